@@ -1,0 +1,98 @@
+"""Command-line interface: ``contactmodes analyze FILE [--mode MODE ...] [--no-task] [--json] [--output PATH]``.
+
+User error (a malformed or invalid system file, an unknown mode, an approaching contact, an
+unwritable output path) prints one line on stderr and exits with status 2; nothing is written.
+Output files are written atomically (a temporary file renamed into place).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+from typing import Sequence
+
+from polytopes import PolytopeError
+
+from .errors import ContactModelError
+
+__all__ = ["main", "build_parser"]
+
+USAGE_ERROR = 2
+
+
+class UserError(Exception):
+    """An error the user can fix; printed as one line, exit status 2."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``contactmodes`` command."""
+    parser = argparse.ArgumentParser(
+        prog="contactmodes",
+        description="Feasible torque sets of every contact mode of a planar system with frictional contacts.",
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+    an = sub.add_parser("analyze", help="torque domain T_c of every kinematically feasible contact mode")
+    an.add_argument("file", help="system file (TOML, see docs/system-file.md)")
+    an.add_argument("--mode", action="append", default=None, metavar="MODE",
+                    help="analyse only this mode (one letter S/L/R/F per contact); repeatable")
+    an.add_argument("--no-task", action="store_true", help="ignore task constraints")
+    an.add_argument("--json", action="store_true", help="print the contactmodes.analysis/1 JSON document")
+    an.add_argument("--output", metavar="PATH", help="write the output to PATH instead of stdout")
+    an.add_argument("--method", default="auto", choices=["auto", "fourier_motzkin", "block_elimination", "vertex"],
+                    help="projection method for T_c (default: auto)")
+    return parser
+
+
+def _write(text: str, path: str | None) -> None:
+    """Write ``text`` to stdout, or atomically to ``path`` (nothing partial on failure)."""
+    if path is None:
+        sys.stdout.write(text)
+        return
+    directory = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(directory):
+        raise UserError(f"--output: directory does not exist: {directory}")
+    try:
+        fd, tmp = tempfile.mkstemp(dir=directory, prefix=".contactmodes-", suffix=".tmp")
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except OSError as exc:
+        raise UserError(f"--output: cannot write {path}: {exc.strerror or exc}") from None
+
+
+def _analyze(args: argparse.Namespace) -> str:
+    from .analysis import analyze
+    from .io import load_system
+    from .report import format_table
+
+    loaded = load_system(args.file)
+    result = analyze(loaded.system, modes=args.mode, task=not args.no_task, method=args.method)
+    if args.json:
+        return json.dumps(result.to_json(), indent=2, allow_nan=False) + "\n"
+    return format_table(result) + "\n"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``contactmodes`` console script; returns the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "analyze":
+            text = _analyze(args)
+        else:  # pragma: no cover - argparse rejects unknown commands
+            parser.error(f"unknown command {args.command}")
+        _write(text, args.output)
+    except (ContactModelError, PolytopeError, UserError) as exc:
+        print(f"contactmodes: error: {exc}", file=sys.stderr)
+        return USAGE_ERROR
+    except KeyboardInterrupt:
+        print("contactmodes: interrupted", file=sys.stderr)
+        return 130
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

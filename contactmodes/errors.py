@@ -1,0 +1,20 @@
+"""Exceptions raised by :mod:`contactmodes` for invalid models, files and states.
+
+Every exception derives from :class:`ContactModelError` (itself a ``ValueError``) so that the CLI
+can turn user error into one line on stderr and exit status 2.
+"""
+
+from __future__ import annotations
+
+
+class ContactModelError(ValueError):
+    """Invalid model, file or state. The message names the offending field or key path."""
+
+
+class SystemFileError(ContactModelError):
+    """A system file (TOML) is malformed or fails validation; the message starts with the key path."""
+
+
+class ApproachingContactError(ContactModelError):
+    """A contact's normal velocity is negative beyond tolerance: the rigid model without an impact
+    law has no solution at this state (flipping paper, Sec. III-B, last paragraph)."""

@@ -1,0 +1,593 @@
+"""Planar kinematic trees with analytic rigid-body dynamics and point contacts.
+
+:class:`PlanarMechanism` builds a tree of rigid links joined by revolute joints, with either a
+*floating* root (pose ``(x, y, theta)`` as the first three generalized coordinates) or a *fixed*
+root (pinned to the world by a revolute joint). Point contacts fixed on links touch straight
+environment lines. At a state ``(q, q̇)`` it evaluates, analytically (no finite differences), the
+terms of the Lagrangian equations of motion (flipping paper, eq. 5)::
+
+    M(q) q̈ + C(q, q̇) q̇ + g(q) = S τ + J(q)^T f
+
+and the contact kinematics ``ẋ = J q̇`` (eq. 3), ``ẍ = J q̈ + J̇ q̇`` (eq. 4) in contact frames
+``(t_i, n_i)`` (``shared/CONVENTIONS.md``), and packs them into a
+:class:`contactmodes.system.ContactSystem`.
+
+Method
+------
+Every mass element (a link's centre of mass with mass ``m`` and central inertia ``I``, or a point
+mass) has world position ``p(q)``, translational Jacobian ``J_p = ∂p/∂q`` (2 × n) and angular
+Jacobian ``J_ω`` (1 × n; the absolute angle of a link is the sum of the base angle and the relative
+joint angles on its path, so ``J_ω`` is a constant 0/1 row). Then
+
+* ``M = Σ m J_pᵀ J_p + I J_ωᵀ J_ω``,
+* ``C q̇ = Σ m J_pᵀ (J̇_p q̇)`` where ``J̇_p q̇`` is the acceleration of the point at ``q̈ = 0``,
+  accumulated along the chain as ``−ω_j² R(φ_j) r_j`` per link ``j`` (the rotational part vanishes
+  in the plane because ``J_ω`` is constant),
+* ``g = Σ m J_pᵀ (0, g)`` for gravity ``(0, −g)`` (``V = Σ m g p_y``).
+
+Generalized coordinates are ordered base coordinates first, then joint coordinates in the order
+the links were added. Parents must be added before their children.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Sequence
+
+import networkx as nx
+import numpy as np
+
+from .errors import ContactModelError
+from .system import ContactSystem, LinearConstraint
+
+__all__ = ["Dynamics", "PlanarMechanism"]
+
+BASE_TYPES = ("floating", "fixed")
+FLOATING_COORDINATES = ("x", "y", "theta")
+
+
+# --------------------------------------------------------------------------------------------
+# validation helpers
+
+
+def _name(value, field: str) -> str:
+    if not isinstance(value, str) or not value:
+        raise ContactModelError(f"{field}: must be a non-empty string, got {value!r}")
+    return value
+
+
+def _scalar(value, field: str, minimum: float | None = None) -> float:
+    if isinstance(value, bool):
+        raise ContactModelError(f"{field}: must be a number, got {value!r}")
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise ContactModelError(f"{field}: must be a number, got {value!r}") from None
+    if not math.isfinite(x):
+        raise ContactModelError(f"{field}: must be finite, got {x}")
+    if minimum is not None and x < minimum:
+        raise ContactModelError(f"{field}: must be >= {minimum:g}, got {x}")
+    return x
+
+
+def _vector(value, field: str, size: int) -> np.ndarray:
+    try:
+        arr = np.array(value, dtype=float)
+    except (TypeError, ValueError):
+        raise ContactModelError(f"{field}: not a numeric array: {value!r}") from None
+    if arr.shape != (size,):
+        raise ContactModelError(f"{field}: expected shape ({size},), got {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        raise ContactModelError(f"{field}: contains NaN or infinite values")
+    arr.setflags(write=False)
+    return arr
+
+
+def _rot(angle: float) -> np.ndarray:
+    c, s = math.cos(angle), math.sin(angle)
+    return np.array([[c, -s], [s, c]])
+
+
+def _perp(v: np.ndarray) -> np.ndarray:
+    """``v`` rotated by +90°: ``d/dφ (R(φ) r) = perp(R(φ) r)``."""
+    return np.array([-v[1], v[0]])
+
+
+# --------------------------------------------------------------------------------------------
+# data
+
+
+@dataclass(frozen=True)
+class _Link:
+    name: str
+    parent: str | None
+    joint: str | None
+    joint_position: np.ndarray
+    mass: float
+    com: np.ndarray
+    inertia: float
+
+
+@dataclass(frozen=True)
+class _Contact:
+    name: str
+    link: str
+    position: np.ndarray
+    surface_point: np.ndarray
+    normal: np.ndarray
+    tangent: np.ndarray
+    mu: float
+    v0: float
+
+
+@dataclass(frozen=True)
+class _LinkState:
+    """Kinematics of one link frame at ``(q, q̇)``; ``n`` = number of coordinates."""
+
+    angle: float  # absolute angle φ (rad)
+    origin: np.ndarray  # (2,) world position of the frame origin (m)
+    J_origin: np.ndarray  # (2, n) ∂origin/∂q
+    J_angle: np.ndarray  # (n,) ∂φ/∂q (constant 0/1 entries)
+    omega: float  # φ̇ (rad/s)
+    a_origin: np.ndarray  # (2,) origin acceleration at q̈ = 0 (m/s²)
+
+
+@dataclass(frozen=True)
+class Dynamics:
+    """Analytic dynamics and contact kinematics of a :class:`PlanarMechanism` at ``(q, q̇)``.
+
+    Attributes (``n`` coordinates, ``k`` contacts; SI units of the coordinates)
+    ----------
+    M : (n, n) symmetric positive semi-definite inertia matrix (singular with massless links).
+    h : (n,) ``C(q, q̇) q̇ + g(q)``.
+    J : (2k, n) contact Jacobian, rows ``(t_i·∂p_i/∂q, n_i·∂p_i/∂q)`` per contact.
+    Jdot_qdot : (2k,) ``J̇ q̇``: contact-point accelerations at ``q̈ = 0`` in contact frames.
+    v_contact : (2k,) ``J q̇``: contact-point velocities in contact frames (m/s).
+    gaps : (k,) signed distances ``n_i·(p_i − s_i)`` of the contact points from their lines (m).
+    positions : (k, 2) world positions of the contact points (m).
+    """
+
+    M: np.ndarray
+    h: np.ndarray
+    J: np.ndarray
+    Jdot_qdot: np.ndarray
+    v_contact: np.ndarray
+    gaps: np.ndarray
+    positions: np.ndarray
+
+
+# --------------------------------------------------------------------------------------------
+
+
+class PlanarMechanism:
+    """A planar tree of rigid links with revolute joints, point masses, contacts and actuators.
+
+    Parameters
+    ----------
+    base : ``"floating"`` — the root link's frame pose ``(x, y, theta)`` (m, m, rad, world) are the
+        first three generalized coordinates, named ``"x"``, ``"y"``, ``"theta"``; or ``"fixed"`` —
+        the root link is pinned to the world by a revolute joint at ``base_position`` and its
+        absolute angle (rad, from +x, counter-clockwise) is the first coordinate, named by the root
+        link's ``joint`` argument.
+    gravity : magnitude ``g`` (m/s²) of the gravity field ``(0, −g)``.
+    base_position : (2,) world position (m) of the fixed base joint; unused for a floating base.
+    name : a label passed on to :class:`~contactmodes.system.ContactSystem`.
+
+    Raises
+    ------
+    ContactModelError
+        On an unknown base type or non-finite numbers; the message names the field.
+
+    Source: Lagrangian dynamics ``M q̈ + C q̇ + g = S τ + Jᵀ f`` of the flipping paper, eq. (5).
+    """
+
+    def __init__(
+        self,
+        base: str = "floating",
+        gravity: float = 9.81,
+        base_position: Sequence[float] = (0.0, 0.0),
+        name: str = "",
+    ) -> None:
+        if base not in BASE_TYPES:
+            raise ContactModelError(f"base: must be one of {BASE_TYPES}, got {base!r}")
+        self.base: str = base
+        self.gravity: float = _scalar(gravity, "gravity")
+        self.base_position: np.ndarray = _vector(base_position, "base_position", 2)
+        if not isinstance(name, str):
+            raise ContactModelError(f"name: must be a string, got {name!r}")
+        self.name: str = name
+        self._links: dict[str, _Link] = {}
+        self._root: str | None = None
+        self._coordinates: list[str] = list(FLOATING_COORDINATES) if base == "floating" else []
+        self._point_masses: list[tuple[str, float, np.ndarray]] = []
+        self._contacts: list[_Contact] = []
+        self._actuators: list[tuple[str, str]] = []
+        self._graph = nx.DiGraph()
+
+    # ---------------------------------------------------------------- building
+
+    def add_link(
+        self,
+        name: str,
+        parent: str | None = None,
+        joint: str | None = None,
+        joint_position: Sequence[float] = (0.0, 0.0),
+        mass: float = 0.0,
+        com: Sequence[float] = (0.0, 0.0),
+        inertia: float = 0.0,
+    ) -> None:
+        """Add a rigid link.
+
+        Parameters
+        ----------
+        name : unique link name.
+        parent : ``None`` for the root link (exactly one, added first); otherwise an already added
+            link. The child is attached by a revolute joint at ``joint_position`` (2,) (m, in the
+            parent's link frame); the child's frame origin is at the joint.
+        joint : name of the joint coordinate: the child's angle relative to the parent (rad,
+            counter-clockwise positive). Required for every non-root link and for the root of a
+            fixed base (its absolute angle); must be ``None`` for the root of a floating base.
+        joint_position : see ``parent``; must be ``(0, 0)`` for the root (the base places it).
+        mass : kg, ``>= 0`` (zero allowed: massless link).
+        com : (2,) centre of mass in the link frame (m).
+        inertia : kg·m², ``>= 0``, about the centre of mass.
+
+        Raises
+        ------
+        ContactModelError
+            Duplicate link or coordinate name, unknown parent, a second root, a missing or
+            superfluous joint name, negative mass or inertia, non-finite numbers. The message names
+            the field, e.g. ``"links[leg].parent: unknown link 'foo'"``.
+        """
+        where = f"links[{name}]"
+        _name(name, "links[].name")
+        if name in self._links:
+            raise ContactModelError(f"{where}.name: duplicate link name {name!r}")
+        jp = _vector(joint_position, f"{where}.joint_position", 2)
+        mass_ = _scalar(mass, f"{where}.mass", 0.0)
+        com_ = _vector(com, f"{where}.com", 2)
+        inertia_ = _scalar(inertia, f"{where}.inertia", 0.0)
+        if parent is None:
+            if self._root is not None:
+                raise ContactModelError(
+                    f"{where}.parent: a root link ({self._root!r}) already exists; give a parent"
+                )
+            if np.any(jp != 0.0):
+                raise ContactModelError(
+                    f"{where}.joint_position: the root link's frame is placed by the base; must be (0, 0)"
+                )
+            if self.base == "floating":
+                if joint is not None:
+                    raise ContactModelError(
+                        f"{where}.joint: the root of a floating base has no joint (its pose is x, y, theta)"
+                    )
+            else:
+                _name(joint, f"{where}.joint")
+        else:
+            if parent not in self._links:
+                raise ContactModelError(f"{where}.parent: unknown link {parent!r}")
+            _name(joint, f"{where}.joint")
+        if joint is not None and joint in self._coordinates:
+            raise ContactModelError(f"{where}.joint: duplicate coordinate name {joint!r}")
+
+        link = _Link(name, parent, joint, jp, mass_, com_, inertia_)
+        self._links[name] = link
+        if joint is not None:
+            self._coordinates.append(joint)
+        if parent is None:
+            self._root = name
+        self._graph.add_node(name, mass=mass_, com=com_, inertia=inertia_)
+        if parent is not None:
+            self._graph.add_edge(parent, name, joint=joint, joint_position=jp)
+
+    def add_point_mass(self, link: str, mass: float, position: Sequence[float] = (0.0, 0.0)) -> None:
+        """Add a point mass ``mass`` (kg, ``>= 0``) at ``position`` (2,) (m, link frame) on ``link``.
+
+        Raises
+        ------
+        ContactModelError
+            Unknown link, negative or non-finite mass, bad position.
+        """
+        where = f"point_masses[{len(self._point_masses)}]"
+        if link not in self._links:
+            raise ContactModelError(f"{where}.link: unknown link {link!r}")
+        m = _scalar(mass, f"{where}.mass", 0.0)
+        pos = _vector(position, f"{where}.position", 2)
+        self._point_masses.append((link, m, pos))
+
+    def add_contact(
+        self,
+        name: str,
+        link: str,
+        position: Sequence[float],
+        surface_point: Sequence[float],
+        surface_normal: Sequence[float],
+        mu: float,
+        v0: float = 0.0,
+    ) -> None:
+        """Add a point contact, in insertion order.
+
+        Parameters
+        ----------
+        name : unique contact name.
+        link : the link carrying the contact point.
+        position : (2,) contact point in the link frame (m).
+        surface_point : (2,) a point of the straight environment line (world, m).
+        surface_normal : (2,) outward normal of the line (world; normalized here). The tangent is
+            ``t = (n_y, −n_x)``.
+        mu : friction coefficient, ``>= 0``.
+        v0 : velocity threshold (m/s, ``>= 0``) of the flipping paper's Sec. IV-C.3.
+
+        Raises
+        ------
+        ContactModelError
+            Duplicate name, unknown link, zero or non-finite normal, negative ``mu`` or ``v0``.
+        """
+        where = f"contacts[{name}]"
+        _name(name, "contacts[].name")
+        if any(c.name == name for c in self._contacts):
+            raise ContactModelError(f"{where}.name: duplicate contact name {name!r}")
+        if link not in self._links:
+            raise ContactModelError(f"{where}.link: unknown link {link!r}")
+        pos = _vector(position, f"{where}.position", 2)
+        sp = _vector(surface_point, f"{where}.surface_point", 2)
+        normal = _vector(surface_normal, f"{where}.surface_normal", 2)
+        norm = float(np.hypot(normal[0], normal[1]))
+        if norm == 0.0 or norm < 1e-12 * max(1.0, float(np.abs(normal).max())):
+            raise ContactModelError(f"{where}.surface_normal: must be non-zero")
+        n = normal / norm
+        t = np.array([n[1], -n[0]])
+        n.setflags(write=False)
+        t.setflags(write=False)
+        mu_ = _scalar(mu, f"{where}.mu", 0.0)
+        v0_ = _scalar(v0, f"{where}.v0", 0.0)
+        self._contacts.append(_Contact(name, link, pos, sp, n, t, mu_, v0_))
+
+    def add_actuator(self, name: str, coordinate: str) -> None:
+        """Add an actuator: a unit generalized force on ``coordinate``.
+
+        For a joint coordinate this is a joint torque (N·m); on ``x``/``y`` of a floating base a
+        world force (N) on the root frame origin, on ``theta`` a moment (N·m).
+
+        Raises
+        ------
+        ContactModelError
+            Duplicate actuator name or unknown coordinate.
+        """
+        where = f"actuators[{name}]"
+        _name(name, "actuators[].name")
+        if any(a == name for a, _ in self._actuators):
+            raise ContactModelError(f"{where}.name: duplicate actuator name {name!r}")
+        if coordinate not in self._coordinates:
+            raise ContactModelError(
+                f"{where}.coordinate: unknown coordinate {coordinate!r} (have {list(self._coordinates)})"
+            )
+        self._actuators.append((name, coordinate))
+
+    # ---------------------------------------------------------------- introspection
+
+    @property
+    def coordinates(self) -> tuple[str, ...]:
+        """Generalized coordinate names: base coordinates, then joints in link insertion order."""
+        return tuple(self._coordinates)
+
+    @property
+    def n_q(self) -> int:
+        """Number of generalized coordinates."""
+        return len(self._coordinates)
+
+    def coordinate_index(self, coordinate: str) -> int:
+        """Index of ``coordinate`` in :attr:`coordinates`; ``ContactModelError`` if unknown."""
+        try:
+            return self._coordinates.index(coordinate)
+        except ValueError:
+            raise ContactModelError(f"coordinate: unknown coordinate {coordinate!r}") from None
+
+    @property
+    def actuators(self) -> tuple[str, ...]:
+        """Actuator names in insertion order (the columns of ``S``)."""
+        return tuple(a for a, _ in self._actuators)
+
+    @property
+    def contact_names(self) -> tuple[str, ...]:
+        """Contact names in insertion order."""
+        return tuple(c.name for c in self._contacts)
+
+    @property
+    def links(self) -> tuple[str, ...]:
+        """Link names in insertion order (a topological order of the tree)."""
+        return tuple(self._links)
+
+    @property
+    def graph(self) -> nx.DiGraph:
+        """A copy of the tree: nodes are links (``mass``, ``com``, ``inertia``), edges
+        parent → child carry ``joint`` (coordinate name) and ``joint_position`` (parent frame)."""
+        return self._graph.copy()
+
+    def actuator_matrix(self) -> np.ndarray:
+        """``S`` (n_q, n_τ): column ``j`` is the unit vector of actuator ``j``'s coordinate."""
+        S = np.zeros((self.n_q, len(self._actuators)))
+        for j, (_, coord) in enumerate(self._actuators):
+            S[self._coordinates.index(coord), j] = 1.0
+        return S
+
+    # ---------------------------------------------------------------- kinematics
+
+    def _check_ready(self) -> None:
+        if self._root is None:
+            raise ContactModelError("links: no root link (add a link with parent=None)")
+
+    def _state(self, value, field: str) -> np.ndarray:
+        return _vector(value, field, self.n_q)
+
+    def _link_states(self, q: np.ndarray, qdot: np.ndarray) -> dict[str, _LinkState]:
+        """Recursive kinematics of every link frame (links are stored in topological order)."""
+        n = self.n_q
+        states: dict[str, _LinkState] = {}
+        for link in self._links.values():
+            if link.parent is None:
+                J_angle = np.zeros(n)
+                J_origin = np.zeros((2, n))
+                if self.base == "floating":
+                    origin = np.array(q[:2], dtype=float)
+                    angle = float(q[2])
+                    J_origin[0, 0] = J_origin[1, 1] = 1.0
+                    J_angle[2] = 1.0
+                else:
+                    origin = np.array(self.base_position, dtype=float)
+                    angle = float(q[0])
+                    J_angle[0] = 1.0
+                a_origin = np.zeros(2)
+            else:
+                ps = states[link.parent]
+                r = _rot(ps.angle) @ link.joint_position
+                origin = ps.origin + r
+                J_origin = ps.J_origin + np.outer(_perp(r), ps.J_angle)
+                a_origin = ps.a_origin - ps.omega**2 * r
+                i = self._coordinates.index(link.joint)
+                angle = ps.angle + float(q[i])
+                J_angle = ps.J_angle.copy()
+                J_angle[i] += 1.0
+            omega = float(J_angle @ qdot)
+            states[link.name] = _LinkState(angle, origin, J_origin, J_angle, omega, a_origin)
+        return states
+
+    @staticmethod
+    def _point(ls: _LinkState, position: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """World position (2,), Jacobian (2, n) and acceleration at q̈ = 0 (2,) of a link point."""
+        r = _rot(ls.angle) @ position
+        p = ls.origin + r
+        Jp = ls.J_origin + np.outer(_perp(r), ls.J_angle)
+        a0 = ls.a_origin - ls.omega**2 * r
+        return p, Jp, a0
+
+    def _check_link(self, link: str, field: str = "link") -> None:
+        if link not in self._links:
+            raise ContactModelError(f"{field}: unknown link {link!r}")
+
+    def link_pose(self, q: Sequence[float], link: str) -> np.ndarray:
+        """World pose ``(x, y, angle)`` (m, m, rad) of ``link``'s frame at ``q`` (n_q,).
+
+        Raises ``ContactModelError`` on a wrong ``q`` shape, non-finite ``q`` or an unknown link.
+        """
+        self._check_ready()
+        self._check_link(link)
+        q_ = self._state(q, "q")
+        ls = self._link_states(q_, np.zeros(self.n_q))[link]
+        return np.array([ls.origin[0], ls.origin[1], ls.angle])
+
+    def point_position(self, q: Sequence[float], link: str, position: Sequence[float]) -> np.ndarray:
+        """World position (2,) (m) of the point ``position`` (2,) (link frame) of ``link`` at ``q``.
+
+        Raises ``ContactModelError`` on a wrong shape, non-finite value or an unknown link.
+        """
+        self._check_ready()
+        self._check_link(link)
+        q_ = self._state(q, "q")
+        pos = _vector(position, "position", 2)
+        ls = self._link_states(q_, np.zeros(self.n_q))[link]
+        return self._point(ls, pos)[0]
+
+    def contact_gaps(self, q: Sequence[float]) -> np.ndarray:
+        """Signed gaps (k,) (m) ``n_i·(p_i − s_i)`` of the contact points from their lines at ``q``.
+
+        Raises ``ContactModelError`` on a wrong ``q`` shape or non-finite ``q``.
+        """
+        self._check_ready()
+        q_ = self._state(q, "q")
+        states = self._link_states(q_, np.zeros(self.n_q))
+        return np.array(
+            [c.normal @ (self._point(states[c.link], c.position)[0] - c.surface_point) for c in self._contacts]
+        )
+
+    # ---------------------------------------------------------------- dynamics
+
+    def dynamics(self, q: Sequence[float], qdot: Sequence[float]) -> Dynamics:
+        """Analytic dynamics and contact kinematics at ``(q, q̇)``, both (n_q,) in SI units.
+
+        Returns a :class:`Dynamics` with ``M`` (n, n), ``h = C q̇ + g`` (n,), ``J`` (2k, n),
+        ``Jdot_qdot`` (2k,), ``v_contact = J q̇`` (2k,), ``gaps`` (k,), ``positions`` (k, 2).
+        Source: flipping paper, eqs. (3)–(5); see the module docstring for the method.
+
+        Raises
+        ------
+        ContactModelError
+            No root link; ``q`` or ``qdot`` of the wrong shape or non-finite (``"q: expected
+            shape (4,), got (3,)"``).
+        """
+        self._check_ready()
+        q_ = self._state(q, "q")
+        qd = self._state(qdot, "qdot")
+        n, k = self.n_q, len(self._contacts)
+        states = self._link_states(q_, qd)
+
+        M = np.zeros((n, n))
+        h = np.zeros(n)
+        up = np.array([0.0, self.gravity])
+
+        def add_mass(ls: _LinkState, m: float, position: np.ndarray) -> None:
+            nonlocal M, h
+            if m == 0.0:
+                return
+            _, Jp, a0 = self._point(ls, position)
+            M += m * (Jp.T @ Jp)
+            h += m * (Jp.T @ (a0 + up))
+
+        for link in self._links.values():
+            ls = states[link.name]
+            add_mass(ls, link.mass, link.com)
+            if link.inertia != 0.0:
+                M += link.inertia * np.outer(ls.J_angle, ls.J_angle)
+        for link_name, m, pos in self._point_masses:
+            add_mass(states[link_name], m, pos)
+        M = 0.5 * (M + M.T)
+
+        J = np.zeros((2 * k, n))
+        Jdot_qdot = np.zeros(2 * k)
+        gaps = np.zeros(k)
+        positions = np.zeros((k, 2))
+        for i, c in enumerate(self._contacts):
+            p, Jp, a0 = self._point(states[c.link], c.position)
+            J[2 * i] = c.tangent @ Jp
+            J[2 * i + 1] = c.normal @ Jp
+            Jdot_qdot[2 * i] = c.tangent @ a0
+            Jdot_qdot[2 * i + 1] = c.normal @ a0
+            gaps[i] = c.normal @ (p - c.surface_point)
+            positions[i] = p
+        return Dynamics(M=M, h=h, J=J, Jdot_qdot=Jdot_qdot, v_contact=J @ qd, gaps=gaps, positions=positions)
+
+    def contact_system(
+        self,
+        q: Sequence[float],
+        qdot: Sequence[float],
+        constraints: Sequence[LinearConstraint] = (),
+        name: str | None = None,
+    ) -> ContactSystem:
+        """The :class:`~contactmodes.system.ContactSystem` at ``(q, q̇)`` (both (n_q,), SI).
+
+        ``S`` is :meth:`actuator_matrix`, ``mu`` and ``v0`` come from the contacts, ``constraints``
+        are passed through (validated by ``ContactSystem``), ``name`` defaults to the mechanism's.
+        Gaps are not checked here (see :meth:`contact_gaps`).
+
+        Raises
+        ------
+        ContactModelError
+            As :meth:`dynamics`, or from ``ContactSystem`` validation of the constraints.
+        """
+        d = self.dynamics(q, qdot)
+        return ContactSystem(
+            M=d.M,
+            h=d.h,
+            S=self.actuator_matrix(),
+            J=d.J,
+            Jdot_qdot=d.Jdot_qdot,
+            v_contact=d.v_contact,
+            mu=np.array([c.mu for c in self._contacts]),
+            coordinates=self.coordinates,
+            torques=self.actuators,
+            contacts=self.contact_names,
+            v0=np.array([c.v0 for c in self._contacts]),
+            constraints=tuple(constraints),
+            name=self.name if name is None else name,
+        )

@@ -1,0 +1,219 @@
+"""The instantaneous contact model of a planar system at one state ``(q, q̇)``.
+
+:class:`ContactSystem` holds everything the analysis needs, already evaluated at the state:
+
+    M(q) q̈ + h(q, q̇) = S τ + J(q)^T f                                  (flipping paper, eq. 5)
+
+with ``h = C(q, q̇) q̇ + g(q)``, the contact Jacobian ``J`` in contact frames with rows
+``(t_1, n_1, …, t_k, n_k)`` (``../shared/CONVENTIONS.md``), ``J̇ q̇`` for the contact accelerations
+``ẍ = J q̈ + J̇ q̇`` (eq. 4), contact velocities ``ẋ = J q̇`` (eq. 3), friction coefficients, and
+the physical and task constraints (eqs. 11–18) as :class:`LinearConstraint` blocks over
+``(q̈, f, τ)``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import numpy as np
+
+from .errors import ContactModelError
+
+CONSTRAINT_KINDS = ("physical", "task")
+CONSTRAINT_TYPES = ("eq", "geq")
+
+
+def _array(value, name: str, shape: tuple[int, ...]) -> np.ndarray:
+    """Return ``value`` as a read-only float64 array of ``shape``; raise naming ``name``."""
+    try:
+        arr = np.array(value, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ContactModelError(f"{name}: not a numeric array ({exc})") from None
+    if arr.size == 0 and 0 in shape:
+        arr = arr.reshape(shape)
+    if arr.shape != shape:
+        raise ContactModelError(f"{name}: expected shape {shape}, got {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        raise ContactModelError(f"{name}: contains NaN or infinite values")
+    arr.setflags(write=False)
+    return arr
+
+
+@dataclass(frozen=True)
+class LinearConstraint:
+    """Linear constraint rows ``qdd·q̈ + f·f + tau·τ (= or >=) rhs`` (flipping paper, eqs. 11–18).
+
+    Parameters
+    ----------
+    kind : ``"physical"`` (always holds, eqs. 11–14) or ``"task"`` (desired behaviour, eqs. 15–18).
+    type : ``"eq"`` or ``"geq"``.
+    qdd : (m, n_q) coefficients of the generalized accelerations (SI units of the coordinates).
+    f : (m, 2k) coefficients of the contact forces, ordered ``(f_t1, f_n1, …)``.
+    tau : (m, n_τ) coefficients of the actuator torques.
+    rhs : (m,) right-hand side.
+    name : optional label used in reports (e.g. ``"qdd = 0"``).
+
+    The paper's ``A q̈ = B τ + b`` is ``qdd = A, tau = -B, rhs = b``; ``N q̈ >= E τ + e`` is
+    ``qdd = N, tau = -E, rhs = e``. Shapes are checked by :class:`ContactSystem`.
+    """
+
+    kind: str
+    type: str
+    qdd: np.ndarray
+    f: np.ndarray
+    tau: np.ndarray
+    rhs: np.ndarray
+    name: str = ""
+
+    def __post_init__(self) -> None:
+        if self.kind not in CONSTRAINT_KINDS:
+            raise ContactModelError(f"constraint kind: must be one of {CONSTRAINT_KINDS}, got {self.kind!r}")
+        if self.type not in CONSTRAINT_TYPES:
+            raise ContactModelError(f"constraint type: must be one of {CONSTRAINT_TYPES}, got {self.type!r}")
+        rhs = np.atleast_1d(np.array(self.rhs, dtype=float))
+        m = rhs.shape[0]
+        for attr in ("qdd", "f", "tau"):
+            arr = np.array(getattr(self, attr), dtype=float)
+            if arr.ndim == 1:
+                arr = arr.reshape(m, -1) if m else arr.reshape(0, 0)
+            object.__setattr__(self, attr, arr)
+        object.__setattr__(self, "rhs", rhs)
+
+    @property
+    def n_rows(self) -> int:
+        """Number of constraint rows ``m``."""
+        return int(self.rhs.shape[0])
+
+    def validated(self, n_q: int, n_f: int, n_tau: int, where: str) -> "LinearConstraint":
+        """Return a copy with read-only arrays of checked shapes; errors name ``where``."""
+        m = self.n_rows
+        return LinearConstraint(
+            kind=self.kind,
+            type=self.type,
+            qdd=_array(self.qdd, f"{where}.qdd", (m, n_q)),
+            f=_array(self.f, f"{where}.f", (m, n_f)),
+            tau=_array(self.tau, f"{where}.tau", (m, n_tau)),
+            rhs=_array(self.rhs, f"{where}.rhs", (m,)),
+            name=self.name,
+        )
+
+    def to_json(self) -> dict:
+        """JSON form of the issue-2 schema: ``{"kind", "type", "qdd", "f", "tau", "rhs"}``."""
+        return {
+            "kind": self.kind,
+            "type": self.type,
+            "name": self.name,
+            "qdd": self.qdd.tolist(),
+            "f": self.f.tolist(),
+            "tau": self.tau.tolist(),
+            "rhs": self.rhs.tolist(),
+        }
+
+
+@dataclass(frozen=True)
+class ContactSystem:
+    """Instantaneous planar contact model at one state (flipping paper, Sec. III-A/B).
+
+    Parameters (shapes; ``n_q`` coordinates, ``n_τ`` actuators, ``k`` contacts)
+    ----------
+    M : (n_q, n_q) symmetric positive semi-definite inertia matrix (singular allowed: massless links).
+    h : (n_q,) ``C(q, q̇) q̇ + g(q)``.
+    S : (n_q, n_τ) actuator map: generalized force ``S τ``.
+    J : (2k, n_q) contact Jacobian, rows ``(t_i, n_i)`` per contact.
+    Jdot_qdot : (2k,) ``J̇ q̇``.
+    v_contact : (2k,) contact velocities ``J q̇`` in contact frames.
+    mu : (k,) friction coefficients, ``>= 0``.
+    v0 : (k,) velocity thresholds of Sec. IV-C.3 (m/s, ``>= 0``); default zeros.
+    coordinates, torques, contacts : names, lengths ``n_q``, ``n_τ``, ``k``.
+    constraints : physical and task :class:`LinearConstraint` blocks.
+    name : a label.
+
+    Raises
+    ------
+    ContactModelError
+        On a wrong shape, a non-finite value, negative ``mu`` or ``v0``, a non-symmetric ``M``,
+        or duplicate names; the message names the field.
+    """
+
+    M: np.ndarray
+    h: np.ndarray
+    S: np.ndarray
+    J: np.ndarray
+    Jdot_qdot: np.ndarray
+    v_contact: np.ndarray
+    mu: np.ndarray
+    coordinates: tuple[str, ...]
+    torques: tuple[str, ...]
+    contacts: tuple[str, ...]
+    v0: np.ndarray | None = None
+    constraints: tuple[LinearConstraint, ...] = field(default_factory=tuple)
+    name: str = ""
+
+    def __post_init__(self) -> None:
+        n_q, n_tau, k = len(self.coordinates), len(self.torques), len(self.contacts)
+        for label, names in (("coordinates", self.coordinates), ("torques", self.torques), ("contacts", self.contacts)):
+            names = tuple(str(n) for n in names)
+            if len(set(names)) != len(names):
+                raise ContactModelError(f"{label}: names must be unique, got {list(names)}")
+            object.__setattr__(self, label, names)
+        set_ = lambda attr, shape: object.__setattr__(self, attr, _array(getattr(self, attr), attr, shape))  # noqa: E731
+        set_("M", (n_q, n_q))
+        set_("h", (n_q,))
+        set_("S", (n_q, n_tau))
+        set_("J", (2 * k, n_q))
+        set_("Jdot_qdot", (2 * k,))
+        set_("v_contact", (2 * k,))
+        set_("mu", (k,))
+        if self.v0 is None:
+            object.__setattr__(self, "v0", np.zeros(k))
+        set_("v0", (k,))
+        scale = max(1.0, float(np.abs(self.M).max(initial=0.0)))
+        if not np.allclose(self.M, self.M.T, rtol=0.0, atol=1e-9 * scale):
+            raise ContactModelError("M: inertia matrix must be symmetric")
+        for i in range(k):
+            if self.mu[i] < 0:
+                raise ContactModelError(f"mu[{i}] ({self.contacts[i]}): must be >= 0, got {self.mu[i]}")
+            if self.v0[i] < 0:
+                raise ContactModelError(f"v0[{i}] ({self.contacts[i]}): must be >= 0, got {self.v0[i]}")
+        checked = tuple(
+            c.validated(n_q, 2 * k, n_tau, f"constraints[{i}]") for i, c in enumerate(self.constraints)
+        )
+        object.__setattr__(self, "constraints", checked)
+
+    @property
+    def n_q(self) -> int:
+        """Number of generalized coordinates."""
+        return len(self.coordinates)
+
+    @property
+    def n_tau(self) -> int:
+        """Number of actuator inputs."""
+        return len(self.torques)
+
+    @property
+    def k(self) -> int:
+        """Number of point contacts."""
+        return len(self.contacts)
+
+    def constraints_of(self, kinds: Sequence[str]) -> tuple[LinearConstraint, ...]:
+        """The constraint blocks whose kind is in ``kinds`` (e.g. ``("physical",)``)."""
+        return tuple(c for c in self.constraints if c.kind in kinds)
+
+    def to_json(self) -> dict:
+        """The ``"system"`` object of the ``contactmodes.analysis/1`` JSON schema."""
+        return {
+            "name": self.name,
+            "coordinates": list(self.coordinates),
+            "torques": list(self.torques),
+            "contacts": list(self.contacts),
+            "M": self.M.tolist(),
+            "h": self.h.tolist(),
+            "S": self.S.tolist(),
+            "J": self.J.tolist(),
+            "Jdot_qdot": self.Jdot_qdot.tolist(),
+            "v_contact": self.v_contact.tolist(),
+            "mu": self.mu.tolist(),
+            "v0": self.v0.tolist(),
+            "constraints": [c.to_json() for c in self.constraints],
+        }

@@ -1,0 +1,113 @@
+"""The ``contactmodes analyze`` command: output forms and user errors (exit 2, nothing written)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from contactmodes.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = ROOT / "examples"
+
+
+def run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "contactmodes", *args], capture_output=True, text=True, cwd=ROOT, timeout=300
+    )
+
+
+def test_table_lists_each_feasible_mode_of_two_link_brace():
+    proc = run("analyze", str(EXAMPLES / "two_link_brace.toml"))
+    assert proc.returncode == 0, proc.stderr
+    assert "FFF" in proc.stdout
+    assert "after velocity pruning" in proc.stdout
+
+
+def test_json_document_schema_and_polytope_semantics(tmp_path):
+    out = tmp_path / "a.json"
+    assert main(["analyze", str(EXAMPLES / "table_two_legs.toml"), "--json", "--output", str(out)]) == 0
+    text = out.read_text()
+    assert "Infinity" not in text and "NaN" not in text
+    doc = json.loads(text)
+    assert doc["schema"] == "contactmodes.analysis/1"
+    system = doc["system"]
+    n_q, n_tau, k = len(system["coordinates"]), len(system["torques"]), len(system["contacts"])
+    assert np.array(system["M"]).shape == (n_q, n_q)
+    assert np.array(system["J"]).shape == (2 * k, n_q)
+    assert doc["enumeration"]["total"] == 4**k
+    modes = {m["mode"]: m for m in doc["modes"]}
+    # At rest on flat ground every mode survives velocity pruning; all-fixed is feasible with a
+    # one-dimensional force-only ambiguity (flipping paper, Fig. 5).
+    ff = modes["F" * k]
+    assert ff["feasible"] and ff["n_w"] == 1 and ff["w_moves_accelerations"] is False
+    poly = ff["torque_domain"]
+    assert poly["dim"] == n_tau
+    # tau = 0 (no push) keeps the table at rest: it must satisfy the H-representation.
+    A, b = np.array(poly["A"]).reshape(-1, n_tau), np.array(poly["b"])
+    assert np.all(A @ np.zeros(n_tau) <= b + 1e-9)
+    for m in doc["modes"]:
+        assert (m["torque_domain"] is None) == (not m["feasible"])
+        for other in m["overlaps"]:
+            assert m["mode"] in modes[other]["overlaps"]
+
+
+def test_mode_option_restricts_analysis():
+    proc = run("analyze", str(EXAMPLES / "two_link_brace.toml"), "--mode", "FFF", "--json")
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert [m["mode"] for m in doc["modes"]] == ["FFF"]
+
+
+@pytest.mark.parametrize(
+    "content, needle",
+    [
+        ("this is = not [toml", "invalid TOML"),
+        ('name = "x"\n[mechanism]\nbase = "floating"\n', "links"),
+    ],
+)
+def test_bad_file_one_line_exit_2_nothing_written(tmp_path, content, needle):
+    bad = tmp_path / "bad.toml"
+    bad.write_text(content)
+    out = tmp_path / "out.json"
+    proc = run("analyze", str(bad), "--json", "--output", str(out))
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and needle in lines[0]
+    assert "Traceback" not in proc.stderr
+    assert not out.exists()
+
+
+def test_negative_friction_names_the_field(tmp_path):
+    text = (EXAMPLES / "two_link_brace.toml").read_text().replace("mu = 0.3", "mu = -0.3", 1)
+    bad = tmp_path / "neg.toml"
+    bad.write_text(text)
+    proc = run("analyze", str(bad))
+    assert proc.returncode == 2
+    assert "mu" in proc.stderr and "contacts[" in proc.stderr
+
+
+def test_unknown_mode_and_missing_file_exit_2(tmp_path):
+    proc = run("analyze", str(EXAMPLES / "two_link_brace.toml"), "--mode", "FXQ")
+    assert proc.returncode == 2 and "mode" in proc.stderr.lower()
+    proc = run("analyze", str(tmp_path / "nope.toml"))
+    assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_approaching_contact_is_an_error(tmp_path):
+    text = (EXAMPLES / "painleve_rod.toml").read_text()
+    lines = []
+    for line in text.splitlines():
+        if line.strip().startswith("qdot"):
+            line = "qdot = { x = -1.0, y = -0.5 }"
+        lines.append(line)
+    bad = tmp_path / "approach.toml"
+    bad.write_text("\n".join(lines) + "\n")
+    proc = run("analyze", str(bad))
+    assert proc.returncode == 2
+    assert "approach" in proc.stderr.lower() or "normal velocity" in proc.stderr.lower()
