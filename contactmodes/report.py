@@ -63,7 +63,7 @@ def format_table(result: Any) -> str:
     for mode, item in result.modes.items():
         resp = item.response
         row = [mode, str(resp.rank_case), str(resp.n_w), "yes" if resp.w_moves_accelerations else "no"]
-        T = item.torque_domain
+        T = item.T
         if item.feasible and T is not None:
             lo, hi = T.bounding_box()
             row.append("yes")

@@ -8,16 +8,31 @@ units (say, mm instead of m) does not change a decision.
     ``s_i`` counts as zero when ``s_i <= RANK_RTOL * max(shape) * s_max`` (NumPy's ``matrix_rank``
     rule with a floor; see :func:`contactmodes.response.numerical_rank`).
 ``VELOCITY_RTOL``
-    A contact velocity component counts as zero for Table III pruning when its magnitude is below
-    ``VELOCITY_RTOL * max(1, |J| * |qdot|)`` (and below the per-contact threshold ``v0`` when one is
-    given, Sec. IV-C.3). A normal velocity below minus that bound is an approaching contact: error.
+    A contact velocity component counts as zero for Table III pruning when its magnitude is at most
+    ``max(VELOCITY_RTOL * max(1, max_j |ẋ_j|), v0_i)`` — ``ẋ = J q̇`` is the vector of all contact
+    velocities (``q̇`` itself is not part of :class:`~contactmodes.system.ContactSystem`) and
+    ``v0_i`` the per-contact threshold of Sec. IV-C.3 (see :func:`contactmodes.modes.zero_threshold`).
+    A normal velocity below minus that bound is an approaching contact: error.
 ``GAP_ATOL``
     Largest distance (m) between a contact point and its surface still accepted as touching.
 ``FEASIBILITY_RTOL``
     Residual allowed, relative to the row norm, when a linear program is judged feasible.
 ``STRICT_MARGIN``
     Slack an acceleration inequality of modes S, L, R must be able to exceed to count as strict
-    in the kinematic (acceleration) pruning of Sec. III-F, footnote 5; relative to ``|J|``.
+    in the kinematic (acceleration) pruning of Sec. III-F, footnote 5; relative to
+    ``max(1, max|J|, max|J̇q̇|)``. The slack is capped at 1, so a strictly feasible homogeneous
+    system always reaches the cap.
+``CANCEL_RTOL``
+    Entries of a substituted constraint matrix (eq. 33) or of the admissible-torque equalities (31)
+    whose magnitude is at most ``CANCEL_RTOL`` times the magnitude of the terms that produced them
+    (``‖N_x row i‖·‖P col j‖ + |N_τ ij|`` and the like) are cancellation noise and set to exactly zero.
+``CONSISTENCY_RTOL``
+    The admissible-torque equalities (31) are inconsistent (no τ at all) when a left-null-space
+    residual exceeds ``CONSISTENCY_RTOL · max(1, max|B|, max|b|)``; a τ satisfies them when
+    ``max|tau_C τ − tau_d| <= CONSISTENCY_RTOL · max(1, max|τ|, max|tau_d|)``.
+``AMBIGUITY_ATOL``
+    A block of the orthonormal null-space basis ``N(A)`` (III-G.2) counts as non-zero — the
+    ambiguity variables ``w`` move accelerations (or forces) — when its largest entry exceeds this.
 """
 
 RANK_RTOL: float = 1e-10
@@ -25,3 +40,6 @@ VELOCITY_RTOL: float = 1e-9
 GAP_ATOL: float = 1e-6
 FEASIBILITY_RTOL: float = 1e-9
 STRICT_MARGIN: float = 1e-7
+CANCEL_RTOL: float = 1e-10
+CONSISTENCY_RTOL: float = 1e-8
+AMBIGUITY_ATOL: float = 1e-8

@@ -1,0 +1,190 @@
+"""The whole pipeline of Sec. III: enumerate modes, solve each, compute domains and overlaps.
+
+:func:`analyze` returns an :class:`AnalysisResult`; its :meth:`~AnalysisResult.to_json` is the
+``contactmodes.analysis/1`` document.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from polytopes import Polytope
+
+from . import tolerances
+
+from .domains import ModeDomain, mode_domain
+from .errors import ContactModelError
+from .modes import MODE_LETTERS, Enumeration, enumerate_modes
+from .response import ModeResponse, numerical_rank
+from .system import ContactSystem
+
+SCHEMA = "contactmodes.analysis/1"
+
+
+@dataclass
+class ModeAnalysis:
+    """Everything computed for one mode.
+
+    Attributes
+    ----------
+    mode : the mode string.
+    response : :class:`~contactmodes.response.ModeResponse` (eqs. 24–31).
+    domain : the :class:`~contactmodes.domains.ModeDomain`.
+    D : ``D_c`` over ``(τ, w)``; T : ``T_c`` over τ, ``None`` when infeasible.
+    feasible : ``D_c`` non-empty.
+    kinematically_feasible : the mode survived :func:`~contactmodes.modes.enumerate_modes`.
+    timing : seconds per stage (``response``, ``assemble``, ``reduce``, ``project``).
+    """
+
+    mode: str
+    response: ModeResponse = field(repr=False)
+    domain: ModeDomain = field(repr=False)
+    D: Polytope = field(repr=False)
+    T: Polytope | None = field(repr=False)
+    feasible: bool
+    kinematically_feasible: bool
+    timing: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass
+class AnalysisResult:
+    """Result of :func:`analyze`.
+
+    Attributes
+    ----------
+    system : the analysed :class:`~contactmodes.system.ContactSystem`.
+    enumeration : the :class:`~contactmodes.modes.Enumeration` (always for all modes).
+    modes : mode string → :class:`ModeAnalysis`, in analysis order.
+    overlaps : ``(mode_a, mode_b)`` (``a`` before ``b`` in analysis order) → the reduced
+        intersection ``T_a ∩ T_b``, for feasible pairs whose intersection is non-empty (III-G.1).
+    task : whether task constraints were applied.
+    timing : seconds: ``"enumerate"``, ``"modes"``, ``"overlaps"``.
+    """
+
+    system: ContactSystem = field(repr=False)
+    enumeration: Enumeration
+    modes: dict[str, ModeAnalysis]
+    overlaps: dict[tuple[str, str], Polytope] = field(repr=False)
+    task: bool = True
+    timing: dict[str, float] = field(default_factory=dict)
+
+    def overlapping(self, mode: str) -> list[str]:
+        """The modes whose ``T_c`` intersects that of ``mode``, in analysis order."""
+        others = {b for a, b in self.overlaps if a == mode} | {a for a, b in self.overlaps if b == mode}
+        return [m for m in self.modes if m in others]
+
+    def feasible_modes(self) -> list[str]:
+        """Analysed modes with a non-empty domain."""
+        return [m for m, a in self.modes.items() if a.feasible]
+
+    def to_json(self) -> dict:
+        """The ``contactmodes.analysis/1`` document."""
+        modes = []
+        for m, a in self.modes.items():
+            modes.append({
+                "mode": m,
+                "kinematically_feasible": a.kinematically_feasible,
+                "rank_case": a.response.rank_case,
+                "n_w": a.response.n_w,
+                "w_moves_accelerations": a.response.w_moves_accelerations,
+                "w_moves_forces": a.response.w_moves_forces,
+                "w_varies": a.domain.w_varies,
+                "feasible": a.feasible,
+                "torque_domain": a.T.to_json() if a.T is not None else None,
+                "overlaps": self.overlapping(m),
+            })
+        return {
+            "schema": SCHEMA,
+            "system": self.system.to_json(),
+            "task": self.task,
+            "enumeration": self.enumeration.to_json(),
+            "modes": modes,
+        }
+
+
+def _intersect(P1: Polytope, P2: Polytope) -> Polytope | None:
+    """``P1 ∩ P2`` with its equalities made independent first; ``None`` if they are inconsistent.
+
+    Stacking the equalities of two lower-dimensional sets often gives an over-determined but
+    consistent system, which LP solvers handle poorly; it is replaced by an orthonormal basis of
+    its rows (SVD, :func:`~contactmodes.response.numerical_rank`), or found inconsistent.
+    """
+    A = np.vstack([P1.A, P2.A])
+    b = np.concatenate([P1.b, P2.b])
+    C = np.vstack([P1.C, P2.C])
+    d = np.concatenate([P1.d, P2.d])
+    if C.shape[0]:
+        U, s, Vt = np.linalg.svd(C, full_matrices=True)
+        r = numerical_rank(s, C.shape)
+        resid = U[:, r:].T @ d
+        scale = max(1.0, float(np.abs(d).max(initial=0.0)))
+        if resid.size and float(np.abs(resid).max()) > tolerances.CONSISTENCY_RTOL * scale:
+            return None
+        C, d = Vt[:r], (U[:, :r].T @ d) / s[:r]
+    return Polytope(A, b, C, d)
+
+
+def _validate_modes(system: ContactSystem, modes) -> list[str]:
+    if isinstance(modes, str):
+        raise ContactModelError(f"modes: expected a list of mode strings, got the string {modes!r}")
+    out: list[str] = []
+    for i, m in enumerate(modes):
+        if not isinstance(m, str) or len(m) != system.k or any(c not in MODE_LETTERS for c in m):
+            raise ContactModelError(
+                f"modes[{i}]: {m!r} is not a contact mode: expected {system.k} letters from 'SLRF' "
+                f"(one per contact {list(system.contacts)})"
+            )
+        if m not in out:
+            out.append(m)
+    return out
+
+
+def analyze(system: ContactSystem, modes=None, task: bool = True, method: str = "auto") -> AnalysisResult:
+    """Run Sec. III on ``system``.
+
+    Parameters
+    ----------
+    modes : ``None`` to analyse the kinematically feasible modes of the enumeration, or a list of
+        mode strings to analyse exactly those (validated; the enumeration counts are still
+        reported, and each mode records whether it survived it).
+    task : include task constraints (eqs. 15–18).
+    method : projection method passed to :meth:`polytopes.Polytope.project`.
+
+    Raises
+    ------
+    ApproachingContactError
+        When a contact approaches (no solution without an impact law).
+    ContactModelError
+        When ``modes`` contains something that is not a mode of this system.
+    """
+    timing: dict[str, float] = {}
+    selected = None if modes is None else _validate_modes(system, modes)
+    t0 = time.perf_counter()
+    enumeration = enumerate_modes(system)
+    timing["enumerate"] = time.perf_counter() - t0
+    surviving = set(enumeration.modes)
+    selected = list(enumeration.modes) if selected is None else selected
+
+    t0 = time.perf_counter()
+    results: dict[str, ModeAnalysis] = {}
+    for m in selected:
+        dom = mode_domain(system, m, task=task, method=method)
+        results[m] = ModeAnalysis(
+            mode=m, response=dom.response, domain=dom, D=dom.D, T=dom.T, feasible=dom.feasible,
+            kinematically_feasible=m in surviving, timing=dict(dom.timing),
+        )
+    timing["modes"] = time.perf_counter() - t0
+
+    t0 = time.perf_counter()
+    overlaps: dict[tuple[str, str], Polytope] = {}
+    feasible = [m for m in selected if results[m].feasible]
+    for a, b in itertools.combinations(feasible, 2):
+        inter = _intersect(results[a].T, results[b].T)
+        if inter is not None and not inter.is_empty():
+            overlaps[(a, b)] = inter.reduce()
+    timing["overlaps"] = time.perf_counter() - t0
+    return AnalysisResult(system, enumeration, results, overlaps, task, timing)

@@ -1,0 +1,619 @@
+"""System files: load a planar contact system from TOML (schema: ``docs/system-file.md``).
+
+A system file describes a :class:`~contactmodes.mechanism.PlanarMechanism` (links, point masses,
+contacts on straight environment lines, actuators), the state ``(q, q̇)`` at which it is analysed,
+optional physical/task constraints (flipping paper, eqs. 11–18; bracing paper) and an optional
+desired contact mode. :func:`load_system` reads a file, :func:`parse_system` the already parsed
+table; both return a :class:`LoadedSystem` holding the evaluated
+:class:`~contactmodes.system.ContactSystem`.
+
+Errors
+------
+Every problem with the file raises :class:`~contactmodes.errors.SystemFileError` whose message
+starts with the *key path* of the offending value, e.g.::
+
+    contacts[2].mu: must be >= 0, got -0.3
+    links[1].parent: unknown link 'foo'
+    state.q: missing coordinate 'theta1'
+    links[0].mas: unknown key
+    examples/x.toml: invalid TOML: Expected '=' after a key in a key/value pair (at line 3, column 5)
+
+Errors raised by the builder are re-raised as ``SystemFileError`` with the key path prefixed. The
+one exception is :class:`~contactmodes.errors.ApproachingContactError` (a state the rigid model
+without impacts cannot solve), which keeps its type so callers can tell it apart; its message is
+prefixed with ``state.qdot``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Mapping, Sequence
+
+import numpy as np
+
+try:  # Python >= 3.11
+    import tomllib
+except ModuleNotFoundError:  # pragma: no cover - Python 3.10
+    import tomli as tomllib  # type: ignore[no-redef]
+
+from .errors import ApproachingContactError, ContactModelError, SystemFileError
+from .mechanism import PlanarMechanism
+from .system import ContactSystem, LinearConstraint
+from .tolerances import GAP_ATOL
+
+__all__ = [
+    "DEFAULT_GRAVITY",
+    "DEFAULT_MIN_NORMAL_FORCE",
+    "LoadedSystem",
+    "PRESETS",
+    "SCHEMA",
+    "load_system",
+    "parse_system",
+]
+
+SCHEMA = "contactmodes.system/1"
+"""Value accepted for the optional top-level ``schema`` key."""
+
+DEFAULT_GRAVITY = 9.81
+"""Default magnitude ``g`` (m/s²) of gravity ``(0, −g)`` (``shared/CONVENTIONS.md``)."""
+
+DEFAULT_MIN_NORMAL_FORCE = 5.0
+"""Default threshold (N) of the ``min_normal_force`` preset: the flipping controller's body-contact
+threshold (flipping paper, Sec. IV-B.2: "a manually chosen threshold"; our choice)."""
+
+PRESETS = ("qdd_zero", "min_normal_force")
+"""Names accepted by the ``preset`` key of a ``[[constraints]]`` entry."""
+
+MODE_LETTERS = "SFLR"
+_NAME_RE = re.compile(r"^[A-Za-z0-9_\-]+$")
+_BARE_KEY_RE = _NAME_RE
+_TOP_KEYS = (
+    "schema",
+    "name",
+    "description",
+    "gravity",
+    "desired_mode",
+    "mechanism",
+    "links",
+    "point_masses",
+    "contacts",
+    "actuators",
+    "state",
+    "constraints",
+)
+_FLOATING_COORDINATES = ("x", "y", "theta")
+_FLOATING_LINEAR = ("x", "y")
+
+
+@dataclass(frozen=True)
+class LoadedSystem:
+    """A system file, loaded and evaluated at its state.
+
+    Attributes
+    ----------
+    name : the file's ``name`` (default: the file's stem, or ``"system"`` for a dict).
+    mechanism : the :class:`~contactmodes.mechanism.PlanarMechanism` built from the file.
+    q, qdot : (n_q,) state in SI units (rad, rad/s for angles), in ``mechanism.coordinates`` order.
+    system : the :class:`~contactmodes.system.ContactSystem` at ``(q, qdot)``, with the file's
+        constraints (in file order).
+    desired_mode : the file's ``desired_mode`` (one letter of ``SFLR`` per contact) or ``None``.
+    source : the path the file was read from, or the ``source`` label given to :func:`parse_system`.
+    raw : the parsed TOML table, unmodified.
+    description : the file's ``description`` (``""`` if absent).
+    """
+
+    name: str
+    mechanism: PlanarMechanism
+    q: np.ndarray
+    qdot: np.ndarray
+    system: ContactSystem
+    desired_mode: str | None
+    source: str
+    raw: dict = field(repr=False)
+    description: str = ""
+
+
+# ------------------------------------------------------------------------------------------------
+# small validators; every one raises SystemFileError("<path>: <what>")
+
+
+def _fail(path: str, message: str) -> SystemFileError:
+    return SystemFileError(f"{path}: {message}" if path else message)
+
+
+def _join(path: str, key: str) -> str:
+    key_text = key if _BARE_KEY_RE.match(key) else json.dumps(key)
+    return f"{path}.{key_text}" if path else key_text
+
+
+def _type_name(value: Any) -> str:
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, Mapping):
+        return "table"
+    if isinstance(value, (list, tuple)):
+        return "array"
+    return type(value).__name__
+
+
+def _table(value: Any, path: str) -> Mapping[str, Any]:
+    if not isinstance(value, Mapping):
+        raise _fail(path, f"must be a table, got {_type_name(value)} {value!r}")
+    return value
+
+
+def _keys(table: Mapping[str, Any], path: str, allowed: Sequence[str], required: Sequence[str] = ()) -> None:
+    for key in table:
+        if key not in allowed:
+            raise _fail(_join(path, str(key)), f"unknown key (allowed: {', '.join(allowed)})")
+    for key in required:
+        if key not in table:
+            raise _fail(_join(path, key), "required key is missing")
+
+
+def _string(value: Any, path: str) -> str:
+    if not isinstance(value, str):
+        raise _fail(path, f"must be a string, got {_type_name(value)} {value!r}")
+    return value
+
+
+def _name(value: Any, path: str) -> str:
+    text = _string(value, path)
+    if not _NAME_RE.match(text):
+        raise _fail(path, f"must be a non-empty name of letters, digits, '_' or '-', got {text!r}")
+    return text
+
+
+def _number(value: Any, path: str, minimum: float | None = None) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise _fail(path, f"must be a number, got {_type_name(value)} {value!r}")
+    x = float(value)
+    if not math.isfinite(x):
+        raise _fail(path, f"must be a finite number, got {x}")
+    if minimum is not None and x < minimum:
+        raise _fail(path, f"must be >= {minimum:g}, got {x:g}")
+    return x
+
+
+def _point(value: Any, path: str) -> tuple[float, float]:
+    if not isinstance(value, (list, tuple)) or len(value) != 2:
+        raise _fail(path, f"must be an array of two numbers [x, y], got {value!r}")
+    return (_number(value[0], f"{path}[0]"), _number(value[1], f"{path}[1]"))
+
+
+def _array(value: Any, path: str) -> list:
+    if not isinstance(value, (list, tuple)):
+        raise _fail(path, f"must be an array, got {_type_name(value)} {value!r}")
+    return list(value)
+
+
+def _tables(data: Mapping[str, Any], key: str) -> list[Mapping[str, Any]]:
+    """The array of tables ``data[key]`` (``[]`` if absent), each checked to be a table."""
+    items = _array(data.get(key, []), key)
+    return [_table(item, f"{key}[{i}]") for i, item in enumerate(items)]
+
+
+def _builder(path: str, fn: Callable, *args, **kwargs):
+    """Call a builder method; re-raise its ContactModelError as SystemFileError prefixed by ``path``."""
+    try:
+        return fn(*args, **kwargs)
+    except SystemFileError:
+        raise
+    except ApproachingContactError as exc:
+        raise ApproachingContactError(f"{path}: {exc}") from exc
+    except ContactModelError as exc:
+        raise _fail(path, str(exc)) from exc
+
+
+# ------------------------------------------------------------------------------------------------
+# public API
+
+
+def load_system(path: str | Path) -> LoadedSystem:
+    """Read and validate a system file (TOML; a ``.json`` file with the same schema is also read).
+
+    Parameters
+    ----------
+    path : the file.
+
+    Returns
+    -------
+    LoadedSystem
+        The mechanism, the state and the evaluated :class:`~contactmodes.system.ContactSystem`.
+
+    Raises
+    ------
+    SystemFileError
+        Missing/unreadable file (``"<file>: no such file"``), malformed TOML
+        (``"<file>: invalid TOML: …"``), or any schema violation (message starts with the key path).
+    ApproachingContactError
+        From the builder, if it rejects an approaching contact at the file's state.
+    """
+    p = Path(path)
+    try:
+        blob = p.read_bytes()
+    except FileNotFoundError:
+        raise SystemFileError(f"{p}: no such file") from None
+    except IsADirectoryError:
+        raise SystemFileError(f"{p}: is a directory, not a system file") from None
+    except OSError as exc:
+        raise SystemFileError(f"{p}: cannot read: {exc.strerror or exc}") from None
+    if p.suffix.lower() == ".json":
+        try:
+            data = json.loads(blob.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise SystemFileError(f"{p}: invalid JSON: {exc}") from None
+    else:
+        try:
+            data = tomllib.loads(blob.decode("utf-8"))
+        except UnicodeDecodeError as exc:
+            raise SystemFileError(f"{p}: invalid TOML: not UTF-8 ({exc})") from None
+        except tomllib.TOMLDecodeError as exc:
+            raise SystemFileError(f"{p}: invalid TOML: {exc}") from None
+    if not isinstance(data, dict):
+        raise SystemFileError(f"{p}: the document must be a table")
+    return parse_system(data, source=str(p))
+
+
+def parse_system(data: Mapping[str, Any], source: str = "<dict>") -> LoadedSystem:
+    """Validate a parsed system file and build its :class:`LoadedSystem`.
+
+    Parameters
+    ----------
+    data : the parsed document (as returned by ``tomllib.load``); schema in ``docs/system-file.md``.
+    source : a label for :attr:`LoadedSystem.source`; when it names a file, its stem is the
+        default ``name``.
+
+    Raises
+    ------
+    SystemFileError
+        On any schema violation; the message starts with the key path
+        (``"contacts[2].mu: must be >= 0, got -0.3"``).
+    """
+    top = _table(data, "")
+    _keys(top, "", _TOP_KEYS, required=("links", "state"))
+
+    if "schema" in top:
+        schema = _string(top["schema"], "schema")
+        if schema != SCHEMA:
+            raise _fail("schema", f"unsupported schema {schema!r} (this loader reads {SCHEMA!r})")
+    if "name" in top:
+        name = _string(top["name"], "name")
+    else:
+        name = Path(source).stem if source and not source.startswith("<") else "system"
+    description = _string(top.get("description", ""), "description")
+    gravity = _number(top.get("gravity", DEFAULT_GRAVITY), "gravity", minimum=0.0)
+
+    # -- mechanism ------------------------------------------------------------------------------
+    mech_table = _table(top.get("mechanism", {}), "mechanism")
+    _keys(mech_table, "mechanism", ("base", "base_position"))
+    base = _string(mech_table.get("base", "floating"), "mechanism.base")
+    if base not in ("floating", "fixed"):
+        raise _fail("mechanism.base", f"must be \"floating\" or \"fixed\", got {base!r}")
+    if "base_position" in mech_table:
+        if base != "fixed":
+            raise _fail("mechanism.base_position", 'only allowed with base = "fixed"')
+        base_position = _point(mech_table["base_position"], "mechanism.base_position")
+    else:
+        base_position = (0.0, 0.0)
+    mech = _builder("mechanism", PlanarMechanism, base=base, gravity=gravity, base_position=base_position, name=name)
+
+    # -- links ----------------------------------------------------------------------------------
+    links = _tables(top, "links")
+    if not links:
+        raise _fail("links", "must list at least one link")
+    link_names: list[str] = []
+    coordinates: list[str] = list(_FLOATING_COORDINATES) if base == "floating" else []
+    for i, link in enumerate(links):
+        path = f"links[{i}]"
+        _keys(link, path, ("name", "parent", "joint", "joint_position", "mass", "com", "inertia"), required=("name",))
+        lname = _name(link["name"], f"{path}.name")
+        if lname in link_names:
+            raise _fail(f"{path}.name", f"duplicate link name {lname!r}")
+        parent = None
+        if i == 0:
+            if "parent" in link:
+                raise _fail(f"{path}.parent", "the first link is the root and has no parent")
+            if "joint_position" in link:
+                raise _fail(
+                    f"{path}.joint_position",
+                    "not allowed on the root link (a floating root is placed by state.q x, y, theta; "
+                    "a fixed root by mechanism.base_position)",
+                )
+        else:
+            if "parent" not in link:
+                raise _fail(f"{path}.parent", "required key is missing (only the first link is the root)")
+            parent = _string(link["parent"], f"{path}.parent")
+            if parent not in link_names:
+                later = any(isinstance(o, Mapping) and o.get("name") == parent for o in links[i + 1 :])
+                hint = " (list parents before their children)" if later else ""
+                raise _fail(f"{path}.parent", f"unknown link {parent!r}{hint}")
+        joint = None
+        needs_joint = i > 0 or base == "fixed"
+        if "joint" in link:
+            if not needs_joint:
+                raise _fail(f"{path}.joint", "the root of a floating base has no joint (its pose is x, y, theta)")
+            joint = _name(link["joint"], f"{path}.joint")
+            if joint in coordinates:
+                raise _fail(f"{path}.joint", f"coordinate name {joint!r} is already used")
+            if joint.endswith("_deg"):
+                raise _fail(f"{path}.joint", "a coordinate name must not end in '_deg' (reserved for degrees)")
+        elif needs_joint:
+            what = "the root of a fixed base needs the name of its angle coordinate" if i == 0 else "required key is missing"
+            raise _fail(f"{path}.joint", what)
+        kwargs = dict(
+            name=lname,
+            parent=parent,
+            joint=joint,
+            joint_position=_point(link.get("joint_position", [0.0, 0.0]), f"{path}.joint_position"),
+            mass=_number(link.get("mass", 0.0), f"{path}.mass", minimum=0.0),
+            com=_point(link.get("com", [0.0, 0.0]), f"{path}.com"),
+            inertia=_number(link.get("inertia", 0.0), f"{path}.inertia", minimum=0.0),
+        )
+        _builder(path, mech.add_link, **kwargs)
+        link_names.append(lname)
+        if joint is not None:
+            coordinates.append(joint)
+
+    # -- point masses ---------------------------------------------------------------------------
+    for i, pm in enumerate(_tables(top, "point_masses")):
+        path = f"point_masses[{i}]"
+        _keys(pm, path, ("link", "mass", "position"), required=("link", "mass"))
+        plink = _string(pm["link"], f"{path}.link")
+        if plink not in link_names:
+            raise _fail(f"{path}.link", f"unknown link {plink!r}")
+        mass = _number(pm["mass"], f"{path}.mass", minimum=0.0)
+        position = _point(pm.get("position", [0.0, 0.0]), f"{path}.position")
+        _builder(path, mech.add_point_mass, plink, mass, position)
+
+    # -- contacts -------------------------------------------------------------------------------
+    contact_names: list[str] = []
+    for i, c in enumerate(_tables(top, "contacts")):
+        path = f"contacts[{i}]"
+        _keys(
+            c,
+            path,
+            ("name", "link", "position", "surface_point", "surface_normal", "mu", "v0"),
+            required=("name", "link", "position", "surface_point", "surface_normal", "mu"),
+        )
+        cname = _name(c["name"], f"{path}.name")
+        if cname in contact_names:
+            raise _fail(f"{path}.name", f"duplicate contact name {cname!r}")
+        clink = _string(c["link"], f"{path}.link")
+        if clink not in link_names:
+            raise _fail(f"{path}.link", f"unknown link {clink!r}")
+        position = _point(c["position"], f"{path}.position")
+        surface_point = _point(c["surface_point"], f"{path}.surface_point")
+        normal = _point(c["surface_normal"], f"{path}.surface_normal")
+        if math.hypot(*normal) == 0.0:
+            raise _fail(f"{path}.surface_normal", "must be a non-zero vector")
+        mu = _number(c["mu"], f"{path}.mu", minimum=0.0)
+        v0 = _number(c.get("v0", 0.0), f"{path}.v0", minimum=0.0)
+        _builder(path, mech.add_contact, cname, clink, position, surface_point, normal, mu, v0)
+        contact_names.append(cname)
+
+    # -- actuators ------------------------------------------------------------------------------
+    actuator_names: list[str] = []
+    for i, a in enumerate(_tables(top, "actuators")):
+        path = f"actuators[{i}]"
+        _keys(a, path, ("name", "coordinate"), required=("name", "coordinate"))
+        aname = _name(a["name"], f"{path}.name")
+        if aname in actuator_names:
+            raise _fail(f"{path}.name", f"duplicate actuator name {aname!r}")
+        coord = _string(a["coordinate"], f"{path}.coordinate")
+        if coord not in coordinates:
+            raise _fail(f"{path}.coordinate", f"unknown coordinate {coord!r} (have {', '.join(coordinates)})")
+        _builder(path, mech.add_actuator, aname, coord)
+        actuator_names.append(aname)
+
+    coords = tuple(mech.coordinates)
+    angular = {c for c in coords if not (base == "floating" and c in _FLOATING_LINEAR)}
+
+    # -- state ----------------------------------------------------------------------------------
+    state = _table(top["state"], "state")
+    _keys(state, "state", ("q", "qdot"), required=("q",))
+    q = _state_vector(state["q"], "state.q", coords, angular, required=True)
+    qdot = _state_vector(state.get("qdot", {}), "state.qdot", coords, angular, required=False)
+
+    # -- desired mode ---------------------------------------------------------------------------
+    desired_mode = None
+    if "desired_mode" in top:
+        desired_mode = _string(top["desired_mode"], "desired_mode")
+        if len(desired_mode) != len(contact_names) or any(ch not in MODE_LETTERS for ch in desired_mode):
+            raise _fail(
+                "desired_mode",
+                f"must be one letter of {MODE_LETTERS} per contact ({len(contact_names)} contacts: "
+                f"{', '.join(contact_names) or 'none'}), got {desired_mode!r}",
+            )
+
+    # -- constraints ----------------------------------------------------------------------------
+    constraints = [
+        _constraint(entry, f"constraints[{i}]", coords, contact_names, actuator_names)
+        for i, entry in enumerate(_tables(top, "constraints"))
+    ]
+
+    # -- contacts must touch their surfaces ----------------------------------------------------
+    gaps = _builder("state.q", mech.contact_gaps, q)
+    for i, gap in enumerate(gaps):
+        if not abs(gap) <= GAP_ATOL:
+            raise _fail(
+                f"contacts[{i}]",
+                f"contact {contact_names[i]!r} does not touch its surface at state.q: gap {gap:.6g} m "
+                f"(tolerance GAP_ATOL = {GAP_ATOL:g} m)",
+            )
+
+    system = _builder("state", mech.contact_system, q, qdot, constraints=tuple(constraints), name=name)
+    return LoadedSystem(
+        name=name,
+        mechanism=mech,
+        q=q,
+        qdot=qdot,
+        system=system,
+        desired_mode=desired_mode,
+        source=source,
+        raw=dict(data),
+        description=description,
+    )
+
+
+# ------------------------------------------------------------------------------------------------
+# state and constraints
+
+
+def _state_vector(
+    value: Any, path: str, coords: Sequence[str], angular: set[str], required: bool
+) -> np.ndarray:
+    """A per-coordinate table → (n,) array; ``<coord>_deg`` keys (angles only) are converted."""
+    table = _table(value, path)
+    out: dict[str, float] = {}
+    given_as: dict[str, str] = {}
+    for key, raw in table.items():
+        key_path = _join(path, str(key))
+        if key in coords:
+            coord, x = key, _number(raw, key_path)
+        elif isinstance(key, str) and key.endswith("_deg") and key[:-4] in coords:
+            coord = key[:-4]
+            if coord not in angular:
+                raise _fail(key_path, f"{coord!r} is a length, not an angle: give it in SI units under {coord!r}")
+            x = math.radians(_number(raw, key_path))
+        else:
+            raise _fail(key_path, f"unknown coordinate {key!r} (have {', '.join(coords)})")
+        if coord in out:
+            raise _fail(key_path, f"coordinate {coord!r} is given twice ({given_as[coord]!r} and {key!r})")
+        out[coord] = x
+        given_as[coord] = key
+    if required:
+        for coord in coords:
+            if coord not in out:
+                raise _fail(path, f"missing coordinate {coord!r}")
+    return np.array([out.get(c, 0.0) for c in coords], dtype=float)
+
+
+def _row(value: Any, path: str, names: Sequence[str], what: str) -> np.ndarray:
+    """One constraint row: a table over ``names`` (missing = 0) or an array of ``len(names)`` numbers."""
+    if isinstance(value, (list, tuple)):
+        if len(value) != len(names):
+            raise _fail(path, f"an array row needs {len(names)} numbers (one per {what}: {', '.join(names)}), got {len(value)}")
+        return np.array([_number(x, f"{path}[{j}]") for j, x in enumerate(value)], dtype=float)
+    table = _table(value, path)
+    row = np.zeros(len(names))
+    for key, x in table.items():
+        if key not in names:
+            raise _fail(_join(path, str(key)), f"unknown {what} {key!r} (have {', '.join(names) or 'none'})")
+        row[list(names).index(key)] = _number(x, _join(path, str(key)))
+    return row
+
+
+def _force_row(value: Any, path: str, contacts: Sequence[str]) -> np.ndarray:
+    """A row over contact-force components: keys ``"<c>.t"``/``"<c>.n"`` or nested ``{<c> = {t, n}}``."""
+    names = [f"{c}.{part}" for c in contacts for part in ("t", "n")]
+    if isinstance(value, (list, tuple)):
+        return _row(value, path, names, "contact-force component")
+    table = _table(value, path)
+    flat: dict[str, Any] = {}
+    for key, x in table.items():
+        if key in contacts and isinstance(x, Mapping):
+            for part, y in x.items():
+                if part not in ("t", "n"):
+                    raise _fail(_join(_join(path, key), str(part)), "unknown key (a contact's components are t and n)")
+                flat[f"{key}.{part}"] = y
+        else:
+            flat[key] = x
+    row = np.zeros(len(names))
+    for key, x in flat.items():
+        if key not in names:
+            raise _fail(
+                _join(path, str(key)),
+                f"unknown contact-force component {key!r} (have {', '.join(names) or 'none'})",
+            )
+        row[names.index(key)] = _number(x, _join(path, str(key)))
+    return row
+
+
+def _constraint(
+    entry: Mapping[str, Any], path: str, coords: Sequence[str], contacts: Sequence[str], actuators: Sequence[str]
+) -> LinearConstraint:
+    n_q, n_f, n_tau = len(coords), 2 * len(contacts), len(actuators)
+    kind = _string(entry.get("kind", "task"), f"{path}.kind")
+    if kind not in ("physical", "task"):
+        raise _fail(f"{path}.kind", f'must be "physical" or "task", got {kind!r}')
+    label = _string(entry["name"], f"{path}.name") if "name" in entry else None
+
+    if "preset" in entry:
+        preset = _string(entry["preset"], f"{path}.preset")
+        if preset == "qdd_zero":
+            _keys(entry, path, ("kind", "type", "name", "preset", "coordinates"))
+            _preset_type(entry, path, "eq")
+            if "coordinates" in entry:
+                chosen = _array(entry["coordinates"], f"{path}.coordinates")
+                if not chosen:
+                    raise _fail(f"{path}.coordinates", "must list at least one coordinate")
+                for j, c in enumerate(chosen):
+                    if c not in coords:
+                        raise _fail(f"{path}.coordinates[{j}]", f"unknown coordinate {c!r} (have {', '.join(coords)})")
+                if len(set(chosen)) != len(chosen):
+                    raise _fail(f"{path}.coordinates", f"coordinates must be unique, got {chosen}")
+            else:
+                chosen = list(coords)
+            qdd = np.zeros((len(chosen), n_q))
+            for r, c in enumerate(chosen):
+                qdd[r, coords.index(c)] = 1.0
+            default = "qdd = 0" if len(chosen) == n_q else f"qdd[{', '.join(chosen)}] = 0"
+            return LinearConstraint(
+                kind=kind, type="eq", qdd=qdd, f=np.zeros((len(chosen), n_f)), tau=np.zeros((len(chosen), n_tau)),
+                rhs=np.zeros(len(chosen)), name=label if label is not None else default,
+            )
+        if preset == "min_normal_force":
+            _keys(entry, path, ("kind", "type", "name", "preset", "contact", "value"), required=("contact",))
+            _preset_type(entry, path, "geq")
+            contact = _string(entry["contact"], f"{path}.contact")
+            if contact not in contacts:
+                raise _fail(f"{path}.contact", f"unknown contact {contact!r} (have {', '.join(contacts) or 'none'})")
+            value = _number(entry.get("value", DEFAULT_MIN_NORMAL_FORCE), f"{path}.value")
+            f = np.zeros((1, n_f))
+            f[0, 2 * list(contacts).index(contact) + 1] = 1.0
+            return LinearConstraint(
+                kind=kind, type="geq", qdd=np.zeros((1, n_q)), f=f, tau=np.zeros((1, n_tau)),
+                rhs=np.array([value]), name=label if label is not None else f"f_n({contact}) >= {value:g}",
+            )
+        raise _fail(f"{path}.preset", f"unknown preset {preset!r} (have {', '.join(PRESETS)})")
+
+    _keys(entry, path, ("kind", "type", "name", "preset", "qdd", "f", "tau", "rhs"), required=("type", "rhs"))
+    ctype = _string(entry["type"], f"{path}.type")
+    if ctype not in ("eq", "geq"):
+        raise _fail(f"{path}.type", f'must be "eq" or "geq", got {ctype!r}')
+    rhs_list = _array(entry["rhs"], f"{path}.rhs")
+    if not rhs_list:
+        raise _fail(f"{path}.rhs", "must have at least one row")
+    m = len(rhs_list)
+    rhs = np.array([_number(x, f"{path}.rhs[{r}]") for r, x in enumerate(rhs_list)], dtype=float)
+
+    def block(key: str, width: int, parse: Callable[[Any, str], np.ndarray]) -> np.ndarray:
+        if key not in entry:
+            return np.zeros((m, width))
+        rows = _array(entry[key], f"{path}.{key}")
+        if len(rows) != m:
+            raise _fail(f"{path}.{key}", f"has {len(rows)} rows but rhs has {m}")
+        return np.array([parse(row, f"{path}.{key}[{r}]") for r, row in enumerate(rows)], dtype=float).reshape(m, width)
+
+    qdd = block("qdd", n_q, lambda v, p: _row(v, p, coords, "coordinate"))
+    f = block("f", n_f, lambda v, p: _force_row(v, p, contacts))
+    tau = block("tau", n_tau, lambda v, p: _row(v, p, actuators, "actuator"))
+    if not (np.any(qdd) or np.any(f) or np.any(tau)):
+        raise _fail(path, "all coefficients are zero: give at least one of qdd, f, tau")
+    return LinearConstraint(kind=kind, type=ctype, qdd=qdd, f=f, tau=tau, rhs=rhs, name=label if label is not None else path)
+
+
+def _preset_type(entry: Mapping[str, Any], path: str, expected: str) -> None:
+    if "type" in entry:
+        ctype = _string(entry["type"], f"{path}.type")
+        if ctype != expected:
+            raise _fail(f"{path}.type", f"preset {entry['preset']!r} is of type {expected!r}, got {ctype!r}")

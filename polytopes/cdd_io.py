@@ -1,0 +1,94 @@
+"""The one boundary between NumPy arrays and pycddlib (>= 3.0) matrices.
+
+cdd stores an H-representation row as ``[b, -a]`` meaning ``b - a x >= 0``; rows in ``lin_set``
+are equalities. A V-representation row is ``[1, v]`` for a vertex and ``[0, r]`` for a ray;
+rows in ``lin_set`` are lines.
+"""
+
+from __future__ import annotations
+
+import cdd
+import numpy as np
+
+from .errors import PolytopeError
+
+
+def h_to_cdd(A: np.ndarray, b: np.ndarray, C: np.ndarray, d: np.ndarray):
+    """cdd H-matrix of ``{A x <= b, C x = d}``, with the trivial row ``0 <= 1`` appended: cddlib
+    mishandles a matrix without rows and, for a homogeneous system, reads it as a cone and omits
+    the origin vertex from the generators. :func:`h_from_cdd` drops trivial rows again."""
+    n = A.shape[1]
+    trivial = np.zeros((1, n + 1))
+    trivial[0, 0] = 1.0
+    rows = np.vstack([np.hstack([b[:, None], -A]), np.hstack([d[:, None], -C]), trivial])
+    lin = set(range(A.shape[0], A.shape[0] + C.shape[0]))
+    return cdd.matrix_from_array(rows.tolist(), rep_type=cdd.RepType.INEQUALITY, lin_set=lin)
+
+
+def h_from_cdd(mat) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``(A, b, C, d)`` from a cdd H-matrix; trivially true zero rows are dropped."""
+    if mat.rep_type != cdd.RepType.INEQUALITY:
+        raise PolytopeError("mat: expected an H-representation (RepType.INEQUALITY)")
+    arr = np.array(mat.array, dtype=float)
+    ncol = len(mat.array[0]) if len(mat.array) else None
+    if arr.size == 0:
+        if ncol is None:
+            raise PolytopeError("mat: empty cdd matrix carries no dimension")
+        arr = arr.reshape(0, ncol)
+    lin = np.zeros(arr.shape[0], dtype=bool)
+    lin[list(mat.lin_set)] = True
+    b, A = arr[:, 0], -arr[:, 1:]
+    trivial = np.all(A == 0, axis=1) & ((b >= 0) | (lin & (b == 0)))
+    ineq = ~lin & ~trivial
+    eq = lin & ~trivial
+    return A[ineq] + 0.0, b[ineq] + 0.0, A[eq] + 0.0, b[eq] + 0.0
+
+
+def v_to_cdd(vertices: np.ndarray, rays: np.ndarray, lines: np.ndarray):
+    """cdd V-matrix of ``conv(vertices) + cone(rays) + span(lines)`` (needs one vertex)."""
+    rows = np.vstack([
+        np.hstack([np.ones((len(vertices), 1)), vertices]),
+        np.hstack([np.zeros((len(rays), 1)), rays]),
+        np.hstack([np.zeros((len(lines), 1)), lines]),
+    ])
+    lin = set(range(len(vertices) + len(rays), rows.shape[0]))
+    return cdd.matrix_from_array(rows.tolist(), rep_type=cdd.RepType.GENERATOR, lin_set=lin)
+
+
+def generators(A, b, C, d) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(vertices, rays, lines)`` of a nonempty set by the double description method."""
+    n = A.shape[1]
+    poly = cdd.polyhedron_from_matrix(h_to_cdd(A, b, C, d))
+    g = cdd.copy_generators(poly)
+    arr = np.array(g.array, dtype=float).reshape(-1, n + 1)
+    lin = np.zeros(arr.shape[0], dtype=bool)
+    lin[list(g.lin_set)] = True
+    is_v = (arr[:, 0] != 0) & ~lin
+    V = arr[is_v, 1:] / arr[is_v, :1]
+    R = arr[~is_v & ~lin, 1:]
+    L = arr[lin, 1:]
+    return V + 0.0, R + 0.0, L + 0.0
+
+
+def h_from_generators(vertices, rays, lines):
+    """``(A, b, C, d)`` of ``conv(vertices) + cone(rays) + span(lines)`` via cdd."""
+    poly = cdd.polyhedron_from_matrix(v_to_cdd(vertices, rays, lines))
+    return h_from_cdd(cdd.copy_inequalities(poly))
+
+
+def canonicalize(A, b, C, d):
+    """cdd canonicalization (implicit linearities and redundancies removed)."""
+    mat = h_to_cdd(A, b, C, d)
+    cdd.matrix_canonicalize(mat)
+    return h_from_cdd(mat)
+
+
+def block_eliminate(A, b, C, d, eliminate):
+    """cdd block elimination of the variables ``eliminate`` (0-based); the remaining columns keep
+    their order. Output may be redundant."""
+    mat = h_to_cdd(A, b, C, d)
+    out = cdd.block_elimination(mat, {int(j) + 1 for j in eliminate})
+    n_left = A.shape[1] - len(set(eliminate))
+    if len(out.array) == 0:
+        return np.zeros((0, n_left)), np.zeros(0), np.zeros((0, n_left)), np.zeros(0)
+    return h_from_cdd(out)

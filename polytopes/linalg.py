@@ -1,0 +1,71 @@
+"""Dense linear-algebra helpers: row normalization, equality bases, null spaces."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import tolerances as tol
+
+
+def row_norms(A: np.ndarray) -> np.ndarray:
+    """Euclidean norm of each row of ``A`` (shape (m,))."""
+    return np.linalg.norm(A, axis=1) if A.shape[0] else np.zeros(0)
+
+
+def data_scale(A: np.ndarray, b: np.ndarray) -> float:
+    """Problem scale ``max(1, max_i |b_i| / ||a_i||)`` over the nonzero rows of ``A``."""
+    if A.shape[0] == 0:
+        return 1.0
+    nrm = row_norms(A)
+    ok = nrm > 0
+    if not np.any(ok):
+        return max(1.0, float(np.max(np.abs(b))))
+    return max(1.0, float(np.max(np.abs(b[ok]) / nrm[ok])))
+
+
+def normalize_rows(A: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Divide each row ``(a_i, b_i)`` by ``||a_i||_2``; zero rows are left unchanged.
+
+    Returns ``(An, bn, norms)``.
+    """
+    nrm = row_norms(A)
+    s = np.where(nrm > 0, nrm, 1.0)
+    return A / s[:, None], b / s, nrm
+
+
+def rank_tol(s: np.ndarray, shape: tuple[int, int]) -> float:
+    """Threshold below which a singular value counts as zero (see ``tolerances.RANK_RTOL``)."""
+    if s.size == 0:
+        return 0.0
+    return tol.RANK_RTOL * max(shape) * max(float(s[0]), 1.0)
+
+
+def equality_basis(C: np.ndarray, d: np.ndarray, n: int):
+    """Orthonormal description of ``{x : C x = d}``.
+
+    Returns ``(Q, q, x0, N, consistent)``: ``Q`` (r, n) orthonormal rows spanning the row space of
+    ``C``, ``q = Q x0`` (r,), ``x0`` (n,) the least-norm solution, ``N`` (n, n - r) an orthonormal
+    basis of the null space, and whether ``C x = d`` is consistent (residual within
+    ``FEASIBILITY_TOL`` times the scale).
+    """
+    if C.shape[0] == 0:
+        return np.zeros((0, n)), np.zeros(0), np.zeros(n), np.eye(n), True
+    Cn, dn, nrm = normalize_rows(C, d)
+    zero = nrm <= tol.COEF_ZERO_TOL * max(1.0, float(np.max(nrm)))
+    scale = max(1.0, float(np.max(np.abs(dn[~zero])))) if np.any(~zero) else 1.0
+    if np.any(np.abs(d[zero]) > tol.FEASIBILITY_TOL * max(1.0, float(np.max(np.abs(d))))):
+        consistent_zero = False
+    else:
+        consistent_zero = True
+    Cn, dn = Cn[~zero], dn[~zero]
+    if Cn.shape[0] == 0:
+        return np.zeros((0, n)), np.zeros(0), np.zeros(n), np.eye(n), consistent_zero
+    U, s, Vt = np.linalg.svd(Cn, full_matrices=True)
+    r = int(np.sum(s > rank_tol(s, Cn.shape)))
+    Q = Vt[:r]
+    x0 = Q.T @ ((U[:, :r].T @ dn) / s[:r])
+    N = Vt[r:].T
+    resid = Cn @ x0 - dn
+    consistent = consistent_zero and bool(
+        np.all(np.abs(resid) <= tol.FEASIBILITY_TOL * 10 * scale))
+    return Q, Q @ x0, x0, N, consistent

@@ -1,0 +1,387 @@
+"""The immutable H-polytope ``{x : A x <= b, C x = d}`` (see /work/shared/CONVENTIONS.md)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from . import cdd_io, lp, redundancy
+from . import tolerances as _tol
+from .errors import PolytopeError
+from .linalg import data_scale, normalize_rows, row_norms
+
+
+@dataclass(frozen=True)
+class ChebyshevBall:
+    """Largest ball inside a set (within its affine hull): ``center`` (n,), ``radius`` (float,
+    ``inf`` when unbounded, 0 for a single point)."""
+
+    center: np.ndarray
+    radius: float
+
+
+@dataclass(frozen=True)
+class Generators:
+    """V-representation ``conv(vertices) + cone(rays) + span(lines)``: arrays (nv, n), (nr, n),
+    (nl, n). All three are empty for the empty set."""
+
+    vertices: np.ndarray
+    rays: np.ndarray
+    lines: np.ndarray
+
+
+def _frozen(x: np.ndarray) -> np.ndarray:
+    x = np.array(x, dtype=float, copy=True)
+    x.setflags(write=False)
+    return x
+
+
+def _as_array(name: str, value: Any, ndim: int) -> np.ndarray:
+    try:
+        arr = np.asarray(value, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise PolytopeError(f"{name}: not numeric ({exc})") from None
+    if ndim == 2 and arr.ndim == 1 and arr.size == 0:
+        arr = arr.reshape(0, 0)
+    if arr.ndim != ndim:
+        raise PolytopeError(f"{name}: expected a {ndim}-D array, got {arr.ndim}-D shape {arr.shape}")
+    if np.any(np.isnan(arr)):
+        raise PolytopeError(f"{name}: contains NaN")
+    if not np.all(np.isfinite(arr)):
+        raise PolytopeError(f"{name}: contains infinite values")
+    return arr
+
+
+class Polytope:
+    """Convex polyhedron ``{x in R^n : A x <= b, C x = d}`` (possibly unbounded, lower-dimensional
+    or empty). Immutable: attributes are read-only float64 copies.
+
+    Parameters: ``A`` (m, n), ``b`` (m,), ``C`` (p, n) and ``d`` (p,) (both default to zero
+    rows). Raises :class:`PolytopeError` naming the field on a bad shape or a non-finite value.
+    """
+
+    __slots__ = ("_A", "_b", "_C", "_d")
+
+    def __init__(self, A: Any, b: Any, C: Any = None, d: Any = None) -> None:
+        A_ = _as_array("A", A, 2)
+        b_ = _as_array("b", b, 1)
+        if A_.shape == (0, 0) and C is not None:
+            C_probe = np.asarray(C, dtype=float)
+            if C_probe.ndim == 2:
+                A_ = A_.reshape(0, C_probe.shape[1])
+        n = A_.shape[1]
+        if b_.shape != (A_.shape[0],):
+            raise PolytopeError(f"b: expected shape ({A_.shape[0]},), got {b_.shape}")
+        C_ = np.zeros((0, n)) if C is None else _as_array("C", C, 2)
+        if C_.shape == (0, 0):
+            C_ = C_.reshape(0, n)
+        d_ = np.zeros(0) if d is None else _as_array("d", d, 1)
+        if C_.shape[1] != n:
+            raise PolytopeError(f"C: expected {n} columns, got shape {C_.shape}")
+        if d_.shape != (C_.shape[0],):
+            raise PolytopeError(f"d: expected shape ({C_.shape[0]},), got {d_.shape}")
+        if n == 0:
+            raise PolytopeError("A: dimension must be at least 1 (give A shape (0, n))")
+        object.__setattr__(self, "_A", _frozen(A_))
+        object.__setattr__(self, "_b", _frozen(b_))
+        object.__setattr__(self, "_C", _frozen(C_))
+        object.__setattr__(self, "_d", _frozen(d_))
+
+    def __setattr__(self, name, value):
+        raise AttributeError("Polytope is immutable")
+
+    def __reduce__(self):
+        return (Polytope, (self._A, self._b, self._C, self._d))
+
+    def __repr__(self) -> str:
+        return f"Polytope(dim={self.dim}, n_ineq={self.n_ineq}, n_eq={self.n_eq})"
+
+    # ----- attributes ---------------------------------------------------------------------
+    A = property(lambda self: self._A, doc="Inequality matrix (m, n).")
+    b = property(lambda self: self._b, doc="Inequality right-hand side (m,).")
+    C = property(lambda self: self._C, doc="Equality matrix (p, n).")
+    d = property(lambda self: self._d, doc="Equality right-hand side (p,).")
+
+    @property
+    def dim(self) -> int:
+        """Ambient dimension ``n``."""
+        return self._A.shape[1]
+
+    @property
+    def n_ineq(self) -> int:
+        return self._A.shape[0]
+
+    @property
+    def n_eq(self) -> int:
+        return self._C.shape[0]
+
+    def _h(self):
+        return self._A, self._b, self._C, self._d
+
+    # ----- constructors -------------------------------------------------------------------
+    @classmethod
+    def universe(cls, n: int) -> "Polytope":
+        """All of ``R^n`` (no rows)."""
+        return cls(np.zeros((0, int(n))), np.zeros(0))
+
+    @classmethod
+    def empty(cls, n: int) -> "Polytope":
+        """The canonical empty set of ``R^n``: ``0 x <= -1``."""
+        return cls(*redundancy.canonical_empty(int(n)))
+
+    @classmethod
+    def from_cdd(cls, mat) -> "Polytope":
+        """From a pycddlib matrix (H-representation ``[b, -A]``, ``lin_set`` = equalities; a
+        V-representation is converted with cdd)."""
+        import cdd
+        if mat.rep_type == cdd.RepType.GENERATOR:
+            mat = cdd.copy_inequalities(cdd.polyhedron_from_matrix(mat))
+        return cls(*cdd_io.h_from_cdd(mat))
+
+    @classmethod
+    def from_generators(cls, vertices: Any, rays: Any = None, lines: Any = None,
+                        dim: int | None = None) -> "Polytope":
+        """``conv(vertices) + cone(rays) + span(lines)`` converted with cdd.
+
+        ``vertices`` (nv, n), ``rays`` (nr, n), ``lines`` (nl, n). No vertices (and no rays or
+        lines) gives the empty set of ``R^dim``. Zero rays/lines are ignored. Raises
+        :class:`PolytopeError` when shapes disagree, the dimension is unknown, or rays/lines are
+        given without a vertex.
+        """
+        arrs = {}
+        for name, v in (("vertices", vertices), ("rays", rays), ("lines", lines)):
+            if v is None:
+                arrs[name] = None
+                continue
+            a = _as_array(name, v, 2) if np.size(v) else np.zeros((0, 0))
+            arrs[name] = a
+        ns = {a.shape[1] for a in arrs.values() if a is not None and a.shape[0]}
+        if dim is not None:
+            ns.add(int(dim))
+        if len(ns) != 1:
+            raise PolytopeError(f"dim: cannot infer one dimension from the generators (got {sorted(ns)})")
+        n = ns.pop()
+
+        def fix(a):
+            return np.zeros((0, n)) if a is None or a.shape[0] == 0 else a
+        V, R, L = fix(arrs["vertices"]), fix(arrs["rays"]), fix(arrs["lines"])
+        R = R[np.max(np.abs(R), axis=1) > 0] if R.shape[0] else R
+        L = L[np.max(np.abs(L), axis=1) > 0] if L.shape[0] else L
+        if V.shape[0] == 0:
+            if R.shape[0] or L.shape[0]:
+                raise PolytopeError("vertices: at least one vertex is needed with rays or lines")
+            return cls.empty(n)
+        return cls(*cdd_io.h_from_generators(V, R, L))
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "Polytope":
+        """From ``{"A": [[..]], "b": [..], "C": [[..]], "d": [..], "dim": n}`` (``C``, ``d``
+        optional; ``dim`` needed only when ``A`` and ``C`` have no rows)."""
+        if not isinstance(data, Mapping):
+            raise PolytopeError("json: expected an object")
+        if "A" not in data or "b" not in data:
+            raise PolytopeError("json: keys 'A' and 'b' are required")
+        n = data.get("dim")
+
+        def mat(name, v):
+            a = np.asarray(v if v is not None else [], dtype=float)
+            if a.size == 0:
+                if n is None:
+                    raise PolytopeError(f"{name}: empty; give 'dim'")
+                return np.zeros((0, int(n)))
+            return a
+        A = mat("A", data["A"])
+        if n is not None and A.ndim == 2 and A.shape[1] != int(n):
+            raise PolytopeError(f"dim: {n} does not match A with {A.shape[1]} columns")
+        C = mat("C", data.get("C"))
+        if A.shape[0] == 0 and C.shape[0] and n is None:
+            A = np.zeros((0, C.shape[1]))
+        P = cls(A, data["b"] if np.size(data["b"]) else np.zeros(0), C,
+                data.get("d") if data.get("d") is not None and np.size(data.get("d")) else np.zeros(0))
+        if n is not None and int(n) != P.dim:
+            raise PolytopeError(f"dim: {n} does not match A with {P.dim} columns")
+        return P
+
+    # ----- conversions --------------------------------------------------------------------
+    def to_cdd(self):
+        """pycddlib H-matrix (rows ``[b, -A]``, equalities in ``lin_set``)."""
+        return cdd_io.h_to_cdd(*self._h())
+
+    def to_json(self) -> dict:
+        """``{"A", "b", "C", "d", "dim"}`` with plain Python floats and lists."""
+        return {"A": self._A.tolist(), "b": self._b.tolist(), "C": self._C.tolist(),
+                "d": self._d.tolist(), "dim": int(self.dim)}
+
+    # ----- queries ------------------------------------------------------------------------
+    def is_empty(self) -> bool:
+        """True for the empty set (one max-slack HiGHS LP; ``tolerances.FEASIBILITY_TOL``)."""
+        return redundancy.is_empty(*self._h())
+
+    def contains(self, x: Any, tol: float | None = None):
+        """Whether ``x`` (n,) lies in the set; ``x`` (N, n) gives a bool array (N,).
+
+        Normalized rows may be violated by ``tol * max(1, ||x||_inf, scale)`` (default
+        ``CONTAINMENT_TOL``). Raises :class:`PolytopeError` on a wrong shape.
+        """
+        t = _tol.CONTAINMENT_TOL if tol is None else float(tol)
+        X = np.asarray(x, dtype=float)
+        single = X.ndim == 1
+        X = np.atleast_2d(X)
+        if X.ndim != 2 or X.shape[1] != self.dim:
+            raise PolytopeError(f"x: expected shape ({self.dim},) or (N, {self.dim}), got {np.shape(x)}")
+        An, bn, _ = normalize_rows(self._A, self._b)
+        Cn, dn, _ = normalize_rows(self._C, self._d)
+        lim = t * np.maximum(max(1.0, data_scale(self._A, self._b)), np.max(np.abs(X), axis=1))
+        ok = np.all(X @ An.T - bn[None, :] <= lim[:, None], axis=1)
+        ok &= np.all(np.abs(X @ Cn.T - dn[None, :]) <= lim[:, None], axis=1)
+        return bool(ok[0]) if single else ok
+
+    def support(self, direction: Any) -> float:
+        """``max direction . x`` over the set (``inf`` if unbounded); raises on empty."""
+        direction = np.asarray(direction, dtype=float)
+        if direction.shape != (self.dim,):
+            raise PolytopeError(f"direction: expected shape ({self.dim},), got {direction.shape}")
+        return lp.support(*self._h(), direction)
+
+    def bounding_box(self) -> tuple[np.ndarray, np.ndarray]:
+        """Tightest axis-aligned box ``(lo, hi)`` (n,) each, ``±inf`` where unbounded (2n LPs).
+        Raises :class:`PolytopeError` on the empty set."""
+        if self.is_empty():
+            raise PolytopeError("empty set has no bounding box")
+        n = self.dim
+        hi = np.array([lp.support(*self._h(), e) for e in np.eye(n)])
+        lo = np.array([-lp.support(*self._h(), -e) for e in np.eye(n)])
+        return lo, hi
+
+    def implicit_equalities(self) -> np.ndarray:
+        """Indices of inequality rows holding with equality on the whole (nonempty) set."""
+        if self.is_empty():
+            raise PolytopeError("empty set: implicit equalities are undefined")
+        return np.flatnonzero(redundancy.implicit_equalities(*self._h()))
+
+    def affine_hull(self) -> tuple[np.ndarray, np.ndarray]:
+        """Minimal equalities ``(C, d)`` of the affine hull: orthonormal rows, (r, n) and (r,).
+
+        For the empty set returns the inconsistent system ``0 x = 1`` (shape (1, n))."""
+        if self.is_empty():
+            return np.zeros((1, self.dim)), np.ones(1)
+        h = redundancy.affine_hull(*self._h())
+        return h.Q.copy(), h.q.copy()
+
+    def affine_dimension(self) -> int:
+        """Dimension of the affine hull; ``-1`` for the empty set."""
+        if self.is_empty():
+            return -1
+        return int(redundancy.affine_hull(*self._h()).N.shape[1])
+
+    def chebyshev_center(self) -> ChebyshevBall:
+        """Center and radius of the largest ball inside the set *within its affine hull*.
+
+        A single point has radius 0. When the radius is unbounded the reported radius is
+        ``inf`` and the center is the center of an inscribed ball of radius
+        ``CHEBYSHEV_RADIUS_CAP * scale``. Raises :class:`PolytopeError` on the empty set.
+        """
+        if self.is_empty():
+            raise PolytopeError("empty set has no Chebyshev center")
+        A, b = self._A, self._b
+        h = redundancy.affine_hull(*self._h())
+        if h.N.shape[1] == 0:
+            return ChebyshevBall(h.x0.copy(), 0.0)
+        rest = ~h.implicit
+        Az = A[rest] @ h.N
+        bz = b[rest] - A[rest] @ h.x0
+        nz = row_norms(Az)
+        ok = nz > _tol.COEF_ZERO_TOL * np.maximum(row_norms(A[rest]), 1e-300)
+        Az, bz = Az[ok], bz[ok]
+        if Az.shape[0] == 0:
+            return ChebyshevBall(h.x0.copy(), float("inf"))
+        z, r = lp.chebyshev(Az, bz)
+        if np.isinf(r):
+            z, _ = lp.chebyshev(Az, bz, cap=_tol.CHEBYSHEV_RADIUS_CAP * data_scale(A, b))
+        if z is None:  # numerically empty after all
+            raise PolytopeError("empty set has no Chebyshev center")
+        return ChebyshevBall(h.x0 + h.N @ z, float(r))
+
+    def vertices(self) -> Generators:
+        """Generators by cdd's double description method (empty arrays for the empty set)."""
+        n = self.dim
+        if self.is_empty():
+            z = np.zeros((0, n))
+            return Generators(z, z.copy(), z.copy())
+        V, R, L = cdd_io.generators(*self._h())
+        return Generators(V, R, L)
+
+    # ----- set operations -----------------------------------------------------------------
+    def intersect(self, other: "Polytope") -> "Polytope":
+        """Intersection (rows stacked); :class:`PolytopeError` on a dimension mismatch."""
+        if not isinstance(other, Polytope):
+            raise PolytopeError("other: expected a Polytope")
+        if other.dim != self.dim:
+            raise PolytopeError(f"other: dimension {other.dim} does not match {self.dim}")
+        return Polytope(np.vstack([self._A, other.A]), np.concatenate([self._b, other.b]),
+                        np.vstack([self._C, other.C]), np.concatenate([self._d, other.d]))
+
+    def issubset(self, other: "Polytope", tol: float | None = None) -> bool:
+        """``self ⊆ other`` up to ``tol`` (default ``CONTAINMENT_TOL``, relative to the scale):
+        one support-function LP per row of ``other`` (two per equality)."""
+        if not isinstance(other, Polytope):
+            raise PolytopeError("other: expected a Polytope")
+        if other.dim != self.dim:
+            raise PolytopeError(f"other: dimension {other.dim} does not match {self.dim}")
+        t = _tol.CONTAINMENT_TOL if tol is None else float(tol)
+        if self.is_empty():
+            return True
+        if other.is_empty():
+            return False
+        scale = max(data_scale(*self._h()[:2]), data_scale(other.A, other.b),
+                    data_scale(self._C, self._d), data_scale(other.C, other.d))
+        h = self._h()
+        An, bn, nrm = normalize_rows(other.A, other.b)
+        for a, bi, nr in zip(An, bn, nrm):
+            if nr == 0:
+                continue  # other nonempty, so 0 <= b_i holds
+            if lp.support(*h, a) > bi + t * scale:
+                return False
+        Cn, dn, nrm = normalize_rows(other.C, other.d)
+        for c, di, nr in zip(Cn, dn, nrm):
+            if nr == 0:
+                continue
+            if lp.support(*h, c) > di + t * scale or -lp.support(*h, -c) < di - t * scale:
+                return False
+        return True
+
+    def equals(self, other: "Polytope", tol: float | None = None) -> bool:
+        """Mutual containment (both empty: ``True``)."""
+        return self.issubset(other, tol) and other.issubset(self, tol)
+
+    def reduce(self, method: str = "cdd") -> "Polytope":
+        """Minimal H-representation of the same set.
+
+        Redundant inequalities removed, implicit equalities moved to ``C, d``, duplicates merged,
+        equalities made independent; output rows are unit vectors (equalities orthonormal,
+        inequalities orthogonal to the equalities). ``method="cdd"`` uses cdd's
+        ``matrix_canonicalize`` (falling back to ``"lp"`` if cdd raises); ``method="lp"`` uses
+        HiGHS (see :mod:`polytopes.redundancy`). The empty set gives ``Polytope.empty(n)``.
+        """
+        if method not in ("cdd", "lp"):
+            raise PolytopeError(f"method: expected 'cdd' or 'lp', got {method!r}")
+        h = self._h()
+        if redundancy.is_empty(*h):
+            return Polytope.empty(self.dim)
+        if method == "cdd":
+            try:
+                A, b, C, d = cdd_io.canonicalize(*h)
+                return Polytope(*redundancy.canonical_form(A, b, C, d))
+            except (RuntimeError, ValueError):
+                pass
+        return Polytope(*redundancy.reduce_lp(*h))
+
+    def project(self, keep: Sequence[int], method: str = "auto",
+                max_rows: int | None = None) -> "Polytope":
+        """Projection onto the coordinates ``keep`` (in that order); see
+        :func:`polytopes.projection.project` for methods and errors. The result is reduced."""
+        from .projection import project
+        return project(self, keep, method, max_rows)
+
