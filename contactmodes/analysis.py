@@ -59,8 +59,10 @@ class AnalysisResult:
     system : the analysed :class:`~contactmodes.system.ContactSystem`.
     enumeration : the :class:`~contactmodes.modes.Enumeration` (always for all modes).
     modes : mode string → :class:`ModeAnalysis`, in analysis order.
-    overlaps : ``(mode_a, mode_b)`` (``a`` before ``b`` in analysis order) → the reduced
-        intersection ``T_a ∩ T_b``, for feasible pairs whose intersection is non-empty (III-G.1).
+    overlaps : ``(mode_a, mode_b)`` (``a`` before ``b`` in analysis order) → the intersection
+        ``T_a ∩ T_b`` (stacked inequalities, independent equalities; *not* reduced — call
+        ``.reduce()`` when a minimal form is needed), for feasible pairs whose intersection is
+        non-empty (III-G.1).
     task : whether task constraints were applied.
     timing : seconds: ``"enumerate"``, ``"modes"``, ``"overlaps"``.
     """
@@ -143,7 +145,8 @@ def _validate_modes(system: ContactSystem, modes) -> list[str]:
     return out
 
 
-def analyze(system: ContactSystem, modes=None, task: bool = True, method: str = "auto") -> AnalysisResult:
+def analyze(system: ContactSystem, modes=None, task: bool = True, method: str = "auto",
+            compute_overlaps: bool = True) -> AnalysisResult:
     """Run Sec. III on ``system``.
 
     Parameters
@@ -153,14 +156,19 @@ def analyze(system: ContactSystem, modes=None, task: bool = True, method: str = 
         reported, and each mode records whether it survived it).
     task : include task constraints (eqs. 15–18).
     method : projection method passed to :meth:`polytopes.Polytope.project`.
+    compute_overlaps : compute the pairwise ``T_c`` intersections (one LP per pair of feasible
+        modes — the dominant cost for many modes); when ``False``, ``overlaps`` is empty.
 
     Raises
     ------
     ApproachingContactError
         When a contact approaches (no solution without an impact law).
     ContactModelError
-        When ``modes`` contains something that is not a mode of this system.
+        When ``modes`` contains something that is not a mode of this system, or the system has
+        no actuators (``n_τ = 0``).
     """
+    if system.n_tau == 0:
+        raise ContactModelError("torques: the system has no actuators; torque domains T_c need at least one")
     timing: dict[str, float] = {}
     selected = None if modes is None else _validate_modes(system, modes)
     t0 = time.perf_counter()
@@ -182,9 +190,9 @@ def analyze(system: ContactSystem, modes=None, task: bool = True, method: str = 
     t0 = time.perf_counter()
     overlaps: dict[tuple[str, str], Polytope] = {}
     feasible = [m for m in selected if results[m].feasible]
-    for a, b in itertools.combinations(feasible, 2):
+    for a, b in itertools.combinations(feasible if compute_overlaps else [], 2):
         inter = _intersect(results[a].T, results[b].T)
         if inter is not None and not inter.is_empty():
-            overlaps[(a, b)] = inter.reduce()
+            overlaps[(a, b)] = inter
     timing["overlaps"] = time.perf_counter() - t0
     return AnalysisResult(system, enumeration, results, overlaps, task, timing)

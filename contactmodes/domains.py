@@ -21,6 +21,7 @@ import numpy as np
 from polytopes import Polytope
 
 from . import tolerances
+from .errors import ContactModelError
 from .response import ModeResponse, solve_response
 from .system import ContactSystem
 
@@ -91,8 +92,14 @@ def mode_domain(system: ContactSystem, mode: str, task: bool = True, method: str
                 response: ModeResponse | None = None) -> ModeDomain:
     """Compute ``D_c`` and ``T_c`` of ``mode`` (Sec. III-E); ``method`` is passed to ``project``.
 
+    Raises :class:`~contactmodes.errors.ContactModelError` for a system without actuators.
     A precomputed ``response`` (for the same ``task``) may be passed to avoid recomputation.
     """
+    if system.n_tau == 0:
+        raise ContactModelError(
+            "torques: the system has no actuators; torque domains T_c need at least one "
+            "(polytopes has no 0-dimensional sets)"
+        )
     timing: dict[str, float] = {}
     t0 = time.perf_counter()
     if response is None:

@@ -182,7 +182,9 @@ def acceleration_feasible(system: ContactSystem, mode: str) -> bool:
     ``True`` iff some ``q̈`` satisfies the equalities of eq. (7) and the inequalities of eq. (9)
     *strictly*: the maximal common slack ``s`` (capped at 1) exceeds
     ``STRICT_MARGIN · max(1, max|J|, max|J̇q̇|)``. Only contacts whose velocity is zero in the
-    relevant direction (:func:`velocity_is_zero`) contribute inequality rows.
+    relevant direction (:func:`velocity_is_zero`) contribute inequality rows; the equalities of
+    ``F`` (both rows) and ``L``/``R`` (normal row) are imposed whatever the velocity (a mode that
+    Table III excludes is never passed here by :func:`enumerate_modes`).
     """
     scale = max(1.0, float(np.abs(system.J).max(initial=0.0)), float(np.abs(system.Jdot_qdot).max(initial=0.0)))
     return strict_slack(system, mode) > tolerances.STRICT_MARGIN * scale

@@ -6,11 +6,12 @@ Three methods:
     Ours. Equalities are eliminated first by substitution (Gaussian pivot on the largest
     coefficient); the remaining variables are eliminated one at a time, always the one minimizing
     ``#pos * #neg`` (ties: smallest net growth). After each step: exact/scaled duplicate removal,
-    Chernikov's rule with Imbert's refinement (a combined row whose history of original rows
-    holds more than ``1 + |E|`` rows, ``E`` the variables *effectively* eliminated while producing
-    it, is redundant; Imbert 1990, "Fourier's elimination: which to choose?", Theorem 1;
-    Chernikov 1965), and an LP redundancy removal once the system exceeds
-    ``tolerances.FM_LP_PRUNE_ROWS`` rows.
+    Chernikov's rule in Imbert's form (a combined row whose history of original rows holds more
+    than ``1 + |E ∪ I|`` rows is redundant, ``E`` and ``I`` the variables effectively and
+    implicitly eliminated while producing it, i.e. those occurring in its history rows but not in
+    it; Imbert 1990, "Fourier's elimination: which to choose?"; Chernikov 1965), and an LP
+    redundancy removal once the system exceeds ``tolerances.FM_LP_PRUNE_ROWS`` rows, after which
+    histories restart from the pruned (exact) system.
 ``"block_elimination"``
     cddlib's block elimination (dual double description).
 ``"vertex"``
@@ -73,16 +74,33 @@ def _substitute_equalities(A, b, C, d, elim: np.ndarray):
     return A, b, C, d, elim
 
 
-def _drop_dups(A, b, H, E):
+def _budget(n_rows: int, max_rows: int, j: int):
+    raise ProjectionBudgetError(
+        f"max_rows: Fourier-Motzkin would hold {n_rows} rows (> {max_rows}) after eliminating "
+        f"variable {j}; use method='block_elimination' or method='vertex'")
+
+
+def _restart(A, b):
+    """Treat ``A x <= b`` as the original system: histories = identity, supports of its rows."""
+    A, b = _normalize_maxabs(A, b)
+    A[np.abs(A) <= tol.COEF_ZERO_TOL] = 0.0
+    H = np.eye(A.shape[0], dtype=bool)
+    A, b, H = _drop_dups(A, b, H)
+    H = np.eye(A.shape[0], dtype=bool)
+    S = (A != 0).astype(np.int64)
+    return A, b, H, S
+
+
+def _drop_dups(A, b, H):
     if A.shape[0] == 0:
-        return A, b, H, E
+        return A, b, H
     key = np.round(A, tol.DUPLICATE_DECIMALS) + 0.0
     order = np.lexsort((H.sum(axis=1), b) + tuple(key.T[::-1]))
     ks = key[order]
     first = np.ones(len(order), dtype=bool)
     first[1:] = np.any(ks[1:] != ks[:-1], axis=1)
     keep = np.sort(order[first])
-    return A[keep], b[keep], H[keep], E[keep]
+    return A[keep], b[keep], H[keep]
 
 
 def fourier_motzkin(A: np.ndarray, b: np.ndarray, C: np.ndarray, d: np.ndarray,
@@ -117,10 +135,7 @@ def fourier_motzkin(A: np.ndarray, b: np.ndarray, C: np.ndarray, d: np.ndarray,
         return _empty()
     A, b = _normalize_maxabs(A, b)
     A[np.abs(A) <= tol.COEF_ZERO_TOL] = 0.0
-    m = A.shape[0]
-    H = np.eye(m, dtype=bool)          # history: original rows combined into each row
-    E = np.zeros((m, n), dtype=bool)   # variables effectively eliminated for each row
-    A, b, H, E = _drop_dups(A, b, H, E)
+    A, b, H, S = _restart(A, b)
     while np.any(todo):
         cand = np.flatnonzero(todo)
         pos = A[:, cand] > 0
@@ -134,18 +149,20 @@ def fourier_motzkin(A: np.ndarray, b: np.ndarray, C: np.ndarray, d: np.ndarray,
         Nn = np.flatnonzero(A[:, j] < 0)
         Z = np.flatnonzero(A[:, j] == 0)
         if P.size == 0 or Nn.size == 0:
-            A, b, H, E = A[Z], b[Z], H[Z], E[Z]
+            A, b, H = A[Z], b[Z], H[Z]
             continue
+        # Imbert's rule: keep a combination only if |H| <= 1 + |vars that vanished from it|;
+        # vanished vars are a subset of the support of its history rows (cheap pre-filter)
         Hp, Hn = H[P].astype(np.int64), H[Nn].astype(np.int64)
         hsize = Hp.sum(1)[:, None] + Hn.sum(1)[None, :] - Hp @ Hn.T
-        Ep, En = E[P].astype(np.int64), E[Nn].astype(np.int64)
-        esize = Ep.sum(1)[:, None] + En.sum(1)[None, :] - Ep @ En.T + 1
-        ok = hsize <= esize + 1
-        n_new = int(ok.sum()) + Z.size
-        if n_new > max_rows:
-            raise ProjectionBudgetError(
-                f"max_rows: Fourier-Motzkin would hold {n_new} rows (> {max_rows}) after "
-                f"eliminating variable {j}; use method='block_elimination' or method='vertex'")
+        Sp = (Hp @ S) > 0
+        Sn = (Hn @ S) > 0
+        Sp_, Sn_ = Sp.astype(np.int64), Sn.astype(np.int64)
+        ssize = Sp_.sum(1)[:, None] + Sn_.sum(1)[None, :] - Sp_ @ Sn_.T
+        ok = hsize <= ssize + 1
+        n_pre = int(ok.sum()) + Z.size
+        if n_pre > tol.FM_PREFILTER_FACTOR * max_rows:
+            _budget(n_pre, max_rows, j)
         ip, iq = np.nonzero(ok)
         p, q = P[ip], Nn[iq]
         lam, mu = -A[q, j], A[p, j]
@@ -153,10 +170,13 @@ def fourier_motzkin(A: np.ndarray, b: np.ndarray, C: np.ndarray, d: np.ndarray,
         newb = lam * b[p] + mu * b[q]
         newA[:, j] = 0.0
         newH = H[p] | H[q]
-        newE = E[p] | E[q]
-        newE[:, j] = True
         newA, newb = _normalize_maxabs(newA, newb)
         newA[np.abs(newA) <= tol.COEF_ZERO_TOL] = 0.0
+        vanished = (Sp[ip] | Sn[iq]) & (newA == 0)
+        exact = newH.sum(1) <= vanished.sum(1) + 1
+        newA, newb, newH = newA[exact], newb[exact], newH[exact]
+        if Z.size + newA.shape[0] > max_rows:
+            _budget(Z.size + newA.shape[0], max_rows, j)
         zero = ~np.any(newA != 0, axis=1)
         scale = max(1.0, float(np.max(np.abs(b)))) if b.size else 1.0
         if np.any(newb[zero] < -tol.FEASIBILITY_TOL * scale):
@@ -165,13 +185,13 @@ def fourier_motzkin(A: np.ndarray, b: np.ndarray, C: np.ndarray, d: np.ndarray,
         A = np.vstack([A[Z], newA[nz]])
         b = np.concatenate([b[Z], newb[nz]])
         H = np.vstack([H[Z], newH[nz]])
-        E = np.vstack([E[Z], newE[nz]])
-        A, b, H, E = _drop_dups(A, b, H, E)
+        A, b, H = _drop_dups(A, b, H)
         if A.shape[0] > tol.FM_LP_PRUNE_ROWS:
             keep = _lp_prune(A, b, C, d)
             if keep is None:
                 return _empty()
-            A, b, H, E = A[keep], b[keep], H[keep], E[keep]
+            # the pruned system is an exact representation: restart histories from it
+            A, b, H, S = _restart(A[keep], b[keep])
     A, C = A[:, keep_cols], C[:, keep_cols]
     return A + 0.0, b + 0.0, C + 0.0, d + 0.0
 

@@ -39,8 +39,14 @@ are then multiplied by the problem scale ``max(1, max_i |b_i| / ||a_i||)`` (see
 ``FM_LP_PRUNE_ROWS``
     Fourier–Motzkin runs an LP redundancy removal on an intermediate system once it holds more
     rows than this (cheap duplicate and Chernikov/Imbert pruning always run).
+``FM_PREFILTER_FACTOR``
+    Fourier–Motzkin gives up (budget error) when the pairs surviving the cheap Imbert pre-filter
+    exceed ``FM_PREFILTER_FACTOR * max_rows`` (memory guard before forming the rows).
 ``AUTO_FM_MAX_ELIMINATED``, ``AUTO_VERTEX_MAX_DIM``
-    ``project(method="auto")`` uses Fourier–Motzkin when at most ``AUTO_FM_MAX_ELIMINATED``
+    ``project(method="auto")`` uses Fourier–Motzkin when at most ``FM_PREFILTER_FACTOR``
+    Fourier–Motzkin gives up (budget error) when the pairs surviving the cheap Imbert pre-filter
+    exceed ``FM_PREFILTER_FACTOR * max_rows`` (memory guard before forming the rows).
+``AUTO_FM_MAX_ELIMINATED``
     variables are eliminated, else vertex enumeration when the ambient dimension is at most
     ``AUTO_VERTEX_MAX_DIM``, else cdd block elimination.
 """
@@ -57,5 +63,6 @@ HIGHS_TOL: float = 1e-9
 CHEBYSHEV_RADIUS_CAP: float = 1.0
 DEFAULT_ROW_BUDGET: int = 20000
 FM_LP_PRUNE_ROWS: int = 64
+FM_PREFILTER_FACTOR: int = 20
 AUTO_FM_MAX_ELIMINATED: int = 2
 AUTO_VERTEX_MAX_DIM: int = 8
