@@ -92,3 +92,11 @@ def block_eliminate(A, b, C, d, eliminate):
     if len(out.array) == 0:
         return np.zeros((0, n_left)), np.zeros(0), np.zeros((0, n_left)), np.zeros(0)
     return h_from_cdd(out)
+
+
+def irredundant_rows(A, b, C, d) -> np.ndarray:
+    """Indices of the inequality rows of ``A x <= b`` that cdd's redundancy removal keeps
+    (equalities ``C x = d`` take part but are not reported)."""
+    mat = h_to_cdd(A, b, C, d)
+    redundant, _ = cdd.matrix_redundancy_remove(mat)
+    return np.array([i for i in range(A.shape[0]) if i not in redundant], dtype=int)

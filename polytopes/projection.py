@@ -10,7 +10,7 @@ Three methods:
     than ``1 + |E ∪ I|`` rows is redundant, ``E`` and ``I`` the variables effectively and
     implicitly eliminated while producing it, i.e. those occurring in its history rows but not in
     it; Imbert 1990, "Fourier's elimination: which to choose?"; Chernikov 1965), and an LP
-    redundancy removal once the system exceeds ``tolerances.FM_LP_PRUNE_ROWS`` rows, after which
+    redundancy removal (cdd, HiGHS fallback) once the system exceeds ``tolerances.FM_LP_PRUNE_ROWS`` rows, after which
     histories restart from the pruned (exact) system.
 ``"block_elimination"``
     cddlib's block elimination (dual double description).
@@ -197,9 +197,16 @@ def fourier_motzkin(A: np.ndarray, b: np.ndarray, C: np.ndarray, d: np.ndarray,
 
 
 def _lp_prune(A, b, C, d):
-    """Indices of rows to keep (implicit equalities and irredundant rows), ``None`` if empty."""
+    """Indices of rows to keep (implicit equalities and irredundant rows), ``None`` if empty.
+
+    cddlib's redundancy removal (LPs in C, no per-LP Python overhead) is tried first; the HiGHS
+    path of :mod:`polytopes.redundancy` is the fallback when cdd raises."""
     if redundancy.is_empty(A, b, C, d):
         return None
+    try:
+        return cdd_io.irredundant_rows(A, b, C, d)
+    except (RuntimeError, ValueError):
+        pass
     h = redundancy.affine_hull(A, b, C, d)
     rest = np.flatnonzero(~h.implicit)
     Az = A[rest] @ h.N
