@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 
 import networkx as nx
 import numpy as np
-from scipy.optimize import linprog
+from polytopes import lp
 
 from . import tolerances
 from .errors import ApproachingContactError, ContactModelError
@@ -140,7 +140,7 @@ def strict_slack(system: ContactSystem, mode: str) -> float:
 
     Returns ``1.0`` when there are no inequality rows and the equalities are consistent. The
     equalities are eliminated first (least squares + null space, which is robust to redundant rows);
-    the remaining LP is solved with HiGHS.
+    the remaining LP is solved by :func:`polytopes.lp.solve`.
     """
     E, e, G, g = acceleration_rows(system, mode)
     n_q = system.n_q
@@ -170,10 +170,10 @@ def strict_slack(system: ContactSystem, mode: str) -> float:
     cost[-1] = -1.0
     A_ub = np.hstack([-GZ, np.ones((G.shape[0], 1))])
     bounds = [(None, None)] * n_y + [(None, 1.0)]
-    res = linprog(cost, A_ub=A_ub, b_ub=base, bounds=bounds, method="highs")
-    if res.status != 0:  # pragma: no cover - bounded by construction
-        raise RuntimeError(f"acceleration LP failed for mode {mode!r}: {res.message}")
-    return float(-res.fun)
+    status, _, fun = lp.solve(cost, A_ub, base, bounds=bounds)
+    if status != lp.OPTIMAL:  # pragma: no cover - bounded (s <= 1) and feasible (s -> -inf) by construction
+        raise RuntimeError(f"acceleration LP failed for mode {mode!r} (status {status})")
+    return float(-fun)
 
 
 def acceleration_feasible(system: ContactSystem, mode: str) -> bool:

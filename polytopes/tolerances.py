@@ -43,12 +43,13 @@ are then multiplied by the problem scale ``max(1, max_i |b_i| / ||a_i||)`` (see
     Fourier–Motzkin gives up (budget error) when the pairs surviving the cheap Imbert pre-filter
     exceed ``FM_PREFILTER_FACTOR * max_rows`` (memory guard before forming the rows).
 ``AUTO_FM_MAX_ELIMINATED``, ``AUTO_VERTEX_MAX_DIM``
-    ``project(method="auto")`` uses Fourier–Motzkin when at most ``FM_PREFILTER_FACTOR``
-    Fourier–Motzkin gives up (budget error) when the pairs surviving the cheap Imbert pre-filter
-    exceed ``FM_PREFILTER_FACTOR * max_rows`` (memory guard before forming the rows).
-``AUTO_FM_MAX_ELIMINATED``
+    ``project(method="auto")`` uses Fourier–Motzkin when at most ``AUTO_FM_MAX_ELIMINATED``
     variables are eliminated, else vertex enumeration when the ambient dimension is at most
     ``AUTO_VERTEX_MAX_DIM``, else cdd block elimination.
+``LP_SMALL_ROWS``, ``LP_SMALL_COLS``
+    Linear programs up to this many rows and variables go to cddlib's dense simplex (no per-call
+    set-up cost); larger ones to HiGHS (:func:`polytopes.lp.solve`). A size rule, not a tolerance,
+    kept here with the other numeric settings.
 """
 
 FEASIBILITY_TOL: float = 1e-9
@@ -66,3 +67,5 @@ FM_LP_PRUNE_ROWS: int = 64
 FM_PREFILTER_FACTOR: int = 20
 AUTO_FM_MAX_ELIMINATED: int = 2
 AUTO_VERTEX_MAX_DIM: int = 8
+LP_SMALL_ROWS: int = 400
+LP_SMALL_COLS: int = 60
