@@ -10,6 +10,8 @@ from __future__ import annotations
 import cdd
 import numpy as np
 
+from . import tolerances as tol
+
 from .errors import PolytopeError
 
 
@@ -63,7 +65,10 @@ def generators(A, b, C, d) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     arr = np.array(g.array, dtype=float).reshape(-1, n + 1)
     lin = np.zeros(arr.shape[0], dtype=bool)
     lin[list(g.lin_set)] = True
-    is_v = (arr[:, 0] != 0) & ~lin
+    # cddlib's floating-point arithmetic can leave a ray with a homogenizing coordinate of ~1e-17
+    # instead of 0 (seen on a massless-leg domain): classify relative to the row's size.
+    size = np.maximum(1.0, np.abs(arr[:, 1:]).max(axis=1, initial=0.0))
+    is_v = (np.abs(arr[:, 0]) > tol.COEF_ZERO_TOL * size) & ~lin
     V = arr[is_v, 1:] / arr[is_v, :1]
     R = arr[~is_v & ~lin, 1:]
     L = arr[lin, 1:]
