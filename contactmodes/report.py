@@ -14,6 +14,9 @@ from typing import Any
 
 __all__ = ["format_bound", "format_table"]
 
+#: Display only: numbers smaller than this in magnitude print as 0 (no "-0", no "1e-17").
+DISPLAY_ZERO = 1e-12
+
 
 def format_bound(lo: float, hi: float) -> str:
     """Format an interval ``[lo, hi]`` compactly, with ``-inf``/``inf`` for unbounded sides."""
@@ -21,7 +24,7 @@ def format_bound(lo: float, hi: float) -> str:
     def one(v: float) -> str:
         if math.isinf(v):
             return "inf" if v > 0 else "-inf"
-        return f"{v:.4g}"
+        return f"{0.0 if abs(v) < DISPLAY_ZERO else v:.4g}"
 
     if math.isfinite(lo) and math.isfinite(hi) and abs(hi - lo) <= 1e-9 * max(1.0, abs(lo), abs(hi)):
         return f"={one(lo)}"

@@ -26,7 +26,8 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from .polytope import Polytope, PolytopeError
+from .errors import PolytopeError
+from .polytope import Polytope
 
 __all__ = [
     "difference",
