@@ -9,6 +9,7 @@ from __future__ import annotations
 import itertools
 import time
 from dataclasses import dataclass, field
+from typing import Callable
 
 import numpy as np
 
@@ -146,7 +147,8 @@ def _validate_modes(system: ContactSystem, modes) -> list[str]:
 
 
 def analyze(system: ContactSystem, modes=None, task: bool = True, method: str = "auto",
-            compute_overlaps: bool = True) -> AnalysisResult:
+            compute_overlaps: bool = True,
+            progress: Callable[[int, int, str], None] | None = None) -> AnalysisResult:
     """Run Sec. III on ``system``.
 
     Parameters
@@ -156,6 +158,8 @@ def analyze(system: ContactSystem, modes=None, task: bool = True, method: str = 
         reported, and each mode records whether it survived it).
     task : include task constraints (eqs. 15–18).
     method : projection method passed to :meth:`polytopes.Polytope.project`.
+    progress : optional callback ``progress(done, total, mode)`` called after each mode's
+        domain (the CLI uses it for a periodic progress line on long analyses).
     compute_overlaps : compute the pairwise ``T_c`` intersections (one LP per pair of feasible
         modes — the dominant cost for many modes); when ``False``, ``overlaps`` is empty.
 
@@ -179,8 +183,10 @@ def analyze(system: ContactSystem, modes=None, task: bool = True, method: str = 
 
     t0 = time.perf_counter()
     results: dict[str, ModeAnalysis] = {}
-    for m in selected:
+    for i, m in enumerate(selected):
         dom = mode_domain(system, m, task=task, method=method)
+        if progress is not None:
+            progress(i + 1, len(selected), m)
         results[m] = ModeAnalysis(
             mode=m, response=dom.response, domain=dom, D=dom.D, T=dom.T, feasible=dom.feasible,
             kinematically_feasible=m in surviving, timing=dict(dom.timing),
