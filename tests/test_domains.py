@@ -11,26 +11,9 @@ from contactmodes.analysis import analyze
 from contactmodes.domains import mode_domain
 from contactmodes.errors import ApproachingContactError, ContactModelError
 from contactmodes.system import ContactSystem, LinearConstraint
+from hand_systems import G_, M_, MU, point_between_floor_and_ceiling, point_on_ground
 
-M_, G_, MU = 2.0, 9.81, 0.5
 LIM = MU * M_ * G_  # 9.81 N: the largest horizontal force friction can hold
-
-
-def point_on_ground(v=(0.0, 0.0), constraints=()):
-    return ContactSystem(
-        M=M_ * np.eye(2), h=[0.0, M_ * G_], S=[[1.0], [0.0]], J=np.eye(2), Jdot_qdot=[0.0, 0.0],
-        v_contact=list(v), mu=[MU], coordinates=["x", "y"], torques=["fx"], contacts=["ground"],
-        constraints=tuple(constraints),
-    )
-
-
-def point_between_floor_and_ceiling():
-    J = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0], [0.0, -1.0]])
-    return ContactSystem(
-        M=M_ * np.eye(2), h=[0.0, M_ * G_], S=np.eye(2), J=J, Jdot_qdot=np.zeros(4),
-        v_contact=np.zeros(4), mu=[MU, MU], coordinates=["x", "y"], torques=["fx", "fy"],
-        contacts=["floor", "ceiling"],
-    )
 
 
 def table_two_legs():

@@ -15,26 +15,7 @@ from contactmodes.modes import (
 )
 from contactmodes.system import ContactSystem
 
-M_, G_, MU = 2.0, 9.81, 0.5
-
-
-def point_on_ground(v=(0.0, 0.0), v0=None, mu=MU):
-    """Point mass (x, y) on the floor y = 0: t = +x, n = +y; horizontal force actuator."""
-    return ContactSystem(
-        M=M_ * np.eye(2), h=[0.0, M_ * G_], S=[[1.0], [0.0]], J=np.eye(2), Jdot_qdot=[0.0, 0.0],
-        v_contact=list(v), mu=[mu], coordinates=["x", "y"], torques=["fx"], contacts=["ground"],
-        v0=v0,
-    )
-
-
-def point_between_floor_and_ceiling():
-    """Point touching the floor (n = +y, t = +x) and the ceiling (n = −y, t = (n_y, −n_x) = −x)."""
-    J = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0], [0.0, -1.0]])
-    return ContactSystem(
-        M=M_ * np.eye(2), h=[0.0, M_ * G_], S=np.eye(2), J=J, Jdot_qdot=np.zeros(4),
-        v_contact=np.zeros(4), mu=[MU, MU], coordinates=["x", "y"], torques=["fx", "fy"],
-        contacts=["floor", "ceiling"],
-    )
+from hand_systems import G_, M_, MU, point_between_floor_and_ceiling, point_on_ground
 
 
 def test_at_rest_all_modes_survive():

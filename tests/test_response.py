@@ -10,15 +10,7 @@ from contactmodes.modes import all_modes
 from contactmodes.response import mode_equations, numerical_rank, solve_response
 from contactmodes.system import ContactSystem, LinearConstraint
 
-M_, G_, MU = 2.0, 9.81, 0.5
-
-
-def point_on_ground(constraints=(), v=(0.0, 0.0)):
-    return ContactSystem(
-        M=M_ * np.eye(2), h=[0.0, M_ * G_], S=[[1.0], [0.0]], J=np.eye(2), Jdot_qdot=[0.0, 0.0],
-        v_contact=list(v), mu=[MU], coordinates=["x", "y"], torques=["fx"], contacts=["ground"],
-        constraints=tuple(constraints),
-    )
+from hand_systems import G_, M_, MU, point_between_floor_and_ceiling, point_on_ground
 
 
 def point_in_corner():
@@ -28,15 +20,6 @@ def point_in_corner():
         M=M_ * np.eye(2), h=[0.0, M_ * G_], S=np.eye(2), J=J, Jdot_qdot=np.zeros(4),
         v_contact=np.zeros(4), mu=[MU, MU], coordinates=["x", "y"], torques=["fx", "fy"],
         contacts=["floor", "wall"],
-    )
-
-
-def point_between_floor_and_ceiling():
-    J = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0], [0.0, -1.0]])
-    return ContactSystem(
-        M=M_ * np.eye(2), h=[0.0, M_ * G_], S=np.eye(2), J=J, Jdot_qdot=np.zeros(4),
-        v_contact=np.zeros(4), mu=[MU, MU], coordinates=["x", "y"], torques=["fx", "fy"],
-        contacts=["floor", "ceiling"],
     )
 
 
@@ -122,7 +105,7 @@ def test_case3_task_equality_restricts_torques():
     """Task ẍ = 0 while sliding L: τ + μ m g = 0 is the only admissible torque (case 3)."""
     task = LinearConstraint(kind="task", type="eq", qdd=[[1.0, 0.0]], f=[[0.0, 0.0]], tau=[[0.0]],
                             rhs=[0.0], name="xdd = 0")
-    s = point_on_ground([task])
+    s = point_on_ground(constraints=[task])
     r = solve_response(s, "L")
     assert r.rank_case == 3 and r.n_w == 0 and r.consistent
     assert r.tau_C.shape == (1, 1)
@@ -136,7 +119,7 @@ def test_inconsistent_mode_has_no_domain():
     """Task f_n = 0 while fixed: dynamics force f_n = m g whatever τ is ⇒ no τ admissible."""
     task = LinearConstraint(kind="task", type="eq", qdd=[[0.0, 0.0]], f=[[0.0, 1.0]], tau=[[0.0]],
                             rhs=[0.0])
-    s = point_on_ground([task])
+    s = point_on_ground(constraints=[task])
     r = solve_response(s, "F")
     assert r.rank_case == 3 and not r.consistent
     dom = mode_domain(s, "F")
