@@ -131,6 +131,15 @@ def _intersect(P1: Polytope, P2: Polytope) -> Polytope | None:
     return Polytope(A, b, C, d)
 
 
+def _boxes_disjoint(box_a, box_b) -> bool:
+    """Whether two bounding boxes ``(lo, hi)`` are separated by more than the consistency
+    tolerance along some axis (then the sets they bound cannot intersect)."""
+    (lo_a, hi_a), (lo_b, hi_b) = box_a, box_b
+    finite = [v for v in (*lo_a, *hi_a, *lo_b, *hi_b) if np.isfinite(v)]
+    gap = tolerances.CONSISTENCY_RTOL * max(1.0, max((abs(v) for v in finite), default=0.0))
+    return bool(np.any(lo_a > hi_b + gap) or np.any(lo_b > hi_a + gap))
+
+
 def _validate_modes(system: ContactSystem, modes) -> list[str]:
     if isinstance(modes, str):
         raise ContactModelError(f"modes: expected a list of mode strings, got the string {modes!r}")
@@ -160,8 +169,8 @@ def analyze(system: ContactSystem, modes=None, task: bool = True, method: str = 
     method : projection method passed to :meth:`polytopes.Polytope.project`.
     progress : optional callback ``progress(done, total, mode)`` called after each mode's
         domain (the CLI uses it for a periodic progress line on long analyses).
-    compute_overlaps : compute the pairwise ``T_c`` intersections (one LP per pair of feasible
-        modes — the dominant cost for many modes); when ``False``, ``overlaps`` is empty.
+    compute_overlaps : compute the pairwise ``T_c`` intersections; when ``False``, ``overlaps`` is
+        empty. Pairs whose bounding boxes are disjoint are skipped; the others cost one LP each.
 
     Raises
     ------
@@ -195,8 +204,11 @@ def analyze(system: ContactSystem, modes=None, task: bool = True, method: str = 
 
     t0 = time.perf_counter()
     overlaps: dict[tuple[str, str], Polytope] = {}
-    feasible = [m for m in selected if results[m].feasible]
-    for a, b in itertools.combinations(feasible if compute_overlaps else [], 2):
+    feasible = [m for m in selected if results[m].feasible] if compute_overlaps else []
+    boxes = {m: results[m].T.bounding_box() for m in feasible}
+    for a, b in itertools.combinations(feasible, 2):
+        if _boxes_disjoint(boxes[a], boxes[b]):
+            continue  # separated along a coordinate axis: no LP needed
         inter = _intersect(results[a].T, results[b].T)
         if inter is not None and not inter.is_empty():
             overlaps[(a, b)] = inter

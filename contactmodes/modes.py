@@ -232,9 +232,13 @@ def mode_graph(modes: list[str]) -> nx.Graph:
     """Graph on ``modes`` with an edge between modes that differ at exactly one contact."""
     graph = nx.Graph()
     graph.add_nodes_from(modes)
-    for a, b in itertools.combinations(modes, 2):
-        if sum(x != y for x, y in zip(a, b)) == 1:
-            graph.add_edge(a, b)
+    present = set(modes)
+    for a in modes:  # neighbours by one-letter substitution: O(n k) instead of O(n² k)
+        for i, letter in enumerate(a):
+            for other in MODE_LETTERS:
+                b = a[:i] + other + a[i + 1:]
+                if other != letter and b in present:
+                    graph.add_edge(a, b)
     return graph
 
 
