@@ -1,0 +1,35 @@
+"""Planar RHex self-righting (flipping paper, Sec. IV): parameters, compliant simulator, rigid
+model, torque limits and the blind controller.
+
+Public API
+----------
+``RHexParams`` (:mod:`.params`); ``simulate``, ``initial_state``, ``ControlOutput``,
+``SimulationResult``, ``leg_kinematics``, ``energy``, ``STATE_LAYOUT`` (:mod:`.simulator`);
+``rigid_model``, ``rigid_system``, ``expand_mode`` (:mod:`.rigid_model`); ``torque_limits``,
+``torque_limit_polytope`` (:mod:`.limits`); ``BlindController``, ``M1``, ``M2``,
+``max_thrust_fixed_mode`` (:mod:`.blind`).
+"""
+
+from .blind import M1, M2, BlindController, max_thrust_fixed_mode
+from .limits import torque_bound, torque_limit_polytope, torque_limits
+from .params import RHexParams
+from .rigid_model import RigidModel, expand_mode, rigid_model, rigid_system
+from .simulator import (
+    STATE_LAYOUT,
+    ControlOutput,
+    LegKinematics,
+    SimulationResult,
+    energy,
+    initial_state,
+    leg_kinematics,
+    simulate,
+)
+
+__all__ = [
+    "M1", "M2", "BlindController", "max_thrust_fixed_mode",
+    "torque_bound", "torque_limit_polytope", "torque_limits",
+    "RHexParams",
+    "RigidModel", "expand_mode", "rigid_model", "rigid_system",
+    "STATE_LAYOUT", "ControlOutput", "LegKinematics", "SimulationResult", "energy", "initial_state",
+    "leg_kinematics", "simulate",
+]

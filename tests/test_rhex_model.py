@@ -1,0 +1,53 @@
+"""Rigid RHex model (flipping paper, Sec. IV-B.1) against the compliant simulator; torque limits."""
+
+import numpy as np
+import pytest
+
+from contactmodes.response import solve_response
+from controllers.rhex import (RHexParams, initial_state, rigid_model, simulate, torque_limit_polytope,
+                              torque_limits)
+from controllers.rhex.rigid_model import PITCH_INDEX, expand_mode
+
+P = RHexParams()
+
+
+def test_rigid_model_at_rest():
+    m = rigid_model(initial_state(P), P)
+    assert m.contacts == ("body", "toe1", "toe2", "toe3")
+    assert np.allclose(m.mechanism.contact_gaps(m.q), 0.0, atol=1e-12)
+    assert np.allclose(m.system.M[3:], 0.0)  # massless legs: rows are the moment balance (36)
+    assert np.allclose(m.system.v_contact, 0.0)
+    assert m.system.coordinates == ("x", "y", "theta", "phi1", "phi2", "phi3")
+    assert len(m.system.constraints) == 1 and m.system.constraints[0].kind == "task"
+
+
+def test_lifted_toe_is_omitted():
+    s = initial_state(P)
+    s[11] = 0.02  # front toe 2 cm up
+    m = rigid_model(s, P)
+    assert m.contacts == ("body", "toe1", "toe2")
+    assert expand_mode("RFL", m.contacts) == "RFLS"
+
+
+def test_rigid_pitch_acceleration_matches_simulator_in_sticking_configuration():
+    """Held torque; the rigid prediction in the simulated mode at t = 30 ms (rear toe stuck) vs the
+    simulator's mean θ̈ over the next 10 ms. Tolerance 15 rad/s² (paper's Table V RMSEs: 6.7–11.6)."""
+    tau = np.array([-10.0, -10.0, -10.0])
+    r = simulate(lambda t, s, p: tau, P, duration=0.05)
+    k = 30
+    mode = r.sim_modes[k]
+    assert mode[1] == "F"  # rear toe sticking
+    model = rigid_model(r.states[k], P, task=False)
+    resp = solve_response(model.system, mode, task=False)
+    pred = float(resp.P_q[PITCH_INDEX] @ tau + resp.r_q[PITCH_INDEX])
+    meas = (r.states[k + 10, 5] - r.states[k, 5]) / 0.01
+    assert abs(pred - meas) < 15.0, (pred, meas, mode)
+
+
+def test_torque_limits():
+    lo, hi = torque_limits([0.0, 21.55, -50.0], P)
+    assert np.allclose(hi, [16.2, 8.1, 0.0]) and np.allclose(lo, -hi)
+    box = torque_limit_polytope([0.0, 0.0, 0.0], P)
+    assert box.contains([16.2, -16.2, 0.0]) and not box.contains([16.3, 0.0, 0.0])
+    with pytest.raises(ValueError):
+        torque_limits([0.0, 1.0], P)
