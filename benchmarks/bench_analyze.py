@@ -48,13 +48,16 @@ def median_ms(fn, repeat: int) -> float:
 
 
 def cdd_direct_projection(P: Polytope, keep: list[int]):
-    """The peer: pycddlib's block elimination on the raw ``[b, -A]`` matrix, no wrapper logic."""
+    """The peer: pycddlib's block elimination on the raw ``[b, -A]`` matrix followed by cdd's
+    canonicalization (so both sides return a minimal H-representation), no wrapper logic."""
     rows = np.hstack([P.b[:, None], -P.A])
     eq = np.hstack([P.d[:, None], -P.C])
     mat = cdd.matrix_from_array(np.vstack([rows, eq]).tolist(), rep_type=cdd.RepType.INEQUALITY,
                                 lin_set=set(range(len(rows), len(rows) + len(eq))))
     drop = {j + 1 for j in range(P.dim) if j not in keep}
-    return cdd.block_elimination(mat, drop)
+    out = cdd.block_elimination(mat, drop)
+    cdd.matrix_canonicalize(out)  # minimal H-representation, as our methods return
+    return out
 
 
 def tulip_projection():
