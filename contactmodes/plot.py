@@ -7,7 +7,9 @@ hatched, the unambiguous sets ``T*_c`` are outlined in black, and torques for wh
 solution (inconsistency) are shaded red.
 
 Unbounded sets are clipped to the plotting box; lower-dimensional sets (points, segments) are
-drawn as markers and lines.
+drawn as markers and lines. Overlaps are hatched only where they have positive area (2-D) or
+length (1-D): overlaps of measure zero — two sets touching along an edge — are not ambiguities
+under the closure convention of :mod:`polytopes.regions` and are not hatched.
 """
 
 from __future__ import annotations
@@ -128,7 +130,7 @@ def draw_domains(data: PlotData):
                 if other == m or clipped[other] is None:
                     continue
                 inter = T.intersect(clipped[other])
-                if not inter.is_empty():
+                if inter.affine_dimension() == 1:
                     c, d = inter.bounding_box()
                     ax.add_patch(Rectangle((float(c[0]), row - 0.3), max(float(d[0] - c[0]), 1e-9), 0.6,
                                            fill=False, hatch="///", edgecolor="k", lw=0))
@@ -159,7 +161,7 @@ def draw_domains(data: PlotData):
                 if clipped[a] is None or clipped[b] is None:
                     continue
                 inter = clipped[a].intersect(clipped[b])
-                if not inter.is_empty():
+                if inter.affine_dimension() == 2:  # measure-zero overlaps are not hatched
                     _draw_2d(ax, inter.reduce(), fill=False, hatch="///", edgecolor="k", lw=0.5)
         for m in modes:
             for piece in data.unambiguous.get(m, []):
