@@ -1,4 +1,14 @@
-"""Command-line interface: ``contactmodes analyze FILE [--mode MODE ...] [--no-task] [--json] [--output PATH]``.
+"""Command-line interface: ``contactmodes {analyze,plot,...} ...``.
+
+Subcommands: ``analyze`` and ``plot`` live here; packages layered above :mod:`contactmodes`
+(``controllers``) add theirs (``flip``, ``brace``) through the entry-point group
+``contactmodes.commands`` (declared in ``pyproject.toml``), so that imports keep going one way
+(``polytopes`` ← ``contactmodes`` ← ``controllers``). A command plugin is a module with
+``add_parser(sub) -> argparse.ArgumentParser`` that calls ``parser.set_defaults(run=func)``;
+``func(args) -> str | None`` returns the text for stdout (or ``--output``) and raises
+:class:`UserError`, :class:`~contactmodes.errors.ContactModelError` or
+:class:`~polytopes.PolytopeError` on user error. Files a command writes go through
+:func:`write_atomic`.
 
 User error (a malformed or invalid system file, an unknown mode, an approaching contact, an
 unwritable output path) prints one line on stderr and exits with status 2; nothing is written.
@@ -18,7 +28,9 @@ from polytopes import PolytopeError
 
 from .errors import ContactModelError
 
-__all__ = ["main", "build_parser"]
+__all__ = ["main", "build_parser", "write_atomic", "UserError", "COMMAND_GROUP"]
+
+COMMAND_GROUP = "contactmodes.commands"
 
 USAGE_ERROR = 2
 
@@ -43,7 +55,45 @@ def build_parser() -> argparse.ArgumentParser:
     an.add_argument("--output", metavar="PATH", help="write the output to PATH instead of stdout")
     an.add_argument("--method", default="auto", choices=["auto", "fourier_motzkin", "block_elimination", "vertex"],
                     help="projection method for T_c (default: auto)")
+    an.set_defaults(run=_analyze)
+    from . import cli_plot
+
+    cli_plot.add_parser(sub).set_defaults(run=cli_plot.run)
+    for plugin in _command_plugins():
+        plugin.add_parser(sub)
     return parser
+
+
+def _command_plugins() -> list:
+    """The modules registered under the ``contactmodes.commands`` entry-point group."""
+    from importlib.metadata import entry_points
+
+    return [ep.load() for ep in sorted(entry_points(group=COMMAND_GROUP), key=lambda e: e.name)]
+
+
+def write_atomic(path: str, write, option: str = "--output", mode: str = "w") -> None:
+    """Create ``path`` through ``write(tmp_path)`` then rename it into place: nothing partial.
+
+    Raises :class:`UserError` naming ``option`` when the directory does not exist or the file
+    cannot be written; any exception from ``write`` leaves no file behind.
+    """
+    directory = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(directory):
+        raise UserError(f"{option}: directory does not exist: {directory}")
+    suffix = os.path.splitext(path)[1] or ".tmp"
+    try:
+        fd, tmp = tempfile.mkstemp(dir=directory, prefix=".contactmodes-", suffix=suffix)
+        os.close(fd)
+    except OSError as exc:
+        raise UserError(f"{option}: cannot write {path}: {exc.strerror or exc}") from None
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    except OSError as exc:
+        raise UserError(f"{option}: cannot write {path}: {exc.strerror or exc}") from None
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
 
 
 def _write(text: str, path: str | None) -> None:
@@ -51,16 +101,12 @@ def _write(text: str, path: str | None) -> None:
     if path is None:
         sys.stdout.write(text)
         return
-    directory = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(directory):
-        raise UserError(f"--output: directory does not exist: {directory}")
-    try:
-        fd, tmp = tempfile.mkstemp(dir=directory, prefix=".contactmodes-", suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+
+    def write(tmp: str) -> None:
+        with open(tmp, "w", encoding="utf-8") as fh:
             fh.write(text)
-        os.replace(tmp, path)
-    except OSError as exc:
-        raise UserError(f"--output: cannot write {path}: {exc.strerror or exc}") from None
+
+    write_atomic(path, write)
 
 
 def _analyze(args: argparse.Namespace) -> str:
@@ -80,11 +126,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        if args.command == "analyze":
-            text = _analyze(args)
-        else:  # pragma: no cover - argparse rejects unknown commands
-            parser.error(f"unknown command {args.command}")
-        _write(text, args.output)
+        text = args.run(args)
+        if text is not None:
+            _write(text, getattr(args, "output", None))
     except (ContactModelError, PolytopeError, UserError) as exc:
         print(f"contactmodes: error: {exc}", file=sys.stderr)
         return USAGE_ERROR
