@@ -11,16 +11,14 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
-import numpy as np
 
 from polytopes import Polytope
 
-from . import tolerances
 
-from .domains import ModeDomain, mode_domain
+from .domains import ModeDomain, boxes_disjoint, intersect_domains, mode_domain
 from .errors import ContactModelError
 from .modes import MODE_LETTERS, Enumeration, enumerate_modes
-from .response import ModeResponse, numerical_rank
+from .response import ModeResponse
 from .system import ContactSystem
 
 SCHEMA = "contactmodes.analysis/1"
@@ -109,37 +107,6 @@ class AnalysisResult:
         }
 
 
-def _intersect(P1: Polytope, P2: Polytope) -> Polytope | None:
-    """``P1 ∩ P2`` with its equalities made independent first; ``None`` if they are inconsistent.
-
-    Stacking the equalities of two lower-dimensional sets often gives an over-determined but
-    consistent system, which LP solvers handle poorly; it is replaced by an orthonormal basis of
-    its rows (SVD, :func:`~contactmodes.response.numerical_rank`), or found inconsistent.
-    """
-    A = np.vstack([P1.A, P2.A])
-    b = np.concatenate([P1.b, P2.b])
-    C = np.vstack([P1.C, P2.C])
-    d = np.concatenate([P1.d, P2.d])
-    if C.shape[0]:
-        U, s, Vt = np.linalg.svd(C, full_matrices=True)
-        r = numerical_rank(s, C.shape)
-        resid = U[:, r:].T @ d
-        scale = max(1.0, float(np.abs(d).max(initial=0.0)))
-        if resid.size and float(np.abs(resid).max()) > tolerances.CONSISTENCY_RTOL * scale:
-            return None
-        C, d = Vt[:r], (U[:, :r].T @ d) / s[:r]
-    return Polytope(A, b, C, d)
-
-
-def _boxes_disjoint(box_a, box_b) -> bool:
-    """Whether two bounding boxes ``(lo, hi)`` are separated by more than the consistency
-    tolerance along some axis (then the sets they bound cannot intersect)."""
-    (lo_a, hi_a), (lo_b, hi_b) = box_a, box_b
-    finite = [v for v in (*lo_a, *hi_a, *lo_b, *hi_b) if np.isfinite(v)]
-    gap = tolerances.CONSISTENCY_RTOL * max(1.0, max((abs(v) for v in finite), default=0.0))
-    return bool(np.any(lo_a > hi_b + gap) or np.any(lo_b > hi_a + gap))
-
-
 def _validate_modes(system: ContactSystem, modes) -> list[str]:
     if isinstance(modes, str):
         raise ContactModelError(f"modes: expected a list of mode strings, got the string {modes!r}")
@@ -207,9 +174,9 @@ def analyze(system: ContactSystem, modes=None, task: bool = True, method: str = 
     feasible = [m for m in selected if results[m].feasible] if compute_overlaps else []
     boxes = {m: results[m].T.bounding_box() for m in feasible}
     for a, b in itertools.combinations(feasible, 2):
-        if _boxes_disjoint(boxes[a], boxes[b]):
+        if boxes_disjoint(boxes[a], boxes[b]):
             continue  # separated along a coordinate axis: no LP needed
-        inter = _intersect(results[a].T, results[b].T)
+        inter = intersect_domains(results[a].T, results[b].T)
         if inter is not None and not inter.is_empty():
             overlaps[(a, b)] = inter
     timing["overlaps"] = time.perf_counter() - t0

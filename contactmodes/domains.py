@@ -22,7 +22,7 @@ from polytopes import Polytope
 
 from . import tolerances
 from .errors import ContactModelError
-from .response import ModeResponse, solve_response
+from .response import ModeResponse, numerical_rank, solve_response
 from .system import ContactSystem
 
 
@@ -136,3 +136,34 @@ def mode_domain(system: ContactSystem, mode: str, task: bool = True, method: str
         w_varies = D.affine_dimension() > T.affine_dimension()
     timing["project"] = time.perf_counter() - t0
     return ModeDomain(mode, response, D, T, True, bool(w_varies), timing)
+
+
+def intersect_domains(P1: Polytope, P2: Polytope) -> Polytope | None:
+    """``P1 ∩ P2`` with its equalities made independent first; ``None`` if they are inconsistent.
+
+    Stacking the equalities of two lower-dimensional sets often gives an over-determined but
+    consistent system, which LP solvers handle poorly; it is replaced by an orthonormal basis of
+    its rows (SVD, :func:`~contactmodes.response.numerical_rank`), or found inconsistent.
+    """
+    A = np.vstack([P1.A, P2.A])
+    b = np.concatenate([P1.b, P2.b])
+    C = np.vstack([P1.C, P2.C])
+    d = np.concatenate([P1.d, P2.d])
+    if C.shape[0]:
+        U, s, Vt = np.linalg.svd(C, full_matrices=True)
+        r = numerical_rank(s, C.shape)
+        resid = U[:, r:].T @ d
+        scale = max(1.0, float(np.abs(d).max(initial=0.0)))
+        if resid.size and float(np.abs(resid).max()) > tolerances.CONSISTENCY_RTOL * scale:
+            return None
+        C, d = Vt[:r], (U[:, :r].T @ d) / s[:r]
+    return Polytope(A, b, C, d)
+
+
+def boxes_disjoint(box_a, box_b) -> bool:
+    """Whether two bounding boxes ``(lo, hi)`` are separated by more than the consistency
+    tolerance along some axis (then the sets they bound cannot intersect)."""
+    (lo_a, hi_a), (lo_b, hi_b) = box_a, box_b
+    finite = [v for v in (*lo_a, *hi_a, *lo_b, *hi_b) if np.isfinite(v)]
+    gap = tolerances.CONSISTENCY_RTOL * max(1.0, max((abs(v) for v in finite), default=0.0))
+    return bool(np.any(lo_a > hi_b + gap) or np.any(lo_b > hi_a + gap))

@@ -35,6 +35,8 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
+from polytopes import Polytope
+
 try:  # Python >= 3.11
     import tomllib
 except ModuleNotFoundError:  # pragma: no cover - Python 3.10
@@ -42,7 +44,7 @@ except ModuleNotFoundError:  # pragma: no cover - Python 3.10
 
 from .errors import ApproachingContactError, ContactModelError, SystemFileError
 from .mechanism import PlanarMechanism
-from .system import ContactSystem, LinearConstraint
+from .system import ContactSystem, Disturbance, LinearConstraint
 from .tolerances import GAP_ATOL
 
 __all__ = [
@@ -84,6 +86,7 @@ _TOP_KEYS = (
     "actuators",
     "state",
     "constraints",
+    "disturbance",
 )
 _FLOATING_COORDINATES = ("x", "y", "theta")
 _FLOATING_LINEAR = ("x", "y")
@@ -450,7 +453,12 @@ def parse_system(data: Mapping[str, Any], source: str = "<dict>") -> LoadedSyste
                 f"(tolerance GAP_ATOL = {GAP_ATOL:g} m)",
             )
 
-    system = _builder("state", mech.contact_system, q, qdot, constraints=tuple(constraints), name=name)
+    disturbance = None
+    if "disturbance" in top:
+        disturbance = _disturbance(_table(top["disturbance"], "disturbance"), coords)
+
+    system = _builder("state", mech.contact_system, q, qdot, constraints=tuple(constraints), name=name,
+                      disturbance=disturbance)
     return LoadedSystem(
         name=name,
         mechanism=mech,
@@ -465,7 +473,55 @@ def parse_system(data: Mapping[str, Any], source: str = "<dict>") -> LoadedSyste
 
 
 # ------------------------------------------------------------------------------------------------
-# state and constraints
+# state, disturbance and constraints
+
+
+def _numbers(value: Any, path: str, size: int | None = None) -> np.ndarray:
+    items = _array(value, path)
+    if size is not None and len(items) != size:
+        raise _fail(path, f"expected {size} numbers, got {len(items)}")
+    return np.array([_number(v, f"{path}[{i}]") for i, v in enumerate(items)], dtype=float)
+
+
+def _disturbance(table: Mapping[str, Any], coords: Sequence[str]) -> Disturbance:
+    """The ``[disturbance]`` table: ``coordinates`` plus either ``lower``/``upper`` (a box) or
+    ``A``/``b`` (``A δ <= b``); components in the generalized-force units of their coordinates."""
+    _keys(table, "disturbance", ("coordinates", "lower", "upper", "A", "b"), required=("coordinates",))
+    names = [_string(c, f"disturbance.coordinates[{i}]") for i, c in enumerate(_array(table["coordinates"], "disturbance.coordinates"))]
+    if not names:
+        raise _fail("disturbance.coordinates", "must name at least one coordinate")
+    for i, c in enumerate(names):
+        if c not in coords:
+            raise _fail(f"disturbance.coordinates[{i}]", f"unknown coordinate {c!r} (have {', '.join(coords)})")
+    if len(set(names)) != len(names):
+        raise _fail("disturbance.coordinates", "coordinates must be distinct")
+    n_d = len(names)
+    box = "lower" in table or "upper" in table
+    hrep = "A" in table or "b" in table
+    if box == hrep:
+        raise _fail("disturbance", "give either lower and upper (a box) or A and b (A delta <= b)")
+    if box:
+        for key in ("lower", "upper"):
+            if key not in table:
+                raise _fail(f"disturbance.{key}", "required key is missing (a box needs lower and upper)")
+        lo = _numbers(table["lower"], "disturbance.lower", n_d)
+        hi = _numbers(table["upper"], "disturbance.upper", n_d)
+        for i in range(n_d):
+            if lo[i] > hi[i]:
+                raise _fail(f"disturbance.lower[{i}]", f"must be <= upper[{i}], got {lo[i]} > {hi[i]}")
+        dset = Polytope.box(lo, hi)
+    else:
+        for key in ("A", "b"):
+            if key not in table:
+                raise _fail(f"disturbance.{key}", "required key is missing (an H-polytope needs A and b)")
+        rows = _array(table["A"], "disturbance.A")
+        A = np.array([_numbers(r, f"disturbance.A[{i}]", n_d) for i, r in enumerate(rows)]).reshape(len(rows), n_d)
+        b = _numbers(table["b"], "disturbance.b", len(rows))
+        dset = Polytope(A, b)
+    E = np.zeros((len(coords), n_d))
+    for j, c in enumerate(names):
+        E[list(coords).index(c), j] = 1.0
+    return _builder("disturbance", Disturbance, tuple(names), E, dset)
 
 
 def _state_vector(

@@ -39,7 +39,7 @@ import networkx as nx
 import numpy as np
 
 from .errors import ContactModelError
-from .system import ContactSystem, LinearConstraint
+from .system import ContactSystem, Disturbance, LinearConstraint
 
 __all__ = ["Dynamics", "PlanarMechanism"]
 
@@ -563,6 +563,7 @@ class PlanarMechanism:
         qdot: Sequence[float],
         constraints: Sequence[LinearConstraint] = (),
         name: str | None = None,
+        disturbance: Disturbance | None = None,
     ) -> ContactSystem:
         """The :class:`~contactmodes.system.ContactSystem` at ``(q, q̇)`` (both (n_q,), SI).
 
@@ -590,4 +591,5 @@ class PlanarMechanism:
             v0=np.array([c.v0 for c in self._contacts]),
             constraints=tuple(constraints),
             name=self.name if name is None else name,
+            disturbance=disturbance,
         )

@@ -18,6 +18,8 @@ from typing import Sequence
 
 import numpy as np
 
+from polytopes import Polytope
+
 from .errors import ContactModelError
 
 CONSTRAINT_KINDS = ("physical", "task")
@@ -112,6 +114,55 @@ class LinearConstraint:
 
 
 @dataclass(frozen=True)
+class Disturbance:
+    """A bounded disturbance generalized force ``τ_d = E δ``, ``δ ∈ D`` (bracing paper; bracing.md).
+
+    It enters the equations of motion on the right-hand side with the same sign as the actuator
+    torques (CONVENTIONS): ``M q̈ + h = S τ + E δ + Jᵀ f``.
+
+    Parameters
+    ----------
+    coordinates : names of the ``n_d`` generalized coordinates the disturbance acts on.
+    E : (n_q, n_d) map from ``δ`` to generalized forces (columns are unit vectors of those
+        coordinates when built from a system file).
+    set : the disturbance set ``D`` over ``δ`` (dimension ``n_d``): non-empty and bounded.
+
+    Raises
+    ------
+    ContactModelError
+        When ``D`` is empty, unbounded or of the wrong dimension (message names ``disturbance``).
+    """
+
+    coordinates: tuple[str, ...]
+    E: np.ndarray
+    set: Polytope
+
+    def __post_init__(self) -> None:
+        n_d = len(self.coordinates)
+        object.__setattr__(self, "coordinates", tuple(str(c) for c in self.coordinates))
+        E = np.array(self.E, dtype=float)
+        if E.ndim != 2 or E.shape[1] != n_d:
+            raise ContactModelError(f"disturbance.E: expected {n_d} columns, got shape {E.shape}")
+        object.__setattr__(self, "E", _array(E, "disturbance.E", E.shape))
+        if not isinstance(self.set, Polytope) or self.set.dim != n_d:
+            raise ContactModelError(f"disturbance.set: expected a Polytope of dimension {n_d}")
+        if self.set.is_empty():
+            raise ContactModelError("disturbance.set: the disturbance set is empty")
+        lo, hi = self.set.bounding_box()
+        if not (np.all(np.isfinite(lo)) and np.all(np.isfinite(hi))):
+            raise ContactModelError("disturbance.set: the disturbance set must be bounded")
+
+    @property
+    def n_d(self) -> int:
+        """Number of disturbance components."""
+        return len(self.coordinates)
+
+    def to_json(self) -> dict:
+        """``{"coordinates", "E", "set": polytope}``."""
+        return {"coordinates": list(self.coordinates), "E": self.E.tolist(), "set": self.set.to_json()}
+
+
+@dataclass(frozen=True)
 class ContactSystem:
     """Instantaneous planar contact model at one state (flipping paper, Sec. III-A/B).
 
@@ -128,6 +179,8 @@ class ContactSystem:
     coordinates, torques, contacts : names, lengths ``n_q``, ``n_τ``, ``k``.
     constraints : physical and task :class:`LinearConstraint` blocks.
     name : a label.
+    disturbance : optional :class:`Disturbance` (robust analysis, :mod:`contactmodes.robust`).
+        The nominal analysis (``analyze``, ``unambiguous``) ignores it, i.e. takes ``τ_d = 0``.
 
     Raises
     ------
@@ -149,6 +202,7 @@ class ContactSystem:
     v0: np.ndarray | None = None
     constraints: tuple[LinearConstraint, ...] = field(default_factory=tuple)
     name: str = ""
+    disturbance: Disturbance | None = None
 
     def __post_init__(self) -> None:
         n_q, n_tau, k = len(self.coordinates), len(self.torques), len(self.contacts)
@@ -180,6 +234,10 @@ class ContactSystem:
             c.validated(n_q, 2 * k, n_tau, f"constraints[{i}]") for i, c in enumerate(self.constraints)
         )
         object.__setattr__(self, "constraints", checked)
+        if self.disturbance is not None and self.disturbance.E.shape[0] != n_q:
+            raise ContactModelError(
+                f"disturbance.E: expected {n_q} rows (one per coordinate), got {self.disturbance.E.shape[0]}"
+            )
 
     @property
     def n_q(self) -> int:
@@ -216,4 +274,5 @@ class ContactSystem:
             "mu": self.mu.tolist(),
             "v0": self.v0.tolist(),
             "constraints": [c.to_json() for c in self.constraints],
+            "disturbance": None if self.disturbance is None else self.disturbance.to_json(),
         }

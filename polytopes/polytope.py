@@ -127,6 +127,24 @@ class Polytope:
         return cls(np.zeros((0, int(n))), np.zeros(0))
 
     @classmethod
+    def box(cls, lo: Any, hi: Any) -> "Polytope":
+        """The box ``{x : lo <= x <= hi}``; ``lo``, ``hi`` (n,), finite, ``lo <= hi``.
+
+        Raises :class:`PolytopeError` naming ``lo``/``hi`` on a shape mismatch, NaN/inf or
+        ``lo > hi``.
+        """
+        lo = np.asarray(lo, dtype=float).reshape(-1)
+        hi = np.asarray(hi, dtype=float).reshape(-1)
+        if lo.shape != hi.shape:
+            raise PolytopeError(f"lo, hi: shapes differ ({lo.shape} vs {hi.shape})")
+        if not (np.all(np.isfinite(lo)) and np.all(np.isfinite(hi))):
+            raise PolytopeError("lo, hi: box bounds must be finite")
+        if np.any(lo > hi):
+            raise PolytopeError(f"lo: must be <= hi componentwise (index {int(np.argmax(lo > hi))})")
+        n = lo.shape[0]
+        return cls(np.vstack([np.eye(n), -np.eye(n)]), np.concatenate([hi, -lo]))
+
+    @classmethod
     def empty(cls, n: int) -> "Polytope":
         """The canonical empty set of ``R^n``: ``0 x <= -1``."""
         return cls(*redundancy.canonical_empty(int(n)))
