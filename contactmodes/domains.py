@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -56,6 +57,12 @@ class ModeDomain:
     def n_tau(self) -> int:
         return self.response.P_q.shape[1]
 
+    @cached_property
+    def box(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """Bounding box ``(lo, hi)`` of ``T`` (each (n_τ,), ±inf where unbounded; ``2 n_τ``
+        LPs, computed once), ``None`` when infeasible."""
+        return None if self.T is None else self.T.bounding_box()
+
     @property
     def n_w(self) -> int:
         return self.response.n_w
@@ -89,11 +96,14 @@ def domain_inequalities(response: ModeResponse) -> tuple[np.ndarray, np.ndarray,
 
 
 def mode_domain(system: ContactSystem, mode: str, task: bool = True, method: str = "auto",
-                response: ModeResponse | None = None) -> ModeDomain:
+                response: ModeResponse | None = None,
+                extra: tuple[np.ndarray, np.ndarray] | None = None) -> ModeDomain:
     """Compute ``D_c`` and ``T_c`` of ``mode`` (Sec. III-E); ``method`` is passed to ``project``.
 
     Raises :class:`~contactmodes.errors.ContactModelError` for a system without actuators.
     A precomputed ``response`` (for the same ``task``) may be passed to avoid recomputation.
+    ``extra = (A_x, b_x)``, (m, n_τ + n_w) and (m,), appends rows ``A_x z <= b_x`` over
+    ``z = (τ, w)`` of that response (used for negated task constraints, :mod:`contactmodes.ambiguity`).
     """
     if system.n_tau == 0:
         raise ContactModelError(
@@ -110,6 +120,8 @@ def mode_domain(system: ContactSystem, mode: str, task: bool = True, method: str
     n_tau, n_w = response.P_q.shape[1], response.n_w
     dim = n_tau + n_w
     A, b, trivially_infeasible = domain_inequalities(response)
+    if extra is not None:
+        A, b = np.vstack([A, extra[0]]), np.concatenate([b, extra[1]])
     if response.consistent:
         C = np.hstack([response.tau_C, np.zeros((response.tau_C.shape[0], n_w))])
         d = response.tau_d.copy()

@@ -33,6 +33,10 @@ units (say, mm instead of m) does not change a decision.
 ``AMBIGUITY_ATOL``
     A block of the orthonormal null-space basis ``N(A)`` (III-G.2) counts as non-zero — the
     ambiguity variables ``w`` move accelerations (or forces) — when its largest entry exceeds this.
+``NEGATION_RTOL``
+    Margin of a negated task constraint (within-mode ambiguity, :mod:`contactmodes.ambiguity`):
+    ``a·z < b`` is represented by ``a·z <= b − δ`` with ``δ = NEGATION_RTOL · max(‖a‖, |b|)``,
+    so that a violation below solver noise is not reported as an ambiguity.
 """
 
 RANK_RTOL: float = 1e-10
@@ -43,3 +47,4 @@ STRICT_MARGIN: float = 1e-7
 CANCEL_RTOL: float = 1e-10
 CONSISTENCY_RTOL: float = 1e-8
 AMBIGUITY_ATOL: float = 1e-8
+NEGATION_RTOL: float = 1e-6
