@@ -348,22 +348,23 @@ def inconsistent(system: ContactSystem, lo, hi, domains: Mapping[str, ModeDomain
 
     Parameters
     ----------
-    lo, hi : (n_τ,) finite box bounds (N·m or N, per torque), ``lo < hi``.
+    lo, hi : (n_τ,) finite box bounds (N·m or N, per torque), ``lo <= hi`` (``lo_j = hi_j``
+        fixes torque ``j``: a slice, as the plots use).
     domains : precomputed :func:`untasked_domains` (default: computed here).
     progress : optional ``progress(done, total, mode)`` callback while computing domains.
 
     Raises
     ------
     ContactModelError
-        On a malformed box (shape, NaN/inf, ``lo >= hi``), naming ``lo``/``hi``.
+        On a malformed box (shape, NaN/inf, ``lo > hi``), naming the inconsistency box.
     """
     lo = np.asarray(lo, dtype=float).reshape(-1)
     hi = np.asarray(hi, dtype=float).reshape(-1)
     n = system.n_tau
     if lo.shape != (n,) or hi.shape != (n,):
         raise ContactModelError(f"inconsistency box: expected {n} ranges (one per torque), got {lo.shape[0]}")
-    if not (np.all(np.isfinite(lo)) and np.all(np.isfinite(hi))) or np.any(lo >= hi):
-        raise ContactModelError("inconsistency box: every range needs finite LO < HI")
+    if not (np.all(np.isfinite(lo)) and np.all(np.isfinite(hi))) or np.any(lo > hi):
+        raise ContactModelError("inconsistency box: every range needs finite LO <= HI")
     if domains is None:
         modes = enumerate_modes(system).modes
         domains = {}
