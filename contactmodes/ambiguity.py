@@ -124,15 +124,20 @@ class AmbiguitySource:
     kind : ``"mode"`` or ``"task"``.
     set : the non-empty pieces of ``T_c ∩ T_c'`` (one) or ``T_c ∩ T_c^i`` (one, or two for an
         equality row), over τ (dimension ``n_τ``).
+    boundary_only : every piece has a lower affine dimension than ``T_c``: the ambiguity lives
+        on a set of measure zero within ``T_c`` (e.g. where two domains touch) and, under the
+        closure convention, removes nothing from ``T*_c``.
     """
 
     source: str
     kind: str
     set: list[Polytope] = field(repr=False)
+    boundary_only: bool = False
 
     def to_json(self) -> dict:
-        """``{"source": …, "set": [polytope, …]}``."""
-        return {"source": self.source, "set": [p.to_json() for p in self.set]}
+        """``{"source": …, "set": [polytope, …], "boundary_only": bool}``."""
+        return {"source": self.source, "set": [p.to_json() for p in self.set],
+                "boundary_only": self.boundary_only}
 
 
 @dataclass
@@ -333,7 +338,10 @@ def unambiguous(system: ContactSystem, mode: str, task: bool = True, within_mode
     timing["within"] = time.perf_counter() - t0
 
     t0 = time.perf_counter()
-    pieces = difference(T_c, [p for s in sources for p in s.set])
+    dim = T_c.affine_dimension()
+    for src in sources:
+        src.boundary_only = all(p.affine_dimension() < dim for p in src.set)
+    pieces = difference(T_c, [p for s in sources if not s.boundary_only for p in s.set])
     timing["difference"] = time.perf_counter() - t0
     return UnambiguousResult(mode, task, True, T_c, pieces, sources, domain=domain, timing=timing, **flags)
 

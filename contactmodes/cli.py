@@ -19,9 +19,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 import tempfile
+import time
 from typing import Sequence
 
 from polytopes import PolytopeError
@@ -55,6 +57,10 @@ def build_parser() -> argparse.ArgumentParser:
     an.add_argument("--output", metavar="PATH", help="write the output to PATH instead of stdout")
     an.add_argument("--method", default="auto", choices=["auto", "fourier_motzkin", "block_elimination", "vertex"],
                     help="projection method for T_c (default: auto)")
+    an.add_argument("--unambiguous", action="store_true",
+                    help="also compute each feasible mode's unambiguous set T*_c and its ambiguity sources")
+    an.add_argument("--inconsistency-box", metavar="LO:HI[,LO:HI...]", default=None,
+                    help="also compute the torques in this box (one range per torque) with no solution at all")
     an.set_defaults(run=_analyze)
     from . import cli_plot
 
@@ -109,16 +115,80 @@ def _write(text: str, path: str | None) -> None:
     write_atomic(path, write)
 
 
+class Progress:
+    """A periodic progress line on stderr for long computations.
+
+    Silent for the first ``after`` seconds (short runs print nothing), then one line at most every
+    ``every`` seconds: ``contactmodes: <what> <done>/<total> (<label>)``.
+    """
+
+    def __init__(self, what: str, after: float = 2.0, every: float = 2.0) -> None:
+        self.what, self.after, self.every = what, after, every
+        self.start = time.monotonic()
+        self.last = self.start
+
+    def __call__(self, done: int, total: int, label: str = "") -> None:
+        now = time.monotonic()
+        if now - self.start >= self.after and now - self.last >= self.every:
+            self.last = now
+            extra = f" ({label})" if label else ""
+            print(f"contactmodes: {self.what} {done}/{total}{extra}", file=sys.stderr, flush=True)
+
+
+def parse_box(text: str, n: int, option: str) -> tuple["np.ndarray", "np.ndarray"]:
+    """Parse ``LO:HI[,LO:HI...]`` with exactly ``n`` ranges; :class:`UserError` naming ``option``."""
+    import numpy as np
+
+    parts = text.split(",")
+    if len(parts) != n:
+        raise UserError(f"{option}: expected {n} LO:HI ranges (one per torque), got {len(parts)}")
+    lo, hi = np.zeros(n), np.zeros(n)
+    for i, part in enumerate(parts):
+        try:
+            a, b = (float(v) for v in part.split(":"))
+        except ValueError:
+            raise UserError(f"{option}: range {i} must be LO:HI, got {part!r}") from None
+        if not (math.isfinite(a) and math.isfinite(b) and a <= b):
+            raise UserError(f"{option}: range {i} needs finite LO <= HI, got {part!r}")
+        lo[i], hi[i] = a, b
+    return lo, hi
+
+
 def _analyze(args: argparse.Namespace) -> str:
+    from .ambiguity import inconsistent, unambiguous, untasked_domains
     from .analysis import analyze
     from .io import load_system
     from .report import format_table
 
     loaded = load_system(args.file)
-    result = analyze(loaded.system, modes=args.mode, task=not args.no_task, method=args.method)
+    system = loaded.system
+    box = None
+    if args.inconsistency_box is not None:
+        box = parse_box(args.inconsistency_box, system.n_tau, "--inconsistency-box")
+    result = analyze(system, modes=args.mode, task=not args.no_task, method=args.method,
+                     progress=Progress("analysed modes"))
+    others = None
+    if args.unambiguous or box is not None:
+        others = untasked_domains(system, method=args.method)
+    unamb = None
+    if args.unambiguous:
+        unamb = {}
+        for m in result.feasible_modes():
+            unamb[m] = unambiguous(system, m, task=not args.no_task, others=others,
+                                   domain=result.modes[m].domain, method=args.method)
+    gaps = None if box is None else inconsistent(system, box[0], box[1], domains=others)
     if args.json:
-        return json.dumps(result.to_json(), indent=2, allow_nan=False) + "\n"
-    return format_table(result) + "\n"
+        doc = result.to_json()
+        if unamb is not None:
+            for entry in doc["modes"]:
+                u = unamb.get(entry["mode"])
+                entry["unambiguous"] = [] if u is None else [p.to_json() for p in u.unambiguous]
+                entry["ambiguity_sources"] = [] if u is None else [src.to_json() for src in u.sources]
+        if gaps is not None:
+            doc["inconsistency_box"] = {"lo": box[0].tolist(), "hi": box[1].tolist()}
+            doc["inconsistent"] = [p.to_json() for p in gaps]
+        return json.dumps(doc, indent=2, allow_nan=False) + "\n"
+    return format_table(result, unambiguous=unamb, inconsistent=gaps) + "\n"
 
 
 def main(argv: Sequence[str] | None = None) -> int:

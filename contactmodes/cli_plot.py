@@ -7,15 +7,15 @@ with no solution at all (no mode, no task constraints) shaded red.
 Decisions: ``--mode`` chooses whose ``T*_c`` is outlined (default: the file's ``desired_mode`` if
 it has one, else every feasible mode when there are at most 12); the plotting box defaults to
 the finite bounds of all ``T_c`` widened by 25 % (unbounded sides get the same width again);
-with more than two torques, the picture is the slice through ``--at`` (default: all zeros)
-holding the other torques fixed.
+with more than two torques, the picture is the slice through ``--at`` holding the other torques
+fixed (default: the Chebyshev center of the desired mode's ``T_c``, else of the first feasible
+mode's — a lower-dimensional ``T_c`` may then show as a point or a segment).
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import tempfile
 import warnings
 
 import numpy as np
@@ -102,11 +102,22 @@ def _default_box(domains: list[Polytope], n: int) -> tuple[np.ndarray, np.ndarra
     return lo - (0.25 + open_low) * width, hi + (0.25 + open_high) * width
 
 
+def _default_slice_point(result, desired: str | None, n: int) -> np.ndarray:
+    """Chebyshev center of the desired mode's ``T_c`` (else of the first feasible mode's), so
+    that the default slice passes through a set that exists; zeros when no mode is feasible."""
+    feasible = result.feasible_modes()
+    if not feasible:
+        return np.zeros(n)
+    mode = desired if desired in feasible else feasible[0]
+    return np.asarray(result.modes[mode].T.chebyshev_center().center, dtype=float)
+
+
 def run(args: argparse.Namespace) -> None:
     """Compute and write the picture; raises ContactModelError on bad input (nothing written)."""
     from .ambiguity import inconsistent, unambiguous
     from .analysis import analyze
     from .io import load_system
+    from .cli import write_atomic
     from .plot import PlotData, draw_domains, slice_domain
 
     loaded = load_system(args.file)
@@ -121,11 +132,10 @@ def run(args: argparse.Namespace) -> None:
     at = None if args.at is None else _parse_floats(args.at, "--at")
     if at is not None and len(at) != n:
         raise ContactModelError(f"--at: expected {n} values, got {len(at)}")
-    if n > len(axes) and at is None:
-        at = np.zeros(n)
-
     result = analyze(system, compute_overlaps=False)
     feasible = result.feasible_modes()
+    if n > len(axes) and at is None:
+        at = _default_slice_point(result, loaded.desired_mode, n)
     outlined = args.mode
     if outlined is None:
         if loaded.desired_mode and loaded.desired_mode in feasible:
@@ -158,13 +168,15 @@ def run(args: argparse.Namespace) -> None:
     bad = [s for s in (slice_domain(p, axes, at) for p in gaps) if s is not None]
     title = f"{system.name}: torque domains T_c"
     if n > len(axes):
-        title += " (slice at " + ", ".join(f"{system.torques[k]}={at[k]:g}" for k in range(n) if k not in axes) + ")"
-    fig = draw_domains(PlotData([system.torques[k] for k in axes], domains, star, bad, box, title))
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".contactmodes-", suffix=".png")
-    os.close(fd)
+        title += "\n(slice at " + ", ".join(f"{system.torques[k]}={at[k]:g}" for k in range(n) if k not in axes) + ")"
+    caption = ""
+    if system.constraints_of(("task",)):
+        caption = ("T_c drawn with the task constraints; white: the model has solutions there, but none "
+                   "meets the task constraints (red: no solution at all)")
+    fig = draw_domains(PlotData([system.torques[k] for k in axes], domains, star, bad, box, title, caption))
     try:
-        fig.savefig(tmp, dpi=120)
-        os.replace(tmp, args.output)
+        write_atomic(args.output, lambda tmp: fig.savefig(tmp, dpi=120, format="png"))
     finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)
+        import matplotlib.pyplot as plt
+
+        plt.close(fig)

@@ -42,6 +42,7 @@ class PlotData:
     inconsistent : pieces where no mode has a solution.
     box : (lo, hi) arrays of the plotted range.
     title : figure title.
+    caption : a line of small text under the axes (e.g. what the white space means).
     """
 
     labels: Sequence[str]
@@ -50,6 +51,7 @@ class PlotData:
     inconsistent: Sequence[Polytope]
     box: tuple[np.ndarray, np.ndarray]
     title: str = ""
+    caption: str = ""
 
 
 def slice_domain(T: Polytope, axes: Sequence[int], at: np.ndarray | None) -> Polytope | None:
@@ -74,9 +76,7 @@ def slice_domain(T: Polytope, axes: Sequence[int], at: np.ndarray | None) -> Pol
 
 def _clip(P: Polytope, box) -> Polytope | None:
     lo, hi = box
-    n = P.dim
-    B = Polytope(np.vstack([np.eye(n), -np.eye(n)]), np.concatenate([hi, -lo]))
-    Q = P.intersect(B)
+    Q = P.intersect(Polytope.box(lo, hi))
     return None if Q.is_empty() else Q
 
 
@@ -171,7 +171,7 @@ def draw_domains(data: PlotData):
         for piece in data.inconsistent:
             P = _clip(piece, data.box)
             if P is not None:
-                _draw_2d(ax, P, facecolor="red", alpha=0.2, edgecolor="red", lw=0.5)
+                _draw_2d(ax, P, facecolor="red", alpha=0.2, edgecolor="none", lw=0)
         ax.set_xlim(lo[0], hi[0])
         ax.set_ylim(lo[1], hi[1])
         ax.set_xlabel(data.labels[0])
@@ -185,5 +185,7 @@ def draw_domains(data: PlotData):
         handles.append(Patch(facecolor="red", alpha=0.2, label="no solution"))
     ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, frameon=False)
     ax.set_title(data.title)
-    fig.tight_layout()
+    if data.caption:
+        fig.text(0.01, 0.005, data.caption, fontsize=7, va="bottom", ha="left", color="0.3")
+    fig.tight_layout(rect=(0, 0.03 if data.caption else 0, 1, 1))
     return fig

@@ -38,12 +38,25 @@ def _render(rows: list[list[str]]) -> str:
     return "\n".join(lines)
 
 
-def format_table(result: Any) -> str:
+def _pieces_cell(pieces: list) -> str:
+    """``T*_c`` in one cell: ``none``, the interval(s) for one torque, else the piece count."""
+    if not pieces:
+        return "none"
+    if pieces[0].dim == 1:
+        return " ∪ ".join(format_bound(*(v[0] for v in p.bounding_box())) for p in pieces)
+    return f"{len(pieces)} piece{'s' if len(pieces) > 1 else ''}"
+
+
+def format_table(result: Any, unambiguous: dict | None = None, inconsistent: list | None = None) -> str:
     """Render an :class:`~contactmodes.analysis.AnalysisResult` as a plain-text table.
 
     Parameters
     ----------
     result : the object returned by :func:`contactmodes.analysis.analyze`.
+    unambiguous : optional mode → :class:`~contactmodes.ambiguity.UnambiguousResult`; adds the
+        column ``T*_c`` (intervals for one torque, else the number of convex pieces) and a list of
+        ambiguity sources per mode.
+    inconsistent : optional list of polytopes (torques with no solution); adds a section.
 
     Returns
     -------
@@ -62,6 +75,8 @@ def format_table(result: Any) -> str:
     header = ["mode", "case", "dim w", "w moves q̈", "feasible"]
     header += [f"{name} bounds" for name in system.torques]
     header += ["facets", "dim T_c", "overlaps"]
+    if unambiguous is not None:
+        header.append("T*_c")
     rows = [header]
     for mode, item in result.modes.items():
         resp = item.response
@@ -77,6 +92,9 @@ def format_table(result: Any) -> str:
             row += ["-"] * system.n_tau
             row += ["-", "-"]
         row.append(",".join(result.overlapping(mode)) or "-")
+        if unambiguous is not None:
+            u = unambiguous.get(mode)
+            row.append("-" if u is None else _pieces_cell(u.unambiguous))
         rows.append(row)
     out.append(_render(rows))
     pairs = sorted(result.overlaps)
@@ -87,4 +105,16 @@ def format_table(result: Any) -> str:
             out.append(f"  {a} ∩ {b}")
     else:
         out.append("overlapping pairs: none")
+    if unambiguous:
+        out.append("")
+        out.append("ambiguity sources of T_c (other modes; task:<i> = task row i violated within the mode):")
+        for mode, u in unambiguous.items():
+            names = [s.source + (" (boundary only)" if s.boundary_only else "") for s in u.sources]
+            out.append(f"  {mode}: {', '.join(names) or 'none'}")
+    if inconsistent is not None:
+        out.append("")
+        if inconsistent:
+            out.append(f"inconsistent torques (no mode has a solution): {_pieces_cell(inconsistent)}")
+        else:
+            out.append("inconsistent torques (no mode has a solution): none in the box")
     return "\n".join(out)

@@ -111,3 +111,81 @@ def test_approaching_contact_is_an_error(tmp_path):
     proc = run("analyze", str(bad))
     assert proc.returncode == 2
     assert "approach" in proc.stderr.lower() or "normal velocity" in proc.stderr.lower()
+
+
+# ---- issue 3: --unambiguous, --inconsistency-box, plot ------------------------------------------
+# Independent values: the table example (a block on two legs pushed by Fx) sticks for
+# |Fx| <= mu (m g) and slides otherwise: with the file's mu = 1 and m g = 9.81 N, FF holds on
+# [-9.81, 9.81], LL on (-inf, -9.81], RR on [9.81, inf). The overlaps are single points, so every
+# T*_c equals T_c (closure convention) and there is no inconsistency.
+
+
+def _table_mu_mg():
+    import tomllib
+
+    with open(EXAMPLES / "table_two_legs.toml", "rb") as fh:
+        doc = tomllib.load(fh)
+    mass = sum(pm["mass"] for pm in doc.get("point_masses", [])) + sum(l.get("mass", 0.0) for l in doc["links"])
+    mus = {c["mu"] for c in doc["contacts"]}
+    assert len(mus) == 1
+    return mus.pop(), mass * doc.get("gravity", 9.81)
+
+
+def test_unambiguous_json_on_table_matches_coulomb_thresholds(tmp_path):
+    mu, mg = _table_mu_mg()
+    out = tmp_path / "u.json"
+    assert main(["analyze", str(EXAMPLES / "table_two_legs.toml"), "--unambiguous", "--json",
+                 "--inconsistency-box=-30:30", "--output", str(out)]) == 0
+    doc = json.loads(out.read_text())
+    modes = {m["mode"]: m for m in doc["modes"] if m["feasible"]}
+    assert set(modes) == {"FF", "LL", "RR"}
+
+    def interval(poly):
+        A, b = np.array(poly["A"]), np.array(poly["b"])
+        hi = min((bi / a[0] for a, bi in zip(A, b) if a[0] > 0), default=np.inf)
+        lo = max((bi / a[0] for a, bi in zip(A, b) if a[0] < 0), default=-np.inf)
+        return lo, hi
+
+    (ff,) = modes["FF"]["unambiguous"]
+    assert np.allclose(interval(ff), (-mu * mg, mu * mg), atol=1e-6)
+    (ll,) = modes["LL"]["unambiguous"]
+    assert interval(ll)[1] == pytest.approx(-mu * mg, abs=1e-6) and interval(ll)[0] == -np.inf
+    sources = {s["source"]: s for s in modes["FF"]["ambiguity_sources"]}
+    assert set(sources) == {"LL", "RR"} and all(s["boundary_only"] for s in sources.values())
+    assert doc["inconsistent"] == []
+
+
+def test_inconsistency_box_on_painleve_rod_marks_the_gap(tmp_path):
+    # mu = 2: S and L both hold for M <= M* and nothing for M > M* (test_painleve derives M*);
+    # here only the structure: one inconsistent interval reaching the box's upper end.
+    proc = run("analyze", str(EXAMPLES / "painleve_rod.toml"), "--json", "--inconsistency-box=-20:20")
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    (piece,) = doc["inconsistent"]
+    A, b = np.array(piece["A"]), np.array(piece["b"])
+    assert max(bi / a[0] for a, bi in zip(A, b) if a[0] > 0) == pytest.approx(20.0)
+    lower = max(bi / a[0] for a, bi in zip(A, b) if a[0] < 0)
+    # the gap starts where the (common) upper end of the feasible domains lies
+    tops = []
+    for m in doc["modes"]:
+        if m["feasible"]:
+            TA, Tb = np.array(m["torque_domain"]["A"]), np.array(m["torque_domain"]["b"])
+            tops.append(min(bi / a[0] for a, bi in zip(TA, Tb) if a[0] > 0))
+    assert -20 < lower < 20 and lower == pytest.approx(max(tops), abs=1e-6)
+
+
+@pytest.mark.parametrize("box", ["-1:1,2:3", "3:1", "a:b", "nan:1"])
+def test_bad_inconsistency_box_exits_2(box):
+    proc = run("analyze", str(EXAMPLES / "painleve_rod.toml"), f"--inconsistency-box={box}")
+    assert proc.returncode == 2 and "--inconsistency-box" in proc.stderr and proc.stdout == ""
+
+
+def test_plot_writes_a_png_and_bad_output_writes_nothing(tmp_path):
+    out = tmp_path / "p.png"
+    assert main(["plot", str(EXAMPLES / "painleve_rod_mu05.toml"), "--output", str(out)]) == 0
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    proc = run("plot", str(EXAMPLES / "painleve_rod.toml"), "--output", str(tmp_path / "nodir" / "p.png"))
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "--output" in proc.stderr
+    proc = run("plot", str(EXAMPLES / "painleve_rod.toml"), "--output", str(tmp_path / "p.jpg"))
+    assert proc.returncode == 2 and not (tmp_path / "p.jpg").exists()
+    assert [p.name for p in tmp_path.iterdir()] == ["p.png"]
