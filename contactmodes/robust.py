@@ -1,0 +1,209 @@
+"""Robust feasible and unambiguous torque sets under a bounded disturbance (bracing paper).
+
+The system's :class:`~contactmodes.system.Disturbance` adds ``E δ``, ``δ ∈ D``, to the right-hand
+side of the equations of motion with the same sign as ``S τ`` (CONVENTIONS; bracing.md,
+"Robust brace immobilization"). Treating ``δ`` as extra inputs gives the *augmented system*
+(``S_aug = [S, E]``), whose torque domains live in the joint space ``(τ, δ)``:
+
+* robust feasible set ``T'_c = {τ : (τ, δ) ∈ T_c^aug for all δ ∈ D}``; ``T_c^aug`` is convex, so
+  it is the intersection of the slices of ``T_c^aug`` at the vertices of ``D``;
+* robust ambiguity sets: for every other kinematically feasible mode ``c'`` (without task
+  constraints) and every negated task row (as in :mod:`contactmodes.ambiguity`), the torques
+  ``τ`` that admit that undesired solution for *some* ``δ ∈ D``: the projection onto ``τ`` of
+  ``T^aug ∩ (R^{n_τ} × D)``;
+* robustly unambiguous set ``T'*_c = T'_c −`` the union of those projections (region difference,
+  closure convention of :mod:`polytopes.regions`).
+
+Kinematic feasibility does not depend on the inputs, so the augmented system has the same
+surviving modes as the nominal one.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from polytopes import Polytope, difference
+
+from .ambiguity import AmbiguitySource, negated_rows, task_rows
+from .domains import ModeDomain, intersect_domains, mode_domain
+from .errors import ContactModelError
+from .modes import enumerate_modes, validate_mode
+from .system import ContactSystem, LinearConstraint
+
+__all__ = ["RobustResult", "augmented_system", "robust_feasible_set", "robust_unambiguous", "slice_at"]
+
+
+def _disturbance(system: ContactSystem):
+    if system.disturbance is None:
+        raise ContactModelError("disturbance: the system has no disturbance set (add a [disturbance] table)")
+    return system.disturbance
+
+
+def augmented_system(system: ContactSystem) -> ContactSystem:
+    """The system with the disturbance components as extra inputs: ``S_aug = [S, E]`` (n_q, n_τ + n_d).
+
+    Input names are the torques followed by ``"d:<coordinate>"``; constraint blocks get zero
+    coefficients for the new inputs; the result has no disturbance of its own.
+
+    Raises
+    ------
+    ContactModelError
+        When ``system`` has no disturbance.
+    """
+    dist = _disturbance(system)
+    n_d = dist.n_d
+    blocks = tuple(
+        LinearConstraint(c.kind, c.type, c.qdd, c.f, np.hstack([c.tau, np.zeros((c.n_rows, n_d))]), c.rhs, c.name)
+        for c in system.constraints
+    )
+    return replace(
+        system,
+        S=np.hstack([system.S, dist.E]),
+        torques=system.torques + tuple(f"d:{c}" for c in dist.coordinates),
+        constraints=blocks,
+        disturbance=None,
+    )
+
+
+def slice_at(T_aug: Polytope, n_tau: int, delta: np.ndarray) -> Polytope:
+    """``{τ : (τ, δ) ∈ T_aug}`` for a fixed ``δ`` (n_d,): a polytope over the first ``n_tau`` coordinates."""
+    A, b, C, d = T_aug.A, T_aug.b, T_aug.C, T_aug.d
+    return Polytope(A[:, :n_tau], b - A[:, n_tau:] @ delta, C[:, :n_tau], d - C[:, n_tau:] @ delta)
+
+
+def _lift(D: Polytope, n_tau: int) -> Polytope:
+    """``R^{n_τ} × D`` as a polytope over ``(τ, δ)``."""
+    pad = lambda M: np.hstack([np.zeros((M.shape[0], n_tau)), M])  # noqa: E731
+    return Polytope(pad(D.A), D.b, pad(D.C), D.d)
+
+
+def robust_feasible_set(system: ContactSystem, mode: str, domain: ModeDomain | None = None,
+                        method: str = "auto") -> tuple[Polytope, np.ndarray]:
+    """``T'_c`` (over τ) and the vertices of ``D`` (n_v, n_d) it was sliced at.
+
+    ``domain`` is the augmented domain of ``mode`` (with tasks) if already computed. The result
+    is reduced; it is empty (``is_empty()``) when no torque works for every disturbance.
+    """
+    dist = _disturbance(system)
+    if domain is None:
+        domain = mode_domain(augmented_system(system), mode, task=True, method=method)
+    V = dist.set.vertices().vertices
+    if not domain.feasible:
+        return Polytope.empty(system.n_tau), V
+    T = Polytope.universe(system.n_tau)
+    for v in V:
+        T = T.intersect(slice_at(domain.T, system.n_tau, v))
+    return (T.reduce() if not T.is_empty() else Polytope.empty(system.n_tau)), V
+
+
+@dataclass
+class RobustResult:
+    """Result of :func:`robust_unambiguous`.
+
+    Attributes
+    ----------
+    mode : the desired mode.
+    robust_feasible : ``T'_c`` over τ (possibly empty).
+    robust_unambiguous : ``T'*_c`` as convex pieces (``[]`` if none).
+    sources : robust ambiguity sets (projections onto τ, intersected with ``T'_c``), the
+        non-empty ones; ``boundary_only`` as in :class:`~contactmodes.ambiguity.AmbiguitySource`.
+    vertices : (n_v, n_d) vertices of ``D`` used for the slices.
+    timing : seconds: ``"feasible"``, ``"ambiguity"``, ``"difference"``.
+    """
+
+    mode: str
+    robust_feasible: Polytope = field(repr=False)
+    robust_unambiguous: list[Polytope] = field(repr=False)
+    sources: list[AmbiguitySource]
+    vertices: np.ndarray = field(repr=False)
+    timing: dict[str, float] = field(default_factory=dict)
+
+    def to_json(self) -> dict:
+        """``{"mode", "robust_feasible": polytope, "robust_unambiguous": [polytopes], "ambiguity_sources"}``."""
+        return {
+            "mode": self.mode,
+            "robust_feasible": self.robust_feasible.to_json(),
+            "robust_unambiguous": [p.to_json() for p in self.robust_unambiguous],
+            "ambiguity_sources": [s.to_json() for s in self.sources],
+        }
+
+
+def _robust_source(label: str, kind: str, T_aug: Polytope | None, lifted_D: Polytope, n_tau: int,
+                   T_robust: Polytope, method: str) -> AmbiguitySource | None:
+    """Project ``T_aug ∩ (R × D)`` onto τ and intersect with ``T'_c``; ``None`` if empty."""
+    if T_aug is None:
+        return None
+    joint = intersect_domains(T_aug, lifted_D)
+    if joint is None or joint.is_empty():
+        return None
+    projected = joint.project(list(range(n_tau)), method=method)
+    inter = intersect_domains(T_robust, projected)
+    if inter is None or inter.is_empty():
+        return None
+    return AmbiguitySource(label, kind, [inter])
+
+
+def robust_unambiguous(system: ContactSystem, mode: str, within_mode: bool = True,
+                       method: str = "auto") -> RobustResult:
+    """Robust feasible set, robust ambiguity sets and the robustly unambiguous set of ``mode``.
+
+    Parameters
+    ----------
+    system : a model with a :class:`~contactmodes.system.Disturbance`.
+    mode : the desired contact mode (task constraints of ``system`` included).
+    within_mode : also count solutions of ``mode`` violating a task row (negation margin as in
+        :mod:`contactmodes.ambiguity`).
+
+    Raises
+    ------
+    ContactModelError
+        When the system has no disturbance or ``mode`` is not one of its modes.
+    """
+    validate_mode(system, mode)
+    aug = augmented_system(system)
+    n_tau = system.n_tau
+    lifted_D = _lift(system.disturbance.set, n_tau)
+    timing: dict[str, float] = {}
+
+    t0 = time.perf_counter()
+    own = mode_domain(aug, mode, task=True, method=method)
+    T_robust, V = robust_feasible_set(system, mode, own, method)
+    timing["feasible"] = time.perf_counter() - t0
+
+    t0 = time.perf_counter()
+    sources: list[AmbiguitySource] = []
+    if not T_robust.is_empty():
+        for m in enumerate_modes(aug).modes:
+            if m == mode:
+                continue
+            dom = mode_domain(aug, m, task=False, method=method)
+            src = _robust_source(m, "mode", dom.T, lifted_D, n_tau, T_robust, method)
+            if src is not None:
+                sources.append(src)
+        rows = task_rows(aug) if within_mode else []
+        if rows:
+            plain = mode_domain(aug, mode, task=False, method=method).response
+            for row in rows:
+                pieces = []
+                for alpha, beta in negated_rows(plain, row):
+                    dom = mode_domain(aug, mode, task=False, method=method, response=plain,
+                                      extra=(alpha[None, :], np.array([beta])))
+                    src = _robust_source(row.label, "task", dom.T, lifted_D, n_tau, T_robust, method)
+                    if src is not None:
+                        pieces += src.set
+                if pieces:
+                    sources.append(AmbiguitySource(row.label, "task", pieces))
+    timing["ambiguity"] = time.perf_counter() - t0
+
+    t0 = time.perf_counter()
+    pieces: list[Polytope] = []
+    if not T_robust.is_empty():
+        dim = T_robust.affine_dimension()
+        for src in sources:
+            src.boundary_only = all(p.affine_dimension() < dim for p in src.set)
+        pieces = difference(T_robust, [p for s in sources if not s.boundary_only for p in s.set])
+    timing["difference"] = time.perf_counter() - t0
+    return RobustResult(mode, T_robust, pieces, sources, V, timing)

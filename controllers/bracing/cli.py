@@ -1,0 +1,101 @@
+"""``contactmodes brace FILE [--mode MODE] [--objective …] [--margin M] [--torque-bound B] [--json] [--output PATH]``.
+
+Computes the robust feasible set ``T'_c`` and the robustly unambiguous set ``T'*_c`` of the
+desired mode (default: the file's ``desired_mode``) under the file's ``[disturbance]`` set, and
+the :class:`~controllers.bracing.BracingController` torque. JSON: ``{"schema":
+"contactmodes.brace/1", "mode", "status", "robust_feasible": polytope, "robust_unambiguous":
+[polytopes], "ambiguity_sources": [...], "torque": [...] | null, "margin": float | null,
+"objective", "torque_bound": [...]}``. Registered as a ``contactmodes`` subcommand through the
+``contactmodes.commands`` entry-point group.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+import numpy as np
+
+from contactmodes.cli import UserError
+from contactmodes.report import format_bound
+
+SCHEMA = "contactmodes.brace/1"
+
+
+def add_parser(sub) -> argparse.ArgumentParser:
+    """Register ``brace`` on the ``contactmodes`` subparsers."""
+    p = sub.add_parser("brace", help="robust bracing torque under the file's disturbance set")
+    p.add_argument("file", help="system file (TOML) with a [disturbance] table")
+    p.add_argument("--mode", default=None, help="desired mode (default: the file's desired_mode)")
+    p.add_argument("--objective", choices=["max-margin", "least-effort"], default="max-margin",
+                   help="largest margin to the set's boundary, or least effort keeping --margin")
+    p.add_argument("--margin", type=float, default=0.0, help="required margin (N·m) for least-effort")
+    p.add_argument("--torque-bound", type=float, default=None,
+                   help="per-joint torque bound |tau_j| <= B (N·m); default 1 N·m")
+    p.add_argument("--json", action="store_true", help="print the contactmodes.brace/1 document")
+    p.add_argument("--output", metavar="PATH", help="write the output to PATH instead of stdout")
+    p.set_defaults(run=run)
+    return p
+
+
+def run(args: argparse.Namespace) -> str:
+    """Compute the sets and the torque; returns the text to print (table or JSON)."""
+    from contactmodes.io import load_system
+
+    from .controller import DEFAULT_TORQUE_BOUND, BracingController
+
+    loaded = load_system(args.file)
+    system = loaded.system
+    if system.disturbance is None:
+        raise UserError(f"{args.file}: no [disturbance] table; brace needs a disturbance set")
+    mode = args.mode or loaded.desired_mode
+    if mode is None:
+        raise UserError("--mode: the file has no desired_mode; give --mode")
+    bound = DEFAULT_TORQUE_BOUND if args.torque_bound is None else args.torque_bound
+    controller = BracingController(objective=args.objective.replace("-", "_"), margin=args.margin,
+                                   torque_bound=bound)
+    res = controller.solve(system, mode)
+    bounds = np.broadcast_to(np.asarray(bound, dtype=float), (system.n_tau,))
+    if args.json:
+        doc = {
+            "schema": SCHEMA,
+            "mode": mode,
+            "status": res.status,
+            "message": res.message,
+            "objective": controller.objective,
+            "torque_bound": bounds.tolist(),
+            "disturbance": system.disturbance.to_json(),
+            "robust_feasible": res.robust.robust_feasible.to_json(),
+            "robust_unambiguous": [p.to_json() for p in res.robust.robust_unambiguous],
+            "ambiguity_sources": [s.to_json() for s in res.robust.sources],
+            "torque": None if res.torque is None else res.torque.tolist(),
+            "margin": res.margin,
+        }
+        return json.dumps(doc, indent=2, allow_nan=False) + "\n"
+    return _table(system, res) + "\n"
+
+
+def _set_text(P) -> str:
+    if P.is_empty():
+        return "empty"
+    lo, hi = P.bounding_box()
+    return " x ".join(format_bound(a, b) for a, b in zip(lo, hi))
+
+
+def _table(system, res) -> str:
+    lines = [
+        f"system: {system.name}   desired mode: {res.mode}   torques: {', '.join(system.torques)}",
+        f"disturbance on {', '.join(system.disturbance.coordinates)}: "
+        f"{len(res.robust.vertices)} vertices of D",
+        f"robust feasible set T'_c (bounding box): {_set_text(res.robust.robust_feasible)}",
+        "robustly unambiguous set T'*_c: "
+        + (" ∪ ".join(_set_text(p) for p in res.robust.robust_unambiguous) or "empty"),
+        "ambiguity sources: " + (", ".join(s.source + (" (boundary only)" if s.boundary_only else "")
+                                           for s in res.robust.sources) or "none"),
+    ]
+    if res.success:
+        lines.append(f"torque: {np.array2string(res.torque, precision=4)} N·m   margin: {res.margin:.4g} N·m "
+                     f"({res.status}, {res.message})")
+    else:
+        lines.append(f"no torque: {res.message}")
+    return "\n".join(lines)
