@@ -115,9 +115,9 @@ def test_approaching_contact_is_an_error(tmp_path):
 
 # ---- issue 3: --unambiguous, --inconsistency-box, plot ------------------------------------------
 # Independent values: the table example (a block on two legs pushed by Fx) sticks for
-# |Fx| <= mu (m g) and slides otherwise: with the file's mu = 1 and m g = 9.81 N, FF holds on
-# [-9.81, 9.81], LL on (-inf, -9.81], RR on [9.81, inf). The overlaps are single points, so every
-# T*_c equals T_c (closure convention) and there is no inconsistency.
+# |Fx| <= mu (m g) and slides otherwise (mu and m g read from the file): FF holds on
+# [-mu m g, mu m g], LL on (-inf, -mu m g], RR on [mu m g, inf). The overlaps are single points, so
+# every T*_c equals T_c (closure convention) and there is no inconsistency.
 
 
 def _table_mu_mg():
