@@ -1,10 +1,13 @@
 """controllers: controllers built on the torque sets of :mod:`contactmodes`.
 
-Planned (see the project's issues): robust bracing of a snake robot between walls
-(Greenfield, Rizzi, Choset, ICRA 2005) and maximal-thrust self-righting of RHex (flipping paper,
-Sec. IV-B.2) with a compliant simulator (Sec. IV-C.1). This package is a documented skeleton until
-those land: it defines no public names yet, so nothing here can be mistaken for a working
-controller.
+* :mod:`controllers.bracing` — robust bracing of a snake robot between walls (Greenfield, Rizzi,
+  Choset, ICRA 2005; ``shared/reference/bracing.md``): :class:`~controllers.bracing.BracingController`
+  and the climbing demo's disturbance model.
+* :mod:`controllers.rhex` — RHex self-righting (flipping paper, Sec. IV): compliant simulator,
+  rigid model, torque limits, the blind and maximal-thrust controllers.
+
+Subpackages are imported on demand (``import controllers.rhex``); this package itself exports
+nothing.
 """
 
 __all__: list[str] = []
