@@ -201,12 +201,19 @@ class _Mode:
         self.mode = mode
         self.resp = resp
         self.n_w = resp.n_w
-        A_t, b_t, bad_t = domain_inequalities(resp)
+        # The task row is an inequality: the response is the same with and without it, and the
+        # tasked rows (33) are the untasked ones plus the substituted task rows.
         eqs = resp.equations
-        keep = np.array([not lab.startswith("task") for lab in eqs.ineq_labels], dtype=bool)
-        resp_u = dataclasses.replace(resp, equations=dataclasses.replace(
-            eqs, N=eqs.N[keep], e=eqs.e[keep], ineq_labels=[l for l, k in zip(eqs.ineq_labels, keep) if k]))
+        task = np.array([lab.startswith("task") for lab in eqs.ineq_labels], dtype=bool)
+        split = lambda mask: dataclasses.replace(resp, equations=dataclasses.replace(  # noqa: E731
+            eqs, N=eqs.N[mask], e=eqs.e[mask], ineq_labels=[l for l, k in zip(eqs.ineq_labels, mask) if k]))
+        resp_u = split(~task)
         A_u, b_u, bad_u = domain_inequalities(resp_u)
+        if task.any():
+            A_k, b_k, bad_k = domain_inequalities(split(task))
+            A_t, b_t, bad_t = np.vstack([A_u, A_k]), np.concatenate([b_u, b_k]), bad_u or bad_k
+        else:
+            A_t, b_t, bad_t = A_u, b_u, bad_u
         self.A_t, self.b_t, self.A_u, self.b_u = A_t, b_t, A_u, b_u
         n = 3 + self.n_w
         if resp.consistent:
@@ -334,12 +341,14 @@ def _slow(md: _Mode, others: list, system, lo, hi, counters: dict):
     return float(md.grad @ tau + md.offset), tau, nudged, val
 
 
-def max_thrust(model: RigidModel, system, lo, hi) -> MaxThrustResult:
+def max_thrust(model: RigidModel, system, lo, hi, force_slow: bool = False) -> MaxThrustResult:
     """The lazy max-thrust optimization of the module doc at one state.
 
     ``model`` the rigid model (for contact names and the blind fallback); ``system`` its
     (velocity-classified, :func:`controller_model`) ContactSystem; ``lo``, ``hi`` (3,) torque
-    bounds (N·m). Never raises for a well-formed model: failures become the ``"blind"`` fallback.
+    bounds (N·m). ``force_slow`` skips the fast point test (every examined candidate goes through
+    the slow path; for tests). Never raises for a well-formed model: failures become the
+    ``"blind"`` fallback.
     """
     lo = np.asarray(lo, dtype=float)
     hi = np.asarray(hi, dtype=float)
@@ -362,7 +371,7 @@ def max_thrust(model: RigidModel, system, lo, hi) -> MaxThrustResult:
             break
         n_exam += 1
         others = [o for o in data if o is not md]
-        if not any(o.contains_point(md.tau0) for o in others):
+        if not force_slow and not any(o.contains_point(md.tau0) for o in others):
             val, tau, nudged, closure = md.bound, md.tau0, False, md.bound
         else:
             n_slow += 1
