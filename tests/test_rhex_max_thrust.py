@@ -39,6 +39,17 @@ def short_runs():
     return out
 
 
+@pytest.fixture(scope="module")
+def slow_path_states():
+    """States where the fast point test fails and the slow path runs: high toe / low body friction
+    late in the thrust (a tie between RR and RS at a lower-dimensional T_c), and legs-back start."""
+    p1 = RHexParams(mu_toe=1.0, mu_body=0.1)
+    r1 = simulate(MaxThrustController(p1), p1, duration=0.136)
+    p2 = RHexParams(mu_toe=0.39)
+    r2 = simulate(MaxThrustController(p2), p2, duration=0.006, initial_state=initial_state(p2, legs="back"))
+    return [(p1, r1.states[131]), (p1, r1.states[135]), (p2, r2.states[5])]
+
+
 def _limits(state, p):
     return torque_limits(leg_kinematics(state, p).phidot, p)
 
@@ -65,6 +76,20 @@ def test_fast_path_matches_reference(short_runs, mu, k):
     for m, v in ref.items():
         if m in fast.bounds:
             assert v <= fast.bounds[m] + tol
+
+
+@pytest.mark.parametrize("i", [0, 1, 2])
+def test_slow_path_matches_reference(slow_path_states, i):
+    p, state = slow_path_states[i]
+    lo, hi = _limits(state, p)
+    model, system, _ = controller_model(state, p)
+    fast = max_thrust(model, system, lo, hi)
+    assert fast.status == "optimal" and fast.n_slow >= 1
+    ref = max_thrust_reference(model, system, lo, hi)
+    best = max(ref.values())
+    tol = VALUE_RTOL * max(1.0, abs(best))
+    assert abs(fast.closure_value - best) <= tol, (fast.mode, fast.closure_value, best)
+    assert abs(ref[fast.mode] - best) <= tol, (fast.mode, ref)
 
 
 def test_torque_within_limits_every_step(short_runs):

@@ -84,7 +84,7 @@ from typing import NamedTuple
 import numpy as np
 
 from contactmodes.ambiguity import unambiguous, untasked_domains
-from contactmodes.domains import domain_inequalities, mode_domain
+from contactmodes.domains import domain_inequalities, intersect_domains, mode_domain
 from contactmodes.modes import enumerate_modes, zero_threshold
 from contactmodes.response import ModeResponse, solve_response
 from contactmodes.tolerances import AMBIGUITY_ATOL
@@ -326,8 +326,11 @@ def _slow(md: _Mode, others: list, system, lo, hi, counters: dict):
         counters["proj"] += 1 if o.n_w else 0
         if not od.feasible:
             continue
-        if K.intersect(od.T).affine_dimension() == dim:
-            removed.append(od.T)
+        # subtract K ∩ T_c' (as across_mode_sets does), not T_c' itself: the closure splitting of
+        # polytopes.difference differs between the two on degenerate (lower-dimensional) K
+        inter = intersect_domains(K, od.T)
+        if inter is not None and inter.affine_dimension() == dim:
+            removed.append(inter)
     pieces = difference(K, removed) if removed else [K]
     val, tau, piece = _maximize_pieces(pieces, md.grad, md.offset)
     if tau is None:
