@@ -72,6 +72,17 @@ ambiguity is used (its bound maximizer ``τ°``). ``"blind"``: no mode has a non
 all (e.g. the body normal-force task cannot hold) or the enumeration failed; the blind
 controller's M1 LP (with its elastic fallback, :func:`~.blind.max_thrust_fixed_mode`) is used.
 ``"optimal"`` is the regular case.
+
+Measured (shared 2-core box, default parameters, 1 s runs, ``simulate``)
+------------------------------------------------------------------------
+μ_t = 0.39: flips at 0.263 s (blind 0.267 s); per-step median 4.6 ms, p90 14 ms, max 78 ms (the
+first step at rest: 136 modes, enumeration alone 25 ms); whole run 1.3 s wall; RMSE of predicted
+vs simulated θ̈ over the thrust steps 9.7 rad/s² (blind 11.5). μ_t = 0.6: 0.278 s (blind 0.280 s);
+median 4.5 ms, p90 8.1 ms; RMSE 9.6 (blind 10.9). In both runs the fast point test decided every
+step (no slow path); the task constraint becomes infeasible (the body normal force cannot reach
+5 N) from about 27° pitch on, and the ``"blind"`` fallback runs the remaining thrust steps (85 and
+53 steps). Cost per step ≈ enumeration + one SVD response, one bound LP and one point test per
+mode (≈ 0.4 ms per mode).
 """
 
 from __future__ import annotations
