@@ -1,5 +1,5 @@
 """Planar RHex self-righting (flipping paper, Sec. IV): parameters, compliant simulator, rigid
-model, torque limits and the blind controller.
+model, torque limits, the blind and the maximal-thrust controllers.
 
 Public API
 ----------
@@ -7,10 +7,11 @@ Public API
 ``SimulationResult``, ``leg_kinematics``, ``energy``, ``STATE_LAYOUT`` (:mod:`.simulator`);
 ``rigid_model``, ``rigid_system``, ``expand_mode`` (:mod:`.rigid_model`); ``torque_limits``,
 ``torque_limit_polytope`` (:mod:`.limits`); ``BlindController``, ``M1``, ``M2``,
-``max_thrust_fixed_mode`` (:mod:`.blind`).
+``max_thrust_fixed_mode`` (:mod:`.blind`); ``MaxThrustController`` (:mod:`.max_thrust`).
 """
 
 from .blind import M1, M2, BlindController, max_thrust_fixed_mode
+from .max_thrust import MaxThrustController
 from .limits import torque_bound, torque_limit_polytope, torque_limits
 from .params import RHexParams
 from .rigid_model import RigidModel, expand_mode, rigid_model, rigid_system
@@ -26,7 +27,7 @@ from .simulator import (
 )
 
 __all__ = [
-    "M1", "M2", "BlindController", "max_thrust_fixed_mode",
+    "M1", "M2", "BlindController", "max_thrust_fixed_mode", "MaxThrustController",
     "torque_bound", "torque_limit_polytope", "torque_limits",
     "RHexParams",
     "RigidModel", "expand_mode", "rigid_model", "rigid_system",
