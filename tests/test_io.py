@@ -109,6 +109,7 @@ def expect_error(tmp_path, doc: dict, prefix: str, *fragments: str) -> str:
 
 EXPECTED = {
     "two_link_brace": (("x", "y", "theta", "theta1"), ("base", "tip", "joint"), [0.3] * 3, 3 * 0.0849, "FFF"),
+    "five_link_climb": (("x", "y", "theta", "theta1"), ("base", "tip", "joint"), [0.3] * 3, 3 * 0.0849, "FFF"),
     "six_link_brace": (
         ("x", "y", "theta", "theta1", "theta2", "theta3", "theta4", "theta5"),
         ("base", "tip", "joint3"), [0.3] * 3, 7 * 0.0849, "FFF",
