@@ -169,6 +169,10 @@ def fourier_motzkin(A: np.ndarray, b: np.ndarray, C: np.ndarray, d: np.ndarray,
         newA = lam[:, None] * A[p] + mu[:, None] * A[q]
         newb = lam * b[p] + mu * b[q]
         newA[:, j] = 0.0
+        # cancellation noise relative to the combined terms (not to the result, which may be
+        # tiny): left in, normalization would blow a 1e-16 residue up into a spurious facet
+        mag = lam[:, None] * np.abs(A[p]) + mu[:, None] * np.abs(A[q])
+        newA[np.abs(newA) <= tol.COEF_ZERO_TOL * mag] = 0.0
         newH = H[p] | H[q]
         newA, newb = _normalize_maxabs(newA, newb)
         newA[np.abs(newA) <= tol.COEF_ZERO_TOL] = 0.0

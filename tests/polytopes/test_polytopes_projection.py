@@ -246,3 +246,27 @@ def test_fm_and_reduce_fall_back_to_highs_when_cdd_fails(monkeypatch):
     Q = P.project([1, 2], method="fourier_motzkin")
     assert Q.equals(expected, tol=1e-6)
     assert (Q.n_ineq, Q.n_eq) == (expected.n_ineq, expected.n_eq)
+
+
+def test_fourier_motzkin_zeroes_cancellation_residues_before_normalizing():
+    """Regression: eliminating two variables combined rows whose remaining coefficients cancelled
+    to ~1e-16; normalizing that residue produced a facet with b ~ 5e15, the scale-relative
+    tolerances then collapsed the projection to a point. Reference: cdd block elimination and
+    the projected vertices/rays (double description), which agree with each other."""
+    import numpy as np
+
+    from polytopes import Polytope
+
+    A = np.array([
+        [0.26658081762511937, -0.0664815076636777, 0.9143242785911466, -0.29753317527944095],
+        [0.28258847020254346, -0.4239796170555173, -0.5502032328785704, 0.6615598562186287],
+        [0.5308825537488652, 0.03263766475603468, -0.4627797731361024, -0.7091779597114207],
+        [-0.699940111827374, -0.2920911210282994, -0.04397827644529292, -0.6502557405147732],
+        [-0.5785361913913964, 0.4573250461766074, -0.6387474368271575, -0.21943424832199254]])
+    b = np.array([-1.0253344252663465, -6.143448930065174, 0.31871686542552957, -3.9827634080904657,
+                  7.48771625399759])
+    P = Polytope(A, b)
+    fm = P.project([0, 1], method="fourier_motzkin")
+    assert fm.affine_dimension() == 2
+    assert fm.equals(P.project([0, 1], method="block_elimination"))
+    assert fm.equals(P.project([0, 1], method="vertex"))
