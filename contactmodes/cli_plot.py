@@ -52,22 +52,6 @@ def _parse_floats(text: str, field: str) -> np.ndarray:
     return values
 
 
-def _parse_box(text: str, n: int) -> tuple[np.ndarray, np.ndarray]:
-    parts = text.split(",")
-    if len(parts) != n:
-        raise ContactModelError(f"--box: expected {n} LO:HI ranges, got {len(parts)}")
-    lo, hi = np.zeros(n), np.zeros(n)
-    for i, part in enumerate(parts):
-        try:
-            a, b = (float(v) for v in part.split(":"))
-        except ValueError:
-            raise ContactModelError(f"--box: range {i} must be LO:HI, got {part!r}") from None
-        if not (np.isfinite(a) and np.isfinite(b) and a < b):
-            raise ContactModelError(f"--box: range {i} needs finite LO < HI, got {part!r}")
-        lo[i], hi[i] = a, b
-    return lo, hi
-
-
 def _axes(text: str | None, names: tuple[str, ...]) -> list[int]:
     if text is None:
         return list(range(min(2, len(names))))
@@ -117,7 +101,7 @@ def run(args: argparse.Namespace) -> None:
     from .ambiguity import inconsistent, unambiguous
     from .analysis import analyze
     from .io import load_system
-    from .cli import write_atomic
+    from .cli import UserError, parse_box, write_atomic
     from .plot import PlotData, draw_domains, slice_domain
 
     loaded = load_system(args.file)
@@ -154,7 +138,9 @@ def run(args: argparse.Namespace) -> None:
         if S is not None:
             domains[m] = S
     if args.box:
-        box = _parse_box(args.box, len(axes))
+        box = parse_box(args.box, len(axes), "--box")
+        if np.any(box[0] >= box[1]):
+            raise UserError("--box: every plotting range needs LO < HI")
     else:
         box = _default_box(list(domains.values()), len(axes))
     star = {}
