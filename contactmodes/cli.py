@@ -135,8 +135,9 @@ class Progress:
             print(f"contactmodes: {self.what} {done}/{total}{extra}", file=sys.stderr, flush=True)
 
 
-def parse_box(text: str, n: int, option: str) -> tuple["np.ndarray", "np.ndarray"]:
-    """Parse ``LO:HI[,LO:HI...]`` with exactly ``n`` ranges; :class:`UserError` naming ``option``."""
+def parse_box(text: str, n: int, option: str) -> tuple:
+    """Parse ``LO:HI[,LO:HI...]`` with exactly ``n`` ranges into ``(lo, hi)``, each (n,) floats;
+    :class:`UserError` naming ``option`` on a malformed, non-finite or reversed range."""
     import numpy as np
 
     parts = text.split(",")

@@ -77,7 +77,6 @@ def test_domain_count_equals_oracle_count(seed):
 
 def _violation_possible(s, mode, tau, row) -> bool:
     """Oracle: does mode ``mode`` at ``tau`` admit a solution violating ``row`` by more than EPS?"""
-    a = np.concatenate([row.qdd, row.f])
     blocks = [c for c in s.constraints if c.kind == "physical"]
     negs = [(-1.0, -row.rhs + EPS)] + ([(1.0, row.rhs + EPS)] if row.type == "eq" else [])
     for sign, rhs in negs:
