@@ -94,6 +94,9 @@ def write_atomic(path: str, write, option: str = "--output", mode: str = "w") ->
         raise UserError(f"{option}: cannot write {path}: {exc.strerror or exc}") from None
     try:
         write(tmp)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp creates 0600; give the file the usual mode
         os.replace(tmp, path)
     except OSError as exc:
         raise UserError(f"{option}: cannot write {path}: {exc.strerror or exc}") from None
