@@ -228,3 +228,19 @@ def test_demo_script_runs_and_plots(tmp_path, capsys):
     top = {k: r.robust.robust_feasible.bounding_box()[1][0] for k, r in res.items()}
     assert top["trajectory box"] > top["D of bracing.md"]
     assert all(r.success for r in res.values())
+
+
+def test_sign_convention_brace_rows_with_tau_d_on_the_torque_side():
+    # M_bb q̈_b + h_bb = S_b τ + τ_d + J_bᵀ f (q̈_b = 0) holds exactly when the full model's brace rows
+    # M q̈ + h = S τ + Jᵀ f do, for any torques and contact forces (tau2…tau4 act on θ2…θ4 only)
+    rng = np.random.default_rng(3)
+    full, brace = five_link_mechanism(), brace_mechanism()
+    Sb = brace.actuator_matrix()
+    hb = brace.dynamics(BRACE_Q, np.zeros(4)).h
+    for t in (0.3, 0.8):
+        q, qd, qdd = trajectory(t)
+        d = full.dynamics(q, qd)
+        tau, f = rng.normal(size=4), rng.normal(size=6)
+        full_residual = (d.M @ qdd + d.h - full.actuator_matrix() @ tau - d.J.T @ f)[:4]
+        brace_residual = hb - Sb @ tau[:1] - disturbance(t) - d.J[:, :4].T @ f
+        assert np.allclose(brace_residual, full_residual, atol=1e-12)

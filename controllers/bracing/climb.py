@@ -370,8 +370,8 @@ def plot_disturbance(times, tau_d: np.ndarray, box, path, reference=D_BOX) -> No
         plt.Line2D([], [], color="C1", ls="--", lw=1.2, label="trajectory box"),
         plt.Line2D([], [], color="k", ls=":", lw=1.4, label="D of bracing.md"),
     ]
-    fig.legend(handles=handles, loc="upper center", ncol=3, fontsize=9, bbox_to_anchor=(0.5, 0.96), frameon=False)
+    fig.legend(handles=handles, loc="upper center", ncol=3, fontsize=9, bbox_to_anchor=(0.5, 0.965), frameon=False)
     fig.suptitle("Five-link climber: disturbance of the free section (links 3–5) on the brace")
-    fig.tight_layout(rect=(0, 0, 1, 0.94))
+    fig.tight_layout(rect=(0, 0, 1, 0.955))
     fig.savefig(path, dpi=110)
     plt.close(fig)
