@@ -16,7 +16,7 @@ Matplotlib with the Agg backend (headless).
 
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from typing import Mapping
 
 import numpy as np
 
