@@ -1,15 +1,24 @@
 """Property tests of the ambiguity sets against a direct LP oracle (tests/test_oracle.py).
 
-On random small systems (1–2 contacts, 1–2 torques, sometimes a task row) and sampled torques:
+Random small systems (``test_oracle.random_system``: 1–2 contacts, 2–3 coordinates, 1–2 torques)
+with, depending on the draw, no task row, ``f_n0 >= 0.5``, or a random ``geq``/``eq`` row over
+``(q̈, f, τ)``. Torques are sampled uniformly and at Chebyshev centres of the ``T*_c`` pieces.
 
-(a) the number of modes whose ``T_c`` (no task) holds τ equals the number of kinematically
-    feasible modes for which the oracle LP in ``(q̈, f)`` at that fixed τ finds a solution;
-(b) if τ lies in ``T*_c`` (away from boundaries), then exactly one mode — ``c`` — has a solution
-    at τ and no mode-``c`` solution violates a task row by more than a small ε (oracle LP with the
-    negated row).
+(a) The number of modes whose ``T_c`` (no task) holds τ equals the number of modes for which the
+    oracle LP in ``(q̈, f)`` at that fixed τ has a solution; the oracle's own kinematic pruning
+    (Table III + homogenized strict LP) gives the same mode list as ``untasked_domains``.
+(b) If τ lies in ``T*_c`` (by a margin), the only mode with a solution at τ is ``c`` (mode ``c``
+    with its task rows, every other kinematically feasible mode without them: Fig. 4 ordering),
+    and the largest violation of each task row over the mode-``c`` solutions at τ — an LP below,
+    maximizing ``rhs − a·z`` (both signs for ``eq``) over the physical constraints of ``c`` — is at
+    most the negation margin (``NEGATION_RTOL``-relative, module doc of ``ambiguity``).
+(c) Conversely, if τ lies in ``T_c`` but outside every ``T*_c`` piece (by a margin), the oracle
+    finds the ambiguity: another mode has a solution at τ or some mode-``c`` solution violates a
+    task row by more than LP noise.
 
-Samples within ``δ`` of a domain boundary or with an oracle slack within ``δ`` of zero are skipped
-(the closure convention makes boundaries ambiguous by construction).
+Near-boundary samples are skipped: a torque within ``1e-6·scale`` of the boundary of a set it is
+tested against (``t_margin``: signed distance to the facets, and an equality residual that is
+neither clearly zero nor clearly not), or whose oracle slack ``σ*`` is within ``1e-6·scale`` of 0.
 """
 
 from __future__ import annotations
@@ -19,108 +28,203 @@ from dataclasses import replace
 import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from scipy.optimize import linprog
 
+from contactmodes import tolerances
 from contactmodes.ambiguity import task_rows, unambiguous, untasked_domains
-from contactmodes.system import LinearConstraint
-from test_oracle import kinematically_ok, oracle_slack, random_system, t_margin
+from contactmodes.system import ContactSystem, LinearConstraint
+from test_oracle import all_modes, contact_rows, kinematically_ok, oracle_slack, random_system, t_margin
 
-EPS = 1e-4  # violation a task row must exceed to count in (b)
+TASKS = ("none", "fn0", "geq", "eq")
+SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
-def _system(seed: int):
+def make_system(seed: int, k: int, n_tau: int, task: str) -> ContactSystem:
+    """``random_system`` plus the chosen task row (coefficients from the same seed)."""
     rng = np.random.default_rng(seed)
-    k = 1 + seed % 2
-    n_q = int(rng.integers(2, 4))
-    n_tau = int(rng.integers(1, min(2, n_q) + 1))
+    n_q = int(rng.integers(max(2, n_tau), 4))
     s = random_system(rng, n_q, n_tau, k)
-    if seed % 3 == 0:  # a task row: keep contact 0 loaded, f_n0 >= 0.5
+    if task == "none":
+        return s
+    if task == "fn0":  # keep contact 0 loaded
         f = np.zeros((1, 2 * k))
         f[0, 1] = 1.0
-        task = LinearConstraint("task", "geq", np.zeros((1, n_q)), f, np.zeros((1, n_tau)), [0.5], "fn0")
-        s = replace(s, constraints=(task,))
-    return s, rng
+        row = LinearConstraint("task", "geq", np.zeros((1, n_q)), f, np.zeros((1, n_tau)), [0.5], "fn0")
+    else:
+        row = LinearConstraint("task", task, rng.normal(size=(1, n_q)), rng.normal(size=(1, 2 * k)),
+                               rng.normal(scale=0.3, size=(1, n_tau)), [rng.normal()], "random")
+    return replace(s, constraints=(row,))
 
 
-def _classify(s, mode, tau, task):
-    """True/False from the oracle, None when too close to call."""
-    scale = max(1.0, float(np.abs(tau).max()), float(np.abs(s.h).max()))
+systems = st.builds(make_system, st.integers(0, 2**31 - 1), st.integers(1, 2), st.integers(1, 2),
+                    st.sampled_from(TASKS))
+
+
+def scale_of(s: ContactSystem, tau) -> float:
+    return max(1.0, float(np.abs(tau).max()), float(np.abs(s.h).max()))
+
+
+def classify(s: ContactSystem, mode: str, tau, task: bool):
+    """True/False: does ``mode`` have a solution at τ (oracle LP); None when too close to call."""
     sigma = oracle_slack(s, mode, tau, task)
     if sigma is None:
         return False
-    if np.isnan(sigma) or abs(sigma) <= 1e-6 * scale:
+    if np.isnan(sigma) or abs(sigma) <= 1e-6 * scale_of(s, tau):
         return None
-    return sigma > 0
+    return bool(sigma > 0)
 
 
-def _near(T, tau, scale):
+def near(T, tau, scale) -> bool:
     margin, eq_res = t_margin(T, tau)
     return abs(margin) < 1e-6 * scale or 1e-9 * scale < eq_res < 1e-5 * scale
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.integers(0, 100_000))
-def test_domain_count_equals_oracle_count(seed):
-    s, rng = _system(seed)
-    doms = untasked_domains(s)
-    modes = [m for m in doms if kinematically_ok(s, m)]
-    assert set(modes) == set(doms)
-    for tau in rng.uniform(-15.0, 15.0, size=(6, s.n_tau)):
-        scale = max(1.0, float(np.abs(tau).max()), float(np.abs(s.h).max()))
-        if any(d.feasible and _near(d.T, tau, scale) for d in doms.values()):
+def inside(T, tau, scale) -> bool:
+    """τ in T by a margin (the caller has excluded the near-boundary case or checks it)."""
+    margin, eq_res = t_margin(T, tau)
+    return margin > 1e-6 * scale and eq_res <= 1e-9 * scale
+
+
+def oracle_modes(s: ContactSystem) -> list[str]:
+    return [m for m in all_modes(s.k) if kinematically_ok(s, m)]
+
+
+def max_violation(s: ContactSystem, mode: str, tau, row) -> tuple[float, float]:
+    """``max (rhs − a·z)`` (and ``max (a·z − rhs)`` for ``eq``) over the solutions of ``mode`` at
+    fixed τ with the physical constraints only; ``(−inf, 0)`` if there is none, ``(inf, 0)`` if
+    unbounded. Second item: ``‖x*‖_∞`` of the maximizer (a scale for the tolerance).
+
+    Tables I–II written out directly (with ``test_oracle.contact_rows`` for the acceleration rows),
+    independently of ``contactmodes``: variables ``x = (q̈, f)``.
+    """
+    n_q, nf = s.n_q, 2 * s.k
+    nx = n_q + nf
+    J, c, mu = s.J, s.Jdot_qdot, s.mu
+    eqA, eqb, geA, geb = [], [], [], []
+    unit = np.eye(nx)
+    for j in range(n_q):  # M q̈ − Jᵀ f = S τ − h
+        eqA.append(np.concatenate([s.M[j], -J[:, j]]))
+        eqb.append(s.S[j] @ tau - s.h[j])
+    eq_rows, sign_rows = contact_rows(s, mode)
+    for j in eq_rows:
+        eqA.append(np.concatenate([J[j], np.zeros(nf)]))
+        eqb.append(-c[j])
+    for sg, j in sign_rows:
+        geA.append(sg * np.concatenate([J[j], np.zeros(nf)]))
+        geb.append(-sg * c[j])
+    for i, ch in enumerate(mode):
+        t, n = n_q + 2 * i, n_q + 2 * i + 1
+        if ch == "S":
+            eqA += [unit[t], unit[n]]
+            eqb += [0.0, 0.0]
             continue
-        oracle = [_classify(s, m, tau, task=False) for m in modes]
+        geA.append(unit[n])
+        geb.append(0.0)
+        if ch == "F":
+            geA += [mu[i] * unit[n] - unit[t], mu[i] * unit[n] + unit[t]]
+            geb += [0.0, 0.0]
+        else:
+            eqA.append(unit[t] - (mu[i] if ch == "L" else -mu[i]) * unit[n])
+            eqb.append(0.0)
+    for blk in s.constraints_of(("physical",)):
+        for r in range(blk.n_rows):
+            a = np.concatenate([blk.qdd[r], blk.f[r]])
+            (eqA if blk.type == "eq" else geA).append(a)
+            (eqb if blk.type == "eq" else geb).append(blk.rhs[r] - blk.tau[r] @ tau)
+    a_x = np.concatenate([row.qdd, row.f])
+    best, xnorm = -np.inf, 0.0
+    for sign in ((1.0, -1.0) if row.type == "eq" else (1.0,)):
+        # violation sign·(rhs − a_x·x − a_τ·τ): maximize ⇔ minimize sign·a_x·x
+        res = linprog(sign * a_x, A_ub=-np.array(geA).reshape(-1, nx) if geA else None,
+                      b_ub=-np.array(geb) if geb else None, A_eq=np.array(eqA), b_eq=np.array(eqb),
+                      bounds=[(None, None)] * nx, method="highs")
+        if res.status == 3:
+            return np.inf, 0.0
+        if res.status == 0:
+            v = sign * (row.rhs - row.tau @ tau) - res.fun
+            if v > best:
+                best, xnorm = v, float(np.abs(res.x).max())
+    return best, xnorm
+
+
+def violation_tol(row, tau, xnorm) -> float:
+    """The negation margin (NEGATION_RTOL, relative) bounded by the row's own magnitudes, plus LP noise."""
+    size = max(1.0, abs(row.rhs), float(np.abs(row.tau @ tau)),
+               float(np.linalg.norm(np.concatenate([row.qdd, row.f]))) * max(1.0, xnorm))
+    return 10.0 * tolerances.NEGATION_RTOL * size
+
+
+# -------------------------------------------------------------------------------- (a) ---------
+@SETTINGS
+@given(systems, st.integers(0, 2**31 - 1))
+def test_domain_count_equals_oracle_count(s, seed):
+    doms = untasked_domains(s)
+    modes = oracle_modes(s)
+    assert set(modes) == set(doms)
+    rng = np.random.default_rng(seed)
+    for tau in rng.uniform(-15.0, 15.0, size=(6, s.n_tau)):
+        scale = scale_of(s, tau)
+        if any(d.feasible and near(d.T, tau, scale) for d in doms.values()):
+            continue
+        oracle = [classify(s, m, tau, task=False) for m in modes]
         if None in oracle:
             continue
         ours = sum(bool(d.feasible and d.T.contains(tau)) for d in doms.values())
-        assert ours == sum(oracle), f"seed {seed} tau {tau}"
+        assert ours == sum(oracle), f"tau {tau}: T_c count {ours}, oracle {oracle}"
 
 
-def _violation_possible(s, mode, tau, row) -> bool:
-    """Oracle: does mode ``mode`` at ``tau`` admit a solution violating ``row`` by more than EPS?"""
-    blocks = [c for c in s.constraints if c.kind == "physical"]
-    negs = [(-1.0, -row.rhs + EPS)] + ([(1.0, row.rhs + EPS)] if row.type == "eq" else [])
-    for sign, rhs in negs:
-        neg = LinearConstraint("task", "geq", sign * row.qdd[None, :], sign * row.f[None, :],
-                               sign * row.tau[None, :], [rhs])
-        if _classify(replace(s, constraints=tuple(blocks) + (neg,)), mode, tau, task=True):
-            return True
-    return False
-
-
-def _check_unambiguous(seed: int) -> int:
-    """Property (b) on one random system; returns the number of samples checked."""
-    s, rng = _system(seed)
+# -------------------------------------------------------------------------- (b) and (c) ---------
+def check_unambiguous(s: ContactSystem, rng) -> dict[str, int]:
+    """Properties (b) and (c) on one system; counts of the samples actually checked."""
     others = untasked_domains(s)
-    modes = list(others)
-    checked = 0
+    modes = oracle_modes(s)
+    rows = task_rows(s)
+    counts = dict(b=0, b_task=0, c=0)
     for mode in modes:
         res = unambiguous(s, mode, others=others)
+        if not res.feasible:
+            continue
         samples = [np.clip(p.chebyshev_center().center, -30, 30) for p in res.unambiguous]
-        samples += list(rng.uniform(-15.0, 15.0, size=(3, s.n_tau))) if res.unambiguous else []
+        samples += [np.clip(p.chebyshev_center().center, -30, 30) for src in res.sources for p in src.set]
+        samples += list(rng.uniform(-15.0, 15.0, size=(3, s.n_tau)))
         for tau in samples:
-            scale = max(1.0, float(np.abs(tau).max()), float(np.abs(s.h).max()))
-            inside = [p for p in res.unambiguous
-                      if t_margin(p, tau)[0] > 1e-6 * scale and t_margin(p, tau)[1] <= 1e-9 * scale]
-            if not inside:
+            scale = scale_of(s, tau)
+            if near(res.feasible_set, tau, scale) or any(near(p, tau, scale) for p in res.unambiguous):
                 continue
-            # mode c with its task rows, every other mode without task rows (Fig. 4 ordering)
-            oracle = {m: _classify(s, m, tau, task=(m == mode)) for m in modes}
+            in_star = any(inside(p, tau, scale) for p in res.unambiguous)
+            if not in_star and not inside(res.feasible_set, tau, scale):
+                continue
+            oracle = {m: classify(s, m, tau, task=(m == mode)) for m in modes}
             if None in oracle.values():
                 continue
             with_solution = [m for m, ok in oracle.items() if ok]
-            assert with_solution == [mode], f"seed {seed} {mode} tau {tau}: solutions in {with_solution}"
-            for row in task_rows(s):
-                assert not _violation_possible(s, mode, tau, row), f"seed {seed} {mode} tau {tau} row {row.label}"
-            checked += 1
-    return checked
+            violations = [(row, *max_violation(s, mode, tau, row)) for row in rows]
+            if in_star:  # (b)
+                assert with_solution == [mode], f"{mode} tau {tau}: solutions in {with_solution}"
+                for row, v, xnorm in violations:
+                    assert v <= violation_tol(row, tau, xnorm), f"{mode} tau {tau} {row.label}: violation {v}"
+                counts["b"] += 1
+                counts["b_task"] += bool(rows)
+            else:  # (c): in T_c, outside T*_c — the oracle must see why
+                other = any(m != mode for m in with_solution)
+                violated = any(v > 1e-9 * max(1.0, xnorm) for _, v, xnorm in violations)
+                assert oracle[mode], f"{mode} tau {tau}: in T_c but the oracle finds no solution"
+                assert other or violated, f"{mode} tau {tau}: outside T*_c yet unambiguous to the oracle"
+                counts["c"] += 1
+    return counts
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.integers(0, 100_000))
-def test_unambiguous_torques_have_one_solution_mode_and_no_task_violation(seed):
-    _check_unambiguous(seed)
+@SETTINGS
+@given(systems, st.integers(0, 2**31 - 1))
+def test_unambiguous_torques_have_one_solution_mode_and_no_task_violation(s, seed):
+    check_unambiguous(s, np.random.default_rng(seed))
 
 
-def test_the_random_family_reaches_unambiguous_samples():
-    """Guard against a vacuous property: fixed seeds (with and without task rows) give checks."""
-    assert sum(_check_unambiguous(seed) for seed in range(12)) >= 5
+def test_the_random_family_reaches_every_case():
+    """Guard against vacuous properties: fixed draws reach (b) with and without task rows, and (c)."""
+    total = dict(b=0, b_task=0, c=0)
+    for seed in range(16):
+        s = make_system(seed, 1 + seed % 2, 1 + (seed // 2) % 2, TASKS[seed % 4])
+        for key, n in check_unambiguous(s, np.random.default_rng(seed)).items():
+            total[key] += n
+    assert total["b"] >= 5 and total["b_task"] >= 2 and total["c"] >= 5, total
