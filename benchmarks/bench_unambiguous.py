@@ -1,11 +1,19 @@
 """Timing of the unambiguous sets T*_c (issue 3): every feasible mode of every example.
 
-Run: ``python benchmarks/bench_unambiguous.py [--repeat N]``. Per example: the shared
-``untasked_domains`` (every kinematically feasible mode's ``T_c`` without task constraints,
-computed once), then ``unambiguous`` for each feasible mode reusing it; the split by stage
-(``feasible``, ``across``, ``within``, ``difference``) is summed over modes. The peer, measured
-in the same run, is ``analyze()`` of the same example (the issue-2 pipeline: every ``T_c`` and
-their pairwise overlaps), so the ratio says what the ambiguity analysis costs on top of it.
+Run: ``python benchmarks/bench_unambiguous.py [--repeat N] [--no-uncached]``. Per example:
+
+* the shared ``untasked_domains`` (every kinematically feasible mode's ``T_c`` without task
+  constraints, computed once), then ``unambiguous`` for each kinematically feasible mode reusing
+  it (``others=``); infeasible modes return after their own domain and are counted in the total;
+* the split of the ``unambiguous`` calls by the result's ``timing`` keys (``feasible``,
+  ``across``, ``within``, ``difference``), summed over modes, and the median and largest
+  per-mode wall time over the feasible modes;
+* two peers measured in the same run: ``analyze()`` of the same example (the issue-2 pipeline:
+  every ``T_c`` and their pairwise overlaps), so ``total / analyze`` says what the ambiguity
+  analysis costs on top of it; and the same ``unambiguous`` calls *without* the shared cache
+  (each call computes every other mode's domain itself), so ``uncached / total`` is what sharing
+  ``others`` saves.
+
 Medians over ``N`` repeats (ms); numbers are machine dependent: quote the ratios.
 """
 
@@ -27,47 +35,72 @@ from contactmodes.io import load_system  # noqa: E402
 STAGES = ("feasible", "across", "within", "difference")
 
 
-def run_once(system) -> tuple[float, float, dict[str, float], int]:
-    """(total ms, shared-domains ms, per-stage ms summed over modes, number of feasible modes)."""
+def run_once(system) -> dict:
+    """One pass: shared domains, then ``unambiguous`` per kinematically feasible mode."""
     t0 = time.perf_counter()
     others = untasked_domains(system)
-    shared = time.perf_counter() - t0
+    shared = (time.perf_counter() - t0) * 1e3
     stages = dict.fromkeys(STAGES, 0.0)
-    n = 0
-    for mode, dom in others.items():
+    per_mode = []
+    for mode in others:
+        t1 = time.perf_counter()
         res = unambiguous(system, mode, others=others)
-        if not res.feasible:
-            continue
-        n += 1
+        dt = (time.perf_counter() - t1) * 1e3
         for k in STAGES:
             stages[k] += res.timing.get(k, 0.0) * 1e3
-    return (time.perf_counter() - t0) * 1e3, shared * 1e3, stages, n
+        if res.feasible:
+            per_mode.append(dt)
+    total = (time.perf_counter() - t0) * 1e3
+    return dict(total=total, shared=shared, stages=stages, per_mode=per_mode, n_kin=len(others))
+
+
+def run_uncached(system, modes) -> float:
+    """The same calls without ``others``: each computes the other modes' domains itself (ms)."""
+    t0 = time.perf_counter()
+    for mode in modes:
+        unambiguous(system, mode)
+    return (time.perf_counter() - t0) * 1e3
+
+
+def median_ms(fn, repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - t0) * 1e3)
+    return statistics.median(times)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--no-uncached", action="store_true", help="skip the uncached peer (slow on RHex)")
     args = parser.parse_args()
-    header = (["example", "modes (kin. feasible)", "feasible", "shared T_c' ms"] + [f"{s} ms" for s in STAGES]
-              + ["total ms", "per feasible mode ms", "analyze() ms (peer)", "total / analyze"])
+    header = (["example", "kin. feasible modes", "feasible modes", "shared T_c' ms"]
+              + [f"{s} ms" for s in STAGES]
+              + ["total ms", "per mode median ms", "per mode max ms", "analyze() ms", "total / analyze"]
+              + ([] if args.no_uncached else ["uncached ms", "uncached / total"]))
     print("| " + " | ".join(header) + " |")
     print("|" + "---|" * len(header))
     for path in sorted((ROOT / "examples").glob("*.toml")):
         system = load_system(path).system
+        run_once(system)  # warm-up (imports, caches)
         runs = [run_once(system) for _ in range(args.repeat)]
-        total = statistics.median(r[0] for r in runs)
-        shared = statistics.median(r[1] for r in runs)
-        stages = {k: statistics.median(r[2][k] for r in runs) for k in STAGES}
-        n = runs[0][3]
-        peer_times = []
-        for _ in range(args.repeat):
-            t0 = time.perf_counter()
-            result = analyze(system)
-            peer_times.append((time.perf_counter() - t0) * 1e3)
-        peer = statistics.median(peer_times)
-        print(f"| {path.stem} | {len(result.enumeration.modes)} | {n} | {shared:.1f} | "
-              + " | ".join(f"{stages[k]:.1f}" for k in STAGES)
-              + f" | {total:.1f} | {total / max(n, 1):.1f} | {peer:.1f} | {total / peer:.2f} |")
+        total = statistics.median(r["total"] for r in runs)
+        shared = statistics.median(r["shared"] for r in runs)
+        stages = {k: statistics.median(r["stages"][k] for r in runs) for k in STAGES}
+        per_mode = [statistics.median(ts) for ts in zip(*(r["per_mode"] for r in runs))]
+        n_feasible = len(per_mode)
+        peer = median_ms(lambda: analyze(system), args.repeat)
+        cells = [path.stem, str(runs[0]["n_kin"]), str(n_feasible), f"{shared:.1f}"]
+        cells += [f"{stages[k]:.1f}" for k in STAGES]
+        cells += [f"{total:.1f}", f"{statistics.median(per_mode):.2f}" if per_mode else "-",
+                  f"{max(per_mode):.2f}" if per_mode else "-", f"{peer:.1f}", f"{total / peer:.2f}"]
+        if not args.no_uncached:
+            modes = list(untasked_domains(system))
+            uncached = median_ms(lambda: run_uncached(system, modes), max(1, args.repeat // 3))
+            cells += [f"{uncached:.1f}", f"{uncached / total:.1f}"]
+        print("| " + " | ".join(cells) + " |", flush=True)
         print(f"timed {path.stem}", file=sys.stderr)
 
 
