@@ -1,8 +1,8 @@
 """Property tests of the ambiguity sets against a direct LP oracle (tests/test_oracle.py).
 
-Random small systems (``test_oracle.random_system``: 1–2 contacts, 2–3 coordinates, 1–2 torques)
-with, depending on the draw, no task row, ``f_n0 >= 0.5``, or a random ``geq``/``eq`` row over
-``(q̈, f, τ)``. Torques are sampled uniformly and at Chebyshev centres of the ``T*_c`` pieces.
+Random small systems (``test_oracle.random_system``: 1–2 contacts, 2–3 coordinates, 1–2 torques;
+half of them with a singular mass matrix, so that ``w`` may move accelerations) with, depending on
+the draw, no task row, ``f_n0 >= 0.5``, or a random ``geq``/``eq`` row over ``(q̈, f, τ)``. Torques are sampled uniformly and at Chebyshev centres of the ``T*_c`` pieces.
 
 (a) The number of modes whose ``T_c`` (no task) holds τ equals the number of modes for which the
     oracle LP in ``(q̈, f)`` at that fixed τ has a solution; the oracle's own kinematic pruning
@@ -36,14 +36,22 @@ from contactmodes.system import ContactSystem, LinearConstraint
 from test_oracle import all_modes, contact_rows, kinematically_ok, oracle_slack, random_system, t_margin
 
 TASKS = ("none", "fn0", "geq", "eq")
-SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
-def make_system(seed: int, k: int, n_tau: int, task: str) -> ContactSystem:
-    """``random_system`` plus the chosen task row (coefficients from the same seed)."""
+def make_system(seed: int, k: int, n_tau: int, task: str, singular: bool = False) -> ContactSystem:
+    """``random_system`` plus the chosen task row (coefficients from the same seed).
+
+    ``singular``: replace ``M`` by a rank-deficient ``R Rᵀ`` (``R`` of size n_q × (n_q − 1)), a
+    massless direction, so that in some modes the ambiguity variables ``w`` move accelerations and
+    a task row on ``q̈`` can be violated within the mode.
+    """
     rng = np.random.default_rng(seed)
     n_q = int(rng.integers(max(2, n_tau), 4))
     s = random_system(rng, n_q, n_tau, k)
+    if singular:
+        R = rng.normal(size=(n_q, n_q - 1))
+        s = replace(s, M=R @ R.T)
     if task == "none":
         return s
     if task == "fn0":  # keep contact 0 loaded
@@ -57,7 +65,7 @@ def make_system(seed: int, k: int, n_tau: int, task: str) -> ContactSystem:
 
 
 systems = st.builds(make_system, st.integers(0, 2**31 - 1), st.integers(1, 2), st.integers(1, 2),
-                    st.sampled_from(TASKS))
+                    st.sampled_from(TASKS), st.booleans())
 
 
 def scale_of(s: ContactSystem, tau) -> float:
@@ -179,7 +187,7 @@ def check_unambiguous(s: ContactSystem, rng) -> dict[str, int]:
     others = untasked_domains(s)
     modes = oracle_modes(s)
     rows = task_rows(s)
-    counts = dict(b=0, b_task=0, c=0)
+    counts = dict(b=0, b_task=0, c=0, c_within=0)
     for mode in modes:
         res = unambiguous(s, mode, others=others)
         if not res.feasible:
@@ -211,6 +219,7 @@ def check_unambiguous(s: ContactSystem, rng) -> dict[str, int]:
                 assert oracle[mode], f"{mode} tau {tau}: in T_c but the oracle finds no solution"
                 assert other or violated, f"{mode} tau {tau}: outside T*_c yet unambiguous to the oracle"
                 counts["c"] += 1
+                counts["c_within"] += violated and not other
     return counts
 
 
@@ -221,10 +230,11 @@ def test_unambiguous_torques_have_one_solution_mode_and_no_task_violation(s, see
 
 
 def test_the_random_family_reaches_every_case():
-    """Guard against vacuous properties: fixed draws reach (b) with and without task rows, and (c)."""
-    total = dict(b=0, b_task=0, c=0)
-    for seed in range(16):
-        s = make_system(seed, 1 + seed % 2, 1 + (seed // 2) % 2, TASKS[seed % 4])
+    """Guard against vacuous properties: fixed draws reach (b) with and without task rows, (c),
+    and (c) through a within-mode violation alone (no other mode at τ)."""
+    total = dict(b=0, b_task=0, c=0, c_within=0)
+    for seed in range(24):
+        s = make_system(seed, 1 + seed % 2, 1 + (seed // 2) % 2, TASKS[seed % 4], singular=seed % 3 == 0)
         for key, n in check_unambiguous(s, np.random.default_rng(seed)).items():
             total[key] += n
-    assert total["b"] >= 5 and total["b_task"] >= 2 and total["c"] >= 5, total
+    assert total["b"] >= 5 and total["b_task"] >= 2 and total["c"] >= 5 and total["c_within"] >= 1, total
