@@ -243,3 +243,13 @@ def test_inconsistent_accepts_a_degenerate_box_and_precomputed_domains():
     seen = []
     inconsistent(system, [-1.0], [1.0], progress=lambda i, n, m: seen.append((i, n, m)))
     assert [x[:2] for x in seen] == [(1, 2), (2, 2)] and {x[2] for x in seen} == {"S", "L"}
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "bug (message only): inconsistent() reports lo's length when hi has the wrong one: "
+    "inconsistent(painleve_rod, [0.0], [1.0, 2.0]) raises 'inconsistency box: expected 1 ranges "
+    "(one per torque), got 1' — expected the offending length 2 (or a mention of HI)."))
+def test_inconsistent_names_the_offending_length():
+    system = load_system(EXAMPLES / "painleve_rod.toml").system
+    with pytest.raises(ContactModelError, match=r"inconsistency box: .*got 2"):
+        inconsistent(system, [0.0], [1.0, 2.0])

@@ -48,6 +48,7 @@ import pytest
 
 from contactmodes.ambiguity import inconsistent, unambiguous, untasked_domains
 from contactmodes.domains import mode_domain
+from contactmodes.errors import ContactModelError
 from contactmodes.io import load_system
 from contactmodes.modes import enumerate_modes
 from polytopes import union_contains
@@ -247,3 +248,24 @@ def test_mu_05_is_unambiguous_and_consistent():
         (point,) = src.set
         assert approx_interval(interval(point), (h["m_star"], h["m_star"]))
     assert inconsistent(system, [BOX[0]], [BOX[1]]) == []
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "bug: unambiguous() does not check that the desired mode is kinematically feasible. On the "
+    "μ = 2 rod (contact sliding towards −t, Table III: S and L only) unambiguous(system, 'R') and "
+    "unambiguous(system, 'F') return feasible=True and T*_c = [M*, inf) (M* ≈ −3.656), e.g. "
+    "contains([0.0]) is True, while inconsistent(system, [-20], [20]) reports [M*, 20]: no mode has a "
+    "solution there. Expected: a pruned desired mode gives T*_c = [] (or a ContactModelError)."))
+@pytest.mark.parametrize("mode", ["F", "R"])
+def test_a_mode_pruned_by_table_iii_is_never_guaranteed(mode):
+    """F needs v_t = 0 and R needs v_t > 0; here v_t = −1 (module doc), so neither can occur and no
+    torque can guarantee it — in particular none of the inconsistent moments above M*."""
+    h = hand("painleve_rod.toml")
+    assert mode not in h["modes"]
+    system = load_system(EXAMPLES / "painleve_rod.toml").system
+    try:
+        res = unambiguous(system, mode)
+    except ContactModelError:
+        return
+    assert res.unambiguous == []
+    assert not res.contains([0.0])  # M = 0 > M*: inconsistent by the hand derivation
