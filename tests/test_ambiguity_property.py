@@ -26,6 +26,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from scipy.optimize import linprog
@@ -36,7 +37,11 @@ from contactmodes.system import ContactSystem, LinearConstraint
 from test_oracle import all_modes, contact_rows, kinematically_ok, oracle_slack, random_system, t_margin
 
 TASKS = ("none", "fn0", "geq", "eq")
-SETTINGS = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# derandomize: a fixed example sequence, so that the known crash below (about 1 draw in 350 of
+# this family, test_known_crash_on_a_far_facet) cannot make CI flaky; widen by running with more
+# examples locally.
+SETTINGS = settings(max_examples=80, deadline=None, derandomize=True,
+                    suppress_health_check=[HealthCheck.too_slow])
 
 
 def make_system(seed: int, k: int, n_tau: int, task: str, singular: bool = False) -> ContactSystem:
@@ -238,3 +243,19 @@ def test_the_random_family_reaches_every_case():
         for key, n in check_unambiguous(s, np.random.default_rng(seed)).items():
             total[key] += n
     assert total["b"] >= 5 and total["b_task"] >= 2 and total["c"] >= 5 and total["c_within"] >= 1, total
+
+
+@pytest.mark.xfail(strict=True, raises=ValueError, reason=(
+    "bug: unambiguous() crashes with ValueError('implicit_equalities called on an empty set') "
+    "(polytopes.redundancy, via Polytope.affine_dimension in the boundary_only step) on two draws of "
+    "this family: make_system(261579875, 1, 2, 'eq', True) mode 'R' and make_system(1726963809, 2, 2, "
+    "'eq', False) mode 'SS'. T_c is a line (the eq task row holds, n_w = 0) with one facet far out "
+    "(|b| ≈ 7353), so the polytope tolerance (1e-9 · data scale ≈ 7e-6) exceeds the negation margin "
+    "δ ≈ 3e-6: T_c ∩ T_c^i passes is_empty() as non-empty, and affine_dimension() then finds it empty. "
+    "Expected: no exception, and no task:0 source (the negation α·τ <= β − δ misses the line α·τ = β)."))
+@pytest.mark.parametrize("args, mode", [((261579875, 1, 2, "eq", True), "R"),
+                                        ((1726963809, 2, 2, "eq", False), "SS")])
+def test_known_crash_on_a_far_facet(args, mode):
+    s = make_system(*args)
+    res = unambiguous(s, mode, others=untasked_domains(s))
+    assert "task:0" not in {src.source for src in res.sources}
