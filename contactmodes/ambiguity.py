@@ -148,8 +148,10 @@ class UnambiguousResult:
     ----------
     mode : ``c``.
     task : whether task constraints were part of the desired behaviour.
-    feasible : ``T_c`` non-empty.
+    feasible : ``T_c`` non-empty and the mode kinematically feasible (it survives the
+        enumeration of Table III / Sec. III-F; a pruned mode never occurs, so nothing is guaranteed).
     feasible_set : ``T_c`` over τ (``n_τ``), ``None`` when infeasible.
+    kinematically_feasible : the mode survives the enumeration.
     unambiguous : ``T*_c`` as a list of convex pieces (closures, relative interiors disjoint);
         ``[]`` when every feasible torque is ambiguous or ``T_c`` is empty.
     sources : every non-empty ambiguity set, across modes first (analysis order) then task rows.
@@ -171,6 +173,7 @@ class UnambiguousResult:
     w_moves_forces: bool
     domain: ModeDomain = field(repr=False)
     timing: dict[str, float] = field(default_factory=dict)
+    kinematically_feasible: bool = True
 
     def contains(self, tau, tol: float | None = None) -> bool:
         """Whether ``tau`` (n_τ,) lies in ``T*_c`` (closure convention, see the module doc)."""
@@ -252,7 +255,11 @@ def negated_rows(response: ModeResponse, row: TaskRow) -> list[tuple[np.ndarray,
         alpha = np.concatenate([a_x @ response.P + a_tau, a_x @ response.Q])
         beta = float(b - a_x @ response.r)
         norm = float(np.linalg.norm(alpha))
-        if norm <= tolerances.CANCEL_RTOL * max(1.0, float(np.linalg.norm(a_x)) * float(np.abs(response.P).max(initial=1.0))):
+        # zero up to cancellation noise of the terms that produced it (relative, no absolute
+        # floor: a row written in tiny units is still a row)
+        terms = float(np.linalg.norm(a_x)) * max(float(np.abs(response.P).max(initial=0.0)),
+                                                  float(np.abs(response.Q).max(initial=0.0)))
+        if norm <= tolerances.CANCEL_RTOL * (terms + float(np.linalg.norm(a_tau))):
             continue
         out.append((alpha, beta - tolerances.NEGATION_RTOL * max(norm, abs(beta))))
     return out
@@ -279,6 +286,31 @@ def within_mode_sets(system: ContactSystem, mode: str, T_c: Polytope, method: st
                 pieces.append(inter)
         if pieces:
             out.append(AmbiguitySource(row.label, "task", pieces))
+    return out
+
+
+def _affine_dimension(P: Polytope) -> int:
+    """Affine dimension, ``-1`` for a set that a second, stricter emptiness test finds empty.
+
+    ``is_empty`` and the affine-hull computation use different (both scale-relative) tolerances; a
+    sliver that passes the first can fail the second, which then means "empty".
+    """
+    try:
+        return P.affine_dimension()
+    except (ValueError, PolytopeError):
+        return -1
+
+
+def mark_boundary_only(sources: list[AmbiguitySource], dim: int) -> list[AmbiguitySource]:
+    """Drop pieces found empty, drop sources left without pieces, and set ``boundary_only`` on
+    the others (every piece of affine dimension below ``dim``, the dimension of ``T_c``)."""
+    out = []
+    for src in sources:
+        dims = [(p, _affine_dimension(p)) for p in src.set]
+        src.set = [p for p, d in dims if d >= 0]
+        if src.set:
+            src.boundary_only = all(d < dim for _, d in dims if d >= 0)
+            out.append(src)
     return out
 
 
@@ -315,19 +347,25 @@ def unambiguous(system: ContactSystem, mode: str, task: bool = True, within_mode
     validate_mode(system, mode)
     timing: dict[str, float] = {}
     t0 = time.perf_counter()
+    surviving = None
+    if others is None or mode not in others:
+        surviving = enumerate_modes(system).modes
+    kinematic = surviving is None or mode in surviving
     if domain is None:
         domain = mode_domain(system, mode, task=task, method=method)
     resp = domain.response
     timing["feasible"] = time.perf_counter() - t0
     flags = dict(w_varies=domain.w_varies, w_moves_accelerations=resp.w_moves_accelerations,
                  w_moves_forces=resp.w_moves_forces)
-    if not domain.feasible:
-        return UnambiguousResult(mode, task, False, None, [], [], domain=domain, timing=timing, **flags)
+    if not domain.feasible or not kinematic:
+        # a mode pruned by Table III / Sec. III-F never occurs: nothing is guaranteed
+        return UnambiguousResult(mode, task, False, None, [], [], domain=domain, timing=timing,
+                                 kinematically_feasible=kinematic, **flags)
     T_c = domain.T
 
     t0 = time.perf_counter()
     if others is None:
-        others = untasked_domains(system, [m for m in enumerate_modes(system).modes if m != mode], method)
+        others = untasked_domains(system, [m for m in surviving if m != mode], method)
     sources = across_mode_sets(T_c, mode, others, domain.box)
     timing["across"] = time.perf_counter() - t0
 
@@ -339,8 +377,7 @@ def unambiguous(system: ContactSystem, mode: str, task: bool = True, within_mode
 
     t0 = time.perf_counter()
     dim = T_c.affine_dimension()
-    for src in sources:
-        src.boundary_only = all(p.affine_dimension() < dim for p in src.set)
+    sources = mark_boundary_only(sources, dim)
     pieces = difference(T_c, [p for s in sources if not s.boundary_only for p in s.set])
     timing["difference"] = time.perf_counter() - t0
     return UnambiguousResult(mode, task, True, T_c, pieces, sources, domain=domain, timing=timing, **flags)
@@ -369,8 +406,10 @@ def inconsistent(system: ContactSystem, lo, hi, domains: Mapping[str, ModeDomain
     lo = np.asarray(lo, dtype=float).reshape(-1)
     hi = np.asarray(hi, dtype=float).reshape(-1)
     n = system.n_tau
-    if lo.shape != (n,) or hi.shape != (n,):
-        raise ContactModelError(f"inconsistency box: expected {n} ranges (one per torque), got {lo.shape[0]}")
+    for name, v in (("LO", lo), ("HI", hi)):
+        if v.shape != (n,):
+            raise ContactModelError(
+                f"inconsistency box: expected {n} ranges (one per torque), got {v.shape[0]} {name} values")
     if not (np.all(np.isfinite(lo)) and np.all(np.isfinite(hi))) or np.any(lo > hi):
         raise ContactModelError("inconsistency box: every range needs finite LO <= HI")
     if domains is None:

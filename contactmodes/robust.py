@@ -27,7 +27,7 @@ import numpy as np
 
 from polytopes import Polytope, difference
 
-from .ambiguity import AmbiguitySource, negated_rows, task_rows
+from .ambiguity import AmbiguitySource, mark_boundary_only, negated_rows, task_rows
 from .domains import ModeDomain, intersect_domains, mode_domain
 from .errors import ContactModelError
 from .modes import enumerate_modes, validate_mode
@@ -201,9 +201,7 @@ def robust_unambiguous(system: ContactSystem, mode: str, within_mode: bool = Tru
     t0 = time.perf_counter()
     pieces: list[Polytope] = []
     if not T_robust.is_empty():
-        dim = T_robust.affine_dimension()
-        for src in sources:
-            src.boundary_only = all(p.affine_dimension() < dim for p in src.set)
+        sources = mark_boundary_only(sources, T_robust.affine_dimension())
         pieces = difference(T_robust, [p for s in sources if not s.boundary_only for p in s.set])
     timing["difference"] = time.perf_counter() - t0
     return RobustResult(mode, T_robust, pieces, sources, V, timing)

@@ -201,11 +201,6 @@ def test_squeeze_with_a_task_row_in_tiny_units():
     assert squeeze_star_ok(unambiguous(squeeze(scale=1e-8), "FF"))
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "bug (contactmodes.ambiguity.negated_rows): the skip test 'norm(alpha) <= CANCEL_RTOL * "
-    "max(1.0, |a_x|·max|P|)' has an absolute floor of 1e-10, so the negation of 1e-11·f_n2 >= 1e-11 "
-    "(‖α‖ ≈ 7e-12) is dropped as if the row did not depend on (τ, w): no task:0 source, and T*_FF = R² "
-    "(e.g. contains([0, m g + 0.5]) is True although f_n2 = 0.5 < 1 is a mode-FF solution there)."))
 def test_within_mode_source_survives_a_tiny_row_scale():
     res = unambiguous(squeeze(scale=1e-11), "FF")
     assert "task:0" in {src.source for src in res.sources}
@@ -284,10 +279,6 @@ def test_inconsistent_accepts_a_degenerate_box_and_precomputed_domains():
     assert [x[:2] for x in seen] == [(1, 2), (2, 2)] and {x[2] for x in seen} == {"S", "L"}
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "bug (message only): inconsistent() reports lo's length when hi has the wrong one: "
-    "inconsistent(painleve_rod, [0.0], [1.0, 2.0]) raises 'inconsistency box: expected 1 ranges "
-    "(one per torque), got 1' — expected the offending length 2 (or a mention of HI)."))
 def test_inconsistent_names_the_offending_length():
     system = load_system(EXAMPLES / "painleve_rod.toml").system
     with pytest.raises(ContactModelError, match=r"inconsistency box: .*got 2"):

@@ -245,14 +245,6 @@ def test_the_random_family_reaches_every_case():
     assert total["b"] >= 5 and total["b_task"] >= 2 and total["c"] >= 5 and total["c_within"] >= 1, total
 
 
-@pytest.mark.xfail(strict=True, raises=ValueError, reason=(
-    "bug: unambiguous() crashes with ValueError('implicit_equalities called on an empty set') "
-    "(polytopes.redundancy, via Polytope.affine_dimension in the boundary_only step) on two draws of "
-    "this family: make_system(261579875, 1, 2, 'eq', True) mode 'R' and make_system(1726963809, 2, 2, "
-    "'eq', False) mode 'SS'. T_c is a line (the eq task row holds, n_w = 0) with one facet far out "
-    "(|b| ≈ 7353), so the polytope tolerance (1e-9 · data scale ≈ 7e-6) exceeds the negation margin "
-    "δ ≈ 3e-6: T_c ∩ T_c^i passes is_empty() as non-empty, and affine_dimension() then finds it empty. "
-    "Expected: no exception, and no task:0 source (the negation α·τ <= β − δ misses the line α·τ = β)."))
 @pytest.mark.parametrize("args, mode", [((261579875, 1, 2, "eq", True), "R"),
                                         ((1726963809, 2, 2, "eq", False), "SS")])
 def test_known_crash_on_a_far_facet(args, mode):

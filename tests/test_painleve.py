@@ -250,12 +250,6 @@ def test_mu_05_is_unambiguous_and_consistent():
     assert inconsistent(system, [BOX[0]], [BOX[1]]) == []
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "bug: unambiguous() does not check that the desired mode is kinematically feasible. On the "
-    "μ = 2 rod (contact sliding towards −t, Table III: S and L only) unambiguous(system, 'R') and "
-    "unambiguous(system, 'F') return feasible=True and T*_c = [M*, inf) (M* ≈ −3.656), e.g. "
-    "contains([0.0]) is True, while inconsistent(system, [-20], [20]) reports [M*, 20]: no mode has a "
-    "solution there. Expected: a pruned desired mode gives T*_c = [] (or a ContactModelError)."))
 @pytest.mark.parametrize("mode", ["F", "R"])
 def test_a_mode_pruned_by_table_iii_is_never_guaranteed(mode):
     """F needs v_t = 0 and R needs v_t > 0; here v_t = −1 (module doc), so neither can occur and no
