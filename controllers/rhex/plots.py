@@ -224,22 +224,23 @@ def plot_run(result: SimulationResult, path: str, title: str = "") -> None:
 
 
 def plot_pitch(runs: Mapping[str, SimulationResult], path: str,
-               linestyles: Mapping[str, str] | None = None, title: str = "") -> None:
+               styles: Mapping[str, Mapping] | None = None, title: str = "") -> None:
     """Fig. 15: pitch (deg) against time (s) for each labelled run, PNG at ``path``.
 
     ``runs``: label → result (``result.times`` (N+1,), ``result.pitch`` (N+1,) rad); each run's
-    flip time is marked with a dot. ``linestyles``: optional label → matplotlib line style (the
-    paper: blind solid, new controller dashed). Raises ``ValueError`` when ``runs`` is empty.
+    flip time is marked with a dot. ``styles``: optional label → matplotlib line keyword
+    arguments, e.g. ``{"ls": "--", "color": "C1"}`` (the paper: blind solid, new controller
+    dashed). Raises ``ValueError`` when ``runs`` is empty.
     """
     if not runs:
         raise ValueError("plot_pitch: no runs")
     plt = _pyplot()
-    linestyles = linestyles or {}
+    styles = styles or {}
     fig, ax = plt.subplots(figsize=(7, 4.5))
-    for k, (label, res) in enumerate(runs.items()):
-        ls = linestyles.get(label, "-")
+    for label, res in runs.items():
+        kw = {"lw": 1.5, **dict(styles.get(label, {}))}
         flip = f", flip {res.flip_time:.3f} s" if res.flip_time is not None else f", {res.outcome}"
-        (line,) = ax.plot(res.times, np.degrees(res.pitch), ls=ls, lw=1.5, label=label + flip)
+        (line,) = ax.plot(res.times, np.degrees(res.pitch), label=label + flip, **kw)
         if res.flip_time is not None:
             ax.plot([res.flip_time], [90.0], "o", color=line.get_color(), ms=4)
     ax.axhline(90.0, color="k", ls=":", lw=1)
