@@ -54,6 +54,9 @@ def test_rmse_is_the_papers_integral_over_the_thrust_phase():
     # (1/t_f ∫ (p − a)² dt)^½ over the thrust steps with a prediction: steps 0, 2, 3 (step 1 has none)
     num = (90 - 100) ** 2 * 0.001 + (10 - 0) ** 2 * 0.002 + (0 - 10) ** 2 * 0.001
     assert rmse_pitch_accel(r) == pytest.approx(math.sqrt(num / 0.004))
+    assert rmse_pitch_accel(r, skip=1) == pytest.approx(10.0)  # steps 2, 3 only: both errors 10
+    with pytest.raises(ValueError):
+        rmse_pitch_accel(r, skip=-1)
     r.predicted_pitch_acc = np.full(6, np.nan)
     assert rmse_pitch_accel(r) is None and thrust_phase(r) == 0
 

@@ -197,13 +197,12 @@ def run(args: argparse.Namespace) -> str:
     params = RHexParams().with_(**changes)
     timed = _Timed(make_controller(args.controller, params))
 
-    progress = None
-    if sys.stderr.isatty():
-        def progress(t: float) -> None:
-            pitch = math.degrees(timed.last_state[2]) if timed.last_state is not None else 0.0
-            print(f"contactmodes: flip t={t:.2f} s pitch={pitch:.0f}°", file=sys.stderr, flush=True)
+    def progress(t: float) -> None:
+        pitch = math.degrees(timed.last_state[2]) if timed.last_state is not None else 0.0
+        print(f"contactmodes: flip t={t:.2f} s pitch={pitch:.0f}°", file=sys.stderr, flush=True)
 
-    result = simulate(timed, params, duration=args.duration, progress=progress, progress_every=PROGRESS_EVERY)
+    result = simulate(timed, params, duration=args.duration, progress=progress if sys.stderr.isatty() else None,
+                      progress_every=PROGRESS_EVERY)
     if result.outcome == "interrupted":
         raise KeyboardInterrupt
     title = f"{args.controller} controller, μ_toe = {params.mu_toe:g}, μ_body = {params.mu_body:g}"
