@@ -29,35 +29,38 @@ Degenerate domains (III-G.2): :class:`UnambiguousResult` reports whether ``w`` v
 
 Inconsistency: :func:`inconsistent` returns the torques of a box for which **no** kinematically
 feasible mode has a solution (no task constraints), e.g. the Painlevé rod.
+
+Everything is computed in an :class:`~contactmodes.session.AnalysisSession` (nondimensional, each
+mode's domains computed once and shared between desired modes) and mapped back to user units.
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Mapping, Sequence
+from typing import Callable, Mapping
 
 import numpy as np
 
 from polytopes import Polytope, PolytopeError, difference, union_contains
 
 from . import tolerances
-from .domains import ModeDomain, boxes_disjoint, intersect_domains, mode_domain
+from .domains import ModeDomain, boxes_disjoint, intersect_domains
 from .errors import ContactModelError
-from .modes import enumerate_modes, validate_mode
-from .response import ModeResponse, solve_response
+from .response import ModeResponse
+from .scaling import Scaling
+from .session import AnalysisSession
 from .system import ContactSystem
 
 __all__ = [
     "AmbiguitySource",
     "TaskRow",
     "UnambiguousResult",
-    "across_mode_sets",
     "inconsistent",
+    "negated_rows",
     "task_rows",
     "unambiguous",
     "untasked_domains",
-    "within_mode_sets",
 ]
 
 
@@ -142,7 +145,7 @@ class AmbiguitySource:
 
 @dataclass
 class UnambiguousResult:
-    """Result of :func:`unambiguous` for one desired mode ``c``.
+    """Result of :func:`unambiguous` for one desired mode ``c`` (user units).
 
     Attributes
     ----------
@@ -160,6 +163,9 @@ class UnambiguousResult:
         ``w_moves_accelerations = False`` has unique accelerations and ambiguous forces only.
     domain : the :class:`~contactmodes.domains.ModeDomain` of ``c`` (with tasks if ``task``).
     timing : seconds: ``"feasible"``, ``"across"``, ``"within"``, ``"difference"``.
+    scaled_pieces : ``T*_c`` over the nondimensional torques of the session (membership tests are
+        made there, so that they do not depend on units).
+    scaling : the session's :class:`~contactmodes.scaling.Scaling`.
     """
 
     mode: str
@@ -174,10 +180,16 @@ class UnambiguousResult:
     domain: ModeDomain = field(repr=False)
     timing: dict[str, float] = field(default_factory=dict)
     kinematically_feasible: bool = True
+    scaled_pieces: list[Polytope] = field(default_factory=list, repr=False)
+    scaling: Scaling | None = field(default=None, repr=False)
 
     def contains(self, tau, tol: float | None = None) -> bool:
-        """Whether ``tau`` (n_τ,) lies in ``T*_c`` (closure convention, see the module doc)."""
-        return union_contains(self.unambiguous, np.asarray(tau, dtype=float), tol)
+        """Whether ``tau`` (n_τ,) lies in ``T*_c`` (closure convention, see the module doc);
+        decided on the nondimensional torques (``tol`` as :meth:`polytopes.Polytope.contains`)."""
+        tau = np.asarray(tau, dtype=float)
+        if self.scaling is None:
+            return union_contains(self.unambiguous, tau, tol)
+        return union_contains(self.scaled_pieces, self.scaling.tau_from_user(tau), tol)
 
     def sources_at(self, tau, tol: float | None = None) -> list[str]:
         """The sources whose set contains ``tau`` (n_τ,)."""
@@ -197,47 +209,33 @@ class UnambiguousResult:
         }
 
 
-def untasked_domains(system: ContactSystem, modes: Sequence[str] | None = None,
-                     method: str = "auto") -> dict[str, ModeDomain]:
-    """``T_c'`` without task constraints for ``modes`` (default: every kinematically feasible mode).
+class UntaskedDomains(dict):
+    """``mode → ModeDomain`` without task constraints (user units), with the
+    :class:`~contactmodes.session.AnalysisSession` that computed them (``.session``), so that
+    :func:`unambiguous` / :func:`inconsistent` given it reuse that session's cached work."""
 
-    Computed once and passed to :func:`unambiguous` / :func:`inconsistent` to share the work
-    between several desired modes.
-    """
-    if modes is None:
-        modes = enumerate_modes(system).modes
-    return {m: mode_domain(system, m, task=False, method=method) for m in modes}
+    def __init__(self, session: AnalysisSession, modes) -> None:
+        super().__init__({m: session.mode(m).domain(False) for m in modes})
+        self.session = session
 
 
-def _nonempty_intersection(T: Polytope, other: Polytope | None, box_T=None, box_other=None) -> Polytope | None:
-    """``T ∩ other`` if non-empty (``None`` otherwise); boxes, when given, skip separated pairs."""
-    if other is None:
-        return None
-    if box_T is not None and box_other is not None and boxes_disjoint(box_T, box_other):
-        return None
-    inter = intersect_domains(T, other)
-    if inter is None or inter.is_empty():
-        return None
-    return inter
+def untasked_domains(system: ContactSystem, modes=None, method: str = "auto") -> UntaskedDomains:
+    """``T_c'`` without task constraints for ``modes`` (default: every kinematically feasible
+    mode), as an :class:`UntaskedDomains` mapping carrying its session. Prefer passing an
+    :class:`~contactmodes.session.AnalysisSession` to :func:`unambiguous` directly."""
+    session = AnalysisSession(system, method=method)
+    return UntaskedDomains(session, session.enumeration.modes if modes is None else list(modes))
 
 
-def across_mode_sets(T_c: Polytope, mode: str, others: Mapping[str, ModeDomain],
-                     box: tuple[np.ndarray, np.ndarray] | None = None) -> list[AmbiguitySource]:
-    """``T_c ∩ T_c'`` for every ``c' != mode`` in ``others`` (III-G.1), the non-empty ones.
-
-    ``others`` maps modes to their domains *without* task constraints (:func:`untasked_domains`);
-    ``box`` is ``T_c``'s bounding box if known (pairs with separated boxes cost no LP).
-    """
-    out = []
-    if box is None:
-        box = T_c.bounding_box()
-    for m, dom in others.items():
-        if m == mode or not dom.feasible:
-            continue
-        inter = _nonempty_intersection(T_c, dom.T, box, dom.box)
-        if inter is not None:
-            out.append(AmbiguitySource(m, "mode", [inter]))
-    return out
+def _session(system, others, method: str, session: AnalysisSession | None) -> AnalysisSession:
+    if session is not None:
+        return session
+    if isinstance(system, AnalysisSession):
+        return system
+    own = getattr(others, "session", None)
+    if isinstance(own, AnalysisSession) and own.system is system:
+        return own
+    return AnalysisSession(system, method=method)
 
 
 def negated_rows(response: ModeResponse, row: TaskRow) -> list[tuple[np.ndarray, float]]:
@@ -265,24 +263,40 @@ def negated_rows(response: ModeResponse, row: TaskRow) -> list[tuple[np.ndarray,
     return out
 
 
-def within_mode_sets(system: ContactSystem, mode: str, T_c: Polytope, method: str = "auto",
-                     response: ModeResponse | None = None) -> list[AmbiguitySource]:
-    """``T_c ∩ T_c^i`` for each task row ``i`` (bracing.md, step 3), the non-empty ones.
-
-    ``T_c^i`` is the torque domain of ``mode`` with the physical constraints and the negation of
-    row ``i`` only (module doc for the margin); an equality row contributes up to two pieces.
-    ``response`` is the physical-only response of ``mode`` if already computed.
-    """
+def across_mode_sets(session: AnalysisSession, mode: str, T_c: Polytope, others) -> list[AmbiguitySource]:
+    """``T_c ∩ T_c'`` over τ' for every kinematically feasible ``c' != mode`` in ``others``
+    (III-G.1), ``T_c'`` without task constraints; the non-empty ones. Separated boxes cost no LP."""
+    box = T_c.bounding_box()
     out = []
-    if response is None:
-        response = solve_response(system, mode, task=False)
-    for row in task_rows(system):
+    for m in others:
+        if m == mode:
+            continue
+        sol = session.mode(m)
+        if not sol.kinematically_feasible or not sol.feasible(False):
+            continue
+        if boxes_disjoint(box, sol.box(False)):
+            continue
+        inter = intersect_domains(T_c, sol.T(False))
+        if inter is not None and not inter.is_empty():
+            out.append(AmbiguitySource(m, "mode", [inter]))
+    return out
+
+
+def within_mode_sets(session: AnalysisSession, mode: str, T_c: Polytope) -> list[AmbiguitySource]:
+    """``T_c ∩ T_c^i`` over τ' for each task row ``i`` (bracing.md, step 3), the non-empty ones:
+    ``T_c^i`` is ``mode``'s torque domain with the physical constraints and the negation of row
+    ``i`` only (module doc for the margin); an equality row contributes up to two pieces."""
+    sol = session.mode(mode)
+    response = sol.response(False)
+    out = []
+    for row in task_rows(session.scaled):
         pieces = []
         for alpha, beta in negated_rows(response, row):
-            dom = mode_domain(system, mode, task=False, method=method, response=response,
-                              extra=(alpha[None, :], np.array([beta])))
-            inter = _nonempty_intersection(T_c, dom.T) if dom.feasible else None
-            if inter is not None:
+            Ti = sol.projected((alpha[None, :], np.array([beta])), task=False)
+            if Ti is None:
+                continue
+            inter = intersect_domains(T_c, Ti)
+            if inter is not None and not inter.is_empty():
                 pieces.append(inter)
         if pieces:
             out.append(AmbiguitySource(row.label, "task", pieces))
@@ -314,28 +328,32 @@ def mark_boundary_only(sources: list[AmbiguitySource], dim: int) -> list[Ambigui
     return out
 
 
-def unambiguous(system: ContactSystem, mode: str, task: bool = True, within_mode: bool = True,
-                others: Mapping[str, ModeDomain] | None = None, domain: ModeDomain | None = None,
-                method: str = "auto") -> UnambiguousResult:
+def _to_user(sc: Scaling, sources: list[AmbiguitySource]) -> list[AmbiguitySource]:
+    return [AmbiguitySource(s.source, s.kind, [sc.polytope_to_user(p) for p in s.set], s.boundary_only)
+            for s in sources]
+
+
+def unambiguous(system: ContactSystem | AnalysisSession, mode: str, task: bool = True,
+                within_mode: bool = True, others: Mapping[str, ModeDomain] | None = None,
+                domain: ModeDomain | None = None, method: str = "auto",
+                session: AnalysisSession | None = None) -> UnambiguousResult:
     """The unambiguous torque set ``T*_c`` of ``mode`` and every ambiguity source (module doc).
 
     Parameters
     ----------
-    system : the model at its state.
+    system : the model at its state, or an :class:`~contactmodes.session.AnalysisSession` of it
+        (whose cached domains are then reused).
     mode : the desired contact mode (one letter per contact).
     task : include the task constraints in the desired behaviour (``T_c`` with tasks, and the
         within-mode sets). With ``False``, ``T_c`` is computed without them and there are no
         within-mode sets.
     within_mode : compute the within-mode sets (``False`` tolerates task violations inside the
         mode, e.g. a force-only ambiguity the caller handles itself).
-    others : precomputed domains of the other modes **without** task constraints
-        (:func:`untasked_domains`); default: every kinematically feasible mode of ``system``.
-    domain : precomputed domain of ``mode`` (with tasks iff ``task``).
-    method : projection method for :meth:`polytopes.Polytope.project`.
-
-    Returns
-    -------
-    UnambiguousResult
+    others : optional mapping whose keys restrict the other modes considered (default: every
+        kinematically feasible mode); an :class:`UntaskedDomains` also lends its session.
+    domain : ignored (kept for compatibility: the session computes and caches the domain).
+    method : projection method when a new session is made.
+    session : the session to use (default: from ``system``/``others``, else a new one).
 
     Raises
     ------
@@ -344,83 +362,86 @@ def unambiguous(system: ContactSystem, mode: str, task: bool = True, within_mode
     ApproachingContactError
         When a contact approaches (from the enumeration).
     """
-    validate_mode(system, mode)
+    ses = _session(system, others, method, session)
+    sc = ses.scaling
     timing: dict[str, float] = {}
     t0 = time.perf_counter()
-    surviving = None
-    if others is None or mode not in others:
-        surviving = enumerate_modes(system).modes
-    kinematic = surviving is None or mode in surviving
-    if domain is None:
-        domain = mode_domain(system, mode, task=task, method=method)
-    resp = domain.response
+    sol = ses.mode(mode)
+    kinematic = sol.kinematically_feasible
+    feasible = sol.feasible(task)
+    resp = sol.response(task)
+    dom = sol.domain(task)
     timing["feasible"] = time.perf_counter() - t0
-    flags = dict(w_varies=domain.w_varies, w_moves_accelerations=resp.w_moves_accelerations,
+    flags = dict(w_varies=dom.w_varies, w_moves_accelerations=resp.w_moves_accelerations,
                  w_moves_forces=resp.w_moves_forces)
-    if not domain.feasible or not kinematic:
+    if not feasible or not kinematic:
         # a mode pruned by Table III / Sec. III-F never occurs: nothing is guaranteed
-        return UnambiguousResult(mode, task, False, None, [], [], domain=domain, timing=timing,
-                                 kinematically_feasible=kinematic, **flags)
-    T_c = domain.T
+        return UnambiguousResult(mode, task, False, None, [], [], domain=dom, timing=timing,
+                                 kinematically_feasible=kinematic, scaling=sc, **flags)
+    T_c = sol.T(task)
 
     t0 = time.perf_counter()
-    if others is None:
-        others = untasked_domains(system, [m for m in surviving if m != mode], method)
-    sources = across_mode_sets(T_c, mode, others, domain.box)
+    names = list(others) if others is not None else ses.enumeration.modes
+    sources = across_mode_sets(ses, mode, T_c, names)
     timing["across"] = time.perf_counter() - t0
 
     t0 = time.perf_counter()
     if task and within_mode:
-        own = others.get(mode)
-        sources += within_mode_sets(system, mode, T_c, method, None if own is None else own.response)
+        sources += within_mode_sets(ses, mode, T_c)
     timing["within"] = time.perf_counter() - t0
 
     t0 = time.perf_counter()
-    dim = T_c.affine_dimension()
-    sources = mark_boundary_only(sources, dim)
+    sources = mark_boundary_only(sources, T_c.affine_dimension())
     pieces = difference(T_c, [p for s in sources if not s.boundary_only for p in s.set])
     timing["difference"] = time.perf_counter() - t0
-    return UnambiguousResult(mode, task, True, T_c, pieces, sources, domain=domain, timing=timing, **flags)
+    return UnambiguousResult(mode, task, True, sc.polytope_to_user(T_c), [sc.polytope_to_user(p) for p in pieces],
+                             _to_user(sc, sources), domain=dom, timing=timing, scaled_pieces=pieces,
+                             scaling=sc, **flags)
 
 
-def inconsistent(system: ContactSystem, lo, hi, domains: Mapping[str, ModeDomain] | None = None,
-                 progress: Callable[[int, int, str], None] | None = None) -> list[Polytope]:
+def inconsistent(system: ContactSystem | AnalysisSession, lo, hi, domains: Mapping[str, ModeDomain] | None = None,
+                 progress: Callable[[int, int, str], None] | None = None,
+                 session: AnalysisSession | None = None) -> list[Polytope]:
     """Torques in the box ``[lo, hi]`` for which no mode has a solution (Painlevé-type).
 
     The box minus the union of ``T_c`` over every kinematically feasible mode, task constraints
     ignored (physical ones kept), as convex pieces (closures; a mode whose ``T_c`` has measure
-    zero within the box removes nothing — see :mod:`polytopes.regions`).
+    zero within the box removes nothing — see :mod:`polytopes.regions`), in user units.
 
     Parameters
     ----------
+    system : the model, or an :class:`~contactmodes.session.AnalysisSession` of it.
     lo, hi : (n_τ,) finite box bounds (N·m or N, per torque), ``lo <= hi`` (``lo_j = hi_j``
         fixes torque ``j``: a slice, as the plots use).
-    domains : precomputed :func:`untasked_domains` (default: computed here).
+    domains : optional mapping whose keys restrict the modes (an :class:`UntaskedDomains` also
+        lends its session).
     progress : optional ``progress(done, total, mode)`` callback while computing domains.
+    session : the session to use.
 
     Raises
     ------
     ContactModelError
         On a malformed box (shape, NaN/inf, ``lo > hi``), naming the inconsistency box.
     """
+    ses = _session(system, domains, "auto", session)
     lo = np.asarray(lo, dtype=float).reshape(-1)
     hi = np.asarray(hi, dtype=float).reshape(-1)
-    n = system.n_tau
+    n = ses.system.n_tau
     for name, v in (("LO", lo), ("HI", hi)):
         if v.shape != (n,):
             raise ContactModelError(
                 f"inconsistency box: expected {n} ranges (one per torque), got {v.shape[0]} {name} values")
     if not (np.all(np.isfinite(lo)) and np.all(np.isfinite(hi))) or np.any(lo > hi):
         raise ContactModelError("inconsistency box: every range needs finite LO <= HI")
-    if domains is None:
-        modes = enumerate_modes(system).modes
-        domains = {}
-        for i, m in enumerate(modes):
-            domains[m] = mode_domain(system, m, task=False)
-            if progress is not None:
-                progress(i + 1, len(modes), m)
-    box = Polytope.box(lo, hi)
-    try:
-        return difference(box, [d.T for d in domains.values() if d.feasible])
-    except PolytopeError as exc:  # pragma: no cover - dimensions are consistent by construction
-        raise ContactModelError(f"inconsistency box: {exc}") from None
+    names = list(domains) if domains is not None else ses.enumeration.modes
+    sc = ses.scaling
+    lo_s, hi_s = sc.tau_from_user(lo), sc.tau_from_user(hi)
+    box = Polytope.box(lo_s, hi_s)
+    covers = []
+    for i, m in enumerate(names):
+        sol = ses.mode(m)
+        if sol.kinematically_feasible and sol.feasible(False) and not boxes_disjoint((lo_s, hi_s), sol.box(False)):
+            covers.append(sol.T(False))
+        if progress is not None:
+            progress(i + 1, len(names), m)
+    return [sc.polytope_to_user(p) for p in difference(box, covers)]

@@ -6,39 +6,37 @@ Subcommands: ``analyze`` and ``plot`` live here; packages layered above :mod:`co
 (``polytopes`` ← ``contactmodes`` ← ``controllers``). A command plugin is a module with
 ``add_parser(sub) -> argparse.ArgumentParser`` that calls ``parser.set_defaults(run=func)``;
 ``func(args) -> str | None`` returns the text for stdout (or ``--output``) and raises
-:class:`UserError`, :class:`~contactmodes.errors.ContactModelError` or
-:class:`~polytopes.PolytopeError` on user error. Files a command writes go through
-:func:`write_atomic`.
+:class:`~contactmodes.cliutil.UserError` or :class:`~contactmodes.errors.ContactModelError` on
+user error. Files a command writes go through :func:`~contactmodes.cliutil.write_atomic`.
 
-User error (a malformed or invalid system file, an unknown mode, an approaching contact, an
-unwritable output path) prints one line on stderr and exits with status 2; nothing is written.
-Output files are written atomically (a temporary file renamed into place).
+Exit statuses (:mod:`contactmodes.cliutil`): 0 success; 1 a command's documented "no" answer
+(``brace``: no bracing torque, ``flip``: no flip); 2 user error — one line on stderr naming the
+field, nothing written (a malformed or invalid system file, an unknown mode, an approaching
+contact, an output path that is the input file, not a regular file, or in a missing directory);
+70 the toolkit's own failure (``internal error (please report): …``, never a traceback); 130
+interrupted (Ctrl-C), nothing written.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import math
-import os
 import sys
-import tempfile
-import time
 from typing import Sequence
 
-from polytopes import PolytopeError
-
+from .cliutil import (INTERNAL_ERROR, INTERRUPTED, USAGE_ERROR, UserError, check_output_path, parse_box,
+                      parse_floats, write_atomic)
 from .errors import ContactModelError
 
-__all__ = ["main", "build_parser", "write_atomic", "UserError", "COMMAND_GROUP"]
+__all__ = ["main", "build_parser", "write_atomic", "parse_box", "UserError", "COMMAND_GROUP"]
 
 COMMAND_GROUP = "contactmodes.commands"
 
-USAGE_ERROR = 2
+OVERLAP_LP_LIMIT = 20000
+"""Default ``analyze``: candidate pairs (boxes meeting) above this are not tested by LP."""
 
-
-class UserError(Exception):
-    """An error the user can fix; printed as one line, exit status 2."""
+OVERLAP_LIST_LIMIT = 40
+"""Default text output lists the overlapping pairs in full up to this many."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -61,6 +59,11 @@ def build_parser() -> argparse.ArgumentParser:
                     help="also compute each feasible mode's unambiguous set T*_c and its ambiguity sources")
     an.add_argument("--inconsistency-box", metavar="LO:HI[,LO:HI...]", default=None,
                     help="also compute the torques in this box (one range per torque) with no solution at all")
+    an.add_argument("--overlaps", action="store_true",
+                    help="test every candidate pair for overlapping T_c and list them all (by default they are "
+                         f"tested up to {OVERLAP_LP_LIMIT} candidate pairs and listed up to {OVERLAP_LIST_LIMIT})")
+    an.add_argument("--at", metavar="TAU1,TAU2,...", default=None,
+                    help="list the modes whose T_c contains this torque (one value per torque)")
     an.set_defaults(run=_analyze)
     from . import cli_plot
 
@@ -77,35 +80,7 @@ def _command_plugins() -> list:
     return [ep.load() for ep in sorted(entry_points(group=COMMAND_GROUP), key=lambda e: e.name)]
 
 
-def write_atomic(path: str, write, option: str = "--output", mode: str = "w") -> None:
-    """Create ``path`` through ``write(tmp_path)`` then rename it into place: nothing partial.
-
-    Raises :class:`UserError` naming ``option`` when the directory does not exist or the file
-    cannot be written; any exception from ``write`` leaves no file behind.
-    """
-    directory = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(directory):
-        raise UserError(f"{option}: directory does not exist: {directory}")
-    suffix = os.path.splitext(path)[1] or ".tmp"
-    try:
-        fd, tmp = tempfile.mkstemp(dir=directory, prefix=".contactmodes-", suffix=suffix)
-        os.close(fd)
-    except OSError as exc:
-        raise UserError(f"{option}: cannot write {path}: {exc.strerror or exc}") from None
-    try:
-        write(tmp)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp creates 0600; give the file the usual mode
-        os.replace(tmp, path)
-    except OSError as exc:
-        raise UserError(f"{option}: cannot write {path}: {exc.strerror or exc}") from None
-    finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-
-
-def _write(text: str, path: str | None) -> None:
+def _write(text: str, path: str | None, inputs: Sequence[str] = ()) -> None:
     """Write ``text`` to stdout, or atomically to ``path`` (nothing partial on failure)."""
     if path is None:
         sys.stdout.write(text)
@@ -115,74 +90,35 @@ def _write(text: str, path: str | None) -> None:
         with open(tmp, "w", encoding="utf-8") as fh:
             fh.write(text)
 
-    write_atomic(path, write)
-
-
-class Progress:
-    """A periodic progress line on stderr for long computations.
-
-    Silent for the first ``after`` seconds (short runs print nothing), then one line at most every
-    ``every`` seconds: ``contactmodes: <what> <done>/<total> (<label>)``.
-    """
-
-    def __init__(self, what: str, after: float = 2.0, every: float = 2.0) -> None:
-        self.what, self.after, self.every = what, after, every
-        self.start = time.monotonic()
-        self.last = self.start
-
-    def __call__(self, done: int, total: int, label: str = "") -> None:
-        now = time.monotonic()
-        if now - self.start >= self.after and now - self.last >= self.every:
-            self.last = now
-            extra = f" ({label})" if label else ""
-            print(f"contactmodes: {self.what} {done}/{total}{extra}", file=sys.stderr, flush=True)
-
-
-def parse_box(text: str, n: int, option: str) -> tuple:
-    """Parse ``LO:HI[,LO:HI...]`` with exactly ``n`` ranges into ``(lo, hi)``, each (n,) floats;
-    :class:`UserError` naming ``option`` on a malformed, non-finite or reversed range."""
-    import numpy as np
-
-    parts = text.split(",")
-    if len(parts) != n:
-        raise UserError(f"{option}: expected {n} LO:HI ranges (one per torque), got {len(parts)}")
-    lo, hi = np.zeros(n), np.zeros(n)
-    for i, part in enumerate(parts):
-        try:
-            a, b = (float(v) for v in part.split(":"))
-        except ValueError:
-            raise UserError(f"{option}: range {i} must be LO:HI, got {part!r}") from None
-        if not (math.isfinite(a) and math.isfinite(b) and a <= b):
-            raise UserError(f"{option}: range {i} needs finite LO <= HI, got {part!r}")
-        lo[i], hi[i] = a, b
-    return lo, hi
+    write_atomic(path, write, inputs=inputs)
 
 
 def _analyze(args: argparse.Namespace) -> str:
-    from .ambiguity import inconsistent, unambiguous, untasked_domains
+    from .ambiguity import inconsistent, unambiguous
     from .analysis import analyze
     from .io import load_system
+    from .progress import Progress
     from .report import format_table
+    from .session import AnalysisSession
 
     loaded = load_system(args.file)
     system = loaded.system
     box = None
     if args.inconsistency_box is not None:
         box = parse_box(args.inconsistency_box, system.n_tau, "--inconsistency-box")
-    result = analyze(system, modes=args.mode, task=not args.no_task, method=args.method,
-                     progress=Progress("analysed modes"))
-    others = None
-    if args.unambiguous or box is not None:
-        others = untasked_domains(system, method=args.method)
+    at = None if args.at is None else parse_floats(args.at, system.n_tau, "--at")
+    task = not args.no_task
+    session = AnalysisSession(system, method=args.method, progress=Progress())
+    result = analyze(system, modes=args.mode, task=task, session=session,
+                     overlap_limit=None if args.overlaps else OVERLAP_LP_LIMIT)
     unamb = None
     if args.unambiguous:
-        unamb = {}
-        for m in result.feasible_modes():
-            unamb[m] = unambiguous(system, m, task=not args.no_task, others=others,
-                                   domain=result.modes[m].domain, method=args.method)
-    gaps = None if box is None else inconsistent(system, box[0], box[1], domains=others)
+        unamb = {m: unambiguous(session, m, task=task) for m in result.feasible_modes()}
+    gaps = None if box is None else inconsistent(session, box[0], box[1])
+    located = None if at is None else result.locate(at)
     if args.json:
         doc = result.to_json()
+        doc["candidate_pairs"] = result.candidate_pairs
         if unamb is not None:
             for entry in doc["modes"]:
                 u = unamb.get(entry["mode"])
@@ -191,25 +127,42 @@ def _analyze(args: argparse.Namespace) -> str:
         if gaps is not None:
             doc["inconsistency_box"] = {"lo": box[0].tolist(), "hi": box[1].tolist()}
             doc["inconsistent"] = [p.to_json() for p in gaps]
+        if located is not None:
+            doc["at"] = {"tau": at.tolist(), "modes": located}
         return json.dumps(doc, indent=2, allow_nan=False) + "\n"
-    return format_table(result, unambiguous=unamb, inconsistent=gaps) + "\n"
+    return format_table(result, unambiguous=unamb, inconsistent=gaps, at=(at, located) if at is not None else None,
+                        list_limit=None if args.overlaps else OVERLAP_LIST_LIMIT) + "\n"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``contactmodes`` console script; returns the exit status."""
+    """Entry point of the ``contactmodes`` console script; returns the exit status (module doc).
+
+    A command's ``run`` returns the text for stdout/``--output``, or ``(text, status)`` to exit
+    with a status other than 0 after writing it (``status`` 1: the command's documented "no"
+    answer)."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    inputs = [args.file] if isinstance(getattr(args, "file", None), str) else []
+    status = 0
     try:
-        text = args.run(args)
-        if text is not None:
-            _write(text, getattr(args, "output", None))
-    except (ContactModelError, PolytopeError, UserError) as exc:
+        output = getattr(args, "output", None)
+        if output is not None and getattr(args, "run", None) is _analyze:
+            check_output_path(output, inputs)
+        result = args.run(args)
+        if isinstance(result, tuple):
+            result, status = result
+        if result is not None:
+            _write(result, getattr(args, "output", None), inputs)
+    except (ContactModelError, UserError) as exc:
         print(f"contactmodes: error: {exc}", file=sys.stderr)
         return USAGE_ERROR
     except KeyboardInterrupt:
         print("contactmodes: interrupted", file=sys.stderr)
-        return 130
-    return 0
+        return INTERRUPTED
+    except Exception as exc:  # noqa: BLE001 - the CLI contract: never a traceback
+        print(f"contactmodes: internal error (please report): {type(exc).__name__}: {exc}", file=sys.stderr)
+        return INTERNAL_ERROR
+    return int(status)
 
 
 if __name__ == "__main__":  # pragma: no cover

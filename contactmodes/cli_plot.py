@@ -15,7 +15,6 @@ mode's — a lower-dimensional ``T_c`` may then show as a point or a segment).
 from __future__ import annotations
 
 import argparse
-import os
 import warnings
 
 import numpy as np
@@ -100,23 +99,23 @@ def run(args: argparse.Namespace) -> None:
     """Compute and write the picture; raises ContactModelError on bad input (nothing written)."""
     from .ambiguity import inconsistent, unambiguous
     from .analysis import analyze
+    from .cliutil import UserError, check_output_path, parse_box, write_atomic
     from .io import load_system
-    from .cli import UserError, parse_box, write_atomic
     from .plot import PlotData, draw_domains, slice_domain
+    from .session import AnalysisSession
 
-    loaded = load_system(args.file)
-    system = loaded.system
     if not args.output.lower().endswith(".png"):
         raise ContactModelError(f"--output: expected a .png file name, got {args.output!r}")
-    directory = os.path.dirname(os.path.abspath(args.output))
-    if not os.path.isdir(directory):
-        raise ContactModelError(f"--output: directory does not exist: {directory}")
+    check_output_path(args.output, [args.file])
+    loaded = load_system(args.file)
+    system = loaded.system
     axes = _axes(args.torques, system.torques)
     n = system.n_tau
     at = None if args.at is None else _parse_floats(args.at, "--at")
     if at is not None and len(at) != n:
         raise ContactModelError(f"--at: expected {n} values, got {len(at)}")
-    result = analyze(system, compute_overlaps=False)
+    session = AnalysisSession(system)  # one enumeration, one domain per mode for everything below
+    result = analyze(system, compute_overlaps=False, session=session)
     feasible = result.feasible_modes()
     if n > len(axes) and at is None:
         at = _default_slice_point(result, loaded.desired_mode, n)
@@ -145,12 +144,12 @@ def run(args: argparse.Namespace) -> None:
         box = _default_box(list(domains.values()), len(axes))
     star = {}
     for m in outlined:
-        pieces = unambiguous(system, m).unambiguous
+        pieces = unambiguous(session, m).unambiguous
         star[m] = [s for s in (slice_domain(p, axes, at) for p in pieces) if s is not None]
     lo_full = np.array(at if at is not None else np.zeros(n), dtype=float)
     hi_full = lo_full.copy()
     lo_full[axes], hi_full[axes] = box
-    gaps = inconsistent(system, lo_full, hi_full)
+    gaps = inconsistent(session, lo_full, hi_full)
     bad = [s for s in (slice_domain(p, axes, at) for p in gaps) if s is not None]
     title = f"{system.name}: torque domains T_c"
     if n > len(axes):
@@ -161,7 +160,7 @@ def run(args: argparse.Namespace) -> None:
                    "meets the task constraints (red: no solution at all)")
     fig = draw_domains(PlotData([system.torques[k] for k in axes], domains, star, bad, box, title, caption))
     try:
-        write_atomic(args.output, lambda tmp: fig.savefig(tmp, dpi=120, format="png"))
+        write_atomic(args.output, lambda tmp: fig.savefig(tmp, dpi=120, format="png"), inputs=[args.file])
     finally:
         import matplotlib.pyplot as plt
 

@@ -18,3 +18,9 @@ class SystemFileError(ContactModelError):
 class ApproachingContactError(ContactModelError):
     """A contact's normal velocity is negative beyond tolerance: the rigid model without an impact
     law has no solution at this state (flipping paper, Sec. III-B, last paragraph)."""
+
+
+class InternalError(RuntimeError):
+    """A failure of the toolkit itself (a numerical routine that could not decide, an invariant
+    that does not hold) — never the user's mistake. The CLI reports it as
+    ``internal error (please report)`` with exit status 70."""

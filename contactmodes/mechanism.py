@@ -39,7 +39,7 @@ import networkx as nx
 import numpy as np
 
 from .errors import ContactModelError
-from .system import ContactSystem, Disturbance, LinearConstraint
+from .system import CharacteristicScales, ContactSystem, Disturbance, LinearConstraint
 
 __all__ = ["Dynamics", "PlanarMechanism"]
 
@@ -557,6 +557,43 @@ class PlanarMechanism:
             positions[i] = p
         return Dynamics(M=M, h=h, J=J, Jdot_qdot=Jdot_qdot, v_contact=J @ qd, gaps=gaps, positions=positions)
 
+    def characteristic_scales(self, q: Sequence[float], qdot: Sequence[float]) -> CharacteristicScales:
+        """Characteristic length, mass and time of the mechanism at ``(q, q̇)`` (each (n_q,)).
+
+        ``L``: largest distance between two of its points (link frame origins — the joints —,
+        centres of mass, point masses, contact points); ``m``: total mass; ``T = sqrt(L / a)``
+        with ``a = max(g, v²/L)``, ``v`` the largest speed of those points
+        (:meth:`CharacteristicScales.from_mechanism_data
+        <contactmodes.system.CharacteristicScales.from_mechanism_data>`). They fix the units in
+        which :mod:`contactmodes.scaling` takes every numerical decision.
+
+        Raises ``ContactModelError`` as :meth:`dynamics`.
+        """
+        self._check_ready()
+        q_ = self._state(q, "q")
+        qd = self._state(qdot, "qdot")
+        states = self._link_states(q_, qd)
+        points, speeds = [], []
+
+        def add(ls: _LinkState, position: np.ndarray) -> None:
+            p, Jp, _ = self._point(ls, position)
+            points.append(p)
+            speeds.append(float(np.linalg.norm(Jp @ qd)))
+
+        total = 0.0
+        for link in self._links.values():
+            ls = states[link.name]
+            add(ls, np.zeros(2))
+            add(ls, link.com)
+            total += link.mass
+        for link_name, m, pos in self._point_masses:
+            add(states[link_name], pos)
+            total += m
+        for c in self._contacts:
+            add(states[c.link], c.position)
+        return CharacteristicScales.from_mechanism_data(np.array(points), total, self.gravity,
+                                                        np.array(speeds))
+
     def contact_system(
         self,
         q: Sequence[float],
@@ -592,4 +629,5 @@ class PlanarMechanism:
             constraints=tuple(constraints),
             name=self.name if name is None else name,
             disturbance=disturbance,
+            scales=self.characteristic_scales(q, qdot),
         )

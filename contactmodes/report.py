@@ -1,10 +1,19 @@
-"""Human-readable tables of an analysis result (the CLI's default output).
+"""Human-readable tables of an analysis result (the CLI's default output), at most 100 columns wide.
 
-One row per kinematically feasible contact mode: the mode string, the rank case of the stacked
-equality system (24) (cases 1–4 of Sec. III-D), ``dim w`` (null-space dimension), whether the mode
-is feasible (non-empty ``D_c``), the per-torque bounds of ``T_c`` (its bounding box), the number of
-facets (inequality rows of the minimal H-representation), the affine dimension of ``T_c``, and the
-modes whose ``T_c`` overlaps this one. Then the overlapping pairs.
+One row per analysed contact mode: the mode string, the rank case of the stacked equality system
+(24) (cases 1–4 of Sec. III-D), ``dim w`` (null-space dimension), whether ``w`` moves
+accelerations (III-G.2), whether the mode is feasible (non-empty ``D_c``), then
+
+* up to three torques: the interval each torque ranges over in ``T_c`` (its bounding box), the
+  number of facets (inequality rows of the minimal H-representation) and the affine dimension;
+* more torques: the affine dimension, the facets, the Chebyshev centre and radius of ``T_c``
+  (user units) and its *finite* bounds only (``tau1<=-0.19``; an unbounded side is omitted);
+
+and the modes whose ``T_c`` overlaps this one (III-G.1; ``+N`` when the list does not fit). A cell
+wider than its column is cut with ``…``; with more than :data:`MAX_ROWS` modes the table shows the
+first ones and says how to see the rest (no domain is projected for a row that is not shown).
+Overlapping pairs are listed in full while there are at most ``list_limit`` of them, else
+summarized with the hint ``--overlaps``.
 """
 
 from __future__ import annotations
@@ -12,30 +21,76 @@ from __future__ import annotations
 import math
 from typing import Any
 
-__all__ = ["format_bound", "format_table"]
+import numpy as np
+
+__all__ = ["MAX_ROWS", "WIDTH", "format_bound", "format_table"]
 
 #: Display only: numbers smaller than this in magnitude print as 0 (no "-0", no "1e-17").
 DISPLAY_ZERO = 1e-12
+#: Target width of every line of the table (characters).
+WIDTH = 100
+#: Largest number of mode rows printed (the rest is summarized).
+MAX_ROWS = 200
+
+
+def _num(v: float) -> str:
+    if math.isinf(v):
+        return "inf" if v > 0 else "-inf"
+    return f"{0.0 if abs(v) < DISPLAY_ZERO else v:.4g}"
 
 
 def format_bound(lo: float, hi: float) -> str:
     """Format an interval ``[lo, hi]`` compactly, with ``-inf``/``inf`` for unbounded sides."""
-
-    def one(v: float) -> str:
-        if math.isinf(v):
-            return "inf" if v > 0 else "-inf"
-        return f"{0.0 if abs(v) < DISPLAY_ZERO else v:.4g}"
-
     if math.isfinite(lo) and math.isfinite(hi) and abs(hi - lo) <= 1e-9 * max(1.0, abs(lo), abs(hi)):
-        return f"={one(lo)}"
-    return f"[{one(lo)}, {one(hi)}]"
+        return f"={_num(lo)}"
+    return f"[{_num(lo)}, {_num(hi)}]"
 
 
-def _render(rows: list[list[str]]) -> str:
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    lines = ["  ".join(cell.ljust(w) for cell, w in zip(r, widths)).rstrip() for r in rows]
-    lines.insert(1, "  ".join("-" * w for w in widths))
-    return "\n".join(lines)
+def _finite_bounds(names, lo, hi) -> str:
+    parts = []
+    for name, a, b in zip(names, lo, hi):
+        if math.isfinite(a) and math.isfinite(b):
+            parts.append(f"{name}={_num(a)}" if abs(b - a) <= 1e-9 * max(1.0, abs(a), abs(b))
+                         else f"{_num(a)}<={name}<={_num(b)}")
+        elif math.isfinite(a):
+            parts.append(f"{name}>={_num(a)}")
+        elif math.isfinite(b):
+            parts.append(f"{name}<={_num(b)}")
+    return " ".join(parts) or "unbounded"
+
+
+def _cut(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: max(0, width - 1)] + "…"
+
+
+def _render(rows: list[list[str]], last_fill: bool = True) -> str:
+    """Columns padded to their widest cell; the last column is cut so lines fit :data:`WIDTH`."""
+    ncol = len(rows[0])
+    widths = [max(len(r[i]) for r in rows) for i in range(ncol)]
+    used = sum(widths[:-1]) + 2 * (ncol - 1)
+    if last_fill and used + widths[-1] > WIDTH:
+        widths[-1] = max(len(rows[0][-1]), WIDTH - used)
+    out = []
+    for r in rows:
+        cells = [_cut(c, w).ljust(w) for c, w in zip(r, widths)]
+        out.append("  ".join(cells).rstrip())
+    out.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(out)
+
+
+def _list_cell(names: list[str], width: int) -> str:
+    """Comma list that fits ``width``, ending in ``+N`` for the names left out."""
+    if not names:
+        return "-"
+    text = ""
+    for i, name in enumerate(names):
+        more = f",+{len(names) - i}"
+        cand = name if not text else f"{text},{name}"
+        rest = len(names) - i - 1
+        if len(cand) + (len(f",+{rest}") if rest else 0) > width:
+            return f"{text}{more}" if text else f"+{len(names)}"
+        text = cand
+    return text
 
 
 def _pieces_cell(pieces: list) -> str:
@@ -47,8 +102,9 @@ def _pieces_cell(pieces: list) -> str:
     return f"{len(pieces)} piece{'s' if len(pieces) > 1 else ''}"
 
 
-def format_table(result: Any, unambiguous: dict | None = None, inconsistent: list | None = None) -> str:
-    """Render an :class:`~contactmodes.analysis.AnalysisResult` as a plain-text table.
+def format_table(result: Any, unambiguous: dict | None = None, inconsistent: list | None = None,
+                 at: tuple | None = None, list_limit: int | None = 40) -> str:
+    """Render an :class:`~contactmodes.analysis.AnalysisResult` as a plain-text table (module doc).
 
     Parameters
     ----------
@@ -57,64 +113,99 @@ def format_table(result: Any, unambiguous: dict | None = None, inconsistent: lis
         column ``T*_c`` (intervals for one torque, else the number of convex pieces) and a list of
         ambiguity sources per mode.
     inconsistent : optional list of polytopes (torques with no solution); adds a section.
+    at : optional ``(tau, modes)``: a torque (n_τ,) and the modes whose ``T_c`` contains it.
+    list_limit : list the overlapping pairs in full up to this many (``None``: always).
 
     Returns
     -------
     str : a header with the system and enumeration counts, the per-mode table, and the
-    overlapping pairs ``T_c ∩ T_c'`` (mode ambiguities, Sec. III-G.1).
+    overlapping pairs ``T_c ∩ T_c'`` (mode ambiguities, Sec. III-G.1) or their summary.
     """
     system = result.system
     enum = result.enumeration
+    names = list(system.torques)
+    n_tau = len(names)
+    feasible = result.feasible_modes()
     out = [
-        f"system: {system.name or '(unnamed)'}   coordinates: {', '.join(system.coordinates)}",
-        f"torques: {', '.join(system.torques) or '(none)'}   contacts: {', '.join(system.contacts)}",
+        _cut(f"system: {system.name or '(unnamed)'}   coordinates: {', '.join(system.coordinates)}", WIDTH),
+        _cut(f"torques: {', '.join(names) or '(none)'}   contacts: {', '.join(system.contacts)}", WIDTH),
         f"modes: {enum.total} total, {enum.after_velocity} after velocity pruning (Table III), "
-        f"{enum.after_acceleration} after acceleration pruning (Sec. III-F)",
+        f"{enum.after_acceleration} after acceleration pruning (Sec. III-F); {len(feasible)} analysed modes feasible",
         "",
     ]
+    wide = n_tau > 3
     header = ["mode", "case", "dim w", "w moves q̈", "feasible"]
-    header += [f"{name} bounds" for name in system.torques]
-    header += ["facets", "dim T_c", "overlaps"]
+    header += ["dim T_c", "facets", "Chebyshev centre", "radius", "finite bounds"] if wide else \
+        [f"{name} bounds" for name in names] + ["facets", "dim T_c"]
     if unambiguous is not None:
         header.append("T*_c")
+    header.append("overlaps")
     rows = [header]
-    for mode, item in result.modes.items():
+    shown = list(result.modes.items())[:MAX_ROWS]
+    for mode, item in shown:
         resp = item.response
         row = [mode, str(resp.rank_case), str(resp.n_w), "yes" if resp.w_moves_accelerations else "no"]
-        T = item.T
-        if item.feasible and T is not None:
-            lo, hi = T.bounding_box()
+        if item.feasible:
+            T = item.T
+            lo, hi = item.box
             row.append("yes")
-            row += [format_bound(a, b) for a, b in zip(lo, hi)]
-            row += [str(T.n_ineq), str(T.affine_dimension())]
+            if wide:
+                ball = T.chebyshev_center()
+                row += [str(T.affine_dimension()), str(T.n_ineq),
+                        _cut("(" + ", ".join(_num(c) for c in ball.center) + ")", 28), _num(ball.radius),
+                        _cut(_finite_bounds(names, lo, hi), 30)]
+            else:
+                row += [format_bound(a, b) for a, b in zip(lo, hi)]
+                row += [str(T.n_ineq), str(T.affine_dimension())]
         else:
             row.append("no")
-            row += ["-"] * system.n_tau
-            row += ["-", "-"]
-        row.append(",".join(result.overlapping(mode)) or "-")
+            row += ["-"] * (5 if wide else n_tau + 2)
         if unambiguous is not None:
             u = unambiguous.get(mode)
             row.append("-" if u is None else _pieces_cell(u.unambiguous))
+        row.append("?" if result.overlaps is None and item.feasible else "")
         rows.append(row)
+    # overlaps column last: fill it to the width left
+    widths = [max(len(r[i]) for r in rows) for i in range(len(header) - 1)]
+    room = max(len("overlaps"), WIDTH - sum(widths) - 2 * (len(header) - 1))
+    for r, (mode, _) in zip(rows[1:], shown):
+        if r[-1] != "?":
+            r[-1] = _list_cell(result.overlapping(mode), room)
     out.append(_render(rows))
-    pairs = sorted(result.overlaps)
+    if len(result.modes) > len(shown):
+        out.append(f"… {len(result.modes) - len(shown)} more modes not shown (give --mode MODE, or --json for all)")
     out.append("")
-    if pairs:
-        out.append("overlapping pairs (mode ambiguities T_c ∩ T_c'):")
-        for a, b in pairs:
-            out.append(f"  {a} ∩ {b}")
-    else:
+    if result.overlaps is None:
+        if result.candidate_pairs is None:
+            out.append("overlapping pairs: not computed")
+        else:
+            out.append(f"overlapping pairs: {result.candidate_pairs} candidate pairs (bounding boxes meet) not tested "
+                       "(overlaps column '?'); give --overlaps to test and list them all")
+    elif not result.overlaps:
         out.append("overlapping pairs: none")
+    elif list_limit is not None and len(result.overlaps) > list_limit:
+        involved = {m for pair in result.overlaps for m in pair}
+        out.append(f"overlapping pairs (mode ambiguities T_c ∩ T_c'): {len(result.overlaps)} pairs among "
+                   f"{len(involved)} modes; give --overlaps to list them all (or --json)")
+    else:
+        out.append("overlapping pairs (mode ambiguities T_c ∩ T_c'):")
+        for a, b in sorted(result.overlaps):
+            out.append(f"  {a} ∩ {b}")
     if unambiguous:
         out.append("")
         out.append("ambiguity sources of T_c (other modes; task:<i> = task row i violated within the mode):")
         for mode, u in unambiguous.items():
-            names = [s.source + (" (boundary only)" if s.boundary_only else "") for s in u.sources]
-            out.append(f"  {mode}: {', '.join(names) or 'none'}")
+            srcs = [s.source + (" (boundary only)" if s.boundary_only else "") for s in u.sources]
+            out.append(_cut(f"  {mode}: {', '.join(srcs) or 'none'}", WIDTH))
     if inconsistent is not None:
         out.append("")
         if inconsistent:
             out.append(f"inconsistent torques (no mode has a solution): {_pieces_cell(inconsistent)}")
         else:
             out.append("inconsistent torques (no mode has a solution): none in the box")
+    if at is not None:
+        tau, modes = at
+        out.append("")
+        point = ", ".join(f"{n}={_num(v)}" for n, v in zip(names, np.asarray(tau, dtype=float)))
+        out.append(_cut(f"modes whose T_c contains ({point}): {', '.join(modes) or 'none'}", WIDTH))
     return "\n".join(out)

@@ -2,14 +2,17 @@
 
 For a contact mode ``c`` the unknowns are ``x = [q̈; f]`` (length ``n = n_q + 2k``). The equality
 constraints of the mode are stacked into (24)/(25), ``A x = B τ + b``, and the inequalities into
-(32), ``N [q̈; f; τ] >= e`` (see :func:`mode_equations`). :func:`solve_response` solves (25) by the
-SVD ``A = U Σ Vᵀ``:
+(32), ``N [q̈; f; τ] >= e`` (:func:`mode_equations`, rows from
+:func:`~contactmodes.modetable.contact_rows`). The SVD ``A = U Σ Vᵀ`` gives
 
     x = A⁺ (B τ + b) + N(A) w,          valid for τ with  U_⊥ᵀ (B τ + b) = 0        (27)–(31)
 
-where ``N(A)`` is an orthonormal null-space basis (columns), ``w ∈ R^{n_w}`` the ambiguity
-variables and ``U_⊥`` the left null space; the latter condition is the admissible torque subspace
-(31), stored as ``tau_C τ = tau_d``.
+with ``N(A)`` an orthonormal null-space basis, ``w ∈ R^{n_w}`` the ambiguity variables and the
+admissible torque subspace (31) stored as ``tau_C τ = tau_d``.
+
+Units: :func:`solve_response` takes every rank and consistency decision on the nondimensionalized
+system (:mod:`contactmodes.scaling`) and maps the result back; ``w`` are the null-space coordinates
+*of the nondimensional problem* (so ``N(A)`` is orthonormal there, not in user units).
 """
 
 from __future__ import annotations
@@ -19,21 +22,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import tolerances
-from .modes import validate_mode, velocity_is_zero
+from .linalg import numerical_rank
+from .modetable import classify_velocities, contact_rows, validate_mode
 from .system import ContactSystem
 
-
-def numerical_rank(singular_values, shape: tuple[int, int]) -> int:
-    """Numerical rank of a matrix of ``shape`` from its singular values.
-
-    Rule: ``rank = #{ s_i > RANK_RTOL · max(shape) · s_max }`` (NumPy's ``matrix_rank`` rule with
-    the machine epsilon replaced by :data:`~contactmodes.tolerances.RANK_RTOL`); ``0`` when there
-    are no singular values or all are zero.
-    """
-    s = np.asarray(singular_values, dtype=float)
-    if s.size == 0 or float(s.max()) <= 0.0:
-        return 0
-    return int(np.sum(s > tolerances.RANK_RTOL * max(shape) * float(s.max())))
+__all__ = ["ModeEquations", "ModeResponse", "mode_equations", "numerical_rank", "solve_response"]
 
 
 @dataclass
@@ -50,6 +43,7 @@ class ModeEquations:
     N : (p, n + n_τ) coefficients of ``[q̈; f; τ]`` in the inequalities ``N [q̈; f; τ] >= e``.
     e : (p,).
     ineq_labels : (p,) row labels.
+    ineq_task : (p,) bool: the row is a task constraint (eqs. 17–18).
     n_q, n_f, n_tau : block sizes (``n_f = 2k``).
     """
 
@@ -64,15 +58,17 @@ class ModeEquations:
     n_q: int
     n_f: int
     n_tau: int
+    ineq_task: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
 
 
-def mode_equations(system: ContactSystem, mode: str, task: bool = True) -> ModeEquations:
-    """Assemble the equalities (24) and inequalities (32) of ``mode``.
+def mode_equations(system: ContactSystem, mode: str, task: bool = True,
+                   task_geq: bool | None = None) -> ModeEquations:
+    """Assemble the equalities (24) and inequalities (32) of ``mode`` in the system's units.
 
     Equalities, in this row order:
 
-    1. acceleration (eq. 7), per contact: ``F`` rows ``t`` and ``n``, ``L``/``R`` row ``n``:
-       ``J_row q̈ = −(J̇q̇)_row``;
+    1. acceleration (eq. 7), per contact: ``J_row q̈ = −(J̇q̇)_row`` (``F``: rows ``t``, ``n``;
+       ``L``/``R``: row ``n``);
     2. forces (eq. 8): ``S``: ``f_t = 0``, ``f_n = 0``; ``L``: ``f_t − μ f_n = 0``;
        ``R``: ``f_t + μ f_n = 0``;
     3. ``"eq"`` constraint blocks, physical then (if ``task``) task, in system order:
@@ -81,109 +77,81 @@ def mode_equations(system: ContactSystem, mode: str, task: bool = True) -> ModeE
 
     Inequalities ``N [q̈; f; τ] >= e`` (not strict):
 
-    1. acceleration (eq. 9), only where the velocity is zero (:func:`~contactmodes.modes.velocity_is_zero`):
-       ``S`` with ``v_n ≈ 0``: ``ẍ_n >= 0``; ``L`` with ``v_t ≈ 0``: ``−ẍ_t >= 0``; ``R`` with
-       ``v_t ≈ 0``: ``ẍ_t >= 0``; with ``ẍ = J q̈ + J̇ q̇``;
+    1. acceleration (eq. 9), only where the velocity is zero (Table III classification):
+       ``S``: ``ẍ_n >= 0``; ``L``: ``−ẍ_t >= 0``; ``R``: ``ẍ_t >= 0``;
     2. forces (eq. 10 and Table I): ``F``: ``μ f_n − f_t >= 0``, ``μ f_n + f_t >= 0``,
-       ``f_n >= 0`` (the last is implied when ``μ > 0`` but needed when ``μ = 0``); ``L``, ``R``:
-       ``f_n >= 0``;
-    3. ``"geq"`` constraint blocks (physical, then task if ``task``): ``[qdd, f, tau] >= rhs``.
+       ``f_n >= 0``; ``L``, ``R``: ``f_n >= 0``;
+    3. ``"geq"`` constraint blocks, physical then task: ``[qdd, f, tau] >= rhs``.
+
+    ``task_geq`` (default: ``task``) includes the task ``"geq"`` rows independently of the task
+    ``"eq"`` rows; ``ineq_task`` marks them (the session keeps one domain with a task mask).
     """
-    validate_mode(system, mode)
+    validate_mode(mode, system.contacts)
+    task_geq = task if task_geq is None else task_geq
     n_q, n_tau, k = system.n_q, system.n_tau, system.k
     n_f = 2 * k
     n = n_q + n_f
     J, c, mu = system.J, system.Jdot_qdot, system.mu
-    t_zero, n_zero = velocity_is_zero(system)
+    pattern = classify_velocities(system, check_approaching=False)
     names = system.contacts
+    rows = [contact_rows(letter, float(mu[i]), bool(pattern.t_zero[i]), bool(pattern.n_zero[i]))
+            for i, letter in enumerate(mode)]
+    comp = ("t", "n")
 
     A_rows, B_rows, b_rows, eq_labels = [], [], [], []
-    N_rows, e_rows, ineq_labels = [], [], []
+    N_rows, e_rows, ineq_labels, ineq_task = [], [], [], []
+    zq, zt = np.zeros(n_q), np.zeros(n_tau)
 
-    def unit(j: int, size: int) -> np.ndarray:
-        u = np.zeros(size)
-        u[j] = 1.0
-        return u
+    def force(i: int, a_t: float, a_n: float) -> np.ndarray:
+        v = np.zeros(n_f)
+        v[2 * i], v[2 * i + 1] = a_t, a_n
+        return v
 
-    def eq(a_q, a_f, btau, rhs, label):
-        A_rows.append(np.concatenate([a_q, a_f]))
+    def eq(a_x, btau, rhs, label):
+        A_rows.append(a_x)
         B_rows.append(btau)
         b_rows.append(rhs)
         eq_labels.append(label)
 
-    def geq(n_qv, n_fv, n_tauv, rhs, label):
-        N_rows.append(np.concatenate([n_qv, n_fv, n_tauv]))
+    def geq(n_x, n_tau_row, rhs, label, is_task=False):
+        N_rows.append(np.concatenate([n_x, n_tau_row]))
         e_rows.append(rhs)
         ineq_labels.append(label)
+        ineq_task.append(is_task)
 
-    zf, zq, zt = np.zeros(n_f), np.zeros(n_q), np.zeros(n_tau)
-    # 1. acceleration equalities (7)
-    for i, letter in enumerate(mode):
-        it, in_ = 2 * i, 2 * i + 1
-        if letter == "F":
-            eq(J[it], zf, zt, -c[it], f"accel t {names[i]}")
-        if letter in "FLR":
-            eq(J[in_], zf, zt, -c[in_], f"accel n {names[i]}")
-    # 2. force equalities (8)
-    for i, letter in enumerate(mode):
-        it, in_ = 2 * i, 2 * i + 1
-        if letter == "S":
-            eq(zq, unit(it, n_f), zt, 0.0, f"force t {names[i]} = 0")
-            eq(zq, unit(in_, n_f), zt, 0.0, f"force n {names[i]} = 0")
-        elif letter == "L":
-            eq(zq, unit(it, n_f) - mu[i] * unit(in_, n_f), zt, 0.0, f"force t {names[i]} = mu f_n")
-        elif letter == "R":
-            eq(zq, unit(it, n_f) + mu[i] * unit(in_, n_f), zt, 0.0, f"force t {names[i]} = -mu f_n")
-    kinds = ("physical", "task") if task else ("physical",)
-    blocks = [blk for kind in kinds for blk in system.constraints if blk.kind == kind]
-    # 3. equality constraint blocks (11), (12), (15), (16)
-    for blk in blocks:
-        if blk.type != "eq":
-            continue
-        for r in range(blk.n_rows):
-            eq(blk.qdd[r], blk.f[r], -blk.tau[r], blk.rhs[r], f"{blk.kind} {blk.name or 'eq'} [{r}]")
-    # 4. dynamics (5)
-    for j in range(n_q):
-        eq(system.M[j], -J[:, j], system.S[j], -system.h[j], f"dynamics {system.coordinates[j]}")
+    for i, r in enumerate(rows):  # 1. accelerations (7)
+        for cpt in r.accel_eq:
+            eq(np.concatenate([J[2 * i + cpt], np.zeros(n_f)]), zt, -c[2 * i + cpt], f"accel {comp[cpt]} {names[i]}")
+    for i, r in enumerate(rows):  # 2. forces (8)
+        for a_t, a_n in r.force_eq:
+            eq(np.concatenate([zq, force(i, a_t, a_n)]), zt, 0.0, f"force {names[i]} ({a_t:g} f_t + {a_n:g} f_n = 0)")
+    blocks = [(blk, blk.kind == "task") for kind in ("physical", "task") for blk in system.constraints
+              if blk.kind == kind]
+    for blk, is_task in blocks:  # 3. equality blocks (11), (12), (15), (16)
+        if blk.type == "eq" and (task or not is_task):
+            for j in range(blk.n_rows):
+                eq(np.concatenate([blk.qdd[j], blk.f[j]]), -blk.tau[j], blk.rhs[j], f"{blk.kind} {blk.name or 'eq'} [{j}]")
+    for j in range(n_q):  # 4. dynamics (5)
+        eq(np.concatenate([system.M[j], -J[:, j]]), system.S[j], -system.h[j], f"dynamics {system.coordinates[j]}")
 
-    # inequalities: 1. accelerations (9)
-    for i, letter in enumerate(mode):
-        it, in_ = 2 * i, 2 * i + 1
-        if letter == "S" and n_zero[i]:
-            geq(J[in_], zf, zt, -c[in_], f"accel n {names[i]} >= 0")
-        elif letter == "L" and t_zero[i]:
-            geq(-J[it], zf, zt, c[it], f"accel t {names[i]} <= 0")
-        elif letter == "R" and t_zero[i]:
-            geq(J[it], zf, zt, -c[it], f"accel t {names[i]} >= 0")
-    # 2. forces (10)
-    for i, letter in enumerate(mode):
-        it, in_ = 2 * i, 2 * i + 1
-        if letter == "F":
-            geq(zq, mu[i] * unit(in_, n_f) - unit(it, n_f), zt, 0.0, f"friction {names[i]} +")
-            geq(zq, mu[i] * unit(in_, n_f) + unit(it, n_f), zt, 0.0, f"friction {names[i]} -")
-        if letter in "FLR":
-            geq(zq, unit(in_, n_f), zt, 0.0, f"force n {names[i]} >= 0")
-    # 3. inequality constraint blocks (13), (14), (17), (18)
-    for blk in blocks:
-        if blk.type != "geq":
-            continue
-        for r in range(blk.n_rows):
-            geq(blk.qdd[r], blk.f[r], blk.tau[r], blk.rhs[r], f"{blk.kind} {blk.name or 'geq'} [{r}]")
+    for i, r in enumerate(rows):  # inequalities: 1. accelerations (9)
+        for cpt, sign in r.accel_geq:
+            geq(np.concatenate([sign * J[2 * i + cpt], np.zeros(n_f)]), zt, -sign * c[2 * i + cpt],
+                f"accel {comp[cpt]} {names[i]} {'>=' if sign > 0 else '<='} 0")
+    for i, r in enumerate(rows):  # 2. forces (10)
+        for a_t, a_n in r.force_geq:
+            geq(np.concatenate([zq, force(i, a_t, a_n)]), zt, 0.0, f"force {names[i]} ({a_t:g} f_t + {a_n:g} f_n >= 0)")
+    for blk, is_task in blocks:  # 3. inequality blocks (13), (14), (17), (18)
+        if blk.type == "geq" and (task_geq or not is_task):
+            for j in range(blk.n_rows):
+                geq(np.concatenate([blk.qdd[j], blk.f[j]]), blk.tau[j], blk.rhs[j],
+                    f"{blk.kind} {blk.name or 'geq'} [{j}]", is_task)
 
-    mat = lambda rows, width: np.array(rows, dtype=float).reshape(len(rows), width)  # noqa: E731
-    return ModeEquations(
-        mode=mode,
-        A=mat(A_rows, n),
-        B=mat(B_rows, n_tau),
-        b=np.array(b_rows, dtype=float),
-        eq_labels=eq_labels,
-        N=mat(N_rows, n + n_tau),
-        e=np.array(e_rows, dtype=float),
-        ineq_labels=ineq_labels,
-        n_q=n_q,
-        n_f=n_f,
-        n_tau=n_tau,
-    )
+    mat = lambda rows_, width: np.array(rows_, dtype=float).reshape(len(rows_), width)  # noqa: E731
+    return ModeEquations(mode=mode, A=mat(A_rows, n), B=mat(B_rows, n_tau), b=np.array(b_rows, dtype=float),
+                         eq_labels=eq_labels, N=mat(N_rows, n + n_tau), e=np.array(e_rows, dtype=float),
+                         ineq_labels=ineq_labels, n_q=n_q, n_f=n_f, n_tau=n_tau,
+                         ineq_task=np.array(ineq_task, dtype=bool))
 
 
 def _clean(values: np.ndarray, magnitude: np.ndarray) -> np.ndarray:
@@ -200,21 +168,22 @@ class ModeResponse:
     Attributes
     ----------
     mode : the mode string.
-    equations : the :class:`ModeEquations` it was computed from.
-    singular_values : (min(m, n),) singular values of ``A``, descending.
-    rank : numerical rank of ``A`` (:func:`numerical_rank`).
+    equations : the :class:`ModeEquations` (in the units of this response).
+    singular_values : (min(m, n),) singular values of the nondimensional ``A``, descending.
+    rank : numerical rank of ``A`` (:func:`~contactmodes.linalg.numerical_rank`, nondimensional).
     full_row_rank, full_column_rank : ``rank == m``, ``rank == n``.
     rank_case : 1 (f.r.r. and f.c.r.), 2 (f.r.r. only), 3 (f.c.r. only), 4 (neither).
-    A_pinv : (n, m) pseudo-inverse ``A⁺``.
-    nullspace : (n, n_w) orthonormal basis ``N(A)`` (columns).
+    nullspace : (n, n_w) the ``w``-coefficients of ``[q̈; f]`` (columns span ``N(A)``; orthonormal
+        in the nondimensional variables, :mod:`contactmodes.scaling`).
     n_w : number of ambiguity variables ``n − rank``.
     P_q, Q_q, r_q : (n_q, n_τ), (n_q, n_w), (n_q,): ``q̈ = P_q τ + Q_q w + r_q``.
     P_f, Q_f, r_f : (2k, n_τ), (2k, n_w), (2k,): ``f = P_f τ + Q_f w + r_f``.
     tau_C, tau_d : (p, n_τ), (p,): admissible torque subspace (31) ``tau_C τ = tau_d``; ``p = 0``
-        when every τ is admissible. Rows are orthonormal (a reduced form of ``U_⊥ᵀ (B τ + b) = 0``).
+        when every τ is admissible.
     consistent : ``False`` if no τ satisfies (31) (then the mode has no solution at all).
-    w_moves_accelerations : ``max |Q_q| > AMBIGUITY_ATOL`` (III-G.2: ambiguity in ``q̈``).
-    w_moves_forces : ``max |Q_f| > AMBIGUITY_ATOL``.
+    w_moves_accelerations : ``w`` changes ``q̈`` (III-G.2): ``max |Q_q'| > AMBIGUITY_ATOL`` with
+        ``Q_q'`` the nondimensional, orthonormal block.
+    w_moves_forces : likewise for ``f``.
     """
 
     mode: str
@@ -224,7 +193,6 @@ class ModeResponse:
     full_row_rank: bool
     full_column_rank: bool
     rank_case: int
-    A_pinv: np.ndarray = field(repr=False)
     nullspace: np.ndarray = field(repr=False)
     n_w: int
     P_q: np.ndarray = field(repr=False)
@@ -241,21 +209,22 @@ class ModeResponse:
 
     @property
     def P(self) -> np.ndarray:
-        """(n, n_τ) ``A⁺ B`` — the τ-coefficients of ``[q̈; f]``."""
+        """(n, n_τ) the τ-coefficients of ``[q̈; f]``."""
         return np.vstack([self.P_q, self.P_f])
 
     @property
     def Q(self) -> np.ndarray:
-        """(n, n_w) ``N(A)`` after noise cleaning — the w-coefficients of ``[q̈; f]``."""
+        """(n, n_w) the w-coefficients of ``[q̈; f]``."""
         return np.vstack([self.Q_q, self.Q_f])
 
     @property
     def r(self) -> np.ndarray:
-        """(n,) ``A⁺ b``."""
+        """(n,) the constant part of ``[q̈; f]``."""
         return np.concatenate([self.r_q, self.r_f])
 
     def tau_admissible(self, tau, tol: float | None = None) -> bool:
-        """Whether ``tau`` satisfies (31) up to ``tol`` (default ``CONSISTENCY_RTOL·max(1,|τ|,|tau_d|)``)."""
+        """Whether ``tau`` (n_τ,) satisfies (31): ``|tau_C τ − tau_d|`` at most ``tol`` (default
+        ``CONSISTENCY_RTOL · max(1, max|τ|, max|tau_d|)`` in the units of this response)."""
         tau = np.asarray(tau, dtype=float)
         if not self.consistent:
             return False
@@ -263,14 +232,14 @@ class ModeResponse:
             return True
         if tol is None:
             tol = tolerances.CONSISTENCY_RTOL * max(1.0, float(np.abs(tau).max(initial=0.0)),
-                                                          float(np.abs(self.tau_d).max(initial=0.0)))
+                                                    float(np.abs(self.tau_d).max(initial=0.0)))
         return bool(np.abs(self.tau_C @ tau - self.tau_d).max() <= tol)
 
     def evaluate(self, tau, w=None) -> tuple[np.ndarray, np.ndarray]:
         """``(q̈, f)`` for torques ``tau`` (n_τ,) and ambiguity variables ``w`` (n_w,; default 0).
 
         Meaningful when ``tau`` satisfies (31) (:meth:`tau_admissible`); otherwise this is the
-        least-squares solution of (25).
+        least-squares solution of the nondimensional (25). Raises ``ValueError`` on wrong shapes.
         """
         tau = np.asarray(tau, dtype=float).reshape(-1)
         w = np.zeros(self.n_w) if w is None else np.asarray(w, dtype=float).reshape(-1)
@@ -280,10 +249,30 @@ class ModeResponse:
             raise ValueError(f"w: expected shape ({self.n_w},), got {w.shape}")
         return self.P_q @ tau + self.Q_q @ w + self.r_q, self.P_f @ tau + self.Q_f @ w + self.r_f
 
+    def in_units(self, scaling, equations: ModeEquations) -> "ModeResponse":
+        """This response (computed on ``scaling.system``) in the user's units: ``[q̈; f]`` scaled by
+        ``scaling.x``, τ by ``scaling.tau``; ``w`` unchanged; ``equations`` are the user's."""
+        dx, du = scaling.x, scaling.tau
+        n_q = self.P_q.shape[0]
+        P = dx[:, None] * self.P / du[None, :]
+        Q = dx[:, None] * self.Q
+        r = dx * self.r
+        return ModeResponse(
+            mode=self.mode, equations=equations, singular_values=self.singular_values, rank=self.rank,
+            full_row_rank=self.full_row_rank, full_column_rank=self.full_column_rank,
+            rank_case=self.rank_case, nullspace=Q, n_w=self.n_w,
+            P_q=P[:n_q], Q_q=Q[:n_q], r_q=r[:n_q], P_f=P[n_q:], Q_f=Q[n_q:], r_f=r[n_q:],
+            tau_C=self.tau_C / du[None, :], tau_d=self.tau_d.copy(), consistent=self.consistent,
+            w_moves_accelerations=self.w_moves_accelerations, w_moves_forces=self.w_moves_forces)
 
-def solve_response(system: ContactSystem, mode: str, task: bool = True) -> ModeResponse:
-    """Solve the equalities (25) of ``mode`` by SVD (Sec. III-D); see :class:`ModeResponse`."""
-    eqs = mode_equations(system, mode, task=task)
+
+def response_from_equations(eqs: ModeEquations) -> ModeResponse:
+    """Solve the equalities (25) of ``eqs`` by SVD (Sec. III-D) *in the units of* ``eqs``.
+
+    The building block of :func:`solve_response` and of the analysis session, which call it on
+    nondimensionalized systems only (so that its relative rank and consistency rules are
+    unit-invariant).
+    """
     A, B, b = eqs.A, eqs.B, eqs.b
     m, n = A.shape
     n_q, n_tau = eqs.n_q, eqs.n_tau
@@ -309,9 +298,11 @@ def solve_response(system: ContactSystem, mode: str, task: bool = True) -> ModeR
     tau_C = np.zeros((0, n_tau))
     tau_d = np.zeros(0)
     if C0.shape[0]:
-        U2, s2, V2t = np.linalg.svd(C0, full_matrices=True) if C0.size else (np.eye(C0.shape[0]), np.zeros(0), np.eye(n_tau))
+        if C0.size:
+            U2, s2, V2t = np.linalg.svd(C0, full_matrices=True)
+        else:
+            U2, s2, V2t = np.eye(C0.shape[0]), np.zeros(0), np.eye(n_tau)
         r2 = numerical_rank(s2, C0.shape) if s2.size else 0
-        # scale for the inconsistency test: magnitude of the terms of b that were combined
         scale = max(1.0, float(np.abs(b).max(initial=0.0)), float(np.abs(B).max(initial=0.0)))
         resid = U2[:, r2:].T @ d0
         if resid.size and float(np.abs(resid).max()) > tolerances.CONSISTENCY_RTOL * scale:
@@ -324,25 +315,25 @@ def solve_response(system: ContactSystem, mode: str, task: bool = True) -> ModeR
     amb = tolerances.AMBIGUITY_ATOL
     Q_q, Q_f = Q[:n_q], Q[n_q:]
     return ModeResponse(
-        mode=mode,
-        equations=eqs,
-        singular_values=s,
-        rank=r,
-        full_row_rank=frr,
-        full_column_rank=fcr,
-        rank_case=rank_case,
-        A_pinv=A_pinv,
-        nullspace=null,
-        n_w=n - r,
-        P_q=P[:n_q],
-        Q_q=Q_q,
-        r_q=rvec[:n_q],
-        P_f=P[n_q:],
-        Q_f=Q_f,
-        r_f=rvec[n_q:],
-        tau_C=tau_C,
-        tau_d=tau_d,
-        consistent=consistent,
+        mode=eqs.mode, equations=eqs, singular_values=s, rank=r, full_row_rank=frr,
+        full_column_rank=fcr, rank_case=rank_case, nullspace=null, n_w=n - r,
+        P_q=P[:n_q], Q_q=Q_q, r_q=rvec[:n_q], P_f=P[n_q:], Q_f=Q_f, r_f=rvec[n_q:],
+        tau_C=tau_C, tau_d=tau_d, consistent=consistent,
         w_moves_accelerations=bool(Q_q.size and np.abs(Q_q).max() > amb),
         w_moves_forces=bool(Q_f.size and np.abs(Q_f).max() > amb),
     )
+
+
+def solve_response(system: ContactSystem, mode: str, task: bool = True) -> ModeResponse:
+    """The response of ``mode`` (Sec. III-D, eqs. 24–31) in the user's units, every decision taken
+    on the nondimensionalized system (:mod:`contactmodes.scaling`); see :class:`ModeResponse`.
+
+    Raises :class:`~contactmodes.errors.ContactModelError` when ``mode`` is not a mode of
+    ``system``.
+    """
+    validate_mode(mode, system.contacts)
+    sc = system.scaling
+    scaled = response_from_equations(mode_equations(sc.system, mode, task=task))
+    if sc.is_identity:
+        return scaled
+    return scaled.in_units(sc, mode_equations(system, mode, task=task))

@@ -15,7 +15,9 @@ side of the equations of motion with the same sign as ``S τ`` (CONVENTIONS; bra
   closure convention of :mod:`polytopes.regions`).
 
 Kinematic feasibility does not depend on the inputs, so the augmented system has the same
-surviving modes as the nominal one.
+surviving modes as the nominal one. Everything is computed in one
+:class:`~contactmodes.session.AnalysisSession` of the augmented system (nondimensional) and mapped
+back to user units.
 """
 
 from __future__ import annotations
@@ -28,9 +30,9 @@ import numpy as np
 from polytopes import Polytope, difference
 
 from .ambiguity import AmbiguitySource, mark_boundary_only, negated_rows, task_rows
-from .domains import ModeDomain, intersect_domains, mode_domain
+from .domains import ModeDomain, boxes_disjoint, intersect_domains
 from .errors import ContactModelError
-from .modes import enumerate_modes, validate_mode
+from .session import AnalysisSession
 from .system import ContactSystem, LinearConstraint
 
 __all__ = ["RobustResult", "augmented_system", "robust_feasible_set", "robust_unambiguous", "slice_at"]
@@ -80,23 +82,40 @@ def _lift(D: Polytope, n_tau: int) -> Polytope:
     return Polytope(pad(D.A), D.b, pad(D.C), D.d)
 
 
+def _scaled_D(session: AnalysisSession, system: ContactSystem) -> tuple[Polytope, np.ndarray]:
+    """The disturbance set over the augmented session's nondimensional δ', and its vertices (user δ)."""
+    n_tau = system.n_tau
+    ud = session.scaling.tau[n_tau:]
+    D = system.disturbance.set
+    return Polytope(D.A * ud, D.b, D.C * ud, D.d), D.vertices().vertices
+
+
+def _robust_feasible_scaled(session: AnalysisSession, system: ContactSystem, mode: str) -> tuple[Polytope, np.ndarray]:
+    n_tau = system.n_tau
+    V = system.disturbance.set.vertices().vertices
+    sol = session.mode(mode)
+    if not sol.feasible(True):
+        return Polytope.empty(n_tau), V
+    ud = session.scaling.tau[n_tau:]
+    T = Polytope.universe(n_tau)
+    for v in V:
+        T = T.intersect(slice_at(sol.T(True), n_tau, v / ud))
+    return (T.reduce() if not T.is_empty() else Polytope.empty(n_tau)), V
+
+
 def robust_feasible_set(system: ContactSystem, mode: str, domain: ModeDomain | None = None,
                         method: str = "auto") -> tuple[Polytope, np.ndarray]:
-    """``T'_c`` (over τ) and the vertices of ``D`` (n_v, n_d) it was sliced at.
+    """``T'_c`` (over τ, user units) and the vertices of ``D`` (n_v, n_d) it was sliced at.
 
-    ``domain`` is the augmented domain of ``mode`` (with tasks) if already computed. The result
-    is reduced; it is empty (``is_empty()``) when no torque works for every disturbance.
+    The result is reduced; it is empty (``is_empty()``) when no torque works for every
+    disturbance. ``domain`` is ignored (kept for compatibility). Raises
+    :class:`~contactmodes.errors.ContactModelError` when the system has no disturbance.
     """
-    dist = _disturbance(system)
-    if domain is None:
-        domain = mode_domain(augmented_system(system), mode, task=True, method=method)
-    V = dist.set.vertices().vertices
-    if not domain.feasible:
-        return Polytope.empty(system.n_tau), V
-    T = Polytope.universe(system.n_tau)
-    for v in V:
-        T = T.intersect(slice_at(domain.T, system.n_tau, v))
-    return (T.reduce() if not T.is_empty() else Polytope.empty(system.n_tau)), V
+    _disturbance(system)
+    session = AnalysisSession(augmented_system(system), method=method)
+    T, V = _robust_feasible_scaled(session, system, mode)
+    u = session.scaling.tau[: system.n_tau]
+    return Polytope(T.A / u, T.b, T.C / u, T.d), V
 
 
 @dataclass
@@ -148,7 +167,8 @@ def _robust_source(label: str, kind: str, T_aug: Polytope | None, lifted_D: Poly
 
 def robust_unambiguous(system: ContactSystem, mode: str, within_mode: bool = True,
                        method: str = "auto") -> RobustResult:
-    """Robust feasible set, robust ambiguity sets and the robustly unambiguous set of ``mode``.
+    """Robust feasible set, robust ambiguity sets and the robustly unambiguous set of ``mode``
+    (user units).
 
     Parameters
     ----------
@@ -162,36 +182,36 @@ def robust_unambiguous(system: ContactSystem, mode: str, within_mode: bool = Tru
     ContactModelError
         When the system has no disturbance or ``mode`` is not one of its modes.
     """
-    validate_mode(system, mode)
-    aug = augmented_system(system)
+    _disturbance(system)
+    session = AnalysisSession(augmented_system(system), method=method)
+    own = session.mode(mode)
     n_tau = system.n_tau
-    lifted_D = _lift(system.disturbance.set, n_tau)
+    D_scaled, _ = _scaled_D(session, system)
+    lifted_D = _lift(D_scaled, n_tau)
     timing: dict[str, float] = {}
 
     t0 = time.perf_counter()
-    own = mode_domain(aug, mode, task=True, method=method)
-    T_robust, V = robust_feasible_set(system, mode, own, method)
+    T_robust, V = _robust_feasible_scaled(session, system, mode)
     timing["feasible"] = time.perf_counter() - t0
 
     t0 = time.perf_counter()
     sources: list[AmbiguitySource] = []
     if not T_robust.is_empty():
-        for m in enumerate_modes(aug).modes:
-            if m == mode:
+        box = lifted_D.bounding_box()
+        for m in session.enumeration.modes:
+            sol = session.mode(m)
+            if m == mode or not sol.feasible(False) or boxes_disjoint(box, sol.box(False)):
                 continue
-            dom = mode_domain(aug, m, task=False, method=method)
-            src = _robust_source(m, "mode", dom.T, lifted_D, n_tau, T_robust, method)
+            src = _robust_source(m, "mode", sol.T(False), lifted_D, n_tau, T_robust, method)
             if src is not None:
                 sources.append(src)
-        rows = task_rows(aug) if within_mode else []
-        if rows:
-            plain = mode_domain(aug, mode, task=False, method=method).response
-            for row in rows:
+        if within_mode:
+            plain = own.response(False)
+            for row in task_rows(session.scaled):
                 pieces = []
                 for alpha, beta in negated_rows(plain, row):
-                    dom = mode_domain(aug, mode, task=False, method=method, response=plain,
-                                      extra=(alpha[None, :], np.array([beta])))
-                    src = _robust_source(row.label, "task", dom.T, lifted_D, n_tau, T_robust, method)
+                    Ti = own.projected((alpha[None, :], np.array([beta])), task=False)
+                    src = _robust_source(row.label, "task", Ti, lifted_D, n_tau, T_robust, method)
                     if src is not None:
                         pieces += src.set
                 if pieces:
@@ -204,4 +224,7 @@ def robust_unambiguous(system: ContactSystem, mode: str, within_mode: bool = Tru
         sources = mark_boundary_only(sources, T_robust.affine_dimension())
         pieces = difference(T_robust, [p for s in sources if not s.boundary_only for p in s.set])
     timing["difference"] = time.perf_counter() - t0
-    return RobustResult(mode, T_robust, pieces, sources, V, timing)
+    u = session.scaling.tau[:n_tau]
+    to_user = lambda P: Polytope(P.A / u, P.b, P.C / u, P.d)  # noqa: E731
+    user_sources = [AmbiguitySource(s.source, s.kind, [to_user(p) for p in s.set], s.boundary_only) for s in sources]
+    return RobustResult(mode, to_user(T_robust), [to_user(p) for p in pieces], user_sources, V, timing)

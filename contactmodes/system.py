@@ -13,14 +13,20 @@ the physical and task constraints (eqs. 11–18) as :class:`LinearConstraint` bl
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
-from typing import Sequence
+from functools import cached_property
+from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
 from polytopes import Polytope
 
 from .errors import ContactModelError
+from .tolerances import MU_MAX
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .scaling import Scaling
 
 CONSTRAINT_KINDS = ("physical", "task")
 CONSTRAINT_TYPES = ("eq", "geq")
@@ -163,6 +169,84 @@ class Disturbance:
 
 
 @dataclass(frozen=True)
+class CharacteristicScales:
+    """Characteristic length, mass and time of a system, in the units its numbers are written in.
+
+    They fix the units in which :mod:`contactmodes.scaling` nondimensionalizes the system before
+    any rank, emptiness or boundary decision (so that the decisions do not depend on whether the
+    system is written in metres or millimetres). :meth:`PlanarMechanism.contact_system
+    <contactmodes.mechanism.PlanarMechanism.contact_system>` derives them from the mechanism
+    itself (:meth:`from_mechanism_data`).
+
+    Attributes
+    ----------
+    length : characteristic length ``L`` (> 0; m in SI).
+    mass : characteristic mass ``m`` (> 0; kg in SI).
+    time : characteristic time ``T`` (> 0; s in SI).
+
+    Raises
+    ------
+    ContactModelError
+        When a value is not a finite positive number (the message names it).
+    """
+
+    length: float = 1.0
+    mass: float = 1.0
+    time: float = 1.0
+
+    def __post_init__(self) -> None:
+        for name in ("length", "mass", "time"):
+            value = getattr(self, name)
+            try:
+                x = float(value)
+            except (TypeError, ValueError):
+                raise ContactModelError(f"scales.{name}: must be a number, got {value!r}") from None
+            if not (math.isfinite(x) and x > 0.0):
+                raise ContactModelError(f"scales.{name}: must be finite and > 0, got {value!r}")
+            object.__setattr__(self, name, x)
+
+    @property
+    def acceleration(self) -> float:
+        """``L / T²``."""
+        return self.length / self.time ** 2
+
+    @property
+    def velocity(self) -> float:
+        """``L / T``."""
+        return self.length / self.time
+
+    @property
+    def force(self) -> float:
+        """``m L / T²``."""
+        return self.mass * self.acceleration
+
+    @classmethod
+    def from_mechanism_data(cls, points: np.ndarray, total_mass: float, gravity: float,
+                            speeds: np.ndarray) -> "CharacteristicScales":
+        """Scales of a mechanism at a state, equivariant under any change of units.
+
+        ``L`` is the largest distance between two of the mechanism's points ``points`` (P, 2)
+        (joints, centres of mass, point masses, contact points; 1 if they coincide), ``m`` the
+        total mass (1 for a massless mechanism), and ``T = sqrt(L / a)`` with the characteristic
+        acceleration ``a = max(g, v²/L)``, ``v`` the largest point speed in ``speeds`` (P,)
+        (``T = 1`` when ``a = 0``: no gravity and at rest, where time does not enter).
+        """
+        pts = np.asarray(points, dtype=float).reshape(-1, 2)
+        length = 0.0
+        if len(pts) > 1:
+            diff = pts[:, None, :] - pts[None, :, :]
+            length = float(np.sqrt((diff ** 2).sum(axis=2)).max())
+        length = length if length > 0.0 and math.isfinite(length) else 1.0
+        mass = float(total_mass) if total_mass > 0.0 and math.isfinite(total_mass) else 1.0
+        v = float(np.max(np.abs(speeds), initial=0.0))
+        accel = max(float(gravity), v * v / length)
+        time = math.sqrt(length / accel) if accel > 0.0 and math.isfinite(accel) else 1.0
+        if not (math.isfinite(time) and time > 0.0):
+            time = 1.0
+        return cls(length, mass, time)
+
+
+@dataclass(frozen=True)
 class ContactSystem:
     """Instantaneous planar contact model at one state (flipping paper, Sec. III-A/B).
 
@@ -181,6 +265,9 @@ class ContactSystem:
     name : a label.
     disturbance : optional :class:`Disturbance` (robust analysis, :mod:`contactmodes.robust`).
         The nominal analysis (``analyze``, ``unambiguous``) ignores it, i.e. takes ``τ_d = 0``.
+    scales : optional :class:`CharacteristicScales` in the units of the arrays; default: length,
+        mass and time 1 (the numbers are taken to be written in characteristic units). Systems
+        from a mechanism or a system file carry the mechanism's own scales.
 
     Raises
     ------
@@ -203,6 +290,7 @@ class ContactSystem:
     constraints: tuple[LinearConstraint, ...] = field(default_factory=tuple)
     name: str = ""
     disturbance: Disturbance | None = None
+    scales: CharacteristicScales | None = None
 
     def __post_init__(self) -> None:
         n_q, n_tau, k = len(self.coordinates), len(self.torques), len(self.contacts)
@@ -222,12 +310,21 @@ class ContactSystem:
         if self.v0 is None:
             object.__setattr__(self, "v0", np.zeros(k))
         set_("v0", (k,))
-        scale = max(1.0, float(np.abs(self.M).max(initial=0.0)))
+        if self.scales is None:
+            object.__setattr__(self, "scales", CharacteristicScales())
+        elif not isinstance(self.scales, CharacteristicScales):
+            raise ContactModelError(f"scales: expected CharacteristicScales, got {type(self.scales).__name__}")
+        scale = float(np.abs(self.M).max(initial=0.0))  # relative: no unit-dependent floor
         if not np.allclose(self.M, self.M.T, rtol=0.0, atol=1e-9 * scale):
             raise ContactModelError("M: inertia matrix must be symmetric")
         for i in range(k):
             if self.mu[i] < 0:
                 raise ContactModelError(f"mu[{i}] ({self.contacts[i]}): must be >= 0, got {self.mu[i]}")
+            if self.mu[i] > MU_MAX:
+                raise ContactModelError(
+                    f"mu[{i}] ({self.contacts[i]}): must be <= {MU_MAX:g} (contactmodes.tolerances.MU_MAX; "
+                    f"larger friction coefficients make the friction cone numerically meaningless), "
+                    f"got {self.mu[i]:g}")
             if self.v0[i] < 0:
                 raise ContactModelError(f"v0[{i}] ({self.contacts[i]}): must be >= 0, got {self.v0[i]}")
         checked = tuple(
@@ -238,6 +335,14 @@ class ContactSystem:
             raise ContactModelError(
                 f"disturbance.E: expected {n_q} rows (one per coordinate), got {self.disturbance.E.shape[0]}"
             )
+
+    @cached_property
+    def scaling(self) -> "Scaling":
+        """The nondimensionalization of this system (:func:`contactmodes.scaling.nondimensionalize`),
+        computed once. ``system.scaling.system`` is the scaled system every decision is taken on."""
+        from .scaling import nondimensionalize
+
+        return nondimensionalize(self)
 
     @property
     def n_q(self) -> int:
@@ -275,4 +380,5 @@ class ContactSystem:
             "v0": self.v0.tolist(),
             "constraints": [c.to_json() for c in self.constraints],
             "disturbance": None if self.disturbance is None else self.disturbance.to_json(),
+            "scales": {"length": self.scales.length, "mass": self.scales.mass, "time": self.scales.time},
         }

@@ -37,7 +37,21 @@ units (say, mm instead of m) does not change a decision.
     Margin of a negated task constraint (within-mode ambiguity, :mod:`contactmodes.ambiguity`):
     ``a·z < b`` is represented by ``a·z <= b − δ`` with ``δ = NEGATION_RTOL · max(‖a‖, |b|)``,
     so that a violation below solver noise is not reported as an ambiguity.
+
+Range limits (inputs outside them are rejected with an error naming the field)
+---------------------------------------------------------------------------------
+``MU_MAX``
+    Largest friction coefficient accepted. Beyond it the friction-cone rows ``μ f_n ± f_t >= 0``
+    hold ``f_t`` to a relative precision below the LP tolerances, so the sets would be
+    meaningless; a contact that cannot slip at all is better modelled by a large but finite μ.
+``MAGNITUDE_MAX``
+    Largest magnitude accepted for any number of a system file (masses, inertias, lengths,
+    velocities, gravity, constraint coefficients): the dynamics multiply up to five such numbers
+    (``m · r · r · ω · ω``), which then stay finite in double precision.
 """
+
+MU_MAX: float = 1e4
+MAGNITUDE_MAX: float = 1e60
 
 RANK_RTOL: float = 1e-10
 VELOCITY_RTOL: float = 1e-9

@@ -1,0 +1,113 @@
+"""Pieces shared by every ``contactmodes`` subcommand (and by command plugins): the user-error type,
+exit statuses, safe atomic output files and range parsing.
+
+The CLI contract: bad input → one line on stderr naming the field, exit status 2, nothing written;
+the toolkit's own failure → ``contactmodes: internal error (please report): …``, exit status 70;
+Ctrl-C → exit status 130, nothing written. An output path is checked before any work and refused
+(exit 2) when it is the input file, an existing non-regular file (directory, FIFO, device) or in a
+directory that does not exist; a symlink is followed (its target is written, the link kept).
+Files are written atomically (a temporary file in the target's directory renamed into place).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import tempfile
+from typing import Callable, Sequence
+
+import numpy as np
+
+__all__ = ["INTERNAL_ERROR", "INTERRUPTED", "USAGE_ERROR", "UserError", "check_output_path", "parse_box",
+           "parse_floats", "write_atomic"]
+
+USAGE_ERROR = 2
+INTERNAL_ERROR = 70
+INTERRUPTED = 130
+
+
+class UserError(Exception):
+    """An error the user can fix; printed as one line, exit status 2."""
+
+
+def check_output_path(path: str, inputs: Sequence[str] = (), option: str = "--output") -> str:
+    """The real path an output ``path`` will be written to (symlinks followed), or
+    :class:`UserError` naming ``option`` when it is one of ``inputs``, an existing non-regular
+    file, or in a directory that does not exist."""
+    real = os.path.realpath(path)
+    directory = os.path.dirname(real)
+    if not os.path.isdir(directory):
+        raise UserError(f"{option}: directory does not exist: {directory}")
+    if os.path.exists(real):
+        if not os.path.isfile(real):
+            raise UserError(f"{option}: {path} exists and is not a regular file (a directory, FIFO or "
+                            f"device); refusing to replace it")
+        for inp in inputs:
+            try:
+                same = os.path.samefile(real, inp)
+            except OSError:
+                same = False
+            if same:
+                raise UserError(f"{option}: {path} is the input file {inp}; refusing to overwrite it")
+    return real
+
+
+def write_atomic(path: str, write: Callable[[str], None], option: str = "--output",
+                 inputs: Sequence[str] = ()) -> None:
+    """Create ``path`` through ``write(tmp_path)`` then rename it into place: nothing partial.
+
+    The path is checked first (:func:`check_output_path`; a symlink's target is written). Raises
+    :class:`UserError` naming ``option`` when the path is refused or cannot be written; any
+    exception from ``write`` leaves no file behind.
+    """
+    real = check_output_path(path, inputs, option)
+    directory = os.path.dirname(real)
+    suffix = os.path.splitext(real)[1] or ".tmp"
+    try:
+        fd, tmp = tempfile.mkstemp(dir=directory, prefix=".contactmodes-", suffix=suffix)
+        os.close(fd)
+    except OSError as exc:
+        raise UserError(f"{option}: cannot write {path}: {exc.strerror or exc}") from None
+    try:
+        write(tmp)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp creates 0600; give the file the usual mode
+        os.replace(tmp, real)
+    except OSError as exc:
+        raise UserError(f"{option}: cannot write {path}: {exc.strerror or exc}") from None
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+
+
+def parse_floats(text: str, n: int | None, option: str) -> np.ndarray:
+    """Comma-separated finite numbers (exactly ``n`` if given) → array; :class:`UserError`
+    naming ``option`` otherwise."""
+    try:
+        values = np.array([float(v) for v in text.split(",")])
+    except ValueError:
+        raise UserError(f"{option}: expected comma-separated numbers, got {text!r}") from None
+    if not np.all(np.isfinite(values)):
+        raise UserError(f"{option}: values must be finite, got {text!r}")
+    if n is not None and len(values) != n:
+        raise UserError(f"{option}: expected {n} values (one per torque), got {len(values)}")
+    return values
+
+
+def parse_box(text: str, n: int, option: str) -> tuple[np.ndarray, np.ndarray]:
+    """Parse ``LO:HI[,LO:HI...]`` with exactly ``n`` ranges into ``(lo, hi)``, each (n,) floats;
+    :class:`UserError` naming ``option`` on a malformed, non-finite or reversed range."""
+    parts = text.split(",")
+    if len(parts) != n:
+        raise UserError(f"{option}: expected {n} LO:HI ranges (one per torque), got {len(parts)}")
+    lo, hi = np.zeros(n), np.zeros(n)
+    for i, part in enumerate(parts):
+        try:
+            a, b = (float(v) for v in part.split(":"))
+        except ValueError:
+            raise UserError(f"{option}: range {i} must be LO:HI, got {part!r}") from None
+        if not (math.isfinite(a) and math.isfinite(b) and a <= b):
+            raise UserError(f"{option}: range {i} needs finite LO <= HI, got {part!r}")
+        lo[i], hi[i] = a, b
+    return lo, hi

@@ -1,0 +1,88 @@
+"""Progress on stderr for long computations: a tqdm bar on a terminal, a periodic line otherwise.
+
+The library is silent by default; the CLI passes a :class:`Progress` to the analysis session. A
+stage that ends within ``after`` seconds shows nothing. Interruption (Ctrl-C) is not caught here:
+the bar is closed by its context manager and the ``KeyboardInterrupt`` propagates to the caller.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import IO
+
+__all__ = ["NullStage", "Progress", "Stage"]
+
+
+class NullStage:
+    """A stage that reports nothing (the default)."""
+
+    def update(self, n: int = 1, label: str = "") -> None:
+        """Record ``n`` more items done (``label``: the current item)."""
+
+    def close(self) -> None:
+        """End the stage."""
+
+    def __enter__(self) -> "NullStage":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+class Stage(NullStage):
+    """One stage of work: ``what`` with ``total`` items (``None`` if unknown)."""
+
+    def __init__(self, owner: "Progress", what: str, total: int | None) -> None:
+        self.owner, self.what, self.total = owner, what, total
+        self.done = 0
+        self.start = self.last = time.monotonic()
+        self.bar = None
+
+    def update(self, n: int = 1, label: str = "") -> None:
+        self.done += n
+        now = time.monotonic()
+        if now - self.start < self.owner.after:
+            return
+        if self.owner.tty:
+            if self.bar is None:
+                from tqdm import tqdm
+
+                self.bar = tqdm(total=self.total, desc=f"contactmodes: {self.what}", file=self.owner.stream,
+                                initial=self.done - n, leave=False, dynamic_ncols=True)
+            self.bar.update(n)
+            if label:
+                self.bar.set_postfix_str(label, refresh=False)
+        elif now - self.last >= self.owner.every:
+            self.last = now
+            of = f"/{self.total}" if self.total is not None else ""
+            extra = f" ({label})" if label else ""
+            print(f"contactmodes: {self.what} {self.done}{of}{extra}", file=self.owner.stream, flush=True)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
+
+
+class Progress:
+    """Factory of progress stages on ``stream`` (default stderr).
+
+    ``after``: seconds of silence before anything is shown; ``every``: seconds between lines when
+    ``stream`` is not a terminal. ``stage(what, total)`` returns a context manager with
+    ``update(n=1, label="")``.
+    """
+
+    def __init__(self, after: float = 1.0, every: float = 2.0, stream: IO[str] | None = None) -> None:
+        self.after, self.every = after, every
+        self.stream = sys.stderr if stream is None else stream
+        isatty = getattr(self.stream, "isatty", None)
+        self.tty = bool(isatty and isatty())
+
+    def stage(self, what: str, total: int | None = None) -> Stage:
+        return Stage(self, what, total)
+
+
+def stage(progress: Progress | None, what: str, total: int | None = None) -> NullStage:
+    """``progress.stage(what, total)``, or a :class:`NullStage` when ``progress`` is ``None``."""
+    return NullStage() if progress is None else progress.stage(what, total)

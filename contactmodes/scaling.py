@@ -1,0 +1,184 @@
+"""Nondimensionalization of a contact system: the one place the rule lives.
+
+Every rank, emptiness, redundancy, containment and boundary decision of :mod:`contactmodes` is
+taken on the *scaled* system built here (``system.scaling.system``); results are mapped back to
+the user's units by exact diagonal maps. A system written in millimetres and grams therefore gives
+the same modes and the same sets (mapped back) as the same system in metres and kilograms.
+
+Rule
+----
+Let ``(L, m, T)`` be the system's :class:`~contactmodes.system.CharacteristicScales` (a mechanism
+supplies its size, total mass and ``sqrt(L/a)`` with ``a`` its characteristic acceleration), and
+``A = L/T²``, ``F = m A``, ``V = L/T``. Then, with primes for scaled quantities:
+
+* contact forces ``f = F f'``, contact accelerations ``ẍ = A ẍ'``, contact velocities (and the
+  thresholds ``v0``) ``v = V v'``;
+* coordinate ``j``: its *effective inertia* ``e_j = M_jj + m Σ_i J_ij²`` (``m L²`` if that is 0:
+  a massless coordinate without contact), ``q̈_j = s_j q̈'_j`` with ``s_j = sqrt(F A / e_j)``,
+  and its dynamics row (generalized force) is divided by ``g_j = F A / s_j``. Then the scaled
+  inertia matrix ``M'_jl = M_jl s_j s_l / (F A)`` is symmetric with ``|M'_jl| <= 1``, and the
+  scaled contact Jacobian ``J'_ij = J_ij s_j / A`` (``|J'_ij| <= 1``) is the same matrix in the
+  contact kinematics (eq. 4) and, transposed, in the dynamics (eq. 5), because ``g_j s_j = F A``;
+* actuator ``k``: ``τ_k = u_k τ'_k`` with ``u_k = min_j g_j / |S_jk|`` over the coordinates it
+  drives (so ``|S'_jk| <= 1``); a disturbance component (bracing) likewise from ``E``;
+* constraint row ``r`` (eqs. 11–18): divided by the largest magnitude of its coefficients in the
+  scaled variables.
+
+Under a change of units every factor changes by exactly the unit's own factor, so the scaled
+system — and with it every decision — is the same up to floating-point rounding (the factors are
+not rounded to powers of two on purpose: that would make two unit systems differ by up to a factor
+two per row or column instead of by one rounding error).
+
+Why per coordinate: a physically tiny but not massless link has a tiny ``M_jj``; scaled by its own
+effective inertia its column is of order one, so it cannot produce a fictitious null space, while
+a declared massless coordinate keeps its exact zeros in ``M`` (its effective inertia comes from its
+contacts only). Massless and small are separated by construction.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from polytopes import Polytope
+
+from .system import CharacteristicScales, ContactSystem, Disturbance, LinearConstraint
+
+__all__ = ["Scaling", "nondimensionalize"]
+
+
+@dataclass(frozen=True)
+class Scaling:
+    """Diagonal scalings between a system and its nondimensional form (module docstring).
+
+    Attributes (user value = factor × scaled value)
+    ----------
+    scales : the :class:`~contactmodes.system.CharacteristicScales` used.
+    qdd : (n_q,) ``s_j``: unit of each generalized acceleration.
+    generalized_force : (n_q,) ``g_j``: unit of each dynamics row (generalized force).
+    force : ``F``: unit of every contact-force component.
+    acceleration : ``A``: unit of every contact acceleration.
+    velocity : ``V``: unit of contact velocities and of the thresholds ``v0``.
+    tau : (n_τ,) ``u_k``: unit of each actuator input.
+    disturbance : (n_d,) unit of each disturbance component (empty without a disturbance).
+    rows : per constraint block of the system, (m,) divisors of its rows.
+    system : the scaled :class:`~contactmodes.system.ContactSystem` (its own ``scaling`` is the
+        identity).
+    """
+
+    scales: CharacteristicScales
+    qdd: np.ndarray
+    generalized_force: np.ndarray
+    force: float
+    acceleration: float
+    velocity: float
+    tau: np.ndarray
+    disturbance: np.ndarray
+    rows: tuple[np.ndarray, ...]
+    system: ContactSystem
+
+    # ---------------------------------------------------------------- variables
+    @property
+    def x(self) -> np.ndarray:
+        """(n_q + 2k,) units of ``[q̈; f]``."""
+        k = self.system.k
+        return np.concatenate([self.qdd, np.full(2 * k, self.force)])
+
+    def tau_to_user(self, tau_scaled) -> np.ndarray:
+        """Torques (…, n_τ) from scaled to user units."""
+        return np.asarray(tau_scaled, dtype=float) * self.tau
+
+    def tau_from_user(self, tau) -> np.ndarray:
+        """Torques (…, n_τ) from user to scaled units."""
+        return np.asarray(tau, dtype=float) / self.tau
+
+    def polytope_to_user(self, P: Polytope, n_extra: int = 0) -> Polytope:
+        """A polytope over ``(τ', z)`` (``z``: ``n_extra`` trailing coordinates left as they are,
+        e.g. the ambiguity variables ``w``) as a polytope over ``(τ, z)`` in user units."""
+        d = np.concatenate([self.tau, np.ones(n_extra)])
+        return Polytope(P.A / d, P.b, P.C / d, P.d)
+
+    def polytope_from_user(self, P: Polytope, n_extra: int = 0) -> Polytope:
+        """Inverse of :meth:`polytope_to_user`."""
+        d = np.concatenate([self.tau, np.ones(n_extra)])
+        return Polytope(P.A * d, P.b, P.C * d, P.d)
+
+    @property
+    def is_identity(self) -> bool:
+        """Whether every factor is 1 (the scaling of an already scaled system)."""
+        return bool(np.all(self.qdd == 1.0) and np.all(self.tau == 1.0) and self.force == 1.0
+                    and self.acceleration == 1.0 and self.velocity == 1.0
+                    and np.all(self.generalized_force == 1.0)
+                    and all(np.all(r == 1.0) for r in self.rows) and np.all(self.disturbance == 1.0))
+
+
+def _identity(system: ContactSystem) -> Scaling:
+    n_d = 0 if system.disturbance is None else system.disturbance.n_d
+    return Scaling(system.scales, np.ones(system.n_q), np.ones(system.n_q), 1.0, 1.0, 1.0,
+                   np.ones(system.n_tau), np.ones(n_d),
+                   tuple(np.ones(c.n_rows) for c in system.constraints), system)
+
+
+def _input_units(B: np.ndarray, g: np.ndarray) -> np.ndarray:
+    """Unit of each input column of ``B`` (n_q, p): ``min_j g_j / |B_jk|`` over its nonzero rows
+    (the largest unit keeping ``|B'_jk| <= 1``); 1 for an all-zero column."""
+    out = np.ones(B.shape[1])
+    for k in range(B.shape[1]):
+        nz = B[:, k] != 0.0
+        if np.any(nz):
+            out[k] = float(np.min(g[nz] / np.abs(B[nz, k])))
+    return out
+
+
+def nondimensionalize(system: ContactSystem) -> Scaling:
+    """The :class:`Scaling` of ``system`` (module docstring) with the scaled system.
+
+    ``system`` (n_q coordinates, n_τ inputs, k contacts) in any consistent units. The scaled
+    system has characteristic scales 1 and its own ``scaling`` set to the identity.
+    """
+    sc = system.scales
+    L, m = sc.length, sc.mass
+    A, F, V = sc.acceleration, sc.force, sc.velocity
+    P = F * A
+    M, J = system.M, system.J
+    e = np.diag(M) + m * np.sum(J ** 2, axis=0)
+    e = np.where(e > 0.0, e, m * L * L)
+    s = np.sqrt(P / e)
+    g = P / s
+    u = _input_units(system.S, g)
+
+    Ms = M * s[None, :] / g[:, None]
+    Ms = 0.5 * (Ms + Ms.T)
+    hs = system.h / g
+    Ss = system.S * u[None, :] / g[:, None]
+    Js = J * s[None, :] / A
+    cs = system.Jdot_qdot / A
+    vs = system.v_contact / V
+    v0s = system.v0 / V
+
+    rows = []
+    blocks = []
+    for c in system.constraints:
+        qdd = c.qdd * s[None, :]
+        f = c.f * F
+        tau = c.tau * u[None, :]
+        mag = np.max(np.abs(np.hstack([qdd, f, tau])), axis=1, initial=0.0)
+        rho = np.where(mag > 0.0, mag, np.maximum(np.abs(c.rhs), 1.0))
+        rows.append(rho)
+        blocks.append(LinearConstraint(c.kind, c.type, qdd / rho[:, None], f / rho[:, None],
+                                       tau / rho[:, None], c.rhs / rho, c.name))
+
+    dist = None
+    ud = np.zeros(0)
+    if system.disturbance is not None:
+        D = system.disturbance
+        ud = _input_units(D.E, g)
+        Es = D.E * ud[None, :] / g[:, None]
+        dset = Polytope(D.set.A * ud, D.set.b, D.set.C * ud, D.set.d)
+        dist = Disturbance(D.coordinates, Es, dset)
+
+    scaled = replace(system, M=Ms, h=hs, S=Ss, J=Js, Jdot_qdot=cs, v_contact=vs, v0=v0s,
+                     constraints=tuple(blocks), disturbance=dist, scales=CharacteristicScales())
+    scaled.__dict__["scaling"] = _identity(scaled)
+    return Scaling(sc, s, g, F, A, V, u, ud, tuple(rows), scaled)

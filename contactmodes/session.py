@@ -1,0 +1,448 @@
+"""One analysis session per system: the modes are enumerated once and each mode's response,
+domain ``D_c``, torque domain ``T_c``, bounding box, point test and linear maximization are
+computed lazily, once, by one :class:`ModeSolution` object (flipping paper, Sec. III-D/E).
+
+Everything inside a session is nondimensional (:mod:`contactmodes.scaling`): torques ``τ'``,
+ambiguity variables ``w`` of the scaled response. Methods whose names start with ``user_`` or that
+return a :class:`~contactmodes.domains.ModeDomain` map back to the user's units; the analysis,
+ambiguity, robust, plotting and controller code all go through a session, so no caller rebuilds a
+domain.
+
+Task constraints: when the system has no task *equalities*, a mode has one response and one
+assembled ``D_c`` whose task rows are marked by a mask — ``D_c`` without tasks is the same rows
+with the task rows left out. Task equalities change the response (24), so such a system keeps a
+second response for ``task=True``.
+"""
+
+from __future__ import annotations
+
+import time
+from functools import cached_property
+from typing import Iterable, Sequence
+
+import numpy as np
+
+from polytopes import Polytope
+
+from .domains import ModeDomain, intersect_domains, substituted_rows
+from .errors import ContactModelError
+from .modes import Enumeration, enumerate_modes
+from .modetable import validate_mode
+from .progress import Progress, stage
+from .response import ModeResponse, mode_equations, response_from_equations
+from .system import ContactSystem
+
+__all__ = ["AnalysisSession", "ModeSolution", "PIPELINE_STAGES", "empty_box"]
+
+PIPELINE_STAGES = ("response", "assemble", "reduce", "project")
+"""The per-mode stages of Sec. III-D/E whose times a :class:`~contactmodes.domains.ModeDomain` reports."""
+
+
+def empty_box(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """The bounding box of the empty set: ``lo = +inf``, ``hi = −inf`` (n,) each."""
+    return np.full(n, np.inf), np.full(n, -np.inf)
+
+
+class ModeSolution:
+    """One contact mode of an :class:`AnalysisSession`, computed lazily and cached.
+
+    All arrays and polytopes are nondimensional (τ' and ``w``) unless a method says otherwise.
+    ``task`` selects the domain with (default) or without the system's task constraints.
+
+    Attributes
+    ----------
+    mode : the mode string.
+    kinematically_feasible : the mode survived the session's enumeration (Table III and
+        Sec. III-F); a pruned mode can still be analysed (``analyze --mode``) but never occurs.
+    timing : seconds spent per stage (``response``, ``assemble``, ``reduce``, ``project``, ``box``).
+    """
+
+    def __init__(self, session: "AnalysisSession", mode: str, kinematic: bool) -> None:
+        self.session = session
+        self.mode = mode
+        self.kinematically_feasible = kinematic
+        self.timing: dict[str, float] = {}
+        self._cache: dict = {}
+
+    # ------------------------------------------------------------------ helpers
+    def _timed(self, key: str, stage_name: str, fn):
+        if key not in self._cache:
+            t0 = time.perf_counter()
+            self._cache[key] = fn()
+            self.timing[stage_name] = self.timing.get(stage_name, 0.0) + time.perf_counter() - t0
+        return self._cache[key]
+
+    def _cached(self, key, fn):
+        if key not in self._cache:
+            self._cache[key] = fn()
+        return self._cache[key]
+
+    def _variant(self, task: bool) -> str:
+        return "task" if task and self.session.has_task_eq else "phys"
+
+    @property
+    def n_tau(self) -> int:
+        return self.session.scaled.n_tau
+
+    # ------------------------------------------------------------------ response (24)–(31)
+    def response(self, task: bool = True) -> ModeResponse:
+        """The nondimensional :class:`~contactmodes.response.ModeResponse` (eqs. 24–31)."""
+        v = self._variant(task)
+
+        def build():
+            eqs = mode_equations(self.session.scaled, self.mode, task=(v == "task"), task_geq=True)
+            return response_from_equations(eqs)
+
+        return self._timed(("response", v), "response", build)
+
+    def _rows(self, variant: str):
+        """Substituted inequalities (33) over ``(τ', w)``: ``(A, b, task_mask)``."""
+
+        def build():
+            resp = self.response(variant == "task")
+            A, b = substituted_rows(resp)
+            return A, b, resp.equations.ineq_task.copy()
+
+        return self._timed(("rows", variant), "assemble", build)
+
+    def raw(self, task: bool = True, extra: tuple[np.ndarray, np.ndarray] | None = None,
+            drop_task: bool | None = None) -> tuple[Polytope, bool]:
+        """``D_c`` before reduction and whether it is trivially empty (a row ``0 <= b < 0`` or
+        inconsistent (31)). ``extra = (A_x, b_x)`` appends rows ``A_x z <= b_x``; ``drop_task``
+        (default ``not task``) leaves the task rows out."""
+        v = self._variant(task)
+        resp = self.response(task)
+        A, b, is_task = self._rows(v)
+        keep = ~is_task if (not task if drop_task is None else drop_task) else np.ones(len(b), dtype=bool)
+        A, b = A[keep], b[keep]
+        zero = ~np.any(A != 0.0, axis=1)
+        trivially = bool(np.any(b[zero] < 0.0))
+        A, b = A[~zero], b[~zero]
+        if extra is not None:
+            A, b = np.vstack([A, extra[0]]), np.concatenate([b, extra[1]])
+        dim = self.n_tau + resp.n_w
+        if resp.consistent:
+            C = np.hstack([resp.tau_C, np.zeros((resp.tau_C.shape[0], resp.n_w))])
+            d = resp.tau_d
+        else:
+            C, d = np.zeros((1, dim)), np.ones(1)
+            trivially = True
+        return Polytope(A, b, C, d), trivially
+
+    # ------------------------------------------------------------------ D_c, T_c
+    def feasible(self, task: bool = True) -> bool:
+        """``D_c`` non-empty (one LP)."""
+
+        def build():
+            P, trivially = self.raw(task)
+            return not trivially and not P.is_empty()
+
+        return self._timed(("feasible", task), "assemble", build)
+
+    def D(self, task: bool = True) -> Polytope:
+        """``D_c`` over ``(τ', w)``: reduced when non-empty, else the raw system."""
+
+        def build():
+            P, _ = self.raw(task)
+            return P.reduce() if self.feasible(task) else P
+
+        return self._timed(("D", task), "reduce", build)
+
+    def T(self, task: bool = True) -> Polytope | None:
+        """``T_c`` over τ' (projection of :meth:`D`), ``None`` when infeasible."""
+
+        def build():
+            if not self.feasible(task):
+                return None
+            D = self.D(task)
+            if self.response(task).n_w == 0:
+                return D
+            return D.project(list(range(self.n_tau)), method=self.session.method)
+
+        return self._timed(("T", task), "project", build)
+
+    def has_T(self, task: bool = True) -> bool:
+        """Whether :meth:`T` is already computed (cheap callers prefer it then)."""
+        return ("T", task) in self._cache
+
+    def w_varies(self, task: bool = True) -> bool:
+        """``affine_dimension(D_c) > affine_dimension(T_c)`` (III-G.2)."""
+        if not self.feasible(task) or self.response(task).n_w == 0:
+            return False
+        return self.D(task).affine_dimension() > self.T(task).affine_dimension()
+
+    def box(self, task: bool = True) -> tuple[np.ndarray, np.ndarray]:
+        """Bounding box ``(lo, hi)`` of ``T_c`` over τ' (±inf where unbounded; the empty box
+        ``(+inf, −inf)`` when infeasible), from ``T_c`` if computed, else by ``2 n_τ`` support
+        LPs on ``D_c`` (no projection needed)."""
+
+        def build():
+            n = self.n_tau
+            if not self.feasible(task):
+                return empty_box(n)
+            if self.has_T(task):
+                return self.T(task).bounding_box()
+            P = self._cache.get(("D", task)) or self.raw(task)[0]
+            E = np.zeros((n, P.dim))
+            E[:, :n] = np.eye(n)
+            hi = np.array([P.support(e) for e in E])
+            lo = np.array([-P.support(-e) for e in E])
+            return lo, hi
+
+        return self._timed(("box", task), "box", build)
+
+    def contains(self, tau_scaled: np.ndarray, task: bool = True) -> bool:
+        """Whether the torque ``τ'`` (n_τ,) lies in ``T_c`` (some ``w`` completes it in ``D_c``)."""
+        tau = np.asarray(tau_scaled, dtype=float)
+        if not self.feasible(task):
+            return False
+        if self.has_T(task):
+            return bool(self.T(task).contains(tau))
+        P = self._cache.get(("D", task)) or self.raw(task)[0]
+        n = self.n_tau
+        if P.dim == n:
+            return bool(P.contains(tau))
+        sl = Polytope(P.A[:, n:], P.b - P.A[:, :n] @ tau, P.C[:, n:], P.d - P.C[:, :n] @ tau)
+        return not sl.is_empty()
+
+    def maximize(self, c_tau: np.ndarray, task: bool = True,
+                 extra: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[float, np.ndarray] | None:
+        """``max c·τ'`` over ``D_c`` (∩ ``extra`` rows over ``(τ', w)``): ``(value, z*)`` with
+        ``z* = (τ', w)``; ``None`` when empty; value ``inf`` (and ``z*`` ``None``) when unbounded."""
+        P = self._cache.get(("D", task)) or self.raw(task)[0]
+        if extra is not None:
+            P = Polytope(np.vstack([P.A, extra[0]]), np.concatenate([P.b, extra[1]]), P.C, P.d)
+        if P.is_empty():
+            return None
+        c = np.zeros(P.dim)
+        c[: self.n_tau] = c_tau
+        value = P.support(c)
+        if not np.isfinite(value):
+            return value, None
+        from polytopes import lp
+
+        return value, lp.argmax(P.A, P.b, P.C, P.d, c)
+
+    def projected(self, extra: tuple[np.ndarray, np.ndarray], task: bool = False) -> Polytope | None:
+        """Projection onto τ' of ``D_c`` (physical rows only unless ``task``) ∩ ``extra`` rows
+        over ``(τ', w)`` — e.g. a negated task row (within-mode ambiguity); ``None`` when empty.
+        Not cached."""
+        P, trivially = self.raw(task, extra=extra)
+        if trivially or P.is_empty():
+            return None
+        P = P.reduce()
+        if P.dim == self.n_tau:
+            return P
+        return P.project(list(range(self.n_tau)), method=self.session.method)
+
+    # ------------------------------------------------------------------ user units
+    def domain(self, task: bool = True) -> ModeDomain:
+        """This mode's :class:`~contactmodes.domains.ModeDomain` in the user's units (cached)."""
+
+        def build():
+            sc = self.session.scaling
+            resp = self.user_response(task)
+            feasible = self.feasible(task)
+            D = self.D(task) if feasible else self.raw(task)[0]
+            T = self.T(task)
+            return ModeDomain(
+                mode=self.mode, response=resp, D=sc.polytope_to_user(D, resp.n_w),
+                T=None if T is None else sc.polytope_to_user(T), feasible=feasible,
+                w_varies=self.w_varies(task), box=self.user_box(task) if feasible else None,
+                timing={k: v for k, v in self.timing.items() if k in PIPELINE_STAGES})
+
+        return self._cached(("domain", task), build)
+
+    def user_response(self, task: bool = True) -> ModeResponse:
+        """:meth:`response` in the user's units."""
+        v = self._variant(task)
+
+        def build():
+            sc = self.session.scaling
+            resp = self.response(task)
+            if sc.is_identity:
+                return resp
+            return resp.in_units(sc, mode_equations(self.session.system, self.mode, task=(v == "task"), task_geq=True))
+
+        return self._cached(("user_response", v), build)
+
+    def user_T(self, task: bool = True) -> Polytope | None:
+        """``T_c`` in the user's units."""
+        T = self.T(task)
+        return None if T is None else self.session.scaling.polytope_to_user(T)
+
+    def user_box(self, task: bool = True) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`box` in the user's units."""
+        lo, hi = self.box(task)
+        u = self.session.scaling.tau
+        return lo * u, hi * u
+
+
+class AnalysisSession:
+    """Analysis of one :class:`~contactmodes.system.ContactSystem` (flipping paper, Sec. III).
+
+    Parameters
+    ----------
+    system : the model at its state (any consistent units; nondimensionalized once here).
+    method : projection method for ``T_c`` (:func:`polytopes.projection.project`).
+    progress : optional :class:`~contactmodes.progress.Progress` for long stages.
+
+    Raises
+    ------
+    ContactModelError
+        For a system without actuators (torque domains need at least one input).
+    """
+
+    def __init__(self, system: ContactSystem, method: str = "auto", progress: Progress | None = None) -> None:
+        if system.n_tau == 0:
+            raise ContactModelError(
+                "torques: the system has no actuators; torque domains T_c need at least one "
+                "(polytopes has no 0-dimensional sets)")
+        self.system = system
+        self.method = method
+        self.progress = progress
+        self.scaling = system.scaling
+        self.scaled = self.scaling.system
+        self.has_task_eq = any(c.kind == "task" and c.type == "eq" for c in self.scaled.constraints)
+        self._modes: dict[str, ModeSolution] = {}
+
+    @cached_property
+    def enumeration(self) -> Enumeration:
+        """The kinematically feasible modes (:func:`~contactmodes.modes.enumerate_modes`), once."""
+        with stage(self.progress, "enumerating modes") as st:
+            return enumerate_modes(self.system, progress=lambda d, t, lab: st.update(1, lab))
+
+    def mode(self, mode: str, where: str = "mode") -> ModeSolution:
+        """The :class:`ModeSolution` of ``mode`` (validated; errors name ``where``)."""
+        sol = self._modes.get(mode)
+        if sol is None:
+            validate_mode(mode, self.system.contacts, where)
+            sol = ModeSolution(self, mode, mode in self._surviving)
+            self._modes[mode] = sol
+        return sol
+
+    @cached_property
+    def _surviving(self) -> frozenset[str]:
+        return frozenset(self.enumeration.modes)
+
+    def modes(self, selection: Iterable[str] | None = None, where: str = "modes") -> list[ModeSolution]:
+        """Mode objects for ``selection`` (default: the kinematically feasible modes), validated,
+        duplicates dropped, order kept."""
+        if selection is None:
+            names = list(self.enumeration.modes)
+        else:
+            if isinstance(selection, str):
+                raise ContactModelError(f"{where}: expected a list of mode strings, got the string {selection!r}")
+            names = []
+            for i, m in enumerate(selection):
+                validate_mode(m, self.system.contacts, f"{where}[{i}]")
+                if m not in names:
+                    names.append(m)
+        return [self.mode(m) for m in names]
+
+    def feasible_modes(self, task: bool = True, selection: Iterable[str] | None = None) -> list[str]:
+        """Modes (default: the kinematically feasible ones) whose ``D_c`` is non-empty, with a
+        progress stage."""
+        sols = self.modes(selection)
+        out = []
+        with stage(self.progress, "domains", len(sols)) as st:
+            for sol in sols:
+                if sol.feasible(task):
+                    out.append(sol.mode)
+                st.update(1, sol.mode)
+        return out
+
+    # ------------------------------------------------------------------ overlaps (III-G.1)
+    def candidate_pairs(self, modes: Sequence[str], task: bool = True) -> list[tuple[str, str]]:
+        """Pairs of ``modes`` whose bounding boxes meet (a sweep along the first torque, then the
+        other axes checked), in the order of ``modes``; no LP beyond the boxes."""
+        if len(modes) < 2:
+            return []
+        boxes = [self.mode(m).box(task) for m in modes]
+        lo = np.array([b[0] for b in boxes])
+        hi = np.array([b[1] for b in boxes])
+        finite = np.abs(np.concatenate([lo[np.isfinite(lo)], hi[np.isfinite(hi)]]))
+        from . import tolerances
+
+        gap = tolerances.CONSISTENCY_RTOL * max(1.0, float(finite.max(initial=0.0)))
+        order = np.argsort(lo[:, 0], kind="stable")
+        lo_s, hi_s = lo[order], hi[order]
+        pairs = []
+        for a in range(len(order)):
+            end = int(np.searchsorted(lo_s[:, 0], hi_s[a, 0] + gap, side="right"))
+            if end <= a + 1:
+                continue
+            cand = np.arange(a + 1, end)
+            ok = np.all((lo_s[cand] <= hi_s[a] + gap) & (lo_s[a] <= hi_s[cand] + gap), axis=1)
+            i = order[a]
+            for j in order[cand[ok]]:
+                pairs.append((min(i, j), max(i, j)))
+        pairs.sort()
+        return [(modes[i], modes[j]) for i, j in pairs]
+
+    def overlap_set(self, a: str, b: str, task: bool = True) -> Polytope | None:
+        """``T_a ∩ T_b`` over τ' (independent equalities), ``None`` when empty."""
+        Ta, Tb = self.mode(a).T(task), self.mode(b).T(task)
+        if Ta is None or Tb is None:
+            return None
+        inter = intersect_domains(Ta, Tb)
+        if inter is None or inter.is_empty():
+            return None
+        return inter
+
+    def overlaps(self, a: str, b: str, task: bool = True) -> bool:
+        """Whether ``T_a ∩ T_b`` is non-empty: one LP, on the ``T``'s if both are computed, else
+        on the lifted domains ``{(τ', w_a, w_b) : (τ', w_a) ∈ D_a, (τ', w_b) ∈ D_b}``."""
+        sa, sb = self.mode(a), self.mode(b)
+        if not (sa.feasible(task) and sb.feasible(task)):
+            return False
+        if sa.has_T(task) and sb.has_T(task):
+            return self.overlap_set(a, b, task) is not None
+        Pa = sa._cache.get(("D", task)) or sa.raw(task)[0]
+        Pb = sb._cache.get(("D", task)) or sb.raw(task)[0]
+        n = self.scaled.n_tau
+        wa, wb = Pa.dim - n, Pb.dim - n
+
+        def lift(P, left, right):
+            pad = lambda M: np.hstack([M[:, :n], np.zeros((M.shape[0], left)), M[:, n:],  # noqa: E731
+                                       np.zeros((M.shape[0], right))])
+            return Polytope(pad(P.A), P.b, pad(P.C), P.d)
+
+        inter = intersect_domains(lift(Pa, 0, wb), lift(Pb, wa, 0))
+        return inter is not None and not inter.is_empty()
+
+    def overlapping_pairs(self, modes: Sequence[str], task: bool = True) -> list[tuple[str, str]]:
+        """Every pair of ``modes`` (feasible ones) with intersecting ``T_c`` (III-G.1): box
+        sweep, then one LP per candidate; with a progress stage. Stores pairs only."""
+        cands = self.candidate_pairs(modes, task)
+        out = []
+        with stage(self.progress, "overlaps", len(cands)) as st:
+            for a, b in cands:
+                if self.overlaps(a, b, task):
+                    out.append((a, b))
+                st.update(1)
+        return out
+
+    def locate(self, tau, task: bool = True, selection: Iterable[str] | None = None) -> list[str]:
+        """Modes (default: kinematically feasible ones) whose ``T_c`` contains the torque ``tau``
+        (n_τ,) **in user units**: box filter, then one LP per remaining mode.
+
+        Raises :class:`~contactmodes.errors.ContactModelError` on a wrong shape or non-finite
+        value (named ``tau``)."""
+        tau = np.asarray(tau, dtype=float).reshape(-1)
+        if tau.shape != (self.system.n_tau,) or not np.all(np.isfinite(tau)):
+            raise ContactModelError(
+                f"tau: expected {self.system.n_tau} finite values (one per torque {list(self.system.torques)}), "
+                f"got {tau.tolist()}")
+        t = self.scaling.tau_from_user(tau)
+        out = []
+        for sol in self.modes(selection):
+            if not sol.feasible(task):
+                continue
+            lo, hi = sol.box(task)
+            slack = 1e-7 * max(1.0, float(np.abs(t).max()))
+            if np.any(t < lo - slack) or np.any(t > hi + slack):
+                continue
+            if sol.contains(t, task):
+                out.append(sol.mode)
+        return out
