@@ -227,7 +227,7 @@ def analyze(system: ContactSystem, modes: Sequence[str] | None = None, task: boo
         cands = session.candidate_pairs(feasible, task)
         n_cand = len(cands)
         if overlap_limit is None or n_cand <= overlap_limit:
-            overlaps = OverlapPairs(session, session.overlapping_pairs(feasible, task), task)
+            overlaps = OverlapPairs(session, session.overlapping_pairs(feasible, task, cands), task)
     timing["overlaps"] = time.perf_counter() - t0
     return AnalysisResult(system, enumeration, {s.mode: ModeAnalysis(s, task) for s in sols}, overlaps,
                           task, timing, session, n_cand)

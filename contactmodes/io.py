@@ -45,7 +45,7 @@ except ModuleNotFoundError:  # pragma: no cover - Python 3.10
 from .errors import ApproachingContactError, ContactModelError, SystemFileError
 from .mechanism import PlanarMechanism
 from .system import ContactSystem, Disturbance, LinearConstraint
-from .tolerances import GAP_ATOL
+from .tolerances import GAP_RTOL, MAGNITUDE_MAX, MU_MAX
 
 __all__ = [
     "DEFAULT_GRAVITY",
@@ -178,11 +178,26 @@ def _name(value: Any, path: str) -> str:
 def _number(value: Any, path: str, minimum: float | None = None) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise _fail(path, f"must be a number, got {_type_name(value)} {value!r}")
-    x = float(value)
+    try:
+        x = float(value)
+    except OverflowError:  # an integer beyond double precision
+        raise _fail(path, f"magnitude must be <= {MAGNITUDE_MAX:g}, got {value}") from None
     if not math.isfinite(x):
         raise _fail(path, f"must be a finite number, got {x}")
+    if abs(x) > MAGNITUDE_MAX:
+        raise _fail(path, f"magnitude must be <= {MAGNITUDE_MAX:g} (contactmodes.tolerances.MAGNITUDE_MAX: "
+                          f"larger numbers overflow the dynamics), got {x:g}")
     if minimum is not None and x < minimum:
         raise _fail(path, f"must be >= {minimum:g}, got {x:g}")
+    return x
+
+
+def _inertial(value: Any, path: str) -> float:
+    """A mass or an inertia: 0 (massless) or in ``[1/MAGNITUDE_MAX, MAGNITUDE_MAX]``."""
+    x = _number(value, path, minimum=0.0)
+    if 0.0 < x < 1.0 / MAGNITUDE_MAX:
+        raise _fail(path, f"a nonzero mass or inertia must be >= {1.0 / MAGNITUDE_MAX:g} (use 0 for a massless "
+                          f"link), got {x:g}")
     return x
 
 
@@ -357,9 +372,9 @@ def parse_system(data: Mapping[str, Any], source: str = "<dict>") -> LoadedSyste
             parent=parent,
             joint=joint,
             joint_position=_point(link.get("joint_position", [0.0, 0.0]), f"{path}.joint_position"),
-            mass=_number(link.get("mass", 0.0), f"{path}.mass", minimum=0.0),
+            mass=_inertial(link.get("mass", 0.0), f"{path}.mass"),
             com=_point(link.get("com", [0.0, 0.0]), f"{path}.com"),
-            inertia=_number(link.get("inertia", 0.0), f"{path}.inertia", minimum=0.0),
+            inertia=_inertial(link.get("inertia", 0.0), f"{path}.inertia"),
         )
         _builder(path, mech.add_link, **kwargs)
         link_names.append(lname)
@@ -373,7 +388,7 @@ def parse_system(data: Mapping[str, Any], source: str = "<dict>") -> LoadedSyste
         plink = _string(pm["link"], f"{path}.link")
         if plink not in link_names:
             raise _fail(f"{path}.link", f"unknown link {plink!r}")
-        mass = _number(pm["mass"], f"{path}.mass", minimum=0.0)
+        mass = _inertial(pm["mass"], f"{path}.mass")
         position = _point(pm.get("position", [0.0, 0.0]), f"{path}.position")
         _builder(path, mech.add_point_mass, plink, mass, position)
 
@@ -399,6 +414,9 @@ def parse_system(data: Mapping[str, Any], source: str = "<dict>") -> LoadedSyste
         if math.hypot(*normal) == 0.0:
             raise _fail(f"{path}.surface_normal", "must be a non-zero vector")
         mu = _number(c["mu"], f"{path}.mu", minimum=0.0)
+        if mu > MU_MAX:
+            raise _fail(f"{path}.mu", f"must be <= {MU_MAX:g} (contactmodes.tolerances.MU_MAX: beyond it the "
+                                      f"friction cone is numerically meaningless), got {mu:g}")
         v0 = _number(c.get("v0", 0.0), f"{path}.v0", minimum=0.0)
         _builder(path, mech.add_contact, cname, clink, position, surface_point, normal, mu, v0)
         contact_names.append(cname)
@@ -445,12 +463,13 @@ def parse_system(data: Mapping[str, Any], source: str = "<dict>") -> LoadedSyste
 
     # -- contacts must touch their surfaces ----------------------------------------------------
     gaps = _builder("state.q", mech.contact_gaps, q)
+    gap_tol = GAP_RTOL * _builder("state", mech.characteristic_scales, q, qdot).length
     for i, gap in enumerate(gaps):
-        if not abs(gap) <= GAP_ATOL:
+        if not abs(gap) <= gap_tol:
             raise _fail(
                 f"contacts[{i}]",
-                f"contact {contact_names[i]!r} does not touch its surface at state.q: gap {gap:.6g} m "
-                f"(tolerance GAP_ATOL = {GAP_ATOL:g} m)",
+                f"contact {contact_names[i]!r} does not touch its surface at state.q: gap {gap:.6g} "
+                f"(tolerance GAP_RTOL × the mechanism's size = {gap_tol:.3g}, in the file's length unit)",
             )
 
     disturbance = None

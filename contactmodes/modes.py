@@ -219,6 +219,96 @@ def mode_graph(modes: list[str]) -> nx.Graph:
     return graph
 
 
+class _Search:
+    """The depth-first search of the module docstring on a nondimensional system.
+
+    Per contact and letter the acceleration rows are precomputed once; along a path the equality
+    rows are eliminated incrementally (``q̈ = x0 + Z y``, refined by each new contact's rows), so
+    a node costs one small SVD and one slack LP.
+    """
+
+    def __init__(self, system: ContactSystem, pattern: VelocityPattern) -> None:
+        self.system, self.pattern = system, pattern
+        J, c = system.J, system.Jdot_qdot
+        self.k, self.n = system.k, system.n_q
+        self.margin = _margin(system)
+        self.blocks: list[dict[str, tuple]] = []
+        self.relaxed: list[tuple[np.ndarray, np.ndarray]] = []
+        for i in range(self.k):
+            per = {}
+            for letter in pattern.allowed[i]:
+                rows = contact_rows(letter, float(system.mu[i]), bool(pattern.t_zero[i]), bool(pattern.n_zero[i]))
+                E = np.array([J[2 * i + cp] for cp in rows.accel_eq]).reshape(-1, self.n)
+                e = np.array([-c[2 * i + cp] for cp in rows.accel_eq])
+                G = np.array([sg * J[2 * i + cp] for cp, sg in rows.accel_geq]).reshape(-1, self.n)
+                g = np.array([-sg * c[2 * i + cp] for cp, sg in rows.accel_geq])
+                per[letter] = (E, e, G, g)
+            self.blocks.append(per)
+            rel = relaxed_rows(pattern.allowed[i], bool(pattern.n_zero[i]))
+            R = np.array([sg * J[2 * i + cp] for cp, sg in rel]).reshape(-1, self.n)
+            r = np.array([-sg * c[2 * i + cp] for cp, sg in rel])
+            self.relaxed.append((R, r))
+        # relaxed rows of contacts i.. (suffixes), stacked once
+        self.suffix = [(np.vstack([R for R, _ in self.relaxed[i:]] or [np.zeros((0, self.n))]),
+                        np.concatenate([r for _, r in self.relaxed[i:]] or [np.zeros(0)])) for i in range(self.k + 1)]
+        self.lps = 0
+        self.modes: list[str] = []
+
+    def child(self, node, i: int, letter: str):
+        """The node after assigning ``letter`` to contact ``i``, or ``None`` when its slack LP (or
+        its equalities) prove that no completion survives."""
+        x0, Z, G, g = node
+        E, e, Gi, gi = self.blocks[i][letter]
+        if E.shape[0]:
+            sol = null_space_solution(E @ Z, e - E @ x0)
+            if sol is None:
+                return None
+            y0, N = sol
+            x0, Z = x0 + Z @ y0, Z @ N
+        if Gi.shape[0]:
+            G, g = np.vstack([G, Gi]), np.concatenate([g, gi])
+        R, r = self.suffix[i + 1]
+        self.lps += 1
+        if _reduced_slack(x0, Z, G, g, R, r) <= self.margin:
+            return None
+        return x0, Z, G, g
+
+    def visit(self, prefix: str, node, stage=None) -> None:
+        i = len(prefix)
+        if i == self.k:
+            self.modes.append(prefix)
+            return
+        for letter in self.pattern.allowed[i]:
+            nxt = self.child(node, i, letter)
+            if nxt is not None:
+                self.visit(prefix + letter, nxt)
+            if stage is not None and i == 0:
+                stage(letter)
+
+
+def _reduced_slack(x0, Z, G, g, R, r) -> float:
+    """:func:`_slack` on rows already reduced to ``q̈ = x0 + Z y``."""
+    base_g, base_r = G @ x0 - g, R @ x0 - r
+    if G.shape[0] == 0 and R.shape[0] == 0:
+        return 1.0
+    n_y = Z.shape[1]
+    if n_y == 0:
+        if np.any(base_r < -tolerances.FEASIBILITY_RTOL):
+            return -np.inf
+        return float(min(1.0, base_g.min(initial=1.0)))
+    GZ, RZ = G @ Z, R @ Z
+    cost = np.zeros(n_y + 1)
+    cost[-1] = -1.0
+    A_ub = np.vstack([np.hstack([-GZ, np.ones((G.shape[0], 1))]), np.hstack([-RZ, np.zeros((R.shape[0], 1))])])
+    status, _, fun = lp.solve(cost, A_ub, np.concatenate([base_g, base_r]),
+                              bounds=[(None, None)] * n_y + [(None, 1.0)])
+    if status == lp.INFEASIBLE:
+        return -np.inf
+    if status != lp.OPTIMAL:
+        raise InternalError(f"acceleration LP: status {status} for a problem bounded by construction")
+    return float(-fun)
+
+
 def enumerate_modes(system: ContactSystem,
                     progress: Callable[[int, int, str], None] | None = None) -> Enumeration:
     """Kinematically feasible contact modes of ``system`` (Sec. III-F), by the output-sensitive
@@ -235,36 +325,22 @@ def enumerate_modes(system: ContactSystem,
     scaled = system.scaling.system
     pattern = classify_velocities(system)
     allowed = list(pattern.allowed)
-    k = scaled.k
     after_velocity = 1
     for letters in allowed:
         after_velocity *= len(letters)
-    margin = _margin(scaled)
-    surviving: list[str] = []
-    lps = 0
-
-    def feasible(prefix: str) -> bool:
-        nonlocal lps
-        lps += 1
-        return _slack(*_rows(scaled, pattern, prefix, relax_from=len(prefix))) > margin
-
-    def visit(prefix: str) -> None:
-        if len(prefix) == k:
-            surviving.append(prefix)
-            return
-        for letter in allowed[len(prefix)]:
-            child = prefix + letter
-            if feasible(child):
-                visit(child)
-
-    if k == 0:
-        surviving.append("")
+    search = _Search(scaled, pattern)
+    n = scaled.n_q
+    root = (np.zeros(n), np.eye(n), np.zeros((0, n)), np.zeros(0))
+    if scaled.k == 0:
+        search.modes.append("")
     else:
-        first = allowed[0]
-        for j, letter in enumerate(first):
-            if feasible(letter):
-                visit(letter)
+        done = [0]
+
+        def stage(letter: str) -> None:
+            done[0] += 1
             if progress is not None:
-                progress(j + 1, len(first), letter)
-    return Enumeration(total=4 ** k, after_velocity=after_velocity, after_acceleration=len(surviving),
-                       modes=surviving, allowed=allowed, pattern=pattern, lps=lps)
+                progress(done[0], len(allowed[0]), letter)
+
+        search.visit("", root, stage)
+    return Enumeration(total=4 ** scaled.k, after_velocity=after_velocity, after_acceleration=len(search.modes),
+                       modes=search.modes, allowed=allowed, pattern=pattern, lps=search.lps)

@@ -38,6 +38,50 @@ PIPELINE_STAGES = ("response", "assemble", "reduce", "project")
 """The per-mode stages of Sec. III-D/E whose times a :class:`~contactmodes.domains.ModeDomain` reports."""
 
 
+def _near(T: Polytope, X: np.ndarray) -> np.ndarray:
+    """Which points ``X`` (N, n) satisfy every normalized row of ``T`` within the emptiness
+    tolerance of :mod:`polytopes` (``FEASIBILITY_TOL`` times the data scale): then ``T`` and a set
+    containing the point intersect by the same rule ``is_empty`` applies."""
+    from polytopes import tolerances as ptol
+    from polytopes.linalg import data_scale, normalize_rows
+
+    tol = ptol.FEASIBILITY_TOL * max(1.0, data_scale(T.A, T.b), data_scale(T.C, T.d))
+    ok = np.ones(len(X), dtype=bool)
+    if T.n_ineq:
+        An, bn, _ = normalize_rows(T.A, T.b)
+        ok &= np.all(X @ An.T - bn <= tol, axis=1)
+    if T.n_eq:
+        Cn, dn, _ = normalize_rows(T.C, T.d)
+        ok &= np.all(np.abs(X @ Cn.T - dn) <= tol, axis=1)
+    return ok
+
+
+def _witness_points(T: Polytope) -> np.ndarray:
+    """Points of ``T`` (or near it) to test other sets against: the Chebyshev centre, the
+    vertices, and each vertex moved one unit along each ray and line (N, n)."""
+    pts = [T.chebyshev_center().center[None, :]]
+    g = T.vertices()
+    if len(g.vertices):
+        pts.append(g.vertices)
+        dirs = [r / max(1e-300, float(np.abs(r).max())) for r in (*g.rays, *g.lines, *(-g.lines))]
+        for d in dirs:
+            pts.append(g.vertices + d)
+    return np.vstack(pts)
+
+
+def _intersect(Ta: Polytope, Tb: Polytope) -> bool:
+    """Whether ``Ta ∩ Tb`` is non-empty by the emptiness rule of :mod:`polytopes` (one max-slack
+    LP on the stacked rows, without building intermediate objects); equalities are made
+    independent first when both sets have some (:func:`~contactmodes.domains.intersect_domains`)."""
+    from polytopes.redundancy import is_empty
+
+    if Ta.n_eq and Tb.n_eq:
+        inter = intersect_domains(Ta, Tb)
+        return inter is not None and not inter.is_empty()
+    return not is_empty(np.vstack([Ta.A, Tb.A]), np.concatenate([Ta.b, Tb.b]),
+                        Ta.C if Ta.n_eq else Tb.C, Ta.d if Ta.n_eq else Tb.d)
+
+
 def empty_box(n: int) -> tuple[np.ndarray, np.ndarray]:
     """The bounding box of the empty set: ``lo = +inf``, ``hi = −inf`` (n,) each."""
     return np.full(n, np.inf), np.full(n, -np.inf)
@@ -411,14 +455,45 @@ class AnalysisSession:
         inter = intersect_domains(lift(Pa, 0, wb), lift(Pb, wa, 0))
         return inter is not None and not inter.is_empty()
 
-    def overlapping_pairs(self, modes: Sequence[str], task: bool = True) -> list[tuple[str, str]]:
-        """Every pair of ``modes`` (feasible ones) with intersecting ``T_c`` (III-G.1): box
-        sweep, then one LP per candidate; with a progress stage. Stores pairs only."""
-        cands = self.candidate_pairs(modes, task)
+    def overlapping_pairs(self, modes: Sequence[str], task: bool = True,
+                          candidates: Sequence[tuple[str, str]] | None = None) -> list[tuple[str, str]]:
+        """Every pair of ``modes`` (feasible ones) with intersecting ``T_c`` (III-G.1), in the
+        order of ``candidates`` (default :meth:`candidate_pairs`), with a progress stage. Stores
+        pairs only.
+
+        Witness points first: a pair is non-empty when a point of one ``T_c`` (its Chebyshev
+        centre, its vertices, a vertex moved along each ray or line — from cdd, but each point is
+        *checked* against both H-representations, so a wrong V-representation only costs an LP)
+        satisfies the other's rows within the emptiness tolerance (:func:`_near`): domains of
+        neighbouring modes typically share a face, where no centre lies but vertices do. The pairs
+        left cost one LP each.
+        """
+        cands = self.candidate_pairs(modes, task) if candidates is None else list(candidates)
+        if not cands:
+            return []
+        order = {m: i for i, m in enumerate(modes)}
+        involved = sorted({m for pair in cands for m in pair}, key=order.__getitem__)
+        witnesses = {}
+        with stage(self.progress, "overlaps: witness points", len(involved)) as st:
+            for m in involved:
+                witnesses[m] = _witness_points(self.mode(m).T(task))
+                st.update(1, m)
+        partners: dict[str, list[str]] = {}
+        for a, b in cands:
+            partners.setdefault(b, []).append(a)
+            partners.setdefault(a, []).append(b)
+        hit = set()
+        for m, others in partners.items():
+            pts = [witnesses[o] for o in others]
+            X = np.vstack(pts)
+            ok = _near(self.mode(m).T(task), X)
+            starts = np.cumsum([0] + [len(p) for p in pts[:-1]])
+            any_ok = np.logical_or.reduceat(ok, starts) if len(X) else np.zeros(len(others), dtype=bool)
+            hit.update(frozenset((o, m)) for o, h in zip(others, any_ok) if h)
         out = []
         with stage(self.progress, "overlaps", len(cands)) as st:
             for a, b in cands:
-                if self.overlaps(a, b, task):
+                if frozenset((a, b)) in hit or _intersect(self.mode(a).T(task), self.mode(b).T(task)):
                     out.append((a, b))
                 st.update(1)
         return out

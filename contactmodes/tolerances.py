@@ -13,8 +13,10 @@ units (say, mm instead of m) does not change a decision.
     velocities (``q̇`` itself is not part of :class:`~contactmodes.system.ContactSystem`) and
     ``v0_i`` the per-contact threshold of Sec. IV-C.3 (see :func:`contactmodes.modes.zero_threshold`).
     A normal velocity below minus that bound is an approaching contact: error.
-``GAP_ATOL``
-    Largest distance (m) between a contact point and its surface still accepted as touching.
+``GAP_RTOL``
+    Largest distance between a contact point and its surface still accepted as touching, relative
+    to the mechanism's characteristic length (its largest distance between two points,
+    :class:`~contactmodes.system.CharacteristicScales`): a 1 m robot may be off by 1 µm.
 ``FEASIBILITY_RTOL``
     Residual allowed, relative to the row norm, when a linear program is judged feasible.
 ``STRICT_MARGIN``
@@ -55,7 +57,7 @@ MAGNITUDE_MAX: float = 1e60
 
 RANK_RTOL: float = 1e-10
 VELOCITY_RTOL: float = 1e-9
-GAP_ATOL: float = 1e-6
+GAP_RTOL: float = 1e-6
 FEASIBILITY_RTOL: float = 1e-9
 STRICT_MARGIN: float = 1e-7
 CANCEL_RTOL: float = 1e-10

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from contactmodes.io import load_system
-from contactmodes.tolerances import GAP_ATOL
+from contactmodes.tolerances import GAP_RTOL
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 L = 0.127
@@ -32,7 +32,7 @@ def total_weight(loaded) -> float:
 def test_every_example_touches_its_surfaces(name):
     loaded = load(name)
     gaps = loaded.mechanism.contact_gaps(loaded.q)
-    assert np.all(np.abs(gaps) <= GAP_ATOL)
+    assert np.all(np.abs(gaps) <= GAP_RTOL * loaded.system.scales.length)
     assert np.all(np.abs(gaps) < 1e-12)
 
 
