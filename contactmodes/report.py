@@ -1,11 +1,12 @@
 """Human-readable tables of an analysis result (the CLI's default output), at most 100 columns wide.
 
 One row per analysed contact mode: the mode string, the rank case of the stacked equality system
-(24) (cases 1–4 of Sec. III-D), ``dim w`` (null-space dimension), whether ``w`` moves
+(24) (cases 1–4 of Sec. III-D), ``dim w`` (null-space dimension), ``w→q̈`` whether ``w`` moves
 accelerations (III-G.2), whether the mode is feasible (non-empty ``D_c``), then
 
-* up to three torques: the interval each torque ranges over in ``T_c`` (its bounding box), the
-  number of facets (inequality rows of the minimal H-representation) and the affine dimension;
+* up to three torques: the interval each torque ranges over in ``T_c`` (its bounding box:
+  ``[lo, hi]``, ``<=hi`` or ``>=lo`` with one side unbounded, ``any``, or ``=v``), the number of
+  facets (inequality rows of the minimal H-representation) and the affine dimension;
 * more torques: the affine dimension, the facets, the Chebyshev centre and radius of ``T_c``
   (user units) and its *finite* bounds only (``tau1<=-0.19``; an unbounded side is omitted);
 
@@ -40,9 +41,16 @@ def _num(v: float) -> str:
 
 
 def format_bound(lo: float, hi: float) -> str:
-    """Format an interval ``[lo, hi]`` compactly, with ``-inf``/``inf`` for unbounded sides."""
+    """Format an interval ``[lo, hi]`` compactly: ``=v`` (a single value), ``<=hi`` / ``>=lo`` (one
+    side unbounded), ``any`` (both), else ``[lo, hi]``."""
     if math.isfinite(lo) and math.isfinite(hi) and abs(hi - lo) <= 1e-9 * max(1.0, abs(lo), abs(hi)):
         return f"={_num(lo)}"
+    if not math.isfinite(lo) and not math.isfinite(hi):
+        return "any"
+    if not math.isfinite(lo):
+        return f"<={_num(hi)}"
+    if not math.isfinite(hi):
+        return f">={_num(lo)}"
     return f"[{_num(lo)}, {_num(hi)}]"
 
 
@@ -63,13 +71,23 @@ def _cut(text: str, width: int) -> str:
     return text if len(text) <= width else text[: max(0, width - 1)] + "…"
 
 
-def _render(rows: list[list[str]], last_fill: bool = True) -> str:
-    """Columns padded to their widest cell; the last column is cut so lines fit :data:`WIDTH`."""
+def _fit(rows: list[list[str]]) -> tuple[list[int], bool]:
+    """Column widths so that a line fits :data:`WIDTH`: the widest columns are narrowed first (never
+    below their header); returns the widths and whether some cell will be cut."""
     ncol = len(rows[0])
     widths = [max(len(r[i]) for r in rows) for i in range(ncol)]
-    used = sum(widths[:-1]) + 2 * (ncol - 1)
-    if last_fill and used + widths[-1] > WIDTH:
-        widths[-1] = max(len(rows[0][-1]), WIDTH - used)
+    floor = [max(len(rows[0][i]), 4) for i in range(ncol)]
+    while sum(widths) + 2 * (ncol - 1) > WIDTH:
+        i = max(range(ncol), key=lambda j: widths[j] - floor[j])
+        if widths[i] <= floor[i]:
+            break
+        widths[i] -= 1
+    cut = any(len(r[i]) > widths[i] for r in rows for i in range(ncol))
+    return widths, cut
+
+
+def _render(rows: list[list[str]], widths: list[int]) -> str:
+    """Columns padded to ``widths``; longer cells cut with ``…``."""
     out = []
     for r in rows:
         cells = [_cut(c, w).ljust(w) for c, w in zip(r, widths)]
@@ -104,7 +122,8 @@ def _pieces_cell(pieces: list) -> str:
 
 def format_table(result: Any, unambiguous: dict | None = None, inconsistent: list | None = None,
                  at: tuple | None = None, list_limit: int | None = 40) -> str:
-    """Render an :class:`~contactmodes.analysis.AnalysisResult` as a plain-text table (module doc).
+    """Render an :class:`~contactmodes.analysis.AnalysisResult` as a plain-text table (module doc),
+    every line at most :data:`WIDTH` characters.
 
     Parameters
     ----------
@@ -130,11 +149,12 @@ def format_table(result: Any, unambiguous: dict | None = None, inconsistent: lis
         _cut(f"system: {system.name or '(unnamed)'}   coordinates: {', '.join(system.coordinates)}", WIDTH),
         _cut(f"torques: {', '.join(names) or '(none)'}   contacts: {', '.join(system.contacts)}", WIDTH),
         f"modes: {enum.total} total, {enum.after_velocity} after velocity pruning (Table III), "
-        f"{enum.after_acceleration} after acceleration pruning (Sec. III-F); {len(feasible)} analysed modes feasible",
+        f"{enum.after_acceleration} after acceleration pruning (Sec. III-F)",
+        f"feasible: {len(feasible)} of the {len(result.modes)} analysed modes",
         "",
     ]
     wide = n_tau > 3
-    header = ["mode", "case", "dim w", "w moves q̈", "feasible"]
+    header = ["mode", "case", "dim w", "w→q̈", "feasible"]
     header += ["dim T_c", "facets", "Chebyshev centre", "radius", "finite bounds"] if wide else \
         [f"{name} bounds" for name in names] + ["facets", "dim T_c"]
     if unambiguous is not None:
@@ -165,13 +185,16 @@ def format_table(result: Any, unambiguous: dict | None = None, inconsistent: lis
             row.append("-" if u is None else _pieces_cell(u.unambiguous))
         row.append("?" if result.overlaps is None and item.feasible else "")
         rows.append(row)
-    # overlaps column last: fill it to the width left
-    widths = [max(len(r[i]) for r in rows) for i in range(len(header) - 1)]
+    # overlaps column last: fill it to the width left by the others
+    widths, _ = _fit([r[:-1] for r in rows])
     room = max(len("overlaps"), WIDTH - sum(widths) - 2 * (len(header) - 1))
     for r, (mode, _) in zip(rows[1:], shown):
         if r[-1] != "?":
             r[-1] = _list_cell(result.overlapping(mode), room)
-    out.append(_render(rows))
+    widths, cut = _fit(rows)
+    out.append(_render(rows, widths))
+    if cut:
+        out.append("(cells cut with … to fit 100 columns; --json gives every set exactly)")
     if len(result.modes) > len(shown):
         out.append(f"… {len(result.modes) - len(shown)} more modes not shown (give --mode MODE, or --json for all)")
     out.append("")
@@ -179,14 +202,15 @@ def format_table(result: Any, unambiguous: dict | None = None, inconsistent: lis
         if result.candidate_pairs is None:
             out.append("overlapping pairs: not computed")
         else:
-            out.append(f"overlapping pairs: {result.candidate_pairs} candidate pairs (bounding boxes meet) not tested "
-                       "(overlaps column '?'); give --overlaps to test and list them all")
+            out.append(f"overlapping pairs: {result.candidate_pairs} candidate pairs (bounding boxes meet) not tested")
+            out.append("  (overlaps column '?'); give --overlaps to test and list them all")
     elif not result.overlaps:
         out.append("overlapping pairs: none")
     elif list_limit is not None and len(result.overlaps) > list_limit:
         involved = {m for pair in result.overlaps for m in pair}
         out.append(f"overlapping pairs (mode ambiguities T_c ∩ T_c'): {len(result.overlaps)} pairs among "
-                   f"{len(involved)} modes; give --overlaps to list them all (or --json)")
+                   f"{len(involved)} modes;")
+        out.append("  give --overlaps to list them all (or --json)")
     else:
         out.append("overlapping pairs (mode ambiguities T_c ∩ T_c'):")
         for a, b in sorted(result.overlaps):

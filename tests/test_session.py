@@ -1,0 +1,161 @@
+"""The analysis session: output-sensitive enumeration against the 4^k loop, session results against
+an unscaled per-mode computation, point location against per-mode LPs, and "one enumeration, one
+domain per mode" for ``plot`` and ``--unambiguous``."""
+
+from __future__ import annotations
+
+import glob
+import os
+
+import numpy as np
+import pytest
+
+from chains import zigzag_chain
+from contactmodes import modes as modes_module
+from contactmodes import response as response_module
+from contactmodes import session as session_module
+from contactmodes.analysis import analyze
+from contactmodes.cli import main
+from contactmodes.domains import domain_from_response
+from contactmodes.io import load_system, parse_system
+from contactmodes.modes import acceleration_feasible, all_modes, enumerate_modes, velocity_allowed
+from contactmodes.response import mode_equations, response_from_equations
+from contactmodes.session import AnalysisSession
+
+from test_oracle import kinematically_ok, oracle_slack, random_system
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+EXAMPLES = sorted(glob.glob(os.path.join(HERE, "..", "examples", "*.toml")))
+
+
+def reference_enumeration(system) -> list[str]:
+    """The 4^k loop kept as the reference: every mode Table III allows, tested one by one."""
+    allowed = velocity_allowed(system)
+    return [m for m in all_modes(system.k)
+            if all(c in allowed[i] for i, c in enumerate(m)) and acceleration_feasible(system, m)]
+
+
+@pytest.mark.parametrize("k", range(1, 8))
+def test_chain_enumeration_matches_the_loop_and_the_closed_form(k):
+    s = parse_system(zigzag_chain(k)).system
+    en = enumerate_modes(s)
+    assert en.after_velocity == 4 ** k  # all at rest: Table III prunes nothing
+    assert en.after_acceleration == (k + 3) * 2 ** (k - 1)  # the count measured in the issue
+    if k <= 7:
+        assert en.modes == reference_enumeration(s)
+    assert en.lps < 4 ** k or k <= 2  # output-sensitive: fewer LPs than candidates
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_random_enumeration_matches_the_loop_and_an_independent_oracle(seed):
+    rng = np.random.default_rng(500 + seed)
+    k = 1 + seed % 4
+    s = random_system(rng, int(rng.integers(2, 5)), 1, k)
+    # give some contacts a velocity so Table III prunes too (no approaching contact)
+    v = np.zeros(2 * k)
+    for i in range(k):
+        if rng.random() < 0.4:
+            v[2 * i] = rng.choice([-1.0, 1.0])
+        if rng.random() < 0.2:
+            v[2 * i + 1] = 0.5
+    from dataclasses import replace
+
+    s = replace(s, v_contact=v)
+    en = enumerate_modes(s)
+    assert en.modes == reference_enumeration(s)
+    assert en.modes == [m for m in all_modes(k) if kinematically_ok(s, m)]
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=[os.path.basename(p) for p in EXAMPLES])
+def test_session_equals_the_unscaled_per_mode_computation(path):
+    """Session (nondimensional decisions, lazy, cached) vs the response and domain computed
+    directly in the file's units, mode by mode (the pre-session pipeline)."""
+    s = load_system(path).system
+    res = analyze(s, compute_overlaps=False)
+    for m, a in res.modes.items():
+        direct = domain_from_response(response_from_equations(mode_equations(s, m)))
+        assert a.feasible == direct.feasible, m
+        assert a.response.rank_case == direct.response.rank_case and a.response.n_w == direct.response.n_w
+        if a.feasible:
+            assert a.T.equals(direct.T, tol=1e-6), m
+            lo, hi = a.box
+            dlo, dhi = direct.T.bounding_box()
+            np.testing.assert_allclose(lo, dlo, rtol=1e-6, atol=1e-7)
+            np.testing.assert_allclose(hi, dhi, rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_point_location_against_per_mode_lps(seed):
+    rng = np.random.default_rng(900 + seed)
+    k = 1 + seed % 2
+    s = random_system(rng, int(rng.integers(2, 4)), int(rng.integers(1, 3)), k)
+    session = AnalysisSession(s)
+    checked = 0
+    for tau in rng.uniform(-15, 15, size=(10, s.n_tau)):
+        found = set(session.locate(tau, task=False))
+        for m in session.enumeration.modes:
+            sigma = oracle_slack(s, m, tau, task=False)
+            scale = max(1.0, float(np.abs(tau).max()), float(np.abs(s.h).max()))
+            if sigma is not None and (np.isnan(sigma) or abs(sigma) <= 1e-6 * scale):
+                continue
+            assert (m in found) == (sigma is not None and sigma > 0), (m, tau, sigma)
+            checked += 1
+    assert checked > 20
+
+
+def test_locate_rejects_a_bad_torque():
+    s = load_system(os.path.join(HERE, "..", "examples", "two_link_brace.toml")).system
+    with pytest.raises(Exception, match="tau: expected 1 finite"):
+        AnalysisSession(s).locate([1.0, 2.0])
+
+
+@pytest.fixture
+def counters(monkeypatch):
+    counts = {"enumerate": 0, "response": 0}
+    real_enum, real_resp = modes_module.enumerate_modes, response_module.response_from_equations
+
+    def enum(*a, **kw):
+        counts["enumerate"] += 1
+        return real_enum(*a, **kw)
+
+    def resp(*a, **kw):
+        counts["response"] += 1
+        return real_resp(*a, **kw)
+
+    monkeypatch.setattr(session_module, "enumerate_modes", enum)
+    monkeypatch.setattr(session_module, "response_from_equations", resp)
+    return counts
+
+
+def test_unambiguous_cli_enumerates_once_and_solves_each_mode_once(counters, capsys):
+    path = os.path.join(HERE, "..", "examples", "two_link_brace.toml")
+    assert main(["analyze", path, "--unambiguous", "--inconsistency-box=-1:1"]) == 0
+    n_modes = len(load_system(path).system and enumerate_modes(load_system(path).system).modes)
+    assert counters["enumerate"] == 1
+    assert counters["response"] <= n_modes
+
+
+def test_plot_enumerates_once_and_solves_each_mode_once(counters, tmp_path):
+    path = os.path.join(HERE, "..", "examples", "painleve_rod.toml")
+    assert main(["plot", path, "--output", str(tmp_path / "p.png")]) == 0
+    assert counters["enumerate"] == 1
+    assert counters["response"] <= len(enumerate_modes(load_system(path).system).modes)
+
+
+def test_overlaps_stored_as_pairs_and_summarized_when_many(capsys):
+    s = parse_system(zigzag_chain(4)).system
+    res = analyze(s)
+    assert all(isinstance(p, tuple) and len(p) == 2 for p in res.overlaps)
+    assert len(res.overlaps) > 40
+    # each listed pair really intersects (an independent LP on the user-unit sets)
+    from polytopes import Polytope
+
+    for a, b in list(res.overlaps)[:25]:
+        Ta, Tb = res.modes[a].T, res.modes[b].T
+        assert not Polytope(np.vstack([Ta.A, Tb.A]), np.concatenate([Ta.b, Tb.b])).is_empty()
+    from contactmodes.report import format_table
+
+    text = format_table(res)
+    assert "give --overlaps to list them all" in text and len(max(text.splitlines(), key=len)) <= 100
+    full = format_table(res, list_limit=None)
+    assert sum(line.startswith("  ") and " ∩ " in line for line in full.splitlines()) == len(res.overlaps)
