@@ -5,14 +5,20 @@ Subcommands: ``analyze`` and ``plot`` live here; packages layered above :mod:`co
 ``contactmodes.commands`` (declared in ``pyproject.toml``), so that imports keep going one way
 (``polytopes`` ← ``contactmodes`` ← ``controllers``). A command plugin is a module with
 ``add_parser(sub) -> argparse.ArgumentParser`` that calls ``parser.set_defaults(run=func)``;
-``func(args) -> str | None`` returns the text for stdout (or ``--output``) and raises
+``func(args) -> str | CommandOutput | None`` returns the text for stdout (or ``--output``) and raises
 :class:`UserError`, :class:`~contactmodes.errors.ContactModelError` or
 :class:`~polytopes.PolytopeError` on user error. Files a command writes go through
 :func:`write_atomic`.
 
 User error (a malformed or invalid system file, an unknown mode, an approaching contact, an
 unwritable output path) prints one line on stderr and exits with status 2; nothing is written.
-Output files are written atomically (a temporary file renamed into place).
+Output files are written atomically (a temporary file renamed into place). A command whose answer
+is negative (``brace``: no bracing torque) returns :class:`CommandOutput` with status
+:data:`NO_ANSWER` (1): its usual output is printed or written, then the command exits with 1.
+
+Negative values follow their option with a space as well as with ``=``: a token that starts
+with ``-`` and a digit (``--box -2:6,-2:8``, ``--inconsistency-box -20:20``, ``--at -1,2``) is
+a value, never an option, in every subcommand (no option of the toolkit starts with a digit).
 """
 
 from __future__ import annotations
@@ -21,19 +27,22 @@ import argparse
 import json
 import math
 import os
+import re
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from typing import Sequence
 
 from polytopes import PolytopeError
 
 from .errors import ContactModelError
 
-__all__ = ["main", "build_parser", "write_atomic", "UserError", "COMMAND_GROUP"]
+__all__ = ["main", "build_parser", "write_atomic", "UserError", "CommandOutput", "COMMAND_GROUP", "NO_ANSWER"]
 
 COMMAND_GROUP = "contactmodes.commands"
 
+NO_ANSWER = 1
 USAGE_ERROR = 2
 
 
@@ -41,11 +50,32 @@ class UserError(Exception):
     """An error the user can fix; printed as one line, exit status 2."""
 
 
+@dataclass(frozen=True)
+class CommandOutput:
+    """What a command returns when its exit status is not 0: ``text`` for stdout (or
+    ``--output``; ``None`` for none) and ``status`` (e.g. :data:`NO_ANSWER`)."""
+
+    text: str | None
+    status: int = NO_ANSWER
+
+
+class _ArgumentParser(argparse.ArgumentParser):
+    """Reads a token that starts with ``-`` and a digit (``-2:6,-2:8``, ``-1,2``, ``-.5``) as a
+    value, never as an option, in this parser and in every subcommand's (``add_subparsers``
+    makes them of the same class): the rule of later CPython releases, whose argparse has
+    ``_negative_number_matcher = re.compile(r'-\\.?\\d')``, applied on every Python we support."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._negative_number_matcher = re.compile(r"-\.?\d")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``contactmodes`` command."""
-    parser = argparse.ArgumentParser(
+    parser = _ArgumentParser(
         prog="contactmodes",
         description="Feasible torque sets of every contact mode of a planar system with frictional contacts.",
+        epilog="Negative values may follow an option with a space or '=': --box -2:6,-2:8, --at=-1,2.",
     )
     sub = parser.add_subparsers(dest="command", required=True)
     an = sub.add_parser("analyze", help="torque domain T_c of every kinematically feasible contact mode")
@@ -199,8 +229,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``contactmodes`` console script; returns the exit status."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    status = 0
     try:
         text = args.run(args)
+        if isinstance(text, CommandOutput):
+            text, status = text.text, text.status
         if text is not None:
             _write(text, getattr(args, "output", None))
     except (ContactModelError, PolytopeError, UserError) as exc:
@@ -209,7 +242,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("contactmodes: interrupted", file=sys.stderr)
         return 130
-    return 0
+    return status
 
 
 if __name__ == "__main__":  # pragma: no cover
