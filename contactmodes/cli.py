@@ -15,20 +15,30 @@ field, nothing written (a malformed or invalid system file, an unknown mode, an 
 contact, an output path that is the input file, not a regular file, or in a missing directory);
 70 the toolkit's own failure (``internal error (please report): …``, never a traceback); 130
 interrupted (Ctrl-C), nothing written.
+
+A command whose answer is negative (``brace``: no bracing torque, ``flip``: no flip) returns a
+:class:`~contactmodes.cliutil.CommandOutput` with status ``NO_ANSWER`` (1): its usual output is
+printed or written, then the command exits with 1.
+
+Negative values follow their option with a space as well as with ``=``: a token that starts
+with ``-`` and a digit (``--box -2:6,-2:8``, ``--inconsistency-box -20:20``, ``--at -1,2``) is
+a value, never an option, in every subcommand (no option of the toolkit starts with a digit).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from typing import Sequence
 
-from .cliutil import (INTERNAL_ERROR, INTERRUPTED, USAGE_ERROR, UserError, check_output_path, parse_box,
-                      parse_floats, write_atomic)
+from .cliutil import (INTERNAL_ERROR, INTERRUPTED, NO_ANSWER, USAGE_ERROR, CommandOutput, UserError,
+                      check_output_path, parse_box, parse_floats, write_atomic)
 from .errors import ContactModelError
 
-__all__ = ["main", "build_parser", "write_atomic", "parse_box", "UserError", "COMMAND_GROUP"]
+__all__ = ["main", "build_parser", "write_atomic", "parse_box", "UserError", "CommandOutput", "COMMAND_GROUP",
+           "NO_ANSWER"]
 
 COMMAND_GROUP = "contactmodes.commands"
 
@@ -39,11 +49,23 @@ OVERLAP_LIST_LIMIT = 40
 """Default text output lists the overlapping pairs in full up to this many."""
 
 
+class _ArgumentParser(argparse.ArgumentParser):
+    """Reads a token that starts with ``-`` and a digit (``-2:6,-2:8``, ``-1,2``, ``-.5``) as a
+    value, never as an option, in this parser and in every subcommand's (``add_subparsers``
+    makes them of the same class): the rule of later CPython releases, whose argparse has
+    ``_negative_number_matcher = re.compile(r'-\\.?\\d')``, applied on every Python we support."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._negative_number_matcher = re.compile(r"-\.?\d")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``contactmodes`` command."""
-    parser = argparse.ArgumentParser(
+    parser = _ArgumentParser(
         prog="contactmodes",
         description="Feasible torque sets of every contact mode of a planar system with frictional contacts.",
+        epilog="Negative values may follow an option with a space or '=': --box -2:6,-2:8, --at=-1,2.",
     )
     sub = parser.add_subparsers(dest="command", required=True)
     an = sub.add_parser("analyze", help="torque domain T_c of every kinematically feasible contact mode")
@@ -137,9 +159,9 @@ def _analyze(args: argparse.Namespace) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``contactmodes`` console script; returns the exit status (module doc).
 
-    A command's ``run`` returns the text for stdout/``--output``, or ``(text, status)`` to exit
-    with a status other than 0 after writing it (``status`` 1: the command's documented "no"
-    answer)."""
+    A command's ``run`` returns the text for stdout/``--output``, or a
+    :class:`~contactmodes.cliutil.CommandOutput` to exit with a status other than 0 after writing
+    it (``NO_ANSWER`` = 1: the command's documented "no" answer)."""
     parser = build_parser()
     args = parser.parse_args(argv)
     inputs = [args.file] if isinstance(getattr(args, "file", None), str) else []
@@ -149,8 +171,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if output is not None and getattr(args, "run", None) is _analyze:
             check_output_path(output, inputs)
         result = args.run(args)
-        if isinstance(result, tuple):
-            result, status = result
+        if isinstance(result, CommandOutput):
+            result, status = result.text, result.status
         if result is not None:
             _write(result, getattr(args, "output", None), inputs)
     except (ContactModelError, UserError) as exc:

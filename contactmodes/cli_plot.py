@@ -1,21 +1,38 @@
-"""``contactmodes plot FILE [--mode MODE ...] --output PNG [--torques I,J] [--at V,...] [--box LO:HI,...]``.
+"""``contactmodes plot FILE --output PNG [--mode MODE ...] [--torques I[,J]] [--at V,...] [--box LO:HI[,LO:HI]]``.
 
 Draws every feasible mode's torque domain ``T_c`` (task constraints applied, as in ``analyze``),
 overlaps hatched, the unambiguous sets ``T*_c`` of the chosen modes outlined, and the torques
-with no solution at all (no mode, no task constraints) shaded red.
+with no solution at all (no mode, no task constraints) shaded red. How modes are told apart and
+how lower-dimensional sets are drawn: :mod:`contactmodes.plot`.
 
-Decisions: ``--mode`` chooses whose ``T*_c`` is outlined (default: the file's ``desired_mode`` if
-it has one, else every feasible mode when there are at most 12); the plotting box defaults to
-the finite bounds of all ``T_c`` widened by 25 % (unbounded sides get the same width again);
-with more than two torques, the picture is the slice through ``--at`` holding the other torques
-fixed (default: the Chebyshev center of the desired mode's ``T_c``, else of the first feasible
-mode's — a lower-dimensional ``T_c`` may then show as a point or a segment).
+Decisions
+    * ``--mode`` chooses whose ``T*_c`` is outlined (default: the file's ``desired_mode`` if it
+      is feasible, else every feasible mode when there are at most 12).
+    * Units on the axes come from the mechanism (:func:`contactmodes.plot.torque_units`): an
+      actuator on a revolute joint or on a floating base's angle is a torque (N·m), one on a
+      floating base's ``x``/``y`` a force (N).
+    * With more torques than drawn, the picture is the slice through a point holding the other
+      torques fixed. The point is ``--at`` (one value per torque, or one per held torque), else
+      the Chebyshev centre of the desired mode's ``T_c`` (else of the first feasible mode's), so
+      that the slice passes through the middle of a set that exists; the title says which and
+      gives the held values with their units. A lower-dimensional ``T_c`` may then show as a
+      point or a segment; feasible modes whose set misses the slice are counted in the caption.
+    * The plotting box defaults to the finite bounds of all drawn sets widened by 25 %
+      (unbounded sides get the same width again); ``--box`` sets it.
+    * Negative values follow their option with a space or with ``=`` (``--box -2:6,-2:8``,
+      ``--at=-1,2``): see :mod:`contactmodes.cli`.
+
+The analysis itself is gathered in :func:`_gather` (the only calls to ``analyze``,
+``unambiguous`` and ``inconsistent``); everything else here is option handling and the wording of
+the picture. :func:`plot_data` returns what would be drawn, for tests and scripts.
 """
 
 from __future__ import annotations
 
 import argparse
 import warnings
+from dataclasses import dataclass, field
+from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -24,20 +41,42 @@ from polytopes import Polytope
 from .errors import ContactModelError
 
 MAX_DEFAULT_OUTLINED = 12
+#: width (characters) at which the title's slice line is wrapped
+TITLE_WIDTH = 72
+
+DESCRIPTION = """\
+Draw the torque domain T_c of every feasible contact mode for one or two torques (PNG):
+overlaps of modes (ambiguities) hatched, the unambiguous sets T*_c of the chosen modes
+outlined in black, torques with no solution at all shaded red. With more torques than
+drawn, the picture is a 2-D (or 1-D) slice through a point that holds the other torques
+fixed: --at, or by default the Chebyshev centre of the desired mode's T_c (else of the
+first feasible mode's); the title states the point."""
+
+EPILOG = """\
+Negative values may follow an option with a space or '=': --box -2:6,-2:8, --at=-1,2.
+Axis units: N·m for a joint torque or a moment on a floating base's angle, N for a force
+on a floating base's x or y."""
 
 
 def add_parser(sub) -> argparse.ArgumentParser:
     """Register the ``plot`` subcommand on ``sub`` (an argparse subparsers object)."""
-    p = sub.add_parser("plot", help="draw the torque domains of every feasible mode (PNG)")
+    p = sub.add_parser("plot", help="draw the torque domains of every feasible mode (PNG)",
+                       description=DESCRIPTION, epilog=EPILOG,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("file", help="system file (TOML)")
     p.add_argument("--output", required=True, metavar="PNG", help="image file to write")
     p.add_argument("--mode", action="append", default=None, metavar="MODE",
-                   help="outline the unambiguous set of this mode (repeatable)")
+                   help="outline the unambiguous set T*_c of this mode (repeatable; default: the file's "
+                        "desired_mode, else every feasible mode if there are at most 12)")
     p.add_argument("--torques", default=None, metavar="I[,J]",
                    help="indices or names of the one or two torques to draw (default: the first two)")
     p.add_argument("--at", default=None, metavar="V,...",
-                   help="point (all torques) the 2-D slice passes through when there are more than two")
-    p.add_argument("--box", default=None, metavar="LO:HI[,LO:HI]", help="plotting range of the drawn torques")
+                   help="the point the slice passes through when there are more torques than drawn: one value "
+                        "per torque (those of the drawn torques are ignored) or one per held torque, in torque "
+                        "order (default: the Chebyshev centre of the desired mode's T_c, else of the first "
+                        "feasible mode's)")
+    p.add_argument("--box", default=None, metavar="LO:HI[,LO:HI]",
+                   help="plotting range of each drawn torque (default: the sets' finite bounds widened by 25%%)")
     return p
 
 
@@ -68,6 +107,35 @@ def _axes(text: str | None, names: tuple[str, ...]) -> list[int]:
     return axes
 
 
+def _slice_point(text: str | None, n: int, axes: Sequence[int]) -> np.ndarray | None:
+    """``--at`` as a full (n,) point: ``n`` values, or one per held torque (the drawn ones set
+    to 0, they are not used). ``None`` when not given."""
+    if text is None:
+        return None
+    held = [k for k in range(n) if k not in axes]
+    if not held:
+        raise ContactModelError("--at: every torque is drawn; there is no other torque to hold fixed")
+    values = _parse_floats(text, "--at")
+    if len(values) == n:
+        return values
+    if len(values) == len(held):
+        at = np.zeros(n)
+        at[held] = values
+        return at
+    raise ContactModelError(f"--at: expected {n} values (one per torque) or {len(held)} (one per held torque), "
+                            f"got {len(values)}")
+
+
+def _modes(requested: Sequence[str] | None, k: int) -> list[str] | None:
+    """Check ``--mode`` values (one letter of SLRF per contact); ``None`` when not given."""
+    if requested is None:
+        return None
+    for m in requested:
+        if len(m) != k or any(c not in "SLRF" for c in m):
+            raise ContactModelError(f"--mode: {m!r} is not a contact mode of {k} contacts")
+    return list(requested)
+
+
 def _default_box(domains: list[Polytope], n: int) -> tuple[np.ndarray, np.ndarray]:
     """The finite bounds of all ``domains`` widened by 25 %; sides where some set is unbounded
     are pushed out by one more width so the unbounded direction shows."""
@@ -85,80 +153,169 @@ def _default_box(domains: list[Polytope], n: int) -> tuple[np.ndarray, np.ndarra
     return lo - (0.25 + open_low) * width, hi + (0.25 + open_high) * width
 
 
-def _default_slice_point(result, desired: str | None, n: int) -> np.ndarray:
+def _default_slice_point(domains: Mapping[str, Polytope], desired: str | None, n: int) -> tuple[np.ndarray, str]:
     """Chebyshev center of the desired mode's ``T_c`` (else of the first feasible mode's), so
-    that the default slice passes through a set that exists; zeros when no mode is feasible."""
-    feasible = result.feasible_modes()
-    if not feasible:
-        return np.zeros(n)
-    mode = desired if desired in feasible else feasible[0]
-    return np.asarray(result.modes[mode].T.chebyshev_center().center, dtype=float)
+    that the default slice passes through a set that exists; zeros when no mode is feasible.
+    Returns the point (n,) and the words for the title."""
+    if not domains:
+        return np.zeros(n), "slice at 0 (no feasible mode)"
+    mode = desired if desired in domains else next(iter(domains))
+    which = "desired mode" if mode == desired else "first feasible mode"
+    point = np.asarray(domains[mode].chebyshev_center().center, dtype=float)
+    return point, f"slice through the Chebyshev centre of T_{mode} ({which})"
 
 
-def run(args: argparse.Namespace) -> None:
-    """Compute and write the picture; raises ContactModelError on bad input (nothing written)."""
+@dataclass
+class Gathered:
+    """The analysis a picture needs (everything in all n_τ torques).
+
+    domains : feasible mode → ``T_c`` (task constraints applied), in :meth:`AnalysisResult.feasible_modes` order.
+    unambiguous : outlined mode → pieces of ``T*_c``.
+    inconsistent : pieces of the torque box with no solution at all.
+    """
+
+    domains: dict[str, Polytope]
+    unambiguous: dict[str, list[Polytope]]
+    inconsistent: list[Polytope]
+
+
+def _gather(system, choose: Callable[[Mapping[str, Polytope]], tuple[list[str], np.ndarray, np.ndarray]]) -> Gathered:
+    """Run the analysis: every feasible mode's ``T_c``, then — once ``choose(domains)`` has
+    picked the modes to outline and the (n_τ,) torque box ``lo``, ``hi`` shown — their ``T*_c``
+    and the inconsistent torques in that box. The one place that calls the analysis."""
     from .ambiguity import inconsistent, unambiguous
     from .analysis import analyze
-    from .cliutil import UserError, check_output_path, parse_box, write_atomic
-    from .io import load_system
-    from .plot import PlotData, draw_domains, slice_domain
     from .session import AnalysisSession
 
-    if not args.output.lower().endswith(".png"):
-        raise ContactModelError(f"--output: expected a .png file name, got {args.output!r}")
-    check_output_path(args.output, [args.file])
+    session = AnalysisSession(system)  # one enumeration, one domain per mode for all three
+    result = analyze(system, compute_overlaps=False, session=session)
+    domains = {m: result.modes[m].T for m in result.feasible_modes()}
+    outlined, lo, hi = choose(domains)
+    star = {m: list(unambiguous(session, m).unambiguous) for m in outlined}
+    return Gathered(domains, star, list(inconsistent(session, lo, hi)))
+
+
+@dataclass
+class _View:
+    """The option handling of one picture: what is drawn, where, and the words for it.
+
+    ``choose`` (given to :func:`_gather`) fixes the slice point, the sliced sets, the plotting
+    box and the outlined modes; :meth:`data` turns the gathered sets into :class:`PlotData`.
+    """
+
+    system: object
+    desired: str | None
+    axes: list[int]
+    at: np.ndarray | None
+    box: tuple[np.ndarray, np.ndarray] | None
+    outlined: list[str] | None
+    slice_words: str = ""
+    sliced: dict[str, Polytope] = field(default_factory=dict)
+
+    @property
+    def held(self) -> list[int]:
+        return [k for k in range(self.system.n_tau) if k not in self.axes]
+
+    def choose(self, domains: Mapping[str, Polytope]) -> tuple[list[str], np.ndarray, np.ndarray]:
+        from .plot import slice_domain
+
+        n = self.system.n_tau
+        if self.held and self.at is None:
+            self.at, self.slice_words = _default_slice_point(domains, self.desired, n)
+        elif self.held:
+            self.slice_words = "slice at --at"
+        for m, T in domains.items():
+            S = slice_domain(T, self.axes, self.at)
+            if S is not None:
+                self.sliced[m] = S
+        if self.box is None:
+            self.box = _default_box(list(self.sliced.values()), len(self.axes))
+        if self.outlined is None:
+            if self.desired in domains:
+                self.outlined = [self.desired]
+            else:
+                self.outlined = list(domains) if len(domains) <= MAX_DEFAULT_OUTLINED else []
+        lo = np.array(self.at if self.at is not None else np.zeros(n), dtype=float)
+        hi = lo.copy()
+        lo[self.axes], hi[self.axes] = self.box
+        return self.outlined, lo, hi
+
+    def title(self, units: Sequence[str | None]) -> str:
+        title = f"{self.system.name}: torque domains T_c"
+        if not self.held:
+            return title
+        names = self.system.torques
+        items = [f"{names[k]} = {self.at[k]:.4g}" + (f" {units[k]}" if units[k] else "") for k in self.held]
+        lines = [self.slice_words + ":"]
+        for item in items:  # wrapped between the held torques, never inside one
+            if len(lines[-1]) + 2 + len(item) <= TITLE_WIDTH:
+                lines[-1] += (" " if lines[-1].endswith(":") else ", ") + item
+            else:
+                lines[-1] += "" if lines[-1].endswith(":") else ","
+                lines.append(item)
+        return title + "\n" + "\n".join(lines)
+
+    def caption(self, n_feasible: int) -> str:
+        lines = []
+        if self.held and len(self.sliced) < n_feasible:
+            lines.append(f"{len(self.sliced)} of the {n_feasible} feasible modes meet this slice; "
+                         "choose another with --at")
+        if self.system.constraints_of(("task",)):
+            lines.append("T_c drawn with the task constraints; white: the model has solutions there, but none "
+                         "meets the task constraints (red: no solution at all)")
+        return "\n".join(lines)
+
+    def data(self, gathered: Gathered, units: Mapping[str, str]):
+        from .plot import PlotData, slice_domain
+
+        torque_units = [units.get(t) for t in self.system.torques]
+        star = {m: [s for s in (slice_domain(p, self.axes, self.at) for p in pieces) if s is not None]
+                for m, pieces in gathered.unambiguous.items()}
+        bad = [s for s in (slice_domain(p, self.axes, self.at) for p in gathered.inconsistent) if s is not None]
+        return PlotData(
+            labels=[self.system.torques[k] for k in self.axes],
+            domains=self.sliced,
+            unambiguous=star,
+            inconsistent=bad,
+            box=self.box,
+            title=self.title(torque_units),
+            caption=self.caption(len(gathered.domains)),
+            units=[torque_units[k] for k in self.axes],
+            order=list(gathered.domains),
+        )
+
+
+def plot_data(args: argparse.Namespace):
+    """What ``run`` draws, as :class:`~contactmodes.plot.PlotData`: the file loaded, the options
+    checked, the analysis gathered and sliced, the title, caption and units worded.
+
+    Raises :class:`ContactModelError` or :class:`~contactmodes.cli.UserError` on bad input."""
+    from .cliutil import UserError, parse_box
+    from .io import load_system
+    from .plot import torque_units
+
     loaded = load_system(args.file)
     system = loaded.system
     axes = _axes(args.torques, system.torques)
-    n = system.n_tau
-    at = None if args.at is None else _parse_floats(args.at, "--at")
-    if at is not None and len(at) != n:
-        raise ContactModelError(f"--at: expected {n} values, got {len(at)}")
-    session = AnalysisSession(system)  # one enumeration, one domain per mode for everything below
-    result = analyze(system, compute_overlaps=False, session=session)
-    feasible = result.feasible_modes()
-    if n > len(axes) and at is None:
-        at = _default_slice_point(result, loaded.desired_mode, n)
-    outlined = args.mode
-    if outlined is None:
-        if loaded.desired_mode and loaded.desired_mode in feasible:
-            outlined = [loaded.desired_mode]
-        else:
-            outlined = feasible if len(feasible) <= MAX_DEFAULT_OUTLINED else []
-    for m in outlined:
-        if m not in result.modes and len(m) == system.k:
-            continue
-        if len(m) != system.k or any(c not in "SLRF" for c in m):
-            raise ContactModelError(f"--mode: {m!r} is not a contact mode of {system.k} contacts")
-
-    domains = {}
-    for m in feasible:
-        S = slice_domain(result.modes[m].T, axes, at)
-        if S is not None:
-            domains[m] = S
+    box = None
     if args.box:
         box = parse_box(args.box, len(axes), "--box")
         if np.any(box[0] >= box[1]):
             raise UserError("--box: every plotting range needs LO < HI")
-    else:
-        box = _default_box(list(domains.values()), len(axes))
-    star = {}
-    for m in outlined:
-        pieces = unambiguous(session, m).unambiguous
-        star[m] = [s for s in (slice_domain(p, axes, at) for p in pieces) if s is not None]
-    lo_full = np.array(at if at is not None else np.zeros(n), dtype=float)
-    hi_full = lo_full.copy()
-    lo_full[axes], hi_full[axes] = box
-    gaps = inconsistent(session, lo_full, hi_full)
-    bad = [s for s in (slice_domain(p, axes, at) for p in gaps) if s is not None]
-    title = f"{system.name}: torque domains T_c"
-    if n > len(axes):
-        title += "\n(slice at " + ", ".join(f"{system.torques[k]}={at[k]:g}" for k in range(n) if k not in axes) + ")"
-    caption = ""
-    if system.constraints_of(("task",)):
-        caption = ("T_c drawn with the task constraints; white: the model has solutions there, but none "
-                   "meets the task constraints (red: no solution at all)")
-    fig = draw_domains(PlotData([system.torques[k] for k in axes], domains, star, bad, box, title, caption))
+    view = _View(system, loaded.desired_mode, axes, _slice_point(args.at, system.n_tau, axes), box,
+                 _modes(args.mode, system.k))
+    return view.data(_gather(system, view.choose), torque_units(loaded.mechanism))
+
+
+def run(args: argparse.Namespace) -> None:
+    """Compute and write the picture; raises ContactModelError on bad input (nothing written)."""
+    from .cliutil import check_output_path, write_atomic
+    from .plot import draw_domains
+
+    if not args.output.lower().endswith(".png"):
+        raise ContactModelError(f"--output: expected a .png file name, got {args.output!r}")
+    check_output_path(args.output, [args.file])
+    fig = draw_domains(plot_data(args))
     try:
         write_atomic(args.output, lambda tmp: fig.savefig(tmp, dpi=120, format="png"), inputs=[args.file])
     finally:

@@ -14,13 +14,15 @@ from __future__ import annotations
 import math
 import os
 import tempfile
+from dataclasses import dataclass
 from typing import Callable, Sequence
 
 import numpy as np
 
-__all__ = ["INTERNAL_ERROR", "INTERRUPTED", "USAGE_ERROR", "UserError", "check_output_path", "parse_box",
-           "parse_floats", "write_atomic"]
+__all__ = ["CommandOutput", "INTERNAL_ERROR", "INTERRUPTED", "NO_ANSWER", "USAGE_ERROR", "UserError",
+           "check_output_path", "parse_box", "parse_floats", "write_atomic"]
 
+NO_ANSWER = 1
 USAGE_ERROR = 2
 INTERNAL_ERROR = 70
 INTERRUPTED = 130
@@ -28,6 +30,15 @@ INTERRUPTED = 130
 
 class UserError(Exception):
     """An error the user can fix; printed as one line, exit status 2."""
+
+
+@dataclass(frozen=True)
+class CommandOutput:
+    """What a command returns when its exit status is not 0: ``text`` for stdout (or
+    ``--output``; ``None`` for none) and ``status`` (e.g. :data:`NO_ANSWER`)."""
+
+    text: str | None
+    status: int = NO_ANSWER
 
 
 def check_output_path(path: str, inputs: Sequence[str] = (), option: str = "--output") -> str:

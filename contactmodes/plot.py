@@ -1,20 +1,42 @@
 """Pictures of torque domains: every feasible mode's ``T_c`` in torque space (matplotlib, Agg).
 
-For one torque the sets are intervals drawn as one horizontal bar per mode; for two torques they
-are polygons; for more torques a 2-D slice through a given point is drawn (the other torques held
-at the point's values). Overlaps of two or more modes (mode ambiguities, Sec. III-G.1) are
-hatched, the unambiguous sets ``T*_c`` are outlined in black, and torques for which no mode has a
-solution (inconsistency) are shaded red.
+For one torque the sets are intervals drawn as one thick horizontal bar per mode (one row per
+mode, named on the axis); for two torques they are polygons; for more torques a 2-D slice
+through a given point is drawn (the other torques held at the point's values; the caller states
+the point in the title). Overlaps of two or more modes (mode ambiguities, Sec. III-G.1) are
+hatched ``///`` in black, the unambiguous sets ``T*_c`` are outlined in black, and torques for
+which no mode has a solution (inconsistency) are shaded red.
 
-Unbounded sets are clipped to the plotting box; lower-dimensional sets (points, segments) are
-drawn as markers and lines. Overlaps are hatched only where they have positive area (2-D) or
-length (1-D): overlaps of measure zero — two sets touching along an edge — are not ambiguities
-under the closure convention of :mod:`polytopes.regions` and are not hatched.
+Telling modes apart
+    Mode ``i`` (in the order given, :attr:`PlotData.order`) gets the colour ``PALETTE[i % 20]``
+    and the cue ``CUES[i // 20]``: a hatch pattern drawn in the mode's colour over its fill and
+    a marker shape for its points and segment ends. The first 20 modes are told apart by colour
+    alone, modes 20–39 repeat the colours with dots and squares, and so on: 120 modes are
+    distinct (beyond that the styles repeat; three contacts have at most 4³ = 64 modes).
+    The palette was chosen by a greedy max–min selection under CIEDE2000 on a 21³ sRGB grid
+    (seeded with Tableau blue and green, then improved one colour at a time, then reordered so
+    that the first colours are the familiar ones) subject to: lightness ``30 <= L* <= 72``
+    (lines show on white and differ from the black outlines); ``ΔE00 >= 35`` from the
+    inconsistency red and ``ΔE00 >= 22`` between a mode's fill and the red shading as drawn
+    (both blended with white at their alphas). Any two palette colours differ by
+    ``ΔE00 >= 10.3``, solid and as fills; ``tests/test_plot.py`` checks all of these with
+    colour-science's CIEDE2000.
+Lower-dimensional sets
+    Sets of dimension 0 or 1 in the picture (a point, a segment: a "hold still" task, a slice
+    through an edge) are drawn so they are seen: segments as lines ``SEGMENT_WIDTH`` points wide
+    with the mode's marker at both ends, points as markers of ``POINT_SIZE`` points; an
+    unambiguous piece of that kind is cased in black. In a 1-D picture an interval narrower than
+    ``THIN_FRACTION`` of the axis also gets its marker.
+Unbounded sets are clipped to the plotting box. Overlaps are hatched only where they have positive
+area (2-D) or length (1-D): overlaps of measure zero — two sets touching along an edge — are not
+ambiguities under the closure convention of :mod:`polytopes.regions` and are not hatched. The
+legend is placed outside the axes (right of them), never over the data.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
 import numpy as np
@@ -23,11 +45,107 @@ from polytopes import Polytope
 
 from .errors import ContactModelError
 
-__all__ = ["PlotData", "slice_domain", "draw_domains"]
+__all__ = [
+    "PlotData",
+    "ModeStyle",
+    "mode_style",
+    "torque_units",
+    "axis_label",
+    "slice_domain",
+    "draw_domains",
+    "PALETTE",
+    "CUES",
+    "FILL_ALPHA",
+    "INCONSISTENT_COLOUR",
+    "INCONSISTENT_ALPHA",
+]
 
-#: colours of the modes, cycled
-PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf",
-           "#bcbd22", "#7f7f7f", "#d62728")
+#: mode colours (see the module docstring for how they were chosen and what is guaranteed)
+PALETTE: tuple[str, ...] = (
+    "#1f77b4", "#2ca02c", "#d99900", "#8c59f2", "#00bfa6", "#ff33ff", "#4d594d", "#664d00", "#99b3bf", "#8ca6f2",
+    "#006666", "#b3a673", "#404d73", "#99b300", "#4d00ff", "#33590d", "#80b38c", "#1a40bf", "#1abfe6", "#80008c",
+)
+#: (hatch, marker) added to the colour for modes ``20 k … 20 k + 19``
+CUES: tuple[tuple[str, str], ...] = (("", "o"), ("..", "s"), ("oo", "^"), ("++", "D"), ("**", "v"), ("OO", "P"))
+#: opacity of a mode's fill (2-D sets and 1-D bars); lines and markers are opaque
+FILL_ALPHA = 0.45
+#: the shading of torques with no solution (no mode has one)
+INCONSISTENT_COLOUR = "#ff0000"
+INCONSISTENT_ALPHA = 0.2
+#: the hatch of overlaps of positive measure (ambiguities), in black
+OVERLAP_HATCH = "///"
+#: line width (points) of a 1-D set in a 2-D picture, and the black casing added for ``T*_c``
+SEGMENT_WIDTH = 4.5
+CASING_WIDTH = 3.0
+#: marker size (points) of a 0-D set
+POINT_SIZE = 10.0
+#: dash length (points) when several modes share one segment: their dashes interleave
+SEGMENT_DASH = 6.0
+#: coincident points are drawn as concentric markers up to (1 + NEST_GROWTH) times POINT_SIZE
+NEST_GROWTH = 1.5
+#: in a 1-D picture, intervals narrower than this fraction of the axis also get their marker
+THIN_FRACTION = 0.005
+#: legend entries per column before another column is started
+LEGEND_ROWS = 30
+
+
+@dataclass(frozen=True)
+class ModeStyle:
+    """How one mode is drawn: ``colour`` (hex), ``hatch`` (matplotlib pattern, ``""`` for none)
+    drawn in that colour over the fill, ``marker`` (matplotlib marker) for points and segment ends."""
+
+    colour: str
+    hatch: str
+    marker: str
+
+    @property
+    def fill(self) -> tuple[float, float, float, float]:
+        """RGBA of the fill: ``colour`` at :data:`FILL_ALPHA`."""
+        from matplotlib.colors import to_rgb
+
+        return (*to_rgb(self.colour), FILL_ALPHA)
+
+
+def mode_style(index: int) -> ModeStyle:
+    """The style of the ``index``-th mode (0-based): colour ``PALETTE[index % 20]``, cue
+    ``CUES[index // 20]`` (cycling after ``20 * len(CUES)`` modes)."""
+    if index < 0:
+        raise ValueError(f"index: must be >= 0, got {index}")
+    hatch, marker = CUES[(index // len(PALETTE)) % len(CUES)]
+    return ModeStyle(PALETTE[index % len(PALETTE)], hatch, marker)
+
+
+def torque_units(mechanism) -> dict[str, str]:
+    """Actuator name → unit of its generalized force, from the mechanism's structure.
+
+    An actuator is a unit generalized force on one coordinate (the columns of
+    ``mechanism.actuator_matrix()``); its unit is energy per unit of that coordinate: ``"N"``
+    on the ``x``/``y`` position of a floating base (a force on the root frame origin), ``"N·m"``
+    on the base angle ``theta`` and on every revolute joint angle (a moment or joint torque) —
+    the same split into lengths and angles that system files use for ``<coord>_deg`` keys.
+
+    Parameters
+    ----------
+    mechanism : :class:`~contactmodes.mechanism.PlanarMechanism` (``LoadedSystem.mechanism``).
+
+    Returns
+    -------
+    dict mapping each name of ``mechanism.actuators`` (= ``ContactSystem.torques``) to its unit.
+    """
+    from .mechanism import FLOATING_COORDINATES
+
+    linear = set(FLOATING_COORDINATES[:2]) if mechanism.base == "floating" else set()
+    S = mechanism.actuator_matrix()
+    units = {}
+    for j, name in enumerate(mechanism.actuators):
+        coordinate = mechanism.coordinates[int(np.argmax(np.abs(S[:, j])))]
+        units[name] = "N" if coordinate in linear else "N·m"
+    return units
+
+
+def axis_label(name: str, unit: str | None) -> str:
+    """``"tau1 (N·m)"``; just the name when the unit is not known."""
+    return f"{name} ({unit})" if unit else name
 
 
 @dataclass
@@ -37,12 +155,16 @@ class PlotData:
     Attributes
     ----------
     labels : names of the plotted torques (1 or 2).
-    domains : mode → ``T_c`` restricted to the plotted torques (Polytope of dim 1 or 2).
+    domains : mode → ``T_c`` restricted to the plotted torques (Polytope of dim 1 or 2); modes
+        whose set misses the slice are left out.
     unambiguous : mode → list of pieces of ``T*_c`` (may be empty or missing).
     inconsistent : pieces where no mode has a solution.
     box : (lo, hi) arrays of the plotted range.
-    title : figure title.
-    caption : a line of small text under the axes (e.g. what the white space means).
+    title : figure title (should state the slice point when there is one).
+    caption : small text under the axes (e.g. what the white space means).
+    units : unit of each plotted torque (``"N·m"``, ``"N"``) or ``None``; added to the axis labels.
+    order : every mode in the order that fixes its style (default: the order of ``domains``).
+        Give all feasible modes so that a mode keeps its colour from one slice to the next.
     """
 
     labels: Sequence[str]
@@ -52,6 +174,18 @@ class PlotData:
     box: tuple[np.ndarray, np.ndarray]
     title: str = ""
     caption: str = ""
+    units: Sequence[str | None] = field(default_factory=tuple)
+    order: Sequence[str] = field(default_factory=tuple)
+
+    def styles(self) -> dict[str, ModeStyle]:
+        """Mode → :class:`ModeStyle` for every mode drawn."""
+        order = list(self.order) + [m for m in self.domains if m not in self.order]
+        return {m: mode_style(i) for i, m in enumerate(order)}
+
+    def axis_labels(self) -> list[str]:
+        """The axis labels with units."""
+        units = list(self.units) + [None] * (len(self.labels) - len(self.units))
+        return [axis_label(n, u) for n, u in zip(self.labels, units)]
 
 
 def slice_domain(T: Polytope, axes: Sequence[int], at: np.ndarray | None) -> Polytope | None:
@@ -89,103 +223,295 @@ def _polygon(P: Polytope) -> np.ndarray:
     return V[np.argsort(np.arctan2(V[:, 1] - c[1], V[:, 0] - c[0]))]
 
 
-def _draw_2d(ax, P: Polytope, **style) -> None:
-    V = _polygon(P)
-    if len(V) == 1:
-        ax.plot(V[:, 0], V[:, 1], "o", color=style.get("edgecolor", style.get("facecolor")), ms=5)
-    elif len(V) == 2 or P.affine_dimension() < 2:
-        ax.plot(V[:, 0], V[:, 1], "-", color=style.get("edgecolor", style.get("facecolor")), lw=2.5)
-    else:
-        from matplotlib.patches import Polygon
+def _segment(V: np.ndarray) -> np.ndarray:
+    """The two extreme points (2, 2) of collinear points ``V`` (k, 2)."""
+    if len(V) <= 2:
+        return V
+    d = V - V.mean(axis=0)
+    axis = np.linalg.svd(d, full_matrices=False)[2][0]
+    s = d @ axis
+    return V[[int(np.argmin(s)), int(np.argmax(s))]]
 
-        ax.add_patch(Polygon(V, closed=True, **style))
+
+# ------------------------------------------------------------------------------------------------
+# 2-D pictures
+
+
+@dataclass(frozen=True)
+class _Shape:
+    """A clipped set as drawn in the plane: ``dim`` 0, 1 or 2 and its points (k, 2) — the
+    point, the segment's two ends, or the polygon's vertices counter-clockwise."""
+
+    dim: int
+    points: np.ndarray
+
+
+def _shape(P: Polytope) -> _Shape:
+    V = _polygon(P)
+    dim = P.affine_dimension()
+    if dim == 2 and len(V) >= 3:
+        return _Shape(2, V)
+    if dim == 1 or len(V) == 2:
+        return _Shape(1, _segment(V))
+    return _Shape(0, V[:1])
+
+
+def _coincident_groups(shapes: Mapping[str, _Shape], box) -> list[list[str]]:
+    """Modes whose 0-D or 1-D sets are the same point or segment (to a millionth of the box),
+    grouped in drawing order, so that a group can be drawn with every member visible."""
+    lo, hi = (np.asarray(v, dtype=float) for v in box)
+    groups: dict[tuple, list[str]] = {}
+    for m, sh in shapes.items():
+        if sh.dim == 2:
+            continue
+        u = np.round((sh.points - lo) / (hi - lo) * 1e6).astype(np.int64)
+        key = (sh.dim,) + tuple(sorted(map(tuple, u.tolist())))
+        groups.setdefault(key, []).append(m)
+    return list(groups.values())
+
+
+def _draw_low_2d(ax, group: Sequence[str], shapes: Mapping[str, _Shape], styles: Mapping[str, ModeStyle]) -> None:
+    """Draw coincident segments (or points) of the modes in ``group``: a single segment as a
+    thick line with the mode's marker at both ends; ``g`` coincident segments interleave dashes
+    of ``SEGMENT_DASH`` points so each colour shows; ``g`` coincident points (and segment ends)
+    as concentric markers, the outermost at most ``1 + NEST_GROWTH`` times the usual size."""
+    g = len(group)
+    for i, m in enumerate(group):
+        st, E = styles[m], shapes[m].points
+        grow = (g - 1 - i) / max(g - 1, 1) * min(0.5 * (g - 1), NEST_GROWTH)  # outermost first
+        if shapes[m].dim == 1:
+            dash = SEGMENT_DASH / SEGMENT_WIDTH  # matplotlib scales dashes by the line width
+            ls = "-" if g == 1 else (i * dash, (dash, (g - 1) * dash))
+            ax.plot(E[:, 0], E[:, 1], ls=ls, color=st.colour, lw=SEGMENT_WIDTH, solid_capstyle="butt",
+                    dash_capstyle="butt", zorder=3)
+            ax.plot(E[:, 0], E[:, 1], ls="none", marker=st.marker, color=st.colour,
+                    ms=(0.75 + grow) * POINT_SIZE, mec="k", mew=0.6, zorder=3.5 + 0.01 * i)
+        else:
+            ax.plot(E[:, 0], E[:, 1], ls="none", marker=st.marker, color=st.colour,
+                    ms=(1.0 + grow) * POINT_SIZE, mec="k", mew=0.8, zorder=4 + 0.01 * i)
+
+
+def _outline_2d(ax, sh: _Shape) -> None:
+    """Outline a piece of ``T*_c`` in black: a polygon's edge, a casing under a segment, a ring
+    around a point."""
+    from matplotlib.patches import Polygon
+
+    if sh.dim == 2:
+        ax.add_patch(Polygon(sh.points, closed=True, fill=False, edgecolor="k", lw=2, zorder=2))
+    elif sh.dim == 1:
+        ax.plot(sh.points[:, 0], sh.points[:, 1], "-", color="k", lw=SEGMENT_WIDTH + CASING_WIDTH,
+                solid_capstyle="butt", zorder=2.9)
+    else:
+        ax.plot(sh.points[:, 0], sh.points[:, 1], ls="none", marker="o", mfc="none", mec="k", mew=2,
+                ms=POINT_SIZE + CASING_WIDTH + 2, zorder=4.5)
+
+
+def _shade_inconsistent_2d(ax, shapes: Sequence[_Shape]) -> None:
+    """Shade the inconsistent pieces: the polygons as one compound path (so that overlapping
+    pieces are not shaded twice), segments as red lines, points as red crosses."""
+    from matplotlib.patches import PathPatch
+    from matplotlib.path import Path
+
+    polygons = [Path(sh.points, closed=False) for sh in shapes if sh.dim == 2]
+    if polygons:  # counter-clockwise polygons under the non-zero rule: the union, once
+        ax.add_patch(PathPatch(Path.make_compound_path(*polygons), facecolor=INCONSISTENT_COLOUR,
+                               alpha=INCONSISTENT_ALPHA, edgecolor="none", lw=0, zorder=0.5))
+    for sh in shapes:
+        if sh.dim == 1:
+            ax.plot(sh.points[:, 0], sh.points[:, 1], "-", color=INCONSISTENT_COLOUR, alpha=0.6, lw=SEGMENT_WIDTH,
+                    zorder=0.6)
+        elif sh.dim == 0:
+            ax.plot(sh.points[:, 0], sh.points[:, 1], ls="none", marker="X", color=INCONSISTENT_COLOUR,
+                    ms=POINT_SIZE, zorder=0.6)
+
+
+def _name_regions(ax, regions: Mapping[str, Polytope], box) -> None:
+    """Write each full-dimensional region's mode at its Chebyshev centre (in the box scaled to
+    the unit square) when the region is large enough to hold the text and the spot is free."""
+    lo, hi = (np.asarray(v, dtype=float) for v in box)
+    width = hi - lo
+    placed: list[np.ndarray] = []
+    for mode, P in regions.items():
+        unit = Polytope(P.A * width, P.b - P.A @ lo, P.C * width, P.d - P.C @ lo)
+        ball = unit.chebyshev_center()
+        if not ball.radius >= 0.04:
+            continue
+        u = np.asarray(ball.center, dtype=float)
+        if any(np.max(np.abs(u - v) / np.array([0.12, 0.05])) < 1 for v in placed):
+            continue
+        placed.append(u)
+        x = lo + u * width
+        ax.text(x[0], x[1], mode, ha="center", va="center", fontsize=8, color="0.1", zorder=5,
+                bbox=dict(boxstyle="round,pad=0.15", facecolor="white", edgecolor="none", alpha=0.75))
+
+
+def _draw_2d(ax, data: PlotData, clipped: Mapping[str, Polytope], styles: Mapping[str, ModeStyle]) -> bool:
+    """Draw a 2-D picture; returns whether any overlap was hatched."""
+    from matplotlib.patches import Polygon
+
+    shapes = {m: _shape(P) for m, P in clipped.items()}
+    full = {m: clipped[m] for m, sh in shapes.items() if sh.dim == 2}
+    for m in full:
+        ax.add_patch(Polygon(shapes[m].points, closed=True, facecolor=styles[m].fill, edgecolor=styles[m].colour,
+                             lw=1.2, hatch=styles[m].hatch, zorder=1))
+    for group in _coincident_groups(shapes, data.box):
+        _draw_low_2d(ax, group, shapes, styles)
+    boxes = {m: P.bounding_box() for m, P in full.items()}
+    names = list(full)
+    overlaps = False
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            if np.any(np.minimum(boxes[a][1], boxes[b][1]) <= np.maximum(boxes[a][0], boxes[b][0])):
+                continue  # bounding boxes do not overlap with positive area
+            inter = full[a].intersect(full[b])
+            if inter.affine_dimension() == 2:  # measure-zero overlaps are not hatched
+                ax.add_patch(Polygon(_polygon(inter.reduce()), closed=True, fill=False, hatch=OVERLAP_HATCH,
+                                     edgecolor="k", lw=0, zorder=1.5))
+                overlaps = True
+    for m in clipped:
+        for piece in data.unambiguous.get(m, []):
+            P = _clip(piece, data.box)
+            if P is not None:
+                _outline_2d(ax, _shape(P))
+    _shade_inconsistent_2d(ax, [_shape(P) for P in (_clip(p, data.box) for p in data.inconsistent) if P is not None])
+    _name_regions(ax, full, data.box)
+    lo, hi = data.box
+    ax.set_xlim(lo[0], hi[0])
+    ax.set_ylim(lo[1], hi[1])
+    return overlaps
+
+
+# ------------------------------------------------------------------------------------------------
+# 1-D pictures
+
+
+def _interval(P: Polytope) -> tuple[float, float]:
+    a, b = P.bounding_box()
+    return float(a[0]), float(b[0])
+
+
+def _union(intervals: Sequence[tuple[float, float]]) -> list[tuple[float, float]]:
+    """The union of closed intervals as disjoint intervals, sorted."""
+    merged: list[tuple[float, float]] = []
+    for a, b in sorted(intervals):
+        if merged and a <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], b))
+        else:
+            merged.append((a, b))
+    return merged
+
+
+def _draw_1d(ax, data: PlotData, clipped: Mapping[str, Polytope], styles: Mapping[str, ModeStyle]) -> bool:
+    """Draw a 1-D picture (one row per mode); returns whether any overlap was hatched."""
+    from matplotlib.patches import Rectangle
+
+    lo, hi = data.box
+    span = float(hi[0] - lo[0])
+    rows = list(clipped)
+    spans = {m: _interval(clipped[m]) for m in rows}
+    overlaps = False
+    for row, m in enumerate(rows):
+        st = styles[m]
+        a, b = spans[m]
+        if b > a:
+            ax.add_patch(Rectangle((a, row - 0.3), b - a, 0.6, facecolor=st.fill, edgecolor=st.colour, lw=1.2,
+                                   hatch=st.hatch, zorder=1))
+        if b - a < THIN_FRACTION * span:  # a point, or too narrow to see: add the marker
+            ax.plot([0.5 * (a + b)], [row], ls="none", marker=st.marker, color=st.colour, ms=POINT_SIZE,
+                    mec="k", mew=0.8, zorder=4)
+        for other in rows:  # overlaps of positive length with other modes, hatched
+            c, d = max(a, spans[other][0]), min(b, spans[other][1])
+            if other == m or d <= c or clipped[m].intersect(clipped[other]).affine_dimension() < 1:
+                continue
+            ax.add_patch(Rectangle((c, row - 0.3), d - c, 0.6, fill=False, hatch=OVERLAP_HATCH,
+                                   edgecolor="k", lw=0, zorder=1.5))
+            overlaps = True
+        for piece in data.unambiguous.get(m, []):
+            P = _clip(piece, data.box)
+            if P is None:
+                continue
+            c, d = _interval(P)
+            if d > c:
+                ax.add_patch(Rectangle((c, row - 0.36), d - c, 0.72, fill=False, edgecolor="k", lw=2, zorder=2))
+            else:
+                ax.plot([c], [row], ls="none", marker="o", mfc="none", mec="k", mew=2,
+                        ms=POINT_SIZE + CASING_WIDTH + 2, zorder=4.1)
+    for c, d in _union([_interval(P) for P in (_clip(p, data.box) for p in data.inconsistent) if P is not None]):
+        if d > c:  # the union of the pieces, so that overlapping pieces are not shaded twice
+            ax.axvspan(c, d, color=INCONSISTENT_COLOUR, alpha=INCONSISTENT_ALPHA, lw=0, zorder=0.5)
+        else:
+            ax.axvline(c, color=INCONSISTENT_COLOUR, alpha=0.6, lw=SEGMENT_WIDTH, zorder=0.5)
+    ax.set_yticks(range(len(rows)))
+    ax.set_yticklabels(rows)
+    ax.set_ylim(len(rows) - 0.4, -0.6)  # first mode on top, as in the legend and the table
+    ax.set_xlim(lo[0], hi[0])
+    ax.set_ylabel("contact mode")
+    return overlaps
+
+
+# ------------------------------------------------------------------------------------------------
+
+
+def _legend_handles(data: PlotData, modes: Sequence[str], styles: Mapping[str, ModeStyle], one_d: bool,
+                    overlaps: bool):
+    """(handles, labels) of the legend: one entry per drawn mode (a fill with the mode's hatch
+    and marker; left out in 1-D pictures, whose rows are named), then the keys of the marks."""
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    handles, labels = [], []
+    if not one_d:
+        for m in modes:
+            st = styles[m]
+            handles.append((Patch(facecolor=st.fill, edgecolor=st.colour, hatch=st.hatch, lw=1.2),
+                            Line2D([], [], ls="none", marker=st.marker, color=st.colour, mec="k", mew=0.6, ms=6)))
+            labels.append(m)
+    if overlaps:
+        handles.append(Patch(fill=False, hatch=OVERLAP_HATCH, edgecolor="k", lw=0.5))
+        labels.append("overlap (ambiguous)")
+    if any(data.unambiguous.get(m) for m in modes):
+        handles.append(Patch(fill=False, edgecolor="k", lw=2))
+        labels.append("unambiguous T*_c")
+    if data.inconsistent:
+        handles.append(Patch(facecolor=INCONSISTENT_COLOUR, alpha=INCONSISTENT_ALPHA, edgecolor="none"))
+        labels.append("no solution")
+    return handles, labels
 
 
 def draw_domains(data: PlotData):
-    """Draw ``data`` on a new matplotlib figure (Agg backend) and return the figure."""
+    """Draw ``data`` on a new matplotlib figure (Agg backend) and return the figure.
+
+    One plotted torque: one row per mode, intervals as bars, points as markers. Two: polygons,
+    segments and points in the plane of the two torques, each full-dimensional region named at
+    its Chebyshev centre when it has room. The axis labels carry :attr:`PlotData.units`; the
+    legend (modes in the order of ``data.domains``, then the keys) sits right of the axes.
+    """
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    from matplotlib.patches import Patch, Rectangle
+    from matplotlib.legend_handler import HandlerTuple
 
-    modes = list(data.domains)
-    colour = {m: PALETTE[i % len(PALETTE)] for i, m in enumerate(modes)}
-    lo, hi = data.box
-    clipped = {m: _clip(T, data.box) for m, T in data.domains.items()}
-    if len(data.labels) == 1:
-        fig, ax = plt.subplots(figsize=(9, 1.2 + 0.45 * max(1, len(modes))))
-        for row, m in enumerate(modes):
-            T = clipped[m]
-            if T is None:
-                continue
-            a, b = T.bounding_box()
-            a, b = float(a[0]), float(b[0])
-            ax.add_patch(Rectangle((a, row - 0.3), max(b - a, 1e-9), 0.6, facecolor=colour[m], alpha=0.6,
-                                   edgecolor=colour[m]))
-            if b - a <= 1e-9 * max(1.0, abs(a)):
-                ax.plot([a], [row], "o", color=colour[m])
-            # overlaps with other modes, hatched
-            for other in modes:
-                if other == m or clipped[other] is None:
-                    continue
-                inter = T.intersect(clipped[other])
-                if inter.affine_dimension() == 1:
-                    c, d = inter.bounding_box()
-                    ax.add_patch(Rectangle((float(c[0]), row - 0.3), max(float(d[0] - c[0]), 1e-9), 0.6,
-                                           fill=False, hatch="///", edgecolor="k", lw=0))
-            for piece in data.unambiguous.get(m, []):
-                P = _clip(piece, data.box)
-                if P is not None:
-                    c, d = P.bounding_box()
-                    ax.add_patch(Rectangle((float(c[0]), row - 0.36), max(float(d[0] - c[0]), 1e-9), 0.72,
-                                           fill=False, edgecolor="k", lw=2))
-        for piece in data.inconsistent:
-            P = _clip(piece, data.box)
-            if P is not None:
-                c, d = P.bounding_box()
-                ax.axvspan(float(c[0]), float(d[0]), color="red", alpha=0.15, lw=0)
-        ax.set_yticks(range(len(modes)))
-        ax.set_yticklabels(modes)
-        ax.set_ylim(-0.7, len(modes) - 0.3)
-        ax.set_xlim(lo[0], hi[0])
-        ax.set_xlabel(data.labels[0])
-        ax.set_ylabel("contact mode")
+    styles = data.styles()
+    clipped = {m: P for m, P in ((m, _clip(T, data.box)) for m, T in data.domains.items()) if P is not None}
+    modes = list(clipped)
+    one_d = len(data.labels) == 1
+    n_entries = (0 if one_d else len(modes)) + 3
+    ncol = max(1, math.ceil(n_entries / LEGEND_ROWS))
+    if one_d:
+        fig, ax = plt.subplots(figsize=(7.5 + 1.8 * ncol, max(2.4, 1.3 + 0.32 * len(modes))))
+        overlaps = _draw_1d(ax, data, clipped, styles)
     else:
-        fig, ax = plt.subplots(figsize=(7.5, 6.5))
-        for m in modes:
-            if clipped[m] is not None:
-                _draw_2d(ax, clipped[m], facecolor=colour[m], alpha=0.35, edgecolor=colour[m], lw=1.2)
-        for i, a in enumerate(modes):
-            for b in modes[i + 1:]:
-                if clipped[a] is None or clipped[b] is None:
-                    continue
-                inter = clipped[a].intersect(clipped[b])
-                if inter.affine_dimension() == 2:  # measure-zero overlaps are not hatched
-                    _draw_2d(ax, inter.reduce(), fill=False, hatch="///", edgecolor="k", lw=0.5)
-        for m in modes:
-            for piece in data.unambiguous.get(m, []):
-                P = _clip(piece, data.box)
-                if P is not None:
-                    _draw_2d(ax, P, fill=False, edgecolor="k", lw=2)
-        for piece in data.inconsistent:
-            P = _clip(piece, data.box)
-            if P is not None:
-                _draw_2d(ax, P, facecolor="red", alpha=0.2, edgecolor="none", lw=0)
-        ax.set_xlim(lo[0], hi[0])
-        ax.set_ylim(lo[1], hi[1])
-        ax.set_xlabel(data.labels[0])
-        ax.set_ylabel(data.labels[1])
+        fig, ax = plt.subplots(figsize=(6.0 + 1.5 * ncol, 6.5))
+        overlaps = _draw_2d(ax, data, clipped, styles)
+        ax.set_ylabel(data.axis_labels()[1])
         ax.set_aspect("auto")
-    handles = [Patch(facecolor=colour[m], alpha=0.6, label=m) for m in modes if clipped[m] is not None]
-    handles.append(Patch(fill=False, hatch="///", label="overlap (ambiguous)"))
-    if any(data.unambiguous.get(m) for m in modes):
-        handles.append(Patch(fill=False, edgecolor="k", lw=2, label="unambiguous T*_c"))
-    if data.inconsistent:
-        handles.append(Patch(facecolor="red", alpha=0.2, label="no solution"))
-    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, frameon=False)
-    ax.set_title(data.title)
+    ax.set_xlabel(data.axis_labels()[0])
+    handles, labels = _legend_handles(data, modes, styles, one_d, overlaps)
+    ax.legend(handles, labels, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, fontsize=8,
+              frameon=False, ncol=ncol, handler_map={tuple: HandlerTuple(ndivide=1)})
+    ax.set_title(data.title, fontsize=10)
     if data.caption:
-        fig.text(0.01, 0.005, data.caption, fontsize=7, va="bottom", ha="left", color="0.3")
-    fig.tight_layout(rect=(0, 0.03 if data.caption else 0, 1, 1))
+        fig.text(0.01, 0.01, data.caption, fontsize=8, va="bottom", ha="left", color="0.25", wrap=True)
+    fig.tight_layout(rect=(0, 0.05 if data.caption else 0, 1, 1))
     return fig

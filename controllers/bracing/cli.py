@@ -7,6 +7,11 @@ the :class:`~controllers.bracing.BracingController` torque. JSON: ``{"schema":
 [polytopes], "ambiguity_sources": [...], "torque": [...] | null, "margin": float | null,
 "objective", "torque_bound": [...]}``. Registered as a ``contactmodes`` subcommand through the
 ``contactmodes.commands`` entry-point group.
+
+Exit status: 0 when a bracing torque is found; 1 when there is none (``status`` ``"empty"`` or
+``"margin_infeasible"``: the robustly unambiguous set is empty, misses the torque bound box, or
+admits no torque with the required margin), after printing the usual table or JSON document
+(``"torque": null``); 2 on a user error (nothing written).
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ import json
 
 import numpy as np
 
-from contactmodes.cli import UserError
+from contactmodes.cliutil import CommandOutput, UserError
 from contactmodes.report import format_bound
 
 SCHEMA = "contactmodes.brace/1"
@@ -24,7 +29,11 @@ SCHEMA = "contactmodes.brace/1"
 
 def add_parser(sub) -> argparse.ArgumentParser:
     """Register ``brace`` on the ``contactmodes`` subparsers."""
-    p = sub.add_parser("brace", help="robust bracing torque under the file's disturbance set")
+    p = sub.add_parser("brace", help="robust bracing torque under the file's disturbance set",
+                       description="Robust feasible set T'_c, robustly unambiguous set T'*_c and bracing torque of "
+                                   "the desired mode under the file's [disturbance] set.",
+                       epilog="Exit status: 0 a bracing torque was found; 1 there is no bracing torque (the "
+                              "table or JSON is printed all the same, with no torque); 2 user error.")
     p.add_argument("file", help="system file (TOML) with a [disturbance] table")
     p.add_argument("--mode", default=None, help="desired mode (default: the file's desired_mode)")
     p.add_argument("--objective", choices=["max-margin", "least-effort"], default="max-margin",
@@ -38,8 +47,9 @@ def add_parser(sub) -> argparse.ArgumentParser:
     return p
 
 
-def run(args: argparse.Namespace) -> str:
-    """Compute the sets and the torque; returns the text to print (table or JSON)."""
+def run(args: argparse.Namespace) -> str | CommandOutput:
+    """Compute the sets and the torque; returns the text to print (table or JSON), wrapped in a
+    :class:`~contactmodes.cli.CommandOutput` with status 1 when there is no bracing torque."""
     from contactmodes.io import load_system
 
     from .controller import DEFAULT_TORQUE_BOUND, BracingController
@@ -71,8 +81,10 @@ def run(args: argparse.Namespace) -> str:
             "torque": None if res.torque is None else res.torque.tolist(),
             "margin": res.margin,
         }
-        return json.dumps(doc, indent=2, allow_nan=False) + "\n"
-    return _table(system, res) + "\n"
+        text = json.dumps(doc, indent=2, allow_nan=False) + "\n"
+    else:
+        text = _table(system, res) + "\n"
+    return text if res.success else CommandOutput(text)
 
 
 def _set_text(P) -> str:
