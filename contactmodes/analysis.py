@@ -88,6 +88,10 @@ class OverlapPairs(Mapping):
     def __init__(self, session: AnalysisSession, pairs: Sequence[tuple[str, str]], task: bool) -> None:
         self.session, self.pairs, self.task = session, list(pairs), task
         self._set = set(self.pairs)
+        self.neighbours: dict[str, set[str]] = {}
+        for a, b in self.pairs:
+            self.neighbours.setdefault(a, set()).add(b)
+            self.neighbours.setdefault(b, set()).add(a)
 
     def __getitem__(self, key: tuple[str, str]) -> Polytope:
         if key not in self._set:
@@ -144,7 +148,7 @@ class AnalysisResult:
         overlaps were not computed)."""
         if self.overlaps is None:
             return []
-        others = {b for a, b in self.overlaps if a == mode} | {a for a, b in self.overlaps if b == mode}
+        others = self.overlaps.neighbours.get(mode, set())
         return [m for m in self.modes if m in others]
 
     def feasible_modes(self) -> list[str]:

@@ -34,6 +34,10 @@ from .system import ContactSystem
 
 __all__ = ["AnalysisSession", "ModeSolution", "PIPELINE_STAGES", "empty_box"]
 
+SEPARATION_FACTOR = 1e3
+"""A pair of τ-sets is certified disjoint without an LP only when a facet separates them by this
+many emptiness tolerances of :mod:`polytopes` (closer pairs are left to the LP rule)."""
+
 PIPELINE_STAGES = ("response", "assemble", "reduce", "project")
 """The per-mode stages of Sec. III-D/E whose times a :class:`~contactmodes.domains.ModeDomain` reports."""
 
@@ -56,17 +60,74 @@ def _near(T: Polytope, X: np.ndarray) -> np.ndarray:
     return ok
 
 
-def _witness_points(T: Polytope) -> np.ndarray:
-    """Points of ``T`` (or near it) to test other sets against: the Chebyshev centre, the
-    vertices, and each vertex moved one unit along each ray and line (N, n)."""
-    pts = [T.chebyshev_center().center[None, :]]
-    g = T.vertices()
-    if len(g.vertices):
-        pts.append(g.vertices)
-        dirs = [r / max(1e-300, float(np.abs(r).max())) for r in (*g.rays, *g.lines, *(-g.lines))]
-        for d in dirs:
-            pts.append(g.vertices + d)
-    return np.vstack(pts)
+class _SetInfo:
+    """A τ-polytope with what the overlap tests reuse: normalized rows, a (hint) V-representation
+    from cdd and witness points (Chebyshev centre, vertices, vertices moved along rays/lines)."""
+
+    def __init__(self, T: Polytope) -> None:
+        from polytopes import tolerances as ptol
+        from polytopes.linalg import data_scale, normalize_rows
+
+        self.T = T
+        self.An, self.bn, _ = normalize_rows(T.A, T.b)
+        self.tol = ptol.FEASIBILITY_TOL * max(1.0, data_scale(T.A, T.b), data_scale(T.C, T.d))
+        g = T.vertices()
+        self.V, self.R, self.L = g.vertices, g.rays, g.lines
+        pts = [T.chebyshev_center().center[None, :]]
+        if len(self.V):
+            pts.append(self.V)
+            for d in (*self.R, *self.L, *(-self.L)):
+                pts.append(self.V + d / max(1e-300, float(np.abs(d).max())))
+        self.witnesses = np.vstack(pts)
+
+
+def _separated(b: "_SetInfo", sets: Sequence["_SetInfo"], names: Sequence[str]) -> list[str]:
+    """The ``names`` of ``sets`` one of whose facets is certified to leave ``b.T`` strictly
+    outside, by a margin of ``SEPARATION_FACTOR`` emptiness tolerances (vectorized over all facets
+    of all ``sets``).
+
+    A facet ``d·x <= β`` (unit ``d``) is proposed by ``b``'s V-representation (every vertex beyond
+    it, no ray or line coming back); the certificate is LP duality: multipliers ``y >= 0`` on the
+    rows of ``b.T`` active at the vertex minimizing ``d·x`` and ``z`` on its equalities with
+    ``A_Jᵀ y + Cᵀ z = −d`` (least squares, residual checked) prove ``d·x >= −(yᵀ b_J + zᵀ e)`` on
+    all of ``b.T``."""
+    if len(b.V) == 0:
+        return []
+    owner = np.concatenate([np.full(s_.An.shape[0], i) for i, s_ in enumerate(sets)]) if sets else np.zeros(0, int)
+    if owner.size == 0:
+        return []
+    D = np.vstack([s_.An for s_ in sets])
+    beta = np.concatenate([s_.bn for s_ in sets])
+    margin = SEPARATION_FACTOR * np.maximum(b.tol, np.array([sets[i].tol for i in owner]))
+    proj = b.V @ D.T  # (nv, nF)
+    beyond = np.all(proj - beta > margin, axis=0)
+    if len(b.R):
+        beyond &= np.all(b.R @ D.T >= 0.0, axis=0)
+    if len(b.L):
+        beyond &= np.all(np.abs(b.L @ D.T) <= 1e-12, axis=0)
+    cand = np.flatnonzero(beyond)
+    if cand.size == 0:
+        return []
+    TB = b.T
+    vert = np.argmin(proj[:, cand], axis=0)
+    certified = np.zeros(len(sets), dtype=bool)
+    for v in np.unique(vert):
+        fac = cand[vert == v]
+        fac = fac[~certified[owner[fac]]]
+        if fac.size == 0:
+            continue
+        active = (np.flatnonzero(np.abs(b.An @ b.V[v] - b.bn) <= 1e3 * b.tol) if b.An.shape[0]
+                  else np.zeros(0, dtype=int))
+        M = np.vstack([TB.A[active], TB.C]).T  # (n, |J| + p)
+        if M.shape[1] == 0:
+            continue
+        coef = np.linalg.pinv(M) @ (-D[fac].T)  # (|J| + p, nf)
+        y, z = coef[: len(active)], coef[len(active):]
+        resid = np.linalg.norm(M @ coef + D[fac].T, axis=0)
+        lower = -(TB.b[active] @ y + TB.d @ z)
+        ok = np.all(y >= 0.0, axis=0) & (resid <= 1e-9) & (lower > beta[fac] + margin[fac])
+        certified[owner[fac[ok]]] = True
+    return [n for n, c in zip(names, certified) if c]
 
 
 def _intersect(Ta: Polytope, Tb: Polytope) -> bool:
@@ -461,22 +522,27 @@ class AnalysisSession:
         order of ``candidates`` (default :meth:`candidate_pairs`), with a progress stage. Stores
         pairs only.
 
-        Witness points first: a pair is non-empty when a point of one ``T_c`` (its Chebyshev
-        centre, its vertices, a vertex moved along each ray or line — from cdd, but each point is
-        *checked* against both H-representations, so a wrong V-representation only costs an LP)
-        satisfies the other's rows within the emptiness tolerance (:func:`_near`): domains of
-        neighbouring modes typically share a face, where no centre lies but vertices do. The pairs
-        left cost one LP each.
+        Each pair is decided by the first of (the V-representations come from cdd's floating
+        double description and serve only as *hints*: every claim is checked against the
+        H-representations, so a wrong V-representation costs an LP, never a wrong answer):
+
+        1. a witness point — the Chebyshev centre, a vertex, a vertex moved along a ray or line —
+           of one set satisfying every row of the other within the emptiness tolerance of
+           :mod:`polytopes` (:func:`_near`): non-empty (neighbouring modes typically share a
+           face, where no centre lies but vertices do);
+        2. a facet of one set beyond which the other's vertices all lie, *certified* by LP duality
+           from the active rows of the minimizing vertex (:func:`_separated`): empty;
+        3. one LP (:func:`_intersect`).
         """
         cands = self.candidate_pairs(modes, task) if candidates is None else list(candidates)
         if not cands:
             return []
         order = {m: i for i, m in enumerate(modes)}
         involved = sorted({m for pair in cands for m in pair}, key=order.__getitem__)
-        witnesses = {}
-        with stage(self.progress, "overlaps: witness points", len(involved)) as st:
+        info = {}
+        with stage(self.progress, "overlaps: vertices", len(involved)) as st:
             for m in involved:
-                witnesses[m] = _witness_points(self.mode(m).T(task))
+                info[m] = _SetInfo(self.mode(m).T(task))
                 st.update(1, m)
         partners: dict[str, list[str]] = {}
         for a, b in cands:
@@ -484,16 +550,25 @@ class AnalysisSession:
             partners.setdefault(a, []).append(b)
         hit = set()
         for m, others in partners.items():
-            pts = [witnesses[o] for o in others]
+            pts = [info[o].witnesses for o in others]
             X = np.vstack(pts)
-            ok = _near(self.mode(m).T(task), X)
+            ok = _near(info[m].T, X)
             starts = np.cumsum([0] + [len(p) for p in pts[:-1]])
             any_ok = np.logical_or.reduceat(ok, starts) if len(X) else np.zeros(len(others), dtype=bool)
             hit.update(frozenset((o, m)) for o, h in zip(others, any_ok) if h)
+        undecided: dict[str, list[str]] = {}
+        for a, b in cands:
+            if frozenset((a, b)) not in hit:
+                undecided.setdefault(a, []).append(b)
+                undecided.setdefault(b, []).append(a)
+        separated = set()
+        for m, others in undecided.items():  # facets of the partners against m's vertices
+            separated.update(frozenset((o, m)) for o in _separated(info[m], [info[o] for o in others], others))
         out = []
         with stage(self.progress, "overlaps", len(cands)) as st:
             for a, b in cands:
-                if frozenset((a, b)) in hit or _intersect(self.mode(a).T(task), self.mode(b).T(task)):
+                key = frozenset((a, b))
+                if key in hit or (key not in separated and _intersect(info[a].T, info[b].T)):
                     out.append((a, b))
                 st.update(1)
         return out

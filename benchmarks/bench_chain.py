@@ -1,0 +1,154 @@
+"""Scaling of ``contactmodes analyze`` with the number of contacts: the zig-zag chain at rest.
+
+The k-link chain wedged between a floor and a ceiling (``tests/chains.py``: links 0.127 m,
+0.0849 kg, inertia m·L²/12, 40° zig-zag, μ = 0.5, one actuator per joint, k contacts, all at
+rest — every one of the 4^k modes passes velocity pruning; (k+3)·2^(k−1) survive acceleration
+pruning). For each k the system file is written to a temporary directory and analysed by the CLI
+in a fresh process (CPU seconds and peak resident memory of that process):
+
+* ``default``: ``contactmodes analyze FILE`` (text; overlaps tested only up to the default
+  candidate limit, rows beyond 200 summarized);
+* ``--overlaps``: every candidate pair tested and listed (up to ``--overlaps-max-k``);
+* ``baseline``: the previous code (which always tested every pair: compared with ``--overlaps``) (``--baseline REV``, default the commit before this round,
+  extracted with ``git archive`` into a temporary directory) on the same file, up to
+  ``--baseline-max-k`` (it grows 6–7× per contact).
+
+Usage: ``python benchmarks/bench_chain.py [--kmax 12] [--overlaps-max-k 8] [--baseline 4728fe8]
+[--baseline-max-k 7] [--timeout 900]``. Prints a table; writes nothing outside a temporary
+directory.
+
+Measured on the 2-core development machine (other jobs running; CPU seconds):
+
+(filled in by the author from a run; see the closing note of the analysis-session issue)
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.append(str(ROOT / "tests"))
+
+from chains import zigzag_chain  # noqa: E402
+
+CHILD = r"""
+import resource, sys, time, runpy
+t0 = time.process_time()
+sys.argv = ["contactmodes"] + sys.argv[1:]
+code = 0
+try:
+    from contactmodes.cli import main
+    code = main(sys.argv[1:])
+except SystemExit as exc:
+    code = exc.code
+out = sys.stdout
+sys.stdout = sys.__stderr__
+print(f"BENCH {time.process_time() - t0:.3f} {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} {code}",
+      file=sys.stderr)
+"""
+
+
+def toml(doc: dict) -> str:
+    import json
+
+    def value(v):
+        if isinstance(v, str):
+            return json.dumps(v)
+        if isinstance(v, (list, tuple)):
+            return "[" + ", ".join(value(x) for x in v) + "]"
+        if isinstance(v, dict):
+            return "{" + ", ".join(f"{k} = {value(x)}" for k, x in v.items()) + "}"
+        return repr(float(v)) if isinstance(v, float) else str(v)
+
+    lines = [f"name = {value(doc['name'])}"]
+    for key in ("links", "contacts", "actuators"):
+        for item in doc[key]:
+            lines.append(f"[[{key}]]")
+            lines += [f"{k} = {value(v)}" for k, v in item.items()]
+    lines.append("[state]")
+    lines.append(f"q = {value(doc['state']['q'])}")
+    return "\n".join(lines) + "\n"
+
+
+def run(pythonpath: str, args: list[str], timeout: float) -> tuple[float | None, float | None, str, str]:
+    env = dict(os.environ, PYTHONPATH=pythonpath)
+    try:
+        proc = subprocess.run([sys.executable, "-c", CHILD, *args], capture_output=True, text=True, env=env,
+                              timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None, None, f"timeout {timeout:.0f} s", ""
+    line = [ln for ln in proc.stderr.splitlines() if ln.startswith("BENCH ")]
+    if not line:
+        return None, None, proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else "failed", proc.stdout
+    _, cpu, mb, code = line[-1].split()
+    status = "ok" if code in ("0", "None") else f"exit {code}: " + (proc.stderr.strip().splitlines()[0] if proc.stderr else "")
+    return float(cpu), float(mb), status, proc.stdout
+
+
+def counts(stdout: str) -> tuple[str, str]:
+    """(modes after acceleration pruning, overlapping pairs or candidates) from the text output."""
+    acc, pairs = "-", "-"
+    for ln in stdout.splitlines():
+        if ln.startswith("modes:") and "after acceleration" in ln:
+            acc = ln.split(",")[2].split()[0]
+        if ln.startswith("overlapping pairs"):
+            if "candidate pairs" in ln:
+                pairs = ln.split(":")[1].split()[0] + " cand."
+            elif "pairs among" in ln:
+                pairs = ln.split(":")[1].split()[0]
+            elif "none" in ln:
+                pairs = "0"
+            else:
+                pairs = str(sum(1 for x in stdout.splitlines() if x.startswith("  ") and " ∩ " in x))
+    return acc, pairs
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--kmin", type=int, default=2)
+    ap.add_argument("--kmax", type=int, default=12)
+    ap.add_argument("--overlaps-max-k", type=int, default=8)
+    ap.add_argument("--baseline", default="4728fe8", help="git revision of the previous code ('' to skip)")
+    ap.add_argument("--baseline-max-k", type=int, default=7)
+    ap.add_argument("--timeout", type=float, default=900.0)
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        base = None
+        if args.baseline:
+            base = os.path.join(tmp, "baseline")
+            os.mkdir(base)
+            archive = subprocess.run(["git", "-C", str(ROOT), "archive", args.baseline], capture_output=True, check=True)
+            subprocess.run(["tar", "-x", "-C", base], input=archive.stdout, check=True)
+        print("| k | 4^k | after accel. | default s | MB | pairs (default) | --overlaps s | MB | pairs | "
+              "baseline s | baseline / --overlaps |")
+        print("|---|---|---|---|---|---|---|---|---|---|---|")
+        for k in range(args.kmin, args.kmax + 1):
+            path = os.path.join(tmp, f"chain{k}.toml")
+            Path(path).write_text(toml(zigzag_chain(k)))
+            cpu, mb, status, out = run(str(ROOT), ["analyze", path], args.timeout)
+            acc, pairs = counts(out)
+            row = [str(k), str(4 ** k), acc, f"{cpu:.2f}" if cpu is not None else status, f"{mb:.0f}" if mb else "-", pairs]
+            cpu2 = None
+            if k <= args.overlaps_max_k:
+                cpu2, mb2, status2, out2 = run(str(ROOT), ["analyze", path, "--overlaps"], args.timeout)
+                row += [f"{cpu2:.2f}" if cpu2 is not None else status2, f"{mb2:.0f}" if mb2 else "-", counts(out2)[1]]
+            else:
+                row += ["-", "-", "-"]
+            if base is not None and k <= args.baseline_max_k:
+                cpu3, _, status3, _ = run(base, ["analyze", path], args.timeout)
+                same_work = cpu2 if cpu2 is not None else cpu  # the previous code always tested every pair
+                ratio = f"{cpu3 / same_work:.1f}" if cpu3 is not None and same_work else "-"
+                row += [f"{cpu3:.2f}" if cpu3 is not None else status3, ratio]
+            else:
+                row += ["-", "-"]
+            print("| " + " | ".join(row) + " |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
