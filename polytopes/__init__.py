@@ -9,7 +9,7 @@ Public names: :class:`Polytope`, :class:`Generators`, :class:`ChebyshevBall`,
 """
 
 from . import tolerances
-from .errors import PolytopeError, ProjectionBudgetError
+from .errors import NumericalError, PolytopeError, ProjectionBudgetError
 from .polytope import ChebyshevBall, Generators, Polytope
 from .projection import fourier_motzkin, project
 from .regions import (difference, simplify, union_bounding_box, union_contains, union_is_empty,

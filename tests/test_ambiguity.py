@@ -191,13 +191,9 @@ def test_squeeze_is_unchanged_by_the_units_of_the_task_row(scale):
     assert squeeze_star_ok(unambiguous(squeeze(scale=scale), "FF"))
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "bug (polytopes, Polytope.reduce / equals on badly scaled rows): with the task written as "
-    "1e-8·f_n2 >= 1e-8 the squeeze's T_FF (with the task) comes out as fy <= m g + 1 = 20.62 instead "
-    "of R², and T*_FF as the segment fx in [-0.5, 0.5], fy = 20.62 instead of the cone above it. "
-    "D_c's raw H-form is right (its projection is R²); Polytope(A, b).reduce() changes the set once "
-    "one row is scaled by <= 1e-7 (the same (A, b) with that row scaled: P.equals(unscaled) is False)."))
 def test_squeeze_with_a_task_row_in_tiny_units():
+    """The task written as 1e-8·f_n2 >= 1e-8 gives the same T_FF and T*_FF as in plain units
+    (was a strict xfail: Polytope.reduce changed the set once a row was scaled by <= 1e-7)."""
     assert squeeze_star_ok(unambiguous(squeeze(scale=1e-8), "FF"))
 
 
