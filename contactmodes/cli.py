@@ -12,7 +12,9 @@ Subcommands: ``analyze`` and ``plot`` live here; packages layered above :mod:`co
 
 User error (a malformed or invalid system file, an unknown mode, an approaching contact, an
 unwritable output path) prints one line on stderr and exits with status 2; nothing is written.
-Output files are written atomically (a temporary file renamed into place).
+Output files are written atomically (a temporary file renamed into place). A failure of the
+toolkit itself (:class:`~polytopes.NumericalError`: no solver or method produced a verified
+answer) prints ``contactmodes: internal error (please report): <message>`` and exits with 70.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ import tempfile
 import time
 from typing import Sequence
 
-from polytopes import PolytopeError
+from polytopes import NumericalError, PolytopeError
 
 from .errors import ContactModelError
 
@@ -35,6 +37,7 @@ __all__ = ["main", "build_parser", "write_atomic", "UserError", "COMMAND_GROUP"]
 COMMAND_GROUP = "contactmodes.commands"
 
 USAGE_ERROR = 2
+INTERNAL_ERROR = 70  # EX_SOFTWARE (sysexits.h)
 
 
 class UserError(Exception):
@@ -206,6 +209,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ContactModelError, PolytopeError, UserError) as exc:
         print(f"contactmodes: error: {exc}", file=sys.stderr)
         return USAGE_ERROR
+    except NumericalError as exc:
+        print(f"contactmodes: internal error (please report): {exc}", file=sys.stderr)
+        return INTERNAL_ERROR
     except KeyboardInterrupt:
         print("contactmodes: interrupted", file=sys.stderr)
         return 130
