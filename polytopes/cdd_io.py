@@ -112,6 +112,9 @@ def canonicalize(A, b, C, d):
                             f"budget ({tol.CDD_CANONICALIZE_MAX_ROWS})")
     mat = h_to_cdd(A, b, C, d)
     cdd.matrix_canonicalize(mat)
+    if len(mat.array) == 0:  # only trivial rows: the whole space
+        n = A.shape[1]
+        return np.zeros((0, n)), np.zeros(0), np.zeros((0, n)), np.zeros(0)
     return h_from_cdd(mat)
 
 
