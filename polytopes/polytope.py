@@ -11,7 +11,7 @@ from . import cdd_io, lp, ppl_io, redundancy
 from . import feasibility as _feasibility
 from . import tolerances as _tol
 from .errors import NumericalError, PolytopeError
-from .linalg import data_scale, normalize_rows, row_norms
+from .linalg import data_scale, normalize_rows
 
 
 @dataclass(frozen=True)

@@ -119,23 +119,27 @@ def exact_facts(A, b, C, d) -> dict:
             "bounded": bool(P.is_bounded())}
 
 
-def support_exact(A, b, C, d, direction) -> float:
-    """``max direction.x`` over the set in exact arithmetic, rounded to float at the end
-    (``inf`` unbounded, ``-inf`` empty). Direction entries are converted exactly."""
+def polyhedron_support(P, direction) -> float:
+    """``max direction.y`` over the PPL polyhedron ``P`` in exact arithmetic (the float direction
+    converted exactly), rounded to float at the end; ``inf`` unbounded, ``-inf`` empty."""
     ppl = _require()
-    P = to_ppl(A, b, C, d)
     if P.is_empty():
         return float("-inf")
-    n = A.shape[1]
     fr = [Fraction(float(v)) for v in np.asarray(direction, dtype=float)]
     den = 1
     for f in fr:
         den = lcm(den, f.denominator)
     e = ppl.Linear_Expression(0)
-    for k in range(n):
-        if fr[k]:
-            e += int(fr[k] * den) * ppl.Variable(k)
+    for k, f in enumerate(fr):
+        if f:
+            e += int(f * den) * ppl.Variable(k)
     res = P.maximize(e)
     if not res["bounded"]:
         return float("inf")
     return float(Fraction(int(res["sup_n"]), int(res["sup_d"])) / den)
+
+
+def support_exact(A, b, C, d, direction) -> float:
+    """``max direction.x`` over ``{A x <= b, C x = d}`` in exact arithmetic (see
+    :func:`polyhedron_support`)."""
+    return polyhedron_support(to_ppl(A, b, C, d), direction)

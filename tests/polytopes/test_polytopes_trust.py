@@ -74,22 +74,7 @@ def exact_projection_facts(P, keep):
 
 def exact_support(E, u) -> float:
     """max u.y over the PPL polyhedron E (exact), as a float."""
-    from fractions import Fraction
-    from math import lcm
-    if E.is_empty():
-        return -np.inf
-    fr = [Fraction(float(v)) for v in u]
-    den = 1
-    for f in fr:
-        den = lcm(den, f.denominator)
-    e = ppl.Linear_Expression(0)
-    for k, f in enumerate(fr):
-        if f:
-            e += int(f * den) * ppl.Variable(k)
-    res = E.maximize(e)
-    if not res["bounded"]:
-        return np.inf
-    return float(Fraction(int(res["sup_n"]), int(res["sup_d"])) / den)
+    return ppl_io.polyhedron_support(E, u)
 
 
 def squash(v, scale):
