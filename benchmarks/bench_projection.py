@@ -39,6 +39,8 @@ BIG = 1e12
 def example_domains():
     from contactmodes.domains import mode_domain
     from contactmodes.io import load_system
+    import itertools
+
     from contactmodes.modes import acceleration_feasible, velocity_allowed
 
     out = []
@@ -49,7 +51,11 @@ def example_domains():
             continue
         if system.n_tau == 0:
             continue
-        for mode in [m for m in velocity_allowed(system) if acceleration_feasible(system, m)]:
+        try:
+            candidates = ["".join(t) for t in itertools.product(*velocity_allowed(system))]
+        except Exception:  # noqa: BLE001 - e.g. an approaching contact
+            continue
+        for mode in [m for m in candidates if acceleration_feasible(system, m)]:
             try:
                 dom = mode_domain(system, mode)
             except Exception:  # noqa: BLE001
