@@ -1,20 +1,28 @@
 """Pure-geometry H-polytopes: ``{x : A x <= b, C x = d}`` (possibly unbounded, lower-dimensional
-or empty), with HiGHS LPs and pycddlib for conversions, reduction and projection.
+or empty), with verified LPs (cddlib fast path, HiGHS), pycddlib for conversions and pplpy
+(optional, exact rationals) for reduction and projection.
+
+Trust model: every LP answer is verified (:mod:`polytopes.lp`); emptiness and affine hulls come
+from one rule (:mod:`polytopes.feasibility`), computed once per polytope; every projection is
+verified before it is returned (:mod:`polytopes.projection`); cddlib never sees inputs known to
+crash it (:mod:`polytopes.cdd_io`). The empty set is a normal value everywhere.
 
 Public names: :class:`Polytope`, :class:`Generators`, :class:`ChebyshevBall`,
-:class:`PolytopeError`, :class:`ProjectionBudgetError`, :func:`fourier_motzkin`,
+:class:`PolytopeError` (the caller's mistake), :class:`NumericalError` (the package's own failure;
+not a ``ValueError``), :class:`ProjectionBudgetError`, :func:`fourier_motzkin`,
 :func:`project`, :mod:`tolerances`; regions (unions of convex pieces): :func:`difference`,
 :func:`union_contains`, :func:`union_is_empty`, :func:`union_bounding_box`, :func:`union_volume`,
 :func:`simplify`.
 """
 
 from . import tolerances
-from .errors import PolytopeError, ProjectionBudgetError
+from .errors import NumericalError, PolytopeError, ProjectionBudgetError
 from .polytope import ChebyshevBall, Generators, Polytope
 from .projection import fourier_motzkin, project
 from .regions import (difference, simplify, union_bounding_box, union_contains, union_is_empty,
                       union_volume)
 
-__all__ = ["Polytope", "Generators", "ChebyshevBall", "PolytopeError", "ProjectionBudgetError",
+__all__ = ["Polytope", "Generators", "ChebyshevBall", "PolytopeError", "NumericalError",
+           "ProjectionBudgetError",
            "fourier_motzkin", "project", "tolerances", "difference", "simplify",
            "union_bounding_box", "union_contains", "union_is_empty", "union_volume"]

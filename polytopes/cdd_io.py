@@ -3,6 +3,14 @@
 cdd stores an H-representation row as ``[b, -a]`` meaning ``b - a x >= 0``; rows in ``lin_set``
 are equalities. A V-representation row is ``[1, v]`` for a vertex and ``[0, r]`` for a ray;
 rows in ``lin_set`` are lines.
+
+Crash guards (every cdd call of the package goes through this module): pycddlib 3.0 segfaults
+when canonicalizing a matrix whose rows are all zero, so rows that are entirely zero (``0 <= 0``,
+``0 = 0``: no information) are dropped before any matrix is built and every H-matrix carries the
+nonzero trivial row ``1 >= 0``; :func:`canonicalize` refuses (``PolytopeError``) matrices larger
+than ``tolerances.CDD_CANONICALIZE_MAX_ROWS`` (cddlib's canonicalization of large
+block-elimination outputs was seen to abort, crash or run for minutes); callers reduce those with
+the package's own LP path instead.
 """
 
 from __future__ import annotations
@@ -15,10 +23,20 @@ from . import tolerances as tol
 from .errors import PolytopeError
 
 
+def drop_zero_rows(A, b, C, d):
+    """Remove rows that are entirely zero (``0 <= 0``, ``0 = 0``); other rows untouched."""
+    zi = ~np.any(A != 0, axis=1) & (b == 0) if A.shape[0] else np.zeros(0, dtype=bool)
+    ze = ~np.any(C != 0, axis=1) & (d == 0) if C.shape[0] else np.zeros(0, dtype=bool)
+    return A[~zi], b[~zi], C[~ze], d[~ze]
+
+
 def h_to_cdd(A: np.ndarray, b: np.ndarray, C: np.ndarray, d: np.ndarray):
     """cdd H-matrix of ``{A x <= b, C x = d}``, with the trivial row ``0 <= 1`` appended: cddlib
     mishandles a matrix without rows and, for a homogeneous system, reads it as a cone and omits
-    the origin vertex from the generators. :func:`h_from_cdd` drops trivial rows again."""
+    the origin vertex from the generators. :func:`h_from_cdd` drops trivial rows again. Rows
+    that are entirely zero are dropped (crash guard, module docstring)."""
+    A, b, C, d = drop_zero_rows(np.asarray(A, float), np.asarray(b, float),
+                                np.asarray(C, float), np.asarray(d, float))
     n = A.shape[1]
     trivial = np.zeros((1, n + 1))
     trivial[0, 0] = 1.0
@@ -47,7 +65,10 @@ def h_from_cdd(mat) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
 
 
 def v_to_cdd(vertices: np.ndarray, rays: np.ndarray, lines: np.ndarray):
-    """cdd V-matrix of ``conv(vertices) + cone(rays) + span(lines)`` (needs one vertex)."""
+    """cdd V-matrix of ``conv(vertices) + cone(rays) + span(lines)`` (needs one vertex); zero rays
+    and lines are dropped (crash guard)."""
+    rays = rays[np.any(rays != 0, axis=1)] if len(rays) else rays
+    lines = lines[np.any(lines != 0, axis=1)] if len(lines) else lines
     rows = np.vstack([
         np.hstack([np.ones((len(vertices), 1)), vertices]),
         np.hstack([np.zeros((len(rays), 1)), rays]),
@@ -82,9 +103,18 @@ def h_from_generators(vertices, rays, lines):
 
 
 def canonicalize(A, b, C, d):
-    """cdd canonicalization (implicit linearities and redundancies removed)."""
+    """cdd canonicalization (implicit linearities and redundancies removed).
+
+    Raises :class:`PolytopeError` for more than ``tolerances.CDD_CANONICALIZE_MAX_ROWS`` rows
+    (crash guard); cdd's own failures surface as ``RuntimeError``."""
+    if A.shape[0] + C.shape[0] > tol.CDD_CANONICALIZE_MAX_ROWS:
+        raise PolytopeError(f"rows: {A.shape[0] + C.shape[0]} rows exceed the cdd canonicalization "
+                            f"budget ({tol.CDD_CANONICALIZE_MAX_ROWS})")
     mat = h_to_cdd(A, b, C, d)
     cdd.matrix_canonicalize(mat)
+    if len(mat.array) == 0:  # only trivial rows: the whole space
+        n = A.shape[1]
+        return np.zeros((0, n)), np.zeros(0), np.zeros((0, n)), np.zeros(0)
     return h_from_cdd(mat)
 
 
@@ -101,7 +131,15 @@ def block_eliminate(A, b, C, d, eliminate):
 
 def irredundant_rows(A, b, C, d) -> np.ndarray:
     """Indices of the inequality rows of ``A x <= b`` that cdd's redundancy removal keeps
-    (equalities ``C x = d`` take part but are not reported)."""
+    (equalities ``C x = d`` take part but are not reported). Raises :class:`PolytopeError` over
+    ``tolerances.CDD_CANONICALIZE_MAX_ROWS`` rows (crash guard)."""
+    if A.shape[0] + C.shape[0] > tol.CDD_CANONICALIZE_MAX_ROWS:
+        raise PolytopeError(f"rows: {A.shape[0] + C.shape[0]} rows exceed the cdd redundancy "
+                            f"budget ({tol.CDD_CANONICALIZE_MAX_ROWS})")
+    zero = ~np.any(A != 0, axis=1) & (b == 0)
+    if np.any(zero):  # all-zero rows are redundant; cdd never sees them
+        idx = np.flatnonzero(~zero)
+        return idx[irredundant_rows(A[idx], b[idx], C, d)]
     mat = h_to_cdd(A, b, C, d)
     redundant, _ = cdd.matrix_redundancy_remove(mat)
     return np.array([i for i in range(A.shape[0]) if i not in redundant], dtype=int)

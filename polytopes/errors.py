@@ -1,4 +1,10 @@
-"""Exceptions of :mod:`polytopes`."""
+"""Exceptions of :mod:`polytopes`.
+
+Two families, kept apart on purpose: :class:`PolytopeError` (a ``ValueError``) is the caller's
+mistake — bad data or an operation undefined for the given input — and a command-line tool may
+report it as a user error; :class:`NumericalError` is the package's own failure (no solver or
+method produced an answer that survived verification) and must be reported as an internal error.
+"""
 
 from __future__ import annotations
 
@@ -12,3 +18,13 @@ class PolytopeError(ValueError):
 
 class ProjectionBudgetError(PolytopeError):
     """A projection would exceed its row budget (``max_rows``); the message names a better method."""
+
+
+class NumericalError(Exception):
+    """Internal numerical failure: no LP solver or projection method gave an answer that passed
+    verification (residual, certificate or support-function checks).
+
+    Deliberately *not* a :class:`PolytopeError`/``ValueError``: it says nothing about the input
+    being wrong. Callers with an exit-status contract (``contactmodes`` CLI) report it as an
+    internal error (exit 70).
+    """

@@ -1,39 +1,103 @@
-"""Thin HiGHS wrappers (``scipy.optimize.linprog``) used by :class:`polytopes.Polytope`.
+"""The one front door for linear programs in :mod:`polytopes` (and its callers): verified answers.
 
-All functions take an H-representation ``A x <= b``, ``C x = d`` with ``A`` (m, n), ``b`` (m,),
-``C`` (p, n), ``d`` (p,).
+Every LP of the package — and of ``contactmodes``/``controllers`` through :func:`solve` — is solved
+here, and every answer is a *claim checked before it is returned*:
+
+* **optimal**: the point's primal residual (each row normalized, relative to
+  ``max(1, ||x||_inf, |b_i|)``, ``tolerances.LP_PRIMAL_TOL``) and the dual certificate — dual
+  feasibility (sign and stationarity) and a zero duality gap (``tolerances.LP_DUAL_TOL``). An
+  optimum whose dual is missing or fails is still accepted when a second solver returns a
+  primal-feasible point with the same objective value.
+* **infeasible**: a Farkas certificate (``y >= 0``, ``G^T y + E^T z = 0``, ``h.y + f.z < 0``)
+  checked in NumPy, or two independent solves agreeing (cddlib and HiGHS, or HiGHS with and
+  without presolve).
+* **unbounded**: a feasible point plus a verified ray (``G r <= 0``, ``E r = 0``, ``c.r < 0``), or
+  two independent solves agreeing. With ``bounded=True`` (an LP bounded by construction, e.g. the
+  capped max-slack LP) an "unbounded" claim is a solver error and never accepted.
+
+Solvers: cddlib's dense simplex (pycddlib, no per-call set-up, ~0.1 ms) is a fast path for small
+LPs (``tolerances.LP_SMALL_ROWS`` × ``LP_SMALL_COLS``); HiGHS (``highspy``) with presolve, then
+without presolve, are the fallbacks (and the only solvers for larger LPs). An LP that no solver
+decides consistently raises :class:`~polytopes.NumericalError` (an internal failure, not a
+:class:`~polytopes.PolytopeError`).
+
+Before solving, inequality and equality rows are divided by their Euclidean norms (the same LP,
+so answers do not depend on how a row is scaled) and all-zero rows are decided in Python (never
+passed to a solver).
+
+Conventions: ``minimize c.x  s.t.  A_ub x <= b_ub,  A_eq x = b_eq,  bounds`` (SciPy's argument
+names; ``bounds`` a pair ``(lo, hi)`` for every variable or a list of pairs, ``None`` for no bound;
+the default is *free* variables, unlike SciPy).
 """
 
 from __future__ import annotations
 
-import numpy as np
-from scipy.optimize import linprog
+import os
+import sys
+import threading
+from dataclasses import dataclass
 
 import cdd
+import numpy as np
 
 from . import tolerances as tol
-from .errors import PolytopeError
-from .linalg import normalize_rows, row_norms
-
-_OPTIONS = {"primal_feasibility_tolerance": tol.HIGHS_TOL,
-            "dual_feasibility_tolerance": tol.HIGHS_TOL}
+from .errors import NumericalError, PolytopeError
+from .linalg import row_norms
 
 OPTIMAL, INFEASIBLE, UNBOUNDED = 0, 2, 3
+_NAMES = {OPTIMAL: "optimal", INFEASIBLE: "infeasible", UNBOUNDED: "unbounded"}
+SOLVERS = ("auto", "cdd", "highs")
 
 
+@dataclass(frozen=True)
+class LPResult:
+    """A verified LP answer.
+
+    ``status``: ``OPTIMAL`` (0), ``INFEASIBLE`` (2) or ``UNBOUNDED`` (3). ``x`` (n,): the optimal
+    point (also a feasible point for ``UNBOUNDED`` when one was verified), else ``None``. ``fun``:
+    ``c.x`` at the optimum, else ``None``. ``solver``: which solve produced the accepted claim
+    (``"cdd"``, ``"highs"``, ``"highs-nopresolve"``, ``"python"`` for trivial rows).
+    ``verified_by``: ``"certificate"`` (dual / Farkas / ray checked) or ``"agreement"`` (two
+    independent solves agree).
+    """
+
+    status: int
+    x: np.ndarray | None
+    fun: float | None
+    solver: str
+    verified_by: str
+
+
+@dataclass
+class _Claim:
+    """One solver's unverified answer: dual ``y`` (>= 0, one per row of ``G``) and ``z`` (one per row
+    of ``E``) in the convention ``c + G^T y + E^T z = 0``; ``ray`` a primal ray (unbounded) or a
+    Farkas vector ``(y, z)`` stacked (infeasible)."""
+
+    status: int | None
+    solver: str
+    x: np.ndarray | None = None
+    y: np.ndarray | None = None
+    z: np.ndarray | None = None
+    ray: np.ndarray | None = None
+
+
+# --------------------------------------------------------------------------- problem set-up -----
 def _rows_and_bounds(n, A_ub, b_ub, bounds):
-    """Stack ``A_ub x <= b_ub`` and the variable bounds into one inequality block."""
+    """Stack ``A_ub x <= b_ub`` and the variable bounds into one inequality block ``G x <= h``."""
     if isinstance(bounds, tuple) and len(bounds) == 2 and not isinstance(bounds[0], (tuple, list)):
         bounds = [bounds] * n
+    if len(bounds) != n:
+        raise PolytopeError(f"bounds: expected {n} pairs, got {len(bounds)}")
     rows, rhs = [], []
     if A_ub is not None and A_ub.shape[0]:
-        rows.append(np.asarray(A_ub, dtype=float))
-        rhs.append(np.asarray(b_ub, dtype=float))
+        rows.append(A_ub)
+        rhs.append(b_ub)
     for j, (lo, hi) in enumerate(bounds):
-        if hi is not None:
+        if hi is not None and np.isfinite(hi):
             e = np.zeros((1, n)); e[0, j] = 1.0
             rows.append(e); rhs.append(np.array([float(hi)]))
-        if lo is not None:
+        if lo is not None and np.isfinite(lo):
             e = np.zeros((1, n)); e[0, j] = -1.0
             rows.append(e); rhs.append(np.array([-float(lo)]))
     if not rows:
@@ -41,6 +105,103 @@ def _rows_and_bounds(n, A_ub, b_ub, bounds):
     return np.vstack(rows), np.concatenate(rhs)
 
 
+def _as_matrix(name, M, n):
+    if M is None:
+        return np.zeros((0, n))
+    M = np.asarray(M, dtype=float)
+    if M.size == 0:
+        return np.zeros((0, n))
+    if M.ndim != 2 or M.shape[1] != n:
+        raise PolytopeError(f"{name}: expected shape (m, {n}), got {M.shape}")
+    return M
+
+
+def _as_vector(name, v, m):
+    if m == 0:
+        return np.zeros(0)
+    v = np.asarray(v, dtype=float).reshape(-1)
+    if v.shape != (m,):
+        raise PolytopeError(f"{name}: expected shape ({m},), got {v.shape}")
+    return v
+
+
+def _normalized(M, v):
+    """Rows divided by their norms; returns ``(M, v, zero_mask)`` (zero rows left as they are)."""
+    nrm = row_norms(M)
+    zero = nrm == 0
+    s = np.where(zero, 1.0, nrm)
+    return M / s[:, None], v / s, zero
+
+
+# --------------------------------------------------------------------------- verification -------
+def _primal_ok(x, G, h, E, f) -> bool:
+    if x is None or not np.all(np.isfinite(x)):
+        return False
+    size = max(1.0, float(np.max(np.abs(x), initial=0.0)))
+    if G.shape[0]:
+        viol = G @ x - h
+        if np.any(viol > tol.LP_PRIMAL_TOL * np.maximum(size, np.abs(h))):
+            return False
+    if E.shape[0]:
+        res = np.abs(E @ x - f)
+        if np.any(res > tol.LP_PRIMAL_TOL * np.maximum(size, np.abs(f))):
+            return False
+    return True
+
+
+def _dual_ok(c, x, y, z, G, h, E, f) -> bool:
+    """Dual feasibility and zero gap for ``min c.x, G x <= h, E x = f`` (rows of unit norm)."""
+    if y is None or z is None or not (np.all(np.isfinite(y)) and np.all(np.isfinite(z))):
+        return False
+    mag = float(np.max(np.abs(c), initial=0.0) + np.sum(np.abs(y)) + np.sum(np.abs(z)))
+    mag = max(mag, 1e-300)
+    if np.any(y < -tol.LP_DUAL_TOL * mag):
+        return False
+    stat = c + G.T @ y + E.T @ z
+    if np.max(np.abs(stat), initial=0.0) > tol.LP_DUAL_TOL * mag:
+        return False
+    primal = float(c @ x)
+    dual = -float(h @ y) - float(f @ z)
+    size = abs(primal) + float(np.abs(h) @ np.abs(y)) + float(np.abs(f) @ np.abs(z)) \
+        + mag * max(1.0, float(np.max(np.abs(x), initial=0.0)))
+    return abs(primal - dual) <= tol.LP_DUAL_TOL * size
+
+
+def _farkas_ok(y, z, G, h, E, f) -> bool:
+    """A Farkas certificate of infeasibility: ``y >= 0``, ``G^T y + E^T z = rho ~ 0`` and
+    ``g = h.y + f.z < 0``. Every feasible ``x`` would satisfy ``rho.x <= g``, so the certificate
+    excludes all ``x`` with ``||x||_inf < |g| / ||rho||_1``; it is accepted when that radius exceeds
+    ``max(1, |h|, |f|) / LP_DUAL_TOL`` (far beyond the data's own scale)."""
+    if y is None or z is None or not (np.all(np.isfinite(y)) and np.all(np.isfinite(z))):
+        return False
+    mag = float(np.sum(np.abs(y)) + np.sum(np.abs(z)))
+    if mag == 0.0 or np.any(y < -tol.LP_DUAL_TOL * mag):
+        return False
+    y, z = np.maximum(y, 0.0) / mag, z / mag
+    g = float(h @ y + f @ z)
+    if not g < -tol.LP_DUAL_TOL * float(np.abs(h) @ y + np.abs(f) @ np.abs(z)):
+        return False
+    rho = float(np.sum(np.abs(G.T @ y + E.T @ z)))
+    R = max(1.0, float(np.max(np.abs(h), initial=0.0)), float(np.max(np.abs(f), initial=0.0)))
+    return rho * R <= tol.LP_DUAL_TOL * abs(g)
+
+
+def _ray_ok(c, r, G, E) -> bool:
+    """``G r <= 0``, ``E r = 0``, ``c.r < 0`` (relative to ``||r||``): a direction of unboundedness."""
+    if r is None or not np.all(np.isfinite(r)):
+        return False
+    nr = float(np.max(np.abs(r), initial=0.0))
+    if nr == 0.0:
+        return False
+    r = r / nr
+    if G.shape[0] and np.any(G @ r > tol.LP_PRIMAL_TOL):
+        return False
+    if E.shape[0] and np.any(np.abs(E @ r) > tol.LP_PRIMAL_TOL):
+        return False
+    return float(c @ r) < -tol.LP_DUAL_TOL * max(1.0, float(np.max(np.abs(c), initial=0.0)))
+
+
+# --------------------------------------------------------------------------- solvers ------------
 _CDD_STATUS = {
     cdd.LPStatusType.OPTIMAL: OPTIMAL,
     cdd.LPStatusType.INCONSISTENT: INFEASIBLE,
@@ -51,127 +212,251 @@ _CDD_STATUS = {
 }
 
 
-def _solve_cdd(c, G, h, A_eq, b_eq):
-    """Dense simplex of cddlib (C, no per-call set-up cost) for small LPs; ``None`` if undecided."""
+def _solve_cdd(c, G, h, E, f) -> _Claim:
+    """cddlib's dense simplex; the dual solution is read in the convention of :class:`_Claim`."""
     n = c.shape[0]
-    ineq = np.hstack([h[:, None], -G]) if G.shape[0] else np.zeros((0, n + 1))
-    eq = np.hstack([b_eq[:, None], -A_eq]) if A_eq is not None and A_eq.shape[0] else np.zeros((0, n + 1))
-    # The row ``1 >= 0`` keeps cddlib well defined on a system without constraints.
-    array = np.vstack([ineq, eq, np.eye(1, n + 1)])
+    # The row ``1 >= 0`` keeps cddlib well defined on a system without constraints; no row passed
+    # is all zero (cdd_io guards against those; here the rows are unit vectors).
+    array = np.vstack([np.hstack([h[:, None], -G]), np.hstack([f[:, None], -E]),
+                       np.eye(1, n + 1)])
+    m_g, m_e = G.shape[0], E.shape[0]
     mat = cdd.matrix_from_array(array, rep_type=cdd.RepType.INEQUALITY,
-                                lin_set=set(range(ineq.shape[0], ineq.shape[0] + eq.shape[0])))
+                                lin_set=set(range(m_g, m_g + m_e)))
     mat.obj_type = cdd.LPObjType.MIN
     mat.obj_func = [0.0, *c.tolist()]
     prog = cdd.linprog_from_matrix(mat)
     cdd.linprog_solve(prog)
     status = _CDD_STATUS.get(prog.status)
-    if status is None:
-        return None
-    if status == OPTIMAL:
-        return OPTIMAL, np.asarray(prog.primal_solution, dtype=float), float(prog.obj_value)
-    return status, None, None
+    if status != OPTIMAL:
+        return _Claim(status, "cdd")
+    x = np.asarray(prog.primal_solution, dtype=float)
+    y, z = np.zeros(m_g), np.zeros(m_e)
+    for i, v in prog.dual_solution:
+        if i < m_g:
+            y[i] = -v
+        elif i < m_g + m_e:
+            z[i - m_g] = -v
+    return _Claim(OPTIMAL, "cdd", x, y, z)
 
 
-def _solve_highs(c, A_ub, b_ub, A_eq, b_eq, bounds):
-    res = linprog(c, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=b_eq, bounds=bounds,
-                  method="highs", options=_OPTIONS)
-    if res.status in (2, 3) and "unbounded" in res.message.lower() and "infeasible" in res.message.lower():
-        # "infeasible or unbounded" from presolve: decide without presolve
-        res = linprog(c, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=b_eq, bounds=bounds,
-                      method="highs", options={**_OPTIONS, "presolve": False})
-    if res.status == OPTIMAL:
-        return OPTIMAL, np.asarray(res.x, dtype=float), float(res.fun)
-    if res.status in (INFEASIBLE, UNBOUNDED):
-        return int(res.status), None, None
-    raise PolytopeError(f"LP solver failed (status {res.status}): {res.message}")
+_local = threading.local()
 
 
-def solve(c, A_ub=None, b_ub=None, A_eq=None, b_eq=None, bounds=(None, None), solver="auto"):
-    """Minimize ``c x`` s.t. ``A_ub x <= b_ub``, ``A_eq x = b_eq``, bounds (SciPy's convention).
+def _highs_instance():
+    """One quiet ``highspy.Highs`` per thread (its constructor prints a banner once per process,
+    before any option can be set: stdout is silenced at file-descriptor level for that call)."""
+    h = getattr(_local, "highs", None)
+    if h is None:
+        import highspy
+        try:
+            sys.stdout.flush()
+            saved = os.dup(1)
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, 1)
+            try:
+                h = highspy.Highs()
+            finally:
+                os.dup2(saved, 1)
+                os.close(saved)
+                os.close(devnull)
+        except OSError:  # no usable fd 1: accept the banner
+            h = highspy.Highs()
+        h.setOptionValue("output_flag", False)
+        h.setOptionValue("primal_feasibility_tolerance", tol.HIGHS_TOL)
+        h.setOptionValue("dual_feasibility_tolerance", tol.HIGHS_TOL)
+        _local.highs = h
+    return h
 
-    Returns ``(status, x, fun)`` with status 0 optimal, 2 infeasible, 3 unbounded.
 
-    ``solver="auto"`` uses cddlib's dense simplex (pycddlib) for small problems — up to
-    ``tolerances.LP_SMALL_ROWS`` rows and ``tolerances.LP_SMALL_COLS`` variables, where SciPy's
-    per-call set-up costs about 1 ms against cddlib's 0.05 ms — and HiGHS (SciPy) otherwise or
-    when cddlib leaves the status undecided. ``"cdd"`` / ``"highs"`` force one (the tests
-    cross-check them). Raises :class:`PolytopeError` when HiGHS fails otherwise.
-    """
-    c = np.asarray(c, dtype=float)
+def _solve_highs(c, G, h_, E, f, presolve: bool) -> _Claim:
+    import highspy
+    from scipy.sparse import csr_matrix
+
+    name = "highs" if presolve else "highs-nopresolve"
+    h = _highs_instance()
+    h.clearModel()
+    h.setOptionValue("presolve", "on" if presolve else "off")
     n = c.shape[0]
-    def _none_if_empty(M):
-        return None if M is None or M.shape[0] == 0 else M
-    A_ub_, A_eq_ = _none_if_empty(A_ub), _none_if_empty(A_eq)
-    b_ub_ = None if A_ub_ is None else np.asarray(b_ub, dtype=float)
-    b_eq_ = None if A_eq_ is None else np.asarray(b_eq, dtype=float)
-    if solver in ("auto", "cdd"):
-        G, h = _rows_and_bounds(n, A_ub_, b_ub_, bounds)
-        small = G.shape[0] + (0 if A_eq_ is None else A_eq_.shape[0]) <= tol.LP_SMALL_ROWS and n <= tol.LP_SMALL_COLS
-        if small or solver == "cdd":
-            out = _solve_cdd(c, G, h, A_eq_, b_eq_)
-            if out is not None:
-                return out
-    return _solve_highs(c, A_ub_, b_ub_, A_eq_, b_eq_, bounds)
+    inf = highspy.kHighsInf
+    h.addVars(n, np.full(n, -inf), np.full(n, inf))
+    h.changeColsCost(n, np.arange(n, dtype=np.int32), c)
+    M = np.vstack([G, E])
+    lower = np.concatenate([np.full(G.shape[0], -inf), f])
+    upper = np.concatenate([h_, f])
+    if M.shape[0]:
+        R = csr_matrix(M)
+        h.addRows(M.shape[0], lower, upper, R.nnz, R.indptr[:-1].astype(np.int32),
+                  R.indices.astype(np.int32), R.data)
+    h.run()
+    st = h.getModelStatus()
+    MS = highspy.HighsModelStatus
+    m_g = G.shape[0]
+    if st == MS.kOptimal:
+        sol = h.getSolution()
+        x = np.asarray(sol.col_value, dtype=float)
+        dual = -np.asarray(sol.row_dual, dtype=float)
+        return _Claim(OPTIMAL, name, x, dual[:m_g], dual[m_g:])
+    if st == MS.kInfeasible:
+        ray = None
+        try:
+            _, has, vals = h.getDualRay()
+            if has:
+                ray = -np.asarray(vals, dtype=float)
+        except Exception:  # pragma: no cover - older highspy without rays
+            ray = None
+        return _Claim(INFEASIBLE, name, ray=ray)
+    if st == MS.kUnbounded:
+        ray, x = None, None
+        try:
+            _, has, vals = h.getPrimalRay()
+            if has:
+                ray = np.asarray(vals, dtype=float)
+            x = np.asarray(h.getSolution().col_value, dtype=float)
+        except Exception:  # pragma: no cover
+            pass
+        return _Claim(UNBOUNDED, name, x=x, ray=ray)
+    return _Claim(None, name)  # infeasible-or-unbounded, time/iteration limits, errors
 
 
-def max_slack(A, b, C, d):
-    """Largest common slack of the normalized inequalities, capped at 1.
+# --------------------------------------------------------------------------- front door ---------
+def solve_verified(c, A_ub=None, b_ub=None, A_eq=None, b_eq=None, bounds=(None, None),
+                   solver: str = "auto", bounded: bool = False) -> LPResult:
+    """Minimize ``c.x`` s.t. ``A_ub x <= b_ub``, ``A_eq x = b_eq``, ``bounds``; verified answer.
 
-    Solves ``max s  s.t.  a_i x / ||a_i|| + s <= b_i / ||a_i||, C x = d, s <= 1``. Returns
-    ``(s, x)`` or ``(None, None)`` when ``C x = d`` has no solution. Zero rows of ``A`` enter as
-    ``s <= b_i``.
+    ``c`` (n,), ``A_ub`` (m, n), ``b_ub`` (m,), ``A_eq`` (p, n), ``b_eq`` (p,); ``bounds`` as in
+    SciPy (default: free variables). ``solver``: ``"auto"`` (cdd for small LPs, then HiGHS),
+    ``"cdd"`` (cdd first whatever the size), ``"highs"`` (HiGHS only). ``bounded=True`` declares
+    the LP bounded by construction: an "unbounded" claim is then treated as a solver error.
+
+    Returns an :class:`LPResult`. Raises :class:`~polytopes.NumericalError` when no solver's claim
+    can be verified or two solvers' verified-looking claims cannot be reconciled, and
+    :class:`~polytopes.PolytopeError` on malformed arguments.
     """
-    n = A.shape[1]
-    An, bn, nrm = normalize_rows(A, b)
-    ones = np.where(nrm > 0, 1.0, 1.0)
-    A_ub = np.hstack([An, ones[:, None]]) if A.shape[0] else np.zeros((0, n + 1))
-    A_eq = np.hstack([C, np.zeros((C.shape[0], 1))])
-    c = np.zeros(n + 1)
-    c[-1] = -1.0
-    bounds = [(None, None)] * n + [(None, 1.0)]
-    st, z, _ = solve(c, A_ub, bn, A_eq, d, bounds)
-    if st != OPTIMAL:
-        if st == UNBOUNDED:  # cannot happen with s <= 1 and free x unless degenerate
-            raise PolytopeError("LP solver reported an unbounded slack problem")
-        return None, None
-    return float(z[-1]), z[:n]
+    if solver not in SOLVERS:
+        raise PolytopeError(f"solver: expected one of {SOLVERS}, got {solver!r}")
+    c = np.asarray(c, dtype=float).reshape(-1)
+    n = c.shape[0]
+    A_ub = _as_matrix("A_ub", A_ub, n)
+    b_ub = _as_vector("b_ub", b_ub, A_ub.shape[0])
+    A_eq = _as_matrix("A_eq", A_eq, n)
+    b_eq = _as_vector("b_eq", b_eq, A_eq.shape[0])
+    for name, v in (("c", c), ("A_ub", A_ub), ("b_ub", b_ub), ("A_eq", A_eq), ("b_eq", b_eq)):
+        if not np.all(np.isfinite(v)):
+            raise PolytopeError(f"{name}: contains NaN or infinite values")
+    G, h = _rows_and_bounds(n, A_ub, b_ub, bounds)
+    G, h, gz = _normalized(G, h)
+    E, f, ez = _normalized(A_eq, b_eq)
+    # all-zero rows are decided here: 0 <= h_i, 0 = f_i
+    if np.any(h[gz] < 0.0) or np.any(f[ez] != 0.0):
+        return LPResult(INFEASIBLE, None, None, "python", "certificate")
+    G, h, E, f = G[~gz], h[~gz], E[~ez], f[~ez]
+
+    small = G.shape[0] + E.shape[0] <= tol.LP_SMALL_ROWS and n <= tol.LP_SMALL_COLS
+    plan = []
+    if solver == "cdd" or (solver == "auto" and small):
+        plan.append("cdd")
+    plan += ["highs", "highs-nopresolve"]
+
+    claims: list[_Claim] = []
+    for name in plan:
+        try:
+            if name == "cdd":
+                cl = _solve_cdd(c, G, h, E, f)
+            else:
+                cl = _solve_highs(c, G, h, E, f, presolve=(name == "highs"))
+        except (RuntimeError, ValueError) as exc:  # a solver failing outright is a claim too
+            cl = _Claim(None, f"{name} ({exc})")
+        if cl.status == OPTIMAL and _primal_ok(cl.x, G, h, E, f):
+            if _dual_ok(c, cl.x, cl.y, cl.z, G, h, E, f):
+                return LPResult(OPTIMAL, cl.x, float(c @ cl.x), cl.solver, "certificate")
+        elif cl.status == INFEASIBLE and cl.ray is not None and \
+                _farkas_ok(cl.ray[:G.shape[0]], cl.ray[G.shape[0]:], G, h, E, f):
+            return LPResult(INFEASIBLE, None, None, cl.solver, "certificate")
+        elif cl.status == UNBOUNDED and not bounded and _ray_ok(c, cl.ray, G, E) \
+                and _primal_ok(cl.x, G, h, E, f):
+            return LPResult(UNBOUNDED, cl.x, None, cl.solver, "certificate")
+        elif cl.status == OPTIMAL:
+            cl.status = None  # an "optimum" that is not even feasible: no claim
+        claims.append(cl)
+        agreed = _agreement(c, claims, bounded, G, h, E, f)
+        if agreed is not None:
+            return agreed
+    summary = ", ".join(f"{cl.solver}: {_NAMES.get(cl.status, 'undecided')}" for cl in claims)
+    raise NumericalError(
+        f"LP with {n} variables, {G.shape[0]} inequalities and {E.shape[0]} equalities could not "
+        f"be solved reliably ({summary}{'; bounded by construction' if bounded else ''})")
+
+
+def _agreement(c, claims, bounded, G, h, E, f) -> LPResult | None:
+    """Two independent claims that agree: same infeasible/unbounded status, or two primal-feasible
+    optima with the same objective value (dual certificates failed to verify)."""
+    if len(claims) < 2:
+        return None
+    last = claims[-1]
+    for other in claims[:-1]:
+        if last.status is None or other.status != last.status:
+            continue
+        if last.status == INFEASIBLE:
+            return LPResult(INFEASIBLE, None, None, last.solver, "agreement")
+        if last.status == UNBOUNDED and not bounded:
+            x = last.x if _primal_ok(last.x, G, h, E, f) else None
+            return LPResult(UNBOUNDED, x, None, last.solver, "agreement")
+        if last.status == OPTIMAL:
+            v1, v2 = float(c @ last.x), float(c @ other.x)
+            size = max(1.0, abs(v1), abs(v2),
+                       float(np.max(np.abs(c), initial=0.0)) * max(
+                           float(np.max(np.abs(last.x), initial=0.0)),
+                           float(np.max(np.abs(other.x), initial=0.0))))
+            if abs(v1 - v2) <= tol.LP_DUAL_TOL * size:
+                best = last if v1 <= v2 else other
+                return LPResult(OPTIMAL, best.x, min(v1, v2), best.solver, "agreement")
+    return None
+
+
+def solve(c, A_ub=None, b_ub=None, A_eq=None, b_eq=None, bounds=(None, None), solver="auto",
+          bounded: bool = False):
+    """Minimize ``c.x`` s.t. ``A_ub x <= b_ub``, ``A_eq x = b_eq``, bounds (SciPy's convention,
+    default free variables); the answer is verified (see the module docstring).
+
+    Returns ``(status, x, fun)`` with status ``OPTIMAL`` (0), ``INFEASIBLE`` (2) or ``UNBOUNDED``
+    (3); ``x``, ``fun`` are ``None`` unless optimal. Raises :class:`~polytopes.NumericalError`
+    when no solver's answer survives verification. See :func:`solve_verified` for the arguments.
+    """
+    res = solve_verified(c, A_ub, b_ub, A_eq, b_eq, bounds, solver, bounded)
+    if res.status != OPTIMAL:
+        return res.status, None, None
+    return OPTIMAL, res.x, res.fun
 
 
 def support(A, b, C, d, direction) -> float:
-    """Support function ``max {direction . x : A x <= b, C x = d}``.
+    """Support function ``max {direction . x : A x <= b, C x = d}`` of the raw system.
 
-    Returns ``inf`` when unbounded; raises :class:`PolytopeError` when the set is empty.
+    Returns ``inf`` when unbounded and ``-inf`` when the system is infeasible (the supremum over
+    the empty set). :meth:`polytopes.Polytope.support` applies the package's emptiness rule first.
     """
     direction = np.asarray(direction, dtype=float)
     st, x, fun = solve(-direction, A, b, C, d)
     if st == UNBOUNDED:
         return float("inf")
     if st == INFEASIBLE:
-        raise PolytopeError("support function of an empty set")
+        return float("-inf")
     return -fun
 
 
-def argmax(A, b, C, d, direction):
-    """Maximizer of ``direction . x`` or ``None`` if unbounded; raises on an empty set."""
-    st, x, _ = solve(-np.asarray(direction, dtype=float), A, b, C, d)
-    if st == INFEASIBLE:
-        raise PolytopeError("support function of an empty set")
-    return None if st == UNBOUNDED else x
-
-
-def chebyshev(A, b, cap: float | None = None):
+def chebyshev(A, b, cap: float | None = None, weights=None):
     """Largest ball ``{z : ||z - c|| <= r}`` inside ``{z : A z <= b}`` (full space, no equalities).
 
-    ``max r  s.t.  a_i z + ||a_i|| r <= b_i,  0 <= r (<= cap)``. Returns ``(c, r)``; ``r`` is
-    ``inf`` if unbounded and ``cap`` is ``None``; ``(None, None)`` if infeasible.
+    ``max r  s.t.  a_i z + w_i r <= b_i,  0 <= r (<= cap)`` with ``w_i = ||a_i||`` unless
+    ``weights`` (m,) are given. Returns ``(c, r)``; ``r`` is ``inf`` if unbounded and ``cap`` is
+    ``None``; ``(None, None)`` if infeasible.
     """
     k = A.shape[1]
-    nrm = row_norms(A)
-    A_ub = np.hstack([A, nrm[:, None]])
+    w = row_norms(A) if weights is None else np.asarray(weights, dtype=float)
+    A_ub = np.hstack([A, w[:, None]])
     c = np.zeros(k + 1)
     c[-1] = -1.0
     bounds = [(None, None)] * k + [(0.0, cap)]
-    st, z, _ = solve(c, A_ub, b, None, None, bounds)
+    st, z, _ = solve(c, A_ub, b, None, None, bounds, bounded=cap is not None)
     if st == UNBOUNDED:
         return None, float("inf")
     if st == INFEASIBLE:

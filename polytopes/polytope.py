@@ -7,10 +7,11 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from . import cdd_io, lp, redundancy
+from . import cdd_io, lp, ppl_io, redundancy
+from . import feasibility as _feasibility
 from . import tolerances as _tol
-from .errors import PolytopeError
-from .linalg import data_scale, normalize_rows, row_norms
+from .errors import NumericalError, PolytopeError
+from .linalg import data_scale, normalize_rows
 
 
 @dataclass(frozen=True)
@@ -62,7 +63,7 @@ class Polytope:
     rows). Raises :class:`PolytopeError` naming the field on a bad shape or a non-finite value.
     """
 
-    __slots__ = ("_A", "_b", "_C", "_d")
+    __slots__ = ("_A", "_b", "_C", "_d", "_cache")
 
     def __init__(self, A: Any, b: Any, C: Any = None, d: Any = None) -> None:
         A_ = _as_array("A", A, 2)
@@ -88,6 +89,7 @@ class Polytope:
         object.__setattr__(self, "_b", _frozen(b_))
         object.__setattr__(self, "_C", _frozen(C_))
         object.__setattr__(self, "_d", _frozen(d_))
+        object.__setattr__(self, "_cache", {})
 
     def __setattr__(self, name, value):
         raise AttributeError("Polytope is immutable")
@@ -232,10 +234,45 @@ class Polytope:
         return {"A": self._A.tolist(), "b": self._b.tolist(), "C": self._C.tolist(),
                 "d": self._d.tolist(), "dim": int(self.dim)}
 
+    # ----- the one emptiness / affine-hull rule (cached) ------------------------------------
+    def _feas(self) -> _feasibility.Feasibility:
+        f = self._cache.get("feas")
+        if f is None:
+            f = _feasibility.feasibility(*self._h())
+            self._cache["feas"] = f
+        return f
+
+    def _hull(self) -> _feasibility.Hull | None:
+        """Affine hull and inner system (``None`` for the empty set)."""
+        if "hull" not in self._cache:
+            f = self._feas()
+            self._cache["hull"] = None if f.empty else _feasibility.hull(*self._h(), f)
+        return self._cache["hull"]
+
+    def _inner_lp(self, direction: np.ndarray):
+        """``max direction.x`` over the (nonempty) set through its inner system; returns
+        ``(value, x)`` with ``x`` ``None`` when unbounded."""
+        h = self._hull()
+        cw = h.N.T @ direction
+        base = float(direction @ h.x0)
+        if h.N.shape[1] == 0:
+            return base, h.x0.copy()
+        if h.V.shape[0] == 0:
+            return (base, h.x0.copy()) if not np.any(cw) else (float("inf"), None)
+        st, w, fun = lp.solve(-cw, h.V, h.gamma + h.relax)
+        if st == lp.UNBOUNDED:
+            return float("inf"), None
+        if st != lp.OPTIMAL:  # the inner system contains the hull point: feasible by construction
+            raise NumericalError("support LP reported infeasible on a set the emptiness rule "
+                                 "calls nonempty")
+        return base - fun, h.x0 + h.N @ w
+
     # ----- queries ------------------------------------------------------------------------
     def is_empty(self) -> bool:
-        """True for the empty set (one max-slack HiGHS LP; ``tolerances.FEASIBILITY_TOL``)."""
-        return redundancy.is_empty(*self._h())
+        """True for the empty set: the package's one emptiness rule (max-slack LP over normalized
+        rows, ``tolerances.FEASIBILITY_TOL`` times the data scale; see
+        :mod:`polytopes.feasibility`), computed once and cached."""
+        return self._feas().empty
 
     def contains(self, x: Any, tol: float | None = None):
         """Whether ``x`` (n,) lies in the set; ``x`` (N, n) gives a bool array (N,).
@@ -257,79 +294,108 @@ class Polytope:
         return bool(ok[0]) if single else ok
 
     def support(self, direction: Any) -> float:
-        """``max direction . x`` over the set (``inf`` if unbounded); raises on empty."""
+        """``max direction . x`` over the set: ``inf`` if unbounded, ``-inf`` for the empty set
+        (the supremum over no points). ``direction`` (n,). One verified LP over the affine hull's
+        coordinates (within ``FEASIBILITY_TOL * scale`` of the exact value for thin sets)."""
         direction = np.asarray(direction, dtype=float)
         if direction.shape != (self.dim,):
             raise PolytopeError(f"direction: expected shape ({self.dim},), got {direction.shape}")
-        return lp.support(*self._h(), direction)
+        if self.is_empty():
+            return float("-inf")
+        return self._inner_lp(direction)[0]
+
+    def argmax(self, direction: Any) -> np.ndarray | None:
+        """A maximizer (n,) of ``direction . x`` over the set; ``None`` if the set is empty or the
+        maximum is unbounded."""
+        direction = np.asarray(direction, dtype=float)
+        if direction.shape != (self.dim,):
+            raise PolytopeError(f"direction: expected shape ({self.dim},), got {direction.shape}")
+        if self.is_empty():
+            return None
+        return self._inner_lp(direction)[1]
 
     def bounding_box(self) -> tuple[np.ndarray, np.ndarray]:
         """Tightest axis-aligned box ``(lo, hi)`` (n,) each, ``±inf`` where unbounded (2n LPs).
-        Raises :class:`PolytopeError` on the empty set."""
-        if self.is_empty():
-            raise PolytopeError("empty set has no bounding box")
+
+        The empty set gives ``lo = +inf``, ``hi = -inf`` componentwise (the infimum and supremum
+        over no points), so ``lo > hi`` marks it and a union's box is still the componentwise
+        min/max of its members' boxes."""
         n = self.dim
-        hi = np.array([lp.support(*self._h(), e) for e in np.eye(n)])
-        lo = np.array([-lp.support(*self._h(), -e) for e in np.eye(n)])
+        if self.is_empty():
+            return np.full(n, np.inf), np.full(n, -np.inf)
+        E = np.eye(n)
+        hi = np.array([self._inner_lp(e)[0] for e in E])
+        lo = np.array([-self._inner_lp(-e)[0] for e in E])
         return lo, hi
 
     def implicit_equalities(self) -> np.ndarray:
-        """Indices of inequality rows holding with equality on the whole (nonempty) set."""
-        if self.is_empty():
-            raise PolytopeError("empty set: implicit equalities are undefined")
-        return np.flatnonzero(redundancy.implicit_equalities(*self._h()))
+        """Indices of inequality rows holding with equality on the whole set (the affine-hull
+        rule of :mod:`polytopes.feasibility`). For the empty set every row (vacuously)."""
+        h = self._hull()
+        if h is None:
+            return np.arange(self.n_ineq)
+        return np.flatnonzero(h.implicit)
 
     def affine_hull(self) -> tuple[np.ndarray, np.ndarray]:
         """Minimal equalities ``(C, d)`` of the affine hull: orthonormal rows, (r, n) and (r,).
 
         For the empty set returns the inconsistent system ``0 x = 1`` (shape (1, n))."""
-        if self.is_empty():
+        h = self._hull()
+        if h is None:
             return np.zeros((1, self.dim)), np.ones(1)
-        h = redundancy.affine_hull(*self._h())
         return h.Q.copy(), h.q.copy()
 
     def affine_dimension(self) -> int:
         """Dimension of the affine hull; ``-1`` for the empty set."""
-        if self.is_empty():
-            return -1
-        return int(redundancy.affine_hull(*self._h()).N.shape[1])
+        h = self._hull()
+        return -1 if h is None else h.dimension
 
     def chebyshev_center(self) -> ChebyshevBall:
         """Center and radius of the largest ball inside the set *within its affine hull*.
 
         A single point has radius 0. When the radius is unbounded the reported radius is
         ``inf`` and the center is the center of an inscribed ball of radius
-        ``CHEBYSHEV_RADIUS_CAP * scale``. Raises :class:`PolytopeError` on the empty set.
+        ``CHEBYSHEV_RADIUS_CAP * scale``. The empty set gives ``ChebyshevBall(center=[nan]*n,
+        radius=-inf)`` (no center; ``radius < 0`` marks it). For a thin set the ball is computed
+        on the inner system relaxed by ``FEASIBILITY_TOL * scale`` (radius within that of exact).
         """
-        if self.is_empty():
-            raise PolytopeError("empty set has no Chebyshev center")
-        A, b = self._A, self._b
-        h = redundancy.affine_hull(*self._h())
-        if h.N.shape[1] == 0:
+        h = self._hull()
+        if h is None:
+            return ChebyshevBall(np.full(self.dim, np.nan), float("-inf"))
+        if h.dimension == 0:
             return ChebyshevBall(h.x0.copy(), 0.0)
-        rest = ~h.implicit
-        Az = A[rest] @ h.N
-        bz = b[rest] - A[rest] @ h.x0
-        nz = row_norms(Az)
-        ok = nz > _tol.COEF_ZERO_TOL * np.maximum(row_norms(A[rest]), 1e-300)
-        Az, bz = Az[ok], bz[ok]
-        if Az.shape[0] == 0:
+        if h.V.shape[0] == 0:
             return ChebyshevBall(h.x0.copy(), float("inf"))
-        z, r = lp.chebyshev(Az, bz)
+        g = h.gamma + h.relax
+        z, r = lp.chebyshev(h.V, g)
         if np.isinf(r):
-            z, _ = lp.chebyshev(Az, bz, cap=_tol.CHEBYSHEV_RADIUS_CAP * data_scale(A, b))
-        if z is None:  # numerically empty after all
-            raise PolytopeError("empty set has no Chebyshev center")
+            z, _ = lp.chebyshev(h.V, g, cap=_tol.CHEBYSHEV_RADIUS_CAP * self._feas().scale)
+        if z is None:  # feasible by construction (the hull point, radius 0)
+            raise NumericalError("Chebyshev LP reported infeasible on a set the emptiness rule "
+                                 "calls nonempty")
         return ChebyshevBall(h.x0 + h.N @ z, float(r))
 
     def vertices(self) -> Generators:
-        """Generators by cdd's double description method (empty arrays for the empty set)."""
+        """Generators by cdd's double description method (empty arrays for the empty set).
+
+        Computed on the inner system over the affine hull (unit rows, no equalities, no zero
+        rows), mapped back: vertices ``x0 + N w``, rays ``N r``, lines ``N l`` plus none for the
+        hull (its lines are those of the inner system). Floating-point double description: a
+        claim, not a certificate (see :func:`polytopes.project`, which verifies its uses)."""
         n = self.dim
-        if self.is_empty():
+        h = self._hull()
+        if h is None:
             z = np.zeros((0, n))
             return Generators(z, z.copy(), z.copy())
-        V, R, L = cdd_io.generators(*self._h())
-        return Generators(V, R, L)
+        k = h.dimension
+        if k == 0:
+            return Generators(h.x0[None, :].copy(), np.zeros((0, n)), np.zeros((0, n)))
+        from .redundancy import inner_unit_system
+        U, beta, beta_r = inner_unit_system(h)
+        V, R, L = cdd_io.generators(U, beta_r, np.zeros((0, k)), np.zeros(0))
+        if V.shape[0] == 0:  # cdd lost the vertex of a nonempty set: use the hull point
+            V = np.zeros((1, k))
+        return Generators(h.x0[None, :] + V @ h.N.T, R @ h.N.T, L @ h.N.T)
 
     # ----- set operations -----------------------------------------------------------------
     def intersect(self, other: "Polytope") -> "Polytope":
@@ -353,20 +419,18 @@ class Polytope:
             return True
         if other.is_empty():
             return False
-        scale = max(data_scale(*self._h()[:2]), data_scale(other.A, other.b),
-                    data_scale(self._C, self._d), data_scale(other.C, other.d))
-        h = self._h()
+        scale = max(self._feas().scale, other._feas().scale)
         An, bn, nrm = normalize_rows(other.A, other.b)
         for a, bi, nr in zip(An, bn, nrm):
             if nr == 0:
                 continue  # other nonempty, so 0 <= b_i holds
-            if lp.support(*h, a) > bi + t * scale:
+            if self.support(a) > bi + t * scale:
                 return False
         Cn, dn, nrm = normalize_rows(other.C, other.d)
         for c, di, nr in zip(Cn, dn, nrm):
             if nr == 0:
                 continue
-            if lp.support(*h, c) > di + t * scale or -lp.support(*h, -c) < di - t * scale:
+            if self.support(c) > di + t * scale or -self.support(-c) < di - t * scale:
                 return False
         return True
 
@@ -379,22 +443,34 @@ class Polytope:
 
         Redundant inequalities removed, implicit equalities moved to ``C, d``, duplicates merged,
         equalities made independent; output rows are unit vectors (equalities orthonormal,
-        inequalities orthogonal to the equalities). ``method="cdd"`` uses cdd's
-        ``matrix_canonicalize`` (falling back to ``"lp"`` if cdd raises); ``method="lp"`` uses
-        HiGHS (see :mod:`polytopes.redundancy`). The empty set gives ``Polytope.empty(n)``.
+        inequalities orthogonal to the equalities). Emptiness and implicit equalities follow the
+        package's one rule (:mod:`polytopes.feasibility`); redundancy is decided on rows made
+        unit vectors first, so scaling a row by any positive number changes nothing.
+
+        ``method``: ``"cdd"`` (cddlib's redundancy removal, verified, falling back to ``"lp"``),
+        ``"lp"`` (verified LPs, :mod:`polytopes.redundancy`), ``"exact"`` (PPL's minimized
+        constraints in rational arithmetic; needs pplpy, ``pip install 'contactmodes[exact]'``).
+        The empty set gives ``Polytope.empty(n)``. Raises :class:`PolytopeError` on an unknown
+        method or ``"exact"`` without pplpy.
         """
-        if method not in ("cdd", "lp"):
-            raise PolytopeError(f"method: expected 'cdd' or 'lp', got {method!r}")
-        h = self._h()
-        if redundancy.is_empty(*h):
-            return Polytope.empty(self.dim)
-        if method == "cdd":
-            try:
-                A, b, C, d = cdd_io.canonicalize(*h)
-                return Polytope(*redundancy.canonical_form(A, b, C, d))
-            except (RuntimeError, ValueError):
-                pass
-        return Polytope(*redundancy.reduce_lp(*h))
+        if method not in ("cdd", "lp", "exact"):
+            raise PolytopeError(f"method: expected 'cdd', 'lp' or 'exact', got {method!r}")
+        key = ("reduce", method)
+        if key in self._cache:
+            return self._cache[key]
+        if method == "exact":
+            A, b, C, d = ppl_io.reduce_exact(*self._h())
+            if np.any(np.all(A == 0, axis=1) & (b < 0)):
+                out = Polytope.empty(self.dim)
+            else:
+                out = Polytope(*redundancy.canonical_form(A, b, C, d))
+        elif self.is_empty():
+            out = Polytope.empty(self.dim)
+        else:
+            out = Polytope(*redundancy.reduce(*self._h(), method=method, feas=self._feas(),
+                                              hl=self._hull()))
+        self._cache[key] = out
+        return out
 
     def project(self, keep: Sequence[int], method: str = "auto",
                 max_rows: int | None = None) -> "Polytope":

@@ -1,6 +1,6 @@
-"""Projection of H-polytopes onto coordinate subspaces.
+"""Projection of H-polytopes onto coordinate subspaces, verified before it is returned.
 
-Three methods:
+Methods:
 
 ``"fourier_motzkin"``
     Ours. Equalities are eliminated first by substitution (Gaussian pivot on the largest
@@ -10,17 +10,35 @@ Three methods:
     than ``1 + |E ∪ I|`` rows is redundant, ``E`` and ``I`` the variables effectively and
     implicitly eliminated while producing it, i.e. those occurring in its history rows but not in
     it; Imbert 1990, "Fourier's elimination: which to choose?"; Chernikov 1965), and an LP
-    redundancy removal (cdd, HiGHS fallback) once the system exceeds ``tolerances.FM_LP_PRUNE_ROWS`` rows, after which
-    histories restart from the pruned (exact) system.
+    redundancy removal (cdd within its row budget, else verified LPs) once the system exceeds
+    ``tolerances.FM_LP_PRUNE_ROWS`` rows, after which histories restart from the pruned system.
 ``"block_elimination"``
-    cddlib's block elimination (dual double description).
+    cddlib's block elimination (dual double description) on the reduced input; an output above
+    ``tolerances.BLOCK_ELIMINATION_MAX_ROWS`` rows is refused (budget error) and it is reduced by
+    the package's verified path (cdd canonicalization only within its crash-guard budget).
 ``"vertex"``
-    Enumerate generators with cdd, keep the coordinates, convert back with cdd.
+    Generators of the input with cdd (floating double description), keep the coordinates,
+    convert back with cdd. Fragile (lost rays and facets on about 1 in 5 random inputs before
+    verification existed): it is tried last among the float methods.
+``"exact"``
+    PPL in rational arithmetic (:mod:`polytopes.ppl_io`; needs pplpy). Exact for the float data
+    as given; rounded to floats once at the end.
 ``"auto"``
-    Fourier–Motzkin when at most ``AUTO_FM_MAX_ELIMINATED`` variables are eliminated, otherwise
-    ``"vertex"`` when the ambient dimension is at most ``AUTO_VERTEX_MAX_DIM``, otherwise
-    ``"block_elimination"``; on a budget error or a cdd failure the next method in the list
-    (fourier_motzkin, vertex, block_elimination) is tried.
+    Fourier–Motzkin first when at most ``AUTO_FM_MAX_ELIMINATED`` variables are eliminated, else
+    block elimination first; then the other of the two, then vertex enumeration, then the exact
+    method if pplpy is installed. The first result that passes verification is returned; if none
+    does, :class:`~polytopes.NumericalError` is raised. ``auto`` never returns an unverified set.
+
+Verification (:func:`verify_projection`) of ``Q`` against ``P`` (``lift(u)`` puts ``u`` on the
+kept coordinates): every facet ``a.y <= b`` and equality of ``Q`` is supported by ``P``
+(``h_P(lift a) = b`` within ``PROJECTION_CHECK_TOL``: an invalid facet, a lost ray or a facet that
+does not touch the projection fails); the supports of ``Q`` and ``P`` agree along the coordinate
+axes and ``PROJECTION_CHECK_DIRECTIONS`` random directions (same boundedness); each vertex of
+``Q`` lies in the projection of ``P`` and each ray (line) of ``Q`` lifts to a ray (line) of ``P``
+(so a bounded ``P`` has a bounded ``Q`` and no facet is missing), up to
+``PROJECTION_CHECK_MAX_GENERATORS`` generators; the projections of ``P``'s Chebyshev center and of
+its maximizers along the check directions lie in ``Q``. Explicit float methods whose result fails
+raise :class:`~polytopes.NumericalError` naming the failed check.
 """
 
 from __future__ import annotations
@@ -29,14 +47,16 @@ from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
-from . import cdd_io, redundancy
+from . import cdd_io, lp, ppl_io, redundancy
 from . import tolerances as tol
-from .errors import PolytopeError, ProjectionBudgetError
+from .errors import NumericalError, PolytopeError, ProjectionBudgetError
+from .feasibility import feasibility, hull
+from .linalg import row_norms
 
 if TYPE_CHECKING:  # pragma: no cover
     from .polytope import Polytope
 
-METHODS = ("auto", "fourier_motzkin", "block_elimination", "vertex")
+METHODS = ("auto", "fourier_motzkin", "block_elimination", "vertex", "exact")
 
 
 def _normalize_maxabs(A, b):
@@ -203,27 +223,24 @@ def fourier_motzkin(A: np.ndarray, b: np.ndarray, C: np.ndarray, d: np.ndarray,
 def _lp_prune(A, b, C, d):
     """Indices of rows to keep (implicit equalities and irredundant rows), ``None`` if empty.
 
-    cddlib's redundancy removal (LPs in C, no per-LP Python overhead) is tried first; the HiGHS
-    path of :mod:`polytopes.redundancy` is the fallback when cdd raises."""
-    if redundancy.is_empty(A, b, C, d):
+    Emptiness and implicit equalities by the package's rule (:mod:`polytopes.feasibility`); the
+    irredundant non-implicit rows by cddlib's redundancy removal on the clean inner system when
+    within its budget (verified, :func:`polytopes.redundancy.irredundant_cdd`), else by LPs."""
+    feas = feasibility(A, b, C, d)
+    if feas.empty:
         return None
-    try:
-        return cdd_io.irredundant_rows(A, b, C, d)
-    except (RuntimeError, ValueError):
-        pass
-    h = redundancy.affine_hull(A, b, C, d)
-    rest = np.flatnonzero(~h.implicit)
-    Az = A[rest] @ h.N
-    bz = b[rest] - A[rest] @ h.x0
-    nz = np.linalg.norm(Az, axis=1)
-    ok = nz > tol.COEF_ZERO_TOL * np.maximum(np.linalg.norm(A[rest], axis=1), 1e-300)
-    rest = rest[ok]
-    U, beta = Az[ok] / nz[ok, None], bz[ok] / nz[ok]
+    h = hull(A, b, C, d, feas)
+    implicit = np.flatnonzero(h.implicit & (row_norms(A) > 0))
+    nv = row_norms(h.V)
+    if h.V.shape[0] == 0:
+        return implicit
+    U, beta = h.V / nv[:, None], (h.gamma + h.relax) / nv
     k = redundancy._dedup(U, beta)
-    rest, U, beta = rest[k], U[k], beta[k]
-    from .linalg import data_scale
-    k = redundancy.irredundant_in_hull(U, beta, data_scale(A, b))
-    return np.sort(np.concatenate([np.flatnonzero(h.implicit), rest[k]]))
+    rest, U, beta = h.rows[k], U[k], beta[k]
+    keep = redundancy.irredundant_cdd(U, beta, feas.scale)
+    if keep is None:
+        keep = redundancy.irredundant_in_hull(U, beta, feas.scale)
+    return np.sort(np.concatenate([implicit, rest[keep]]))
 
 
 def _check_keep(keep, n: int) -> list[int]:
@@ -241,14 +258,192 @@ def _check_keep(keep, n: int) -> list[int]:
     return ks
 
 
+def _lift(u: np.ndarray, ks: list[int], n: int) -> np.ndarray:
+    c = np.zeros(n)
+    c[ks] = u
+    return c
+
+
+def _close(a: float, b: float, scale: float) -> bool:
+    """Equal within ``PROJECTION_CHECK_TOL`` relative to ``scale``; values beyond
+    ``EFFECTIVELY_INFINITE * scale`` count as infinite (double arithmetic cannot tell them apart)."""
+    big = tol.EFFECTIVELY_INFINITE * scale
+    a = np.inf if a > big else (-np.inf if a < -big else a)
+    b = np.inf if b > big else (-np.inf if b < -big else b)
+    if np.isinf(a) or np.isinf(b):
+        return a == b
+    return abs(a - b) <= tol.PROJECTION_CHECK_TOL * max(scale, abs(a), abs(b))
+
+
+def _in_projection(P: "Polytope", ks: list[int], y: np.ndarray, scale: float) -> bool:
+    """Whether ``y`` (k,) lies within ``PROJECTION_CHECK_TOL`` of the projection of ``P``: one LP
+    over ``P``'s affine-hull coordinates, ``min t  s.t.  V w <= gamma, |x0[ks] + N[ks] w - y| <= t``."""
+    h = P._hull()
+    k = h.N.shape[1]
+    M = h.N[ks]
+    r = y - h.x0[ks]
+    if k == 0:
+        return float(np.max(np.abs(r), initial=0.0)) <= tol.PROJECTION_CHECK_TOL * max(
+            scale, float(np.max(np.abs(y), initial=0.0)))
+    one = np.ones((len(ks), 1))
+    A_ub = np.vstack([np.hstack([h.V, np.zeros((h.V.shape[0], 1))]),
+                      np.hstack([M, -one]), np.hstack([-M, -one])])
+    b_ub = np.concatenate([h.gamma + h.relax, r, -r])
+    c = np.zeros(k + 1)
+    c[-1] = 1.0
+    st, _, fun = lp.solve(c, A_ub, b_ub, bounds=[(None, None)] * k + [(0.0, None)], bounded=True)
+    return st == lp.OPTIMAL and fun <= tol.PROJECTION_CHECK_TOL * max(
+        scale, float(np.max(np.abs(y), initial=0.0)))
+
+
+def _lifts_to_ray(P: "Polytope", ks: list[int], r: np.ndarray) -> bool:
+    """Whether the direction ``r`` (k,) is the projection of a recession direction of ``P``:
+    ``V w <= 0, N[ks] w = r`` feasible (``r`` normalized to unit max-norm)."""
+    h = P._hull()
+    k = h.N.shape[1]
+    r = r / max(float(np.max(np.abs(r))), 1e-300)
+    if k == 0:
+        return False
+    M = h.N[ks]
+    # min t  s.t.  V w <= 0, |M w - r| <= t, |w| <= big: a direction exists iff t* ~ 0
+    one = np.ones((len(ks), 1))
+    A_ub = np.vstack([np.hstack([h.V, np.zeros((h.V.shape[0], 1))]),
+                      np.hstack([M, -one]), np.hstack([-M, -one])])
+    b_ub = np.concatenate([np.zeros(h.V.shape[0]), r, -r])
+    c = np.zeros(k + 1)
+    c[-1] = 1.0
+    bound = 1e6
+    st, _, fun = lp.solve(c, A_ub, b_ub, bounds=[(-bound, bound)] * k + [(0.0, None)],
+                          bounded=True)
+    return st == lp.OPTIMAL and fun <= tol.PROJECTION_CHECK_TOL
+
+
+def verify_projection(P: "Polytope", Q: "Polytope", keep: Sequence[int]) -> str | None:
+    """Check that ``Q`` is the projection of ``P`` onto ``keep`` (module docstring).
+
+    Returns ``None`` when every check passes, else a sentence naming the first failed check.
+    ``Q`` is expected in reduced form (unit rows). Raises
+    :class:`~polytopes.NumericalError` only if a check LP cannot be solved reliably.
+    """
+    ks = [int(k) for k in keep]
+    n, k = P.dim, len(ks)
+    if P.is_empty():
+        return None if Q.is_empty() else "P is empty but the result is not"
+    if Q.is_empty():
+        return "P is nonempty but the result is empty"
+    if Q.affine_dimension() > P.affine_dimension():
+        return "the result has a larger affine dimension than P"
+    scale = P._feas().scale
+    for a, b in zip(Q.A, Q.b):
+        hp = P.support(_lift(a, ks, n))
+        if not _close(hp, float(b), scale):
+            return f"facet {np.round(a, 6).tolist()} . y <= {b:.6g} is not supported by P (support {hp:.6g})"
+    for c, dd in zip(Q.C, Q.d):
+        lc = _lift(c, ks, n)
+        if not (_close(P.support(lc), float(dd), scale) and _close(-P.support(-lc), float(dd), scale)):
+            return f"equality {np.round(c, 6).tolist()} . y = {dd:.6g} does not hold on P"
+    rng = np.random.default_rng(12345)
+    dirs = np.vstack([np.eye(k), -np.eye(k), rng.standard_normal((tol.PROJECTION_CHECK_DIRECTIONS, k))])
+    points = []
+    for u in dirs:
+        hq = Q.support(u)
+        lu = _lift(u, ks, n)
+        hp, xp = P._inner_lp(lu)
+        if not _close(hq, hp, scale):
+            return f"supports differ along {np.round(u, 4).tolist()}: result {hq:.6g}, P {hp:.6g}"
+        if xp is not None:
+            points.append(xp[ks])
+    ball = P.chebyshev_center()
+    points.append(ball.center[ks])
+    for y in points:
+        if not Q.contains(y, tol=tol.PROJECTION_CHECK_TOL):
+            return f"the projection of a point of P, {np.round(y, 6).tolist()}, is not in the result"
+    try:
+        G = Q.vertices()
+    except (RuntimeError, ValueError):
+        G = None  # cdd could not enumerate the result's generators: the support checks stand
+    if G is not None:
+        lim = tol.PROJECTION_CHECK_MAX_GENERATORS
+        for v in G.vertices[:lim]:
+            if not _in_projection(P, ks, v, scale):
+                return f"vertex {np.round(v, 6).tolist()} of the result is not in the projection of P"
+        for r in G.rays[:lim]:
+            if not _lifts_to_ray(P, ks, r):
+                return f"ray {np.round(r, 6).tolist()} of the result is not a direction of P"
+        for line in G.lines[:lim]:
+            if not (_lifts_to_ray(P, ks, line) and _lifts_to_ray(P, ks, -line)):
+                return f"line {np.round(line, 6).tolist()} of the result is not a direction of P"
+    return None
+
+
+def _clean_rows(A, b, scale):
+    """Float elimination output cleaned of cancellation residue: each row scaled to unit max-norm,
+    coefficients below ``COEF_ZERO_TOL`` zeroed, rows then ``0 <= b`` (``b >= 0``) dropped and
+    rows farther from the origin than ``EFFECTIVELY_INFINITE * scale`` dropped (a ``1e-16`` residue
+    left in would become a facet at ``1e16`` and poison the data scale)."""
+    if A.shape[0] == 0:
+        return A, b
+    A, b = _normalize_maxabs(A, b)
+    A = np.where(np.abs(A) <= tol.COEF_ZERO_TOL, 0.0, A)
+    nrm = row_norms(A)
+    far = np.abs(b) > tol.EFFECTIVELY_INFINITE * scale * np.maximum(nrm, 1e-300)
+    trivial = (nrm == 0) & (b >= 0)
+    keep = ~(trivial | (far & (nrm > 0)) | (far & (b >= 0)))
+    return A[keep], b[keep]
+
+
+def _project_with(P: "Polytope", ks: list[int], method: str, max_rows: int) -> "Polytope":
+    """The projection by one method, reduced; not yet verified."""
+    from .polytope import Polytope
+
+    n, k = P.dim, len(ks)
+    eliminate = [j for j in range(n) if j not in set(ks)]
+    if method == "exact":
+        A, b, C, d = ppl_io.project_exact(P.A, P.b, P.C, P.d, ks)
+        if np.any(~np.any(A != 0, axis=1) & (b < 0)):
+            return Polytope(*redundancy.canonical_empty(k))
+        return Polytope(*redundancy.canonical_form(A, b, C, d))
+    R = P.reduce()
+    sorted_keep = sorted(ks)
+    perm = [sorted_keep.index(kk) for kk in ks]
+    if method == "fourier_motzkin":
+        A, b, C, d = fourier_motzkin(R.A, R.b, R.C, R.d, eliminate, max_rows)
+        Q = Polytope(A[:, perm], b, C[:, perm], d)
+    elif method == "block_elimination":
+        if not eliminate:
+            A, b, C, d = R.A, R.b, R.C, R.d
+        else:
+            A, b, C, d = cdd_io.block_eliminate(R.A, R.b, R.C, R.d, eliminate)
+        rows = A.shape[0] + C.shape[0]
+        if rows > min(max_rows, tol.BLOCK_ELIMINATION_MAX_ROWS):
+            raise ProjectionBudgetError(
+                f"max_rows: block elimination produced {rows} rows (> "
+                f"{min(max_rows, tol.BLOCK_ELIMINATION_MAX_ROWS)}); use method='fourier_motzkin'")
+        Q = Polytope(A[:, perm], b, C[:, perm], d)
+    else:  # vertex
+        G = R.vertices()
+        ng = len(G.vertices) + len(G.rays) + len(G.lines)
+        if ng > max_rows:
+            raise ProjectionBudgetError(
+                f"max_rows: vertex enumeration produced {ng} generators (> {max_rows}); use "
+                f"method='fourier_motzkin' or method='block_elimination'")
+        Q = Polytope.from_generators(G.vertices[:, ks], G.rays[:, ks], G.lines[:, ks], dim=k)
+    A, b = _clean_rows(Q.A, Q.b, P._feas().scale)
+    return Polytope(A, b, Q.C, Q.d).reduce()
+
+
 def project(P: "Polytope", keep: Sequence[int], method: str = "auto",
             max_rows: int | None = None) -> "Polytope":
     """Projection of ``P`` onto the coordinates ``keep`` (result coordinates in that order).
 
-    See the module docstring for the methods. The result is reduced (:meth:`Polytope.reduce`).
-    Raises :class:`PolytopeError` on a bad ``keep``/``method`` and :class:`ProjectionBudgetError`
-    when an intermediate representation would exceed ``max_rows`` (default
-    ``tolerances.DEFAULT_ROW_BUDGET``).
+    See the module docstring for the methods and the verification. The result is reduced
+    (:meth:`Polytope.reduce`); the empty set projects to the empty set.
+
+    Raises :class:`PolytopeError` on a bad ``keep``/``method`` or ``method="exact"`` without
+    pplpy; :class:`ProjectionBudgetError` when an explicit method's intermediate representation
+    would exceed ``max_rows`` (default ``tolerances.DEFAULT_ROW_BUDGET``);
+    :class:`~polytopes.NumericalError` when an explicit float method's result fails verification
+    or, for ``"auto"``, when every method fails and pplpy is not installed.
     """
     from .polytope import Polytope
 
@@ -256,49 +451,38 @@ def project(P: "Polytope", keep: Sequence[int], method: str = "auto",
     ks = _check_keep(keep, n)
     if method not in METHODS:
         raise PolytopeError(f"method: expected one of {METHODS}, got {method!r}")
+    if method == "exact":
+        ppl_io._require()
     max_rows = tol.DEFAULT_ROW_BUDGET if max_rows is None else int(max_rows)
     k = len(ks)
     if P.is_empty():
         return Polytope(*redundancy.canonical_empty(k))
-    eliminate = [j for j in range(n) if j not in set(ks)]
-    if method == "auto":
-        if len(eliminate) <= tol.AUTO_FM_MAX_ELIMINATED:
-            order = ["fourier_motzkin", "vertex", "block_elimination"]
-        elif n <= tol.AUTO_VERTEX_MAX_DIM:
-            order = ["vertex", "block_elimination", "fourier_motzkin"]
-        else:
-            order = ["block_elimination", "fourier_motzkin", "vertex"]
-        last: Exception | None = None
-        for mth in order:
-            try:
-                return project(P, ks, mth, max_rows)
-            except ProjectionBudgetError as exc:
-                last = exc
-            except RuntimeError as exc:  # cddlib failure
-                last = exc
-        raise ProjectionBudgetError(f"max_rows: every projection method failed ({last})")
-    sorted_keep = sorted(ks)
-    perm = [sorted_keep.index(kk) for kk in ks]
-    if method == "fourier_motzkin":
-        A, b, C, d = fourier_motzkin(P.A, P.b, P.C, P.d, eliminate, max_rows)
-        Q = Polytope(A[:, perm], b, C[:, perm], d)
-    elif method == "block_elimination":
-        if not eliminate:
-            Q = P
-        else:
-            A, b, C, d = cdd_io.block_eliminate(P.A, P.b, P.C, P.d, eliminate)
-            if A.shape[0] + C.shape[0] > max_rows:
-                raise ProjectionBudgetError(
-                    f"max_rows: block elimination produced {A.shape[0] + C.shape[0]} rows "
-                    f"(> {max_rows}); use method='vertex' or method='fourier_motzkin'")
-            Q = Polytope(A, b, C, d)
-        Q = Polytope(Q.A[:, perm], Q.b, Q.C[:, perm], Q.d)
-    else:  # vertex
-        G = P.vertices()
-        ng = len(G.vertices) + len(G.rays) + len(G.lines)
-        if ng > max_rows:
-            raise ProjectionBudgetError(
-                f"max_rows: vertex enumeration produced {ng} generators (> {max_rows}); use "
-                f"method='fourier_motzkin' or method='block_elimination'")
-        Q = Polytope.from_generators(G.vertices[:, ks], G.rays[:, ks], G.lines[:, ks], dim=k)
-    return Q.reduce()
+    if method == "exact":
+        return _project_with(P, ks, "exact", max_rows)
+    if method != "auto":
+        Q = _project_with(P, ks, method, max_rows)
+        reason = verify_projection(P, Q, ks)
+        if reason is not None:
+            raise NumericalError(f"projection by {method} failed verification ({reason}); "
+                                 f"use method='auto' or method='exact'")
+        return Q
+    n_elim = n - k
+    if n_elim <= tol.AUTO_FM_MAX_ELIMINATED:
+        order = ["fourier_motzkin", "block_elimination", "vertex"]
+    else:
+        order = ["block_elimination", "fourier_motzkin", "vertex"]
+    failures = []
+    for mth in order:
+        try:
+            Q = _project_with(P, ks, mth, max_rows)
+            reason = verify_projection(P, Q, ks)
+        except (ProjectionBudgetError, NumericalError, RuntimeError) as exc:
+            reason = str(exc)
+        if reason is None:
+            return Q
+        failures.append(f"{mth}: {reason}")
+    if ppl_io.available():
+        return _project_with(P, ks, "exact", max_rows)
+    raise NumericalError("every projection method failed verification and pplpy (the exact "
+                         "method, pip install 'contactmodes[exact]') is not installed: "
+                         + "; ".join(failures))

@@ -1,91 +1,43 @@
-"""Implicit equalities, affine hulls and redundancy removal with HiGHS (the ``"lp"`` path).
+"""Redundancy removal (minimal H-representations) on the inner system of :mod:`.feasibility`.
 
-The LP path avoids one LP per row where a cheaper test decides: duplicate rows are merged first,
-rows hit first by a ray shot from an interior point (along each row normal and along a few random
-directions) are certified irredundant without an LP, and only the remaining rows are tested with
-one LP each against the current (shrinking) system (Clarkson-style sequential filtering).
+Emptiness and the affine hull come from :mod:`polytopes.feasibility` (one rule for the whole
+package). What is left to decide here is which inequalities of the *inner system* — the
+non-implicit rows written over coordinates of the affine hull, full-dimensional there — are
+redundant. Rows are first made unit vectors within the hull (so a row multiplied by any positive
+number gives the same decision) and duplicates merged.
+
+``"lp"``: rows hit first by a ray shot from an interior point (along each row normal and a few
+random directions) are certified irredundant without an LP; every other row gets one LP against
+the current (shrinking) system (Clarkson-style sequential filtering).
+``"cdd"``: cddlib's ``matrix_redundancy_remove`` on the same clean system (unit rows, no zero
+rows, no equalities), then *verified*: a row cdd removed that the ray-shooting test certifies is a
+contradiction, and each removed row is checked by one LP against the kept rows; on any failure
+the ``"lp"`` path is used.
+``"exact"``: PPL's minimized constraint system in rational arithmetic (:mod:`.ppl_io`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
-from . import lp
+from . import cdd_io, lp
 from . import tolerances as tol
-from .linalg import data_scale, equality_basis, normalize_rows, row_norms
-
-
-@dataclass(frozen=True)
-class HullInfo:
-    """Affine hull of a nonempty set ``{A x <= b, C x = d}``.
-
-    ``implicit`` (m,) bool: inequality rows that hold with equality on the whole set.
-    ``Q`` (r, n), ``q`` (r,): orthonormal equalities of the affine hull; ``x0`` (n,) a point of the
-    hull; ``N`` (n, n - r) orthonormal basis of its direction space.
-    """
-
-    implicit: np.ndarray
-    Q: np.ndarray
-    q: np.ndarray
-    x0: np.ndarray
-    N: np.ndarray
+from .feasibility import Feasibility, Hull, feasibility, hull
+from .linalg import equality_basis, row_norms
 
 
 def is_empty(A, b, C, d) -> bool:
-    """True when ``{A x <= b, C x = d}`` is empty (max-slack LP, ``FEASIBILITY_TOL``)."""
-    s, _ = lp.max_slack(A, b, C, d)
-    if s is None:
-        return True
-    return s < -tol.FEASIBILITY_TOL * data_scale(A, b)
+    """The package's emptiness rule (:func:`polytopes.feasibility.feasibility`)."""
+    return feasibility(A, b, C, d).empty
 
 
 def implicit_equalities(A, b, C, d) -> np.ndarray:
-    """Boolean mask (m,) of inequalities satisfied with equality by every point of a nonempty set.
-
-    Iterated slack LPs (Freund, Roundy & Todd 1985): maximize the sum of capped slacks of the
-    undecided rows; rows with positive slack are decided non-implicit; stop when the optimum is 0.
-    Zero rows of ``A`` are never reported.
-    """
-    m, n = A.shape
-    An, bn, nrm = normalize_rows(A, b)
-    eps = tol.IMPLICIT_EQ_TOL * data_scale(A, b)
-    implicit = np.zeros(m, dtype=bool)
-    undecided = nrm > 0
-    while np.any(undecided):
-        idx = np.flatnonzero(undecided)
-        k = idx.size
-        # variables (x, t_idx); a_i x + t_i <= b_i for i in idx, a_i x <= b_i otherwise
-        T = np.zeros((m, k))
-        T[idx, np.arange(k)] = 1.0
-        A_ub = np.hstack([An, T])
-        A_eq = np.hstack([C, np.zeros((C.shape[0], k))])
-        c = np.concatenate([np.zeros(n), -np.ones(k)])
-        bounds = [(None, None)] * n + [(0.0, 1.0)] * k
-        st, z, _ = lp.solve(c, A_ub, bn, A_eq, d, bounds)
-        if st != lp.OPTIMAL:
-            raise ValueError("implicit_equalities called on an empty set")
-        t = z[n:]
-        slack_ok = t > eps
-        if not np.any(slack_ok):
-            implicit[idx] = True
-            break
-        undecided[idx[slack_ok]] = False
-        # rows with visible slack at the found point are decided too
-        x = z[:n]
-        undecided &= ~((bn - An @ x) > eps)
-    return implicit
-
-
-def affine_hull(A, b, C, d) -> HullInfo:
-    """Affine hull of a nonempty set (explicit and implicit equalities, orthonormalized)."""
-    n = A.shape[1]
-    imp = implicit_equalities(A, b, C, d)
-    Ce = np.vstack([C, A[imp]])
-    de = np.concatenate([d, b[imp]])
-    Q, q, x0, N, _ = equality_basis(Ce, de, n)
-    return HullInfo(imp, Q, q, x0, N)
+    """Boolean mask (m,) of inequalities holding with equality on the whole set (the affine-hull
+    rule of :mod:`polytopes.feasibility`); every row for the empty set (vacuously)."""
+    feas = feasibility(A, b, C, d)
+    if feas.empty:
+        return np.ones(A.shape[0], dtype=bool)
+    return hull(A, b, C, d, feas).implicit
 
 
 def _dedup(U: np.ndarray, beta: np.ndarray) -> np.ndarray:
@@ -120,30 +72,67 @@ def _witness(U: np.ndarray, beta: np.ndarray, zc: np.ndarray, rng) -> np.ndarray
     return cert
 
 
+def _interior(U, beta, scale):
+    """An interior point of the full-dimensional ``U z <= beta`` (Chebyshev center, radius capped)
+    and its radius, or ``(None, 0)``."""
+    zc, r = lp.chebyshev(U, beta, cap=scale * tol.CHEBYSHEV_RADIUS_CAP * 1e3)
+    return zc, (0.0 if zc is None else r)
+
+
+def _certified(U, beta, scale):
+    zc, r = _interior(U, beta, scale)
+    if zc is not None and r > tol.FEASIBILITY_TOL * scale:
+        return _witness(U, beta, zc, np.random.default_rng(0))
+    return np.zeros(U.shape[0], dtype=bool)
+
+
+def _redundant(U, beta, i, others, eps) -> bool:
+    """Whether row ``i`` is implied (within ``eps``) by the rows ``others``: one LP, bounded by
+    construction (row ``i`` itself enters relaxed by ``max(1, |beta_i|)``)."""
+    A_ub = np.vstack([U[others], U[i:i + 1]])
+    b_ub = np.concatenate([beta[others], [beta[i] + max(1.0, abs(beta[i]))]])
+    st, z, fun = lp.solve(-U[i], A_ub, b_ub, bounded=True)
+    return st == lp.OPTIMAL and -fun <= beta[i] + eps
+
+
 def irredundant_in_hull(U: np.ndarray, beta: np.ndarray, scale: float) -> np.ndarray:
     """Indices of the irredundant rows of a *full-dimensional* system ``U z <= beta``.
 
     ``U`` has unit rows with no duplicates. Witness test first, then one LP per uncertain row.
     """
-    m, k = U.shape
+    m = U.shape[0]
     if m == 0:
         return np.zeros(0, dtype=int)
     keep = np.ones(m, dtype=bool)
-    cap = scale * tol.CHEBYSHEV_RADIUS_CAP * 1e3
-    zc, r = lp.chebyshev(U, beta, cap=cap)
-    cert = np.zeros(m, dtype=bool)
-    if zc is not None and r > tol.FEASIBILITY_TOL * scale:
-        cert = _witness(U, beta, zc, np.random.default_rng(0))
+    cert = _certified(U, beta, scale)
     eps = tol.REDUNDANCY_TOL * scale
     for i in np.flatnonzero(~cert):
         keep[i] = False
-        others = np.flatnonzero(keep)
-        A_ub = np.vstack([U[others], U[i:i + 1]])
-        b_ub = np.concatenate([beta[others], [beta[i] + max(1.0, abs(beta[i]))]])
-        st, z, fun = lp.solve(-U[i], A_ub, b_ub)
-        if st != lp.OPTIMAL or -fun > beta[i] + eps:
+        if not _redundant(U, beta, i, np.flatnonzero(keep), eps):
             keep[i] = True
     return np.flatnonzero(keep)
+
+
+def irredundant_cdd(U: np.ndarray, beta: np.ndarray, scale: float) -> np.ndarray | None:
+    """cdd's redundancy removal on the clean system ``U z <= beta`` (unit rows, no duplicates),
+    verified (module docstring); ``None`` when cdd fails or its answer does not verify."""
+    m = U.shape[0]
+    if m == 0:
+        return np.zeros(0, dtype=int)
+    try:
+        kept = cdd_io.irredundant_rows(U, beta, np.zeros((0, U.shape[1])), np.zeros(0))
+    except (RuntimeError, ValueError):
+        return None
+    removed = np.setdiff1d(np.arange(m), kept)
+    if removed.size == 0:
+        return kept
+    if np.any(_certified(U, beta, scale)[removed]):
+        return None
+    eps = tol.REDUNDANCY_TOL * scale
+    for i in removed:
+        if not _redundant(U, beta, i, kept, eps):
+            return None
+    return kept
 
 
 def canonical_empty(n: int):
@@ -151,35 +140,48 @@ def canonical_empty(n: int):
     return np.zeros((1, n)), np.array([-1.0]), np.zeros((0, n)), np.zeros(0)
 
 
-def reduce_lp(A, b, C, d):
-    """Minimal H-representation ``(A, b, C, d)`` of a set, by HiGHS LPs.
+def inner_unit_system(h: Hull):
+    """The inner system of ``h`` with unit rows within the hull and duplicates merged:
+    ``(U, beta, beta_relaxed)``; ``U`` (m', k)."""
+    nv = row_norms(h.V)
+    if h.V.shape[0] == 0:
+        k = h.N.shape[1]
+        return np.zeros((0, k)), np.zeros(0), np.zeros(0)
+    U, beta = h.V / nv[:, None], h.gamma / nv
+    beta_r = (h.gamma + h.relax) / nv
+    keep = _dedup(U, beta)
+    return U[keep], beta[keep], beta_r[keep]
 
-    Output form (shared with the cdd path through :func:`canonical_form`): ``C`` has orthonormal
-    rows spanning the affine hull's normal space; each row of ``A`` is a unit vector orthogonal
-    to the rows of ``C``; no redundant rows. Empty sets give :func:`canonical_empty`.
+
+def reduce(A, b, C, d, method: str = "lp", feas: Feasibility | None = None,
+           hl: Hull | None = None):
+    """Minimal H-representation ``(A, b, C, d)`` of ``{A x <= b, C x = d}``.
+
+    Output form: ``C`` has orthonormal rows spanning the normal space of the affine hull; each
+    row of ``A`` is a unit vector orthogonal to the rows of ``C``; no redundant rows (``"cdd"``
+    falls back to ``"lp"`` when its answer does not verify). Empty sets give
+    :func:`canonical_empty`. ``feas``/``hl`` may pass cached results of
+    :mod:`polytopes.feasibility`.
     """
     n = A.shape[1]
-    if is_empty(A, b, C, d):
+    feas = feasibility(A, b, C, d) if feas is None else feas
+    if feas.empty:
         return canonical_empty(n)
-    h = affine_hull(A, b, C, d)
-    rest = ~h.implicit
-    Az = A[rest] @ h.N
-    bz = b[rest] - A[rest] @ h.x0
-    nz = row_norms(Az)
-    scale = data_scale(A, b)
-    ok = nz > tol.COEF_ZERO_TOL * np.maximum(row_norms(A[rest]), 1e-300)
-    U, beta = Az[ok] / nz[ok, None], bz[ok] / nz[ok]
-    keep = _dedup(U, beta)
+    hl = hull(A, b, C, d, feas) if hl is None else hl
+    U, beta, beta_r = inner_unit_system(hl)
+    keep = None
+    if method == "cdd":
+        keep = irredundant_cdd(U, beta_r, feas.scale)
+    if keep is None:
+        keep = irredundant_in_hull(U, beta_r, feas.scale)
     U, beta = U[keep], beta[keep]
-    keep = irredundant_in_hull(U, beta, scale)
-    U, beta = U[keep], beta[keep]
-    A_out = U @ h.N.T
-    b_out = beta + A_out @ h.x0
-    return A_out, b_out, h.Q, h.q
+    A_out = U @ hl.N.T
+    b_out = beta + A_out @ hl.x0
+    return A_out, b_out, hl.Q.copy(), hl.q.copy()
 
 
 def canonical_form(A, b, C, d):
-    """Bring a nonempty, irredundant representation (e.g. from cdd) to the :func:`reduce_lp`
+    """Bring a nonempty, irredundant representation (e.g. from PPL) to the :func:`reduce`
     output form: orthonormal independent equalities, unit inequality rows orthogonal to them."""
     n = A.shape[1]
     Q, q, x0, N, _ = equality_basis(C, d, n)

@@ -6,17 +6,17 @@ are then multiplied by the problem scale ``max(1, max_i |b_i| / ||a_i||)`` (see
 :func:`polytopes.linalg.data_scale`) so that a change of units does not change a decision.
 
 ``FEASIBILITY_TOL``
-    A set is empty when the largest common slack ``s`` of its normalized inequalities
-    (``a_i x + s <= b_i``, ``C x = d``) is below ``-FEASIBILITY_TOL * scale``.
+    The one emptiness rule (:mod:`polytopes.feasibility`): a set is empty when the largest common
+    slack ``s`` of its normalized inequalities (``a_i x + s <= b_i``, ``C x = d``) is below
+    ``-eps``, ``eps = FEASIBILITY_TOL * scale``; a row is an implicit equality when no point of the
+    set relaxed by ``eps`` gives it a slack above ``eps``; LP queries on a set with ``s <= eps``
+    run on the inner system relaxed by ``eps``.
 ``CONTAINMENT_TOL``
     Default slack for :meth:`Polytope.contains`, :meth:`Polytope.issubset`,
     :meth:`Polytope.equals`: a normalized row may be violated by ``CONTAINMENT_TOL * scale``.
 ``REDUNDANCY_TOL``
     A normalized inequality is redundant when the maximum of ``a_i x`` over the other rows does
     not exceed ``b_i + REDUNDANCY_TOL * scale``.
-``IMPLICIT_EQ_TOL``
-    A normalized inequality is an implicit equality when no point of the set gives it a slack
-    above ``IMPLICIT_EQ_TOL * scale``.
 ``RANK_RTOL``
     Singular value ``s_i`` of an equality matrix counts as zero when
     ``s_i <= RANK_RTOL * max(shape) * s_max`` (NumPy's ``matrix_rank`` rule with a floor).
@@ -31,6 +31,34 @@ are then multiplied by the problem scale ``max(1, max_i |b_i| / ||a_i||)`` (see
     for that row to be certified irredundant without an LP.
 ``HIGHS_TOL``
     Primal and dual feasibility tolerances passed to HiGHS.
+``LP_PRIMAL_TOL``
+    Verification of an LP point (:mod:`polytopes.lp`): a unit-normalized row ``g_i x <= h_i`` may
+    be violated by ``LP_PRIMAL_TOL * max(1, ||x||_inf, |h_i|)``; also the ray test
+    (``G r <= LP_PRIMAL_TOL ||r||_inf``).
+``LP_DUAL_TOL``
+    Verification of a dual certificate: sign, stationarity and duality gap relative to the sizes
+    of the terms; the Farkas and ray tests; agreement of two solvers' objective values.
+``PROJECTION_CHECK_TOL``
+    Verification of a projection (:mod:`polytopes.projection`): support functions of input and
+    output must agree within ``PROJECTION_CHECK_TOL * max(scale, |h|)``, and output points
+    must lie in the projection within that distance.
+``EFFECTIVELY_INFINITE``
+    In the projection check, a support value or facet offset beyond ``EFFECTIVELY_INFINITE *
+    scale`` (``scale`` of the input) counts as infinite: features that far out are below double
+    precision's resolution relative to the data (a float LP reports such a direction unbounded).
+``PROJECTION_CHECK_DIRECTIONS``
+    Number of random directions (fixed seed) along which the supports are compared, in addition
+    to every output facet normal and the coordinate axes.
+``PROJECTION_CHECK_MAX_GENERATORS``
+    At most this many output vertices / rays are checked for membership in the projection (all of
+    them when there are fewer; else the ones found along the check directions).
+``CDD_CANONICALIZE_MAX_ROWS``
+    cddlib's ``matrix_canonicalize`` / ``matrix_redundancy_remove`` are never called on more rows
+    than this (crash guard: large block-elimination outputs made cddlib abort, segfault or run for
+    minutes); larger systems are reduced by the package's own LP path.
+``BLOCK_ELIMINATION_MAX_ROWS``
+    A block-elimination output with more rows than this is refused (budget error) rather than
+    reduced by one LP per row; ``auto`` then moves to the next method.
 ``CHEBYSHEV_RADIUS_CAP``
     When the inscribed-ball radius is unbounded, a ball of radius ``CHEBYSHEV_RADIUS_CAP * scale``
     is inscribed instead to obtain an interior point; the reported radius is ``inf``.
@@ -42,10 +70,10 @@ are then multiplied by the problem scale ``max(1, max_i |b_i| / ||a_i||)`` (see
 ``FM_PREFILTER_FACTOR``
     Fourier–Motzkin gives up (budget error) when the pairs surviving the cheap Imbert pre-filter
     exceed ``FM_PREFILTER_FACTOR * max_rows`` (memory guard before forming the rows).
-``AUTO_FM_MAX_ELIMINATED``, ``AUTO_VERTEX_MAX_DIM``
-    ``project(method="auto")`` uses Fourier–Motzkin when at most ``AUTO_FM_MAX_ELIMINATED``
-    variables are eliminated, else vertex enumeration when the ambient dimension is at most
-    ``AUTO_VERTEX_MAX_DIM``, else cdd block elimination.
+``AUTO_FM_MAX_ELIMINATED``
+    ``project(method="auto")`` tries Fourier–Motzkin (with LP pruning) first when at most this
+    many variables are eliminated, else block elimination first (then the other, then vertex
+    enumeration, then the exact method); every result is verified before it is returned.
 ``LP_SMALL_ROWS``, ``LP_SMALL_COLS``
     Linear programs up to this many rows and variables go to cddlib's dense simplex (no per-call
     set-up cost); larger ones to HiGHS (:func:`polytopes.lp.solve`). A size rule, not a tolerance,
@@ -55,7 +83,6 @@ are then multiplied by the problem scale ``max(1, max_i |b_i| / ||a_i||)`` (see
 FEASIBILITY_TOL: float = 1e-9
 CONTAINMENT_TOL: float = 1e-7
 REDUNDANCY_TOL: float = 1e-9
-IMPLICIT_EQ_TOL: float = 1e-9
 RANK_RTOL: float = 1e-10
 COEF_ZERO_TOL: float = 1e-11
 DUPLICATE_DECIMALS: int = 9
@@ -66,6 +93,13 @@ DEFAULT_ROW_BUDGET: int = 20000
 FM_LP_PRUNE_ROWS: int = 64
 FM_PREFILTER_FACTOR: int = 20
 AUTO_FM_MAX_ELIMINATED: int = 2
-AUTO_VERTEX_MAX_DIM: int = 8
+LP_PRIMAL_TOL: float = 1e-8
+LP_DUAL_TOL: float = 1e-7
+PROJECTION_CHECK_TOL: float = 1e-6
+PROJECTION_CHECK_DIRECTIONS: int = 8
+EFFECTIVELY_INFINITE: float = 1e12
+PROJECTION_CHECK_MAX_GENERATORS: int = 200
+CDD_CANONICALIZE_MAX_ROWS: int = 400
+BLOCK_ELIMINATION_MAX_ROWS: int = 4000
 LP_SMALL_ROWS: int = 400
 LP_SMALL_COLS: int = 60

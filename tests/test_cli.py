@@ -189,3 +189,23 @@ def test_plot_writes_a_png_and_bad_output_writes_nothing(tmp_path):
     proc = run("plot", str(EXAMPLES / "painleve_rod.toml"), "--output", str(tmp_path / "p.jpg"))
     assert proc.returncode == 2 and not (tmp_path / "p.jpg").exists()
     assert [p.name for p in tmp_path.iterdir()] == ["p.png"]
+
+
+def test_internal_numerical_failure_exits_70_one_line_nothing_written(tmp_path, monkeypatch, capsys):
+    """Every LP solver made to return an undecided status: polytopes.lp cannot verify any answer
+    and raises NumericalError, which the CLI reports as an internal error (exit 70), not as the
+    user's mistake (exit 2)."""
+    from polytopes import lp
+
+    def undecided(*args, **kwargs):
+        return lp._Claim(None, "stub")
+    monkeypatch.setattr(lp, "_solve_cdd", undecided)
+    monkeypatch.setattr(lp, "_solve_highs", undecided)
+    out = tmp_path / "out.json"
+    status = main(["analyze", str(EXAMPLES / "two_link_brace.toml"), "--json", "--output", str(out)])
+    err = capsys.readouterr().err
+    assert status == 70
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("contactmodes: internal error (please report): ")
+    assert "could not be solved reliably" in lines[0]
+    assert not out.exists()

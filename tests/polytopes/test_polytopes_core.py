@@ -111,10 +111,12 @@ def test_empty_sets():
 def test_empty_set_operations():
     E = Polytope([[1.0, 0], [-1.0, 0]], [0.0, -1.0])
     assert E.affine_dimension() == -1
-    with pytest.raises(PolytopeError, match="empty set has no Chebyshev center"):
-        E.chebyshev_center()
-    with pytest.raises(PolytopeError):
-        E.bounding_box()
+    ball = E.chebyshev_center()  # documented value for the empty set: no center, radius -inf
+    assert np.all(np.isnan(ball.center)) and ball.radius == -np.inf
+    lo, hi = E.bounding_box()  # inf/sup over no points
+    assert np.all(lo == np.inf) and np.all(hi == -np.inf)
+    assert E.support([1.0, 0.0]) == -np.inf
+    assert list(E.implicit_equalities()) == [0, 1]  # vacuously every row
     G = E.vertices()
     assert G.vertices.shape == (0, 2) and G.rays.shape == (0, 2)
     R = E.reduce()

@@ -1,0 +1,225 @@
+"""The one emptiness rule and the one affine-hull rule of :mod:`polytopes`.
+
+Every decision "is this set empty?" and "which inequalities hold with equality on the whole
+set?" — by :meth:`Polytope.is_empty`, :meth:`~Polytope.chebyshev_center`,
+:meth:`~Polytope.affine_hull`, :meth:`~Polytope.implicit_equalities`,
+:meth:`~Polytope.affine_dimension`, :meth:`~Polytope.bounding_box`, :meth:`~Polytope.reduce`,
+projection and :mod:`polytopes.regions` — is read from the two objects computed here
+(:class:`Feasibility`, then :class:`Hull`), once per :class:`~polytopes.Polytope` (they are cached
+on the immutable object), so no two operations can disagree.
+
+**Set-up.** The explicit equalities ``C x = d`` are replaced by an orthonormal parametrization
+``x = x0 + N z`` (:func:`~polytopes.linalg.equality_basis`; inconsistent equalities mean empty).
+Each inequality is normalized by ``||a_i||`` (so its slack is a Euclidean distance and the rule is
+invariant under positive row scaling) and written over ``z``: ``(a_i N / ||a_i||) z + s <=
+(b_i - a_i x0) / ||a_i||``. A row whose coefficient over ``z`` vanishes (``||a_i N|| <=
+COEF_ZERO_TOL ||a_i||``) is a constant and is decided in Python.
+
+**Emptiness** (:func:`feasibility`): the max-slack LP ``s* = max s`` over those rows, with ``s``
+capped at ``scale`` (``scale = max(1, max_i |b_i|/||a_i||, max_j |d_j|/||c_j||)``, see
+:func:`~polytopes.linalg.data_scale`). The set is empty iff the equalities are inconsistent or
+``s* < -eps`` with ``eps = FEASIBILITY_TOL * scale``.
+
+**Affine hull** (:func:`hull`): if ``s* > eps`` the set has an interior (relative to the explicit
+equalities) and no inequality is an implicit equality. Otherwise the rows are *relaxed* by ``eps``
+(so the LPs below are feasible by construction: the max-slack point satisfies them) and the
+iterated slack LPs of Freund, Roundy & Todd (1985) decide each row: a row is an implicit
+equality iff no point of the relaxed set gives it a slack above ``3 eps`` (``2 eps`` in the
+original row; the margin over the ``2 eps`` that two opposite rows of an exact equality reach
+once relaxed keeps float noise from splitting an equality). The hull is then ``x_h + N_h w``, ``N_h`` an orthonormal basis,
+``x_h`` the least-norm (least-squares) point of the implicit equalities — a consistent
+description by construction, never "empty"; ``x_h`` need not lie in the set, it only anchors the
+hull's coordinates (kept small so that offsets ``b_i - a_i x_h`` lose no precision).
+
+**Inner system** (:class:`Hull` fields ``V``, ``gamma``, ``relax``): the non-implicit rows written
+over ``w``, normalized by ``||a_i||``. LP queries on a nonempty set (support, bounding box,
+Chebyshev center, redundancy) run on ``V w <= gamma + relax``, with ``relax = eps`` when ``s* <=
+eps`` (a thin or lower-dimensional set, whose raw LPs a solver may call infeasible) and ``0``
+otherwise; the results are within ``eps`` of the exact ones.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import lp
+from . import tolerances as tol
+from .linalg import data_scale, equality_basis, rank_tol, row_norms
+
+
+@dataclass(frozen=True)
+class Feasibility:
+    """Result of the emptiness rule for ``{A x <= b, C x = d}`` (``A`` (m, n), ``C`` (p, n)).
+
+    ``empty``: the decision. ``slack``: ``s*`` (normalized distance units; ``-inf`` when ``C x =
+    d`` is inconsistent). ``point`` (n,): the max-slack point (``None`` if the equalities are
+    inconsistent). ``eps``: the tolerance ``FEASIBILITY_TOL * scale``; ``scale`` the data scale.
+    ``Q`` (r, n), ``q`` (r,), ``x0`` (n,), ``N`` (n, n - r): orthonormal description of ``C x = d``.
+    ``U`` (m, n - r), ``beta`` (m,): the inequalities over ``z`` normalized by ``||a_i||``;
+    ``const`` (m,) bool: rows constant over ``z`` (and zero rows of ``A``).
+    """
+
+    empty: bool
+    slack: float
+    point: np.ndarray | None
+    eps: float
+    scale: float
+    Q: np.ndarray
+    q: np.ndarray
+    x0: np.ndarray
+    N: np.ndarray
+    U: np.ndarray
+    beta: np.ndarray
+    const: np.ndarray
+
+    @property
+    def thin(self) -> bool:
+        """``s* <= eps``: possibly lower-dimensional; LPs use the relaxed system."""
+        return not self.empty and self.slack <= self.eps
+
+
+@dataclass(frozen=True)
+class Hull:
+    """Affine hull of a nonempty set and its inequalities over hull coordinates.
+
+    ``implicit`` (m,) bool: rows of ``A`` holding with equality on the set. ``Q`` (r, n), ``q``
+    (r,): orthonormal equalities of the hull; ``x0`` (n,): a point of the hull; ``N`` (n, k):
+    orthonormal basis of its direction space (``k`` the affine dimension); ``x0`` is the least-norm
+point of the hull, not necessarily a point of the set (except when ``k = 0``). ``rows`` (m',) int:
+    indices of the rows of ``A`` kept in the inner system ``V w <= gamma`` (``V`` (m', k), rows
+    normalized by ``||a_i||``, so ``||V_i|| <= 1``); ``relax``: the amount LP queries add to
+    ``gamma`` (``eps`` for a thin set, else 0).
+    """
+
+    implicit: np.ndarray
+    Q: np.ndarray
+    q: np.ndarray
+    x0: np.ndarray
+    N: np.ndarray
+    rows: np.ndarray
+    V: np.ndarray
+    gamma: np.ndarray
+    relax: float
+
+    @property
+    def dimension(self) -> int:
+        return int(self.N.shape[1])
+
+
+def problem_scale(A, b, C, d) -> float:
+    """``max(1, max_i |b_i|/||a_i||, max_j |d_j|/||c_j||)``: the scale of the data's offsets."""
+    return max(data_scale(A, b), data_scale(C, d))
+
+
+def feasibility(A, b, C, d) -> Feasibility:
+    """Apply the emptiness rule (module docstring) to ``{A x <= b, C x = d}``.
+
+    Raises :class:`~polytopes.NumericalError` only if the max-slack LP (feasible and bounded by
+    construction) cannot be solved reliably by any solver.
+    """
+    m, n = A.shape
+    scale = problem_scale(A, b, C, d)
+    eps = tol.FEASIBILITY_TOL * scale
+    Q, q, x0, N, consistent = equality_basis(C, d, n)
+    k = N.shape[1]
+    nrm = row_norms(A)
+    nz = nrm > 0
+    s_ = np.where(nz, nrm, 1.0)
+    U = (A @ N) / s_[:, None]
+    beta = (b - A @ x0) / s_
+    const = ~nz | (row_norms(U) <= tol.COEF_ZERO_TOL)
+    U[const] = 0.0
+
+    def result(empty, slack, point):
+        return Feasibility(empty, slack, point, eps, scale, Q, q, x0, N, U, beta, const)
+
+    if not consistent:
+        return result(True, float("-inf"), None)
+    cap = scale
+    s_const = float(np.min(beta[const], initial=cap))
+    live = ~const
+    if k == 0 or not np.any(live):
+        return result(s_const < -eps, min(s_const, cap), x0.copy())
+    # max s  s.t.  U z + s <= beta (live rows),  s <= min(cap, constant rows)
+    A_ub = np.hstack([U[live], np.ones((int(live.sum()), 1))])
+    c = np.zeros(k + 1)
+    c[-1] = -1.0
+    bounds = [(None, None)] * k + [(None, min(cap, s_const))]
+    st, zs, _ = lp.solve(c, A_ub, beta[live], bounds=bounds, bounded=True)
+    # the LP is feasible (s -> -inf) and bounded (s <= cap): only OPTIMAL survives verification
+    s_star = float(zs[-1])
+    return result(s_star < -eps, s_star, x0 + N @ zs[:k])
+
+
+def hull(A, b, C, d, feas: Feasibility) -> Hull:
+    """Apply the affine-hull rule (module docstring) to a set that ``feas`` calls nonempty.
+
+    Never fails on such a set (the LPs are feasible by construction); raises
+    :class:`~polytopes.NumericalError` only if an LP cannot be solved reliably.
+    """
+    if feas.empty:
+        raise ValueError("hull() needs a set the emptiness rule calls nonempty")
+    m, n = A.shape
+    eps = feas.eps
+    U, beta, const = feas.U, feas.beta, feas.const
+    implicit = np.zeros(m, dtype=bool)
+    k = feas.N.shape[1]
+    z_pt = feas.N.T @ (feas.point - feas.x0)
+    if feas.thin:
+        implicit[const] = beta[const] <= eps
+        implicit[const & (row_norms(A) == 0)] = False  # 0 <= b_i, b_i ~ 0: says nothing
+        undecided = ~const & (beta - U @ z_pt <= 2 * eps)
+        cap = max(feas.scale, 4 * eps)
+        rb = beta + eps
+        while np.any(undecided):
+            idx = np.flatnonzero(undecided)
+            live = np.flatnonzero(~const)
+            kk = idx.size
+            # variables (z, t_idx): U z + T t <= beta + eps over live rows, 0 <= t <= cap
+            T = np.zeros((live.size, kk))
+            T[np.searchsorted(live, idx), np.arange(kk)] = 1.0
+            A_ub = np.hstack([U[live], T])
+            c = np.concatenate([np.zeros(k), -np.ones(kk)])
+            bounds = [(None, None)] * k + [(0.0, cap)] * kk
+            st, zt, _ = lp.solve(c, A_ub, rb[live], bounds=bounds, bounded=True)
+            if st != lp.OPTIMAL:  # feasible by construction: (z_pt, 0)
+                from .errors import NumericalError
+                raise NumericalError("implicit-equality LP reported infeasible on a set the "
+                                     "emptiness rule calls nonempty")
+            z_new = zt[:k]
+            decided = (rb[idx] - U[idx] @ z_new) > 3 * eps
+            if not np.any(decided):
+                implicit[idx] = True
+                break
+            undecided[idx[decided]] = False
+            z_pt = z_new
+    # hull over z: null space of the implicit rows
+    Ui = U[implicit & ~const]
+    Wz = np.eye(k)
+    z_h = np.zeros(k)  # hull point: the least-norm point of the hull (x0 + N z_h), not the LP
+    # point, which may lie far away (s* is capped at ``scale``): offsets b - a.x_h stay accurate
+    if Ui.shape[0] and k:
+        Un = Ui / row_norms(Ui)[:, None]
+        bi = beta[implicit & ~const] / row_norms(Ui)
+        _, s, Vt = np.linalg.svd(Un, full_matrices=True)
+        r = int(np.sum(s > rank_tol(s, Un.shape)))
+        Wz = Vt[r:].T
+        # least-norm least-squares point of the implicit equalities
+        z_h = np.linalg.lstsq(Un, bi, rcond=None)[0]
+    N_h = feas.N @ Wz
+    x_h = feas.x0 + feas.N @ z_h
+    if N_h.shape[1] < n:
+        _, _, Vt = np.linalg.svd(N_h.T, full_matrices=True) if N_h.shape[1] else (None, None, np.eye(n))
+        Q_h = Vt[N_h.shape[1]:]
+    else:
+        Q_h = np.zeros((0, n))
+    # inner system over w
+    rows = np.flatnonzero(~implicit & ~const)
+    nrm = row_norms(A[rows])
+    V = (A[rows] @ N_h) / nrm[:, None] if rows.size else np.zeros((0, N_h.shape[1]))
+    gamma = (b[rows] - A[rows] @ x_h) / nrm if rows.size else np.zeros(0)
+    live = row_norms(V) > tol.COEF_ZERO_TOL
+    rows, V, gamma = rows[live], V[live], gamma[live]
+    return Hull(implicit, Q_h, Q_h @ x_h, x_h, N_h, rows, V, gamma, eps if feas.thin else 0.0)

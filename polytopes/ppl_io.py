@@ -1,0 +1,145 @@
+"""The one boundary between NumPy arrays and pplpy (Parma Polyhedra Library, exact rationals).
+
+pplpy is optional (``pip install 'contactmodes[exact]'``); importing :mod:`polytopes` never needs
+it, and every function here raises :class:`~polytopes.PolytopeError` with that instruction when it
+is missing.
+
+Conversion is exact: a float is a dyadic rational (``fractions.Fraction(x)`` is exact), and PPL
+wants integer coefficients, so each row ``(a_i, b_i)`` is multiplied by the lcm of its
+denominators (then divided by the gcd of its numerators). PPL writes a constraint as ``e.x + e0
+>= 0`` (or ``== 0``); results come back as floats ``A x <= b``, ``C x = d`` with each row divided
+by its largest coefficient before rounding (so no overflow on huge integers).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from math import gcd, lcm
+
+import numpy as np
+
+from .errors import PolytopeError
+
+try:  # optional dependency
+    import ppl as _ppl
+except ImportError:  # pragma: no cover - exercised only without pplpy
+    _ppl = None
+
+INSTALL_HINT = "method='exact' needs pplpy: install it with pip install 'contactmodes[exact]'"
+
+
+def available() -> bool:
+    """Whether pplpy is importable."""
+    return _ppl is not None
+
+
+def _require():
+    if _ppl is None:
+        raise PolytopeError(INSTALL_HINT)
+    return _ppl
+
+
+def _int_row(a: np.ndarray, b: float) -> list[int]:
+    fr = [Fraction(float(v)) for v in a] + [Fraction(float(b))]
+    den = 1
+    for f in fr:
+        den = lcm(den, f.denominator)
+    ints = [int(f * den) for f in fr]
+    g = 0
+    for v in ints:
+        g = gcd(g, v)
+    return [v // g for v in ints] if g > 1 else ints
+
+
+def to_ppl(A, b, C, d, order=None):
+    """``C_Polyhedron`` of ``{A x <= b, C x = d}``; ``order`` (n,) maps PPL variable ``k`` to
+    column ``order[k]`` (default identity)."""
+    ppl = _require()
+    n = A.shape[1]
+    order = list(range(n)) if order is None else [int(j) for j in order]
+    xs = [ppl.Variable(k) for k in range(n)]
+    cs = ppl.Constraint_System()
+    for M, v, eq in ((A, b, False), (C, d, True)):
+        for a, bb in zip(M, v):
+            ints = _int_row(a[order], bb)
+            e = ppl.Linear_Expression(0)
+            for k in range(n):
+                if ints[k]:
+                    e += ints[k] * xs[k]
+            cs.insert(e == ints[-1] if eq else e <= ints[-1])
+    P = ppl.C_Polyhedron(n, "universe")
+    P.add_constraints(cs)
+    return P
+
+
+def from_ppl(P) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``(A, b, C, d)`` of the minimized constraints of ``P`` (floats; see module docstring).
+    The empty polyhedron gives ``0 x <= -1``."""
+    n = P.space_dimension()
+    if P.is_empty():
+        return np.zeros((1, n)), np.array([-1.0]), np.zeros((0, n)), np.zeros(0)
+    A, b, C, d = [], [], [], []
+    for c in P.minimized_constraints():
+        coef = [int(c.coefficient(_ppl.Variable(k))) for k in range(n)]
+        e0 = int(c.inhomogeneous_term())
+        big = max(abs(v) for v in coef + [e0]) or 1
+        a = np.array([float(Fraction(v, big)) for v in coef])
+        c0 = float(Fraction(e0, big))
+        if c.is_equality():  # a.x + e0 = 0
+            C.append(a); d.append(-c0)
+        else:  # a.x + e0 >= 0  ->  -a.x <= e0
+            A.append(-a); b.append(c0)
+    def arr(rows):
+        return np.array(rows, dtype=float).reshape(len(rows), n) + 0.0
+    return arr(A), np.array(b, dtype=float) + 0.0, arr(C), np.array(d, dtype=float) + 0.0
+
+
+def reduce_exact(A, b, C, d):
+    """Minimal H-representation by exact arithmetic: ``(A, b, C, d)`` floats (rounded once at
+    the end) of PPL's minimized constraint system."""
+    return from_ppl(to_ppl(A, b, C, d))
+
+
+def project_exact(A, b, C, d, keep):
+    """Exact projection onto the columns ``keep`` (in that order): the polyhedron is built with
+    the kept variables first and PPL removes the higher space dimensions (existential
+    quantification). Returns float ``(A, b, C, d)`` over ``len(keep)`` coordinates."""
+    n = A.shape[1]
+    keep = [int(k) for k in keep]
+    order = keep + [j for j in range(n) if j not in set(keep)]
+    P = to_ppl(A, b, C, d, order)
+    P.remove_higher_space_dimensions(len(keep))
+    return from_ppl(P)
+
+
+def exact_facts(A, b, C, d) -> dict:
+    """``{"empty", "affine_dimension", "bounded"}`` decided exactly (test and benchmark oracle)."""
+    P = to_ppl(A, b, C, d)
+    return {"empty": bool(P.is_empty()), "affine_dimension": int(P.affine_dimension()),
+            "bounded": bool(P.is_bounded())}
+
+
+def polyhedron_support(P, direction) -> float:
+    """``max direction.y`` over the PPL polyhedron ``P`` in exact arithmetic (the float direction
+    converted exactly), rounded to float at the end; ``inf`` unbounded, ``-inf`` empty."""
+    ppl = _require()
+    if P.is_empty():
+        return float("-inf")
+    fr = [Fraction(float(v)) for v in np.asarray(direction, dtype=float)]
+    den = 1
+    for f in fr:
+        den = lcm(den, f.denominator)
+    e = ppl.Linear_Expression(0)
+    for k, f in enumerate(fr):
+        if f:
+            e += int(f * den) * ppl.Variable(k)
+    res = P.maximize(e)
+    if not res["bounded"]:
+        return float("inf")
+    return float(Fraction(int(res["sup_n"]), int(res["sup_d"])) / den)
+
+
+def support_exact(A, b, C, d, direction) -> float:
+    """``max direction.x`` over ``{A x <= b, C x = d}`` in exact arithmetic (see
+    :func:`polyhedron_support`)."""
+    return polyhedron_support(to_ppl(A, b, C, d), direction)

@@ -1,0 +1,346 @@
+"""Trustworthy engine: verified LPs, one emptiness rule, verified projections, row-scaling
+invariance, crash guards. Oracles are independent of the code under test: PPL's exact rational
+arithmetic (pplpy), SciPy's HiGHS (``scipy.optimize.linprog``), hand-made sets."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from scipy.optimize import linprog
+
+from polytopes import NumericalError, Polytope, PolytopeError, ProjectionBudgetError, lp
+
+ppl = pytest.importorskip("ppl")
+from polytopes import ppl_io  # noqa: E402
+
+SETTINGS = settings(max_examples=30, deadline=None, derandomize=True,
+                    suppress_health_check=[HealthCheck.too_slow])
+BIG = 1e12  # supports beyond BIG * scale count as infinite (tolerances.EFFECTIVELY_INFINITE)
+
+
+# ----------------------------------------------------------------------- random polytopes ------
+def random_polytope(seed: int, kind: str, n: int):
+    """A polytope of the given kind in R^n with <= 40 rows (integer data, so PPL is fast)."""
+    rng = np.random.default_rng(seed)
+    m = int(rng.integers(n + 1, min(40, 3 * n + 4)))
+    A = rng.integers(-4, 5, size=(m, n)).astype(float)
+    A = A[np.any(A != 0, axis=1)]
+    b = rng.integers(1, 6, size=A.shape[0]).astype(float)  # origin inside
+    C, d = np.zeros((0, n)), np.zeros(0)
+    if kind == "unbounded":
+        A, b = A[A[:, 0] <= 0], b[A[:, 0] <= 0]
+    else:
+        A = np.vstack([A, np.eye(n), -np.eye(n)])
+        b = np.concatenate([b, 6 * np.ones(2 * n)])
+    if kind == "explicit_lowdim":
+        p = int(rng.integers(1, max(2, n // 2)))
+        C = rng.integers(-2, 3, size=(p, n)).astype(float)
+        C[:, 0] += np.all(C == 0, axis=1)
+        d = np.zeros(p)
+    elif kind == "implicit_lowdim":
+        a = rng.integers(-2, 3, size=n).astype(float)
+        a[0] += float(not np.any(a))
+        A, b = np.vstack([A, a, -a]), np.concatenate([b, [0.0, 0.0]])  # a.x = 0 as two rows
+    elif kind == "empty":
+        a = rng.integers(-2, 3, size=n).astype(float)
+        a[0] += float(not np.any(a))
+        A, b = np.vstack([A, a, -a]), np.concatenate([b, [-1.0, 0.0]])  # a.x <= -1, a.x >= 0
+    return Polytope(A, b, C, d)
+
+
+@st.composite
+def cases(draw):
+    kind = draw(st.sampled_from(["bounded", "unbounded", "explicit_lowdim", "implicit_lowdim",
+                                 "empty"]))
+    n = draw(st.integers(2, 7))
+    P = random_polytope(draw(st.integers(0, 2**31 - 1)), kind, n)
+    n_elim = draw(st.integers(1, min(4, n - 1)))
+    keep = [int(k) for k in np.random.default_rng(n * 7 + n_elim).permutation(n)[: n - n_elim]]
+    return P, keep
+
+
+def exact_projection_facts(P, keep):
+    order = keep + [j for j in range(P.dim) if j not in keep]
+    E = ppl_io.to_ppl(P.A, P.b, P.C, P.d, order)
+    E.remove_higher_space_dimensions(len(keep))
+    return E
+
+
+def exact_support(E, u) -> float:
+    """max u.y over the PPL polyhedron E (exact), as a float."""
+    return ppl_io.polyhedron_support(E, u)
+
+
+def squash(v, scale):
+    return np.inf if v > BIG * scale else (-np.inf if v < -BIG * scale else v)
+
+
+def assert_same_set(Q, E, scale, what):
+    """Q (float result) equals the exact PPL polyhedron E: emptiness, affine dimension, supports
+    along both sets' facet normals and random directions."""
+    assert Q.is_empty() == E.is_empty(), what
+    if E.is_empty():
+        return
+    assert Q.affine_dimension() == E.affine_dimension(), what
+    k = Q.dim
+    Ae, _, Ce, _ = ppl_io.from_ppl(E)
+    dirs_e = []  # exact rays and lines of E (float copies), to spot ill-posed directions
+    for g in E.minimized_generators():
+        if g.is_ray() or g.is_line():
+            r = np.array([float(g.coefficient(ppl.Variable(j))) for j in range(k)])
+            dirs_e.append(r / np.linalg.norm(r))
+    dirs = [*Q.A, *Q.C, *(-Q.C), *Ae, *Ce, *(-Ce),
+            *np.random.default_rng(5).standard_normal((6, k)), *np.eye(k), *(-np.eye(k))]
+    for u in dirs:
+        u = np.asarray(u, float)
+        if not np.any(u):
+            continue
+        u = u / np.linalg.norm(u)
+        hq, he = squash(Q.support(u), scale), squash(exact_support(E, u), scale)
+        if np.isinf(he) or np.isinf(hq):
+            # a float facet normal orthogonal (up to rounding) to an exact ray of E: the exact
+            # support along the rounded normal flips between finite and inf; not a test of Q
+            if any(abs(u @ r) <= 1e-9 for r in dirs_e):
+                continue
+            assert hq == he, (what, u, hq, he)
+        else:
+            assert abs(hq - he) <= 1e-6 * max(scale, abs(he)), (what, u, hq, he)
+
+
+@SETTINGS
+@given(cases())
+def test_projection_every_method_against_pplpy(case):
+    P, keep = case
+    E = exact_projection_facts(P, keep)
+    scale = max(1.0, float(np.max(np.abs(P.b) / np.linalg.norm(P.A, axis=1))))
+    for method in ("auto", "exact", "fourier_motzkin", "block_elimination", "vertex"):
+        try:
+            Q = P.project(keep, method=method)
+        except (NumericalError, ProjectionBudgetError) as exc:
+            assert method not in ("auto", "exact"), exc
+            assert "verification" in str(exc) or "max_rows" in str(exc)
+            continue
+        assert_same_set(Q, E, scale, method)
+
+
+@SETTINGS
+@given(cases())
+def test_reduce_every_method_against_pplpy(case):
+    P, _ = case
+    E = ppl_io.to_ppl(P.A, P.b, P.C, P.d)
+    assert P.is_empty() == E.is_empty()
+    assert P.affine_dimension() == (-1 if E.is_empty() else E.affine_dimension())
+    scale = max(1.0, float(np.max(np.abs(P.b) / np.linalg.norm(P.A, axis=1))))
+    for method in ("cdd", "lp", "exact"):
+        R = P.reduce(method)
+        assert_same_set(R, E, scale, method)
+        if not E.is_empty():  # minimal: as many facets/equalities as PPL's minimized system
+            Ae, _, Ce, _ = ppl_io.from_ppl(E)
+            assert (R.n_ineq, R.n_eq) == (Ae.shape[0], Ce.shape[0]), method
+
+
+# ----------------------------------------------------------------------- one emptiness rule ----
+def test_nearly_empty_set_all_queries_agree():
+    """The ValueError of the issue: max slack -2.9e-10 accepted by is_empty, then the affine-hull
+    step found the set empty. Every query now reads one cached decision."""
+    for gap in (-2.9e-10, -5e-10, 2.9e-10, 0.0):
+        P = Polytope([[1.0, 0.0], [-1.0, 0.0], [0.0, 1.0], [0.0, -1.0]], [gap, 0.0, 1.0, 0.0])
+        empty = P.is_empty()
+        assert not empty  # |gap| below FEASIBILITY_TOL * scale: nonempty by the rule
+        assert P.affine_dimension() == 1
+        assert len(P.implicit_equalities()) == 2
+        lo, hi = P.bounding_box()
+        assert lo[1] == pytest.approx(0.0, abs=1e-8) and hi[1] == pytest.approx(1.0, abs=1e-8)
+        assert P.chebyshev_center().radius >= 0
+        R = P.reduce()
+        assert R.n_eq == 1 and not R.is_empty()
+
+
+def test_empty_set_is_a_normal_value():
+    E = Polytope([[1.0, 0.0], [-1.0, 0.0]], [0.0, -1.0])
+    lo, hi = E.bounding_box()
+    assert np.all(lo == np.inf) and np.all(hi == -np.inf)
+    assert E.affine_dimension() == -1 and E.support([0.0, 1.0]) == -np.inf
+    assert E.chebyshev_center().radius == -np.inf
+    assert E.project([0]).is_empty()
+
+
+# ----------------------------------------------------------------------- verified LPs ----------
+SMUBIG_A = np.array([
+    [2.5479681111400569e+03, -1.5089599726979250e+03, -2.7773830972943637e+02, 0.0],
+    [2.5482794793881667e+03, -1.5114670812111933e+03, -2.7422697055338250e+02, 0.0],
+    [2.5481237952641118e+00, -1.5102135269545591e+00, -2.7598264014140944e-01, 0.0],
+    [4.1991111498276396e+03, -1.0262565740027628e+03, -3.7388037700205682e+03, 2.5142420266688333e+02],
+    [4.1977256327728001e+03, -1.0269288581416281e+03, -3.7346164803803654e+03, 2.5274549480571955e+02],
+    [4.1984183913002200e+00, -1.0265927160721955e+00, -3.7367101252004669e+00, 2.5208484873630144e-01],
+    [1.0089645004465330e+01, 4.3704356477578261e+02, -2.3428903949126907e+03, 5.6573156257529536e+02],
+    [7.2306290145798382e+00, 4.3814409846356722e+02, -2.3387166899439176e+03, 5.6657883653339286e+02],
+    [8.6601370095225842e-03, 4.3759383161967491e-01, -2.3408035424283042e+00, 5.6615519955434412e-01],
+    [-8.6601370095225842e-03, -4.3759383161967491e-01, 2.3408035424283042e+00, -5.6615519955434412e-01]])
+SMUBIG_b = np.array([-6.7931671985575376e+03, -6.8160270998503893e+03, -6.8045971492039632e+00,
+                     3.1326872331853534e+04, 3.1381029567648184e+04, 3.1353950949750860e+01,
+                     -2.9212499405821087e+04, -2.9256131473968868e+04, -2.9234315439894978e+01,
+                     1.6645242136178246e+02])
+SMUBIG_C = np.array([[0.8327557497952147, 0.4066170269477045, -0.3757398762165385, 0.0]])
+SMUBIG_d = np.array([-2.5997920754781627])
+
+
+def smubig_max_slack_lp():
+    """The max-slack LP of the FFF domain of /work/shared/cases/smubig606.toml (mu = 1000):
+    bounded by construction (s <= 1)."""
+    An = SMUBIG_A / np.linalg.norm(SMUBIG_A, axis=1)[:, None]
+    bn = SMUBIG_b / np.linalg.norm(SMUBIG_A, axis=1)
+    A_ub = np.hstack([An, np.ones((10, 1))])
+    A_eq = np.hstack([SMUBIG_C, np.zeros((1, 1))])
+    c = np.zeros(5)
+    c[-1] = -1.0
+    return c, A_ub, bn, A_eq, SMUBIG_d, [(None, None)] * 4 + [(None, 1.0)]
+
+
+def test_cddlib_lies_on_the_smubig_lp_and_solve_returns_the_verified_answer():
+    c, A_ub, b_ub, A_eq, b_eq, bounds = smubig_max_slack_lp()
+    G, h = lp._rows_and_bounds(5, A_ub, b_ub, bounds)
+    assert lp._solve_cdd(c, G, h, A_eq, b_eq).status == lp.UNBOUNDED  # the lie (s <= 1!)
+    ref = linprog(c, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=b_eq, bounds=bounds, method="highs")
+    assert ref.status == 0
+    for solver in ("auto", "cdd", "highs"):
+        st_, x, fun = lp.solve(c, A_ub, b_ub, A_eq, b_eq, bounds, solver=solver, bounded=True)
+        assert st_ == lp.OPTIMAL and fun == pytest.approx(ref.fun, abs=1e-7)
+    P = Polytope(SMUBIG_A, SMUBIG_b, SMUBIG_C, SMUBIG_d)
+    assert not P.is_empty() and P.affine_dimension() == 3  # PPL: nonempty, dimension 3
+    E = ppl_io.exact_facts(SMUBIG_A, SMUBIG_b, SMUBIG_C, SMUBIG_d)
+    assert E == {"empty": False, "affine_dimension": 3, "bounded": True}
+
+
+def test_a_lying_fast_path_falls_back_to_highs(monkeypatch):
+    """cddlib's claim replaced by the lie seen on smubig606 (unbounded on a bounded LP): the
+    answer still comes back optimal, from HiGHS."""
+    monkeypatch.setattr(lp, "_solve_cdd", lambda *a: lp._Claim(lp.UNBOUNDED, "cdd"))
+    c, A_ub, b_ub, A_eq, b_eq, bounds = smubig_max_slack_lp()
+    res = lp.solve_verified(c, A_ub, b_ub, A_eq, b_eq, bounds, bounded=True)
+    assert res.status == lp.OPTIMAL and res.solver.startswith("highs")
+    # an infeasible LP with a lying "optimal" fast path: the point fails its residual check
+    monkeypatch.setattr(lp, "_solve_cdd", lambda c, *a: lp._Claim(lp.OPTIMAL, "cdd", np.zeros(1),
+                                                                   np.zeros(2), np.zeros(0)))
+    st_, x, _ = lp.solve([1.0], [[1.0], [-1.0]], [-1.0, 0.0])
+    assert st_ == lp.INFEASIBLE and x is None
+
+
+def test_large_mu_friction_cone_lp():
+    """max f_t over a friction cone |f_t| <= mu f_n, f_n <= 1 with mu up to 1e6: optimum mu."""
+    for mu in (1e3, 1e4, 1e6):
+        A = np.array([[1.0, -mu], [-1.0, -mu], [0.0, 1.0]])
+        st_, x, fun = lp.solve([-1.0, 0.0], A, [0.0, 0.0, 1.0])
+        assert st_ == lp.OPTIMAL and -fun == pytest.approx(mu, rel=1e-9)
+
+
+def test_statuses_match_highs_on_random_badly_scaled_lps():
+    rng = np.random.default_rng(2024)
+    counts = {0: 0, 2: 0, 3: 0}
+    for _ in range(1500):
+        n = int(rng.integers(1, 5))
+        m = int(rng.integers(1, 8))
+        A = rng.integers(-3, 4, size=(m, n)).astype(float)
+        b = rng.integers(-2, 4, size=m).astype(float)
+        scale = 10.0 ** rng.integers(-9, 10, size=m)
+        A, b = A * scale[:, None], b * scale
+        c = rng.integers(-2, 3, size=n).astype(float)
+        # the reference sees the unscaled rows (same LP): HiGHS with presolve off
+        ref = linprog(c, A_ub=A / scale[:, None], b_ub=b / scale, bounds=(None, None),
+                      method="highs", options={"presolve": False})
+        st_, x, fun = lp.solve(c, A, b)
+        assert st_ == ref.status, (A, b, c)
+        counts[st_] += 1
+        if st_ == lp.OPTIMAL:
+            assert fun == pytest.approx(ref.fun, abs=1e-7 * max(1.0, abs(ref.fun)))
+    assert min(counts.values()) > 50  # every status exercised
+
+
+# ----------------------------------------------------------------------- row scaling -----------
+@settings(max_examples=25, deadline=None, derandomize=True)
+@given(st.sampled_from(["bounded", "unbounded", "explicit_lowdim", "implicit_lowdim", "empty"]),
+       st.integers(2, 5), st.integers(0, 2**31 - 1))
+def test_row_scaling_changes_no_decision(kind, n, seed):
+    P = random_polytope(seed, kind, n)
+    rng = np.random.default_rng(seed)
+    s = 10.0 ** rng.integers(-12, 13, size=P.n_ineq)
+    S = Polytope(P.A * s[:, None], P.b * s, P.C, P.d)
+    assert S.is_empty() == P.is_empty()
+    assert S.affine_dimension() == P.affine_dimension()
+    for method in ("cdd", "lp"):
+        Rp, Rs = P.reduce(method), S.reduce(method)
+        assert (Rp.n_ineq, Rp.n_eq) == (Rs.n_ineq, Rs.n_eq)
+        assert Rp.equals(Rs, tol=1e-7)
+
+
+def test_tiny_task_row_keeps_the_set():
+    """The squeeze of tests/test_ambiguity.py in polytope terms: a row 1e-8 f_n >= 1e-8 next to
+    rows of size 1 (reduce used to change the set once a row was scaled by <= 1e-7)."""
+    A = np.array([[1.0, -0.5], [-1.0, -0.5], [0.0, -1.0]])
+    b = np.array([0.0, 0.0, -1.0])  # friction cone, f_n >= 1
+    for k in range(-12, 13):
+        s = 10.0 ** k
+        P = Polytope(A * np.array([1.0, 1.0, s])[:, None], b * np.array([1.0, 1.0, s]))
+        R = P.reduce()
+        assert R.n_ineq == 3 and R.contains([0.0, 1.0]) and not R.contains([0.0, 0.99])
+        assert R.support([0.0, 1.0]) == np.inf and R.support([0.0, -1.0]) == pytest.approx(-1.0)
+
+
+# ----------------------------------------------------------------------- crash guards ----------
+def run_isolated(code: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True,
+                          text=True, timeout=240)
+
+
+def test_all_zero_rows_never_reach_cddlib():
+    proc = run_isolated("""
+        import numpy as np
+        from polytopes import Polytope, cdd_io
+        Z = np.zeros((1, 2))
+        print(cdd_io.canonicalize(Z, np.zeros(1), np.zeros((0, 2)), np.zeros(0)))
+        print(cdd_io.canonicalize(Z, np.zeros(1), Z, np.zeros(1)))
+        P = Polytope(np.zeros((2, 2)), np.zeros(2), np.zeros((1, 2)), np.zeros(1))
+        R = P.reduce("cdd")
+        assert R.affine_dimension() == 2 and R.n_ineq == 0, R
+        assert Polytope(np.zeros((1, 3)), [0.0]).project([0, 1]).affine_dimension() == 2
+        print("ok")
+        """)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip().endswith("ok")
+
+
+def test_large_block_elimination_exits_normally():
+    """A block elimination whose output (thousands of rows) used to be canonicalized by cddlib
+    (crash, abort or minutes): refused by the row budget, and auto still answers (verified)."""
+    proc = run_isolated("""
+        import numpy as np
+        from polytopes import Polytope, ProjectionBudgetError
+        rng = np.random.default_rng(4)
+        n = 10
+        m = int(rng.integers(20, 41))
+        P = Polytope(rng.standard_normal((m, n)), rng.uniform(0.5, 2, m))
+        try:
+            P.project(list(range(7)), method="block_elimination")
+            print("answered")
+        except ProjectionBudgetError as exc:
+            print("refused", exc)
+        print("ok")
+        """)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip().endswith("ok")
+
+
+def test_exact_without_pplpy_is_a_clear_user_error(monkeypatch):
+    monkeypatch.setattr(ppl_io, "_ppl", None)
+    P = Polytope.box([0, 0], [1, 1])
+    with pytest.raises(PolytopeError, match=r"contactmodes\[exact\]"):
+        P.project([0], method="exact")
+    with pytest.raises(PolytopeError, match=r"contactmodes\[exact\]"):
+        P.reduce("exact")
+    assert P.project([0], method="auto").equals(Polytope.box([0], [1]))
