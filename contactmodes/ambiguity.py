@@ -244,21 +244,24 @@ def negated_rows(response: ModeResponse, row: TaskRow) -> list[tuple[np.ndarray,
     Substituting ``[q̈; f] = P τ + Q w + r`` into ``a_x·[q̈; f] + a_τ·τ <= b`` gives
     ``α·z <= β`` with ``α = [a_x P + a_τ, a_x Q]``, ``β = b − a_x r``; the margin moves it to
     ``α·z <= β − δ``, ``δ = NEGATION_RTOL · max(‖α‖, |β|)``: the removed slab has width
-    ``NEGATION_RTOL · max(1, |β|/‖α‖)`` in ``z`` (module doc). A row with ``α = 0`` (the task
-    quantity does not depend on τ or w in this mode) is skipped: it either holds for every
-    solution of the mode or for none, so it cannot make a torque of ``T_c`` ambiguous.
+    ``NEGATION_RTOL · max(1, |β|/‖α‖)`` in ``z`` (module doc).
+
+    A row whose ``w``-part ``a_x Q`` vanishes (up to cancellation noise of its terms) is skipped:
+    the task quantity is then the same for every solution of the mode at a given τ, so ``T_c``
+    (which contains the row) already guarantees it for each of its torques — it cannot make a
+    torque of ``T_c`` ambiguous. (Testing it anyway would intersect two parallel hyperplanes a
+    margin apart, a decision left to tolerances; that once reported a far-away sliver.) A row with
+    ``α = 0`` altogether is skipped for the same reason.
     """
     out = []
+    terms_w = float(np.linalg.norm(np.concatenate([row.qdd, row.f]))) * float(np.abs(response.Q).max(initial=0.0))
     for a_x, a_tau, b in row.negations():
-        alpha = np.concatenate([a_x @ response.P + a_tau, a_x @ response.Q])
+        alpha_w = a_x @ response.Q
+        if float(np.linalg.norm(alpha_w)) <= tolerances.CANCEL_RTOL * terms_w:
+            continue
+        alpha = np.concatenate([a_x @ response.P + a_tau, alpha_w])
         beta = float(b - a_x @ response.r)
         norm = float(np.linalg.norm(alpha))
-        # zero up to cancellation noise of the terms that produced it (relative, no absolute
-        # floor: a row written in tiny units is still a row)
-        terms = float(np.linalg.norm(a_x)) * max(float(np.abs(response.P).max(initial=0.0)),
-                                                  float(np.abs(response.Q).max(initial=0.0)))
-        if norm <= tolerances.CANCEL_RTOL * (terms + float(np.linalg.norm(a_tau))):
-            continue
         out.append((alpha, beta - tolerances.NEGATION_RTOL * max(norm, abs(beta))))
     return out
 
