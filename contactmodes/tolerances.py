@@ -37,6 +37,14 @@ units (say, mm instead of m) does not change a decision.
     Margin of a negated task constraint (within-mode ambiguity, :mod:`contactmodes.ambiguity`):
     ``a·z < b`` is represented by ``a·z <= b − δ`` with ``δ = NEGATION_RTOL · max(‖a‖, |b|)``,
     so that a violation below solver noise is not reported as an ambiguity.
+``PLANE_ATOL``
+    URDF input (:mod:`contactmodes.urdf`): a joint axis counts as normal to the chosen plane, and
+    a link frame as parallel to it, when the sine of the angle between the unit axis and the plane
+    normal is at most this (dimensionless, so unit-free). ``1e-5`` accepts angles written to five
+    decimals (``rpy="1.5708 0 0"`` is 3.7e-6 from π/2).
+``INERTIA_RTOL``
+    URDF input: a link's 3 × 3 inertia matrix counts as positive semi-definite when its smallest
+    eigenvalue is at least ``−INERTIA_RTOL`` times its largest eigenvalue magnitude.
 """
 
 RANK_RTOL: float = 1e-10
@@ -48,3 +56,5 @@ CANCEL_RTOL: float = 1e-10
 CONSISTENCY_RTOL: float = 1e-8
 AMBIGUITY_ATOL: float = 1e-8
 NEGATION_RTOL: float = 1e-6
+PLANE_ATOL: float = 1e-5
+INERTIA_RTOL: float = 1e-6
