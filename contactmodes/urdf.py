@@ -17,7 +17,7 @@ Conversion rules (schema: ``docs/system-file.md``, section *URDF input*)
   :data:`~contactmodes.tolerances.PLANE_ATOL`) become planar revolute joints, named as in the URDF.
   The coordinate is the **counter-clockwise** angle in the plane: the URDF joint value when the
   axis points along ``+n``, its negative when it points along ``−n`` (the sign follows the axis).
-  Joint limits, dynamics and transmissions are ignored.
+  Joint limits, dynamics, transmissions, visuals and collisions are neither read nor validated.
 * ``fixed`` joints merge their child into the parent: masses add, centres of mass combine, planar
   inertias add with the parallel-axis theorem; contacts may still name the merged link.
 * ``prismatic``, ``floating`` and ``planar`` joints and ``<mimic>`` joints are errors naming the
@@ -62,6 +62,7 @@ PLANES: dict[str, tuple[int, int]] = {"xz": (0, 2), "xy": (0, 1), "yz": (1, 2)}
 """Plane name → indices ``(u, v)`` of the URDF axes that become the planar ``x`` and ``y``."""
 
 MOVING_JOINTS = ("revolute", "continuous")
+URDF_JOINT_TYPES = ("revolute", "continuous", "prismatic", "fixed", "floating", "planar")
 _INERTIA_KEYS = ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")
 _FLOATING_COORDINATES = ("x", "y", "theta")
 
@@ -218,8 +219,6 @@ def _read_robot(path: Path) -> Any:
         )
     except Exception as exc:  # the parser's failure on content it cannot read (bad numbers, …)
         raise ContactModelError(f"{path}: malformed URDF: {_one_line(exc)}") from None
-    if not model.validate():
-        raise ContactModelError(f"{path}: invalid URDF: {_one_line(model.errors[0].msg)}")
     return model.robot
 
 
@@ -418,10 +417,14 @@ def _convert(robot: Any, path: Path, plane: str, normal: np.ndarray, base: str,
                 f"joint {j.name!r}: prismatic joints are not supported (planar mechanisms have revolute "
                 "joints only); make it fixed"
             )
-        else:
+        elif j.type in URDF_JOINT_TYPES:
             raise ContactModelError(
                 f"joint {j.name!r}: type {j.type!r} is not planar-compatible (a floating base is "
                 'mechanism.base = "floating")'
+            )
+        else:
+            raise ContactModelError(
+                f"joint {j.name!r}: unknown joint type {j.type!r} (URDF has {', '.join(URDF_JOINT_TYPES)})"
             )
 
     # the fixed base's pivot: the one revolute joint leaving the world
