@@ -62,9 +62,10 @@ def build_parser() -> argparse.ArgumentParser:
     an.add_argument("--inconsistency-box", metavar="LO:HI[,LO:HI...]", default=None,
                     help="also compute the torques in this box (one range per torque) with no solution at all")
     an.set_defaults(run=_analyze)
-    from . import cli_plot
+    from . import cli_check, cli_plot
 
     cli_plot.add_parser(sub).set_defaults(run=cli_plot.run)
+    cli_check.add_parser(sub)
     for plugin in _command_plugins():
         plugin.add_parser(sub)
     return parser
