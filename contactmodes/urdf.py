@@ -48,9 +48,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from . import tolerances
 from .errors import ContactModelError
@@ -107,7 +108,7 @@ class UrdfMechanism(PlanarMechanism):
     source : the URDF file it was read from.
     """
 
-    def __init__(self, base: str, gravity: float, base_position: Sequence[float], name: str,
+    def __init__(self, base: str, gravity: float, base_position: ArrayLike, name: str,
                  plane: str, source: str) -> None:
         super().__init__(base=base, gravity=gravity, base_position=base_position, name=name)
         self.plane: str = plane
@@ -130,7 +131,7 @@ class UrdfMechanism(PlanarMechanism):
             raise ContactModelError(f"link: unknown URDF link {link!r}")
         return self._frames[link].body
 
-    def locate(self, link: str, position: Sequence[float], field: str = "link") -> tuple[str, np.ndarray]:
+    def locate(self, link: str, position: ArrayLike, field: str = "link") -> tuple[str, np.ndarray]:
         """Map ``position`` (2,) (m) in URDF link ``link``'s frame to ``(mechanism link, position
         (2,) in its frame)``.
 
@@ -168,18 +169,18 @@ class UrdfMechanism(PlanarMechanism):
         offset = frame.rotation @ local + frame.origin - self._body_origins[frame.body]
         return frame.body, np.array([offset[iu], offset[iv]])
 
-    def add_contact(self, name: str, link: str, position: Sequence[float], surface_point: Sequence[float],
-                    surface_normal: Sequence[float], mu: float, v0: float = 0.0) -> None:
+    def add_contact(self, name: str, link: str, position: ArrayLike, surface_point: ArrayLike,
+                    surface_normal: ArrayLike, mu: float, v0: float = 0.0) -> None:
         """:meth:`PlanarMechanism.add_contact` on a URDF link, ``position`` in that link's frame."""
         body, pos = self.locate(link, position, f"contacts[{name}].link")
         super().add_contact(name, body, pos, surface_point, surface_normal, mu, v0)
 
-    def add_point_mass(self, link: str, mass: float, position: Sequence[float] = (0.0, 0.0)) -> None:
+    def add_point_mass(self, link: str, mass: float, position: ArrayLike = (0.0, 0.0)) -> None:
         """:meth:`PlanarMechanism.add_point_mass` on a URDF link, ``position`` in that link's frame."""
         body, pos = self.locate(link, position, "point_masses[].link")
         super().add_point_mass(body, mass, pos)
 
-    def point_position(self, q: Sequence[float], link: str, position: Sequence[float]) -> np.ndarray:
+    def point_position(self, q: ArrayLike, link: str, position: ArrayLike) -> np.ndarray:
         """World position (2,) (m) at ``q`` of the point ``position`` (2,) of URDF link ``link``."""
         body, pos = self.locate(link, position)
         return super().point_position(q, body, pos)
@@ -259,7 +260,7 @@ def load_urdf(
     path: str | Path,
     plane: str = "xz",
     base: str = "floating",
-    base_position: Sequence[float] = (0.0, 0.0),
+    base_position: ArrayLike = (0.0, 0.0),
     gravity: float = 9.81,
     name: str = "",
 ) -> UrdfMechanism:
@@ -369,16 +370,16 @@ def _planar_inertial(link: Any, T: np.ndarray, normal: np.ndarray) -> tuple[floa
 def _combine(parts: list[tuple[float, np.ndarray, float]]) -> tuple[float, np.ndarray, float]:
     """Mass, centre of mass (2,) and planar inertia about it of rigidly joined parts
     ``(m, c (2,), I)`` (parallel-axis theorem)."""
-    mass = sum(m for m, _, _ in parts)
+    mass = float(sum(m for m, _, _ in parts))
     if mass == 0.0:
-        return 0.0, np.zeros(2), sum(i for _, _, i in parts)
-    com = sum(m * c for m, c, _ in parts) / mass
-    inertia = sum(i + m * float((c - com) @ (c - com)) for m, c, i in parts)
+        return 0.0, np.zeros(2), float(sum(i for _, _, i in parts))
+    com = np.sum([m * c for m, c, _ in parts], axis=0) / mass
+    inertia = float(sum(i + m * float((c - com) @ (c - com)) for m, c, i in parts))
     return mass, com, inertia
 
 
 def _convert(robot: Any, path: Path, plane: str, normal: np.ndarray, base: str,
-             base_position: Sequence[float], gravity: float, name: str) -> UrdfMechanism:
+             base_position: ArrayLike, gravity: float, name: str) -> UrdfMechanism:
     iu, iv = PLANES[plane]
     root, joints = _tree(robot)
 
