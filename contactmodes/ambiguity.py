@@ -1,7 +1,7 @@
 """Ambiguity and inconsistency of the rigid-body model (flipping paper Sec. III-G; bracing paper).
 
 For a desired behaviour — a contact mode ``c`` plus the system's task constraints — the torques
-that are *guaranteed* to produce it are (bracing.md, "Goal")
+that are *guaranteed* to produce it are (bracing paper, "Goal")
 
     T*_c = T_c − ∪_{c'} (T_c ∩ T_c') − ∪_i (T_c ∩ T_c^i)
 
@@ -267,7 +267,7 @@ def negated_rows(response: ModeResponse, row: TaskRow) -> list[tuple[np.ndarray,
 
 def within_mode_sets(system: ContactSystem, mode: str, T_c: Polytope, method: str = "auto",
                      response: ModeResponse | None = None) -> list[AmbiguitySource]:
-    """``T_c ∩ T_c^i`` for each task row ``i`` (bracing.md, step 3), the non-empty ones.
+    """``T_c ∩ T_c^i`` for each task row ``i`` (bracing paper, step 3 of the robust analysis), the non-empty ones.
 
     ``T_c^i`` is the torque domain of ``mode`` with the physical constraints and the negation of
     row ``i`` only (module doc for the margin); an equality row contributes up to two pieces.

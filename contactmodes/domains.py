@@ -5,7 +5,7 @@ Substituting ``[q̈; f] = P τ + Q w + r`` (:mod:`contactmodes.response`) into t
 
     (N_x P + N_τ) τ + (N_x Q) w >= e − N_x r
 
-``D_c`` is this polytope over ``z = (τ, w)`` in the H-form of ``../shared/CONVENTIONS.md``
+``D_c`` is this polytope over ``z = (τ, w)`` in the H-form of ``docs/conventions.md``
 (``A = −[N_x P + N_τ, N_x Q]``, ``b = N_x r − e``), with the admissible torque subspace (31) as the
 equalities ``[tau_C, 0] z = tau_d``, reduced to a minimal representation. ``T_c`` is its projection
 onto the τ coordinates (equalities kept).

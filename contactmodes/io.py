@@ -66,7 +66,7 @@ SCHEMA = "contactmodes.system/1"
 """Value accepted for the optional top-level ``schema`` key."""
 
 DEFAULT_GRAVITY = 9.81
-"""Default magnitude ``g`` (m/s²) of gravity ``(0, −g)`` (``shared/CONVENTIONS.md``)."""
+"""Default magnitude ``g`` (m/s²) of gravity ``(0, −g)`` (``docs/conventions.md``)."""
 
 DEFAULT_MIN_NORMAL_FORCE = 5.0
 """Default threshold (N) of the ``min_normal_force`` preset: the flipping controller's body-contact

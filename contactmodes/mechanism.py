@@ -9,7 +9,7 @@ terms of the Lagrangian equations of motion (flipping paper, eq. 5)::
     M(q) q̈ + C(q, q̇) q̇ + g(q) = S τ + J(q)^T f
 
 and the contact kinematics ``ẋ = J q̇`` (eq. 3), ``ẍ = J q̈ + J̇ q̇`` (eq. 4) in contact frames
-``(t_i, n_i)`` (``shared/CONVENTIONS.md``), and packs them into a
+``(t_i, n_i)`` (``docs/conventions.md``), and packs them into a
 :class:`contactmodes.system.ContactSystem`.
 
 Method

@@ -1,7 +1,7 @@
 """Enumeration of kinematically feasible contact modes (flipping paper, Sec. III-F).
 
 A system mode is a string with one letter per contact, in contact order, from ``"FSLR"``
-(``../shared/CONVENTIONS.md``): ``S`` separating, ``F`` fixed, ``L`` sliding in ``−t``, ``R`` sliding
+(``docs/conventions.md``): ``S`` separating, ``F`` fixed, ``L`` sliding in ``−t``, ``R`` sliding
 in ``+t``.
 
 Two eliminations are applied:
