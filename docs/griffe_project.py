@@ -9,6 +9,9 @@ differently, and Sphinx roles that Markdown does not know:
   ``a | b`` or ``a or b``) is rewritten as ``name`` with the text as the indented description.
 * A paragraph after a parameter list (``The paper's A q̈ = B τ + b is …``) would be read as more
   parameters; a paragraph that does not start like a parameter gets a ``Notes`` heading.
+* A section heading with a note, ``Attributes (``n`` coordinates, SI units)``, is not a NumPy
+  section name: the note becomes a paragraph before the plain heading.
+* A reST literal-block marker (a line ending in ``::``) ends in one colon.
 * Sphinx roles ``:class:`~a.b.C``` (and ``:func:``, ``:meth:``, ``:mod:``, ``:attr:``, ``:data:``,
   ``:exc:``, ``:obj:``) become inline code ``C`` (the last dotted part with ``~``, as in Sphinx).
 
@@ -26,6 +29,7 @@ _ROLE = re.compile(r":(?:py:)?(?:class|func|meth|mod|attr|data|exc|obj):`(~?)([^
 _ITEM_SECTIONS = {"parameters", "other parameters", "attributes"}
 _ITEM = re.compile(r"^(\*{0,2}[A-Za-z_][\w, *]*)(?: : (.*))?$")
 _TYPE_JOINERS = re.compile(r", | \| | or ")
+_NOTED_HEADING = re.compile(r"^(Parameters|Other Parameters|Attributes|Returns|Raises)\s*\((.+)\)\s*$")
 
 
 def _role(match: re.Match) -> str:
@@ -41,12 +45,19 @@ def _is_type(text: str) -> bool:
 def rewrite(text: str) -> str:
     """The docstring ``text`` in plain NumPy style with Markdown-safe references."""
     text = _ROLE.sub(_role, text)
+    text = re.sub(r"(?<=\S)::$", ":", text, flags=re.MULTILINE)
     lines = text.split("\n")
     out: list[str] = []
     section = None
     for i, line in enumerate(lines):
         nxt = lines[i + 1] if i + 1 < len(lines) else ""
         if line.strip() and nxt.strip() and set(nxt.strip()) == {"-"}:
+            noted = _NOTED_HEADING.match(line.strip())
+            if noted:
+                heading, note = noted.groups()
+                out += [note[0].upper() + note[1:] + ".", ""]
+                line = heading
+                lines[i + 1] = "-" * len(heading)
             section = line.strip().lower()
             out.append(line)
             continue
