@@ -100,7 +100,9 @@ class UrdfMechanism(PlanarMechanism):
 
     Its links are the rigid bodies of the URDF (see the module docstring); :meth:`add_contact`,
     :meth:`add_point_mass` and :meth:`point_position` also accept any URDF link, with a position
-    ``(a, b)`` (m) in that link's own frame (the point ``a·u + b·v``).
+    ``(a, b)`` (m) in that link's own frame (the point ``a·u + b·v``). :meth:`link_pose` and the
+    other inherited methods take mechanism links (:attr:`links`), whose frames sit at their joints
+    parallel to the root frame in the zero configuration.
 
     Attributes
     ----------
