@@ -87,9 +87,10 @@ def build_parser() -> argparse.ArgumentParser:
     an.add_argument("--at", metavar="TAU1,TAU2,...", default=None,
                     help="list the modes whose T_c contains this torque (one value per torque)")
     an.set_defaults(run=_analyze)
-    from . import cli_plot
+    from . import cli_check, cli_plot
 
     cli_plot.add_parser(sub).set_defaults(run=cli_plot.run)
+    cli_check.add_parser(sub)
     for plugin in _command_plugins():
         plugin.add_parser(sub)
     return parser

@@ -46,22 +46,27 @@ from .errors import ApproachingContactError, ContactModelError, SystemFileError
 from .mechanism import PlanarMechanism
 from .system import ContactSystem, Disturbance, LinearConstraint
 from .tolerances import GAP_RTOL, MAGNITUDE_MAX, MU_MAX
+from .urdf import PLANES, UrdfMechanism, load_urdf
 
 __all__ = [
+    "ContactGeometry",
     "DEFAULT_GRAVITY",
     "DEFAULT_MIN_NORMAL_FORCE",
     "LoadedSystem",
     "PRESETS",
     "SCHEMA",
+    "SystemGeometry",
     "load_system",
+    "parse_geometry",
     "parse_system",
+    "system_geometry",
 ]
 
 SCHEMA = "contactmodes.system/1"
 """Value accepted for the optional top-level ``schema`` key."""
 
 DEFAULT_GRAVITY = 9.81
-"""Default magnitude ``g`` (m/s²) of gravity ``(0, −g)`` (``shared/CONVENTIONS.md``)."""
+"""Default magnitude ``g`` (m/s²) of gravity ``(0, −g)`` (``docs/conventions.md``)."""
 
 DEFAULT_MIN_NORMAL_FORCE = 5.0
 """Default threshold (N) of the ``min_normal_force`` preset: the flipping controller's body-contact
@@ -256,6 +261,11 @@ def load_system(path: str | Path) -> LoadedSystem:
         From the builder, if it rejects an approaching contact at the file's state.
     """
     p = Path(path)
+    return parse_system(_read_document(p), source=str(p))
+
+
+def _read_document(p: Path) -> dict:
+    """The parsed TOML (or JSON) table of the system file ``p``; ``SystemFileError`` otherwise."""
     try:
         blob = p.read_bytes()
     except FileNotFoundError:
@@ -278,7 +288,7 @@ def load_system(path: str | Path) -> LoadedSystem:
             raise SystemFileError(f"{p}: invalid TOML: {exc}") from None
     if not isinstance(data, dict):
         raise SystemFileError(f"{p}: the document must be a table")
-    return parse_system(data, source=str(p))
+    return data
 
 
 def parse_system(data: Mapping[str, Any], source: str = "<dict>") -> LoadedSystem:
@@ -296,8 +306,64 @@ def parse_system(data: Mapping[str, Any], source: str = "<dict>") -> LoadedSyste
         On any schema violation; the message starts with the key path
         (``"contacts[2].mu: must be >= 0, got -0.3"``).
     """
+    parsed = _parse(data, source)
+    gaps = _builder("state.q", parsed.mechanism.contact_gaps, parsed.q)
+    tol = _gap_tolerance(parsed)
+    for i, gap in enumerate(gaps):
+        problem = _gap_problem(parsed.contact_names[i], float(gap), tol)
+        if problem is not None:
+            raise _fail(f"contacts[{i}]", problem)
+    system = _builder("state", parsed.mechanism.contact_system, parsed.q, parsed.qdot,
+                      constraints=parsed.constraints, name=parsed.name, disturbance=parsed.disturbance)
+    return LoadedSystem(
+        name=parsed.name,
+        mechanism=parsed.mechanism,
+        q=parsed.q,
+        qdot=parsed.qdot,
+        system=system,
+        desired_mode=parsed.desired_mode,
+        source=source,
+        raw=dict(data),
+        description=parsed.description,
+    )
+
+
+def _gap_tolerance(parsed: "_Parsed") -> float:
+    """Largest accepted gap: ``GAP_RTOL`` times the mechanism's characteristic length (the file's
+    length unit)."""
+    return GAP_RTOL * _builder("state", parsed.mechanism.characteristic_scales, parsed.q, parsed.qdot).length
+
+
+def _gap_problem(contact: str, gap: float, tol: float) -> str | None:
+    """Why the loader rejects a contact at signed distance ``gap`` from its surface (the file's
+    length unit), or ``None`` when ``|gap| <= tol`` (:func:`_gap_tolerance`)."""
+    if abs(gap) <= tol:
+        return None
+    return (f"contact {contact!r} does not touch its surface at state.q: gap {gap:.6g} "
+            f"(tolerance GAP_RTOL × the mechanism's size = {tol:.3g}, in the file's length unit)")
+
+
+@dataclass(frozen=True)
+class _Parsed:
+    """Everything a system file says, validated, before the contacts are checked to touch."""
+
+    name: str
+    description: str
+    mechanism: PlanarMechanism
+    q: np.ndarray
+    qdot: np.ndarray
+    constraints: tuple[LinearConstraint, ...]
+    desired_mode: str | None
+    disturbance: Disturbance | None
+    contact_names: list[str]
+    contact_links: list[str]
+
+
+def _parse(data: Mapping[str, Any], source: str) -> _Parsed:
+    """Validate a parsed system file and build its mechanism (no gap check); see :func:`parse_system`."""
     top = _table(data, "")
-    _keys(top, "", _TOP_KEYS, required=("links", "state"))
+    urdf = isinstance(top.get("mechanism"), Mapping) and "urdf" in top["mechanism"]
+    _keys(top, "", _TOP_KEYS, required=("state",) if urdf else ("links", "state"))
 
     if "schema" in top:
         schema = _string(top["schema"], "schema")
@@ -312,7 +378,7 @@ def parse_system(data: Mapping[str, Any], source: str = "<dict>") -> LoadedSyste
 
     # -- mechanism ------------------------------------------------------------------------------
     mech_table = _table(top.get("mechanism", {}), "mechanism")
-    _keys(mech_table, "mechanism", ("base", "base_position"))
+    _keys(mech_table, "mechanism", ("base", "base_position", "urdf", "plane"))
     base = _string(mech_table.get("base", "floating"), "mechanism.base")
     if base not in ("floating", "fixed"):
         raise _fail("mechanism.base", f"must be \"floating\" or \"fixed\", got {base!r}")
@@ -322,14 +388,20 @@ def parse_system(data: Mapping[str, Any], source: str = "<dict>") -> LoadedSyste
         base_position = _point(mech_table["base_position"], "mechanism.base_position")
     else:
         base_position = (0.0, 0.0)
-    mech = _builder("mechanism", PlanarMechanism, base=base, gravity=gravity, base_position=base_position, name=name)
+    if urdf:
+        mech = _urdf_mechanism(top, mech_table, source, base, base_position, gravity, name)
+    else:
+        if "plane" in mech_table:
+            raise _fail("mechanism.plane", "only allowed with mechanism.urdf")
+        mech = _builder("mechanism", PlanarMechanism, base=base, gravity=gravity, base_position=base_position,
+                        name=name)
 
     # -- links ----------------------------------------------------------------------------------
     links = _tables(top, "links")
-    if not links:
+    if not links and not urdf:
         raise _fail("links", "must list at least one link")
-    link_names: list[str] = []
-    coordinates: list[str] = list(_FLOATING_COORDINATES) if base == "floating" else []
+    link_names: list[str] = list(mech.urdf_links) if isinstance(mech, UrdfMechanism) else []
+    coordinates: list[str] = list(mech.coordinates)
     for i, link in enumerate(links):
         path = f"links[{i}]"
         _keys(link, path, ("name", "parent", "joint", "joint_position", "mass", "com", "inertia"), required=("name",))
@@ -394,6 +466,7 @@ def parse_system(data: Mapping[str, Any], source: str = "<dict>") -> LoadedSyste
 
     # -- contacts -------------------------------------------------------------------------------
     contact_names: list[str] = []
+    contact_links: list[str] = []
     for i, c in enumerate(_tables(top, "contacts")):
         path = f"contacts[{i}]"
         _keys(
@@ -420,6 +493,7 @@ def parse_system(data: Mapping[str, Any], source: str = "<dict>") -> LoadedSyste
         v0 = _number(c.get("v0", 0.0), f"{path}.v0", minimum=0.0)
         _builder(path, mech.add_contact, cname, clink, position, surface_point, normal, mu, v0)
         contact_names.append(cname)
+        contact_links.append(clink)
 
     # -- actuators ------------------------------------------------------------------------------
     actuator_names: list[str] = []
@@ -461,34 +535,128 @@ def parse_system(data: Mapping[str, Any], source: str = "<dict>") -> LoadedSyste
         for i, entry in enumerate(_tables(top, "constraints"))
     ]
 
-    # -- contacts must touch their surfaces ----------------------------------------------------
-    gaps = _builder("state.q", mech.contact_gaps, q)
-    gap_tol = GAP_RTOL * _builder("state", mech.characteristic_scales, q, qdot).length
-    for i, gap in enumerate(gaps):
-        if not abs(gap) <= gap_tol:
-            raise _fail(
-                f"contacts[{i}]",
-                f"contact {contact_names[i]!r} does not touch its surface at state.q: gap {gap:.6g} "
-                f"(tolerance GAP_RTOL × the mechanism's size = {gap_tol:.3g}, in the file's length unit)",
-            )
-
     disturbance = None
     if "disturbance" in top:
         disturbance = _disturbance(_table(top["disturbance"], "disturbance"), coords)
 
-    system = _builder("state", mech.contact_system, q, qdot, constraints=tuple(constraints), name=name,
-                      disturbance=disturbance)
-    return LoadedSystem(
-        name=name,
-        mechanism=mech,
-        q=q,
-        qdot=qdot,
-        system=system,
-        desired_mode=desired_mode,
-        source=source,
-        raw=dict(data),
-        description=description,
-    )
+    return _Parsed(name=name, description=description, mechanism=mech, q=q, qdot=qdot,
+                   constraints=tuple(constraints), desired_mode=desired_mode, disturbance=disturbance,
+                   contact_names=contact_names, contact_links=contact_links)
+
+
+def _urdf_mechanism(top: Mapping[str, Any], table: Mapping[str, Any], source: str, base: str,
+                    base_position: tuple[float, float], gravity: float, name: str) -> PlanarMechanism:
+    """The ``[mechanism] urdf = "PATH"`` hook: the robot read from a URDF file (:mod:`.urdf`)."""
+    for key in ("links", "point_masses"):
+        if key in top:
+            raise _fail(key, "not allowed with mechanism.urdf (the URDF file describes the links and masses)")
+    rel = _string(table["urdf"], "mechanism.urdf")
+    if not rel:
+        raise _fail("mechanism.urdf", "must be a path to a URDF file")
+    plane = _string(table.get("plane", "xz"), "mechanism.plane")
+    if plane not in PLANES:
+        raise _fail("mechanism.plane", f"must be one of {', '.join(map(repr, PLANES))}, got {plane!r}")
+    here = Path(source).parent if source and not source.startswith("<") else Path()
+    return _builder("mechanism.urdf", load_urdf, here / rel, plane=plane, base=base,
+                    base_position=base_position, gravity=gravity, name=name)
+
+
+# ------------------------------------------------------------------------------------------------
+# contact geometry at the file's state (``contactmodes check``)
+
+
+@dataclass(frozen=True)
+class ContactGeometry:
+    """Where one contact of a system file is at the file's state, and whether the loader accepts it.
+
+    Attributes
+    ----------
+    name, link : the contact's name and the link (as written in the file) carrying it.
+    position : (2,) world position of the contact point (m).
+    surface_point, surface_normal : (2,) the environment line: a point (m) and the unit outward
+        normal ``n``; the tangent is ``t = (n_y, −n_x)``.
+    gap : signed distance ``n·(p − s)`` (m) of the point from the line, positive in free space.
+    velocity : (2,) ``(v_t, v_n)`` (m/s), the contact point's velocity in the contact frame.
+    approaching : ``v_n < −ε`` (the rule of :func:`contactmodes.modes.check_not_approaching`): the
+        analysis rejects the state (no impact model).
+    problem : the loader's message when it rejects this contact (a gap), else ``None``.
+    """
+
+    name: str
+    link: str
+    position: np.ndarray
+    surface_point: np.ndarray
+    surface_normal: np.ndarray
+    gap: float
+    velocity: np.ndarray
+    approaching: bool
+    problem: str | None
+
+
+@dataclass(frozen=True)
+class SystemGeometry:
+    """The contacts of a system file at its state (:func:`system_geometry`).
+
+    Attributes
+    ----------
+    name, source : as in :class:`LoadedSystem`.
+    coordinates : generalized coordinate names; ``q``, ``qdot`` (n_q,) the state (SI).
+    contacts : one :class:`ContactGeometry` per contact, in file order.
+    """
+
+    name: str
+    source: str
+    coordinates: tuple[str, ...]
+    q: np.ndarray
+    qdot: np.ndarray
+    contacts: tuple[ContactGeometry, ...]
+
+    @property
+    def accepted(self) -> bool:
+        """Whether :func:`load_system` accepts every contact (no gap problem)."""
+        return all(c.problem is None for c in self.contacts)
+
+
+def system_geometry(path: str | Path) -> SystemGeometry:
+    """Contact positions, gaps and velocities of a system file at its state — also when the loader
+    would reject the file because a contact does not touch its surface.
+
+    Raises
+    ------
+    SystemFileError
+        Any problem with the file other than a gap (as :func:`load_system`).
+    """
+    p = Path(path)
+    return parse_geometry(_read_document(p), source=str(p))
+
+
+def parse_geometry(data: Mapping[str, Any], source: str = "<dict>") -> SystemGeometry:
+    """:func:`system_geometry` for an already parsed table (see :func:`parse_system`)."""
+    from .modes import zero_threshold
+
+    parsed = _parse(data, source)
+    mech = parsed.mechanism
+    dyn = _builder("state", mech.dynamics, parsed.q, parsed.qdot)
+    eps = zero_threshold(_builder("state", mech.contact_system, parsed.q, parsed.qdot))
+    table = _tables(data, "contacts")
+    tol = _gap_tolerance(parsed)
+    contacts = []
+    for i, cname in enumerate(parsed.contact_names):
+        normal = np.array(_point(table[i]["surface_normal"], ""), dtype=float)
+        v = dyn.v_contact[2 * i : 2 * i + 2]
+        contacts.append(ContactGeometry(
+            name=cname,
+            link=parsed.contact_links[i],
+            position=dyn.positions[i].copy(),
+            surface_point=np.array(_point(table[i]["surface_point"], ""), dtype=float),
+            surface_normal=normal / math.hypot(*normal),
+            gap=float(dyn.gaps[i]),
+            velocity=v.copy(),
+            approaching=bool(v[1] < -eps[i]),
+            problem=_gap_problem(cname, float(dyn.gaps[i]), tol),
+        ))
+    return SystemGeometry(name=parsed.name, source=source, coordinates=tuple(mech.coordinates), q=parsed.q,
+                          qdot=parsed.qdot, contacts=tuple(contacts))
 
 
 # ------------------------------------------------------------------------------------------------

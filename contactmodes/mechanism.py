@@ -9,7 +9,7 @@ terms of the Lagrangian equations of motion (flipping paper, eq. 5)::
     M(q) q̈ + C(q, q̇) q̇ + g(q) = S τ + J(q)^T f
 
 and the contact kinematics ``ẋ = J q̇`` (eq. 3), ``ẍ = J q̈ + J̇ q̇`` (eq. 4) in contact frames
-``(t_i, n_i)`` (``shared/CONVENTIONS.md``), and packs them into a
+``(t_i, n_i)`` (``docs/conventions.md``), and packs them into a
 :class:`contactmodes.system.ContactSystem`.
 
 Method
@@ -37,6 +37,7 @@ from typing import Sequence
 
 import networkx as nx
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .errors import ContactModelError
 from .system import CharacteristicScales, ContactSystem, Disturbance, LinearConstraint
@@ -186,7 +187,7 @@ class PlanarMechanism:
         self,
         base: str = "floating",
         gravity: float = 9.81,
-        base_position: Sequence[float] = (0.0, 0.0),
+        base_position: ArrayLike = (0.0, 0.0),
         name: str = "",
     ) -> None:
         if base not in BASE_TYPES:
@@ -212,9 +213,9 @@ class PlanarMechanism:
         name: str,
         parent: str | None = None,
         joint: str | None = None,
-        joint_position: Sequence[float] = (0.0, 0.0),
+        joint_position: ArrayLike = (0.0, 0.0),
         mass: float = 0.0,
-        com: Sequence[float] = (0.0, 0.0),
+        com: ArrayLike = (0.0, 0.0),
         inertia: float = 0.0,
     ) -> None:
         """Add a rigid link.
@@ -281,7 +282,7 @@ class PlanarMechanism:
         if parent is not None:
             self._graph.add_edge(parent, name, joint=joint, joint_position=jp)
 
-    def add_point_mass(self, link: str, mass: float, position: Sequence[float] = (0.0, 0.0)) -> None:
+    def add_point_mass(self, link: str, mass: float, position: ArrayLike = (0.0, 0.0)) -> None:
         """Add a point mass ``mass`` (kg, ``>= 0``) at ``position`` (2,) (m, link frame) on ``link``.
 
         Raises
@@ -300,9 +301,9 @@ class PlanarMechanism:
         self,
         name: str,
         link: str,
-        position: Sequence[float],
-        surface_point: Sequence[float],
-        surface_normal: Sequence[float],
+        position: ArrayLike,
+        surface_point: ArrayLike,
+        surface_normal: ArrayLike,
         mu: float,
         v0: float = 0.0,
     ) -> None:
@@ -445,6 +446,7 @@ class PlanarMechanism:
                 origin = ps.origin + r
                 J_origin = ps.J_origin + np.outer(_perp(r), ps.J_angle)
                 a_origin = ps.a_origin - ps.omega**2 * r
+                assert link.joint is not None  # every non-root link has a joint (add_link)
                 i = self._coordinates.index(link.joint)
                 angle = ps.angle + float(q[i])
                 J_angle = ps.J_angle.copy()
@@ -466,7 +468,7 @@ class PlanarMechanism:
         if link not in self._links:
             raise ContactModelError(f"{field}: unknown link {link!r}")
 
-    def link_pose(self, q: Sequence[float], link: str) -> np.ndarray:
+    def link_pose(self, q: ArrayLike, link: str) -> np.ndarray:
         """World pose ``(x, y, angle)`` (m, m, rad) of ``link``'s frame at ``q`` (n_q,).
 
         Raises ``ContactModelError`` on a wrong ``q`` shape, non-finite ``q`` or an unknown link.
@@ -477,7 +479,7 @@ class PlanarMechanism:
         ls = self._link_states(q_, np.zeros(self.n_q))[link]
         return np.array([ls.origin[0], ls.origin[1], ls.angle])
 
-    def point_position(self, q: Sequence[float], link: str, position: Sequence[float]) -> np.ndarray:
+    def point_position(self, q: ArrayLike, link: str, position: ArrayLike) -> np.ndarray:
         """World position (2,) (m) of the point ``position`` (2,) (link frame) of ``link`` at ``q``.
 
         Raises ``ContactModelError`` on a wrong shape, non-finite value or an unknown link.
@@ -489,7 +491,7 @@ class PlanarMechanism:
         ls = self._link_states(q_, np.zeros(self.n_q))[link]
         return self._point(ls, pos)[0]
 
-    def contact_gaps(self, q: Sequence[float]) -> np.ndarray:
+    def contact_gaps(self, q: ArrayLike) -> np.ndarray:
         """Signed gaps (k,) (m) ``n_i·(p_i − s_i)`` of the contact points from their lines at ``q``.
 
         Raises ``ContactModelError`` on a wrong ``q`` shape or non-finite ``q``.
@@ -503,7 +505,7 @@ class PlanarMechanism:
 
     # ---------------------------------------------------------------- dynamics
 
-    def dynamics(self, q: Sequence[float], qdot: Sequence[float]) -> Dynamics:
+    def dynamics(self, q: ArrayLike, qdot: ArrayLike) -> Dynamics:
         """Analytic dynamics and contact kinematics at ``(q, q̇)``, both (n_q,) in SI units.
 
         Returns a :class:`Dynamics` with ``M`` (n, n), ``h = C q̇ + g`` (n,), ``J`` (2k, n),
@@ -596,8 +598,8 @@ class PlanarMechanism:
 
     def contact_system(
         self,
-        q: Sequence[float],
-        qdot: Sequence[float],
+        q: ArrayLike,
+        qdot: ArrayLike,
         constraints: Sequence[LinearConstraint] = (),
         name: str | None = None,
         disturbance: Disturbance | None = None,

@@ -1,7 +1,7 @@
 """Robust feasible and unambiguous torque sets under a bounded disturbance (bracing paper).
 
 The system's :class:`~contactmodes.system.Disturbance` adds ``E δ``, ``δ ∈ D``, to the right-hand
-side of the equations of motion with the same sign as ``S τ`` (CONVENTIONS; bracing.md,
+side of the equations of motion with the same sign as ``S τ`` (docs/conventions.md; bracing paper,
 "Robust brace immobilization"). Treating ``δ`` as extra inputs gives the *augmented system*
 (``S_aug = [S, E]``), whose torque domains live in the joint space ``(τ, δ)``:
 

@@ -5,7 +5,7 @@
     M(q) q̈ + h(q, q̇) = S τ + J(q)^T f                                  (flipping paper, eq. 5)
 
 with ``h = C(q, q̇) q̇ + g(q)``, the contact Jacobian ``J`` in contact frames with rows
-``(t_1, n_1, …, t_k, n_k)`` (``../shared/CONVENTIONS.md``), ``J̇ q̇`` for the contact accelerations
+``(t_1, n_1, …, t_k, n_k)`` (``docs/conventions.md``), ``J̇ q̇`` for the contact accelerations
 ``ẍ = J q̈ + J̇ q̇`` (eq. 4), contact velocities ``ẋ = J q̇`` (eq. 3), friction coefficients, and
 the physical and task constraints (eqs. 11–18) as :class:`LinearConstraint` blocks over
 ``(q̈, f, τ)``.
@@ -121,10 +121,10 @@ class LinearConstraint:
 
 @dataclass(frozen=True)
 class Disturbance:
-    """A bounded disturbance generalized force ``τ_d = E δ``, ``δ ∈ D`` (bracing paper; bracing.md).
+    """A bounded disturbance generalized force ``τ_d = E δ``, ``δ ∈ D`` (bracing paper).
 
     It enters the equations of motion on the right-hand side with the same sign as the actuator
-    torques (CONVENTIONS): ``M q̈ + h = S τ + E δ + Jᵀ f``.
+    torques (docs/conventions.md): ``M q̈ + h = S τ + E δ + Jᵀ f``.
 
     Parameters
     ----------

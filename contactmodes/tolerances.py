@@ -50,6 +50,17 @@ Range limits (inputs outside them are rejected with an error naming the field)
     Largest magnitude accepted for any number of a system file (masses, inertias, lengths,
     velocities, gravity, constraint coefficients): the dynamics multiply up to five such numbers
     (``m · r · r · ω · ω``), which then stay finite in double precision.
+
+URDF input
+----------
+``PLANE_ATOL``
+    URDF input (:mod:`contactmodes.urdf`): a joint axis counts as normal to the chosen plane, and
+    a link frame as parallel to it, when the sine of the angle between the unit axis and the plane
+    normal is at most this (dimensionless, so unit-free). ``1e-5`` accepts angles written to five
+    decimals (``rpy="1.5708 0 0"`` is 3.7e-6 from π/2).
+``INERTIA_RTOL``
+    URDF input: a link's 3 × 3 inertia matrix counts as positive semi-definite when its smallest
+    eigenvalue is at least ``−INERTIA_RTOL`` times its largest eigenvalue magnitude.
 """
 
 MU_MAX: float = 1e4
@@ -64,3 +75,5 @@ CANCEL_RTOL: float = 1e-10
 CONSISTENCY_RTOL: float = 1e-8
 AMBIGUITY_ATOL: float = 1e-8
 NEGATION_RTOL: float = 1e-6
+PLANE_ATOL: float = 1e-5
+INERTIA_RTOL: float = 1e-6

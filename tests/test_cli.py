@@ -121,7 +121,10 @@ def test_approaching_contact_is_an_error(tmp_path):
 
 
 def _table_mu_mg():
-    import tomllib
+    try:  # Python >= 3.11
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10: the tomli dependency
+        import tomli as tomllib  # type: ignore[no-redef]
 
     with open(EXAMPLES / "table_two_legs.toml", "rb") as fh:
         doc = tomllib.load(fh)

@@ -109,6 +109,7 @@ def expect_error(tmp_path, doc: dict, prefix: str, *fragments: str) -> str:
 
 EXPECTED = {
     "two_link_brace": (("x", "y", "theta", "theta1"), ("base", "tip", "joint"), [0.3] * 3, 3 * 0.0849, "FFF"),
+    "two_link_brace_urdf": (("x", "y", "theta", "theta1"), ("base", "tip", "joint"), [0.3] * 3, 3 * 0.0849, "FFF"),
     "five_link_climb": (("x", "y", "theta", "theta1"), ("base", "tip", "joint"), [0.3] * 3, 3 * 0.0849, "FFF"),
     "six_link_brace": (
         ("x", "y", "theta", "theta1", "theta2", "theta3", "theta4", "theta5"),
@@ -144,8 +145,9 @@ def test_example_round_trip(name):
     # total mass: the y-row of a floating base's inertia matrix
     assert loaded.system.M[1, 1] == pytest.approx(mass)
     assert loaded.desired_mode == mode
-    # parse_system on the raw table gives the same system
-    again = parse_system(loaded.raw, source="<dict>")
+    # parse_system on the raw table gives the same system (a URDF path is relative to the file)
+    uses_urdf = "urdf" in loaded.raw.get("mechanism", {})
+    again = parse_system(loaded.raw, source=loaded.source if uses_urdf else "<dict>")
     np.testing.assert_array_equal(again.system.M, loaded.system.M)
     np.testing.assert_array_equal(again.system.J, loaded.system.J)
     np.testing.assert_array_equal(again.q, loaded.q)

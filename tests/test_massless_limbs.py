@@ -1,4 +1,4 @@
-"""Massless legs (view 2 of shared/reference/massless-limbs.md) on the RHex example.
+"""Massless legs as zero-mass coordinates (docs/system-file.md, "Massless limbs") on the RHex example.
 
 Two independent checks:
 * hand closed form: body pivoting about its fixed rear corner with every toe off the ground

@@ -40,7 +40,10 @@ M* = −g I / (c cos θ) = −9.81 · √5 / 6 ≈ −3.656 N·m.
 from __future__ import annotations
 
 import math
-import tomllib
+try:  # Python >= 3.11
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10: the tomli dependency
+    import tomli as tomllib  # type: ignore[no-redef]
 from pathlib import Path
 
 import numpy as np

@@ -10,7 +10,10 @@ Chebyshev center of an interval inside the torque bound.
 from __future__ import annotations
 
 import json
-import tomllib
+try:  # Python >= 3.11
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10: the tomli dependency
+    import tomli as tomllib  # type: ignore[no-redef]
 from dataclasses import replace
 from pathlib import Path
 
