@@ -18,6 +18,7 @@ Output files are written atomically (a temporary file renamed into place).
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import math
 import os
@@ -65,6 +66,7 @@ def build_parser() -> argparse.ArgumentParser:
     from . import cli_plot
 
     cli_plot.add_parser(sub).set_defaults(run=cli_plot.run)
+    importlib.import_module(".sweeps.cli", __package__).add_parser(sub)  # contactmodes sweep KIND ...
     for plugin in _command_plugins():
         plugin.add_parser(sub)
     return parser
