@@ -104,27 +104,28 @@ def analyze_point(system, modes: Sequence[str], want_unambiguous: bool,
         constraints applied, analysis order), ``overlapping_pairs`` (pairs of those whose ``T_c``
         intersect, touching included), ``modes`` ``{mode: {feasible, kinematically_feasible,
         bounding_box[, unambiguous_box, unambiguous_measure]}}`` and with ``box``
-        ``inconsistent_measure``. Boxes are ``[[lo, hi] per torque]`` (N·m or N), ``None``
+        ``inconsistent_measure``. A mode is ``feasible`` when it may occur: it survives the
+        enumeration (``kinematically_feasible``) and its ``T_c`` is non-empty — exactly when it
+        is in ``feasible_modes``; ``bounding_box`` is that ``T_c``'s. Boxes are ``[[lo, hi] per torque]`` (N·m or N), ``None``
         ends where unbounded and ``None`` for an empty set; measures are ``None`` when infinite.
     """
     from contactmodes.ambiguity import inconsistent, unambiguous, untasked_domains
     from contactmodes.analysis import analyze
 
     result = analyze(system)
-    missing = [m for m in modes if m not in result.modes]
-    pruned = analyze(system, modes=missing, compute_overlaps=False).modes if missing else {}
     others = untasked_domains(system) if (want_unambiguous or box is not None) else None
     entries: dict[str, dict] = {}
     for m in modes:
-        a = result.modes[m] if m in result.modes else pruned[m]
+        a = result.modes.get(m)  # None: pruned by the enumeration (Table III / Sec. III-F)
+        feasible = a is not None and a.feasible
         entry: dict[str, Any] = {
-            "feasible": bool(a.feasible),
-            "kinematically_feasible": bool(a.kinematically_feasible),
-            "bounding_box": box_json(*a.T.bounding_box()) if a.feasible else None,
+            "feasible": bool(feasible),
+            "kinematically_feasible": a is not None,
+            "bounding_box": box_json(*a.T.bounding_box()) if feasible else None,
         }
         if want_unambiguous:
             pieces: list[Polytope] = []
-            if a.feasible and a.kinematically_feasible:
+            if feasible:
                 u = unambiguous(system, m, others=others, domain=a.domain)
                 pieces = [p for p in u.unambiguous if not p.is_empty()]
             entry["unambiguous_box"] = box_json(*union_bounding_box(pieces)) if pieces else None

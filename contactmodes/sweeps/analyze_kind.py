@@ -11,9 +11,11 @@ Decisions
 * Reported modes: every ``--mode``; without one, the file's ``desired_mode`` if it has one, else
   none (the point still gives ``feasible_modes`` and ``overlapping_pairs``).
 * ``feasible_modes`` and ``overlapping_pairs`` always cover every kinematically feasible mode,
-  whatever ``--mode`` says; a reported mode pruned by the enumeration (Table III) still gets its
-  ``T_c`` (as ``contactmodes analyze --mode`` does) with ``kinematically_feasible: false``, and an
-  empty ``T*_c`` (a mode that never occurs guarantees nothing).
+  whatever ``--mode`` says. A reported mode is ``feasible`` when it may occur: it survives the
+  enumeration (Table III / Sec. III-F) and its ``T_c`` is non-empty. A pruned mode is reported
+  infeasible (``kinematically_feasible: false``, no bounding box, empty ``T*_c``: a mode that
+  never occurs guarantees nothing) — unlike ``contactmodes analyze --mode``, which shows the
+  ``T_c`` of a pruned mode.
 * Every point is loaded in this process before anything runs: a value the loader rejects is a
   one-line error naming the varied key (``contacts.*.mu=-0.1: contacts[0].mu: must be >= 0``).
 """
@@ -23,7 +25,7 @@ from __future__ import annotations
 import argparse
 import math
 import re
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -42,13 +44,29 @@ _SUPERSCRIPT = {2: "²", 3: "³"}
 
 
 class AnalyzePoint:
-    """Picklable evaluator of one grid point: ``params`` → the fields of :func:`.adapter.analyze_point`."""
+    """Picklable evaluator of one grid point: ``params`` → the fields of :func:`.adapter.analyze_point`.
 
-    def __init__(self, base: dict, paths: dict, modes: list[str], unambiguous: bool, box) -> None:
+    ``derive``: optional ``derive(params) -> {key: value}``, further assignments computed from the
+    varied values (applied after them; e.g. moving a wall with the elbow angle)."""
+
+    def __init__(self, base: dict, paths: dict, modes: list[str], unambiguous: bool, box,
+                 derive: Callable[[dict], Mapping[str, Any]] | None = None) -> None:
         self.base, self.paths, self.modes, self.unambiguous, self.box = base, paths, modes, unambiguous, box
+        self.derive = derive
+
+    def overrides(self, params: Mapping[str, Any]) -> dict:
+        """The varied values of a point and, with ``derive``, the derived ones."""
+        out = dict(params)
+        if self.derive is not None:
+            out.update(self.derive(dict(params)))
+        return out
+
+    def document(self, params: Mapping[str, Any]) -> dict:
+        """The system table of a point."""
+        return apply_overrides(self.base, self.paths, self.overrides(params))
 
     def __call__(self, params: Mapping[str, Any]) -> dict:
-        system = adapter.build_system(apply_overrides(self.base, self.paths, params))
+        system = adapter.build_system(self.document(params))
         return adapter.analyze_point(system, self.modes, self.unambiguous, self.box)
 
 
@@ -159,16 +177,20 @@ class AnalyzeKind(SweepKind):
                     inconsistency_box=args.inconsistency_box)
 
     def prepare(self, grid: Grid, system=None, modes: Sequence[str] | None = None, unambiguous: bool = False,
-                inconsistency_box=None) -> Prepared:
+                inconsistency_box=None, derive: Callable[[dict], Mapping[str, Any]] | None = None) -> Prepared:
         """Validate and prepare (:meth:`SweepKind.prepare`).
 
         Options: ``system`` a system-file path or parsed table (required); ``modes`` the modes to
         report (default: the file's ``desired_mode``); ``unambiguous``; ``inconsistency_box``
-        ``"LO:HI[,LO:HI...]"`` or ``(lo, hi)`` arrays (n_τ,) (N·m or N)."""
+        ``"LO:HI[,LO:HI...]"`` or ``(lo, hi)`` arrays (n_τ,) (N·m or N); ``derive`` (Python API
+        only) a picklable ``derive(params) -> {key: value}`` of further keys computed from the
+        varied values, e.g. the wall that moves with an elbow angle
+        (``examples/sweep_brace_atlas.py``); its keys follow the same rules and may not be varied."""
         if system is None:
             raise SweepError("system: the analyze sweep needs a system file")
         base, source = adapter.load_document(system)
-        paths = key_paths(base, grid.keys, create=True)
+        derived = _derived_keys(grid, derive)
+        paths = key_paths(base, list(grid.keys) + derived, create=True)
         base_system = adapter.build_system(base)
         if modes is None:
             modes = [base["desired_mode"]] if isinstance(base.get("desired_mode"), str) else []
@@ -177,14 +199,15 @@ class AnalyzeKind(SweepKind):
             raise SweepError("--unambiguous: no mode to report (give --mode; the file has no desired_mode)")
         torques = list(base_system.torques)
         box = _box(inconsistency_box, len(torques))
+        point = AnalyzePoint(base, paths, modes, unambiguous, box, derive)
         for params in grid:
             try:
-                adapter.build_system(apply_overrides(base, paths, params))
+                adapter.build_system(point.document(params))
             except ContactModelError as exc:
-                raise SweepError(_blame(str(exc), params, paths)) from None
+                raise SweepError(_blame(str(exc), point.overrides(params), paths)) from None
         units = torque_units(base)
         return Prepared(
-            evaluate=AnalyzePoint(base, paths, modes, unambiguous, box),
+            evaluate=point,
             row=AnalyzeRow(modes, torques, unambiguous, box is not None),
             panels=_panels(modes, torques, units, unambiguous, box is not None),
             labels={k: _label(k, key_unit(base, paths[k][0])) for k in grid.keys},
@@ -195,8 +218,29 @@ class AnalyzeKind(SweepKind):
                 "torque_units": units,
                 "unambiguous": bool(unambiguous),
                 "inconsistency_box": None if box is None else {"lo": box[0].tolist(), "hi": box[1].tolist()},
+                "derived": derived,
             },
         )
+
+
+def _derived_keys(grid: Grid, derive) -> list[str]:
+    """The keys ``derive`` assigns over the grid (first-seen order); :class:`SweepError` when it
+    is not callable, returns no mapping, or assigns a varied key."""
+    if derive is None:
+        return []
+    if not callable(derive):
+        raise SweepError(f"derive: expected a function params -> {{key: value}}, got {derive!r}")
+    keys: list[str] = []
+    for params in grid:
+        out = derive(dict(params))
+        if not isinstance(out, Mapping):
+            raise SweepError(f"derive: must return a mapping {{key: value}}, got {type(out).__name__}")
+        for key in out:
+            if key in grid.keys:
+                raise SweepError(f"{key}: both varied and derived")
+            if key not in keys:
+                keys.append(key)
+    return keys
 
 
 def _box(value, n: int):
@@ -221,8 +265,10 @@ def _panels(modes, torques, units, unambiguous: bool, box: bool) -> list[Panel]:
     within = " in the box" if box else ""
     panels = [Panel("n_feasible_modes", "number of feasible modes"),
               Panel("overlapping_pairs", "overlapping mode pairs")]
+    if box:
+        panels.append(Panel("inconsistent_measure", "measure of torques with no solution", mu))
     for m in modes:
-        panels.append(Panel(f"{m}.feasible", f"T_{m} non-empty (1 = yes)"))
+        panels.append(Panel(f"{m}.feasible", f"{m} feasible (1 = yes)"))
         for tau, unit in zip(torques, units):
             panels.append(Panel(f"{m}.T_lo.{tau}", f"lower bound of T_{m}, {tau}", unit))
             panels.append(Panel(f"{m}.T_hi.{tau}", f"upper bound of T_{m}, {tau}", unit))
@@ -231,8 +277,6 @@ def _panels(modes, torques, units, unambiguous: bool, box: bool) -> list[Panel]:
                 panels.append(Panel(f"{m}.unambiguous_lo.{tau}", f"lower bound of T*_{m}, {tau}", unit))
                 panels.append(Panel(f"{m}.unambiguous_hi.{tau}", f"upper bound of T*_{m}, {tau}", unit))
             panels.append(Panel(f"{m}.unambiguous_measure", f"measure of T*_{m}{within}", mu))
-    if box:
-        panels.append(Panel("inconsistent_measure", "measure of torques with no solution", mu))
     return panels
 
 

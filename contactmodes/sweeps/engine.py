@@ -12,14 +12,18 @@ depend on who runs them (``tests/test_sweep_dask.py`` checks serial = local = re
 function raises is recorded as ``{"ok": false, "error": "Type: message"}`` and the sweep goes
 on; so is a point whose task is lost (e.g. its worker died). Ctrl-C cancels the outstanding
 tasks, closes what was started here and re-raises ``KeyboardInterrupt``: the caller writes
-nothing. A progress bar (tqdm) is shown on stderr when it is a terminal.
+nothing (Ctrl-C while a ``LocalCluster`` is starting takes effect once it has started, as a
+half-started cluster cannot be closed cleanly). A progress bar (tqdm) is shown on stderr when it is a terminal.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
+import signal
 import sys
+import threading
 from typing import Any, Callable, Sequence
 
 from .grid import SweepError
@@ -88,6 +92,21 @@ def _on_client(client, evaluate, points, bar) -> list[dict]:
     return results
 
 
+@contextlib.contextmanager
+def _deferred_interrupt():
+    """Hold Ctrl-C while a ``LocalCluster`` starts (a half-started cluster cannot be closed
+    cleanly); yields a list that is non-empty if Ctrl-C came meanwhile. No-op off the main thread."""
+    got: list[int] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield got
+        return
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: got.append(signum))
+    try:
+        yield got
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def check_resources(scheduler: str | None, workers: int | None) -> None:
     """:class:`SweepError` on ``workers`` that is not an integer >= 0, or given with ``scheduler``."""
     if scheduler is not None and workers is not None:
@@ -118,14 +137,18 @@ def execute(evaluate: Callable[[dict], dict], points: Sequence[dict], scheduler:
     if scheduler is None:
         n = max(1, min(workers or os.cpu_count() or 1, len(points)))
         _say(f"starting a LocalCluster with {n} worker{'s' * (n > 1)} for {len(points)} points", announce)
-        try:
-            cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None,
-                                   silence_logs=logging.ERROR)
-        except Exception as exc:
-            raise RuntimeError(
-                f"could not start a local Dask cluster ({type(exc).__name__}: {exc}); worker processes "
-                "re-import the main module, so a script must start a sweep under "
-                "`if __name__ == \"__main__\":`") from exc
+        with _deferred_interrupt() as interrupted:
+            try:
+                cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=":0",
+                                       silence_logs=logging.CRITICAL)
+            except Exception as exc:
+                raise RuntimeError(
+                    f"could not start a local Dask cluster ({type(exc).__name__}: {exc}); worker processes "
+                    "re-import the main module, so a script must start a sweep under "
+                    "`if __name__ == \"__main__\":`") from exc
+        if interrupted:
+            cluster.close()
+            raise KeyboardInterrupt
         try:
             with Client(cluster) as client, _bar(len(points), progress) as bar:
                 return _on_client(client, evaluate, points, bar), "local", n

@@ -3,8 +3,9 @@
 One panel per result column the kind marks as worth plotting (:class:`~.kinds.Panel`), titled
 with its unit; the axes carry the varied keys with their units. Decisions:
 
-* a column that is the same at every point (e.g. a lower bound that is −∞ everywhere) gets no
-  panel; it is listed at the bottom of the figure instead (``constant: …``);
+* a column that is the same at every point (e.g. a lower bound that is −∞ everywhere; finite
+  values to ``CONSTANT_RTOL``) gets no panel; it is listed at the bottom of the figure instead
+  (``constant: …``); at most ``MAX_PANELS`` panels, in the kind's order;
 * unbounded values: in a heat map, cells beyond the colour bar's arrows (+∞ above, −∞ below)
   and labelled ``+∞``/``−∞``; in a line plot, triangles on the top (+∞) or bottom (−∞) edge;
 * not applicable (an empty set) or a failed point: grey cells (``n/a``), gaps in the lines;
@@ -15,6 +16,7 @@ with its unit; the axes carry the varied keys with their units. Decisions:
 from __future__ import annotations
 
 import math
+import os
 import textwrap
 from typing import Sequence
 
@@ -26,6 +28,9 @@ __all__ = ["plot_sweep", "check_plot", "ANNOTATE_MAX_CELLS", "MAX_PANELS"]
 
 ANNOTATE_MAX_CELLS = 144
 MAX_PANELS = 9
+MAX_TICKS = 12
+CONSTANT_RTOL = 1e-9
+"""Relative spread below which a column counts as constant (no panel) or a colour scale as flat."""
 
 
 def check_plot(n_keys: int, path: str) -> None:
@@ -59,13 +64,21 @@ def _column(df, name: str) -> np.ndarray:
 
 
 def _constant(values: np.ndarray) -> bool:
-    ok = ~np.isnan(values)
-    return not ok.any() or np.all(values[ok] == values[ok][0])
+    """Every value is n/a, or none is and all agree (infinities exactly, finite values to
+    ``CONSTANT_RTOL`` relative: LP round-off is not a variation worth a panel)."""
+    nan = np.isnan(values)
+    if nan.all():
+        return True
+    if nan.any():
+        return False
+    if np.isinf(values).any():
+        return bool(np.all(values == values[0]))
+    return bool(np.ptp(values) <= CONSTANT_RTOL * max(1.0, float(np.max(np.abs(values)))))
 
 
 def _ticks(ax, axis: str, values: Sequence) -> None:
     n = len(values)
-    step = max(1, math.ceil(n / 8))
+    step = max(1, math.ceil(n / MAX_TICKS))
     idx = list(range(0, n, step))
     labels = [_fmt(values[i]) for i in idx]
     if axis == "x":
@@ -87,7 +100,7 @@ def _heat(fig, ax, z: np.ndarray, xs, ys) -> None:
 
     finite = z[np.isfinite(z)]
     vmin, vmax = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
-    if vmin == vmax:
+    if vmax - vmin <= CONSTANT_RTOL * max(1.0, abs(vmin), abs(vmax)):  # flat: a unit-wide scale around it
         vmin, vmax = vmin - 0.5, vmax + 0.5
     span = vmax - vmin
     shown = np.where(np.isposinf(z), vmax + span, np.where(np.isneginf(z), vmin - span, z))
@@ -97,6 +110,11 @@ def _heat(fig, ax, z: np.ndarray, xs, ys) -> None:
     extend = {(True, True): "both", (True, False): "max", (False, True): "min"}.get(
         (bool(np.isposinf(z).any()), bool(np.isneginf(z).any())), "neither")
     bar = fig.colorbar(im, ax=ax, extend=extend)
+    if finite.size and np.all(finite == np.round(finite)):  # counts and flags: integer ticks
+        from matplotlib.ticker import MaxNLocator
+
+        bar.locator = MaxNLocator(integer=True)
+        bar.update_ticks()
     if extend != "neither":
         bar.ax.set_title({"max": "+∞ ▲", "min": "−∞ ▼", "both": "±∞"}[extend], fontsize=7)
     if z.size <= ANNOTATE_MAX_CELLS:
@@ -171,7 +189,7 @@ def plot_sweep(result, path: str, title: str | None = None) -> None:
         axes[0].text(0.5, 0.5, "every result column is constant", ha="center", va="center")
         axes[0].set_axis_off()
     head = title or f"contactmodes sweep {result.kind}" + (
-        f": {prepared.header['system']}" if "system" in prepared.header else "")
+        f": {os.path.basename(str(prepared.header['system']))}" if "system" in prepared.header else "")
     if result.n_failed:
         head += f" ({result.n_failed} of {len(result.points)} points failed: n/a)"
     fig.suptitle(head, fontsize=11)
