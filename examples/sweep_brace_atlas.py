@@ -4,7 +4,7 @@ elbow angle.
 
 Run::
 
-    python examples/sweep_brace_atlas.py --out DIR [--mu 0.125:1:8] [--elbow -150:-30:9] [--workers N]
+    python examples/sweep_brace_atlas.py --out DIR [--mu 0.125:1:8] [--elbow=-150:-30:9] [--workers N]
 
 writes ``DIR/brace_atlas.csv`` (one row per point) and ``DIR/brace_atlas.png`` (heat maps) and
 prints the table. ``--workers 0`` runs in this process; default: a Dask ``LocalCluster`` on every core.

@@ -179,3 +179,23 @@ def test_derive_errors():
     with pytest.raises(SweepError, match=r"contacts.2.surface_point.0=0.0: contacts\[2\]"):
         run_sweep("analyze", {"state.q.theta1_deg": [-90.0]}, system=BRACE, workers=0,
                   derive=lambda p: {"contacts.2.surface_point.0": 0.0})
+
+
+def test_brace_atlas_example_script(tmp_path):
+    """``examples/sweep_brace_atlas.py`` on a 2 × 2 grid in this process: files written where told,
+    and the wedging the atlas shows (T_FFF unbounded above at μ = 0.9, θ1 = −120°; bounded at −90°)."""
+    import subprocess
+    import sys
+
+    import pandas as pd
+
+    proc = subprocess.run([sys.executable, str(ROOT / "examples" / "sweep_brace_atlas.py"), "--out", str(tmp_path),
+                           "--mu", "0.3,0.9", "--elbow=-120,-90", "--workers", "0"],
+                          capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["brace_atlas.csv", "brace_atlas.png"]
+    df = pd.read_csv(tmp_path / "brace_atlas.csv").set_index(["contacts.*.mu", "state.q.theta1_deg"])
+    hi = df["FFF.T_hi.tau1"]
+    assert hi[(0.9, -120)] == math.inf and math.isfinite(hi[(0.9, -90)]) and math.isfinite(hi[(0.3, -120)])
+    for mu, elbow in df.index:
+        assert hi[(mu, elbow)] == pytest.approx(static_tau_max(mu, elbow), rel=1e-6) or hi[(mu, elbow)] == math.inf

@@ -26,13 +26,13 @@ internal error (please report): …``, exit 70.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 
 from polytopes import PolytopeError
 
-from ..cli import UserError, write_atomic
+from ..cli import UserError
 from ..errors import ContactModelError
+from ..files import check_writable, write_all_atomic
 
 __all__ = ["add_parser", "run", "INTERNAL_ERROR"]
 
@@ -80,31 +80,6 @@ def add_parser(sub) -> argparse.ArgumentParser:
     return p
 
 
-def _check_path(path: str | None, option: str) -> None:
-    if path is None:
-        return
-    directory = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(directory):
-        raise UserError(f"{option}: directory does not exist: {directory}")
-    if not os.access(directory, os.W_OK | os.X_OK):
-        raise UserError(f"{option}: cannot write {path}: directory is not writable")
-    if os.path.isdir(path):
-        raise UserError(f"{option}: cannot write {path}: is a directory")
-
-
-def _write_files(files: list) -> None:
-    """Render every file to its temporary name, then rename them all (nested :func:`write_atomic`)."""
-    if not files:
-        return
-    (path, render, option), rest = files[0], files[1:]
-
-    def write(tmp: str) -> None:
-        render(tmp)
-        _write_files(rest)
-
-    write_atomic(path, write, option=option)
-
-
 def _sweep(args: argparse.Namespace) -> str:
     from .engine import check_resources, execute
     from .grid import parse_vary
@@ -116,10 +91,10 @@ def _sweep(args: argparse.Namespace) -> str:
     grid = parse_vary(args.vary)
     if args.table_output is not None:
         check_table_path(args.table_output)
-        _check_path(args.table_output, "--output")
+        check_writable(args.table_output, "--output")
     if args.plot is not None:
         check_plot(len(grid.keys), args.plot)
-        _check_path(args.plot, "--plot")
+        check_writable(args.plot, "--plot", ".png")
     prepared = kind.prepare(grid, **kind.options_from_args(args))
     points, label, n = execute(prepared.evaluate, grid.points(), args.scheduler, args.workers, announce=True)
     result = SweepResult(kind.name, grid, prepared, points, label, n)
@@ -129,7 +104,7 @@ def _sweep(args: argparse.Namespace) -> str:
         files.append((args.table_output, result.write_table, "--output"))
     if args.plot is not None:
         files.append((args.plot, lambda tmp: plot_sweep(result, tmp), "--plot"))
-    _write_files(files)
+    write_all_atomic(files)
     return text
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import importlib
 import math
 from typing import Any, Mapping
 
@@ -132,7 +133,7 @@ def _check_types(grid: Grid, defaults: Mapping[str, Any]) -> None:
 def _check_controllers(names) -> None:
     if "max-thrust" in names:
         try:
-            from . import max_thrust  # noqa: F401
+            importlib.import_module(".max_thrust", __package__)
         except ImportError as exc:
             raise SweepError(f"controller: max-thrust is not available ({exc})") from None
 
