@@ -8,6 +8,7 @@ session object) is absorbed here:
   (the base file, validated; its parsed TOML table);
 * :func:`build_system` — :func:`~contactmodes.io.parse_system` of a point's table;
 * :func:`check_modes` — :func:`contactmodes.modes.validate_mode`;
+* :func:`torque_names` — :attr:`contactmodes.system.ContactSystem.torques`;
 * :func:`analyze_point` — :func:`contactmodes.analysis.analyze`,
   :func:`contactmodes.ambiguity.untasked_domains`, :func:`~contactmodes.ambiguity.unambiguous`,
   :func:`~contactmodes.ambiguity.inconsistent`, :meth:`polytopes.Polytope.bounding_box`,
@@ -28,7 +29,7 @@ import numpy as np
 
 from polytopes import Polytope, union_bounding_box, union_volume
 
-__all__ = ["load_document", "build_system", "check_modes", "analyze_point", "box_json", "measure"]
+__all__ = ["load_document", "build_system", "check_modes", "torque_names", "analyze_point", "box_json", "measure"]
 
 
 def load_document(system: str | Path | Mapping[str, Any]) -> tuple[dict, str]:
@@ -63,6 +64,11 @@ def check_modes(system, modes: Sequence[str]) -> list[str]:
     from contactmodes.modes import validate_mode
 
     return [validate_mode(system, m, where="--mode") for m in modes]
+
+
+def torque_names(system) -> list[str]:
+    """The actuator (torque) names of ``system``, in the order of τ."""
+    return list(system.torques)
 
 
 def _end(x: float) -> float | None:

@@ -197,7 +197,7 @@ class AnalyzeKind(SweepKind):
         modes = list(dict.fromkeys(adapter.check_modes(base_system, list(modes))))
         if unambiguous and not modes:
             raise SweepError("--unambiguous: no mode to report (give --mode; the file has no desired_mode)")
-        torques = list(base_system.torques)
+        torques = adapter.torque_names(base_system)
         box = _box(inconsistency_box, len(torques))
         point = AnalyzePoint(base, paths, modes, unambiguous, box, derive)
         for params in grid:

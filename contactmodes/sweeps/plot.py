@@ -10,7 +10,8 @@ with its unit; the axes carry the varied keys with their units. Decisions:
   and labelled ``+∞``/``−∞``; in a line plot, triangles on the top (+∞) or bottom (−∞) edge;
 * not applicable (an empty set) or a failed point: grey cells (``n/a``), gaps in the lines;
 * a heat map with at most ``ANNOTATE_MAX_CELLS`` cells prints each value in its cell (3
-  significant digits); categorical keys (e.g. ``controller``) are spread over equal cells.
+  significant digits); categorical keys (e.g. ``controller``) are spread over equal cells, and
+  drawn as unconnected markers in a line plot.
 """
 
 from __future__ import annotations
@@ -129,7 +130,9 @@ def _line(ax, x: Sequence, y: np.ndarray) -> None:
     numeric = _numeric(x)
     pos = np.asarray(x, dtype=float) if numeric else np.arange(len(x), dtype=float)
     finite = np.isfinite(y)
-    ax.plot(np.where(finite, pos, np.nan), np.where(finite, y, np.nan), "o-", ms=3, lw=1.2, color="C0")
+    style = "o-" if numeric else "o"  # categories are not joined by lines
+    ax.plot(np.where(finite, pos, np.nan), np.where(finite, y, np.nan), style, ms=3 if numeric else 6, lw=1.2,
+            color="C0")
     edge = ax.get_xaxis_transform()
     for sign, marker, y_axes, label in ((1, "^", 0.97, "+∞ (unbounded)"), (-1, "v", 0.03, "−∞ (unbounded)")):
         hit = np.isinf(y) & (np.sign(y) == sign)
@@ -138,6 +141,15 @@ def _line(ax, x: Sequence, y: np.ndarray) -> None:
                     clip_on=False, label=label)
     if not finite.any():
         ax.set_yticks([])
+    else:
+        lo, hi = float(y[finite].min()), float(y[finite].max())
+        if hi - lo <= CONSTANT_RTOL * max(1.0, abs(lo), abs(hi)):  # flat up to round-off
+            pad = max(0.5, 0.1 * abs(lo))
+            ax.set_ylim(lo - pad, hi + pad)
+        ax.yaxis.get_major_formatter().set_useOffset(False)
+    if len(pos) > 1:  # the whole grid, so that n/a points show as gaps
+        pad = 0.05 * (pos.max() - pos.min()) if numeric else 0.5
+        ax.set_xlim(pos.min() - pad, pos.max() + pad)
     if (~finite).any() and np.isinf(y).any():
         ax.legend(fontsize=7, loc="best")
     if not numeric:
