@@ -81,23 +81,21 @@ def add_parser(sub) -> argparse.ArgumentParser:
 
 
 def _sweep(args: argparse.Namespace) -> str:
-    from .engine import check_resources, execute
-    from .grid import parse_vary
+    from . import run_sweep
+    from .engine import check_resources
     from .plot import check_plot, plot_sweep
-    from .result import SweepResult, check_table_path
+    from .result import check_table_path
 
     kind = args.sweep_kind_object
     check_resources(args.scheduler, args.workers)
-    grid = parse_vary(args.vary)
     if args.table_output is not None:
         check_table_path(args.table_output)
         check_writable(args.table_output, "--output")
     if args.plot is not None:
-        check_plot(len(grid.keys), args.plot)
+        check_plot(len(args.vary), args.plot)
         check_writable(args.plot, "--plot", ".png")
-    prepared = kind.prepare(grid, **kind.options_from_args(args))
-    points, label, n = execute(prepared.evaluate, grid.points(), args.scheduler, args.workers, announce=True)
-    result = SweepResult(kind.name, grid, prepared, points, label, n)
+    result = run_sweep(kind.name, args.vary, scheduler=args.scheduler, workers=args.workers, announce=True,
+                       **kind.options_from_args(args))
     text = result.dumps() if args.json else _summary(result)
     files = []
     if args.table_output is not None:
