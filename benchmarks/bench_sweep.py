@@ -43,8 +43,9 @@ rerun on an idle machine for the real speed-up. Two runs of the same script::
 What the tables show: starting a ``LocalCluster`` costs 5–20 s (processes, then each worker
 imports SciPy and the toolkit on its first point), so ``local N`` pays off only for sweeps of
 a minute or more; on a warm cluster the per-point overhead is 12–20 ms (no-op and flip), so two
-warm workers beat the loop by 1.2–1.3× even with the cores shared; the analyze overhead figure
-(67–111 ms) also contains the per-point cost of the worker's first imports and cache warm-up.
+warm workers beat the loop by 1.2–1.3× even with the cores shared. The analyze figure (67–111 ms
+per point) is well above a no-op round trip; its cause is not pinned down (the worker and the
+scheduler share the two busy cores with this process and the other jobs).
 """
 
 from __future__ import annotations
