@@ -9,9 +9,20 @@ from .errors import ApproachingContactError, ContactModelError, SystemFileError
 from .system import ContactSystem, LinearConstraint
 
 __all__ = [
+    "sweep",
     "ApproachingContactError",
     "ContactModelError",
     "ContactSystem",
     "LinearConstraint",
     "SystemFileError",
 ]
+
+
+def __getattr__(name: str):
+    """``contactmodes.sweep`` (:func:`contactmodes.sweeps.sweep`), imported on first use so that
+    ``import contactmodes`` does not load pandas and Dask."""
+    if name == "sweep":
+        from .sweeps import sweep
+
+        return sweep
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

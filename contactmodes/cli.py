@@ -28,6 +28,7 @@ a value, never an option, in every subcommand (no option of the toolkit starts w
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import re
 import sys
@@ -91,6 +92,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     cli_plot.add_parser(sub).set_defaults(run=cli_plot.run)
     cli_check.add_parser(sub)
+    importlib.import_module(".sweeps.cli", __package__).add_parser(sub)  # contactmodes sweep KIND ...
     for plugin in _command_plugins():
         plugin.add_parser(sub)
     return parser

@@ -46,13 +46,13 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import sys
 import time
 
 import numpy as np
 
-from contactmodes.cli import UserError, write_atomic
+from contactmodes.cli import UserError
+from contactmodes.files import check_writable, write_all_atomic
 
 __all__ = ["SCHEMA", "CONTROLLERS", "add_parser", "run", "flip_document", "make_controller"]
 
@@ -86,21 +86,6 @@ def _check_number(value: float | None, option: str, positive: bool = False) -> N
         raise UserError(f"{option}: must be a finite number {'> 0' if positive else '>= 0'}, got {value}")
 
 
-def _check_path(path: str | None, option: str, ext: str | None) -> None:
-    """Fail before the run when ``path`` cannot be written (same message as ``write_atomic``)."""
-    if path is None:
-        return
-    if ext is not None and not path.lower().endswith(ext):
-        raise UserError(f"{option}: expected a {ext} file name, got {path!r}")
-    directory = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(directory):
-        raise UserError(f"{option}: directory does not exist: {directory}")
-    if not os.access(directory, os.W_OK | os.X_OK):
-        raise UserError(f"{option}: cannot write {path}: directory is not writable")
-    if os.path.isdir(path):
-        raise UserError(f"{option}: cannot write {path}: is a directory")
-
-
 def make_controller(name: str, params):
     """A fresh controller ``name`` (one of :data:`CONTROLLERS`) for ``params``.
 
@@ -132,21 +117,6 @@ class _Timed:
         out = self.controller(t, state, params)
         self.times.append(time.perf_counter() - t0)
         return out
-
-
-def _write_all(files) -> None:
-    """Write ``files`` [(path, write_fn, option), …] through nested :func:`write_atomic` calls:
-    every file is rendered to its temporary name before any is renamed into place, so a failure
-    or Ctrl-C while rendering leaves none of them."""
-    if not files:
-        return
-    (path, write, option), rest = files[0], files[1:]
-
-    def write_then_rest(tmp: str) -> None:
-        write(tmp)
-        _write_all(rest)
-
-    write_atomic(path, write_then_rest, option=option)
 
 
 def flip_document(result, controller: str, step_times_s) -> dict:
@@ -188,9 +158,9 @@ def run(args: argparse.Namespace) -> str:
     _check_number(args.mu_toe, "--mu-toe")
     _check_number(args.mu_body, "--mu-body")
     _check_number(args.duration, "--duration", positive=True)
-    _check_path(args.plot, "--plot", ".png")
-    _check_path(args.animate, "--animate", ".gif")
-    _check_path(getattr(args, "output", None), "--output", None)
+    check_writable(args.plot, "--plot", ".png")
+    check_writable(args.animate, "--animate", ".gif")
+    check_writable(getattr(args, "output", None), "--output", None)
     changes = {"mu_toe": args.mu_toe}
     if args.mu_body is not None:
         changes["mu_body"] = args.mu_body
@@ -211,7 +181,7 @@ def run(args: argparse.Namespace) -> str:
         files.append((args.plot, lambda tmp: plot_run(result, tmp, title), "--plot"))
     if args.animate:
         files.append((args.animate, lambda tmp: animate(result, tmp), "--animate"))
-    _write_all(files)
+    write_all_atomic(files)
     doc = flip_document(result, args.controller, timed.times)
     if args.json:
         return json.dumps(doc, indent=2, allow_nan=False) + "\n"

@@ -1,0 +1,83 @@
+"""Parameter sweeps and atlases on Dask: one grid of inputs, one result row per point.
+
+A sweep varies keys over a grid (``LO:HI:N`` or ``a,b,c`` per key, Cartesian product; :mod:`.grid`)
+and evaluates every point with a *kind*: ``analyze`` (a system file's modes, ``T_c``, ``T*_c`` and
+inconsistency; :mod:`.analyze_kind`) or a kind registered by another package (``flip``, the RHex
+self-righting simulation, in :mod:`controllers.rhex.sweep`; :mod:`.kinds` says how). The points run
+in this process, on a Dask ``LocalCluster`` or on a running Dask cluster (:mod:`.engine`); the
+result is the ``contactmodes.sweep/1`` document or a pandas table (:mod:`.result`) and a picture
+(:mod:`.plot`). Command line: ``contactmodes sweep KIND ...`` (:mod:`.cli`); guide: ``docs/sweeps.md``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+from .engine import check_resources, execute
+from .grid import Grid, SweepError, parse_spec, parse_vary
+from .kinds import KIND_GROUP, Panel, Prepared, SweepKind, available_kinds, get_kind
+from .result import SCHEMA, SweepResult
+
+__all__ = ["sweep", "run_sweep", "SweepResult", "SweepError", "SweepKind", "Prepared", "Panel", "Grid",
+           "KIND_GROUP", "SCHEMA", "available_kinds", "get_kind", "parse_spec", "parse_vary"]
+
+
+def run_sweep(kind: str, vary: Mapping[str, Any] | Sequence[str], *, scheduler: str | None = None,
+              workers: int | None = None, progress: bool | None = None, announce: bool = False,
+              **options: Any) -> SweepResult:
+    """Validate every grid point, run the sweep, return the :class:`SweepResult`.
+
+    Parameters
+    ----------
+    kind : ``"analyze"``, ``"flip"`` or another registered kind (:func:`available_kinds`).
+    vary : ``{key: spec}`` with ``spec`` a string ``"LO:HI:N"`` / ``"a,b,c"`` or a sequence of
+        values; the keys' Cartesian product is the grid (last key fastest).
+    scheduler : address of a running Dask scheduler (``"tcp://host:port"``), or ``None``.
+    workers : without ``scheduler``: ``0`` runs the points in this process (no Dask), ``N``
+        starts a ``LocalCluster`` of ``N`` processes (default: the machine's cores).
+    progress : show a progress bar on stderr (default: when stderr is a terminal).
+    announce : print one line on stderr when a cluster is started or reached.
+    options : the kind's options — ``analyze``: ``system`` (path or parsed table, required),
+        ``modes``, ``unambiguous``, ``inconsistency_box``; ``flip``: ``controller``, ``duration``.
+
+    Raises
+    ------
+    SweepError
+        (a :class:`~contactmodes.errors.ContactModelError`) before anything runs: a malformed spec,
+        a key that does not exist, a value the model rejects at any point (the message names the
+        key), bad options, an unreachable scheduler.
+    KeyboardInterrupt
+        On Ctrl-C; outstanding tasks are cancelled.
+    """
+    check_resources(scheduler, workers)
+    k = get_kind(kind)
+    grid = parse_vary(vary)
+    prepared = k.prepare(grid, **options)
+    points, label, n = execute(prepared.evaluate, grid.points(), scheduler, workers, progress, announce)
+    return SweepResult(k.name, grid, prepared, points, label, n)
+
+
+def sweep(kind: str, vary: Mapping[str, Any] | Sequence[str], *, scheduler: str | None = None,
+          workers: int | None = None, progress: bool | None = None, **options: Any):
+    """Run a sweep and return its table as a ``pandas.DataFrame`` (one row per grid point).
+
+    Same arguments as :func:`run_sweep`. Columns: the varied keys, ``ok``, ``error`` (``None`` or
+    ``"Type: message"`` of a failed point), then the kind's results (``docs/sweeps.md``); NaN
+    where not applicable, ±inf where unbounded. ``df.attrs`` holds the inputs (kind, grid,
+    scheduler, workers, system, modes, torques…).
+
+    Example — where does the two-link brace hold in mode ``FFF``, and how large is the set of
+    elbow torques that guarantees it (within −1…1 N·m), as all three contacts' μ grows?
+
+    >>> import contactmodes
+    >>> df = contactmodes.sweep("analyze", {"contacts.*.mu": "0.1:0.5:5"},
+    ...                         system="examples/two_link_brace.toml", modes=["FFF"],
+    ...                         unambiguous=True, inconsistency_box="-1:1", workers=0)
+    >>> df[["contacts.*.mu", "FFF.T_hi.tau1", "FFF.unambiguous_measure"]].round(3)  # doctest: +SKIP
+       contacts.*.mu  FFF.T_hi.tau1  FFF.unambiguous_measure
+    0            0.1         -0.563                    0.437
+    ...
+
+    Raises what :func:`run_sweep` raises.
+    """
+    return run_sweep(kind, vary, scheduler=scheduler, workers=workers, progress=progress, **options).to_frame()

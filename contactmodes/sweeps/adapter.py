@@ -1,0 +1,148 @@
+"""The one place where sweeps call the analysis pipeline (``contactmodes`` and ``polytopes``).
+
+Everything a grid point of ``contactmodes sweep analyze`` needs from the toolkit goes through the
+functions below, so that a change of the pipeline's public API (e.g. a per-system analysis
+session object) is absorbed here:
+
+* :func:`load_document` — :func:`contactmodes.io.load_system` / :func:`~contactmodes.io.parse_system`
+  (the base file, validated; its parsed TOML table);
+* :func:`build_system` — :func:`~contactmodes.io.parse_system` of a point's table;
+* :func:`check_modes` — :func:`contactmodes.modes.validate_mode`;
+* :func:`torque_names` — :attr:`contactmodes.system.ContactSystem.torques`;
+* :func:`analyze_point` — one :class:`contactmodes.session.AnalysisSession` per point, through
+  which :func:`contactmodes.analysis.analyze`, :func:`~contactmodes.ambiguity.unambiguous` and
+  :func:`~contactmodes.ambiguity.inconsistent` share every mode's domain;
+  :func:`polytopes.union_bounding_box`, :func:`polytopes.union_volume`.
+
+Sources: flipping paper Sec. III (``T_c``, eqs. 32–35; ambiguity III-G) and the bracing paper
+(``T*_c``), as implemented in :mod:`contactmodes.analysis` and :mod:`contactmodes.ambiguity`.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from polytopes import Polytope, union_bounding_box, union_volume
+
+__all__ = ["load_document", "build_system", "check_modes", "torque_names", "analyze_point", "box_json", "measure"]
+
+
+def load_document(system: str | Path | Mapping[str, Any]) -> tuple[dict, str]:
+    """The validated base system as ``(parsed table, source label)``.
+
+    ``system`` is a system-file path (TOML, or JSON with the same schema) or an already parsed
+    table. Raises :class:`~contactmodes.errors.SystemFileError` (or
+    :class:`~contactmodes.errors.ApproachingContactError`) when the base itself is invalid.
+    """
+    from contactmodes.io import load_system, parse_system
+
+    if isinstance(system, Mapping):
+        loaded = parse_system(system)
+        return copy.deepcopy(dict(system)), loaded.name
+    loaded = load_system(system)
+    return copy.deepcopy(dict(loaded.raw)), str(system)
+
+
+def build_system(doc: Mapping[str, Any]):
+    """The :class:`~contactmodes.system.ContactSystem` of a parsed system table (at its state).
+
+    Raises :class:`~contactmodes.errors.ContactModelError` naming the key path when the loader
+    rejects the table."""
+    from contactmodes.io import parse_system
+
+    return parse_system(doc).system
+
+
+def check_modes(system, modes: Sequence[str]) -> list[str]:
+    """``modes`` validated against ``system`` (one letter of ``SFLR`` per contact);
+    :class:`~contactmodes.errors.ContactModelError` naming ``--mode`` otherwise."""
+    from contactmodes.modes import validate_mode
+
+    return [validate_mode(system, m, where="--mode") for m in modes]
+
+
+def torque_names(system) -> list[str]:
+    """The actuator (torque) names of ``system``, in the order of τ."""
+    return list(system.torques)
+
+
+def _end(x: float) -> float | None:
+    return float(x) if math.isfinite(x) else None
+
+
+def box_json(lo: np.ndarray, hi: np.ndarray) -> list[list[float | None]]:
+    """``[[lo, hi] per torque]`` with ``None`` for an unbounded end (JSON has no infinity)."""
+    return [[_end(a), _end(b)] for a, b in zip(lo, hi)]
+
+
+def measure(pieces: Sequence[Polytope], box: tuple[np.ndarray, np.ndarray] | None) -> float | None:
+    """Lebesgue measure (length, area, volume in the ``n_τ`` torques) of a union of pieces with
+    disjoint interiors, within ``box`` ``(lo, hi)`` if given; ``None`` when infinite (an
+    unbounded full-dimensional piece and no box). Lower-dimensional pieces measure 0."""
+    if box is not None:
+        clip = Polytope.box(*box)
+        pieces = [p.intersect(clip) for p in pieces]
+    value = union_volume([p for p in pieces if not p.is_empty()])
+    return float(value) if math.isfinite(value) else None
+
+
+def analyze_point(system, modes: Sequence[str], want_unambiguous: bool,
+                  box: tuple[np.ndarray, np.ndarray] | None) -> dict:
+    """The ``analyze`` fields of one grid point (``contactmodes.sweep/1``, ``docs/sweeps.md``).
+
+    Parameters
+    ----------
+    system : the :class:`~contactmodes.system.ContactSystem` at the point.
+    modes : the modes to report (validated by :func:`check_modes`).
+    want_unambiguous : also compute ``T*_c`` of each reported mode (its bounding box and measure).
+    box : ``(lo, hi)``, each (n_τ,), the inconsistency box: the measure of the torques with no
+        solution in it, and the box the ``T*_c`` measures are taken in; ``None`` for neither.
+
+    Returns
+    -------
+    dict
+        ``feasible_modes`` (every kinematically feasible mode with a non-empty domain, task
+        constraints applied, analysis order), ``overlapping_pairs`` (pairs of those whose ``T_c``
+        intersect, touching included), ``modes`` ``{mode: {feasible, kinematically_feasible,
+        bounding_box[, unambiguous_box, unambiguous_measure]}}`` and with ``box``
+        ``inconsistent_measure``. A mode is ``feasible`` when it may occur: it survives the
+        enumeration (``kinematically_feasible``) and its ``T_c`` is non-empty — exactly when it
+        is in ``feasible_modes``; ``bounding_box`` is that ``T_c``'s. Boxes are ``[[lo, hi] per torque]`` (N·m or N), ``None``
+        ends where unbounded and ``None`` for an empty set; measures are ``None`` when infinite.
+    """
+    from contactmodes.ambiguity import inconsistent, unambiguous
+    from contactmodes.analysis import analyze
+    from contactmodes.session import AnalysisSession
+
+    session = AnalysisSession(system)
+    result = analyze(system, session=session)
+    entries: dict[str, dict] = {}
+    for m in modes:
+        a = result.modes.get(m)  # None: pruned by the enumeration (Table III / Sec. III-F)
+        feasible = a is not None and a.feasible
+        entry: dict[str, Any] = {
+            "feasible": bool(feasible),
+            "kinematically_feasible": a is not None,
+            "bounding_box": box_json(*a.box) if feasible else None,
+        }
+        if want_unambiguous:
+            pieces: list[Polytope] = []
+            if feasible:
+                u = unambiguous(session, m)
+                pieces = [p for p in u.unambiguous if not p.is_empty()]
+            entry["unambiguous_box"] = box_json(*union_bounding_box(pieces)) if pieces else None
+            entry["unambiguous_measure"] = measure(pieces, box)
+        entries[m] = entry
+    out: dict[str, Any] = {
+        "feasible_modes": list(result.feasible_modes()),
+        "overlapping_pairs": len(result.overlaps),
+        "modes": entries,
+    }
+    if box is not None:
+        out["inconsistent_measure"] = measure(inconsistent(session, box[0], box[1]), None)
+    return out

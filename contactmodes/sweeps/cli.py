@@ -1,0 +1,135 @@
+"""``contactmodes sweep KIND [FILE] --vary KEY=SPEC [--vary ...] [options]``.
+
+::
+
+    contactmodes sweep analyze FILE --vary KEY=SPEC [--vary KEY=SPEC ...] [--mode MODE ...] [--unambiguous]
+                       [--inconsistency-box LO:HI[,...]] [--scheduler ADDRESS] [--workers N]
+                       [--output OUT.csv|OUT.json|OUT.parquet] [--plot PNG] [--json]
+    contactmodes sweep flip --vary PARAM=SPEC [--vary ...] [--controller NAME] [--duration S]
+                       [--scheduler ADDRESS] [--workers N] [--output ...] [--plot PNG] [--json]
+
+One sub-command per sweep kind (:mod:`.kinds`: ``analyze`` built in, others through the
+``contactmodes.sweep_kinds`` entry points). Stdout gets the ``contactmodes.sweep/1`` document with
+``--json``, otherwise the table as text; ``--output`` writes the table (CSV, JSON records, or
+parquet when pyarrow is installed), ``--plot`` the picture. ``--workers 0`` runs in this process.
+
+Contract (as every ``contactmodes`` command, :mod:`contactmodes.cli`): everything that can be
+checked is checked before anything runs — specs, keys, options, every grid point's values (the
+loader's verdict), output paths and formats — and a failure is one line on stderr, exit 2,
+nothing written. A grid point that fails while running is recorded (``ok: false`` and its error)
+and the sweep goes on; the exit status is still 0. Ctrl-C cancels the outstanding tasks, writes
+nothing and exits 130. Files are written only after the whole sweep, atomically and all together
+(a failure while rendering leaves none of them). Any other exception is a bug: ``contactmodes:
+internal error (please report): …``, exit 70.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from polytopes import PolytopeError
+
+from ..cli import UserError
+from ..errors import ContactModelError
+from ..files import check_writable, write_all_atomic
+
+__all__ = ["add_parser", "run", "INTERNAL_ERROR"]
+
+INTERNAL_ERROR = 70
+
+
+def _workers(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}") from None
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {n}")
+    return n
+
+
+def _common(p: argparse.ArgumentParser, what: str) -> None:
+    p.add_argument("--vary", action="append", required=True, metavar=f"{what}=SPEC",
+                   help=f"vary {what} over SPEC: LO:HI:N (N values, ends included) or a,b,c; "
+                        "repeat for the Cartesian product (last varies fastest)")
+    p.add_argument("--scheduler", metavar="ADDRESS", default=None,
+                   help="run on the Dask cluster whose scheduler is at ADDRESS (tcp://host:port)")
+    p.add_argument("--workers", type=_workers, default=None, metavar="N",
+                   help="start a local Dask cluster of N worker processes (default: the machine's cores); "
+                        "0 runs in this process")
+    p.add_argument("--output", dest="table_output", metavar="OUT", default=None,
+                   help="write the table, one row per point (.csv, .json, or .parquet with pyarrow)")
+    p.add_argument("--plot", metavar="PNG", default=None,
+                   help="write a line plot (one varied key) or heat maps (two)")
+    p.add_argument("--json", action="store_true", help="print the contactmodes.sweep/1 document")
+
+
+def add_parser(sub) -> argparse.ArgumentParser:
+    """Register ``sweep`` and one sub-command per kind on the ``contactmodes`` subparsers."""
+    from .kinds import available_kinds
+
+    p = sub.add_parser("sweep", help="run a grid of analyses or simulations on Dask (table, picture, JSON)",
+                       description="Parameter sweeps on every core (Dask LocalCluster) or on a Dask cluster.")
+    kinds = p.add_subparsers(dest="sweep_kind", required=True, metavar="KIND")
+    for name, kind in available_kinds().items():
+        kp = kinds.add_parser(name, help=kind.help, description=kind.help)
+        kind.add_arguments(kp)
+        _common(kp, "KEY" if name == "analyze" else "PARAM")
+        kp.set_defaults(run=run, sweep_kind_object=kind)
+    return p
+
+
+def _sweep(args: argparse.Namespace) -> str:
+    from . import run_sweep
+    from .engine import check_resources
+    from .plot import check_plot, plot_sweep
+    from .result import check_table_path
+
+    kind = args.sweep_kind_object
+    check_resources(args.scheduler, args.workers)
+    if args.table_output is not None:
+        check_table_path(args.table_output)
+        check_writable(args.table_output, "--output")
+    if args.plot is not None:
+        check_plot(len(args.vary), args.plot)
+        check_writable(args.plot, "--plot", ".png")
+    result = run_sweep(kind.name, args.vary, scheduler=args.scheduler, workers=args.workers, announce=True,
+                       **kind.options_from_args(args))
+    text = result.dumps() if args.json else _summary(result)
+    files = []
+    if args.table_output is not None:
+        files.append((args.table_output, result.write_table, "--output"))
+    if args.plot is not None:
+        files.append((args.plot, lambda tmp: plot_sweep(result, tmp), "--plot"))
+    write_all_atomic(files)
+    return text
+
+
+def _summary(result) -> str:
+    import pandas as pd
+
+    df = result.to_frame()
+    shown = df.drop(columns=["error"]) if not result.n_failed else df
+    with pd.option_context("display.max_columns", None, "display.width", 200, "display.max_colwidth", 60):
+        table = shown.to_string(index=False)
+    failed = f"; {result.n_failed} failed" if result.n_failed else ""
+    runner = "in this process" if result.scheduler == "serial" else (
+        f"on {result.scheduler} ({result.workers} worker{'s' * (result.workers != 1)})")
+    return f"{table}\n{len(result.points)} points {runner}{failed}\n"
+
+
+def run(args: argparse.Namespace) -> str:
+    """Run the sweep command (module doc); returns the text for stdout.
+
+    User errors propagate (:class:`~contactmodes.cli.UserError`,
+    :class:`~contactmodes.errors.ContactModelError`, :class:`~polytopes.PolytopeError`; exit 2),
+    as does ``KeyboardInterrupt`` (exit 130); anything else prints the internal-error line and
+    exits 70."""
+    try:
+        return _sweep(args)
+    except (UserError, ContactModelError, PolytopeError, KeyboardInterrupt):
+        raise
+    except Exception as exc:
+        print(f"contactmodes: internal error (please report): {type(exc).__name__}: {exc}", file=sys.stderr)
+        raise SystemExit(INTERNAL_ERROR) from None

@@ -1,0 +1,114 @@
+"""Sweep kinds: what one grid point computes, and how kinds are registered.
+
+A *kind* (``analyze`` here, ``flip`` in :mod:`controllers.rhex.sweep`) turns a validated
+:class:`~contactmodes.sweeps.grid.Grid` into a :class:`Prepared` sweep: a picklable function
+evaluating one point on a Dask worker, the table columns of a point and the panels worth
+plotting. The engine (:mod:`.engine`), the outputs and the CLI are shared by every kind.
+
+Registration
+------------
+``analyze`` is built in. Packages layered above :mod:`contactmodes` add kinds through the
+entry-point group ``contactmodes.sweep_kinds`` (so that ``contactmodes`` never imports them):
+the entry point names an instance of a :class:`SweepKind` subclass, e.g. in ``pyproject.toml``::
+
+    [project.entry-points."contactmodes.sweep_kinds"]
+    flip = "controllers.rhex.sweep:KIND"
+
+The entry point's name must equal ``KIND.name``; it becomes ``contactmodes sweep NAME`` and
+``contactmodes.sweep(NAME, ...)``. Its module must be cheap to import (the CLI imports it to
+build ``--help``): import heavy dependencies inside the methods.
+"""
+
+from __future__ import annotations
+
+import argparse
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from .grid import Grid, SweepError
+
+__all__ = ["KIND_GROUP", "Panel", "Prepared", "SweepKind", "available_kinds", "get_kind"]
+
+KIND_GROUP = "contactmodes.sweep_kinds"
+
+
+@dataclass(frozen=True)
+class Panel:
+    """One plotted result column: table column ``column``, panel ``title``, ``unit`` ('' if none)."""
+
+    column: str
+    title: str
+    unit: str = ""
+
+
+@dataclass
+class Prepared:
+    """A validated sweep, ready to run.
+
+    Attributes
+    ----------
+    evaluate : picklable ``evaluate(params) -> dict``: the result fields of one point (JSON
+        values only: no NaN or infinity; ``None`` where unbounded or not applicable). Raising
+        marks that point failed (the engine records ``"Type: message"``).
+    row : ``row(point) -> dict`` the table columns (scalars; NaN where not applicable, ±inf
+        where unbounded) of one point document (``params``, ``ok``, ``error`` and the fields
+        ``evaluate`` returned); the engine adds the varied keys, ``ok`` and ``error``.
+    panels : the result columns worth plotting, in order.
+    labels : varied key → axis label with its unit.
+    header : extra top-level fields of the ``contactmodes.sweep/1`` document (inputs such as
+        the system file, the modes, the torque names).
+    """
+
+    evaluate: Callable[[dict], dict]
+    row: Callable[[dict], dict]
+    panels: list[Panel] = field(default_factory=list)
+    labels: dict[str, str] = field(default_factory=dict)
+    header: dict[str, Any] = field(default_factory=dict)
+
+
+class SweepKind(ABC):
+    """One kind of sweep (module doc). Subclasses set :attr:`name` and :attr:`help`."""
+
+    name: str = ""
+    help: str = ""
+
+    @abstractmethod
+    def add_arguments(self, parser: argparse.ArgumentParser) -> None:
+        """Add the kind's own options to its ``contactmodes sweep NAME`` parser."""
+
+    @abstractmethod
+    def options_from_args(self, args: argparse.Namespace) -> dict:
+        """The keyword options of :meth:`prepare` from the parsed CLI arguments."""
+
+    @abstractmethod
+    def prepare(self, grid: Grid, **options) -> Prepared:
+        """Validate every point of ``grid`` with ``options`` and return the runnable sweep.
+
+        Raises :class:`~contactmodes.sweeps.grid.SweepError` (one line naming the key) on a bad
+        key, a bad option or any point the model rejects — before anything runs."""
+
+
+def available_kinds() -> dict[str, SweepKind]:
+    """Every sweep kind: the built-in ``analyze`` and the ``contactmodes.sweep_kinds`` entry points."""
+    from importlib.metadata import entry_points
+
+    from .analyze_kind import KIND as ANALYZE
+
+    kinds: dict[str, SweepKind] = {ANALYZE.name: ANALYZE}
+    for ep in sorted(entry_points(group=KIND_GROUP), key=lambda e: e.name):
+        if ep.name in kinds:
+            continue
+        kind = ep.load()
+        if not isinstance(kind, SweepKind) or kind.name != ep.name:
+            raise TypeError(f"entry point {ep.name} = {ep.value}: expected a SweepKind named {ep.name!r}")
+        kinds[ep.name] = kind
+    return kinds
+
+
+def get_kind(name: str) -> SweepKind:
+    """The kind called ``name``; :class:`SweepError` listing the available ones otherwise."""
+    kinds = available_kinds()
+    if name not in kinds:
+        raise SweepError(f"kind: unknown sweep kind {name!r} (available: {', '.join(kinds)})")
+    return kinds[name]

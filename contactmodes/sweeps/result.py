@@ -1,0 +1,128 @@
+"""The result of a sweep: the ``contactmodes.sweep/1`` document and the table (pandas).
+
+JSON document (``--json``; ``docs/sweeps.md``)::
+
+    {"schema": "contactmodes.sweep/1", "kind": "analyze" | "flip" | …,
+     "vary": {KEY: [values]}, "scheduler": "serial" | "local" | ADDRESS, "workers": N,
+     …inputs of the kind (e.g. "system", "modes", "torques")…,
+     "points": [{"params": {KEY: value}, "ok": true | false, "error": null | "Type: message",
+                 …the kind's fields (absent when ok is false)…}]}
+
+No NaN or Infinity appears: ``null`` stands for an unbounded end, an infinite measure, or "not
+applicable" (each field's doc says which).
+
+Table (:meth:`SweepResult.to_frame`, ``--output``): one row per point in grid order; the varied
+keys, ``ok``, ``error``, then the kind's columns — NaN where not applicable (or the point
+failed), ±inf where unbounded. CSV writes them as ``nan``/``inf``/``-inf`` (pandas reads them
+back); JSON records (``.json``) write every non-finite value as ``null``; parquet keeps them.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from .grid import Grid, SweepError
+from .kinds import Prepared
+
+__all__ = ["SCHEMA", "SweepResult", "TABLE_FORMATS", "check_table_path"]
+
+SCHEMA = "contactmodes.sweep/1"
+TABLE_FORMATS = (".csv", ".json", ".parquet")
+
+
+def check_table_path(path: str) -> str:
+    """The format (``.csv``, ``.json``, ``.parquet``) of a table file name; :class:`SweepError`
+    on another extension or a parquet file without pyarrow (checked before anything runs)."""
+    import importlib.util
+    import os
+
+    ext = os.path.splitext(path)[1].lower()
+    if ext not in TABLE_FORMATS:
+        raise SweepError(f"--output: expected a .csv, .json or .parquet file name, got {path!r}")
+    if ext == ".parquet" and importlib.util.find_spec("pyarrow") is None:
+        raise SweepError("--output: writing .parquet needs pyarrow, which is not installed "
+                         "(pip install 'contactmodes[parquet]'), or choose .csv or .json")
+    return ext
+
+
+@dataclass
+class SweepResult:
+    """A finished sweep.
+
+    Attributes
+    ----------
+    kind : the kind's name. grid : the :class:`~contactmodes.sweeps.grid.Grid`.
+    prepared : the kind's :class:`~contactmodes.sweeps.kinds.Prepared` (columns, panels, inputs).
+    points : point documents in grid order (module doc).
+    scheduler : ``"serial"``, ``"local"`` or the scheduler address. workers : how many ran it.
+    """
+
+    kind: str
+    grid: Grid
+    prepared: Prepared
+    points: list[dict]
+    scheduler: str
+    workers: int
+
+    @property
+    def n_failed(self) -> int:
+        """Points whose evaluation raised."""
+        return sum(not p["ok"] for p in self.points)
+
+    def to_json(self) -> dict:
+        """The ``contactmodes.sweep/1`` document (module doc)."""
+        doc: dict[str, Any] = {"schema": SCHEMA, "kind": self.kind, "vary": self.grid.to_json(),
+                               "scheduler": self.scheduler, "workers": self.workers}
+        doc.update(self.prepared.header)
+        doc["points"] = self.points
+        return doc
+
+    def dumps(self) -> str:
+        """:meth:`to_json` as indented JSON text (no NaN/Infinity) with a final newline."""
+        return json.dumps(self.to_json(), indent=2, allow_nan=False) + "\n"
+
+    def to_frame(self):
+        """The table as a ``pandas.DataFrame`` (module doc); ``df.attrs`` holds the document's
+        header (``schema``, ``kind``, ``vary``, ``scheduler``, ``workers`` and the kind's inputs)."""
+        import pandas as pd
+
+        rows = []
+        for p in self.points:
+            row = dict(p["params"])
+            row["ok"], row["error"] = p["ok"], p["error"]
+            if p["ok"]:
+                row.update(self.prepared.row(p))
+            rows.append(row)
+        df = pd.DataFrame(rows)
+        columns = list(self.grid.keys) + ["ok", "error"]
+        df = df[columns + [c for c in df.columns if c not in columns]]
+        header = self.to_json()
+        header.pop("points")
+        df.attrs.update(header)
+        return df
+
+    def write_table(self, path: str) -> None:
+        """Write :meth:`to_frame` to ``path`` in the format its extension names (module doc)."""
+        ext = check_table_path(path)
+        df = self.to_frame()
+        if ext == ".csv":
+            df.to_csv(path, index=False)
+        elif ext == ".parquet":
+            df.attrs.clear()  # pyarrow stores attrs as metadata; keep the file plain
+            df.to_parquet(path, index=False)
+        else:
+            records = [{k: _json_value(v) for k, v in r.items()} for r in df.to_dict(orient="records")]
+            with open(path, "w", encoding="utf-8") as fh:
+                json.dump(records, fh, indent=2, allow_nan=False)
+                fh.write("\n")
+
+
+def _json_value(v: Any) -> Any:
+    if hasattr(v, "item"):
+        v = v.item()
+    if isinstance(v, float) and not math.isfinite(v):
+        return None
+    return v

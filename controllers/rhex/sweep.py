@@ -1,0 +1,197 @@
+"""``contactmodes sweep flip --vary PARAM=SPEC ...``: RHex self-righting over a grid of parameters.
+
+Each grid point is one run of the compliant simulator from the flat start under a controller
+(``contactmodes flip``; flipping paper Sec. IV-C), with the varied parameters replaced. ``PARAM``
+is any field of :class:`~controllers.rhex.params.RHexParams` — discovered with
+``dataclasses.fields``, so fields added later work unchanged (``mu_toe``, ``mu_body``,
+``tau_stall``, ``v0.1`` for an entry of a tuple field, …) — or ``controller`` (``blind``,
+``max-thrust``). A point's fields are those of ``flip --json`` (``contactmodes.flip/1``) without
+``schema`` and the per-step ``mode_timeline``; ``median_step_ms`` is a wall-time measurement
+(not a result: it differs between runs and machines).
+
+Every point's parameters are built (``RHexParams`` validation) before anything runs; a rejected
+value is a one-line error naming the parameter. A run that raises (e.g. legs too short to reach
+the ground) is a failed point. Registered as the ``flip`` kind of the entry-point group
+``contactmodes.sweep_kinds`` (``pyproject.toml``; :mod:`contactmodes.sweeps.kinds`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import importlib
+import math
+from typing import Any, Mapping
+
+from contactmodes.sweeps.grid import Grid, SweepError
+from contactmodes.sweeps.keys import apply_overrides, key_paths
+from contactmodes.sweeps.kinds import Panel, Prepared, SweepKind
+
+__all__ = ["FlipKind", "FlipPoint", "KIND", "run_one_flip", "UNITS"]
+
+UNITS = {
+    "d": "m", "h": "m", "m": "kg", "I": "kg·m²", "hips": "m", "l": "m", "m_t": "kg", "k_b": "N/m",
+    "d_b": "N·s/m", "k_l": "N/m", "d_l": "N·s/m", "mu_toe": "–", "mu_body": "–", "gravity": "m/s²",
+    "slope": "rad", "v0": "m/s", "tau_stall": "N·m", "omega_noload": "rad/s", "min_body_normal_force": "N",
+    "thrust_stop_pitch": "rad", "control_rate": "Hz", "toe_clearance": "m", "sim_dt": "s",
+}
+"""Units of the :class:`~controllers.rhex.params.RHexParams` fields (its docstring); a field not
+listed is labelled without a unit."""
+
+DEFAULT_DURATION = 2.0  # s, as ``contactmodes flip``
+
+
+def run_one_flip(params, controller: str, duration: float) -> dict:
+    """Simulate one flip and return its ``contactmodes.flip/1`` fields without ``schema`` and
+    ``mode_timeline`` (:func:`controllers.rhex.cli.flip_document`).
+
+    ``params``: :class:`~controllers.rhex.params.RHexParams`; ``controller``: ``"blind"`` or
+    ``"max-thrust"``; ``duration``: simulated seconds before giving up (s). Raises
+    ``KeyboardInterrupt`` when the run was interrupted, and whatever the controller or the
+    simulator raise (the sweep records it as a failed point).
+
+    Merge note: this is the only function of the sweep that runs the RHex pieces; it becomes a
+    call of ``controllers.rhex.run_flip(params, controller, duration=...)``.
+    """
+    from .cli import _Timed, flip_document, make_controller
+    from .simulator import simulate
+
+    timed = _Timed(make_controller(controller, params))
+    result = simulate(timed, params, duration=duration)
+    if result.outcome == "interrupted":
+        raise KeyboardInterrupt
+    doc = flip_document(result, controller, timed.times)
+    doc.pop("schema", None)
+    doc.pop("mode_timeline", None)
+    return doc
+
+
+def _fields() -> dict[str, Any]:
+    from .params import RHexParams
+
+    return {f.name: getattr(RHexParams(), f.name) for f in dataclasses.fields(RHexParams) if f.init}
+
+
+def _table(values: Mapping[str, Any]) -> dict:
+    """RHexParams values → a nested document (tuples as lists) for :mod:`contactmodes.sweeps.keys`."""
+    return {k: list(v) if isinstance(v, tuple) else v for k, v in values.items()}
+
+
+def _params(table: Mapping[str, Any], defaults: Mapping[str, Any]):
+    from .params import RHexParams
+
+    return RHexParams(**{k: tuple(v) if isinstance(defaults[k], tuple) else v for k, v in table.items()})
+
+
+class FlipPoint:
+    """Picklable evaluator of one grid point: ``params`` → :func:`run_one_flip` fields."""
+
+    def __init__(self, base: dict, paths: dict, defaults: dict, controller: str | None, duration: float) -> None:
+        self.base, self.paths, self.defaults = base, paths, defaults
+        self.controller, self.duration = controller, duration
+
+    def build(self, params: Mapping[str, Any]):
+        """``(RHexParams, controller)`` of a grid point."""
+        changes = {k: v for k, v in params.items() if k != "controller"}
+        rhex = _params(apply_overrides(self.base, self.paths, changes), self.defaults)
+        return rhex, params.get("controller", self.controller)
+
+    def __call__(self, params: Mapping[str, Any]) -> dict:
+        rhex, controller = self.build(params)
+        return run_one_flip(rhex, controller, self.duration)
+
+
+class FlipRow:
+    """Table columns of a flip point: its scalar fields (``success``, ``outcome``, ``flip_time_s``
+    (NaN without a flip), ``rmse_pitch_accel``, ``thrust_end_s``, ``steps``, …) except those the
+    varied keys already give."""
+
+    def __call__(self, point: dict) -> dict:
+        skip = {"params", "ok", "error"} | set(point["params"])
+        return {k: (math.nan if v is None else v) for k, v in point.items() if k not in skip}
+
+
+def _check_types(grid: Grid, defaults: Mapping[str, Any]) -> None:
+    from .cli import CONTROLLERS
+
+    for key, values in zip(grid.keys, grid.values):
+        if key == "controller":
+            for v in values:
+                if v not in CONTROLLERS:
+                    raise SweepError(f"controller: expected one of {', '.join(CONTROLLERS)}, got {v!r}")
+            continue
+        top = key.replace("[", ".").split(".")[0]
+        if top not in defaults:
+            raise SweepError(f"{key}: unknown parameter {top!r} (RHexParams fields: {', '.join(defaults)}; "
+                             "or controller)")
+        if isinstance(defaults[top], (int, float)) or isinstance(defaults[top], tuple):
+            for v in values:
+                if isinstance(v, str):
+                    raise SweepError(f"{key}: expected numbers, got {v!r}")
+
+
+def _check_controllers(names) -> None:
+    if "max-thrust" in names:
+        try:
+            importlib.import_module(".max_thrust", __package__)
+        except ImportError as exc:
+            raise SweepError(f"controller: max-thrust is not available ({exc})") from None
+
+
+class FlipKind(SweepKind):
+    """``flip``: the module doc."""
+
+    name = "flip"
+    help = "simulate RHex self-righting over a grid of RHexParams fields and controllers"
+
+    def add_arguments(self, parser: argparse.ArgumentParser) -> None:
+        parser.add_argument("--controller", default=None, metavar="NAME",
+                            help="blind or max-thrust (required unless controller is varied)")
+        parser.add_argument("--duration", type=float, default=DEFAULT_DURATION, metavar="S",
+                            help=f"simulated seconds per run before giving up (default {DEFAULT_DURATION:g}; "
+                                 "a run stops at its outcome)")
+
+    def options_from_args(self, args: argparse.Namespace) -> dict:
+        return dict(controller=args.controller, duration=args.duration)
+
+    def prepare(self, grid: Grid, controller: str | None = None, duration: float = DEFAULT_DURATION) -> Prepared:
+        """Validate and prepare (:meth:`SweepKind.prepare`). Options: ``controller`` (required
+        unless varied), ``duration`` (s, > 0)."""
+        from .cli import CONTROLLERS
+
+        varied_controller = "controller" in grid.keys
+        if varied_controller and controller is not None:
+            raise SweepError("--controller: the controller is varied; drop --controller")
+        if not varied_controller:
+            if controller is None:
+                raise SweepError("--controller: required unless controller is varied "
+                                 f"(one of {', '.join(CONTROLLERS)})")
+            if controller not in CONTROLLERS:
+                raise SweepError(f"--controller: expected one of {', '.join(CONTROLLERS)}, got {controller!r}")
+        if isinstance(duration, bool) or not isinstance(duration, (int, float)) or not (
+                math.isfinite(duration) and duration > 0):
+            raise SweepError(f"--duration: must be a finite number > 0, got {duration!r}")
+        defaults = _fields()
+        _check_types(grid, defaults)
+        base = _table(defaults)
+        paths = key_paths(base, [k for k in grid.keys if k != "controller"], create=False)
+        point = FlipPoint(base, paths, defaults, controller, float(duration))
+        for params in grid:
+            try:
+                point.build(params)
+            except (ValueError, TypeError) as exc:
+                at = ", ".join(f"{k}={v!r}" for k, v in params.items() if k != "controller")
+                raise SweepError(f"{at}: {exc}") from None
+        _check_controllers(grid.values[grid.keys.index("controller")] if varied_controller else [controller])
+        return Prepared(
+            evaluate=point,
+            row=FlipRow(),
+            panels=[Panel("success", "flipped (1 = yes)"), Panel("flip_time_s", "flip time", "s"),
+                    Panel("rmse_pitch_accel", "RMSE predicted − simulated pitch accel.", "rad/s²")],
+            labels={k: k if UNITS.get(k.split(".")[0]) is None else f"{k} ({UNITS[k.split('.')[0]]})"
+                    for k in grid.keys},
+            header={"controller": controller, "duration_s": float(duration), "rhex_params": base},
+        )
+
+
+KIND = FlipKind()
