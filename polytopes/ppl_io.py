@@ -20,23 +20,44 @@ import numpy as np
 
 from .errors import PolytopeError
 
-try:  # optional dependency
-    import ppl as _ppl
-except ImportError:  # pragma: no cover - exercised only without pplpy
-    _ppl = None
-
 INSTALL_HINT = "method='exact' needs pplpy: install it with pip install 'contactmodes[exact]'"
+
+_NOT_LOADED = object()
+_ppl = _NOT_LOADED
+
+
+def _load():
+    """Import pplpy on first use, keeping the process's SIGINT handler: pplpy brings cysignals,
+    whose handler replaces Python's and was seen to swallow Ctrl-C while a Dask client waits (the
+    toolkit must stop cleanly on Ctrl-C). ``None`` when pplpy is not installed."""
+    global _ppl
+    if _ppl is _NOT_LOADED:
+        import signal
+        import threading
+
+        main = threading.current_thread() is threading.main_thread()
+        handler = signal.getsignal(signal.SIGINT) if main else None
+        try:
+            import ppl as module
+        except ImportError:  # pragma: no cover - exercised only without pplpy
+            module = None
+        finally:
+            if main and handler is not None:
+                signal.signal(signal.SIGINT, handler)
+        _ppl = module
+    return _ppl
 
 
 def available() -> bool:
     """Whether pplpy is importable."""
-    return _ppl is not None
+    return _load() is not None
 
 
 def _require():
-    if _ppl is None:
+    ppl = _load()
+    if ppl is None:
         raise PolytopeError(INSTALL_HINT)
-    return _ppl
+    return ppl
 
 
 def _int_row(a: np.ndarray, b: float) -> list[int]:

@@ -121,12 +121,14 @@ def test_unreachable_scheduler_is_a_user_error(monkeypatch):
 def test_ctrl_c_cancels_a_cluster_run_and_writes_nothing(tmp_path):
     out, png = tmp_path / "t.csv", tmp_path / "p.png"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "contactmodes", "sweep", "flip", "--vary", "mu_toe=0.1:0.8:8", "--controller",
+        [sys.executable, "-m", "contactmodes", "sweep", "flip", "--vary", "mu_toe=0.1:0.8:40", "--controller",
          "blind", "--duration", "2", "--workers", "1", "--output", str(out), "--plot", str(png)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
     try:
         line = proc.stderr.readline()  # the announce line: the cluster is being started
-        assert "starting a LocalCluster with 1 worker for 8 points" in line, line
+        # 40 flips on one worker take far longer than the 3 s below on any machine: the signal
+        # lands mid-run (a short sweep could finish first and exit 0)
+        assert "starting a LocalCluster with 1 worker for 40 points" in line, line
         time.sleep(3.0)
         proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=DEADLINE)
