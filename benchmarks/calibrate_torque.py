@@ -86,7 +86,7 @@ def main(argv=None) -> int:
     print(f"Effective torque calibration: max-thrust at mu_t = {MU_CAL}, target: renewed rear-toe sliding at "
           f"{TORQUE_TARGET_S} s (paper, Fig. 13)")
     print()
-    print("| tau_limit (N·m) | renewed sliding (s) | |error| (ms) | flip (s) | rear-toe stiction (s) | body on ground |")
+    print("| tau_limit (N·m) | renewed sliding (s) | distance to target (ms) | flip (s) | rear-toe stiction (s) | body on ground |")
     print("|---|---|---|---|---|---|")
     for row, d in zip(table, docs):
         err = fmt(None if row["error_s"] is None else 1e3 * row["error_s"], ".0f")

@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 FIELDS = {"schema", "controller", "mu_toe", "mu_body", "tau_limit_nm", "params", "success", "outcome", "flip_time_s",
           "rmse_pitch_accel", "rmse_pitch_accel_window", "rmse_window_s", "thrust_end_s", "switch_time_s",
-          "stiction_time_s", "resliding_time_s", "body_contact_fraction", "controller_status", "steps",
+          "stiction_time_s", "resliding_time_s", "body_contact_fraction", "controller_status", "controller_errors", "steps",
           "control_rate_hz", "median_step_ms"}
 
 

@@ -47,6 +47,9 @@ The document (schema ``contactmodes.flip/1``; floats are plain Python floats, no
     ``{status: steps}``: max-thrust's step statuses (``optimal``, ``ambiguous``,
     ``task_dropped``, ``task_dropped_ambiguous``, ``no_mode``, ``error``; :mod:`~.max_thrust`) or
     the blind LP's (``optimal``, ``elastic``, ``inconsistent``; :mod:`~.blind`); zero counts left out
+``controller_errors``
+    the messages of max-thrust's ``error`` steps (at most 10; a failed step commands zero torque
+    and predicts nothing), ``[]`` otherwise
 ``steps``, ``control_rate_hz``, ``median_step_ms``
     control steps simulated, the controller rate (Hz), median wall time of one controller call (ms)
 ``mode_timeline`` (only with ``timeline=True``)
@@ -188,6 +191,7 @@ def flip_document(run: FlipRun, timeline: bool = True) -> dict:
         "resliding_time_s": _round(metrics.resliding_time(result)),
         "body_contact_fraction": metrics.body_contact_fraction(result),
         "controller_status": _status_counts(run.agent),
+        "controller_errors": list(getattr(run.agent, "errors", [])),
         "steps": len(result.sim_modes),
         "control_rate_hz": float(p.control_rate),
         "median_step_ms": float(np.median(run.step_times_s) * 1e3) if len(run.step_times_s) else None,

@@ -193,8 +193,8 @@ def summary(doc: dict) -> str:
     switch = ""
     if doc["controller"] == "blind":
         sw, st = doc["switch_time_s"], doc["stiction_time_s"]
-        switch = (f"; model switch at {'never' if sw is None else f'{sw:.3f} s'}"
-                  f" (simulated rear-toe stiction {'none' if st is None else f'{st:.3f} s'})")
+        switch = ("; no model switch" if sw is None else f"; model switch at {sw:.3f} s") + \
+            (" (no simulated rear-toe stiction)" if st is None else f" (simulated rear-toe stiction at {st:.3f} s)")
     return (f"{doc['controller']} at mu_toe={doc['mu_toe']:g}, mu_body={doc['mu_body']:g}, "
             f"tau_limit={doc['tau_limit_nm']:g} N·m: {flip}{switch}; RMSE predicted vs simulated pitch acceleration "
             f"{fmt(doc['rmse_pitch_accel'])} (paper's definition, thrust phase), "

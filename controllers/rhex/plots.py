@@ -236,7 +236,7 @@ def animate(result: SimulationResult, path: str, title: str = "", max_frames: in
     label = ax.text(0.02, 0.96, "", transform=ax.transAxes, fontsize=11, va="top", family="monospace")
     ax.text(0.5 * (x0 + x1), 0.5 * y0, "toe colour = contact: S grey, F green (stuck), L blue, R red",
             fontsize=10, ha="center", va="center")
-    fig.tight_layout()
+    fig.tight_layout(rect=(0.0, 0.0, 1.0, 0.985))
     modes = list(result.sim_modes)
     lead = f"{title}   " if title else ""
 
