@@ -27,9 +27,11 @@ max-thrust dashed) and every run's document (``runs.json``) into ``--out`` (defa
 temporary directory; nothing is written into the source tree). Progress: one line per finished
 run on stderr; Ctrl-C stops cleanly (exit 130).
 
-Run time (shared 2-core machine): full ≈ 80 runs, about 10 minutes with one worker, about 5 with
-``--workers 2``; ``--quick`` (coarser grids) about a third of that. ``--duration`` (default 1.2 s) is
-the longest simulated time per run (runs stop at the flip or the fall back).
+Run time, measured on the shared 2-core machine under a load of about 4: full 84 runs (27 of them
+max-thrust) in 14 min with ``--workers 2``; ``--quick`` (coarser grids) 41 runs (16 max-thrust) in
+6 min (7.5 CPU-minutes). The max-thrust controller's step time dominates (a faster controller is
+another issue's work). ``--duration`` (default 1.2 s) is the longest simulated time per run (runs
+stop at the flip or the fall back).
 """
 
 from __future__ import annotations
