@@ -20,7 +20,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 __all__ = ["CommandOutput", "INTERNAL_ERROR", "INTERRUPTED", "NO_ANSWER", "USAGE_ERROR", "UserError",
-           "check_output_path", "parse_box", "parse_floats", "write_atomic"]
+           "check_output_path", "check_writable", "parse_box", "parse_floats", "write_all_atomic", "write_atomic"]
 
 NO_ANSWER = 1
 USAGE_ERROR = 2
@@ -61,6 +61,34 @@ def check_output_path(path: str, inputs: Sequence[str] = (), option: str = "--ou
             if same:
                 raise UserError(f"{option}: {path} is the input file {inp}; refusing to overwrite it")
     return real
+
+
+def check_writable(path: str | None, option: str, ext: str | None = None, inputs: Sequence[str] = ()) -> None:
+    """Check an output path before a long run (``flip``, ``sweep``, ``plot``): :class:`UserError`
+    naming ``option`` on a wrong extension (``ext`` such as ``".png"``, case-insensitive), an
+    unwritable directory, or any reason :func:`check_output_path` gives. ``None`` passes."""
+    if path is None:
+        return
+    if ext is not None and not path.lower().endswith(ext):
+        raise UserError(f"{option}: expected a {ext} file name, got {path!r}")
+    real = check_output_path(path, inputs, option)
+    if not os.access(os.path.dirname(real), os.W_OK | os.X_OK):
+        raise UserError(f"{option}: cannot write {path}: directory is not writable")
+
+
+def write_all_atomic(files: Sequence[tuple[str, Callable[[str], None], str]], inputs: Sequence[str] = ()) -> None:
+    """Write ``files`` ``[(path, write(tmp_path), option), …]``: every file is rendered to its
+    temporary name before any is renamed into place (nested :func:`write_atomic` calls), so a
+    failure or Ctrl-C while rendering leaves none of them."""
+    if not files:
+        return
+    (path, write, option), rest = files[0], files[1:]
+
+    def write_then_rest(tmp: str) -> None:
+        write(tmp)
+        write_all_atomic(rest, inputs)
+
+    write_atomic(path, write_then_rest, option=option, inputs=inputs)
 
 
 def write_atomic(path: str, write: Callable[[str], None], option: str = "--output",

@@ -1,119 +1,122 @@
-"""The ``contactmodes flip`` command and its metrics/plots (flipping paper Sec. IV-C, Table V).
+"""The ``contactmodes flip`` command, the ``run_flip`` API and the RHex reproduction scripts.
 
-JSON fields, files, user errors (exit 2, one line, nothing written), Ctrl-C (exit 130, nothing
-written), the RMSE definition against an independent computation, and the reproduction script.
-Short runs only (``--duration`` of a few hundredths of a second).
+JSON fields, files, exit status (0 flip, 1 no flip with the usual output, 2 user error, 130
+Ctrl-C), the GIF, the simulated pitch acceleration against the simulator's own record, and the
+scripts' output directories. Short runs only, except one cached flip at the hardware torque
+(0.27 s of simulated time).
 """
 
 from __future__ import annotations
 
 import importlib.util
 import json
-import math
 import subprocess
 import sys
 from pathlib import Path
-from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
-from contactmodes.cli import main
-from controllers.rhex.plots import (
-    mode_timeline,
-    plot_pitch,
-    rmse_pitch_accel,
-    rmse_weighted,
-    simulated_pitch_accel,
-    thrust_phase,
-)
+from contactmodes.cli import build_parser, main
+from controllers.rhex import RHexParams, run_flip, simulate_flip
+from controllers.rhex.metrics import simulated_pitch_accel, thrust_phase
+from controllers.rhex.plots import plot_pitch
 
 ROOT = Path(__file__).resolve().parents[1]
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+FIELDS = {"schema", "controller", "mu_toe", "mu_body", "tau_limit_nm", "params", "success", "outcome", "flip_time_s",
+          "rmse_pitch_accel", "rmse_pitch_accel_window", "rmse_window_s", "thrust_end_s", "switch_time_s",
+          "stiction_time_s", "resliding_time_s", "body_contact_fraction", "controller_status", "controller_errors", "steps",
+          "control_rate_hz", "median_step_ms"}
 
 
-def _synthetic():
-    """A SimulationResult-like run: 6 steps of unequal length, pitch rate by hand, predictions
-    during the first 4 steps (one missing), none after (thrust over)."""
-    times = np.array([0.0, 0.001, 0.002, 0.004, 0.005, 0.006, 0.007])
-    omega = np.array([0.0, 0.10, 0.15, 0.15, 0.16, 0.16, 0.15])
-    states = np.zeros((7, 18))
-    states[:, 5] = omega
-    pred = np.array([90.0, np.nan, 10.0, 0.0, np.nan, np.nan])
-    return SimpleNamespace(times=times, states=states, predicted_pitch_acc=pred,
-                           sim_modes=["RFFF", "RFFF", "RFLL", "RFLL", "SSSS", "SSSS"],
-                           controller_modes=["RRLL", "RRLL", "RRLL", "RFLL", None, None])
+def _main_exit(argv) -> int:
+    """``main(argv)``'s exit status, whether returned or raised (exit 1 is a ``SystemExit``)."""
+    try:
+        return main(argv)
+    except SystemExit as exc:
+        return int(exc.code)
 
 
-def test_rmse_is_the_papers_integral_over_the_thrust_phase():
-    r = _synthetic()
-    # simulated mean accelerations per step, by hand: Δω/Δt
-    acc = [0.10 / 0.001, 0.05 / 0.001, 0.0 / 0.002, 0.01 / 0.001, 0.0, -0.01 / 0.001]
-    np.testing.assert_allclose(simulated_pitch_accel(r), acc)
-    assert thrust_phase(r) == 4  # last prediction at step 3: t_f = 0.005 s
-    # (1/t_f ∫ (p − a)² dt)^½ over the thrust steps with a prediction: steps 0, 2, 3 (step 1 has none)
-    num = (90 - 100) ** 2 * 0.001 + (10 - 0) ** 2 * 0.002 + (0 - 10) ** 2 * 0.001
-    assert rmse_pitch_accel(r) == pytest.approx(math.sqrt(num / 0.004))
-    assert rmse_pitch_accel(r, skip=1) == pytest.approx(10.0)  # steps 2, 3 only: both errors 10
-    with pytest.raises(ValueError):
-        rmse_pitch_accel(r, skip=-1)
-    r.predicted_pitch_acc = np.full(6, np.nan)
-    assert rmse_pitch_accel(r) is None and thrust_phase(r) == 0
+@pytest.fixture(scope="module")
+def blind_flip(tmp_path_factory):
+    """A complete blind flip at the hardware torque (fast: 0.27 s simulated) through the CLI."""
+    d = tmp_path_factory.mktemp("flip")
+    code = _main_exit(["flip", "--controller", "blind", "--mu-toe", "0.6", "--tau-limit", "16.2", "--json",
+                       "--output", str(d / "f.json"), "--plot", str(d / "f.png")])
+    return code, json.loads((d / "f.json").read_text()), d
 
 
-def test_rmse_weighted_validates():
-    assert rmse_weighted([1.0, 3.0], [0.0, 0.0], [1.0, 1.0]) == pytest.approx(math.sqrt(5.0))
-    with pytest.raises(ValueError):
-        rmse_weighted([1.0], [1.0, 2.0], [1.0, 1.0])
-    with pytest.raises(ValueError):
-        rmse_weighted([1.0], [1.0], [-1.0])
+def test_flip_exits_0_with_switch_and_stiction_fields(blind_flip):
+    code, doc, d = blind_flip
+    assert code == 0 and doc["success"] and doc["outcome"] == "flipped"
+    assert set(doc) == FIELDS | {"mode_timeline"}
+    assert doc["tau_limit_nm"] == 16.2 and doc["params"]["tau_limit"] == 16.2 and doc["params"]["mu_toe"] == 0.6
+    assert doc["thrust_end_s"] == pytest.approx(doc["flip_time_s"])  # thrust until the flip, no pitch stop
+    assert doc["steps"] == round(doc["flip_time_s"] * 1000)
+    # at the hardware torque the rear toe never sticks after sliding, and the tuned detector stays quiet
+    assert doc["stiction_time_s"] is None and doc["switch_time_s"] is None
+    # the blind controller's status counts cover every step
+    assert sum(doc["controller_status"].values()) == doc["steps"]
+    w0, w1 = doc["rmse_window_s"]
+    assert w0 == pytest.approx(0.001) and w1 <= doc["thrust_end_s"] + 1e-9
+    # the timeline's rear-toe letters agree with the stiction field
+    tl = doc["mode_timeline"]
+    if doc["stiction_time_s"] is not None:
+        seg = next(s for s in tl if s["t0"] <= doc["stiction_time_s"] < s["t1"])
+        assert seg["simulated"][1] == "F"
+    assert (d / "f.png").read_bytes()[:8] == PNG_MAGIC
 
 
-def test_mode_timeline_merges_steps_and_tiles_the_run():
-    tl = mode_timeline(_synthetic())
-    assert [(s["simulated"], s["controller"]) for s in tl] == [
-        ("RFFF", "RRLL"), ("RFLL", "RRLL"), ("RFLL", "RFLL"), ("SSSS", None)]
-    assert tl[0]["t0"] == 0.0 and tl[-1]["t1"] == 0.007
-    assert all(a["t1"] == b["t0"] for a, b in zip(tl, tl[1:]))
-
-
-def test_simulated_accel_matches_the_simulator_record():
-    from controllers.rhex import BlindController, RHexParams, simulate
-
-    p = RHexParams()
-    res = simulate(BlindController(p), p, duration=0.02)
-    np.testing.assert_allclose(simulated_pitch_accel(res), res.pitch_acc, rtol=1e-9, atol=1e-9)
-    assert thrust_phase(res) == 20
-
-
-def test_short_blind_run_json_plot_and_gif(tmp_path, capsys):
+def test_no_flip_exits_1_with_its_usual_output(tmp_path, capsys):
     out, png, gif = tmp_path / "f.json", tmp_path / "f.png", tmp_path / "f.gif"
-    code = main(["flip", "--controller", "blind", "--mu-toe", "0.39", "--mu-body", "0.25", "--duration", "0.05",
-                 "--json", "--output", str(out), "--plot", str(png), "--animate", str(gif)])
-    assert code == 0
+    code = _main_exit(["flip", "--controller", "blind", "--mu-toe", "0.39", "--mu-body", "0.25", "--duration", "0.05",
+                       "--json", "--output", str(out), "--plot", str(png), "--animate", str(gif)])
+    assert code == 1
     assert capsys.readouterr().err == ""  # no progress lines when stderr is not a terminal
     doc = json.loads(out.read_text())
+    assert set(doc) == FIELDS | {"mode_timeline"}
     assert doc["schema"] == "contactmodes.flip/1" and doc["controller"] == "blind"
-    assert doc["mu_toe"] == 0.39 and doc["mu_body"] == 0.25
+    assert doc["mu_toe"] == 0.39 and doc["mu_body"] == 0.25 and doc["tau_limit_nm"] == RHexParams().tau_limit
     assert doc["success"] is False and doc["outcome"] == "timeout" and doc["flip_time_s"] is None
-    assert doc["steps"] == round(0.05 * doc["control_rate_hz"]) == 50
-    assert doc["thrust_end_s"] == pytest.approx(0.05)  # pitch still far below the thrust stop
+    assert doc["steps"] == 50 and doc["thrust_end_s"] == pytest.approx(0.05)
+    assert doc["switch_time_s"] is None and doc["stiction_time_s"] is None
     timeline = doc["mode_timeline"]
     assert timeline[0]["t0"] == 0.0 and timeline[-1]["t1"] == pytest.approx(0.05)
     assert all(a["t1"] == b["t0"] for a, b in zip(timeline, timeline[1:]))
     assert all(len(s["simulated"]) == 4 and set(s["simulated"]) <= set("SFLR") for s in timeline)
-    assert all(s["controller"] is None or len(s["controller"]) == 4 for s in timeline)
     assert doc["median_step_ms"] > 0 and 0 <= doc["rmse_pitch_accel"] < 1e3
     assert png.read_bytes()[:8] == PNG_MAGIC and png.stat().st_size > 10_000
-    assert gif.read_bytes()[:6] in (b"GIF89a", b"GIF87a") and gif.stat().st_size > 10_000
+    assert gif.read_bytes()[:6] in (b"GIF89a", b"GIF87a")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["f.gif", "f.json", "f.png"]
+
+
+def test_gif_frames_are_large_and_start_on_the_ground(tmp_path):
+    from PIL import Image
+
+    from controllers.rhex.plots import animate
+
+    run = simulate_flip(RHexParams(), "blind", 0.02)
+    animate(run.result, str(tmp_path / "a.gif"), title="blind, μ_t = 0.6", max_frames=5)
+    with Image.open(tmp_path / "a.gif") as im:
+        assert im.n_frames == 5 and im.size[0] >= 600  # 100 dpi: 13 pt title ≈ 18 px
+        im.seek(0)
+        frame = np.asarray(im.convert("RGB"), dtype=int)
+    # the body's fill colour (#9ecae1) must not appear inside the grey ground band: find the ground
+    # line (the darkest full-width row) and look below it
+    body = np.all(np.abs(frame - [0x9E, 0xCA, 0xE1]) <= 6, axis=2)
+    rows = np.nonzero(body.any(axis=1))[0]
+    dark = np.nonzero((frame.sum(axis=2) < 150).mean(axis=1) > 0.6)[0]
+    ground = dark[dark > rows.min()].min()
+    assert rows.max() < ground, (rows.max(), ground)
 
 
 def test_text_summary_and_progress_on_a_terminal(monkeypatch, capsys):
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
-    assert main(["flip", "--controller", "blind", "--mu-toe", "0.6", "--duration", "0.2"]) == 0
+    assert _main_exit(["flip", "--controller", "blind", "--mu-toe", "0.6", "--duration", "0.2"]) == 1
     cap = capsys.readouterr()
     assert cap.out.count("\n") == 1 and "blind at mu_toe=0.6" in cap.out and "no flip (timeout)" in cap.out
+    assert "paper's definition" in cap.out and "documented window" in cap.out
     lines = cap.err.splitlines()
     assert len(lines) == 2 and lines[0].startswith("contactmodes: flip t=0.10 s pitch=")
     assert lines[1].startswith("contactmodes: flip t=0.20 s pitch=") and lines[1].endswith("°")
@@ -125,6 +128,13 @@ def test_text_summary_and_progress_on_a_terminal(monkeypatch, capsys):
     (["--mu-toe", "0.5", "--mu-body", "-1"], "--mu-body"),
     (["--mu-toe", "0.5", "--mu-body", "inf"], "--mu-body"),
     (["--mu-toe", "0.5", "--duration", "0"], "--duration"),
+    (["--mu-toe", "0.5", "--tau-limit", "20"], "--tau-limit"),
+    (["--mu-toe", "0.5", "--tau-limit", "0"], "--tau-limit"),
+    (["--mu-toe", "0.5", "--detector-threshold", "inf"], "--detector-threshold"),
+    (["--mu-toe", "0.5", "--param", "nonsense=1"], "--param nonsense"),
+    (["--mu-toe", "0.5", "--param", "k_l=abc"], "--param k_l"),
+    (["--mu-toe", "0.5", "--param", "detector_hold=0"], "--param detector_hold"),
+    (["--mu-toe", "0.5", "--param", "v0=0.1,0.1"], "--param v0"),
     (["--mu-toe", "0.5", "--plot", "x.jpg"], "--plot"),
     (["--mu-toe", "0.5", "--animate", "x.png"], "--animate"),
     (["--mu-toe", "0.5", "--plot", "missing/x.png"], "--plot"),
@@ -132,26 +142,39 @@ def test_text_summary_and_progress_on_a_terminal(monkeypatch, capsys):
 ])
 def test_bad_input_exits_2_with_one_line(args, option, tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
-    assert main(["flip", "--controller", "blind", *args]) == 2
+    assert _main_exit(["flip", "--controller", "blind", *args]) == 2
     cap = capsys.readouterr()
     assert cap.out == "" and cap.err.count("\n") == 1 and cap.err.startswith(f"contactmodes: error: {option}")
     assert list(tmp_path.iterdir()) == []
 
 
+def test_param_sets_any_field():
+    from controllers.rhex.cli import params_from_args
+
+    args = build_parser().parse_args(["flip", "--controller", "blind", "--mu-toe", "0.4", "--param", "tau_stall=20",
+                                      "--tau-limit", "18", "--param", "v0=0.001,0.05,0.002,0.002",
+                                      "--param", "detector_hold=2"])
+    p = params_from_args(args)
+    assert (p.mu_toe, p.tau_stall, p.tau_limit, p.v0, p.detector_hold) == (0.4, 20.0, 18.0, (0.001, 0.05, 0.002, 0.002), 2)
+
+
 def test_unwritable_plot_directory_fails_before_the_run(tmp_path, capsys):
     (tmp_path / "file").write_text("x")
     bad = tmp_path / "file" / "p.png"  # the "directory" is a file: unwritable for anyone, even root
-    assert main(["flip", "--controller", "blind", "--mu-toe", "0.6", "--plot", str(bad),
-                 "--animate", str(tmp_path / "a.gif")]) == 2
+    assert _main_exit(["flip", "--controller", "blind", "--mu-toe", "0.6", "--plot", str(bad),
+                       "--animate", str(tmp_path / "a.gif")]) == 2
     assert capsys.readouterr().err.startswith("contactmodes: error: --plot")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]
 
 
-def test_exit_code_2_through_the_console_entry(tmp_path):
+def test_exit_codes_through_the_console_entry(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "contactmodes", "flip", "--controller", "blind", "--mu-toe", "-1",
                            "--plot", "p.png"], capture_output=True, text=True, cwd=tmp_path, timeout=120)
     assert proc.returncode == 2 and proc.stdout == "" and len(proc.stderr.splitlines()) == 1
     assert "--mu-toe" in proc.stderr and list(tmp_path.iterdir()) == []
+    proc = subprocess.run([sys.executable, "-m", "contactmodes", "flip", "--controller", "blind", "--mu-toe", "0.6",
+                           "--duration", "0.01"], capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert proc.returncode == 1 and "no flip (timeout)" in proc.stdout and proc.stderr == ""
 
 
 def test_ctrl_c_during_the_run_writes_nothing(tmp_path, monkeypatch, capsys):
@@ -167,8 +190,8 @@ def test_ctrl_c_during_the_run_writes_nothing(tmp_path, monkeypatch, capsys):
         return original(self, t, state, params)
 
     monkeypatch.setattr(BlindController, "__call__", interrupted)
-    code = main(["flip", "--controller", "blind", "--mu-toe", "0.6", "--json", "--output", str(tmp_path / "o.json"),
-                 "--plot", str(tmp_path / "p.png"), "--animate", str(tmp_path / "a.gif")])
+    code = _main_exit(["flip", "--controller", "blind", "--mu-toe", "0.6", "--json", "--output",
+                       str(tmp_path / "o.json"), "--plot", str(tmp_path / "p.png"), "--animate", str(tmp_path / "a.gif")])
     assert code == 130 and capsys.readouterr().out == ""
     assert list(tmp_path.iterdir()) == []
 
@@ -181,20 +204,44 @@ def test_ctrl_c_while_rendering_leaves_no_file(tmp_path, monkeypatch):
         raise KeyboardInterrupt
 
     monkeypatch.setattr(plots, "animate", broken_animate)
-    code = main(["flip", "--controller", "blind", "--mu-toe", "0.6", "--duration", "0.01",
-                 "--plot", str(tmp_path / "p.png"), "--animate", str(tmp_path / "a.gif")])
+    code = _main_exit(["flip", "--controller", "blind", "--mu-toe", "0.6", "--duration", "0.01",
+                       "--plot", str(tmp_path / "p.png"), "--animate", str(tmp_path / "a.gif")])
     assert code == 130 and list(tmp_path.iterdir()) == []  # the finished PNG is not kept either
 
 
-def test_short_max_thrust_run():
+def test_short_max_thrust_run(capsys):
     pytest.importorskip("controllers.rhex.max_thrust")
-    from contactmodes.cli import build_parser
-
     args = build_parser().parse_args(["flip", "--controller", "max-thrust", "--mu-toe", "0.6", "--duration", "0.02",
                                       "--json"])
-    doc = json.loads(args.run(args))
+    out = args.run(args)
+    assert out.status == 1  # no flip in 20 ms: the usual output, exit status 1
+    doc = json.loads(out.text)
     assert doc["controller"] == "max-thrust" and doc["steps"] == 20 and doc["thrust_end_s"] == pytest.approx(0.02)
+    assert doc["controller_status"] == {"optimal": 20} and doc["switch_time_s"] is None
     assert doc["rmse_pitch_accel"] is not None and all(s["controller"] for s in doc["mode_timeline"])
+
+
+def test_run_flip_api_matches_the_cli_document(capsys):
+    p = RHexParams(mu_toe=0.5, mu_body=0.2, tau_limit=9.0)
+    doc = run_flip(p, "blind", duration=0.03, timeline=False)
+    assert set(doc) == FIELDS and doc["params"] == p.to_dict()
+    assert _main_exit(["flip", "--controller", "blind", "--mu-toe", "0.5", "--mu-body", "0.2", "--tau-limit", "9",
+                       "--duration", "0.03", "--json"]) == 1
+    cli = json.loads(capsys.readouterr().out)
+    cli.pop("mode_timeline")
+    for d in (doc, cli):
+        d.pop("median_step_ms")  # wall time
+    assert doc == cli
+    with pytest.raises(ValueError, match="controller"):
+        run_flip(p, "fast", duration=0.01)
+    with pytest.raises(ValueError, match="params"):
+        run_flip({"mu_toe": 0.5}, "blind", duration=0.01)
+
+
+def test_simulated_accel_matches_the_simulator_record():
+    run = simulate_flip(RHexParams(), "blind", 0.02)
+    np.testing.assert_allclose(simulated_pitch_accel(run.result), run.result.pitch_acc, rtol=1e-9, atol=1e-9)
+    assert thrust_phase(run.result) == 20
 
 
 def test_plot_pitch_needs_runs(tmp_path):
@@ -202,11 +249,49 @@ def test_plot_pitch_needs_runs(tmp_path):
         plot_pitch({}, str(tmp_path / "x.png"))
 
 
-def test_reproduce_flip_script_short(tmp_path, capsys):
-    spec = importlib.util.spec_from_file_location("reproduce_flip", ROOT / "benchmarks" / "reproduce_flip.py")
+def _script(name: str):
+    spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / f"{name}.py")
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
-    assert mod.main(["--output-dir", str(tmp_path / "out"), "--duration", "0.03"]) == 0
-    out = capsys.readouterr().out
-    assert "| blind | 0.39 | no flip (timeout) |" in out and "11.22" in out and "| median | p90 | max |" in out
-    assert (tmp_path / "out" / "fig15_pitch.png").read_bytes()[:8] == PNG_MAGIC
+    return mod
+
+
+def test_reproduce_flip_script_plumbing(tmp_path, capsys, monkeypatch):
+    """The script's sections and files on tiny runs (nothing flips in 10 ms) over one-point grids
+    (the grids themselves are checked separately); only ``--out`` is written."""
+    mod = _script("reproduce_flip")
+    full, quick = mod.grids(False), mod.grids(True)
+    tau0 = RHexParams().tau_limit
+    assert tau0 in full["tau"] and 8.0 in full["tau"] and 16.2 in full["tau"] and len(quick["tau"]) < len(full["tau"])
+    assert min(full["mu_body"]) == 0.1 and max(full["mu_body"]) == 0.6
+    assert min(full["mu_toe"]) == 0.05 and max(full["mu_toe"]) == 1.5 and {0.39, 0.6} <= set(full["mu_toe"])
+    monkeypatch.setattr(mod, "grids", lambda q: {"tau": [tau0], "mu_body": [0.3], "threshold": [12.0],
+                                                 "mu_toe": [0.39, 0.6]})
+    out = tmp_path / "out"
+    assert mod.main(["--out", str(out), "--quick", "--duration", "0.01", "--workers", "1"]) == 0
+    text = capsys.readouterr().out
+    assert "## Table V" in text and "11.22" in text and "6.68" in text and "documented window" in text
+    assert "## Flip-time ratio max-thrust / blind at mu_t = 0.6" in text and "0.92" in text
+    assert "## Torque sweep" in text and "## Distribution" in text and "## Success map" in text
+    assert sorted(p.name for p in out.iterdir()) == ["fig15_pitch.png", "ratio_distribution.png", "runs.json",
+                                                      "success_map.png"]
+    assert (out / "success_map.png").read_bytes()[:8] == PNG_MAGIC
+
+
+def test_calibration_scripts_write_only_into_out(tmp_path, capsys):
+    det = _script("tune_blind_detector")
+    assert det.main(["--out", str(tmp_path / "d"), "--thresholds", "10:12:2", "--duration", "0.03"]) == 0
+    assert "chosen threshold: none admissible" in capsys.readouterr().out  # no stiction in 30 ms
+    assert sorted(p.name for p in (tmp_path / "d").iterdir()) == ["detector_tuning.json", "detector_tuning.png"]
+    v0 = _script("velocity_thresholds")
+    assert v0.main(["--out", str(tmp_path / "v"), "--duration", "0.03"]) == 0
+    assert "| toe1 |" in capsys.readouterr().out
+    assert sorted(p.name for p in (tmp_path / "v").iterdir()) == ["fig12_mu039.png", "fig12_mu060.png",
+                                                                  "velocity_thresholds.json"]
+    tq = _script("calibrate_torque")
+    assert tq.main(["--out", str(tmp_path / "t"), "--taus", "10", "--duration", "0.01"]) == 0
+    assert "calibrated tau_limit = none" in capsys.readouterr().out
+    assert sorted(p.name for p in (tmp_path / "t").iterdir()) == ["torque_calibration.json", "torque_calibration.png"]
+    assert tq.torque_grid(quick=True)[0] == 8.0 and tq.torque_grid(quick=False)[-1] == RHexParams().tau_stall
+    assert tq.event_before_flip({"resliding_time_s": 0.5, "flip_time_s": 0.45}) is None
+    assert tq.event_before_flip({"resliding_time_s": 0.44, "flip_time_s": 0.45}) == 0.44

@@ -33,7 +33,9 @@ def test_rigid_pitch_acceleration_matches_simulator_in_sticking_configuration():
     """Held torque; the rigid prediction in the simulated mode at t = 30 ms (rear toe stuck) vs the
     simulator's mean θ̈ over the next 10 ms. Tolerance 15 rad/s² (paper's Table V RMSEs: 6.7–11.6)."""
     tau = np.array([-10.0, -10.0, -10.0])
-    r = simulate(lambda t, s, p: tau, P, duration=0.05)
+    p_hw = P.with_(tau_limit=P.tau_stall)  # the hardware line: −10 N·m is applied unsaturated
+    r = simulate(lambda t, s, p: tau, p_hw, duration=0.05)
+    assert np.allclose(r.torques, tau)
     k = 30
     mode = r.sim_modes[k]
     assert mode[1] == "F"  # rear toe sticking
@@ -45,9 +47,15 @@ def test_rigid_pitch_acceleration_matches_simulator_in_sticking_configuration():
 
 
 def test_torque_limits():
-    lo, hi = torque_limits([0.0, 21.55, -50.0], P)
+    """The hardware line (16.2 N·m stall, 43.1 rad/s no-load: half the torque at 21.55 rad/s, none
+    above no-load) and the effective limit scaling the whole line (rhex.md, limits.py)."""
+    hw = P.with_(tau_limit=P.tau_stall)
+    lo, hi = torque_limits([0.0, 21.55, -50.0], hw)
     assert np.allclose(hi, [16.2, 8.1, 0.0]) and np.allclose(lo, -hi)
-    box = torque_limit_polytope([0.0, 0.0, 0.0], P)
+    lo, hi = torque_limits([0.0, 21.55, -50.0], P.with_(tau_limit=10.0))
+    assert np.allclose(hi, [10.0, 5.0, 0.0])
+    box = torque_limit_polytope([0.0, 0.0, 0.0], hw)
     assert box.contains([16.2, -16.2, 0.0]) and not box.contains([16.3, 0.0, 0.0])
+    assert P.tau_stall == 16.2 and P.tau_limit < P.tau_stall  # the default is the calibrated effective limit
     with pytest.raises(ValueError):
         torque_limits([0.0, 1.0], P)

@@ -8,6 +8,7 @@ from controllers.rhex import RHexParams, energy, initial_state, simulate
 from controllers.rhex.simulator import body_corners, leg_kinematics, step, toe_contact_impulse
 
 P = RHexParams()
+P_HW = RHexParams(tau_limit=16.2)  # the hardware torque line (full 16.2 N·m thrust unsaturated at rest)
 ZERO = lambda t, s, p: np.zeros(3)  # noqa: E731
 THRUST = lambda t, s, p: -16.2 * np.ones(3)  # noqa: E731
 
@@ -24,7 +25,7 @@ def test_rest_stays_put_energy_does_not_grow():
 
 
 def test_penetration_bounded_during_thrust():
-    r = simulate(THRUST, P, duration=0.3)
+    r = simulate(THRUST, P_HW, duration=0.3)
     pen = min(body_corners(s, P)[:, 1].min() for s in r.states)
     assert pen > -0.02
     assert r.states[:, 7:12:2].min() > -1e-9  # toes never below ground
@@ -74,7 +75,7 @@ def test_toe_stiction_holds_below_cone():
 def test_integrator_converges_when_halving_step():
     out = []
     for dt in (1e-4, 5e-5):
-        p = RHexParams(sim_dt=dt)
+        p = RHexParams(sim_dt=dt, tau_limit=16.2)
         out.append(simulate(THRUST, p, duration=0.1).states[-1])
     a, b = out
     assert np.abs(a[:2] - b[:2]).max() < 1e-3  # body position: < 1 mm

@@ -14,21 +14,20 @@ import pytest
 
 from contactmodes.cli import main
 from contactmodes.sweeps import SweepError, run_sweep
-from controllers.rhex.cli import flip_document, make_controller
+from controllers.rhex.api import simulate_flip
 from controllers.rhex.params import RHexParams
-from controllers.rhex.simulator import simulate
 
 DURATION = 0.004  # s: four control steps
 
 
 def test_each_point_is_the_run_with_its_parameters():
-    res = run_sweep("flip", {"mu_toe": [0.2, 0.9], "tau_stall": [4.0, 16.2]}, controller="blind",
+    res = run_sweep("flip", {"mu_toe": [0.2, 0.9], "tau_limit": [4.0, 10.25]}, controller="blind",
                     duration=DURATION, workers=0)
-    assert [p["params"] for p in res.points] == [{"mu_toe": a, "tau_stall": b} for a in (0.2, 0.9) for b in (4.0, 16.2)]
+    assert [p["params"] for p in res.points] == [{"mu_toe": a, "tau_limit": b} for a in (0.2, 0.9) for b in (4.0, 10.25)]
     for p in res.points:
         params = RHexParams().with_(**p["params"])
-        by_hand = flip_document(simulate(make_controller("blind", params), params, duration=DURATION), "blind", [])
-        for key in ("schema", "mode_timeline", "median_step_ms"):
+        by_hand = simulate_flip(params, "blind", DURATION).document(timeline=False)
+        for key in ("schema", "median_step_ms", "params"):
             by_hand.pop(key)
         got = {k: v for k, v in p.items() if k not in ("params", "ok", "error", "median_step_ms")}
         assert got == by_hand

@@ -32,7 +32,7 @@ from polytopes import PolytopeError
 
 from ..cli import UserError
 from ..errors import ContactModelError
-from ..files import check_writable, write_all_atomic
+from ..cliutil import check_writable, write_all_atomic
 
 __all__ = ["add_parser", "run", "INTERNAL_ERROR"]
 

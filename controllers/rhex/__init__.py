@@ -1,15 +1,20 @@
 """Planar RHex self-righting (flipping paper, Sec. IV): parameters, compliant simulator, rigid
-model, torque limits, the blind and the maximal-thrust controllers.
+model, torque limits, the blind and the maximal-thrust controllers, metrics and the reproduction's
+calibration procedures (``docs/rhex-reproduction.md``).
 
 Public API
 ----------
-``RHexParams`` (:mod:`.params`); ``simulate``, ``initial_state``, ``ControlOutput``,
+``run_flip(params, controller, duration=2.0, *, timeline=True, progress=None, initial_state=None)
+-> dict`` — one flip, its ``contactmodes.flip/1`` document (:mod:`.api`; ``simulate_flip`` returns
+the :class:`FlipRun` with the full trajectory); ``RHexParams`` (:mod:`.params`, every setting of a
+flip); ``simulate``, ``initial_state``, ``ControlOutput``,
 ``SimulationResult``, ``leg_kinematics``, ``energy``, ``STATE_LAYOUT`` (:mod:`.simulator`);
 ``rigid_model``, ``rigid_system``, ``expand_mode`` (:mod:`.rigid_model`); ``torque_limits``,
 ``torque_limit_polytope`` (:mod:`.limits`); ``BlindController``, ``M1``, ``M2``,
 ``max_thrust_fixed_mode`` (:mod:`.blind`); ``MaxThrustController`` (:mod:`.max_thrust`).
 """
 
+from .api import CONTROLLERS, FlipRun, run_flip, simulate_flip
 from .blind import M1, M2, BlindController, max_thrust_fixed_mode
 from .max_thrust import MaxThrustController
 from .limits import torque_bound, torque_limit_polytope, torque_limits
@@ -27,6 +32,7 @@ from .simulator import (
 )
 
 __all__ = [
+    "CONTROLLERS", "FlipRun", "run_flip", "simulate_flip",
     "M1", "M2", "BlindController", "max_thrust_fixed_mode", "MaxThrustController",
     "torque_bound", "torque_limit_polytope", "torque_limits",
     "RHexParams",

@@ -20,22 +20,29 @@ whose problem construction dominates). If the LP is infeasible (the
 assumed mode cannot be realized with the task constraint — the blind controller cannot know), it
 falls back to the *elastic* LP ``max θ̈ − ρ Σ s`` with the inequality rows of ``D_c`` relaxed by
 slacks ``s >= 0`` (``ρ = 1e3`` per unit violation), i.e. the torque that realizes the assumed model
-as nearly as possible. Contacts left out of the rigid model (a toe above the clearance) simply drop
-their letter from the LP's mode; the reported mode stays the assumed 4-letter ``M1``/``M2``.
+as nearly as possible.
+
+Contacts left out of the rigid model (a toe more than ``params.toe_clearance`` above the ground)
+drop their letter from the LP's mode; the logged and reported mode is that effective mode in the
+4-letter form with ``S`` for the omitted toes (:func:`~.rigid_model.expand_mode`), i.e. the model
+that produced the prediction.
 
 Model switch M1 → M2 (once, then left alone): a stiction detector on the measured pitch
 acceleration. The measured θ̈ (finite difference of the pitch rate over a control period) is
-low-pass filtered (first order, ``filter_tau`` = 5 ms); when it exceeds the M1 model's prediction
-by more than ``threshold`` for ``hold`` consecutive steps (after ``arm_time``), the rear toe is
-declared stuck. Tuning (:func:`tune_threshold`): a sweep over thresholds at μ_t = 0.39 (default
-parameters otherwise, 1.0 s runs) picking the fastest successful flip. Result (flip time / switch
-time): −30…−4 rad/s²: switch at 22 ms, no flip; 0: switch at 40 ms, no flip; 4: 0.267 s / 0.148 s;
-8: 0.267 s / 0.159 s; 15 and 40: 0.267 s, never switch. The fastest flips tie at 0.267 s; among
-them we take 8 rad/s², which does switch (the design intent) and stays furthest from the failing
-thresholds (<= 0). Default ``threshold = 8`` rad/s². At μ_t = 0.6 the same threshold switches at
-0.158 s (flip 0.280 s).
+low-pass filtered (first order, ``params.detector_filter_tau`` = 5 ms); when it exceeds the M1
+model's prediction by more than ``params.detector_threshold`` for ``params.detector_hold``
+consecutive steps (after ``params.detector_arm_time``), the rear toe is declared stuck.
 
-Thrust stops (zero torque) once the pitch passes ``params.thrust_stop_pitch``.
+Tuning: the paper tuned the detector on linoleum (μ_t = 0.39), where it "yields relatively accurate
+timing for the switching of models" (Sec. IV-C.2). We tune the threshold once, for that criterion
+only, at μ_t = 0.39 with every other parameter at its default: among the thresholds whose switch
+comes no earlier than the simulated rear-toe stiction of the same run
+(:func:`~.metrics.stiction_time`), the one with the smallest delay
+(:func:`~.calibration.select_detector_threshold`, run by ``benchmarks/tune_blind_detector.py``;
+result and band of thresholds in ``docs/rhex-reproduction.md``). It is then left alone at every
+other friction.
+
+The controller thrusts from t = 0 until the run ends (flip or failure); there is no pitch stop.
 """
 
 from __future__ import annotations
@@ -51,10 +58,10 @@ from contactmodes.response import solve_response
 
 from .limits import torque_limits
 from .params import RHexParams
-from .rigid_model import PITCH_INDEX, rigid_model
+from .rigid_model import PITCH_INDEX, expand_mode, rigid_model
 from .simulator import ControlOutput, leg_kinematics
 
-__all__ = ["M1", "M2", "BlindController", "max_thrust_fixed_mode", "benchmark_lp", "tune_threshold"]
+__all__ = ["M1", "M2", "BlindController", "max_thrust_fixed_mode", "benchmark_lp"]
 
 M1 = "RRLL"
 """Blind model 1: body and rear toe slide forwards, middle and front toes backwards."""
@@ -109,24 +116,25 @@ class BlindController:
 
     Parameters
     ----------
-    params : the robot (friction coefficients are the controller's model of the ground).
-    threshold : stiction-detector threshold (rad/s²) on filtered measured minus predicted θ̈
-        (default tuned at μ_t = 0.39, see the module docstring).
-    filter_tau : detector low-pass time constant (s). hold : consecutive steps above threshold.
-    arm_time : the detector is ignored before this time (s): the start-up transient of the
-        compliant legs.
+    params : the robot (friction coefficients are the controller's model of the ground) and the
+        detector settings ``detector_threshold`` (rad/s², on filtered measured minus predicted
+        θ̈), ``detector_filter_tau`` (s), ``detector_hold`` (consecutive steps above threshold),
+        ``detector_arm_time`` (s, the detector is ignored before: the start-up transient of the
+        compliant legs). See the module docstring for the tuning.
+    threshold, filter_tau, hold, arm_time : optional overrides of those four fields.
 
     Attributes after a run: ``switch_time`` (s or ``None``), ``log`` list of
     ``(t, mode, predicted θ̈, status)``. Create a new instance (or call :meth:`reset`) per run.
     """
 
-    def __init__(self, params: RHexParams | None = None, threshold: float = 8.0, filter_tau: float = 0.005,
-                 hold: int = 3, arm_time: float = 0.02) -> None:
+    def __init__(self, params: RHexParams | None = None, threshold: float | None = None,
+                 filter_tau: float | None = None, hold: int | None = None, arm_time: float | None = None) -> None:
         self.params = params or RHexParams()
-        self.threshold = float(threshold)
-        self.filter_tau = float(filter_tau)
-        self.hold = int(hold)
-        self.arm_time = float(arm_time)
+        pick = lambda value, default: default if value is None else value  # noqa: E731
+        self.threshold = float(pick(threshold, self.params.detector_threshold))
+        self.filter_tau = float(pick(filter_tau, self.params.detector_filter_tau))
+        self.hold = int(pick(hold, self.params.detector_hold))
+        self.arm_time = float(pick(arm_time, self.params.detector_arm_time))
         self.reset()
 
     def reset(self) -> None:
@@ -160,16 +168,15 @@ class BlindController:
         p = params or self.params
         st = np.asarray(state, dtype=float)
         self._detect(t, float(st[5]))
-        if st[2] >= p.thrust_stop_pitch:
-            self._last_pred = None
-            return ControlOutput(np.zeros(3), None, None)
         model = rigid_model(st, self.params, task=True)
         lo, hi = torque_limits(leg_kinematics(st, p).phidot, p)
         tau, acc, status = max_thrust_fixed_mode(model, self.mode, lo, hi)
         tau = np.clip(tau, lo, hi)  # LP round-off
         self._last_pred = acc
-        self.log.append((t, self.mode, acc, status))
-        return ControlOutput(tau, self.mode, None if not math.isfinite(acc) else acc)
+        letters = dict(zip(("body", "toe1", "toe2", "toe3"), self.mode))
+        mode = expand_mode("".join(letters[c] for c in model.contacts), model.contacts)
+        self.log.append((t, mode, acc, status))
+        return ControlOutput(tau, mode, None if not math.isfinite(acc) else acc)
 
 
 def benchmark_lp(state, params: RHexParams | None = None, repeat: int = 20) -> dict:
@@ -195,24 +202,3 @@ def benchmark_lp(state, params: RHexParams | None = None, repeat: int = 20) -> d
         cp.Problem(obj, cons).solve(solver=cp.HIGHS if "HIGHS" in cp.installed_solvers() else None)
     out["cvxpy"] = (time.perf_counter() - t0) / repeat
     return out
-
-
-def tune_threshold(thresholds, params: RHexParams | None = None, duration: float = 1.0):
-    """Sweep detector thresholds (rad/s²); returns ``(best, rows)`` with rows
-    ``(threshold, outcome, flip_time, switch_time)`` and ``best`` the threshold of the fastest
-    successful flip (ties: the first in ``thresholds`` that switched, else the first), or ``None``."""
-    from .simulator import simulate
-
-    p = params or RHexParams(mu_toe=0.39)
-    rows = []
-    for th in thresholds:
-        c = BlindController(p, threshold=th)
-        r = simulate(c, p, duration=duration)
-        rows.append((th, r.outcome, r.flip_time, c.switch_time))
-    ok = [row for row in rows if row[1] == "flipped"]
-    if not ok:
-        return None, rows
-    fastest = min(row[2] for row in ok)
-    ties = [row for row in ok if abs(row[2] - fastest) < 1e-9]
-    switched = [row for row in ties if row[3] is not None]
-    return (switched or ties)[0][0], rows

@@ -1,44 +1,32 @@
-"""``contactmodes flip --controller {max-thrust,blind} --mu-toe MU [--mu-body MU] [--json] [--plot PNG] [--animate GIF] [--duration S]``.
+"""``contactmodes flip --controller {max-thrust,blind} --mu-toe MU [options]``: one RHex flip.
 
 Runs the compliant simulator (:func:`~.simulator.simulate`, flipping paper Sec. IV-C.1) from the
-flat start (:func:`~.simulator.initial_state`) with the chosen controller and prints a one-line
-summary or the ``contactmodes.flip/1`` JSON document:
+flat start (:func:`~.simulator.initial_state`) with the chosen controller through
+:func:`~.api.simulate_flip` (the code behind :func:`controllers.rhex.run_flip`) and prints a
+one-line summary or, with ``--json``, the ``contactmodes.flip/1`` document (fields in
+:mod:`controllers.rhex.api`: success, flip time, Table V's RMSE by the paper's definition and over
+our documented window, the blind controller's switch time beside the simulated rear-toe stiction,
+controller statuses, the mode timeline).
 
-``schema``
-    ``"contactmodes.flip/1"``
-``controller``, ``mu_toe``, ``mu_body``
-    as run (``mu_body`` defaults to ``RHexParams().mu_body``, 0.3, our choice)
-``success``, ``outcome``
-    ``true`` iff the body flipped (pitch reached 90° with positive pitch rate); ``outcome`` one of
-    ``"flipped"``, ``"fell_back"``, ``"timeout"`` (``--duration`` reached)
-``flip_time_s``
-    s, ``null`` without a flip
-``rmse_pitch_accel``
-    rad/s², Table V's RMSE of the controller's predicted minus the simulated pitch acceleration
-    over the thrust phase ``[0, thrust_end_s]`` (:func:`~.plots.rmse_pitch_accel` documents our
-    reading of the paper's ``t_f``); ``null`` when the controller made no prediction
-``thrust_end_s``
-    s, end of the thrust phase (last control step with a prediction), ``null`` if none
-``steps``
-    control steps simulated (``duration × control_rate`` unless the run stopped at its outcome)
-``control_rate_hz``
-    the controller rate (1000)
-``median_step_ms``
-    median wall time of one controller call (ms)
-``mode_timeline``
-    list of segments ``{"t0": s, "t1": s, "simulated": "RFLL", "controller": "RRLL" | null}`` —
-    maximal runs of control steps with the same simulated mode (letters body, toe1 rear, toe2,
-    toe3 front; :func:`~.simulator.simulate`) and the same controller mode (``null`` when it
-    assumes none, i.e. after the thrust phase); contiguous, from 0 to the end of the run
+Parameters: ``--mu-toe`` (required), ``--mu-body``, ``--tau-limit`` (the calibrated effective
+torque limit, N·m per planar leg), ``--detector-threshold`` (blind), and ``--param NAME=VALUE``
+(repeatable) for any other :class:`~.params.RHexParams` field (``hips`` and ``v0`` take a comma
+list). Defaults: ``RHexParams()`` (``docs/rhex-reproduction.md`` says where each comes from).
+
+Exit status: **0** the body flipped; **1** no flip (``fell_back`` or ``timeout``) — the usual
+output (summary or JSON, and the requested files) is still written; **2** user error (invalid
+option value, unknown parameter, wrong extension, missing or unwritable directory, max-thrust
+controller not installed: one line on stderr, nothing written); **130** Ctrl-C (nothing written).
 
 Progress: when stderr is a terminal, one line every 0.1 s of simulated time
 (``contactmodes: flip t=0.30 s pitch=45°``); nothing when stderr is redirected (scripts, tests).
-Ctrl-C ends the run with exit status 130 and writes nothing: ``--plot`` / ``--animate`` /
-``--output`` are written (atomically, :func:`contactmodes.cli.write_atomic`) only after a
-complete run. Their directories are checked *before* the run, so a bad path fails at once.
-User errors (negative or NaN friction, non-positive duration, wrong extension, missing or
-unwritable directory, max-thrust controller not installed) exit 2 with one line.
-Registered through the ``contactmodes.commands`` entry-point group (``pyproject.toml``).
+``--plot`` / ``--animate`` / ``--output`` are written atomically
+(:func:`contactmodes.cliutil.write_atomic`) only after a complete run; their directories are checked
+*before* the run, so a bad path fails at once.
+
+Exit status 1 goes through :class:`~contactmodes.cliutil.CommandOutput` (the CLI writes the usual
+output, then returns 1). Registered through the ``contactmodes.commands`` entry-point group
+(``pyproject.toml``).
 """
 
 from __future__ import annotations
@@ -47,28 +35,38 @@ import argparse
 import json
 import math
 import sys
-import time
+from dataclasses import fields
 
-import numpy as np
+from contactmodes.cliutil import CommandOutput, UserError, check_writable, write_all_atomic
 
-from contactmodes.cli import UserError
-from contactmodes.files import check_writable, write_all_atomic
+from .api import CONTROLLERS, SCHEMA, flip_document, simulate_flip
 
-__all__ = ["SCHEMA", "CONTROLLERS", "add_parser", "run", "flip_document", "make_controller"]
+__all__ = ["SCHEMA", "CONTROLLERS", "NO_FLIP", "add_parser", "run", "params_from_args"]
 
-SCHEMA = "contactmodes.flip/1"
-CONTROLLERS = ("max-thrust", "blind")
 PROGRESS_EVERY = 0.1  # s of simulated time between progress lines
+NO_FLIP = 1
+"""Exit status when the run ends without a flip."""
 
 
 def add_parser(sub) -> argparse.ArgumentParser:
     """Register ``flip`` on the ``contactmodes`` subparsers; returns the sub-parser."""
-    p = sub.add_parser("flip", help="simulate RHex self-righting (flipping paper Sec. IV) under a controller",
-                       description="Simulate RHex flipping on flat ground with the blind or the max-thrust controller.")
+    p = sub.add_parser(
+        "flip", help="simulate RHex self-righting (flipping paper Sec. IV) under a controller",
+        description="Simulate RHex flipping on flat ground with the blind or the max-thrust controller. "
+                    "Exit status: 0 flipped, 1 no flip (output still written), 2 user error, 130 interrupted.",
+        epilog="Parameters not given keep the RHexParams defaults (docs/rhex-reproduction.md).")
     p.add_argument("--controller", choices=CONTROLLERS, required=True)
     p.add_argument("--mu-toe", type=float, required=True, metavar="MU", help="toe-ground friction coefficient (>= 0)")
     p.add_argument("--mu-body", type=float, default=None, metavar="MU",
-                   help="body-ground friction coefficient (>= 0; default 0.3)")
+                   help="body-ground friction coefficient (>= 0; default 0.3, our choice)")
+    p.add_argument("--tau-limit", type=float, default=None, metavar="NM",
+                   help="effective stall torque per planar leg (N·m, <= the 16.2 N·m hardware bound; "
+                        "default: the calibrated value)")
+    p.add_argument("--detector-threshold", type=float, default=None, metavar="RAD_S2",
+                   help="blind controller's rear-toe stiction threshold (rad/s²; default: tuned at mu_toe 0.39)")
+    p.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
+                   help="set any RHexParams field, e.g. --param min_body_normal_force=2 or "
+                        "--param v0=0.001,0.08,0.001,0.001 (repeatable)")
     p.add_argument("--duration", type=float, default=2.0, metavar="S",
                    help="simulated seconds before giving up (default 2; the run stops at a flip)")
     p.add_argument("--json", action="store_true", help="print the contactmodes.flip/1 document")
@@ -86,108 +84,113 @@ def _check_number(value: float | None, option: str, positive: bool = False) -> N
         raise UserError(f"{option}: must be a finite number {'> 0' if positive else '>= 0'}, got {value}")
 
 
-def make_controller(name: str, params):
-    """A fresh controller ``name`` (one of :data:`CONTROLLERS`) for ``params``.
-
-    The max-thrust controller is imported lazily; :class:`UserError` when it is not available."""
-    if name == "blind":
-        from .blind import BlindController
-
-        return BlindController(params)
-    if name == "max-thrust":
-        try:
-            from .max_thrust import MaxThrustController
-        except ImportError as exc:
-            raise UserError(f"--controller: max-thrust is not available ({exc})") from None
-        return MaxThrustController(params)
-    raise UserError(f"--controller: expected one of {', '.join(CONTROLLERS)}, got {name!r}")
-
-
-class _Timed:
-    """Wraps a controller; records the wall time (s) of each call and the last state seen."""
-
-    def __init__(self, controller) -> None:
-        self.controller = controller
-        self.times: list[float] = []
-        self.last_state = None
-
-    def __call__(self, t, state, params=None):
-        self.last_state = state
-        t0 = time.perf_counter()
-        out = self.controller(t, state, params)
-        self.times.append(time.perf_counter() - t0)
-        return out
-
-
-def flip_document(result, controller: str, step_times_s) -> dict:
-    """The ``contactmodes.flip/1`` document (module docstring) of a finished run.
-
-    ``result``: :class:`~.simulator.SimulationResult`; ``step_times_s``: controller call wall
-    times (s), any length. Floats are plain Python floats; no NaN/Infinity."""
-    from .plots import mode_timeline, rmse_pitch_accel, thrust_phase
-
-    p = result.params
-    n_f = thrust_phase(result)
-    rmse = rmse_pitch_accel(result)
-    return {
-        "schema": SCHEMA,
-        "controller": controller,
-        "mu_toe": float(p.mu_toe),
-        "mu_body": float(p.mu_body),
-        "success": bool(result.success),
-        "outcome": result.outcome,
-        "flip_time_s": None if result.flip_time is None else round(float(result.flip_time), 6),
-        "rmse_pitch_accel": rmse,
-        "thrust_end_s": round(float(result.times[n_f]), 6) if n_f else None,
-        "steps": len(result.sim_modes),
-        "control_rate_hz": float(p.control_rate),
-        "median_step_ms": float(np.median(step_times_s) * 1e3) if len(step_times_s) else None,
-        "mode_timeline": mode_timeline(result),
-    }
-
-
-def run(args: argparse.Namespace) -> str:
-    """Validate, simulate, write the requested files, return the summary or JSON text.
-
-    Raises :class:`UserError` on invalid options (nothing written) and ``KeyboardInterrupt`` when
-    the run was interrupted (nothing written; the CLI exits 130)."""
+def _parse_param(text: str) -> tuple[str, object]:
+    """``NAME=VALUE`` → ``(name, value)`` typed like the :class:`RHexParams` field."""
     from .params import RHexParams
-    from .plots import animate, plot_run
-    from .simulator import simulate
+
+    name, sep, raw = text.partition("=")
+    name = name.strip()
+    kinds = {f.name: getattr(RHexParams(), f.name) for f in fields(RHexParams)}
+    if not sep or name not in kinds:
+        known = ", ".join(sorted(kinds))
+        raise UserError(f"--param {name or text}: expected NAME=VALUE with NAME one of {known}")
+    default = kinds[name]
+    try:
+        if isinstance(default, tuple):
+            value = tuple(float(v) for v in raw.split(","))
+        elif isinstance(default, int) and not isinstance(default, bool):
+            value = int(raw)
+        else:
+            value = float(raw)
+    except ValueError:
+        raise UserError(f"--param {name}: not a number: {raw!r}") from None
+    return name, value
+
+
+def params_from_args(args: argparse.Namespace):
+    """The :class:`RHexParams` of the command line; :class:`UserError` naming the option."""
+    from .params import RHexParams
 
     _check_number(args.mu_toe, "--mu-toe")
     _check_number(args.mu_body, "--mu-body")
+    _check_number(getattr(args, "tau_limit", None), "--tau-limit", positive=True)
+    threshold = getattr(args, "detector_threshold", None)
+    if threshold is not None and not math.isfinite(threshold):
+        raise UserError(f"--detector-threshold: must be finite, got {threshold}")
+    changes: dict[str, tuple[str, object]] = {}
+    for text in getattr(args, "param", None) or []:
+        name, value = _parse_param(text)
+        changes[name] = (f"--param {name}", value)
+    for option, name in (("--mu-toe", "mu_toe"), ("--mu-body", "mu_body"), ("--tau-limit", "tau_limit"),
+                         ("--detector-threshold", "detector_threshold")):
+        value = getattr(args, name, None)
+        if value is not None:
+            changes[name] = (option, value)
+    params = RHexParams()
+    try:
+        return params.with_(**{name: value for name, (_, value) in changes.items()})
+    except (ValueError, TypeError) as exc:
+        error = str(exc)
+    for name, (option, value) in changes.items():  # name the option at fault when one alone is
+        try:
+            params.with_(**{name: value})
+        except (ValueError, TypeError) as exc:
+            raise UserError(f"{option}: {str(exc).split(': ', 1)[-1]}") from None
+    raise UserError(error)
+
+
+def summary(doc: dict) -> str:
+    """The one-line text summary of a flip document."""
+    flip = f"flipped at {doc['flip_time_s']:.3f} s" if doc["success"] else f"no flip ({doc['outcome']})"
+    fmt = lambda v: "n/a" if v is None else f"{v:.2f} rad/s²"  # noqa: E731
+    med = "n/a" if doc["median_step_ms"] is None else f"{doc['median_step_ms']:.2f} ms"
+    switch = ""
+    if doc["controller"] == "blind":
+        sw, st = doc["switch_time_s"], doc["stiction_time_s"]
+        switch = ("; no model switch" if sw is None else f"; model switch at {sw:.3f} s") + \
+            (" (no simulated rear-toe stiction)" if st is None else f" (simulated rear-toe stiction at {st:.3f} s)")
+    return (f"{doc['controller']} at mu_toe={doc['mu_toe']:g}, mu_body={doc['mu_body']:g}, "
+            f"tau_limit={doc['tau_limit_nm']:g} N·m: {flip}{switch}; RMSE predicted vs simulated pitch acceleration "
+            f"{fmt(doc['rmse_pitch_accel'])} (paper's definition, thrust phase), "
+            f"{fmt(doc['rmse_pitch_accel_window'])} (documented window); "
+            f"{doc['steps']} steps, median controller step {med}\n")
+
+
+def run(args: argparse.Namespace) -> str | CommandOutput:
+    """Validate, simulate, write the requested files, return the summary or JSON text — as a
+    :class:`~contactmodes.cliutil.CommandOutput` with status :data:`NO_FLIP` when the run ended
+    without a flip (the CLI writes it, then exits 1).
+
+    Raises :class:`UserError` on invalid options (nothing written) and ``KeyboardInterrupt`` when
+    the run was interrupted (nothing written; the CLI exits 130)."""
+    from .plots import animate, plot_run
+
+    params = params_from_args(args)
     _check_number(args.duration, "--duration", positive=True)
     check_writable(args.plot, "--plot", ".png")
     check_writable(args.animate, "--animate", ".gif")
-    check_writable(getattr(args, "output", None), "--output", None)
-    changes = {"mu_toe": args.mu_toe}
-    if args.mu_body is not None:
-        changes["mu_body"] = args.mu_body
-    params = RHexParams().with_(**changes)
-    timed = _Timed(make_controller(args.controller, params))
+    check_writable(getattr(args, "output", None), "--output")
 
-    def progress(t: float) -> None:
-        pitch = math.degrees(timed.last_state[2]) if timed.last_state is not None else 0.0
-        print(f"contactmodes: flip t={t:.2f} s pitch={pitch:.0f}°", file=sys.stderr, flush=True)
+    def progress(t: float, pitch: float) -> None:
+        print(f"contactmodes: flip t={t:.2f} s pitch={math.degrees(pitch):.0f}°", file=sys.stderr, flush=True)
 
-    result = simulate(timed, params, duration=args.duration, progress=progress if sys.stderr.isatty() else None,
-                      progress_every=PROGRESS_EVERY)
+    try:
+        flip = simulate_flip(params, args.controller, args.duration,
+                             progress=progress if sys.stderr.isatty() else None, progress_every=PROGRESS_EVERY)
+    except ImportError as exc:
+        raise UserError(f"--controller: {args.controller} is not available ({exc})") from None
+    result = flip.result
     if result.outcome == "interrupted":
         raise KeyboardInterrupt
-    title = f"{args.controller} controller, μ_toe = {params.mu_toe:g}, μ_body = {params.mu_body:g}"
+    title = (f"{args.controller} controller, μ_toe = {params.mu_toe:g}, μ_body = {params.mu_body:g}, "
+             f"τ_limit = {params.tau_limit:g} N·m")
     files = []
     if args.plot:
-        files.append((args.plot, lambda tmp: plot_run(result, tmp, title), "--plot"))
+        switch = getattr(flip.agent, "switch_time", None)
+        files.append((args.plot, lambda tmp: plot_run(result, tmp, title, switch_time=switch), "--plot"))
     if args.animate:
-        files.append((args.animate, lambda tmp: animate(result, tmp), "--animate"))
+        files.append((args.animate, lambda tmp: animate(result, tmp, title=f"{args.controller}, μ_t = {params.mu_toe:g}"), "--animate"))
     write_all_atomic(files)
-    doc = flip_document(result, args.controller, timed.times)
-    if args.json:
-        return json.dumps(doc, indent=2, allow_nan=False) + "\n"
-    flip = f"flipped at {result.flip_time:.3f} s" if result.success else f"no flip ({result.outcome})"
-    rm = "n/a" if doc["rmse_pitch_accel"] is None else f"{doc['rmse_pitch_accel']:.2f} rad/s²"
-    med = "n/a" if doc["median_step_ms"] is None else f"{doc['median_step_ms']:.2f} ms"
-    return (f"{args.controller} at mu_toe={params.mu_toe:g}, mu_body={params.mu_body:g}: {flip}; "
-            f"RMSE predicted vs simulated pitch acceleration over the thrust phase {rm}; "
-            f"{doc['steps']} steps, median controller step {med}\n")
+    doc = flip_document(flip)
+    text = json.dumps(doc, indent=2, allow_nan=False) + "\n" if args.json else summary(doc)
+    return text if result.success else CommandOutput(text, NO_FLIP)

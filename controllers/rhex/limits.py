@@ -1,11 +1,24 @@
 """Hip torque limits of RHex as linear constraints on τ (``shared/reference/rhex.md``).
 
-DC-motor limit, linear in speed, per planar leg (two motors):
+Per planar leg (two motors), at hip speed ``ω_i`` (leg angular velocity relative to the body,
+rad/s):
 
-    |τ_i| <= τ_stall · max(0, 1 − |ω_i| / ω_noload)
+    |τ_i| <= τ_limit · max(0, 1 − |ω_i| / ω_noload),      τ_limit <= τ_stall
 
-with ``ω_i`` the hip speed (leg angular velocity relative to the body, rad/s). At a given state this
-is a box ``lo <= τ <= hi``, hence linear constraints for the controllers' LPs.
+* ``τ_stall · (1 − |ω|/ω_noload)`` is the hardware bound: the DC motors' linear torque–speed line
+  at their achievable stall torque (2 × 8.1 = 16.2 N·m per planar leg, 43.1 rad/s no-load speed;
+  Johnson's thesis, Table 2.2).
+* ``τ_limit`` is the *effective* stall torque a flip sees. Battery sag, current limits, gearbox
+  ratings and the legs' torsional compliance keep the torque that reaches the ground below the
+  hardware figure; we model their net effect as a transmission factor ``τ_limit / τ_stall``
+  applied to the whole torque–speed line (as a gearbox efficiency would). ``τ_limit`` is
+  calibrated against the paper's described time course by ``benchmarks/calibrate_torque.py``
+  (target and procedure there and in ``docs/rhex-reproduction.md``); ``τ_limit = τ_stall`` is the
+  hardware line itself. (A constant current-limit cap under the hardware line would be the other
+  reading; it lets the fast-turning hips keep their torque and, at the same nominal value, flips
+  far faster than the paper's runs: 0.30 s instead of ≈ 0.5 s at 10 N·m.)
+
+At a given state this is a box ``lo <= τ <= hi``, hence linear constraints for the controllers' LPs.
 """
 
 from __future__ import annotations
@@ -20,11 +33,12 @@ __all__ = ["torque_bound", "torque_limits", "torque_limit_polytope"]
 
 
 def torque_bound(omega, params: RHexParams) -> np.ndarray:
-    """Largest admissible ``|τ|`` (N·m) per hip at hip speeds ``omega`` (rad/s, any shape)."""
+    """Largest admissible ``|τ|`` (N·m) per hip at hip speeds ``omega`` (rad/s, any shape): the
+    module docstring's bound, same shape as ``omega``. Raises ``ValueError`` for non-finite speeds."""
     omega = np.asarray(omega, dtype=float)
     if not np.all(np.isfinite(omega)):
         raise ValueError("omega: hip speeds must be finite")
-    return params.tau_stall * np.clip(1.0 - np.abs(omega) / params.omega_noload, 0.0, None)
+    return params.tau_limit * np.clip(1.0 - np.abs(omega) / params.omega_noload, 0.0, None)
 
 
 def torque_limits(omega, params: RHexParams) -> tuple[np.ndarray, np.ndarray]:

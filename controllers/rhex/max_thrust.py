@@ -16,8 +16,8 @@ At every control step (``params.control_rate``, zero-order hold) the controller
 
    (task constraint applied *after* the mode intersections, Fig. 4(d)), ``L`` the motor-limit box
    at the current hip speeds (:func:`~.limits.torque_limits`);
-4. applies the torque of the best mode ``c* = argmax_c θ̈*_c``; zero torque once the pitch passes
-   ``params.thrust_stop_pitch`` (as :class:`~.blind.BlindController`).
+4. applies the torque of the best mode ``c* = argmax_c θ̈*_c``, from t = 0 until the run ends
+   (flip or failure; no pitch stop, as :class:`~.blind.BlindController`).
 
 Lazy evaluation (speed)
 -----------------------
@@ -65,23 +65,28 @@ so before enumeration the controller replaces every normal velocity ``v_n <= nor
 equalities) — and leaves larger ones (lift-off, ``S`` only). Tangential velocities keep the paper's
 ``v0`` thresholds. The same classified system is used for the slow reference.
 
-Fallbacks (counted in :attr:`MaxThrustController.counts`, flagged in the log's ``status``)
--------------------------------------------------------------------------------------------
-``"ambiguous"``: no mode has a non-empty ``T*_c ∩ L``; the best mode of ``T_c ∩ L`` ignoring
-ambiguity is used (its bound maximizer ``τ°``). ``"blind"``: no mode has a non-empty ``D_c ∩ L`` at
-all (e.g. the body normal-force task cannot hold) or the enumeration failed; the blind
-controller's M1 LP (with its elastic fallback, :func:`~.blind.max_thrust_fixed_mode`) is used.
-``"optimal"`` is the regular case.
-
-Measured (shared 2-core box, default parameters, 1 s runs, ``simulate``)
+Statuses (counted in :attr:`MaxThrustController.counts`, logged per step)
 ------------------------------------------------------------------------
+``"optimal"``: the regular case above. ``"ambiguous"``: no mode has a non-empty ``T*_c ∩ L``; the
+best mode of ``T_c ∩ L`` ignoring ambiguity is used (its bound maximizer ``τ°``).
+``"task_dropped"`` (and ``"task_dropped_ambiguous"``): no mode meets the task constraint at all
+(every ``D_c(task) ∩ L`` is empty: late in the thrust the centre of mass's centripetal
+acceleration about the body corner approaches g and legs can only push, so no torque keeps 5 N on
+the body corner); the same all-mode search is then run with the task row dropped (``T_c`` and
+``T*_c`` without the task), as the method prescribes — there is no blind-model fallback.
+``"no_mode"``: not even that leaves a mode (zero torque, no prediction). ``"error"``: the
+computation raised (zero torque, no prediction; the message is kept in
+:attr:`MaxThrustController.errors`). Lifted toes (left out of the rigid model) are ``S`` in the
+logged 4-letter modes (:func:`~.rigid_model.expand_mode`).
+
+Measured before the effective torque limit and the removal of the blind fallback (shared 2-core box, 16.2 N·m, 60° stop, 1 s runs)
+--------------------------------------------------------------------------------------------------------------------------------
 μ_t = 0.39: flips at 0.263 s (blind 0.267 s); per-step median 4.6 ms, p90 14 ms, max 78 ms (the
 first step at rest: 136 modes, enumeration alone 25 ms); whole run 1.3 s wall; RMSE of predicted
 vs simulated θ̈ over the thrust steps 9.7 rad/s² (blind 11.5). μ_t = 0.6: 0.278 s (blind 0.280 s);
 median 4.5 ms, p90 8.1 ms; RMSE 9.6 (blind 10.9). In both runs the fast point test decided every
 step (no slow path); the task constraint becomes infeasible (the body normal force cannot reach
-5 N) from about 27° pitch on, and the ``"blind"`` fallback runs the remaining thrust steps (85 and
-53 steps). Cost per step ≈ enumeration + one SVD response, one bound LP and one point test per
+5 N) from about 27° pitch on (at 16.2 N·m). Current numbers: ``docs/rhex-reproduction.md``. Cost per step ≈ enumeration + one SVD response, one bound LP and one point test per
 mode (≈ 0.4 ms per mode).
 """
 
@@ -102,7 +107,6 @@ from contactmodes.tolerances import AMBIGUITY_ATOL
 from polytopes import Polytope, difference
 from polytopes import lp
 
-from .blind import M1, max_thrust_fixed_mode
 from .limits import torque_limits
 from .params import RHexParams
 from .rigid_model import PITCH_INDEX, RigidModel, expand_mode, rigid_model
@@ -117,6 +121,7 @@ __all__ = [
     "max_thrust_reference",
     "step_time_stats",
     "NORMAL_VELOCITY_TOL",
+    "STATUSES",
     "NUDGE",
     "POINT_TOL",
     "TIE_TOL",
@@ -137,7 +142,8 @@ TIE_TOL = 1e-9
 class MaxThrustRecord(NamedTuple):
     """One controller step: ``t`` (s), ``mode`` (4 letters or ``None``), ``predicted`` θ̈ (rad/s²,
     NaN if none), ``wall_time`` (s), ``n_modes`` kinematically feasible modes considered,
-    ``status`` (``"optimal"``, ``"ambiguous"``, ``"blind"``), ``n_examined`` candidates examined
+    ``status`` (module doc: ``"optimal"``, ``"ambiguous"``, ``"task_dropped"``,
+    ``"task_dropped_ambiguous"``, ``"no_mode"``, ``"error"``), ``n_examined`` candidates examined
     for ambiguity, ``n_slow`` of them through the slow path, ``n_projections`` polytope
     projections done."""
 
@@ -156,7 +162,7 @@ class MaxThrustRecord(NamedTuple):
 class MaxThrustResult:
     """Result of :func:`max_thrust` at one state.
 
-    ``tau`` (3,) N·m; ``mode`` over the model's contacts (``None`` for the blind fallback);
+    ``tau`` (3,) N·m; ``mode`` over the model's contacts (``None`` when no mode is left);
     ``mode4`` 4-letter form; ``value`` predicted θ̈ (rad/s²) at ``tau``; ``closure_value`` the
     maximum over the closure of ``T*_c ∩ L`` (equal to ``value`` unless nudged); ``status`` (module
     doc); ``n_modes``, ``n_examined``, ``n_slow``, ``n_projections`` work counters; ``bounds``
@@ -277,15 +283,18 @@ def _limit_rows(lo, hi, n_w: int):
     return np.vstack([E, -E]), np.concatenate([hi, -lo])
 
 
-def _bound(md: _Mode, lo, hi) -> None:
-    """``β_c`` and ``τ°_c`` by one LP over ``D_c(task) ∩ L`` in ``(τ, w)``."""
-    if not md.feasible_t:
+def _bound(md: _Mode, lo, hi, task: bool = True) -> None:
+    """``β_c`` and ``τ°_c`` by one LP over ``D_c ∩ L`` in ``(τ, w)`` (with or without the task rows);
+    resets them first (``-inf`` / ``None`` when that set is empty)."""
+    md.bound, md.tau0 = -math.inf, None
+    if not (md.feasible_t if task else md.feasible_u):
         return
+    A, b = (md.A_t, md.b_t) if task else (md.A_u, md.b_u)
     n = 3 + md.n_w
     c = np.zeros(n)
     c[:3] = -md.grad
     bounds = [(float(lo[i]), float(hi[i])) for i in range(3)] + [(None, None)] * md.n_w
-    st, x, fun = lp.solve(c, md.A_t if md.A_t.shape[0] else None, md.b_t if md.A_t.shape[0] else None,
+    st, x, fun = lp.solve(c, A if A.shape[0] else None, b if A.shape[0] else None,
                           md.C if md.C.shape[0] else None, md.d if md.C.shape[0] else None, bounds)
     if st == lp.OPTIMAL:
         md.tau0 = np.clip(x[:3], lo, hi)
@@ -320,10 +329,11 @@ def _maximize_pieces(pieces, grad, offset):
     return best
 
 
-def _slow(md: _Mode, others: list, system, lo, hi, counters: dict):
-    """Exact ``max θ̈ over T*_c ∩ L`` (closures) for candidate ``md``: ``(value, tau, nudged, closure)``."""
+def _slow(md: _Mode, others: list, system, lo, hi, counters: dict, task: bool = True):
+    """Exact ``max θ̈ over T*_c ∩ L`` (closures) for candidate ``md``: ``(value, tau, nudged, closure)``;
+    ``task=False`` drops the task row from ``T_c`` (module doc, status ``"task_dropped"``)."""
     A_l, b_l = _limit_rows(lo, hi, md.n_w)
-    dom = mode_domain(system, md.mode, task=True, response=md.resp, extra=(A_l, b_l))
+    dom = mode_domain(system, md.mode, task=task, response=md.resp if task else md._resp_u, extra=(A_l, b_l))
     counters["proj"] += 1
     if not dom.feasible:
         return -math.inf, None, False, -math.inf
@@ -355,27 +365,16 @@ def _slow(md: _Mode, others: list, system, lo, hi, counters: dict):
     return float(md.grad @ tau + md.offset), tau, nudged, val
 
 
-def max_thrust(model: RigidModel, system, lo, hi, force_slow: bool = False) -> MaxThrustResult:
-    """The lazy max-thrust optimization of the module doc at one state.
+def _search(data: list, system, lo, hi, task: bool, force_slow: bool):
+    """The lazy all-mode search of the module doc over ``data`` (:class:`_Mode` list).
 
-    ``model`` the rigid model (for contact names and the blind fallback); ``system`` its
-    (velocity-classified, :func:`controller_model`) ContactSystem; ``lo``, ``hi`` (3,) torque
-    bounds (N·m). ``force_slow`` skips the fast point test (every examined candidate goes through
-    the slow path; for tests). Never raises for a well-formed model: failures become the
-    ``"blind"`` fallback.
-    """
-    lo = np.asarray(lo, dtype=float)
-    hi = np.asarray(hi, dtype=float)
-    try:
-        modes = enumerate_modes(system).modes
-    except Exception:  # noqa: BLE001 - documented fallback
-        modes = []
-    data = [_Mode(m, solve_response(system, m, task=True)) for m in modes]
+    Returns ``(best, cands, values, n_exam, n_slow, n_proj)``: ``best`` = ``(value, tau, md, nudged,
+    closure)`` or ``None`` (no mode with a non-empty ``T*_c ∩ L``), ``cands`` the modes with a
+    non-empty ``D_c ∩ L`` in decreasing bound order."""
     for md in data:
         if md.unique:
-            _bound(md, lo, hi)
+            _bound(md, lo, hi, task)
     cands = sorted((md for md in data if md.unique and md.tau0 is not None), key=lambda m: -m.bound)
-    bounds = {md.mode: md.bound for md in cands}
     counters = {"proj": 0}
     best = None  # (value, tau, md, nudged, closure)
     n_exam = n_slow = 0
@@ -389,23 +388,46 @@ def max_thrust(model: RigidModel, system, lo, hi, force_slow: bool = False) -> M
             val, tau, nudged, closure = md.bound, md.tau0, False, md.bound
         else:
             n_slow += 1
-            val, tau, nudged, closure = _slow(md, others, system, lo, hi, counters)
+            val, tau, nudged, closure = _slow(md, others, system, lo, hi, counters, task)
         values[md.mode] = val
         if tau is not None and (best is None or val > best[0]):
             best = (val, tau, md, nudged, closure)
-    if best is not None:
-        val, tau, md, nudged, closure = best
-        tau = np.clip(tau, lo, hi)
-        return MaxThrustResult(tau, md.mode, expand_mode(md.mode, model.contacts), float(md.grad @ tau + md.offset),
-                               closure, "optimal", len(modes), n_exam, n_slow, counters["proj"], bounds,
-                               values, nudged=nudged)
-    if cands:
-        md = cands[0]
-        return MaxThrustResult(md.tau0.copy(), md.mode, expand_mode(md.mode, model.contacts), md.bound, md.bound,
-                               "ambiguous", len(modes), n_exam, n_slow, counters["proj"], bounds)
-    tau, acc, _status = max_thrust_fixed_mode(model, M1, lo, hi)
-    return MaxThrustResult(np.clip(tau, lo, hi), None, M1, acc, acc, "blind", len(modes), n_exam, n_slow,
-                           counters["proj"], bounds)
+    return best, cands, values, n_exam, n_slow, counters["proj"]
+
+
+def max_thrust(model: RigidModel, system, lo, hi, force_slow: bool = False) -> MaxThrustResult:
+    """The lazy max-thrust optimization of the module doc at one state.
+
+    ``model`` the rigid model (for contact names); ``system`` its (velocity-classified,
+    :func:`controller_model`) ContactSystem; ``lo``, ``hi`` (3,) torque bounds (N·m).
+    ``force_slow`` skips the fast point test (every examined candidate goes through the slow path;
+    for tests). When no mode meets the task constraint the search is repeated with the task row
+    dropped (status ``"task_dropped"`` / ``"task_dropped_ambiguous"``); when not even that leaves
+    a mode, zero torque with status ``"no_mode"`` (prediction NaN). Errors of the enumeration or
+    the LPs propagate.
+    """
+    lo = np.asarray(lo, dtype=float)
+    hi = np.asarray(hi, dtype=float)
+    modes = enumerate_modes(system).modes
+    data = [_Mode(m, solve_response(system, m, task=True)) for m in modes]
+    n_exam = n_slow = n_proj = 0
+    for task, prefix in ((True, ""), (False, "task_dropped")):
+        best, cands, values, e, s_, pj = _search(data, system, lo, hi, task, force_slow)
+        n_exam, n_slow, n_proj = n_exam + e, n_slow + s_, n_proj + pj
+        bounds = {md.mode: md.bound for md in cands}
+        if best is not None:
+            val, tau, md, nudged, closure = best
+            tau = np.clip(tau, lo, hi)
+            return MaxThrustResult(tau, md.mode, expand_mode(md.mode, model.contacts),
+                                   float(md.grad @ tau + md.offset), closure, prefix or "optimal", len(modes),
+                                   n_exam, n_slow, n_proj, bounds, values, nudged=nudged)
+        if cands:
+            md = cands[0]
+            return MaxThrustResult(md.tau0.copy(), md.mode, expand_mode(md.mode, model.contacts), md.bound,
+                                   md.bound, f"{prefix}_ambiguous" if prefix else "ambiguous", len(modes), n_exam,
+                                   n_slow, n_proj, bounds)
+    return MaxThrustResult(np.zeros(3), None, None, math.nan, math.nan, "no_mode", len(modes), n_exam, n_slow,
+                           n_proj, {})
 
 
 def max_thrust_reference(model: RigidModel, system, lo, hi) -> dict:
@@ -430,49 +452,56 @@ def max_thrust_reference(model: RigidModel, system, lo, hi) -> dict:
     return out
 
 
+STATUSES = ("optimal", "ambiguous", "task_dropped", "task_dropped_ambiguous", "no_mode", "error")
+"""Every step status of :func:`max_thrust` and :class:`MaxThrustController` (module doc)."""
+
+
 class MaxThrustController:
     """Max-thrust flipping controller (module doc); ``controller(t, state, params) -> ControlOutput``.
 
     Parameters
     ----------
-    params : the robot as the controller models it (friction, thresholds, task threshold).
-    normal_velocity_tol : m/s, velocity classification of the module doc.
+    params : the robot as the controller models it (friction, velocity thresholds ``v0``, task
+        threshold, ``normal_velocity_tol``).
+    normal_velocity_tol : m/s, overrides ``params.normal_velocity_tol`` (velocity classification
+        of the module doc).
 
     Calling convention as :class:`~.blind.BlindController`: ``__call__(t, state, params=None)``
     with ``state`` (18,) (:data:`~.simulator.STATE_LAYOUT`); the rigid model uses the
-    controller's ``params``, the torque limits and the thrust-stop pitch the passed ``params``
-    (default the controller's). Returns ``ControlOutput(tau (3,) N·m, mode (4 letters: body,
-    toe1..3; ``None`` after thrust stop), predicted θ̈ (rad/s²) or ``None``)``.
+    controller's ``params``, the torque limits the passed ``params`` (default the controller's).
+    Returns ``ControlOutput(tau (3,) N·m, mode (4 letters: body, toe1..3, ``S`` for lifted toes;
+    ``None`` without a mode), predicted θ̈ (rad/s²) or ``None``)``.
 
-    Attributes: ``log`` list of :class:`MaxThrustRecord` (thrusting steps only), ``counts``
-    ``{"optimal", "ambiguous", "blind", "nudged", "slow_steps"}``. :meth:`reset` clears them.
+    Attributes: ``log`` list of :class:`MaxThrustRecord` (one per step), ``counts`` (one entry per
+    :data:`STATUSES` plus ``"nudged"`` and ``"slow_steps"``), ``errors`` the messages of
+    ``"error"`` steps (at most 10). :meth:`reset` clears them.
     """
 
-    def __init__(self, params: RHexParams | None = None, normal_velocity_tol: float = NORMAL_VELOCITY_TOL) -> None:
+    def __init__(self, params: RHexParams | None = None, normal_velocity_tol: float | None = None) -> None:
         self.params = params or RHexParams()
-        self.normal_velocity_tol = float(normal_velocity_tol)
+        self.normal_velocity_tol = float(self.params.normal_velocity_tol if normal_velocity_tol is None
+                                         else normal_velocity_tol)
         self.reset()
 
     def reset(self) -> None:
-        """Clear the log and the counters."""
+        """Clear the log, the counters and the error messages."""
         self.log: list[MaxThrustRecord] = []
-        self.counts = {"optimal": 0, "ambiguous": 0, "blind": 0, "nudged": 0, "slow_steps": 0}
+        self.counts = {**{s: 0 for s in STATUSES}, "nudged": 0, "slow_steps": 0}
+        self.errors: list[str] = []
         self.last = None
 
     def __call__(self, t: float, state, params: RHexParams | None = None) -> ControlOutput:
         p = params or self.params
         st = np.asarray(state, dtype=float)
-        if st[2] >= p.thrust_stop_pitch:
-            return ControlOutput(np.zeros(3), None, None)
         t0 = time.perf_counter()
         lo, hi = torque_limits(leg_kinematics(st, p).phidot, p)
         try:
             model, system, _ = controller_model(st, self.params, self.normal_velocity_tol)
             res = max_thrust(model, system, lo, hi)
-        except Exception:  # noqa: BLE001 - documented fallback: blind M1
-            model = rigid_model(st, self.params, task=True)
-            tau, acc, _s = max_thrust_fixed_mode(model, M1, lo, hi)
-            res = MaxThrustResult(np.clip(tau, lo, hi), None, M1, acc, acc, "blind")
+        except Exception as exc:  # noqa: BLE001 - a failed step is recorded, the run goes on
+            if len(self.errors) < 10:
+                self.errors.append(f"t={t:.3f} s: {type(exc).__name__}: {exc}")
+            res = MaxThrustResult(np.zeros(3), None, None, math.nan, math.nan, "error")
         wall = time.perf_counter() - t0
         self.counts[res.status] += 1
         self.counts["nudged"] += int(res.nudged)

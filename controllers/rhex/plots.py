@@ -1,36 +1,20 @@
-"""Flip metrics, pictures and animation (flipping paper, Sec. IV-C, Figs. 10/13/14/15, Table V).
+"""Flip pictures and animation (flipping paper, Sec. IV-C, Figs. 10–15).
 
-Metrics
--------
-* :func:`simulated_pitch_accel` — the simulated pitch acceleration, computed from the recorded
-  trajectory as the finite difference of the pitch rate at the control rate,
-  ``a_k = (θ̇(t_{k+1}) − θ̇(t_k)) / (t_{k+1} − t_k)``: the *exact mean* pitch acceleration over
-  control period ``k``. No further filter: the mean over the 1 ms hold is already a box filter
-  matched to the controller's zero-order hold, and the compliant simulator's θ̇ is smooth at that
-  scale (its fastest body mode is ≈ 7 Hz); a wider filter would smear the model switches that
-  Figs. 10–14 are meant to show.
-* :func:`thrust_phase` / :func:`rmse_pitch_accel` — Table V. The paper defines
-  ``RMSE = ((1/t_f) ∫_0^{t_f} (α̈̂(t) − α̈(t))² dt)^{1/2}`` (Sec. IV-C.4) without saying what
-  ``t_f`` is. **Our reading:** ``t_f`` is the end of the *thrust phase* — the end of the last
-  control step at which the controller thrusts and therefore predicts (``predicted_pitch_acc``
-  finite; both controllers stop, and stop predicting, at ``params.thrust_stop_pitch``). After it
-  the controllers command zero torque and make no prediction, so there is nothing to compare.
-  With the controller's zero-order hold the prediction ``α̈̂`` is constant over each control
-  period, and we compare it with the simulated mean over that period, so the integral is the
-  duration-weighted sum over the thrust steps (the plain mean for the fixed control rate). A step
-  inside the thrust phase without a prediction (none occur with our controllers) is left out of
-  both the integral and ``t_f``.
-* :func:`mode_timeline` — the run as segments of constant (simulated mode, controller mode).
+Metrics (pitch acceleration, Table V's two RMSE windows, rear-toe events, the mode timeline) live
+in :mod:`~.metrics`; this module only draws (matplotlib, Agg backend, headless).
 
-Pictures (matplotlib, Agg backend, headless)
---------------------------------------------
 * :func:`plot_run` — Figs. 10/13/14: predicted vs simulated pitch acceleration above (thrust
-  phase shaded, flip time marked); below, one row per contact (body, toe1 rear, toe2, toe3 front)
-  with the simulated mode as a wide bar and the controller's assumed mode as a thin bar under it,
-  one colour per letter.
+  phase shaded, our documented RMSE window bracketed, flip time, model switch and simulated
+  rear-toe stiction marked); below, one row per contact (body, toe1 rear, toe2, toe3 front) with
+  the simulated mode as a wide bar and the controller's mode as a thin bar under it, one colour per
+  letter.
 * :func:`plot_pitch` — Fig. 15: pitch against time for several runs on one axis.
 * :func:`animate` — a GIF (matplotlib's ``PillowWriter``) of the body, hips, legs, toes and
-  ground, at most ``max_frames`` evenly subsampled frames.
+  ground, each frame titled with the controller, the time and the pitch.
+* :func:`plot_velocity_thresholds` — Fig. 12: rigid-model toe velocities against the simulated
+  ones, the fixed-contact intervals shaded and the derived thresholds drawn.
+* :func:`plot_ratio_distribution`, :func:`plot_success_map`, :func:`plot_sweep` — the
+  reproduction's distributions (``benchmarks/``).
 """
 
 from __future__ import annotations
@@ -40,111 +24,24 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
+from .metrics import (rmse_pitch_accel, rmse_pitch_accel_window, rmse_window, simulated_pitch_accel, stiction_time,
+                      thrust_phase)
 from .simulator import SimulationResult, body_corners, leg_kinematics
 
 __all__ = [
-    "simulated_pitch_accel",
-    "thrust_phase",
-    "rmse_pitch_accel",
-    "rmse_weighted",
-    "mode_timeline",
     "plot_run",
     "plot_pitch",
     "animate",
+    "clip_to_ground",
+    "plot_velocity_thresholds",
+    "plot_ratio_distribution",
+    "plot_success_map",
+    "plot_sweep",
 ]
 
 LETTER_COLOURS = {"S": "#d0d0d0", "F": "#2ca02c", "L": "#1f77b4", "R": "#d62728"}
 LETTER_MEANING = {"S": "S separating", "F": "F fixed", "L": "L sliding −x", "R": "R sliding +x"}
 CONTACT_LABELS = ("body", "toe 1 (rear)", "toe 2 (middle)", "toe 3 (front)")
-TIME_DECIMALS = 6  # mode-timeline times are rounded to 1 µs (the control grid is 1 ms)
-
-
-def simulated_pitch_accel(result: SimulationResult) -> np.ndarray:
-    """(N,) simulated pitch acceleration (rad/s²) per control step, from the recorded trajectory.
-
-    ``(θ̇_{k+1} − θ̇_k) / (t_{k+1} − t_k)`` with ``θ̇ = result.states[:, 5]`` (N+1,) and
-    ``result.times`` (N+1,) s: the exact mean over each control period (module docstring).
-    Raises ``ValueError`` when ``times`` and ``states`` do not match or ``times`` does not increase.
-    """
-    times = np.asarray(result.times, dtype=float)
-    omega = np.asarray(result.states, dtype=float)[:, 5]
-    if times.shape != omega.shape:
-        raise ValueError(f"result: times {times.shape} and states {omega.shape} rows differ")
-    dt = np.diff(times)
-    if np.any(dt <= 0):
-        raise ValueError("result.times: must be strictly increasing")
-    return np.diff(omega) / dt
-
-
-def thrust_phase(result: SimulationResult) -> int:
-    """Number ``n_f`` of control steps in the thrust phase: steps ``0 … n_f − 1``, ending at the
-    last step with a finite ``predicted_pitch_acc`` (0 when there is none); ``t_f =
-    result.times[n_f]`` (s). Our reading of the paper's ``t_f`` (Sec. IV-C.4, module docstring)."""
-    pred = np.asarray(result.predicted_pitch_acc, dtype=float)
-    idx = np.nonzero(np.isfinite(pred))[0]
-    return int(idx[-1]) + 1 if idx.size else 0
-
-
-def rmse_weighted(predicted, simulated, durations) -> float | None:
-    """``(Σ w_k (p_k − a_k)² / Σ w_k)^{1/2}`` over the steps where both are finite.
-
-    ``predicted``, ``simulated``, ``durations`` (N,) — rad/s², rad/s², s (the weights ``w_k``).
-    The integral of the paper's RMSE for piecewise-constant signals. ``None`` when no step
-    qualifies. Raises ``ValueError`` on shape mismatch or a negative duration.
-    """
-    p = np.asarray(predicted, dtype=float)
-    a = np.asarray(simulated, dtype=float)
-    w = np.asarray(durations, dtype=float)
-    if not (p.shape == a.shape == w.shape) or p.ndim != 1:
-        raise ValueError(f"predicted, simulated, durations: need equal (N,) shapes, got {p.shape}, {a.shape}, {w.shape}")
-    if np.any(w < 0):
-        raise ValueError("durations: must be >= 0")
-    mask = np.isfinite(p) & np.isfinite(a) & (w > 0)
-    if not np.any(mask):
-        return None
-    return float(math.sqrt(np.sum(w[mask] * (p[mask] - a[mask]) ** 2) / np.sum(w[mask])))
-
-
-def rmse_pitch_accel(result: SimulationResult, skip: int = 0) -> float | None:
-    """Table V's RMSE (rad/s²) of predicted minus simulated pitch acceleration over the thrust
-    phase (flipping paper, Sec. IV-C.4; our reading of ``t_f`` in the module docstring).
-
-    Uses ``result.times`` (N+1,), ``result.states`` (N+1, 18) and ``result.predicted_pitch_acc``
-    (N,) only (any object with these attributes works). ``skip`` (diagnostic, default 0 = the
-    paper's definition): leave the first ``skip`` control steps out of the window — from the flat
-    start the compliant legs carry no load, and the first 1 ms step's simulated θ̈ overshoots
-    every rigid prediction by ≈ 100 rad/s², which alone makes up about half of the mean square.
-    ``None`` when no step is left. Raises ``ValueError`` on inconsistent shapes or ``skip < 0``.
-    """
-    if skip < 0:
-        raise ValueError(f"skip: must be >= 0, got {skip}")
-    sim = simulated_pitch_accel(result)
-    pred = np.asarray(result.predicted_pitch_acc, dtype=float)
-    if pred.shape != sim.shape:
-        raise ValueError(f"result.predicted_pitch_acc: expected shape {sim.shape}, got {pred.shape}")
-    n_f = thrust_phase(result)
-    dt = np.diff(np.asarray(result.times, dtype=float))
-    return rmse_weighted(pred[skip:n_f], sim[skip:n_f], dt[skip:n_f])
-
-
-def mode_timeline(result: SimulationResult) -> list[dict]:
-    """The run as a list of segments ``{"t0", "t1", "simulated", "controller"}``.
-
-    Consecutive control steps with the same simulated mode (4 letters body/toe1/toe2/toe3, as
-    :func:`~.simulator.simulate` records it over each step) and the same controller mode (4
-    letters, or ``None`` when the controller assumed none, e.g. after the thrust phase) are merged;
-    ``t0``/``t1`` (s, rounded to 1 µs) are the start of the first and the end of the last step,
-    so segments tile ``[0, result.times[-1]]`` without gaps.
-    """
-    out: list[dict] = []
-    times = np.asarray(result.times, dtype=float)
-    for i, (sim, ctl) in enumerate(zip(result.sim_modes, result.controller_modes)):
-        t0, t1 = round(float(times[i]), TIME_DECIMALS), round(float(times[i + 1]), TIME_DECIMALS)
-        if out and out[-1]["simulated"] == sim and out[-1]["controller"] == ctl:
-            out[-1]["t1"] = t1
-        else:
-            out.append({"t0": t0, "t1": t1, "simulated": sim, "controller": ctl})
-    return out
 
 
 def _pyplot():
@@ -168,12 +65,15 @@ def _letter_runs(times: np.ndarray, modes: Sequence, row: int):
     return runs
 
 
-def plot_run(result: SimulationResult, path: str, title: str = "") -> None:
+def plot_run(result: SimulationResult, path: str, title: str = "", switch_time: float | None = None) -> None:
     """Figs. 10/13/14 for one run, written as a PNG at ``path``.
 
-    Above: controller prediction and simulated pitch acceleration (:func:`simulated_pitch_accel`)
-    against time, the thrust phase (the RMSE window) shaded and the flip time dashed. Below: per
-    contact, the simulated mode (wide bar) and the controller's mode (thin bar under it).
+    Above: controller prediction and simulated pitch acceleration (:func:`~.metrics.simulated_pitch_accel`)
+    against time; the thrust phase shaded (Table V by the paper's definition), our documented RMSE
+    window bracketed (:func:`~.metrics.rmse_window`), the flip time dashed and, when given, the
+    blind controller's model switch ``switch_time`` (s) dotted beside the simulated rear-toe
+    stiction (:func:`~.metrics.stiction_time`). Below: per contact, the simulated mode (wide bar)
+    and the controller's mode (thin bar under it).
     Raises ``ValueError`` for an empty run; I/O errors from matplotlib propagate.
     """
     n = len(result.sim_modes)
@@ -195,16 +95,30 @@ def plot_run(result: SimulationResult, path: str, title: str = "") -> None:
     ax.step(times, np.append(pred, pred[-1]), where="post", color="C1", lw=1.6,
             label=r"predicted $\ddot\theta$ (controller model)")
     if n_f:
-        lab = "thrust phase" + (f" (RMSE {rmse:.2f} rad/s²)" if rmse is not None else "")
+        lab = "thrust phase" + (f" (RMSE {rmse:.2f} rad/s², paper's definition)" if rmse is not None else "")
         ax.axvspan(times[0], times[n_f], color="C1", alpha=0.08, label=lab)
+    k0, k1 = rmse_window(result)
+    window = rmse_pitch_accel_window(result)
+    if window is not None:
+        ax.annotate("", xy=(times[k0], 0.97), xytext=(times[k1], 0.97), xycoords=ax.get_xaxis_transform(),
+                    arrowprops={"arrowstyle": "|-|", "color": "C0", "lw": 1.0, "shrinkA": 0, "shrinkB": 0})
+        ax.plot([], [], color="C0", lw=1.0, marker="|", label=f"documented window (RMSE {window:.2f} rad/s²)")
     if result.flip_time is not None:
         for a in (ax, axm):
             a.axvline(result.flip_time, color="k", ls="--", lw=0.8)
         ax.text(result.flip_time, 0.02, "flip ", transform=ax.get_xaxis_transform(), ha="right", va="bottom",
                 fontsize=8)
+    stick = stiction_time(result)
+    if switch_time is not None:
+        for a in (ax, axm):
+            a.axvline(switch_time, color="C3", ls=":", lw=1.2)
+        ax.text(switch_time, 0.10, " switch M1→M2", transform=ax.get_xaxis_transform(), color="C3", fontsize=8)
+    if stick is not None:
+        axm.axvline(stick, color="C2", ls=":", lw=1.2)
+        axm.text(stick, 3.62, "rear toe sticks ", color="C2", fontsize=8, ha="right", va="bottom")
     ax.axhline(0.0, color="0.5", lw=0.6)
     ax.set_ylabel("pitch acceleration (rad/s²)")
-    ax.legend(fontsize=8, loc="upper right")
+    ax.legend(fontsize=8, loc="best")
     ax.grid(alpha=0.3)
     for row in range(4):
         y = 3 - row
@@ -215,7 +129,7 @@ def plot_run(result: SimulationResult, path: str, title: str = "") -> None:
                             edgecolor="k", linewidth=0.3)
     axm.set_yticks(range(4))
     axm.set_yticklabels(CONTACT_LABELS[::-1])
-    axm.set_ylim(-0.5, 3.55)
+    axm.set_ylim(-0.5, 3.95)
     axm.set_xlim(times[0], times[-1])
     axm.set_xlabel("time (s)")
     axm.set_title("contact modes: simulated (wide bar) / controller (thin bar)", fontsize=9)
@@ -259,10 +173,33 @@ def plot_pitch(runs: Mapping[str, SimulationResult], path: str,
     plt.close(fig)
 
 
-def animate(result: SimulationResult, path: str, max_frames: int = 80, fps: int = 20) -> None:
-    """A GIF of the run at ``path``: body rectangle, hips, legs (hip → toe), toes (coloured by
-    their simulated contact letter), ground line; at most ``max_frames`` frames evenly subsampled
-    from ``result.states`` (N+1, 18), played at ``fps``. Needs ``result.params``.
+def clip_to_ground(polygon) -> np.ndarray:
+    """The part of a convex ``polygon`` (n, 2) (m) on or above the ground ``y = 0`` (Sutherland–
+    Hodgman against one half-plane), (m, 2) with ``m`` possibly 0.
+
+    The compliant body–ground contact is a penetration model (a compressed padded skin, Sec.
+    IV-C.1): the body sinks a few millimetres into the ground (4.2 mm at rest). Drawing the part
+    below the ground would show a resting body *inside* the floor; clipping draws the compressed
+    pad flat on it."""
+    pts = np.asarray(polygon, dtype=float)
+    out = []
+    n = len(pts)
+    for i in range(n):
+        a, b = pts[i], pts[(i + 1) % n]
+        if a[1] >= 0.0:
+            out.append(a)
+        if (a[1] >= 0.0) != (b[1] >= 0.0):
+            s = a[1] / (a[1] - b[1])
+            out.append(np.array([a[0] + s * (b[0] - a[0]), 0.0]))
+    return np.array(out).reshape(-1, 2)
+
+
+def animate(result: SimulationResult, path: str, title: str = "", max_frames: int = 80, fps: int = 20) -> None:
+    """A GIF of the run at ``path``: body rectangle (clipped at the ground, :func:`clip_to_ground`),
+    hips, legs (hip → toe), toes (coloured by their simulated contact letter), ground; each frame
+    headed by ``title`` (e.g. the controller's name), the time and the pitch, and the simulated
+    mode. At most ``max_frames`` frames evenly subsampled from ``result.states`` (N+1, 18), always
+    including the first and the last, played at ``fps``. Needs ``result.params``.
     Raises ``ValueError`` for ``max_frames < 2`` or ``fps < 1``."""
     if max_frames < 2 or fps < 1:
         raise ValueError(f"animate: need max_frames >= 2 and fps >= 1, got {max_frames}, {fps}")
@@ -278,31 +215,35 @@ def animate(result: SimulationResult, path: str, max_frames: int = 80, fps: int 
     pts = [body_corners(states[i], p) for i in idx] + [states[i, 6:12].reshape(3, 2) for i in idx]
     allp = np.vstack(pts)
     x0, x1 = allp[:, 0].min() - 0.05, allp[:, 0].max() + 0.05
-    y1 = max(allp[:, 1].max() + 0.05, 0.3)
-    fig, ax = plt.subplots(figsize=(5.5, 5.0 * (y1 + 0.06) / (x1 - x0) + 0.8))
+    y0, y1 = -0.07, max(allp[:, 1].max() + 0.04, 0.3)
+    width = 6.4
+    fig, ax = plt.subplots(figsize=(width, (width - 1.0) * (y1 - y0) / (x1 - x0) + 1.2))
     ax.set_xlim(x0, x1)
-    ax.set_ylim(-0.06, y1)
+    ax.set_ylim(y0, y1)
     ax.set_aspect("equal")
-    ax.set_xlabel("x (m)")
-    ax.set_ylabel("y (m)")
+    ax.set_xlabel("x (m)", fontsize=11)
+    ax.set_ylabel("y (m)", fontsize=11)
+    ax.tick_params(labelsize=10)
     ax.locator_params(nbins=5)  # fewer tick labels: text dominates the per-frame drawing time
-    ax.axhspan(-0.06, 0.0, color="0.85", zorder=0)
+    ax.axhspan(y0, 0.0, color="0.85", zorder=0)
     ax.axhline(0.0, color="k", lw=1.2, zorder=1)
     body = Polygon(np.zeros((4, 2)), closed=True, facecolor="#9ecae1", edgecolor="#08519c", lw=1.5, zorder=2)
     ax.add_patch(body)
     legs = [ax.plot([], [], color="0.2", lw=2.0, zorder=3)[0] for _ in range(3)]
-    (hips,) = ax.plot([], [], "o", color="#08519c", ms=4, zorder=4)
-    toes = ax.scatter(np.zeros(3), np.zeros(3), s=30, zorder=5, edgecolors="k", linewidths=0.5)
-    label = ax.text(0.02, 0.97, "", transform=ax.transAxes, fontsize=8, va="top", family="monospace")
-    ax.text(0.5 * (x0 + x1), -0.03, "toe colour = contact letter: S grey, F green, L blue, R red", fontsize=7,
-            ha="center", va="center")
-    fig.tight_layout()
+    (hips,) = ax.plot([], [], "o", color="#08519c", ms=5, zorder=4)
+    toes = ax.scatter(np.zeros(3), np.zeros(3), s=45, zorder=5, edgecolors="k", linewidths=0.6)
+    head = ax.set_title("", fontsize=13, loc="left")
+    label = ax.text(0.02, 0.96, "", transform=ax.transAxes, fontsize=11, va="top", family="monospace")
+    ax.text(0.5 * (x0 + x1), 0.5 * y0, "toe colour = contact: S grey, F green (stuck), L blue, R red",
+            fontsize=10, ha="center", va="center")
+    fig.tight_layout(rect=(0.0, 0.0, 1.0, 0.985))
     modes = list(result.sim_modes)
+    lead = f"{title}   " if title else ""
 
     def draw(k):
         i = idx[k]
         st = states[i]
-        body.set_xy(body_corners(st, p))
+        body.set_xy(clip_to_ground(body_corners(st, p)))
         kin = leg_kinematics(st, p)
         toe = st[6:12].reshape(3, 2)
         for j, line in enumerate(legs):
@@ -311,16 +252,176 @@ def animate(result: SimulationResult, path: str, max_frames: int = 80, fps: int 
         toes.set_offsets(toe)
         mode = modes[min(i, len(modes) - 1)] if modes else "????"
         toes.set_facecolors([LETTER_COLOURS.get(ch, "w") for ch in mode[1:]])
-        label.set_text(f"t = {result.times[i]:.3f} s  pitch = {math.degrees(st[2]):5.1f}°\n"
-                       f"simulated mode {mode} (body, toes 1-3)")
-        return [body, *legs, hips, toes, label]
+        head.set_text(f"{lead}t = {result.times[i]:.3f} s   pitch = {math.degrees(st[2]):5.1f}°")
+        label.set_text(f"simulated mode {mode}\n(body, toe 1, toe 2, toe 3)")
+        return [body, *legs, hips, toes, head, label]
 
     # one full draw per frame (FuncAnimation.save would draw each frame three times)
     writer = PillowWriter(fps=fps)
     try:
-        with writer.saving(fig, path, dpi=80):
+        with writer.saving(fig, path, dpi=100):
             for k in range(len(idx)):
                 draw(k)
                 writer.grab_frame()
     finally:
         plt.close(fig)
+
+
+def plot_sweep(x, series: Mapping[str, Sequence], path: str, xlabel: str, ylabel: str, title: str = "",
+               highlight: float | None = None, band: tuple[float, float] | None = None,
+               hline: float | None = None, hline_label: str = "") -> None:
+    """Line plot of several ``series`` (label → values, ``None`` = missing, drawn as a gap) against
+    ``x`` (same length), PNG at ``path``; ``highlight`` a chosen x (dashed vertical line),
+    ``band`` an x range shaded, ``hline`` a target y (dotted, labelled ``hline_label``).
+    Raises ``ValueError`` on length mismatch or no series."""
+    if not series:
+        raise ValueError("plot_sweep: no series")
+    x = np.asarray(x, dtype=float)
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(7, 4.3))
+    if band is not None:
+        ax.axvspan(band[0], band[1], color="C2", alpha=0.12, label="band")
+    for i, (label, values) in enumerate(series.items()):
+        y = np.array([np.nan if v is None else float(v) for v in values])
+        if y.shape != x.shape:
+            raise ValueError(f"plot_sweep: series {label!r} has {y.size} values for {x.size} x")
+        ax.plot(x, y, "o-", ms=3.5, lw=1.3, color=f"C{i}", label=label)
+    if hline is not None:
+        ax.axhline(hline, color="k", ls=":", lw=1.0, label=hline_label or None)
+    if highlight is not None:
+        ax.axvline(highlight, color="k", ls="--", lw=0.9, label=f"chosen {highlight:g}")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title, fontsize=10)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8, loc="best")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110, format="png")
+    plt.close(fig)
+
+
+def plot_velocity_thresholds(times, predicted, simulated, letters, thresholds, path: str, title: str = "") -> None:
+    """Fig. 12: per contact (body, toe 1–3), the rigid model's predicted tangential velocity and the
+    simulated one against time, the steps where the simulated contact is fixed shaded
+    (:func:`~.calibration.fixed_steps`) and ``±thresholds`` dashed; each axis spans
+    ``±max(4 v0, 0.15)`` m/s (larger speeds of sliding or swinging contacts are clipped). ``times`` (N,) s (the start of
+    each control step), ``predicted``/``simulated`` (N, 4) m/s (NaN = contact left out),
+    ``letters`` (N,) 4-letter simulated modes, ``thresholds`` (4,) m/s. PNG at ``path``."""
+    from .calibration import fixed_steps
+
+    t = np.asarray(times, dtype=float)
+    pv = np.asarray(predicted, dtype=float)
+    sv = np.asarray(simulated, dtype=float)
+    if pv.shape != (t.size, 4) or sv.shape != pv.shape or len(letters) != t.size:
+        raise ValueError("plot_velocity_thresholds: need times (N,), predicted/simulated (N, 4), letters (N,)")
+    plt = _pyplot()
+    fig, axes = plt.subplots(4, 1, figsize=(8, 8.2), sharex=True)
+    dt = float(t[1] - t[0]) if t.size > 1 else 1e-3
+    for i, ax in enumerate(axes):
+        fixed = fixed_steps([m[i] for m in letters])
+        for t0, w, letter in _letter_runs(np.append(t, t[-1] + dt), ["F" if f else "-" for f in fixed], 0):
+            if letter == "F":
+                ax.axvspan(t0, t0 + w, color="C2", alpha=0.15, lw=0)
+        ax.plot(t, sv[:, i], color="k", lw=1.0, label="simulated")
+        ax.plot(t, pv[:, i], color="C1", lw=1.3, label="rigid-model prediction")
+        v0 = float(thresholds[i])
+        for sgn in (1, -1):
+            ax.axhline(sgn * v0, color="C3", ls="--", lw=0.9, label=f"±v0 = {v0:g} m/s" if sgn > 0 else None)
+        # the thresholds are mm/s … cm/s; swinging toes reach m/s: the axis is clipped (Fig. 12 is
+        # about the fixed intervals)
+        lim = max(4.0 * v0, 0.15)
+        ax.set_ylim(-lim, lim)
+        ax.set_ylabel(f"{CONTACT_LABELS[i]}\n(m/s)", fontsize=9)
+        ax.grid(alpha=0.3)
+        if i == 0:
+            ax.plot([], [], color="C2", alpha=0.3, lw=6, label="simulated contact fixed")
+            ax.legend(fontsize=8, ncol=2, loc="lower right")
+        else:
+            ax.legend(fontsize=8, loc="upper right", handles=ax.get_lines()[2:3])
+    axes[-1].set_xlabel("time (s)")
+    fig.suptitle((title or "horizontal contact velocities: rigid model vs simulation (Fig. 12)")
+                 + "\n(axes clipped; shaded: the simulated contact is fixed)", fontsize=11)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110, format="png")
+    plt.close(fig)
+
+
+def plot_ratio_distribution(rows: Sequence[Mapping], path: str, paper_ratio: float | None = None,
+                            title: str = "") -> None:
+    """Flip-time ratio (max-thrust / blind) over the uncertain choices, PNG at ``path``.
+
+    ``rows``: dicts with ``tau_limit`` (N·m), ``mu_body``, ``threshold`` (rad/s²) and ``ratio``
+    (``None`` when either run failed). Left: heat map over torque × μ_b of the median ratio over the
+    detector thresholds (annotated with median and range); right: every ratio against the torque,
+    one colour per μ_b, the paper's value and parity (1) as lines. Raises ``ValueError`` without rows."""
+    if not rows:
+        raise ValueError("plot_ratio_distribution: no rows")
+    plt = _pyplot()
+    taus = sorted({r["tau_limit"] for r in rows})
+    mubs = sorted({r["mu_body"] for r in rows})
+    grid = np.full((len(mubs), len(taus)), np.nan)
+    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(12, 4.6), gridspec_kw={"width_ratios": [1.15, 1.0]})
+    for i, mb in enumerate(mubs):
+        for j, tau in enumerate(taus):
+            vals = [r["ratio"] for r in rows if r["mu_body"] == mb and r["tau_limit"] == tau and r["ratio"] is not None]
+            if vals:
+                grid[i, j] = float(np.median(vals))
+                txt = f"{np.median(vals):.3f}\n[{min(vals):.2f}, {max(vals):.2f}]"
+            else:
+                txt = "fail"
+            ax.text(j, i, txt, ha="center", va="center", fontsize=8)
+    vmax = max(0.15, float(np.nanmax(np.abs(grid - 1.0)))) if np.isfinite(grid).any() else 0.15
+    im = ax.imshow(grid, origin="lower", cmap="RdBu", vmin=1 - vmax, vmax=1 + vmax, aspect="auto")
+    ax.set_xticks(range(len(taus)), [f"{t:g}" for t in taus])
+    ax.set_yticks(range(len(mubs)), [f"{m:g}" for m in mubs])
+    ax.set_xlabel("effective torque limit τ_limit (N·m per planar leg)")
+    ax.set_ylabel("body friction μ_b")
+    ax.set_title("median over detector thresholds [min, max]", fontsize=9)
+    fig.colorbar(im, ax=ax, label="flip time ratio max-thrust / blind (< 1: max-thrust faster)")
+    for k, mb in enumerate(mubs):
+        pts = [(r["tau_limit"], r["ratio"]) for r in rows if r["mu_body"] == mb and r["ratio"] is not None]
+        if pts:
+            xs, ys = zip(*pts)
+            ax2.plot(xs, ys, "o", ms=4, alpha=0.75, color=f"C{k}", label=f"μ_b = {mb:g}")
+    ax2.axhline(1.0, color="k", lw=0.8, label="parity")
+    if paper_ratio is not None:
+        ax2.axhline(paper_ratio, color="C3", ls="--", lw=1.0, label=f"paper ≈ {paper_ratio:g}")
+    ax2.set_xlabel("effective torque limit τ_limit (N·m per planar leg)")
+    ax2.set_ylabel("flip time ratio max-thrust / blind")
+    ax2.set_title("every (torque, μ_b, detector threshold)", fontsize=9)
+    ax2.grid(alpha=0.3)
+    ax2.legend(fontsize=8, loc="best")
+    fig.suptitle(title or "flip-time ratio over the uncertain choices", fontsize=11)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110, format="png")
+    plt.close(fig)
+
+
+def plot_success_map(mu_values: Sequence[float], runs: Mapping[str, Sequence[Mapping]], path: str,
+                     title: str = "") -> None:
+    """Success map over the toe friction, PNG at ``path``: per controller (label → one dict per
+    ``mu_values`` entry with ``success`` and ``flip_time_s``), the flip time of each successful run
+    and a cross at the top for each failure. Raises ``ValueError`` on length mismatch."""
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(7.5, 4.3))
+    mus = np.asarray(mu_values, dtype=float)
+    top = max([d["flip_time_s"] for docs in runs.values() for d in docs if d["success"]] or [1.0]) * 1.12
+    for k, (label, docs) in enumerate(runs.items()):
+        if len(docs) != mus.size:
+            raise ValueError(f"plot_success_map: {label!r} has {len(docs)} runs for {mus.size} frictions")
+        ok = [(m, d["flip_time_s"]) for m, d in zip(mus, docs) if d["success"]]
+        bad = [m for m, d in zip(mus, docs) if not d["success"]]
+        style = {"ls": "--" if "max" in label else "-", "color": f"C{k}"}
+        if ok:
+            ax.plot(*zip(*ok), marker="o", ms=5, lw=1.3, label=f"{label}: flipped", **style)
+        if bad:
+            ax.plot(bad, [top * (1.0 + 0.03 * k)] * len(bad), "x", ms=9, mew=2, color=f"C{k}",
+                    label=f"{label}: no flip")
+    ax.set_xlabel("toe friction μ_t")
+    ax.set_ylabel("flip time (s)")
+    ax.set_title(title or "success map over toe friction", fontsize=10)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8, loc="best")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110, format="png")
+    plt.close(fig)

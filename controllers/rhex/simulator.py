@@ -365,14 +365,12 @@ def step(state, tau, params: RHexParams, dt: float | None = None, info: bool = F
         bl = "S"
     else:
         bound = p.mu_body * corner_fn[0] * dt
-        rx0 = c * (-p.d) - s * (-p.h)
         ry0 = s * (-p.d) + c * (-p.h)
         vt0 = vx1 - om1 * ry0
         if abs(acc[0]) < bound * (1.0 - 1e-9) or abs(vt0) < 1e-9:
             bl = "F"
         else:
             bl = "R" if vt0 > 0 else "L"
-        del rx0
     return new, StepInfo(bl + "".join(letters), toe_pn, corner_fn, float(corner_fn.sum()))
 
 

@@ -32,8 +32,9 @@ __all__ = ["FlipKind", "FlipPoint", "KIND", "run_one_flip", "UNITS"]
 UNITS = {
     "d": "m", "h": "m", "m": "kg", "I": "kg·m²", "hips": "m", "l": "m", "m_t": "kg", "k_b": "N/m",
     "d_b": "N·s/m", "k_l": "N/m", "d_l": "N·s/m", "mu_toe": "–", "mu_body": "–", "gravity": "m/s²",
-    "slope": "rad", "v0": "m/s", "tau_stall": "N·m", "omega_noload": "rad/s", "min_body_normal_force": "N",
-    "thrust_stop_pitch": "rad", "control_rate": "Hz", "toe_clearance": "m", "sim_dt": "s",
+    "slope": "rad", "v0": "m/s", "tau_stall": "N·m", "tau_limit": "N·m", "omega_noload": "rad/s",
+    "min_body_normal_force": "N", "detector_threshold": "rad/s²", "detector_filter_tau": "s", "detector_arm_time": "s",
+    "normal_velocity_tol": "m/s", "control_rate": "Hz", "toe_clearance": "m", "sim_dt": "s",
 }
 """Units of the :class:`~controllers.rhex.params.RHexParams` fields (its docstring); a field not
 listed is labelled without a unit."""
@@ -42,27 +43,20 @@ DEFAULT_DURATION = 2.0  # s, as ``contactmodes flip``
 
 
 def run_one_flip(params, controller: str, duration: float) -> dict:
-    """Simulate one flip and return its ``contactmodes.flip/1`` fields without ``schema`` and
-    ``mode_timeline`` (:func:`controllers.rhex.cli.flip_document`).
+    """Simulate one flip and return its ``contactmodes.flip/1`` fields without ``schema``,
+    ``mode_timeline`` and ``params`` (:func:`controllers.rhex.run_flip`; a sweep point carries
+    its varied parameters, the others are the defaults).
 
     ``params``: :class:`~controllers.rhex.params.RHexParams`; ``controller``: ``"blind"`` or
     ``"max-thrust"``; ``duration``: simulated seconds before giving up (s). Raises
     ``KeyboardInterrupt`` when the run was interrupted, and whatever the controller or the
     simulator raise (the sweep records it as a failed point).
-
-    Merge note: this is the only function of the sweep that runs the RHex pieces; it becomes a
-    call of ``controllers.rhex.run_flip(params, controller, duration=...)``.
     """
-    from .cli import _Timed, flip_document, make_controller
-    from .simulator import simulate
+    from .api import run_flip
 
-    timed = _Timed(make_controller(controller, params))
-    result = simulate(timed, params, duration=duration)
-    if result.outcome == "interrupted":
-        raise KeyboardInterrupt
-    doc = flip_document(result, controller, timed.times)
-    doc.pop("schema", None)
-    doc.pop("mode_timeline", None)
+    doc = run_flip(params, controller, duration, timeline=False)
+    for key in ("schema", "mode_timeline", "params"):  # the point records its varied parameters itself
+        doc.pop(key, None)
     return doc
 
 

@@ -1,0 +1,229 @@
+"""One flip, one result document: the Python entry point behind ``contactmodes flip``.
+
+>>> from controllers.rhex import RHexParams, run_flip
+>>> doc = run_flip(RHexParams(mu_toe=0.39), "blind", duration=1.0, timeline=False)
+>>> doc["success"], doc["flip_time_s"], doc["rmse_pitch_accel_window"]      # doctest: +SKIP
+
+Every setting that matters is a field of :class:`~.params.RHexParams` (``mu_toe``, ``mu_body``,
+``tau_limit`` — the calibrated effective torque limit —, ``tau_stall`` — the hardware bound —,
+``detector_threshold`` and the other detector settings, ``v0``, ``min_body_normal_force``,
+``normal_velocity_tol``, the Table IV numbers, ...), so a parameter sweep varies
+``params.with_(name=value)`` and the controller name (:data:`CONTROLLERS`).
+
+The document (schema ``contactmodes.flip/1``; floats are plain Python floats, no NaN/Infinity):
+
+``schema``
+    ``"contactmodes.flip/1"``
+``controller``, ``mu_toe``, ``mu_body``, ``tau_limit_nm``
+    as run (N·m per planar leg for the effective torque limit)
+``params``
+    every :class:`~.params.RHexParams` field as run (``RHexParams.to_dict``)
+``success``, ``outcome``
+    ``true`` iff the body flipped (pitch reached 90° with positive pitch rate); ``outcome`` one of
+    ``"flipped"``, ``"fell_back"`` (lifted above 2°, then back to pitch <= 0), ``"timeout"``
+    (``duration`` reached)
+``flip_time_s``
+    s, ``null`` without a flip
+``rmse_pitch_accel``
+    rad/s², Table V by **the paper's definition**: predicted minus simulated pitch acceleration
+    over the whole thrust phase ``[0, thrust_end_s]`` (:func:`~.metrics.rmse_pitch_accel`);
+    ``null`` when the controller made no prediction
+``rmse_pitch_accel_window``, ``rmse_window_s``
+    rad/s², the same RMSE over **our documented window** ``[t0, t1]`` (s): without the first
+    control step (start-up transient) and from the rear-face landing on
+    (:func:`~.metrics.rmse_window`); ``null`` when empty
+``thrust_end_s``
+    s, end of the thrust phase: both controllers thrust from 0 until the run ends (flip or
+    failure; no pitch stop), so this is the end of the last control step with a prediction
+``switch_time_s``
+    s, the blind controller's model switch M1 → M2 (its rear-toe stiction detector); ``null``
+    for max-thrust or when it never switched
+``stiction_time_s``, ``resliding_time_s``
+    s, the *simulated* rear toe sticking after its initial slide and sliding again after that
+    (:func:`~.metrics.stiction_time`, :func:`~.metrics.resliding_time`); ``null`` if absent
+``body_contact_fraction``
+    0–1, share of the thrust steps with the simulated body corner on the ground
+``controller_status``
+    ``{status: steps}``: max-thrust's step statuses (``optimal``, ``ambiguous``,
+    ``task_dropped``, ``task_dropped_ambiguous``, ``no_mode``, ``error``; :mod:`~.max_thrust`) or
+    the blind LP's (``optimal``, ``elastic``, ``inconsistent``; :mod:`~.blind`); zero counts left out
+``controller_errors``
+    the messages of max-thrust's ``error`` steps (at most 10; a failed step commands zero torque
+    and predicts nothing), ``[]`` otherwise
+``steps``, ``control_rate_hz``, ``median_step_ms``
+    control steps simulated, the controller rate (Hz), median wall time of one controller call (ms)
+``mode_timeline`` (only with ``timeline=True``)
+    segments ``{"t0": s, "t1": s, "simulated": "RFLL", "controller": "RRLL" | null}`` — maximal
+    runs of control steps with the same simulated mode (letters body, toe1 rear, toe2, toe3 front)
+    and the same controller mode (``S`` for toes the rigid model leaves out); contiguous, from 0
+    to the end of the run
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import Counter
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from .params import RHexParams
+from .simulator import SimulationResult, simulate
+
+__all__ = ["SCHEMA", "CONTROLLERS", "FlipRun", "make_controller", "simulate_flip", "flip_document", "run_flip"]
+
+SCHEMA = "contactmodes.flip/1"
+CONTROLLERS = ("max-thrust", "blind")
+
+
+def make_controller(name: str, params: RHexParams):
+    """A fresh controller ``name`` (one of :data:`CONTROLLERS`) for ``params``.
+
+    Raises ``ValueError`` for an unknown name; ``ImportError`` when the max-thrust controller
+    cannot be imported (it is imported lazily)."""
+    if name == "blind":
+        from .blind import BlindController
+
+        return BlindController(params)
+    if name == "max-thrust":
+        from .max_thrust import MaxThrustController
+
+        return MaxThrustController(params)
+    raise ValueError(f"controller: expected one of {', '.join(CONTROLLERS)}, got {name!r}")
+
+
+class _Timed:
+    """Wraps a controller; records the wall time (s) of each call and the last state seen."""
+
+    def __init__(self, controller) -> None:
+        self.controller = controller
+        self.times: list[float] = []
+        self.last_state = None
+
+    def __call__(self, t, state, params=None):
+        self.last_state = state
+        t0 = time.perf_counter()
+        out = self.controller(t, state, params)
+        self.times.append(time.perf_counter() - t0)
+        return out
+
+
+@dataclass
+class FlipRun:
+    """A finished flip: ``controller`` name, ``params``, the :class:`~.simulator.SimulationResult`
+    ``result``, the controller object ``agent`` (its ``switch_time``, ``log``, ``counts``) and
+    ``step_times_s`` (N,) wall time of each controller call (s)."""
+
+    controller: str
+    params: RHexParams
+    result: SimulationResult
+    agent: object
+    step_times_s: np.ndarray
+
+    def document(self, timeline: bool = True) -> dict:
+        """The result document (module docstring); ``timeline=False`` leaves out ``mode_timeline``."""
+        return flip_document(self, timeline)
+
+
+def simulate_flip(params: RHexParams, controller: str, duration: float = 2.0, *,
+                  progress: Callable[[float, float], None] | None = None, progress_every: float = 0.1,
+                  initial_state=None) -> FlipRun:
+    """Simulate one flip from the flat start (:func:`~.simulator.initial_state`) or ``initial_state``
+    (18,) with controller ``controller`` (:data:`CONTROLLERS`) for at most ``duration`` s (the run
+    stops at the flip or the fall back).
+
+    ``progress(t_s, pitch_rad)`` is called every ``progress_every`` s of simulated time.
+    Ctrl-C ends the run early with ``result.outcome == "interrupted"``. Raises ``ValueError`` for
+    an unknown controller or a non-positive duration (``RHexParams`` validates its own fields)."""
+    if not isinstance(params, RHexParams):
+        raise ValueError(f"params: expected RHexParams, got {type(params).__name__}")
+    timed = _Timed(make_controller(controller, params))
+
+    def hook(t: float) -> None:
+        state = timed.last_state
+        progress(t, float(state[2]) if state is not None else 0.0)
+
+    result = simulate(timed, params, duration=duration, progress=hook if progress is not None else None,
+                      progress_every=progress_every,
+                      initial_state=initial_state)
+    return FlipRun(controller, params, result, timed.controller, np.array(timed.times))
+
+
+def _round(value, digits: int = 6):
+    return None if value is None else round(float(value), digits)
+
+
+def _status_counts(agent) -> dict:
+    if hasattr(agent, "counts"):  # max-thrust
+        from .max_thrust import STATUSES
+
+        return {s: int(agent.counts[s]) for s in STATUSES if agent.counts.get(s)}
+    return dict(Counter(entry[3] for entry in getattr(agent, "log", [])))
+
+
+def flip_document(run: FlipRun, timeline: bool = True) -> dict:
+    """The ``contactmodes.flip/1`` document (module docstring) of ``run``."""
+    from . import metrics
+
+    result, p = run.result, run.params
+    n_f = metrics.thrust_phase(result)
+    k0, k1 = metrics.rmse_window(result)
+    window = metrics.rmse_pitch_accel_window(result)
+    times = np.asarray(result.times, dtype=float)
+    doc = {
+        "schema": SCHEMA,
+        "controller": run.controller,
+        "mu_toe": float(p.mu_toe),
+        "mu_body": float(p.mu_body),
+        "tau_limit_nm": float(p.tau_limit),
+        "params": p.to_dict(),
+        "success": bool(result.success),
+        "outcome": result.outcome,
+        "flip_time_s": _round(result.flip_time),
+        "rmse_pitch_accel": metrics.rmse_pitch_accel(result),
+        "rmse_pitch_accel_window": window,
+        "rmse_window_s": [_round(times[k0]), _round(times[k1])] if window is not None else None,
+        "thrust_end_s": _round(times[n_f]) if n_f else None,
+        "switch_time_s": _round(getattr(run.agent, "switch_time", None)),
+        "stiction_time_s": _round(metrics.stiction_time(result)),
+        "resliding_time_s": _round(metrics.resliding_time(result)),
+        "body_contact_fraction": metrics.body_contact_fraction(result),
+        "controller_status": _status_counts(run.agent),
+        "controller_errors": list(getattr(run.agent, "errors", [])),
+        "steps": len(result.sim_modes),
+        "control_rate_hz": float(p.control_rate),
+        "median_step_ms": float(np.median(run.step_times_s) * 1e3) if len(run.step_times_s) else None,
+    }
+    if timeline:
+        doc["mode_timeline"] = metrics.mode_timeline(result)
+    for key, value in doc.items():  # the JSON contract: no NaN/Infinity
+        if isinstance(value, float) and not math.isfinite(value):
+            doc[key] = None
+    return doc
+
+
+def run_flip(params: RHexParams, controller: str, duration: float = 2.0, *, timeline: bool = True,
+             progress: Callable[[float, float], None] | None = None, initial_state=None) -> dict:
+    """Simulate one flip and return its result document (the ``flip --json`` document, module
+    docstring).
+
+    Parameters
+    ----------
+    params : every robot, ground, torque-limit, controller and detector setting
+        (:class:`~.params.RHexParams`; vary with ``params.with_(mu_toe=0.39)``).
+    controller : ``"blind"`` or ``"max-thrust"``.
+    duration : s, simulated time before giving up (the run stops at a flip or a fall back).
+    timeline : include the per-step ``mode_timeline`` (leave it out for sweeps).
+    progress : optional ``progress(t_s, pitch_rad)`` every 0.1 s of simulated time.
+    initial_state : optional (18,) start state (default the flat start).
+
+    Raises ``ValueError`` for an unknown controller, a non-positive duration or bad parameters
+    (``RHexParams`` names the field), ``ImportError`` if max-thrust cannot be imported.
+    Ctrl-C raises ``KeyboardInterrupt`` (no document for a partial run).
+    """
+    run = simulate_flip(params, controller, duration, progress=progress, initial_state=initial_state)
+    if run.result.outcome == "interrupted":
+        raise KeyboardInterrupt
+    return run.document(timeline)
