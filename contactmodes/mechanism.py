@@ -559,7 +559,7 @@ class PlanarMechanism:
             positions[i] = p
         return Dynamics(M=M, h=h, J=J, Jdot_qdot=Jdot_qdot, v_contact=J @ qd, gaps=gaps, positions=positions)
 
-    def characteristic_scales(self, q: Sequence[float], qdot: Sequence[float]) -> CharacteristicScales:
+    def characteristic_scales(self, q: ArrayLike, qdot: ArrayLike) -> CharacteristicScales:
         """Characteristic length, mass and time of the mechanism at ``(q, q̇)`` (each (n_q,)).
 
         ``L``: largest distance between two of its points (link frame origins — the joints —,

@@ -81,7 +81,8 @@ def classify_velocities(system: ContactSystem, check_approaching: bool = True) -
         already decided).
     """
     v = np.asarray(system.v_contact, dtype=float).reshape(-1, 2)
-    scale = max(system.scales.velocity, float(np.abs(v).max(initial=0.0)))
+    velocity = 1.0 if system.scales is None else system.scales.velocity
+    scale = max(velocity, float(np.abs(v).max(initial=0.0)))
     eps = np.maximum(tolerances.VELOCITY_RTOL * scale, np.asarray(system.v0, dtype=float))
     for i in range(system.k if check_approaching else 0):
         if v[i, 1] < -eps[i]:

@@ -115,6 +115,7 @@ class Scaling:
 
 def _identity(system: ContactSystem) -> Scaling:
     n_d = 0 if system.disturbance is None else system.disturbance.n_d
+    assert system.scales is not None
     return Scaling(system.scales, np.ones(system.n_q), np.ones(system.n_q), 1.0, 1.0, 1.0,
                    np.ones(system.n_tau), np.ones(n_d),
                    tuple(np.ones(c.n_rows) for c in system.constraints), system)
@@ -138,6 +139,7 @@ def nondimensionalize(system: ContactSystem) -> Scaling:
     system has characteristic scales 1 and its own ``scaling`` set to the identity.
     """
     sc = system.scales
+    assert sc is not None  # ContactSystem.__post_init__ always sets it
     L, m = sc.length, sc.mass
     A, F, V = sc.acceleration, sc.force, sc.velocity
     P = F * A
@@ -155,7 +157,7 @@ def nondimensionalize(system: ContactSystem) -> Scaling:
     Js = J * s[None, :] / A
     cs = system.Jdot_qdot / A
     vs = system.v_contact / V
-    v0s = system.v0 / V
+    v0s = np.asarray(system.v0, dtype=float) / V
 
     rows = []
     blocks = []

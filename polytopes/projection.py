@@ -279,6 +279,7 @@ def _in_projection(P: "Polytope", ks: list[int], y: np.ndarray, scale: float) ->
     """Whether ``y`` (k,) lies within ``PROJECTION_CHECK_TOL`` of the projection of ``P``: one LP
     over ``P``'s affine-hull coordinates, ``min t  s.t.  V w <= gamma, |x0[ks] + N[ks] w - y| <= t``."""
     h = P._hull()
+    assert h is not None  # callers pass non-empty sets
     k = h.N.shape[1]
     M = h.N[ks]
     r = y - h.x0[ks]
@@ -300,6 +301,7 @@ def _lifts_to_ray(P: "Polytope", ks: list[int], r: np.ndarray) -> bool:
     """Whether the direction ``r`` (k,) is the projection of a recession direction of ``P``:
     ``V w <= 0, N[ks] w = r`` feasible (``r`` normalized to unit max-norm)."""
     h = P._hull()
+    assert h is not None  # callers pass non-empty sets
     k = h.N.shape[1]
     r = r / max(float(np.max(np.abs(r))), 1e-300)
     if k == 0:
