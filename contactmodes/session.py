@@ -34,6 +34,9 @@ from .system import ContactSystem
 
 __all__ = ["AnalysisSession", "ModeSolution", "PIPELINE_STAGES", "empty_box"]
 
+DIRECT_PAIRS = 200
+"""Up to this many candidate pairs, each is decided by one LP (no witness points or V-representations)."""
+
 SEPARATION_FACTOR = 1e3
 """A pair of τ-sets is certified disjoint without an LP only when a facet separates them by this
 many emptiness tolerances of :mod:`polytopes` (closer pairs are left to the LP rule)."""
@@ -537,6 +540,15 @@ class AnalysisSession:
         cands = self.candidate_pairs(modes, task) if candidates is None else list(candidates)
         if not cands:
             return []
+        if len(cands) <= DIRECT_PAIRS:  # a few pairs: one LP each costs less than the witnesses
+            out = []
+            with stage(self.progress, "overlaps", len(cands)) as st:
+                for a, b in cands:
+                    Ta, Tb = self.mode(a).T(task), self.mode(b).T(task)
+                    if Ta is not None and Tb is not None and _intersect(Ta, Tb):
+                        out.append((a, b))
+                    st.update(1)
+            return out
         order = {m: i for i, m in enumerate(modes)}
         involved = sorted({m for pair in cands for m in pair}, key=order.__getitem__)
         info = {}

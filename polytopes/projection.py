@@ -344,8 +344,19 @@ def verify_projection(P: "Polytope", Q: "Polytope", keep: Sequence[int]) -> str 
         lc = _lift(c, ks, n)
         if not (_close(P.support(lc), float(dd), scale) and _close(-P.support(-lc), float(dd), scale)):
             return f"equality {np.round(c, 6).tolist()} . y = {dd:.6g} does not hold on P"
+    try:
+        G = Q.vertices()
+    except (RuntimeError, ValueError):
+        G = None  # cdd could not enumerate the result's generators: the support checks stand
+    lim = tol.PROJECTION_CHECK_MAX_GENERATORS
+    complete = G is not None and max(len(G.vertices), len(G.rays), len(G.lines)) <= lim
+    # Q ⊆ proj(P) is shown by the generators of Q (when they are all checked); supports along a
+    # few directions guard against a V-representation that misses some, many more without one
     rng = np.random.default_rng(12345)
-    dirs = np.vstack([np.eye(k), -np.eye(k), rng.standard_normal((tol.PROJECTION_CHECK_DIRECTIONS, k))])
+    extra = tol.PROJECTION_CHECK_DIRECTIONS_WITH_GENERATORS if complete else tol.PROJECTION_CHECK_DIRECTIONS
+    dirs = rng.standard_normal((extra, k))
+    if not complete:
+        dirs = np.vstack([np.eye(k), -np.eye(k), dirs])
     points = []
     for u in dirs:
         hq = Q.support(u)
@@ -360,12 +371,7 @@ def verify_projection(P: "Polytope", Q: "Polytope", keep: Sequence[int]) -> str 
     for y in points:
         if not Q.contains(y, tol=tol.PROJECTION_CHECK_TOL):
             return f"the projection of a point of P, {np.round(y, 6).tolist()}, is not in the result"
-    try:
-        G = Q.vertices()
-    except (RuntimeError, ValueError):
-        G = None  # cdd could not enumerate the result's generators: the support checks stand
     if G is not None:
-        lim = tol.PROJECTION_CHECK_MAX_GENERATORS
         for v in G.vertices[:lim]:
             if not _in_projection(P, ks, v, scale):
                 return f"vertex {np.round(v, 6).tolist()} of the result is not in the projection of P"
