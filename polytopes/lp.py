@@ -394,11 +394,34 @@ def solve_verified(c, A_ub=None, b_ub=None, A_eq=None, b_eq=None, bounds=(None, 
         agreed = _agreement(c, claims, bounded, G, h, E, f)
         if agreed is not None:
             return agreed
+    if not bounded and any(cl.status in (UNBOUNDED, None) for cl in claims):
+        decided = _decide_unbounded(c, G, h, E, f, solver)
+        if decided is not None:
+            return decided
     summary = ", ".join(f"{cl.solver}: {'undecided' if cl.status is None else _NAMES.get(cl.status, 'undecided')}"
                         for cl in claims)
     raise NumericalError(
         f"LP with {n} variables, {G.shape[0]} inequalities and {E.shape[0]} equalities could not "
         f"be solved reliably ({summary}{'; bounded by construction' if bounded else ''})")
+
+
+def _decide_unbounded(c, G, h, E, f, solver: str) -> LPResult | None:
+    """Second opinion when a solver claims "unbounded" without a usable ray, or reports
+    "infeasible or unbounded" (HiGHS does on degenerate unbounded LPs): two LPs that are bounded by
+    construction, each verified. A feasible point (``min 0``) and a direction of unboundedness
+    (``min c.r`` s.t. ``G r <= 0``, ``E r = 0``, ``-1 <= r <= 1``) with ``c.r < 0`` prove
+    unboundedness; ``None`` when they do not (the caller then reports the LP as undecided)."""
+    n = c.shape[0]
+    point = solve_verified(np.zeros(n), G, h, E, f, solver=solver, bounded=True)
+    if point.status == INFEASIBLE:
+        return LPResult(INFEASIBLE, None, None, point.solver, point.verified_by)
+    if point.status != OPTIMAL:
+        return None
+    ray = solve_verified(c, G, np.zeros(G.shape[0]), E, np.zeros(E.shape[0]), bounds=(-1.0, 1.0),
+                         solver=solver, bounded=True)
+    if ray.status == OPTIMAL and _ray_ok(c, ray.x, G, E) and _primal_ok(point.x, G, h, E, f):
+        return LPResult(UNBOUNDED, point.x, None, ray.solver, "certificate")
+    return None
 
 
 def _agreement(c, claims, bounded, G, h, E, f) -> LPResult | None:
