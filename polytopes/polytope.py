@@ -259,7 +259,9 @@ class Polytope:
             return base, h.x0.copy()
         if h.V.shape[0] == 0:
             return (base, h.x0.copy()) if not np.any(cw) else (float("inf"), None)
-        st, w, fun = lp.solve(-cw, h.V, h.gamma + h.relax)
+        # the emptiness rule's max-slack point, in hull coordinates, is feasible (checked by lp)
+        w0 = h.N.T @ (self._feas().point - h.x0)
+        st, w, fun = lp.solve(-cw, h.V, h.gamma + h.relax, feasible_point=w0)
         if st == lp.UNBOUNDED:
             return float("inf"), None
         if st != lp.OPTIMAL:  # the inner system contains the hull point: feasible by construction
