@@ -1,4 +1,4 @@
-"""The immutable H-polytope ``{x : A x <= b, C x = d}`` (see /work/shared/CONVENTIONS.md)."""
+"""The immutable H-polytope ``{x : A x <= b, C x = d}`` (conventions: ``docs/conventions.md``)."""
 
 from __future__ import annotations
 

@@ -192,7 +192,7 @@ SMUBIG_d = np.array([-2.5997920754781627])
 
 
 def smubig_max_slack_lp():
-    """The max-slack LP of the FFF domain of /work/shared/cases/smubig606.toml (mu = 1000):
+    """The max-slack LP of the FFF domain of tests/data/cases/smubig606.toml (mu = 1000):
     bounded by construction (s <= 1)."""
     An = SMUBIG_A / np.linalg.norm(SMUBIG_A, axis=1)[:, None]
     bn = SMUBIG_b / np.linalg.norm(SMUBIG_A, axis=1)
