@@ -74,10 +74,12 @@ def _cut(text: str, width: int) -> str:
 
 def _fit(rows: list[list[str]]) -> tuple[list[int], bool]:
     """Column widths so that a line fits :data:`WIDTH`: the widest columns are narrowed first (never
-    below their header); returns the widths and whether some cell will be cut."""
+    below their header; the first column, the mode, never); returns the widths and whether some
+    cell will be cut."""
     ncol = len(rows[0])
     widths = [max(len(r[i]) for r in rows) for i in range(ncol)]
     floor = [max(len(rows[0][i]), 4) for i in range(ncol)]
+    floor[0] = widths[0]  # the mode string is never cut
     while sum(widths) + 2 * (ncol - 1) > WIDTH:
         i = max(range(ncol), key=lambda j: widths[j] - floor[j])
         if widths[i] <= floor[i]:
