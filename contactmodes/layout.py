@@ -160,13 +160,19 @@ class Structure:
         N = np.vstack([JJ, -JJ, self._Fgeq] + [np.hstack([q, f, tau]) for q, f, tau, _ in geq_blocks]
                       + [np.zeros((1, self.n + nt))])
         e = np.concatenate([-c, c, np.zeros(len(self.force_geq))] + [rhs for *_, rhs in geq_blocks] + [[-1.0]])
-        return Banks(A, Bm, b, N, e, J, c)
+        rho = [r for kind in ("physical", "task")
+               for (kd, tp, _), r in zip(self.blocks, t.rows) if tp == "geq" and kd == kind]
+        unit = np.concatenate([np.full(4 * k, t.acceleration), np.full(len(self.force_geq), t.force)] + rho + [[1.0]])
+        return Banks(A, Bm, b, N, e, J, c, unit)
 
 
 @dataclass
 class Banks:
     """Row banks of one state (nondimensional): equalities ``A x = B τ + b`` over ``x = (q̈, f)``,
-    inequalities ``N (x, τ) >= e``, and the contact Jacobian ``J`` and ``J̇q̇`` (``c``) rows."""
+    inequalities ``N (x, τ) >= e``, the contact Jacobian ``J`` and ``J̇q̇`` (``c``) rows, and the
+    unit of each inequality row (the user's row is ``unit`` times the scaled one: the
+    characteristic acceleration for contact accelerations, force for contact forces, the row
+    divisor for constraint rows)."""
 
     A: np.ndarray
     B: np.ndarray
@@ -175,6 +181,7 @@ class Banks:
     e: np.ndarray
     J: np.ndarray
     c: np.ndarray
+    unit: np.ndarray
 
 
 @dataclass
@@ -204,13 +211,14 @@ class Responses:
 @dataclass
 class Domains:
     """Substituted inequalities (33) ``A z <= b`` over ``z = (τ, w)`` (B, p, n_τ + s), (B, p), with
-    ``task`` (B, p) marking task rows and ``valid`` (B, p) the real (non-padding) rows, and
-    ``trivial`` (B, 2): a zero row with ``b < 0`` among the physical / all rows."""
+    ``task`` (B, p) marking task rows, ``valid`` (B, p) the real (non-padding) rows and ``unit``
+    (B, p) each row's unit (:class:`Banks`)."""
 
     A: np.ndarray
     b: np.ndarray
     task: np.ndarray
     valid: np.ndarray
+    unit: np.ndarray
 
 
 class Layout:
@@ -259,6 +267,38 @@ class Layout:
         self.geq_task = st.geq_task[self.geq_rows]
         self.geq_valid = self.geq_rows != st.geq_null
         self.basis: dict[tuple, np.ndarray] = {}
+        # kinematic LP over (q̈, s): row indices into the per-step bank of :meth:`_kin_bank`
+        N, n_q = len(modes), st.n_q
+        ke = np.where(self.kin_eq >= 0, self.kin_eq, -1)
+        kg = np.where(self.kin_geq >= 0, self.kin_geq, -1)
+        null = 8 * k
+        self.kin_rows = np.concatenate([np.where(ke >= 0, ke, null), np.where(ke >= 0, 2 * k + ke, null),
+                                        np.where(kg >= 0, 4 * k + kg, null)], axis=1)
+        nv = n_q + 1
+        self.kin_cost = np.zeros((N, nv))
+        self.kin_cost[:, -1] = -1.0
+        self.kin_lo = np.full((N, nv), -KINEMATIC_BOUND)
+        self.kin_hi = np.full((N, nv), KINEMATIC_BOUND)
+        self.kin_hi[:, -1] = 1.0
+        # s <= 1 is the enumeration's cap; s >= −bound is kept as a real bound: a claim resting on
+        # it proves s* <= −bound or no point at all, either way the mode is pruned
+        self.kin_art = np.ones((N, nv), dtype=bool)
+        self.kin_art[:, -1] = False
+        # pivot choices of (24), mirrored from the structure's cache (module doc)
+        m = self.eq_rows.shape[1]
+        self.piv_rows = np.zeros((N, m), dtype=int)
+        self.piv_cols = np.zeros((N, st.n), dtype=int)
+        self.piv_rank = np.zeros(N, dtype=int)
+        self.piv_known = np.zeros(N, dtype=bool)
+        self.piv_inv = np.zeros((N, st.n), dtype=int)
+
+    def _set_pivots(self, i: int, piv: tuple[np.ndarray, np.ndarray, int]) -> None:
+        self.structure.pivots[self.modes[i]] = piv
+        self.piv_rows[i] = self.eq_rows[i][piv[0]]
+        self.piv_cols[i] = piv[1]
+        self.piv_rank[i] = piv[2]
+        self.piv_inv[i] = np.argsort(piv[1])
+        self.piv_known[i] = True
 
     # ------------------------------------------------------------------ kinematic test
     def kinematic(self, banks: Banks, counters: dict | None = None) -> np.ndarray:
@@ -271,31 +311,16 @@ class Layout:
         N = len(self.modes)
         margin = tolerances.STRICT_MARGIN * max(1.0, float(np.abs(J).max(initial=0.0)),
                                                 float(np.abs(c).max(initial=0.0)))
-        SJ = np.vstack([J, -J, np.zeros((1, n_q))])  # signed rows, last = padding
-        sc = np.concatenate([-c, c, [0.0]])  # sign·J q̈ >= −sign·c
-        ie = np.where(self.kin_eq >= 0, self.kin_eq, 4 * k)
-        ig = np.where(self.kin_geq >= 0, self.kin_geq, 4 * k)
-        E, e = SJ[ie], sc[ie]  # E q̈ = e
-        G, g = SJ[ig], sc[ig]  # G q̈ >= g (strict: G q̈ − g >= s)
-        pe, pg = E.shape[1], G.shape[1]
-        nv = n_q + 1
-        rows = np.zeros((N, 2 * pe + pg, nv))
-        rhs = np.zeros((N, 2 * pe + pg))
-        rows[:, :pe, :n_q], rhs[:, :pe] = E, e
-        rows[:, pe:2 * pe, :n_q], rhs[:, pe:2 * pe] = -E, -e
-        gvalid = (self.kin_geq >= 0)
-        rows[:, 2 * pe:, :n_q] = -G
-        rows[:, 2 * pe:, n_q] = gvalid
-        rhs[:, 2 * pe:] = -g
-        cost = np.zeros((N, nv))
-        cost[:, -1] = -1.0
-        lo = np.full((N, nv), -KINEMATIC_BOUND)
-        hi = np.full((N, nv), KINEMATIC_BOUND)
-        hi[:, -1] = 1.0
-        art = np.ones((N, nv), dtype=bool)
-        # s <= 1 is the enumeration's cap; s >= −bound is kept as a real bound: a claim resting on
-        # it proves s* <= −bound or no point at all, either way the mode is pruned
-        art[:, -1] = False
+        # E q̈ <= e, −E q̈ <= −e (E = J rows, e = −J̇q̇), and −sign·J q̈ + s <= sign·J̇q̇ for the strict
+        # rows sign·ẍ >= 0 (sign = +1: rows 0..2k−1 of the signed bank, −1: 2k..4k−1); last: padding
+        one, zero = np.ones((2 * k, 1)), np.zeros((2 * k, 1))
+        bank = np.vstack([np.hstack([J, zero]), np.hstack([-J, zero]), np.hstack([-J, one]), np.hstack([J, one]),
+                          np.zeros((1, n_q + 1))])
+        rb = np.concatenate([-c, c, c, -c, [0.0]])
+        rows, rhs = bank[self.kin_rows], rb[self.kin_rows]
+        cost, lo, hi, art = self.kin_cost, self.kin_lo, self.kin_hi, self.kin_art
+        SJ = np.vstack([J, -J])
+        sc = np.concatenate([-c, c])  # sign·J q̈ >= −sign·c
         res = batchlp.simplex_batch(cost, rows, rhs, lo, hi, art, self.basis.get("kinematic"))
         self.basis["kinematic"] = res.basis
         s = -res.fun
@@ -330,14 +355,11 @@ class Layout:
             return Responses(index, np.zeros((0, n, nt)), np.zeros((0, n, s)), np.zeros((0, n)),
                              np.zeros((0, s), bool), np.zeros((0, nt, nt)), np.zeros((0, nt)),
                              np.zeros((0, nt), bool), z.astype(bool), z.astype(bool), z.astype(int), z.astype(bool))
-        modes = [self.modes[i] for i in index]
-        miss = [j for j, md in enumerate(modes) if md not in st.pivots]
-        for j in miss:
-            st.pivots[modes[j]] = _pivots(banks.A[self.eq_rows[index[j]]])
-        rowp = np.array([self.eq_rows[i][st.pivots[md][0]] for i, md in zip(index, modes)])
-        colp = np.array([st.pivots[md][1] for md in modes])
-        rank = np.array([st.pivots[md][2] for md in modes])
-        A = np.take_along_axis(banks.A[rowp], colp[:, None, :], axis=2)  # (B, m, n) permuted
+        for i in index[~self.piv_known[index]]:
+            piv = st.pivots.get(self.modes[i])
+            self._set_pivots(i, piv if piv is not None else _pivots(banks.A[self.eq_rows[i]]))
+        rowp, colp, rank = self.piv_rows[index], self.piv_cols[index], self.piv_rank[index]
+        A = banks.A[rowp[:, :, None], colp[:, None, :]]  # (B, m, n) permuted
         Bt, b = banks.B[rowp], banks.b[rowp]
         if m < s:
             A = np.concatenate([A, np.zeros((Bn, s - m, n))], axis=1)
@@ -346,71 +368,79 @@ class Layout:
         if n < s:
             A = np.concatenate([A, np.zeros((Bn, s, s - n))], axis=2)
         ar = np.arange(s)
-        piv = ar[None, :] < rank[:, None]  # (B, s)
+        piv = ar[None, :] < rank[:, None]  # (B, s): pivot rows / columns come first
+        pf = piv.astype(float)
+        npf = 1.0 - pf
         eye = np.eye(s)
-        K = np.where(piv[:, :, None] & piv[:, None, :], A, 0.0) + eye * (~piv)[:, None, :]
-        sign, logdet = np.linalg.slogdet(K)
-        ok = sign != 0
-        K[~ok] = eye
-        Kinv = np.linalg.inv(K)
-        AR = np.where(piv[:, :, None], A, 0.0)
-        T = Kinv @ AR
-        Q = np.where(piv[:, None, :], 0.0, -T) + eye * (~piv)[:, None, :]
-        P = Kinv @ np.where(piv[:, :, None], Bt, 0.0)
-        r = np.einsum("bij,bj->bi", Kinv, np.where(piv, b, 0.0))
-        # certificate of the rank decision (module doc)
-        res = np.sqrt(np.einsum("bij,bij->b", A @ Q, A @ Q))
-        fro = np.sqrt(np.einsum("bij,bij->b", A, A))
-        colmax = np.sqrt(np.max(np.einsum("bij,bij->bj", A, A), axis=1))
-        inv_fro = np.sqrt(np.einsum("bij,bij->b", Kinv, Kinv))
+        K = A * (pf[:, :, None] * pf[:, None, :]) + eye * npf[:, None, :]
+        Kinv = _inverse(K)
+        ok = np.all(np.isfinite(Kinv), axis=(1, 2))
+        Kinv[~ok] = eye
+        AR = A * pf[:, :, None]
+        Q = eye * npf[:, None, :] - (Kinv @ AR) * npf[:, None, :]
+        P = Kinv @ (Bt * pf[:, :, None])
+        r = np.einsum("bij,bj->bi", Kinv, b * pf)
+        # certificate of the rank decision (module doc): σ_{r+1} <= ‖A Q‖_F, σ_r >= 1/‖A₁₁⁻¹‖_F
+        AQ = A @ Q
+        sq = A * A
+        fro2 = np.sum(sq, axis=(1, 2))
+        colmax2 = np.max(np.sum(sq, axis=1), axis=1)
         thr = tolerances.RANK_RTOL * max(m, n)
-        ok &= (res <= thr * colmax) & (1.0 / inv_fro > thr * fro)
-        # admissible torques (31): the non-pivot rows
-        G = np.where(piv[:, :, None], 0.0, A @ P - Bt)
-        g = np.where(piv, 0.0, b - np.einsum("bij,bj->bi", A, r))
-        W = np.where(piv[:, :, None], 0.0, np.where(piv[:, None, :], A, 0.0) @ Kinv)
-        ynorm = np.maximum(1.0, np.sqrt((s - rank) + np.einsum("bij,bij->b", W, W)))
-        U2, s2, V2t = np.linalg.svd(G, full_matrices=True)  # (B, s, s), (B, nt), (B, nt, nt)
-        smax_hi = s2[:, 0] if nt else np.zeros(Bn)
-        smax_lo = smax_hi / ynorm
-        thr2 = tolerances.RANK_RTOL * np.maximum(m - rank, nt)  # the SVD rule on C0, shape (m − rank, n_τ)
-        bcol = np.sqrt(np.sum(Bt ** 2, axis=1))
-        bnorm = np.min(np.where(bcol > 0.0, bcol, np.inf), axis=1)
-        bnorm = np.where(np.isfinite(bnorm), bnorm, 1.0)
-        # big: above the rule's threshold and far above the cancellation rule of the response
-        # (which zeroes entries of C0 below CANCEL_RTOL·‖B col‖); small: at rounding level
-        big = (s2 / ynorm[:, None] > thr2[:, None] * smax_hi[:, None]) & \
-            (s2 / ynorm[:, None] > 1e2 * tolerances.CANCEL_RTOL * bnorm[:, None])
-        small = (s2 <= thr2[:, None] * smax_lo[:, None]) & (s2 <= 1e-2 * tolerances.CANCEL_RTOL * bnorm[:, None])
-        ok &= np.all(big | small, axis=1)
-        r2 = np.sum(big, axis=1)
-        proj = np.einsum("bji,bj->bi", U2, g)  # g in the left singular basis
-        kmask = ar[None, :] >= r2[:, None]
-        resid = np.sqrt(np.sum(np.where(kmask, proj, 0.0) ** 2, axis=1))
-        scale = np.maximum(1.0, np.maximum(np.max(np.abs(b), axis=1), np.max(np.abs(Bt), axis=(1, 2))))
-        tolc = tolerances.CONSISTENCY_RTOL * scale
-        nres = np.maximum(m - rank - r2, 1)
-        consistent = resid <= tolc
-        inconsistent = resid / (ynorm * np.sqrt(nres)) > tolc
-        ok &= consistent | inconsistent
-        cvalid = np.arange(nt)[None, :] < r2[:, None]
-        C = np.where(cvalid[:, :, None], V2t, 0.0)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            d = np.where(cvalid, proj[:, :nt] / np.where(cvalid, s2, 1.0), 0.0)
+        ok &= (np.sum(AQ * AQ, axis=(1, 2)) <= thr * thr * colmax2) & \
+            (thr * thr * fro2 * np.sum(Kinv * Kinv, axis=(1, 2)) < 1.0)
+        # admissible torques (31) from the non-pivot rows, certified against the SVD rule applied
+        # by response_from_equations to the orthonormal left null space (module doc)
+        cvalid = np.zeros((Bn, nt), dtype=bool)
+        C = np.zeros((Bn, nt, nt))
+        d = np.zeros((Bn, nt))
+        consistent = np.ones(Bn, dtype=bool)
+        red = np.flatnonzero(rank < m)
+        if red.size:
+            pr, npr = pf[red], npf[red]
+            Ar = A[red]
+            G = (Ar @ P[red] - Bt[red]) * npr[:, :, None]
+            g = (b[red] - np.einsum("bij,bj->bi", Ar, r[red])) * npr
+            W = ((Ar * pr[:, None, :]) @ Kinv[red]) * npr[:, :, None]
+            ynorm = np.maximum(1.0, np.sqrt(np.sum(npr, axis=1) + np.sum(W * W, axis=(1, 2))))
+            U2, s2, V2t = np.linalg.svd(G, full_matrices=False)  # (R, s, nt), (R, nt), (R, nt, nt)
+            smax_hi = s2[:, 0]
+            rk = rank[red]
+            thr2 = (tolerances.RANK_RTOL * np.maximum(m - rk, nt))[:, None]  # the rule on C0: (m − rank, n_τ)
+            bcol = np.sqrt(np.sum(Bt[red] ** 2, axis=1))
+            bnorm = np.min(np.where(bcol > 0.0, bcol, np.inf), axis=1)
+            bnorm = np.where(np.isfinite(bnorm), bnorm, 1.0)[:, None]
+            # big: above the rule's threshold and far above the response's cancellation rule (entries
+            # of C0 below CANCEL_RTOL·‖B col‖ are zeroed there); small: at rounding level
+            lo_s = s2 / ynorm[:, None]
+            big = (lo_s > thr2 * smax_hi[:, None]) & (lo_s > 1e2 * tolerances.CANCEL_RTOL * bnorm)
+            small = (s2 <= thr2 * (smax_hi / ynorm)[:, None]) & (s2 <= 1e-2 * tolerances.CANCEL_RTOL * bnorm)
+            ok[red] &= np.all(big | small, axis=1)
+            r2 = np.sum(big, axis=1)
+            proj = np.einsum("bji,bj->bi", U2, g)
+            keep = np.arange(nt)[None, :] < r2[:, None]
+            resid = np.sqrt(np.sum((g - np.einsum("bij,bj->bi", U2, proj * keep)) ** 2, axis=1))
+            scale = np.maximum(1.0, np.maximum(np.max(np.abs(b[red]), axis=1), np.max(np.abs(Bt[red]), axis=(1, 2))))
+            tolc = tolerances.CONSISTENCY_RTOL * scale
+            cons = resid <= tolc
+            incons = resid / (ynorm * np.sqrt(np.maximum(m - rk - r2, 1))) > tolc
+            ok[red] &= cons | incons
+            consistent[red] = cons
+            cvalid[red] = keep
+            C[red] = V2t * keep[:, :, None]
+            d[red] = np.where(keep, proj / np.where(keep, s2, 1.0), 0.0)
         # back to the natural order of x = (q̈, f)
-        inv = np.argsort(colp, axis=1)
-        P = np.take_along_axis(P[:, :n], inv[:, :, None], axis=1)
-        r = np.take_along_axis(r[:, :n], inv, axis=1)
-        Q = np.take_along_axis(Q[:, :n], inv[:, :, None], axis=1)
+        inv = self.piv_inv[index]
+        bi = np.arange(Bn)[:, None]
+        P = P[bi, inv]
+        r = r[bi, inv]
         wfree = ~piv
         wfree[:, n:] = False
-        Q = np.where(wfree[:, None, :], Q, 0.0)
+        Q = Q[bi, inv] * wfree[:, None, :]
         n_w = np.sum(wfree, axis=1)
-        qrow = Q[:, row]
-        qn = np.sqrt(np.sum(qrow ** 2, axis=1))
-        qfro = np.sqrt(np.einsum("bij,bij->b", Q, Q))
+        qn = np.sqrt(np.sum(Q[:, row] ** 2, axis=1))
+        qfro = np.sqrt(np.sum(Q * Q, axis=(1, 2)))
         zero = qn <= tolerances.AMBIGUITY_ATOL
-        moves = qn / np.maximum(qfro * np.sqrt(np.maximum(n_w, 1)), 1e-300) > tolerances.AMBIGUITY_ATOL
+        moves = qn > tolerances.AMBIGUITY_ATOL * qfro * np.sqrt(np.maximum(n_w, 1))
         ok &= zero | moves
         out = Responses(index, P, Q, r, wfree, C, d, cvalid, consistent & ok, zero, n_w, ok)
         for j in np.flatnonzero(~ok):
@@ -429,8 +459,7 @@ class Layout:
         eqs = ModeEquations(self.modes[i], A, banks.B[rows], banks.b[rows], [], np.zeros((0, st.n + st.n_tau)),
                             np.zeros(0), [], st.n_q, 2 * st.k, st.n_tau)
         resp: ModeResponse = response_from_equations(eqs)
-        st.pivots[self.modes[i]] = _pivots(A)
-        n, nt = st.n, st.n_tau
+        self._set_pivots(i, _pivots(A))
         out.P[j] = resp.P
         out.r[j] = resp.r
         out.Q[j] = 0.0
@@ -448,7 +477,6 @@ class Layout:
         out.consistent[j] = resp.consistent
         out.unique[j] = not (resp.n_w and np.abs(resp.Q[row]).max() > tolerances.AMBIGUITY_ATOL)
         out.certified[j] = False
-        del n, nt
 
     # ------------------------------------------------------------------ domains (33)
     def domains(self, banks: Banks, resp: Responses) -> Domains:
@@ -470,7 +498,19 @@ class Layout:
         rn = np.sqrt(np.sum(resp.r ** 2, axis=1))[:, None]
         rhs[np.abs(rhs) <= tolerances.CANCEL_RTOL * (np.abs(e) + nN[:, :, 0] * rn)] = 0.0
         return Domains(-np.concatenate([coef_tau, coef_w], axis=2), -rhs, self.geq_task[resp.index],
-                       self.geq_valid[resp.index])
+                       self.geq_valid[resp.index], banks.unit[rows])
+
+
+def _inverse(K: np.ndarray) -> np.ndarray:
+    """Batched inverse; exactly singular entries come back as NaN."""
+    try:
+        return np.linalg.inv(K)
+    except np.linalg.LinAlgError:
+        out = np.full(K.shape, np.nan)
+        good = np.abs(np.linalg.det(K)) > 0.0
+        if np.any(good):
+            out[good] = np.linalg.inv(K[good])
+        return out
 
 
 def _pad(lists, fill: int) -> np.ndarray:

@@ -92,79 +92,97 @@ def _default_basis(c, m, n):
     return np.where(c <= 0.0, m + j, m + n + j)
 
 
-def _rows(F, basis):
-    return np.take_along_axis(F, basis[:, :, None], axis=1)
+def _artificial(artificial):
+    """``(lower, upper)`` flags of artificial bounds from ``artificial``: ``None``, one (B, n) bool
+    array for both bounds, or a pair of them."""
+    if artificial is None:
+        return None, None
+    if isinstance(artificial, tuple):
+        return np.asarray(artificial[0], dtype=bool), np.asarray(artificial[1], dtype=bool)
+    a = np.asarray(artificial, dtype=bool)
+    return a, a
+
+
+def _inverse(FB):
+    """Batched inverse; singular entries (a warm start may be singular) replaced by NaN."""
+    try:
+        return np.linalg.inv(FB)
+    except np.linalg.LinAlgError:
+        out = np.full(FB.shape, np.nan)
+        good = np.abs(np.linalg.det(FB)) > 1e-13
+        if np.any(good):
+            out[good] = np.linalg.inv(FB[good])
+        return out
 
 
 def simplex_batch(c, G, h, lo, hi, artificial=None, basis=None, max_iter: int | None = None) -> BatchResult:
     """The vectorized dual simplex of the module doc without the fallback.
 
     ``c`` (B, n), ``G`` (B, m, n), ``h`` (B, m), ``lo``, ``hi`` (B, n) finite with ``lo <= hi``;
-    ``artificial`` (B, n) bool: the bounds of these variables are artificial (module doc);
+    ``artificial``: which bounds are artificial (module doc) — a (B, n) bool array (both bounds of
+    those variables) or a pair ``(lower, upper)`` of them;
     ``basis`` (B, n) int: warm starts (rows as in :class:`BatchResult`; ignored where singular or
     not dual feasible). Undecided LPs have status :data:`UNDECIDED`.
     """
     c = np.asarray(c, dtype=float)
     Bn, n = c.shape
     m = G.shape[1]
+    M = m + 2 * n
     Gn, hn, zero = _normalize(np.asarray(G, dtype=float), np.asarray(h, dtype=float))
     eye = np.broadcast_to(np.eye(n), (Bn, n, n))
     F = np.concatenate([Gn, eye, -eye], axis=1)  # (B, m + 2n, n)
     f = np.concatenate([hn, hi, -lo], axis=1)
-    art = np.zeros((Bn, m + 2 * n), dtype=bool)
-    if artificial is not None:
-        art[:, m:m + n] = artificial
-        art[:, m + n:] = artificial
+    art = np.zeros((Bn, M), dtype=bool)
+    art_lo, art_hi = _artificial(artificial)
+    if art_hi is not None:
+        art[:, m:m + n] = art_hi
+        art[:, m + n:] = art_lo
     status = np.full(Bn, UNDECIDED)
-    trivially = np.any(zero & (hn < 0.0), axis=1)
+    bad_row = zero & (hn < 0.0)
+    trivially = np.any(bad_row, axis=1)
     status[trivially] = lp.INFEASIBLE
-    enter = np.full(Bn, -1)  # the entering row of an infeasibility claim (its Farkas row)
-    enter[trivially] = np.argmax(zero & (hn < 0.0), axis=1)[trivially]
+    enter = np.where(trivially, np.argmax(bad_row, axis=1), -1)  # the Farkas row of an infeasibility claim
     default = _default_basis(c, m, n)
+    bidx = np.arange(Bn)[:, None]
     if basis is None:
         basis = default
+        Binv = F[bidx, basis]  # ±I: its own inverse
     else:
-        basis = np.where((basis >= 0) & (basis < m + 2 * n), basis, default)
-        FB = _rows(F, basis)
-        sign, logdet = np.linalg.slogdet(FB)
-        good = (sign != 0) & (logdet > np.log(1e-10))
-        if np.any(good):
-            y = np.full((Bn, n), -1.0)
-            y[good] = -np.linalg.solve(np.transpose(FB[good], (0, 2, 1)), c[good][:, :, None])[:, :, 0]
-            mag = np.maximum(np.sum(np.abs(y), axis=1), 1e-300)
-            good &= np.all(y >= -ENTER_TOL * mag[:, None], axis=1)
-        basis = np.where(good[:, None], basis, default)
+        basis = np.where((basis >= 0) & (basis < M), basis, default)
+        Binv = _inverse(F[bidx, basis])
+        y = -np.einsum("bji,bj->bi", Binv, c)
+        mag = np.maximum(np.sum(np.abs(y), axis=1), 1e-300)
+        good = np.all(np.isfinite(y), axis=1) & np.all(y >= -ENTER_TOL * mag[:, None], axis=1)
+        if not np.all(good):
+            basis = np.where(good[:, None], basis, default)
+            Binv[~good] = F[np.flatnonzero(~good)[:, None], default[~good]]
     basis = basis.copy()
+    fresh = np.ones(Bn, dtype=bool)  # inverse computed, not updated
     live = np.flatnonzero(status == UNDECIDED)
-    FB = _rows(F[live], basis[live])
-    Binv = np.linalg.inv(FB)
-    y = -np.einsum("bji,bj->bi", Binv, c[live])  # y_B = −F_B^{-T} c
-    y = np.maximum(y, 0.0)
-    limit = max_iter if max_iter is not None else 4 * (m + 2 * n)
+    Binv = Binv[live]
+    y = np.maximum(-np.einsum("bji,bj->bi", Binv, c[live]), 0.0)  # y_B = −F_B^{-T} c
+    limit = max_iter if max_iter is not None else 4 * M
     it = 0
     while live.size and it <= limit:
         Fl, fl = F[live], f[live]
-        fB = np.take_along_axis(fl, basis[live], axis=1)
-        x = np.einsum("bij,bj->bi", Binv, fB)
+        x = np.einsum("bij,bj->bi", Binv, fl[np.arange(live.size)[:, None], basis[live]])
         viol = np.einsum("bmn,bn->bm", Fl, x) - fl
         size = np.maximum(1.0, np.max(np.abs(x), axis=1))[:, None]
         scaled = viol / np.maximum(size, np.abs(fl))
         r = np.argmax(scaled, axis=1)
-        worst = scaled[np.arange(live.size), r]
-        done = worst <= ENTER_TOL
+        done = scaled[np.arange(live.size), r] <= ENTER_TOL
         status[live[done]] = lp.OPTIMAL
-        if it == limit:
+        if it == limit or np.all(done):
             break
         keep = ~done
         live, Binv, y, r, Fl = live[keep], Binv[keep], y[keep], r[keep], Fl[keep]
-        if not live.size:
-            break
-        Fr = Fl[np.arange(live.size), r]  # (L, n)
-        alpha = np.einsum("bj,bji->bi", Fr, Binv)  # F_r = α F_B
+        L = live.size
+        ar = np.arange(L)
+        alpha = np.einsum("bj,bji->bi", Fl[ar, r], Binv)  # F_r = α F_B
         pos = alpha > PIVOT_TOL
         ratio = np.where(pos, y / np.where(pos, alpha, 1.0), np.inf)
         leave = np.argmin(ratio, axis=1)  # first minimum: lowest basis position
-        t = ratio[np.arange(live.size), leave]
+        t = ratio[ar, leave]
         infeas = ~np.isfinite(t)
         if np.any(infeas):
             status[live[infeas]] = lp.INFEASIBLE
@@ -174,81 +192,79 @@ def simplex_batch(c, G, h, lo, hi, artificial=None, basis=None, max_iter: int | 
                                                  leave[keep], t[keep])
             if not live.size:
                 break
-        L = live.size
-        ar = np.arange(L)
+            ar = np.arange(live.size)
         y = np.maximum(y - t[:, None] * alpha, 0.0)
         y[ar, leave] = t
-        a_l = alpha[ar, leave]
-        col = Binv[ar, :, leave] / a_l[:, None]  # new column `leave` of B^{-1}
-        upd = alpha.copy()
-        upd[ar, leave] -= 1.0
-        Binv = Binv - col[:, :, None] * upd[:, None, :]
-        bl = basis[live]
-        bl[ar, leave] = r
-        basis[live] = bl
+        col = Binv[ar, :, leave] / alpha[ar, leave][:, None]  # new column `leave` of B^{-1}
+        alpha[ar, leave] -= 1.0
+        Binv = Binv - col[:, :, None] * alpha[:, None, :]
+        basis[live, leave] = r
+        fresh[live] = False
         it += 1
     return _verify(c, F, f, art, n, status, basis, enter, it)
 
 
 def _verify(c, F, f, art, n, status, basis, enter, iterations) -> BatchResult:
-    """Recompute every claim from its basis and keep it only when the checks of
+    """Recompute every claim from its basis (a fresh inverse) and keep it only when the checks of
     :mod:`polytopes.lp` pass (module doc)."""
-    Bn = c.shape[0]
+    Bn, M = F.shape[0], F.shape[1]
     x_out = np.full((Bn, n), np.nan)
     fun = np.full(Bn, np.nan)
-    claimed = np.flatnonzero(status != UNDECIDED)
-    FB = _rows(F[claimed], basis[claimed])
-    solvable = np.isfinite(FB).all(axis=(1, 2)) & (np.abs(np.linalg.det(FB)) > 1e-13)
-    status[claimed[~solvable]] = UNDECIDED
-    claimed, FB = claimed[solvable], FB[solvable]
-    if claimed.size:
-        fB = np.take_along_axis(f[claimed], basis[claimed], axis=1)
-        x = np.linalg.solve(FB, fB[:, :, None])[:, :, 0]
-        yB = -np.linalg.solve(np.transpose(FB, (0, 2, 1)), c[claimed][:, :, None])[:, :, 0]
-        M = F.shape[1]
-        opt = status[claimed] == lp.OPTIMAL
-        empty_p = np.zeros((claimed.size, 0, n))
-        # optimal claims: primal point, dual multipliers on the basic rows; the certificates are
-        # checked with the multipliers of artificial bounds set to zero, so that they prove the
-        # caller's LP (without those bounds)
-        y = np.zeros((claimed.size, M))
-        np.put_along_axis(y, basis[claimed], yB, axis=1)
-        Fc, fc, artc = F[claimed], f[claimed], art[claimed]
-        leans = np.any(artc & (np.abs(y) > ART_TOL * np.sum(np.abs(y), axis=1, keepdims=True)), axis=1)
-        y[artc] = 0.0
-        z0 = np.zeros((claimed.size, 0))
-        ok_opt = lp.primal_ok(x, Fc, fc, empty_p, z0) & lp.dual_ok(c[claimed], x, y, z0, Fc, fc, empty_p, z0) & ~leans
-        # infeasibility claims: the entering row r without a ratio, y_r = 1, y_B = −α
-        r = np.maximum(enter[claimed], 0)
-        ar = np.arange(claimed.size)
-        alpha = np.linalg.solve(np.transpose(FB, (0, 2, 1)), Fc[ar, r][:, :, None])[:, :, 0]
-        yf = np.zeros((claimed.size, M))
-        np.put_along_axis(yf, basis[claimed], -alpha, axis=1)
-        yf[ar, r] += 1.0
-        leans_f = np.any(artc & (np.abs(yf) > ART_TOL * np.sum(np.abs(yf), axis=1, keepdims=True)), axis=1)
-        yf[artc] = 0.0
-        ok_inf = lp.farkas_ok(yf, z0, Fc, fc, empty_p, z0) & ~leans_f
-        good = np.where(opt, ok_opt, ok_inf)
-        status[claimed[~good]] = UNDECIDED
-        keep = opt & ok_opt
-        x_out[claimed[keep]] = x[keep]
-        fun[claimed[keep]] = np.sum(c[claimed[keep]] * x[keep], axis=1)
     solver = np.full(Bn, "batch", dtype=object)
+    claimed = np.flatnonzero(status != UNDECIDED)
+    if claimed.size == 0:
+        return BatchResult(status, x_out, fun, basis, solver, iterations)
+    bc = basis[claimed]
+    Fc, fc, artc = F[claimed], f[claimed], art[claimed]
+    cl = np.arange(claimed.size)[:, None]
+    Binv = _inverse(Fc[cl, bc])
+    x = np.einsum("bij,bj->bi", Binv, fc[cl, bc])
+    opt = status[claimed] == lp.OPTIMAL
+    good = np.zeros(claimed.size, dtype=bool)
+    z0 = np.zeros((claimed.size, 0))
+    e0 = np.zeros((claimed.size, 0, n))
+    if np.any(opt):
+        o = np.flatnonzero(opt)
+        yB = -np.einsum("bji,bj->bi", Binv[o], c[claimed[o]])
+        y = np.zeros((o.size, M))
+        y[np.arange(o.size)[:, None], bc[o]] = yB
+        # the certificate must not lean on an artificial bound; it is checked with their
+        # multipliers set to zero, so that it proves the caller's LP (without those bounds)
+        leans = np.any(artc[o] & (np.abs(y) > ART_TOL * np.sum(np.abs(y), axis=1, keepdims=True)), axis=1)
+        y[artc[o]] = 0.0
+        good[o] = ~leans & lp.primal_ok(x[o], Fc[o], fc[o], e0[o], z0[o]) & \
+            lp.dual_ok(c[claimed[o]], x[o], y, z0[o], Fc[o], fc[o], e0[o], z0[o])
+    if not np.all(opt):
+        q = np.flatnonzero(~opt)
+        r = np.maximum(enter[claimed[q]], 0)
+        aq = np.arange(q.size)
+        alpha = np.einsum("bj,bji->bi", Fc[q, r], Binv[q])  # F_r = α F_B
+        yf = np.zeros((q.size, M))
+        yf[aq[:, None], bc[q]] = -alpha
+        yf[aq, r] += 1.0
+        leans = np.any(artc[q] & (np.abs(yf) > ART_TOL * np.sum(np.abs(yf), axis=1, keepdims=True)), axis=1)
+        yf[artc[q]] = 0.0
+        good[q] = ~leans & lp.farkas_ok(yf, z0[q], Fc[q], fc[q], e0[q], z0[q])
+    status[claimed[~good]] = UNDECIDED
+    keep = opt & good
+    x_out[claimed[keep]] = x[keep]
+    fun[claimed[keep]] = np.sum(c[claimed[keep]] * x[keep], axis=1)
     return BatchResult(status, x_out, fun, basis, solver, iterations)
 
 
 def solve_batch(c, G, h, lo, hi, artificial=None, basis=None, max_iter: int | None = None) -> BatchResult:
     """Solve every LP of the batch (module doc): the vectorized dual simplex, then
     :func:`polytopes.lp.solve_verified` for each LP it did not decide — there without the
-    artificial bounds (``artificial`` (B, n) bool), which may also answer ``lp.UNBOUNDED``.
+    artificial bounds, which may also answer ``lp.UNBOUNDED``.
 
     Arguments as :func:`simplex_batch`. Returns a :class:`BatchResult` with no :data:`UNDECIDED`
     entries. Raises :class:`~polytopes.NumericalError` when the fallback cannot verify an LP.
     """
     res = simplex_batch(c, G, h, lo, hi, artificial, basis, max_iter)
+    art_lo, art_hi = _artificial(artificial)
     for b in np.flatnonzero(res.status == UNDECIDED):
-        bounds = [(None, None) if artificial is not None and artificial[b, j] else (float(lo[b, j]), float(hi[b, j]))
-                  for j in range(c.shape[1])]
+        bounds = [(None if art_lo is not None and art_lo[b, j] else float(lo[b, j]),
+                   None if art_hi is not None and art_hi[b, j] else float(hi[b, j])) for j in range(c.shape[1])]
         out = lp.solve_verified(c[b], G[b], h[b], bounds=bounds)
         res.status[b] = out.status
         res.solver[b] = out.solver
