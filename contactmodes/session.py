@@ -314,6 +314,8 @@ class ModeSolution:
                  extra: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[float, np.ndarray] | None:
         """``max c·τ'`` over ``D_c`` (∩ ``extra`` rows over ``(τ', w)``): ``(value, z*)`` with
         ``z* = (τ', w)``; ``None`` when empty; value ``inf`` (and ``z*`` ``None``) when unbounded."""
+        if not self.feasible(task):  # also a trivially infeasible row, which raw() leaves out
+            return None
         P = self._cache.get(("D", task)) or self.raw(task)[0]
         if extra is not None:
             P = Polytope(np.vstack([P.A, extra[0]]), np.concatenate([P.b, extra[1]]), P.C, P.d)
@@ -324,9 +326,7 @@ class ModeSolution:
         value = P.support(c)
         if not np.isfinite(value):
             return value, None
-        from polytopes import lp
-
-        return value, lp.argmax(P.A, P.b, P.C, P.d, c)
+        return value, P.argmax(c)
 
     def projected(self, extra: tuple[np.ndarray, np.ndarray], task: bool = False) -> Polytope | None:
         """Projection onto τ' of ``D_c`` (physical rows only unless ``task``) ∩ ``extra`` rows
