@@ -58,7 +58,7 @@ from .modetable import VelocityPattern, contact_rows
 from .response import ModeEquations, ModeResponse, response_from_equations
 from .scaling import ScaledTerms
 
-__all__ = ["Structure", "Layout", "Responses", "Domains", "KINEMATIC_BOUND", "W_BOUND"]
+__all__ = ["Structure", "Layout", "Responses", "Domains", "KINEMATIC_BOUND", "W_BOUND", "terms_of"]
 
 KINEMATIC_BOUND = 1e3
 """Artificial bound on the nondimensional ``|q̈'|`` of the kinematic-slack LPs (an answer that
@@ -129,6 +129,12 @@ class Structure:
         self.geq_task = np.array([False] * self.geq_block0 + task + [False], dtype=bool)
         self.pivots: dict[str, tuple[np.ndarray, np.ndarray, int]] = {}
         self.layouts: dict[tuple, "Layout"] = {}
+
+    @classmethod
+    def of(cls, system) -> "Structure":
+        """The structure of a :class:`~contactmodes.system.ContactSystem`."""
+        return cls(system.n_q, system.n_tau, system.contacts, system.mu,
+                   [(c.kind, c.type, c.n_rows) for c in system.constraints])
 
     def layout(self, pattern: VelocityPattern) -> "Layout":
         """The :class:`Layout` of ``pattern`` (built once, then cached)."""
@@ -499,6 +505,15 @@ class Layout:
         rhs[np.abs(rhs) <= tolerances.CANCEL_RTOL * (np.abs(e) + nN[:, :, 0] * rn)] = 0.0
         return Domains(-np.concatenate([coef_tau, coef_w], axis=2), -rhs, self.geq_task[resp.index],
                        self.geq_valid[resp.index], banks.unit[rows])
+
+
+def terms_of(system) -> ScaledTerms:
+    """The :class:`~contactmodes.scaling.ScaledTerms` of a
+    :class:`~contactmodes.system.ContactSystem` (the numbers its session decides on)."""
+    from .scaling import scale_terms
+
+    return scale_terms(system.M, system.h, system.S, system.J, system.Jdot_qdot, system.v_contact, system.v0,
+                       system.scales, [(c.qdd, c.f, c.tau, c.rhs) for c in system.constraints])
 
 
 def _inverse(K: np.ndarray) -> np.ndarray:

@@ -141,7 +141,7 @@ def simplex_batch(c, G, h, lo, hi, artificial=None, basis=None, max_iter: int | 
     bad_row = zero & (hn < 0.0)
     trivially = np.any(bad_row, axis=1)
     status[trivially] = lp.INFEASIBLE
-    enter = np.where(trivially, np.argmax(bad_row, axis=1), -1)  # the Farkas row of an infeasibility claim
+    enter = np.where(trivially, np.argmax(bad_row, axis=1), -1) if m else np.full(Bn, -1)  # Farkas row of a claim
     default = _default_basis(c, m, n)
     bidx = np.arange(Bn)[:, None]
     if basis is None:
