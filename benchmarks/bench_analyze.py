@@ -46,6 +46,8 @@ for path in sys.argv[2:]:
         analyze(system)
         times.append(time.process_time() - t0)
     out[path] = statistics.median(times[1:]) * 1e3
+import contactmodes
+out["__file__"] = contactmodes.__file__
 print(json.dumps(out))
 """
 
@@ -53,10 +55,14 @@ print(json.dumps(out))
 def timed(pythonpath: str, paths: list[str], repeat: int) -> dict[str, float]:
     env = dict(os.environ, PYTHONPATH=pythonpath)
     proc = subprocess.run([sys.executable, "-c", TIMER, str(repeat), *paths], capture_output=True, text=True,
-                          env=env, check=False)
+                          env=env, check=False, cwd=tempfile.gettempdir())  # '' leads sys.path: not the source tree
     if proc.returncode:
         return {}
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    where = out.pop("__file__")
+    if not where.startswith(pythonpath):  # the code measured must be the code asked for
+        raise RuntimeError(f"benchmark child imported {where}, not the tree at {pythonpath}")
+    return out
 
 
 def scaling_ms(path: Path, repeat: int) -> float:

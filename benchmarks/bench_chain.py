@@ -49,8 +49,9 @@ except SystemExit as exc:
     code = exc.code
 out = sys.stdout
 sys.stdout = sys.__stderr__
-print(f"BENCH {time.process_time() - t0:.3f} {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} {code}",
-      file=sys.stderr)
+import contactmodes
+print(f"BENCH {time.process_time() - t0:.3f} {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} {code} "
+      f"{contactmodes.__file__}", file=sys.stderr)
 """
 
 
@@ -80,13 +81,15 @@ def run(pythonpath: str, args: list[str], timeout: float) -> tuple[float | None,
     env = dict(os.environ, PYTHONPATH=pythonpath)
     try:
         proc = subprocess.run([sys.executable, "-c", CHILD, *args], capture_output=True, text=True, env=env,
-                              timeout=timeout)
+                              timeout=timeout, cwd=tempfile.gettempdir())  # not the source tree: '' leads sys.path
     except subprocess.TimeoutExpired:
         return None, None, f"timeout {timeout:.0f} s", ""
     line = [ln for ln in proc.stderr.splitlines() if ln.startswith("BENCH ")]
     if not line:
         return None, None, proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else "failed", proc.stdout
-    _, cpu, mb, code = line[-1].split()
+    _, cpu, mb, code, where = line[-1].split(maxsplit=4)
+    if not where.startswith(pythonpath):  # the code measured must be the code asked for
+        raise RuntimeError(f"benchmark child imported {where}, not the tree at {pythonpath}")
     status = "ok" if code in ("0", "None") else f"exit {code}: " + (proc.stderr.strip().splitlines()[0] if proc.stderr else "")
     return float(cpu), float(mb), status, proc.stdout
 

@@ -76,8 +76,8 @@ def build_parser() -> argparse.ArgumentParser:
     an.add_argument("--no-task", action="store_true", help="ignore task constraints")
     an.add_argument("--json", action="store_true", help="print the contactmodes.analysis/1 JSON document")
     an.add_argument("--output", metavar="PATH", help="write the output to PATH instead of stdout")
-    an.add_argument("--method", default="auto", choices=["auto", "fourier_motzkin", "block_elimination", "vertex"],
-                    help="projection method for T_c (default: auto)")
+    an.add_argument("--method", default="auto", choices=["auto", "fourier_motzkin", "block_elimination", "vertex", "exact"],
+                    help="projection method for T_c (default: auto; exact: rational arithmetic, needs pplpy)")
     an.add_argument("--unambiguous", action="store_true",
                     help="also compute each feasible mode's unambiguous set T*_c and its ambiguity sources")
     an.add_argument("--inconsistency-box", metavar="LO:HI[,LO:HI...]", default=None,
@@ -126,6 +126,11 @@ def _analyze(args: argparse.Namespace) -> str:
     from .report import format_table
     from .session import AnalysisSession
 
+    if args.method == "exact":
+        from polytopes import ppl_io
+
+        if not ppl_io.available():
+            raise UserError(f"--method: {ppl_io.INSTALL_HINT}")
     loaded = load_system(args.file)
     system = loaded.system
     box = None

@@ -32,7 +32,10 @@ import argparse
 import json
 from typing import Any
 
-from .io import SystemGeometry, system_geometry
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .io import SystemGeometry
 
 __all__ = ["SCHEMA", "add_parser", "run", "check_document", "format_check"]
 
@@ -55,13 +58,15 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> str:
     """The ``check`` command: text or JSON for ``args.file``; raises ``SystemFileError`` on a bad file."""
+    from .io import system_geometry
+
     geometry = system_geometry(args.file)
     if args.json:
         return json.dumps(check_document(geometry), indent=2, allow_nan=False) + "\n"
     return format_check(geometry) + "\n"
 
 
-def check_document(geometry: SystemGeometry) -> dict:
+def check_document(geometry: "SystemGeometry") -> dict:
     """The ``contactmodes.check/1`` JSON document (a dict) of ``geometry``."""
     return {
         "schema": SCHEMA,
@@ -93,7 +98,7 @@ def _num(x: float) -> str:
     return f"{x:.6g}" if x != 0.0 else "0"
 
 
-def format_check(geometry: SystemGeometry) -> str:
+def format_check(geometry: "SystemGeometry") -> str:
     """A table (under 100 columns for names up to 12 characters) and the loader's verdict."""
     lines = [f"system: {geometry.name}   source: {geometry.source}"]
     lines.append("state: " + ", ".join(f"{c} = {_num(v)}" for c, v in zip(geometry.coordinates, geometry.q)))

@@ -80,16 +80,6 @@ def add_parser(sub) -> argparse.ArgumentParser:
     return p
 
 
-def _parse_floats(text: str, field: str) -> np.ndarray:
-    try:
-        values = np.array([float(v) for v in text.split(",")])
-    except ValueError:
-        raise ContactModelError(f"{field}: expected comma-separated numbers, got {text!r}") from None
-    if not np.all(np.isfinite(values)):
-        raise ContactModelError(f"{field}: values must be finite, got {text!r}")
-    return values
-
-
 def _axes(text: str | None, names: tuple[str, ...]) -> list[int]:
     if text is None:
         return list(range(min(2, len(names))))
@@ -115,7 +105,9 @@ def _slice_point(text: str | None, n: int, axes: Sequence[int]) -> np.ndarray | 
     held = [k for k in range(n) if k not in axes]
     if not held:
         raise ContactModelError("--at: every torque is drawn; there is no other torque to hold fixed")
-    values = _parse_floats(text, "--at")
+    from .cliutil import parse_floats
+
+    values = parse_floats(text, None, "--at")
     if len(values) == n:
         return values
     if len(values) == len(held):

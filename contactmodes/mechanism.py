@@ -33,11 +33,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
-import networkx as nx
 import numpy as np
 from numpy.typing import ArrayLike
+
+if TYPE_CHECKING:  # pragma: no cover
+    import networkx as nx
 
 from .errors import ContactModelError
 from .system import CharacteristicScales, ContactSystem, Disturbance, LinearConstraint
@@ -204,7 +206,6 @@ class PlanarMechanism:
         self._point_masses: list[tuple[str, float, np.ndarray]] = []
         self._contacts: list[_Contact] = []
         self._actuators: list[tuple[str, str]] = []
-        self._graph = nx.DiGraph()
 
     # ---------------------------------------------------------------- building
 
@@ -278,9 +279,6 @@ class PlanarMechanism:
             self._coordinates.append(joint)
         if parent is None:
             self._root = name
-        self._graph.add_node(name, mass=mass_, com=com_, inertia=inertia_)
-        if parent is not None:
-            self._graph.add_edge(parent, name, joint=joint, joint_position=jp)
 
     def add_point_mass(self, link: str, mass: float, position: ArrayLike = (0.0, 0.0)) -> None:
         """Add a point mass ``mass`` (kg, ``>= 0``) at ``position`` (2,) (m, link frame) on ``link``.
@@ -401,10 +399,18 @@ class PlanarMechanism:
         return tuple(self._links)
 
     @property
-    def graph(self) -> nx.DiGraph:
-        """A copy of the tree: nodes are links (``mass``, ``com``, ``inertia``), edges
-        parent → child carry ``joint`` (coordinate name) and ``joint_position`` (parent frame)."""
-        return self._graph.copy()
+    def graph(self) -> "nx.DiGraph":
+        """The tree as a new :class:`networkx.DiGraph`: nodes are links (``mass``, ``com``,
+        ``inertia``), edges parent → child carry ``joint`` (coordinate name) and
+        ``joint_position`` (parent frame)."""
+        import networkx as nx
+
+        graph = nx.DiGraph()
+        for link in self._links.values():
+            graph.add_node(link.name, mass=link.mass, com=link.com, inertia=link.inertia)
+            if link.parent is not None:
+                graph.add_edge(link.parent, link.name, joint=link.joint, joint_position=link.joint_position)
+        return graph
 
     def actuator_matrix(self) -> np.ndarray:
         """``S`` (n_q, n_τ): column ``j`` is the unit vector of actuator ``j``'s coordinate."""
@@ -559,7 +565,7 @@ class PlanarMechanism:
             positions[i] = p
         return Dynamics(M=M, h=h, J=J, Jdot_qdot=Jdot_qdot, v_contact=J @ qd, gaps=gaps, positions=positions)
 
-    def characteristic_scales(self, q: Sequence[float], qdot: Sequence[float]) -> CharacteristicScales:
+    def characteristic_scales(self, q: ArrayLike, qdot: ArrayLike) -> CharacteristicScales:
         """Characteristic length, mass and time of the mechanism at ``(q, q̇)`` (each (n_q,)).
 
         ``L``: largest distance between two of its points (link frame origins — the joints —,

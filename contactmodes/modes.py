@@ -30,12 +30,14 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
-import networkx as nx
 import numpy as np
 
 from polytopes import lp
+
+if TYPE_CHECKING:  # pragma: no cover
+    import networkx as nx
 
 from . import tolerances
 from .errors import InternalError
@@ -193,7 +195,7 @@ class Enumeration:
     lps: int = 0
 
     @cached_property
-    def graph(self) -> nx.Graph:
+    def graph(self) -> "nx.Graph":
         return mode_graph(self.modes)
 
     def to_json(self) -> dict:
@@ -212,8 +214,10 @@ def all_modes(k: int) -> list[str]:
     return ["".join(p) for p in itertools.product(MODE_LETTERS, repeat=k)]
 
 
-def mode_graph(modes: list[str]) -> nx.Graph:
+def mode_graph(modes: list[str]) -> "nx.Graph":
     """Graph on ``modes`` with an edge between modes that differ at exactly one contact."""
+    import networkx as nx
+
     graph = nx.Graph()
     graph.add_nodes_from(modes)
     present = set(modes)

@@ -80,8 +80,8 @@ def classify_velocities(system: ContactSystem, check_approaching: bool = True) -
         ``check_approaching`` is false (assembling one mode's rows, where the enumeration has
         already decided).
     """
-    return classify_arrays(system.v_contact, system.v0, system.scales.velocity, system.contacts,
-                           check_approaching)
+    velocity = 1.0 if system.scales is None else system.scales.velocity
+    return classify_arrays(system.v_contact, system.v0, velocity, system.contacts, check_approaching)
 
 
 def classify_arrays(v_contact, v0, velocity: float, contacts: Sequence[str],

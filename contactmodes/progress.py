@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import IO
+from typing import IO, Any
 
 __all__ = ["NullStage", "Progress", "Stage"]
 
@@ -37,7 +37,7 @@ class Stage(NullStage):
         self.owner, self.what, self.total = owner, what, total
         self.done = 0
         self.start = self.last = time.monotonic()
-        self.bar = None
+        self.bar: Any = None
 
     def update(self, n: int = 1, label: str = "") -> None:
         self.done += n

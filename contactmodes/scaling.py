@@ -116,6 +116,7 @@ class Scaling:
 
 def _identity(system: ContactSystem) -> Scaling:
     n_d = 0 if system.disturbance is None else system.disturbance.n_d
+    assert system.scales is not None
     return Scaling(system.scales, np.ones(system.n_q), np.ones(system.n_q), 1.0, 1.0, 1.0,
                    np.ones(system.n_tau), np.ones(n_d),
                    tuple(np.ones(c.n_rows) for c in system.constraints), system)
@@ -187,7 +188,7 @@ def scale_terms(M, h, S, J, Jdot_qdot, v_contact, v0, scales: CharacteristicScal
         rows.append(rho)
         out.append((qdd / rho[:, None], f / rho[:, None], tau / rho[:, None], rhs / rho))
     return ScaledTerms(s, g, u, F, A, V, Ms, h / g, S * u[None, :] / g[:, None], J * s[None, :] / A,
-                       Jdot_qdot / A, v_contact / V, v0 / V, tuple(out), tuple(rows))
+                       Jdot_qdot / A, v_contact / V, np.asarray(v0, dtype=float) / V, tuple(out), tuple(rows))
 
 
 def nondimensionalize(system: ContactSystem) -> Scaling:
@@ -197,6 +198,7 @@ def nondimensionalize(system: ContactSystem) -> Scaling:
     system has characteristic scales 1 and its own ``scaling`` set to the identity.
     """
     sc = system.scales
+    assert sc is not None  # ContactSystem.__post_init__ always sets it
     t = scale_terms(system.M, system.h, system.S, system.J, system.Jdot_qdot, system.v_contact, system.v0, sc,
                     [(c.qdd, c.f, c.tau, c.rhs) for c in system.constraints])
     s, g, u, F, A, V = t.qdd, t.generalized_force, t.tau, t.force, t.acceleration, t.velocity

@@ -34,6 +34,9 @@ from .system import ContactSystem
 
 __all__ = ["AnalysisSession", "ModeSolution", "PIPELINE_STAGES", "empty_box"]
 
+DIRECT_PAIRS = 200
+"""Up to this many candidate pairs, each is decided by one LP (no witness points or V-representations)."""
+
 SEPARATION_FACTOR = 1e3
 """A pair of τ-sets is certified disjoint without an LP only when a facet separates them by this
 many emptiness tolerances of :mod:`polytopes` (closer pairs are left to the LP rule)."""
@@ -170,14 +173,14 @@ class ModeSolution:
         self._cache: dict = {}
 
     # ------------------------------------------------------------------ helpers
-    def _timed(self, key: str, stage_name: str, fn):
+    def _timed(self, key: tuple, stage_name: str, fn):
         if key not in self._cache:
             t0 = time.perf_counter()
             self._cache[key] = fn()
             self.timing[stage_name] = self.timing.get(stage_name, 0.0) + time.perf_counter() - t0
         return self._cache[key]
 
-    def _cached(self, key, fn):
+    def _cached(self, key: tuple, fn):
         if key not in self._cache:
             self._cache[key] = fn()
         return self._cache[key]
@@ -274,7 +277,8 @@ class ModeSolution:
         """``affine_dimension(D_c) > affine_dimension(T_c)`` (III-G.2)."""
         if not self.feasible(task) or self.response(task).n_w == 0:
             return False
-        return self.D(task).affine_dimension() > self.T(task).affine_dimension()
+        T = self.T(task)
+        return T is not None and self.D(task).affine_dimension() > T.affine_dimension()
 
     def box(self, task: bool = True) -> tuple[np.ndarray, np.ndarray]:
         """Bounding box ``(lo, hi)`` of ``T_c`` over τ' (±inf where unbounded; the empty box
@@ -301,8 +305,9 @@ class ModeSolution:
         tau = np.asarray(tau_scaled, dtype=float)
         if not self.feasible(task):
             return False
-        if self.has_T(task):
-            return bool(self.T(task).contains(tau))
+        T = self._cache.get(("T", task))
+        if T is not None:
+            return bool(T.contains(tau))
         P = self._cache.get(("D", task)) or self.raw(task)[0]
         n = self.n_tau
         if P.dim == n:
@@ -311,7 +316,7 @@ class ModeSolution:
         return not sl.is_empty()
 
     def maximize(self, c_tau: np.ndarray, task: bool = True,
-                 extra: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[float, np.ndarray] | None:
+                 extra: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[float, np.ndarray | None] | None:
         """``max c·τ'`` over ``D_c`` (∩ ``extra`` rows over ``(τ', w)``): ``(value, z*)`` with
         ``z* = (τ', w)``; ``None`` when empty; value ``inf`` (and ``z*`` ``None``) when unbounded."""
         if not self.feasible(task):  # also a trivially infeasible row, which raw() leaves out
@@ -537,18 +542,29 @@ class AnalysisSession:
         cands = self.candidate_pairs(modes, task) if candidates is None else list(candidates)
         if not cands:
             return []
+        if len(cands) <= DIRECT_PAIRS:  # a few pairs: one LP each costs less than the witnesses
+            out = []
+            with stage(self.progress, "overlaps", len(cands)) as st:
+                for a, b in cands:
+                    Ta, Tb = self.mode(a).T(task), self.mode(b).T(task)
+                    if Ta is not None and Tb is not None and _intersect(Ta, Tb):
+                        out.append((a, b))
+                    st.update(1)
+            return out
         order = {m: i for i, m in enumerate(modes)}
         involved = sorted({m for pair in cands for m in pair}, key=order.__getitem__)
         info = {}
         with stage(self.progress, "overlaps: vertices", len(involved)) as st:
             for m in involved:
-                info[m] = _SetInfo(self.mode(m).T(task))
+                T = self.mode(m).T(task)
+                assert T is not None  # candidates are feasible modes
+                info[m] = _SetInfo(T)
                 st.update(1, m)
         partners: dict[str, list[str]] = {}
         for a, b in cands:
             partners.setdefault(b, []).append(a)
             partners.setdefault(a, []).append(b)
-        hit = set()
+        hit: set[frozenset[str]] = set()
         for m, others in partners.items():
             pts = [info[o].witnesses for o in others]
             X = np.vstack(pts)
@@ -561,7 +577,7 @@ class AnalysisSession:
             if frozenset((a, b)) not in hit:
                 undecided.setdefault(a, []).append(b)
                 undecided.setdefault(b, []).append(a)
-        separated = set()
+        separated: set[frozenset[str]] = set()
         for m, others in undecided.items():  # facets of the partners against m's vertices
             separated.update(frozenset((o, m)) for o in _separated(info[m], [info[o] for o in others], others))
         out = []

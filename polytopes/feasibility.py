@@ -220,6 +220,6 @@ def hull(A, b, C, d, feas: Feasibility) -> Hull:
     nrm = row_norms(A[rows])
     V = (A[rows] @ N_h) / nrm[:, None] if rows.size else np.zeros((0, N_h.shape[1]))
     gamma = (b[rows] - A[rows] @ x_h) / nrm if rows.size else np.zeros(0)
-    live = row_norms(V) > tol.COEF_ZERO_TOL
-    rows, V, gamma = rows[live], V[live], gamma[live]
+    nonzero = row_norms(V) > tol.COEF_ZERO_TOL
+    rows, V, gamma = rows[nonzero], V[nonzero], gamma[nonzero]
     return Hull(implicit, Q_h, Q_h @ x_h, x_h, N_h, rows, V, gamma, eps if feas.thin else 0.0)

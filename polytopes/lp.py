@@ -32,6 +32,8 @@ the default is *free* variables, unlike SciPy).
 
 from __future__ import annotations
 
+import math
+
 import os
 import sys
 import threading
@@ -89,20 +91,21 @@ def _rows_and_bounds(n, A_ub, b_ub, bounds):
         bounds = [bounds] * n
     if len(bounds) != n:
         raise PolytopeError(f"bounds: expected {n} pairs, got {len(bounds)}")
-    rows, rhs = [], []
-    if A_ub is not None and A_ub.shape[0]:
-        rows.append(A_ub)
-        rhs.append(b_ub)
+    idx, sign, rhs_b = [], [], []
     for j, (lo, hi) in enumerate(bounds):
-        if hi is not None and np.isfinite(hi):
-            e = np.zeros((1, n)); e[0, j] = 1.0
-            rows.append(e); rhs.append(np.array([float(hi)]))
-        if lo is not None and np.isfinite(lo):
-            e = np.zeros((1, n)); e[0, j] = -1.0
-            rows.append(e); rhs.append(np.array([-float(lo)]))
-    if not rows:
+        if hi is not None and math.isfinite(hi):
+            idx.append(j); sign.append(1.0); rhs_b.append(float(hi))
+        if lo is not None and math.isfinite(lo):
+            idx.append(j); sign.append(-1.0); rhs_b.append(-float(lo))
+    if not idx:
+        if A_ub is not None and A_ub.shape[0]:
+            return A_ub, b_ub
         return np.zeros((0, n)), np.zeros(0)
-    return np.vstack(rows), np.concatenate(rhs)
+    B = np.zeros((len(idx), n))
+    B[np.arange(len(idx)), idx] = sign
+    if A_ub is not None and A_ub.shape[0]:
+        return np.vstack([A_ub, B]), np.concatenate([b_ub, rhs_b])
+    return B, np.array(rhs_b)
 
 
 def _as_matrix(name, M, n):
@@ -127,7 +130,7 @@ def _as_vector(name, v, m):
 
 def _normalized(M, v):
     """Rows divided by their norms; returns ``(M, v, zero_mask)`` (zero rows left as they are)."""
-    nrm = row_norms(M)
+    nrm = np.sqrt(np.einsum("ij,ij->i", M, M)) if M.shape[0] else np.zeros(0)
     zero = nrm == 0
     s = np.where(zero, 1.0, nrm)
     return M / s[:, None], v / s, zero
@@ -136,7 +139,8 @@ def _normalized(M, v):
 # --------------------------------------------------------------------------- verification -------
 # The checks are written for a batch of LPs (leading axis ``B``; rows of unit norm or zero, padded
 # LPs carry zero rows with a non-negative right-hand side): :mod:`polytopes.batchlp` verifies its
-# answers with them, the single-LP front door below calls them with ``B = 1``.
+# answers with them. The single-LP front door uses the scalar forms below (``_primal_ok``,
+# ``_dual_ok``, ``_farkas_ok``: the same rules without the batch axis, cheaper for one LP).
 def primal_ok(x, G, h, E, f) -> np.ndarray:
     """(B,) whether each point ``x`` (B, n) satisfies ``G x <= h`` (B, m, n)/(B, m) and ``E x = f``
     (B, p, n)/(B, p): each violation at most ``LP_PRIMAL_TOL · max(1, ||x||_inf, |h_i|)``."""
@@ -188,23 +192,58 @@ def farkas_ok(y, z, G, h, E, f) -> np.ndarray:
 
 
 def _primal_ok(x, G, h, E, f) -> bool:
-    if x is None:
+    if x is None or not np.isfinite(x).all():
         return False
-    return bool(primal_ok(np.asarray(x, dtype=float)[None], G[None], h[None], E[None], f[None])[0])
+    size = max(1.0, float(np.abs(x).max(initial=0.0)))
+    if G.shape[0]:
+        viol = G @ x - h
+        if (viol > tol.LP_PRIMAL_TOL * np.maximum(size, np.abs(h))).any():
+            return False
+    if E.shape[0]:
+        res = np.abs(E @ x - f)
+        if (res > tol.LP_PRIMAL_TOL * np.maximum(size, np.abs(f))).any():
+            return False
+    return True
 
 
 def _dual_ok(c, x, y, z, G, h, E, f) -> bool:
     """Dual feasibility and zero gap for ``min c.x, G x <= h, E x = f`` (rows of unit norm)."""
     if y is None or z is None:
         return False
-    return bool(dual_ok(c[None], x[None], y[None], z[None], G[None], h[None], E[None], f[None])[0])
+    ay, az = np.abs(y), np.abs(z)
+    mag = float(np.abs(c).max(initial=0.0) + ay.sum() + az.sum())
+    if not math.isfinite(mag):
+        return False
+    mag = max(mag, 1e-300)
+    if (y < -tol.LP_DUAL_TOL * mag).any():
+        return False
+    stat = c + G.T @ y + E.T @ z
+    if float(np.abs(stat).max(initial=0.0)) > tol.LP_DUAL_TOL * mag:
+        return False
+    primal = float(c @ x)
+    dual = -float(h @ y) - float(f @ z)
+    size = abs(primal) + float(np.abs(h) @ ay) + float(np.abs(f) @ az) \
+        + mag * max(1.0, float(np.abs(x).max(initial=0.0)))
+    return abs(primal - dual) <= tol.LP_DUAL_TOL * size
 
 
 def _farkas_ok(y, z, G, h, E, f) -> bool:
-    """:func:`farkas_ok` for one LP."""
-    if y is None or z is None:
+    """A Farkas certificate of infeasibility: ``y >= 0``, ``G^T y + E^T z = rho ~ 0`` and
+    ``g = h.y + f.z < 0``. Every feasible ``x`` would satisfy ``rho.x <= g``, so the certificate
+    excludes all ``x`` with ``||x||_inf < |g| / ||rho||_1``; it is accepted when that radius exceeds
+    ``max(1, |h|, |f|) / LP_DUAL_TOL`` (far beyond the data's own scale)."""
+    if y is None or z is None or not (np.all(np.isfinite(y)) and np.all(np.isfinite(z))):
         return False
-    return bool(farkas_ok(y[None], z[None], G[None], h[None], E[None], f[None])[0])
+    mag = float(np.sum(np.abs(y)) + np.sum(np.abs(z)))
+    if mag == 0.0 or np.any(y < -tol.LP_DUAL_TOL * mag):
+        return False
+    y, z = np.maximum(y, 0.0) / mag, z / mag
+    g = float(h @ y + f @ z)
+    if not g < -tol.LP_DUAL_TOL * float(np.abs(h) @ y + np.abs(f) @ np.abs(z)):
+        return False
+    rho = float(np.sum(np.abs(G.T @ y + E.T @ z)))
+    R = max(1.0, float(np.max(np.abs(h), initial=0.0)), float(np.max(np.abs(f), initial=0.0)))
+    return rho * R <= tol.LP_DUAL_TOL * abs(g)
 
 
 def _ray_ok(c, r, G, E) -> bool:
@@ -238,10 +277,13 @@ def _solve_cdd(c, G, h, E, f) -> _Claim:
     n = c.shape[0]
     # The row ``1 >= 0`` keeps cddlib well defined on a system without constraints; no row passed
     # is all zero (cdd_io guards against those; here the rows are unit vectors).
-    array = np.vstack([np.hstack([h[:, None], -G]), np.hstack([f[:, None], -E]),
-                       np.eye(1, n + 1)])
     m_g, m_e = G.shape[0], E.shape[0]
-    mat = cdd.matrix_from_array(array, rep_type=cdd.RepType.INEQUALITY,
+    array = np.zeros((m_g + m_e + 1, n + 1))
+    array[:m_g, 0], array[:m_g, 1:] = h, -G
+    array[m_g:m_g + m_e, 0], array[m_g:m_g + m_e, 1:] = f, -E
+    array[-1, 0] = 1.0
+    # a list of lists: pycddlib converts it ten times faster than an ndarray
+    mat = cdd.matrix_from_array(array.tolist(), rep_type=cdd.RepType.INEQUALITY,
                                 lin_set=set(range(m_g, m_g + m_e)))
     mat.obj_type = cdd.LPObjType.MIN
     mat.obj_func = [0.0, *c.tolist()]
@@ -318,7 +360,7 @@ def _solve_highs(c, G, h_, E, f, presolve: bool) -> _Claim:
         dual = -np.asarray(sol.row_dual, dtype=float)
         return _Claim(OPTIMAL, name, x, dual[:m_g], dual[m_g:])
     if st == MS.kInfeasible:
-        ray = None
+        ray: np.ndarray | None = None
         try:
             _, has, vals = h.getDualRay()
             if has:
@@ -327,7 +369,7 @@ def _solve_highs(c, G, h_, E, f, presolve: bool) -> _Claim:
             ray = None
         return _Claim(INFEASIBLE, name, ray=ray)
     if st == MS.kUnbounded:
-        ray, x = None, None
+        ray, x = None, None  # type: ignore[assignment]
         try:
             _, has, vals = h.getPrimalRay()
             if has:
@@ -361,16 +403,20 @@ def solve_verified(c, A_ub=None, b_ub=None, A_eq=None, b_eq=None, bounds=(None, 
     b_ub = _as_vector("b_ub", b_ub, A_ub.shape[0])
     A_eq = _as_matrix("A_eq", A_eq, n)
     b_eq = _as_vector("b_eq", b_eq, A_eq.shape[0])
-    for name, v in (("c", c), ("A_ub", A_ub), ("b_ub", b_ub), ("A_eq", A_eq), ("b_eq", b_eq)):
-        if not np.all(np.isfinite(v)):
-            raise PolytopeError(f"{name}: contains NaN or infinite values")
+    total = float(np.abs(c).sum() + np.abs(A_ub).sum() + np.abs(b_ub).sum() + np.abs(A_eq).sum()
+                  + np.abs(b_eq).sum())
+    if not math.isfinite(total):  # one check; name the culprit only when it fails
+        for name, v in (("c", c), ("A_ub", A_ub), ("b_ub", b_ub), ("A_eq", A_eq), ("b_eq", b_eq)):
+            if not np.isfinite(v).all():
+                raise PolytopeError(f"{name}: contains NaN or infinite values")
     G, h = _rows_and_bounds(n, A_ub, b_ub, bounds)
     G, h, gz = _normalized(G, h)
     E, f, ez = _normalized(A_eq, b_eq)
     # all-zero rows are decided here: 0 <= h_i, 0 = f_i
-    if np.any(h[gz] < 0.0) or np.any(f[ez] != 0.0):
-        return LPResult(INFEASIBLE, None, None, "python", "certificate")
-    G, h, E, f = G[~gz], h[~gz], E[~ez], f[~ez]
+    if gz.any() or ez.any():
+        if (h[gz] < 0.0).any() or (f[ez] != 0.0).any():
+            return LPResult(INFEASIBLE, None, None, "python", "certificate")
+        G, h, E, f = G[~gz], h[~gz], E[~ez], f[~ez]
 
     small = G.shape[0] + E.shape[0] <= tol.LP_SMALL_ROWS and n <= tol.LP_SMALL_COLS
     plan = []
@@ -402,10 +448,34 @@ def solve_verified(c, A_ub=None, b_ub=None, A_eq=None, b_eq=None, bounds=(None, 
         agreed = _agreement(c, claims, bounded, G, h, E, f)
         if agreed is not None:
             return agreed
-    summary = ", ".join(f"{cl.solver}: {_NAMES.get(cl.status, 'undecided')}" for cl in claims)
+    if not bounded and any(cl.status in (UNBOUNDED, None) for cl in claims):
+        decided = _decide_unbounded(c, G, h, E, f, solver)
+        if decided is not None:
+            return decided
+    summary = ", ".join(f"{cl.solver}: {'undecided' if cl.status is None else _NAMES.get(cl.status, 'undecided')}"
+                        for cl in claims)
     raise NumericalError(
         f"LP with {n} variables, {G.shape[0]} inequalities and {E.shape[0]} equalities could not "
         f"be solved reliably ({summary}{'; bounded by construction' if bounded else ''})")
+
+
+def _decide_unbounded(c, G, h, E, f, solver: str) -> LPResult | None:
+    """Second opinion when a solver claims "unbounded" without a usable ray, or reports
+    "infeasible or unbounded" (HiGHS does on degenerate unbounded LPs): two LPs that are bounded by
+    construction, each verified. A feasible point (``min 0``) and a direction of unboundedness
+    (``min c.r`` s.t. ``G r <= 0``, ``E r = 0``, ``-1 <= r <= 1``) with ``c.r < 0`` prove
+    unboundedness; ``None`` when they do not (the caller then reports the LP as undecided)."""
+    n = c.shape[0]
+    point = solve_verified(np.zeros(n), G, h, E, f, solver=solver, bounded=True)
+    if point.status == INFEASIBLE:
+        return LPResult(INFEASIBLE, None, None, point.solver, point.verified_by)
+    if point.status != OPTIMAL:
+        return None
+    ray = solve_verified(c, G, np.zeros(G.shape[0]), E, np.zeros(E.shape[0]), bounds=(-1.0, 1.0),
+                         solver=solver, bounded=True)
+    if ray.status == OPTIMAL and _ray_ok(c, ray.x, G, E) and _primal_ok(point.x, G, h, E, f):
+        return LPResult(UNBOUNDED, point.x, None, ray.solver, "certificate")
+    return None
 
 
 def _agreement(c, claims, bounded, G, h, E, f) -> LPResult | None:

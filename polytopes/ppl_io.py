@@ -101,7 +101,7 @@ def from_ppl(P) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         return np.zeros((1, n)), np.array([-1.0]), np.zeros((0, n)), np.zeros(0)
     A, b, C, d = [], [], [], []
     for c in P.minimized_constraints():
-        coef = [int(c.coefficient(_ppl.Variable(k))) for k in range(n)]
+        coef = [int(c.coefficient(_require().Variable(k))) for k in range(n)]
         e0 = int(c.inhomogeneous_term())
         big = max(abs(v) for v in coef + [e0]) or 1
         a = np.array([float(Fraction(v, big)) for v in coef])

@@ -279,6 +279,7 @@ def _in_projection(P: "Polytope", ks: list[int], y: np.ndarray, scale: float) ->
     """Whether ``y`` (k,) lies within ``PROJECTION_CHECK_TOL`` of the projection of ``P``: one LP
     over ``P``'s affine-hull coordinates, ``min t  s.t.  V w <= gamma, |x0[ks] + N[ks] w - y| <= t``."""
     h = P._hull()
+    assert h is not None  # callers pass non-empty sets
     k = h.N.shape[1]
     M = h.N[ks]
     r = y - h.x0[ks]
@@ -300,6 +301,7 @@ def _lifts_to_ray(P: "Polytope", ks: list[int], r: np.ndarray) -> bool:
     """Whether the direction ``r`` (k,) is the projection of a recession direction of ``P``:
     ``V w <= 0, N[ks] w = r`` feasible (``r`` normalized to unit max-norm)."""
     h = P._hull()
+    assert h is not None  # callers pass non-empty sets
     k = h.N.shape[1]
     r = r / max(float(np.max(np.abs(r))), 1e-300)
     if k == 0:
@@ -342,8 +344,19 @@ def verify_projection(P: "Polytope", Q: "Polytope", keep: Sequence[int]) -> str 
         lc = _lift(c, ks, n)
         if not (_close(P.support(lc), float(dd), scale) and _close(-P.support(-lc), float(dd), scale)):
             return f"equality {np.round(c, 6).tolist()} . y = {dd:.6g} does not hold on P"
+    try:
+        G = Q.vertices()
+    except (RuntimeError, ValueError):
+        G = None  # cdd could not enumerate the result's generators: the support checks stand
+    lim = tol.PROJECTION_CHECK_MAX_GENERATORS
+    complete = G is not None and max(len(G.vertices), len(G.rays), len(G.lines)) <= lim
+    # Q ⊆ proj(P) is shown by the generators of Q (when they are all checked); supports along a
+    # few directions guard against a V-representation that misses some, many more without one
     rng = np.random.default_rng(12345)
-    dirs = np.vstack([np.eye(k), -np.eye(k), rng.standard_normal((tol.PROJECTION_CHECK_DIRECTIONS, k))])
+    extra = tol.PROJECTION_CHECK_DIRECTIONS_WITH_GENERATORS if complete else tol.PROJECTION_CHECK_DIRECTIONS
+    dirs = rng.standard_normal((extra, k))
+    if not complete:
+        dirs = np.vstack([np.eye(k), -np.eye(k), dirs])
     points = []
     for u in dirs:
         hq = Q.support(u)
@@ -358,12 +371,7 @@ def verify_projection(P: "Polytope", Q: "Polytope", keep: Sequence[int]) -> str 
     for y in points:
         if not Q.contains(y, tol=tol.PROJECTION_CHECK_TOL):
             return f"the projection of a point of P, {np.round(y, 6).tolist()}, is not in the result"
-    try:
-        G = Q.vertices()
-    except (RuntimeError, ValueError):
-        G = None  # cdd could not enumerate the result's generators: the support checks stand
     if G is not None:
-        lim = tol.PROJECTION_CHECK_MAX_GENERATORS
         for v in G.vertices[:lim]:
             if not _in_projection(P, ks, v, scale):
                 return f"vertex {np.round(v, 6).tolist()} of the result is not in the projection of P"

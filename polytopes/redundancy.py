@@ -7,8 +7,9 @@ redundant. Rows are first made unit vectors within the hull (so a row multiplied
 number gives the same decision) and duplicates merged.
 
 ``"lp"``: rows hit first by a ray shot from an interior point (along each row normal and a few
-random directions) are certified irredundant without an LP; every other row gets one LP against
-the current (shrinking) system (Clarkson-style sequential filtering).
+random directions) are certified irredundant without an LP; the others by Clarkson's
+output-sensitive method (small LPs against the rows known to be facets; see
+:func:`irredundant_in_hull`).
 ``"cdd"``: cddlib's ``matrix_redundancy_remove`` on the same clean system (unit rows, no zero
 rows, no equalities), then *verified*: a row cdd removed that the ray-shooting test certifies is a
 contradiction, and each removed row is checked by one LP against the kept rows; on any failure
@@ -98,14 +99,58 @@ def _redundant(U, beta, i, others, eps) -> bool:
 def irredundant_in_hull(U: np.ndarray, beta: np.ndarray, scale: float) -> np.ndarray:
     """Indices of the irredundant rows of a *full-dimensional* system ``U z <= beta``.
 
-    ``U`` has unit rows with no duplicates. Witness test first, then one LP per uncertain row.
+    ``U`` has unit rows with no duplicates. Rows hit first by rays from an interior point are
+    certified without an LP (:func:`_witness`); the others are decided by Clarkson's
+    output-sensitive method (K. L. Clarkson, "More output-sensitive geometric algorithms", FOCS
+    1994): row ``i`` is tested by one LP against the rows *known* to be irredundant only — a
+    small LP. If that LP's optimum ``z*`` stays within row ``i``, the row is implied by a subset
+    of the rows, hence redundant. Otherwise the ray from the interior point towards ``z*`` leaves
+    the set through a row ``j`` hit uniquely first — a facet — which joins the known rows, and
+    row ``i`` is tested again. Ties along the ray (degenerate cases) fall back to one LP against
+    every row not yet found redundant.
     """
     m = U.shape[0]
     if m == 0:
         return np.zeros(0, dtype=int)
-    keep = np.ones(m, dtype=bool)
-    cert = _certified(U, beta, scale)
     eps = tol.REDUNDANCY_TOL * scale
+    zc, r = _interior(U, beta, scale)
+    if zc is None or r <= tol.FEASIBILITY_TOL * scale:
+        return _sequential(U, beta, np.zeros(m, dtype=bool), eps)
+    known = _witness(U, beta, zc, np.random.default_rng(0))
+    alive = np.ones(m, dtype=bool)  # not (yet) found redundant
+    slack = beta - U @ zc  # > 0
+    for i in np.flatnonzero(~known):
+        while not known[i]:
+            R = np.flatnonzero(known)
+            A_ub = np.vstack([U[R], U[i:i + 1]])
+            b_ub = np.concatenate([beta[R], [beta[i] + max(1.0, abs(beta[i]))]])
+            st, z, fun = lp.solve(-U[i], A_ub, b_ub, bounded=True)
+            if st != lp.OPTIMAL:  # cannot happen for a bounded, feasible LP; decide the hard way
+                alive[i] = not _redundant(U, beta, i, np.flatnonzero(alive & (np.arange(m) != i)), eps)
+                known[i] = alive[i]
+                break
+            if -fun <= beta[i] + eps:
+                alive[i] = False  # implied by known facets
+                break
+            d = z - zc
+            G = U[alive] @ d
+            with np.errstate(divide="ignore", invalid="ignore"):
+                t = np.where(G > tol.COEF_ZERO_TOL, slack[alive] / G, np.inf)
+            order = np.argsort(t)
+            first = np.flatnonzero(alive)[order[0]]
+            if len(order) > 1 and not t[order[0]] < t[order[1]] * (1.0 - tol.WITNESS_MARGIN):
+                others = np.flatnonzero(alive & (np.arange(m) != i))
+                alive[i] = not _redundant(U, beta, i, others, eps)
+                known[i] = alive[i]
+                break
+            known[first] = True
+    return np.flatnonzero(alive & known)
+
+
+def _sequential(U, beta, cert, eps) -> np.ndarray:
+    """One LP per uncertain row against the current (shrinking) system."""
+    m = U.shape[0]
+    keep = np.ones(m, dtype=bool)
     for i in np.flatnonzero(~cert):
         keep[i] = False
         if not _redundant(U, beta, i, np.flatnonzero(keep), eps):

@@ -46,9 +46,12 @@ are then multiplied by the problem scale ``max(1, max_i |b_i| / ||a_i||)`` (see
     In the projection check, a support value or facet offset beyond ``EFFECTIVELY_INFINITE *
     scale`` (``scale`` of the input) counts as infinite: features that far out are below double
     precision's resolution relative to the data (a float LP reports such a direction unbounded).
-``PROJECTION_CHECK_DIRECTIONS``
+``PROJECTION_CHECK_DIRECTIONS``, ``PROJECTION_CHECK_DIRECTIONS_WITH_GENERATORS``
     Number of random directions (fixed seed) along which the supports are compared, in addition
-    to every output facet normal and the coordinate axes.
+    to every output facet normal: the first (plus the coordinate axes) when the output's
+    generators could not all be checked against the projection, the second when they were (the
+    generators then show the output inside the projection, and the directions only guard against
+    a V-representation missing some).
 ``PROJECTION_CHECK_MAX_GENERATORS``
     At most this many output vertices / rays are checked for membership in the projection (all of
     them when there are fewer; else the ones found along the check directions).
@@ -97,6 +100,7 @@ LP_PRIMAL_TOL: float = 1e-8
 LP_DUAL_TOL: float = 1e-7
 PROJECTION_CHECK_TOL: float = 1e-6
 PROJECTION_CHECK_DIRECTIONS: int = 8
+PROJECTION_CHECK_DIRECTIONS_WITH_GENERATORS: int = 2
 EFFECTIVELY_INFINITE: float = 1e12
 PROJECTION_CHECK_MAX_GENERATORS: int = 200
 CDD_CANONICALIZE_MAX_ROWS: int = 400

@@ -16,6 +16,8 @@ from hypothesis import strategies as st
 from contactmodes import cli
 from contactmodes.cli import main
 
+from test_io import to_toml
+
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
 PAINLEVE = EXAMPLES / "painleve_rod.toml"
@@ -101,44 +103,9 @@ def _with_run(parser, run):
 
 # ----------------------------------------------------------------------------- range checks ----
 def _write(tmp_path, doc: dict) -> Path:
-    lines = _toml(doc)
     path = tmp_path / "sys.toml"
-    path.write_text(lines)
+    path.write_text(to_toml(doc))
     return path
-
-
-def _toml(doc: dict) -> str:
-    """A minimal TOML writer for the test documents (tables, arrays of tables, scalars, lists)."""
-    import json
-
-    def value(v):
-        if isinstance(v, bool):
-            return "true" if v else "false"
-        if isinstance(v, float):
-            return repr(v) if v == v and abs(v) != float("inf") else ("nan" if v != v else ("inf" if v > 0 else "-inf"))
-        if isinstance(v, (int,)):
-            return str(v)
-        if isinstance(v, str):
-            return json.dumps(v)
-        if isinstance(v, list):
-            return "[" + ", ".join(value(x) for x in v) + "]"
-        if isinstance(v, dict):
-            return "{" + ", ".join(f"{json.dumps(k)} = {value(x)}" for k, x in v.items()) + "}"
-        raise TypeError(type(v))
-
-    out = []
-    for k, v in doc.items():
-        if not isinstance(v, (dict, list)) or (isinstance(v, list) and not all(isinstance(x, dict) for x in v)) or v == []:
-            out.append(f"{json.dumps(k)} = {value(v)}")
-    for k, v in doc.items():
-        if isinstance(v, dict):
-            out.append(f"[{json.dumps(k)}]")
-            out += [f"{json.dumps(kk)} = {value(vv)}" for kk, vv in v.items()]
-        elif isinstance(v, list) and v and all(isinstance(x, dict) for x in v):
-            for item in v:
-                out.append(f"[[{json.dumps(k)}]]")
-                out += [f"{json.dumps(kk)} = {value(vv)}" for kk, vv in item.items()]
-    return "\n".join(out) + "\n"
 
 
 def _painleve() -> dict:
@@ -203,7 +170,7 @@ def _mutate(doc, path, new, delete):
 def _run_doc(tmp_path, capsys, doc) -> int:
     path = tmp_path / "fuzz.toml"
     try:
-        path.write_text(_toml(doc))
+        path.write_text(to_toml(doc))
     except TypeError:
         return 0  # not representable as TOML (None): nothing to test
     rc = main(["analyze", str(path)])

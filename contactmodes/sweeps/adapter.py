@@ -128,7 +128,7 @@ def analyze_point(system, modes: Sequence[str], want_unambiguous: bool,
         entry: dict[str, Any] = {
             "feasible": bool(feasible),
             "kinematically_feasible": a is not None,
-            "bounding_box": box_json(*a.box) if feasible else None,
+            "bounding_box": box_json(*a.box) if feasible and a is not None else None,
         }
         if want_unambiguous:
             pieces: list[Polytope] = []
@@ -140,7 +140,7 @@ def analyze_point(system, modes: Sequence[str], want_unambiguous: bool,
         entries[m] = entry
     out: dict[str, Any] = {
         "feasible_modes": list(result.feasible_modes()),
-        "overlapping_pairs": len(result.overlaps),
+        "overlapping_pairs": None if result.overlaps is None else len(result.overlaps),
         "modes": entries,
     }
     if box is not None:

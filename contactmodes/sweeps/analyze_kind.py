@@ -176,7 +176,7 @@ class AnalyzeKind(SweepKind):
         return dict(system=args.file, modes=args.mode, unambiguous=args.unambiguous,
                     inconsistency_box=args.inconsistency_box)
 
-    def prepare(self, grid: Grid, system=None, modes: Sequence[str] | None = None, unambiguous: bool = False,
+    def prepare(self, grid: Grid, system=None, modes: Sequence[str] | None = None, unambiguous: bool = False,  # type: ignore[override]  # a kind takes its own options
                 inconsistency_box=None, derive: Callable[[dict], Mapping[str, Any]] | None = None) -> Prepared:
         """Validate and prepare (:meth:`SweepKind.prepare`).
 

@@ -25,6 +25,8 @@ internal error (please report): …``, exit 70.
 
 from __future__ import annotations
 
+from typing import Callable
+
 import argparse
 import sys
 
@@ -97,7 +99,7 @@ def _sweep(args: argparse.Namespace) -> str:
     result = run_sweep(kind.name, args.vary, scheduler=args.scheduler, workers=args.workers, announce=True,
                        **kind.options_from_args(args))
     text = result.dumps() if args.json else _summary(result)
-    files = []
+    files: list[tuple[str, Callable[[str], None], str]] = []
     if args.table_output is not None:
         files.append((args.table_output, result.write_table, "--output"))
     if args.plot is not None:

@@ -86,7 +86,7 @@ def parse_spec(spec: str, key: str = "value") -> list:
             raise SweepError(f"{key}: N must be an integer >= 2 in LO:HI:N, got {n_text!r} (for one value write it alone)")
         if lo == hi:
             raise SweepError(f"{key}: LO and HI are equal in {spec!r} (for one value write it alone)")
-        values = [float(f"{v:.{SIGNIFICANT_DIGITS}g}") for v in np.linspace(lo, hi, int(n_text))]
+        values: list[Any] = [float(f"{v:.{SIGNIFICANT_DIGITS}g}") for v in np.linspace(lo, hi, int(n_text))]
     else:
         values = [_token(t, key) for t in spec.split(",")]
     return _checked(values, key)

@@ -5,6 +5,14 @@ sets themselves are computed by :mod:`contactmodes.robust`; the climbing demo's 
 lives in :mod:`.climb`.
 """
 
-from .controller import DEFAULT_TORQUE_BOUND, OBJECTIVES, BracingController, BracingResult
-
 __all__ = ["BracingController", "BracingResult", "DEFAULT_TORQUE_BOUND", "OBJECTIVES"]
+
+
+def __getattr__(name: str):
+    """The public names, imported on first use (the controller needs cvxpy; the ``brace`` command
+    plugin imports this package at every ``contactmodes`` start-up, so it stays light)."""
+    if name in __all__:
+        from . import controller
+
+        return getattr(controller, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

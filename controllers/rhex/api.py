@@ -166,7 +166,8 @@ def simulate_flip(params: RHexParams, controller: str, duration: float = 2.0, *,
 
     def hook(t: float) -> None:
         state = timed.last_state
-        progress(t, float(state[2]) if state is not None else 0.0)
+        if progress is not None:
+            progress(t, float(state[2]) if state is not None else 0.0)
 
     result = simulate(timed, params, duration=duration, progress=hook if progress is not None else None,
                       progress_every=progress_every,

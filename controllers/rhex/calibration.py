@@ -80,8 +80,8 @@ def select_torque(rows: Sequence[tuple[float, float | None]], target: float = TO
     ok = [r for r in table if r["error_s"] is not None]
     if not ok:
         return None, table
-    best_err = min(r["error_s"] for r in ok)
-    ties = [r for r in ok if r["error_s"] <= best_err + TIE_S]
+    best_err = min(float(r["error_s"] or 0.0) for r in ok)
+    ties = [r for r in ok if float(r["error_s"] or 0.0) <= best_err + TIE_S]
     return ties[0]["tau_limit"], table
 
 
@@ -104,11 +104,11 @@ def select_detector_threshold(rows: Sequence[tuple[float, float | None, float | 
         table.append({"threshold": float(th), "switch_s": switch, "stiction_s": stick, "delay_s": delay,
                       "admissible": delay is not None and delay >= -1e-9})
     ok = [r for r in table if r["admissible"]]
-    band = [r["threshold"] for r in ok if r["delay_s"] <= band_s + 1e-9]
+    band = [r["threshold"] for r in ok if float(r["delay_s"] or 0.0) <= band_s + 1e-9]
     if not ok:
         return None, band, table
-    best_delay = min(r["delay_s"] for r in ok)
-    ties = [r["threshold"] for r in ok if r["delay_s"] <= best_delay + TIE_S]
+    best_delay = min(float(r["delay_s"] or 0.0) for r in ok)
+    ties = [r["threshold"] for r in ok if float(r["delay_s"] or 0.0) <= best_delay + TIE_S]
     return ties[(len(ties) - 1) // 2], band, table
 
 

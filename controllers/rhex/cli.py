@@ -95,6 +95,7 @@ def _parse_param(text: str) -> tuple[str, object]:
         known = ", ".join(sorted(kinds))
         raise UserError(f"--param {name or text}: expected NAME=VALUE with NAME one of {known}")
     default = kinds[name]
+    value: object
     try:
         if isinstance(default, tuple):
             value = tuple(float(v) for v in raw.split(","))

@@ -76,7 +76,8 @@ def _table(values: Mapping[str, Any]) -> dict:
 def _params(table: Mapping[str, Any], defaults: Mapping[str, Any]):
     from .params import RHexParams
 
-    return RHexParams(**{k: tuple(v) if isinstance(defaults[k], tuple) else v for k, v in table.items()})
+    kwargs: dict[str, Any] = {k: tuple(v) if isinstance(defaults[k], tuple) else v for k, v in table.items()}
+    return RHexParams(**kwargs)
 
 
 class FlipPoint:
@@ -150,7 +151,8 @@ class FlipKind(SweepKind):
     def options_from_args(self, args: argparse.Namespace) -> dict:
         return dict(controller=args.controller, duration=args.duration)
 
-    def prepare(self, grid: Grid, controller: str | None = None, duration: float = DEFAULT_DURATION) -> Prepared:
+    def prepare(self, grid: Grid, controller: str | None = None,  # type: ignore[override]  # a kind takes its own options
+                duration: float = DEFAULT_DURATION) -> Prepared:
         """Validate and prepare (:meth:`SweepKind.prepare`). Options: ``controller`` (required
         unless varied), ``duration`` (s, > 0)."""
         from .cli import CONTROLLERS

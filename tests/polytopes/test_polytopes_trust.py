@@ -344,3 +344,55 @@ def test_exact_without_pplpy_is_a_clear_user_error(monkeypatch):
     with pytest.raises(PolytopeError, match=r"contactmodes\[exact\]"):
         P.reduce("exact")
     assert P.project([0], method="auto").equals(Polytope.box([0], [1]))
+
+
+def test_highs_infeasible_or_unbounded_is_decided_by_a_point_and_a_ray():
+    """A support LP from the 8-contact chain (k = 8 zig-zag, a mode's bounding box): cddlib says
+    "unbounded" without a ray, HiGHS "infeasible or unbounded" with and without presolve. The
+    answer is decided by a verified feasible point and a verified direction of unboundedness;
+    the oracle is SciPy's HiGHS on the two bounded LPs written out here independently."""
+    import json
+    from pathlib import Path
+
+    data = json.loads((Path(__file__).parents[1] / "data"
+                       / "lp_highs_unbounded_or_infeasible.json").read_text())
+    c, A, b = (np.array(data[k]) for k in ("c", "A_ub", "b_ub"))
+    feas = linprog(np.zeros(c.size), A_ub=A, b_ub=b, bounds=[(None, None)] * c.size,
+                   method="highs")
+    ray = linprog(c, A_ub=A, b_ub=np.zeros(b.size), bounds=[(-1.0, 1.0)] * c.size,
+                  method="highs")
+    assert feas.status == 0 and ray.status == 0 and ray.fun < -1e-6  # the oracle: unbounded
+    res = lp.solve_verified(c, A, b)
+    assert res.status == lp.UNBOUNDED
+    assert np.all(A @ res.x <= b + 1e-9 * (1 + np.abs(b)))
+    assert Polytope(A, b).support(-c) == float("inf")
+
+
+def test_undecided_solvers_fall_back_to_point_and_ray(monkeypatch):
+    """Every solver undecided on the LP asked (as HiGHS's kUnboundedOrInfeasible): the bounded
+    follow-up LPs decide ``min -x s.t. -x <= 0`` (unbounded, ray (1)) and an infeasible LP
+    (``x1 <= -1``, ``x1 >= 0``); on a bounded LP (``x1 <= x2 <= 0``) no ray exists and the
+    answer stays undecided (NumericalError), never a wrong status."""
+    real_cdd, real_highs = lp._solve_cdd, lp._solve_highs
+    calls: dict[str, int] = {}
+
+    def first_undecided(real):
+        def solve(*args, **kw):
+            if not np.any(args[0]):  # the feasibility LP (c = 0) is answered normally
+                return real(*args, **kw)
+            if calls.setdefault("undecided", 0) < 3:
+                calls["undecided"] += 1
+                return lp._Claim(None, "mock")
+            return real(*args, **kw)
+        return solve
+
+    monkeypatch.setattr(lp, "_solve_cdd", first_undecided(real_cdd))
+    monkeypatch.setattr(lp, "_solve_highs", first_undecided(real_highs))
+    res = lp.solve_verified([-1.0], [[-1.0]], [0.0])
+    assert res.status == lp.UNBOUNDED and res.x[0] >= 0.0
+    calls.clear()
+    res = lp.solve_verified([0.0, 1.0], [[1.0, 0.0], [-1.0, 0.0]], [-1.0, 0.0])
+    assert res.status == lp.INFEASIBLE  # x1 <= -1 and x1 >= 0
+    calls.clear()
+    with pytest.raises(NumericalError):  # bounded optimum: the ray LP finds no ray, still undecided
+        lp.solve_verified([-1.0, 0.0], [[1.0, -1.0], [0.0, 1.0]], [1.0, 0.0])
