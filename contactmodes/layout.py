@@ -255,24 +255,28 @@ class Layout:
                 kin_geq = [(2 * i + cp) + (0 if sg > 0 else 2 * k) for cp, sg in rows.accel_geq]
                 opts.append((letter, eq, geq, kin_eq, kin_geq))
             per_contact.append(opts)
-        modes, eq_rows, geq_rows, kin_eq, kin_geq = [], [], [], [], []
+        modes: list[str] = []
+        eq_rows: list[list[int]] = []
+        geq_rows: list[list[int]] = []
+        kin_eqs: list[list[int]] = []
+        kin_geqs: list[list[int]] = []
         fixed_eq = list(range(st.eq_block0, st.eq_dyn0)) + list(range(st.eq_dyn0, st.eq_dyn0 + st.n_q))
         fixed_geq = list(range(st.geq_block0, st.geq_null))
         for combo in itertools.product(*per_contact):
             modes.append("".join(o[0] for o in combo))
             eq_rows.append([r for o in combo for r in o[1]] + fixed_eq)
             geq_rows.append([r for o in combo for r in o[2]] + fixed_geq)
-            kin_eq.append([r for o in combo for r in o[3]])
-            kin_geq.append([r for o in combo for r in o[4]])
+            kin_eqs.append([r for o in combo for r in o[3]])
+            kin_geqs.append([r for o in combo for r in o[4]])
         self.modes = modes
         self.position = {m: i for i, m in enumerate(modes)}
         self.eq_rows = np.array(eq_rows, dtype=int)
         self.geq_rows = _pad(geq_rows, st.geq_null)
-        self.kin_eq = _pad(kin_eq, -1)
-        self.kin_geq = _pad(kin_geq, -1)
+        self.kin_eq = _pad(kin_eqs, -1)
+        self.kin_geq = _pad(kin_geqs, -1)
         self.geq_task = st.geq_task[self.geq_rows]
         self.geq_valid = self.geq_rows != st.geq_null
-        self.basis: dict[tuple, np.ndarray] = {}
+        self.basis: dict[str, np.ndarray] = {}
         # kinematic LP over (q̈, s): row indices into the per-step bank of :meth:`_kin_bank`
         N, n_q = len(modes), st.n_q
         ke = np.where(self.kin_eq >= 0, self.kin_eq, -1)
@@ -450,7 +454,7 @@ class Layout:
         ok &= zero | moves
         out = Responses(index, P, Q, r, wfree, C, d, cvalid, consistent & ok, zero, n_w, ok)
         for j in np.flatnonzero(~ok):
-            self._exact(out, j, banks, row)
+            self._exact(out, int(j), banks, row)
         if counters is not None:
             counters["responses"] = counters.get("responses", 0) + Bn
             counters["svd_responses"] = counters.get("svd_responses", 0) + int(np.sum(~ok))

@@ -203,7 +203,8 @@ def nondimensionalize(system: ContactSystem) -> Scaling:
                     [(c.qdd, c.f, c.tau, c.rhs) for c in system.constraints])
     s, g, u, F, A, V = t.qdd, t.generalized_force, t.tau, t.force, t.acceleration, t.velocity
     rows = list(t.rows)
-    blocks = [LinearConstraint(c.kind, c.type, *b, c.name) for c, b in zip(system.constraints, t.blocks)]
+    blocks = [LinearConstraint(c.kind, c.type, q, f, tau, rhs, c.name)
+              for c, (q, f, tau, rhs) in zip(system.constraints, t.blocks)]
 
     dist = None
     ud = np.zeros(0)
