@@ -88,8 +88,11 @@ def main() -> None:
     ap.add_argument("--baseline", default="5314cb9", help="git revision of the previous code ('' to skip)")
     ap.add_argument("--out", default=None, help="directory for results.json (default: a new temporary directory)")
     args = ap.parse_args()
+    print(f"now: {2 * args.repeat} whole flips in a child process ...", file=sys.stderr, flush=True)
     results = {"now": run_tree(str(ROOT), args.repeat)}
     if args.baseline:
+        print(f"before ({args.baseline}): {2 * args.repeat} whole flips in a child process ...", file=sys.stderr,
+              flush=True)
         with tempfile.TemporaryDirectory() as tmp:
             archive = subprocess.run(["git", "-C", str(ROOT), "archive", args.baseline], capture_output=True,
                                      check=True)
@@ -121,4 +124,8 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except KeyboardInterrupt:  # the child got the same Ctrl-C; temporary trees are removed on the way out
+        print("interrupted", file=sys.stderr)
+        sys.exit(130)
