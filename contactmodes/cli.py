@@ -61,8 +61,15 @@ class _ArgumentParser(argparse.ArgumentParser):
         self._negative_number_matcher = re.compile(r"-\.?\d")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of the ``contactmodes`` command."""
+_BUILTIN = ("analyze", "plot", "check")
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser of the ``contactmodes`` command.
+
+    ``command``: the sub-command about to run, when known. For a built-in one (``analyze``,
+    ``plot``, ``check``) the sweep kinds and the plug-in commands are not registered: loading
+    them imports the controllers (about a second of start-up). ``None`` registers everything."""
     parser = _ArgumentParser(
         prog="contactmodes",
         description="Feasible torque sets of every contact mode of a planar system with frictional contacts.",
@@ -92,6 +99,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     cli_plot.add_parser(sub).set_defaults(run=cli_plot.run)
     cli_check.add_parser(sub)
+    if command in _BUILTIN:
+        return parser
     importlib.import_module(".sweeps.cli", __package__).add_parser(sub)  # contactmodes sweep KIND ...
     for plugin in _command_plugins():
         plugin.add_parser(sub)
@@ -170,7 +179,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     A command's ``run`` returns the text for stdout/``--output``, or a
     :class:`~contactmodes.cliutil.CommandOutput` to exit with a status other than 0 after writing
     it (``NO_ANSWER`` = 1: the command's documented "no" answer)."""
-    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(argv[0] if argv and not argv[0].startswith("-") else None)
     args = parser.parse_args(argv)
     inputs = [args.file] if isinstance(getattr(args, "file", None), str) else []
     status = 0

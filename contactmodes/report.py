@@ -10,8 +10,9 @@ accelerations (III-G.2), whether the mode is feasible (non-empty ``D_c``), then
 * more torques: the affine dimension, the facets, the Chebyshev centre and radius of ``T_c``
   (user units) and its *finite* bounds only (``tau1<=-0.19``; an unbounded side is omitted);
 
-and the modes whose ``T_c`` overlaps this one (III-G.1; ``+N`` when the list does not fit). A cell
-wider than its column is cut with ``…``; with more than :data:`MAX_ROWS` modes the table shows the
+and the modes whose ``T_c`` overlaps this one (III-G.1; ``+N`` when the list does not fit; the
+column is left out, with a note, when the other columns leave it no room). A cell wider than its
+column is cut with ``…``; with more than :data:`MAX_ROWS` modes the table shows the
 first ones and says how to see the rest (no domain is projected for a row that is not shown).
 Overlapping pairs are listed in full while there are at most ``list_limit`` of them, else
 summarized with the hint ``--overlaps``.
@@ -73,10 +74,12 @@ def _cut(text: str, width: int) -> str:
 
 def _fit(rows: list[list[str]]) -> tuple[list[int], bool]:
     """Column widths so that a line fits :data:`WIDTH`: the widest columns are narrowed first (never
-    below their header); returns the widths and whether some cell will be cut."""
+    below their header; the first column, the mode, never); returns the widths and whether some
+    cell will be cut."""
     ncol = len(rows[0])
     widths = [max(len(r[i]) for r in rows) for i in range(ncol)]
     floor = [max(len(rows[0][i]), 4) for i in range(ncol)]
+    floor[0] = widths[0]  # the mode string is never cut
     while sum(widths) + 2 * (ncol - 1) > WIDTH:
         i = max(range(ncol), key=lambda j: widths[j] - floor[j])
         if widths[i] <= floor[i]:
@@ -185,16 +188,24 @@ def format_table(result: Any, unambiguous: dict | None = None, inconsistent: lis
             row.append("-" if u is None else _pieces_cell(u.unambiguous))
         row.append("?" if result.overlaps is None and item.feasible else "")
         rows.append(row)
-    # overlaps column last: fill it to the width left by the others
-    widths, _ = _fit([r[:-1] for r in rows])
-    room = max(len("overlaps"), WIDTH - sum(widths) - 2 * (len(header) - 1))
-    for r, (mode, _) in zip(rows[1:], shown):
-        if r[-1] != "?":
-            r[-1] = _list_cell(result.overlapping(mode), room)
+    # overlaps column last: fill it to the width left by the others; when the other columns leave
+    # no room for it uncut, it is left out (the pairs follow the table) rather than cut numbers
+    widths, cut_before = _fit([r[:-1] for r in rows])
+    room = WIDTH - sum(widths) - 2 * (len(header) - 1)
+    dropped = room < len("overlaps") and not cut_before
+    if dropped:
+        rows = [r[:-1] for r in rows]
+    else:
+        room = max(len("overlaps"), room)
+        for r, (mode, _) in zip(rows[1:], shown):
+            if r[-1] != "?":
+                r[-1] = _list_cell(result.overlapping(mode), room)
     widths, cut = _fit(rows)
     out.append(_render(rows, widths))
     if cut:
         out.append("(cells cut with … to fit 100 columns; --json gives every set exactly)")
+    if dropped:
+        out.append("(no room for the overlaps column in 100 columns: the overlapping pairs follow)")
     if len(result.modes) > len(shown):
         out.append(f"… {len(result.modes) - len(shown)} more modes not shown (give --mode MODE, or --json for all)")
     out.append("")

@@ -22,7 +22,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from polytopes import Polytope
+from polytopes import NumericalError, Polytope
 
 from .domains import ModeDomain, intersect_domains, substituted_rows
 from .errors import ContactModelError
@@ -74,8 +74,12 @@ class _SetInfo:
         self.T = T
         self.An, self.bn, _ = normalize_rows(T.A, T.b)
         self.tol = ptol.FEASIBILITY_TOL * max(1.0, data_scale(T.A, T.b), data_scale(T.C, T.d))
-        g = T.vertices()
-        self.V, self.R, self.L = g.vertices, g.rays, g.lines
+        try:
+            g = T.vertices()
+            self.V, self.R, self.L = g.vertices, g.rays, g.lines
+        except NumericalError:  # the V-representation is only a hint: go on without it
+            empty = np.zeros((0, T.dim))
+            self.V, self.R, self.L = empty, empty.copy(), empty.copy()
         pts = [T.chebyshev_center().center[None, :]]
         if len(self.V):
             pts.append(self.V)

@@ -1,7 +1,7 @@
 """controllers: controllers built on the torque sets of :mod:`contactmodes`.
 
 * :mod:`controllers.bracing` — robust bracing of a snake robot between walls (Greenfield, Rizzi,
-  Choset, ICRA 2005; ``shared/reference/bracing.md``): :class:`~controllers.bracing.BracingController`
+  Choset, ICRA 2005): :class:`~controllers.bracing.BracingController`
   and the climbing demo's disturbance model.
 * :mod:`controllers.rhex` — RHex self-righting (flipping paper, Sec. IV): compliant simulator,
   rigid model, torque limits, the blind and maximal-thrust controllers.

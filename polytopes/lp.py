@@ -38,6 +38,7 @@ import os
 import sys
 import threading
 from dataclasses import dataclass
+from typing import Any
 
 import cdd
 import numpy as np
@@ -290,6 +291,8 @@ def _solve_cdd(c, G, h, E, f) -> _Claim:
     prog = cdd.linprog_from_matrix(mat)
     cdd.linprog_solve(prog)
     status = _CDD_STATUS.get(prog.status)
+    if status == UNBOUNDED:  # cddlib leaves a direction of unboundedness as the "solution"
+        return _Claim(status, "cdd", ray=np.asarray(prog.primal_solution, dtype=float))
     if status != OPTIMAL:
         return _Claim(status, "cdd")
     x = np.asarray(prog.primal_solution, dtype=float)
@@ -383,13 +386,16 @@ def _solve_highs(c, G, h_, E, f, presolve: bool) -> _Claim:
 
 # --------------------------------------------------------------------------- front door ---------
 def solve_verified(c, A_ub=None, b_ub=None, A_eq=None, b_eq=None, bounds=(None, None),
-                   solver: str = "auto", bounded: bool = False) -> LPResult:
+                   solver: str = "auto", bounded: bool = False,
+                   feasible_point: Any = None) -> LPResult:
     """Minimize ``c.x`` s.t. ``A_ub x <= b_ub``, ``A_eq x = b_eq``, ``bounds``; verified answer.
 
     ``c`` (n,), ``A_ub`` (m, n), ``b_ub`` (m,), ``A_eq`` (p, n), ``b_eq`` (p,); ``bounds`` as in
     SciPy (default: free variables). ``solver``: ``"auto"`` (cdd for small LPs, then HiGHS),
     ``"cdd"`` (cdd first whatever the size), ``"highs"`` (HiGHS only). ``bounded=True`` declares
     the LP bounded by construction: an "unbounded" claim is then treated as a solver error.
+    ``feasible_point`` (n,), optional: a point the caller believes feasible; it is checked, and
+    saves a feasibility LP when a solver proves unboundedness by a ray alone.
 
     Returns an :class:`LPResult`. Raises :class:`~polytopes.NumericalError` when no solver's claim
     can be verified or two solvers' verified-looking claims cannot be reconciled, and
@@ -439,9 +445,19 @@ def solve_verified(c, A_ub=None, b_ub=None, A_eq=None, b_eq=None, bounds=(None, 
         elif cl.status == INFEASIBLE and cl.ray is not None and \
                 _farkas_ok(cl.ray[:G.shape[0]], cl.ray[G.shape[0]:], G, h, E, f):
             return LPResult(INFEASIBLE, None, None, cl.solver, "certificate")
-        elif cl.status == UNBOUNDED and not bounded and _ray_ok(c, cl.ray, G, E) \
-                and _primal_ok(cl.x, G, h, E, f):
-            return LPResult(UNBOUNDED, cl.x, None, cl.solver, "certificate")
+        elif cl.status == UNBOUNDED and not bounded and _ray_ok(c, cl.ray, G, E):
+            if _primal_ok(cl.x, G, h, E, f):
+                return LPResult(UNBOUNDED, cl.x, None, cl.solver, "certificate")
+            # a verified ray without a point (cddlib): the caller's point, if it is one, or a
+            # feasibility LP decides the rest
+            if feasible_point is not None:
+                x0 = np.asarray(feasible_point, dtype=float).reshape(-1)
+                if x0.shape == (n,) and _primal_ok(x0, G, h, E, f):
+                    return LPResult(UNBOUNDED, x0, None, cl.solver, "certificate")
+            point = solve_verified(np.zeros(n), G, h, E, f, solver=solver, bounded=True)
+            if point.status == OPTIMAL:
+                return LPResult(UNBOUNDED, point.x, None, cl.solver, "certificate")
+            return LPResult(INFEASIBLE, None, None, point.solver, point.verified_by)
         elif cl.status == OPTIMAL:
             cl.status = None  # an "optimum" that is not even feasible: no claim
         claims.append(cl)
@@ -505,7 +521,7 @@ def _agreement(c, claims, bounded, G, h, E, f) -> LPResult | None:
 
 
 def solve(c, A_ub=None, b_ub=None, A_eq=None, b_eq=None, bounds=(None, None), solver="auto",
-          bounded: bool = False):
+          bounded: bool = False, feasible_point: Any = None):
     """Minimize ``c.x`` s.t. ``A_ub x <= b_ub``, ``A_eq x = b_eq``, bounds (SciPy's convention,
     default free variables); the answer is verified (see the module docstring).
 
@@ -513,7 +529,7 @@ def solve(c, A_ub=None, b_ub=None, A_eq=None, b_eq=None, bounds=(None, None), so
     (3); ``x``, ``fun`` are ``None`` unless optimal. Raises :class:`~polytopes.NumericalError`
     when no solver's answer survives verification. See :func:`solve_verified` for the arguments.
     """
-    res = solve_verified(c, A_ub, b_ub, A_eq, b_eq, bounds, solver, bounded)
+    res = solve_verified(c, A_ub, b_ub, A_eq, b_eq, bounds, solver, bounded, feasible_point)
     if res.status != OPTIMAL:
         return res.status, None, None
     return OPTIMAL, res.x, res.fun

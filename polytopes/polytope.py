@@ -1,4 +1,4 @@
-"""The immutable H-polytope ``{x : A x <= b, C x = d}`` (see /work/shared/CONVENTIONS.md)."""
+"""The immutable H-polytope ``{x : A x <= b, C x = d}`` (conventions: ``docs/conventions.md``)."""
 
 from __future__ import annotations
 
@@ -259,7 +259,9 @@ class Polytope:
             return base, h.x0.copy()
         if h.V.shape[0] == 0:
             return (base, h.x0.copy()) if not np.any(cw) else (float("inf"), None)
-        st, w, fun = lp.solve(-cw, h.V, h.gamma + h.relax)
+        # the emptiness rule's max-slack point, in hull coordinates, is feasible (checked by lp)
+        w0 = h.N.T @ (self._feas().point - h.x0)
+        st, w, fun = lp.solve(-cw, h.V, h.gamma + h.relax, feasible_point=w0)
         if st == lp.UNBOUNDED:
             return float("inf"), None
         if st != lp.OPTIMAL:  # the inner system contains the hull point: feasible by construction
@@ -381,7 +383,9 @@ class Polytope:
         Computed on the inner system over the affine hull (unit rows, no equalities, no zero
         rows), mapped back: vertices ``x0 + N w``, rays ``N r``, lines ``N l`` plus none for the
         hull (its lines are those of the inner system). Floating-point double description: a
-        claim, not a certificate (see :func:`polytopes.project`, which verifies its uses)."""
+        claim, not a certificate (see :func:`polytopes.project`, which verifies its uses). When
+        cddlib gives up ("numerical inconsistency"), PPL's exact generators are used if pplpy is
+        installed; otherwise :class:`NumericalError` is raised."""
         n = self.dim
         h = self._hull()
         if h is None:
@@ -392,7 +396,13 @@ class Polytope:
             return Generators(h.x0[None, :].copy(), np.zeros((0, n)), np.zeros((0, n)))
         from .redundancy import inner_unit_system
         U, beta, beta_r = inner_unit_system(h)
-        V, R, L = cdd_io.generators(U, beta_r, np.zeros((0, k)), np.zeros(0))
+        try:
+            V, R, L = cdd_io.generators(U, beta_r, np.zeros((0, k)), np.zeros(0))
+        except RuntimeError as exc:  # cddlib's floating-point double description gave up
+            if not ppl_io.available():
+                raise NumericalError(f"vertex enumeration failed in cddlib ({exc}); installing "
+                                     "pplpy (contactmodes[exact]) enables the exact fallback") from exc
+            V, R, L = ppl_io.generators_exact(U, beta_r, np.zeros((0, k)), np.zeros(0))
         if V.shape[0] == 0:  # cdd lost the vertex of a nonempty set: use the hull point
             V = np.zeros((1, k))
         return Generators(h.x0[None, :] + V @ h.N.T, R @ h.N.T, L @ h.N.T)

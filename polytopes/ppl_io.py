@@ -121,6 +121,29 @@ def reduce_exact(A, b, C, d):
     return from_ppl(to_ppl(A, b, C, d))
 
 
+def generators_exact(A, b, C, d) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(vertices, rays, lines)`` of ``{A x <= b, C x = d}`` (nonempty) from PPL's minimized
+    generator system: exact, rounded once to floats (each ray and line divided by its largest
+    coefficient first). Shapes ``(p, n)``, ``(r, n)``, ``(l, n)``."""
+    ppl = _require()
+    P = to_ppl(A, b, C, d)
+    n = A.shape[1]
+    xs = [ppl.Variable(k) for k in range(n)]
+    V, R, L = [], [], []
+    for g in P.minimized_generators():
+        coef = [int(g.coefficient(x)) for x in xs]
+        if g.is_point() or g.is_closure_point():
+            div = int(g.divisor())
+            V.append([float(Fraction(v, div)) for v in coef])
+        else:
+            big = max(abs(v) for v in coef) or 1
+            (L if g.is_line() else R).append([float(Fraction(v, big)) for v in coef])
+
+    def arr(rows):
+        return np.array(rows, dtype=float).reshape(len(rows), n) + 0.0
+    return arr(V), arr(R), arr(L)
+
+
 def project_exact(A, b, C, d, keep):
     """Exact projection onto the columns ``keep`` (in that order): the polyhedron is built with
     the kept variables first and PPL removes the higher space dimensions (existential

@@ -346,7 +346,7 @@ def verify_projection(P: "Polytope", Q: "Polytope", keep: Sequence[int]) -> str 
             return f"equality {np.round(c, 6).tolist()} . y = {dd:.6g} does not hold on P"
     try:
         G = Q.vertices()
-    except (RuntimeError, ValueError):
+    except (RuntimeError, ValueError, NumericalError):
         G = None  # cdd could not enumerate the result's generators: the support checks stand
     lim = tol.PROJECTION_CHECK_MAX_GENERATORS
     complete = G is not None and max(len(G.vertices), len(G.rays), len(G.lines)) <= lim

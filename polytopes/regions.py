@@ -26,7 +26,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from .errors import PolytopeError
+from .errors import NumericalError, PolytopeError
 from .polytope import Polytope
 
 __all__ = [
@@ -162,14 +162,18 @@ def union_volume(pieces: Sequence[Polytope]) -> float:
 
 
 def _convex_union(a: Polytope, b: Polytope) -> Polytope | None:
-    """The convex hull of ``a ∪ b`` if it equals the union, else ``None``."""
-    ga, gb = a.vertices(), b.vertices()
-    hull = Polytope.from_generators(
-        np.vstack([ga.vertices, gb.vertices]),
-        rays=np.vstack([ga.rays, gb.rays]),
-        lines=np.vstack([ga.lines, gb.lines]),
-        dim=a.dim,
-    )
+    """The convex hull of ``a ∪ b`` if it equals the union, else ``None`` (also when cddlib's
+    floating-point double description gives up: merging is only a simplification)."""
+    try:
+        ga, gb = a.vertices(), b.vertices()
+        hull = Polytope.from_generators(
+            np.vstack([ga.vertices, gb.vertices]),
+            rays=np.vstack([ga.rays, gb.rays]),
+            lines=np.vstack([ga.lines, gb.lines]),
+            dim=a.dim,
+        )
+    except (RuntimeError, NumericalError):
+        return None
     return hull.reduce() if not difference(hull, [a, b]) else None
 
 

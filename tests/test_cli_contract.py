@@ -88,7 +88,7 @@ def test_internal_failure_is_exit_70_without_traceback(monkeypatch, capsys):
 
     monkeypatch.setattr(cli, "_analyze", broken)
     parser = cli.build_parser
-    monkeypatch.setattr(cli, "build_parser", lambda: _with_run(parser(), broken))
+    monkeypatch.setattr(cli, "build_parser", lambda command=None: _with_run(parser(), broken))
     assert main(["analyze", str(PAINLEVE)]) == 70
     err = capsys.readouterr().err
     assert err.startswith("contactmodes: internal error (please report): RuntimeError: an invariant does not hold")

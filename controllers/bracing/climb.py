@@ -1,9 +1,8 @@
 """The five-link climber's disturbance on its brace (bracing paper; bracing.md, set-up 3).
 
 Source: A. Greenfield, A. A. Rizzi, H. Choset, *Dynamic Ambiguities in Frictional Rigid-body
-Systems with Application to Climbing via Bracing* (ICRA 2005), as summarised in
-``shared/reference/bracing.md`` ("Robust brace immobilization", "Climbing via bracing", set-ups 1
-and 3).
+Systems with Application to Climbing via Bracing* (ICRA 2005): "Robust brace immobilization" and
+"Climbing via bracing", set-ups 1 and 3.
 
 Model
 -----

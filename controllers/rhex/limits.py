@@ -1,4 +1,5 @@
-"""Hip torque limits of RHex as linear constraints on τ (``shared/reference/rhex.md``).
+"""Hip torque limits of RHex as linear constraints on τ (the "motor torque limitations" of the
+flipping paper, Sec. IV-B; the calibration in ``docs/rhex-reproduction.md``).
 
 Per planar leg (two motors), at hip speed ``ω_i`` (leg angular velocity relative to the body,
 rad/s):

@@ -22,7 +22,7 @@ def _real(value) -> bool:
 
 @dataclass(frozen=True)
 class RHexParams:
-    """Planar RHex (flipping paper, Fig. 7/8 and Table IV; ``shared/reference/rhex.md``).
+    """Planar RHex (flipping paper, Fig. 7/8 and Table IV; ``docs/rhex-reproduction.md``).
 
     Every setting of a flip lives here, so one ``RHexParams`` (plus the controller's name) fixes a
     run of :func:`controllers.rhex.run_flip`; vary a field with :meth:`with_`. Values the paper

@@ -35,7 +35,7 @@ State vector (18,), SI units (``STATE_LAYOUT``)::
      toe1_ẋ, toe1_ẏ, toe2_ẋ, toe2_ẏ, toe3_ẋ, toe3_ẏ]
 
 Contact modes reported per control step (4 letters: body = rear bottom corner, toe1..3), letters per
-``shared/CONVENTIONS.md`` with the ground tangent ``t = (1, 0)``: ``S`` no force, ``F`` stuck (the
+``docs/conventions.md`` with the ground tangent ``t = (1, 0)``: ``S`` no force, ``F`` stuck (the
 friction impulse inside the cone), ``R`` sliding towards ``+x``, ``L`` towards ``−x``.
 """
 

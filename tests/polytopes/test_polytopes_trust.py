@@ -192,7 +192,7 @@ SMUBIG_d = np.array([-2.5997920754781627])
 
 
 def smubig_max_slack_lp():
-    """The max-slack LP of the FFF domain of /work/shared/cases/smubig606.toml (mu = 1000):
+    """The max-slack LP of the FFF domain of tests/data/cases/smubig606.toml (mu = 1000):
     bounded by construction (s <= 1)."""
     An = SMUBIG_A / np.linalg.norm(SMUBIG_A, axis=1)[:, None]
     bn = SMUBIG_b / np.linalg.norm(SMUBIG_A, axis=1)
@@ -396,3 +396,26 @@ def test_undecided_solvers_fall_back_to_point_and_ray(monkeypatch):
     calls.clear()
     with pytest.raises(NumericalError):  # bounded optimum: the ray LP finds no ray, still undecided
         lp.solve_verified([-1.0, 0.0], [[1.0, -1.0], [0.0, 1.0]], [1.0, 0.0])
+
+
+def test_vertices_fall_back_to_exact_generators_when_cddlib_gives_up(monkeypatch):
+    """cddlib's "numerical inconsistency" (seen on a T_c of the 8-contact chain) makes
+    :meth:`Polytope.vertices` use PPL's exact generators; without pplpy it is a NumericalError.
+    Oracle: the hand-written generators of the set {x >= 0, y >= 0, x + y <= 2, z free}."""
+    from polytopes import cdd_io
+
+    def gives_up(*a):
+        raise RuntimeError("*Error: Numerical inconsistency is found.  Use the GMP exact arithmetic.")
+
+    A = np.array([[-1.0, 0, 0], [0, -1.0, 0], [1.0, 1.0, 0]])
+    b = np.array([0.0, 0.0, 2.0])
+    P = Polytope(A, b)
+    monkeypatch.setattr(cdd_io, "generators", gives_up)
+    g = P.vertices()
+    got = sorted(map(tuple, np.round(g.vertices, 12)))
+    assert got == [(0.0, 0.0, 0.0), (0.0, 2.0, 0.0), (2.0, 0.0, 0.0)]
+    assert g.rays.shape[0] == 0 and g.lines.shape[0] == 1
+    assert np.allclose(np.abs(g.lines[0]), [0.0, 0.0, 1.0])
+    monkeypatch.setattr(ppl_io, "available", lambda: False)
+    with pytest.raises(NumericalError, match="pplpy"):
+        Polytope(A, b).vertices()
