@@ -8,7 +8,7 @@
     session's enumeration, at the steps around every change of the step's structure (number of
     feasible modes, status, chosen mode; found from the flip's own log): the step before and the
     step of each change, for the changes where both steps have at most ``WINDOW_MODES`` feasible
-    modes (the reference costs about 60 ms per mode, so the first ~60 steps at rest, with 32–136
+    modes (the reference costs about 60–70 ms per mode, so the first ~60 steps, with 32–136
     modes, are not repeated in CI), and at the at-rest start (136 modes, precomputed).
     With ``CONTACTMODES_FULL_FLIP=1`` in the environment every step of both flips is compared
     (about 10 minutes on a 2-core machine; docs/realtime.md records the last run).
