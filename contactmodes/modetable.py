@@ -21,7 +21,7 @@ from . import tolerances
 from .errors import ApproachingContactError, ContactModelError
 from .system import ContactSystem
 
-__all__ = ["MODE_LETTERS", "ContactRows", "VelocityPattern", "classify_velocities", "contact_rows",
+__all__ = ["MODE_LETTERS", "ContactRows", "VelocityPattern", "classify_arrays", "classify_velocities", "contact_rows",
            "validate_mode"]
 
 MODE_LETTERS = "FSLR"
@@ -80,20 +80,29 @@ def classify_velocities(system: ContactSystem, check_approaching: bool = True) -
         ``check_approaching`` is false (assembling one mode's rows, where the enumeration has
         already decided).
     """
-    v = np.asarray(system.v_contact, dtype=float).reshape(-1, 2)
     velocity = 1.0 if system.scales is None else system.scales.velocity
+    return classify_arrays(system.v_contact, system.v0, velocity, system.contacts, check_approaching)
+
+
+def classify_arrays(v_contact, v0, velocity: float, contacts: Sequence[str],
+                    check_approaching: bool = True) -> VelocityPattern:
+    """:func:`classify_velocities` on plain arrays: contact velocities ``v_contact`` (2k,),
+    thresholds ``v0`` (k,), the characteristic velocity ``velocity`` and the contact names (for
+    the error message), all in one system of units."""
+    v = np.asarray(v_contact, dtype=float).reshape(-1, 2)
+    k = v.shape[0]
     scale = max(velocity, float(np.abs(v).max(initial=0.0)))
-    eps = np.maximum(tolerances.VELOCITY_RTOL * scale, np.asarray(system.v0, dtype=float))
-    for i in range(system.k if check_approaching else 0):
+    eps = np.maximum(tolerances.VELOCITY_RTOL * scale, np.asarray(v0, dtype=float))
+    for i in range(k if check_approaching else 0):
         if v[i, 1] < -eps[i]:
             raise ApproachingContactError(
-                f"contact {i} ({system.contacts[i]}): approaching, normal velocity {v[i, 1]:g} < "
+                f"contact {i} ({contacts[i]}): approaching, normal velocity {v[i, 1]:g} < "
                 f"-{eps[i]:g}; the rigid model without an impact law has no solution at this state"
             )
     t_zero = np.abs(v[:, 0]) <= eps
     n_zero = np.abs(v[:, 1]) <= eps
     allowed = []
-    for i in range(system.k):
+    for i in range(k):
         if not n_zero[i]:
             allowed.append("S")
         elif v[i, 0] > eps[i]:

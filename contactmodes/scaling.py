@@ -38,6 +38,7 @@ contacts only). Massless and small are separated by construction.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 import numpy as np
 
@@ -45,7 +46,7 @@ from polytopes import Polytope
 
 from .system import CharacteristicScales, ContactSystem, Disturbance, LinearConstraint
 
-__all__ = ["Scaling", "nondimensionalize"]
+__all__ = ["ScaledTerms", "Scaling", "nondimensionalize", "scale_terms"]
 
 
 @dataclass(frozen=True)
@@ -132,6 +133,64 @@ def _input_units(B: np.ndarray, g: np.ndarray) -> np.ndarray:
     return out
 
 
+class ScaledTerms(NamedTuple):
+    """The scaled arrays and unit factors of one state (module docstring): what
+    :func:`nondimensionalize` packs into a scaled :class:`~contactmodes.system.ContactSystem`, as
+    plain arrays for callers that evaluate many states of one structure (the real-time layouts of
+    :mod:`contactmodes.layout`).
+
+    ``qdd`` (n_q,) ``s_j``; ``generalized_force`` (n_q,) ``g_j``; ``tau`` (n_τ,) ``u_k``; ``force``,
+    ``acceleration``, ``velocity``: ``F``, ``A``, ``V``; ``M``, ``h``, ``S``, ``J``, ``Jdot_qdot``,
+    ``v_contact``, ``v0``: the scaled terms; ``blocks``: per constraint block ``(qdd, f, tau, rhs)``
+    scaled, ``rows``: their row divisors.
+    """
+
+    qdd: np.ndarray
+    generalized_force: np.ndarray
+    tau: np.ndarray
+    force: float
+    acceleration: float
+    velocity: float
+    M: np.ndarray
+    h: np.ndarray
+    S: np.ndarray
+    J: np.ndarray
+    Jdot_qdot: np.ndarray
+    v_contact: np.ndarray
+    v0: np.ndarray
+    blocks: tuple
+    rows: tuple
+
+
+def scale_terms(M, h, S, J, Jdot_qdot, v_contact, v0, scales: CharacteristicScales, blocks=()) -> ScaledTerms:
+    """The rule of the module docstring on plain arrays (shapes as in
+    :class:`~contactmodes.system.ContactSystem`); ``blocks`` a sequence of constraint rows
+    ``(qdd, f, tau, rhs)``. The one implementation of the rule: :func:`nondimensionalize` calls it."""
+    L, m = scales.length, scales.mass
+    A, F, V = scales.acceleration, scales.force, scales.velocity
+    P = F * A
+    e = np.diag(M) + m * np.sum(J ** 2, axis=0)
+    e = np.where(e > 0.0, e, m * L * L)
+    s = np.sqrt(P / e)
+    g = P / s
+    u = _input_units(S, g)
+
+    Ms = M * s[None, :] / g[:, None]
+    Ms = 0.5 * (Ms + Ms.T)
+    rows = []
+    out = []
+    for qdd, f, tau, rhs in blocks:
+        qdd = qdd * s[None, :]
+        f = f * F
+        tau = tau * u[None, :]
+        mag = np.max(np.abs(np.hstack([qdd, f, tau])), axis=1, initial=0.0)
+        rho = np.where(mag > 0.0, mag, np.maximum(np.abs(rhs), 1.0))
+        rows.append(rho)
+        out.append((qdd / rho[:, None], f / rho[:, None], tau / rho[:, None], rhs / rho))
+    return ScaledTerms(s, g, u, F, A, V, Ms, h / g, S * u[None, :] / g[:, None], J * s[None, :] / A,
+                       Jdot_qdot / A, v_contact / V, np.asarray(v0, dtype=float) / V, tuple(out), tuple(rows))
+
+
 def nondimensionalize(system: ContactSystem) -> Scaling:
     """The :class:`Scaling` of ``system`` (module docstring) with the scaled system.
 
@@ -140,36 +199,12 @@ def nondimensionalize(system: ContactSystem) -> Scaling:
     """
     sc = system.scales
     assert sc is not None  # ContactSystem.__post_init__ always sets it
-    L, m = sc.length, sc.mass
-    A, F, V = sc.acceleration, sc.force, sc.velocity
-    P = F * A
-    M, J = system.M, system.J
-    e = np.diag(M) + m * np.sum(J ** 2, axis=0)
-    e = np.where(e > 0.0, e, m * L * L)
-    s = np.sqrt(P / e)
-    g = P / s
-    u = _input_units(system.S, g)
-
-    Ms = M * s[None, :] / g[:, None]
-    Ms = 0.5 * (Ms + Ms.T)
-    hs = system.h / g
-    Ss = system.S * u[None, :] / g[:, None]
-    Js = J * s[None, :] / A
-    cs = system.Jdot_qdot / A
-    vs = system.v_contact / V
-    v0s = np.asarray(system.v0, dtype=float) / V
-
-    rows = []
-    blocks = []
-    for c in system.constraints:
-        qdd = c.qdd * s[None, :]
-        f = c.f * F
-        tau = c.tau * u[None, :]
-        mag = np.max(np.abs(np.hstack([qdd, f, tau])), axis=1, initial=0.0)
-        rho = np.where(mag > 0.0, mag, np.maximum(np.abs(c.rhs), 1.0))
-        rows.append(rho)
-        blocks.append(LinearConstraint(c.kind, c.type, qdd / rho[:, None], f / rho[:, None],
-                                       tau / rho[:, None], c.rhs / rho, c.name))
+    t = scale_terms(system.M, system.h, system.S, system.J, system.Jdot_qdot, system.v_contact, system.v0, sc,
+                    [(c.qdd, c.f, c.tau, c.rhs) for c in system.constraints])
+    s, g, u, F, A, V = t.qdd, t.generalized_force, t.tau, t.force, t.acceleration, t.velocity
+    rows = list(t.rows)
+    blocks = [LinearConstraint(c.kind, c.type, q, f, tau, rhs, c.name)
+              for c, (q, f, tau, rhs) in zip(system.constraints, t.blocks)]
 
     dist = None
     ud = np.zeros(0)
@@ -180,7 +215,7 @@ def nondimensionalize(system: ContactSystem) -> Scaling:
         dset = Polytope(D.set.A * ud, D.set.b, D.set.C * ud, D.set.d)
         dist = Disturbance(D.coordinates, Es, dset)
 
-    scaled = replace(system, M=Ms, h=hs, S=Ss, J=Js, Jdot_qdot=cs, v_contact=vs, v0=v0s,
+    scaled = replace(system, M=t.M, h=t.h, S=t.S, J=t.J, Jdot_qdot=t.Jdot_qdot, v_contact=t.v_contact, v0=t.v0,
                      constraints=tuple(blocks), disturbance=dist, scales=CharacteristicScales())
     scaled.__dict__["scaling"] = _identity(scaled)
     return Scaling(sc, s, g, F, A, V, u, ud, tuple(rows), scaled)

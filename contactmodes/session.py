@@ -323,6 +323,8 @@ class ModeSolution:
                  extra: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[float, np.ndarray | None] | None:
         """``max c·τ'`` over ``D_c`` (∩ ``extra`` rows over ``(τ', w)``): ``(value, z*)`` with
         ``z* = (τ', w)``; ``None`` when empty; value ``inf`` (and ``z*`` ``None``) when unbounded."""
+        if not self.feasible(task):  # also a trivially infeasible row, which raw() leaves out
+            return None
         P = self._cache.get(("D", task)) or self.raw(task)[0]
         if extra is not None:
             P = Polytope(np.vstack([P.A, extra[0]]), np.concatenate([P.b, extra[1]]), P.C, P.d)

@@ -138,6 +138,60 @@ def _normalized(M, v):
 
 
 # --------------------------------------------------------------------------- verification -------
+# The checks are written for a batch of LPs (leading axis ``B``; rows of unit norm or zero, padded
+# LPs carry zero rows with a non-negative right-hand side): :mod:`polytopes.batchlp` verifies its
+# answers with them. The single-LP front door uses the scalar forms below (``_primal_ok``,
+# ``_dual_ok``, ``_farkas_ok``: the same rules without the batch axis, cheaper for one LP).
+def primal_ok(x, G, h, E, f) -> np.ndarray:
+    """(B,) whether each point ``x`` (B, n) satisfies ``G x <= h`` (B, m, n)/(B, m) and ``E x = f``
+    (B, p, n)/(B, p): each violation at most ``LP_PRIMAL_TOL · max(1, ||x||_inf, |h_i|)``."""
+    ok = np.all(np.isfinite(x), axis=1)
+    size = np.maximum(1.0, np.max(np.abs(np.where(np.isfinite(x), x, 0.0)), axis=1, initial=0.0))[:, None]
+    if G.shape[1]:
+        viol = np.einsum("bmn,bn->bm", G, x) - h
+        ok &= ~np.any(viol > tol.LP_PRIMAL_TOL * np.maximum(size, np.abs(h)), axis=1)
+    if E.shape[1]:
+        res = np.abs(np.einsum("bmn,bn->bm", E, x) - f)
+        ok &= ~np.any(res > tol.LP_PRIMAL_TOL * np.maximum(size, np.abs(f)), axis=1)
+    return ok
+
+
+def dual_ok(c, x, y, z, G, h, E, f) -> np.ndarray:
+    """(B,) dual feasibility (sign, stationarity ``c + G^T y + E^T z = 0``) and a zero duality gap
+    for ``min c.x, G x <= h, E x = f`` (rows of unit norm), relative to the sizes of the terms."""
+    ok = np.all(np.isfinite(y), axis=1) & np.all(np.isfinite(z), axis=1)
+    mag = np.max(np.abs(c), axis=1, initial=0.0) + np.sum(np.abs(y), axis=1) + np.sum(np.abs(z), axis=1)
+    mag = np.maximum(mag, 1e-300)
+    ok &= ~np.any(y < -tol.LP_DUAL_TOL * mag[:, None], axis=1)
+    stat = c + np.einsum("bmn,bm->bn", G, y) + np.einsum("bmn,bm->bn", E, z)
+    ok &= np.max(np.abs(stat), axis=1, initial=0.0) <= tol.LP_DUAL_TOL * mag
+    primal = np.sum(c * x, axis=1)
+    dual = -np.sum(h * y, axis=1) - np.sum(f * z, axis=1)
+    size = np.abs(primal) + np.sum(np.abs(h) * np.abs(y), axis=1) + np.sum(np.abs(f) * np.abs(z), axis=1) \
+        + mag * np.maximum(1.0, np.max(np.abs(x), axis=1, initial=0.0))
+    return ok & (np.abs(primal - dual) <= tol.LP_DUAL_TOL * size)
+
+
+def farkas_ok(y, z, G, h, E, f) -> np.ndarray:
+    """(B,) whether ``(y, z)`` is a Farkas certificate of infeasibility of ``G x <= h, E x = f``:
+    ``y >= 0``, ``G^T y + E^T z = rho ~ 0`` and ``g = h.y + f.z < 0``. Every feasible ``x`` would
+    satisfy ``rho.x <= g``, so the certificate excludes all ``x`` with ``||x||_inf < |g| / ||rho||_1``;
+    it is accepted when that radius exceeds ``max(1, |h|, |f|) / LP_DUAL_TOL`` (far beyond the
+    data's own scale)."""
+    ok = np.all(np.isfinite(y), axis=1) & np.all(np.isfinite(z), axis=1)
+    y = np.where(np.isfinite(y), y, 0.0)
+    z = np.where(np.isfinite(z), z, 0.0)
+    mag = np.sum(np.abs(y), axis=1) + np.sum(np.abs(z), axis=1)
+    ok &= (mag > 0.0) & ~np.any(y < -tol.LP_DUAL_TOL * mag[:, None], axis=1)
+    m = np.where(mag > 0.0, mag, 1.0)[:, None]
+    y, z = np.maximum(y, 0.0) / m, z / m
+    g = np.sum(h * y, axis=1) + np.sum(f * z, axis=1)
+    ok &= g < -tol.LP_DUAL_TOL * (np.sum(np.abs(h) * y, axis=1) + np.sum(np.abs(f) * np.abs(z), axis=1))
+    rho = np.sum(np.abs(np.einsum("bmn,bm->bn", G, y) + np.einsum("bmn,bm->bn", E, z)), axis=1)
+    R = np.maximum(1.0, np.maximum(np.max(np.abs(h), axis=1, initial=0.0), np.max(np.abs(f), axis=1, initial=0.0)))
+    return ok & (rho * R <= tol.LP_DUAL_TOL * np.abs(g))
+
+
 def _primal_ok(x, G, h, E, f) -> bool:
     if x is None or not np.isfinite(x).all():
         return False

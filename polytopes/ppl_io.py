@@ -129,7 +129,9 @@ def generators_exact(A, b, C, d) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     P = to_ppl(A, b, C, d)
     n = A.shape[1]
     xs = [ppl.Variable(k) for k in range(n)]
-    V, R, L = [], [], []
+    V: list[list[float]] = []
+    R: list[list[float]] = []
+    L: list[list[float]] = []
     for g in P.minimized_generators():
         coef = [int(g.coefficient(x)) for x in xs]
         if g.is_point() or g.is_closure_point():

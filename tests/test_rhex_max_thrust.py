@@ -21,18 +21,17 @@ from contactmodes.ambiguity import unambiguous, untasked_domains
 from contactmodes.modes import enumerate_modes
 from contactmodes.response import solve_response
 from controllers.rhex import RHexParams, initial_state, simulate, torque_limits
-from controllers.rhex.max_thrust import (MaxThrustController, controller_model, max_thrust,
+from controllers.rhex.max_thrust import (MaxThrustController, StepModel, controller_model, max_thrust,
                                          max_thrust_reference, step_time_stats)
 from controllers.rhex.rigid_model import PITCH_INDEX
 from controllers.rhex.simulator import leg_kinematics
+from rhex_reference import assert_matches_reference
 
 LEGACY = {"tau_limit": 16.2, "v0": (0.001, 0.08, 0.001, 0.001)}
 P39 = RHexParams(mu_toe=0.39, **LEGACY)
 P60 = RHexParams(mu_toe=0.6, **LEGACY)
 
-# θ̈ agreement between the fast path and the reference: both are LP optima over the same
-# polytopes (cdd simplex; projections by different routes), so they agree to solver precision;
-# 1e-6 relative (× max(1, |θ̈|)) leaves room for the projection round-off.
+# θ̈ agreement between the fast path and the reference: tests/rhex_reference.py.
 VALUE_RTOL = 1e-6
 
 
@@ -61,26 +60,24 @@ def _limits(state, p):
     return torque_limits(leg_kinematics(state, p).phidot, p)
 
 
-@pytest.mark.parametrize("mu, k", [(0.39, 0), (0.39, 6), (0.39, 30), (0.6, 15), (0.6, 45)])
+@pytest.mark.parametrize("mu, k", [(0.39, 6), (0.39, 30), (0.6, 15), (0.6, 45)])
 def test_fast_path_matches_reference(short_runs, mu, k):
     p = P39 if mu == 0.39 else P60
     _, r = short_runs[mu]
     state = r.states[k]
     lo, hi = _limits(state, p)
-    model, system, _ = controller_model(state, p)
-    fast = max_thrust(model, system, lo, hi)
-    slow = max_thrust(model, system, lo, hi, force_slow=True)
-    ref = max_thrust_reference(model, system, lo, hi)
-    best = max(ref.values())
-    tol = VALUE_RTOL * max(1.0, abs(best))
+    step = StepModel(state, p)
+    fast = max_thrust(step, lo, hi)
+    slow = max_thrust(step, lo, hi, force_slow=True)
     assert fast.status == slow.status == "optimal"
-    for res in (fast, slow):
-        assert abs(res.closure_value - best) <= tol, (res.mode, res.closure_value, best)
-        # the chosen mode attains the optimum in the reference (ties between modes allowed)
-        assert abs(ref[res.mode] - best) <= tol
+    assert fast.n_slow == 0 and slow.n_slow >= 1
+    assert_matches_reference(step, lo, hi, fast, f"fast mu={mu} k={k}")
+    assert_matches_reference(step, lo, hi, slow, f"slow mu={mu} k={k}")
     assert fast.mode == slow.mode
     # the bounds are upper bounds of the reference per mode
-    for m, v in ref.items():
+    ref = max_thrust_reference(step, lo, hi)
+    tol = VALUE_RTOL * max(1.0, abs(ref.best))
+    for m, v in ref.values.items():
         if m in fast.bounds:
             assert v <= fast.bounds[m] + tol
 
@@ -89,14 +86,10 @@ def test_fast_path_matches_reference(short_runs, mu, k):
 def test_slow_path_matches_reference(slow_path_states, i):
     p, state = slow_path_states[i]
     lo, hi = _limits(state, p)
-    model, system, _ = controller_model(state, p)
-    fast = max_thrust(model, system, lo, hi)
+    step = StepModel(state, p)
+    fast = max_thrust(step, lo, hi)
     assert fast.status == "optimal" and fast.n_slow >= 1
-    ref = max_thrust_reference(model, system, lo, hi)
-    best = max(ref.values())
-    tol = VALUE_RTOL * max(1.0, abs(best))
-    assert abs(fast.closure_value - best) <= tol, (fast.mode, fast.closure_value, best)
-    assert abs(ref[fast.mode] - best) <= tol, (fast.mode, ref)
+    assert_matches_reference(step, lo, hi, fast, f"slow-path state {i}")
 
 
 def test_torque_within_limits_every_step(short_runs):
@@ -107,6 +100,7 @@ def test_torque_within_limits_every_step(short_runs):
             lo, hi = _limits(s, p)
             assert np.all(cmd >= lo - 1e-9) and np.all(cmd <= hi + 1e-9)
         assert c.counts["optimal"] == len(c.log)  # no fallback in the thrust phase
+        assert sum(c.paths[k] for k in ("fast", "slow", "fallback", "precomputed")) == len(c.log)
         stats = step_time_stats(c.log)
         assert stats["n"] == len(c.log) and stats["median"] > 0
 
@@ -206,9 +200,11 @@ def test_task_dropped_instead_of_a_blind_fallback():
                          b_eq=resp.tau_d if C is not None else None,
                          bounds=[(lo[i], hi[i]) for i in range(3)] + [(None, None)] * resp.n_w, method="highs")
         assert lp_res.status == 2, (m, lp_res.status)  # infeasible
-    fast = max_thrust(model, system, lo, hi)
-    slow = max_thrust(model, system, lo, hi, force_slow=True)
+    step = StepModel(state, p)
+    fast = max_thrust(step, lo, hi)
+    slow = max_thrust(step, lo, hi, force_slow=True)
     assert fast.status == slow.status == "task_dropped"
     assert fast.mode == slow.mode and abs(fast.value - slow.value) <= 1e-6 * max(1.0, abs(fast.value))
     assert fast.mode4[2:] == "SS" and len(fast.mode) == 2
     assert np.all(fast.tau >= lo - 1e-9) and np.all(fast.tau <= hi + 1e-9)
+    assert_matches_reference(step, lo, hi, fast, "task dropped")

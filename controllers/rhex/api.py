@@ -50,8 +50,25 @@ The document (schema ``contactmodes.flip/1``; floats are plain Python floats, no
 ``controller_errors``
     the messages of max-thrust's ``error`` steps (at most 10; a failed step commands zero torque
     and predicts nothing), ``[]`` otherwise
-``steps``, ``control_rate_hz``, ``median_step_ms``
-    control steps simulated, the controller rate (Hz), median wall time of one controller call (ms)
+``steps``, ``control_rate_hz``
+    control steps simulated, the controller rate (Hz)
+``step_ms``
+    ``{"median", "p90", "p99", "max", "steps"}``: wall time of one controller call (ms) over the
+    thrust steps the controller computed — steps ``0 … n_f − 1`` of the thrust phase
+    (``thrust_end_s``; idle steps after it are left out) without the steps it answered from its
+    precomputed at-rest start (max-thrust, :mod:`~.max_thrust`); ``steps`` how many (the other
+    fields ``null`` when none)
+``step_cpu_ms``
+    the same statistics of the CPU time of the controller's thread per call (ms): on a shared,
+    loaded machine the wall time includes time the process waited for a core
+``median_step_ms``
+    ``step_ms["median"]``, kept for compatibility
+``controller_paths``
+    how the steps were computed (:data:`~.max_thrust.PATHS`): ``fast`` (batched verified LPs and
+    certified responses only), ``slow`` (the exact slow path with projections ran), ``fallback``
+    (some LP or response went to the exact solvers), ``precomputed`` (the at-rest start), and
+    ``lp_fallbacks`` / ``svd_fallbacks`` — LPs and responses handed to :mod:`polytopes.lp` /
+    the SVD; for the blind controller ``fast`` / ``fallback`` steps and ``lp_fallbacks``
 ``mode_timeline`` (only with ``timeline=True``)
     segments ``{"t0": s, "t1": s, "simulated": "RFLL", "controller": "RRLL" | null}`` — maximal
     runs of control steps with the same simulated mode (letters body, toe1 rear, toe2, toe3 front)
@@ -72,7 +89,8 @@ import numpy as np
 from .params import RHexParams
 from .simulator import SimulationResult, simulate
 
-__all__ = ["SCHEMA", "CONTROLLERS", "FlipRun", "make_controller", "simulate_flip", "flip_document", "run_flip"]
+__all__ = ["SCHEMA", "CONTROLLERS", "FlipRun", "make_controller", "simulate_flip", "flip_document", "run_flip",
+           "step_time_summary"]
 
 SCHEMA = "contactmodes.flip/1"
 CONTROLLERS = ("max-thrust", "blind")
@@ -95,17 +113,20 @@ def make_controller(name: str, params: RHexParams):
 
 
 class _Timed:
-    """Wraps a controller; records the wall time (s) of each call and the last state seen."""
+    """Wraps a controller; records the wall time and this thread's CPU time (s) of each call and
+    the last state seen."""
 
     def __init__(self, controller) -> None:
         self.controller = controller
         self.times: list[float] = []
+        self.cpu_times: list[float] = []
         self.last_state = None
 
     def __call__(self, t, state, params=None):
         self.last_state = state
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.thread_time()
         out = self.controller(t, state, params)
+        self.cpu_times.append(time.thread_time() - c0)
         self.times.append(time.perf_counter() - t0)
         return out
 
@@ -113,14 +134,16 @@ class _Timed:
 @dataclass
 class FlipRun:
     """A finished flip: ``controller`` name, ``params``, the :class:`~.simulator.SimulationResult`
-    ``result``, the controller object ``agent`` (its ``switch_time``, ``log``, ``counts``) and
-    ``step_times_s`` (N,) wall time of each controller call (s)."""
+    ``result``, the controller object ``agent`` (its ``switch_time``, ``log``, ``counts``,
+    ``paths``), ``step_times_s`` (N,) wall time and ``step_cpu_s`` (N,) CPU time of each
+    controller call (s)."""
 
     controller: str
     params: RHexParams
     result: SimulationResult
     agent: object
     step_times_s: np.ndarray
+    step_cpu_s: np.ndarray | None = None
 
     def document(self, timeline: bool = True) -> dict:
         """The result document (module docstring); ``timeline=False`` leaves out ``mode_timeline``."""
@@ -149,7 +172,7 @@ def simulate_flip(params: RHexParams, controller: str, duration: float = 2.0, *,
     result = simulate(timed, params, duration=duration, progress=hook if progress is not None else None,
                       progress_every=progress_every,
                       initial_state=initial_state)
-    return FlipRun(controller, params, result, timed.controller, np.array(timed.times))
+    return FlipRun(controller, params, result, timed.controller, np.array(timed.times), np.array(timed.cpu_times))
 
 
 def _round(value, digits: int = 6):
@@ -162,6 +185,29 @@ def _status_counts(agent) -> dict:
 
         return {s: int(agent.counts[s]) for s in STATUSES if agent.counts.get(s)}
     return dict(Counter(entry[3] for entry in getattr(agent, "log", [])))
+
+
+def step_time_summary(times_s, computed=None) -> dict:
+    """``{"median", "p90", "p99", "max", "steps"}`` in ms of the step times ``times_s`` (s) where
+    ``computed`` (bool mask, default all) holds; the statistics are ``None`` without steps."""
+    t = np.asarray(times_s, dtype=float)
+    if computed is not None:
+        t = t[np.asarray(computed, dtype=bool)]
+    if t.size == 0:
+        return {"median": None, "p90": None, "p99": None, "max": None, "steps": 0}
+    ms = t * 1e3
+    return {"median": float(np.median(ms)), "p90": float(np.percentile(ms, 90)),
+            "p99": float(np.percentile(ms, 99)), "max": float(ms.max()), "steps": int(t.size)}
+
+
+def _computed_steps(run: FlipRun, n_f: int) -> np.ndarray:
+    """Mask of the thrust steps ``0 … n_f − 1`` the controller computed (not precomputed)."""
+    n = len(run.step_times_s)
+    mask = np.arange(n) < n_f
+    log = getattr(run.agent, "log", [])
+    if len(log) == n:
+        mask &= np.array([getattr(r, "path", "") != "precomputed" for r in log], dtype=bool)
+    return mask
 
 
 def flip_document(run: FlipRun, timeline: bool = True) -> dict:
@@ -195,8 +241,13 @@ def flip_document(run: FlipRun, timeline: bool = True) -> dict:
         "controller_errors": list(getattr(run.agent, "errors", [])),
         "steps": len(result.sim_modes),
         "control_rate_hz": float(p.control_rate),
-        "median_step_ms": float(np.median(run.step_times_s) * 1e3) if len(run.step_times_s) else None,
     }
+    computed = _computed_steps(run, n_f)
+    doc["step_ms"] = step_time_summary(run.step_times_s, computed)
+    cpu = run.step_cpu_s if run.step_cpu_s is not None else np.zeros(0)
+    doc["step_cpu_ms"] = step_time_summary(cpu, computed if len(cpu) == len(computed) else None)
+    doc["median_step_ms"] = doc["step_ms"]["median"]
+    doc["controller_paths"] = {k: int(v) for k, v in getattr(run.agent, "paths", {}).items()}
     if timeline:
         doc["mode_timeline"] = metrics.mode_timeline(result)
     for key, value in doc.items():  # the JSON contract: no NaN/Infinity

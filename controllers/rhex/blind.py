@@ -7,20 +7,26 @@ tangent ``t = +x``, the robot's nose pointing ``+x``, so sliding forwards = ``R`
   (``R``);
 * ``M2 = "RFLL"``: rear toe stuck (``F``), body slides forwards, middle and front toes backwards.
 
-At each control step the controller builds the rigid model (:func:`~.rigid_model.rigid_model`) and
-solves, for the assumed mode only (no enumeration of other modes), the LP
+At each control step the controller builds the rigid model (the closed-form terms of
+:func:`~.rigid_model.rigid_arrays`, nondimensionalized as every analysis is,
+:class:`~.max_thrust.StepModel` without max-thrust's normal-velocity classification) and solves,
+for the assumed mode only (no enumeration of other modes), the LP
 
     max_{τ, w}  θ̈ = (P_q τ + Q_q w + r_q)[θ]   s.t.  (τ, w) ∈ D_c  (eq. 33, with the task
                                                    constraint f_n(body) >= threshold),
                                                    lo <= τ <= hi   (motor limits at the hip speeds)
 
-with SciPy HiGHS (measured with ``benchmark_lp`` at the flip start on the shared 2-core box:
-1.4 ms per control step *including* the SVD response, against 4.5 ms for the LP alone through cvxpy,
-whose problem construction dominates). If the LP is infeasible (the
-assumed mode cannot be realized with the task constraint — the blind controller cannot know), it
-falls back to the *elastic* LP ``max θ̈ − ρ Σ s`` with the inequality rows of ``D_c`` relaxed by
-slacks ``s >= 0`` (``ρ = 1e3`` per unit violation), i.e. the torque that realizes the assumed model
-as nearly as possible.
+on the machinery of the max-thrust controller: the mode's response from a
+:class:`contactmodes.layout.Layout` (certified pivoted solve, else the SVD) and the LP from
+:func:`polytopes.batchlp.solve_batch` (a verified dual simplex warm-started from the previous
+step's basis, :func:`polytopes.lp.solve_verified` when its answer does not verify). If the LP is
+infeasible (the assumed mode cannot be realized with the task constraint — the blind controller
+cannot know), it falls back to the *elastic* LP ``max θ̈ − ρ Σ s`` with the inequality rows of
+``D_c`` relaxed by slacks ``s >= 0`` (``ρ = 1e3`` per unit violation of a row in SI units, the
+rows of :func:`contactmodes.domains.domain_inequalities` of the SI system; solved in the
+nondimensional variables with each slack weighted by its row's unit), i.e. the torque that
+realizes the assumed model as nearly as possible. (Before this machinery both LPs went through
+``scipy.optimize.linprog``, about 1.3 ms per call on the shared machine.)
 
 Contacts left out of the rigid model (a toe more than ``params.toe_clearance`` above the ground)
 drop their letter from the LP's mode; the logged and reported mode is that effective mode in the
@@ -51,14 +57,15 @@ import math
 import time
 
 import numpy as np
-from scipy.optimize import linprog
 
-from contactmodes.domains import domain_inequalities
-from contactmodes.response import solve_response
+from contactmodes.layout import W_BOUND, Structure
+from contactmodes.modetable import VelocityPattern
+from polytopes import batchlp
+from polytopes import lp
 
 from .limits import torque_limits
 from .params import RHexParams
-from .rigid_model import PITCH_INDEX, expand_mode, rigid_model
+from .rigid_model import CONTACT_NAMES, PITCH_INDEX, expand_mode
 from .simulator import ControlOutput, leg_kinematics
 
 __all__ = ["M1", "M2", "BlindController", "max_thrust_fixed_mode", "benchmark_lp"]
@@ -69,45 +76,87 @@ M2 = "RFLL"
 """Blind model 2: rear toe stuck, body forwards, middle and front toes backwards."""
 
 ELASTIC_PENALTY = 1e3
+SLACK_BOUND = 1e6
+"""Artificial upper bound of the elastic slacks (nondimensional)."""
 
 
-def max_thrust_fixed_mode(model, mode4: str, lo, hi):
+class _FixedModeEngine:
+    """Structures and warm starts of the fixed-mode LP, kept across steps."""
+
+    def __init__(self) -> None:
+        self.structures: dict[tuple, Structure] = {}
+        self.warm: dict = {}
+
+    def layout(self, step, mode: str):
+        st = self.structures.get(step.contacts)
+        if st is None:
+            st = Structure(6, 3, step.contacts, step.arrays.mu, [("task", "geq", 1)])
+            self.structures[step.contacts] = st
+        pat = step.pattern
+        return st, st.layout(VelocityPattern(pat.threshold, pat.t_zero, pat.n_zero, tuple(mode)))
+
+
+def max_thrust_fixed_mode(step, mode4: str, lo, hi, engine: _FixedModeEngine | None = None, counters=None):
     """Maximal-θ̈ torque under one assumed mode (the LP of the module docstring).
 
-    ``model`` a :class:`~.rigid_model.RigidModel`; ``mode4`` a 4-letter mode (body, toe1..3);
-    ``lo``, ``hi`` (3,) torque bounds (N·m). Returns ``(tau (3,), predicted θ̈ (rad/s²), status)``
-    with status ``"optimal"``, ``"elastic"`` (LP infeasible, elastic fallback) or ``"inconsistent"``
-    (no torque satisfies the mode's equalities (31); ``tau = 0``, prediction NaN).
+    ``step`` a :class:`~.max_thrust.StepModel` (built with ``classify=False``); ``mode4`` a
+    4-letter mode (body, toe1..3); ``lo``, ``hi`` (3,) torque bounds (N·m); ``engine`` the
+    structures and warm starts kept across steps. Returns ``(tau (3,), predicted θ̈ (rad/s²),
+    status)`` with status ``"optimal"``, ``"elastic"`` (LP infeasible, elastic fallback) or
+    ``"inconsistent"`` (no torque satisfies the mode's equalities (31); ``tau = 0``, prediction
+    NaN). ``counters["lp_fallbacks"]`` counts LPs the exact solvers decided.
     """
-    letters = dict(zip(("body", "toe1", "toe2", "toe3"), mode4))
-    mode = "".join(letters[c] for c in model.contacts)
-    resp = solve_response(model.system, mode, task=True)
-    n_tau, n_w = 3, resp.n_w
-    if not resp.consistent:
+    engine = engine or _FixedModeEngine()
+    counters = {} if counters is None else counters
+    letters = dict(zip(CONTACT_NAMES, mode4))
+    mode = "".join(letters[c] for c in step.contacts)
+    st, layout = engine.layout(step, mode)
+    banks = st.banks(step.terms)
+    resp = layout.responses(banks, np.array([0]), PITCH_INDEX, counters)
+    if not resp.consistent[0]:
         return np.zeros(3), float("nan"), "inconsistent"
-    A, b, trivially_infeasible = domain_inequalities(resp)
-    c = -np.concatenate([resp.P_q[PITCH_INDEX], resp.Q_q[PITCH_INDEX]])
-    C = np.hstack([resp.tau_C, np.zeros((resp.tau_C.shape[0], n_w))]) if resp.tau_C.shape[0] else None
-    d = resp.tau_d if C is not None else None
-    bounds = [(lo[i], hi[i]) for i in range(n_tau)] + [(None, None)] * n_w
+    dom = layout.domains(banks, resp)
+    u, s_theta = step.terms.tau, float(step.terms.qdd[PITCH_INDEX])
+    lo_s, hi_s = np.asarray(lo, dtype=float) / u, np.asarray(hi, dtype=float) / u
+    sw = resp.Q.shape[2]
+    n = 3 + sw
+    A, b = dom.A[0], dom.b[0]
+    C = np.hstack([resp.C[0], np.zeros((3, sw))]) * resp.cvalid[0][:, None]
+    d = resp.d[0] * resp.cvalid[0]
+    obj = np.concatenate([resp.P[0, PITCH_INDEX], resp.Q[0, PITCH_INDEX]])
+    wf = resp.wfree[0]
+    lo_z = np.concatenate([lo_s, np.where(wf, -W_BOUND, 0.0)])
+    hi_z = np.concatenate([hi_s, np.where(wf, W_BOUND, 0.0)])
+    art = np.concatenate([np.zeros(3, bool), wf])
+    G = np.vstack([A, C, -C])
+    h = np.concatenate([b, d, -d])
+    key = (step.contacts, mode)
+    res = batchlp.solve_batch(-obj[None], G[None], h[None], lo_z[None], hi_z[None], art[None],
+                              engine.warm.get(key, np.full((1, n), -1)))
+    engine.warm[key] = res.basis
+    counters["lp_fallbacks"] = counters.get("lp_fallbacks", 0) + res.n_fallback
     status = "optimal"
-    res = None
-    if not trivially_infeasible:
-        res = linprog(c, A_ub=A if A.shape[0] else None, b_ub=b if A.shape[0] else None,
-                      A_eq=C, b_eq=d, bounds=bounds, method="highs")
-    if res is None or res.status != 0:
+    z = res.x[0]
+    if res.status[0] != lp.OPTIMAL:
         status = "elastic"
-        m = A.shape[0]
-        A_el = np.hstack([A, -np.eye(m)])
-        c_el = np.concatenate([c, ELASTIC_PENALTY * np.ones(m)])
-        C_el = np.hstack([C, np.zeros((C.shape[0], m))]) if C is not None else None
-        res = linprog(c_el, A_ub=A_el, b_ub=b, A_eq=C_el, b_eq=d,
-                      bounds=bounds + [(0, None)] * m, method="highs")
-        if res.status != 0:
+        p = A.shape[0]
+        valid = dom.valid[0]
+        # an SI row is unit × the nondimensional one: its SI slack is unit × this slack, and the SI
+        # objective −θ̈ + ρ Σ s_SI divided by the unit of θ̈ reads −θ̈' + ρ Σ (unit / s_θ) s'
+        Ge = np.vstack([np.hstack([A, -np.diag(valid.astype(float))]),
+                        np.hstack([np.vstack([C, -C]), np.zeros((6, p))])])
+        he = np.concatenate([b, d, -d])
+        ce = np.concatenate([-obj, ELASTIC_PENALTY * valid * dom.unit[0] / s_theta])
+        lo_e = np.concatenate([lo_z, np.zeros(p)])
+        hi_e = np.concatenate([hi_z, np.where(valid, SLACK_BOUND, 0.0)])
+        art_e = (np.concatenate([art, np.zeros(p, bool)])[None], np.concatenate([art, valid])[None])
+        el = batchlp.solve_batch(ce[None], Ge[None], he[None], lo_e[None], hi_e[None], art_e)
+        counters["lp_fallbacks"] = counters.get("lp_fallbacks", 0) + el.n_fallback
+        if el.status[0] != lp.OPTIMAL:
             return np.zeros(3), float("nan"), "inconsistent"
-    z = res.x[: n_tau + n_w]
-    tau = z[:n_tau]
-    acc = float(resp.P_q[PITCH_INDEX] @ tau + resp.Q_q[PITCH_INDEX] @ z[n_tau:] + resp.r_q[PITCH_INDEX])
+        z = el.x[0, :n]
+    tau = z[:3] * u
+    acc = float(obj @ z[:n] + resp.r[0, PITCH_INDEX]) * s_theta
     return tau, acc, status
 
 
@@ -138,7 +187,9 @@ class BlindController:
         self.reset()
 
     def reset(self) -> None:
-        """Back to model M1, detector cleared."""
+        """Back to model M1, detector cleared (the structures and warm starts are kept)."""
+        self.engine = getattr(self, "engine", None) or _FixedModeEngine()
+        self.paths = {"fast": 0, "fallback": 0, "lp_fallbacks": 0, "svd_fallbacks": 0}
         self.mode = M1
         self.switch_time = None
         self._prev = None  # (t, pitch rate)
@@ -167,38 +218,34 @@ class BlindController:
     def __call__(self, t: float, state, params: RHexParams | None = None) -> ControlOutput:
         p = params or self.params
         st = np.asarray(state, dtype=float)
+        from .max_thrust import StepModel
+
         self._detect(t, float(st[5]))
-        model = rigid_model(st, self.params, task=True)
+        step = StepModel(st, self.params, classify=False)
         lo, hi = torque_limits(leg_kinematics(st, p).phidot, p)
-        tau, acc, status = max_thrust_fixed_mode(model, self.mode, lo, hi)
+        counters: dict = {}
+        tau, acc, status = max_thrust_fixed_mode(step, self.mode, lo, hi, self.engine, counters)
         tau = np.clip(tau, lo, hi)  # LP round-off
         self._last_pred = acc
-        letters = dict(zip(("body", "toe1", "toe2", "toe3"), self.mode))
-        mode = expand_mode("".join(letters[c] for c in model.contacts), model.contacts)
+        fb = counters.get("lp_fallbacks", 0) + counters.get("svd_responses", 0)
+        self.paths["fallback" if fb else "fast"] += 1
+        self.paths["lp_fallbacks"] += counters.get("lp_fallbacks", 0)
+        self.paths["svd_fallbacks"] += counters.get("svd_responses", 0)
+        letters = dict(zip(CONTACT_NAMES, self.mode))
+        mode = expand_mode("".join(letters[c] for c in step.contacts), step.contacts)
         self.log.append((t, mode, acc, status))
         return ControlOutput(tau, mode, None if not math.isfinite(acc) else acc)
 
 
 def benchmark_lp(state, params: RHexParams | None = None, repeat: int = 20) -> dict:
-    """Seconds per solve of the M1 LP at ``state``: ``{"highs": s, "cvxpy": s}`` (cvxpy optional)."""
+    """Seconds per fixed-mode step (model, response and verified LP) of M1 at ``state``:
+    ``{"batch": s}``, the LP path of :func:`max_thrust_fixed_mode`."""
+    from .max_thrust import StepModel
+
     p = params or RHexParams()
-    model = rigid_model(state, p)
     lo, hi = torque_limits(leg_kinematics(state, p).phidot, p)
+    engine = _FixedModeEngine()
     t0 = time.perf_counter()
     for _ in range(repeat):
-        max_thrust_fixed_mode(model, M1, lo, hi)
-    out = {"highs": (time.perf_counter() - t0) / repeat}
-    try:
-        import cvxpy as cp
-    except ImportError:  # pragma: no cover
-        return out
-    resp = solve_response(model.system, "".join(dict(zip(("body", "toe1", "toe2", "toe3"), M1))[c] for c in model.contacts))
-    A, b, _ = domain_inequalities(resp)
-    t0 = time.perf_counter()
-    for _ in range(repeat):
-        z = cp.Variable(3 + resp.n_w)
-        obj = cp.Maximize(np.concatenate([resp.P_q[PITCH_INDEX], resp.Q_q[PITCH_INDEX]]) @ z)
-        cons = [A @ z <= b, z[:3] >= lo, z[:3] <= hi]
-        cp.Problem(obj, cons).solve(solver=cp.HIGHS if "HIGHS" in cp.installed_solvers() else None)
-    out["cvxpy"] = (time.perf_counter() - t0) / repeat
-    return out
+        max_thrust_fixed_mode(StepModel(state, p, classify=False), M1, lo, hi, engine)
+    return {"batch": (time.perf_counter() - t0) / repeat}

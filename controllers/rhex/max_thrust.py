@@ -2,7 +2,7 @@
 
 At every control step (``params.control_rate``, zero-order hold) the controller
 
-1. builds the rigid model (:func:`~.rigid_model.rigid_model`, task constraint
+1. builds the rigid model (:func:`~.rigid_model.rigid_arrays`, task constraint
    ``f_n(body) >= params.min_body_normal_force``) at the measured state, with the normal contact
    velocities classified as described under *Velocity classification* below;
 2. enumerates the kinematically feasible modes ``M_f`` (Sec. III-F with the thresholds ``v0`` of
@@ -19,11 +19,11 @@ At every control step (``params.control_rate``, zero-order hold) the controller
 4. applies the torque of the best mode ``c* = argmax_c θ̈*_c``, from t = 0 until the run ends
    (flip or failure; no pitch stop, as :class:`~.blind.BlindController`).
 
-Lazy evaluation (speed)
------------------------
+Lazy evaluation
+---------------
 The union of polytopes ``T*_c ∩ L`` is never built for every mode. Per step:
 
-* **Bounds.** One SVD response per mode (the task row is an inequality, so the response with and
+* **Bounds.** One response per mode (the task row is an inequality, so the response with and
   without task is the same; the untasked domain (33) drops the task row), and one LP per mode in
   the lifted ``(τ, w)`` space: ``β_c = max θ̈ over D_c(task) ∩ L`` (no projection). ``β_c`` is an
   upper bound of ``θ̈*_c`` because ``T*_c ∩ L ⊆ T_c ∩ L``; the LP's maximizer ``τ°_c`` comes along.
@@ -34,13 +34,45 @@ The union of polytopes ``T*_c ∩ L`` is never built for every mode. Per step:
     the tolerance :data:`POINT_TOL` of ``T_c'`` counts as inside, so the fast path never accepts a
     boundary point), then ``τ°_c`` is strictly outside every closed ``T_c'``, hence unambiguous,
     and ``θ̈*_c = β_c``;
-  - *slow path* otherwise: ``K = T_c ∩ L`` is projected (one :func:`~contactmodes.domains.mode_domain`
-    with the limit rows appended), the ``c'`` whose domains meet ``K`` are found by one lifted
-    feasibility LP each over ``(τ, w')`` (no projection), only those ``T_c'`` are projected (cached
-    for the step), those meeting ``K`` with full relative dimension are removed by
-    :func:`polytopes.difference`, and ``θ̈`` is maximized over each remaining piece (one LP each).
+  - *slow path* otherwise: ``K = T_c ∩ L`` is projected (the candidate's
+    :class:`~contactmodes.session.ModeSolution` of an analysis session of the step,
+    :meth:`~contactmodes.session.ModeSolution.projected` with the limit rows appended), the
+    ``c'`` whose domains meet ``K`` are found by one lifted feasibility LP each over ``(τ, w')``
+    (no projection), only those ``T_c'`` are projected (cached by the session), those meeting
+    ``K`` with full relative dimension are removed by :func:`polytopes.difference`, and ``θ̈`` is
+    maximized over each remaining piece (one LP each).
 * **Stop** as soon as the best value found is ``>= β`` of the next candidate (minus
   :data:`TIE_TOL`): no remaining mode can do better.
+
+Real time (1 kHz)
+-----------------
+The fast path runs on :mod:`contactmodes.layout` and :mod:`polytopes.batchlp`:
+
+* the rigid model in closed form (:func:`~.rigid_model.rigid_arrays`), nondimensionalized by
+  :func:`contactmodes.scaling.scale_terms` (the rule of every analysis session);
+* one :class:`~contactmodes.layout.Structure` per set of present contacts and one
+  :class:`~contactmodes.layout.Layout` per velocity pattern (Table III,
+  :attr:`~contactmodes.modetable.VelocityPattern.key`), kept across steps: the index tables, the
+  per-mode pivot choices of (24) and the LP bases are reused while the pattern is unchanged;
+* every candidate's kinematic test, every mode's response, the bound LPs and the point-test LPs
+  are evaluated in batches (one NumPy operation for all modes), each LP warm-started from the
+  previous step's optimal basis and every answer verified (primal and dual feasibility, or a
+  Farkas certificate); an answer that does not verify goes to :func:`polytopes.lp.solve_verified`
+  (cddlib, HiGHS), a response whose rank decision is not certified to be the SVD's goes to the
+  SVD (:func:`contactmodes.response.response_from_equations`) — the counts are in
+  :attr:`MaxThrustController.paths`;
+* the slow path and the reference (:func:`max_thrust_reference`) run on an
+  :class:`~contactmodes.session.AnalysisSession` of the step's system (built only when needed);
+* **precomputed before the run** (in the constructor, outside every timed step): the structures
+  and pivot choices of every set of present contacts at the at-rest start
+  (:func:`~.simulator.initial_state`), and the answer at that start state itself (136 modes at
+  rest); a step whose state is exactly that start state returns the stored answer
+  (``MaxThrustController.paths["precomputed"]``). Any other state is computed.
+
+Decisions are those of the reference: the same enumeration (footnote 5's strict slack, decided by
+the batched LP unless within LP precision of the margin, then by the enumeration's own LP), the
+same rank and consistency decisions (certified, else the SVD), the same candidates, bounds, point
+tests and stopping rule, in nondimensional units throughout.
 
 Boundary convention (ties)
 --------------------------
@@ -79,15 +111,11 @@ computation raised (zero torque, no prediction; the message is kept in
 :attr:`MaxThrustController.errors`). Lifted toes (left out of the rigid model) are ``S`` in the
 logged 4-letter modes (:func:`~.rigid_model.expand_mode`).
 
-Measured before the effective torque limit and the removal of the blind fallback (shared 2-core box, 16.2 N·m, 60° stop, 1 s runs)
---------------------------------------------------------------------------------------------------------------------------------
-μ_t = 0.39: flips at 0.263 s (blind 0.267 s); per-step median 4.6 ms, p90 14 ms, max 78 ms (the
-first step at rest: 136 modes, enumeration alone 25 ms); whole run 1.3 s wall; RMSE of predicted
-vs simulated θ̈ over the thrust steps 9.7 rad/s² (blind 11.5). μ_t = 0.6: 0.278 s (blind 0.280 s);
-median 4.5 ms, p90 8.1 ms; RMSE 9.6 (blind 10.9). In both runs the fast point test decided every
-step (no slow path); the task constraint becomes infeasible (the body normal force cannot reach
-5 N) from about 27° pitch on (at 16.2 N·m). Current numbers: ``docs/rhex-reproduction.md``. Cost per step ≈ enumeration + one SVD response, one bound LP and one point test per
-mode (≈ 0.4 ms per mode).
+Speed
+-----
+Measured by ``benchmarks/bench_flip_step.py`` (whole flips at μ_t 0.39 and 0.6, this code against
+the previous code in one run); the numbers, the targets met and not met, and what the tests
+compare are in ``docs/realtime.md``.
 """
 
 from __future__ import annotations
@@ -99,29 +127,34 @@ from typing import NamedTuple
 
 import numpy as np
 
-from contactmodes.ambiguity import unambiguous, untasked_domains
-from contactmodes.domains import domain_inequalities, intersect_domains, mode_domain
-from contactmodes.modes import enumerate_modes, zero_threshold
-from contactmodes.response import ModeResponse, solve_response
+from contactmodes.ambiguity import unambiguous
+from contactmodes.domains import intersect_domains
+from contactmodes.layout import W_BOUND, Layout, Structure
+from contactmodes.modetable import classify_arrays
+from contactmodes.scaling import ScaledTerms, scale_terms
+from contactmodes.session import AnalysisSession
 from contactmodes.tolerances import AMBIGUITY_ATOL
-from polytopes import Polytope, difference
+from polytopes import Polytope, batchlp, difference
 from polytopes import lp
 
 from .limits import torque_limits
 from .params import RHexParams
-from .rigid_model import PITCH_INDEX, RigidModel, expand_mode, rigid_model
-from .simulator import ControlOutput, leg_kinematics
+from .rigid_model import (CONTACT_NAMES, COORDINATES, PITCH_INDEX, TORQUES, RigidArrays, RigidModel, expand_mode,
+                          rigid_arrays, task_constraint)
+from .simulator import ControlOutput, initial_state, leg_kinematics
 
 __all__ = [
     "MaxThrustController",
     "MaxThrustRecord",
     "MaxThrustResult",
+    "ReferenceResult",
     "controller_model",
     "max_thrust",
     "max_thrust_reference",
     "step_time_stats",
     "NORMAL_VELOCITY_TOL",
     "STATUSES",
+    "PATHS",
     "NUDGE",
     "POINT_TOL",
     "TIE_TOL",
@@ -133,10 +166,15 @@ NUDGE = 0.01
 """Fraction of the way towards the winning piece's Chebyshev centre a tied maximizer is moved."""
 POINT_TOL = 1e-6
 """Fast-path point test: ``τ°`` counts as inside ``T_c'`` when the normalized rows of ``D_c'`` can
-be met to within ``POINT_TOL · max(1, ‖τ°‖∞, scale)`` (generous on purpose: near-boundary points
-go to the exact slow path)."""
+be met to within ``POINT_TOL · max(1, ‖τ°‖∞, scale)`` (nondimensional torques; generous on
+purpose: near-boundary points go to the exact slow path)."""
 TIE_TOL = 1e-9
 """Relative tolerance (× ``max(1, |θ̈|)``) of the stopping rule ``best >= β_next``."""
+SLACK_CAP = 1e6
+"""Upper bound of the point test's slack variable (a point outside by more is outside)."""
+
+S_MATRIX = np.vstack([np.zeros((3, 3)), np.eye(3)])
+"""The rigid model's actuator map ``S`` (hip torques on ``phi1..phi3``)."""
 
 
 class MaxThrustRecord(NamedTuple):
@@ -145,7 +183,8 @@ class MaxThrustRecord(NamedTuple):
     ``status`` (module doc: ``"optimal"``, ``"ambiguous"``, ``"task_dropped"``,
     ``"task_dropped_ambiguous"``, ``"no_mode"``, ``"error"``), ``n_examined`` candidates examined
     for ambiguity, ``n_slow`` of them through the slow path, ``n_projections`` polytope
-    projections done."""
+    projections done, ``cpu_time`` (s, this thread's CPU time for the step), ``path``
+    (:data:`PATHS`)."""
 
     t: float
     mode: str | None
@@ -156,6 +195,8 @@ class MaxThrustRecord(NamedTuple):
     n_examined: int
     n_slow: int
     n_projections: int
+    cpu_time: float = math.nan
+    path: str = "fast"
 
 
 @dataclasses.dataclass
@@ -167,7 +208,8 @@ class MaxThrustResult:
     maximum over the closure of ``T*_c ∩ L`` (equal to ``value`` unless nudged); ``status`` (module
     doc); ``n_modes``, ``n_examined``, ``n_slow``, ``n_projections`` work counters; ``bounds``
     ``{mode: β_c}``; ``values`` ``{mode: θ̈*_c}`` for the examined modes (``-inf`` when
-    ``T*_c ∩ L`` is empty); ``nudged`` whether the tie rule moved the torque.
+    ``T*_c ∩ L`` is empty); ``nudged`` whether the tie rule moved the torque; ``fallbacks`` LPs
+    and responses the fast path handed to the exact solvers (:data:`PATHS`).
     """
 
     tau: np.ndarray
@@ -183,99 +225,201 @@ class MaxThrustResult:
     bounds: dict = dataclasses.field(default_factory=dict)
     values: dict = dataclasses.field(default_factory=dict)
     nudged: bool = False
+    fallbacks: int = 0
+
+
+# ----------------------------------------------------------------------------------- the step's model
+
+
+def _classified(v_contact: np.ndarray, normal_velocity_tol: float) -> np.ndarray:
+    """Normal velocities ``<= normal_velocity_tol`` (m/s) set to 0 (module doc), (2k,)."""
+    v = np.array(v_contact, dtype=float).reshape(-1, 2)
+    change = (v[:, 1] <= max(0.0, float(normal_velocity_tol))) & (np.abs(v[:, 1]) > 0.0)
+    v[change, 1] = 0.0
+    return v.reshape(-1)
+
+
+class StepModel:
+    """The rigid model of one state as the controller sees it (module doc): closed-form terms
+    (:func:`~.rigid_model.rigid_arrays`), classified velocities, scaled terms
+    (:func:`contactmodes.scaling.scale_terms`) and the velocity pattern (on the scaled velocities).
+    :attr:`system` and :attr:`session` build the :class:`~contactmodes.system.ContactSystem` and
+    its :class:`~contactmodes.session.AnalysisSession` on first use (slow path, reference).
+    ``classify=False`` keeps the measured normal velocities (the blind controller's model; an
+    approaching contact is then not an error)."""
+
+    def __init__(self, state, params: RHexParams, normal_velocity_tol: float = NORMAL_VELOCITY_TOL,
+                 classify: bool = True) -> None:
+        self.params = params
+        self.arrays: RigidArrays = rigid_arrays(state, params)
+        ra = self.arrays
+        self.contacts = ra.contacts
+        self.v_contact = _classified(ra.v_contact, normal_velocity_tol) if classify else ra.v_contact
+        tc = task_constraint(len(ra.contacts), params)
+        self.terms: ScaledTerms = scale_terms(ra.M, ra.h, S_MATRIX, ra.J, ra.Jdot_qdot, self.v_contact, ra.v0,
+                                              ra.scales, [(tc.qdd, tc.f, tc.tau, tc.rhs)])
+        self.pattern = classify_arrays(self.terms.v_contact, self.terms.v0, 1.0, ra.contacts,
+                                       check_approaching=classify)
+        self._system = None
+        self._session = None
+
+    @property
+    def system(self):
+        """The :class:`~contactmodes.system.ContactSystem` (task on, classified velocities)."""
+        if self._system is None:
+            from contactmodes.system import ContactSystem
+
+            ra = self.arrays
+            self._system = ContactSystem(
+                M=ra.M, h=ra.h, S=S_MATRIX, J=ra.J, Jdot_qdot=ra.Jdot_qdot, v_contact=self.v_contact, mu=ra.mu,
+                coordinates=COORDINATES, torques=TORQUES, contacts=ra.contacts, v0=ra.v0,
+                constraints=(task_constraint(len(ra.contacts), self.params),), name="rhex_rigid", scales=ra.scales)
+        return self._system
+
+    @property
+    def session(self) -> AnalysisSession:
+        """An :class:`~contactmodes.session.AnalysisSession` of :attr:`system` (built once)."""
+        if self._session is None:
+            self._session = AnalysisSession(self.system)
+        return self._session
+
+    @property
+    def model(self) -> RigidModel:
+        """The :class:`~.rigid_model.RigidModel` of the step (closed-form terms)."""
+        ra = self.arrays
+        return RigidModel(self.system, ra.contacts, ra.q, ra.qdot, None)
 
 
 def controller_model(state, params: RHexParams, normal_velocity_tol: float = NORMAL_VELOCITY_TOL):
     """Rigid model at ``state`` (18,) with the velocity classification of the module doc.
 
-    Returns ``(model, system, n_clamped)``: the :class:`~.rigid_model.RigidModel` (task on), its
-    :class:`~contactmodes.system.ContactSystem` with normal velocities ``<= normal_velocity_tol``
-    (m/s) set to 0, and how many contacts were changed.
+    Returns ``(model, system, n_clamped)``: the :class:`~.rigid_model.RigidModel` (closed-form
+    terms, task on), its :class:`~contactmodes.system.ContactSystem` with normal velocities
+    ``<= normal_velocity_tol`` (m/s) set to 0, and how many contacts were changed by more than the
+    zero threshold of Table III.
     """
-    model = rigid_model(state, params, task=True)
-    sys0 = model.system
-    v = np.array(sys0.v_contact, dtype=float).reshape(-1, 2)
-    eps = zero_threshold(sys0)
-    change = (v[:, 1] <= max(0.0, float(normal_velocity_tol))) & (np.abs(v[:, 1]) > 0.0)
-    n = int(np.sum(change & (np.abs(v[:, 1]) > eps)))
-    if not np.any(change):
-        return model, sys0, 0
-    v[change, 1] = 0.0
-    return model, dataclasses.replace(sys0, v_contact=v.reshape(-1)), n
+    sm = StepModel(state, params, normal_velocity_tol)
+    v0 = sm.arrays.v_contact.reshape(-1, 2)
+    eps = sm.pattern.threshold * sm.terms.velocity
+    n = int(np.sum((v0[:, 1] != sm.v_contact.reshape(-1, 2)[:, 1]) & (np.abs(v0[:, 1]) > eps)))
+    return sm.model, sm.system, n
 
 
-# ----------------------------------------------------------------------------------- per mode data
+# ----------------------------------------------------------------------------------- the fast path
 
 
-class _Mode:
-    """Lifted data of one mode at one step (z = (τ, w))."""
+class _Modes:
+    """The fast path's data of one step: the layout's kinematically feasible modes, their responses
+    and domains (nondimensional), and the per-mode work of the search."""
 
-    __slots__ = ("mode", "resp", "n_w", "A_t", "b_t", "A_u", "b_u", "C", "d", "feasible_t",
-                 "feasible_u", "unique", "grad", "offset", "bound", "tau0", "T_u", "An_u", "bn_u",
-                 "_resp_u")
+    def __init__(self, layout: Layout, banks, counters: dict) -> None:
+        self.layout = layout
+        feasible = layout.kinematic(banks, counters)
+        self.index = np.flatnonzero(feasible)
+        self.names = [layout.modes[i] for i in self.index]
+        self.resp = layout.responses(banks, self.index, PITCH_INDEX, counters)
+        self.dom = layout.domains(banks, self.resp)
+        r = self.resp
+        self.grad = r.P[:, PITCH_INDEX, :]
+        self.offset = r.r[:, PITCH_INDEX]
+        self.unique = r.unique
+        A, b = self.dom.A, self.dom.b
+        zero = ~np.any(A != 0.0, axis=2)
+        bad = zero & (b < 0.0) & self.dom.valid
+        self.feasible_u = r.consistent & ~np.any(bad & ~self.dom.task, axis=1)
+        self.feasible_t = r.consistent & ~np.any(bad, axis=1)
+        # normalized untasked rows for the point tests
+        keep = self.dom.valid & ~self.dom.task
+        nrm = np.sqrt(np.sum(A ** 2, axis=2))
+        nrm = np.where(nrm > 0.0, nrm, 1.0)
+        self.An = np.where(keep[:, :, None], A / nrm[:, :, None], 0.0)
+        self.bn = np.where(keep, b / nrm, 1.0)
+        self.bscale = np.max(np.where(keep, np.abs(self.bn), 0.0), axis=1, initial=0.0)
+        self.w_used = np.any(self.An[:, :, 3:] != 0.0, axis=1) & r.wfree
 
-    def __init__(self, mode: str, resp: ModeResponse):
-        self.mode = mode
-        self.resp = resp
-        self.n_w = resp.n_w
-        # The task row is an inequality: the response is the same with and without it, and the
-        # tasked rows (33) are the untasked ones plus the substituted task rows.
-        eqs = resp.equations
-        task = np.array([lab.startswith("task") for lab in eqs.ineq_labels], dtype=bool)
-        split = lambda mask: dataclasses.replace(resp, equations=dataclasses.replace(  # noqa: E731
-            eqs, N=eqs.N[mask], e=eqs.e[mask], ineq_labels=[l for l, k in zip(eqs.ineq_labels, mask) if k]))
-        resp_u = split(~task)
-        A_u, b_u, bad_u = domain_inequalities(resp_u)
-        if task.any():
-            A_k, b_k, bad_k = domain_inequalities(split(task))
-            A_t, b_t, bad_t = np.vstack([A_u, A_k]), np.concatenate([b_u, b_k]), bad_u or bad_k
-        else:
-            A_t, b_t, bad_t = A_u, b_u, bad_u
-        self.A_t, self.b_t, self.A_u, self.b_u = A_t, b_t, A_u, b_u
-        n = 3 + self.n_w
-        if resp.consistent:
-            self.C = np.hstack([resp.tau_C, np.zeros((resp.tau_C.shape[0], self.n_w))])
-            self.d = resp.tau_d
-        else:
-            self.C, self.d = np.zeros((0, n)), np.zeros(0)
-        self.feasible_t = resp.consistent and not bad_t
-        self.feasible_u = resp.consistent and not bad_u
-        self.unique = not (resp.Q_q.shape[1] and np.abs(resp.Q_q[PITCH_INDEX]).max() > AMBIGUITY_ATOL)
-        self.grad = resp.P_q[PITCH_INDEX]
-        self.offset = float(resp.r_q[PITCH_INDEX])
-        self.bound = -math.inf
-        self.tau0 = None
-        self.T_u = None  # untasked ModeDomain once projected
-        nrm = np.linalg.norm(A_u, axis=1)
-        nrm[nrm == 0] = 1.0
-        self.An_u, self.bn_u = A_u / nrm[:, None], b_u / nrm
-        self._resp_u = resp_u
 
-    def untasked_domain(self, system):
-        if self.T_u is None:
-            self.T_u = mode_domain(system, self.mode, task=False, response=self._resp_u)
-        return self.T_u
+def _bound_lps(md: _Modes, sel: np.ndarray, lo, hi, task: bool, warm: dict, counters: dict):
+    """``β_c`` and ``τ°_c`` of the modes ``sel`` (positions in ``md``) by one batched LP each over
+    ``D_c ∩ L`` in ``(τ, w)`` (with or without the task rows); ``(bound (len(sel),), tau0 (len(sel), 3))``,
+    ``-inf`` / NaN where that set is empty."""
+    nsel = sel.size
+    bound = np.full(nsel, -math.inf)
+    tau0 = np.full((nsel, 3), np.nan)
+    if nsel == 0:
+        return bound, tau0
+    r, dom = md.resp, md.dom
+    A, b = dom.A[sel], dom.b[sel]
+    if not task:
+        drop = dom.task[sel]
+        A = np.where(drop[:, :, None], 0.0, A)
+        b = np.where(drop, 1.0, b)
+    s = r.Q.shape[2]
+    C = np.concatenate([r.C[sel], np.zeros((nsel, 3, s))], axis=2)
+    d = r.d[sel]
+    cv = r.cvalid[sel]
+    C = np.where(cv[:, :, None], C, 0.0)
+    d = np.where(cv, d, 0.0)
+    G = np.concatenate([A, C, -C], axis=1)
+    h = np.concatenate([b, d, -d], axis=1)
+    cost = np.zeros((nsel, 3 + s))
+    cost[:, :3] = -md.grad[sel]
+    wf = r.wfree[sel]
+    lo_ = np.concatenate([np.broadcast_to(lo, (nsel, 3)), np.where(wf, -W_BOUND, 0.0)], axis=1)
+    hi_ = np.concatenate([np.broadcast_to(hi, (nsel, 3)), np.where(wf, W_BOUND, 0.0)], axis=1)
+    art = np.concatenate([np.zeros((nsel, 3), bool), wf], axis=1)
+    names = [md.names[i] for i in sel]
+    basis = np.array([warm.get((task, m), np.full(3 + s, -1)) for m in names])
+    res = batchlp.solve_batch(cost, G, h, lo_, hi_, art, basis)
+    for m, bs in zip(names, res.basis):
+        warm[(task, m)] = bs
+    counters["lps"] = counters.get("lps", 0) + nsel
+    counters["fallback_lps"] = counters.get("fallback_lps", 0) + res.n_fallback
+    ok = res.status == lp.OPTIMAL
+    t0 = np.clip(res.x[:, :3], lo, hi)
+    tau0[ok] = t0[ok]
+    bound[ok] = np.einsum("bi,bi->b", md.grad[sel][ok], t0[ok]) + md.offset[sel][ok]
+    return bound, tau0
 
-    def contains_point(self, tau: np.ndarray) -> bool:
-        """Whether ``tau`` lies in ``T_c'`` (untasked) up to :data:`POINT_TOL` (module doc)."""
-        if not self.feasible_u:
-            return False
-        tol = POINT_TOL * max(1.0, float(np.abs(tau).max()), float(np.abs(self.bn_u).max(initial=0.0)))
-        if self.resp.tau_C.shape[0] and np.abs(self.resp.tau_C @ tau - self.resp.tau_d).max() > tol:
-            return False
-        A = self.An_u
-        if A.shape[0] == 0:
-            return True
-        rhs = self.bn_u - A[:, :3] @ tau
-        if self.n_w == 0:
-            return bool(rhs.min() >= -tol)
-        Aw = A[:, 3:]
-        # min s  s.t.  Aw w - s <= rhs,  s >= -1
-        c = np.zeros(self.n_w + 1)
-        c[-1] = 1.0
-        A_ub = np.hstack([Aw, -np.ones((A.shape[0], 1))])
-        st, x, fun = lp.solve(c, A_ub, rhs, bounds=[(None, None)] * self.n_w + [(-1.0, None)])
-        return st == lp.OPTIMAL and fun <= tol
+
+def _inside(md: _Modes, others: np.ndarray, tau: np.ndarray, counters: dict) -> np.ndarray:
+    """(len(others),) whether ``tau`` (3,) lies in ``T_c'`` (untasked) of each mode position in
+    ``others`` up to :data:`POINT_TOL` (module doc): row checks, then one batched max-slack LP for
+    the modes whose ``w`` enters their rows."""
+    out = np.zeros(others.size, dtype=bool)
+    if others.size == 0:
+        return out
+    r = md.resp
+    ok = md.feasible_u[others]
+    tol = POINT_TOL * np.maximum(max(1.0, float(np.abs(tau).max())), md.bscale[others])
+    eq = np.where(r.cvalid[others], np.abs(np.einsum("bij,j->bi", r.C[others], tau) - r.d[others]), 0.0)
+    ok &= np.max(eq, axis=1, initial=0.0) <= tol
+    An = md.An[others]
+    rhs = md.bn[others] - np.einsum("bpi,i->bp", An[:, :, :3], tau)
+    uses_w = np.any(md.w_used[others], axis=1)
+    direct = ok & ~uses_w
+    out[direct] = np.min(rhs[direct], axis=1, initial=np.inf) >= -tol[direct]
+    lpsel = np.flatnonzero(ok & uses_w)
+    if lpsel.size:
+        o = others[lpsel]
+        Aw = An[lpsel][:, :, 3:]
+        rowv = md.dom.valid[o] & ~md.dom.task[o]
+        s = Aw.shape[2]
+        G = np.concatenate([Aw, -rowv[:, :, None].astype(float)], axis=2)
+        h = np.where(rowv, rhs[lpsel], 1.0)
+        cost = np.zeros((lpsel.size, s + 1))
+        cost[:, -1] = 1.0
+        wf = r.wfree[o]
+        lo_ = np.concatenate([np.where(wf, -W_BOUND, 0.0), -np.ones((lpsel.size, 1))], axis=1)
+        hi_ = np.concatenate([np.where(wf, W_BOUND, 0.0), np.full((lpsel.size, 1), SLACK_CAP)], axis=1)
+        art = np.concatenate([wf, np.zeros((lpsel.size, 1), bool)], axis=1)
+        res = batchlp.solve_batch(cost, G, h, lo_, hi_, art)
+        counters["lps"] = counters.get("lps", 0) + lpsel.size
+        counters["fallback_lps"] = counters.get("fallback_lps", 0) + res.n_fallback
+        out[lpsel] = (res.status == lp.OPTIMAL) & (res.fun <= tol[lpsel])
+    return out
+
+
+# ----------------------------------------------------------------------------------- the slow path
 
 
 def _limit_rows(lo, hi, n_w: int):
@@ -283,34 +427,18 @@ def _limit_rows(lo, hi, n_w: int):
     return np.vstack([E, -E]), np.concatenate([hi, -lo])
 
 
-def _bound(md: _Mode, lo, hi, task: bool = True) -> None:
-    """``β_c`` and ``τ°_c`` by one LP over ``D_c ∩ L`` in ``(τ, w)`` (with or without the task rows);
-    resets them first (``-inf`` / ``None`` when that set is empty)."""
-    md.bound, md.tau0 = -math.inf, None
-    if not (md.feasible_t if task else md.feasible_u):
-        return
-    A, b = (md.A_t, md.b_t) if task else (md.A_u, md.b_u)
-    n = 3 + md.n_w
-    c = np.zeros(n)
-    c[:3] = -md.grad
-    bounds = [(float(lo[i]), float(hi[i])) for i in range(3)] + [(None, None)] * md.n_w
-    st, x, fun = lp.solve(c, A if A.shape[0] else None, b if A.shape[0] else None,
-                          md.C if md.C.shape[0] else None, md.d if md.C.shape[0] else None, bounds)
-    if st == lp.OPTIMAL:
-        md.tau0 = np.clip(x[:3], lo, hi)
-        md.bound = float(md.grad @ md.tau0 + md.offset)
-
-
-def _meets(K: Polytope, other: _Mode) -> bool:
-    """Whether ``K`` (over τ) meets ``T_c'`` — one feasibility LP over ``(τ, w')``."""
-    if not other.feasible_u:
+def _meets(session: AnalysisSession, K: Polytope, mode: str) -> bool:
+    """Whether ``K`` (over τ') meets ``T_c'`` (untasked) — one feasibility LP over ``(τ', w')``."""
+    sol = session.mode(mode)
+    D, trivially = sol.raw(False)
+    if trivially:
         return False
-    nw = other.n_w
+    nw = D.dim - 3
     pad = lambda M: np.hstack([M, np.zeros((M.shape[0], nw))])  # noqa: E731
-    A = np.vstack([pad(K.A), other.A_u])
-    b = np.concatenate([K.b, other.b_u])
-    C = np.vstack([pad(K.C), other.C])
-    d = np.concatenate([K.d, other.d])
+    A = np.vstack([pad(K.A), D.A])
+    b = np.concatenate([K.b, D.b])
+    C = np.vstack([pad(K.C), D.C])
+    d = np.concatenate([K.d, D.d])
     st, _, _ = lp.solve(np.zeros(3 + nw), A if A.shape[0] else None, b if A.shape[0] else None,
                         C if C.shape[0] else None, d if C.shape[0] else None)
     return st == lp.OPTIMAL
@@ -329,31 +457,32 @@ def _maximize_pieces(pieces, grad, offset):
     return best
 
 
-def _slow(md: _Mode, others: list, system, lo, hi, counters: dict, task: bool = True):
-    """Exact ``max θ̈ over T*_c ∩ L`` (closures) for candidate ``md``: ``(value, tau, nudged, closure)``;
-    ``task=False`` drops the task row from ``T_c`` (module doc, status ``"task_dropped"``)."""
-    A_l, b_l = _limit_rows(lo, hi, md.n_w)
-    dom = mode_domain(system, md.mode, task=task, response=md.resp if task else md._resp_u, extra=(A_l, b_l))
+def _slow(session: AnalysisSession, mode: str, others: list, lo, hi, counters: dict, task: bool = True):
+    """Exact ``max θ̈' over T*_c ∩ L`` (closures, nondimensional) for candidate ``mode`` through the
+    session: ``(value, tau, nudged, closure)``; ``task=False`` drops the task row from ``T_c``."""
+    sol = session.mode(mode)
+    resp = sol.response(task)
+    grad, offset = resp.P_q[PITCH_INDEX], float(resp.r_q[PITCH_INDEX])
+    K = sol.projected(_limit_rows(lo, hi, resp.n_w), task=task)
     counters["proj"] += 1
-    if not dom.feasible:
+    if K is None:
         return -math.inf, None, False, -math.inf
-    K = dom.T
     dim = K.affine_dimension()
     removed = []
     for o in others:
-        if not _meets(K, o):
+        if not _meets(session, K, o):
             continue
-        od = o.untasked_domain(system)
-        counters["proj"] += 1 if o.n_w else 0
-        if not od.feasible:
+        To = session.mode(o).T(False)
+        counters["proj"] += 1 if session.mode(o).response(False).n_w else 0
+        if To is None:
             continue
         # subtract K ∩ T_c' (as across_mode_sets does), not T_c' itself: the closure splitting of
         # polytopes.difference differs between the two on degenerate (lower-dimensional) K
-        inter = intersect_domains(K, od.T)
+        inter = intersect_domains(K, To)
         if inter is not None and inter.affine_dimension() == dim:
             removed.append(inter)
     pieces = difference(K, removed) if removed else [K]
-    val, tau, piece = _maximize_pieces(pieces, md.grad, md.offset)
+    val, tau, piece = _maximize_pieces(pieces, grad, offset)
     if tau is None:
         return -math.inf, None, False, -math.inf
     tau = np.asarray(tau, dtype=float)
@@ -362,98 +491,170 @@ def _slow(md: _Mode, others: list, system, lo, hi, counters: dict, task: bool = 
         centre = piece.chebyshev_center().center
         tau = tau + NUDGE * (centre - tau)
         nudged = True
-    return float(md.grad @ tau + md.offset), tau, nudged, val
+    return float(grad @ tau + offset), tau, nudged, val
 
 
-def _search(data: list, system, lo, hi, task: bool, force_slow: bool):
-    """The lazy all-mode search of the module doc over ``data`` (:class:`_Mode` list).
+# ----------------------------------------------------------------------------------- the search
 
-    Returns ``(best, cands, values, n_exam, n_slow, n_proj)``: ``best`` = ``(value, tau, md, nudged,
-    closure)`` or ``None`` (no mode with a non-empty ``T*_c ∩ L``), ``cands`` the modes with a
-    non-empty ``D_c ∩ L`` in decreasing bound order."""
-    for md in data:
-        if md.unique:
-            _bound(md, lo, hi, task)
-    cands = sorted((md for md in data if md.unique and md.tau0 is not None), key=lambda m: -m.bound)
-    counters = {"proj": 0}
-    best = None  # (value, tau, md, nudged, closure)
+
+def _search(md: _Modes, step: StepModel, lo, hi, task: bool, force_slow: bool, warm: dict, counters: dict):
+    """The lazy all-mode search of the module doc (nondimensional torques ``lo``, ``hi``).
+
+    Returns ``(best, cands, values, n_exam, n_slow)``: ``best`` = ``(value, tau, mode, nudged,
+    closure)`` or ``None`` (no mode with a non-empty ``T*_c ∩ L``); ``cands`` ``[(mode, β, τ°)]``
+    with a non-empty ``D_c ∩ L`` in decreasing bound order."""
+    feas = md.feasible_t if task else md.feasible_u
+    sel = np.flatnonzero(md.unique & feas)
+    bound, tau0 = _bound_lps(md, sel, lo, hi, task, warm, counters)
+    order = np.argsort(-bound, kind="stable")
+    cands = [(int(sel[i]), float(bound[i]), tau0[i]) for i in order if np.isfinite(bound[i])]
+    best = None
     n_exam = n_slow = 0
     values = {}
-    for md in cands:
-        if best is not None and best[0] >= md.bound - TIE_TOL * max(1.0, abs(md.bound)):
+    n = len(md.names)
+    for j, beta, t0 in cands:
+        if best is not None and best[0] >= beta - TIE_TOL * max(1.0, abs(beta)):
             break
         n_exam += 1
-        others = [o for o in data if o is not md]
-        if not force_slow and not any(o.contains_point(md.tau0) for o in others):
-            val, tau, nudged, closure = md.bound, md.tau0, False, md.bound
+        others = np.array([i for i in range(n) if i != j], dtype=int)
+        if not force_slow and not np.any(_inside(md, others, t0, counters)):
+            val, tau, nudged, closure = beta, t0, False, beta
         else:
             n_slow += 1
-            val, tau, nudged, closure = _slow(md, others, system, lo, hi, counters, task)
-        values[md.mode] = val
+            val, tau, nudged, closure = _slow(step.session, md.names[j], [md.names[i] for i in others], lo, hi,
+                                              counters, task)
+        values[md.names[j]] = val
         if tau is not None and (best is None or val > best[0]):
-            best = (val, tau, md, nudged, closure)
-    return best, cands, values, n_exam, n_slow, counters["proj"]
+            best = (val, tau, j, nudged, closure)
+    return best, cands, values, n_exam, n_slow
 
 
-def max_thrust(model: RigidModel, system, lo, hi, force_slow: bool = False) -> MaxThrustResult:
+class _Engine:
+    """Structures, layouts and warm starts kept across steps (module doc, *Real time*)."""
+
+    def __init__(self, params: RHexParams) -> None:
+        self.params = params
+        self.structures: dict[tuple, Structure] = {}
+        self.warm: dict = {}
+
+    def structure(self, step: StepModel) -> Structure:
+        st = self.structures.get(step.contacts)
+        if st is None:
+            st = Structure(6, 3, step.contacts, step.arrays.mu, [("task", "geq", 1)])
+            self.structures[step.contacts] = st
+        return st
+
+    def modes(self, step: StepModel, counters: dict) -> _Modes:
+        st = self.structure(step)
+        layout = st.layout(step.pattern)
+        warm = self.warm.setdefault(id(layout), {})
+        md = _Modes(layout, st.banks(step.terms), counters)
+        md.warm = warm
+        return md
+
+
+def max_thrust(step: StepModel, lo, hi, force_slow: bool = False, engine: _Engine | None = None) -> MaxThrustResult:
     """The lazy max-thrust optimization of the module doc at one state.
 
-    ``model`` the rigid model (for contact names); ``system`` its (velocity-classified,
-    :func:`controller_model`) ContactSystem; ``lo``, ``hi`` (3,) torque bounds (N·m).
+    ``step`` the :class:`StepModel` of the state; ``lo``, ``hi`` (3,) torque bounds (N·m).
     ``force_slow`` skips the fast point test (every examined candidate goes through the slow path;
-    for tests). When no mode meets the task constraint the search is repeated with the task row
+    for tests); ``engine`` the structures and warm starts kept across steps (a fresh one if
+    ``None``). When no mode meets the task constraint the search is repeated with the task row
     dropped (status ``"task_dropped"`` / ``"task_dropped_ambiguous"``); when not even that leaves
-    a mode, zero torque with status ``"no_mode"`` (prediction NaN). Errors of the enumeration or
-    the LPs propagate.
+    a mode, zero torque with status ``"no_mode"`` (prediction NaN). Errors of the LPs propagate.
     """
-    lo = np.asarray(lo, dtype=float)
-    hi = np.asarray(hi, dtype=float)
-    modes = enumerate_modes(system).modes
-    data = [_Mode(m, solve_response(system, m, task=True)) for m in modes]
-    n_exam = n_slow = n_proj = 0
+    engine = engine or _Engine(step.params)
+    u = step.terms.tau
+    s_theta = float(step.terms.qdd[PITCH_INDEX])
+    lo_u = np.asarray(lo, dtype=float)
+    hi_u = np.asarray(hi, dtype=float)
+    lo_s, hi_s = lo_u / u, hi_u / u
+    counters = {"proj": 0}
+    md = engine.modes(step, counters)
+    n_modes = len(md.names)
+    n_exam = n_slow = 0
+    contacts = step.contacts
+    fb = lambda: counters.get("fallback_lps", 0) + counters.get("svd_responses", 0)  # noqa: E731
     for task, prefix in ((True, ""), (False, "task_dropped")):
-        best, cands, values, e, s_, pj = _search(data, system, lo, hi, task, force_slow)
-        n_exam, n_slow, n_proj = n_exam + e, n_slow + s_, n_proj + pj
-        bounds = {md.mode: md.bound for md in cands}
+        best, cands, values, e, s_ = _search(md, step, lo_s, hi_s, task, force_slow, md.warm, counters)
+        n_exam, n_slow = n_exam + e, n_slow + s_
+        bounds = {md.names[j]: b * s_theta for j, b, _ in cands}
+        values = {m: v * s_theta for m, v in values.items()}
         if best is not None:
-            val, tau, md, nudged, closure = best
-            tau = np.clip(tau, lo, hi)
-            return MaxThrustResult(tau, md.mode, expand_mode(md.mode, model.contacts),
-                                   float(md.grad @ tau + md.offset), closure, prefix or "optimal", len(modes),
-                                   n_exam, n_slow, n_proj, bounds, values, nudged=nudged)
+            val, tau, j, nudged, closure = best
+            tau_u = np.clip(np.asarray(tau) * u, lo_u, hi_u)
+            mode = md.names[j]
+            if n_slow:
+                resp = step.session.mode(mode).response(task)
+                pred = float(resp.P_q[PITCH_INDEX] @ (tau_u / u) + resp.r_q[PITCH_INDEX]) * s_theta
+            else:
+                pred = float(md.grad[j] @ (tau_u / u) + md.offset[j]) * s_theta
+            return MaxThrustResult(tau_u, mode, expand_mode(mode, contacts), pred, closure * s_theta,
+                                   prefix or "optimal", n_modes, n_exam, n_slow, counters["proj"], bounds, values,
+                                   nudged=nudged, fallbacks=fb())
         if cands:
-            md = cands[0]
-            return MaxThrustResult(md.tau0.copy(), md.mode, expand_mode(md.mode, model.contacts), md.bound,
-                                   md.bound, f"{prefix}_ambiguous" if prefix else "ambiguous", len(modes), n_exam,
-                                   n_slow, n_proj, bounds)
-    return MaxThrustResult(np.zeros(3), None, None, math.nan, math.nan, "no_mode", len(modes), n_exam, n_slow,
-                           n_proj, {})
+            j, beta, t0 = cands[0]
+            mode = md.names[j]
+            return MaxThrustResult(np.clip(t0 * u, lo_u, hi_u), mode, expand_mode(mode, contacts), beta * s_theta,
+                                   beta * s_theta, f"{prefix}_ambiguous" if prefix else "ambiguous", n_modes, n_exam,
+                                   n_slow, counters["proj"], bounds, fallbacks=fb())
+    return MaxThrustResult(np.zeros(3), None, None, math.nan, math.nan, "no_mode", n_modes, n_exam, n_slow,
+                           counters["proj"], {}, fallbacks=fb())
 
 
-def max_thrust_reference(model: RigidModel, system, lo, hi) -> dict:
-    """Slow reference: ``{mode: θ̈*_c}`` by :func:`contactmodes.ambiguity.unambiguous` for every
-    kinematically feasible mode with a unique θ̈ (``within_mode=False``), its pieces intersected
-    with ``L`` and one LP per piece; ``-inf`` when ``T*_c ∩ L`` is empty. Modes whose θ̈ is not
-    unique are left out. Projects every mode's domain: for tests, not for control."""
-    lo = np.asarray(lo, dtype=float)
-    hi = np.asarray(hi, dtype=float)
-    modes = enumerate_modes(system).modes
-    others = untasked_domains(system, modes)
-    L = Polytope.box(lo, hi)
-    out = {}
-    for m in modes:
-        resp = others[m].response
+# ----------------------------------------------------------------------------------- the reference
+
+
+@dataclasses.dataclass
+class ReferenceResult:
+    """The slow reference at one state (user units): ``values`` ``{mode: θ̈*_c}`` (rad/s², ``-inf``
+    when ``T*_c ∩ L`` is empty) over the kinematically feasible modes with a unique θ̈; ``best``
+    the largest value; ``pieces`` ``{mode: [T*_c ∩ L pieces]}`` over the user's torques;
+    ``response`` ``{mode: ModeResponse}`` (user units)."""
+
+    values: dict
+    best: float
+    pieces: dict
+    response: dict
+
+    def optimal_modes(self, tol: float) -> list[str]:
+        """The modes whose value is within ``tol`` of :attr:`best`."""
+        return [m for m, v in self.values.items() if v >= self.best - tol]
+
+
+def max_thrust_reference(step: StepModel, lo, hi, task: bool = True) -> ReferenceResult:
+    """Slow reference (``task=False``: with the task row dropped, status ``task_dropped``): one
+    :class:`~contactmodes.session.AnalysisSession` of the step's system;
+    :func:`contactmodes.ambiguity.unambiguous` (``within_mode=False``) for every kinematically
+    feasible mode with a unique θ̈, its pieces intersected with ``L`` and one LP per piece.
+    Projects every mode's domain: for tests, not for control."""
+    ses = step.session
+    sc = ses.scaling
+    lo_s = sc.tau_from_user(np.asarray(lo, dtype=float))
+    hi_s = sc.tau_from_user(np.asarray(hi, dtype=float))
+    L = Polytope.box(lo_s, hi_s)
+    s_theta = float(sc.qdd[PITCH_INDEX])
+    values, pieces, responses = {}, {}, {}
+    for m in ses.enumeration.modes:
+        resp = ses.mode(m).response(task)
         if resp.Q_q.shape[1] and np.abs(resp.Q_q[PITCH_INDEX]).max() > AMBIGUITY_ATOL:
             continue
-        res = unambiguous(system, m, task=True, within_mode=False, others=others)
-        pieces = [P.intersect(L) for P in res.unambiguous]
-        val, _, _ = _maximize_pieces(pieces, resp.P_q[PITCH_INDEX], float(resp.r_q[PITCH_INDEX]))
-        out[m] = val
-    return out
+        res = unambiguous(ses, m, task=task, within_mode=False)
+        cut = [P.intersect(L) for P in res.scaled_pieces]
+        val, _, _ = _maximize_pieces(cut, resp.P_q[PITCH_INDEX], float(resp.r_q[PITCH_INDEX]))
+        values[m] = val * s_theta
+        pieces[m] = [sc.polytope_to_user(P) for P in cut]
+        responses[m] = ses.mode(m).user_response(task)
+    best = max(values.values(), default=-math.inf)
+    return ReferenceResult(values, best, pieces, responses)
 
 
 STATUSES = ("optimal", "ambiguous", "task_dropped", "task_dropped_ambiguous", "no_mode", "error")
 """Every step status of :func:`max_thrust` and :class:`MaxThrustController` (module doc)."""
+PATHS = ("fast", "slow", "fallback", "precomputed")
+"""How a step was computed: ``"fast"`` (batched LPs and certified responses only), ``"slow"``
+(the slow path's projections ran for some candidate), ``"fallback"`` (an LP or a response went
+to the exact solvers, no slow path), ``"precomputed"`` (the at-rest start, module doc)."""
 
 
 class MaxThrustController:
@@ -465,6 +666,8 @@ class MaxThrustController:
         threshold, ``normal_velocity_tol``).
     normal_velocity_tol : m/s, overrides ``params.normal_velocity_tol`` (velocity classification
         of the module doc).
+    precompute : compute the at-rest start state's answer and every contact set's structure in
+        the constructor (module doc, *Real time*; default true).
 
     Calling convention as :class:`~.blind.BlindController`: ``__call__(t, state, params=None)``
     with ``state`` (18,) (:data:`~.simulator.STATE_LAYOUT`); the rigid model uses the
@@ -473,43 +676,88 @@ class MaxThrustController:
     ``None`` without a mode), predicted θ̈ (rad/s²) or ``None``)``.
 
     Attributes: ``log`` list of :class:`MaxThrustRecord` (one per step), ``counts`` (one entry per
-    :data:`STATUSES` plus ``"nudged"`` and ``"slow_steps"``), ``errors`` the messages of
-    ``"error"`` steps (at most 10). :meth:`reset` clears them.
+    :data:`STATUSES` plus ``"nudged"`` and ``"slow_steps"``), ``paths`` (one entry per
+    :data:`PATHS` plus ``"lp_fallbacks"`` and ``"svd_fallbacks"``, LPs and responses handed to
+    the exact solvers), ``errors`` the messages of ``"error"`` steps (at most 10). :meth:`reset`
+    clears them (not the precomputed data).
     """
 
-    def __init__(self, params: RHexParams | None = None, normal_velocity_tol: float | None = None) -> None:
+    def __init__(self, params: RHexParams | None = None, normal_velocity_tol: float | None = None,
+                 precompute: bool = True) -> None:
         self.params = params or RHexParams()
         self.normal_velocity_tol = float(self.params.normal_velocity_tol if normal_velocity_tol is None
                                          else normal_velocity_tol)
+        self.engine = _Engine(self.params)
+        self._start = None
+        if precompute:
+            self._precompute()
         self.reset()
+
+    def _precompute(self) -> None:
+        """The at-rest start (its answer at the hardware's zero hip speeds) and the structures of
+        every set of present contacts there (module doc)."""
+        p = self.params
+        st0 = initial_state(p)
+        lo, hi = torque_limits(leg_kinematics(st0, p).phidot, p)
+        step = StepModel(st0, p, self.normal_velocity_tol)
+        res = max_thrust(step, lo, hi, engine=self.engine)
+        self._start = (st0, lo, hi, res)
+        base = step.arrays
+        for mask in range(8):  # every subset of lifted toes: pivots at the start configuration
+            keep = [0] + [1 + i for i in range(3) if not (mask >> i) & 1]
+            rows = [r for c in keep for r in (2 * c, 2 * c + 1)]
+            contacts = tuple(base.contacts[c] for c in keep)
+            if contacts in self.engine.structures:
+                continue
+            ra = dataclasses.replace(base, contacts=contacts, J=base.J[rows], Jdot_qdot=base.Jdot_qdot[rows],
+                                     v_contact=base.v_contact[rows], mu=base.mu[keep], v0=base.v0[keep])
+            tc = task_constraint(len(contacts), p)
+            terms = scale_terms(ra.M, ra.h, S_MATRIX, ra.J, ra.Jdot_qdot, ra.v_contact, ra.v0, ra.scales,
+                                [(tc.qdd, tc.f, tc.tau, tc.rhs)])
+            st = Structure(6, 3, contacts, ra.mu, [("task", "geq", 1)])
+            self.engine.structures[contacts] = st
+            pattern = classify_arrays(terms.v_contact, terms.v0, 1.0, contacts)
+            layout = st.layout(pattern)
+            banks = st.banks(terms)
+            layout.responses(banks, np.arange(len(layout.modes)), PITCH_INDEX)
 
     def reset(self) -> None:
         """Clear the log, the counters and the error messages."""
         self.log: list[MaxThrustRecord] = []
         self.counts = {**{s: 0 for s in STATUSES}, "nudged": 0, "slow_steps": 0}
+        self.paths = {**{s: 0 for s in PATHS}, "lp_fallbacks": 0, "svd_fallbacks": 0}
         self.errors: list[str] = []
         self.last = None
 
     def __call__(self, t: float, state, params: RHexParams | None = None) -> ControlOutput:
         p = params or self.params
         st = np.asarray(state, dtype=float)
-        t0 = time.perf_counter()
-        lo, hi = torque_limits(leg_kinematics(st, p).phidot, p)
+        w0, c0 = time.perf_counter(), time.thread_time()
+        path = "fast"
         try:
-            model, system, _ = controller_model(st, self.params, self.normal_velocity_tol)
-            res = max_thrust(model, system, lo, hi)
+            lo, hi = torque_limits(leg_kinematics(st, p).phidot, p)
+            start = self._start
+            if start is not None and np.array_equal(st, start[0]) and np.array_equal(lo, start[1]) \
+                    and np.array_equal(hi, start[2]):
+                res, path = start[3], "precomputed"
+            else:
+                step = StepModel(st, self.params, self.normal_velocity_tol)
+                res = max_thrust(step, lo, hi, engine=self.engine)
+                path = "slow" if res.n_slow else ("fallback" if res.fallbacks else "fast")
         except Exception as exc:  # noqa: BLE001 - a failed step is recorded, the run goes on
             if len(self.errors) < 10:
                 self.errors.append(f"t={t:.3f} s: {type(exc).__name__}: {exc}")
             res = MaxThrustResult(np.zeros(3), None, None, math.nan, math.nan, "error")
-        wall = time.perf_counter() - t0
+            path = "fallback"
+        cpu, wall = time.thread_time() - c0, time.perf_counter() - w0
         self.counts[res.status] += 1
         self.counts["nudged"] += int(res.nudged)
         self.counts["slow_steps"] += int(res.n_slow > 0)
+        self.paths[path] += 1
         self.last = res
         pred = res.value if math.isfinite(res.value) else None
         self.log.append(MaxThrustRecord(t, res.mode4, float("nan") if pred is None else pred, wall, res.n_modes,
-                                        res.status, res.n_examined, res.n_slow, res.n_projections))
+                                        res.status, res.n_examined, res.n_slow, res.n_projections, cpu, path))
         return ControlOutput(np.asarray(res.tau, dtype=float), res.mode4, pred)
 
 

@@ -30,26 +30,52 @@ strings then have fewer letters: :attr:`RigidModel.contacts` lists the contacts 
 Velocities: body ``(ẋ, ẏ, θ̇)`` as simulated; ``φ̇_i`` is the hip speed of the compliant leg
 (rotation rate of the hip→toe vector relative to the body). The leg's radial rate ``ṙ_i`` has no
 rigid counterpart; the rigid toe velocity therefore differs from the simulated one by ``ṙ_i u_i``.
+
+Two constructions of the same model
+-----------------------------------
+:func:`rigid_model` builds it with the generic :class:`~contactmodes.mechanism.PlanarMechanism`
+(the reference; about 0.5 ms). :func:`rigid_arrays` evaluates the same terms in closed form for
+this tree — body plus three massless legs, coordinates ``q = (x, y, θ, φ_1, φ_2, φ_3)``:
+
+* ``M = diag(m, m, I, 0, 0, 0)`` (massless legs), ``h = (0, m g, 0, 0, 0, 0)`` (the body frame is
+  at its centre of mass, so ``C(q, q̇) q̇ = 0``);
+* body corner ``p = (x, y) + R(θ) c``, ``c = (−d, −h)``: ``∂p/∂(x, y, θ) = [I₂, R(θ) c⊥]``
+  (``v⊥ = (−v_y, v_x)``), ``J̇q̇ = −θ̇² R(θ) c``;
+* toe ``i``: hip ``o_i = (x, y) + R(θ)(d_i, 0)``, toe ``p_i = o_i + r_i (cos β_i, sin β_i)`` with
+  ``β_i = θ + φ_i``: ``∂p_i/∂(x, y, θ, φ_i) = [I₂, (o_i − (x, y))⊥ + (p_i − o_i)⊥, (p_i − o_i)⊥]``,
+  ``J̇q̇ = −θ̇² (o_i − (x, y)) − (θ̇ + φ̇_i)² (p_i − o_i)``;
+* rows in the contact frame ``(t, n) = ((1, 0), (0, 1))`` are the x and y components;
+* characteristic scales by :meth:`~contactmodes.system.CharacteristicScales.from_mechanism_data`
+  on the points the mechanism uses (body centre, hips, contact points).
+
+:func:`analytic_model` packs them into the same :class:`RigidModel` (without the mechanism); the
+controllers use it, ``tests/test_rhex_model.py`` checks it against :func:`rigid_model` to 1e-12.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 
 from contactmodes.mechanism import PlanarMechanism
-from contactmodes.system import ContactSystem, LinearConstraint
+from contactmodes.system import CharacteristicScales, ContactSystem, LinearConstraint
 
 from .params import RHexParams
 from .simulator import body_corners, leg_kinematics
 
-__all__ = ["RigidModel", "rigid_model", "rigid_system", "expand_mode", "CONTACT_NAMES", "PITCH_INDEX"]
+__all__ = ["RigidArrays", "RigidModel", "analytic_model", "rigid_arrays", "rigid_model", "rigid_system", "expand_mode",
+           "task_constraint", "CONTACT_NAMES", "COORDINATES", "TORQUES", "PITCH_INDEX"]
 
 CONTACT_NAMES = ("body", "toe1", "toe2", "toe3")
 """All rigid-model contacts, in order."""
 PITCH_INDEX = 2
 """Index of θ in the rigid model's coordinates ``(x, y, theta, phi1, phi2, phi3)``."""
+COORDINATES = ("x", "y", "theta", "phi1", "phi2", "phi3")
+"""The rigid model's generalized coordinates."""
+TORQUES = ("tau1", "tau2", "tau3")
+"""The rigid model's actuators (hip torques on ``phi1..phi3``)."""
 
 
 @dataclass(frozen=True)
@@ -61,7 +87,7 @@ class RigidModel:
     contacts: tuple
     q: np.ndarray
     qdot: np.ndarray
-    mechanism: PlanarMechanism
+    mechanism: PlanarMechanism | None = None
 
 
 def expand_mode(mode: str, contacts) -> str:
@@ -98,16 +124,113 @@ def rigid_model(state, params: RHexParams, task: bool = True) -> RigidModel:
         mech.add_actuator(f"tau{i + 1}", f"phi{i + 1}")
     q = np.array([st[0], st[1], th, *lk.phi])
     qdot = np.array([st[3], st[4], st[5], *lk.phidot])
-    cons = []
-    if task:
-        k = len(present)
-        f = np.zeros((1, 2 * k))
-        f[0, 1] = 1.0
-        cons.append(LinearConstraint(kind="task", type="geq", qdd=np.zeros((1, 6)), f=f, tau=np.zeros((1, 3)),
-                                     rhs=np.array([p.min_body_normal_force]),
-                                     name=f"f_n(body) >= {p.min_body_normal_force:g}"))
+    cons = [task_constraint(len(present), p)] if task else []
     system = mech.contact_system(q, qdot, constraints=cons)
     return RigidModel(system, tuple(present), q, qdot, mech)
+
+
+def task_constraint(k: int, params: RHexParams) -> LinearConstraint:
+    """The task row ``f_n(body) >= params.min_body_normal_force`` (N) for a model with ``k``
+    contacts (the body corner first)."""
+    f = np.zeros((1, 2 * k))
+    f[0, 1] = 1.0
+    return LinearConstraint(kind="task", type="geq", qdd=np.zeros((1, 6)), f=f, tau=np.zeros((1, 3)),
+                            rhs=np.array([params.min_body_normal_force]),
+                            name=f"f_n(body) >= {params.min_body_normal_force:g}")
+
+
+@dataclass(frozen=True)
+class RigidArrays:
+    """The rigid model's terms at one state in closed form (module doc), SI units.
+
+    ``contacts`` names present (subset of :data:`CONTACT_NAMES`, ``k`` of them); ``q``, ``qdot``
+    (6,); ``M`` (6, 6); ``h`` (6,); ``J`` (2k, 6) rows ``(t, n)`` per contact; ``Jdot_qdot`` (2k,);
+    ``v_contact`` (2k,) ``J q̇``; ``mu``, ``v0`` (k,); ``scales`` the mechanism's
+    :class:`~contactmodes.system.CharacteristicScales`."""
+
+    contacts: tuple
+    q: np.ndarray
+    qdot: np.ndarray
+    M: np.ndarray
+    h: np.ndarray
+    J: np.ndarray
+    Jdot_qdot: np.ndarray
+    v_contact: np.ndarray
+    mu: np.ndarray
+    v0: np.ndarray
+    scales: CharacteristicScales
+
+
+def rigid_arrays(state, params: RHexParams) -> RigidArrays:
+    """Closed-form rigid model (module doc) at simulator ``state`` (18,): the same numbers as
+    :func:`rigid_model`'s mechanism, in a few microseconds' worth of arithmetic.
+
+    Raises ``ValueError`` for a bad state or a tilted-gravity model (``params.slope != 0``)."""
+    p = params
+    if p.slope != 0.0:
+        raise ValueError("rigid_system: a tilted-gravity (slope) model is not supported by PlanarMechanism")
+    st = np.asarray(state, dtype=float)
+    lk = leg_kinematics(st, p)
+    x, y, th, vx, vy, om = (float(v) for v in st[:6])
+    c, s = math.cos(th), math.sin(th)
+    phi, phidot, r = lk.phi, lk.phidot, lk.r
+    present = ["body"]
+    toes = [i for i in range(3) if st[7 + 2 * i] <= p.toe_clearance]
+    present += [f"toe{i + 1}" for i in toes]
+    k = len(present)
+    J = np.zeros((2 * k, 6))
+    a = np.zeros(2 * k)
+    # body corner: c_w = R(θ)(−d, −h)
+    cx, cy = -c * p.d + s * p.h, -s * p.d - c * p.h
+    J[0, 0] = J[1, 1] = 1.0
+    J[0, 2], J[1, 2] = -cy, cx
+    a[0], a[1] = -om * om * cx, -om * om * cy
+    points = [(x, y), (x + cx, y + cy)]
+    speeds = [math.hypot(vx, vy), math.hypot(vx - om * cy, vy + om * cx)]
+    mu = [p.mu_body]
+    v0 = [p.v0[0]]
+    hips = []
+    for i, di in enumerate(p.hips):
+        ox, oy = c * di, s * di
+        hips.append((ox, oy))
+        points.append((x + ox, y + oy))
+        speeds.append(math.hypot(vx - om * oy, vy + om * ox))
+    for row, i in enumerate(toes, start=1):
+        ox, oy = hips[i]
+        beta = th + float(phi[i])
+        ex, ey = float(r[i]) * math.cos(beta), float(r[i]) * math.sin(beta)
+        w = om + float(phidot[i])
+        j = 2 * row
+        J[j, 0] = J[j + 1, 1] = 1.0
+        J[j, 2], J[j + 1, 2] = -(oy + ey), ox + ex
+        J[j, 3 + i], J[j + 1, 3 + i] = -ey, ex
+        a[j] = -om * om * ox - w * w * ex
+        a[j + 1] = -om * om * oy - w * w * ey
+        points.append((x + ox + ex, y + oy + ey))
+        speeds.append(math.hypot(vx - om * oy - w * ey, vy + om * ox + w * ex))
+        mu.append(p.mu_toe)
+        v0.append(p.v0[i + 1])
+    q = np.array([x, y, th, *phi])
+    qdot = np.array([vx, vy, om, *phidot])
+    M = np.diag([p.m, p.m, p.I, 0.0, 0.0, 0.0])
+    h = np.array([0.0, p.m * p.gravity, 0.0, 0.0, 0.0, 0.0])
+    pts = np.array(points)
+    # the mechanism lists each link's frame origin and centre of mass: body (twice the centre), legs
+    # (twice the hip) — duplicates do not change the largest distance
+    scales = CharacteristicScales.from_mechanism_data(pts, p.m, p.gravity, np.array(speeds))
+    return RigidArrays(tuple(present), q, qdot, M, h, J, a, J @ qdot, np.array(mu), np.array(v0), scales)
+
+
+def analytic_model(state, params: RHexParams, task: bool = True) -> RigidModel:
+    """:func:`rigid_model` from the closed-form terms of :func:`rigid_arrays` (``mechanism`` is
+    ``None``): the same :class:`~contactmodes.system.ContactSystem` to rounding."""
+    ra = rigid_arrays(state, params)
+    cons = (task_constraint(len(ra.contacts), params),) if task else ()
+    system = ContactSystem(M=ra.M, h=ra.h, S=np.vstack([np.zeros((3, 3)), np.eye(3)]), J=ra.J,
+                           Jdot_qdot=ra.Jdot_qdot, v_contact=ra.v_contact, mu=ra.mu, coordinates=COORDINATES,
+                           torques=TORQUES, contacts=ra.contacts, v0=ra.v0, constraints=cons, name="rhex_rigid",
+                           scales=ra.scales)
+    return RigidModel(system, ra.contacts, ra.q, ra.qdot, None)
 
 
 def rigid_system(state, params: RHexParams, task: bool = True) -> ContactSystem:

@@ -6,8 +6,9 @@ is any field of :class:`~controllers.rhex.params.RHexParams` — discovered with
 ``dataclasses.fields``, so fields added later work unchanged (``mu_toe``, ``mu_body``,
 ``tau_stall``, ``v0.1`` for an entry of a tuple field, …) — or ``controller`` (``blind``,
 ``max-thrust``). A point's fields are those of ``flip --json`` (``contactmodes.flip/1``) without
-``schema`` and the per-step ``mode_timeline``; ``median_step_ms`` is a wall-time measurement
-(not a result: it differs between runs and machines).
+``schema``, the per-step ``mode_timeline`` and the step-time statistics ``step_ms`` /
+``step_cpu_ms``; ``median_step_ms`` (the median of ``step_ms``) is kept as the one wall-time
+measurement (not a result: it differs between runs and machines).
 
 Every point's parameters are built (``RHexParams`` validation) before anything runs; a rejected
 value is a one-line error naming the parameter. A run that raises (e.g. legs too short to reach
@@ -55,7 +56,8 @@ def run_one_flip(params, controller: str, duration: float) -> dict:
     from .api import run_flip
 
     doc = run_flip(params, controller, duration, timeline=False)
-    for key in ("schema", "mode_timeline", "params"):  # the point records its varied parameters itself
+    # the point records its varied parameters itself; median_step_ms is its one timing column
+    for key in ("schema", "mode_timeline", "params", "step_ms", "step_cpu_ms"):
         doc.pop(key, None)
     return doc
 

@@ -1,0 +1,555 @@
+"""Real-time layouts: the constant structure of a velocity pattern's modes, evaluated in batches.
+
+A controller that analyses the same mechanism every millisecond (the RHex max-thrust controller,
+flipping paper Sec. IV-B.2) meets the same *structure* over and over: while the velocity pattern
+(Table III, :attr:`~contactmodes.modetable.VelocityPattern.key`) and the set of contacts are
+unchanged, every candidate mode has the same rows (7)–(10), the same equalities (24), the same
+inequalities (32) and the same kinematic test (Sec. III-F); only the numbers ``M, h, J, J̇q̇``
+change. A :class:`Layout` stores, once per pattern, index tables into per-step *row banks* (the
+rows of :func:`~contactmodes.modetable.contact_rows`, the one mode table, for every contact and
+letter), so that one NumPy call assembles the matrices of every mode, and evaluates them for all
+modes at once:
+
+* **Kinematic feasibility** (Sec. III-F, footnote 5): the strict-slack LP of every candidate
+  (:func:`contactmodes.modes.strict_slack`) in one :func:`polytopes.batchlp.solve_batch` call,
+  warm-started from the previous step's bases. A slack within LP precision of the margin is
+  decided by the enumeration's own LP (:func:`contactmodes.modes._slack`).
+* **Responses** (24)–(31) without an SVD per mode and step. For each mode the layout keeps a
+  pivot choice (``r`` rows and columns of ``A`` found by pivoted QR once, cached per mode in the
+  :class:`Structure`); per step the pivot block ``A₁₁`` is inverted (batched) and the response is
+  ``x_C = A₁₁⁻¹(B_R τ + b_R − A₁₂ w)``, ``x_C̄ = w``, with the remaining rows giving the
+  admissible torques (31). The rank decision is *certified* to be the one the SVD rule
+  (:func:`~contactmodes.linalg.numerical_rank`) takes: ``σ_{r+1}(A) <= ‖Schur complement‖_F`` (a
+  rank-``r`` matrix differs from ``A`` by it) and ``σ_r(A) >= σ_min(A₁₁) >= 1/‖A₁₁⁻¹‖_F``
+  (interlacing), compared with the SVD threshold computed from bounds of ``σ_max``. The rank and
+  consistency of (31) and the "θ̈ unique" test (III-G.2) are certified the same way, through the
+  factor relating this (non-orthonormal) null-space basis to the orthonormal one of
+  :mod:`contactmodes.response` (``‖(QᵀQ)^{-1/2}‖ <= 1`` because ``Q`` contains an identity
+  block). Where a certificate fails, that mode's response is computed by
+  :func:`~contactmodes.response.response_from_equations` (the SVD) on the same rows, and its
+  pivots are re-chosen at the current numbers.
+* **Domains** (33): the substituted rows of every mode with the cancellation rule of
+  :func:`~contactmodes.domains.substituted_rows`, over ``z = (τ, w)`` padded to one width.
+
+The ambiguity coordinates ``w`` of a layout are the free columns of the pivoting, not the
+orthonormal null-space coordinates of a session: the torque sets ``T_c``, accelerations and
+forces are the same, the ``w``-coordinates of ``D_c`` are not.
+
+Everything here is nondimensional: the numbers come from :func:`contactmodes.scaling.scale_terms`
+and every rank, consistency and feasibility decision is taken on them. Systems with task
+*equalities* (whose response differs with and without the task) are not supported: use an
+:class:`~contactmodes.session.AnalysisSession`.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+import numpy as np
+
+from polytopes import batchlp
+from polytopes import lp
+
+from . import tolerances
+from .errors import ContactModelError
+from .linalg import numerical_rank
+from .modetable import VelocityPattern, contact_rows
+from .response import ModeEquations, ModeResponse, response_from_equations
+from .scaling import ScaledTerms
+
+__all__ = ["Structure", "Layout", "Responses", "Domains", "KINEMATIC_BOUND", "W_BOUND", "terms_of"]
+
+KINEMATIC_BOUND = 1e3
+"""Artificial bound on the nondimensional ``|q̈'|`` of the kinematic-slack LPs (an answer that
+leans on it goes to the exact LP of :mod:`polytopes.lp`)."""
+W_BOUND = 1e3
+"""Artificial bound on the ambiguity coordinates ``|w|`` in the domain LPs (same rule)."""
+
+
+class Structure:
+    """What stays fixed while a system moves (one per set of present contacts).
+
+    Parameters
+    ----------
+    n_q, n_tau : numbers of coordinates and actuators.
+    contacts : contact names (``k``); ``mu`` (k,) friction coefficients.
+    blocks : per constraint block ``(kind, type, n_rows)`` in system order (``"physical"`` or
+        ``"task"``, ``"eq"`` or ``"geq"``). Task equalities raise
+        :class:`~contactmodes.errors.ContactModelError` (module doc).
+
+    ``pivots`` caches, per mode, the pivot choice of its equalities (24) (module doc).
+    """
+
+    def __init__(self, n_q: int, n_tau: int, contacts, mu, blocks=()) -> None:
+        self.n_q, self.n_tau = int(n_q), int(n_tau)
+        self.contacts = tuple(contacts)
+        self.k = len(self.contacts)
+        self.mu = np.asarray(mu, dtype=float).reshape(self.k)
+        self.blocks = tuple((str(kd), str(tp), int(n)) for kd, tp, n in blocks)
+        if any(kd == "task" and tp == "eq" for kd, tp, _ in self.blocks):
+            raise ContactModelError("constraints: task equalities are not supported by contactmodes.layout "
+                                    "(their response differs with and without the task); use AnalysisSession")
+        self.n = self.n_q + 2 * self.k
+        # constant force rows (eq. 8) and force inequalities (eq. 10), one bank entry per distinct row
+        self.force_eq: list[tuple[int, float, float]] = []
+        self.force_geq: list[tuple[int, float, float]] = []
+        for i in range(self.k):
+            for letter in "FSLR":
+                for t_zero in (False, True):
+                    rows = contact_rows(letter, float(self.mu[i]), t_zero, True)
+                    for a_t, a_n in rows.force_eq:
+                        if (i, a_t, a_n) not in self.force_eq:
+                            self.force_eq.append((i, a_t, a_n))
+                    for a_t, a_n in rows.force_geq:
+                        if (i, a_t, a_n) not in self.force_geq:
+                            self.force_geq.append((i, a_t, a_n))
+        n, nt = self.n, self.n_tau
+        self._Feq = np.zeros((len(self.force_eq), n))
+        for j, (i, a_t, a_n) in enumerate(self.force_eq):
+            self._Feq[j, self.n_q + 2 * i], self._Feq[j, self.n_q + 2 * i + 1] = a_t, a_n
+        self._Fgeq = np.zeros((len(self.force_geq), n + nt))
+        for j, (i, a_t, a_n) in enumerate(self.force_geq):
+            self._Fgeq[j, self.n_q + 2 * i], self._Fgeq[j, self.n_q + 2 * i + 1] = a_t, a_n
+        self.n_eq_rows = sum(r for kd, tp, r in self.blocks if tp == "eq")
+        self.n_geq_rows = sum(r for kd, tp, r in self.blocks if tp == "geq")
+        # equality bank: accel (2k) | force eq | eq blocks | dynamics (n_q)
+        self.eq_force0 = 2 * self.k
+        self.eq_block0 = self.eq_force0 + len(self.force_eq)
+        self.eq_dyn0 = self.eq_block0 + self.n_eq_rows
+        # inequality bank: accel ± (4k) | force geq | geq blocks (physical, then task) | null row
+        self.geq_force0 = 4 * self.k
+        self.geq_block0 = self.geq_force0 + len(self.force_geq)
+        self.geq_null = self.geq_block0 + self.n_geq_rows
+        task = []
+        for kind in ("physical", "task"):
+            for kd, tp, r in self.blocks:
+                if tp == "geq" and kd == kind:
+                    task += [kind == "task"] * r
+        self.geq_task = np.array([False] * self.geq_block0 + task + [False], dtype=bool)
+        self.pivots: dict[str, tuple[np.ndarray, np.ndarray, int]] = {}
+        self.layouts: dict[tuple, "Layout"] = {}
+
+    @classmethod
+    def of(cls, system) -> "Structure":
+        """The structure of a :class:`~contactmodes.system.ContactSystem`."""
+        return cls(system.n_q, system.n_tau, system.contacts, system.mu,
+                   [(c.kind, c.type, c.n_rows) for c in system.constraints])
+
+    def layout(self, pattern: VelocityPattern) -> "Layout":
+        """The :class:`Layout` of ``pattern`` (built once, then cached)."""
+        key = pattern.key
+        lay = self.layouts.get(key)
+        if lay is None:
+            lay = Layout(self, pattern)
+            self.layouts[key] = lay
+        return lay
+
+    # ------------------------------------------------------------------ per-step banks
+    def banks(self, t: ScaledTerms) -> "Banks":
+        """The row banks of one state's scaled terms (module doc)."""
+        k, n_q, nt = self.k, self.n_q, self.n_tau
+        J, c = t.J, t.Jdot_qdot
+        zf = np.zeros((2 * k, 2 * k))
+        eq_blocks = [(q, f, tau, rhs) for (kd, tp, _), (q, f, tau, rhs) in zip(self.blocks, t.blocks) if tp == "eq"]
+        A = np.vstack([np.hstack([J, zf]), self._Feq]
+                      + [np.hstack([q, f]) for q, f, _, _ in eq_blocks]
+                      + [np.hstack([t.M, -J.T])])
+        Bm = np.vstack([np.zeros((self.eq_dyn0, nt))] if not eq_blocks else
+                       [np.zeros((self.eq_block0, nt))] + [-tau for _, _, tau, _ in eq_blocks]
+                       + [np.zeros((0, nt))])
+        Bm = np.vstack([Bm, t.S])
+        b = np.concatenate([-c, np.zeros(len(self.force_eq))] + [rhs for *_, rhs in eq_blocks] + [-t.h])
+        JJ = np.hstack([J, np.zeros((2 * k, 2 * k + nt))])
+        geq_blocks = [(q, f, tau, rhs) for kind in ("physical", "task")
+                      for (kd, tp, _), (q, f, tau, rhs) in zip(self.blocks, t.blocks) if tp == "geq" and kd == kind]
+        N = np.vstack([JJ, -JJ, self._Fgeq] + [np.hstack([q, f, tau]) for q, f, tau, _ in geq_blocks]
+                      + [np.zeros((1, self.n + nt))])
+        e = np.concatenate([-c, c, np.zeros(len(self.force_geq))] + [rhs for *_, rhs in geq_blocks] + [[-1.0]])
+        rho = [r for kind in ("physical", "task")
+               for (kd, tp, _), r in zip(self.blocks, t.rows) if tp == "geq" and kd == kind]
+        unit = np.concatenate([np.full(4 * k, t.acceleration), np.full(len(self.force_geq), t.force)] + rho + [[1.0]])
+        return Banks(A, Bm, b, N, e, J, c, unit)
+
+
+@dataclass
+class Banks:
+    """Row banks of one state (nondimensional): equalities ``A x = B τ + b`` over ``x = (q̈, f)``,
+    inequalities ``N (x, τ) >= e``, the contact Jacobian ``J`` and ``J̇q̇`` (``c``) rows, and the
+    unit of each inequality row (the user's row is ``unit`` times the scaled one: the
+    characteristic acceleration for contact accelerations, force for contact forces, the row
+    divisor for constraint rows)."""
+
+    A: np.ndarray
+    B: np.ndarray
+    b: np.ndarray
+    N: np.ndarray
+    e: np.ndarray
+    J: np.ndarray
+    c: np.ndarray
+    unit: np.ndarray
+
+
+@dataclass
+class Responses:
+    """Batched responses of the modes ``index`` (positions in :attr:`Layout.modes`), nondimensional.
+
+    ``P`` (B, n, n_τ), ``Q`` (B, n, s) (``s`` padded ambiguity columns; ``wfree`` (B, s) marks the
+    real ones), ``r`` (B, n): ``[q̈; f] = P τ + Q w + r``. ``C`` (B, n_τ, n_τ), ``d`` (B, n_τ),
+    ``cvalid`` (B, n_τ): admissible torques (31) ``C τ = d`` on the valid rows. ``consistent``
+    (B,), ``unique`` (B,) (the θ̈ row of ``Q`` is zero, III-G.2, for the coordinate asked for),
+    ``n_w`` (B,), ``certified`` (B,) (fast path) — the others came from the SVD."""
+
+    index: np.ndarray
+    P: np.ndarray
+    Q: np.ndarray
+    r: np.ndarray
+    wfree: np.ndarray
+    C: np.ndarray
+    d: np.ndarray
+    cvalid: np.ndarray
+    consistent: np.ndarray
+    unique: np.ndarray
+    n_w: np.ndarray
+    certified: np.ndarray
+
+
+@dataclass
+class Domains:
+    """Substituted inequalities (33) ``A z <= b`` over ``z = (τ, w)`` (B, p, n_τ + s), (B, p), with
+    ``task`` (B, p) marking task rows, ``valid`` (B, p) the real (non-padding) rows and ``unit``
+    (B, p) each row's unit (:class:`Banks`)."""
+
+    A: np.ndarray
+    b: np.ndarray
+    task: np.ndarray
+    valid: np.ndarray
+    unit: np.ndarray
+
+
+class Layout:
+    """The candidate modes of one velocity pattern and their index tables (module doc).
+
+    Attributes: ``modes`` the Table III candidates in product order over ``"FSLR"`` (first
+    contact slowest, as :func:`~contactmodes.modes.enumerate_modes`); ``eq_rows`` (N, m) bank rows
+    of each mode's equalities; ``geq_rows`` (N, p) of its inequalities (padding: the null row);
+    ``kin_eq`` (N, pe), ``kin_geq`` (N, pg) signed Jacobian rows of the kinematic test (−1:
+    padding); ``basis``: warm starts kept from the previous evaluation.
+    """
+
+    def __init__(self, structure: Structure, pattern: VelocityPattern) -> None:
+        st = structure
+        self.structure = st
+        self.pattern = pattern
+        k = st.k
+        per_contact = []
+        for i in range(k):
+            opts = []
+            for letter in pattern.allowed[i]:
+                rows = contact_rows(letter, float(st.mu[i]), bool(pattern.t_zero[i]), bool(pattern.n_zero[i]))
+                eq = [2 * i + cp for cp in rows.accel_eq]
+                eq += [st.eq_force0 + st.force_eq.index((i, a_t, a_n)) for a_t, a_n in rows.force_eq]
+                geq = [(2 * i + cp) + (0 if sg > 0 else 2 * k) for cp, sg in rows.accel_geq]
+                geq += [st.geq_force0 + st.force_geq.index((i, a_t, a_n)) for a_t, a_n in rows.force_geq]
+                kin_eq = [2 * i + cp for cp in rows.accel_eq]
+                kin_geq = [(2 * i + cp) + (0 if sg > 0 else 2 * k) for cp, sg in rows.accel_geq]
+                opts.append((letter, eq, geq, kin_eq, kin_geq))
+            per_contact.append(opts)
+        modes: list[str] = []
+        eq_rows: list[list[int]] = []
+        geq_rows: list[list[int]] = []
+        kin_eqs: list[list[int]] = []
+        kin_geqs: list[list[int]] = []
+        fixed_eq = list(range(st.eq_block0, st.eq_dyn0)) + list(range(st.eq_dyn0, st.eq_dyn0 + st.n_q))
+        fixed_geq = list(range(st.geq_block0, st.geq_null))
+        for combo in itertools.product(*per_contact):
+            modes.append("".join(o[0] for o in combo))
+            eq_rows.append([r for o in combo for r in o[1]] + fixed_eq)
+            geq_rows.append([r for o in combo for r in o[2]] + fixed_geq)
+            kin_eqs.append([r for o in combo for r in o[3]])
+            kin_geqs.append([r for o in combo for r in o[4]])
+        self.modes = modes
+        self.position = {m: i for i, m in enumerate(modes)}
+        self.eq_rows = np.array(eq_rows, dtype=int)
+        self.geq_rows = _pad(geq_rows, st.geq_null)
+        self.kin_eq = _pad(kin_eqs, -1)
+        self.kin_geq = _pad(kin_geqs, -1)
+        self.geq_task = st.geq_task[self.geq_rows]
+        self.geq_valid = self.geq_rows != st.geq_null
+        self.basis: dict[str, np.ndarray] = {}
+        # kinematic LP over (q̈, s): row indices into the per-step bank of :meth:`_kin_bank`
+        N, n_q = len(modes), st.n_q
+        ke = np.where(self.kin_eq >= 0, self.kin_eq, -1)
+        kg = np.where(self.kin_geq >= 0, self.kin_geq, -1)
+        null = 8 * k
+        self.kin_rows = np.concatenate([np.where(ke >= 0, ke, null), np.where(ke >= 0, 2 * k + ke, null),
+                                        np.where(kg >= 0, 4 * k + kg, null)], axis=1)
+        nv = n_q + 1
+        self.kin_cost = np.zeros((N, nv))
+        self.kin_cost[:, -1] = -1.0
+        self.kin_lo = np.full((N, nv), -KINEMATIC_BOUND)
+        self.kin_hi = np.full((N, nv), KINEMATIC_BOUND)
+        self.kin_hi[:, -1] = 1.0
+        # s <= 1 is the enumeration's cap; s >= −bound is kept as a real bound: a claim resting on
+        # it proves s* <= −bound or no point at all, either way the mode is pruned
+        self.kin_art = np.ones((N, nv), dtype=bool)
+        self.kin_art[:, -1] = False
+        # pivot choices of (24), mirrored from the structure's cache (module doc)
+        m = self.eq_rows.shape[1]
+        self.piv_rows = np.zeros((N, m), dtype=int)
+        self.piv_cols = np.zeros((N, st.n), dtype=int)
+        self.piv_rank = np.zeros(N, dtype=int)
+        self.piv_known = np.zeros(N, dtype=bool)
+        self.piv_inv = np.zeros((N, st.n), dtype=int)
+
+    def _set_pivots(self, i: int, piv: tuple[np.ndarray, np.ndarray, int]) -> None:
+        self.structure.pivots[self.modes[i]] = piv
+        self.piv_rows[i] = self.eq_rows[i][piv[0]]
+        self.piv_cols[i] = piv[1]
+        self.piv_rank[i] = piv[2]
+        self.piv_inv[i] = np.argsort(piv[1])
+        self.piv_known[i] = True
+
+    # ------------------------------------------------------------------ kinematic test
+    def kinematic(self, banks: Banks, counters: dict | None = None) -> np.ndarray:
+        """(N,) bool: the candidates that are kinematically feasible (Sec. III-F, footnote 5),
+        decided as :func:`~contactmodes.modes.acceleration_feasible` decides them (module doc)."""
+        from .modes import _slack
+
+        J, c = banks.J, banks.c
+        k, n_q = self.structure.k, self.structure.n_q
+        N = len(self.modes)
+        margin = tolerances.STRICT_MARGIN * max(1.0, float(np.abs(J).max(initial=0.0)),
+                                                float(np.abs(c).max(initial=0.0)))
+        # E q̈ <= e, −E q̈ <= −e (E = J rows, e = −J̇q̇), and −sign·J q̈ + s <= sign·J̇q̇ for the strict
+        # rows sign·ẍ >= 0 (sign = +1: rows 0..2k−1 of the signed bank, −1: 2k..4k−1); last: padding
+        one, zero = np.ones((2 * k, 1)), np.zeros((2 * k, 1))
+        bank = np.vstack([np.hstack([J, zero]), np.hstack([-J, zero]), np.hstack([-J, one]), np.hstack([J, one]),
+                          np.zeros((1, n_q + 1))])
+        rb = np.concatenate([-c, c, c, -c, [0.0]])
+        rows, rhs = bank[self.kin_rows], rb[self.kin_rows]
+        cost, lo, hi, art = self.kin_cost, self.kin_lo, self.kin_hi, self.kin_art
+        SJ = np.vstack([J, -J])
+        sc = np.concatenate([-c, c])  # sign·J q̈ >= −sign·c
+        res = batchlp.simplex_batch(cost, rows, rhs, lo, hi, art, self.basis.get("kinematic"))
+        self.basis["kinematic"] = res.basis
+        s = -res.fun
+        out = np.zeros(N, dtype=bool)
+        opt = res.status == lp.OPTIMAL
+        band = tolerances.FEASIBILITY_RTOL * 10 * np.maximum(1.0, np.nanmax(np.abs(np.where(opt[:, None], res.x, 0.0)),
+                                                                            axis=1))
+        decided = (opt & (np.abs(s - margin) > band)) | (res.status == lp.INFEASIBLE)
+        out[opt] = s[opt] > margin
+        undecided = np.flatnonzero(~decided)
+        for i in undecided:
+            sel_e = self.kin_eq[i][self.kin_eq[i] >= 0]
+            sel_g = self.kin_geq[i][self.kin_geq[i] >= 0]
+            slack = _slack(SJ[sel_e], sc[sel_e], SJ[sel_g], sc[sel_g], np.zeros((0, n_q)), np.zeros(0))
+            out[i] = slack > margin
+        if counters is not None:
+            counters["lps"] = counters.get("lps", 0) + N
+            counters["fallback_lps"] = counters.get("fallback_lps", 0) + len(undecided)
+        return out
+
+    # ------------------------------------------------------------------ responses
+    def responses(self, banks: Banks, index: np.ndarray, row: int, counters: dict | None = None) -> Responses:
+        """Responses (24)–(31) of the modes at positions ``index`` (module doc); ``row`` is the
+        coordinate whose acceleration must be unique (e.g. θ, III-G.2)."""
+        st = self.structure
+        n, nt, m = st.n, st.n_tau, self.eq_rows.shape[1]
+        index = np.asarray(index, dtype=int)
+        Bn = index.size
+        s = max(m, n)
+        if Bn == 0:
+            z = np.zeros((0,))
+            return Responses(index, np.zeros((0, n, nt)), np.zeros((0, n, s)), np.zeros((0, n)),
+                             np.zeros((0, s), bool), np.zeros((0, nt, nt)), np.zeros((0, nt)),
+                             np.zeros((0, nt), bool), z.astype(bool), z.astype(bool), z.astype(int), z.astype(bool))
+        for i in index[~self.piv_known[index]]:
+            piv = st.pivots.get(self.modes[i])
+            self._set_pivots(i, piv if piv is not None else _pivots(banks.A[self.eq_rows[i]]))
+        rowp, colp, rank = self.piv_rows[index], self.piv_cols[index], self.piv_rank[index]
+        A = banks.A[rowp[:, :, None], colp[:, None, :]]  # (B, m, n) permuted
+        Bt, b = banks.B[rowp], banks.b[rowp]
+        if m < s:
+            A = np.concatenate([A, np.zeros((Bn, s - m, n))], axis=1)
+            Bt = np.concatenate([Bt, np.zeros((Bn, s - m, nt))], axis=1)
+            b = np.concatenate([b, np.zeros((Bn, s - m))], axis=1)
+        if n < s:
+            A = np.concatenate([A, np.zeros((Bn, s, s - n))], axis=2)
+        ar = np.arange(s)
+        piv = ar[None, :] < rank[:, None]  # (B, s): pivot rows / columns come first
+        pf = piv.astype(float)
+        npf = 1.0 - pf
+        eye = np.eye(s)
+        K = A * (pf[:, :, None] * pf[:, None, :]) + eye * npf[:, None, :]
+        Kinv = _inverse(K)
+        ok = np.all(np.isfinite(Kinv), axis=(1, 2))
+        Kinv[~ok] = eye
+        AR = A * pf[:, :, None]
+        Q = eye * npf[:, None, :] - (Kinv @ AR) * npf[:, None, :]
+        P = Kinv @ (Bt * pf[:, :, None])
+        r = np.einsum("bij,bj->bi", Kinv, b * pf)
+        # certificate of the rank decision (module doc): σ_{r+1} <= ‖A Q‖_F, σ_r >= 1/‖A₁₁⁻¹‖_F
+        AQ = A @ Q
+        sq = A * A
+        fro2 = np.sum(sq, axis=(1, 2))
+        colmax2 = np.max(np.sum(sq, axis=1), axis=1)
+        thr = tolerances.RANK_RTOL * max(m, n)
+        ok &= (np.sum(AQ * AQ, axis=(1, 2)) <= thr * thr * colmax2) & \
+            (thr * thr * fro2 * np.sum(Kinv * Kinv, axis=(1, 2)) < 1.0)
+        # admissible torques (31) from the non-pivot rows, certified against the SVD rule applied
+        # by response_from_equations to the orthonormal left null space (module doc)
+        cvalid = np.zeros((Bn, nt), dtype=bool)
+        C = np.zeros((Bn, nt, nt))
+        d = np.zeros((Bn, nt))
+        consistent = np.ones(Bn, dtype=bool)
+        red = np.flatnonzero(rank < m)
+        if red.size:
+            pr, npr = pf[red], npf[red]
+            Ar = A[red]
+            G = (Ar @ P[red] - Bt[red]) * npr[:, :, None]
+            g = (b[red] - np.einsum("bij,bj->bi", Ar, r[red])) * npr
+            W = ((Ar * pr[:, None, :]) @ Kinv[red]) * npr[:, :, None]
+            ynorm = np.maximum(1.0, np.sqrt(np.sum(npr, axis=1) + np.sum(W * W, axis=(1, 2))))
+            U2, s2, V2t = np.linalg.svd(G, full_matrices=False)  # (R, s, nt), (R, nt), (R, nt, nt)
+            smax_hi = s2[:, 0]
+            rk = rank[red]
+            thr2 = (tolerances.RANK_RTOL * np.maximum(m - rk, nt))[:, None]  # the rule on C0: (m − rank, n_τ)
+            bcol = np.sqrt(np.sum(Bt[red] ** 2, axis=1))
+            bnorm = np.min(np.where(bcol > 0.0, bcol, np.inf), axis=1)
+            bnorm = np.where(np.isfinite(bnorm), bnorm, 1.0)[:, None]
+            # big: above the rule's threshold and far above the response's cancellation rule (entries
+            # of C0 below CANCEL_RTOL·‖B col‖ are zeroed there); small: at rounding level
+            lo_s = s2 / ynorm[:, None]
+            big = (lo_s > thr2 * smax_hi[:, None]) & (lo_s > 1e2 * tolerances.CANCEL_RTOL * bnorm)
+            small = (s2 <= thr2 * (smax_hi / ynorm)[:, None]) & (s2 <= 1e-2 * tolerances.CANCEL_RTOL * bnorm)
+            ok[red] &= np.all(big | small, axis=1)
+            r2 = np.sum(big, axis=1)
+            proj = np.einsum("bji,bj->bi", U2, g)
+            keep = np.arange(nt)[None, :] < r2[:, None]
+            resid = np.sqrt(np.sum((g - np.einsum("bij,bj->bi", U2, proj * keep)) ** 2, axis=1))
+            scale = np.maximum(1.0, np.maximum(np.max(np.abs(b[red]), axis=1), np.max(np.abs(Bt[red]), axis=(1, 2))))
+            tolc = tolerances.CONSISTENCY_RTOL * scale
+            cons = resid <= tolc
+            incons = resid / (ynorm * np.sqrt(np.maximum(m - rk - r2, 1))) > tolc
+            ok[red] &= cons | incons
+            consistent[red] = cons
+            cvalid[red] = keep
+            C[red] = V2t * keep[:, :, None]
+            d[red] = np.where(keep, proj / np.where(keep, s2, 1.0), 0.0)
+        # back to the natural order of x = (q̈, f)
+        inv = self.piv_inv[index]
+        bi = np.arange(Bn)[:, None]
+        P = P[bi, inv]
+        r = r[bi, inv]
+        wfree = ~piv
+        wfree[:, n:] = False
+        Q = Q[bi, inv] * wfree[:, None, :]
+        n_w = np.sum(wfree, axis=1)
+        qn = np.sqrt(np.sum(Q[:, row] ** 2, axis=1))
+        qfro = np.sqrt(np.sum(Q * Q, axis=(1, 2)))
+        zero = qn <= tolerances.AMBIGUITY_ATOL
+        moves = qn > tolerances.AMBIGUITY_ATOL * qfro * np.sqrt(np.maximum(n_w, 1))
+        ok &= zero | moves
+        out = Responses(index, P, Q, r, wfree, C, d, cvalid, consistent & ok, zero, n_w, ok)
+        for j in np.flatnonzero(~ok):
+            self._exact(out, int(j), banks, row)
+        if counters is not None:
+            counters["responses"] = counters.get("responses", 0) + Bn
+            counters["svd_responses"] = counters.get("svd_responses", 0) + int(np.sum(~ok))
+        return out
+
+    def _exact(self, out: Responses, j: int, banks: Banks, row: int) -> None:
+        """Fill entry ``j`` of ``out`` from the SVD response of the same rows and re-choose its pivots."""
+        st = self.structure
+        i = out.index[j]
+        rows = self.eq_rows[i]
+        A = banks.A[rows]
+        eqs = ModeEquations(self.modes[i], A, banks.B[rows], banks.b[rows], [], np.zeros((0, st.n + st.n_tau)),
+                            np.zeros(0), [], st.n_q, 2 * st.k, st.n_tau)
+        resp: ModeResponse = response_from_equations(eqs)
+        self._set_pivots(i, _pivots(A))
+        out.P[j] = resp.P
+        out.r[j] = resp.r
+        out.Q[j] = 0.0
+        out.Q[j, :, :resp.n_w] = resp.Q
+        out.wfree[j] = False
+        out.wfree[j, :resp.n_w] = True
+        out.n_w[j] = resp.n_w
+        out.C[j] = 0.0
+        out.d[j] = 0.0
+        out.cvalid[j] = False
+        p = resp.tau_C.shape[0]
+        out.C[j, :p] = resp.tau_C
+        out.d[j, :p] = resp.tau_d
+        out.cvalid[j, :p] = True
+        out.consistent[j] = resp.consistent
+        out.unique[j] = not (resp.n_w and np.abs(resp.Q[row]).max() > tolerances.AMBIGUITY_ATOL)
+        out.certified[j] = False
+
+    # ------------------------------------------------------------------ domains (33)
+    def domains(self, banks: Banks, resp: Responses) -> Domains:
+        """The substituted inequalities (33) of the modes of ``resp``, cancellation noise zeroed
+        as :func:`~contactmodes.domains.substituted_rows` does."""
+        st = self.structure
+        n = st.n
+        rows = self.geq_rows[resp.index]
+        N, e = banks.N[rows], banks.e[rows]
+        Nx, Nt = N[:, :, :n], N[:, :, n:]
+        nN = np.sqrt(np.sum(Nx ** 2, axis=2))[:, :, None]
+        coef_tau = Nx @ resp.P + Nt
+        Pn = np.sqrt(np.sum(resp.P ** 2, axis=1))[:, None, :]
+        coef_tau[np.abs(coef_tau) <= tolerances.CANCEL_RTOL * (nN * Pn + np.abs(Nt))] = 0.0
+        coef_w = Nx @ resp.Q
+        Qn = np.sqrt(np.sum(resp.Q ** 2, axis=1))[:, None, :]
+        coef_w[np.abs(coef_w) <= tolerances.CANCEL_RTOL * (nN * Qn)] = 0.0
+        rhs = e - np.einsum("bpn,bn->bp", Nx, resp.r)
+        rn = np.sqrt(np.sum(resp.r ** 2, axis=1))[:, None]
+        rhs[np.abs(rhs) <= tolerances.CANCEL_RTOL * (np.abs(e) + nN[:, :, 0] * rn)] = 0.0
+        return Domains(-np.concatenate([coef_tau, coef_w], axis=2), -rhs, self.geq_task[resp.index],
+                       self.geq_valid[resp.index], banks.unit[rows])
+
+
+def terms_of(system) -> ScaledTerms:
+    """The :class:`~contactmodes.scaling.ScaledTerms` of a
+    :class:`~contactmodes.system.ContactSystem` (the numbers its session decides on)."""
+    from .scaling import scale_terms
+
+    return scale_terms(system.M, system.h, system.S, system.J, system.Jdot_qdot, system.v_contact, system.v0,
+                       system.scales, [(c.qdd, c.f, c.tau, c.rhs) for c in system.constraints])
+
+
+def _inverse(K: np.ndarray) -> np.ndarray:
+    """Batched inverse; exactly singular entries come back as NaN."""
+    try:
+        return np.linalg.inv(K)
+    except np.linalg.LinAlgError:
+        out = np.full(K.shape, np.nan)
+        good = np.abs(np.linalg.det(K)) > 0.0
+        if np.any(good):
+            out[good] = np.linalg.inv(K[good])
+        return out
+
+
+def _pad(lists, fill: int) -> np.ndarray:
+    width = max((len(x) for x in lists), default=0)
+    return np.array([x + [fill] * (width - len(x)) for x in lists], dtype=int).reshape(len(lists), width)
+
+
+def _pivots(A: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+    """Row order, column order and rank of ``A`` (m, n): the SVD rank rule, then pivoted QR for
+    ``rank`` independent columns and, among them, ``rank`` independent rows (first in each order)."""
+    from scipy.linalg import qr
+
+    m, n = A.shape
+    s = np.linalg.svd(A, compute_uv=False)
+    r = numerical_rank(s, A.shape)
+    _, _, cp = qr(A, mode="economic", pivoting=True)
+    cols = np.concatenate([np.sort(cp[:r]), np.sort(cp[r:])])
+    if r:
+        _, _, rp = qr(A[:, cols[:r]].T, mode="economic", pivoting=True)
+        rows = np.concatenate([np.sort(rp[:r]), np.setdiff1d(np.arange(m), rp[:r])])
+    else:
+        rows = np.arange(m)
+    return rows.astype(int), cols.astype(int), int(r)

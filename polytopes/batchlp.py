@@ -1,0 +1,274 @@
+"""Many small dense LPs at once: a vectorized dual simplex whose every answer is verified.
+
+The fast path of :mod:`polytopes.lp` for callers that solve dozens of tiny LPs of the same shape
+per call (the RHex max-thrust controller: one LP per contact mode, every millisecond). One NumPy
+operation advances every LP of the batch, so the Python overhead is paid once per pivot rather
+than once per LP. It is a *fast path only*: an answer is returned as decided only after the same
+checks :func:`polytopes.lp.solve_verified` applies (:func:`~polytopes.lp.primal_ok`,
+:func:`~polytopes.lp.dual_ok`, :func:`~polytopes.lp.farkas_ok`); everything else is reported
+``UNDECIDED`` and :func:`solve_batch` hands it to :func:`polytopes.lp.solve_verified` (cddlib, then
+HiGHS; :class:`~polytopes.NumericalError` when nothing verifies).
+
+Problem (per LP ``b`` of the batch, ``n`` variables, ``m`` rows)::
+
+    minimize c_b.x   s.t.   G_b x <= h_b,   lo_b <= x <= hi_b        (lo, hi finite)
+
+Equalities are passed as two rows. Rows are divided by their norms first (all-zero rows are
+decided directly: ``0 <= h``). LPs of different sizes share a batch by padding: zero rows with
+``h = 0`` and variables fixed by ``lo = hi = 0`` with zero cost.
+
+*Artificial bounds.* A free variable is given a finite box by the caller (``artificial`` marks
+those bounds, e.g. ``|w| <= 1e3`` on nondimensional data). Certificates are checked with the
+multipliers of artificial bounds set to zero, so an accepted answer is an answer of the caller's
+LP; one whose multipliers lean on the box at all (beyond rounding, :data:`ART_TOL`) is
+``UNDECIDED`` (and solved by :mod:`polytopes.lp` without it).
+
+Method: the dual simplex on the inequality form. A basis is ``n`` active rows (of ``G`` and the
+bounds); the start is the box vertex whose bound rows carry the multipliers ``|c_j|`` (dual
+feasible by construction), or a caller's *warm start* (e.g. the previous control step's optimal
+basis) when it is nonsingular and dual feasible. Each pivot enters the most violated row and
+leaves by the dual ratio test (ties to the lowest row index), updating ``F_B^{-1}`` by the
+Sherman–Morrison formula; a basis whose entering row has no positive ratio coefficient yields a
+Farkas certificate (``y_r = 1``, ``y_B = −α``). The final answers are recomputed from the basis by
+a fresh solve before they are checked.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import lp
+from . import tolerances as tol
+
+__all__ = ["BatchResult", "UNDECIDED", "solve_batch", "simplex_batch"]
+
+UNDECIDED = -1
+"""Status of an LP the vectorized simplex did not decide (before the fallback)."""
+ENTER_TOL = 1e-10
+"""A normalized row enters the basis when violated by more than this × ``max(1, |x|_inf, |h_i|)``."""
+PIVOT_TOL = 1e-9
+"""Ratio-test coefficients at most this are treated as zero."""
+ART_TOL = 1e-12
+"""A certificate *leans on* an artificial bound when that bound's multiplier exceeds this fraction
+of the multipliers' 1-norm (rounding level): such an answer is ``UNDECIDED``."""
+
+
+@dataclass
+class BatchResult:
+    """Answers for a batch of ``B`` LPs (``n`` variables, ``m`` rows).
+
+    ``status`` (B,): ``lp.OPTIMAL``, ``lp.INFEASIBLE`` (every LP here is bounded by its box), or
+    :data:`UNDECIDED` (only from :func:`simplex_batch`). ``x`` (B, n): optimal points (NaN
+    otherwise); ``fun`` (B,): ``c.x`` at the optimum (NaN otherwise); ``basis`` (B, n): the final
+    basis of the simplex (row ``i < m`` of ``G``, ``m + j`` the upper bound of ``x_j``, ``m + n + j``
+    its lower bound), a warm start for the next call; ``solver`` (B,) object: ``"batch"`` or the
+    fallback's solver name; ``iterations``: pivots done (the largest over the batch).
+    """
+
+    status: np.ndarray
+    x: np.ndarray
+    fun: np.ndarray
+    basis: np.ndarray
+    solver: np.ndarray
+    iterations: int = 0
+
+    @property
+    def n_fallback(self) -> int:
+        """How many LPs the fallback (:func:`polytopes.lp.solve_verified`) decided."""
+        return int(np.sum(self.solver != "batch"))
+
+
+def _normalize(G, h):
+    nrm = np.sqrt(np.einsum("bmn,bmn->bm", G, G))
+    zero = nrm == 0.0
+    s = np.where(zero, 1.0, nrm)
+    return G / s[:, :, None], h / s, zero
+
+
+def _default_basis(c, m, n):
+    j = np.arange(n)
+    return np.where(c <= 0.0, m + j, m + n + j)
+
+
+def _artificial(artificial):
+    """``(lower, upper)`` flags of artificial bounds from ``artificial``: ``None``, one (B, n) bool
+    array for both bounds, or a pair of them."""
+    if artificial is None:
+        return None, None
+    if isinstance(artificial, tuple):
+        return np.asarray(artificial[0], dtype=bool), np.asarray(artificial[1], dtype=bool)
+    a = np.asarray(artificial, dtype=bool)
+    return a, a
+
+
+def _inverse(FB):
+    """Batched inverse; singular entries (a warm start may be singular) replaced by NaN."""
+    try:
+        return np.linalg.inv(FB)
+    except np.linalg.LinAlgError:
+        out = np.full(FB.shape, np.nan)
+        good = np.abs(np.linalg.det(FB)) > 1e-13
+        if np.any(good):
+            out[good] = np.linalg.inv(FB[good])
+        return out
+
+
+def simplex_batch(c, G, h, lo, hi, artificial=None, basis=None, max_iter: int | None = None) -> BatchResult:
+    """The vectorized dual simplex of the module doc without the fallback.
+
+    ``c`` (B, n), ``G`` (B, m, n), ``h`` (B, m), ``lo``, ``hi`` (B, n) finite with ``lo <= hi``;
+    ``artificial``: which bounds are artificial (module doc) — a (B, n) bool array (both bounds of
+    those variables) or a pair ``(lower, upper)`` of them;
+    ``basis`` (B, n) int: warm starts (rows as in :class:`BatchResult`; ignored where singular or
+    not dual feasible). Undecided LPs have status :data:`UNDECIDED`.
+    """
+    c = np.asarray(c, dtype=float)
+    Bn, n = c.shape
+    m = G.shape[1]
+    M = m + 2 * n
+    Gn, hn, zero = _normalize(np.asarray(G, dtype=float), np.asarray(h, dtype=float))
+    eye = np.broadcast_to(np.eye(n), (Bn, n, n))
+    F = np.concatenate([Gn, eye, -eye], axis=1)  # (B, m + 2n, n)
+    f = np.concatenate([hn, hi, -lo], axis=1)
+    art = np.zeros((Bn, M), dtype=bool)
+    art_lo, art_hi = _artificial(artificial)
+    if art_hi is not None:
+        art[:, m:m + n] = art_hi
+        art[:, m + n:] = art_lo
+    status = np.full(Bn, UNDECIDED)
+    bad_row = zero & (hn < 0.0)
+    trivially = np.any(bad_row, axis=1)
+    status[trivially] = lp.INFEASIBLE
+    enter = np.where(trivially, np.argmax(bad_row, axis=1), -1) if m else np.full(Bn, -1)  # Farkas row of a claim
+    default = _default_basis(c, m, n)
+    bidx = np.arange(Bn)[:, None]
+    if basis is None:
+        basis = default
+        Binv = F[bidx, basis]  # ±I: its own inverse
+    else:
+        basis = np.where((basis >= 0) & (basis < M), basis, default)
+        Binv = _inverse(F[bidx, basis])
+        y = -np.einsum("bji,bj->bi", Binv, c)
+        mag = np.maximum(np.sum(np.abs(y), axis=1), 1e-300)
+        good = np.all(np.isfinite(y), axis=1) & np.all(y >= -ENTER_TOL * mag[:, None], axis=1)
+        if not np.all(good):
+            basis = np.where(good[:, None], basis, default)
+            Binv[~good] = F[np.flatnonzero(~good)[:, None], default[~good]]
+    basis = basis.copy()
+    fresh = np.ones(Bn, dtype=bool)  # inverse computed, not updated
+    live = np.flatnonzero(status == UNDECIDED)
+    Binv = Binv[live]
+    y = np.maximum(-np.einsum("bji,bj->bi", Binv, c[live]), 0.0)  # y_B = −F_B^{-T} c
+    limit = max_iter if max_iter is not None else 4 * M
+    it = 0
+    while live.size and it <= limit:
+        Fl, fl = F[live], f[live]
+        x = np.einsum("bij,bj->bi", Binv, fl[np.arange(live.size)[:, None], basis[live]])
+        viol = np.einsum("bmn,bn->bm", Fl, x) - fl
+        size = np.maximum(1.0, np.max(np.abs(x), axis=1))[:, None]
+        scaled = viol / np.maximum(size, np.abs(fl))
+        r = np.argmax(scaled, axis=1)
+        done = scaled[np.arange(live.size), r] <= ENTER_TOL
+        status[live[done]] = lp.OPTIMAL
+        if it == limit or np.all(done):
+            break
+        keep = ~done
+        live, Binv, y, r, Fl = live[keep], Binv[keep], y[keep], r[keep], Fl[keep]
+        L = live.size
+        ar = np.arange(L)
+        alpha = np.einsum("bj,bji->bi", Fl[ar, r], Binv)  # F_r = α F_B
+        pos = alpha > PIVOT_TOL
+        ratio = np.where(pos, y / np.where(pos, alpha, 1.0), np.inf)
+        leave = np.argmin(ratio, axis=1)  # first minimum: lowest basis position
+        t = ratio[ar, leave]
+        infeas = ~np.isfinite(t)
+        if np.any(infeas):
+            status[live[infeas]] = lp.INFEASIBLE
+            enter[live[infeas]] = r[infeas]
+            keep = ~infeas
+            live, Binv, y, r, alpha, leave, t = (live[keep], Binv[keep], y[keep], r[keep], alpha[keep],
+                                                 leave[keep], t[keep])
+            if not live.size:
+                break
+            ar = np.arange(live.size)
+        y = np.maximum(y - t[:, None] * alpha, 0.0)
+        y[ar, leave] = t
+        col = Binv[ar, :, leave] / alpha[ar, leave][:, None]  # new column `leave` of B^{-1}
+        alpha[ar, leave] -= 1.0
+        Binv = Binv - col[:, :, None] * alpha[:, None, :]
+        basis[live, leave] = r
+        fresh[live] = False
+        it += 1
+    return _verify(c, F, f, art, n, status, basis, enter, it)
+
+
+def _verify(c, F, f, art, n, status, basis, enter, iterations) -> BatchResult:
+    """Recompute every claim from its basis (a fresh inverse) and keep it only when the checks of
+    :mod:`polytopes.lp` pass (module doc)."""
+    Bn, M = F.shape[0], F.shape[1]
+    x_out = np.full((Bn, n), np.nan)
+    fun = np.full(Bn, np.nan)
+    solver = np.full(Bn, "batch", dtype=object)
+    claimed = np.flatnonzero(status != UNDECIDED)
+    if claimed.size == 0:
+        return BatchResult(status, x_out, fun, basis, solver, iterations)
+    bc = basis[claimed]
+    Fc, fc, artc = F[claimed], f[claimed], art[claimed]
+    cl = np.arange(claimed.size)[:, None]
+    Binv = _inverse(Fc[cl, bc])
+    x = np.einsum("bij,bj->bi", Binv, fc[cl, bc])
+    opt = status[claimed] == lp.OPTIMAL
+    good = np.zeros(claimed.size, dtype=bool)
+    z0 = np.zeros((claimed.size, 0))
+    e0 = np.zeros((claimed.size, 0, n))
+    if np.any(opt):
+        o = np.flatnonzero(opt)
+        yB = -np.einsum("bji,bj->bi", Binv[o], c[claimed[o]])
+        y = np.zeros((o.size, M))
+        y[np.arange(o.size)[:, None], bc[o]] = yB
+        # the certificate must not lean on an artificial bound; it is checked with their
+        # multipliers set to zero, so that it proves the caller's LP (without those bounds)
+        leans = np.any(artc[o] & (np.abs(y) > ART_TOL * np.sum(np.abs(y), axis=1, keepdims=True)), axis=1)
+        y[artc[o]] = 0.0
+        good[o] = ~leans & lp.primal_ok(x[o], Fc[o], fc[o], e0[o], z0[o]) & \
+            lp.dual_ok(c[claimed[o]], x[o], y, z0[o], Fc[o], fc[o], e0[o], z0[o])
+    if not np.all(opt):
+        q = np.flatnonzero(~opt)
+        r = np.maximum(enter[claimed[q]], 0)
+        aq = np.arange(q.size)
+        alpha = np.einsum("bj,bji->bi", Fc[q, r], Binv[q])  # F_r = α F_B
+        yf = np.zeros((q.size, M))
+        yf[aq[:, None], bc[q]] = -alpha
+        yf[aq, r] += 1.0
+        leans = np.any(artc[q] & (np.abs(yf) > ART_TOL * np.sum(np.abs(yf), axis=1, keepdims=True)), axis=1)
+        yf[artc[q]] = 0.0
+        good[q] = ~leans & lp.farkas_ok(yf, z0[q], Fc[q], fc[q], e0[q], z0[q])
+    status[claimed[~good]] = UNDECIDED
+    keep = opt & good
+    x_out[claimed[keep]] = x[keep]
+    fun[claimed[keep]] = np.sum(c[claimed[keep]] * x[keep], axis=1)
+    return BatchResult(status, x_out, fun, basis, solver, iterations)
+
+
+def solve_batch(c, G, h, lo, hi, artificial=None, basis=None, max_iter: int | None = None) -> BatchResult:
+    """Solve every LP of the batch (module doc): the vectorized dual simplex, then
+    :func:`polytopes.lp.solve_verified` for each LP it did not decide — there without the
+    artificial bounds, which may also answer ``lp.UNBOUNDED``.
+
+    Arguments as :func:`simplex_batch`. Returns a :class:`BatchResult` with no :data:`UNDECIDED`
+    entries. Raises :class:`~polytopes.NumericalError` when the fallback cannot verify an LP.
+    """
+    res = simplex_batch(c, G, h, lo, hi, artificial, basis, max_iter)
+    art_lo, art_hi = _artificial(artificial)
+    for b in np.flatnonzero(res.status == UNDECIDED):
+        bounds = [(None if art_lo is not None and art_lo[b, j] else float(lo[b, j]),
+                   None if art_hi is not None and art_hi[b, j] else float(hi[b, j])) for j in range(c.shape[1])]
+        out = lp.solve_verified(c[b], G[b], h[b], bounds=bounds)
+        res.status[b] = out.status
+        res.solver[b] = out.solver
+        if out.status == lp.OPTIMAL:
+            res.x[b] = out.x
+            res.fun[b] = out.fun
+    return res

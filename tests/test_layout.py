@@ -1,0 +1,113 @@
+"""Real-time layouts (:mod:`contactmodes.layout`) against the analysis session.
+
+On the example systems and on random mechanisms (``test_units.random_system``: floating base,
+massless links, 1–5 contacts, at rest or moving, task rows) written in SI and in millimetres and
+grams: the layout's kinematically feasible modes are the Table III candidates that
+:func:`~contactmodes.modes.acceleration_feasible` accepts (the definition, Sec. III-F) and, on the
+examples, the session's enumeration (:func:`~contactmodes.modes.enumerate_modes`; its depth-first
+search can prune a mode whose relaxed rows cancel only up to rounding, e.g. seed 4's ``SFFF``,
+so the random systems are compared with the definition); per feasible mode the consistency of (31), the
+number of ambiguity variables and the rank of (31) are the SVD response's; the torque domains
+``T_c`` agree — every torque of a grid lies in the layout's ``D_c`` (one LP) exactly when the
+session's ``T_c`` contains it (well inside or well outside, points within 1e-6 of a boundary are
+skipped); and the layout's answers do not depend on the units. A system with task equalities
+is refused (one line naming the constraints).
+"""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from contactmodes.errors import ContactModelError
+from contactmodes.io import load_system, parse_system
+from contactmodes.layout import Structure, terms_of
+from contactmodes.modes import acceleration_feasible
+from contactmodes.modetable import classify_arrays
+from contactmodes.session import AnalysisSession
+from polytopes import lp
+from test_units import random_system, rewrite
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = ["two_link_brace", "six_link_brace", "painleve_rod", "table_two_legs", "rhex_flip_start"]
+
+
+def _layout_answers(system):
+    """(modes, per-mode (consistent, n_w, rank of (31)), responses, domains, terms, layout)."""
+    terms = terms_of(system)
+    st = Structure.of(system)
+    pattern = classify_arrays(terms.v_contact, terms.v0, 1.0, system.contacts)
+    lay = st.layout(pattern)
+    banks = st.banks(terms)
+    feasible = lay.kinematic(banks)
+    idx = np.flatnonzero(feasible)
+    resp = lay.responses(banks, idx, 0)
+    dom = lay.domains(banks, resp)
+    modes = [lay.modes[i] for i in idx]
+    flags = {m: (bool(resp.consistent[j]), int(resp.n_w[j]), int(resp.cvalid[j].sum())) for j, m in enumerate(modes)}
+    return modes, flags, resp, dom, terms, lay
+
+
+def _in_layout_T(resp, dom, j, tau, task=False):
+    """Whether the scaled torque ``tau`` lies in the layout's ``T_c`` of entry ``j`` (one LP over w)."""
+    nt = resp.P.shape[2]
+    if not resp.consistent[j]:
+        return False
+    rows = dom.valid[j] & (task | ~dom.task[j])
+    A, b = dom.A[j][rows], dom.b[j][rows]
+    C, d = resp.C[j][resp.cvalid[j]], resp.d[j][resp.cvalid[j]]
+    if np.abs(C @ tau - d).max(initial=0.0) > 1e-9 * max(1.0, float(np.abs(tau).max())):
+        return False
+    wf = resp.wfree[j]
+    Aw = A[:, nt:][:, wf]
+    rhs = b - A[:, :nt] @ tau
+    if Aw.shape[1] == 0:
+        return bool(np.all(rhs >= -1e-9))
+    st, _, _ = lp.solve(np.zeros(Aw.shape[1]), Aw, rhs)
+    return st == lp.OPTIMAL
+
+
+def _compare(system, against_search=False):
+    if any(c.kind == "task" and c.type == "eq" for c in system.constraints):
+        with pytest.raises(ContactModelError, match="task equalities"):
+            Structure.of(system)
+        return None, None
+    ses = AnalysisSession(system)
+    modes, flags, resp, dom, terms, lay = _layout_answers(system)
+    if against_search:
+        assert modes == list(ses.enumeration.modes)
+    else:
+        assert modes == [m for m in lay.modes if acceleration_feasible(system, m)]
+    rng = np.random.default_rng(3)
+    for j, m in enumerate(modes):
+        sol = ses.mode(m)
+        r = sol.response(False)
+        assert flags[m] == (r.consistent, r.n_w, r.tau_C.shape[0]), m
+        T = sol.T(False)
+        if T is None:
+            continue
+        lo, hi = T.bounding_box()
+        lo = np.where(np.isfinite(lo), lo, np.where(np.isfinite(hi), hi - 3.0, -3.0))
+        hi = np.where(np.isfinite(hi), hi, lo + 6.0)
+        pts = rng.uniform(lo - 0.5 * (hi - lo) - 0.1, hi + 0.5 * (hi - lo) + 0.1, size=(12, T.dim))
+        pts = np.vstack([pts, T.chebyshev_center().center[None]])
+        for tau in pts:
+            inside, outside = T.contains(tau, -1e-6), not T.contains(tau, 1e-6)
+            if inside or outside:
+                assert _in_layout_T(resp, dom, j, tau) == inside, (m, tau)
+    return modes, flags
+
+
+@pytest.mark.parametrize("name", EXAMPLES)
+def test_examples_match_session(name):
+    _compare(load_system(ROOT / "examples" / f"{name}.toml").system, against_search=True)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_random_mechanisms_match_session_in_any_units(seed):
+    doc = random_system(seed)
+    modes, flags = _compare(parse_system(doc).system)
+    if modes is None:
+        return
+    mm_g, _ = rewrite(doc, 1e3, 1e3)
+    assert _layout_answers(parse_system(mm_g).system)[:2] == (modes, flags)
