@@ -265,24 +265,40 @@ class _Search:
         self.lps = 0
         self.modes: list[str] = []
 
-    def child(self, node, i: int, letter: str):
-        """The node after assigning ``letter`` to contact ``i``, or ``None`` when its slack LP (or
-        its equalities) prove that no completion survives."""
+    def child(self, node, prefix: str, letter: str):
+        """The node after assigning ``letter`` to contact ``i = len(prefix)``, or ``None`` when its
+        slack LP (or its equalities) prove that no completion survives. A prune decided on the
+        incrementally reduced rows is confirmed on the rows themselves (:meth:`_confirm_prune`):
+        rank decisions on a product ``E Z`` may differ from those on ``E`` by rounding."""
+        i = len(prefix)
+        if i == self.k - 1:  # a whole mode: the definition itself (acceleration_feasible)
+            return None if self._confirm_prune(prefix + letter) else node
         x0, Z, G, g = node
         E, e, Gi, gi = self.blocks[i][letter]
         if E.shape[0]:
             sol = null_space_solution(E @ Z, e - E @ x0)
             if sol is None:
-                return None
+                return None if self._confirm_prune(prefix + letter) else node
             y0, N = sol
             x0, Z = x0 + Z @ y0, Z @ N
         if Gi.shape[0]:
             G, g = np.vstack([G, Gi]), np.concatenate([g, gi])
         R, r = self.suffix[i + 1]
         self.lps += 1
-        if _reduced_slack(x0, Z, G, g, R, r) <= self.margin:
+        # the relaxed rows only prune: loosened by the margin, a row that a completion meets with
+        # equality (exactly 0, -5.6e-17 in floats) cannot prune a feasible mode
+        if _reduced_slack(x0, Z, G, g, R, r - self.margin) <= self.margin \
+                and self._confirm_prune(prefix + letter):
             return None
         return x0, Z, G, g
+
+    def _confirm_prune(self, letters: str) -> bool:
+        """Whether the rows of ``letters`` (a prefix) with the relaxed rows of the remaining
+        contacts, eliminated at once (:func:`_slack`, as :func:`strict_slack` does for a whole
+        mode), leave no strict slack above the margin."""
+        E, e, G, g, R, r = _rows(self.system, self.pattern, letters, relax_from=len(letters))
+        self.lps += 1
+        return _slack(E, e, G, g, R, r - self.margin) <= self.margin
 
     def visit(self, prefix: str, node, stage=None) -> None:
         i = len(prefix)
@@ -290,7 +306,7 @@ class _Search:
             self.modes.append(prefix)
             return
         for letter in self.pattern.allowed[i]:
-            nxt = self.child(node, i, letter)
+            nxt = self.child(node, prefix, letter)
             if nxt is not None:
                 self.visit(prefix + letter, nxt)
             if stage is not None and i == 0:
