@@ -11,6 +11,6 @@ python "$here/sweep_brace_atlas.py" --out "$out" "$@" > "$out/brace_atlas.txt"
 contactmodes sweep analyze "$here/painleve_rod.toml" --vary contacts.0.mu=0.25:3:12 \
     --vary state.qdot.x=-2:2:9 --mode L --unambiguous --inconsistency-box=-20:20 \
     --plot "$out/painleve.png" --output "$out/painleve.csv" "$@" > "$out/painleve.txt"
-contactmodes sweep flip --vary mu_toe=0.02:0.16:8 --vary controller=blind,max-thrust --duration 2 \
+contactmodes sweep flip --vary mu_toe=0.05:1.5:9 --vary controller=blind,max-thrust \
     --plot "$out/flip_map.png" --output "$out/flip_map.csv" "$@" > "$out/flip_map.txt"
 echo "wrote $out/brace_atlas.png $out/painleve.png $out/flip_map.png (tables beside them)"
