@@ -112,7 +112,7 @@ def _slack(E, e, G, g, R, r) -> float:
     """Largest ``s <= 1`` with ``E q̈ = e``, ``G q̈ − g >= s``, ``R q̈ >= r``; ``-inf`` if none.
 
     The equalities are eliminated first (:func:`~contactmodes.linalg.null_space_solution`, robust
-    to redundant rows); the rest is one LP through :func:`polytopes.lp.solve`.
+    to redundant rows); the rest is :func:`_reduced_slack` (one LP through :func:`polytopes.lp.solve`).
     """
     n_q = E.shape[1]
     if E.shape[0]:
@@ -122,26 +122,7 @@ def _slack(E, e, G, g, R, r) -> float:
         q0, Z = sol
     else:
         q0, Z = np.zeros(n_q), np.eye(n_q)
-    if G.shape[0] == 0 and R.shape[0] == 0:
-        return 1.0
-    base_g, base_r = G @ q0 - g, R @ q0 - r
-    GZ, RZ = G @ Z, R @ Z
-    n_y = Z.shape[1]
-    if n_y == 0:
-        if np.any(base_r < -tolerances.FEASIBILITY_RTOL):
-            return -np.inf
-        return float(min(1.0, base_g.min(initial=1.0)))
-    # variables (y, s): maximize s  s.t.  −GZ y + s <= base_g,  −RZ y <= base_r,  s <= 1
-    cost = np.zeros(n_y + 1)
-    cost[-1] = -1.0
-    A_ub = np.vstack([np.hstack([-GZ, np.ones((G.shape[0], 1))]), np.hstack([-RZ, np.zeros((R.shape[0], 1))])])
-    b_ub = np.concatenate([base_g, base_r])
-    status, _, fun = lp.solve(cost, A_ub, b_ub, bounds=[(None, None)] * n_y + [(None, 1.0)])
-    if status == lp.INFEASIBLE:
-        return -np.inf
-    if status != lp.OPTIMAL:
-        raise InternalError(f"acceleration LP: status {status} for a problem bounded by construction")
-    return float(-fun)
+    return _reduced_slack(q0, Z, G, g, R, r)
 
 
 def strict_slack(system: ContactSystem, mode: str) -> float:
@@ -314,7 +295,8 @@ class _Search:
 
 
 def _reduced_slack(x0, Z, G, g, R, r) -> float:
-    """:func:`_slack` on rows already reduced to ``q̈ = x0 + Z y``."""
+    """:func:`_slack` on rows already reduced to ``q̈ = x0 + Z y``: variables ``(y, s)``, maximize
+    ``s`` s.t. ``−GZ y + s <= G x0 − g``, ``−RZ y <= R x0 − r``, ``s <= 1``."""
     base_g, base_r = G @ x0 - g, R @ x0 - r
     if G.shape[0] == 0 and R.shape[0] == 0:
         return 1.0

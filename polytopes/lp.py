@@ -448,13 +448,8 @@ def solve_verified(c, A_ub=None, b_ub=None, A_eq=None, b_eq=None, bounds=(None, 
         elif cl.status == UNBOUNDED and not bounded and _ray_ok(c, cl.ray, G, E):
             if _primal_ok(cl.x, G, h, E, f):
                 return LPResult(UNBOUNDED, cl.x, None, cl.solver, "certificate")
-            # a verified ray without a point (cddlib): the caller's point, if it is one, or a
-            # feasibility LP decides the rest
-            if feasible_point is not None:
-                x0 = np.asarray(feasible_point, dtype=float).reshape(-1)
-                if x0.shape == (n,) and _primal_ok(x0, G, h, E, f):
-                    return LPResult(UNBOUNDED, x0, None, cl.solver, "certificate")
-            point = solve_verified(np.zeros(n), G, h, E, f, solver=solver, bounded=True)
+            # a verified ray without a point (cddlib): a feasible point decides the rest
+            point = _feasible_point(G, h, E, f, solver, feasible_point)
             if point.status == OPTIMAL:
                 return LPResult(UNBOUNDED, point.x, None, cl.solver, "certificate")
             return LPResult(INFEASIBLE, None, None, point.solver, point.verified_by)
@@ -465,7 +460,7 @@ def solve_verified(c, A_ub=None, b_ub=None, A_eq=None, b_eq=None, bounds=(None, 
         if agreed is not None:
             return agreed
     if not bounded and any(cl.status in (UNBOUNDED, None) for cl in claims):
-        decided = _decide_unbounded(c, G, h, E, f, solver)
+        decided = _decide_unbounded(c, G, h, E, f, solver, feasible_point)
         if decided is not None:
             return decided
     summary = ", ".join(f"{cl.solver}: {'undecided' if cl.status is None else _NAMES.get(cl.status, 'undecided')}"
@@ -475,21 +470,31 @@ def solve_verified(c, A_ub=None, b_ub=None, A_eq=None, b_eq=None, bounds=(None, 
         f"be solved reliably ({summary}{'; bounded by construction' if bounded else ''})")
 
 
-def _decide_unbounded(c, G, h, E, f, solver: str) -> LPResult | None:
+def _feasible_point(G, h, E, f, solver: str, hint: Any = None) -> LPResult:
+    """A verified point of ``G x <= h, E x = f`` (status ``OPTIMAL``) or verified infeasibility:
+    the caller's ``hint`` when it passes the primal check, else the feasibility LP ``min 0``."""
+    n = G.shape[1]
+    if hint is not None:
+        x0 = np.asarray(hint, dtype=float).reshape(-1)
+        if x0.shape == (n,) and _primal_ok(x0, G, h, E, f):
+            return LPResult(OPTIMAL, x0, 0.0, "caller", "certificate")
+    return solve_verified(np.zeros(n), G, h, E, f, solver=solver, bounded=True)
+
+
+def _decide_unbounded(c, G, h, E, f, solver: str, hint: Any = None) -> LPResult | None:
     """Second opinion when a solver claims "unbounded" without a usable ray, or reports
     "infeasible or unbounded" (HiGHS does on degenerate unbounded LPs): two LPs that are bounded by
     construction, each verified. A feasible point (``min 0``) and a direction of unboundedness
     (``min c.r`` s.t. ``G r <= 0``, ``E r = 0``, ``-1 <= r <= 1``) with ``c.r < 0`` prove
     unboundedness; ``None`` when they do not (the caller then reports the LP as undecided)."""
-    n = c.shape[0]
-    point = solve_verified(np.zeros(n), G, h, E, f, solver=solver, bounded=True)
+    point = _feasible_point(G, h, E, f, solver, hint)
     if point.status == INFEASIBLE:
         return LPResult(INFEASIBLE, None, None, point.solver, point.verified_by)
     if point.status != OPTIMAL:
         return None
     ray = solve_verified(c, G, np.zeros(G.shape[0]), E, np.zeros(E.shape[0]), bounds=(-1.0, 1.0),
                          solver=solver, bounded=True)
-    if ray.status == OPTIMAL and _ray_ok(c, ray.x, G, E) and _primal_ok(point.x, G, h, E, f):
+    if ray.status == OPTIMAL and _ray_ok(c, ray.x, G, E):
         return LPResult(UNBOUNDED, point.x, None, ray.solver, "certificate")
     return None
 
