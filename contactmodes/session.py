@@ -222,6 +222,11 @@ class ModeSolution:
         """``D_c`` before reduction and whether it is trivially empty (a row ``0 <= b < 0`` or
         inconsistent (31)). ``extra = (A_x, b_x)`` appends rows ``A_x z <= b_x``; ``drop_task``
         (default ``not task``) leaves the task rows out."""
+        if extra is None and drop_task is None:  # the plain D_c: one object, its LPs cached on it
+            return self._cached(("raw", task), lambda: self._raw(task, None, None))
+        return self._raw(task, extra, drop_task)
+
+    def _raw(self, task, extra, drop_task) -> tuple[Polytope, bool]:
         v = self._variant(task)
         resp = self.response(task)
         A, b, is_task = self._rows(v)
@@ -287,7 +292,8 @@ class ModeSolution:
     def box(self, task: bool = True) -> tuple[np.ndarray, np.ndarray]:
         """Bounding box ``(lo, hi)`` of ``T_c`` over τ' (±inf where unbounded; the empty box
         ``(+inf, −inf)`` when infeasible), from ``T_c`` if computed, else by ``2 n_τ`` support
-        LPs on ``D_c`` (no projection needed)."""
+        LPs on ``D_c`` at most (no projection needed; sides proven unbounded by a verified
+        recession direction need none, :meth:`polytopes.Polytope.bounding_box`)."""
 
         def build():
             n = self.n_tau
@@ -296,11 +302,7 @@ class ModeSolution:
             if self.has_T(task):
                 return self.T(task).bounding_box()
             P = self._cache.get(("D", task)) or self.raw(task)[0]
-            E = np.zeros((n, P.dim))
-            E[:, :n] = np.eye(n)
-            hi = np.array([P.support(e) for e in E])
-            lo = np.array([-P.support(-e) for e in E])
-            return lo, hi
+            return P.bounding_box(coords=range(n))
 
         return self._timed(("box", task), "box", build)
 
@@ -467,11 +469,10 @@ class AnalysisSession:
         return out
 
     # ------------------------------------------------------------------ overlaps (III-G.1)
-    def candidate_pairs(self, modes: Sequence[str], task: bool = True) -> list[tuple[str, str]]:
-        """Pairs of ``modes`` whose bounding boxes meet (a sweep along the first torque, then the
-        other axes checked), in the order of ``modes``; no LP beyond the boxes."""
-        if len(modes) < 2:
-            return []
+    def _box_sweep(self, modes: Sequence[str], task: bool):
+        """The bounding-box sweep (along the first torque, the other axes checked): yields, per
+        mode index ``i`` in the sweep order, the indices ``j`` (array) of the later modes whose
+        boxes meet its box. Stores nothing quadratic."""
         boxes = [self.mode(m).box(task) for m in modes]
         lo = np.array([b[0] for b in boxes])
         hi = np.array([b[1] for b in boxes])
@@ -481,16 +482,30 @@ class AnalysisSession:
         gap = tolerances.CONSISTENCY_RTOL * max(1.0, float(finite.max(initial=0.0)))
         order = np.argsort(lo[:, 0], kind="stable")
         lo_s, hi_s = lo[order], hi[order]
-        pairs = []
+        ends = np.searchsorted(lo_s[:, 0], hi_s[:, 0] + gap, side="right")
         for a in range(len(order)):
-            end = int(np.searchsorted(lo_s[:, 0], hi_s[a, 0] + gap, side="right"))
+            end = int(ends[a])
             if end <= a + 1:
                 continue
-            cand = np.arange(a + 1, end)
+            cand = slice(a + 1, end)
             ok = np.all((lo_s[cand] <= hi_s[a] + gap) & (lo_s[a] <= hi_s[cand] + gap), axis=1)
-            i = order[a]
-            for j in order[cand[ok]]:
-                pairs.append((min(i, j), max(i, j)))
+            yield int(order[a]), order[a + 1:end][ok]
+
+    def count_candidate_pairs(self, modes: Sequence[str], task: bool = True) -> int:
+        """How many pairs of ``modes`` have meeting bounding boxes (:meth:`candidate_pairs`
+        without building the list)."""
+        if len(modes) < 2:
+            return 0
+        return sum(len(js) for _, js in self._box_sweep(modes, task))
+
+    def candidate_pairs(self, modes: Sequence[str], task: bool = True) -> list[tuple[str, str]]:
+        """Pairs of ``modes`` whose bounding boxes meet (a sweep along the first torque, then the
+        other axes checked), in the order of ``modes``; no LP beyond the boxes."""
+        if len(modes) < 2:
+            return []
+        pairs = []
+        for i, js in self._box_sweep(modes, task):
+            pairs += [(min(i, j), max(i, j)) for j in js.tolist()]
         pairs.sort()
         return [(modes[i], modes[j]) for i, j in pairs]
 

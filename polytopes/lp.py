@@ -262,6 +262,26 @@ def _ray_ok(c, r, G, E) -> bool:
     return float(c @ r) < -tol.LP_DUAL_TOL * max(1.0, float(np.max(np.abs(c), initial=0.0)))
 
 
+def rays_ok(costs, R, G, E) -> np.ndarray:
+    """:func:`_ray_ok` for many costs and rays at once: (c, r) bool, entry ``[i, j]`` whether
+    ray ``R[j]`` (r, n) is a verified direction of unboundedness of ``min costs[i].x`` (c, n)
+    over ``G x <= h, E x = f`` (any ``h``, ``f``; rows of unit norm or less)."""
+    R = np.asarray(R, dtype=float).reshape(-1, G.shape[1])
+    costs = np.asarray(costs, dtype=float).reshape(-1, G.shape[1])
+    nr = np.max(np.abs(R), axis=1, initial=0.0)
+    good = np.all(np.isfinite(R), axis=1) & (nr > 0.0)
+    Rn = R[good] / nr[good, None]
+    ok = np.ones(len(Rn), dtype=bool)
+    if G.shape[0]:
+        ok &= np.all(G @ Rn.T <= tol.LP_PRIMAL_TOL, axis=0)
+    if E.shape[0]:
+        ok &= np.all(np.abs(E @ Rn.T) <= tol.LP_PRIMAL_TOL, axis=0)
+    lim = -tol.LP_DUAL_TOL * np.maximum(1.0, np.max(np.abs(costs), axis=1, initial=0.0))
+    out = np.zeros((len(costs), len(R)), dtype=bool)
+    out[:, good] = ((costs @ Rn.T) < lim[:, None]) & ok[None, :]
+    return out
+
+
 # --------------------------------------------------------------------------- solvers ------------
 _CDD_STATUS = {
     cdd.LPStatusType.OPTIMAL: OPTIMAL,

@@ -316,19 +316,60 @@ class Polytope:
             return None
         return self._inner_lp(direction)[1]
 
-    def bounding_box(self) -> tuple[np.ndarray, np.ndarray]:
-        """Tightest axis-aligned box ``(lo, hi)`` (n,) each, ``±inf`` where unbounded (2n LPs).
+    def bounding_box(self, coords: Sequence[int] | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Tightest axis-aligned box ``(lo, hi)`` (n,) each, ``±inf`` where unbounded; with
+        ``coords`` (k,) the box of the projection onto those coordinates (k,) each, no projection
+        computed.
+
+        Unbounded sides are found first from the generators of the recession cone (one double
+        description): a side is declared unbounded only for a ray (or line) that passes the ray
+        check of :mod:`polytopes.lp` on the inner system (``V r <= 0``, positive along the axis);
+        every other side is one verified support LP (a ray cddlib missed or got wrong costs that
+        LP, never a wrong bound).
 
         The empty set gives ``lo = +inf``, ``hi = -inf`` componentwise (the infimum and supremum
         over no points), so ``lo > hi`` marks it and a union's box is still the componentwise
         min/max of its members' boxes."""
-        n = self.dim
+        ks = list(range(self.dim)) if coords is None else [int(k) for k in coords]
+        if any(k < 0 or k >= self.dim for k in ks):
+            raise PolytopeError(f"coords: expected indices in 0..{self.dim - 1}, got {ks}")
+        k = len(ks)
         if self.is_empty():
-            return np.full(n, np.inf), np.full(n, -np.inf)
-        E = np.eye(n)
-        hi = np.array([self._inner_lp(e)[0] for e in E])
-        lo = np.array([-self._inner_lp(-e)[0] for e in E])
+            return np.full(k, np.inf), np.full(k, -np.inf)
+        up, down = self._unbounded_axes(ks)
+        hi, lo = np.full(k, np.inf), np.full(k, -np.inf)
+        for i, kk in enumerate(ks):
+            e = np.zeros(self.dim)
+            e[kk] = 1.0
+            if not up[i]:
+                hi[i] = self._inner_lp(e)[0]
+            if not down[i]:
+                lo[i] = -self._inner_lp(-e)[0]
         return lo, hi
+
+    def _unbounded_axes(self, ks: list[int]) -> tuple[np.ndarray, np.ndarray]:
+        """(k,) bool each: coordinates ``ks`` proven unbounded above / below by a verified
+        recession direction (nonempty set); all ``False`` when cddlib fails."""
+        h = self._hull()
+        up = np.zeros(len(ks), dtype=bool)
+        down = np.zeros(len(ks), dtype=bool)
+        dim = h.N.shape[1]
+        if dim == 0:
+            return up, down
+        Nk = h.N[ks]
+        if h.V.shape[0] == 0:
+            free = np.any(Nk != 0.0, axis=1)
+            return free, free.copy()
+        try:
+            _, rays, lines = cdd_io.generators(h.V, np.zeros(h.V.shape[0]), np.zeros((0, dim)), np.zeros(0))
+        except (RuntimeError, ValueError):  # cddlib's float DD gave up: the LPs decide every side
+            return up, down
+        R = np.vstack([rays, lines, -lines])
+        if len(R):
+            empty = np.zeros((0, dim))
+            up = np.any(lp.rays_ok(-Nk, R, h.V, empty), axis=1)
+            down = np.any(lp.rays_ok(Nk, R, h.V, empty), axis=1)
+        return up, down
 
     def implicit_equalities(self) -> np.ndarray:
         """Indices of inequality rows holding with equality on the whole set (the affine-hull

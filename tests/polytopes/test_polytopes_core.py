@@ -207,6 +207,60 @@ def test_bounding_box_unbounded():
     assert list(lo) == [0.0, 0.0] and list(hi) == [np.inf, np.inf]
 
 
+def _linprog_box(P, coords):
+    """Box of P's projection onto ``coords`` by SciPy's HiGHS, one LP per side (independent)."""
+    from scipy.optimize import linprog
+
+    lo, hi = [], []
+    for k in coords:
+        out = []
+        for sign in (1.0, -1.0):
+            c = np.zeros(P.dim)
+            c[k] = sign
+            r = linprog(c, A_ub=P.A, b_ub=P.b, A_eq=P.C if P.C.shape[0] else None,
+                        b_eq=P.d if P.C.shape[0] else None, bounds=(None, None), method="highs")
+            out.append(r.fun if r.status == 0 else -np.inf)  # status 3: unbounded below
+        lo.append(out[0])  # min x_k
+        hi.append(-out[1])  # -min(-x_k)
+    return np.array(lo), np.array(hi)
+
+
+@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize("fail_dd", [False, True])
+def test_bounding_box_against_highs(seed, fail_dd, monkeypatch):
+    """Sides proven unbounded by recession rays (or by LPs when cddlib's DD is made to fail)
+    equal HiGHS's per-side LPs, on random unbounded polyhedra, some with an equality and some
+    lower-dimensional, and for a coordinate subset (the box of a projection)."""
+    from polytopes import cdd_io
+
+    if fail_dd:
+        def broken(*args, **kwargs):
+            raise RuntimeError("Numerical inconsistency is found (simulated)")
+        monkeypatch.setattr(cdd_io, "generators", broken)
+    rng = np.random.default_rng(seed)
+    n = 3 + seed % 3
+    m = n + rng.integers(0, 4)
+    A = rng.standard_normal((m, n))
+    A[: m // 2, 0] = np.abs(A[: m // 2, 0])  # cones open towards -x0 on some rows
+    b = rng.uniform(0.1, 2.0, m)
+    C = rng.standard_normal((1, n)) if seed % 2 else np.zeros((0, n))
+    d = np.zeros(C.shape[0])
+    if seed % 4 == 3:  # two opposite rows: a lower-dimensional set
+        A = np.vstack([A, A[:1], -A[:1]])
+        b = np.concatenate([b, [0.0], [0.0]])
+    P = Polytope(A, b, C, d)
+    if P.is_empty():
+        pytest.skip("empty draw")
+    coords = list(range(n)) if seed % 3 else [0, n - 1]
+    lo, hi = P.bounding_box(coords=coords) if seed % 3 == 0 else P.bounding_box()
+    elo, ehi = _linprog_box(P, coords)
+    assert np.array_equal(np.isinf(lo), np.isinf(elo)) and np.array_equal(np.isinf(hi), np.isinf(ehi))
+    fin = np.isfinite(elo)
+    np.testing.assert_allclose(lo[fin], elo[fin], atol=1e-7)
+    fin = np.isfinite(ehi)
+    np.testing.assert_allclose(hi[fin], ehi[fin], atol=1e-7)
+
+
 # ----- generators -----------------------------------------------------------------------------------
 
 def _sorted_rows(X):
