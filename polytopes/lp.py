@@ -89,6 +89,8 @@ class _Claim:
 def _rows_and_bounds(n, A_ub, b_ub, bounds):
     """Stack ``A_ub x <= b_ub`` and the variable bounds into one inequality block ``G x <= h``."""
     if isinstance(bounds, tuple) and len(bounds) == 2 and not isinstance(bounds[0], (tuple, list)):
+        if bounds[0] is None and bounds[1] is None:  # free variables (the default): no rows
+            return (A_ub, b_ub) if A_ub is not None and A_ub.shape[0] else (np.zeros((0, n)), np.zeros(0))
         bounds = [bounds] * n
     if len(bounds) != n:
         raise PolytopeError(f"bounds: expected {n} pairs, got {len(bounds)}")
@@ -131,7 +133,9 @@ def _as_vector(name, v, m):
 
 def _normalized(M, v):
     """Rows divided by their norms; returns ``(M, v, zero_mask)`` (zero rows left as they are)."""
-    nrm = np.sqrt(np.einsum("ij,ij->i", M, M)) if M.shape[0] else np.zeros(0)
+    if M.shape[0] == 0:
+        return M, v, np.zeros(0, dtype=bool)
+    nrm = np.sqrt(np.einsum("ij,ij->i", M, M))
     zero = nrm == 0
     s = np.where(zero, 1.0, nrm)
     return M / s[:, None], v / s, zero
@@ -193,9 +197,12 @@ def farkas_ok(y, z, G, h, E, f) -> np.ndarray:
 
 
 def _primal_ok(x, G, h, E, f) -> bool:
-    if x is None or not np.isfinite(x).all():
+    if x is None:
         return False
-    size = max(1.0, float(np.abs(x).max(initial=0.0)))
+    size = float(np.abs(x).max(initial=0.0))
+    if not math.isfinite(size):
+        return False
+    size = max(1.0, size)
     if G.shape[0]:
         viol = G @ x - h
         if (viol > tol.LP_PRIMAL_TOL * np.maximum(size, np.abs(h))).any():
@@ -429,9 +436,10 @@ def solve_verified(c, A_ub=None, b_ub=None, A_eq=None, b_eq=None, bounds=(None, 
     b_ub = _as_vector("b_ub", b_ub, A_ub.shape[0])
     A_eq = _as_matrix("A_eq", A_eq, n)
     b_eq = _as_vector("b_eq", b_eq, A_eq.shape[0])
-    total = float(np.abs(c).sum() + np.abs(A_ub).sum() + np.abs(b_ub).sum() + np.abs(A_eq).sum()
-                  + np.abs(b_eq).sum())
-    if not math.isfinite(total):  # one check; name the culprit only when it fails
+    # one check (a NaN or an infinity makes the sum non-finite; so may an overflow, which the
+    # loop then lets through); name the culprit only when it fails
+    total = float(c.sum()) + float(A_ub.sum()) + float(b_ub.sum()) + float(A_eq.sum()) + float(b_eq.sum())
+    if not math.isfinite(total):
         for name, v in (("c", c), ("A_ub", A_ub), ("b_ub", b_ub), ("A_eq", A_eq), ("b_eq", b_eq)):
             if not np.isfinite(v).all():
                 raise PolytopeError(f"{name}: contains NaN or infinite values")
