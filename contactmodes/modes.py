@@ -12,15 +12,22 @@ Two eliminations, both unchanged in meaning from the paper:
 Output-sensitive search
 -----------------------
 Instead of testing all ``4^k`` candidates, :func:`enumerate_modes` assigns letters contact by
-contact (depth-first, contacts in order, letters in ``"FSLR"`` order, so the survivors come out
-in product order) and tests each *partial* assignment with the same slack LP in which every
+contact (level by level: the prefixes of length ``i + 1`` are the surviving prefixes of length
+``i`` extended by each allowed letter of contact ``i``, in ``"FSLR"`` order, so the survivors come
+out in product order) and tests each *partial* assignment with the same slack LP in which every
 unassigned contact keeps only the rows common to all of its allowed letters
-(:func:`~contactmodes.modetable.relaxed_rows`: ``ẍ_n >= 0`` when its normal velocity is zero).
-That is a relaxation: a completion's feasible ``(q̈, s)`` with ``s >= 0`` is feasible for the
-partial problem, so a partial assignment whose slack is at most the margin has no surviving
-completion, and its whole subtree is skipped. At a leaf the test is exactly footnote 5's. The cost
-therefore grows with the number of surviving modes (times ``4k``), not with ``4^k``; the counts
-per stage (``4^k``, after Table III, after the acceleration test) are reported as before.
+(:func:`~contactmodes.modetable.relaxed_rows`: ``ẍ_n >= 0`` when its normal velocity is zero,
+loosened by the margin). That is a relaxation: a completion's feasible ``(q̈, s)`` with ``s >= 0``
+is feasible for the partial problem, so a partial assignment whose slack is at most the margin
+has no surviving completion, and its whole subtree is skipped. For whole modes the test is
+exactly footnote 5's. The cost therefore grows with the number of surviving modes (times
+``4k``), not with ``4^k``; the counts per stage (``4^k``, after Table III, after the acceleration
+test) are reported as before.
+
+The LPs of one level are solved together by the vectorized, verified dual simplex of
+:mod:`polytopes.batchlp` (every answer checked by its primal and dual or Farkas certificate); a
+prefix the batch cannot decide beyond the LP precision is decided by the definition's own LP
+(:func:`_slack`: equalities eliminated by an SVD, one verified LP), see :meth:`_Search.decide`.
 
 All decisions are taken on the nondimensionalized system (:mod:`contactmodes.scaling`).
 """
@@ -45,6 +52,9 @@ from .linalg import null_space_solution
 from .modetable import MODE_LETTERS, VelocityPattern, classify_velocities, contact_rows, relaxed_rows
 from .modetable import validate_mode as _validate
 from .system import ContactSystem
+
+LEAF_BATCH = 1024
+"""Prefixes are decided in batches of at most this many (one vectorized LP call each)."""
 
 __all__ = ["MODE_LETTERS", "Enumeration", "acceleration_feasible", "acceleration_rows", "all_modes",
            "enumerate_modes", "mode_graph", "strict_slack", "validate_mode", "velocity_allowed",
@@ -212,11 +222,11 @@ def mode_graph(modes: list[str]) -> "nx.Graph":
 
 
 class _Search:
-    """The depth-first search of the module docstring on a nondimensional system.
+    """The level-by-level search of the module docstring on a nondimensional system.
 
-    Per contact and letter the acceleration rows are precomputed once; along a path the equality
-    rows are eliminated incrementally (``q̈ = x0 + Z y``, refined by each new contact's rows), so
-    a node costs one small SVD and one slack LP.
+    Per contact and letter the acceleration rows are precomputed once. The prefixes of one level
+    are decided together (:meth:`decide`): one vectorized verified LP each, the definition's LP
+    (:func:`_slack`) for the few the batch leaves undecided.
     """
 
     def __init__(self, system: ContactSystem, pattern: VelocityPattern) -> None:
@@ -244,54 +254,116 @@ class _Search:
         self.suffix = [(np.vstack([R for R, _ in self.relaxed[i:]] or [np.zeros((0, self.n))]),
                         np.concatenate([r for _, r in self.relaxed[i:]] or [np.zeros(0)])) for i in range(self.k + 1)]
         self.lps = 0
-        self.modes: list[str] = []
-
-    def child(self, node, prefix: str, letter: str):
-        """The node after assigning ``letter`` to contact ``i = len(prefix)``, or ``None`` when its
-        slack LP (or its equalities) prove that no completion survives. A prune decided on the
-        incrementally reduced rows is confirmed on the rows themselves (:meth:`_confirm_prune`):
-        rank decisions on a product ``E Z`` may differ from those on ``E`` by rounding."""
-        i = len(prefix)
-        if i == self.k - 1:  # a whole mode: the definition itself (acceleration_feasible)
-            return None if self._confirm_prune(prefix + letter) else node
-        x0, Z, G, g = node
-        E, e, Gi, gi = self.blocks[i][letter]
-        if E.shape[0]:
-            sol = null_space_solution(E @ Z, e - E @ x0)
-            if sol is None:
-                return None if self._confirm_prune(prefix + letter) else node
-            y0, N = sol
-            x0, Z = x0 + Z @ y0, Z @ N
-        if Gi.shape[0]:
-            G, g = np.vstack([G, Gi]), np.concatenate([g, gi])
-        R, r = self.suffix[i + 1]
-        self.lps += 1
-        # the relaxed rows only prune: loosened by the margin, a row that a completion meets with
-        # equality (exactly 0, -5.6e-17 in floats) cannot prune a feasible mode
-        if _reduced_slack(x0, Z, G, g, R, r - self.margin) <= self.margin \
-                and self._confirm_prune(prefix + letter):
-            return None
-        return x0, Z, G, g
+        self._bank_cache = None
 
     def _confirm_prune(self, letters: str) -> bool:
         """Whether the rows of ``letters`` (a prefix) with the relaxed rows of the remaining
-        contacts, eliminated at once (:func:`_slack`, as :func:`strict_slack` does for a whole
-        mode), leave no strict slack above the margin."""
+        contacts, loosened by the margin, eliminated at once (:func:`_slack`, as
+        :func:`strict_slack` does for a whole mode), leave no strict slack above the margin."""
         E, e, G, g, R, r = _rows(self.system, self.pattern, letters, relax_from=len(letters))
         self.lps += 1
         return _slack(E, e, G, g, R, r - self.margin) <= self.margin
 
-    def visit(self, prefix: str, node, stage=None) -> None:
-        i = len(prefix)
-        if i == self.k:
-            self.modes.append(prefix)
-            return
-        for letter in self.pattern.allowed[i]:
-            nxt = self.child(node, prefix, letter)
-            if nxt is not None:
-                self.visit(prefix + letter, nxt)
-            if stage is not None and i == 0:
-                stage(letter)
+    def _bank(self):
+        """All rows the slack LPs use, over ``(q̈, s)`` as ``F z <= f``, and where each block sits:
+        per contact and letter the equalities (two rows each) and the strict rows
+        ``G q̈ − g >= s``; per suffix of contacts the relaxed rows loosened by the margin,
+        ``R q̈ >= r − margin``; the last row is ``0 <= 0`` (padding)."""
+        if self._bank_cache is None:
+            rows, rhs, where = [], [], []
+            count = 0
+
+            def add(F, f):
+                nonlocal count
+                rows.append(F)
+                rhs.append(f)
+                idx = list(range(count, count + F.shape[0]))
+                count += F.shape[0]
+                return idx
+
+            for i in range(self.k):
+                per = {}
+                for letter, (E, e, G, g) in self.blocks[i].items():
+                    z, o = np.zeros((E.shape[0], 1)), np.ones((G.shape[0], 1))
+                    per[letter] = add(np.vstack([np.hstack([E, z]), np.hstack([-E, z]), np.hstack([-G, o])]),
+                                      np.concatenate([e, -e, -g]))
+                where.append(per)
+            relaxed = []
+            for i in range(self.k):
+                R, r = self.relaxed[i]
+                relaxed.append(add(np.hstack([-R, np.zeros((R.shape[0], 1))]), -(r - self.margin)))
+            suffix = [sum(relaxed[i:], []) for i in range(self.k + 1)]
+            pad = add(np.zeros((1, self.n + 1)), np.zeros(1))[0]
+            self._bank_cache = (np.vstack(rows), np.concatenate(rhs), where, suffix, pad)
+        return self._bank_cache
+
+    def _lp_rows(self, prefixes: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        """Rows ``(F, f)`` (B, m, n_q + 1), (B, m) of the slack LPs of ``prefixes`` (padded with
+        ``0 <= 0``): each prefix's equalities (two rows each), its strict rows
+        ``G q̈ − g >= s`` and the relaxed rows of the other contacts loosened by the margin."""
+        F, f, where, suffix, pad = self._bank()
+        idx = []
+        for p in prefixes:
+            rows = []
+            for i, letter in enumerate(p):
+                rows += where[i][letter]
+            idx.append(rows + suffix[len(p)])
+        m = max(len(r) for r in idx)
+        index = np.array([r + [pad] * (m - len(r)) for r in idx], dtype=int)
+        return F[index], f[index]
+
+    def decide(self, prefixes: list[str]) -> list[str]:
+        """The ``prefixes`` (all of one length) that may have a surviving completion, in order: for
+        whole modes exactly those :func:`acceleration_feasible` accepts.
+
+        One vectorized verified LP per prefix (:func:`polytopes.batchlp.simplex_batch`, the
+        formulation of :meth:`contactmodes.layout.Layout.kinematic`): over ``(q̈, s)``, maximize
+        ``s <= 1`` s.t. :meth:`_lp_rows`, with an artificial box on ``q̈`` (nondimensional) and
+        the real bound ``s >= −KINEMATIC_BOUND``. A verified optimum farther than the LP
+        precision from the margin, or a verified Farkas certificate, decides a prefix. The
+        precision band grows with ``|q̈|`` and a degenerate optimum sits on the box, so the
+        prefixes left within the band (typically a slack of exactly 0) are solved again in the
+        unit box (still artificial); whatever is still undecided (an answer leaning on the box,
+        a slack at the margin) goes to the definition's LP (:meth:`_confirm_prune`)."""
+        from polytopes import batchlp
+
+        from .layout import KINEMATIC_BOUND
+
+        out: list[str] = []
+        for start in range(0, len(prefixes), LEAF_BATCH):
+            chunk = prefixes[start:start + LEAF_BATCH]
+            keep = self._decide_chunk(chunk, KINEMATIC_BOUND, batchlp)
+            out += [p for p, kp in zip(chunk, keep) if kp]
+        return out
+
+    def _decide_chunk(self, chunk: list[str], bound: float, batchlp) -> list[bool]:
+        n = self.n
+        B = len(chunk)
+        Gb, hb = self._lp_rows(chunk)
+        cost = np.zeros((B, n + 1))
+        cost[:, -1] = -1.0
+        lo = np.full((B, n + 1), -bound)
+        hi = np.full((B, n + 1), bound)
+        hi[:, -1] = 1.0
+        art = np.ones((B, n + 1), dtype=bool)
+        art[:, -1] = False
+        decided = np.zeros(B, dtype=bool)
+        alive = np.zeros(B, dtype=bool)
+        for box in (bound, 1.0):
+            todo = np.flatnonzero(~decided)
+            if todo.size == 0:
+                break
+            lo[todo, :n], hi[todo, :n] = -box, box
+            res = batchlp.simplex_batch(cost[todo], Gb[todo], hb[todo], lo[todo], hi[todo], art[todo])
+            self.lps += todo.size
+            o = res.status == lp.OPTIMAL
+            sv = np.where(o, -res.fun, -np.inf)
+            band = tolerances.FEASIBILITY_RTOL * 10 * np.maximum(
+                1.0, np.max(np.abs(np.where(o[:, None], res.x, 0.0)), axis=1))
+            dec = (o & (np.abs(np.where(o, sv, 0.0) - self.margin) > band)) | (res.status == lp.INFEASIBLE)
+            decided[todo[dec]] = True
+            alive[todo[dec]] = sv[dec] > self.margin
+        return [bool(alive[b]) if decided[b] else not self._confirm_prune(p) for b, p in enumerate(chunk)]
 
 
 def _reduced_slack(x0, Z, G, g, R, r) -> float:
@@ -321,10 +393,10 @@ def _reduced_slack(x0, Z, G, g, R, r) -> float:
 def enumerate_modes(system: ContactSystem,
                     progress: Callable[[int, int, str], None] | None = None) -> Enumeration:
     """Kinematically feasible contact modes of ``system`` (Sec. III-F), by the output-sensitive
-    depth-first search of the module docstring.
+    level-by-level search of the module docstring.
 
-    ``progress(done, total, label)`` (optional) is called after each first-level subtree
-    (``done``/``total`` letters of the first contact).
+    ``progress(done, total, label)`` (optional) is called after each level (``done``/``total``
+    contacts assigned).
 
     Raises
     ------
@@ -338,18 +410,12 @@ def enumerate_modes(system: ContactSystem,
     for letters in allowed:
         after_velocity *= len(letters)
     search = _Search(scaled, pattern)
-    n = scaled.n_q
-    root = (np.zeros(n), np.eye(n), np.zeros((0, n)), np.zeros(0))
-    if scaled.k == 0:
-        search.modes.append("")
-    else:
-        done = [0]
-
-        def stage(letter: str) -> None:
-            done[0] += 1
-            if progress is not None:
-                progress(done[0], len(allowed[0]), letter)
-
-        search.visit("", root, stage)
-    return Enumeration(total=4 ** scaled.k, after_velocity=after_velocity, after_acceleration=len(search.modes),
-                       modes=search.modes, allowed=allowed, pattern=pattern, lps=search.lps)
+    frontier = [""]
+    for i in range(scaled.k):  # level by level: the prefixes of length i + 1, in product order
+        frontier = search.decide([p + letter for p in frontier for letter in allowed[i]])
+        if progress is not None:
+            progress(i + 1, scaled.k, f"contact {i + 1} of {scaled.k}: {len(frontier)} prefixes")
+        if not frontier:
+            break
+    return Enumeration(total=4 ** scaled.k, after_velocity=after_velocity, after_acceleration=len(frontier),
+                       modes=frontier, allowed=allowed, pattern=pattern, lps=search.lps)
