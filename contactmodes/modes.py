@@ -310,51 +310,65 @@ class _Search:
             idx.append(rows + suffix[len(p)])
         m = max(len(r) for r in idx)
         index = np.array([r + [pad] * (m - len(r)) for r in idx], dtype=int)
-        return F[index], f[index]
+        return F[index], f[index], index
 
-    def decide(self, prefixes: list[str]) -> list[str]:
-        """The ``prefixes`` (all of one length) that may have a surviving completion, in order: for
-        whole modes exactly those :func:`acceleration_feasible` accepts.
+    def decide(self, prefixes: list[str], warm: dict[str, np.ndarray] | None = None
+               ) -> tuple[list[str], dict[str, np.ndarray]]:
+        """The ``prefixes`` (all of one length) that may have a surviving completion, in order (for
+        whole modes exactly those :func:`acceleration_feasible` accepts), and the final simplex
+        basis of each, a warm start for its children.
 
         One vectorized verified LP per prefix (:func:`polytopes.batchlp.simplex_batch`, the
         formulation of :meth:`contactmodes.layout.Layout.kinematic`): over ``(q̈, s)``, maximize
         ``s <= 1`` s.t. :meth:`_lp_rows`, with an artificial box on ``q̈`` (nondimensional) and
-        the real bound ``s >= −KINEMATIC_BOUND``. A verified optimum farther than the LP
-        precision from the margin, or a verified Farkas certificate, decides a prefix. The
-        precision band grows with ``|q̈|`` and a degenerate optimum sits on the box, so the
-        prefixes left within the band (typically a slack of exactly 0) are solved again in the
-        unit box (still artificial); whatever is still undecided (an answer leaning on the box,
-        a slack at the margin) goes to the definition's LP (:meth:`_confirm_prune`)."""
+        the real bound ``s >= −KINEMATIC_BOUND``, warm-started from the parent prefix's optimal
+        basis (``warm``: prefix → basis as bank rows ``r >= 0`` and bounds ``−1 − j`` (upper),
+        ``−1 − n − j`` (lower); the simplex uses it only when it is nonsingular and dual
+        feasible). A verified optimum farther than the LP precision from the margin, or a verified
+        Farkas certificate, decides a prefix. The precision band grows with ``|q̈|`` and a
+        degenerate optimum sits on the box, so the prefixes left within the band (typically a slack
+        of exactly 0) are solved again in the unit box (still artificial); whatever is still
+        undecided (an answer leaning on the box, a slack at the margin) goes to the definition's
+        LP (:meth:`_confirm_prune`)."""
         from polytopes import batchlp
 
         from .layout import KINEMATIC_BOUND
 
         out: list[str] = []
+        bases: dict[str, np.ndarray] = {}
         for start in range(0, len(prefixes), LEAF_BATCH):
             chunk = prefixes[start:start + LEAF_BATCH]
-            keep = self._decide_chunk(chunk, KINEMATIC_BOUND, batchlp)
-            out += [p for p, kp in zip(chunk, keep) if kp]
-        return out
+            keep, ids = self._decide_chunk(chunk, KINEMATIC_BOUND, batchlp, warm or {})
+            for p, kp, bid in zip(chunk, keep, ids):
+                if kp:
+                    out.append(p)
+                    bases[p] = bid
+        return out, bases
 
-    def _decide_chunk(self, chunk: list[str], bound: float, batchlp) -> list[bool]:
+    def _decide_chunk(self, chunk: list[str], bound: float, batchlp, warm: dict[str, np.ndarray]):
         n = self.n
+        nv = n + 1
         B = len(chunk)
-        Gb, hb = self._lp_rows(chunk)
-        cost = np.zeros((B, n + 1))
+        Gb, hb, index = self._lp_rows(chunk)
+        m = index.shape[1]
+        cost = np.zeros((B, nv))
         cost[:, -1] = -1.0
-        lo = np.full((B, n + 1), -bound)
-        hi = np.full((B, n + 1), bound)
+        lo = np.full((B, nv), -bound)
+        hi = np.full((B, nv), bound)
         hi[:, -1] = 1.0
-        art = np.ones((B, n + 1), dtype=bool)
+        art = np.ones((B, nv), dtype=bool)
         art[:, -1] = False
+        basis = self._warm_basis(chunk, index, warm, cost)
         decided = np.zeros(B, dtype=bool)
         alive = np.zeros(B, dtype=bool)
+        final = np.full((B, nv), -1, dtype=int)
         for box in (bound, 1.0):
             todo = np.flatnonzero(~decided)
             if todo.size == 0:
                 break
             lo[todo, :n], hi[todo, :n] = -box, box
-            res = batchlp.simplex_batch(cost[todo], Gb[todo], hb[todo], lo[todo], hi[todo], art[todo])
+            res = batchlp.simplex_batch(cost[todo], Gb[todo], hb[todo], lo[todo], hi[todo], art[todo],
+                                        basis[todo])
             self.lps += todo.size
             o = res.status == lp.OPTIMAL
             sv = np.where(o, -res.fun, -np.inf)
@@ -363,7 +377,38 @@ class _Search:
             dec = (o & (np.abs(np.where(o, sv, 0.0) - self.margin) > band)) | (res.status == lp.INFEASIBLE)
             decided[todo[dec]] = True
             alive[todo[dec]] = sv[dec] > self.margin
-        return [bool(alive[b]) if decided[b] else not self._confirm_prune(p) for b, p in enumerate(chunk)]
+            # the basis as identities: bank rows, or bounds -1 - j (upper) / -1 - nv - j (lower)
+            pos = res.basis
+            ident = np.where(pos < m, index[todo[:, None], np.minimum(pos, m - 1)], -1 - (pos - m))
+            final[todo] = ident
+        keep = [bool(alive[b]) if decided[b] else not self._confirm_prune(p) for b, p in enumerate(chunk)]
+        return keep, list(final)
+
+    def _warm_basis(self, chunk: list[str], index: np.ndarray, warm: dict[str, np.ndarray],
+                    cost: np.ndarray) -> np.ndarray:
+        """(B, n_q + 1) starting bases: the parent's basis mapped to this prefix's row positions
+        where every basic row is still present, else the default box vertex."""
+        B, m = index.shape
+        nv = cost.shape[1]
+        j = np.arange(nv)
+        basis = np.broadcast_to(np.where(cost <= 0.0, m + j, m + nv + j), (B, nv)).copy()
+        pad = self._bank()[4]
+        for b, p in enumerate(chunk):
+            parent = warm.get(p[:-1])
+            if parent is None:
+                continue
+            where = {int(r): i for i, r in enumerate(index[b]) if r != pad}
+            mapped = []
+            for r in parent.tolist():
+                if r >= 0:
+                    if r not in where:
+                        break
+                    mapped.append(where[r])
+                else:
+                    mapped.append(m + (-1 - r))
+            else:
+                basis[b] = mapped
+        return basis
 
 
 def _reduced_slack(x0, Z, G, g, R, r) -> float:
@@ -410,9 +455,10 @@ def enumerate_modes(system: ContactSystem,
     for letters in allowed:
         after_velocity *= len(letters)
     search = _Search(scaled, pattern)
-    frontier = [""]
+    frontier: list[str] = [""]
+    bases: dict[str, np.ndarray] = {}
     for i in range(scaled.k):  # level by level: the prefixes of length i + 1, in product order
-        frontier = search.decide([p + letter for p in frontier for letter in allowed[i]])
+        frontier, bases = search.decide([p + letter for p in frontier for letter in allowed[i]], bases)
         if progress is not None:
             progress(i + 1, scaled.k, f"contact {i + 1} of {scaled.k}: {len(frontier)} prefixes")
         if not frontier:
