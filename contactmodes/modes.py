@@ -379,7 +379,8 @@ class _Search:
             alive[todo[dec]] = sv[dec] > self.margin
             # the basis as identities: bank rows, or bounds -1 - j (upper) / -1 - nv - j (lower)
             pos = res.basis
-            ident = np.where(pos < m, index[todo[:, None], np.minimum(pos, m - 1)], -1 - (pos - m))
+            bank_row = index[todo[:, None], np.minimum(pos, m - 1)] if m else pos
+            ident = np.where(pos < m, bank_row, -1 - (pos - m))
             final[todo] = ident
         keep = [bool(alive[b]) if decided[b] else not self._confirm_prune(p) for b, p in enumerate(chunk)]
         return keep, list(final)
