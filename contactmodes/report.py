@@ -13,7 +13,9 @@ accelerations (III-G.2), whether the mode is feasible (non-empty ``D_c``), then
 and the modes whose ``T_c`` overlaps this one (III-G.1; ``+N`` when the list does not fit; the
 column is left out, with a note, when the other columns leave it no room). A cell wider than its
 column is cut with ``…``; with more than :data:`MAX_ROWS` modes the table shows the
-first ones and says how to see the rest (no domain is projected for a row that is not shown).
+first ones and says how to see the rest, and shows for them only the bounds (from the bounding
+boxes the analysis already has: no domain is projected for the table, which at thousands of modes
+would cost minutes; ``--mode MODE`` gives the full columns).
 Overlapping pairs are listed in full while there are at most ``list_limit`` of them, else
 summarized with the hint ``--overlaps``.
 """
@@ -66,6 +68,19 @@ def _finite_bounds(names, lo, hi) -> str:
         elif math.isfinite(b):
             parts.append(f"{name}<={_num(b)}")
     return " ".join(parts) or "unbounded"
+
+
+def _wrap(text: str) -> list[str]:
+    """``text`` broken at commas into lines of at most :data:`WIDTH` (continuations indented)."""
+    lines, parts = [], text.split(", ")
+    line = parts[0]
+    for part in parts[1:]:
+        if len(line) + 2 + len(part) > WIDTH:
+            lines.append(line + ",")
+            line = "  " + part
+        else:
+            line += ", " + part
+    return lines + [line]
 
 
 def _cut(text: str, width: int) -> str:
@@ -151,15 +166,21 @@ def format_table(result: Any, unambiguous: dict | None = None, inconsistent: lis
     out = [
         _cut(f"system: {system.name or '(unnamed)'}   coordinates: {', '.join(system.coordinates)}", WIDTH),
         _cut(f"torques: {', '.join(names) or '(none)'}   contacts: {', '.join(system.contacts)}", WIDTH),
-        f"modes: {enum.total} total, {enum.after_velocity} after velocity pruning (Table III), "
-        f"{enum.after_acceleration} after acceleration pruning (Sec. III-F)",
+        *_wrap(f"modes: {enum.total} total, {enum.after_velocity} after velocity pruning (Table III), "
+               f"{enum.after_acceleration} after acceleration pruning (Sec. III-F)"),
         f"feasible: {len(feasible)} of the {len(result.modes)} analysed modes",
         "",
     ]
     wide = n_tau > 3
+    # a large analysis (rows summarized) shows what the analysis already has — each T_c's
+    # bounding box — and projects no domain for the table
+    boxes_only = len(result.modes) > MAX_ROWS
     header = ["mode", "case", "dim w", "w→q̈", "feasible"]
-    header += ["dim T_c", "facets", "Chebyshev centre", "radius", "finite bounds"] if wide else \
-        [f"{name} bounds" for name in names] + ["facets", "dim T_c"]
+    if boxes_only:
+        header += ["finite bounds of T_c"] if wide else [f"{name} bounds" for name in names]
+    else:
+        header += ["dim T_c", "facets", "Chebyshev centre", "radius", "finite bounds"] if wide else \
+            [f"{name} bounds" for name in names] + ["facets", "dim T_c"]
     if unambiguous is not None:
         header.append("T*_c")
     header.append("overlaps")
@@ -168,7 +189,11 @@ def format_table(result: Any, unambiguous: dict | None = None, inconsistent: lis
     for mode, item in shown:
         resp = item.response
         row = [mode, str(resp.rank_case), str(resp.n_w), "yes" if resp.w_moves_accelerations else "no"]
-        if item.feasible:
+        if item.feasible and boxes_only:
+            lo, hi = item.box
+            row.append("yes")
+            row += [_finite_bounds(names, lo, hi)] if wide else [format_bound(a, b) for a, b in zip(lo, hi)]
+        elif item.feasible:
             T = item.T
             lo, hi = item.box
             row.append("yes")
@@ -182,7 +207,7 @@ def format_table(result: Any, unambiguous: dict | None = None, inconsistent: lis
                 row += [str(T.n_ineq), str(T.affine_dimension())]
         else:
             row.append("no")
-            row += ["-"] * (5 if wide else n_tau + 2)
+            row += ["-"] * (len(header) - 5 - (unambiguous is not None) - 1)
         if unambiguous is not None:
             u = unambiguous.get(mode)
             row.append("-" if u is None else _pieces_cell(u.unambiguous))
@@ -208,6 +233,9 @@ def format_table(result: Any, unambiguous: dict | None = None, inconsistent: lis
         out.append("(no room for the overlaps column in 100 columns: the overlapping pairs follow)")
     if len(result.modes) > len(shown):
         out.append(f"… {len(result.modes) - len(shown)} more modes not shown (give --mode MODE, or --json for all)")
+    if boxes_only:
+        out.append(f"(over {MAX_ROWS} modes: bounds from each T_c's bounding box, no T_c projected for the table;")
+        out.append(" give --mode MODE for facets, dimension and Chebyshev centre)")
     out.append("")
     if result.overlaps is None:
         if result.candidate_pairs is None:
