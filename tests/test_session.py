@@ -159,3 +159,22 @@ def test_overlaps_stored_as_pairs_and_summarized_when_many(capsys):
     assert "give --overlaps to list them all" in text and len(max(text.splitlines(), key=len)) <= 100
     full = format_table(res, list_limit=None)
     assert sum(line.startswith("  ") and " ∩ " in line for line in full.splitlines()) == len(res.overlaps)
+
+
+@pytest.mark.parametrize("k", [4, 5])
+def test_candidate_pairs_and_their_count_against_all_pairs(k):
+    """The box sweep (and its count, which builds no list) against the all-pairs loop over the
+    same boxes: a pair is a candidate exactly when the boxes meet on every axis (within the gap)."""
+    s = parse_system(zigzag_chain(k)).system
+    sess = AnalysisSession(s)
+    feas = sess.feasible_modes()
+    cands = sess.candidate_pairs(feas)
+    assert sess.count_candidate_pairs(feas) == len(cands)
+    boxes = {m: sess.mode(m).box() for m in feas}
+    finite = np.abs(np.concatenate([np.concatenate([b[0][np.isfinite(b[0])], b[1][np.isfinite(b[1])]])
+                                    for b in boxes.values()]))
+    gap = 1e-8 * max(1.0, float(finite.max(initial=0.0)))
+    brute = [(a, b) for i, a in enumerate(feas) for b in feas[i + 1:]
+             if np.all(boxes[b][0] <= boxes[a][1] + gap) and np.all(boxes[a][0] <= boxes[b][1] + gap)]
+    assert sorted(cands) == sorted(brute)
+    assert 0 < len(cands) < len(feas) * (len(feas) - 1) // 2 or len(feas) < 3
