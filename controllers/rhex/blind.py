@@ -60,7 +60,7 @@ import numpy as np
 
 from contactmodes.layout import W_BOUND, Structure
 from contactmodes.modetable import VelocityPattern
-from polytopes import batchlp
+from polytopes import batchlp, batchlp_kernel
 from polytopes import lp
 
 from .limits import torque_limits
@@ -184,6 +184,8 @@ class BlindController:
         self.filter_tau = float(pick(filter_tau, self.params.detector_filter_tau))
         self.hold = int(pick(hold, self.params.detector_hold))
         self.arm_time = float(pick(arm_time, self.params.detector_arm_time))
+        # the compiled LP kernel, once per process, outside the timed steps (0 s if already done)
+        self.compile_seconds = batchlp_kernel.compile_kernel()
         self.reset()
 
     def reset(self) -> None:

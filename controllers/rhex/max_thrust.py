@@ -134,7 +134,7 @@ from contactmodes.modetable import classify_arrays
 from contactmodes.scaling import ScaledTerms, scale_terms
 from contactmodes.session import AnalysisSession
 from contactmodes.tolerances import AMBIGUITY_ATOL
-from polytopes import Polytope, batchlp, difference
+from polytopes import Polytope, batchlp, batchlp_kernel, difference
 from polytopes import lp
 
 from .limits import torque_limits
@@ -689,6 +689,9 @@ class MaxThrustController:
                                          else normal_velocity_tol)
         self.engine = _Engine(self.params)
         self._start = None
+        # the compiled LP kernel (polytopes.batchlp_kernel) is compiled here, once per process,
+        # outside every timed step; seconds spent in this constructor's call (0 if already done)
+        self.compile_seconds = batchlp_kernel.compile_kernel()
         if precompute:
             self._precompute()
         self.reset()
