@@ -51,7 +51,7 @@ import numpy as np
 from polytopes import batchlp
 from polytopes import lp
 
-from . import tolerances
+from . import layout_kernel, tolerances
 from .errors import ContactModelError
 from .linalg import numerical_rank
 from .modetable import VelocityPattern, contact_rows
@@ -352,9 +352,12 @@ class Layout:
         return out
 
     # ------------------------------------------------------------------ responses
-    def responses(self, banks: Banks, index: np.ndarray, row: int, counters: dict | None = None) -> Responses:
+    def responses(self, banks: Banks, index: np.ndarray, row: int, counters: dict | None = None,
+                  kernel: str = "auto") -> Responses:
         """Responses (24)–(31) of the modes at positions ``index`` (module doc); ``row`` is the
-        coordinate whose acceleration must be unique (e.g. θ, III-G.2)."""
+        coordinate whose acceleration must be unique (e.g. θ, III-G.2). ``kernel``: ``"numpy"``
+        (the reference below), ``"compiled"`` (:mod:`contactmodes.layout_kernel`, the same
+        computation compiled) or ``"auto"`` (compiled when numba is installed)."""
         st = self.structure
         n, nt, m = st.n, st.n_tau, self.eq_rows.shape[1]
         index = np.asarray(index, dtype=int)
@@ -369,6 +372,17 @@ class Layout:
             piv = st.pivots.get(self.modes[i])
             self._set_pivots(i, piv if piv is not None else _pivots(banks.A[self.eq_rows[i]]))
         rowp, colp, rank = self.piv_rows[index], self.piv_cols[index], self.piv_rank[index]
+        if kernel not in ("auto", "numpy", "compiled"):
+            raise ValueError(f"kernel: must be 'auto', 'numpy' or 'compiled', got {kernel!r}")
+        if kernel == "compiled" or (kernel == "auto" and layout_kernel.AVAILABLE):
+            out = Responses(index, np.empty((Bn, n, nt)), np.empty((Bn, n, s)), np.empty((Bn, n)),
+                            np.empty((Bn, s), bool), np.empty((Bn, nt, nt)), np.empty((Bn, nt)),
+                            np.empty((Bn, nt), bool), np.empty(Bn, bool), np.empty(Bn, bool),
+                            np.empty(Bn, np.int64), np.empty(Bn, bool))
+            layout_kernel.responses_kernel(banks.A, banks.B, banks.b, rowp, colp, rank, self.piv_inv[index], m, n,
+                                           int(row), out.P, out.Q, out.r, out.wfree, out.C, out.d, out.cvalid,
+                                           out.consistent, out.unique, out.n_w, out.certified)
+            return self._finish(out, banks, row, counters)
         A = banks.A[rowp[:, :, None], colp[:, None, :]]  # (B, m, n) permuted
         Bt, b = banks.B[rowp], banks.b[rowp]
         if m < s:
@@ -452,12 +466,17 @@ class Layout:
         zero = qn <= tolerances.AMBIGUITY_ATOL
         moves = qn > tolerances.AMBIGUITY_ATOL * qfro * np.sqrt(np.maximum(n_w, 1))
         ok &= zero | moves
-        out = Responses(index, P, Q, r, wfree, C, d, cvalid, consistent & ok, zero, n_w, ok)
-        for j in np.flatnonzero(~ok):
+        return self._finish(Responses(index, P, Q, r, wfree, C, d, cvalid, consistent & ok, zero, n_w, ok), banks,
+                            row, counters)
+
+    def _finish(self, out: Responses, banks: Banks, row: int, counters: dict | None) -> Responses:
+        """The SVD response for every uncertified mode of ``out`` (module doc), and the counts."""
+        bad = np.flatnonzero(~out.certified)
+        for j in bad:
             self._exact(out, int(j), banks, row)
         if counters is not None:
-            counters["responses"] = counters.get("responses", 0) + Bn
-            counters["svd_responses"] = counters.get("svd_responses", 0) + int(np.sum(~ok))
+            counters["responses"] = counters.get("responses", 0) + out.index.size
+            counters["svd_responses"] = counters.get("svd_responses", 0) + int(bad.size)
         return out
 
     def _exact(self, out: Responses, j: int, banks: Banks, row: int) -> None:

@@ -42,7 +42,7 @@ except ImportError:  # pragma: no cover - exercised only on installs without num
     numba = None
     AVAILABLE = False
 
-__all__ = ["AVAILABLE", "compile_kernel", "simplex_kernel", "verify_kernel"]
+__all__ = ["AVAILABLE", "compile_kernel", "invert", "simplex_kernel", "verify_kernel"]
 
 # the constants of polytopes.batchlp and polytopes.tolerances, as plain floats for the compiler
 _ENTER_TOL = 1e-10
@@ -62,7 +62,7 @@ def _jit(fn):
 
 
 @_jit
-def _invert(FB, out):  # pragma: no cover - compiled
+def invert(FB, out):  # pragma: no cover - compiled
     """``out = FB^{-1}`` (n × n) by Gauss–Jordan elimination with partial pivoting; False when a
     pivot is exactly zero or the result is not finite."""
     n = FB.shape[0]
@@ -169,7 +169,7 @@ def verify_kernel(c, F, f, art, status, basis, enter, x_out):  # pragma: no cove
         for j in range(n):
             FB[i, j] = F[basis[i], j]
     Binv = np.empty((n, n))
-    if not _invert(FB, Binv):
+    if not invert(FB, Binv):
         return _UNDECIDED
     y = np.zeros(M)
     if status == _OPTIMAL:
@@ -311,7 +311,7 @@ def simplex_kernel(c, G, h, lo, hi, art, basis_in, warm, limit, status, x_out, b
             for i in range(n):
                 for j in range(n):
                     FB[i, j] = F[basis[i], j]
-            good = _invert(FB, Binv)
+            good = invert(FB, Binv)
             if good:
                 _duals(Binv, c[b], y)
                 mag = 0.0
@@ -332,7 +332,7 @@ def simplex_kernel(c, G, h, lo, hi, art, basis_in, warm, limit, status, x_out, b
         if bad >= 0:
             st = _INFEASIBLE
             enter = bad
-        elif _invert(FB, Binv):
+        elif invert(FB, Binv):
             _duals(Binv, c[b], y)
             for i in range(n):
                 y[i] = max(y[i], 0.0)

@@ -108,3 +108,32 @@ def test_random_mechanisms_match_session_in_any_units(seed):
         return
     mm_g, _ = rewrite(doc, 1e3, 1e3)
     assert _layout_answers(parse_system(mm_g).system)[:2] == (modes, flags)
+
+
+@pytest.mark.parametrize("case", EXAMPLES + [f"random{seed}" for seed in range(8)])
+def test_compiled_responses_equal_numpy_reference(case):
+    """The compiled responses (:mod:`contactmodes.layout_kernel`) against the NumPy path of
+    :meth:`Layout.responses` on every Table III candidate (feasible or not): the same certified
+    decisions, the same ``P``, ``Q``, ``r`` (1e-12 relative), the same admissible set (31) (the
+    projector ``CᵀC`` and ``Cᵀd`` of the orthonormal rows, signs of the rows aside)."""
+    system = (load_system(ROOT / "examples" / f"{case}.toml").system if not case.startswith("random")
+              else parse_system(random_system(int(case[6:]))).system)
+    if any(c.kind == "task" and c.type == "eq" for c in system.constraints):
+        return
+    terms = terms_of(system)
+    st = Structure.of(system)
+    lay = st.layout(classify_arrays(terms.v_contact, terms.v0, 1.0, system.contacts))
+    banks = st.banks(terms)
+    idx = np.arange(len(lay.modes))
+    a = lay.responses(banks, idx, 0, kernel="numpy")
+    b = lay.responses(banks, idx, 0, kernel="compiled")
+    for f in ("consistent", "unique", "n_w", "certified", "wfree", "cvalid"):
+        assert np.array_equal(getattr(a, f), getattr(b, f)), f
+    for f in ("P", "Q", "r"):
+        x, y = getattr(a, f), getattr(b, f)
+        assert np.allclose(x, y, rtol=1e-12, atol=1e-12 * max(1.0, float(np.abs(x).max(initial=0.0)))), f
+    CtCa = np.einsum("bki,bkj->bij", a.C * a.cvalid[:, :, None], a.C * a.cvalid[:, :, None])
+    CtCb = np.einsum("bki,bkj->bij", b.C * b.cvalid[:, :, None], b.C * b.cvalid[:, :, None])
+    assert np.allclose(CtCa, CtCb, atol=1e-10)
+    assert np.allclose(np.einsum("bki,bk->bi", a.C, a.d * a.cvalid), np.einsum("bki,bk->bi", b.C, b.d * b.cvalid),
+                       atol=1e-10 * max(1.0, float(np.abs(a.d).max(initial=0.0))))

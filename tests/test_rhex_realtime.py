@@ -14,7 +14,7 @@
     (about 10 minutes on a 2-core machine; docs/realtime.md records the last run).
 (b) The batched LP fast path against HiGHS (verified, without the artificial bounds) on the LPs
     of the same two flips (every call of a stride chosen to give more than 10⁴ LPs): same status,
-    same optimal value.
+    same optimal value; and the compiled LP kernel against the NumPy kernel on the same LPs.
 (c) The blind controller's fixed-mode LP against the previous formulation (SciPy HiGHS on the
     SI domain rows, elastic fallback) at the steps of a blind flip, elastic steps included.
 (d) The flip document's step-time statistics and path counts.
@@ -61,8 +61,8 @@ def flips():
     captured = []
     original = batchlp.simplex_batch
 
-    def spy(c, G, h, lo, hi, artificial=None, basis=None, max_iter=None):
-        res = original(c, G, h, lo, hi, artificial, basis, max_iter)
+    def spy(c, G, h, lo, hi, artificial=None, basis=None, max_iter=None, kernel="auto"):
+        res = original(c, G, h, lo, hi, artificial, basis, max_iter, kernel)
         captured.append((np.array(c), np.array(G), np.array(h), np.array(lo), np.array(hi),
                          batchlp._artificial(artificial), res.status.copy(), res.fun.copy()))
         return res
@@ -170,6 +170,25 @@ def test_batch_lp_matches_highs_on_captured_lps(flips):
     assert n >= N_HIGHS, (n, total, stride)
     assert statuses[lp.OPTIMAL] > 5000 and statuses[lp.INFEASIBLE] > 500, statuses
     assert decided >= 0.98 * n, statuses  # the fallback is the exception
+
+
+def test_compiled_lp_kernel_matches_numpy_on_captured_lps(flips):
+    """The compiled kernel (:mod:`polytopes.batchlp_kernel`, used by the flips) against the NumPy
+    kernel of :mod:`polytopes.batchlp` on the captured batches, both from a cold start: the same
+    status for every LP, the same optimal value (relative 1e-9), and the warm-started answers of
+    the flips (the captured status) equal to the cold ones where both decided."""
+    captured = flips["lps"]
+    n = 0
+    for c, G, h, lo, hi, art, status, fun in captured[::max(1, len(captured) // 400)]:
+        a = batchlp.simplex_batch(c, G, h, lo, hi, art, kernel="numpy")
+        b = batchlp.simplex_batch(c, G, h, lo, hi, art, kernel="compiled")
+        assert np.array_equal(a.status, b.status)
+        o = a.status == lp.OPTIMAL
+        assert np.all(np.abs(a.fun[o] - b.fun[o]) <= 1e-9 * np.maximum(1.0, np.abs(a.fun[o])))
+        both = (status != batchlp.UNDECIDED) & (b.status != batchlp.UNDECIDED)
+        assert np.array_equal(status[both], b.status[both])
+        n += c.shape[0]
+    assert n >= 2000, n
 
 
 def _previous_fixed_mode(model, mode4, lo, hi):

@@ -60,6 +60,7 @@ import numpy as np
 
 from contactmodes.layout import W_BOUND, Structure
 from contactmodes.modetable import VelocityPattern
+from contactmodes import layout_kernel
 from polytopes import batchlp, batchlp_kernel
 from polytopes import lp
 
@@ -184,8 +185,8 @@ class BlindController:
         self.filter_tau = float(pick(filter_tau, self.params.detector_filter_tau))
         self.hold = int(pick(hold, self.params.detector_hold))
         self.arm_time = float(pick(arm_time, self.params.detector_arm_time))
-        # the compiled LP kernel, once per process, outside the timed steps (0 s if already done)
-        self.compile_seconds = batchlp_kernel.compile_kernel()
+        # the compiled kernels (LPs, responses), once per process, outside the timed steps (0 s if already done)
+        self.compile_seconds = batchlp_kernel.compile_kernel() + layout_kernel.compile_kernel()
         self.reset()
 
     def reset(self) -> None:

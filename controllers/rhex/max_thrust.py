@@ -134,6 +134,7 @@ from contactmodes.modetable import classify_arrays
 from contactmodes.scaling import ScaledTerms, scale_terms
 from contactmodes.session import AnalysisSession
 from contactmodes.tolerances import AMBIGUITY_ATOL
+from contactmodes import layout_kernel
 from polytopes import Polytope, batchlp, batchlp_kernel, difference
 from polytopes import lp
 
@@ -171,6 +172,10 @@ purpose: near-boundary points go to the exact slow path)."""
 TIE_TOL = 1e-9
 """Relative tolerance (× ``max(1, |θ̈|)``) of the stopping rule ``best >= β_next``."""
 SLACK_CAP = 1e6
+PRECOMPUTE_STEPS = 10
+"""Control periods of the constructor's dry run from the at-rest start (module doc, *Real time*):
+the velocity patterns met there (113, 120 and 64 modes in the default flips) get their layouts
+and pivots before the run."""
 """Upper bound of the point test's slack variable (a point outside by more is outside)."""
 
 S_MATRIX = np.vstack([np.zeros((3, 3)), np.eye(3)])
@@ -689,9 +694,9 @@ class MaxThrustController:
                                          else normal_velocity_tol)
         self.engine = _Engine(self.params)
         self._start = None
-        # the compiled LP kernel (polytopes.batchlp_kernel) is compiled here, once per process,
+        # the compiled kernels (polytopes.batchlp_kernel, contactmodes.layout_kernel) are compiled here, once per process,
         # outside every timed step; seconds spent in this constructor's call (0 if already done)
-        self.compile_seconds = batchlp_kernel.compile_kernel()
+        self.compile_seconds = batchlp_kernel.compile_kernel() + layout_kernel.compile_kernel()
         if precompute:
             self._precompute()
         self.reset()
@@ -723,6 +728,24 @@ class MaxThrustController:
             layout = st.layout(pattern)
             banks = st.banks(terms)
             layout.responses(banks, np.arange(len(layout.modes)), PITCH_INDEX)
+        self._dry_run()
+
+    def _dry_run(self) -> None:
+        """The layouts of the velocity patterns met just after the start, and the pivots of their
+        modes: the first :data:`PRECOMPUTE_STEPS` control periods of the compliant model
+        (:func:`~.simulator.simulate`) from the at-rest start under this controller. Only the
+        structure is kept (layouts, pivots): the LP warm starts are cleared, so the answers of
+        the run do not depend on the dry run."""
+        from .simulator import simulate
+
+        if PRECOMPUTE_STEPS <= 0:
+            return
+        self.reset()
+        simulate(self, self.params, duration=PRECOMPUTE_STEPS * self.params.control_period, stop_on_outcome=True)
+        self.engine.warm.clear()
+        for st in self.engine.structures.values():
+            for layout in st.layouts.values():
+                layout.basis.clear()
 
     def reset(self) -> None:
         """Clear the log, the counters and the error messages."""
