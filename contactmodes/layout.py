@@ -294,6 +294,11 @@ class Layout:
         # it proves s* <= −bound or no point at all, either way the mode is pruned
         self.kin_art = np.ones((N, nv), dtype=bool)
         self.kin_art[:, -1] = False
+        # the per-step bank of the kinematic LPs' rows (filled by :meth:`kinematic`): J | 0, −J | 0,
+        # −J | 1, J | 1 (2k rows each) and the padding row
+        self._kin_bank = np.zeros((8 * k + 1, nv))
+        self._kin_bank[4 * k:8 * k, -1] = 1.0
+        self._kin_rhs = np.zeros(8 * k + 1)
         # pivot choices of (24), mirrored from the structure's cache (module doc)
         m = self.eq_rows.shape[1]
         self.piv_rows = np.zeros((N, m), dtype=int)
@@ -323,14 +328,17 @@ class Layout:
                                                 float(np.abs(c).max(initial=0.0)))
         # E q̈ <= e, −E q̈ <= −e (E = J rows, e = −J̇q̇), and −sign·J q̈ + s <= sign·J̇q̇ for the strict
         # rows sign·ẍ >= 0 (sign = +1: rows 0..2k−1 of the signed bank, −1: 2k..4k−1); last: padding
-        one, zero = np.ones((2 * k, 1)), np.zeros((2 * k, 1))
-        bank = np.vstack([np.hstack([J, zero]), np.hstack([-J, zero]), np.hstack([-J, one]), np.hstack([J, one]),
-                          np.zeros((1, n_q + 1))])
-        rb = np.concatenate([-c, c, c, -c, [0.0]])
+        bank, rb = self._kin_bank, self._kin_rhs  # the s column and the padding row are constant
+        bank[0:2 * k, :n_q] = J
+        bank[2 * k:4 * k, :n_q] = -J
+        bank[4 * k:6 * k, :n_q] = bank[2 * k:4 * k, :n_q]
+        bank[6 * k:8 * k, :n_q] = J
+        rb[0:2 * k] = -c
+        rb[2 * k:4 * k] = c
+        rb[4 * k:6 * k] = c
+        rb[6 * k:8 * k] = -c
         rows, rhs = bank[self.kin_rows], rb[self.kin_rows]
         cost, lo, hi, art = self.kin_cost, self.kin_lo, self.kin_hi, self.kin_art
-        SJ = np.vstack([J, -J])
-        sc = np.concatenate([-c, c])  # sign·J q̈ >= −sign·c
         res = batchlp.simplex_batch(cost, rows, rhs, lo, hi, art, self.basis.get("kinematic"))
         self.basis["kinematic"] = res.basis
         s = -res.fun
@@ -341,6 +349,9 @@ class Layout:
         decided = (opt & (np.abs(s - margin) > band)) | (res.status == lp.INFEASIBLE)
         out[opt] = s[opt] > margin
         undecided = np.flatnonzero(~decided)
+        if undecided.size:
+            SJ = np.vstack([J, -J])
+            sc = np.concatenate([-c, c])  # sign·J q̈ >= −sign·c
         for i in undecided:
             sel_e = self.kin_eq[i][self.kin_eq[i] >= 0]
             sel_g = self.kin_geq[i][self.kin_geq[i] >= 0]
@@ -508,12 +519,21 @@ class Layout:
         out.certified[j] = False
 
     # ------------------------------------------------------------------ domains (33)
-    def domains(self, banks: Banks, resp: Responses) -> Domains:
+    def domains(self, banks: Banks, resp: Responses, kernel: str = "auto") -> Domains:
         """The substituted inequalities (33) of the modes of ``resp``, cancellation noise zeroed
-        as :func:`~contactmodes.domains.substituted_rows` does."""
+        as :func:`~contactmodes.domains.substituted_rows` does. ``kernel`` as in
+        :meth:`responses` (the NumPy computation below is the reference)."""
         st = self.structure
         n = st.n
         rows = self.geq_rows[resp.index]
+        if kernel not in ("auto", "numpy", "compiled"):
+            raise ValueError(f"kernel: must be 'auto', 'numpy' or 'compiled', got {kernel!r}")
+        if kernel == "compiled" or (kernel == "auto" and layout_kernel.AVAILABLE):
+            Bn, p = rows.shape
+            A = np.empty((Bn, p, st.n_tau + resp.Q.shape[2]))
+            b = np.empty((Bn, p))
+            layout_kernel.domains_kernel(banks.N, banks.e, rows, n, resp.P, resp.Q, resp.r, A, b)
+            return Domains(A, b, self.geq_task[resp.index], self.geq_valid[resp.index], banks.unit[rows])
         N, e = banks.N[rows], banks.e[rows]
         Nx, Nt = N[:, :, :n], N[:, :, n:]
         nN = np.sqrt(np.sum(Nx ** 2, axis=2))[:, :, None]

@@ -2,7 +2,8 @@
 
 The same computation as the NumPy reference in :mod:`contactmodes.layout` (module doc there:
 responses (24)–(31) through each mode's cached pivot block, the rank decision *certified* to be
-the SVD rule's, the rank and consistency of (31) and the "θ̈ unique" test certified the same way),
+the SVD rule's, the rank and consistency of (31) and the "θ̈ unique" test certified the same way;
+the substituted domains (33) with the same cancellation rule),
 written as loops over the modes of a batch and compiled by numba (``nopython``), because for the
 handful of modes of a control step the NumPy per-call overhead outweighs the arithmetic.
 
@@ -28,7 +29,7 @@ from polytopes import batchlp_kernel
 from . import tolerances
 
 AVAILABLE = batchlp_kernel.AVAILABLE
-__all__ = ["AVAILABLE", "compile_kernel", "responses_kernel"]
+__all__ = ["AVAILABLE", "compile_kernel", "domains_kernel", "responses_kernel"]
 
 _RANK = float(tolerances.RANK_RTOL)
 _CANCEL = float(tolerances.CANCEL_RTOL)
@@ -237,6 +238,58 @@ def responses_kernel(Abank, Bbank, bbank, rowp, colp, rank, inv, m, n, row,
         ok[j] = okj
 
 
+@_jit
+def domains_kernel(Nbank, ebank, rows, n, P, Q, r, A_out, b_out):  # pragma: no cover - compiled
+    """The substituted inequalities (33) ``A z <= b`` of :meth:`~contactmodes.layout.Layout.domains`
+    (the same rule, cancellation noise zeroed as
+    :func:`~contactmodes.domains.substituted_rows` does): ``Nbank`` (E, n + n_τ), ``ebank`` (E,)
+    the inequality banks, ``rows`` (B, p) each mode's bank rows, ``P`` (B, n, n_τ), ``Q`` (B, n, s),
+    ``r`` (B, n) the responses; writes ``A_out`` (B, p, n_τ + s) and ``b_out`` (B, p)."""
+    Bn, p = rows.shape
+    nt = P.shape[2]
+    s = Q.shape[2]
+    Pn = np.zeros(nt)
+    Qn = np.zeros(s)
+    for j in range(Bn):
+        for c in range(nt):
+            acc = 0.0
+            for a in range(n):
+                acc += P[j, a, c] * P[j, a, c]
+            Pn[c] = np.sqrt(acc)
+        for c in range(s):
+            acc = 0.0
+            for a in range(n):
+                acc += Q[j, a, c] * Q[j, a, c]
+            Qn[c] = np.sqrt(acc)
+        rn = 0.0
+        for a in range(n):
+            rn += r[j, a] * r[j, a]
+        rn = np.sqrt(rn)
+        for i in range(p):
+            e = rows[j, i]
+            nN = 0.0
+            for a in range(n):
+                nN += Nbank[e, a] * Nbank[e, a]
+            nN = np.sqrt(nN)
+            for c in range(nt):
+                acc = 0.0
+                for a in range(n):
+                    acc += Nbank[e, a] * P[j, a, c]
+                Nt = Nbank[e, n + c]
+                acc += Nt
+                A_out[j, i, c] = 0.0 if abs(acc) <= _CANCEL * (nN * Pn[c] + abs(Nt)) else -acc
+            for c in range(s):
+                acc = 0.0
+                for a in range(n):
+                    acc += Nbank[e, a] * Q[j, a, c]
+                A_out[j, i, nt + c] = 0.0 if abs(acc) <= _CANCEL * (nN * Qn[c]) else -acc
+            acc = 0.0
+            for a in range(n):
+                acc += Nbank[e, a] * r[j, a]
+            rhs = ebank[e] - acc
+            b_out[j, i] = 0.0 if abs(rhs) <= _CANCEL * (abs(ebank[e]) + nN * rn) else -rhs
+
+
 def compile_kernel() -> float:
     """Compile the kernel now (once per process) on a two-mode example; returns the seconds spent
     (0 when already compiled or numba is missing)."""
@@ -254,5 +307,7 @@ def compile_kernel() -> float:
             np.zeros((B, nt, nt)), np.zeros((B, nt)), np.zeros((B, nt), np.bool_), np.zeros(B, np.bool_),
             np.zeros(B, np.bool_), np.zeros(B, np.int64), np.zeros(B, np.bool_))
     responses_kernel(Abank, Bbank, bbank, rowp, colp, np.array([3, 2]), colp.copy(), m, n, 0, *args)
+    domains_kernel(np.hstack([Abank, Bbank]), bbank, rowp, n, args[0], args[1], args[2], np.zeros((B, m, nt + s)),
+                   np.zeros((B, m)))
     _compiled = True
     return time.perf_counter() - t0

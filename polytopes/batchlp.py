@@ -234,22 +234,21 @@ def _compiled(c, G, h, lo, hi, artificial, basis, max_iter) -> BatchResult:
     Bn, n = c.shape
     m = G.shape[1]
     art = np.zeros((Bn, m + 2 * n), dtype=np.bool_)
-    art_lo, art_hi = _artificial(artificial)
-    if art_hi is not None:
+    if artificial is not None:
+        art_lo, art_hi = _artificial(artificial)
         art[:, m:m + n] = art_hi
         art[:, m + n:] = art_lo
     warm = basis is not None
     basis_in = np.ascontiguousarray(basis, dtype=np.int64) if warm else np.empty((Bn, n), dtype=np.int64)
     status = np.empty(Bn, dtype=np.int64)
     x = np.empty((Bn, n))
+    fun = np.empty(Bn)
     basis_out = np.empty((Bn, n), dtype=np.int64)
     limit = max_iter if max_iter is not None else 4 * (m + 2 * n)
-    f64 = lambda a: np.ascontiguousarray(a, dtype=np.float64)  # noqa: E731
-    cc = f64(c)
-    it = batchlp_kernel.simplex_kernel(cc, f64(G), f64(h), f64(lo), f64(hi), art, basis_in, warm, int(limit),
-                                       status, x, basis_out)
-    fun = np.where(status == lp.OPTIMAL, np.einsum("bn,bn->b", cc, np.where(status[:, None] == lp.OPTIMAL, x, 0.0)),
-                   np.nan)
+    f64 = np.ascontiguousarray
+    it = batchlp_kernel.simplex_kernel(f64(c, dtype=np.float64), f64(G, dtype=np.float64), f64(h, dtype=np.float64),
+                                       f64(lo, dtype=np.float64), f64(hi, dtype=np.float64), art, basis_in, warm,
+                                       int(limit), status, x, fun, basis_out)
     return BatchResult(status, x, fun, basis_out, np.full(Bn, "batch", dtype=object), int(it))
 
 
@@ -311,8 +310,11 @@ def solve_batch(c, G, h, lo, hi, artificial=None, basis=None, max_iter: int | No
     entries. Raises :class:`~polytopes.NumericalError` when the fallback cannot verify an LP.
     """
     res = simplex_batch(c, G, h, lo, hi, artificial, basis, max_iter, kernel)
+    undecided = np.flatnonzero(res.status == UNDECIDED)
+    if undecided.size == 0:
+        return res
     art_lo, art_hi = _artificial(artificial)
-    for b in np.flatnonzero(res.status == UNDECIDED):
+    for b in undecided:
         bounds = [(None if art_lo is not None and art_lo[b, j] else float(lo[b, j]),
                    None if art_hi is not None and art_hi[b, j] else float(hi[b, j])) for j in range(c.shape[1])]
         out = lp.solve_verified(c[b], G[b], h[b], bounds=bounds)

@@ -282,11 +282,12 @@ def verify_kernel(c, F, f, art, status, basis, enter, x_out):  # pragma: no cove
 
 
 @_jit
-def simplex_kernel(c, G, h, lo, hi, art, basis_in, warm, limit, status, x_out, basis_out):  # pragma: no cover
+def simplex_kernel(c, G, h, lo, hi, art, basis_in, warm, limit, status, x_out, fun, basis_out):  # pragma: no cover
     """Solve and verify every LP of the batch (module doc). ``c`` (B, n), ``G`` (B, m, n), ``h``
     (B, m), ``lo``, ``hi`` (B, n), ``art`` (B, m + 2n) artificial rows, ``basis_in`` (B, n) warm
     starts (used when ``warm``), ``limit`` the pivot limit; writes ``status`` (B,), ``x_out``
-    (B, n) (NaN unless optimal) and ``basis_out`` (B, n). Returns the largest number of pivots."""
+    (B, n) and ``fun`` (B,) ``c.x`` (NaN unless optimal) and ``basis_out`` (B, n). Returns the
+    largest number of pivots."""
     Bn, m, n = G.shape
     M = m + 2 * n
     F = np.empty((M, n))
@@ -391,6 +392,12 @@ def simplex_kernel(c, G, h, lo, hi, art, basis_in, warm, limit, status, x_out, b
         if st != _UNDECIDED:
             st = verify_kernel(c[b], F, f, art[b], st, basis, enter, x_out[b])
         status[b] = st
+        v = np.nan
+        if st == _OPTIMAL:
+            v = 0.0
+            for j in range(n):
+                v += c[b, j] * x_out[b, j]
+        fun[b] = v
     return iters
 
 
@@ -409,8 +416,9 @@ def compile_kernel() -> float:
     status = np.empty(2, dtype=np.int64)
     x = np.empty((2, 2))
     basis = np.full((2, 2), -1, dtype=np.int64)
-    simplex_kernel(c, G, h, lo, hi, art, basis.copy(), False, 20, status, x, basis)
-    simplex_kernel(c, G, h, lo, hi, art, basis.copy(), True, 20, status, x, basis)
+    fun = np.empty(2)
+    simplex_kernel(c, G, h, lo, hi, art, basis.copy(), False, 20, status, x, fun, basis)
+    simplex_kernel(c, G, h, lo, hi, art, basis.copy(), True, 20, status, x, fun, basis)
     _compiled = True
     COMPILE_SECONDS = time.perf_counter() - t0
     return COMPILE_SECONDS

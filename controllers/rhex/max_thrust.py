@@ -251,12 +251,13 @@ class StepModel:
     :attr:`system` and :attr:`session` build the :class:`~contactmodes.system.ContactSystem` and
     its :class:`~contactmodes.session.AnalysisSession` on first use (slow path, reference).
     ``classify=False`` keeps the measured normal velocities (the blind controller's model; an
-    approaching contact is then not an error)."""
+    approaching contact is then not an error); ``kinematics`` the state's
+    :func:`~.simulator.leg_kinematics` when the caller has it."""
 
     def __init__(self, state, params: RHexParams, normal_velocity_tol: float = NORMAL_VELOCITY_TOL,
-                 classify: bool = True) -> None:
+                 classify: bool = True, kinematics=None) -> None:
         self.params = params
-        self.arrays: RigidArrays = rigid_arrays(state, params)
+        self.arrays: RigidArrays = rigid_arrays(state, params, kinematics)
         ra = self.arrays
         self.contacts = ra.contacts
         self.v_contact = _classified(ra.v_contact, normal_velocity_tol) if classify else ra.v_contact
@@ -761,13 +762,17 @@ class MaxThrustController:
         w0, c0 = time.perf_counter(), time.thread_time()
         path = "fast"
         try:
-            lo, hi = torque_limits(leg_kinematics(st, p).phidot, p)
+            lk = leg_kinematics(st, p)
+            lo, hi = torque_limits(lk.phidot, p)
             start = self._start
             if start is not None and np.array_equal(st, start[0]) and np.array_equal(lo, start[1]) \
                     and np.array_equal(hi, start[2]):
                 res, path = start[3], "precomputed"
             else:
-                step = StepModel(st, self.params, self.normal_velocity_tol)
+                # the rigid model uses the controller's params: reuse the leg kinematics only when
+                # the limits were computed with the same params
+                step = StepModel(st, self.params, self.normal_velocity_tol,
+                                 kinematics=lk if p is self.params else None)
                 res = max_thrust(step, lo, hi, engine=self.engine)
                 path = "slow" if res.n_slow else ("fallback" if res.fallbacks else "fast")
         except Exception as exc:  # noqa: BLE001 - a failed step is recorded, the run goes on
