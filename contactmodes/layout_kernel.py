@@ -88,16 +88,19 @@ def responses_kernel(Abank, Bbank, bbank, rowp, colp, rank, inv, m, n, row,
             Kinv[:, :] = 0.0
             for a in range(s):
                 Kinv[a, a] = 1.0
-        # Q = diag(npf) − (Kinv @ AR)·npf, P = Kinv @ (Bt·pf), r = Kinv @ (b·pf)
+        # Q = diag(npf) − (Kinv @ AR)·npf, P = Kinv @ (Bt·pf), r = Kinv @ (b·pf); Kinv is block
+        # diagonal (A₁₁⁻¹ and the identity), so its rows >= rk only copy
         for a in range(s):
             for c in range(s):
                 if c < rk:
                     Q[a, c] = 0.0
+                elif a >= rk:
+                    Q[a, c] = 1.0 if a == c else 0.0
                 else:
                     acc = 0.0
                     for l in range(rk):
                         acc += Kinv[a, l] * A[l, c]
-                    Q[a, c] = (1.0 if a == c else 0.0) - acc
+                    Q[a, c] = -acc
             for c in range(nt):
                 acc = 0.0
                 for l in range(rk):
@@ -109,8 +112,8 @@ def responses_kernel(Abank, Bbank, bbank, rowp, colp, rank, inv, m, n, row,
             r[a] = acc
         # certificate of the rank decision: σ_{r+1} <= ‖A Q‖_F, σ_r >= 1/‖A₁₁⁻¹‖_F
         aq2 = 0.0
-        for a in range(s):
-            for c in range(s):
+        for a in range(m):  # rows >= m of A are padding zeros, columns < rk of Q zero
+            for c in range(rk, s):
                 acc = 0.0
                 for l in range(s):
                     acc += A[a, l] * Q[l, c]
@@ -143,16 +146,16 @@ def responses_kernel(Abank, Bbank, bbank, rowp, colp, rank, inv, m, n, row,
                         G[a, c] = 0.0
                     g[a] = 0.0
                     continue
-                for c in range(nt):
+                for c in range(nt):  # rows >= rk of P and r are zero, columns >= rk of Kinv's top rows
                     acc = 0.0
-                    for l in range(s):
+                    for l in range(rk):
                         acc += A[a, l] * P[l, c]
                     G[a, c] = acc - Bt[a, c]
                 acc = 0.0
-                for l in range(s):
+                for l in range(rk):
                     acc += A[a, l] * r[l]
                 g[a] = bb[a] - acc
-                for c in range(s):
+                for c in range(rk):
                     acc = 0.0
                     for l in range(rk):
                         acc += A[a, l] * Kinv[l, c]

@@ -359,20 +359,26 @@ def _bound_lps(md: _Modes, sel: np.ndarray, lo, hi, task: bool, warm: dict, coun
         drop = dom.task[sel]
         A = np.where(drop[:, :, None], 0.0, A)
         b = np.where(drop, 1.0, b)
-    s = r.Q.shape[2]
-    C = np.concatenate([r.C[sel], np.zeros((nsel, 3, s))], axis=2)
-    d = r.d[sel]
+    p, s = A.shape[1], r.Q.shape[2]
+    # G = [A; C; −C] over (τ, w) (the valid rows of (31) as two inequalities each), h = [b; d; −d]
     cv = r.cvalid[sel]
-    C = np.where(cv[:, :, None], C, 0.0)
-    d = np.where(cv, d, 0.0)
-    G = np.concatenate([A, C, -C], axis=1)
-    h = np.concatenate([b, d, -d], axis=1)
+    Cm = r.C[sel] * cv[:, :, None]
+    dm = r.d[sel] * cv
+    G = np.zeros((nsel, p + 6, 3 + s))
+    G[:, :p] = A
+    G[:, p:p + 3, :3] = Cm
+    G[:, p + 3:, :3] = -Cm
+    h = np.concatenate([b, dm, -dm], axis=1)
     cost = np.zeros((nsel, 3 + s))
     cost[:, :3] = -md.grad[sel]
     wf = r.wfree[sel]
-    lo_ = np.concatenate([np.broadcast_to(lo, (nsel, 3)), np.where(wf, -W_BOUND, 0.0)], axis=1)
-    hi_ = np.concatenate([np.broadcast_to(hi, (nsel, 3)), np.where(wf, W_BOUND, 0.0)], axis=1)
-    art = np.concatenate([np.zeros((nsel, 3), bool), wf], axis=1)
+    lo_ = np.empty((nsel, 3 + s))
+    hi_ = np.empty((nsel, 3 + s))
+    lo_[:, :3], hi_[:, :3] = lo, hi
+    lo_[:, 3:] = -W_BOUND * wf
+    hi_[:, 3:] = W_BOUND * wf
+    art = np.zeros((nsel, 3 + s), dtype=bool)
+    art[:, 3:] = wf
     names = [md.names[i] for i in sel]
     basis = np.array([warm.get((task, m), np.full(3 + s, -1)) for m in names])
     res = batchlp.solve_batch(cost, G, h, lo_, hi_, art, basis)
