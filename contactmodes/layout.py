@@ -341,13 +341,10 @@ class Layout:
         cost, lo, hi, art = self.kin_cost, self.kin_lo, self.kin_hi, self.kin_art
         res = batchlp.simplex_batch(cost, rows, rhs, lo, hi, art, self.basis.get("kinematic"))
         self.basis["kinematic"] = res.basis
-        s = -res.fun
-        out = np.zeros(N, dtype=bool)
-        opt = res.status == lp.OPTIMAL
-        band = tolerances.FEASIBILITY_RTOL * 10 * np.maximum(1.0, np.nanmax(np.abs(np.where(opt[:, None], res.x, 0.0)),
-                                                                            axis=1))
-        decided = (opt & (np.abs(s - margin) > band)) | (res.status == lp.INFEASIBLE)
-        out[opt] = s[opt] > margin
+        s = -res.fun  # NaN unless optimal (then x is NaN too and every comparison below is false)
+        band = tolerances.FEASIBILITY_RTOL * 10 * np.maximum(1.0, np.max(np.abs(res.x), axis=1))
+        decided = (np.abs(s - margin) > band) | (res.status == lp.INFEASIBLE)
+        out = s > margin
         undecided = np.flatnonzero(~decided)
         if undecided.size:
             SJ = np.vstack([J, -J])
