@@ -148,27 +148,47 @@ class Structure:
     # ------------------------------------------------------------------ per-step banks
     def banks(self, t: ScaledTerms) -> "Banks":
         """The row banks of one state's scaled terms (module doc)."""
-        k, n_q, nt = self.k, self.n_q, self.n_tau
+        k, n_q, nt, n = self.k, self.n_q, self.n_tau, self.n
         J, c = t.J, t.Jdot_qdot
-        zf = np.zeros((2 * k, 2 * k))
-        eq_blocks = [(q, f, tau, rhs) for (kd, tp, _), (q, f, tau, rhs) in zip(self.blocks, t.blocks) if tp == "eq"]
-        A = np.vstack([np.hstack([J, zf]), self._Feq]
-                      + [np.hstack([q, f]) for q, f, _, _ in eq_blocks]
-                      + [np.hstack([t.M, -J.T])])
-        Bm = np.vstack([np.zeros((self.eq_dyn0, nt))] if not eq_blocks else
-                       [np.zeros((self.eq_block0, nt))] + [-tau for _, _, tau, _ in eq_blocks]
-                       + [np.zeros((0, nt))])
-        Bm = np.vstack([Bm, t.S])
-        b = np.concatenate([-c, np.zeros(len(self.force_eq))] + [rhs for *_, rhs in eq_blocks] + [-t.h])
-        JJ = np.hstack([J, np.zeros((2 * k, 2 * k + nt))])
-        geq_blocks = [(q, f, tau, rhs) for kind in ("physical", "task")
-                      for (kd, tp, _), (q, f, tau, rhs) in zip(self.blocks, t.blocks) if tp == "geq" and kd == kind]
-        N = np.vstack([JJ, -JJ, self._Fgeq] + [np.hstack([q, f, tau]) for q, f, tau, _ in geq_blocks]
-                      + [np.zeros((1, self.n + nt))])
-        e = np.concatenate([-c, c, np.zeros(len(self.force_geq))] + [rhs for *_, rhs in geq_blocks] + [[-1.0]])
-        rho = [r for kind in ("physical", "task")
-               for (kd, tp, _), r in zip(self.blocks, t.rows) if tp == "geq" and kd == kind]
-        unit = np.concatenate([np.full(4 * k, t.acceleration), np.full(len(self.force_geq), t.force)] + rho + [[1.0]])
+        # equalities: accel (2k) | force eq | eq blocks | dynamics (n_q)
+        A = np.zeros((self.eq_dyn0 + n_q, n))
+        Bm = np.zeros((self.eq_dyn0 + n_q, nt))
+        b = np.zeros(self.eq_dyn0 + n_q)
+        A[:2 * k, :n_q] = J
+        A[self.eq_force0:self.eq_block0] = self._Feq
+        b[:2 * k] = -c
+        i = self.eq_block0
+        for (kd, tp, r), (q, f, tau, rhs) in zip(self.blocks, t.blocks):
+            if tp == "eq":
+                A[i:i + r, :n_q], A[i:i + r, n_q:] = q, f
+                Bm[i:i + r] = -tau
+                b[i:i + r] = rhs
+                i += r
+        A[self.eq_dyn0:, :n_q] = t.M
+        A[self.eq_dyn0:, n_q:] = -J.T
+        Bm[self.eq_dyn0:] = t.S
+        b[self.eq_dyn0:] = -t.h
+        # inequalities: accel ± (4k) | force geq | geq blocks (physical, then task) | null row
+        N = np.zeros((self.geq_null + 1, n + nt))
+        e = np.zeros(self.geq_null + 1)
+        unit = np.empty(self.geq_null + 1)
+        N[:2 * k, :n_q] = J
+        N[2 * k:4 * k, :n_q] = -J
+        e[:2 * k] = -c
+        e[2 * k:4 * k] = c
+        N[self.geq_force0:self.geq_block0] = self._Fgeq
+        unit[:4 * k] = t.acceleration
+        unit[self.geq_force0:self.geq_block0] = t.force
+        i = self.geq_block0
+        for kind in ("physical", "task"):
+            for (kd, tp, r), (q, f, tau, rhs), rho in zip(self.blocks, t.blocks, t.rows):
+                if tp == "geq" and kd == kind:
+                    N[i:i + r, :n_q], N[i:i + r, n_q:n], N[i:i + r, n:] = q, f, tau
+                    e[i:i + r] = rhs
+                    unit[i:i + r] = rho
+                    i += r
+        e[-1] = -1.0
+        unit[-1] = 1.0
         return Banks(A, Bm, b, N, e, J, c, unit)
 
 

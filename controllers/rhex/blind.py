@@ -175,6 +175,9 @@ class BlindController:
 
     Attributes after a run: ``switch_time`` (s or ``None``), ``log`` list of
     ``(t, mode, predicted θ̈, status)``. Create a new instance (or call :meth:`reset`) per run.
+    ``compile_seconds``: the time the constructor spent compiling the LP and response kernels
+    (:mod:`polytopes.batchlp_kernel`, :mod:`contactmodes.layout_kernel`; 0 when an earlier
+    controller of the process did).
     """
 
     def __init__(self, params: RHexParams | None = None, threshold: float | None = None,

@@ -55,19 +55,27 @@ The fast path runs on :mod:`contactmodes.layout` and :mod:`polytopes.batchlp`:
   :attr:`~contactmodes.modetable.VelocityPattern.key`), kept across steps: the index tables, the
   per-mode pivot choices of (24) and the LP bases are reused while the pattern is unchanged;
 * every candidate's kinematic test, every mode's response, the bound LPs and the point-test LPs
-  are evaluated in batches (one NumPy operation for all modes), each LP warm-started from the
-  previous step's optimal basis and every answer verified (primal and dual feasibility, or a
-  Farkas certificate); an answer that does not verify goes to :func:`polytopes.lp.solve_verified`
-  (cddlib, HiGHS), a response whose rank decision is not certified to be the SVD's goes to the
-  SVD (:func:`contactmodes.response.response_from_equations`) — the counts are in
+  are evaluated in batches, each LP warm-started from the previous step's optimal basis and every
+  answer verified (primal and dual feasibility, or a Farkas certificate); an answer that does not
+  verify goes to :func:`polytopes.lp.solve_verified` (cddlib, HiGHS), a response whose rank
+  decision is not certified to be the SVD's goes to the SVD
+  (:func:`contactmodes.response.response_from_equations`) — the counts are in
   :attr:`MaxThrustController.paths`;
+* the small dense LPs, the responses and the domains (33) run in compiled kernels (numba:
+  :mod:`polytopes.batchlp_kernel`, :mod:`contactmodes.layout_kernel`; the same computations as the
+  NumPy paths, which stay the tested reference), the LP answers verified inside the same compiled
+  loop; the kernels are compiled once per process in the constructor
+  (:attr:`MaxThrustController.compile_seconds`), never during a step;
 * the slow path and the reference (:func:`max_thrust_reference`) run on an
   :class:`~contactmodes.session.AnalysisSession` of the step's system (built only when needed);
 * **precomputed before the run** (in the constructor, outside every timed step): the structures
   and pivot choices of every set of present contacts at the at-rest start
   (:func:`~.simulator.initial_state`), and the answer at that start state itself (136 modes at
   rest); a step whose state is exactly that start state returns the stored answer
-  (``MaxThrustController.paths["precomputed"]``). Any other state is computed.
+  (``MaxThrustController.paths["precomputed"]``). Any other state is computed. Then a dry run of
+  :data:`PRECOMPUTE_STEPS` control periods of the compliant model from that start builds the
+  layouts and pivots of the velocity patterns met just after it (113–120 and 64 modes in the
+  default flips); its LP warm starts are cleared, so the run's answers do not depend on it.
 
 Decisions are those of the reference: the same enumeration (footnote 5's strict slack, decided by
 the batched LP unless within LP precision of the margin, then by the enumeration's own LP), the
@@ -687,7 +695,8 @@ class MaxThrustController:
     Returns ``ControlOutput(tau (3,) N·m, mode (4 letters: body, toe1..3, ``S`` for lifted toes;
     ``None`` without a mode), predicted θ̈ (rad/s²) or ``None``)``.
 
-    Attributes: ``log`` list of :class:`MaxThrustRecord` (one per step), ``counts`` (one entry per
+    Attributes: ``compile_seconds`` the time this constructor spent compiling the kernels (0 when
+    an earlier controller of the process did), ``log`` list of :class:`MaxThrustRecord` (one per step), ``counts`` (one entry per
     :data:`STATUSES` plus ``"nudged"`` and ``"slow_steps"``), ``paths`` (one entry per
     :data:`PATHS` plus ``"lp_fallbacks"`` and ``"svd_fallbacks"``, LPs and responses handed to
     the exact solvers), ``errors`` the messages of ``"error"`` steps (at most 10). :meth:`reset`
