@@ -158,6 +158,22 @@ def _primal(Binv, f, basis, x):  # pragma: no cover - compiled
 
 
 @_jit
+def _leans(y, art):  # pragma: no cover - compiled
+    """Whether the multipliers ``y`` (M,) lean on an artificial bound (``art`` (M,)) beyond
+    :data:`polytopes.batchlp.ART_TOL` of their 1-norm; otherwise those multipliers are set to 0
+    (the certificate then proves the caller's LP)."""
+    l1 = 0.0
+    for i in range(y.shape[0]):
+        l1 += abs(y[i])
+    for i in range(y.shape[0]):
+        if art[i]:
+            if abs(y[i]) > _ART_TOL * l1:
+                return True
+            y[i] = 0.0
+    return False
+
+
+@_jit
 def verify_kernel(c, F, f, art, status, basis, enter, x_out):  # pragma: no cover - compiled
     """Verify one claim (module doc): returns the verified status (``UNDECIDED`` when the claim
     fails) and writes the optimal point into ``x_out``. ``F`` (M, n) rows of unit norm or zero
@@ -179,14 +195,8 @@ def verify_kernel(c, F, f, art, status, basis, enter, x_out):  # pragma: no cove
         _duals(Binv, c, yB)
         for i in range(n):
             y[basis[i]] = yB[i]
-        l1 = 0.0
-        for i in range(M):
-            l1 += abs(y[i])
-        for i in range(M):
-            if art[i]:
-                if abs(y[i]) > _ART_TOL * l1:
-                    return _UNDECIDED
-                y[i] = 0.0
+        if _leans(y, art):
+            return _UNDECIDED
         # primal_ok (no equalities)
         size = 1.0
         for j in range(n):
@@ -242,14 +252,8 @@ def verify_kernel(c, F, f, art, status, basis, enter, x_out):  # pragma: no cove
             s += F[r, j] * Binv[j, i]
         y[basis[i]] = -s
     y[r] += 1.0
-    l1 = 0.0
-    for i in range(M):
-        l1 += abs(y[i])
-    for i in range(M):
-        if art[i]:
-            if abs(y[i]) > _ART_TOL * l1:
-                return _UNDECIDED
-            y[i] = 0.0
+    if _leans(y, art):
+        return _UNDECIDED
     mag = 0.0
     for i in range(M):
         if not np.isfinite(y[i]):
