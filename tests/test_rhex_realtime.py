@@ -144,6 +144,23 @@ def test_precomputed_start_matches_reference(flips):
     assert np.array_equal(r.commanded[0], np.clip(rec.results[0].tau, lo, hi))
 
 
+def test_dry_run_prebuilds_the_start_and_changes_no_answer():
+    """The constructor's dry run (``PRECOMPUTE_STEPS`` periods from the at-rest start) builds every
+    layout the first steps of the flip need, and the run's answers are those of a controller
+    without any precomputation (the same modes and statuses, torques within 1e-9 N·m)."""
+    n = 12
+    fast = MaxThrustController(P60)
+    built = sum(len(st.layouts) for st in fast.engine.structures.values())
+    plain = MaxThrustController(P60, precompute=False)
+    ra = simulate(fast, P60, duration=n * P60.control_period)
+    rb = simulate(plain, P60, duration=n * P60.control_period)
+    assert sum(len(st.layouts) for st in fast.engine.structures.values()) == built
+    assert [(r.mode, r.status, r.n_modes) for r in fast.log] == [(r.mode, r.status, r.n_modes) for r in plain.log]
+    assert np.allclose(ra.commanded, rb.commanded, rtol=0.0, atol=1e-9)
+    assert fast.log[0].path == "precomputed" and plain.log[0].path != "precomputed"
+    assert len(fast.log) == n and fast.paths["precomputed"] == 1
+
+
 def test_batch_lp_matches_highs_on_captured_lps(flips):
     """LPs the fast path solved in both flips, re-solved by HiGHS (:func:`polytopes.lp.solve_verified`)
     without the artificial bounds: a decided status must be HiGHS's, an optimal value must be
