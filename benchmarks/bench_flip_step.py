@@ -8,14 +8,17 @@ the thrust steps it computed (``metrics.thrust_phase``: steps ``0 … n_f − 1`
 from the precomputed at-rest start is left out, as in ``flip --json`` ``step_ms``), pooled over
 the repeats: median, p90, p99, max, and the smallest per-repeat max (the max is the statistic
 most exposed to other load on a shared machine). The construction time of the controller (the
-precomputation) is reported separately.
+precomputation: the at-rest start and the dry run) and the JIT compile time of the compiled
+kernels (paid once per process, by the first controller; ``MaxThrustController.compile_seconds``)
+are reported separately, the construction time without the compile time.
 
-``before`` is the previous code (``--baseline``, default ``5314cb9``, the commit before the
-real-time work), extracted with ``git archive`` into a temporary directory and run with the
-working directory outside the source tree (the child checks which tree it imported). Targets of
-issue 11: median ≤ 1 ms, p99 ≤ 2 ms, max ≤ 3 ms. Numbers depend on the machine and its load: run
-it with ``nice`` on an otherwise quiet machine and quote the ratios. The JSON of both runs is
-written to ``--out`` (default: a new temporary directory); nothing else is written.
+``before`` is the previous code (``--baseline``, default ``d07e33e``, the commit before the
+compiled kernels; ``5314cb9`` is the commit before the whole real-time work), extracted with
+``git archive`` into a temporary directory and run with the working directory outside the source
+tree (the child checks which tree it imported). Targets of issue 11: median ≤ 1 ms, p99 ≤ 2 ms,
+max ≤ 3 ms. Numbers depend on the machine and its load: run it with ``nice`` on an otherwise quiet
+machine and quote the ratios. The JSON of both runs is written to ``--out`` (default: a new
+temporary directory); nothing else is written. Last results: ``docs/realtime.md`` (Benchmark).
 """
 
 from __future__ import annotations
