@@ -39,7 +39,7 @@ try:  # numba is a dependency (pyproject.toml); without it the NumPy path serves
 
     AVAILABLE = True
 except ImportError:  # pragma: no cover - exercised only on installs without numba
-    numba = None
+    numba = None  # type: ignore[assignment]
     AVAILABLE = False
 
 __all__ = ["AVAILABLE", "compile_kernel", "invert", "simplex_kernel", "verify_kernel"]
