@@ -51,7 +51,7 @@ import numpy as np
 from polytopes import batchlp
 from polytopes import lp
 
-from . import tolerances
+from . import layout_kernel, tolerances
 from .errors import ContactModelError
 from .linalg import numerical_rank
 from .modetable import VelocityPattern, contact_rows
@@ -148,27 +148,47 @@ class Structure:
     # ------------------------------------------------------------------ per-step banks
     def banks(self, t: ScaledTerms) -> "Banks":
         """The row banks of one state's scaled terms (module doc)."""
-        k, n_q, nt = self.k, self.n_q, self.n_tau
+        k, n_q, nt, n = self.k, self.n_q, self.n_tau, self.n
         J, c = t.J, t.Jdot_qdot
-        zf = np.zeros((2 * k, 2 * k))
-        eq_blocks = [(q, f, tau, rhs) for (kd, tp, _), (q, f, tau, rhs) in zip(self.blocks, t.blocks) if tp == "eq"]
-        A = np.vstack([np.hstack([J, zf]), self._Feq]
-                      + [np.hstack([q, f]) for q, f, _, _ in eq_blocks]
-                      + [np.hstack([t.M, -J.T])])
-        Bm = np.vstack([np.zeros((self.eq_dyn0, nt))] if not eq_blocks else
-                       [np.zeros((self.eq_block0, nt))] + [-tau for _, _, tau, _ in eq_blocks]
-                       + [np.zeros((0, nt))])
-        Bm = np.vstack([Bm, t.S])
-        b = np.concatenate([-c, np.zeros(len(self.force_eq))] + [rhs for *_, rhs in eq_blocks] + [-t.h])
-        JJ = np.hstack([J, np.zeros((2 * k, 2 * k + nt))])
-        geq_blocks = [(q, f, tau, rhs) for kind in ("physical", "task")
-                      for (kd, tp, _), (q, f, tau, rhs) in zip(self.blocks, t.blocks) if tp == "geq" and kd == kind]
-        N = np.vstack([JJ, -JJ, self._Fgeq] + [np.hstack([q, f, tau]) for q, f, tau, _ in geq_blocks]
-                      + [np.zeros((1, self.n + nt))])
-        e = np.concatenate([-c, c, np.zeros(len(self.force_geq))] + [rhs for *_, rhs in geq_blocks] + [[-1.0]])
-        rho = [r for kind in ("physical", "task")
-               for (kd, tp, _), r in zip(self.blocks, t.rows) if tp == "geq" and kd == kind]
-        unit = np.concatenate([np.full(4 * k, t.acceleration), np.full(len(self.force_geq), t.force)] + rho + [[1.0]])
+        # equalities: accel (2k) | force eq | eq blocks | dynamics (n_q)
+        A = np.zeros((self.eq_dyn0 + n_q, n))
+        Bm = np.zeros((self.eq_dyn0 + n_q, nt))
+        b = np.zeros(self.eq_dyn0 + n_q)
+        A[:2 * k, :n_q] = J
+        A[self.eq_force0:self.eq_block0] = self._Feq
+        b[:2 * k] = -c
+        i = self.eq_block0
+        for (kd, tp, r), (q, f, tau, rhs) in zip(self.blocks, t.blocks):
+            if tp == "eq":
+                A[i:i + r, :n_q], A[i:i + r, n_q:] = q, f
+                Bm[i:i + r] = -tau
+                b[i:i + r] = rhs
+                i += r
+        A[self.eq_dyn0:, :n_q] = t.M
+        A[self.eq_dyn0:, n_q:] = -J.T
+        Bm[self.eq_dyn0:] = t.S
+        b[self.eq_dyn0:] = -t.h
+        # inequalities: accel ± (4k) | force geq | geq blocks (physical, then task) | null row
+        N = np.zeros((self.geq_null + 1, n + nt))
+        e = np.zeros(self.geq_null + 1)
+        unit = np.empty(self.geq_null + 1)
+        N[:2 * k, :n_q] = J
+        N[2 * k:4 * k, :n_q] = -J
+        e[:2 * k] = -c
+        e[2 * k:4 * k] = c
+        N[self.geq_force0:self.geq_block0] = self._Fgeq
+        unit[:4 * k] = t.acceleration
+        unit[self.geq_force0:self.geq_block0] = t.force
+        i = self.geq_block0
+        for kind in ("physical", "task"):
+            for (kd, tp, r), (q, f, tau, rhs), rho in zip(self.blocks, t.blocks, t.rows):
+                if tp == "geq" and kd == kind:
+                    N[i:i + r, :n_q], N[i:i + r, n_q:n], N[i:i + r, n:] = q, f, tau
+                    e[i:i + r] = rhs
+                    unit[i:i + r] = rho
+                    i += r
+        e[-1] = -1.0
+        unit[-1] = 1.0
         return Banks(A, Bm, b, N, e, J, c, unit)
 
 
@@ -294,6 +314,11 @@ class Layout:
         # it proves s* <= −bound or no point at all, either way the mode is pruned
         self.kin_art = np.ones((N, nv), dtype=bool)
         self.kin_art[:, -1] = False
+        # the per-step bank of the kinematic LPs' rows (filled by :meth:`kinematic`): J | 0, −J | 0,
+        # −J | 1, J | 1 (2k rows each) and the padding row
+        self._kin_bank = np.zeros((8 * k + 1, nv))
+        self._kin_bank[4 * k:8 * k, -1] = 1.0
+        self._kin_rhs = np.zeros(8 * k + 1)
         # pivot choices of (24), mirrored from the structure's cache (module doc)
         m = self.eq_rows.shape[1]
         self.piv_rows = np.zeros((N, m), dtype=int)
@@ -323,24 +348,27 @@ class Layout:
                                                 float(np.abs(c).max(initial=0.0)))
         # E q̈ <= e, −E q̈ <= −e (E = J rows, e = −J̇q̇), and −sign·J q̈ + s <= sign·J̇q̇ for the strict
         # rows sign·ẍ >= 0 (sign = +1: rows 0..2k−1 of the signed bank, −1: 2k..4k−1); last: padding
-        one, zero = np.ones((2 * k, 1)), np.zeros((2 * k, 1))
-        bank = np.vstack([np.hstack([J, zero]), np.hstack([-J, zero]), np.hstack([-J, one]), np.hstack([J, one]),
-                          np.zeros((1, n_q + 1))])
-        rb = np.concatenate([-c, c, c, -c, [0.0]])
+        bank, rb = self._kin_bank, self._kin_rhs  # the s column and the padding row are constant
+        bank[0:2 * k, :n_q] = J
+        bank[2 * k:4 * k, :n_q] = -J
+        bank[4 * k:6 * k, :n_q] = bank[2 * k:4 * k, :n_q]
+        bank[6 * k:8 * k, :n_q] = J
+        rb[0:2 * k] = -c
+        rb[2 * k:4 * k] = c
+        rb[4 * k:6 * k] = c
+        rb[6 * k:8 * k] = -c
         rows, rhs = bank[self.kin_rows], rb[self.kin_rows]
         cost, lo, hi, art = self.kin_cost, self.kin_lo, self.kin_hi, self.kin_art
-        SJ = np.vstack([J, -J])
-        sc = np.concatenate([-c, c])  # sign·J q̈ >= −sign·c
         res = batchlp.simplex_batch(cost, rows, rhs, lo, hi, art, self.basis.get("kinematic"))
         self.basis["kinematic"] = res.basis
-        s = -res.fun
-        out = np.zeros(N, dtype=bool)
-        opt = res.status == lp.OPTIMAL
-        band = tolerances.FEASIBILITY_RTOL * 10 * np.maximum(1.0, np.nanmax(np.abs(np.where(opt[:, None], res.x, 0.0)),
-                                                                            axis=1))
-        decided = (opt & (np.abs(s - margin) > band)) | (res.status == lp.INFEASIBLE)
-        out[opt] = s[opt] > margin
+        s = -res.fun  # NaN unless optimal (then x is NaN too and every comparison below is false)
+        band = tolerances.FEASIBILITY_RTOL * 10 * np.maximum(1.0, np.max(np.abs(res.x), axis=1))
+        decided = (np.abs(s - margin) > band) | (res.status == lp.INFEASIBLE)
+        out = s > margin
         undecided = np.flatnonzero(~decided)
+        if undecided.size:
+            SJ = np.vstack([J, -J])
+            sc = np.concatenate([-c, c])  # sign·J q̈ >= −sign·c
         for i in undecided:
             sel_e = self.kin_eq[i][self.kin_eq[i] >= 0]
             sel_g = self.kin_geq[i][self.kin_geq[i] >= 0]
@@ -352,9 +380,12 @@ class Layout:
         return out
 
     # ------------------------------------------------------------------ responses
-    def responses(self, banks: Banks, index: np.ndarray, row: int, counters: dict | None = None) -> Responses:
+    def responses(self, banks: Banks, index: np.ndarray, row: int, counters: dict | None = None,
+                  kernel: str = "auto") -> Responses:
         """Responses (24)–(31) of the modes at positions ``index`` (module doc); ``row`` is the
-        coordinate whose acceleration must be unique (e.g. θ, III-G.2)."""
+        coordinate whose acceleration must be unique (e.g. θ, III-G.2). ``kernel``: ``"numpy"``
+        (the reference below), ``"compiled"`` (:mod:`contactmodes.layout_kernel`, the same
+        computation compiled) or ``"auto"`` (compiled when numba is installed)."""
         st = self.structure
         n, nt, m = st.n, st.n_tau, self.eq_rows.shape[1]
         index = np.asarray(index, dtype=int)
@@ -369,6 +400,17 @@ class Layout:
             piv = st.pivots.get(self.modes[i])
             self._set_pivots(i, piv if piv is not None else _pivots(banks.A[self.eq_rows[i]]))
         rowp, colp, rank = self.piv_rows[index], self.piv_cols[index], self.piv_rank[index]
+        if kernel not in ("auto", "numpy", "compiled"):
+            raise ValueError(f"kernel: must be 'auto', 'numpy' or 'compiled', got {kernel!r}")
+        if kernel == "compiled" or (kernel == "auto" and layout_kernel.AVAILABLE):
+            out = Responses(index, np.empty((Bn, n, nt)), np.empty((Bn, n, s)), np.empty((Bn, n)),
+                            np.empty((Bn, s), bool), np.empty((Bn, nt, nt)), np.empty((Bn, nt)),
+                            np.empty((Bn, nt), bool), np.empty(Bn, bool), np.empty(Bn, bool),
+                            np.empty(Bn, np.int64), np.empty(Bn, bool))
+            layout_kernel.responses_kernel(banks.A, banks.B, banks.b, rowp, colp, rank, self.piv_inv[index], m, n,
+                                           int(row), out.P, out.Q, out.r, out.wfree, out.C, out.d, out.cvalid,
+                                           out.consistent, out.unique, out.n_w, out.certified)
+            return self._finish(out, banks, row, counters)
         A = banks.A[rowp[:, :, None], colp[:, None, :]]  # (B, m, n) permuted
         Bt, b = banks.B[rowp], banks.b[rowp]
         if m < s:
@@ -452,12 +494,17 @@ class Layout:
         zero = qn <= tolerances.AMBIGUITY_ATOL
         moves = qn > tolerances.AMBIGUITY_ATOL * qfro * np.sqrt(np.maximum(n_w, 1))
         ok &= zero | moves
-        out = Responses(index, P, Q, r, wfree, C, d, cvalid, consistent & ok, zero, n_w, ok)
-        for j in np.flatnonzero(~ok):
+        return self._finish(Responses(index, P, Q, r, wfree, C, d, cvalid, consistent & ok, zero, n_w, ok), banks,
+                            row, counters)
+
+    def _finish(self, out: Responses, banks: Banks, row: int, counters: dict | None) -> Responses:
+        """The SVD response for every uncertified mode of ``out`` (module doc), and the counts."""
+        bad = np.flatnonzero(~out.certified)
+        for j in bad:
             self._exact(out, int(j), banks, row)
         if counters is not None:
-            counters["responses"] = counters.get("responses", 0) + Bn
-            counters["svd_responses"] = counters.get("svd_responses", 0) + int(np.sum(~ok))
+            counters["responses"] = counters.get("responses", 0) + out.index.size
+            counters["svd_responses"] = counters.get("svd_responses", 0) + int(bad.size)
         return out
 
     def _exact(self, out: Responses, j: int, banks: Banks, row: int) -> None:
@@ -489,12 +536,21 @@ class Layout:
         out.certified[j] = False
 
     # ------------------------------------------------------------------ domains (33)
-    def domains(self, banks: Banks, resp: Responses) -> Domains:
+    def domains(self, banks: Banks, resp: Responses, kernel: str = "auto") -> Domains:
         """The substituted inequalities (33) of the modes of ``resp``, cancellation noise zeroed
-        as :func:`~contactmodes.domains.substituted_rows` does."""
+        as :func:`~contactmodes.domains.substituted_rows` does. ``kernel`` as in
+        :meth:`responses` (the NumPy computation below is the reference)."""
         st = self.structure
         n = st.n
         rows = self.geq_rows[resp.index]
+        if kernel not in ("auto", "numpy", "compiled"):
+            raise ValueError(f"kernel: must be 'auto', 'numpy' or 'compiled', got {kernel!r}")
+        if kernel == "compiled" or (kernel == "auto" and layout_kernel.AVAILABLE):
+            Bn, p = rows.shape
+            A = np.empty((Bn, p, st.n_tau + resp.Q.shape[2]))
+            b = np.empty((Bn, p))
+            layout_kernel.domains_kernel(banks.N, banks.e, rows, n, resp.P, resp.Q, resp.r, A, b)
+            return Domains(A, b, self.geq_task[resp.index], self.geq_valid[resp.index], banks.unit[rows])
         N, e = banks.N[rows], banks.e[rows]
         Nx, Nt = N[:, :, :n], N[:, :, n:]
         nN = np.sqrt(np.sum(Nx ** 2, axis=2))[:, :, None]

@@ -125,12 +125,11 @@ def _identity(system: ContactSystem) -> Scaling:
 def _input_units(B: np.ndarray, g: np.ndarray) -> np.ndarray:
     """Unit of each input column of ``B`` (n_q, p): ``min_j g_j / |B_jk|`` over its nonzero rows
     (the largest unit keeping ``|B'_jk| <= 1``); 1 for an all-zero column."""
-    out = np.ones(B.shape[1])
-    for k in range(B.shape[1]):
-        nz = B[:, k] != 0.0
-        if np.any(nz):
-            out[k] = float(np.min(g[nz] / np.abs(B[nz, k])))
-    return out
+    aB = np.abs(B)
+    nz = aB != 0.0
+    ratio = np.divide(np.broadcast_to(g[:, None], B.shape), aB, out=np.full(B.shape, np.inf), where=nz)
+    out = np.min(ratio, axis=0, initial=np.inf)
+    return np.where(np.any(nz, axis=0), out, 1.0)
 
 
 class ScaledTerms(NamedTuple):

@@ -31,6 +31,12 @@ leaves by the dual ratio test (ties to the lowest row index), updating ``F_B^{-1
 Sherman–Morrison formula; a basis whose entering row has no positive ratio coefficient yields a
 Farkas certificate (``y_r = 1``, ``y_B = −α``). The final answers are recomputed from the basis by
 a fresh solve before they are checked.
+
+*Kernels.* The same method runs in two implementations: ``"numpy"`` (this module, one NumPy
+operation per pivot for the whole batch: the reference) and ``"compiled"``
+(:mod:`polytopes.batchlp_kernel`, numba, one LP at a time, verified in the same compiled loop by
+the same rules). ``kernel="auto"`` (the default, :data:`KERNEL`) takes the compiled one when numba
+is installed; both are compared in ``tests/polytopes/test_batchlp_kernel.py``.
 """
 
 from __future__ import annotations
@@ -39,10 +45,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import lp
+from . import batchlp_kernel, lp
 from . import tolerances as tol
 
-__all__ = ["BatchResult", "UNDECIDED", "solve_batch", "simplex_batch"]
+__all__ = ["BatchResult", "UNDECIDED", "KERNEL", "KERNELS", "solve_batch", "simplex_batch"]
 
 UNDECIDED = -1
 """Status of an LP the vectorized simplex did not decide (before the fallback)."""
@@ -53,6 +59,10 @@ PIVOT_TOL = 1e-9
 ART_TOL = 1e-12
 """A certificate *leans on* an artificial bound when that bound's multiplier exceeds this fraction
 of the multipliers' 1-norm (rounding level): such an answer is ``UNDECIDED``."""
+KERNELS = ("auto", "numpy", "compiled")
+KERNEL = "auto"
+"""The kernel ``kernel="auto"`` means (module doc): ``"auto"`` is the compiled one when numba is
+installed, else ``"numpy"``."""
 
 
 @dataclass
@@ -77,7 +87,7 @@ class BatchResult:
     @property
     def n_fallback(self) -> int:
         """How many LPs the fallback (:func:`polytopes.lp.solve_verified`) decided."""
-        return int(np.sum(self.solver != "batch"))
+        return sum(1 for s in self.solver if s != "batch")
 
 
 def _normalize(G, h):
@@ -115,19 +125,34 @@ def _inverse(FB):
         return out
 
 
-def simplex_batch(c, G, h, lo, hi, artificial=None, basis=None, max_iter: int | None = None) -> BatchResult:
-    """The vectorized dual simplex of the module doc without the fallback.
+def _kernel(kernel: str) -> str:
+    k = KERNEL if kernel == "auto" else kernel
+    if k not in KERNELS:
+        raise ValueError(f"kernel: must be one of {KERNELS}, got {kernel!r}")
+    if k == "auto":
+        k = "compiled" if batchlp_kernel.AVAILABLE else "numpy"
+    if k == "compiled" and not batchlp_kernel.AVAILABLE:
+        raise ValueError("kernel: 'compiled' needs numba, which is not installed")
+    return k
+
+
+def simplex_batch(c, G, h, lo, hi, artificial=None, basis=None, max_iter: int | None = None,
+                  kernel: str = "auto") -> BatchResult:
+    """The dual simplex of the module doc without the fallback.
 
     ``c`` (B, n), ``G`` (B, m, n), ``h`` (B, m), ``lo``, ``hi`` (B, n) finite with ``lo <= hi``;
     ``artificial``: which bounds are artificial (module doc) — a (B, n) bool array (both bounds of
     those variables) or a pair ``(lower, upper)`` of them;
     ``basis`` (B, n) int: warm starts (rows as in :class:`BatchResult`; ignored where singular or
-    not dual feasible). Undecided LPs have status :data:`UNDECIDED`.
+    not dual feasible); ``kernel``: ``"auto"``, ``"numpy"`` or ``"compiled"`` (module doc).
+    Undecided LPs have status :data:`UNDECIDED`.
     """
     c = np.asarray(c, dtype=float)
     Bn, n = c.shape
     m = G.shape[1]
     M = m + 2 * n
+    if _kernel(kernel) == "compiled":
+        return _compiled(c, G, h, lo, hi, artificial, basis, max_iter)
     Gn, hn, zero = _normalize(np.asarray(G, dtype=float), np.asarray(h, dtype=float))
     eye = np.broadcast_to(np.eye(n), (Bn, n, n))
     F = np.concatenate([Gn, eye, -eye], axis=1)  # (B, m + 2n, n)
@@ -204,6 +229,29 @@ def simplex_batch(c, G, h, lo, hi, artificial=None, basis=None, max_iter: int | 
     return _verify(c, F, f, art, n, status, basis, enter, it)
 
 
+def _compiled(c, G, h, lo, hi, artificial, basis, max_iter) -> BatchResult:
+    """:func:`simplex_batch` through :func:`polytopes.batchlp_kernel.simplex_kernel`."""
+    Bn, n = c.shape
+    m = G.shape[1]
+    art = np.zeros((Bn, m + 2 * n), dtype=np.bool_)
+    if artificial is not None:
+        art_lo, art_hi = _artificial(artificial)
+        art[:, m:m + n] = art_hi
+        art[:, m + n:] = art_lo
+    warm = basis is not None
+    basis_in = np.ascontiguousarray(basis, dtype=np.int64) if warm else np.empty((Bn, n), dtype=np.int64)
+    status = np.empty(Bn, dtype=np.int64)
+    x = np.empty((Bn, n))
+    fun = np.empty(Bn)
+    basis_out = np.empty((Bn, n), dtype=np.int64)
+    limit = max_iter if max_iter is not None else 4 * (m + 2 * n)
+    f64 = np.ascontiguousarray
+    it = batchlp_kernel.simplex_kernel(f64(c, dtype=np.float64), f64(G, dtype=np.float64), f64(h, dtype=np.float64),
+                                       f64(lo, dtype=np.float64), f64(hi, dtype=np.float64), art, basis_in, warm,
+                                       int(limit), status, x, fun, basis_out)
+    return BatchResult(status, x, fun, basis_out, np.full(Bn, "batch", dtype=object), int(it))
+
+
 def _verify(c, F, f, art, n, status, basis, enter, iterations) -> BatchResult:
     """Recompute every claim from its basis (a fresh inverse) and keep it only when the checks of
     :mod:`polytopes.lp` pass (module doc)."""
@@ -252,7 +300,8 @@ def _verify(c, F, f, art, n, status, basis, enter, iterations) -> BatchResult:
     return BatchResult(status, x_out, fun, basis, solver, iterations)
 
 
-def solve_batch(c, G, h, lo, hi, artificial=None, basis=None, max_iter: int | None = None) -> BatchResult:
+def solve_batch(c, G, h, lo, hi, artificial=None, basis=None, max_iter: int | None = None,
+                kernel: str = "auto") -> BatchResult:
     """Solve every LP of the batch (module doc): the vectorized dual simplex, then
     :func:`polytopes.lp.solve_verified` for each LP it did not decide — there without the
     artificial bounds, which may also answer ``lp.UNBOUNDED``.
@@ -260,9 +309,12 @@ def solve_batch(c, G, h, lo, hi, artificial=None, basis=None, max_iter: int | No
     Arguments as :func:`simplex_batch`. Returns a :class:`BatchResult` with no :data:`UNDECIDED`
     entries. Raises :class:`~polytopes.NumericalError` when the fallback cannot verify an LP.
     """
-    res = simplex_batch(c, G, h, lo, hi, artificial, basis, max_iter)
+    res = simplex_batch(c, G, h, lo, hi, artificial, basis, max_iter, kernel)
+    undecided = np.flatnonzero(res.status == UNDECIDED)
+    if undecided.size == 0:
+        return res
     art_lo, art_hi = _artificial(artificial)
-    for b in np.flatnonzero(res.status == UNDECIDED):
+    for b in undecided:
         bounds = [(None if art_lo is not None and art_lo[b, j] else float(lo[b, j]),
                    None if art_hi is not None and art_hi[b, j] else float(hi[b, j])) for j in range(c.shape[1])]
         out = lp.solve_verified(c[b], G[b], h[b], bounds=bounds)

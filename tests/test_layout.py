@@ -108,3 +108,38 @@ def test_random_mechanisms_match_session_in_any_units(seed):
         return
     mm_g, _ = rewrite(doc, 1e3, 1e3)
     assert _layout_answers(parse_system(mm_g).system)[:2] == (modes, flags)
+
+
+@pytest.mark.parametrize("case", EXAMPLES + [f"random{seed}" for seed in range(8)])
+def test_compiled_responses_equal_numpy_reference(case):
+    """The compiled responses and domains (:mod:`contactmodes.layout_kernel`) against the NumPy
+    path of :meth:`Layout.responses` and :meth:`Layout.domains` on every Table III candidate
+    (feasible or not): the same certified decisions, the same ``P``, ``Q``, ``r`` (1e-12
+    relative), the same admissible set (31) (the projector ``CᵀC`` and ``Cᵀd`` of the orthonormal
+    rows, signs of the rows aside), the same rows (33) and the same cancelled entries."""
+    system = (load_system(ROOT / "examples" / f"{case}.toml").system if not case.startswith("random")
+              else parse_system(random_system(int(case[6:]))).system)
+    if any(c.kind == "task" and c.type == "eq" for c in system.constraints):
+        return
+    terms = terms_of(system)
+    st = Structure.of(system)
+    lay = st.layout(classify_arrays(terms.v_contact, terms.v0, 1.0, system.contacts))
+    banks = st.banks(terms)
+    idx = np.arange(len(lay.modes))
+    a = lay.responses(banks, idx, 0, kernel="numpy")
+    b = lay.responses(banks, idx, 0, kernel="compiled")
+    for f in ("consistent", "unique", "n_w", "certified", "wfree", "cvalid"):
+        assert np.array_equal(getattr(a, f), getattr(b, f)), f
+    for f in ("P", "Q", "r"):
+        x, y = getattr(a, f), getattr(b, f)
+        assert np.allclose(x, y, rtol=1e-12, atol=1e-12 * max(1.0, float(np.abs(x).max(initial=0.0)))), f
+    CtCa = np.einsum("bki,bkj->bij", a.C * a.cvalid[:, :, None], a.C * a.cvalid[:, :, None])
+    CtCb = np.einsum("bki,bkj->bij", b.C * b.cvalid[:, :, None], b.C * b.cvalid[:, :, None])
+    assert np.allclose(CtCa, CtCb, atol=1e-10)
+    assert np.allclose(np.einsum("bki,bk->bi", a.C, a.d * a.cvalid), np.einsum("bki,bk->bi", b.C, b.d * b.cvalid),
+                       atol=1e-10 * max(1.0, float(np.abs(a.d).max(initial=0.0))))
+    da, db = lay.domains(banks, a, kernel="numpy"), lay.domains(banks, a, kernel="compiled")
+    for f in ("task", "valid", "unit"):
+        assert np.array_equal(getattr(da, f), getattr(db, f)), f
+    assert np.allclose(da.A, db.A, rtol=1e-12, atol=1e-13) and np.allclose(da.b, db.b, rtol=1e-12, atol=1e-13)
+    assert np.array_equal(da.A == 0.0, db.A == 0.0) and np.array_equal(da.b == 0.0, db.b == 0.0)  # cancellations

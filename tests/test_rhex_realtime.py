@@ -14,7 +14,7 @@
     (about 10 minutes on a 2-core machine; docs/realtime.md records the last run).
 (b) The batched LP fast path against HiGHS (verified, without the artificial bounds) on the LPs
     of the same two flips (every call of a stride chosen to give more than 10⁴ LPs): same status,
-    same optimal value.
+    same optimal value; and the compiled LP kernel against the NumPy kernel on the same LPs.
 (c) The blind controller's fixed-mode LP against the previous formulation (SciPy HiGHS on the
     SI domain rows, elastic fallback) at the steps of a blind flip, elastic steps included.
 (d) The flip document's step-time statistics and path counts.
@@ -61,8 +61,8 @@ def flips():
     captured = []
     original = batchlp.simplex_batch
 
-    def spy(c, G, h, lo, hi, artificial=None, basis=None, max_iter=None):
-        res = original(c, G, h, lo, hi, artificial, basis, max_iter)
+    def spy(c, G, h, lo, hi, artificial=None, basis=None, max_iter=None, kernel="auto"):
+        res = original(c, G, h, lo, hi, artificial, basis, max_iter, kernel)
         captured.append((np.array(c), np.array(G), np.array(h), np.array(lo), np.array(hi),
                          batchlp._artificial(artificial), res.status.copy(), res.fun.copy()))
         return res
@@ -144,6 +144,23 @@ def test_precomputed_start_matches_reference(flips):
     assert np.array_equal(r.commanded[0], np.clip(rec.results[0].tau, lo, hi))
 
 
+def test_dry_run_prebuilds_the_start_and_changes_no_answer():
+    """The constructor's dry run (``PRECOMPUTE_STEPS`` periods from the at-rest start) builds every
+    layout the first steps of the flip need, and the run's answers are those of a controller
+    without any precomputation (the same modes and statuses, torques within 1e-9 N·m)."""
+    n = 12
+    fast = MaxThrustController(P60)
+    built = sum(len(st.layouts) for st in fast.engine.structures.values())
+    plain = MaxThrustController(P60, precompute=False)
+    ra = simulate(fast, P60, duration=n * P60.control_period)
+    rb = simulate(plain, P60, duration=n * P60.control_period)
+    assert sum(len(st.layouts) for st in fast.engine.structures.values()) == built
+    assert [(r.mode, r.status, r.n_modes) for r in fast.log] == [(r.mode, r.status, r.n_modes) for r in plain.log]
+    assert np.allclose(ra.commanded, rb.commanded, rtol=0.0, atol=1e-9)
+    assert fast.log[0].path == "precomputed" and plain.log[0].path != "precomputed"
+    assert len(fast.log) == n and fast.paths["precomputed"] == 1
+
+
 def test_batch_lp_matches_highs_on_captured_lps(flips):
     """LPs the fast path solved in both flips, re-solved by HiGHS (:func:`polytopes.lp.solve_verified`)
     without the artificial bounds: a decided status must be HiGHS's, an optimal value must be
@@ -170,6 +187,25 @@ def test_batch_lp_matches_highs_on_captured_lps(flips):
     assert n >= N_HIGHS, (n, total, stride)
     assert statuses[lp.OPTIMAL] > 5000 and statuses[lp.INFEASIBLE] > 500, statuses
     assert decided >= 0.98 * n, statuses  # the fallback is the exception
+
+
+def test_compiled_lp_kernel_matches_numpy_on_captured_lps(flips):
+    """The compiled kernel (:mod:`polytopes.batchlp_kernel`, used by the flips) against the NumPy
+    kernel of :mod:`polytopes.batchlp` on the captured batches, both from a cold start: the same
+    status for every LP, the same optimal value (relative 1e-9), and the warm-started answers of
+    the flips (the captured status) equal to the cold ones where both decided."""
+    captured = flips["lps"]
+    n = 0
+    for c, G, h, lo, hi, art, status, fun in captured[::max(1, len(captured) // 400)]:
+        a = batchlp.simplex_batch(c, G, h, lo, hi, art, kernel="numpy")
+        b = batchlp.simplex_batch(c, G, h, lo, hi, art, kernel="compiled")
+        assert np.array_equal(a.status, b.status)
+        o = a.status == lp.OPTIMAL
+        assert np.all(np.abs(a.fun[o] - b.fun[o]) <= 1e-9 * np.maximum(1.0, np.abs(a.fun[o])))
+        both = (status != batchlp.UNDECIDED) & (b.status != batchlp.UNDECIDED)
+        assert np.array_equal(status[both], b.status[both])
+        n += c.shape[0]
+    assert n >= 2000, n
 
 
 def _previous_fixed_mode(model, mode4, lo, hi):

@@ -60,7 +60,8 @@ import numpy as np
 
 from contactmodes.layout import W_BOUND, Structure
 from contactmodes.modetable import VelocityPattern
-from polytopes import batchlp
+from contactmodes import layout_kernel
+from polytopes import batchlp, batchlp_kernel
 from polytopes import lp
 
 from .limits import torque_limits
@@ -174,6 +175,9 @@ class BlindController:
 
     Attributes after a run: ``switch_time`` (s or ``None``), ``log`` list of
     ``(t, mode, predicted θ̈, status)``. Create a new instance (or call :meth:`reset`) per run.
+    ``compile_seconds``: the time the constructor spent compiling the LP and response kernels
+    (:mod:`polytopes.batchlp_kernel`, :mod:`contactmodes.layout_kernel`; 0 when an earlier
+    controller of the process did).
     """
 
     def __init__(self, params: RHexParams | None = None, threshold: float | None = None,
@@ -184,6 +188,8 @@ class BlindController:
         self.filter_tau = float(pick(filter_tau, self.params.detector_filter_tau))
         self.hold = int(pick(hold, self.params.detector_hold))
         self.arm_time = float(pick(arm_time, self.params.detector_arm_time))
+        # the compiled kernels (LPs, responses), once per process, outside the timed steps (0 s if already done)
+        self.compile_seconds = batchlp_kernel.compile_kernel() + layout_kernel.compile_kernel()
         self.reset()
 
     def reset(self) -> None:

@@ -55,19 +55,27 @@ The fast path runs on :mod:`contactmodes.layout` and :mod:`polytopes.batchlp`:
   :attr:`~contactmodes.modetable.VelocityPattern.key`), kept across steps: the index tables, the
   per-mode pivot choices of (24) and the LP bases are reused while the pattern is unchanged;
 * every candidate's kinematic test, every mode's response, the bound LPs and the point-test LPs
-  are evaluated in batches (one NumPy operation for all modes), each LP warm-started from the
-  previous step's optimal basis and every answer verified (primal and dual feasibility, or a
-  Farkas certificate); an answer that does not verify goes to :func:`polytopes.lp.solve_verified`
-  (cddlib, HiGHS), a response whose rank decision is not certified to be the SVD's goes to the
-  SVD (:func:`contactmodes.response.response_from_equations`) — the counts are in
+  are evaluated in batches, each LP warm-started from the previous step's optimal basis and every
+  answer verified (primal and dual feasibility, or a Farkas certificate); an answer that does not
+  verify goes to :func:`polytopes.lp.solve_verified` (cddlib, HiGHS), a response whose rank
+  decision is not certified to be the SVD's goes to the SVD
+  (:func:`contactmodes.response.response_from_equations`) — the counts are in
   :attr:`MaxThrustController.paths`;
+* the small dense LPs, the responses and the domains (33) run in compiled kernels (numba:
+  :mod:`polytopes.batchlp_kernel`, :mod:`contactmodes.layout_kernel`; the same computations as the
+  NumPy paths, which stay the tested reference), the LP answers verified inside the same compiled
+  loop; the kernels are compiled once per process in the constructor
+  (:attr:`MaxThrustController.compile_seconds`), never during a step;
 * the slow path and the reference (:func:`max_thrust_reference`) run on an
   :class:`~contactmodes.session.AnalysisSession` of the step's system (built only when needed);
 * **precomputed before the run** (in the constructor, outside every timed step): the structures
   and pivot choices of every set of present contacts at the at-rest start
   (:func:`~.simulator.initial_state`), and the answer at that start state itself (136 modes at
   rest); a step whose state is exactly that start state returns the stored answer
-  (``MaxThrustController.paths["precomputed"]``). Any other state is computed.
+  (``MaxThrustController.paths["precomputed"]``). Any other state is computed. Then a dry run of
+  :data:`PRECOMPUTE_STEPS` control periods of the compliant model from that start builds the
+  layouts and pivots of the velocity patterns met just after it (113–120 and 64 modes in the
+  default flips); its LP warm starts are cleared, so the run's answers do not depend on it.
 
 Decisions are those of the reference: the same enumeration (footnote 5's strict slack, decided by
 the batched LP unless within LP precision of the margin, then by the enumeration's own LP), the
@@ -134,7 +142,8 @@ from contactmodes.modetable import classify_arrays
 from contactmodes.scaling import ScaledTerms, scale_terms
 from contactmodes.session import AnalysisSession
 from contactmodes.tolerances import AMBIGUITY_ATOL
-from polytopes import Polytope, batchlp, difference
+from contactmodes import layout_kernel
+from polytopes import Polytope, batchlp, batchlp_kernel, difference
 from polytopes import lp
 
 from .limits import torque_limits
@@ -171,6 +180,10 @@ purpose: near-boundary points go to the exact slow path)."""
 TIE_TOL = 1e-9
 """Relative tolerance (× ``max(1, |θ̈|)``) of the stopping rule ``best >= β_next``."""
 SLACK_CAP = 1e6
+PRECOMPUTE_STEPS = 10
+"""Control periods of the constructor's dry run from the at-rest start (module doc, *Real time*):
+the velocity patterns met there (113, 120 and 64 modes in the default flips) get their layouts
+and pivots before the run."""
 """Upper bound of the point test's slack variable (a point outside by more is outside)."""
 
 S_MATRIX = np.vstack([np.zeros((3, 3)), np.eye(3)])
@@ -246,12 +259,13 @@ class StepModel:
     :attr:`system` and :attr:`session` build the :class:`~contactmodes.system.ContactSystem` and
     its :class:`~contactmodes.session.AnalysisSession` on first use (slow path, reference).
     ``classify=False`` keeps the measured normal velocities (the blind controller's model; an
-    approaching contact is then not an error)."""
+    approaching contact is then not an error); ``kinematics`` the state's
+    :func:`~.simulator.leg_kinematics` when the caller has it."""
 
     def __init__(self, state, params: RHexParams, normal_velocity_tol: float = NORMAL_VELOCITY_TOL,
-                 classify: bool = True) -> None:
+                 classify: bool = True, kinematics=None) -> None:
         self.params = params
-        self.arrays: RigidArrays = rigid_arrays(state, params)
+        self.arrays: RigidArrays = rigid_arrays(state, params, kinematics)
         ra = self.arrays
         self.contacts = ra.contacts
         self.v_contact = _classified(ra.v_contact, normal_velocity_tol) if classify else ra.v_contact
@@ -353,20 +367,26 @@ def _bound_lps(md: _Modes, sel: np.ndarray, lo, hi, task: bool, warm: dict, coun
         drop = dom.task[sel]
         A = np.where(drop[:, :, None], 0.0, A)
         b = np.where(drop, 1.0, b)
-    s = r.Q.shape[2]
-    C = np.concatenate([r.C[sel], np.zeros((nsel, 3, s))], axis=2)
-    d = r.d[sel]
+    p, s = A.shape[1], r.Q.shape[2]
+    # G = [A; C; −C] over (τ, w) (the valid rows of (31) as two inequalities each), h = [b; d; −d]
     cv = r.cvalid[sel]
-    C = np.where(cv[:, :, None], C, 0.0)
-    d = np.where(cv, d, 0.0)
-    G = np.concatenate([A, C, -C], axis=1)
-    h = np.concatenate([b, d, -d], axis=1)
+    Cm = r.C[sel] * cv[:, :, None]
+    dm = r.d[sel] * cv
+    G = np.zeros((nsel, p + 6, 3 + s))
+    G[:, :p] = A
+    G[:, p:p + 3, :3] = Cm
+    G[:, p + 3:, :3] = -Cm
+    h = np.concatenate([b, dm, -dm], axis=1)
     cost = np.zeros((nsel, 3 + s))
     cost[:, :3] = -md.grad[sel]
     wf = r.wfree[sel]
-    lo_ = np.concatenate([np.broadcast_to(lo, (nsel, 3)), np.where(wf, -W_BOUND, 0.0)], axis=1)
-    hi_ = np.concatenate([np.broadcast_to(hi, (nsel, 3)), np.where(wf, W_BOUND, 0.0)], axis=1)
-    art = np.concatenate([np.zeros((nsel, 3), bool), wf], axis=1)
+    lo_ = np.empty((nsel, 3 + s))
+    hi_ = np.empty((nsel, 3 + s))
+    lo_[:, :3], hi_[:, :3] = lo, hi
+    lo_[:, 3:] = -W_BOUND * wf
+    hi_[:, 3:] = W_BOUND * wf
+    art = np.zeros((nsel, 3 + s), dtype=bool)
+    art[:, 3:] = wf
     names = [md.names[i] for i in sel]
     basis = np.array([warm.get((task, m), np.full(3 + s, -1)) for m in names])
     res = batchlp.solve_batch(cost, G, h, lo_, hi_, art, basis)
@@ -675,7 +695,8 @@ class MaxThrustController:
     Returns ``ControlOutput(tau (3,) N·m, mode (4 letters: body, toe1..3, ``S`` for lifted toes;
     ``None`` without a mode), predicted θ̈ (rad/s²) or ``None``)``.
 
-    Attributes: ``log`` list of :class:`MaxThrustRecord` (one per step), ``counts`` (one entry per
+    Attributes: ``compile_seconds`` the time this constructor spent compiling the kernels (0 when
+    an earlier controller of the process did), ``log`` list of :class:`MaxThrustRecord` (one per step), ``counts`` (one entry per
     :data:`STATUSES` plus ``"nudged"`` and ``"slow_steps"``), ``paths`` (one entry per
     :data:`PATHS` plus ``"lp_fallbacks"`` and ``"svd_fallbacks"``, LPs and responses handed to
     the exact solvers), ``errors`` the messages of ``"error"`` steps (at most 10). :meth:`reset`
@@ -689,6 +710,9 @@ class MaxThrustController:
                                          else normal_velocity_tol)
         self.engine = _Engine(self.params)
         self._start = None
+        # the compiled kernels (polytopes.batchlp_kernel, contactmodes.layout_kernel) are compiled here, once per process,
+        # outside every timed step; seconds spent in this constructor's call (0 if already done)
+        self.compile_seconds = batchlp_kernel.compile_kernel() + layout_kernel.compile_kernel()
         if precompute:
             self._precompute()
         self.reset()
@@ -720,6 +744,24 @@ class MaxThrustController:
             layout = st.layout(pattern)
             banks = st.banks(terms)
             layout.responses(banks, np.arange(len(layout.modes)), PITCH_INDEX)
+        self._dry_run()
+
+    def _dry_run(self) -> None:
+        """The layouts of the velocity patterns met just after the start, and the pivots of their
+        modes: the first :data:`PRECOMPUTE_STEPS` control periods of the compliant model
+        (:func:`~.simulator.simulate`) from the at-rest start under this controller. Only the
+        structure is kept (layouts, pivots): the LP warm starts are cleared, so the answers of
+        the run do not depend on the dry run."""
+        from .simulator import simulate
+
+        if PRECOMPUTE_STEPS <= 0:
+            return
+        self.reset()
+        simulate(self, self.params, duration=PRECOMPUTE_STEPS * self.params.control_period, stop_on_outcome=True)
+        self.engine.warm.clear()
+        for st in self.engine.structures.values():
+            for layout in st.layouts.values():
+                layout.basis.clear()
 
     def reset(self) -> None:
         """Clear the log, the counters and the error messages."""
@@ -735,13 +777,17 @@ class MaxThrustController:
         w0, c0 = time.perf_counter(), time.thread_time()
         path = "fast"
         try:
-            lo, hi = torque_limits(leg_kinematics(st, p).phidot, p)
+            lk = leg_kinematics(st, p)
+            lo, hi = torque_limits(lk.phidot, p)
             start = self._start
             if start is not None and np.array_equal(st, start[0]) and np.array_equal(lo, start[1]) \
                     and np.array_equal(hi, start[2]):
                 res, path = start[3], "precomputed"
             else:
-                step = StepModel(st, self.params, self.normal_velocity_tol)
+                # the rigid model uses the controller's params: reuse the leg kinematics only when
+                # the limits were computed with the same params
+                step = StepModel(st, self.params, self.normal_velocity_tol,
+                                 kinematics=lk if p is self.params else None)
                 res = max_thrust(step, lo, hi, engine=self.engine)
                 path = "slow" if res.n_slow else ("fallback" if res.fallbacks else "fast")
         except Exception as exc:  # noqa: BLE001 - a failed step is recorded, the run goes on

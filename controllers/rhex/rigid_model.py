@@ -63,7 +63,7 @@ from contactmodes.mechanism import PlanarMechanism
 from contactmodes.system import CharacteristicScales, ContactSystem, LinearConstraint
 
 from .params import RHexParams
-from .simulator import body_corners, leg_kinematics
+from .simulator import LegKinematics, body_corners, leg_kinematics
 
 __all__ = ["RigidArrays", "RigidModel", "analytic_model", "rigid_arrays", "rigid_model", "rigid_system", "expand_mode",
            "task_constraint", "CONTACT_NAMES", "COORDINATES", "TORQUES", "PITCH_INDEX"]
@@ -161,16 +161,17 @@ class RigidArrays:
     scales: CharacteristicScales
 
 
-def rigid_arrays(state, params: RHexParams) -> RigidArrays:
+def rigid_arrays(state, params: RHexParams, kinematics: LegKinematics | None = None) -> RigidArrays:
     """Closed-form rigid model (module doc) at simulator ``state`` (18,): the same numbers as
-    :func:`rigid_model`'s mechanism, in a few microseconds' worth of arithmetic.
+    :func:`rigid_model`'s mechanism, in a few microseconds' worth of arithmetic. ``kinematics``:
+    :func:`~.simulator.leg_kinematics` of ``state`` when the caller has it already.
 
     Raises ``ValueError`` for a bad state or a tilted-gravity model (``params.slope != 0``)."""
     p = params
     if p.slope != 0.0:
         raise ValueError("rigid_system: a tilted-gravity (slope) model is not supported by PlanarMechanism")
     st = np.asarray(state, dtype=float)
-    lk = leg_kinematics(st, p)
+    lk = leg_kinematics(st, p) if kinematics is None else kinematics
     x, y, th, vx, vy, om = (float(v) for v in st[:6])
     c, s = math.cos(th), math.sin(th)
     phi, phidot, r = lk.phi, lk.phidot, lk.r

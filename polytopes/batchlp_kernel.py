@@ -1,0 +1,428 @@
+"""The compiled fast path of :mod:`polytopes.batchlp`: the same dual simplex, one LP at a time.
+
+:func:`polytopes.batchlp.simplex_batch` advances every LP of a batch with one NumPy operation per
+pivot; for the dozens of LPs of a few variables a real-time controller solves per step, the NumPy
+per-call overhead (a few µs per call, hundreds of calls) dominates the arithmetic. This module runs
+the *same method* — rows divided by their norms, the box vertex (or a dual-feasible nonsingular
+warm start) as the first basis, the most violated row entering, the dual ratio test with ties to
+the lowest basis position, the Sherman–Morrison update of ``F_B^{-1}``, a Farkas certificate when
+no ratio coefficient is positive — compiled by `numba <https://numba.pydata.org>`_ (``nopython``),
+one LP after the other.
+
+Every answer is verified in the same compiled loop by the rules of :mod:`polytopes.lp`
+(:func:`~polytopes.lp.primal_ok`, :func:`~polytopes.lp.dual_ok`, :func:`~polytopes.lp.farkas_ok`,
+written out for one LP with the tolerances of :mod:`polytopes.tolerances`), after recomputing the
+point and the multipliers from the final basis by a fresh factorization (Gaussian elimination
+with partial pivoting); certificates must not lean on an artificial bound
+(:data:`polytopes.batchlp.ART_TOL`) and are checked with those bounds' multipliers set to zero.
+Anything that fails is ``UNDECIDED`` and goes to :func:`polytopes.lp.solve_verified` through
+:func:`polytopes.batchlp.solve_batch`, exactly as for the NumPy path. The NumPy path stays the
+reference: ``tests/polytopes/test_batchlp_kernel.py`` compares the two (and the verification rules
+with :mod:`polytopes.lp`'s) on LPs captured from whole RHex flips and on random LPs.
+
+Compilation costs a few seconds once per process (no on-disk cache: nothing is written next to the
+sources); :func:`compile_kernel` pays it up front (the RHex max-thrust controller calls it in its
+constructor). When numba cannot be imported, :data:`AVAILABLE` is false and
+:mod:`polytopes.batchlp` uses the NumPy path.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from . import tolerances as tol
+
+try:  # numba is a dependency (pyproject.toml); without it the NumPy path serves every call
+    import numba
+
+    AVAILABLE = True
+except ImportError:  # pragma: no cover - exercised only on installs without numba
+    numba = None  # type: ignore[assignment]
+    AVAILABLE = False
+
+__all__ = ["AVAILABLE", "compile_kernel", "invert", "simplex_kernel", "verify_kernel"]
+
+# the constants of polytopes.batchlp and polytopes.tolerances, as plain floats for the compiler
+_ENTER_TOL = 1e-10
+_PIVOT_TOL = 1e-9
+_ART_TOL = 1e-12
+_PRIMAL_TOL = float(tol.LP_PRIMAL_TOL)
+_DUAL_TOL = float(tol.LP_DUAL_TOL)
+_UNDECIDED, _OPTIMAL, _INFEASIBLE = -1, 0, 2
+
+_compiled = None
+COMPILE_SECONDS = float("nan")
+"""Wall time (s) the last :func:`compile_kernel` spent compiling (NaN before)."""
+
+
+def _jit(fn):
+    return numba.njit(cache=False, nogil=True, fastmath=False, error_model="numpy")(fn) if AVAILABLE else fn
+
+
+@_jit
+def invert(FB, out):  # pragma: no cover - compiled
+    """``out = FB^{-1}`` (n × n) by Gauss–Jordan elimination with partial pivoting; False when a
+    pivot is exactly zero or the result is not finite."""
+    n = FB.shape[0]
+    a = FB.copy()
+    for i in range(n):
+        for j in range(n):
+            out[i, j] = 1.0 if i == j else 0.0
+    for k in range(n):
+        p = k
+        best = abs(a[k, k])
+        for i in range(k + 1, n):
+            if abs(a[i, k]) > best:
+                best = abs(a[i, k])
+                p = i
+        if best == 0.0:
+            return False
+        if p != k:
+            for j in range(n):
+                t = a[k, j]
+                a[k, j] = a[p, j]
+                a[p, j] = t
+                t = out[k, j]
+                out[k, j] = out[p, j]
+                out[p, j] = t
+        piv = a[k, k]
+        for j in range(n):
+            a[k, j] /= piv
+            out[k, j] /= piv
+        for i in range(n):
+            if i != k:
+                fac = a[i, k]
+                if fac != 0.0:
+                    for j in range(n):
+                        a[i, j] -= fac * a[k, j]
+                        out[i, j] -= fac * out[k, j]
+    for i in range(n):
+        for j in range(n):
+            if not np.isfinite(out[i, j]):
+                return False
+    return True
+
+
+@_jit
+def _build(c, G, h, lo, hi, F, f):  # pragma: no cover - compiled
+    """Normalized rows of ``G`` and the bound rows into ``F`` (M, n), ``f`` (M,); returns the first
+    zero row with a negative right-hand side (−1 if none)."""
+    m, n = G.shape
+    bad = -1
+    for i in range(m):
+        s = 0.0
+        for j in range(n):
+            s += G[i, j] * G[i, j]
+        nrm = np.sqrt(s)
+        if nrm == 0.0:
+            for j in range(n):
+                F[i, j] = 0.0
+            f[i] = h[i]
+            if h[i] < 0.0 and bad < 0:
+                bad = i
+        else:
+            for j in range(n):
+                F[i, j] = G[i, j] / nrm
+            f[i] = h[i] / nrm
+    for j in range(n):
+        for k in range(n):
+            F[m + j, k] = 1.0 if j == k else 0.0
+            F[m + n + j, k] = -1.0 if j == k else 0.0
+        f[m + j] = hi[j]
+        f[m + n + j] = -lo[j]
+    return bad
+
+
+@_jit
+def _duals(Binv, c, y):  # pragma: no cover - compiled
+    """``y = −F_B^{-T} c`` (the basic multipliers)."""
+    n = c.shape[0]
+    for i in range(n):
+        s = 0.0
+        for j in range(n):
+            s += Binv[j, i] * c[j]
+        y[i] = -s
+
+
+@_jit
+def _primal(Binv, f, basis, x):  # pragma: no cover - compiled
+    """``x = F_B^{-1} f_B``."""
+    n = x.shape[0]
+    for i in range(n):
+        s = 0.0
+        for j in range(n):
+            s += Binv[i, j] * f[basis[j]]
+        x[i] = s
+
+
+@_jit
+def _leans(y, art):  # pragma: no cover - compiled
+    """Whether the multipliers ``y`` (M,) lean on an artificial bound (``art`` (M,)) beyond
+    :data:`polytopes.batchlp.ART_TOL` of their 1-norm; otherwise those multipliers are set to 0
+    (the certificate then proves the caller's LP)."""
+    l1 = 0.0
+    for i in range(y.shape[0]):
+        l1 += abs(y[i])
+    for i in range(y.shape[0]):
+        if art[i]:
+            if abs(y[i]) > _ART_TOL * l1:
+                return True
+            y[i] = 0.0
+    return False
+
+
+@_jit
+def verify_kernel(c, F, f, art, status, basis, enter, x_out):  # pragma: no cover - compiled
+    """Verify one claim (module doc): returns the verified status (``UNDECIDED`` when the claim
+    fails) and writes the optimal point into ``x_out``. ``F`` (M, n) rows of unit norm or zero
+    (the bound rows included), ``art`` (M,) artificial rows, ``enter`` the Farkas row of an
+    infeasibility claim."""
+    M, n = F.shape
+    FB = np.empty((n, n))
+    for i in range(n):
+        for j in range(n):
+            FB[i, j] = F[basis[i], j]
+    Binv = np.empty((n, n))
+    if not invert(FB, Binv):
+        return _UNDECIDED
+    y = np.zeros(M)
+    if status == _OPTIMAL:
+        x = np.empty(n)
+        _primal(Binv, f, basis, x)
+        yB = np.empty(n)
+        _duals(Binv, c, yB)
+        for i in range(n):
+            y[basis[i]] = yB[i]
+        if _leans(y, art):
+            return _UNDECIDED
+        # primal_ok (no equalities)
+        size = 1.0
+        for j in range(n):
+            if not np.isfinite(x[j]):
+                return _UNDECIDED
+            size = max(size, abs(x[j]))
+        for i in range(M):
+            s = 0.0
+            for j in range(n):
+                s += F[i, j] * x[j]
+            if s - f[i] > _PRIMAL_TOL * max(size, abs(f[i])):
+                return _UNDECIDED
+        # dual_ok
+        cmax = 0.0
+        for j in range(n):
+            cmax = max(cmax, abs(c[j]))
+        ysum = 0.0
+        for i in range(M):
+            if not np.isfinite(y[i]):
+                return _UNDECIDED
+            ysum += abs(y[i])
+        mag = max(cmax + ysum, 1e-300)
+        for i in range(M):
+            if y[i] < -_DUAL_TOL * mag:
+                return _UNDECIDED
+        for j in range(n):
+            s = c[j]
+            for i in range(M):
+                s += F[i, j] * y[i]
+            if abs(s) > _DUAL_TOL * mag:
+                return _UNDECIDED
+        primal = 0.0
+        xmax = 0.0
+        for j in range(n):
+            primal += c[j] * x[j]
+            xmax = max(xmax, abs(x[j]))
+        dual = 0.0
+        hy = 0.0
+        for i in range(M):
+            dual -= f[i] * y[i]
+            hy += abs(f[i]) * abs(y[i])
+        gap_size = abs(primal) + hy + mag * max(1.0, xmax)
+        if not abs(primal - dual) <= _DUAL_TOL * gap_size:
+            return _UNDECIDED
+        for j in range(n):
+            x_out[j] = x[j]
+        return _OPTIMAL
+    # infeasible: y_r = 1, y_B = −α with F_r = α F_B (farkas_ok, no equalities)
+    r = max(enter, 0)
+    for i in range(n):
+        s = 0.0
+        for j in range(n):
+            s += F[r, j] * Binv[j, i]
+        y[basis[i]] = -s
+    y[r] += 1.0
+    if _leans(y, art):
+        return _UNDECIDED
+    mag = 0.0
+    for i in range(M):
+        if not np.isfinite(y[i]):
+            return _UNDECIDED
+        mag += abs(y[i])
+    if not mag > 0.0:
+        return _UNDECIDED
+    for i in range(M):
+        if y[i] < -_DUAL_TOL * mag:
+            return _UNDECIDED
+    g = 0.0
+    hy = 0.0
+    R = 1.0
+    for i in range(M):
+        yi = max(y[i], 0.0) / mag
+        g += f[i] * yi
+        hy += abs(f[i]) * yi
+        R = max(R, abs(f[i]))
+    if not g < -_DUAL_TOL * hy:
+        return _UNDECIDED
+    rho = 0.0
+    for j in range(n):
+        s = 0.0
+        for i in range(M):
+            s += F[i, j] * (max(y[i], 0.0) / mag)
+        rho += abs(s)
+    if not rho * R <= _DUAL_TOL * abs(g):
+        return _UNDECIDED
+    return _INFEASIBLE
+
+
+@_jit
+def simplex_kernel(c, G, h, lo, hi, art, basis_in, warm, limit, status, x_out, fun, basis_out):  # pragma: no cover
+    """Solve and verify every LP of the batch (module doc). ``c`` (B, n), ``G`` (B, m, n), ``h``
+    (B, m), ``lo``, ``hi`` (B, n), ``art`` (B, m + 2n) artificial rows, ``basis_in`` (B, n) warm
+    starts (used when ``warm``), ``limit`` the pivot limit; writes ``status`` (B,), ``x_out``
+    (B, n) and ``fun`` (B,) ``c.x`` (NaN unless optimal) and ``basis_out`` (B, n). Returns the
+    largest number of pivots."""
+    Bn, m, n = G.shape
+    M = m + 2 * n
+    F = np.empty((M, n))
+    f = np.empty(M)
+    Binv = np.empty((n, n))
+    FB = np.empty((n, n))
+    y = np.empty(n)
+    x = np.empty(n)
+    alpha = np.empty(n)
+    basis = np.empty(n, dtype=np.int64)
+    iters = 0
+    for b in range(Bn):
+        for j in range(n):
+            x_out[b, j] = np.nan
+        bad = _build(c[b], G[b], h[b], lo[b], hi[b], F, f)
+        for j in range(n):
+            basis[j] = m + j if c[b, j] <= 0.0 else m + n + j
+        if warm:
+            for j in range(n):
+                if basis_in[b, j] >= 0 and basis_in[b, j] < M:
+                    basis[j] = basis_in[b, j]
+            for i in range(n):
+                for j in range(n):
+                    FB[i, j] = F[basis[i], j]
+            good = invert(FB, Binv)
+            if good:
+                _duals(Binv, c[b], y)
+                mag = 0.0
+                for i in range(n):
+                    mag += abs(y[i])
+                mag = max(mag, 1e-300)
+                for i in range(n):
+                    if not (np.isfinite(y[i]) and y[i] >= -_ENTER_TOL * mag):
+                        good = False
+            if not good:
+                for j in range(n):
+                    basis[j] = m + j if c[b, j] <= 0.0 else m + n + j
+        for i in range(n):  # the inverse of the start basis (±I for the default one)
+            for j in range(n):
+                FB[i, j] = F[basis[i], j]
+        st = _UNDECIDED
+        enter = -1
+        if bad >= 0:
+            st = _INFEASIBLE
+            enter = bad
+        elif invert(FB, Binv):
+            _duals(Binv, c[b], y)
+            for i in range(n):
+                y[i] = max(y[i], 0.0)
+            it = 0
+            while it <= limit:
+                _primal(Binv, f, basis, x)
+                size = 1.0
+                for j in range(n):
+                    size = max(size, abs(x[j]))
+                r = 0
+                worst = -np.inf
+                for i in range(M):
+                    s = 0.0
+                    for j in range(n):
+                        s += F[i, j] * x[j]
+                    sc = (s - f[i]) / max(size, abs(f[i]))
+                    if sc > worst:
+                        worst = sc
+                        r = i
+                if worst <= _ENTER_TOL:
+                    st = _OPTIMAL
+                    break
+                if it == limit:
+                    break
+                for i in range(n):
+                    s = 0.0
+                    for j in range(n):
+                        s += F[r, j] * Binv[j, i]
+                    alpha[i] = s
+                leave = -1
+                t = np.inf
+                for i in range(n):
+                    if alpha[i] > _PIVOT_TOL:
+                        q = y[i] / alpha[i]
+                        if q < t:
+                            t = q
+                            leave = i
+                if leave < 0:
+                    st = _INFEASIBLE
+                    enter = r
+                    break
+                for i in range(n):
+                    y[i] = max(y[i] - t * alpha[i], 0.0)
+                y[leave] = t
+                al = alpha[leave]
+                alpha[leave] -= 1.0
+                for i in range(n):
+                    col = Binv[i, leave] / al
+                    for j in range(n):
+                        Binv[i, j] -= col * alpha[j]
+                basis[leave] = r
+                it += 1
+            iters = max(iters, it)
+        for j in range(n):
+            basis_out[b, j] = basis[j]
+        if st != _UNDECIDED:
+            st = verify_kernel(c[b], F, f, art[b], st, basis, enter, x_out[b])
+        status[b] = st
+        v = np.nan
+        if st == _OPTIMAL:
+            v = 0.0
+            for j in range(n):
+                v += c[b, j] * x_out[b, j]
+        fun[b] = v
+    return iters
+
+
+def compile_kernel() -> float:
+    """Compile the kernel now (once per process) by solving two tiny LPs; returns the seconds
+    spent (0 when already compiled or numba is missing)."""
+    global _compiled, COMPILE_SECONDS
+    if not AVAILABLE or _compiled is not None:
+        return 0.0
+    t0 = time.perf_counter()
+    c = np.array([[-1.0, 0.0], [1.0, 1.0]])
+    G = np.array([[[1.0, 1.0]], [[-1.0, -1.0]]])
+    h = np.array([[1.0], [-3.0]])
+    lo, hi = np.full((2, 2), -2.0), np.full((2, 2), 1.0)
+    art = np.zeros((2, 5), dtype=np.bool_)
+    status = np.empty(2, dtype=np.int64)
+    x = np.empty((2, 2))
+    basis = np.full((2, 2), -1, dtype=np.int64)
+    fun = np.empty(2)
+    simplex_kernel(c, G, h, lo, hi, art, basis.copy(), False, 20, status, x, fun, basis)
+    simplex_kernel(c, G, h, lo, hi, art, basis.copy(), True, 20, status, x, fun, basis)
+    _compiled = True
+    COMPILE_SECONDS = time.perf_counter() - t0
+    return COMPILE_SECONDS

@@ -1,0 +1,132 @@
+"""The compiled batched dual simplex (:mod:`polytopes.batchlp_kernel`) against its references:
+the NumPy kernel of :mod:`polytopes.batchlp` (same method, same verification rules), HiGHS through
+:func:`polytopes.lp.solve_verified` (``solver="highs"``, without the artificial bounds) and the
+verification rules of :mod:`polytopes.lp` applied in NumPy to the same claims.
+
+LPs captured from whole RHex flips are compared in ``tests/test_rhex_realtime.py``."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from polytopes import batchlp, batchlp_kernel, lp
+
+pytestmark = pytest.mark.skipif(not batchlp_kernel.AVAILABLE, reason="numba is not installed")
+
+
+def _random_batch(seed: int, B: int = 60, m: int = 10, n: int = 5, zero_rows: bool = True):
+    """LPs of the controller's kind: a box (some bounds artificial), random rows (some all-zero,
+    some scaled by 1e±3), about half of them feasible."""
+    rng = np.random.default_rng(seed)
+    c = rng.normal(size=(B, n))
+    c[rng.random((B, n)) < 0.15] = 0.0
+    G = rng.normal(size=(B, m, n)) * 10.0 ** rng.integers(-3, 4, size=(B, m, 1))
+    h = (rng.normal(size=(B, m)) + 0.4) * np.sqrt(np.sum(G * G, axis=2))
+    if zero_rows:
+        z = rng.random((B, m)) < 0.05
+        G[z] = 0.0
+        h[z] = np.where(rng.random(int(z.sum())) < 0.5, 1.0, -1.0)
+    lo = -rng.uniform(0.5, 3.0, size=(B, n))
+    hi = rng.uniform(0.5, 3.0, size=(B, n))
+    art = np.zeros((B, n), dtype=bool)
+    art[:, n - 2:] = True
+    lo[art], hi[art] = -1e3, 1e3
+    return c, G, h, lo, hi, art
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_compiled_equals_numpy_kernel(seed):
+    c, G, h, lo, hi, art = _random_batch(seed)
+    a = batchlp.simplex_batch(c, G, h, lo, hi, art, kernel="numpy")
+    b = batchlp.simplex_batch(c, G, h, lo, hi, art, kernel="compiled")
+    assert np.array_equal(a.status, b.status)
+    opt = a.status == lp.OPTIMAL
+    size = np.maximum(1.0, np.abs(a.fun[opt]))
+    assert np.all(np.abs(a.fun[opt] - b.fun[opt]) <= 1e-9 * size)
+    assert np.all(np.isnan(b.fun[~opt])) and np.all(np.isnan(b.x[~opt]))
+    # warm starts: the final bases (a fixed point: no pivot), and garbage bases (rejected or used)
+    for basis in (b.basis, np.random.default_rng(seed).integers(-2, G.shape[1] + 12, size=b.basis.shape)):
+        wa = batchlp.simplex_batch(c, G, h, lo, hi, art, basis=basis, kernel="numpy")
+        wb = batchlp.simplex_batch(c, G, h, lo, hi, art, basis=basis, kernel="compiled")
+        assert np.array_equal(wa.status, wb.status)
+        o = wa.status == lp.OPTIMAL
+        assert np.all(np.abs(wa.fun[o] - wb.fun[o]) <= 1e-9 * np.maximum(1.0, np.abs(wa.fun[o])))
+    again = batchlp.simplex_batch(c, G, h, lo, hi, art, basis=b.basis, kernel="compiled")
+    assert again.iterations == 0 and np.array_equal(again.status, b.status)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_compiled_decisions_match_highs(seed):
+    """Every LP the compiled kernel decides has HiGHS's status and optimal value (relative 1e-7
+    of the terms), HiGHS solving the caller's LP (no artificial bounds)."""
+    c, G, h, lo, hi, art = _random_batch(100 + seed)
+    res = batchlp.simplex_batch(c, G, h, lo, hi, art, kernel="compiled")
+    decided = np.flatnonzero(res.status != batchlp.UNDECIDED)
+    assert decided.size >= 0.5 * c.shape[0]
+    seen = set()
+    for b in decided:
+        bounds = [(None, None) if art[b, j] else (lo[b, j], hi[b, j]) for j in range(c.shape[1])]
+        ref = lp.solve_verified(c[b], G[b], h[b], bounds=bounds, solver="highs")
+        assert ref.status == res.status[b], b
+        seen.add(int(ref.status))
+        if ref.status == lp.OPTIMAL:
+            size = max(1.0, abs(ref.fun), float(np.abs(c[b]).max()) * float(np.abs(ref.x).max()))
+            assert abs(ref.fun - res.fun[b]) <= 1e-7 * size
+    assert seen == {lp.OPTIMAL, lp.INFEASIBLE}
+    full = batchlp.solve_batch(c, G, h, lo, hi, art, kernel="compiled")  # the fallback decides the rest
+    assert not np.any(full.status == batchlp.UNDECIDED)
+
+
+def _claims(seed: int, B: int = 80):
+    """Random bases with claimed statuses, over normalized rows ``F`` (the bound rows included)."""
+    rng = np.random.default_rng(seed)
+    c, G, h, lo, hi, art = _random_batch(seed, B=B, zero_rows=False)
+    m, n = G.shape[1], G.shape[2]
+    Gn = G / np.sqrt(np.sum(G * G, axis=2))[:, :, None]
+    hn = h / np.sqrt(np.sum(G * G, axis=2))
+    eye = np.broadcast_to(np.eye(n), (B, n, n))
+    F = np.concatenate([Gn, eye, -eye], axis=1)
+    f = np.concatenate([hn, hi, -lo], axis=1)
+    A = np.zeros((B, m + 2 * n), dtype=bool)
+    A[:, m:m + n], A[:, m + n:] = art, art
+    # half of the claims come from the solver (mostly right), half are random (mostly wrong)
+    res = batchlp.simplex_batch(c, G, h, lo, hi, art, kernel="numpy", max_iter=200)
+    basis = res.basis.copy()
+    status = np.where(res.status == batchlp.UNDECIDED, lp.OPTIMAL, res.status)
+    enter = np.full(B, -1)
+    for b in range(B):
+        if status[b] == lp.INFEASIBLE:  # the row the solver would enter: the most violated one
+            x = np.linalg.solve(F[b, basis[b]], f[b, basis[b]])
+            enter[b] = int(np.argmax((F[b] @ x - f[b]) / np.maximum(np.maximum(1.0, np.abs(x).max()), np.abs(f[b]))))
+    wrong = rng.random(B) < 0.5
+    for b in np.flatnonzero(wrong):
+        basis[b] = rng.choice(m + 2 * n, size=n, replace=False)
+        status[b] = lp.OPTIMAL if rng.random() < 0.6 else lp.INFEASIBLE
+        enter[b] = int(rng.integers(0, m + 2 * n))
+    return c, F, f, A, n, status, basis, enter
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_compiled_verification_equals_lp_rules(seed):
+    """The compiled check accepts exactly the claims the NumPy verification (``batchlp._verify``:
+    :func:`polytopes.lp.primal_ok`, :func:`~polytopes.lp.dual_ok`, :func:`~polytopes.lp.farkas_ok`)
+    accepts, and rejects wrong claims."""
+    c, F, f, A, n, status, basis, enter = _claims(seed)
+    ref = batchlp._verify(c, F, f, A, n, status.copy(), basis, enter, 0)
+    got = np.empty(c.shape[0], dtype=int)
+    x = np.full((c.shape[0], n), np.nan)
+    for b in range(c.shape[0]):
+        got[b] = batchlp_kernel.verify_kernel(c[b], F[b], f[b], A[b], int(status[b]), basis[b].astype(np.int64),
+                                              int(enter[b]), x[b])
+    accepted = ref.status != batchlp.UNDECIDED
+    assert np.array_equal(got, ref.status)
+    assert 0 < accepted.sum() < c.shape[0]  # both outcomes occur
+    o = ref.status == lp.OPTIMAL
+    assert np.allclose(x[o], ref.x[o], rtol=1e-10, atol=1e-12)
+
+
+def test_kernel_choice_is_validated():
+    c, G, h, lo, hi, art = _random_batch(0, B=2)
+    with pytest.raises(ValueError, match="kernel"):
+        batchlp.simplex_batch(c, G, h, lo, hi, art, kernel="fortran")
