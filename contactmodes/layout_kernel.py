@@ -13,7 +13,8 @@ reported uncertified and :meth:`~contactmodes.layout.Layout.responses` solves it
 path stays the reference (``kernel="numpy"``); ``tests/test_layout.py`` compares the two on the
 modes of whole RHex flips and on random mechanisms.
 
-Compilation costs a few seconds once per process (no on-disk cache); :func:`compile_kernel` pays it
+Compilation costs a few seconds once per machine and version (the on-disk cache of
+:mod:`polytopes.batchlp_kernel`, in the user's cache directory); :func:`compile_kernel` pays it
 up front (the RHex controllers call it in their constructors). Without numba, :data:`AVAILABLE`
 is false and the NumPy path serves every call.
 """
@@ -39,7 +40,8 @@ _compiled = None
 
 
 def _jit(fn):
-    return batchlp_kernel.numba.njit(cache=False, nogil=True, error_model="numpy")(fn) if AVAILABLE else fn
+    return batchlp_kernel.numba.njit(cache=batchlp_kernel.CACHE_DIR is not None, nogil=True,
+                                     error_model="numpy")(fn) if AVAILABLE else fn
 
 
 @_jit

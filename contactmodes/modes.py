@@ -53,6 +53,11 @@ from .modetable import MODE_LETTERS, VelocityPattern, classify_velocities, conta
 from .modetable import validate_mode as _validate
 from .system import ContactSystem
 
+SMALL_LEVEL = 48
+"""A level with fewer prefixes than this is decided by the definition's LP one prefix at a time
+(:func:`_slack`; cheaper than setting up a batch, and small systems never load the compiled
+kernels)."""
+
 LEAF_BATCH = 1024
 """Prefixes are decided in batches of at most this many (one vectorized LP call each)."""
 
@@ -297,9 +302,9 @@ class _Search:
             self._bank_cache = (np.vstack(rows), np.concatenate(rhs), where, suffix, pad)
         return self._bank_cache
 
-    def _lp_rows(self, prefixes: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    def _lp_rows(self, prefixes: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Rows ``(F, f)`` (B, m, n_q + 1), (B, m) of the slack LPs of ``prefixes`` (padded with
-        ``0 <= 0``): each prefix's equalities (two rows each), its strict rows
+        ``0 <= 0``) and their bank indices (B, m): each prefix's equalities (two rows each), its strict rows
         ``G q̈ − g >= s`` and the relaxed rows of the other contacts loosened by the margin."""
         F, f, where, suffix, pad = self._bank()
         idx = []
@@ -330,12 +335,15 @@ class _Search:
         of exactly 0) are solved again in the unit box (still artificial); whatever is still
         undecided (an answer leaning on the box, a slack at the margin) goes to the definition's
         LP (:meth:`_confirm_prune`)."""
+        out: list[str] = []
+        bases: dict[str, np.ndarray] = {}
+        if len(prefixes) < SMALL_LEVEL:  # a few LPs: the definition's own, no batch set-up
+            return [p for p in prefixes if not self._confirm_prune(p)], bases
+
         from polytopes import batchlp
 
         from .layout import KINEMATIC_BOUND
 
-        out: list[str] = []
-        bases: dict[str, np.ndarray] = {}
         for start in range(0, len(prefixes), LEAF_BATCH):
             chunk = prefixes[start:start + LEAF_BATCH]
             keep, ids = self._decide_chunk(chunk, KINEMATIC_BOUND, batchlp, warm or {})

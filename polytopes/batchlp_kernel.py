@@ -20,29 +20,56 @@ Anything that fails is ``UNDECIDED`` and goes to :func:`polytopes.lp.solve_verif
 reference: ``tests/polytopes/test_batchlp_kernel.py`` compares the two (and the verification rules
 with :mod:`polytopes.lp`'s) on LPs captured from whole RHex flips and on random LPs.
 
-Compilation costs a few seconds once per process (no on-disk cache: nothing is written next to the
-sources); :func:`compile_kernel` pays it up front (the RHex max-thrust controller calls it in its
+Compilation costs several seconds. It is paid once per machine and version, not per process:
+the compiled code is cached on disk in the user's cache directory — :data:`CACHE_DIR`,
+``$CONTACTMODES_CACHE_DIR`` or ``$XDG_CACHE_HOME/contactmodes/numba`` (default
+``~/.cache/contactmodes/numba``), or numba's own ``$NUMBA_CACHE_DIR`` when the user set one — never
+next to the sources; when no such directory is writable nothing is cached and every process
+compiles. :func:`compile_kernel` pays it up front (the RHex max-thrust controller calls it in its
 constructor). When numba cannot be imported, :data:`AVAILABLE` is false and
 :mod:`polytopes.batchlp` uses the NumPy path.
 """
 
 from __future__ import annotations
 
+import os
+import tempfile
 import time
 
 import numpy as np
 
 from . import tolerances as tol
 
+
+def _cache_dir() -> str | None:
+    """The on-disk cache of compiled kernels (module doc), created; ``None`` when not writable."""
+    path = os.environ.get("NUMBA_CACHE_DIR") or os.path.join(
+        os.environ.get("CONTACTMODES_CACHE_DIR")
+        or os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"),
+                        "contactmodes"), "numba")
+    try:
+        os.makedirs(path, exist_ok=True)
+        with tempfile.TemporaryFile(dir=path):
+            pass
+    except OSError:
+        return None
+    return path
+
+
+CACHE_DIR = _cache_dir()
+"""Directory of the compiled-kernel cache (module doc), or ``None`` (no cache)."""
+
 try:  # numba is a dependency (pyproject.toml); without it the NumPy path serves every call
     import numba
 
     AVAILABLE = True
+    if CACHE_DIR is not None:  # numba's cache goes here, never into the source tree
+        numba.config.CACHE_DIR = CACHE_DIR  # type: ignore[attr-defined]
 except ImportError:  # pragma: no cover - exercised only on installs without numba
     numba = None  # type: ignore[assignment]
     AVAILABLE = False
 
-__all__ = ["AVAILABLE", "compile_kernel", "invert", "simplex_kernel", "verify_kernel"]
+__all__ = ["AVAILABLE", "CACHE_DIR", "compile_kernel", "invert", "simplex_kernel", "verify_kernel"]
 
 # the constants of polytopes.batchlp and polytopes.tolerances, as plain floats for the compiler
 _ENTER_TOL = 1e-10
@@ -58,7 +85,8 @@ COMPILE_SECONDS = float("nan")
 
 
 def _jit(fn):
-    return numba.njit(cache=False, nogil=True, fastmath=False, error_model="numpy")(fn) if AVAILABLE else fn
+    return numba.njit(cache=CACHE_DIR is not None, nogil=True, fastmath=False, error_model="numpy")(fn) \
+        if AVAILABLE else fn
 
 
 @_jit
