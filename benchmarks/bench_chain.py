@@ -30,7 +30,8 @@ seconds and peak MB of one CLI process; ``baseline`` = 4728fe8, which always tes
 | 10 | 6656 | 38.9 | 373 | 15565987 | – | – | – | – |
 
 (The k = 8 ``--overlaps`` row of that run printed 308 733 pairs: it ran while the code was being
-changed under it; rerun alone on the final code: 113 s, 577 MB, 308 734 pairs, the same list as
+changed under it; rerun after the merge of the compiled kernels, with the test suite on the other
+core: 113 s, 577 MB, 308 734 pairs, the same list as
 before the change.) The final code, alone on the machine: k = 10 default 38.4 s, 523 MB (the
 compiled kernels' LLVM adds about 150 MB). The enumeration of k = 10 alone takes 1.9 s with the compiled kernel of
 :mod:`polytopes.batchlp` (7.6 s with the NumPy one); the rest of the default run is the emptiness
