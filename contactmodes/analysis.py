@@ -228,12 +228,8 @@ def analyze(system: ContactSystem, modes: Sequence[str] | None = None, task: boo
     t0 = time.perf_counter()
     overlaps, n_cand = None, None
     if compute_overlaps:
-        if overlap_limit is None:
-            cands = session.candidate_pairs(feasible, task)
-            n_cand = len(cands)
-        else:  # count first: a list of millions of pairs is never built to be thrown away
-            n_cand = session.count_candidate_pairs(feasible, task)
-            cands = session.candidate_pairs(feasible, task) if n_cand <= overlap_limit else None
+        # a list of millions of pairs is never built to be thrown away: dropped past the limit
+        n_cand, cands = session.candidate_pairs_within(feasible, task, overlap_limit)
         if cands is not None:
             overlaps = OverlapPairs(session, session.overlapping_pairs(feasible, task, cands), task)
     timing["overlaps"] = time.perf_counter() - t0

@@ -255,17 +255,23 @@ class _Search:
             R = np.array([sg * J[2 * i + cp] for cp, sg in rel]).reshape(-1, self.n)
             r = np.array([-sg * c[2 * i + cp] for cp, sg in rel])
             self.relaxed.append((R, r))
-        # relaxed rows of contacts i.. (suffixes), stacked once
-        self.suffix = [(np.vstack([R for R, _ in self.relaxed[i:]] or [np.zeros((0, self.n))]),
-                        np.concatenate([r for _, r in self.relaxed[i:]] or [np.zeros(0)])) for i in range(self.k + 1)]
         self.lps = 0
-        self._bank_cache = None
+        self.bank = self._bank()
 
     def _confirm_prune(self, letters: str) -> bool:
         """Whether the rows of ``letters`` (a prefix) with the relaxed rows of the remaining
         contacts, loosened by the margin, eliminated at once (:func:`_slack`, as
         :func:`strict_slack` does for a whole mode), leave no strict slack above the margin."""
-        E, e, G, g, R, r = _rows(self.system, self.pattern, letters, relax_from=len(letters))
+        n = self.n
+        blocks = [self.blocks[i][letter] for i, letter in enumerate(letters)]
+        relaxed = self.relaxed[len(letters):]
+        # the rows _rows() builds for these letters (same order), from the precomputed blocks
+        E = np.vstack([b[0] for b in blocks] + [np.zeros((0, n))])
+        e = np.concatenate([b[1] for b in blocks] + [np.zeros(0)])
+        G = np.vstack([b[2] for b in blocks] + [np.zeros((0, n))])
+        g = np.concatenate([b[3] for b in blocks] + [np.zeros(0)])
+        R = np.vstack([x[0] for x in relaxed] + [np.zeros((0, n))])
+        r = np.concatenate([x[1] for x in relaxed] + [np.zeros(0)])
         self.lps += 1
         return _slack(E, e, G, g, R, r - self.margin) <= self.margin
 
@@ -273,40 +279,34 @@ class _Search:
         """All rows the slack LPs use, over ``(q̈, s)`` as ``F z <= f``, and where each block sits:
         per contact and letter the equalities (two rows each) and the strict rows
         ``G q̈ − g >= s``; per suffix of contacts the relaxed rows loosened by the margin,
-        ``R q̈ >= r − margin``; the last row is ``0 <= 0`` (padding)."""
-        if self._bank_cache is None:
-            rows, rhs, where = [], [], []
-            count = 0
+        ``R q̈ >= r − margin``; the last row is ``0 <= 0`` (padding). Returns ``(F, f, where,
+        suffix, pad)``: ``where[i][letter]`` and ``suffix[i]`` are lists of row indices."""
+        rows, rhs = [], []
 
-            def add(F, f):
-                nonlocal count
-                rows.append(F)
-                rhs.append(f)
-                idx = list(range(count, count + F.shape[0]))
-                count += F.shape[0]
-                return idx
+        def add(F, f) -> list[int]:
+            start = sum(len(x) for x in rhs)
+            rows.append(F)
+            rhs.append(f)
+            return list(range(start, start + F.shape[0]))
 
-            for i in range(self.k):
-                per = {}
-                for letter, (E, e, G, g) in self.blocks[i].items():
-                    z, o = np.zeros((E.shape[0], 1)), np.ones((G.shape[0], 1))
-                    per[letter] = add(np.vstack([np.hstack([E, z]), np.hstack([-E, z]), np.hstack([-G, o])]),
-                                      np.concatenate([e, -e, -g]))
-                where.append(per)
-            relaxed = []
-            for i in range(self.k):
-                R, r = self.relaxed[i]
-                relaxed.append(add(np.hstack([-R, np.zeros((R.shape[0], 1))]), -(r - self.margin)))
-            suffix = [sum(relaxed[i:], []) for i in range(self.k + 1)]
-            pad = add(np.zeros((1, self.n + 1)), np.zeros(1))[0]
-            self._bank_cache = (np.vstack(rows), np.concatenate(rhs), where, suffix, pad)
-        return self._bank_cache
+        where = []
+        for per_letter in self.blocks:
+            per = {}
+            for letter, (E, e, G, g) in per_letter.items():
+                z, o = np.zeros((E.shape[0], 1)), np.ones((G.shape[0], 1))
+                per[letter] = add(np.vstack([np.hstack([E, z]), np.hstack([-E, z]), np.hstack([-G, o])]),
+                                  np.concatenate([e, -e, -g]))
+            where.append(per)
+        relaxed = [add(np.hstack([-R, np.zeros((R.shape[0], 1))]), -(r - self.margin)) for R, r in self.relaxed]
+        suffix = [sum(relaxed[i:], []) for i in range(self.k + 1)]
+        pad = add(np.zeros((1, self.n + 1)), np.zeros(1))[0]
+        return np.vstack(rows), np.concatenate(rhs), where, suffix, pad
 
     def _lp_rows(self, prefixes: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Rows ``(F, f)`` (B, m, n_q + 1), (B, m) of the slack LPs of ``prefixes`` (padded with
         ``0 <= 0``) and their bank indices (B, m): each prefix's equalities (two rows each), its strict rows
         ``G q̈ − g >= s`` and the relaxed rows of the other contacts loosened by the margin."""
-        F, f, where, suffix, pad = self._bank()
+        F, f, where, suffix, pad = self.bank
         idx = []
         for p in prefixes:
             rows = []
@@ -340,20 +340,20 @@ class _Search:
         if len(prefixes) < SMALL_LEVEL:  # a few LPs: the definition's own, no batch set-up
             return [p for p in prefixes if not self._confirm_prune(p)], bases
 
-        from polytopes import batchlp
-
-        from .layout import KINEMATIC_BOUND
-
         for start in range(0, len(prefixes), LEAF_BATCH):
             chunk = prefixes[start:start + LEAF_BATCH]
-            keep, ids = self._decide_chunk(chunk, KINEMATIC_BOUND, batchlp, warm or {})
+            keep, ids = self._decide_chunk(chunk, warm or {})
             for p, kp, bid in zip(chunk, keep, ids):
                 if kp:
                     out.append(p)
                     bases[p] = bid
         return out, bases
 
-    def _decide_chunk(self, chunk: list[str], bound: float, batchlp, warm: dict[str, np.ndarray]):
+    def _decide_chunk(self, chunk: list[str], warm: dict[str, np.ndarray]):
+        from polytopes import batchlp  # not at import: small systems never load the compiled kernels
+
+        from .layout import KINEMATIC_BOUND as bound
+
         n = self.n
         nv = n + 1
         B = len(chunk)
@@ -401,7 +401,7 @@ class _Search:
         nv = cost.shape[1]
         j = np.arange(nv)
         basis = np.broadcast_to(np.where(cost <= 0.0, m + j, m + nv + j), (B, nv)).copy()
-        pad = self._bank()[4]
+        pad = self.bank[4]
         for b, p in enumerate(chunk):
             parent = warm.get(p[:-1])
             if parent is None:

@@ -491,23 +491,37 @@ class AnalysisSession:
             ok = np.all((lo_s[cand] <= hi_s[a] + gap) & (lo_s[a] <= hi_s[cand] + gap), axis=1)
             yield int(order[a]), order[a + 1:end][ok]
 
+    def candidate_pairs_within(self, modes: Sequence[str], task: bool = True, limit: int | None = None
+                               ) -> tuple[int, list[tuple[str, str]] | None]:
+        """``(count, pairs)``: how many pairs of ``modes`` have meeting bounding boxes, and those
+        pairs (:meth:`candidate_pairs`) — or ``None`` when there are more than ``limit`` (the list
+        is dropped as soon as the count passes it; one sweep either way)."""
+        if len(modes) < 2:
+            return 0, []
+        count = 0
+        pairs: list[tuple[int, int]] | None = []
+        for i, js in self._box_sweep(modes, task):
+            count += len(js)
+            if pairs is not None and limit is not None and count > limit:
+                pairs = None
+            if pairs is not None:
+                pairs += [(min(i, j), max(i, j)) for j in js.tolist()]
+        if pairs is None:
+            return count, None
+        pairs.sort()
+        return count, [(modes[i], modes[j]) for i, j in pairs]
+
     def count_candidate_pairs(self, modes: Sequence[str], task: bool = True) -> int:
         """How many pairs of ``modes`` have meeting bounding boxes (:meth:`candidate_pairs`
         without building the list)."""
-        if len(modes) < 2:
-            return 0
-        return sum(len(js) for _, js in self._box_sweep(modes, task))
+        return self.candidate_pairs_within(modes, task, limit=0)[0]
 
     def candidate_pairs(self, modes: Sequence[str], task: bool = True) -> list[tuple[str, str]]:
         """Pairs of ``modes`` whose bounding boxes meet (a sweep along the first torque, then the
         other axes checked), in the order of ``modes``; no LP beyond the boxes."""
-        if len(modes) < 2:
-            return []
-        pairs = []
-        for i, js in self._box_sweep(modes, task):
-            pairs += [(min(i, j), max(i, j)) for j in js.tolist()]
-        pairs.sort()
-        return [(modes[i], modes[j]) for i, j in pairs]
+        pairs = self.candidate_pairs_within(modes, task)[1]
+        assert pairs is not None  # no limit
+        return pairs
 
     def overlap_set(self, a: str, b: str, task: bool = True) -> Polytope | None:
         """``T_a ∩ T_b`` over τ' (independent equalities), ``None`` when empty."""
