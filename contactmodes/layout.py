@@ -12,8 +12,11 @@ modes at once:
 
 * **Kinematic feasibility** (Sec. III-F, footnote 5): the strict-slack LP of every candidate
   (:func:`contactmodes.modes.strict_slack`) in one :func:`polytopes.batchlp.solve_batch` call,
-  warm-started from the previous step's bases. A slack within LP precision of the margin is
-  decided by the enumeration's own LP (:func:`contactmodes.modes._slack`).
+  warm-started from the previous step's bases. An LP that answer leaves undecided (a slack within
+  LP precision of the margin, or a certificate leaning on the box ``KINEMATIC_BOUND``) is solved
+  again, compiled, in the unit box (:meth:`Layout._unit_box`: decided as the enumeration decides
+  its prefixes, or proved feasible by a verified point of a boxed restriction); what is still
+  undecided goes to the enumeration's own LP (:func:`contactmodes.modes._slack`).
 * **Responses** (24)–(31) without an SVD per mode and step. For each mode the layout keeps a
   pivot choice (``r`` rows and columns of ``A`` found by pivoted QR once, cached per mode in the
   :class:`Structure`); per step the pivot block ``A₁₁`` is inverted (batched) and the response is
@@ -366,6 +369,12 @@ class Layout:
         decided = (np.abs(s - margin) > band) | (res.status == lp.INFEASIBLE)
         out = s > margin
         undecided = np.flatnonzero(~decided)
+        second = 0
+        if undecided.size:
+            self._unit_box(undecided, rows, rhs, margin, decided, out)
+            second = undecided.size
+            undecided = np.flatnonzero(~decided)
+            second -= undecided.size
         if undecided.size:
             SJ = np.vstack([J, -J])
             sc = np.concatenate([-c, c])  # sign·J q̈ >= −sign·c
@@ -377,7 +386,41 @@ class Layout:
         if counters is not None:
             counters["lps"] = counters.get("lps", 0) + N
             counters["fallback_lps"] = counters.get("fallback_lps", 0) + len(undecided)
+            counters["second_solve_lps"] = counters.get("second_solve_lps", 0) + second
         return out
+
+    def _unit_box(self, todo: np.ndarray, rows: np.ndarray, rhs: np.ndarray, margin: float, decided: np.ndarray,
+                  out: np.ndarray) -> None:
+        """Second compiled solve of the kinematic LPs ``todo`` the first one left undecided (in place
+        on ``decided``, ``out``). Near rest their optimum leans on the box ``KINEMATIC_BOUND`` or
+        sits within the precision band, which grows with ``|q̈'|``. (1) In the unit box, still
+        artificial, as :meth:`contactmodes.modes._Search.decide` does: a verified answer that does
+        not lean on the box decides as before. (2) In the unit box, then in ``KINEMATIC_BOUND``, as a
+        *real* bound: the LP is a restriction of the strict-slack LP, so its verified optimum
+        ``s₁`` (a point meeting the rows to ``LP_PRIMAL_TOL``) is a lower bound of the strict
+        slack, and ``s₁ > margin + band`` (the band of the first solve, grown with ``|q̈'|``)
+        proves the mode kinematically feasible. Neither proves more than that; the rest goes to
+        the exact LP."""
+        n_q = self.structure.n_q
+        lo, hi = self.kin_lo[todo].copy(), self.kin_hi[todo].copy()
+        cost, G, h = self.kin_cost[todo], rows[todo], rhs[todo]
+        for real, box in ((False, 1.0), (True, 1.0), (True, KINEMATIC_BOUND)):
+            if np.all(decided[todo]):
+                return
+            lo[:, :n_q], hi[:, :n_q] = -box, box
+            art = self.kin_art[todo].copy()
+            if real:
+                art[:, :n_q] = False
+            res = batchlp.simplex_batch(cost, G, h, lo, hi, art)
+            s = -res.fun
+            band = tolerances.FEASIBILITY_RTOL * 10 * np.maximum(1.0, np.max(np.abs(res.x), axis=1))
+            if real:
+                dec = (res.status == lp.OPTIMAL) & (s > margin + band)
+            else:
+                dec = (np.abs(s - margin) > band) | (res.status == lp.INFEASIBLE)
+            dec &= ~decided[todo]
+            decided[todo[dec]] = True
+            out[todo[dec]] = s[dec] > margin
 
     # ------------------------------------------------------------------ responses
     def responses(self, banks: Banks, index: np.ndarray, row: int, counters: dict | None = None,

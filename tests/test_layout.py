@@ -143,3 +143,28 @@ def test_compiled_responses_equal_numpy_reference(case):
         assert np.array_equal(getattr(da, f), getattr(db, f)), f
     assert np.allclose(da.A, db.A, rtol=1e-12, atol=1e-13) and np.allclose(da.b, db.b, rtol=1e-12, atol=1e-13)
     assert np.array_equal(da.A == 0.0, db.A == 0.0) and np.array_equal(da.b == 0.0, db.b == 0.0)  # cancellations
+
+
+def test_kinematic_second_solve_matches_definition_near_rest():
+    """The first steps of the μ_t = 0.39 RHex flip after the at-rest start (113 and 112 candidate
+    modes): kinematic LPs the first batched solve leaves undecided (their strict-slack optimum
+    leans on the artificial box) are decided by the second, unit-box solve
+    (:meth:`~contactmodes.layout.Layout._unit_box`) for some modes; every decision, whichever
+    solve took it, is the definition's (:func:`~contactmodes.modes.acceleration_feasible` on the
+    session's system)."""
+    from controllers.rhex import RHexParams, simulate
+    from controllers.rhex.max_thrust import MaxThrustController, StepModel
+
+    p = RHexParams(mu_toe=0.39)
+    run = simulate(MaxThrustController(p, precompute=False), p, duration=3 * p.control_period)
+    second = 0
+    for state in run.states[1:3]:
+        step = StepModel(state, p)
+        lay = Structure(6, 3, step.contacts, step.arrays.mu, [("task", "geq", 1)]).layout(step.pattern)
+        counters: dict = {}
+        structure = lay.structure
+        got = lay.kinematic(structure.banks(step.terms), counters)
+        second += counters["second_solve_lps"]
+        want = [acceleration_feasible(step.system, m) for m in lay.modes]
+        assert list(got) == want
+    assert second > 0
