@@ -61,7 +61,7 @@ from .modetable import VelocityPattern, contact_rows
 from .response import ModeEquations, ModeResponse, response_from_equations
 from .scaling import ScaledTerms
 
-__all__ = ["Structure", "Layout", "Responses", "Domains", "KINEMATIC_BOUND", "W_BOUND", "terms_of"]
+__all__ = ["Structure", "Layout", "Responses", "Domains", "KINEMATIC_BOUND", "W_BOUND", "domain_lp_rows", "terms_of"]
 
 KINEMATIC_BOUND = 1e3
 """Artificial bound on the nondimensional ``|q̈'|`` of the kinematic-slack LPs (an answer that
@@ -608,6 +608,53 @@ class Layout:
         rhs[np.abs(rhs) <= tolerances.CANCEL_RTOL * (np.abs(e) + nN[:, :, 0] * rn)] = 0.0
         return Domains(-np.concatenate([coef_tau, coef_w], axis=2), -rhs, self.geq_task[resp.index],
                        self.geq_valid[resp.index], banks.unit[rows])
+
+
+def domain_lp_rows(resp: Responses, dom: Domains, sel: np.ndarray, lo, hi, task: bool = True,
+                   kernel: str = "auto") -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Rows of one LP per mode ``sel`` (positions in ``resp``/``dom``) over the lifted domain
+    ``D_c ∩ {lo <= τ <= hi}`` in ``z = (τ, w)`` (no projection), in the form of
+    :func:`polytopes.batchlp.simplex_batch`: ``G z <= h`` with ``G = [A; C; −C]``, ``h = [b; d;
+    −d]`` (the domain (33), its task rows replaced by ``0 <= 1`` when ``task`` is false, and the
+    valid rows of (31) as two inequalities each), the box ``lo``, ``hi`` (n_τ,) on τ and the
+    artificial box ``|w| <= W_BOUND`` on the real ambiguity columns (others fixed at 0).
+
+    Returns ``(G (K, p + 2n_τ, n_τ + s), h (K, p + 2n_τ), lo (K, n_τ + s), hi, artificial (K, n_τ + s))``.
+    ``kernel`` as in :meth:`Layout.responses` (the NumPy computation below is the reference)."""
+    sel = np.asarray(sel, dtype=np.int64)
+    K, (p, nz) = sel.size, dom.A.shape[1:]
+    nt = resp.C.shape[1]
+    if kernel not in ("auto", "numpy", "compiled"):
+        raise ValueError(f"kernel: must be 'auto', 'numpy' or 'compiled', got {kernel!r}")
+    if kernel == "compiled" or (kernel == "auto" and layout_kernel.AVAILABLE):
+        G, h = np.empty((K, p + 2 * nt, nz)), np.empty((K, p + 2 * nt))
+        lo_, hi_, art = np.empty((K, nz)), np.empty((K, nz)), np.empty((K, nz), dtype=bool)
+        layout_kernel.domain_lp_kernel(dom.A, dom.b, dom.task, resp.C, resp.d, resp.cvalid, resp.wfree, sel,
+                                       np.asarray(lo, dtype=float), np.asarray(hi, dtype=float), bool(task),
+                                       float(W_BOUND), G, h, lo_, hi_, art)
+        return G, h, lo_, hi_, art
+    A, b = dom.A[sel], dom.b[sel]
+    if not task:
+        drop = dom.task[sel]
+        A = np.where(drop[:, :, None], 0.0, A)
+        b = np.where(drop, 1.0, b)
+    cv = resp.cvalid[sel]
+    Cm = resp.C[sel] * cv[:, :, None]
+    dm = resp.d[sel] * cv
+    G = np.zeros((K, p + 2 * nt, nz))
+    G[:, :p] = A
+    G[:, p:p + nt, :nt] = Cm
+    G[:, p + nt:, :nt] = -Cm
+    h = np.concatenate([b, dm, -dm], axis=1)
+    wf = resp.wfree[sel]
+    lo_ = np.empty((K, nz))
+    hi_ = np.empty((K, nz))
+    lo_[:, :nt], hi_[:, :nt] = lo, hi
+    lo_[:, nt:] = -W_BOUND * wf
+    hi_[:, nt:] = W_BOUND * wf
+    art = np.zeros((K, nz), dtype=bool)
+    art[:, nt:] = wf
+    return G, h, lo_, hi_, art
 
 
 def terms_of(system) -> ScaledTerms:

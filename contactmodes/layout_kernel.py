@@ -30,7 +30,7 @@ from polytopes import batchlp_kernel
 from . import tolerances
 
 AVAILABLE = batchlp_kernel.AVAILABLE
-__all__ = ["AVAILABLE", "compile_kernel", "domains_kernel", "responses_kernel"]
+__all__ = ["AVAILABLE", "compile_kernel", "domain_lp_kernel", "domains_kernel", "responses_kernel"]
 
 _RANK = float(tolerances.RANK_RTOL)
 _CANCEL = float(tolerances.CANCEL_RTOL)
@@ -295,6 +295,46 @@ def domains_kernel(Nbank, ebank, rows, n, P, Q, r, A_out, b_out):  # pragma: no 
             b_out[j, i] = 0.0 if abs(rhs) <= _CANCEL * (abs(ebank[e]) + nN * rn) else -rhs
 
 
+@_jit
+def domain_lp_kernel(A, b, task, C, d, cvalid, wfree, sel, lo, hi, keep_task, w_bound,
+                     G_out, h_out, lo_out, hi_out, art_out):  # pragma: no cover - compiled
+    """The rows of :func:`contactmodes.layout.domain_lp_rows` (the same arrays, one mode at a time):
+    ``A`` (B, p, n_τ + s), ``b``, ``task`` (B, p) the domains (33); ``C`` (B, n_τ, n_τ), ``d``,
+    ``cvalid`` (B, n_τ) the admissible torques (31); ``wfree`` (B, s); ``sel`` (K,) the modes;
+    ``lo``, ``hi`` (n_τ,) the torque box; ``keep_task`` whether task rows stay; writes ``G_out``
+    (K, p + 2 n_τ, n_τ + s), ``h_out`` (K, p + 2 n_τ), ``lo_out``, ``hi_out``, ``art_out`` (K, n_τ + s)."""
+    K = sel.size
+    p = A.shape[1]
+    nz = A.shape[2]
+    nt = C.shape[1]
+    for k in range(K):
+        j = sel[k]
+        for i in range(p):
+            drop = task[j, i] and not keep_task
+            for c in range(nz):
+                G_out[k, i, c] = 0.0 if drop else A[j, i, c]
+            h_out[k, i] = 1.0 if drop else b[j, i]
+        for i in range(nt):
+            v = cvalid[j, i]
+            for c in range(nz):
+                x = C[j, i, c] if (v and c < nt) else 0.0
+                G_out[k, p + i, c] = x
+                G_out[k, p + nt + i, c] = -x
+            dv = d[j, i] if v else 0.0
+            h_out[k, p + i] = dv
+            h_out[k, p + nt + i] = -dv
+        for c in range(nz):
+            if c < nt:
+                lo_out[k, c] = lo[c]
+                hi_out[k, c] = hi[c]
+                art_out[k, c] = False
+            else:
+                f = wfree[j, c - nt]
+                lo_out[k, c] = -w_bound if f else 0.0
+                hi_out[k, c] = w_bound if f else 0.0
+                art_out[k, c] = f
+
+
 def compile_kernel() -> float:
     """Compile the kernel now (once per process) on a two-mode example; returns the seconds spent
     (0 when already compiled or numba is missing)."""
@@ -314,5 +354,10 @@ def compile_kernel() -> float:
     responses_kernel(Abank, Bbank, bbank, rowp, colp, np.array([3, 2]), colp.copy(), m, n, 0, *args)
     domains_kernel(np.hstack([Abank, Bbank]), bbank, rowp, n, args[0], args[1], args[2], np.zeros((B, m, nt + s)),
                    np.zeros((B, m)))
+    K, p, nz = 2, m, nt + s
+    A, b, task = np.zeros((B, p, nz)), np.zeros((B, p)), np.zeros((B, p), np.bool_)
+    domain_lp_kernel(A, b, task, args[4], args[5], args[6], args[3], np.arange(K), np.zeros(nt), np.ones(nt), True,
+                     1.0, np.zeros((K, p + 2 * nt, nz)), np.zeros((K, p + 2 * nt)), np.zeros((K, nz)),
+                     np.zeros((K, nz)), np.zeros((K, nz), np.bool_))
     _compiled = True
     return time.perf_counter() - t0

@@ -20,7 +20,7 @@ import pytest
 
 from contactmodes.errors import ContactModelError
 from contactmodes.io import load_system, parse_system
-from contactmodes.layout import Structure, terms_of
+from contactmodes.layout import Structure, domain_lp_rows, terms_of
 from contactmodes.modes import acceleration_feasible
 from contactmodes.modetable import classify_arrays
 from contactmodes.session import AnalysisSession
@@ -143,6 +143,19 @@ def test_compiled_responses_equal_numpy_reference(case):
         assert np.array_equal(getattr(da, f), getattr(db, f)), f
     assert np.allclose(da.A, db.A, rtol=1e-12, atol=1e-13) and np.allclose(da.b, db.b, rtol=1e-12, atol=1e-13)
     assert np.array_equal(da.A == 0.0, db.A == 0.0) and np.array_equal(da.b == 0.0, db.b == 0.0)  # cancellations
+    # the bound-LP rows over D_c ∩ box (domain_lp_rows): the compiled assembly is the NumPy one exactly
+    nt = a.C.shape[1]
+    sel = idx[::2][::-1]  # a subset, out of order
+    lo, hi = -np.arange(1.0, nt + 1.0), np.arange(2.0, nt + 2.0)
+    for task in (True, False):
+        x = domain_lp_rows(a, da, sel, lo, hi, task, kernel="numpy")
+        y = domain_lp_rows(a, da, sel, lo, hi, task, kernel="compiled")
+        for u, v in zip(x, y):
+            assert u.shape == v.shape and u.dtype == v.dtype and np.array_equal(u, v)
+        # task rows dropped as 0 <= 1 exactly when asked; the w box only on the real ambiguity columns
+        p = da.A.shape[1]
+        assert np.array_equal(x[1][:, :p] == 1.0, np.where(da.task[sel], not task, da.b[sel] == 1.0))
+        assert np.array_equal(x[4][:, nt:], a.wfree[sel]) and np.all(x[2][:, :nt] == lo)
 
 
 def test_kinematic_second_solve_matches_definition_near_rest():

@@ -137,7 +137,7 @@ import numpy as np
 
 from contactmodes.ambiguity import unambiguous
 from contactmodes.domains import intersect_domains
-from contactmodes.layout import W_BOUND, Layout, Structure
+from contactmodes.layout import W_BOUND, Layout, Structure, domain_lp_rows
 from contactmodes.modetable import classify_arrays
 from contactmodes.scaling import ScaledTerms, scale_terms
 from contactmodes.session import AnalysisSession
@@ -361,32 +361,10 @@ def _bound_lps(md: _Modes, sel: np.ndarray, lo, hi, task: bool, warm: dict, coun
     tau0 = np.full((nsel, 3), np.nan)
     if nsel == 0:
         return bound, tau0
-    r, dom = md.resp, md.dom
-    A, b = dom.A[sel], dom.b[sel]
-    if not task:
-        drop = dom.task[sel]
-        A = np.where(drop[:, :, None], 0.0, A)
-        b = np.where(drop, 1.0, b)
-    p, s = A.shape[1], r.Q.shape[2]
-    # G = [A; C; −C] over (τ, w) (the valid rows of (31) as two inequalities each), h = [b; d; −d]
-    cv = r.cvalid[sel]
-    Cm = r.C[sel] * cv[:, :, None]
-    dm = r.d[sel] * cv
-    G = np.zeros((nsel, p + 6, 3 + s))
-    G[:, :p] = A
-    G[:, p:p + 3, :3] = Cm
-    G[:, p + 3:, :3] = -Cm
-    h = np.concatenate([b, dm, -dm], axis=1)
+    G, h, lo_, hi_, art = domain_lp_rows(md.resp, md.dom, sel, lo, hi, task)
+    s = md.resp.Q.shape[2]
     cost = np.zeros((nsel, 3 + s))
     cost[:, :3] = -md.grad[sel]
-    wf = r.wfree[sel]
-    lo_ = np.empty((nsel, 3 + s))
-    hi_ = np.empty((nsel, 3 + s))
-    lo_[:, :3], hi_[:, :3] = lo, hi
-    lo_[:, 3:] = -W_BOUND * wf
-    hi_[:, 3:] = W_BOUND * wf
-    art = np.zeros((nsel, 3 + s), dtype=bool)
-    art[:, 3:] = wf
     names = [md.names[i] for i in sel]
     basis = np.array([warm.get((task, m), np.full(3 + s, -1)) for m in names])
     res = batchlp.solve_batch(cost, G, h, lo_, hi_, art, basis)
