@@ -30,7 +30,8 @@ from polytopes import batchlp_kernel
 from . import tolerances
 
 AVAILABLE = batchlp_kernel.AVAILABLE
-__all__ = ["AVAILABLE", "compile_kernel", "domain_lp_kernel", "domains_kernel", "responses_kernel"]
+__all__ = ["AVAILABLE", "compile_kernel", "domain_lp_kernel", "domains_kernel", "point_test_kernel",
+           "responses_kernel"]
 
 _RANK = float(tolerances.RANK_RTOL)
 _CANCEL = float(tolerances.CANCEL_RTOL)
@@ -335,6 +336,91 @@ def domain_lp_kernel(A, b, task, C, d, cvalid, wfree, sel, lo, hi, keep_task, w_
                 art_out[k, c] = f
 
 
+@_jit
+def point_test_kernel(A, b, valid, task, C, d, cvalid, wfree, feasible, others, tau, point_tol, w_bound, slack_cap,
+                      state, tol_out, G_out, h_out, lo_out, hi_out, art_out):  # pragma: no cover - compiled
+    """Whether ``tau`` (n_τ,) lies in ``T_c`` (untasked) of each mode ``others`` (K,) up to
+    ``point_tol`` — the row checks of the max-thrust controller's point test
+    (``controllers.rhex.max_thrust._inside``, its NumPy reference), one mode at a time. Domain
+    rows (``A`` (B, p, n_τ + s), ``b``, ``valid``, ``task`` (B, p)) are divided by their norms;
+    the tolerance ``tol_out`` (K,) is ``point_tol · max(1, ‖τ‖∞, max|b_normalized|)``. Writes
+    ``state`` (K,): 0 outside, 1 inside (decided by the rows), 2 not decided by the rows because
+    ``w`` enters them — then ``G_out`` (K, p, s + 1), ``h_out`` (K, p), ``lo_out``, ``hi_out``,
+    ``art_out`` (K, s + 1) hold that mode's max-slack LP over ``(w, t)``: minimize ``t`` with
+    ``A_w w − t <= rhs`` on the untasked valid rows (others ``0 <= 1``), ``|w| <= w_bound``
+    (artificial) on the real ambiguity columns (others fixed at 0), ``−1 <= t <= slack_cap``;
+    ``tau`` is inside when its optimum is ``<= tol_out``."""
+    K = others.size
+    p = A.shape[1]
+    nz = A.shape[2]
+    nt = C.shape[1]
+    s = nz - nt
+    tmax = 1.0
+    for c in range(nt):
+        tmax = max(tmax, abs(tau[c]))
+    nrm = np.empty(p)
+    for k in range(K):
+        j = others[k]
+        state[k] = 0
+        tol_out[k] = np.nan
+        if not feasible[j]:
+            continue
+        bscale = 0.0
+        for i in range(p):
+            if valid[j, i] and not task[j, i]:
+                acc = 0.0
+                for c in range(nz):
+                    acc += A[j, i, c] * A[j, i, c]
+                acc = np.sqrt(acc)
+                nrm[i] = acc if acc > 0.0 else 1.0
+                bscale = max(bscale, abs(b[j, i] / nrm[i]))
+        tol = point_tol * max(tmax, bscale)
+        tol_out[k] = tol
+        inside = True
+        for i in range(nt):
+            if cvalid[j, i]:
+                acc = 0.0
+                for c in range(nt):
+                    acc += C[j, i, c] * tau[c]
+                if not abs(acc - d[j, i]) <= tol:
+                    inside = False
+        if not inside:
+            continue
+        uses_w = False
+        for c in range(s):
+            if wfree[j, c]:
+                for i in range(p):
+                    if valid[j, i] and not task[j, i] and A[j, i, nt + c] != 0.0:
+                        uses_w = True
+        for i in range(p):
+            keep = valid[j, i] and not task[j, i]
+            rhs = 1.0
+            if keep:
+                acc = 0.0
+                for c in range(nt):
+                    acc += (A[j, i, c] / nrm[i]) * tau[c]
+                rhs = b[j, i] / nrm[i] - acc
+            if uses_w:
+                for c in range(s):
+                    G_out[k, i, c] = A[j, i, nt + c] / nrm[i] if keep else 0.0
+                G_out[k, i, s] = -1.0 if keep else 0.0
+                h_out[k, i] = rhs if keep else 1.0
+            elif not rhs >= -tol:
+                inside = False
+        if uses_w:
+            state[k] = 2
+            for c in range(s):
+                f = wfree[j, c]
+                lo_out[k, c] = -w_bound if f else 0.0
+                hi_out[k, c] = w_bound if f else 0.0
+                art_out[k, c] = f
+            lo_out[k, s] = -1.0
+            hi_out[k, s] = slack_cap
+            art_out[k, s] = False
+        elif inside:
+            state[k] = 1
+
+
 def compile_kernel() -> float:
     """Compile the kernel now (once per process) on a two-mode example; returns the seconds spent
     (0 when already compiled or numba is missing)."""
@@ -359,5 +445,8 @@ def compile_kernel() -> float:
     domain_lp_kernel(A, b, task, args[4], args[5], args[6], args[3], np.arange(K), np.zeros(nt), np.ones(nt), True,
                      1.0, np.zeros((K, p + 2 * nt, nz)), np.zeros((K, p + 2 * nt)), np.zeros((K, nz)),
                      np.zeros((K, nz)), np.zeros((K, nz), np.bool_))
+    point_test_kernel(A, b, ~task, task, args[4], args[5], args[6], args[3], np.ones(B, np.bool_), np.arange(K),
+                      np.zeros(nt), 1e-6, 1.0, 1.0, np.zeros(K, np.int64), np.zeros(K), np.zeros((K, p, s + 1)),
+                      np.zeros((K, p)), np.zeros((K, s + 1)), np.zeros((K, s + 1)), np.zeros((K, s + 1), np.bool_))
     _compiled = True
     return time.perf_counter() - t0

@@ -208,3 +208,37 @@ def test_task_dropped_instead_of_a_blind_fallback():
     assert fast.mode4[2:] == "SS" and len(fast.mode) == 2
     assert np.all(fast.tau >= lo - 1e-9) and np.all(fast.tau <= hi + 1e-9)
     assert_matches_reference(step, lo, hi, fast, "task dropped")
+
+
+def test_compiled_point_test_equals_numpy_reference(short_runs, slow_path_states):
+    """The compiled point test (:func:`contactmodes.layout_kernel.point_test_kernel` behind
+    ``max_thrust._inside``) against its NumPy reference (``kernel="numpy"``) at the comparison
+    states: the same answer for every mode and torque — each mode's bound maximizer, the box
+    corners and centre, random torques of the box, and points pulled 1e-7 towards the maximizers
+    (near boundaries) — including modes decided by the max-slack LP (``w`` in their rows)."""
+    from controllers.rhex.max_thrust import _Engine, _bound_lps, _inside
+
+    states = [(P39, short_runs[0.39][1].states[k]) for k in (3, 6, 30)] + \
+        [(P60, short_runs[0.6][1].states[k]) for k in (15, 45)] + list(slow_path_states)
+    rng = np.random.default_rng(7)
+    n_lp, seen = 0, set()
+    for p, state in states:
+        lo, hi = _limits(state, p)
+        step = StepModel(state, p)
+        md = _Engine(p).modes(step, {})
+        u = step.terms.tau
+        lo_s, hi_s = lo / u, hi / u
+        n = len(md.names)
+        _, tau0 = _bound_lps(md, np.arange(n), lo_s, hi_s, False, {}, {})
+        taus = [t for t in tau0 if np.all(np.isfinite(t))]
+        taus += [lo_s, hi_s, 0.5 * (lo_s + hi_s)] + [lo_s + rng.random(3) * (hi_s - lo_s) for _ in range(8)]
+        taus += [t + 1e-7 * (0.5 * (lo_s + hi_s) - t) for t in taus[:len(tau0)]]
+        others = np.arange(n)
+        for tau in taus:
+            a = _inside(md, others, tau, {}, kernel="numpy")
+            b = _inside(md, others, tau, {}, kernel="compiled")
+            assert np.array_equal(a, b)
+            seen.update(a.tolist())
+        An, _, _, w_used = md.point_rows
+        n_lp += int(np.sum(np.any(w_used, axis=1) & md.feasible_u))
+    assert n_lp > 0 and seen == {True, False}  # the LP branch and both answers exercised

@@ -342,14 +342,23 @@ class _Modes:
         bad = zero & (b < 0.0) & self.dom.valid
         self.feasible_u = r.consistent & ~np.any(bad & ~self.dom.task, axis=1)
         self.feasible_t = r.consistent & ~np.any(bad, axis=1)
-        # normalized untasked rows for the point tests
-        keep = self.dom.valid & ~self.dom.task
-        nrm = np.sqrt(np.sum(A ** 2, axis=2))
-        nrm = np.where(nrm > 0.0, nrm, 1.0)
-        self.An = np.where(keep[:, :, None], A / nrm[:, :, None], 0.0)
-        self.bn = np.where(keep, b / nrm, 1.0)
-        self.bscale = np.max(np.where(keep, np.abs(self.bn), 0.0), axis=1, initial=0.0)
-        self.w_used = np.any(self.An[:, :, 3:] != 0.0, axis=1) & r.wfree
+        self._point_rows = None
+
+    @property
+    def point_rows(self):
+        """``(An, bn, bscale, w_used)``: the untasked rows of every domain divided by their norms
+        (others ``0 <= 1``), each mode's largest ``|bn|``, and which real ``w`` columns enter
+        its rows — the NumPy point test's data (:func:`_inside`), computed on first use."""
+        if self._point_rows is None:
+            A, b = self.dom.A, self.dom.b
+            keep = self.dom.valid & ~self.dom.task
+            nrm = np.sqrt(np.sum(A ** 2, axis=2))
+            nrm = np.where(nrm > 0.0, nrm, 1.0)
+            An = np.where(keep[:, :, None], A / nrm[:, :, None], 0.0)
+            bn = np.where(keep, b / nrm, 1.0)
+            bscale = np.max(np.where(keep, np.abs(bn), 0.0), axis=1, initial=0.0)
+            self._point_rows = (An, bn, bscale, np.any(An[:, :, 3:] != 0.0, axis=1) & self.resp.wfree)
+        return self._point_rows
 
 
 def _bound_lps(md: _Modes, sel: np.ndarray, lo, hi, task: bool, warm: dict, counters: dict):
@@ -379,21 +388,27 @@ def _bound_lps(md: _Modes, sel: np.ndarray, lo, hi, task: bool, warm: dict, coun
     return bound, tau0
 
 
-def _inside(md: _Modes, others: np.ndarray, tau: np.ndarray, counters: dict) -> np.ndarray:
+def _inside(md: _Modes, others: np.ndarray, tau: np.ndarray, counters: dict, kernel: str = "auto") -> np.ndarray:
     """(len(others),) whether ``tau`` (3,) lies in ``T_c'`` (untasked) of each mode position in
     ``others`` up to :data:`POINT_TOL` (module doc): row checks, then one batched max-slack LP for
-    the modes whose ``w`` enters their rows."""
+    the modes whose ``w`` enters their rows. ``kernel``: ``"numpy"`` (the reference below),
+    ``"compiled"`` (the row checks and the LPs' rows by
+    :func:`contactmodes.layout_kernel.point_test_kernel`) or ``"auto"`` (compiled when numba is
+    installed)."""
     out = np.zeros(others.size, dtype=bool)
     if others.size == 0:
         return out
+    if kernel == "compiled" or (kernel == "auto" and layout_kernel.AVAILABLE):
+        return _inside_compiled(md, others, tau, counters)
     r = md.resp
+    An_all, bn, bscale, w_used = md.point_rows
     ok = md.feasible_u[others]
-    tol = POINT_TOL * np.maximum(max(1.0, float(np.abs(tau).max())), md.bscale[others])
+    tol = POINT_TOL * np.maximum(max(1.0, float(np.abs(tau).max())), bscale[others])
     eq = np.where(r.cvalid[others], np.abs(np.einsum("bij,j->bi", r.C[others], tau) - r.d[others]), 0.0)
     ok &= np.max(eq, axis=1, initial=0.0) <= tol
-    An = md.An[others]
-    rhs = md.bn[others] - np.einsum("bpi,i->bp", An[:, :, :3], tau)
-    uses_w = np.any(md.w_used[others], axis=1)
+    An = An_all[others]
+    rhs = bn[others] - np.einsum("bpi,i->bp", An[:, :, :3], tau)
+    uses_w = np.any(w_used[others], axis=1)
     direct = ok & ~uses_w
     out[direct] = np.min(rhs[direct], axis=1, initial=np.inf) >= -tol[direct]
     lpsel = np.flatnonzero(ok & uses_w)
@@ -411,6 +426,29 @@ def _inside(md: _Modes, others: np.ndarray, tau: np.ndarray, counters: dict) -> 
         hi_ = np.concatenate([np.where(wf, W_BOUND, 0.0), np.full((lpsel.size, 1), SLACK_CAP)], axis=1)
         art = np.concatenate([wf, np.zeros((lpsel.size, 1), bool)], axis=1)
         res = batchlp.solve_batch(cost, G, h, lo_, hi_, art)
+        counters["lps"] = counters.get("lps", 0) + lpsel.size
+        counters["fallback_lps"] = counters.get("fallback_lps", 0) + res.n_fallback
+        out[lpsel] = (res.status == lp.OPTIMAL) & (res.fun <= tol[lpsel])
+    return out
+
+
+def _inside_compiled(md: _Modes, others: np.ndarray, tau: np.ndarray, counters: dict) -> np.ndarray:
+    """:func:`_inside` through :func:`contactmodes.layout_kernel.point_test_kernel`."""
+    r, dom = md.resp, md.dom
+    K, (p, nz) = others.size, dom.A.shape[1:]
+    s = nz - 3
+    state, tol = np.empty(K, dtype=np.int64), np.empty(K)
+    G, h = np.empty((K, p, s + 1)), np.empty((K, p))
+    lo_, hi_, art = np.empty((K, s + 1)), np.empty((K, s + 1)), np.empty((K, s + 1), dtype=bool)
+    layout_kernel.point_test_kernel(dom.A, dom.b, dom.valid, dom.task, r.C, r.d, r.cvalid, r.wfree, md.feasible_u,
+                                    np.asarray(others, dtype=np.int64), np.asarray(tau, dtype=float), POINT_TOL,
+                                    W_BOUND, SLACK_CAP, state, tol, G, h, lo_, hi_, art)
+    out = state == 1
+    lpsel = np.flatnonzero(state == 2)
+    if lpsel.size:
+        cost = np.zeros((lpsel.size, s + 1))
+        cost[:, -1] = 1.0
+        res = batchlp.solve_batch(cost, G[lpsel], h[lpsel], lo_[lpsel], hi_[lpsel], art[lpsel])
         counters["lps"] = counters.get("lps", 0) + lpsel.size
         counters["fallback_lps"] = counters.get("fallback_lps", 0) + res.n_fallback
         out[lpsel] = (res.status == lp.OPTIMAL) & (res.fun <= tol[lpsel])
