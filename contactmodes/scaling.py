@@ -127,9 +127,9 @@ def _input_units(B: np.ndarray, g: np.ndarray) -> np.ndarray:
     (the largest unit keeping ``|B'_jk| <= 1``); 1 for an all-zero column."""
     aB = np.abs(B)
     nz = aB != 0.0
-    ratio = np.divide(np.broadcast_to(g[:, None], B.shape), aB, out=np.full(B.shape, np.inf), where=nz)
-    out = np.min(ratio, axis=0, initial=np.inf)
-    return np.where(np.any(nz, axis=0), out, 1.0)
+    ratio = np.where(nz, g[:, None] / np.where(nz, aB, 1.0), np.inf)  # few NumPy calls: a per-step cost
+    out = ratio.min(axis=0, initial=np.inf)
+    return np.where(nz.any(axis=0), out, 1.0)
 
 
 class ScaledTerms(NamedTuple):
@@ -182,7 +182,7 @@ def scale_terms(M, h, S, J, Jdot_qdot, v_contact, v0, scales: CharacteristicScal
         qdd = qdd * s[None, :]
         f = f * F
         tau = tau * u[None, :]
-        mag = np.max(np.abs(np.hstack([qdd, f, tau])), axis=1, initial=0.0)
+        mag = np.abs(np.concatenate((qdd, f, tau), axis=1)).max(axis=1, initial=0.0)
         rho = np.where(mag > 0.0, mag, np.maximum(np.abs(rhs), 1.0))
         rows.append(rho)
         out.append((qdd / rho[:, None], f / rho[:, None], tau / rho[:, None], rhs / rho))

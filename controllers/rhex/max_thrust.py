@@ -374,11 +374,13 @@ def _bound_lps(md: _Modes, sel: np.ndarray, lo, hi, task: bool, warm: dict, coun
     s = md.resp.Q.shape[2]
     cost = np.zeros((nsel, 3 + s))
     cost[:, :3] = -md.grad[sel]
-    names = [md.names[i] for i in sel]
-    basis = np.array([warm.get((task, m), np.full(3 + s, -1)) for m in names])
-    res = batchlp.solve_batch(cost, G, h, lo_, hi_, art, basis)
-    for m, bs in zip(names, res.basis):
-        warm[(task, m)] = bs
+    # warm starts: one row per candidate of the layout (``-1``: none yet, the box vertex is used)
+    bases = warm.get(("bound", task))
+    if bases is None:
+        bases = warm[("bound", task)] = np.full((len(md.layout.modes), 3 + s), -1, dtype=np.int64)
+    pos = md.index[sel]
+    res = batchlp.solve_batch(cost, G, h, lo_, hi_, art, bases[pos])
+    bases[pos] = res.basis
     counters["lps"] = counters.get("lps", 0) + nsel
     counters["fallback_lps"] = counters.get("fallback_lps", 0) + res.n_fallback
     ok = res.status == lp.OPTIMAL
