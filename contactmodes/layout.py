@@ -339,39 +339,55 @@ class Layout:
         self.piv_known[i] = True
 
     # ------------------------------------------------------------------ kinematic test
-    def kinematic(self, banks: Banks, counters: dict | None = None) -> np.ndarray:
+    def kinematic(self, banks: Banks, counters: dict | None = None, kernel: str = "auto") -> np.ndarray:
         """(N,) bool: the candidates that are kinematically feasible (Sec. III-F, footnote 5),
-        decided as :func:`~contactmodes.modes.acceleration_feasible` decides them (module doc)."""
+        decided as :func:`~contactmodes.modes.acceleration_feasible` decides them (module doc).
+        ``kernel`` as in :meth:`responses`: ``"numpy"`` (the reference below: rows from a signed
+        bank, the NumPy simplex), ``"compiled"`` (:func:`~contactmodes.layout_kernel.kinematic_rows_kernel`,
+        the compiled simplex, :func:`~contactmodes.layout_kernel.kinematic_decide_kernel`)."""
         from .modes import _slack
 
         J, c = banks.J, banks.c
         k, n_q = self.structure.k, self.structure.n_q
         N = len(self.modes)
-        margin = tolerances.STRICT_MARGIN * max(1.0, float(np.abs(J).max(initial=0.0)),
-                                                float(np.abs(c).max(initial=0.0)))
-        # E q̈ <= e, −E q̈ <= −e (E = J rows, e = −J̇q̇), and −sign·J q̈ + s <= sign·J̇q̇ for the strict
-        # rows sign·ẍ >= 0 (sign = +1: rows 0..2k−1 of the signed bank, −1: 2k..4k−1); last: padding
-        bank, rb = self._kin_bank, self._kin_rhs  # the s column and the padding row are constant
-        bank[0:2 * k, :n_q] = J
-        bank[2 * k:4 * k, :n_q] = -J
-        bank[4 * k:6 * k, :n_q] = bank[2 * k:4 * k, :n_q]
-        bank[6 * k:8 * k, :n_q] = J
-        rb[0:2 * k] = -c
-        rb[2 * k:4 * k] = c
-        rb[4 * k:6 * k] = c
-        rb[6 * k:8 * k] = -c
-        rows, rhs = bank[self.kin_rows], rb[self.kin_rows]
+        if kernel not in ("auto", "numpy", "compiled"):
+            raise ValueError(f"kernel: must be 'auto', 'numpy' or 'compiled', got {kernel!r}")
         cost, lo, hi, art = self.kin_cost, self.kin_lo, self.kin_hi, self.kin_art
-        res = batchlp.simplex_batch(cost, rows, rhs, lo, hi, art, self.basis.get("kinematic"))
+        band_rtol = tolerances.FEASIBILITY_RTOL * 10
+        kern = "compiled" if kernel == "compiled" or (kernel == "auto" and layout_kernel.AVAILABLE) else "numpy"
+        if kern == "compiled":
+            rows, rhs = np.empty((N, self.kin_rows.shape[1], n_q + 1)), np.empty((N, self.kin_rows.shape[1]))
+            margin = layout_kernel.kinematic_rows_kernel(np.ascontiguousarray(J, dtype=float),
+                                                         np.ascontiguousarray(c, dtype=float), self.kin_rows,
+                                                         float(tolerances.STRICT_MARGIN), rows, rhs)
+            res = batchlp.simplex_batch(cost, rows, rhs, lo, hi, art, self.basis.get("kinematic"), kernel="compiled")
+            out, decided = np.empty(N, dtype=bool), np.empty(N, dtype=bool)
+            layout_kernel.kinematic_decide_kernel(res.status, res.x, res.fun, margin, band_rtol, out, decided)
+        else:
+            margin = tolerances.STRICT_MARGIN * max(1.0, float(np.abs(J).max(initial=0.0)),
+                                                    float(np.abs(c).max(initial=0.0)))
+            # E q̈ <= e, −E q̈ <= −e (E = J rows, e = −J̇q̇), and −sign·J q̈ + s <= sign·J̇q̇ for the strict
+            # rows sign·ẍ >= 0 (sign = +1: rows 0..2k−1 of the signed bank, −1: 2k..4k−1); last: padding
+            bank, rb = self._kin_bank, self._kin_rhs  # the s column and the padding row are constant
+            bank[0:2 * k, :n_q] = J
+            bank[2 * k:4 * k, :n_q] = -J
+            bank[4 * k:6 * k, :n_q] = bank[2 * k:4 * k, :n_q]
+            bank[6 * k:8 * k, :n_q] = J
+            rb[0:2 * k] = -c
+            rb[2 * k:4 * k] = c
+            rb[4 * k:6 * k] = c
+            rb[6 * k:8 * k] = -c
+            rows, rhs = bank[self.kin_rows], rb[self.kin_rows]
+            res = batchlp.simplex_batch(cost, rows, rhs, lo, hi, art, self.basis.get("kinematic"), kernel="numpy")
+            s = -res.fun  # NaN unless optimal (then x is NaN too and every comparison below is false)
+            band = band_rtol * np.maximum(1.0, np.max(np.abs(res.x), axis=1))
+            decided = (np.abs(s - margin) > band) | (res.status == lp.INFEASIBLE)
+            out = s > margin
         self.basis["kinematic"] = res.basis
-        s = -res.fun  # NaN unless optimal (then x is NaN too and every comparison below is false)
-        band = tolerances.FEASIBILITY_RTOL * 10 * np.maximum(1.0, np.max(np.abs(res.x), axis=1))
-        decided = (np.abs(s - margin) > band) | (res.status == lp.INFEASIBLE)
-        out = s > margin
         undecided = np.flatnonzero(~decided)
         second = 0
         if undecided.size:
-            self._unit_box(undecided, rows, rhs, margin, decided, out)
+            self._unit_box(undecided, rows, rhs, margin, decided, out, kern)
             second = undecided.size
             undecided = np.flatnonzero(~decided)
             second -= undecided.size
@@ -390,7 +406,7 @@ class Layout:
         return out
 
     def _unit_box(self, todo: np.ndarray, rows: np.ndarray, rhs: np.ndarray, margin: float, decided: np.ndarray,
-                  out: np.ndarray) -> None:
+                  out: np.ndarray, kernel: str = "auto") -> None:
         """Second compiled solve of the kinematic LPs ``todo`` the first one left undecided (in place
         on ``decided``, ``out``). Near rest their optimum leans on the box ``KINEMATIC_BOUND`` or
         sits within the precision band, which grows with ``|q̈'|``. (1) In the unit box, still
@@ -411,7 +427,7 @@ class Layout:
             art = self.kin_art[todo].copy()
             if real:
                 art[:, :n_q] = False
-            res = batchlp.simplex_batch(cost, G, h, lo, hi, art)
+            res = batchlp.simplex_batch(cost, G, h, lo, hi, art, kernel=kernel)
             s = -res.fun
             band = tolerances.FEASIBILITY_RTOL * 10 * np.maximum(1.0, np.max(np.abs(res.x), axis=1))
             if real:

@@ -30,8 +30,8 @@ from polytopes import batchlp_kernel
 from . import tolerances
 
 AVAILABLE = batchlp_kernel.AVAILABLE
-__all__ = ["AVAILABLE", "compile_kernel", "domain_lp_kernel", "domains_kernel", "point_test_kernel",
-           "responses_kernel"]
+__all__ = ["AVAILABLE", "compile_kernel", "domain_lp_kernel", "domains_kernel", "kinematic_decide_kernel",
+           "kinematic_rows_kernel", "point_test_kernel", "responses_kernel"]
 
 _RANK = float(tolerances.RANK_RTOL)
 _CANCEL = float(tolerances.CANCEL_RTOL)
@@ -297,6 +297,58 @@ def domains_kernel(Nbank, ebank, rows, n, P, Q, r, A_out, b_out):  # pragma: no 
 
 
 @_jit
+def kinematic_rows_kernel(J, c, kin_rows, strict_margin, G_out, h_out):  # pragma: no cover - compiled
+    """The kinematic LPs' rows of :meth:`~contactmodes.layout.Layout.kinematic` (its NumPy path
+    builds the same from a signed bank): ``J`` (2k, n_q), ``c`` (2k,) ``J̇q̇``; ``kin_rows`` (N, r)
+    indices into the bank ``[J | 0; −J | 0; −J | 1; J | 1; 0 | 0]`` (blocks of 2k rows, right-hand
+    sides ``−c, c, c, −c``, then the padding row ``0 <= 0``); writes ``G_out`` (N, r, n_q + 1),
+    ``h_out`` (N, r). Returns the margin ``strict_margin · max(1, max|J|, max|c|)``."""
+    k2, n_q = J.shape
+    big = 1.0
+    for i in range(k2):
+        big = max(big, abs(c[i]))
+        for j in range(n_q):
+            big = max(big, abs(J[i, j]))
+    N, r = kin_rows.shape
+    for b in range(N):
+        for i in range(r):
+            e = kin_rows[b, i]
+            if e >= 4 * k2:
+                for j in range(n_q + 1):
+                    G_out[b, i, j] = 0.0
+                h_out[b, i] = 0.0
+                continue
+            blk = e // k2
+            comp = e - blk * k2
+            sign = 1.0 if (blk == 0 or blk == 3) else -1.0
+            for j in range(n_q):
+                G_out[b, i, j] = sign * J[comp, j]
+            G_out[b, i, n_q] = 0.0 if blk < 2 else 1.0
+            h_out[b, i] = -sign * c[comp]
+    return strict_margin * big
+
+
+@_jit
+def kinematic_decide_kernel(status, x, fun, margin, band_rtol, out, decided):  # pragma: no cover - compiled
+    """The decisions of :meth:`~contactmodes.layout.Layout.kinematic` from the batched answers
+    (``status`` (N,), ``x`` (N, n_q + 1), ``fun`` (N,)): an optimum ``s = −fun`` decides when
+    ``|s − margin| > band_rtol · max(1, ‖x‖∞)`` (feasible when ``s > margin``), an infeasibility
+    certificate decides infeasible, anything else is undecided; writes ``out``, ``decided`` (N,)."""
+    for b in range(status.size):
+        out[b] = False
+        decided[b] = False
+        if status[b] == 0:
+            s = -fun[b]
+            size = 1.0
+            for j in range(x.shape[1]):
+                size = max(size, abs(x[b, j]))
+            decided[b] = abs(s - margin) > band_rtol * size
+            out[b] = s > margin
+        elif status[b] == 2:
+            decided[b] = True
+
+
+@_jit
 def domain_lp_kernel(A, b, task, C, d, cvalid, wfree, sel, lo, hi, keep_task, w_bound,
                      G_out, h_out, lo_out, hi_out, art_out):  # pragma: no cover - compiled
     """The rows of :func:`contactmodes.layout.domain_lp_rows` (the same arrays, one mode at a time):
@@ -448,5 +500,10 @@ def compile_kernel() -> float:
     point_test_kernel(A, b, ~task, task, args[4], args[5], args[6], args[3], np.ones(B, np.bool_), np.arange(K),
                       np.zeros(nt), 1e-6, 1.0, 1.0, np.zeros(K, np.int64), np.zeros(K), np.zeros((K, p, s + 1)),
                       np.zeros((K, p)), np.zeros((K, s + 1)), np.zeros((K, s + 1)), np.zeros((K, s + 1), np.bool_))
+    kin = np.array([[0, 5, 12], [2, 9, 16]])
+    Gk, hk = np.zeros((2, 3, n + 1)), np.zeros((2, 3))
+    kinematic_rows_kernel(np.ones((2, n)), np.ones(2), kin, 1e-7, Gk, hk)
+    kinematic_decide_kernel(np.array([0, 2]), np.zeros((2, n + 1)), np.zeros(2), 1e-7, 1e-8, np.zeros(2, np.bool_),
+                            np.zeros(2, np.bool_))
     _compiled = True
     return time.perf_counter() - t0

@@ -143,6 +143,9 @@ def test_compiled_responses_equal_numpy_reference(case):
         assert np.array_equal(getattr(da, f), getattr(db, f)), f
     assert np.allclose(da.A, db.A, rtol=1e-12, atol=1e-13) and np.allclose(da.b, db.b, rtol=1e-12, atol=1e-13)
     assert np.array_equal(da.A == 0.0, db.A == 0.0) and np.array_equal(da.b == 0.0, db.b == 0.0)  # cancellations
+    # the kinematic test: the compiled rows, simplex and decisions against the NumPy reference
+    fresh = Structure.of(system).layout(lay.pattern)  # cold, as lay
+    assert np.array_equal(fresh.kinematic(banks, kernel="numpy"), lay.kinematic(banks, kernel="compiled"))
     # the bound-LP rows over D_c ∩ box (domain_lp_rows): the compiled assembly is the NumPy one exactly
     nt = a.C.shape[1]
     sel = idx[::2][::-1]  # a subset, out of order
@@ -174,10 +177,12 @@ def test_kinematic_second_solve_matches_definition_near_rest():
     for state in run.states[1:3]:
         step = StepModel(state, p)
         lay = Structure(6, 3, step.contacts, step.arrays.mu, [("task", "geq", 1)]).layout(step.pattern)
-        counters: dict = {}
-        structure = lay.structure
-        got = lay.kinematic(structure.banks(step.terms), counters)
-        second += counters["second_solve_lps"]
+        banks = lay.structure.banks(step.terms)
         want = [acceleration_feasible(step.system, m) for m in lay.modes]
-        assert list(got) == want
+        for kernel in ("compiled", "numpy"):
+            counters: dict = {}
+            lay.basis.clear()
+            got = lay.kinematic(banks, counters, kernel=kernel)
+            second += counters["second_solve_lps"]
+            assert list(got) == want, kernel
     assert second > 0
