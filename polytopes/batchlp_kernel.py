@@ -337,6 +337,7 @@ def simplex_kernel(c, G, h, lo, hi, art, basis_in, warm, limit, status, x_out, f
         bad = _build(c[b], G[b], h[b], lo[b], hi[b], F, f)
         for j in range(n):
             basis[j] = m + j if c[b, j] <= 0.0 else m + n + j
+        good = False  # a usable warm start: then Binv already holds its inverse
         if warm:
             for j in range(n):
                 if basis_in[b, j] >= 0 and basis_in[b, j] < M:
@@ -357,15 +358,16 @@ def simplex_kernel(c, G, h, lo, hi, art, basis_in, warm, limit, status, x_out, f
             if not good:
                 for j in range(n):
                     basis[j] = m + j if c[b, j] <= 0.0 else m + n + j
-        for i in range(n):  # the inverse of the start basis (±I for the default one)
-            for j in range(n):
-                FB[i, j] = F[basis[i], j]
+        if not good:  # the inverse of the start basis (±I for the default one)
+            for i in range(n):
+                for j in range(n):
+                    FB[i, j] = F[basis[i], j]
         st = _UNDECIDED
         enter = -1
         if bad >= 0:
             st = _INFEASIBLE
             enter = bad
-        elif invert(FB, Binv):
+        elif good or invert(FB, Binv):
             _duals(Binv, c[b], y)
             for i in range(n):
                 y[i] = max(y[i], 0.0)
