@@ -549,12 +549,12 @@ def _search(md: _Modes, step: StepModel, lo, hi, task: bool, force_slow: bool, w
     best = None
     n_exam = n_slow = 0
     values = {}
-    n = len(md.names)
+    everyone = np.arange(len(md.names))
     for j, beta, t0 in cands:
         if best is not None and best[0] >= beta - TIE_TOL * max(1.0, abs(beta)):
             break
         n_exam += 1
-        others = np.array([i for i in range(n) if i != j], dtype=int)
+        others = np.delete(everyone, j)
         if not force_slow and not np.any(_inside(md, others, t0, counters)):
             val, tau, nudged, closure = beta, t0, False, beta
         else:

@@ -172,8 +172,10 @@ def leg_kinematics(state, params: RHexParams) -> LegKinematics:
     x, y, th, vx, vy, om = state[:6]
     c, s = math.cos(th), math.sin(th)
     d = np.asarray(params.hips)
-    hip = np.stack([x + d * c, y + d * s], axis=1)
-    hip_vel = np.stack([vx - om * d * s, vy + om * d * c], axis=1)
+    hip = np.empty((3, 2))  # per control step: few NumPy calls (the same numbers as stacking the columns)
+    hip[:, 0], hip[:, 1] = x + d * c, y + d * s
+    hip_vel = np.empty((3, 2))
+    hip_vel[:, 0], hip_vel[:, 1] = vx - om * d * s, vy + om * d * c
     toe = state[6:12].reshape(3, 2)
     tv = state[12:18].reshape(3, 2)
     e = toe - hip
