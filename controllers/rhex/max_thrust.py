@@ -129,6 +129,7 @@ compare are in ``docs/realtime.md``.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import time
 from typing import NamedTuple
@@ -244,6 +245,17 @@ class MaxThrustResult:
 # ----------------------------------------------------------------------------------- the step's model
 
 
+@functools.lru_cache(maxsize=32)
+def _task_rows(k: int, min_normal_force: float) -> tuple:
+    """``(qdd, f, tau, rhs)`` of :func:`~.rigid_model.task_constraint` for ``k`` contacts (read-only
+    arrays; the row depends on nothing else, so it is built once per ``k``, not per step)."""
+    tc = task_constraint(k, dataclasses.replace(RHexParams(), min_body_normal_force=min_normal_force))
+    rows = (tc.qdd.copy(), tc.f.copy(), tc.tau.copy(), tc.rhs.copy())
+    for a in rows:
+        a.flags.writeable = False
+    return rows
+
+
 def _classified(v_contact: np.ndarray, normal_velocity_tol: float) -> np.ndarray:
     """Normal velocities ``<= normal_velocity_tol`` (m/s) set to 0 (module doc), (2k,)."""
     v = np.array(v_contact, dtype=float).reshape(-1, 2)
@@ -269,9 +281,8 @@ class StepModel:
         ra = self.arrays
         self.contacts = ra.contacts
         self.v_contact = _classified(ra.v_contact, normal_velocity_tol) if classify else ra.v_contact
-        tc = task_constraint(len(ra.contacts), params)
         self.terms: ScaledTerms = scale_terms(ra.M, ra.h, S_MATRIX, ra.J, ra.Jdot_qdot, self.v_contact, ra.v0,
-                                              ra.scales, [(tc.qdd, tc.f, tc.tau, tc.rhs)])
+                                              ra.scales, [_task_rows(len(ra.contacts), params.min_body_normal_force)])
         self.pattern = classify_arrays(self.terms.v_contact, self.terms.v0, 1.0, ra.contacts,
                                        check_approaching=classify)
         self._system = None
