@@ -43,13 +43,6 @@ The union of polytopes ``T*_c ∩ L`` is never built for every mode. Per step:
     maximized over each remaining piece (one LP each).
 * **Stop** as soon as the best value found is ``>= β`` of the next candidate (minus
   :data:`TIE_TOL`): no remaining mode can do better.
-* **Bounds on demand.** With more than :data:`LAZY_BOUNDS` modes of unique θ̈, ``β_c`` is first
-  bounded by ``max θ̈_c over L`` alone (the box, no LP: ``r + Σ max(g_i lo_i, g_i hi_i)``, raised
-  past rounding), and a mode's bound LP is solved only when that box bound could still put it
-  before the next candidate or above the best value found. The candidates are examined in the
-  same order (decreasing ``β``, ties to the lower position) and the search stops at the same
-  candidate as with every bound solved — a box bound ``>= β`` stops the search only where ``β``
-  would — so the answer is the same; ``MaxThrustResult.bounds`` lists the bounds solved.
 
 Real time (1 kHz)
 -----------------
@@ -188,10 +181,6 @@ purpose: near-boundary points go to the exact slow path)."""
 TIE_TOL = 1e-9
 """Relative tolerance (× ``max(1, |θ̈|)``) of the stopping rule ``best >= β_next``."""
 SLACK_CAP = 1e6
-LAZY_BOUNDS = 8
-"""A step with more modes of unique θ̈ than this solves their bound LPs lazily (module doc, *Lazy
-evaluation*): those of the ``LAZY_BOUNDS`` largest box bounds first, the others only when their box
-bound could still come before the search's next candidate."""
 PRECOMPUTE_STEPS = 10
 """Control periods of the constructor's dry run from the at-rest start (module doc, *Real time*):
 the velocity patterns met there (113, 120 and 64 modes in the default flips) get their layouts
@@ -562,51 +551,19 @@ def _search(md: _Modes, step: StepModel, lo, hi, task: bool, force_slow: bool, w
 
     Returns ``(best, cands, values, n_exam, n_slow)``: ``best`` = ``(value, tau, mode, nudged,
     closure)`` or ``None`` (no mode with a non-empty ``T*_c ∩ L``); ``cands`` ``[(mode, β, τ°)]``
-    with a non-empty ``D_c ∩ L`` in decreasing bound order — every such mode whose bound LP was
-    solved (all of them when more than :data:`LAZY_BOUNDS` have a unique θ̈, else those the
-    search needed: module doc, *Lazy evaluation*)."""
+    with a non-empty ``D_c ∩ L`` in decreasing bound order."""
     feas = md.feasible_t if task else md.feasible_u
     sel = np.flatnonzero(md.unique & feas)
-    nsel = sel.size
-    key = np.full(nsel, np.inf)  # β where `exact`, else an upper bound of β
-    exact = np.zeros(nsel, dtype=bool)
-    tau0 = np.full((nsel, 3), np.nan)
-
-    def refine(i: np.ndarray) -> None:
-        key[i], tau0[i] = _bound_lps(md, sel[i], lo, hi, task, warm, counters)
-        exact[i] = True
-
-    if nsel > LAZY_BOUNDS:
-        g, off = md.grad[sel], md.offset[sel]
-        # max of θ̈' over L alone, raised past its rounding so that it is >= the computed β as well
-        big = np.abs(off) + np.abs(g) @ np.maximum(np.abs(lo), np.abs(hi))
-        key[:] = off + np.sum(np.maximum(g * lo, g * hi), axis=1) + 1e-12 * big
-        refine(np.argsort(-key, kind="stable")[:LAZY_BOUNDS])
-    else:
-        refine(np.arange(nsel))
+    bound, tau0 = _bound_lps(md, sel, lo, hi, task, warm, counters)
+    order = np.argsort(-bound, kind="stable")
+    cands = [(int(sel[i]), float(bound[i]), tau0[i]) for i in order if np.isfinite(bound[i])]
     best = None
     n_exam = n_slow = 0
     values = {}
     everyone = np.arange(len(md.names))
-    done = np.zeros(nsel, dtype=bool)
-    while nsel:
-        live = np.where(done, -np.inf, key)
-        i = int(np.argmax(live))  # the largest key, ties to the lowest position: the reference's order
-        top = float(live[i])
-        if top == -np.inf:
+    for j, beta, t0 in cands:
+        if best is not None and best[0] >= beta - TIE_TOL * max(1.0, abs(beta)):
             break
-        if best is not None and best[0] >= top - TIE_TOL * max(1.0, abs(top)):
-            break  # every bound left is <= its key
-        if not exact[i]:
-            # every mode that could come before the best solved one left, or the next few by key
-            thr = np.where(exact & ~done, key, -np.inf).max()
-            todo = np.flatnonzero(~exact & ~done & (key >= thr))
-            if thr == -np.inf:
-                todo = todo[np.argsort(-key[todo], kind="stable")[:LAZY_BOUNDS]]
-            refine(todo)
-            continue
-        done[i] = True
-        j, beta, t0 = int(sel[i]), top, tau0[i]
         n_exam += 1
         others = np.delete(everyone, j)
         if not force_slow and not np.any(_inside(md, others, t0, counters)):
@@ -618,8 +575,6 @@ def _search(md: _Modes, step: StepModel, lo, hi, task: bool, force_slow: bool, w
         values[md.names[j]] = val
         if tau is not None and (best is None or val > best[0]):
             best = (val, tau, j, nudged, closure)
-    order = np.argsort(-np.where(exact, key, -np.inf), kind="stable")
-    cands = [(int(sel[i]), float(key[i]), tau0[i]) for i in order if exact[i] and np.isfinite(key[i])]
     return best, cands, values, n_exam, n_slow
 
 
