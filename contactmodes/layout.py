@@ -627,24 +627,34 @@ class Layout:
 
 
 def domain_lp_rows(resp: Responses, dom: Domains, sel: np.ndarray, lo, hi, task: bool = True,
-                   kernel: str = "auto") -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+                   kernel: str = "auto", width: int | None = None
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Rows of one LP per mode ``sel`` (positions in ``resp``/``dom``) over the lifted domain
     ``D_c ∩ {lo <= τ <= hi}`` in ``z = (τ, w)`` (no projection), in the form of
     :func:`polytopes.batchlp.simplex_batch`: ``G z <= h`` with ``G = [A; C; −C]``, ``h = [b; d;
     −d]`` (the domain (33), its task rows replaced by ``0 <= 1`` when ``task`` is false, and the
     valid rows of (31) as two inequalities each), the box ``lo``, ``hi`` (n_τ,) on τ and the
-    artificial box ``|w| <= W_BOUND`` on the real ambiguity columns (others fixed at 0).
+    artificial box ``|w| <= W_BOUND`` on the real ambiguity columns.
 
-    Returns ``(G (K, p + 2n_τ, n_τ + s), h (K, p + 2n_τ), lo (K, n_τ + s), hi, artificial (K, n_τ + s))``.
-    ``kernel`` as in :meth:`Layout.responses` (the NumPy computation below is the reference)."""
+    ``width`` ``v`` (default ``s``, the padded width of ``resp``): the number of ``w`` columns of
+    the LPs, at least the largest ``n_w`` of ``sel``; each mode's real ambiguity columns come
+    first, in their order, and the remaining ones are fixed at 0 (the padding columns of ``D_c``
+    are zero, so the LP is the same; a narrower ``v`` makes it smaller). Returns ``(G (K, p +
+    2n_τ, n_τ + v), h (K, p + 2n_τ), lo (K, n_τ + v), hi, artificial (K, n_τ + v))``. ``kernel``
+    as in :meth:`Layout.responses` (the NumPy computation below is the reference). Raises
+    ``ValueError`` for a ``width`` below a mode's ``n_w``."""
     sel = np.asarray(sel, dtype=np.int64)
-    K, (p, nz) = sel.size, dom.A.shape[1:]
-    nt = resp.C.shape[1]
+    K, p = sel.size, dom.A.shape[1]
+    nt, s = resp.C.shape[1], resp.wfree.shape[1]
+    v = s if width is None else int(width)
+    wf = resp.wfree[sel]
+    if v > s or v < int(np.sum(wf, axis=1).max(initial=0)):
+        raise ValueError(f"width: must lie between the modes' largest n_w and {s}, got {v}")
     if kernel not in ("auto", "numpy", "compiled"):
         raise ValueError(f"kernel: must be 'auto', 'numpy' or 'compiled', got {kernel!r}")
     if kernel == "compiled" or (kernel == "auto" and layout_kernel.AVAILABLE):
-        G, h = np.empty((K, p + 2 * nt, nz)), np.empty((K, p + 2 * nt))
-        lo_, hi_, art = np.empty((K, nz)), np.empty((K, nz)), np.empty((K, nz), dtype=bool)
+        G, h = np.empty((K, p + 2 * nt, nt + v)), np.empty((K, p + 2 * nt))
+        lo_, hi_, art = np.empty((K, nt + v)), np.empty((K, nt + v)), np.empty((K, nt + v), dtype=bool)
         layout_kernel.domain_lp_kernel(dom.A, dom.b, dom.task, resp.C, resp.d, resp.cvalid, resp.wfree, sel,
                                        np.asarray(lo, dtype=float), np.asarray(hi, dtype=float), bool(task),
                                        float(W_BOUND), G, h, lo_, hi_, art)
@@ -654,22 +664,25 @@ def domain_lp_rows(resp: Responses, dom: Domains, sel: np.ndarray, lo, hi, task:
         drop = dom.task[sel]
         A = np.where(drop[:, :, None], 0.0, A)
         b = np.where(drop, 1.0, b)
+    cols = np.argsort(~wf, axis=1, kind="stable")[:, :v]  # each mode's real w columns first
+    used = np.take_along_axis(wf, cols, axis=1)
+    Aw = np.where(used[:, None, :], np.take_along_axis(A[:, :, nt:], cols[:, None, :], axis=2), 0.0)
     cv = resp.cvalid[sel]
     Cm = resp.C[sel] * cv[:, :, None]
     dm = resp.d[sel] * cv
-    G = np.zeros((K, p + 2 * nt, nz))
-    G[:, :p] = A
+    G = np.zeros((K, p + 2 * nt, nt + v))
+    G[:, :p, :nt] = A[:, :, :nt]
+    G[:, :p, nt:] = Aw
     G[:, p:p + nt, :nt] = Cm
     G[:, p + nt:, :nt] = -Cm
     h = np.concatenate([b, dm, -dm], axis=1)
-    wf = resp.wfree[sel]
-    lo_ = np.empty((K, nz))
-    hi_ = np.empty((K, nz))
+    lo_ = np.empty((K, nt + v))
+    hi_ = np.empty((K, nt + v))
     lo_[:, :nt], hi_[:, :nt] = lo, hi
-    lo_[:, nt:] = -W_BOUND * wf
-    hi_[:, nt:] = W_BOUND * wf
-    art = np.zeros((K, nz), dtype=bool)
-    art[:, nt:] = wf
+    lo_[:, nt:] = -W_BOUND * used
+    hi_[:, nt:] = W_BOUND * used
+    art = np.zeros((K, nt + v), dtype=bool)
+    art[:, nt:] = used
     return G, h, lo_, hi_, art
 
 

@@ -355,37 +355,48 @@ def domain_lp_kernel(A, b, task, C, d, cvalid, wfree, sel, lo, hi, keep_task, w_
     ``A`` (B, p, n_τ + s), ``b``, ``task`` (B, p) the domains (33); ``C`` (B, n_τ, n_τ), ``d``,
     ``cvalid`` (B, n_τ) the admissible torques (31); ``wfree`` (B, s); ``sel`` (K,) the modes;
     ``lo``, ``hi`` (n_τ,) the torque box; ``keep_task`` whether task rows stay; writes ``G_out``
-    (K, p + 2 n_τ, n_τ + s), ``h_out`` (K, p + 2 n_τ), ``lo_out``, ``hi_out``, ``art_out`` (K, n_τ + s)."""
+    (K, p + 2 n_τ, n_τ + v), ``h_out`` (K, p + 2 n_τ), ``lo_out``, ``hi_out``, ``art_out``
+    (K, n_τ + v): each mode's real ambiguity columns first, in order, the other ``v − n_w`` fixed
+    at 0."""
     K = sel.size
     p = A.shape[1]
-    nz = A.shape[2]
     nt = C.shape[1]
+    s = A.shape[2] - nt
+    nv = G_out.shape[2]
     for k in range(K):
         j = sel[k]
+        for i in range(p + 2 * nt):
+            for c in range(nv):
+                G_out[k, i, c] = 0.0
+        for c in range(nv):
+            lo_out[k, c] = lo[c] if c < nt else 0.0
+            hi_out[k, c] = hi[c] if c < nt else 0.0
+            art_out[k, c] = False
         for i in range(p):
             drop = task[j, i] and not keep_task
-            for c in range(nz):
-                G_out[k, i, c] = 0.0 if drop else A[j, i, c]
+            if not drop:
+                for c in range(nt):
+                    G_out[k, i, c] = A[j, i, c]
             h_out[k, i] = 1.0 if drop else b[j, i]
+        slot = nt
+        for c in range(s):
+            if wfree[j, c]:
+                for i in range(p):
+                    if not (task[j, i] and not keep_task):
+                        G_out[k, i, slot] = A[j, i, nt + c]
+                lo_out[k, slot] = -w_bound
+                hi_out[k, slot] = w_bound
+                art_out[k, slot] = True
+                slot += 1
         for i in range(nt):
             v = cvalid[j, i]
-            for c in range(nz):
-                x = C[j, i, c] if (v and c < nt) else 0.0
+            for c in range(nt):
+                x = C[j, i, c] if v else 0.0
                 G_out[k, p + i, c] = x
                 G_out[k, p + nt + i, c] = -x
             dv = d[j, i] if v else 0.0
             h_out[k, p + i] = dv
             h_out[k, p + nt + i] = -dv
-        for c in range(nz):
-            if c < nt:
-                lo_out[k, c] = lo[c]
-                hi_out[k, c] = hi[c]
-                art_out[k, c] = False
-            else:
-                f = wfree[j, c - nt]
-                lo_out[k, c] = -w_bound if f else 0.0
-                hi_out[k, c] = w_bound if f else 0.0
-                art_out[k, c] = f
 
 
 @_jit

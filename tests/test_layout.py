@@ -149,16 +149,35 @@ def test_compiled_responses_equal_numpy_reference(case):
     # the bound-LP rows over D_c ∩ box (domain_lp_rows): the compiled assembly is the NumPy one exactly
     nt = a.C.shape[1]
     sel = idx[::2][::-1]  # a subset, out of order
+    rng_cost = np.array([1.0, -0.5, 0.25, 0.125])
     lo, hi = -np.arange(1.0, nt + 1.0), np.arange(2.0, nt + 2.0)
+    narrow = int(a.n_w[sel].max(initial=0))
     for task in (True, False):
-        x = domain_lp_rows(a, da, sel, lo, hi, task, kernel="numpy")
-        y = domain_lp_rows(a, da, sel, lo, hi, task, kernel="compiled")
-        for u, v in zip(x, y):
-            assert u.shape == v.shape and u.dtype == v.dtype and np.array_equal(u, v)
+        for width in (None, narrow):
+            x = domain_lp_rows(a, da, sel, lo, hi, task, kernel="numpy", width=width)
+            y = domain_lp_rows(a, da, sel, lo, hi, task, kernel="compiled", width=width)
+            for u, v in zip(x, y):
+                assert u.shape == v.shape and u.dtype == v.dtype and np.array_equal(u, v)
         # task rows dropped as 0 <= 1 exactly when asked; the w box only on the real ambiguity columns
+        x = domain_lp_rows(a, da, sel, lo, hi, task, kernel="numpy")
         p = da.A.shape[1]
         assert np.array_equal(x[1][:, :p] == 1.0, np.where(da.task[sel], not task, da.b[sel] == 1.0))
-        assert np.array_equal(x[4][:, nt:], a.wfree[sel]) and np.all(x[2][:, :nt] == lo)
+        assert np.array_equal(x[4][:, nt:], np.arange(x[4].shape[1] - nt) < a.n_w[sel][:, None])  # real w first
+        assert np.all(x[2][:, :nt] == lo)
+        # the narrow LPs are the same LPs: the same optimal values (HiGHS on the full width)
+        z = domain_lp_rows(a, da, sel, lo, hi, task, width=narrow)
+        assert z[0].shape[2] == nt + narrow and np.array_equal(np.sum(z[4], axis=1), a.n_w[sel])
+        for k in range(min(sel.size, 6)):
+            g = rng_cost[:nt]
+            want = lp.solve_verified(np.concatenate([g, np.zeros(x[0].shape[2] - nt)]), x[0][k], x[1][k],
+                                     bounds=list(zip(x[2][k], x[3][k])))
+            got = lp.solve_verified(np.concatenate([g, np.zeros(narrow)]), z[0][k], z[1][k],
+                                    bounds=list(zip(z[2][k], z[3][k])))
+            assert want.status == got.status
+            if want.status == lp.OPTIMAL:
+                assert abs(want.fun - got.fun) <= 1e-9 * max(1.0, abs(want.fun))
+    with pytest.raises(ValueError, match="width"):
+        domain_lp_rows(a, da, sel, lo, hi, width=narrow - 1 if narrow else -1)
 
 
 def test_kinematic_second_solve_matches_definition_near_rest():

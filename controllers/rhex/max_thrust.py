@@ -377,14 +377,19 @@ def _bound_lps(md: _Modes, sel: np.ndarray, lo, hi, task: bool, warm: dict, coun
     ``D_c ∩ L`` in ``(τ, w)`` (with or without the task rows); ``(bound (len(sel),), tau0 (len(sel), 3))``,
     ``-inf`` / NaN where that set is empty."""
     nsel = sel.size
-    bound = np.full(nsel, -math.inf)
-    tau0 = np.full((nsel, 3), np.nan)
     if nsel == 0:
-        return bound, tau0
-    G, h, lo_, hi_, art = domain_lp_rows(md.resp, md.dom, sel, lo, hi, task)
-    s = md.resp.Q.shape[2]
+        return np.full(0, -math.inf), np.full((0, 3), np.nan)
+    # only the real ambiguity columns: as many w columns as the most any mode of the layout has had
+    # (a layout-wide width, so that the warm starts keep their meaning from step to step)
+    s = max(int(md.resp.n_w[sel].max()), warm.get("w_width", 0))
+    if s != warm.get("w_width"):
+        warm.pop(("bound", True), None)
+        warm.pop(("bound", False), None)
+        warm["w_width"] = s
+    G, h, lo_, hi_, art = domain_lp_rows(md.resp, md.dom, sel, lo, hi, task, width=s)
+    grad = md.grad[sel]
     cost = np.zeros((nsel, 3 + s))
-    cost[:, :3] = -md.grad[sel]
+    cost[:, :3] = -grad
     # warm starts: one row per candidate of the layout (``-1``: none yet, the box vertex is used)
     bases = warm.get(("bound", task))
     if bases is None:
@@ -394,11 +399,10 @@ def _bound_lps(md: _Modes, sel: np.ndarray, lo, hi, task: bool, warm: dict, coun
     bases[pos] = res.basis
     counters["lps"] = counters.get("lps", 0) + nsel
     counters["fallback_lps"] = counters.get("fallback_lps", 0) + res.n_fallback
-    ok = res.status == lp.OPTIMAL
-    t0 = np.clip(res.x[:, :3], lo, hi)
-    tau0[ok] = t0[ok]
-    bound[ok] = np.einsum("bi,bi->b", md.grad[sel][ok], t0[ok]) + md.offset[sel][ok]
-    return bound, tau0
+    ok = (res.status == lp.OPTIMAL)[:, None]
+    tau0 = np.where(ok, np.minimum(np.maximum(res.x[:, :3], lo), hi), np.nan)  # clipped (x is NaN unless optimal)
+    bound = np.einsum("bi,bi->b", grad, tau0) + md.offset[sel]
+    return np.where(ok[:, 0], bound, -math.inf), tau0
 
 
 def _inside(md: _Modes, others: np.ndarray, tau: np.ndarray, counters: dict, kernel: str = "auto") -> np.ndarray:
