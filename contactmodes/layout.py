@@ -61,7 +61,8 @@ from .modetable import VelocityPattern, contact_rows
 from .response import ModeEquations, ModeResponse, response_from_equations
 from .scaling import ScaledTerms
 
-__all__ = ["Structure", "Layout", "Responses", "Domains", "KINEMATIC_BOUND", "W_BOUND", "domain_lp_rows", "terms_of"]
+__all__ = ["Structure", "Layout", "Responses", "Domains", "KINEMATIC_BOUND", "W_BOUND", "domain_lp_rows", "scaled_terms",
+           "terms_of"]
 
 KINEMATIC_BOUND = 1e3
 """Artificial bound on the nondimensional ``|q̈'|`` of the kinematic-slack LPs (an answer that
@@ -684,6 +685,45 @@ def domain_lp_rows(resp: Responses, dom: Domains, sel: np.ndarray, lo, hi, task:
     art = np.zeros((K, nt + v), dtype=bool)
     art[:, nt:] = used
     return G, h, lo_, hi_, art
+
+
+def scaled_terms(M, h, S, J, Jdot_qdot, v_contact, v0, scales, blocks=(), kernel: str = "auto") -> ScaledTerms:
+    """:func:`contactmodes.scaling.scale_terms` (the one rule, arguments and result the same) in
+    one compiled call (:func:`~contactmodes.layout_kernel.scale_terms_kernel`, the same operations
+    elementwise, so the same numbers: compared in ``tests/test_layout.py``) for callers that scale
+    one state per control step. ``kernel``: ``"numpy"`` calls
+    :func:`~contactmodes.scaling.scale_terms` itself, ``"compiled"`` the kernel, ``"auto"`` the
+    kernel when numba is installed."""
+    from .scaling import scale_terms
+
+    if kernel not in ("auto", "numpy", "compiled"):
+        raise ValueError(f"kernel: must be 'auto', 'numpy' or 'compiled', got {kernel!r}")
+    if not (kernel == "compiled" or (kernel == "auto" and layout_kernel.AVAILABLE)):
+        return scale_terms(M, h, S, J, Jdot_qdot, v_contact, v0, scales, blocks)
+    f = np.ascontiguousarray
+    blocks = list(blocks)
+    n_q, nt, k2 = M.shape[0], S.shape[1], J.shape[0]
+    if len(blocks) == 1:
+        Bq, Bf, Bt, Br = (f(x, dtype=float) for x in blocks[0])
+    else:
+        Bq = f(np.vstack([b[0] for b in blocks] + [np.zeros((0, n_q))]), dtype=float)
+        Bf = f(np.vstack([b[1] for b in blocks] + [np.zeros((0, k2))]), dtype=float)
+        Bt = f(np.vstack([b[2] for b in blocks] + [np.zeros((0, nt))]), dtype=float)
+        Br = f(np.concatenate([b[3] for b in blocks] + [np.zeros(0)]), dtype=float)
+    A = scales.acceleration
+    out = layout_kernel.scale_terms_kernel(
+        f(M, dtype=float), f(h, dtype=float), f(S, dtype=float), f(J, dtype=float), f(Jdot_qdot, dtype=float),
+        f(v_contact, dtype=float), f(v0, dtype=float), float(scales.length), float(scales.mass), float(A),
+        float(scales.force), float(scales.velocity), Bq, Bf, Bt, Br)
+    s, g, u, Ms, hs, Ss, Js, cs, vs, v0s, q, fo, ta, rh, rho = out
+    parts, rows, i = [], [], 0
+    for b in blocks:
+        r = len(b[3])
+        parts.append((q[i:i + r], fo[i:i + r], ta[i:i + r], rh[i:i + r]))
+        rows.append(rho[i:i + r])
+        i += r
+    return ScaledTerms(s, g, u, scales.force, A, scales.velocity, Ms, hs, Ss, Js, cs, vs, v0s, tuple(parts),
+                       tuple(rows))
 
 
 def terms_of(system) -> ScaledTerms:

@@ -31,7 +31,7 @@ from . import tolerances
 
 AVAILABLE = batchlp_kernel.AVAILABLE
 __all__ = ["AVAILABLE", "compile_kernel", "domain_lp_kernel", "domains_kernel", "kinematic_decide_kernel",
-           "kinematic_rows_kernel", "point_test_kernel", "responses_kernel"]
+           "kinematic_rows_kernel", "point_test_kernel", "responses_kernel", "scale_terms_kernel"]
 
 _RANK = float(tolerances.RANK_RTOL)
 _CANCEL = float(tolerances.CANCEL_RTOL)
@@ -297,6 +297,92 @@ def domains_kernel(Nbank, ebank, rows, n, P, Q, r, A_out, b_out):  # pragma: no 
 
 
 @_jit
+def scale_terms_kernel(M, h, S, J, c, v, v0, length, mass, accel, force, velocity, Bq, Bf, Bt, Br
+                       ):  # pragma: no cover - compiled
+    """The rule of :func:`contactmodes.scaling.scale_terms` (its module doc) written out
+    elementwise in the same operation order, for :func:`contactmodes.layout.scaled_terms`:
+    ``M`` (n_q, n_q), ``h`` (n_q,), ``S`` (n_q, n_τ), ``J`` (2k, n_q), ``c`` (2k,) ``J̇q̇``, ``v``
+    (2k,), ``v0`` (k,); the scales ``L, m, A, F, V``; the constraint rows of every block stacked:
+    ``Bq`` (R, n_q), ``Bf`` (R, 2k), ``Bt`` (R, n_τ), ``Br`` (R,). Returns ``(s, g, u, M', h',
+    S', J', J̇q̇', v', v0', Bq', Bf', Bt', Br', ρ)``."""
+    n_q, nt = S.shape
+    k2 = J.shape[0]
+    P = force * accel
+    s = np.empty(n_q)
+    g = np.empty(n_q)
+    for j in range(n_q):
+        acc = 0.0
+        for i in range(k2):
+            acc += J[i, j] ** 2
+        e = M[j, j] + mass * acc
+        if not e > 0.0:
+            e = mass * length * length
+        s[j] = np.sqrt(P / e)
+        g[j] = P / s[j]
+    u = np.empty(nt)
+    for q in range(nt):
+        best = np.inf
+        any_nz = False
+        for j in range(n_q):
+            a = abs(S[j, q])
+            if a != 0.0:
+                any_nz = True
+                best = min(best, g[j] / a)
+        u[q] = best if any_nz else 1.0
+    X = np.empty((n_q, n_q))
+    for i in range(n_q):
+        for j in range(n_q):
+            X[i, j] = M[i, j] * s[j] / g[i]
+    Ms = np.empty((n_q, n_q))
+    for i in range(n_q):
+        for j in range(n_q):
+            Ms[i, j] = 0.5 * (X[i, j] + X[j, i])
+    hs = np.empty(n_q)
+    Ss = np.empty((n_q, nt))
+    for j in range(n_q):
+        hs[j] = h[j] / g[j]
+        for q in range(nt):
+            Ss[j, q] = S[j, q] * u[q] / g[j]
+    Js = np.empty((k2, n_q))
+    cs = np.empty(k2)
+    vs = np.empty(k2)
+    for i in range(k2):
+        for j in range(n_q):
+            Js[i, j] = J[i, j] * s[j] / accel
+        cs[i] = c[i] / accel
+        vs[i] = v[i] / velocity
+    v0s = np.empty(v0.shape[0])
+    for i in range(v0.shape[0]):
+        v0s[i] = v0[i] / velocity
+    R = Br.shape[0]
+    Bq_out = np.empty((R, n_q))
+    Bf_out = np.empty((R, k2))
+    Bt_out = np.empty((R, nt))
+    Br_out = np.empty(R)
+    rho = np.empty(R)
+    for r in range(R):
+        mag = 0.0
+        for j in range(n_q):
+            Bq_out[r, j] = Bq[r, j] * s[j]
+            mag = max(mag, abs(Bq_out[r, j]))
+        for j in range(k2):
+            Bf_out[r, j] = Bf[r, j] * force
+            mag = max(mag, abs(Bf_out[r, j]))
+        for j in range(nt):
+            Bt_out[r, j] = Bt[r, j] * u[j]
+            mag = max(mag, abs(Bt_out[r, j]))
+        rho[r] = mag if mag > 0.0 else max(abs(Br[r]), 1.0)
+        for j in range(n_q):
+            Bq_out[r, j] /= rho[r]
+        for j in range(k2):
+            Bf_out[r, j] /= rho[r]
+        for j in range(nt):
+            Bt_out[r, j] /= rho[r]
+        Br_out[r] = Br[r] / rho[r]
+    return s, g, u, Ms, hs, Ss, Js, cs, vs, v0s, Bq_out, Bf_out, Bt_out, Br_out, rho
+
+
+@_jit
 def kinematic_rows_kernel(J, c, kin_rows, strict_margin, G_out, h_out):  # pragma: no cover - compiled
     """The kinematic LPs' rows of :meth:`~contactmodes.layout.Layout.kinematic` (its NumPy path
     builds the same from a signed bank): ``J`` (2k, n_q), ``c`` (2k,) ``J̇q̇``; ``kin_rows`` (N, r)
@@ -516,5 +602,7 @@ def compile_kernel() -> float:
     kinematic_rows_kernel(np.ones((2, n)), np.ones(2), kin, 1e-7, Gk, hk)
     kinematic_decide_kernel(np.array([0, 2]), np.zeros((2, n + 1)), np.zeros(2), 1e-7, 1e-8, np.zeros(2, np.bool_),
                             np.zeros(2, np.bool_))
+    scale_terms_kernel(np.eye(n), np.ones(n), np.ones((n, nt)), np.ones((2, n)), np.ones(2), np.ones(2), np.ones(1),
+                       1.0, 1.0, 1.0, 1.0, 1.0, np.ones((1, n)), np.ones((1, 2)), np.ones((1, nt)), np.ones(1))
     _compiled = True
     return time.perf_counter() - t0

@@ -205,3 +205,31 @@ def test_kinematic_second_solve_matches_definition_near_rest():
             second += counters["second_solve_lps"]
             assert list(got) == want, kernel
     assert second > 0
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_compiled_scaling_equals_the_rule(seed):
+    """``layout.scaled_terms`` (one compiled call) against the rule itself
+    (:func:`contactmodes.scaling.scale_terms`) on random mechanisms with constraint rows, in SI and
+    in millimetres and grams, and with two stacked blocks: the same numbers, bit for bit."""
+    from contactmodes.layout import scaled_terms
+    from contactmodes.scaling import scale_terms
+
+    doc = random_system(seed)
+    for text in (doc, rewrite(doc, 1e3, 1e3)[0]):
+        sy = parse_system(text).system
+        blocks = [(c.qdd, c.f, c.tau, c.rhs) for c in sy.constraints]
+        rng = np.random.default_rng(seed)
+        extra = (rng.normal(size=(2, sy.n_q)), np.zeros((2, 2 * sy.k)), rng.normal(size=(2, sy.n_tau)),
+                 np.array([0.0, 3.0]))
+        for bl in (blocks, blocks + [extra]):
+            args = (sy.M, sy.h, sy.S, sy.J, sy.Jdot_qdot, sy.v_contact, sy.v0, sy.scales, bl)
+            a, b = scale_terms(*args), scaled_terms(*args, kernel="compiled")
+            for name, x, y in zip(a._fields, a, b):
+                if name in ("blocks", "rows"):
+                    assert len(x) == len(y) == len(bl)
+                    for u, v in zip(x, y):
+                        for uu, vv in zip(u if name == "blocks" else (u,), v if name == "blocks" else (v,)):
+                            assert np.array_equal(uu, vv), name
+                else:
+                    assert np.array_equal(x, y), name

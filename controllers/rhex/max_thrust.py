@@ -138,7 +138,7 @@ import numpy as np
 
 from contactmodes.ambiguity import unambiguous
 from contactmodes.domains import intersect_domains
-from contactmodes.layout import W_BOUND, Layout, Structure, domain_lp_rows
+from contactmodes.layout import W_BOUND, Layout, Structure, domain_lp_rows, scaled_terms
 from contactmodes.modetable import classify_arrays
 from contactmodes.scaling import ScaledTerms, scale_terms
 from contactmodes.session import AnalysisSession
@@ -281,8 +281,9 @@ class StepModel:
         ra = self.arrays
         self.contacts = ra.contacts
         self.v_contact = _classified(ra.v_contact, normal_velocity_tol) if classify else ra.v_contact
-        self.terms: ScaledTerms = scale_terms(ra.M, ra.h, S_MATRIX, ra.J, ra.Jdot_qdot, self.v_contact, ra.v0,
-                                              ra.scales, [_task_rows(len(ra.contacts), params.min_body_normal_force)])
+        # the sessions' rule (contactmodes.scaling.scale_terms) in one compiled call: the same numbers
+        self.terms: ScaledTerms = scaled_terms(ra.M, ra.h, S_MATRIX, ra.J, ra.Jdot_qdot, self.v_contact, ra.v0,
+                                               ra.scales, [_task_rows(len(ra.contacts), params.min_body_normal_force)])
         self.pattern = classify_arrays(self.terms.v_contact, self.terms.v0, 1.0, ra.contacts,
                                        check_approaching=classify)
         self._system = None
