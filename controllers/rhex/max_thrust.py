@@ -49,7 +49,8 @@ Real time (1 kHz)
 The fast path runs on :mod:`contactmodes.layout` and :mod:`polytopes.batchlp`:
 
 * the rigid model in closed form (:func:`~.rigid_model.rigid_arrays`), nondimensionalized by
-  :func:`contactmodes.scaling.scale_terms` (the rule of every analysis session);
+  the rule of every analysis session (:func:`contactmodes.scaling.scale_terms`) in one compiled
+  call (:func:`contactmodes.layout.scaled_terms`, bit-identical);
 * one :class:`~contactmodes.layout.Structure` per set of present contacts and one
   :class:`~contactmodes.layout.Layout` per velocity pattern (Table III,
   :attr:`~contactmodes.modetable.VelocityPattern.key`), kept across steps: the index tables, the
@@ -61,10 +62,12 @@ The fast path runs on :mod:`contactmodes.layout` and :mod:`polytopes.batchlp`:
   decision is not certified to be the SVD's goes to the SVD
   (:func:`contactmodes.response.response_from_equations`) — the counts are in
   :attr:`MaxThrustController.paths`;
-* the small dense LPs, the responses and the domains (33) run in compiled kernels (numba:
+* the small dense LPs, the responses, the domains (33) and the assembly around them (the
+  kinematic LPs' rows and decisions, the bound LPs' rows over the real ambiguity columns only, the
+  point test's row checks and LP rows) run in compiled kernels (numba:
   :mod:`polytopes.batchlp_kernel`, :mod:`contactmodes.layout_kernel`; the same computations as the
   NumPy paths, which stay the tested reference), the LP answers verified inside the same compiled
-  loop; the kernels are compiled once per process in the constructor
+  loop; the kernels are compiled (or loaded from the on-disk cache) in the constructor
   (:attr:`MaxThrustController.compile_seconds`), never during a step;
 * the slow path and the reference (:func:`max_thrust_reference`) run on an
   :class:`~contactmodes.session.AnalysisSession` of the step's system (built only when needed);
@@ -78,7 +81,9 @@ The fast path runs on :mod:`contactmodes.layout` and :mod:`polytopes.batchlp`:
   default flips); its LP warm starts are cleared, so the run's answers do not depend on it.
 
 Decisions are those of the reference: the same enumeration (footnote 5's strict slack, decided by
-the batched LP unless within LP precision of the margin, then by the enumeration's own LP), the
+the batched LP unless within LP precision of the margin or leaning on its box, then by a second
+compiled solve in the unit box (:meth:`contactmodes.layout.Layout.kinematic`), then by the
+enumeration's own LP), the
 same rank and consistency decisions (certified, else the SVD), the same candidates, bounds, point
 tests and stopping rule, in nondimensional units throughout.
 
