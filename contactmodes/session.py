@@ -22,14 +22,15 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from polytopes import NumericalError, Polytope
+from polytopes import NumericalError, Polytope, RayPool
 
 from .domains import ModeDomain, intersect_domains, substituted_rows
 from .errors import ContactModelError
 from .modes import Enumeration, enumerate_modes
 from .modetable import validate_mode
 from .progress import Progress, stage
-from .response import ModeResponse, mode_equations, response_from_equations
+from .equations import EquationBank
+from .response import ModeResponse, response_from_equations
 from .system import ContactSystem
 
 __all__ = ["AnalysisSession", "ModeSolution", "PIPELINE_STAGES", "empty_box"]
@@ -202,8 +203,7 @@ class ModeSolution:
         v = self._variant(task)
 
         def build():
-            eqs = mode_equations(self.session.scaled, self.mode, task=(v == "task"), task_geq=True)
-            return response_from_equations(eqs)
+            return response_from_equations(self.session.equation_bank(v == "task").equations(self.mode))
 
         return self._timed(("response", v), "response", build)
 
@@ -293,7 +293,9 @@ class ModeSolution:
         """Bounding box ``(lo, hi)`` of ``T_c`` over τ' (±inf where unbounded; the empty box
         ``(+inf, −inf)`` when infeasible), from ``T_c`` if computed, else by ``2 n_τ`` support
         LPs on ``D_c`` at most (no projection needed; sides proven unbounded by a verified
-        recession direction need none, :meth:`polytopes.Polytope.bounding_box`)."""
+        recession direction need none, :meth:`polytopes.Polytope.bounding_box`; a domain over τ'
+        alone first tries the rays of the session's earlier domains,
+        :meth:`AnalysisSession.ray_pool`)."""
 
         def build():
             n = self.n_tau
@@ -302,7 +304,9 @@ class ModeSolution:
             if self.has_T(task):
                 return self.T(task).bounding_box()
             P = self._cache.get(("D", task)) or self.raw(task)[0]
-            return P.bounding_box(coords=range(n))
+            # the session's recession rays serve domains over τ' alone (the w of two modes differ)
+            pool = self.session.ray_pool(task) if P.dim == n else None
+            return P.bounding_box(coords=range(n), pool=pool)
 
         return self._timed(("box", task), "box", build)
 
@@ -378,7 +382,7 @@ class ModeSolution:
             resp = self.response(task)
             if sc.is_identity:
                 return resp
-            return resp.in_units(sc, mode_equations(self.session.system, self.mode, task=(v == "task"), task_geq=True))
+            return resp.in_units(sc, self.session.equation_bank(v == "task", scaled=False).equations(self.mode))
 
         return self._cached(("user_response", v), build)
 
@@ -421,12 +425,33 @@ class AnalysisSession:
         self.scaled = self.scaling.system
         self.has_task_eq = any(c.kind == "task" and c.type == "eq" for c in self.scaled.constraints)
         self._modes: dict[str, ModeSolution] = {}
+        self._pools: dict[bool, RayPool] = {}
+        self._banks: dict[tuple[bool, bool], EquationBank] = {}
 
     @cached_property
     def enumeration(self) -> Enumeration:
         """The kinematically feasible modes (:func:`~contactmodes.modes.enumerate_modes`), once."""
         with stage(self.progress, "enumerating modes") as st:
             return enumerate_modes(self.system, progress=lambda d, t, lab: st.update(1, lab))
+
+    def equation_bank(self, task: bool, scaled: bool = True) -> EquationBank:
+        """The :class:`~contactmodes.equations.EquationBank` of the nondimensional (or, with
+        ``scaled=False``, the user's) system, with or without the task equalities (task
+        inequalities always, marked by ``ineq_task``): built once, shared by every mode."""
+        key = (task, scaled)
+        bank = self._banks.get(key)
+        if bank is None:
+            bank = self._banks[key] = EquationBank(self.scaled if scaled else self.system, task=task, task_geq=True)
+        return bank
+
+    def ray_pool(self, task: bool = True) -> RayPool:
+        """The :class:`~polytopes.RayPool` of recession rays met on this session's domains over τ'
+        (with or without task rows): hints for the bounding boxes of later modes, each checked on
+        the domain it serves."""
+        pool = self._pools.get(task)
+        if pool is None:
+            pool = self._pools[task] = RayPool(self.scaled.n_tau)
+        return pool
 
     def mode(self, mode: str, where: str = "mode") -> ModeSolution:
         """The :class:`ModeSolution` of ``mode`` (validated; errors name ``where``)."""
