@@ -38,6 +38,14 @@ __all__ = ["AnalysisSession", "ModeSolution", "PIPELINE_STAGES", "empty_box"]
 DIRECT_PAIRS = 200
 """Up to this many candidate pairs, each is decided by one LP (no witness points or V-representations)."""
 
+SWEEP_BLOCK = 64
+"""Modes per block of the bounding-box sweep (:meth:`AnalysisSession.candidate_pairs_within`): a
+block is compared with its later modes at once (a cost knob; memory ``SWEEP_BLOCK`` × modes)."""
+
+BATCH_BOX_MODES = 500
+"""Above this many kinematically feasible modes, bounding boxes solve their support LPs with the
+compiled batched simplex first (:attr:`AnalysisSession.box_kernel`; a cost knob)."""
+
 SEPARATION_FACTOR = 1e3
 """A pair of τ-sets is certified disjoint without an LP only when a facet separates them by this
 many emptiness tolerances of :mod:`polytopes` (closer pairs are left to the LP rule)."""
@@ -306,7 +314,7 @@ class ModeSolution:
             P = self._cache.get(("D", task)) or self.raw(task)[0]
             # the session's recession rays serve domains over τ' alone (the w of two modes differ)
             pool = self.session.ray_pool(task) if P.dim == n else None
-            return P.bounding_box(coords=range(n), pool=pool)
+            return P.bounding_box(coords=range(n), pool=pool, kernel=self.session.box_kernel)
 
         return self._timed(("box", task), "box", build)
 
@@ -444,6 +452,13 @@ class AnalysisSession:
             bank = self._banks[key] = EquationBank(self.scaled if scaled else self.system, task=task, task_geq=True)
         return bank
 
+    @property
+    def box_kernel(self) -> str | None:
+        """The :mod:`polytopes.batchlp` kernel the bounding boxes' support LPs go through first
+        (``"auto"``) for analyses of more than ``BATCH_BOX_MODES`` kinematically feasible modes,
+        else ``None`` (one cddlib LP each: a small analysis never loads the compiled kernel)."""
+        return "auto" if len(self.enumeration.modes) > BATCH_BOX_MODES else None
+
     def ray_pool(self, task: bool = True) -> RayPool:
         """The :class:`~polytopes.RayPool` of recession rays met on this session's domains over τ'
         (with or without task rows): hints for the bounding boxes of later modes, each checked on
@@ -495,9 +510,10 @@ class AnalysisSession:
 
     # ------------------------------------------------------------------ overlaps (III-G.1)
     def _box_sweep(self, modes: Sequence[str], task: bool):
-        """The bounding-box sweep (along the first torque, the other axes checked): yields, per
-        mode index ``i`` in the sweep order, the indices ``j`` (array) of the later modes whose
-        boxes meet its box. Stores nothing quadratic."""
+        """The bounding-box sweep along the first torque (the other axes checked), in blocks of
+        ``SWEEP_BLOCK`` modes: yields ``(i, j)``, two index arrays of equal length, the pairs of
+        this block (``i`` earlier in the sweep order than ``j``, indices into ``modes``) whose
+        boxes meet. Stores nothing quadratic beyond one block."""
         boxes = [self.mode(m).box(task) for m in modes]
         lo = np.array([b[0] for b in boxes])
         hi = np.array([b[1] for b in boxes])
@@ -506,15 +522,22 @@ class AnalysisSession:
 
         gap = tolerances.CONSISTENCY_RTOL * max(1.0, float(finite.max(initial=0.0)))
         order = np.argsort(lo[:, 0], kind="stable")
-        lo_s, hi_s = lo[order], hi[order]
-        ends = np.searchsorted(lo_s[:, 0], hi_s[:, 0] + gap, side="right")
-        for a in range(len(order)):
-            end = int(ends[a])
-            if end <= a + 1:
+        loT, hiT = np.ascontiguousarray(lo[order].T), np.ascontiguousarray(hi[order].T)
+        ends = np.searchsorted(loT[0], hiT[0] + gap, side="right")
+        N = len(order)
+        for a0 in range(0, N, SWEEP_BLOCK):
+            a1 = min(N, a0 + SWEEP_BLOCK)
+            end = int(ends[a0:a1].max())
+            if end <= a0 + 1:
                 continue
-            cand = slice(a + 1, end)
-            ok = np.all((lo_s[cand] <= hi_s[a] + gap) & (lo_s[a] <= hi_s[cand] + gap), axis=1)
-            yield int(order[a]), order[a + 1:end][ok]
+            rows, cols = np.arange(a0, a1)[:, None], np.arange(a0 + 1, end)[None, :]
+            ok = (cols > rows) & (cols < ends[a0:a1, None])
+            for k in range(loT.shape[0]):
+                ok &= loT[k, a0 + 1:end][None, :] <= hiT[k, a0:a1, None] + gap
+                ok &= loT[k, a0:a1, None] <= hiT[k, a0 + 1:end][None, :] + gap
+            bi, bj = np.nonzero(ok)
+            if bi.size:
+                yield order[a0 + bi], order[a0 + 1 + bj]
 
     def candidate_pairs_within(self, modes: Sequence[str], task: bool = True, limit: int | None = None
                                ) -> tuple[int, list[tuple[str, str]] | None]:
@@ -524,17 +547,20 @@ class AnalysisSession:
         if len(modes) < 2:
             return 0, []
         count = 0
-        pairs: list[tuple[int, int]] | None = []
-        for i, js in self._box_sweep(modes, task):
-            count += len(js)
-            if pairs is not None and limit is not None and count > limit:
-                pairs = None
-            if pairs is not None:
-                pairs += [(min(i, j), max(i, j)) for j in js.tolist()]
-        if pairs is None:
+        parts: list[np.ndarray] | None = []
+        for i, j in self._box_sweep(modes, task):
+            count += len(i)
+            if parts is not None and limit is not None and count > limit:
+                parts = None
+            if parts is not None:
+                parts.append(np.stack([np.minimum(i, j), np.maximum(i, j)], axis=1))
+        if parts is None:
             return count, None
-        pairs.sort()
-        return count, [(modes[i], modes[j]) for i, j in pairs]
+        if not parts:
+            return 0, []
+        pairs = np.concatenate(parts)
+        pairs = pairs[np.lexsort((pairs[:, 1], pairs[:, 0]))]
+        return count, [(modes[i], modes[j]) for i, j in pairs.tolist()]
 
     def count_candidate_pairs(self, modes: Sequence[str], task: bool = True) -> int:
         """How many pairs of ``modes`` have meeting bounding boxes (:meth:`candidate_pairs`

@@ -295,6 +295,27 @@ class Polytope:
                 out.append((float(v) - float(res.fun), None))
         return out
 
+    def _batched_support(self, directions: np.ndarray, kernel: str) -> np.ndarray:
+        """``max d.x`` for the rows ``d`` of ``directions`` (k, n) by the batched, verified dual
+        simplex of :mod:`polytopes.batchlp` on the inner system, inside the artificial box of
+        ``BATCH_LP_BOUND``; NaN where it certifies no answer (nonempty set)."""
+        from . import batchlp
+
+        h = self._hull()
+        cw = -(directions @ h.N)
+        B, k = cw.shape
+        out = np.full(B, np.nan)
+        if k == 0 or h.V.shape[0] == 0:
+            return out
+        bound = _tol.BATCH_LP_BOUND * self._feas().scale
+        box = np.full((B, k), bound)
+        res = batchlp.simplex_batch(cw, np.broadcast_to(h.V, (B, *h.V.shape)),
+                                    np.broadcast_to(h.gamma + h.relax, (B, h.V.shape[0])), -box, box,
+                                    artificial=np.ones((B, k), dtype=bool), kernel=kernel)
+        ok = res.status == lp.OPTIMAL
+        out[ok] = (directions @ h.x0)[ok] - res.fun[ok]
+        return out
+
     # ----- queries ------------------------------------------------------------------------
     def is_empty(self) -> bool:
         """True for the empty set: the package's one emptiness rule (max-slack LP over normalized
@@ -342,8 +363,8 @@ class Polytope:
             return None
         return self._inner_lp(direction)[1]
 
-    def bounding_box(self, coords: Sequence[int] | None = None,
-                     pool: RayPool | None = None) -> tuple[np.ndarray, np.ndarray]:
+    def bounding_box(self, coords: Sequence[int] | None = None, pool: RayPool | None = None,
+                     kernel: str | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Tightest axis-aligned box ``(lo, hi)`` (n,) each, ``±inf`` where unbounded; with
         ``coords`` (k,) the box of the projection onto those coordinates (k,) each, no projection
         computed.
@@ -356,7 +377,12 @@ class Polytope:
         of the same dimension, first the pooled rays of related sets: the double description runs
         only when they leave more than half of the sides undecided; its rays, and those of the
         support LPs found unbounded, join the pool. The support LPs of one box share one
-        normalization and cddlib matrix (:func:`polytopes.lp.solve_many`).
+        normalization and cddlib matrix (:func:`polytopes.lp.solve_many`); with ``kernel``
+        (``"auto"``, ``"compiled"`` or ``"numpy"``, :mod:`polytopes.batchlp`) they are first solved
+        together by the verified batched dual simplex in the box ``|w| <= BATCH_LP_BOUND · scale``
+        of :mod:`polytopes.tolerances`, and only the answers it does not certify (e.g. a side
+        leaning on that box) go to :func:`~polytopes.lp.solve_many`. Worth it for callers that
+        compute many boxes in one process (the compiled kernel's first call loads numba).
 
         The empty set gives ``lo = +inf``, ``hi = -inf`` componentwise (the infimum and supremum
         over no points), so ``lo > hi`` marks it and a union's box is still the componentwise
@@ -374,8 +400,16 @@ class Polytope:
             return lo, hi
         E = np.zeros((len(sides), self.dim))
         E[np.arange(len(sides)), [ks[i] for i, _ in sides]] = [sg for _, sg in sides]
+        values = np.full(len(sides), np.nan)
+        if kernel is not None:
+            values = self._batched_support(E, kernel)
+        todo = np.flatnonzero(np.isnan(values))
+        answers: list[tuple[float, np.ndarray | None]] = [(float(v), None) for v in values]
+        if todo.size:
+            for t, ans in zip(todo, self._inner_lps(E[todo])):
+                answers[t] = ans
         rays = []
-        for (i, sg), (value, ray) in zip(sides, self._inner_lps(E)):
+        for (i, sg), (value, ray) in zip(sides, answers):
             if sg > 0:
                 hi[i] = value
             else:

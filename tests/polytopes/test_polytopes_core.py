@@ -240,12 +240,14 @@ def test_ray_pool_normalizes_deduplicates_and_keeps_the_newest():
 @pytest.mark.parametrize("seed", range(12))
 @pytest.mark.parametrize("fail_dd", [False, True])
 @pytest.mark.parametrize("pool", [None, "garbage", "related"])
-def test_bounding_box_against_highs(seed, fail_dd, pool, monkeypatch):
+@pytest.mark.parametrize("kernel", [None, "numpy", "auto"])
+def test_bounding_box_against_highs(seed, fail_dd, pool, kernel, monkeypatch):
     """Sides proven unbounded by recession rays (or by LPs when cddlib's DD is made to fail)
     equal HiGHS's per-side LPs, on random unbounded polyhedra, some with an equality and some
     lower-dimensional, and for a coordinate subset (the box of a projection) — also with a
     :class:`~polytopes.RayPool` of random directions (hints that must be checked, most of them
-    wrong) or of the rays of a related set (the same rows, some moved)."""
+    wrong) or of the rays of a related set (the same rows, some moved), and with the support
+    LPs through the batched simplex (NumPy or compiled kernel, then the single-LP path)."""
     from polytopes import RayPool, cdd_io
 
     if fail_dd:
@@ -277,7 +279,8 @@ def test_bounding_box_against_highs(seed, fail_dd, pool, monkeypatch):
             if not Q.is_empty():
                 Q.bounding_box(pool=rays)
             rays.add(rng.standard_normal((5, n)))
-    lo, hi = P.bounding_box(coords=coords, pool=rays) if seed % 3 == 0 else P.bounding_box(pool=rays)
+    lo, hi = (P.bounding_box(coords=coords, pool=rays, kernel=kernel) if seed % 3 == 0
+              else P.bounding_box(pool=rays, kernel=kernel))
     elo, ehi = _linprog_box(P, coords)
     assert np.array_equal(np.isinf(lo), np.isinf(elo)) and np.array_equal(np.isinf(hi), np.isinf(ehi))
     fin = np.isfinite(elo)
