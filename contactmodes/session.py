@@ -43,8 +43,11 @@ SWEEP_BLOCK = 64
 block is compared with its later modes at once (a cost knob; memory ``SWEEP_BLOCK`` × modes)."""
 
 BATCH_BOX_MODES = 500
-"""Above this many kinematically feasible modes, bounding boxes solve their support LPs with the
-compiled batched simplex first (:attr:`AnalysisSession.box_kernel`; a cost knob)."""
+"""Above this many kinematically feasible modes, bounding boxes may solve their support LPs with
+the compiled batched simplex first (:attr:`AnalysisSession.box_kernel`; a cost knob)."""
+BOX_LPS_PER_MODE = 4
+"""About how many support LPs a bounding box needs after the ray pool (measured on the zig-zag
+chain: 3–5), for :attr:`AnalysisSession.box_kernel`'s estimate."""
 
 SEPARATION_FACTOR = 1e3
 """A pair of τ-sets is certified disjoint without an LP only when a facet separates them by this
@@ -455,9 +458,17 @@ class AnalysisSession:
     @property
     def box_kernel(self) -> str | None:
         """The :mod:`polytopes.batchlp` kernel the bounding boxes' support LPs go through first
-        (``"auto"``) for analyses of more than ``BATCH_BOX_MODES`` kinematically feasible modes,
-        else ``None`` (one cddlib LP each: a small analysis never loads the compiled kernel)."""
-        return "auto" if len(self.enumeration.modes) > BATCH_BOX_MODES else None
+        (``"compiled"``) for analyses of more than ``BATCH_BOX_MODES`` kinematically feasible
+        modes when the compiled kernel is worth its load (already loaded by the enumeration, or
+        about ``BOX_LPS_PER_MODE`` LPs per mode make it pay,
+        :func:`polytopes.batchlp.preferred_kernel`), else ``None`` (one cddlib LP each; the NumPy
+        kernel's per-pivot overhead does not pay for a few LPs per box)."""
+        from polytopes import batchlp
+
+        n = len(self.enumeration.modes)
+        if n <= BATCH_BOX_MODES or batchlp.preferred_kernel(BOX_LPS_PER_MODE * n) != "compiled":
+            return None
+        return "compiled"
 
     def ray_pool(self, task: bool = True) -> RayPool:
         """The :class:`~polytopes.RayPool` of recession rays met on this session's domains over τ'
