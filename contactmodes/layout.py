@@ -64,7 +64,7 @@ from .scaling import ScaledTerms
 __all__ = ["Structure", "Layout", "Responses", "Domains", "KINEMATIC_BOUND", "W_BOUND", "domain_lp_rows", "scaled_terms",
            "terms_of"]
 
-KINEMATIC_BOUND = 1e3
+KINEMATIC_BOUND = tolerances.KINEMATIC_BOUND
 """Artificial bound on the nondimensional ``|q̈'|`` of the kinematic-slack LPs (an answer that
 leans on it goes to the exact LP of :mod:`polytopes.lp`)."""
 W_BOUND = 1e3

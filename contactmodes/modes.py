@@ -55,8 +55,8 @@ from .system import ContactSystem
 
 SMALL_LEVEL = 48
 """A level with fewer prefixes than this is decided by the definition's LP one prefix at a time
-(:func:`_slack`; cheaper than setting up a batch, and small systems never load the compiled
-kernels)."""
+(:func:`_slack`; cheaper than setting up a batch). Larger levels use the batched simplex, with
+the compiled kernel only where its load pays (:func:`polytopes.batchlp.preferred_kernel`)."""
 
 LEAF_BATCH = 1024
 """Prefixes are decided in batches of at most this many (one vectorized LP call each)."""
@@ -340,19 +340,22 @@ class _Search:
         if len(prefixes) < SMALL_LEVEL:  # a few LPs: the definition's own, no batch set-up
             return [p for p in prefixes if not self._confirm_prune(p)], bases
 
+        from polytopes import batchlp
+
+        kernel = batchlp.preferred_kernel(len(prefixes))  # the compiled one only where its load pays
         for start in range(0, len(prefixes), LEAF_BATCH):
             chunk = prefixes[start:start + LEAF_BATCH]
-            keep, ids = self._decide_chunk(chunk, warm or {})
+            keep, ids = self._decide_chunk(chunk, warm or {}, kernel)
             for p, kp, bid in zip(chunk, keep, ids):
                 if kp:
                     out.append(p)
                     bases[p] = bid
         return out, bases
 
-    def _decide_chunk(self, chunk: list[str], warm: dict[str, np.ndarray]):
-        from polytopes import batchlp  # not at import: small systems never load the compiled kernels
+    def _decide_chunk(self, chunk: list[str], warm: dict[str, np.ndarray], kernel: str):
+        from polytopes import batchlp
 
-        from .layout import KINEMATIC_BOUND as bound
+        bound = tolerances.KINEMATIC_BOUND  # not from .layout: that imports the compiled kernels
 
         n = self.n
         nv = n + 1
@@ -376,7 +379,7 @@ class _Search:
                 break
             lo[todo, :n], hi[todo, :n] = -box, box
             res = batchlp.simplex_batch(cost[todo], Gb[todo], hb[todo], lo[todo], hi[todo], art[todo],
-                                        basis[todo])
+                                        basis[todo], kernel=kernel)
             self.lps += todo.size
             o = res.status == lp.OPTIMAL
             sv = np.where(o, -res.fun, -np.inf)

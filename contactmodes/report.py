@@ -230,7 +230,8 @@ def format_table(result: Any, unambiguous: dict | None = None, inconsistent: lis
     if cut:
         out.append("(cells cut with … to fit 100 columns; --json gives every set exactly)")
     if dropped:
-        out.append("(no room for the overlaps column in 100 columns: the overlapping pairs follow)")
+        follow = "the overlapping pairs follow" if result.overlaps is not None else "see below"
+        out.append(f"(no room for the overlaps column in 100 columns: {follow})")
     if len(result.modes) > len(shown):
         out.append(f"… {len(result.modes) - len(shown)} more modes not shown (give --mode MODE, or --json for all)")
     if boxes_only:

@@ -23,140 +23,16 @@ import numpy as np
 
 from . import tolerances
 from .linalg import numerical_rank
-from .modetable import classify_velocities, contact_rows, validate_mode
+from .equations import ModeEquations, mode_equations
+from .modetable import validate_mode
 from .system import ContactSystem
 
 __all__ = ["ModeEquations", "ModeResponse", "mode_equations", "numerical_rank", "solve_response"]
 
 
-@dataclass
-class ModeEquations:
-    """The linear constraints of one mode (eqs. 24 and 32). ``n = n_q + 2k``.
-
-    Attributes
-    ----------
-    mode : the mode string.
-    A : (m, n) coefficients of ``[q̈; f]`` in the equalities ``A [q̈; f] = B τ + b``.
-    B : (m, n_τ).
-    b : (m,).
-    eq_labels : (m,) human-readable row labels (e.g. ``"accel t c0"``, ``"dynamics q1"``).
-    N : (p, n + n_τ) coefficients of ``[q̈; f; τ]`` in the inequalities ``N [q̈; f; τ] >= e``.
-    e : (p,).
-    ineq_labels : (p,) row labels.
-    ineq_task : (p,) bool: the row is a task constraint (eqs. 17–18).
-    n_q, n_f, n_tau : block sizes (``n_f = 2k``).
-    """
-
-    mode: str
-    A: np.ndarray
-    B: np.ndarray
-    b: np.ndarray
-    eq_labels: list[str]
-    N: np.ndarray
-    e: np.ndarray
-    ineq_labels: list[str]
-    n_q: int
-    n_f: int
-    n_tau: int
-    ineq_task: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
-
-
-def mode_equations(system: ContactSystem, mode: str, task: bool = True,
-                   task_geq: bool | None = None) -> ModeEquations:
-    """Assemble the equalities (24) and inequalities (32) of ``mode`` in the system's units.
-
-    Equalities, in this row order:
-
-    1. acceleration (eq. 7), per contact: ``J_row q̈ = −(J̇q̇)_row`` (``F``: rows ``t``, ``n``;
-       ``L``/``R``: row ``n``);
-    2. forces (eq. 8): ``S``: ``f_t = 0``, ``f_n = 0``; ``L``: ``f_t − μ f_n = 0``;
-       ``R``: ``f_t + μ f_n = 0``;
-    3. ``"eq"`` constraint blocks, physical then (if ``task``) task, in system order:
-       ``[qdd, f] x = −tau τ + rhs``;
-    4. dynamics (eq. 5): ``M q̈ − Jᵀ f = S τ − h``.
-
-    Inequalities ``N [q̈; f; τ] >= e`` (not strict):
-
-    1. acceleration (eq. 9), only where the velocity is zero (Table III classification):
-       ``S``: ``ẍ_n >= 0``; ``L``: ``−ẍ_t >= 0``; ``R``: ``ẍ_t >= 0``;
-    2. forces (eq. 10 and Table I): ``F``: ``μ f_n − f_t >= 0``, ``μ f_n + f_t >= 0``,
-       ``f_n >= 0``; ``L``, ``R``: ``f_n >= 0``;
-    3. ``"geq"`` constraint blocks, physical then task: ``[qdd, f, tau] >= rhs``.
-
-    ``task_geq`` (default: ``task``) includes the task ``"geq"`` rows independently of the task
-    ``"eq"`` rows; ``ineq_task`` marks them (the session keeps one domain with a task mask).
-    """
-    validate_mode(mode, system.contacts)
-    task_geq = task if task_geq is None else task_geq
-    n_q, n_tau, k = system.n_q, system.n_tau, system.k
-    n_f = 2 * k
-    n = n_q + n_f
-    J, c, mu = system.J, system.Jdot_qdot, system.mu
-    pattern = classify_velocities(system, check_approaching=False)
-    names = system.contacts
-    rows = [contact_rows(letter, float(mu[i]), bool(pattern.t_zero[i]), bool(pattern.n_zero[i]))
-            for i, letter in enumerate(mode)]
-    comp = ("t", "n")
-
-    A_rows, B_rows, b_rows, eq_labels = [], [], [], []
-    N_rows, e_rows, ineq_labels, ineq_task = [], [], [], []
-    zq, zt = np.zeros(n_q), np.zeros(n_tau)
-
-    def force(i: int, a_t: float, a_n: float) -> np.ndarray:
-        v = np.zeros(n_f)
-        v[2 * i], v[2 * i + 1] = a_t, a_n
-        return v
-
-    def eq(a_x, btau, rhs, label):
-        A_rows.append(a_x)
-        B_rows.append(btau)
-        b_rows.append(rhs)
-        eq_labels.append(label)
-
-    def geq(n_x, n_tau_row, rhs, label, is_task=False):
-        N_rows.append(np.concatenate([n_x, n_tau_row]))
-        e_rows.append(rhs)
-        ineq_labels.append(label)
-        ineq_task.append(is_task)
-
-    for i, r in enumerate(rows):  # 1. accelerations (7)
-        for cpt in r.accel_eq:
-            eq(np.concatenate([J[2 * i + cpt], np.zeros(n_f)]), zt, -c[2 * i + cpt], f"accel {comp[cpt]} {names[i]}")
-    for i, r in enumerate(rows):  # 2. forces (8)
-        for a_t, a_n in r.force_eq:
-            eq(np.concatenate([zq, force(i, a_t, a_n)]), zt, 0.0, f"force {names[i]} ({a_t:g} f_t + {a_n:g} f_n = 0)")
-    blocks = [(blk, blk.kind == "task") for kind in ("physical", "task") for blk in system.constraints
-              if blk.kind == kind]
-    for blk, is_task in blocks:  # 3. equality blocks (11), (12), (15), (16)
-        if blk.type == "eq" and (task or not is_task):
-            for j in range(blk.n_rows):
-                eq(np.concatenate([blk.qdd[j], blk.f[j]]), -blk.tau[j], blk.rhs[j], f"{blk.kind} {blk.name or 'eq'} [{j}]")
-    for j in range(n_q):  # 4. dynamics (5)
-        eq(np.concatenate([system.M[j], -J[:, j]]), system.S[j], -system.h[j], f"dynamics {system.coordinates[j]}")
-
-    for i, r in enumerate(rows):  # inequalities: 1. accelerations (9)
-        for cpt, sign in r.accel_geq:
-            geq(np.concatenate([sign * J[2 * i + cpt], np.zeros(n_f)]), zt, -sign * c[2 * i + cpt],
-                f"accel {comp[cpt]} {names[i]} {'>=' if sign > 0 else '<='} 0")
-    for i, r in enumerate(rows):  # 2. forces (10)
-        for a_t, a_n in r.force_geq:
-            geq(np.concatenate([zq, force(i, a_t, a_n)]), zt, 0.0, f"force {names[i]} ({a_t:g} f_t + {a_n:g} f_n >= 0)")
-    for blk, is_task in blocks:  # 3. inequality blocks (13), (14), (17), (18)
-        if blk.type == "geq" and (task_geq or not is_task):
-            for j in range(blk.n_rows):
-                geq(np.concatenate([blk.qdd[j], blk.f[j]]), blk.tau[j], blk.rhs[j],
-                    f"{blk.kind} {blk.name or 'geq'} [{j}]", is_task)
-
-    mat = lambda rows_, width: np.array(rows_, dtype=float).reshape(len(rows_), width)  # noqa: E731
-    return ModeEquations(mode=mode, A=mat(A_rows, n), B=mat(B_rows, n_tau), b=np.array(b_rows, dtype=float),
-                         eq_labels=eq_labels, N=mat(N_rows, n + n_tau), e=np.array(e_rows, dtype=float),
-                         ineq_labels=ineq_labels, n_q=n_q, n_f=n_f, n_tau=n_tau,
-                         ineq_task=np.array(ineq_task, dtype=bool))
-
-
 def _clean(values: np.ndarray, magnitude: np.ndarray) -> np.ndarray:
     """Zero the entries of ``values`` that are cancellation noise relative to ``magnitude``."""
-    out = np.array(values, dtype=float, copy=True)
+    out = np.asarray(values, dtype=float)  # callers pass fresh products: cleaned in place
     out[np.abs(out) <= tolerances.CANCEL_RTOL * magnitude] = 0.0
     return out
 
@@ -285,15 +161,17 @@ def response_from_equations(eqs: ModeEquations) -> ModeResponse:
 
     # Noise in a product X Y is bounded by eps·‖X row‖·‖Y col‖ (Cauchy–Schwarz); ‖A⁺‖₂ = 1/s_r.
     pinv_norm = 1.0 / s[r - 1] if r else 0.0
-    P = _clean(A_pinv @ B, pinv_norm * np.linalg.norm(B, axis=0)[None, :])
-    rvec = _clean(A_pinv @ b, pinv_norm * np.linalg.norm(b))
+    nB = np.sqrt(np.einsum("ij,ij->j", B, B))[None, :]  # column norms of B, and the norm of b
+    nb = float(np.sqrt(b @ b))
+    P = _clean(A_pinv @ B, pinv_norm * nB)
+    rvec = _clean(A_pinv @ b, pinv_norm * nb)
     Q = null.copy()
     Q[np.abs(Q) <= tolerances.CANCEL_RTOL] = 0.0
 
     # admissible torque subspace (31): U_perp^T (B tau + b) = 0 (U_perp has orthonormal columns)
     U_perp = U[:, r:]
-    C0 = _clean(U_perp.T @ B, np.linalg.norm(B, axis=0)[None, :])
-    d0 = -_clean(U_perp.T @ b, np.linalg.norm(b))
+    C0 = _clean(U_perp.T @ B, nB)
+    d0 = -_clean(U_perp.T @ b, nb)
     consistent = True
     tau_C = np.zeros((0, n_tau))
     tau_d = np.zeros(0)

@@ -22,20 +22,32 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from polytopes import NumericalError, Polytope
+from polytopes import NumericalError, Polytope, RayPool
 
 from .domains import ModeDomain, intersect_domains, substituted_rows
 from .errors import ContactModelError
 from .modes import Enumeration, enumerate_modes
 from .modetable import validate_mode
 from .progress import Progress, stage
-from .response import ModeResponse, mode_equations, response_from_equations
+from .equations import EquationBank
+from .response import ModeResponse, response_from_equations
 from .system import ContactSystem
 
 __all__ = ["AnalysisSession", "ModeSolution", "PIPELINE_STAGES", "empty_box"]
 
 DIRECT_PAIRS = 200
 """Up to this many candidate pairs, each is decided by one LP (no witness points or V-representations)."""
+
+SWEEP_BLOCK = 64
+"""Modes per block of the bounding-box sweep (:meth:`AnalysisSession.candidate_pairs_within`): a
+block is compared with its later modes at once (a cost knob; memory ``SWEEP_BLOCK`` × modes)."""
+
+BATCH_BOX_MODES = 500
+"""Above this many kinematically feasible modes, bounding boxes may solve their support LPs with
+the compiled batched simplex first (:attr:`AnalysisSession.box_kernel`; a cost knob)."""
+BOX_LPS_PER_MODE = 4
+"""About how many support LPs a bounding box needs after the ray pool (measured on the zig-zag
+chain: 3–5), for :attr:`AnalysisSession.box_kernel`'s estimate."""
 
 SEPARATION_FACTOR = 1e3
 """A pair of τ-sets is certified disjoint without an LP only when a facet separates them by this
@@ -202,8 +214,7 @@ class ModeSolution:
         v = self._variant(task)
 
         def build():
-            eqs = mode_equations(self.session.scaled, self.mode, task=(v == "task"), task_geq=True)
-            return response_from_equations(eqs)
+            return response_from_equations(self.session.equation_bank(v == "task").equations(self.mode))
 
         return self._timed(("response", v), "response", build)
 
@@ -293,7 +304,9 @@ class ModeSolution:
         """Bounding box ``(lo, hi)`` of ``T_c`` over τ' (±inf where unbounded; the empty box
         ``(+inf, −inf)`` when infeasible), from ``T_c`` if computed, else by ``2 n_τ`` support
         LPs on ``D_c`` at most (no projection needed; sides proven unbounded by a verified
-        recession direction need none, :meth:`polytopes.Polytope.bounding_box`)."""
+        recession direction need none, :meth:`polytopes.Polytope.bounding_box`; a domain over τ'
+        alone first tries the rays of the session's earlier domains,
+        :meth:`AnalysisSession.ray_pool`)."""
 
         def build():
             n = self.n_tau
@@ -302,7 +315,9 @@ class ModeSolution:
             if self.has_T(task):
                 return self.T(task).bounding_box()
             P = self._cache.get(("D", task)) or self.raw(task)[0]
-            return P.bounding_box(coords=range(n))
+            # the session's recession rays serve domains over τ' alone (the w of two modes differ)
+            pool = self.session.ray_pool(task) if P.dim == n else None
+            return P.bounding_box(coords=range(n), pool=pool, kernel=self.session.box_kernel)
 
         return self._timed(("box", task), "box", build)
 
@@ -378,7 +393,7 @@ class ModeSolution:
             resp = self.response(task)
             if sc.is_identity:
                 return resp
-            return resp.in_units(sc, mode_equations(self.session.system, self.mode, task=(v == "task"), task_geq=True))
+            return resp.in_units(sc, self.session.equation_bank(v == "task", scaled=False).equations(self.mode))
 
         return self._cached(("user_response", v), build)
 
@@ -421,12 +436,48 @@ class AnalysisSession:
         self.scaled = self.scaling.system
         self.has_task_eq = any(c.kind == "task" and c.type == "eq" for c in self.scaled.constraints)
         self._modes: dict[str, ModeSolution] = {}
+        self._pools: dict[bool, RayPool] = {}
+        self._banks: dict[tuple[bool, bool], EquationBank] = {}
 
     @cached_property
     def enumeration(self) -> Enumeration:
         """The kinematically feasible modes (:func:`~contactmodes.modes.enumerate_modes`), once."""
         with stage(self.progress, "enumerating modes") as st:
             return enumerate_modes(self.system, progress=lambda d, t, lab: st.update(1, lab))
+
+    def equation_bank(self, task: bool, scaled: bool = True) -> EquationBank:
+        """The :class:`~contactmodes.equations.EquationBank` of the nondimensional (or, with
+        ``scaled=False``, the user's) system, with or without the task equalities (task
+        inequalities always, marked by ``ineq_task``): built once, shared by every mode."""
+        key = (task, scaled)
+        bank = self._banks.get(key)
+        if bank is None:
+            bank = self._banks[key] = EquationBank(self.scaled if scaled else self.system, task=task, task_geq=True)
+        return bank
+
+    @property
+    def box_kernel(self) -> str | None:
+        """The :mod:`polytopes.batchlp` kernel the bounding boxes' support LPs go through first
+        (``"compiled"``) for analyses of more than ``BATCH_BOX_MODES`` kinematically feasible
+        modes when the compiled kernel is worth its load (already loaded by the enumeration, or
+        about ``BOX_LPS_PER_MODE`` LPs per mode make it pay,
+        :func:`polytopes.batchlp.preferred_kernel`), else ``None`` (one cddlib LP each; the NumPy
+        kernel's per-pivot overhead does not pay for a few LPs per box)."""
+        from polytopes import batchlp
+
+        n = len(self.enumeration.modes)
+        if n <= BATCH_BOX_MODES or batchlp.preferred_kernel(BOX_LPS_PER_MODE * n) != "compiled":
+            return None
+        return "compiled"
+
+    def ray_pool(self, task: bool = True) -> RayPool:
+        """The :class:`~polytopes.RayPool` of recession rays met on this session's domains over τ'
+        (with or without task rows): hints for the bounding boxes of later modes, each checked on
+        the domain it serves."""
+        pool = self._pools.get(task)
+        if pool is None:
+            pool = self._pools[task] = RayPool(self.scaled.n_tau)
+        return pool
 
     def mode(self, mode: str, where: str = "mode") -> ModeSolution:
         """The :class:`ModeSolution` of ``mode`` (validated; errors name ``where``)."""
@@ -470,9 +521,10 @@ class AnalysisSession:
 
     # ------------------------------------------------------------------ overlaps (III-G.1)
     def _box_sweep(self, modes: Sequence[str], task: bool):
-        """The bounding-box sweep (along the first torque, the other axes checked): yields, per
-        mode index ``i`` in the sweep order, the indices ``j`` (array) of the later modes whose
-        boxes meet its box. Stores nothing quadratic."""
+        """The bounding-box sweep along the first torque (the other axes checked), in blocks of
+        ``SWEEP_BLOCK`` modes: yields ``(i, j)``, two index arrays of equal length, the pairs of
+        this block (``i`` earlier in the sweep order than ``j``, indices into ``modes``) whose
+        boxes meet. Stores nothing quadratic beyond one block."""
         boxes = [self.mode(m).box(task) for m in modes]
         lo = np.array([b[0] for b in boxes])
         hi = np.array([b[1] for b in boxes])
@@ -481,15 +533,22 @@ class AnalysisSession:
 
         gap = tolerances.CONSISTENCY_RTOL * max(1.0, float(finite.max(initial=0.0)))
         order = np.argsort(lo[:, 0], kind="stable")
-        lo_s, hi_s = lo[order], hi[order]
-        ends = np.searchsorted(lo_s[:, 0], hi_s[:, 0] + gap, side="right")
-        for a in range(len(order)):
-            end = int(ends[a])
-            if end <= a + 1:
+        loT, hiT = np.ascontiguousarray(lo[order].T), np.ascontiguousarray(hi[order].T)
+        ends = np.searchsorted(loT[0], hiT[0] + gap, side="right")
+        N = len(order)
+        for a0 in range(0, N, SWEEP_BLOCK):
+            a1 = min(N, a0 + SWEEP_BLOCK)
+            end = int(ends[a0:a1].max())
+            if end <= a0 + 1:
                 continue
-            cand = slice(a + 1, end)
-            ok = np.all((lo_s[cand] <= hi_s[a] + gap) & (lo_s[a] <= hi_s[cand] + gap), axis=1)
-            yield int(order[a]), order[a + 1:end][ok]
+            rows, cols = np.arange(a0, a1)[:, None], np.arange(a0 + 1, end)[None, :]
+            ok = (cols > rows) & (cols < ends[a0:a1, None])
+            for k in range(loT.shape[0]):
+                ok &= loT[k, a0 + 1:end][None, :] <= hiT[k, a0:a1, None] + gap
+                ok &= loT[k, a0:a1, None] <= hiT[k, a0 + 1:end][None, :] + gap
+            bi, bj = np.nonzero(ok)
+            if bi.size:
+                yield order[a0 + bi], order[a0 + 1 + bj]
 
     def candidate_pairs_within(self, modes: Sequence[str], task: bool = True, limit: int | None = None
                                ) -> tuple[int, list[tuple[str, str]] | None]:
@@ -499,17 +558,20 @@ class AnalysisSession:
         if len(modes) < 2:
             return 0, []
         count = 0
-        pairs: list[tuple[int, int]] | None = []
-        for i, js in self._box_sweep(modes, task):
-            count += len(js)
-            if pairs is not None and limit is not None and count > limit:
-                pairs = None
-            if pairs is not None:
-                pairs += [(min(i, j), max(i, j)) for j in js.tolist()]
-        if pairs is None:
+        parts: list[np.ndarray] | None = []
+        for i, j in self._box_sweep(modes, task):
+            count += len(i)
+            if parts is not None and limit is not None and count > limit:
+                parts = None
+            if parts is not None:
+                parts.append(np.stack([np.minimum(i, j), np.maximum(i, j)], axis=1))
+        if parts is None:
             return count, None
-        pairs.sort()
-        return count, [(modes[i], modes[j]) for i, j in pairs]
+        if not parts:
+            return 0, []
+        pairs = np.concatenate(parts)
+        pairs = pairs[np.lexsort((pairs[:, 1], pairs[:, 0]))]
+        return count, [(modes[i], modes[j]) for i, j in pairs.tolist()]
 
     def count_candidate_pairs(self, modes: Sequence[str], task: bool = True) -> int:
         """How many pairs of ``modes`` have meeting bounding boxes (:meth:`candidate_pairs`

@@ -61,6 +61,11 @@ URDF input
 ``INERTIA_RTOL``
     URDF input: a link's 3 × 3 inertia matrix counts as positive semi-definite when its smallest
     eigenvalue is at least ``−INERTIA_RTOL`` times its largest eigenvalue magnitude.
+``KINEMATIC_BOUND``
+    Artificial bound on the nondimensional ``|q̈'|`` of the batched kinematic-slack LPs (the
+    enumeration's search, :mod:`contactmodes.modes`, and the real-time layouts,
+    :data:`contactmodes.layout.KINEMATIC_BOUND`); an answer leaning on it is not accepted (it goes
+    to the exact LP). A size, not a tolerance, kept here so both share it.
 """
 
 MU_MAX: float = 1e4
@@ -72,6 +77,7 @@ GAP_RTOL: float = 1e-6
 FEASIBILITY_RTOL: float = 1e-9
 STRICT_MARGIN: float = 1e-7
 CANCEL_RTOL: float = 1e-10
+KINEMATIC_BOUND: float = 1e3
 CONSISTENCY_RTOL: float = 1e-8
 AMBIGUITY_ATOL: float = 1e-8
 NEGATION_RTOL: float = 1e-6

@@ -45,10 +45,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import batchlp_kernel, lp
-from . import tolerances as tol
+from . import lp
 
-__all__ = ["BatchResult", "UNDECIDED", "KERNEL", "KERNELS", "solve_batch", "simplex_batch"]
+__all__ = ["BatchResult", "UNDECIDED", "KERNEL", "KERNELS", "COMPILED_MIN_LPS", "available", "preferred_kernel",
+           "solve_batch", "simplex_batch"]
 
 UNDECIDED = -1
 """Status of an LP the vectorized simplex did not decide (before the fallback)."""
@@ -59,6 +59,9 @@ PIVOT_TOL = 1e-9
 ART_TOL = 1e-12
 """A certificate *leans on* an artificial bound when that bound's multiplier exceeds this fraction
 of the multipliers' 1-norm (rounding level): such an answer is ``UNDECIDED``."""
+COMPILED_MIN_LPS = 1024
+""":func:`preferred_kernel`: the compiled kernel is worth loading for at least this many LPs (its
+load, about a second, against some 0.1–0.3 ms per LP saved over the NumPy kernel)."""
 KERNELS = ("auto", "numpy", "compiled")
 KERNEL = "auto"
 """The kernel ``kernel="auto"`` means (module doc): ``"auto"`` is the compiled one when numba is
@@ -125,13 +128,37 @@ def _inverse(FB):
         return out
 
 
+def _compiled_module():
+    """:mod:`polytopes.batchlp_kernel`, imported on first use (it imports numba, about 0.5 s)."""
+    from . import batchlp_kernel
+
+    return batchlp_kernel
+
+
+def available() -> bool:
+    """Whether the compiled kernel can run (numba importable)."""
+    return _compiled_module().AVAILABLE
+
+
+_compiled_used = False  # the compiled kernel has run in this process (its load is paid)
+
+
+def preferred_kernel(n_lps: int) -> str:
+    """The kernel worth using for about ``n_lps`` LPs in this process: ``"compiled"`` when numba is
+    installed and either the compiled kernel has already run here or ``n_lps`` is at least
+    :data:`COMPILED_MIN_LPS` (loading it costs about a second per process), else ``"numpy"``."""
+    if _compiled_used or n_lps >= COMPILED_MIN_LPS:
+        return "compiled" if available() else "numpy"
+    return "numpy"
+
+
 def _kernel(kernel: str) -> str:
     k = KERNEL if kernel == "auto" else kernel
     if k not in KERNELS:
         raise ValueError(f"kernel: must be one of {KERNELS}, got {kernel!r}")
     if k == "auto":
-        k = "compiled" if batchlp_kernel.AVAILABLE else "numpy"
-    if k == "compiled" and not batchlp_kernel.AVAILABLE:
+        k = "compiled" if available() else "numpy"
+    if k == "compiled" and not available():
         raise ValueError("kernel: 'compiled' needs numba, which is not installed")
     return k
 
@@ -231,6 +258,9 @@ def simplex_batch(c, G, h, lo, hi, artificial=None, basis=None, max_iter: int | 
 
 def _compiled(c, G, h, lo, hi, artificial, basis, max_iter) -> BatchResult:
     """:func:`simplex_batch` through :func:`polytopes.batchlp_kernel.simplex_kernel`."""
+    global _compiled_used
+    batchlp_kernel = _compiled_module()
+    _compiled_used = True
     Bn, n = c.shape
     m = G.shape[1]
     art = np.zeros((Bn, m + 2 * n), dtype=np.bool_)

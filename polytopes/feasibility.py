@@ -120,16 +120,22 @@ def feasibility(A, b, C, d) -> Feasibility:
     construction) cannot be solved reliably by any solver.
     """
     m, n = A.shape
-    scale = problem_scale(A, b, C, d)
-    eps = tol.FEASIBILITY_TOL * scale
-    Q, q, x0, N, consistent = equality_basis(C, d, n)
-    k = N.shape[1]
     nrm = row_norms(A)
     nz = nrm > 0
     s_ = np.where(nz, nrm, 1.0)
-    U = (A @ N) / s_[:, None]
-    beta = (b - A @ x0) / s_
-    const = ~nz | (row_norms(U) <= tol.COEF_ZERO_TOL)
+    scale = max(1.0, float(np.max(np.abs(b[nz]) / nrm[nz], initial=0.0)) if np.any(nz)
+                else float(np.max(np.abs(b), initial=0.0)), data_scale(C, d))  # problem_scale
+    eps = tol.FEASIBILITY_TOL * scale
+    Q, q, x0, N, consistent = equality_basis(C, d, n)
+    k = N.shape[1]
+    if C.shape[0]:
+        U = (A @ N) / s_[:, None]
+        beta = (b - A @ x0) / s_
+        const = ~nz | (row_norms(U) <= tol.COEF_ZERO_TOL)
+    else:  # N = I, x0 = 0: the normalized rows themselves (unit norm, or zero)
+        U = A / s_[:, None]
+        beta = b / s_
+        const = ~nz
     U[const] = 0.0
 
     def result(empty, slack, point):

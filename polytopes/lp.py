@@ -61,7 +61,8 @@ class LPResult:
     ``c.x`` at the optimum, else ``None``. ``solver``: which solve produced the accepted claim
     (``"cdd"``, ``"highs"``, ``"highs-nopresolve"``, ``"python"`` for trivial rows).
     ``verified_by``: ``"certificate"`` (dual / Farkas / ray checked) or ``"agreement"`` (two
-    independent solves agree).
+    independent solves agree). ``ray`` (n,): for ``UNBOUNDED`` from :func:`solve_many`, the
+    verified direction of unboundedness, else ``None``.
     """
 
     status: int
@@ -69,6 +70,7 @@ class LPResult:
     fun: float | None
     solver: str
     verified_by: str
+    ray: np.ndarray | None = None
 
 
 @dataclass
@@ -300,11 +302,10 @@ _CDD_STATUS = {
 }
 
 
-def _solve_cdd(c, G, h, E, f) -> _Claim:
-    """cddlib's dense simplex; the dual solution is read in the convention of :class:`_Claim`."""
-    n = c.shape[0]
-    # The row ``1 >= 0`` keeps cddlib well defined on a system without constraints; no row passed
-    # is all zero (cdd_io guards against those; here the rows are unit vectors).
+def _cdd_matrix(G, h, E, f):
+    """The cddlib H-matrix of ``G x <= h, E x = f`` (rows of unit norm; the row ``1 >= 0`` keeps
+    cddlib well defined on a system without constraints)."""
+    n = G.shape[1]
     m_g, m_e = G.shape[0], E.shape[0]
     array = np.zeros((m_g + m_e + 1, n + 1))
     array[:m_g, 0], array[:m_g, 1:] = h, -G
@@ -314,6 +315,12 @@ def _solve_cdd(c, G, h, E, f) -> _Claim:
     mat = cdd.matrix_from_array(array.tolist(), rep_type=cdd.RepType.INEQUALITY,
                                 lin_set=set(range(m_g, m_g + m_e)))
     mat.obj_type = cdd.LPObjType.MIN
+    return mat
+
+
+def _cdd_claim(mat, c, m_g: int, m_e: int) -> _Claim:
+    """cddlib's dense simplex on ``mat`` (:func:`_cdd_matrix`) with cost ``c``; the dual solution
+    is read in the convention of :class:`_Claim`."""
     mat.obj_func = [0.0, *c.tolist()]
     prog = cdd.linprog_from_matrix(mat)
     cdd.linprog_solve(prog)
@@ -330,6 +337,12 @@ def _solve_cdd(c, G, h, E, f) -> _Claim:
         elif i < m_g + m_e:
             z[i - m_g] = -v
     return _Claim(OPTIMAL, "cdd", x, y, z)
+
+
+def _solve_cdd(c, G, h, E, f) -> _Claim:
+    """cddlib's dense simplex on one LP (no row passed is all zero: cdd_io guards against those;
+    here the rows are unit vectors)."""
+    return _cdd_claim(_cdd_matrix(G, h, E, f), c, G.shape[0], E.shape[0])
 
 
 _local = threading.local()
@@ -551,6 +564,66 @@ def _agreement(c, claims, bounded, G, h, E, f) -> LPResult | None:
                 best = last if v1 <= v2 else other
                 return LPResult(OPTIMAL, best.x, min(v1, v2), best.solver, "agreement")
     return None
+
+
+def solve_many(costs, A_ub, b_ub, feasible_point: Any = None) -> list[LPResult]:
+    """Minimize each ``costs[i].x`` (c, n) over one system ``A_ub x <= b_ub`` (m, n)/(m,), free
+    variables: :func:`solve_verified` for many objectives, with the rows normalized and cddlib's
+    matrix built once (small LPs; larger ones go to :func:`solve_verified` one by one).
+
+    Every answer is verified as in :func:`solve_verified`: an optimum by its primal point and dual
+    certificate; "unbounded" by cddlib's ray (``ray`` of the result) and a feasible point — the
+    caller's ``feasible_point`` (n,) when it passes the primal check; a claim that fails goes
+    through :func:`solve_verified` on its own. Returns one :class:`LPResult` per cost. Raises as
+    :func:`solve_verified`."""
+    A_ub = np.asarray(A_ub, dtype=float)
+    n = A_ub.shape[1]
+    costs = np.asarray(costs, dtype=float).reshape(-1, n)
+    b_ub = _as_vector("b_ub", b_ub, A_ub.shape[0])
+    if not (np.isfinite(costs).all() and np.isfinite(A_ub).all() and np.isfinite(b_ub).all()):
+        raise PolytopeError("costs, A_ub, b_ub: contain NaN or infinite values")
+    G, h, gz = _normalized(A_ub, b_ub)
+    E, f = np.zeros((0, n)), np.zeros(0)
+    if gz.any():  # all-zero rows: 0 <= h_i decides them for every cost
+        if (h[gz] < 0.0).any():
+            return [LPResult(INFEASIBLE, None, None, "python", "certificate") for _ in costs]
+        G, h = G[~gz], h[~gz]
+    fallback = lambda c: solve_verified(c, G, h, feasible_point=feasible_point)  # noqa: E731
+    if G.shape[0] > tol.LP_SMALL_ROWS or n > tol.LP_SMALL_COLS:
+        return [fallback(c) for c in costs]
+    point = None
+    if feasible_point is not None:
+        x0 = np.asarray(feasible_point, dtype=float).reshape(-1)
+        point = x0 if x0.shape == (n,) and _primal_ok(x0, G, h, E, f) else None
+    try:
+        mat = _cdd_matrix(G, h, E, f)
+    except (RuntimeError, ValueError):
+        return [fallback(c) for c in costs]
+    claims = []
+    for c in costs:
+        try:
+            claims.append(_cdd_claim(mat, c, G.shape[0], 0))
+        except (RuntimeError, ValueError):
+            claims.append(_Claim(None, "cdd"))
+    # the optima verified together (the batch forms of the checks, one system broadcast)
+    opt = [i for i, cl in enumerate(claims) if cl.status == OPTIMAL]
+    good = np.zeros(len(claims), dtype=bool)
+    if opt:
+        B = len(opt)
+        X = np.array([claims[i].x for i in opt])
+        Y = np.array([claims[i].y for i in opt])
+        Gb, hb = np.broadcast_to(G, (B, *G.shape)), np.broadcast_to(h, (B, h.shape[0]))
+        Eb, fb, Zb = np.zeros((B, 0, n)), np.zeros((B, 0)), np.zeros((B, 0))
+        good[opt] = primal_ok(X, Gb, hb, Eb, fb) & dual_ok(costs[opt], X, Y, Zb, Gb, hb, Eb, fb)
+    out = []
+    for i, (c, cl) in enumerate(zip(costs, claims)):
+        if good[i]:
+            out.append(LPResult(OPTIMAL, cl.x, float(c @ cl.x), "cdd", "certificate"))
+        elif cl.status == UNBOUNDED and point is not None and _ray_ok(c, cl.ray, G, E):
+            out.append(LPResult(UNBOUNDED, point, None, "cdd", "certificate", ray=cl.ray))
+        else:
+            out.append(fallback(c))
+    return out
 
 
 def solve(c, A_ub=None, b_ub=None, A_eq=None, b_eq=None, bounds=(None, None), solver="auto",

@@ -12,6 +12,7 @@ from . import feasibility as _feasibility
 from . import tolerances as _tol
 from .errors import NumericalError, PolytopeError
 from .linalg import data_scale, normalize_rows
+from .raypool import RayPool
 
 
 @dataclass(frozen=True)
@@ -269,6 +270,52 @@ class Polytope:
                                  "calls nonempty")
         return base - fun, h.x0 + h.N @ w
 
+    def _inner_lps(self, directions: np.ndarray) -> list[tuple[float, np.ndarray | None]]:
+        """:meth:`_inner_lp` for the rows of ``directions`` (k, n) at once (:func:`lp.solve_many`:
+        one normalization, one cddlib matrix); returns ``(value, ray)`` per direction, ``ray``
+        (n,) the verified direction of unboundedness when the value is ``inf`` and the solver
+        gave one, else ``None``."""
+        h = self._hull()
+        D = np.atleast_2d(np.asarray(directions, dtype=float))
+        cw = D @ h.N
+        base = D @ h.x0
+        if h.N.shape[1] == 0:
+            return [(float(v), None) for v in base]
+        if h.V.shape[0] == 0:
+            return [(float(v), None) if not np.any(c) else (float("inf"), None) for v, c in zip(base, cw)]
+        w0 = h.N.T @ (self._feas().point - h.x0)
+        out: list[tuple[float, np.ndarray | None]] = []
+        for res, v in zip(lp.solve_many(-cw, h.V, h.gamma + h.relax, feasible_point=w0), base):
+            if res.status == lp.UNBOUNDED:
+                out.append((float("inf"), None if res.ray is None else h.N @ res.ray))
+            elif res.status != lp.OPTIMAL:  # the inner system contains the hull point
+                raise NumericalError("support LP reported infeasible on a set the emptiness rule "
+                                     "calls nonempty")
+            else:
+                out.append((float(v) - float(res.fun), None))
+        return out
+
+    def _batched_support(self, directions: np.ndarray, kernel: str) -> np.ndarray:
+        """``max d.x`` for the rows ``d`` of ``directions`` (k, n) by the batched, verified dual
+        simplex of :mod:`polytopes.batchlp` on the inner system, inside the artificial box of
+        ``BATCH_LP_BOUND``; NaN where it certifies no answer (nonempty set)."""
+        from . import batchlp
+
+        h = self._hull()
+        cw = -(directions @ h.N)
+        B, k = cw.shape
+        out = np.full(B, np.nan)
+        if k == 0 or h.V.shape[0] == 0:
+            return out
+        bound = _tol.BATCH_LP_BOUND * self._feas().scale
+        box = np.full((B, k), bound)
+        res = batchlp.simplex_batch(cw, np.broadcast_to(h.V, (B, *h.V.shape)),
+                                    np.broadcast_to(h.gamma + h.relax, (B, h.V.shape[0])), -box, box,
+                                    artificial=np.ones((B, k), dtype=bool), kernel=kernel)
+        ok = res.status == lp.OPTIMAL
+        out[ok] = (directions @ h.x0)[ok] - res.fun[ok]
+        return out
+
     # ----- queries ------------------------------------------------------------------------
     def is_empty(self) -> bool:
         """True for the empty set: the package's one emptiness rule (max-slack LP over normalized
@@ -316,16 +363,26 @@ class Polytope:
             return None
         return self._inner_lp(direction)[1]
 
-    def bounding_box(self, coords: Sequence[int] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    def bounding_box(self, coords: Sequence[int] | None = None, pool: RayPool | None = None,
+                     kernel: str | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Tightest axis-aligned box ``(lo, hi)`` (n,) each, ``±inf`` where unbounded; with
         ``coords`` (k,) the box of the projection onto those coordinates (k,) each, no projection
         computed.
 
-        Unbounded sides are found first from the generators of the recession cone (one double
-        description): a side is declared unbounded only for a ray (or line) that passes the ray
-        check of :mod:`polytopes.lp` on the inner system (``V r <= 0``, positive along the axis);
-        every other side is one verified support LP (a ray cddlib missed or got wrong costs that
-        LP, never a wrong bound).
+        Unbounded sides are found first from recession rays: a side is declared unbounded only for
+        a ray (or line) that passes the ray check of :mod:`polytopes.lp` on the inner system
+        (``V r <= 0``, positive along the axis); every other side is one verified support LP (a
+        ray missed or wrong costs that LP, never a wrong bound). The rays are the generators of
+        the recession cone (one double description) or, with a :class:`~polytopes.raypool.RayPool`
+        of the same dimension, first the pooled rays of related sets: the double description runs
+        only when they leave more than half of the sides undecided; its rays, and those of the
+        support LPs found unbounded, join the pool. The support LPs of one box share one
+        normalization and cddlib matrix (:func:`polytopes.lp.solve_many`); with ``kernel``
+        (``"auto"``, ``"compiled"`` or ``"numpy"``, :mod:`polytopes.batchlp`) they are first solved
+        together by the verified batched dual simplex in the box ``|w| <= BATCH_LP_BOUND · scale``
+        of :mod:`polytopes.tolerances`, and only the answers it does not certify (e.g. a side
+        leaning on that box) go to :func:`~polytopes.lp.solve_many`. Worth it for callers that
+        compute many boxes in one process (the compiled kernel's first call loads numba).
 
         The empty set gives ``lo = +inf``, ``hi = -inf`` componentwise (the infimum and supremum
         over no points), so ``lo > hi`` marks it and a union's box is still the componentwise
@@ -336,20 +393,37 @@ class Polytope:
         k = len(ks)
         if self.is_empty():
             return np.full(k, np.inf), np.full(k, -np.inf)
-        up, down = self._unbounded_axes(ks)
+        up, down = self._unbounded_axes(ks, pool)
         hi, lo = np.full(k, np.inf), np.full(k, -np.inf)
-        for i, kk in enumerate(ks):
-            e = np.zeros(self.dim)
-            e[kk] = 1.0
-            if not up[i]:
-                hi[i] = self._inner_lp(e)[0]
-            if not down[i]:
-                lo[i] = -self._inner_lp(-e)[0]
+        sides = [(i, 1.0) for i in range(k) if not up[i]] + [(i, -1.0) for i in range(k) if not down[i]]
+        if not sides:
+            return lo, hi
+        E = np.zeros((len(sides), self.dim))
+        E[np.arange(len(sides)), [ks[i] for i, _ in sides]] = [sg for _, sg in sides]
+        values = np.full(len(sides), np.nan)
+        if kernel is not None:
+            values = self._batched_support(E, kernel)
+        todo = np.flatnonzero(np.isnan(values))
+        answers: list[tuple[float, np.ndarray | None]] = [(float(v), None) for v in values]
+        if todo.size:
+            for t, ans in zip(todo, self._inner_lps(E[todo])):
+                answers[t] = ans
+        rays = []
+        for (i, sg), (value, ray) in zip(sides, answers):
+            if sg > 0:
+                hi[i] = value
+            else:
+                lo[i] = -value
+            if ray is not None:
+                rays.append(ray)
+        if rays and pool is not None and pool.dim == self.dim:
+            pool.add(np.array(rays))
         return lo, hi
 
-    def _unbounded_axes(self, ks: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    def _unbounded_axes(self, ks: list[int], pool: RayPool | None = None) -> tuple[np.ndarray, np.ndarray]:
         """(k,) bool each: coordinates ``ks`` proven unbounded above / below by a verified
-        recession direction (nonempty set); all ``False`` when cddlib fails."""
+        recession direction (nonempty set), from ``pool`` and/or the double description of the
+        recession cone (:meth:`bounding_box`); all ``False`` where neither proves a side."""
         h = self._hull()
         up = np.zeros(len(ks), dtype=bool)
         down = np.zeros(len(ks), dtype=bool)
@@ -360,15 +434,27 @@ class Polytope:
         if h.V.shape[0] == 0:
             free = np.any(Nk != 0.0, axis=1)
             return free, free.copy()
+        empty = np.zeros((0, dim))
+
+        def prove(R):  # costs -e_k (unbounded above) and +e_k (below) in one check
+            ok = np.any(lp.rays_ok(np.vstack([-Nk, Nk]), R, h.V, empty), axis=1)
+            up[:] |= ok[:len(ks)]
+            down[:] |= ok[len(ks):]
+
+        pooled = pool is not None and pool.dim == self.dim
+        if pooled and len(pool):
+            prove(pool.rays @ h.N)  # the pooled directions, in the hull's coordinates
+            if np.count_nonzero(~up) + np.count_nonzero(~down) <= len(ks):
+                return up, down
         try:
             _, rays, lines = cdd_io.generators(h.V, np.zeros(h.V.shape[0]), np.zeros((0, dim)), np.zeros(0))
-        except (RuntimeError, ValueError):  # cddlib's float DD gave up: the LPs decide every side
+        except (RuntimeError, ValueError):  # cddlib's float DD gave up: the LPs decide the other sides
             return up, down
         R = np.vstack([rays, lines, -lines])
         if len(R):
-            empty = np.zeros((0, dim))
-            up = np.any(lp.rays_ok(-Nk, R, h.V, empty), axis=1)
-            down = np.any(lp.rays_ok(Nk, R, h.V, empty), axis=1)
+            prove(R)
+            if pooled:
+                pool.add(R @ h.N.T)
         return up, down
 
     def implicit_equalities(self) -> np.ndarray:

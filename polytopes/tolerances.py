@@ -81,6 +81,11 @@ are then multiplied by the problem scale ``max(1, max_i |b_i| / ||a_i||)`` (see
     Linear programs up to this many rows and variables go to cddlib's dense simplex (no per-call
     set-up cost); larger ones to HiGHS (:func:`polytopes.lp.solve`). A size rule, not a tolerance,
     kept here with the other numeric settings.
+``BATCH_LP_BOUND``
+    The artificial box ``|w_j| <= BATCH_LP_BOUND * scale`` put on the free variables of support
+    LPs solved by the batched dual simplex (:meth:`Polytope.bounding_box` with a ``kernel``,
+    :mod:`polytopes.batchlp`); an answer leaning on it is not accepted (it goes to
+    :func:`polytopes.lp.solve_many` without the box). A cost knob, not a tolerance.
 """
 
 FEASIBILITY_TOL: float = 1e-9
@@ -107,3 +112,4 @@ CDD_CANONICALIZE_MAX_ROWS: int = 400
 BLOCK_ELIMINATION_MAX_ROWS: int = 4000
 LP_SMALL_ROWS: int = 400
 LP_SMALL_COLS: int = 60
+BATCH_LP_BOUND: float = 1e3

@@ -233,3 +233,39 @@ def test_compiled_scaling_equals_the_rule(seed):
                             assert np.array_equal(uu, vv), name
                 else:
                     assert np.array_equal(x, y), name
+
+
+def _sorted_rows(M):
+    M = np.round(np.asarray(M, dtype=float), 12) + 0.0
+    return M[np.lexsort(M.T[::-1])] if len(M) else M
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_equation_bank_rows_equal_layout_rows(seed):
+    """The session's equation bank (:class:`contactmodes.equations.EquationBank`, rows stacked per
+    mode in the order of eqs. 24 and 32) and the layout's row banks (:meth:`Structure.banks`
+    indexed by :attr:`Layout.eq_rows` / ``geq_rows``: contact-interleaved, assembled by other
+    code) give every Table III candidate the same equality rows ``[A | B | b]`` and inequality
+    rows ``[N | e]`` as sets, on random mechanisms without task equalities (scaled system)."""
+    from contactmodes.equations import EquationBank
+
+    system = parse_system(random_system(100 + seed)).system
+    if any(c.kind == "task" and c.type == "eq" for c in system.constraints):
+        pytest.skip("task equalities: no layout")
+    scaled = system.scaling.system
+    terms = terms_of(system)
+    st = Structure.of(system)
+    lay = st.layout(classify_arrays(terms.v_contact, terms.v0, 1.0, system.contacts))
+    banks = st.banks(terms)
+    bank = EquationBank(scaled, task=True, task_geq=True)
+    for i, mode in enumerate(lay.modes):
+        eqs = bank.equations(mode)
+        rows = lay.eq_rows[i]
+        mine = np.hstack([eqs.A, eqs.B, eqs.b[:, None]])
+        theirs = np.hstack([banks.A[rows], banks.B[rows], banks.b[rows][:, None]])
+        np.testing.assert_allclose(_sorted_rows(mine), _sorted_rows(theirs), atol=1e-12)
+        g = lay.geq_rows[i][lay.geq_valid[i]]
+        mine = np.hstack([eqs.N, eqs.e[:, None]])
+        theirs = np.hstack([banks.N[g], banks.e[g][:, None]])
+        np.testing.assert_allclose(_sorted_rows(mine), _sorted_rows(theirs), atol=1e-12)
+        assert int(eqs.ineq_task.sum()) == int(lay.geq_task[i][lay.geq_valid[i]].sum())

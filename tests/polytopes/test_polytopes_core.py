@@ -225,13 +225,30 @@ def _linprog_box(P, coords):
     return np.array(lo), np.array(hi)
 
 
+def test_ray_pool_normalizes_deduplicates_and_keeps_the_newest():
+    from polytopes import RayPool
+
+    pool = RayPool(2, capacity=3)
+    pool.add([[2.0, 0.0], [0.0, 0.0], [np.inf, 1.0], [-0.0, -3.0]])  # zero and infinite rows dropped
+    assert pool.rays.tolist() == [[1.0, 0.0], [0.0, -1.0]]
+    pool.add([[5.0, 0.0], [1.0, 1.0], [1.0, 2.0]])  # [5, 0] is [1, 0] again
+    assert pool.rays.tolist() == [[1.0, 1.0], [0.5, 1.0], [1.0, 0.0]]
+    with pytest.raises(ValueError):
+        pool.rays[0, 0] = 3.0  # read-only view
+
+
 @pytest.mark.parametrize("seed", range(12))
 @pytest.mark.parametrize("fail_dd", [False, True])
-def test_bounding_box_against_highs(seed, fail_dd, monkeypatch):
+@pytest.mark.parametrize("pool", [None, "garbage", "related"])
+@pytest.mark.parametrize("kernel", [None, "numpy", "auto"])
+def test_bounding_box_against_highs(seed, fail_dd, pool, kernel, monkeypatch):
     """Sides proven unbounded by recession rays (or by LPs when cddlib's DD is made to fail)
     equal HiGHS's per-side LPs, on random unbounded polyhedra, some with an equality and some
-    lower-dimensional, and for a coordinate subset (the box of a projection)."""
-    from polytopes import cdd_io
+    lower-dimensional, and for a coordinate subset (the box of a projection) — also with a
+    :class:`~polytopes.RayPool` of random directions (hints that must be checked, most of them
+    wrong) or of the rays of a related set (the same rows, some moved), and with the support
+    LPs through the batched simplex (NumPy or compiled kernel, then the single-LP path)."""
+    from polytopes import RayPool, cdd_io
 
     if fail_dd:
         def broken(*args, **kwargs):
@@ -252,7 +269,18 @@ def test_bounding_box_against_highs(seed, fail_dd, monkeypatch):
     if P.is_empty():
         pytest.skip("empty draw")
     coords = list(range(n)) if seed % 3 else [0, n - 1]
-    lo, hi = P.bounding_box(coords=coords) if seed % 3 == 0 else P.bounding_box()
+    rays = None
+    if pool is not None:
+        rays = RayPool(n)
+        if pool == "garbage":
+            rays.add(rng.standard_normal((40, n)))
+        else:
+            Q = Polytope(A + 0.3 * rng.standard_normal(A.shape) * (rng.random((A.shape[0], 1)) < 0.3), b, C, d)
+            if not Q.is_empty():
+                Q.bounding_box(pool=rays)
+            rays.add(rng.standard_normal((5, n)))
+    lo, hi = (P.bounding_box(coords=coords, pool=rays, kernel=kernel) if seed % 3 == 0
+              else P.bounding_box(pool=rays, kernel=kernel))
     elo, ehi = _linprog_box(P, coords)
     assert np.array_equal(np.isinf(lo), np.isinf(elo)) and np.array_equal(np.isinf(hi), np.isinf(ehi))
     fin = np.isfinite(elo)

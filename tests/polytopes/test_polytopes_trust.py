@@ -262,6 +262,46 @@ def test_statuses_match_highs_on_random_badly_scaled_lps():
     assert min(counts.values()) > 50  # every status exercised
 
 
+def test_solve_many_matches_highs_on_random_lps():
+    """:func:`lp.solve_many` (one matrix, many costs, batch-verified) gives HiGHS's status and
+    optimum for every cost, on random feasible systems with bounded and unbounded objectives, badly
+    scaled rows included; "unbounded" answers carry a verified ray."""
+    rng = np.random.default_rng(7)
+    counts = {0: 0, 3: 0}
+    for _ in range(150):
+        n = int(rng.integers(1, 6))
+        m = int(rng.integers(1, 10))
+        A = rng.standard_normal((m, n)) * 10.0 ** rng.integers(-6, 7, size=m)[:, None]
+        x0 = rng.standard_normal(n)
+        b = A @ x0 + np.abs(A).sum(axis=1) * rng.uniform(0.0, 1.0, m)  # x0 feasible
+        costs = rng.integers(-2, 3, size=(4, n)).astype(float)
+        results = lp.solve_many(costs, A, b, feasible_point=x0 if rng.random() < 0.5 else None)
+        for c, res in zip(costs, results):
+            ref = linprog(c, A_ub=A / np.abs(A).max(axis=1, keepdims=True),
+                          b_ub=b / np.abs(A).max(axis=1), bounds=(None, None), method="highs")
+            assert res.status == ref.status, (A, b, c)
+            counts[res.status] += 1
+            if res.status == lp.OPTIMAL:
+                assert res.fun == pytest.approx(ref.fun, abs=1e-7 * max(1.0, abs(ref.fun)))
+            elif res.ray is not None:
+                assert float(c @ res.ray) < 0 and np.all(A @ res.ray <= 1e-9 * np.abs(A).sum(axis=1) * np.abs(res.ray).max())
+    assert min(counts.values()) > 30  # both statuses exercised
+
+
+def test_solve_many_lying_fast_path_falls_back(monkeypatch):
+    """cddlib's claims replaced by lies (a wrong optimum, an unbounded claim without a ray): every
+    answer still comes back right, through the single-LP front door."""
+    A = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, -1.0]])
+    b = np.array([1.0, 2.0, 0.0])
+    lies = [lp._Claim(lp.OPTIMAL, "cdd", np.array([5.0, 5.0]), np.zeros(3), np.zeros(0)),
+            lp._Claim(lp.UNBOUNDED, "cdd", ray=None)]
+    real = lp._cdd_claim
+    monkeypatch.setattr(lp, "_cdd_claim", lambda *a: lies.pop(0) if lies else real(*a))
+    res = lp.solve_many([[-1.0, 0.0], [0.0, -1.0]], A, b)
+    assert [r.status for r in res] == [lp.OPTIMAL, lp.OPTIMAL]
+    assert res[0].fun == pytest.approx(-1.0) and res[1].fun == pytest.approx(-2.0)
+
+
 # ----------------------------------------------------------------------- row scaling -----------
 @settings(max_examples=25, deadline=None, derandomize=True)
 @given(st.sampled_from(["bounded", "unbounded", "explicit_lowdim", "implicit_lowdim", "empty"]),

@@ -1,0 +1,173 @@
+"""The linear constraints of one contact mode (flipping paper, Sec. III-D: eqs. 24 and 32).
+
+:class:`EquationBank` holds, once per system, the rows (7)–(10) of every contact and letter (from
+the one mode table, :func:`~contactmodes.modetable.contact_rows`, under the system's Table III
+classification) and the mode-independent rows (constraint blocks, dynamics); a mode's
+:class:`ModeEquations` are then stacked from it without rebuilding a row. :func:`mode_equations`
+is the one-off form.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .modetable import classify_velocities, contact_rows, validate_mode
+from .system import ContactSystem
+
+__all__ = ["EquationBank", "ModeEquations", "mode_equations"]
+
+
+@dataclass
+class ModeEquations:
+    """The linear constraints of one mode (eqs. 24 and 32). ``n = n_q + 2k``.
+
+    Attributes
+    ----------
+    mode : the mode string.
+    A : (m, n) coefficients of ``[q̈; f]`` in the equalities ``A [q̈; f] = B τ + b``.
+    B : (m, n_τ).
+    b : (m,).
+    eq_labels : (m,) human-readable row labels (e.g. ``"accel t c0"``, ``"dynamics q1"``).
+    N : (p, n + n_τ) coefficients of ``[q̈; f; τ]`` in the inequalities ``N [q̈; f; τ] >= e``.
+    e : (p,).
+    ineq_labels : (p,) row labels.
+    ineq_task : (p,) bool: the row is a task constraint (eqs. 17–18).
+    n_q, n_f, n_tau : block sizes (``n_f = 2k``).
+    """
+
+    mode: str
+    A: np.ndarray
+    B: np.ndarray
+    b: np.ndarray
+    eq_labels: list[str]
+    N: np.ndarray
+    e: np.ndarray
+    ineq_labels: list[str]
+    n_q: int
+    n_f: int
+    n_tau: int
+    ineq_task: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
+
+
+def mode_equations(system: ContactSystem, mode: str, task: bool = True,
+                   task_geq: bool | None = None) -> ModeEquations:
+    """Assemble the equalities (24) and inequalities (32) of ``mode`` in the system's units.
+
+    Equalities, in this row order:
+
+    1. acceleration (eq. 7), per contact: ``J_row q̈ = −(J̇q̇)_row`` (``F``: rows ``t``, ``n``;
+       ``L``/``R``: row ``n``);
+    2. forces (eq. 8): ``S``: ``f_t = 0``, ``f_n = 0``; ``L``: ``f_t − μ f_n = 0``;
+       ``R``: ``f_t + μ f_n = 0``;
+    3. ``"eq"`` constraint blocks, physical then (if ``task``) task, in system order:
+       ``[qdd, f] x = −tau τ + rhs``;
+    4. dynamics (eq. 5): ``M q̈ − Jᵀ f = S τ − h``.
+
+    Inequalities ``N [q̈; f; τ] >= e`` (not strict):
+
+    1. acceleration (eq. 9), only where the velocity is zero (Table III classification):
+       ``S``: ``ẍ_n >= 0``; ``L``: ``−ẍ_t >= 0``; ``R``: ``ẍ_t >= 0``;
+    2. forces (eq. 10 and Table I): ``F``: ``μ f_n − f_t >= 0``, ``μ f_n + f_t >= 0``,
+       ``f_n >= 0``; ``L``, ``R``: ``f_n >= 0``;
+    3. ``"geq"`` constraint blocks, physical then task: ``[qdd, f, tau] >= rhs``.
+
+    ``task_geq`` (default: ``task``) includes the task ``"geq"`` rows independently of the task
+    ``"eq"`` rows; ``ineq_task`` marks them (the session keeps one domain with a task mask).
+    """
+    validate_mode(mode, system.contacts)
+    return EquationBank(system, task, task_geq).equations(mode)
+
+
+class EquationBank:
+    """The rows of :func:`mode_equations` for every contact and letter of ``system``, built once;
+    :meth:`equations` stacks a mode's :class:`ModeEquations` from them (same rows, same order,
+    same labels). Arguments as :func:`mode_equations`."""
+
+    def __init__(self, system: ContactSystem, task: bool = True, task_geq: bool | None = None) -> None:
+        task_geq = task if task_geq is None else task_geq
+        self.system = system
+        n_q, n_tau, k = system.n_q, system.n_tau, system.k
+        self.n_q, self.n_tau, self.n_f = n_q, n_tau, 2 * k
+        n_f = 2 * k
+        n = n_q + n_f
+        J, c, mu = system.J, system.Jdot_qdot, system.mu
+        pattern = classify_velocities(system, check_approaching=False)
+        names = system.contacts
+        comp = ("t", "n")
+
+        def force(i: int, a_t: float, a_n: float) -> np.ndarray:
+            v = np.zeros(n)
+            v[n_q + 2 * i], v[n_q + 2 * i + 1] = a_t, a_n
+            return v
+
+        def rows(pieces, width):
+            return np.array([p for p in pieces], dtype=float).reshape(len(pieces), width)
+
+        # per contact and letter: (A_acc, b_acc, lab_acc), (A_f, lab_f), (N_acc, e_acc, lab), (N_f, lab)
+        self._contact: list[dict[str, tuple]] = []
+        for i in range(k):
+            per = {}
+            for letter in "FSLR":
+                r = contact_rows(letter, float(mu[i]), bool(pattern.t_zero[i]), bool(pattern.n_zero[i]))
+                acc = [np.concatenate([J[2 * i + cpt], np.zeros(n_f)]) for cpt in r.accel_eq]
+                frc = [force(i, a_t, a_n) for a_t, a_n in r.force_eq]
+                gacc = [np.concatenate([sign * J[2 * i + cpt], np.zeros(n_f + n_tau)]) for cpt, sign in r.accel_geq]
+                gfrc = [np.concatenate([force(i, a_t, a_n), np.zeros(n_tau)]) for a_t, a_n in r.force_geq]
+                per[letter] = (
+                    rows(acc, n), np.array([-c[2 * i + cpt] for cpt in r.accel_eq], dtype=float),
+                    [f"accel {comp[cpt]} {names[i]}" for cpt in r.accel_eq],
+                    rows(frc, n), [f"force {names[i]} ({a_t:g} f_t + {a_n:g} f_n = 0)" for a_t, a_n in r.force_eq],
+                    rows(gacc, n + n_tau), np.array([-sign * c[2 * i + cpt] for cpt, sign in r.accel_geq], dtype=float),
+                    [f"accel {comp[cpt]} {names[i]} {'>=' if sign > 0 else '<='} 0" for cpt, sign in r.accel_geq],
+                    rows(gfrc, n + n_tau),
+                    [f"force {names[i]} ({a_t:g} f_t + {a_n:g} f_n >= 0)" for a_t, a_n in r.force_geq],
+                )
+            self._contact.append(per)
+        blocks = [(blk, blk.kind == "task") for kind in ("physical", "task") for blk in system.constraints
+                  if blk.kind == kind]
+        A_rows, B_rows, b_rows, eq_labels = [], [], [], []
+        for blk, is_task in blocks:  # 3. equality blocks (11), (12), (15), (16)
+            if blk.type == "eq" and (task or not is_task):
+                for j in range(blk.n_rows):
+                    A_rows.append(np.concatenate([blk.qdd[j], blk.f[j]]))
+                    B_rows.append(-blk.tau[j])
+                    b_rows.append(blk.rhs[j])
+                    eq_labels.append(f"{blk.kind} {blk.name or 'eq'} [{j}]")
+        for j in range(n_q):  # 4. dynamics (5)
+            A_rows.append(np.concatenate([system.M[j], -J[:, j]]))
+            B_rows.append(system.S[j])
+            b_rows.append(-system.h[j])
+            eq_labels.append(f"dynamics {system.coordinates[j]}")
+        self._fixed_eq = (rows(A_rows, n), rows(B_rows, n_tau), np.array(b_rows, dtype=float), eq_labels)
+        N_rows, e_rows, ineq_labels, ineq_task = [], [], [], []
+        for blk, is_task in blocks:  # 3. inequality blocks (13), (14), (17), (18)
+            if blk.type == "geq" and (task_geq or not is_task):
+                for j in range(blk.n_rows):
+                    N_rows.append(np.concatenate([blk.qdd[j], blk.f[j], blk.tau[j]]))
+                    e_rows.append(blk.rhs[j])
+                    ineq_labels.append(f"{blk.kind} {blk.name or 'geq'} [{j}]")
+                    ineq_task.append(is_task)
+        self._fixed_geq = (rows(N_rows, n + n_tau), np.array(e_rows, dtype=float), ineq_labels,
+                           np.array(ineq_task, dtype=bool))
+
+    def equations(self, mode: str) -> ModeEquations:
+        """The :class:`ModeEquations` of ``mode`` (a valid mode of the system; not re-validated)."""
+        per = [self._contact[i][letter] for i, letter in enumerate(mode)]
+        A_f, B_f, b_f, lab_f = self._fixed_eq
+        N_f, e_f, glab_f, task_f = self._fixed_geq
+        A_c = [p[0] for p in per] + [p[3] for p in per]
+        m_c = sum(a.shape[0] for a in A_c)
+        A = np.concatenate(A_c + [A_f])
+        B = np.concatenate([np.zeros((m_c, self.n_tau)), B_f])
+        b = np.concatenate([p[1] for p in per] + [np.zeros(m_c - sum(len(p[1]) for p in per)), b_f])
+        N_c = [p[5] for p in per] + [p[8] for p in per]
+        p_c = sum(x.shape[0] for x in N_c)
+        N = np.concatenate(N_c + [N_f])
+        e = np.concatenate([p[6] for p in per] + [np.zeros(p_c - sum(len(p[6]) for p in per)), e_f])
+        eq_labels = [s for p in per for s in p[2]] + [s for p in per for s in p[4]] + lab_f
+        ineq_labels = [s for p in per for s in p[7]] + [s for p in per for s in p[9]] + glab_f
+        return ModeEquations(mode=mode, A=A, B=B, b=b, eq_labels=eq_labels, N=N, e=e,
+                             ineq_labels=ineq_labels, n_q=self.n_q, n_f=self.n_f, n_tau=self.n_tau,
+                             ineq_task=np.concatenate([np.zeros(p_c, dtype=bool), task_f]))
