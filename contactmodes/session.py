@@ -35,8 +35,10 @@ from .system import ContactSystem
 
 __all__ = ["AnalysisSession", "ModeSolution", "PIPELINE_STAGES", "empty_box"]
 
-DIRECT_PAIRS = 200
-"""Up to this many candidate pairs, each is decided by one LP (no witness points or V-representations)."""
+DIRECT_PAIRS = 16
+"""Up to this many candidate pairs, each is decided by one LP (no witness points or V-representations).
+Measured on the examples: from about 20 pairs on, the witnesses pay (six-link brace, 101 pairs:
+79 → 56 ms; two pairs of the table: 11 ms by LPs, 13 ms with witnesses)."""
 
 SWEEP_BLOCK = 64
 """Modes per block of the bounding-box sweep (:meth:`AnalysisSession.candidate_pairs_within`): a
