@@ -16,12 +16,12 @@ it prints, in one run:
 The projection methods are compared in ``benchmarks/bench_projection.py``. Numbers depend on the
 machine and its load: quote the ratios. Nothing is written outside a temporary directory.
 
-Measured on 2026-11-23 at 0f3bbb1 (2-core machine, another job on the other core), ``--repeat 3``
-against the code before this round (ms CPU, now / before): two_link_brace 80.9 / 72.6,
-six_link_brace 198 / 205, rhex_flip_start 756 / 719, five_link_climb 80.2 / 73.9, painleve_rod
-7.5 / 4.8, table_two_legs 32.6 / 21.6. The verified engine is now about as fast as the unverified
+Measured on 2026-11-23 (2-core machine, another job on the other core), ``--repeat 3`` against
+the code before this round (ms CPU, now / before): two_link_brace 71.6 / 70.3, six_link_brace
+170 / 194, rhex_flip_start 737 / 715, five_link_climb 81.4 / 69.0, painleve_rod 7.7 / 4.6,
+table_two_legs 32.6 / 19.9. The verified engine is now about as fast as the unverified
 one it replaced on these examples; the issue's targets (10, 100 and 50 ms) are **not met**. On
-the same machine the previous code takes 73 / 205 / 719 ms where the issue measured 17 / 52 /
+the same machine the previous code takes 70 / 194 / 715 ms where the issue measured 17 / 52 /
 170 ms, so about a factor four is the machine. What remains per mode is Python around small
 arrays: an SVD response, the substituted rows (33), one verified emptiness LP (about 0.3 ms,
 cddlib plus the certificate checks), and for the overlaps the verified projections of the
