@@ -103,7 +103,7 @@ class EquationBank:
             return v
 
         def rows(pieces, width):
-            return np.array([p for p in pieces], dtype=float).reshape(len(pieces), width)
+            return np.array(pieces, dtype=float).reshape(len(pieces), width)
 
         # per contact and letter: (A_acc, b_acc, lab_acc), (A_f, lab_f), (N_acc, e_acc, lab), (N_f, lab)
         self._contact: list[dict[str, tuple]] = []

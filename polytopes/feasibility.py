@@ -108,9 +108,10 @@ point of the hull, not necessarily a point of the set (except when ``k = 0``). `
         return int(self.N.shape[1])
 
 
-def problem_scale(A, b, C, d) -> float:
-    """``max(1, max_i |b_i|/||a_i||, max_j |d_j|/||c_j||)``: the scale of the data's offsets."""
-    return max(data_scale(A, b), data_scale(C, d))
+def problem_scale(A, b, C, d, norms=None) -> float:
+    """``max(1, max_i |b_i|/||a_i||, max_j |d_j|/||c_j||)``: the scale of the data's offsets
+    (``norms``: the row norms of ``A`` when known)."""
+    return max(data_scale(A, b, norms), data_scale(C, d))
 
 
 def feasibility(A, b, C, d) -> Feasibility:
@@ -123,8 +124,7 @@ def feasibility(A, b, C, d) -> Feasibility:
     nrm = row_norms(A)
     nz = nrm > 0
     s_ = np.where(nz, nrm, 1.0)
-    scale = max(1.0, float(np.max(np.abs(b[nz]) / nrm[nz], initial=0.0)) if np.any(nz)
-                else float(np.max(np.abs(b), initial=0.0)), data_scale(C, d))  # problem_scale
+    scale = problem_scale(A, b, C, d, nrm)
     eps = tol.FEASIBILITY_TOL * scale
     Q, q, x0, N, consistent = equality_basis(C, d, n)
     k = N.shape[1]

@@ -12,11 +12,12 @@ def row_norms(A: np.ndarray) -> np.ndarray:
     return np.linalg.norm(A, axis=1) if A.shape[0] else np.zeros(0)
 
 
-def data_scale(A: np.ndarray, b: np.ndarray) -> float:
-    """Problem scale ``max(1, max_i |b_i| / ||a_i||)`` over the nonzero rows of ``A``."""
+def data_scale(A: np.ndarray, b: np.ndarray, norms: np.ndarray | None = None) -> float:
+    """Problem scale ``max(1, max_i |b_i| / ||a_i||)`` over the nonzero rows of ``A``; ``norms``
+    (m,) the row norms of ``A`` when the caller has them already."""
     if A.shape[0] == 0:
         return 1.0
-    nrm = row_norms(A)
+    nrm = row_norms(A) if norms is None else norms
     ok = nrm > 0
     if not np.any(ok):
         return max(1.0, float(np.max(np.abs(b))))

@@ -599,25 +599,13 @@ def solve_many(costs, A_ub, b_ub, feasible_point: Any = None) -> list[LPResult]:
         mat = _cdd_matrix(G, h, E, f)
     except (RuntimeError, ValueError):
         return [fallback(c) for c in costs]
-    claims = []
+    out = []
     for c in costs:
         try:
-            claims.append(_cdd_claim(mat, c, G.shape[0], 0))
+            cl = _cdd_claim(mat, c, G.shape[0], 0)
         except (RuntimeError, ValueError):
-            claims.append(_Claim(None, "cdd"))
-    # the optima verified together (the batch forms of the checks, one system broadcast)
-    opt = [i for i, cl in enumerate(claims) if cl.status == OPTIMAL]
-    good = np.zeros(len(claims), dtype=bool)
-    if opt:
-        B = len(opt)
-        X = np.array([claims[i].x for i in opt])
-        Y = np.array([claims[i].y for i in opt])
-        Gb, hb = np.broadcast_to(G, (B, *G.shape)), np.broadcast_to(h, (B, h.shape[0]))
-        Eb, fb, Zb = np.zeros((B, 0, n)), np.zeros((B, 0)), np.zeros((B, 0))
-        good[opt] = primal_ok(X, Gb, hb, Eb, fb) & dual_ok(costs[opt], X, Y, Zb, Gb, hb, Eb, fb)
-    out = []
-    for i, (c, cl) in enumerate(zip(costs, claims)):
-        if good[i]:
+            cl = _Claim(None, "cdd")
+        if cl.status == OPTIMAL and _primal_ok(cl.x, G, h, E, f) and _dual_ok(c, cl.x, cl.y, cl.z, G, h, E, f):
             out.append(LPResult(OPTIMAL, cl.x, float(c @ cl.x), "cdd", "certificate"))
         elif cl.status == UNBOUNDED and point is not None and _ray_ok(c, cl.ray, G, E):
             out.append(LPResult(UNBOUNDED, point, None, "cdd", "certificate", ray=cl.ray))

@@ -253,46 +253,34 @@ class Polytope:
     def _inner_lp(self, direction: np.ndarray):
         """``max direction.x`` over the (nonempty) set through its inner system; returns
         ``(value, x)`` with ``x`` ``None`` when unbounded."""
-        h = self._hull()
-        cw = h.N.T @ direction
-        base = float(direction @ h.x0)
-        if h.N.shape[1] == 0:
-            return base, h.x0.copy()
-        if h.V.shape[0] == 0:
-            return (base, h.x0.copy()) if not np.any(cw) else (float("inf"), None)
-        # the emptiness rule's max-slack point, in hull coordinates, is feasible (checked by lp)
-        w0 = h.N.T @ (self._feas().point - h.x0)
-        st, w, fun = lp.solve(-cw, h.V, h.gamma + h.relax, feasible_point=w0)
-        if st == lp.UNBOUNDED:
-            return float("inf"), None
-        if st != lp.OPTIMAL:  # the inner system contains the hull point: feasible by construction
-            raise NumericalError("support LP reported infeasible on a set the emptiness rule "
-                                 "calls nonempty")
-        return base - fun, h.x0 + h.N @ w
+        value, x, _ = self._inner_lps(np.asarray(direction, dtype=float)[None, :])[0]
+        return value, x
 
-    def _inner_lps(self, directions: np.ndarray) -> list[tuple[float, np.ndarray | None]]:
-        """:meth:`_inner_lp` for the rows of ``directions`` (k, n) at once (:func:`lp.solve_many`:
-        one normalization, one cddlib matrix); returns ``(value, ray)`` per direction, ``ray``
-        (n,) the verified direction of unboundedness when the value is ``inf`` and the solver
-        gave one, else ``None``."""
+    def _inner_lps(self, directions: np.ndarray) -> list[tuple[float, np.ndarray | None, np.ndarray | None]]:
+        """``max d.x`` over the (nonempty) set for each row ``d`` of ``directions`` (k, n), through
+        its inner system (:func:`lp.solve_many`: one normalization, one cddlib matrix); returns
+        ``(value, x, ray)`` per direction: ``x`` (n,) a maximizer, ``None`` when unbounded; ``ray``
+        (n,) the verified direction of unboundedness when the solver gave one, else ``None``."""
         h = self._hull()
         D = np.atleast_2d(np.asarray(directions, dtype=float))
         cw = D @ h.N
         base = D @ h.x0
         if h.N.shape[1] == 0:
-            return [(float(v), None) for v in base]
+            return [(float(v), h.x0.copy(), None) for v in base]
         if h.V.shape[0] == 0:
-            return [(float(v), None) if not np.any(c) else (float("inf"), None) for v, c in zip(base, cw)]
+            return [(float(v), h.x0.copy(), None) if not np.any(c) else (float("inf"), None, None)
+                    for v, c in zip(base, cw)]
+        # the emptiness rule's max-slack point, in hull coordinates, is feasible (checked by lp)
         w0 = h.N.T @ (self._feas().point - h.x0)
-        out: list[tuple[float, np.ndarray | None]] = []
+        out: list[tuple[float, np.ndarray | None, np.ndarray | None]] = []
         for res, v in zip(lp.solve_many(-cw, h.V, h.gamma + h.relax, feasible_point=w0), base):
             if res.status == lp.UNBOUNDED:
-                out.append((float("inf"), None if res.ray is None else h.N @ res.ray))
+                out.append((float("inf"), None, None if res.ray is None else h.N @ res.ray))
             elif res.status != lp.OPTIMAL:  # the inner system contains the hull point
                 raise NumericalError("support LP reported infeasible on a set the emptiness rule "
                                      "calls nonempty")
             else:
-                out.append((float(v) - float(res.fun), None))
+                out.append((float(v) - float(res.fun), h.x0 + h.N @ res.x, None))
         return out
 
     def _batched_support(self, directions: np.ndarray, kernel: str) -> np.ndarray:
@@ -404,12 +392,12 @@ class Polytope:
         if kernel is not None:
             values = self._batched_support(E, kernel)
         todo = np.flatnonzero(np.isnan(values))
-        answers: list[tuple[float, np.ndarray | None]] = [(float(v), None) for v in values]
+        answers: list[tuple[float, np.ndarray | None, np.ndarray | None]] = [(float(v), None, None) for v in values]
         if todo.size:
             for t, ans in zip(todo, self._inner_lps(E[todo])):
                 answers[t] = ans
         rays = []
-        for (i, sg), (value, ray) in zip(sides, answers):
+        for (i, sg), (value, _, ray) in zip(sides, answers):
             if sg > 0:
                 hi[i] = value
             else:
