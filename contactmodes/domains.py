@@ -167,19 +167,26 @@ def intersect_domains(P1: Polytope, P2: Polytope) -> Polytope | None:
     its rows (SVD, :func:`~contactmodes.linalg.numerical_rank`), or found inconsistent. Meant for
     nondimensional τ-polytopes (the consistency rule is relative to ``max(1, |d|)``).
     """
-    A = np.vstack([P1.A, P2.A])
-    b = np.concatenate([P1.b, P2.b])
-    C = np.vstack([P1.C, P2.C])
-    d = np.concatenate([P1.d, P2.d])
-    if C.shape[0]:
-        U, s, Vt = np.linalg.svd(C, full_matrices=True)
-        r = numerical_rank(s, C.shape)
-        resid = U[:, r:].T @ d
-        scale = max(1.0, float(np.abs(d).max(initial=0.0)))
-        if resid.size and float(np.abs(resid).max()) > tolerances.CONSISTENCY_RTOL * scale:
-            return None
-        C, d = Vt[:r], (U[:, :r].T @ d) / s[:r]
-    return Polytope(A, b, C, d)
+    eq = independent_equalities(np.vstack([P1.C, P2.C]), np.concatenate([P1.d, P2.d]))
+    if eq is None:
+        return None
+    return Polytope(np.vstack([P1.A, P2.A]), np.concatenate([P1.b, P2.b]), *eq)
+
+
+def independent_equalities(C: np.ndarray, d: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """``C x = d`` (p, n), (p,) as an equivalent system with orthonormal, independent rows
+    (SVD, :func:`~contactmodes.linalg.numerical_rank`), or ``None`` when it is inconsistent
+    (residual beyond ``CONSISTENCY_RTOL`` times ``max(1, |d|)``): the rule of
+    :func:`intersect_domains`."""
+    if not C.shape[0]:
+        return C, d
+    U, s, Vt = np.linalg.svd(C, full_matrices=True)
+    r = numerical_rank(s, C.shape)
+    resid = U[:, r:].T @ d
+    scale = max(1.0, float(np.abs(d).max(initial=0.0)))
+    if resid.size and float(np.abs(resid).max()) > tolerances.CONSISTENCY_RTOL * scale:
+        return None
+    return Vt[:r], (U[:, :r].T @ d) / s[:r]
 
 
 def boxes_disjoint(box_a, box_b) -> bool:

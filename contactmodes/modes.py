@@ -53,10 +53,12 @@ from .modetable import MODE_LETTERS, VelocityPattern, classify_velocities, conta
 from .modetable import validate_mode as _validate
 from .system import ContactSystem
 
-SMALL_LEVEL = 48
+SMALL_LEVEL = 4
 """A level with fewer prefixes than this is decided by the definition's LP one prefix at a time
 (:func:`_slack`; cheaper than setting up a batch). Larger levels use the batched simplex, with
-the compiled kernel only where its load pays (:func:`polytopes.batchlp.preferred_kernel`)."""
+the compiled kernel only where its load pays (:func:`polytopes.batchlp.preferred_kernel`).
+Measured on the examples (``enumerate_modes``, ms CPU, 48 → 4): two-link 18.1 → 16.0, RHex
+31.1 → 27.4, table 8.3 → 4.6; the same modes."""
 
 LEAF_BATCH = 1024
 """Prefixes are decided in batches of at most this many (one vectorized LP call each)."""

@@ -24,7 +24,7 @@ import numpy as np
 
 from polytopes import NumericalError, Polytope, RayPool
 
-from .domains import ModeDomain, intersect_domains, substituted_rows
+from .domains import ModeDomain, independent_equalities, intersect_domains, substituted_rows
 from .errors import ContactModelError
 from .modes import Enumeration, enumerate_modes
 from .modetable import validate_mode
@@ -513,20 +513,40 @@ class AnalysisSession:
         """Modes (default: the kinematically feasible ones) whose ``D_c`` is non-empty, with a
         progress stage."""
         sols = self.modes(selection)
-        out = []
         with stage(self.progress, "domains", len(sols)) as st:
+            raws = []
             for sol in sols:
-                if sol.feasible(task):
-                    out.append(sol.mode)
+                raws.append(sol.raw(task))
                 st.update(1, sol.mode)
-        return out
+        # the emptiness LPs of all modes in one verified batch (each result cached on its D_c)
+        Polytope.are_empty([P for P, trivially in raws if not trivially])
+        return [sol.mode for sol in sols if sol.feasible(task)]
 
     # ------------------------------------------------------------------ overlaps (III-G.1)
+    def _prime_boxes(self, modes: Sequence[str], task: bool) -> None:
+        """Compute the missing bounding boxes of ``modes`` (:meth:`ModeSolution.box`) with their
+        support LPs in one verified batch (:meth:`polytopes.Polytope.bounding_boxes`) — for the
+        analyses whose boxes go through cddlib one side at a time (``box_kernel`` ``None``)."""
+        if self.box_kernel is not None:
+            return
+        sols = [sol for sol in (self.mode(m) for m in modes)
+                if ("box", task) not in sol._cache and not sol.has_T(task) and sol.feasible(task)]
+        if len(sols) < 2:
+            return
+        t0 = time.perf_counter()
+        polys = [sol._cache.get(("D", task)) or sol.raw(task)[0] for sol in sols]
+        boxes = Polytope.bounding_boxes(polys, range(self.scaled.n_tau), pool=self.ray_pool(task))
+        share = (time.perf_counter() - t0) / len(sols)
+        for sol, box in zip(sols, boxes):
+            sol._cache[("box", task)] = box
+            sol.timing["box"] = sol.timing.get("box", 0.0) + share
+
     def _box_sweep(self, modes: Sequence[str], task: bool):
         """The bounding-box sweep along the first torque (the other axes checked), in blocks of
         ``SWEEP_BLOCK`` modes: yields ``(i, j)``, two index arrays of equal length, the pairs of
         this block (``i`` earlier in the sweep order than ``j``, indices into ``modes``) whose
         boxes meet. Stores nothing quadratic beyond one block."""
+        self._prime_boxes(modes, task)
         boxes = [self.mode(m).box(task) for m in modes]
         lo = np.array([b[0] for b in boxes])
         hi = np.array([b[1] for b in boxes])
@@ -605,18 +625,27 @@ class AnalysisSession:
             return False
         if sa.has_T(task) and sb.has_T(task):
             return self.overlap_set(a, b, task) is not None
+        inter = self._lifted_pair(a, b, task)
+        return inter is not None and not inter.is_empty()
+
+    def _lifted_pair(self, a: str, b: str, task: bool) -> Polytope | None:
+        """``{(τ', w_a, w_b) : (τ', w_a) ∈ D_a, (τ', w_b) ∈ D_b}`` (its projection onto τ' is
+        ``T_a ∩ T_b``), equalities made independent; ``None`` when they are inconsistent."""
+        sa, sb = self.mode(a), self.mode(b)
         Pa = sa._cache.get(("D", task)) or sa.raw(task)[0]
         Pb = sb._cache.get(("D", task)) or sb.raw(task)[0]
         n = self.scaled.n_tau
         wa, wb = Pa.dim - n, Pb.dim - n
 
-        def lift(P, left, right):
-            pad = lambda M: np.hstack([M[:, :n], np.zeros((M.shape[0], left)), M[:, n:],  # noqa: E731
-                                       np.zeros((M.shape[0], right))])
-            return Polytope(pad(P.A), P.b, pad(P.C), P.d)
+        def stack(Ma, Mb):
+            M = np.zeros((Ma.shape[0] + Mb.shape[0], n + wa + wb))
+            M[:Ma.shape[0], :n + wa] = Ma
+            M[Ma.shape[0]:, :n] = Mb[:, :n]
+            M[Ma.shape[0]:, n + wa:] = Mb[:, n:]
+            return M
 
-        inter = intersect_domains(lift(Pa, 0, wb), lift(Pb, wa, 0))
-        return inter is not None and not inter.is_empty()
+        eq = independent_equalities(stack(Pa.C, Pb.C), np.concatenate([Pa.d, Pb.d]))
+        return None if eq is None else Polytope(stack(Pa.A, Pb.A), np.concatenate([Pa.b, Pb.b]), *eq)
 
     def overlapping_pairs(self, modes: Sequence[str], task: bool = True,
                           candidates: Sequence[tuple[str, str]] | None = None) -> list[tuple[str, str]]:
@@ -650,20 +679,32 @@ class AnalysisSession:
             return out
         order = {m: i for i, m in enumerate(modes)}
         involved = sorted({m for pair in cands for m in pair}, key=order.__getitem__)
+        # T_c is projected only where it costs nothing (no ambiguity variables) or already was;
+        # a mode with ambiguity variables offers one witness, the τ' part of D_c's max-slack point
+        lifted = {m for m in involved if not self.mode(m).has_T(task) and self.mode(m).response(task).n_w > 0}
         info = {}
-        with stage(self.progress, "overlaps: vertices", len(involved)) as st:
+        with stage(self.progress, "overlaps: vertices", len(involved) - len(lifted)) as st:
             for m in involved:
-                T = self.mode(m).T(task)
-                assert T is not None  # candidates are feasible modes
-                info[m] = _SetInfo(T)
-                st.update(1, m)
+                if m not in lifted:
+                    T = self.mode(m).T(task)
+                    assert T is not None  # candidates are feasible modes
+                    info[m] = _SetInfo(T)
+                    st.update(1, m)
+        n = self.scaled.n_tau
+        points = {}
+        for m in lifted:
+            p = (self.mode(m)._cache.get(("D", task)) or self.mode(m).raw(task)[0]).witness()
+            assert p is not None  # candidates are feasible modes
+            points[m] = p[None, :n]
         partners: dict[str, list[str]] = {}
         for a, b in cands:
             partners.setdefault(b, []).append(a)
             partners.setdefault(a, []).append(b)
         hit: set[frozenset[str]] = set()
         for m, others in partners.items():
-            pts = [info[o].witnesses for o in others]
+            if m in lifted:
+                continue
+            pts = [info[o].witnesses if o in info else points[o] for o in others]
             X = np.vstack(pts)
             ok = _near(info[m].T, X)
             starts = np.cumsum([0] + [len(p) for p in pts[:-1]])
@@ -671,17 +712,30 @@ class AnalysisSession:
             hit.update(frozenset((o, m)) for o, h in zip(others, any_ok) if h)
         undecided: dict[str, list[str]] = {}
         for a, b in cands:
-            if frozenset((a, b)) not in hit:
+            if frozenset((a, b)) not in hit and a in info and b in info:
                 undecided.setdefault(a, []).append(b)
                 undecided.setdefault(b, []).append(a)
         separated: set[frozenset[str]] = set()
         for m, others in undecided.items():  # facets of the partners against m's vertices
             separated.update(frozenset((o, m)) for o in _separated(info[m], [info[o] for o in others], others))
+        # the pairs with a mode without T_c: their lifted domains, decided together (one batch)
+        lifted_pairs = {}
+        for a, b in cands:
+            if frozenset((a, b)) not in hit and (a in lifted or b in lifted):
+                lifted_pairs[(a, b)] = self._lifted_pair(a, b, task)
+        polys = [P for P in lifted_pairs.values() if P is not None]
+        Polytope.are_empty(polys)
         out = []
         with stage(self.progress, "overlaps", len(cands)) as st:
             for a, b in cands:
                 key = frozenset((a, b))
-                if key in hit or (key not in separated and _intersect(info[a].T, info[b].T)):
+                if key in hit:
+                    out.append((a, b))
+                elif (a, b) in lifted_pairs:
+                    P = lifted_pairs[(a, b)]
+                    if P is not None and not P.is_empty():
+                        out.append((a, b))
+                elif key not in separated and _intersect(info[a].T, info[b].T):
                     out.append((a, b))
                 st.update(1)
         return out

@@ -40,7 +40,9 @@ otherwise; the results are within ``eps`` of the exact ones.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
+from typing import Sequence
 
 import numpy as np
 
@@ -114,16 +116,24 @@ def problem_scale(A, b, C, d, norms=None) -> float:
     return max(data_scale(A, b, norms), data_scale(C, d))
 
 
-def feasibility(A, b, C, d) -> Feasibility:
-    """Apply the emptiness rule (module docstring) to ``{A x <= b, C x = d}``.
+@dataclass(frozen=True)
+class _SlackLP:
+    """The max-slack LP of one set, before it is solved: ``max s`` s.t. ``U z + s <= beta`` over
+    the live rows, ``s <= s_max`` (``G`` (m', k + 1) = ``[U_live, 1]``, ``h`` (m',))."""
 
-    Raises :class:`~polytopes.NumericalError` only if the max-slack LP (feasible and bounded by
-    construction) cannot be solved reliably by any solver.
-    """
+    G: np.ndarray
+    h: np.ndarray
+    s_max: float
+
+
+def _setup(A, b, C, d) -> tuple[Feasibility, _SlackLP | None]:
+    """The emptiness rule up to its LP: the :class:`Feasibility` when no LP is needed (then the
+    second item is ``None``), else a template whose ``empty``/``slack``/``point`` are filled in by
+    :func:`_decide` from the LP's optimum."""
     m, n = A.shape
     nrm = row_norms(A)
     nz = nrm > 0
-    s_ = np.where(nz, nrm, 1.0)
+    s_ = nrm if nz.all() else np.where(nz, nrm, 1.0)
     scale = problem_scale(A, b, C, d, nrm)
     eps = tol.FEASIBILITY_TOL * scale
     Q, q, x0, N, consistent = equality_basis(C, d, n)
@@ -142,21 +152,105 @@ def feasibility(A, b, C, d) -> Feasibility:
         return Feasibility(empty, slack, point, eps, scale, Q, q, x0, N, U, beta, const)
 
     if not consistent:
-        return result(True, float("-inf"), None)
+        return result(True, float("-inf"), None), None
     cap = scale
-    s_const = float(np.min(beta[const], initial=cap))
+    any_const = bool(const.any())
+    s_const = float(beta[const].min(initial=cap)) if any_const else cap
     live = ~const
-    if k == 0 or not np.any(live):
-        return result(s_const < -eps, min(s_const, cap), x0.copy())
+    if k == 0 or not live.any():
+        return result(s_const < -eps, min(s_const, cap), x0.copy()), None
     # max s  s.t.  U z + s <= beta (live rows),  s <= min(cap, constant rows)
-    A_ub = np.hstack([U[live], np.ones((int(live.sum()), 1))])
+    U_live, b_live = (U[live], beta[live]) if any_const else (U, beta)
+    G = np.empty((U_live.shape[0], k + 1))
+    G[:, :k] = U_live
+    G[:, k] = 1.0
+    return result(True, float("nan"), None), _SlackLP(G, b_live, min(cap, s_const))
+
+
+def _decide(template: Feasibility, zs: np.ndarray) -> Feasibility:
+    """The rule's decision from an optimum ``zs = (z*, s*)`` of the max-slack LP."""
+    k = template.N.shape[1]
+    s_star = float(zs[k])
+    return dataclasses.replace(template, empty=s_star < -template.eps, slack=s_star,
+                               point=template.x0 + template.N @ zs[:k])
+
+
+def feasibility(A, b, C, d) -> Feasibility:
+    """Apply the emptiness rule (module docstring) to ``{A x <= b, C x = d}``.
+
+    Raises :class:`~polytopes.NumericalError` only if the max-slack LP (feasible and bounded by
+    construction) cannot be solved reliably by any solver.
+    """
+    template, slp = _setup(A, b, C, d)
+    if slp is None:
+        return template
+    k = slp.G.shape[1] - 1
     c = np.zeros(k + 1)
     c[-1] = -1.0
-    bounds = [(None, None)] * k + [(None, min(cap, s_const))]
-    st, zs, _ = lp.solve(c, A_ub, beta[live], bounds=bounds, bounded=True)
+    bounds = [(None, None)] * k + [(None, slp.s_max)]
+    st, zs, _ = lp.solve(c, slp.G, slp.h, bounds=bounds, bounded=True)
     # the LP is feasible (s -> -inf) and bounded (s <= cap): only OPTIMAL survives verification
-    s_star = float(zs[-1])
-    return result(s_star < -eps, s_star, x0 + N @ zs[:k])
+    return _decide(template, zs)
+
+
+def feasibility_many(systems: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]],
+                     kernel: str = "numpy") -> list[Feasibility]:
+    """:func:`feasibility` of every ``(A, b, C, d)`` of ``systems``: the same set-up and the same
+    decision, with the max-slack LPs solved together by the verified batched dual simplex of
+    :mod:`polytopes.batchlp` (:func:`~polytopes.batchlp.solve_batch`: every answer checked by the
+    rules of :func:`polytopes.lp.solve_verified`, the undecided ones solved by it).
+
+    Sets of different sizes share the batch by padding (zero rows, variables fixed at 0), which
+    changes no pivot. Free variables get the artificial box ``BATCH_LP_BOUND`` times each set's
+    data scale; an answer leaning on it is not accepted (it goes to the fallback without the box).
+    ``kernel``: a :mod:`polytopes.batchlp` kernel; the default, NumPy, gives the same floats in
+    every process (the compiled kernel's last bits differ, and whether it is loaded depends on
+    what the process did before). Raises
+    :class:`~polytopes.NumericalError` when an LP cannot be solved reliably by any solver.
+    """
+    from . import batchlp
+
+    out: list[Feasibility | None] = []
+    todo: list[tuple[int, Feasibility, _SlackLP]] = []
+    for i, (A, b, C, d) in enumerate(systems):
+        template, slp = _setup(A, b, C, d)
+        out.append(template if slp is None else None)
+        if slp is not None:
+            todo.append((i, template, slp))
+    if todo:
+        Bn = len(todo)
+        m = max(s.G.shape[0] for _, _, s in todo)
+        n = max(s.G.shape[1] for _, _, s in todo)
+        c = np.zeros((Bn, n))
+        G = np.zeros((Bn, m, n))
+        h = np.zeros((Bn, m))
+        lo = np.zeros((Bn, n))
+        hi = np.zeros((Bn, n))
+        art = np.zeros((Bn, n), dtype=bool)
+        art_hi = np.zeros((Bn, n), dtype=bool)
+        for j, (_, t, s) in enumerate(todo):
+            mi, ni = s.G.shape
+            k = ni - 1
+            bound = tol.BATCH_LP_BOUND * t.scale
+            G[j, :mi, :k] = s.G[:, :k]
+            G[j, :mi, n - 1] = 1.0  # s is the last variable of every LP
+            h[j, :mi] = s.h
+            c[j, n - 1] = -1.0
+            lo[j, :k], hi[j, :k] = -bound, bound
+            art[j, :k] = True
+            art_hi[j, :k] = True
+            lo[j, n - 1] = -bound  # max s: the lower bound on s is artificial, the upper is real
+            hi[j, n - 1] = s.s_max
+            art[j, n - 1] = True
+        res = batchlp.solve_batch(c, G, h, lo, hi, artificial=(art, art_hi),
+                                  kernel=kernel)
+        for j, (i, t, s) in enumerate(todo):
+            if res.status[j] != lp.OPTIMAL:  # feasible and bounded by construction
+                from .errors import NumericalError
+                raise NumericalError("max-slack LP reported infeasible or unbounded")
+            k = s.G.shape[1] - 1
+            out[i] = _decide(t, np.concatenate([res.x[j, :k], res.x[j, n - 1:]]))
+    return out  # type: ignore[return-value]
 
 
 def hull(A, b, C, d, feas: Feasibility) -> Hull:

@@ -9,7 +9,8 @@ from . import tolerances as tol
 
 def row_norms(A: np.ndarray) -> np.ndarray:
     """Euclidean norm of each row of ``A`` (shape (m,))."""
-    return np.linalg.norm(A, axis=1) if A.shape[0] else np.zeros(0)
+    # np.linalg.norm(A, axis=1) without its dispatch (the same operations, bit for bit)
+    return np.sqrt(np.add.reduce(A * A, axis=1)) if A.shape[0] else np.zeros(0)
 
 
 def data_scale(A: np.ndarray, b: np.ndarray, norms: np.ndarray | None = None) -> float:
@@ -19,9 +20,11 @@ def data_scale(A: np.ndarray, b: np.ndarray, norms: np.ndarray | None = None) ->
         return 1.0
     nrm = row_norms(A) if norms is None else norms
     ok = nrm > 0
-    if not np.any(ok):
-        return max(1.0, float(np.max(np.abs(b))))
-    return max(1.0, float(np.max(np.abs(b[ok]) / nrm[ok])))
+    if ok.all():
+        return max(1.0, float((np.abs(b) / nrm).max()))
+    if not ok.any():
+        return max(1.0, float(np.abs(b).max()))
+    return max(1.0, float((np.abs(b[ok]) / nrm[ok]).max()))
 
 
 def normalize_rows(A: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -52,21 +55,22 @@ def equality_basis(C: np.ndarray, d: np.ndarray, n: int):
     if C.shape[0] == 0:
         return np.zeros((0, n)), np.zeros(0), np.zeros(n), np.eye(n), True
     Cn, dn, nrm = normalize_rows(C, d)
-    zero = nrm <= tol.COEF_ZERO_TOL * max(1.0, float(np.max(nrm)))
-    scale = max(1.0, float(np.max(np.abs(dn[~zero])))) if np.any(~zero) else 1.0
-    if np.any(np.abs(d[zero]) > tol.FEASIBILITY_TOL * max(1.0, float(np.max(np.abs(d))))):
-        consistent_zero = False
-    else:
+    zero = nrm <= tol.COEF_ZERO_TOL * max(1.0, float(nrm.max()))
+    if not zero.any():  # the usual case, without the bookkeeping of zero rows
+        scale = max(1.0, float(np.abs(dn).max()))
         consistent_zero = True
-    Cn, dn = Cn[~zero], dn[~zero]
-    if Cn.shape[0] == 0:
-        return np.zeros((0, n)), np.zeros(0), np.zeros(n), np.eye(n), consistent_zero
+    else:
+        scale = max(1.0, float(np.abs(dn[~zero]).max())) if not zero.all() else 1.0
+        consistent_zero = not bool(
+            (np.abs(d[zero]) > tol.FEASIBILITY_TOL * max(1.0, float(np.abs(d).max()))).any())
+        Cn, dn = Cn[~zero], dn[~zero]
+        if Cn.shape[0] == 0:
+            return np.zeros((0, n)), np.zeros(0), np.zeros(n), np.eye(n), consistent_zero
     U, s, Vt = np.linalg.svd(Cn, full_matrices=True)
-    r = int(np.sum(s > rank_tol(s, Cn.shape)))
+    r = int((s > rank_tol(s, Cn.shape)).sum())
     Q = Vt[:r]
     x0 = Q.T @ ((U[:, :r].T @ dn) / s[:r])
     N = Vt[r:].T
     resid = Cn @ x0 - dn
-    consistent = consistent_zero and bool(
-        np.all(np.abs(resid) <= tol.FEASIBILITY_TOL * 10 * scale))
+    consistent = consistent_zero and bool((np.abs(resid) <= tol.FEASIBILITY_TOL * 10 * scale).all())
     return Q, Q @ x0, x0, N, consistent

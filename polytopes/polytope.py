@@ -49,9 +49,9 @@ def _as_array(name: str, value: Any, ndim: int) -> np.ndarray:
         arr = arr.reshape(0, 0)
     if arr.ndim != ndim:
         raise PolytopeError(f"{name}: expected a {ndim}-D array, got {arr.ndim}-D shape {arr.shape}")
-    if np.any(np.isnan(arr)):
-        raise PolytopeError(f"{name}: contains NaN")
-    if not np.all(np.isfinite(arr)):
+    if not np.isfinite(arr).all():
+        if np.isnan(arr).any():
+            raise PolytopeError(f"{name}: contains NaN")
         raise PolytopeError(f"{name}: contains infinite values")
     return arr
 
@@ -311,6 +311,25 @@ class Polytope:
         :mod:`polytopes.feasibility`), computed once and cached."""
         return self._feas().empty
 
+    @staticmethod
+    def are_empty(polytopes: Sequence["Polytope"], kernel: str = "numpy") -> np.ndarray:
+        """:meth:`is_empty` of every polytope of the sequence (bool (N,)), with the max-slack LPs
+        of those not yet decided solved together (:func:`polytopes.feasibility.feasibility_many`:
+        the same rule, the same verification, a batched solver; each result is cached on its
+        polytope as :meth:`is_empty` would cache it). ``kernel``: a :mod:`polytopes.batchlp`
+        kernel (default NumPy: the same floats in every process)."""
+        todo = [P for P in polytopes if "feas" not in P._cache]
+        for P, f in zip(todo, _feasibility.feasibility_many([P._h() for P in todo], kernel=kernel)):
+            P._cache["feas"] = f
+        return np.array([P._feas().empty for P in polytopes], dtype=bool)
+
+    def witness(self) -> np.ndarray | None:
+        """A point (n,) of the set by the emptiness rule: its max-slack point (within
+        ``FEASIBILITY_TOL`` times the data scale of every row; inside when the set has an
+        interior), ``None`` for the empty set. No LP beyond :meth:`is_empty`'s (cached)."""
+        f = self._feas()
+        return None if f.empty or f.point is None else f.point.copy()
+
     def contains(self, x: Any, tol: float | None = None):
         """Whether ``x`` (n,) lies in the set; ``x`` (N, n) gives a bool array (N,).
 
@@ -378,12 +397,31 @@ class Polytope:
         ks = list(range(self.dim)) if coords is None else [int(k) for k in coords]
         if any(k < 0 or k >= self.dim for k in ks):
             raise PolytopeError(f"coords: expected indices in 0..{self.dim - 1}, got {ks}")
+        return self._box(ks, pool, kernel)
+
+    def _box(self, ks: list[int], pool: RayPool | None, kernel: str | None,
+             known: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`bounding_box` over the coordinates ``ks``; ``known = (lo, hi)`` (k,) each: sides
+        already decided by a verified LP (NaN where not)."""
         k = len(ks)
         if self.is_empty():
             return np.full(k, np.inf), np.full(k, -np.inf)
-        up, down = self._unbounded_axes(ks, pool)
         hi, lo = np.full(k, np.inf), np.full(k, -np.inf)
-        sides = [(i, 1.0) for i in range(k) if not up[i]] + [(i, -1.0) for i in range(k) if not down[i]]
+        if known is not None:
+            lo_k, hi_k = known
+            if not (np.isnan(lo_k).any() or np.isnan(hi_k).any()):
+                return lo_k.copy(), hi_k.copy()
+            up, down = self._unbounded_axes(ks, pool)
+            up &= np.isnan(hi_k)
+            down &= np.isnan(lo_k)
+            hi[~np.isnan(hi_k)] = hi_k[~np.isnan(hi_k)]
+            lo[~np.isnan(lo_k)] = lo_k[~np.isnan(lo_k)]
+            done_hi, done_lo = ~np.isnan(hi_k), ~np.isnan(lo_k)
+        else:
+            up, down = self._unbounded_axes(ks, pool)
+            done_hi = done_lo = np.zeros(k, dtype=bool)
+        sides = ([(i, 1.0) for i in range(k) if not (up[i] or done_hi[i])]
+                 + [(i, -1.0) for i in range(k) if not (down[i] or done_lo[i])])
         if not sides:
             return lo, hi
         E = np.zeros((len(sides), self.dim))
@@ -407,6 +445,79 @@ class Polytope:
         if rays and pool is not None and pool.dim == self.dim:
             pool.add(np.array(rays))
         return lo, hi
+
+    @staticmethod
+    def bounding_boxes(polytopes: Sequence["Polytope"], coords: Sequence[int] | None = None,
+                       kernel: str = "numpy", pool: RayPool | None = None) -> list[tuple[np.ndarray, np.ndarray]]:
+        """:meth:`bounding_box` of every polytope of the sequence over the same ``coords``
+        (indices valid for each), with the support LPs of *all* sides of all boxes solved first
+        in one batch by the verified dual simplex of :mod:`polytopes.batchlp` (``kernel``, default
+        NumPy: the same floats in every process), inside the artificial box ``|w| <=
+        BATCH_LP_BOUND · scale`` of each set. A side the batch does not certify (unbounded, or
+        leaning on that box) is decided as :meth:`bounding_box` decides it (recession rays, with
+        ``pool`` for sets of its dimension, then :func:`~polytopes.lp.solve_many`). Worth it for
+        many small sets whose boxes are mostly bounded: a batch costs a few pivots per side."""
+        from . import batchlp
+
+        polys = list(polytopes)
+        out: list[tuple[np.ndarray, np.ndarray] | None] = [None] * len(polys)
+        jobs = []  # (index, ks, hull, E)
+        for i, P in enumerate(polys):
+            ks = list(range(P.dim)) if coords is None else [int(c) for c in coords]
+            if any(c < 0 or c >= P.dim for c in ks):
+                raise PolytopeError(f"coords: expected indices in 0..{P.dim - 1}, got {ks}")
+            h = None if P.is_empty() else P._hull()
+            if h is None or h.N.shape[1] == 0 or h.V.shape[0] == 0:
+                out[i] = P._box(ks, pool if pool is not None and pool.dim == P.dim else None, None)
+                continue
+            k = len(ks)
+            if pool is not None and pool.dim == P.dim:  # rays first, as bounding_box: fewer LPs
+                up, down = P._unbounded_axes(ks, pool)
+            else:
+                up = down = np.zeros(k, dtype=bool)
+            E = np.zeros((2 * k, P.dim))
+            E[np.arange(k), ks] = 1.0
+            E[k + np.arange(k), ks] = -1.0
+            jobs.append((i, ks, h, E[np.concatenate([~up, ~down])], up, down))
+        if jobs:
+            Bn = sum(len(E) for *_, E, _, _ in jobs)
+            m = max(h.V.shape[0] for _, _, h, *_ in jobs)
+            n = max(h.N.shape[1] for _, _, h, *_ in jobs)
+            c = np.zeros((Bn, n))
+            G = np.zeros((Bn, m, n))
+            hh = np.zeros((Bn, m))
+            lo = np.zeros((Bn, n))
+            hi = np.zeros((Bn, n))
+            art = np.zeros((Bn, n), dtype=bool)
+            at = 0
+            for i, ks, h, E, _, _ in jobs:
+                r, (mi, ni) = len(E), h.V.shape
+                bound = _tol.BATCH_LP_BOUND * polys[i]._feas().scale
+                sl = slice(at, at + r)
+                c[sl, :ni] = -(E @ h.N)
+                G[sl, :mi, :ni] = h.V
+                hh[sl, :mi] = h.gamma + h.relax
+                lo[sl, :ni], hi[sl, :ni] = -bound, bound
+                art[sl, :ni] = True
+                at += r
+            res = (batchlp.simplex_batch(c, G, hh, lo, hi, artificial=art, kernel=kernel)
+                   if Bn else None)
+            at = 0
+            for i, ks, h, E, up, down in jobs:
+                k = len(ks)
+                sl = slice(at, at + len(E))
+                v = np.full(2 * k, np.nan)
+                if len(E):
+                    assert res is not None
+                    v[np.concatenate([~up, ~down])] = np.where(res.status[sl] == lp.OPTIMAL, E @ h.x0 - res.fun[sl],
+                                                               np.nan)
+                v[:k][up] = np.inf
+                v[k:][down] = np.inf
+                P = polys[i]
+                out[i] = P._box(ks, pool if pool is not None and pool.dim == P.dim else None, None,
+                                known=(-v[k:], v[:k]))
+                at += len(E)
+        return out  # type: ignore[return-value]
 
     def _unbounded_axes(self, ks: list[int], pool: RayPool | None = None) -> tuple[np.ndarray, np.ndarray]:
         """(k,) bool each: coordinates ``ks`` proven unbounded above / below by a verified

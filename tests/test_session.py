@@ -178,3 +178,26 @@ def test_candidate_pairs_and_their_count_against_all_pairs(k):
              if np.all(boxes[b][0] <= boxes[a][1] + gap) and np.all(boxes[a][0] <= boxes[b][1] + gap)]
     assert sorted(cands) == sorted(brute)
     assert 0 < len(cands) < len(feas) * (len(feas) - 1) // 2 or len(feas) < 3
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=[os.path.basename(p) for p in EXAMPLES])
+def test_overlapping_pairs_against_all_pairs_of_projected_domains(path):
+    """The session's overlaps (boxes in one batch, witnesses, certified separations, lifted
+    domains ``(τ', w_a, w_b)`` for modes with ambiguity variables — never projected — decided in
+    one batch) against every pair of feasible modes intersected as projected ``T_c``, computed
+    directly in the file's units (the pre-session pipeline: one projection per mode, one LP per
+    pair)."""
+    from contactmodes.domains import intersect_domains
+
+    s = load_system(path).system
+    res = analyze(s)
+    direct = {m: domain_from_response(response_from_equations(mode_equations(s, m))) for m in res.modes}
+    feas = [m for m in res.modes if direct[m].feasible]
+    assert feas == res.feasible_modes()
+    brute = set()
+    for i, a in enumerate(feas):
+        for b in feas[i + 1:]:
+            inter = intersect_domains(direct[a].T, direct[b].T)
+            if inter is not None and not inter.is_empty():
+                brute.add(frozenset((a, b)))
+    assert {frozenset(p) for p in res.overlaps} == brute

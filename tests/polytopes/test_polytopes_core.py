@@ -390,3 +390,58 @@ def test_tolerances_module():
     assert tolerances.FEASIBILITY_TOL == 1e-9
     assert tolerances.CONTAINMENT_TOL == 1e-7
     assert tolerances.DEFAULT_ROW_BUDGET == 20000
+
+
+@pytest.mark.parametrize("fail_dd", [False, True])
+@pytest.mark.parametrize("pooled", [False, True])
+def test_bounding_boxes_of_many_sets_against_highs(fail_dd, pooled, monkeypatch):
+    """:meth:`Polytope.bounding_boxes` (every side in one batch, then rays and single LPs for
+    what the batch leaves) against HiGHS's per-side LPs on a mix of bounded, unbounded,
+    lower-dimensional, empty and lifted sets of different sizes, boxes over a coordinate subset."""
+    from polytopes import RayPool, cdd_io
+
+    if fail_dd:
+        def broken(*args, **kwargs):
+            raise RuntimeError("Numerical inconsistency is found (simulated)")
+        monkeypatch.setattr(cdd_io, "generators", broken)
+    rng = np.random.default_rng(77)
+    polys = []
+    for i in range(30):
+        n = 3 + i % 4
+        m = n + 1 + int(rng.integers(0, 5))
+        A = rng.standard_normal((m, n))
+        if i % 3:  # bounded: a box around the origin as well
+            A = np.vstack([A, np.eye(n), -np.eye(n)])
+        b = rng.uniform(0.1, 2.0, A.shape[0])
+        C = rng.standard_normal((1, n)) if i % 2 else np.zeros((0, n))
+        if i % 5 == 4:  # two opposite rows: lower-dimensional
+            A, b = np.vstack([A, A[:1], -A[:1]]), np.concatenate([b, [0.0], [0.0]])
+        if i == 7:  # empty
+            A, b = np.vstack([A, A[:1], -A[:1]]), np.concatenate([b, [-1.0], [-1.0]])
+        polys.append(Polytope(A, b, C, np.zeros(C.shape[0])))
+    coords = [0, 2]
+    pool = RayPool(3) if pooled else None
+    got = Polytope.bounding_boxes(polys, coords, pool=pool)
+    for P, (lo, hi) in zip(polys, got):
+        if P.is_empty():
+            assert np.all(lo == np.inf) and np.all(hi == -np.inf)
+            continue
+        elo, ehi = _linprog_box(P, coords)
+        assert np.array_equal(np.isinf(lo), np.isinf(elo)) and np.array_equal(np.isinf(hi), np.isinf(ehi))
+        np.testing.assert_allclose(lo[np.isfinite(elo)], elo[np.isfinite(elo)], atol=1e-7)
+        np.testing.assert_allclose(hi[np.isfinite(ehi)], ehi[np.isfinite(ehi)], atol=1e-7)
+    with pytest.raises(PolytopeError, match="coords"):
+        Polytope.bounding_boxes(polys[:2], [5])
+
+
+def test_witness_is_a_point_of_the_set():
+    rng = np.random.default_rng(5)
+    for _ in range(20):
+        A = rng.standard_normal((6, 3))
+        P = Polytope(A, rng.uniform(-0.5, 1.0, 6), rng.standard_normal((1, 3)), [0.3])
+        x = P.witness()
+        if P.is_empty():
+            assert x is None
+        else:
+            assert P.contains(x, tol=1e-9)
+    assert Polytope([[1.0], [-1.0]], [-1.0, -1.0]).witness() is None

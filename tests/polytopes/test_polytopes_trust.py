@@ -459,3 +459,94 @@ def test_vertices_fall_back_to_exact_generators_when_cddlib_gives_up(monkeypatch
     monkeypatch.setattr(ppl_io, "available", lambda: False)
     with pytest.raises(NumericalError, match="pplpy"):
         Polytope(A, b).vertices()
+
+
+def _random_systems(rng, count):
+    """Random ``(A, b, C, d)`` of mixed sizes: full-dimensional, thin (touching rows), with
+    equalities (some inconsistent), zero rows, empty, badly scaled."""
+    out = []
+    for i in range(count):
+        n = int(rng.integers(1, 7))
+        m = int(rng.integers(1, 14))
+        p = int(rng.integers(0, 3))
+        A = rng.standard_normal((m, n)) * 10.0 ** rng.integers(-4, 5, size=m)[:, None]
+        C = rng.standard_normal((p, n))
+        x = rng.standard_normal(n)
+        b = A @ x + np.abs(A).sum(axis=1) * rng.uniform(-0.3, 1.0, m)
+        d = C @ x
+        if i % 4 == 1 and m > 1:  # thin: two opposite rows through x
+            A[1] = -A[0]
+            b[0], b[1] = A[0] @ x, -(A[0] @ x)
+        if i % 7 == 2:
+            A[0] = 0.0  # a zero row: 0 <= b_0
+        if i % 11 == 3 and p:
+            C = np.vstack([C, C[:1]])
+            d = np.concatenate([d, d[:1] + 1.0])  # inconsistent equalities
+        out.append((A, b, C, d))
+    return out
+
+
+def _highs_max_slack(A, b, C, d):
+    """``max s`` with ``a_i x + ||a_i|| s <= b_i``, ``C x = d``, ``s <= scale`` by SciPy's HiGHS
+    (the rule's LP written over x, not over the equality basis): ``None`` when infeasible."""
+    from polytopes.feasibility import problem_scale
+
+    m, n = A.shape
+    nrm = np.linalg.norm(A, axis=1)
+    live = nrm > 0
+    c = np.zeros(n + 1)
+    c[-1] = -1.0
+    A_ub = np.hstack([A[live] / nrm[live, None], np.ones((int(live.sum()), 1))])
+    r = linprog(c, A_ub=A_ub, b_ub=b[live] / nrm[live], A_eq=np.hstack([C, np.zeros((len(C), 1))]) if len(C) else None,
+                b_eq=d if len(C) else None, bounds=[(None, None)] * n + [(None, problem_scale(A, b, C, d))],
+                method="highs")
+    if r.status != 0:
+        return None
+    s = -r.fun
+    if np.any(~live):
+        s = min(s, float(np.min(b[~live])))
+    return s
+
+
+def test_feasibility_many_is_the_emptiness_rule(monkeypatch):
+    """:func:`feasibility_many` (one batch) decides exactly as :func:`feasibility` (one LP each) on
+    600 random systems, with max slacks equal to HiGHS's on the same LP (within the LP tolerance);
+    with the batch made to decide nothing, the fallback gives the same answers again."""
+    from polytopes import batchlp
+    from polytopes.feasibility import feasibility, feasibility_many
+
+    rng = np.random.default_rng(11)
+    systems = _random_systems(rng, 600)
+    one = [feasibility(*s) for s in systems]
+    many = feasibility_many(systems)
+    assert [f.empty for f in many] == [f.empty for f in one]
+    assert 100 < sum(f.empty for f in one) < 500
+    for (A, b, C, d), f in zip(systems, many):
+        ref = _highs_max_slack(A, b, C, d)
+        if not np.isfinite(f.slack):  # inconsistent equalities
+            assert ref is None
+            continue
+        assert ref is not None and abs(f.slack - ref) <= 1e-7 * f.scale, (f.slack, ref)
+        if not f.empty:
+            assert Polytope(A, b, C, d).contains(f.point, tol=1e-8)
+
+    real = batchlp.simplex_batch
+
+    def undecided(*args, **kwargs):
+        res = real(*args, **kwargs)
+        res.status[:] = batchlp.UNDECIDED
+        return res
+
+    monkeypatch.setattr(batchlp, "simplex_batch", undecided)
+    again = feasibility_many(systems[:80], kernel="numpy")
+    assert [f.empty for f in again] == [f.empty for f in one[:80]]
+
+
+def test_are_empty_caches_the_rule_on_each_polytope():
+    rng = np.random.default_rng(12)
+    systems = _random_systems(rng, 60)
+    polys = [Polytope(*s) for s in systems]
+    polys[0].is_empty()  # one already decided: kept
+    flags = Polytope.are_empty(polys)
+    assert all("feas" in P._cache for P in polys)
+    assert flags.tolist() == [Polytope(*s).is_empty() for s in systems]
