@@ -48,7 +48,7 @@ import numpy as np
 from . import lp
 
 __all__ = ["BatchResult", "UNDECIDED", "KERNEL", "KERNELS", "COMPILED_MIN_LPS", "available", "preferred_kernel",
-           "solve_batch", "simplex_batch"]
+           "solve_batch", "simplex_batch", "solve_padded", "PADDED_CHUNK", "PAD_ROWS", "PAD_COLS"]
 
 UNDECIDED = -1
 """Status of an LP the vectorized simplex did not decide (before the fallback)."""
@@ -62,6 +62,12 @@ of the multipliers' 1-norm (rounding level): such an answer is ``UNDECIDED``."""
 COMPILED_MIN_LPS = 1024
 """:func:`preferred_kernel`: the compiled kernel is worth loading for at least this many LPs (its
 load, about a second, against some 0.1–0.3 ms per LP saved over the NumPy kernel)."""
+PADDED_CHUNK = 1024
+""":func:`solve_padded` solves at most this many LPs per batch (memory: a batch holds a few
+``(B, m + 2n, n)`` arrays)."""
+PAD_ROWS = 8
+PAD_COLS = 4
+""":func:`solve_padded` pads an LP to multiples of these numbers of rows and variables."""
 KERNELS = ("auto", "numpy", "compiled")
 KERNEL = "auto"
 """The kernel ``kernel="auto"`` means (module doc): ``"auto"`` is the compiled one when numba is
@@ -354,3 +360,51 @@ def solve_batch(c, G, h, lo, hi, artificial=None, basis=None, max_iter: int | No
             res.x[b] = out.x
             res.fun[b] = out.fun
     return res
+
+
+def _bucket(m: int, n: int) -> tuple[int, int]:
+    """The padded size of an LP with ``m`` rows and ``n`` variables: a function of its own size
+    only, so that its answer does not depend on the other LPs of a batch."""
+    return -(-m // PAD_ROWS) * PAD_ROWS, -(-n // PAD_COLS) * PAD_COLS
+
+
+def solve_padded(problems, fallback: bool = True, kernel: str = "numpy",
+                 chunk: int = PADDED_CHUNK) -> tuple[np.ndarray, list[np.ndarray | None], np.ndarray]:
+    """Solve LPs of different sizes together: each is padded (zero rows ``0 <= 0``, variables
+    fixed by ``lo = hi = 0`` with zero cost) to a size that depends on its own size only
+    (multiples of :data:`PAD_ROWS` rows and :data:`PAD_COLS` variables), so an LP gets the same
+    answer, bit for bit, whatever else is solved with it; the LPs of one padded size are solved
+    together by :func:`solve_batch` (``fallback``) or :func:`simplex_batch`, ``chunk`` per batch.
+
+    ``problems``: a sequence of ``(c, G, h, lo, hi, art_lo, art_hi)`` with shapes ``(n_i,)``,
+    ``(m_i, n_i)``, ``(m_i,)``, ``(n_i,)``, ``(n_i,)`` and two ``(n_i,)`` bool arrays marking the
+    artificial lower and upper bounds. Returns ``(status (N,), x, fun (N,))``, ``x[i]`` the
+    optimal point ``(n_i,)`` or ``None``; without the fallback a status may be :data:`UNDECIDED`.
+    """
+    N = len(problems)
+    status = np.full(N, UNDECIDED)
+    fun = np.full(N, np.nan)
+    xs: list[np.ndarray | None] = [None] * N
+    groups: dict[tuple[int, int], list[int]] = {}
+    for i, p in enumerate(problems):
+        groups.setdefault(_bucket(*p[1].shape), []).append(i)
+    solve = solve_batch if fallback else simplex_batch
+    for (m, n), members in groups.items():
+        for start in range(0, len(members), chunk):
+            idx = members[start:start + chunk]
+            B = len(idx)
+            c, G, h = np.zeros((B, n)), np.zeros((B, m, n)), np.zeros((B, m))
+            lo, hi = np.zeros((B, n)), np.zeros((B, n))
+            art_lo, art_hi = np.zeros((B, n), dtype=bool), np.zeros((B, n), dtype=bool)
+            for j, i in enumerate(idx):
+                cj, Gj, hj, loj, hij, alj, ahj = problems[i]
+                mj, nj = Gj.shape
+                c[j, :nj], G[j, :mj, :nj], h[j, :mj] = cj, Gj, hj
+                lo[j, :nj], hi[j, :nj], art_lo[j, :nj], art_hi[j, :nj] = loj, hij, alj, ahj
+            res = solve(c, G, h, lo, hi, artificial=(art_lo, art_hi), kernel=kernel)
+            status[idx] = res.status
+            fun[idx] = res.fun
+            for j, i in enumerate(idx):
+                if res.status[j] == lp.OPTIMAL:
+                    xs[i] = res.x[j, :problems[i][0].shape[0]].copy()
+    return status, xs, fun

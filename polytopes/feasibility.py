@@ -200,8 +200,8 @@ def feasibility_many(systems: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray,
     :mod:`polytopes.batchlp` (:func:`~polytopes.batchlp.solve_batch`: every answer checked by the
     rules of :func:`polytopes.lp.solve_verified`, the undecided ones solved by it).
 
-    Sets of different sizes share the batch by padding (zero rows, variables fixed at 0), which
-    changes no pivot. Free variables get the artificial box ``BATCH_LP_BOUND`` times each set's
+    Sets of different sizes share a batch by padding (:func:`~polytopes.batchlp.solve_padded`),
+    which changes no pivot. Free variables get the artificial box ``BATCH_LP_BOUND`` times each set's
     data scale; an answer leaning on it is not accepted (it goes to the fallback without the box).
     ``kernel``: a :mod:`polytopes.batchlp` kernel; the default, NumPy, gives the same floats in
     every process (the compiled kernel's last bits differ, and whether it is loaded depends on
@@ -217,39 +217,24 @@ def feasibility_many(systems: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray,
         out.append(template if slp is None else None)
         if slp is not None:
             todo.append((i, template, slp))
-    if todo:
-        Bn = len(todo)
-        m = max(s.G.shape[0] for _, _, s in todo)
-        n = max(s.G.shape[1] for _, _, s in todo)
-        c = np.zeros((Bn, n))
-        G = np.zeros((Bn, m, n))
-        h = np.zeros((Bn, m))
-        lo = np.zeros((Bn, n))
-        hi = np.zeros((Bn, n))
-        art = np.zeros((Bn, n), dtype=bool)
-        art_hi = np.zeros((Bn, n), dtype=bool)
-        for j, (_, t, s) in enumerate(todo):
-            mi, ni = s.G.shape
-            k = ni - 1
-            bound = tol.BATCH_LP_BOUND * t.scale
-            G[j, :mi, :k] = s.G[:, :k]
-            G[j, :mi, n - 1] = 1.0  # s is the last variable of every LP
-            h[j, :mi] = s.h
-            c[j, n - 1] = -1.0
-            lo[j, :k], hi[j, :k] = -bound, bound
-            art[j, :k] = True
-            art_hi[j, :k] = True
-            lo[j, n - 1] = -bound  # max s: the lower bound on s is artificial, the upper is real
-            hi[j, n - 1] = s.s_max
-            art[j, n - 1] = True
-        res = batchlp.solve_batch(c, G, h, lo, hi, artificial=(art, art_hi),
-                                  kernel=kernel)
-        for j, (i, t, s) in enumerate(todo):
-            if res.status[j] != lp.OPTIMAL:  # feasible and bounded by construction
-                from .errors import NumericalError
-                raise NumericalError("max-slack LP reported infeasible or unbounded")
-            k = s.G.shape[1] - 1
-            out[i] = _decide(t, np.concatenate([res.x[j, :k], res.x[j, n - 1:]]))
+    problems = []
+    for _, t, slp in todo:  # variables (z, s): max s, z free (artificial box), s <= s_max (real)
+        k = slp.G.shape[1] - 1
+        bound = tol.BATCH_LP_BOUND * t.scale
+        c = np.zeros(k + 1)
+        c[k] = -1.0
+        lo = np.full(k + 1, -bound)
+        hi = np.full(k + 1, bound)
+        hi[k] = slp.s_max
+        art_hi = np.ones(k + 1, dtype=bool)
+        art_hi[k] = False
+        problems.append((c, slp.G, slp.h, lo, hi, np.ones(k + 1, dtype=bool), art_hi))
+    status, xs, _ = batchlp.solve_padded(problems, fallback=True, kernel=kernel)
+    for (i, t, _), st, zs in zip(todo, status, xs):
+        if st != lp.OPTIMAL or zs is None:  # feasible and bounded by construction
+            from .errors import NumericalError
+            raise NumericalError("max-slack LP reported infeasible or unbounded")
+        out[i] = _decide(t, zs)
     return out  # type: ignore[return-value]
 
 

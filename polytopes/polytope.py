@@ -400,9 +400,10 @@ class Polytope:
         return self._box(ks, pool, kernel)
 
     def _box(self, ks: list[int], pool: RayPool | None, kernel: str | None,
-             known: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray]:
+             known: tuple[np.ndarray, np.ndarray] | None = None, proven: bool = False) -> tuple[np.ndarray, np.ndarray]:
         """:meth:`bounding_box` over the coordinates ``ks``; ``known = (lo, hi)`` (k,) each: sides
-        already decided by a verified LP (NaN where not)."""
+        already decided (a verified LP, or ``±inf`` proven by a ray; NaN where not); ``proven``:
+        the rays have been tried already (the NaN sides need LPs)."""
         k = len(ks)
         if self.is_empty():
             return np.full(k, np.inf), np.full(k, -np.inf)
@@ -411,9 +412,12 @@ class Polytope:
             lo_k, hi_k = known
             if not (np.isnan(lo_k).any() or np.isnan(hi_k).any()):
                 return lo_k.copy(), hi_k.copy()
-            up, down = self._unbounded_axes(ks, pool)
-            up &= np.isnan(hi_k)
-            down &= np.isnan(lo_k)
+            if proven:
+                up = down = np.zeros(k, dtype=bool)
+            else:
+                up, down = self._unbounded_axes(ks, pool)
+                up &= np.isnan(hi_k)
+                down &= np.isnan(lo_k)
             hi[~np.isnan(hi_k)] = hi_k[~np.isnan(hi_k)]
             lo[~np.isnan(lo_k)] = lo_k[~np.isnan(lo_k)]
             done_hi, done_lo = ~np.isnan(hi_k), ~np.isnan(lo_k)
@@ -479,44 +483,27 @@ class Polytope:
             E[np.arange(k), ks] = 1.0
             E[k + np.arange(k), ks] = -1.0
             jobs.append((i, ks, h, E[np.concatenate([~up, ~down])], up, down))
-        if jobs:
-            Bn = sum(len(E) for *_, E, _, _ in jobs)
-            m = max(h.V.shape[0] for _, _, h, *_ in jobs)
-            n = max(h.N.shape[1] for _, _, h, *_ in jobs)
-            c = np.zeros((Bn, n))
-            G = np.zeros((Bn, m, n))
-            hh = np.zeros((Bn, m))
-            lo = np.zeros((Bn, n))
-            hi = np.zeros((Bn, n))
-            art = np.zeros((Bn, n), dtype=bool)
-            at = 0
-            for i, ks, h, E, _, _ in jobs:
-                r, (mi, ni) = len(E), h.V.shape
-                bound = _tol.BATCH_LP_BOUND * polys[i]._feas().scale
-                sl = slice(at, at + r)
-                c[sl, :ni] = -(E @ h.N)
-                G[sl, :mi, :ni] = h.V
-                hh[sl, :mi] = h.gamma + h.relax
-                lo[sl, :ni], hi[sl, :ni] = -bound, bound
-                art[sl, :ni] = True
-                at += r
-            res = (batchlp.simplex_batch(c, G, hh, lo, hi, artificial=art, kernel=kernel)
-                   if Bn else None)
-            at = 0
-            for i, ks, h, E, up, down in jobs:
-                k = len(ks)
-                sl = slice(at, at + len(E))
-                v = np.full(2 * k, np.nan)
-                if len(E):
-                    assert res is not None
-                    v[np.concatenate([~up, ~down])] = np.where(res.status[sl] == lp.OPTIMAL, E @ h.x0 - res.fun[sl],
-                                                               np.nan)
-                v[:k][up] = np.inf
-                v[k:][down] = np.inf
-                P = polys[i]
-                out[i] = P._box(ks, pool if pool is not None and pool.dim == P.dim else None, None,
-                                known=(-v[k:], v[:k]))
-                at += len(E)
+        problems = []
+        for i, ks, h, E, _, _ in jobs:  # max e.x over the inner system, w in the artificial box
+            bound = _tol.BATCH_LP_BOUND * polys[i]._feas().scale
+            kw = h.N.shape[1]
+            box = np.full(kw, bound)
+            flags = np.ones(kw, dtype=bool)
+            g = h.gamma + h.relax
+            problems += [(-(e @ h.N), h.V, g, -box, box, flags, flags) for e in E]
+        status, _, fun = batchlp.solve_padded(problems, fallback=False, kernel=kernel)
+        at = 0
+        for i, ks, h, E, up, down in jobs:
+            k = len(ks)
+            sl = slice(at, at + len(E))
+            v = np.full(2 * k, np.nan)
+            v[np.concatenate([~up, ~down])] = np.where(status[sl] == lp.OPTIMAL, E @ h.x0 - fun[sl], np.nan)
+            v[:k][up] = np.inf
+            v[k:][down] = np.inf
+            P = polys[i]
+            pooled = pool is not None and pool.dim == P.dim
+            out[i] = P._box(ks, pool if pooled else None, None, known=(-v[k:], v[:k]), proven=pooled)
+            at += len(E)
         return out  # type: ignore[return-value]
 
     def _unbounded_axes(self, ks: list[int], pool: RayPool | None = None) -> tuple[np.ndarray, np.ndarray]:

@@ -130,3 +130,38 @@ def test_kernel_choice_is_validated():
     c, G, h, lo, hi, art = _random_batch(0, B=2)
     with pytest.raises(ValueError, match="kernel"):
         batchlp.simplex_batch(c, G, h, lo, hi, art, kernel="fortran")
+
+
+def test_padding_changes_no_answer():
+    """:func:`batchlp.solve_padded` on LPs of different sizes (several chunks) gives, LP by LP,
+    exactly the answer it gives the LP alone (bit for bit: the padding depends on the LP's own
+    size), the NumPy kernel's answer on the unpadded LP within rounding, and HiGHS's status and
+    value."""
+    from scipy.optimize import linprog
+
+    rng = np.random.default_rng(3)
+    problems = []
+    for _ in range(40):
+        n = int(rng.integers(1, 6))
+        m = int(rng.integers(1, 9))
+        G = rng.standard_normal((m, n))
+        h = rng.uniform(-0.5, 1.0, m)
+        c = rng.standard_normal(n)
+        lo, hi = np.full(n, -5.0), np.full(n, 5.0)
+        real = rng.random(n) < 0.3  # some bounds are the caller's, the others artificial
+        problems.append((c, G, h, lo, hi, ~real, ~real))
+    status, xs, fun = batchlp.solve_padded(problems, fallback=False, chunk=16)
+    assert 0 < np.count_nonzero(status == lp.OPTIMAL) and np.count_nonzero(status == lp.INFEASIBLE) > 0
+    for (c, G, h, lo, hi, al, ah), st, x, f in zip(problems, status, xs, fun):
+        one = batchlp.simplex_batch(c[None], G[None], h[None], lo[None], hi[None], artificial=(al[None], ah[None]),
+                                    kernel="numpy")
+        alone = batchlp.solve_padded([(c, G, h, lo, hi, al, ah)], fallback=False)
+        assert st == one.status[0] == alone[0][0]
+        bounds = [(None if al[j] else lo[j], None if ah[j] else hi[j]) for j in range(len(c))]
+        ref = linprog(c, A_ub=G, b_ub=h, bounds=bounds, method="highs")
+        if st == lp.OPTIMAL:
+            assert np.array_equal(x, alone[1][0]) and f == alone[2][0]
+            np.testing.assert_allclose(x, one.x[0], rtol=1e-12, atol=1e-12)
+            assert ref.status == 0 and f == pytest.approx(ref.fun, abs=1e-8)
+        elif st == lp.INFEASIBLE:
+            assert ref.status == 2
