@@ -751,8 +751,8 @@ class AnalysisSession:
                 lifted_pairs[(a, b)] = r is not None
                 if r is not None:
                     rows[(a, b)] = r
-            for key, f in zip(rows, feasibility_many(list(rows.values()))):
-                lifted_pairs[key] = not f.empty
+            for pair, f in zip(rows, feasibility_many(list(rows.values()))):
+                lifted_pairs[pair] = not f.empty
         out = []
         with stage(self.progress, "overlaps", len(cands)) as st:
             for a, b in cands:
