@@ -16,16 +16,20 @@ it prints, in one run:
 The projection methods are compared in ``benchmarks/bench_projection.py``. Numbers depend on the
 machine and its load: quote the ratios. Nothing is written outside a temporary directory.
 
-Measured on 2026-11-23 (2-core machine, another job on the other core), ``--repeat 3`` against
-the code before this round (ms CPU, now / before): two_link_brace 71.6 / 70.3, six_link_brace
-170 / 194, rhex_flip_start 737 / 715, five_link_climb 81.4 / 69.0, painleve_rod 7.7 / 4.6,
-table_two_legs 32.6 / 19.9. The verified engine is now about as fast as the unverified
-one it replaced on these examples; the issue's targets (10, 100 and 50 ms) are **not met**. On
-the same machine the previous code takes 70 / 194 / 715 ms where the issue measured 17 / 52 /
-170 ms, so about a factor four is the machine. What remains per mode is Python around small
-arrays: an SVD response, the substituted rows (33), one verified emptiness LP (about 0.3 ms,
-cddlib plus the certificate checks), and for the overlaps the verified projections of the
-``T_c`` with ambiguity variables (RHex: 34 projections, most of its time).
+Measured on 2026-11-23 (2-core machine), ``--repeat 5`` against the code before this round (ms
+CPU, now / before, ratio): two_link_brace 57.2 / 64.7 (1.13), six_link_brace 146 / 196 (1.34),
+rhex_flip_start 340 / 684 (2.01), five_link_climb 59.7 / 68.9, painleve_rod 8.2 / 4.4,
+table_two_legs 27.4 / 19.6. The issue's targets (10, 100 and 50 ms) are **not met**. On the same
+machine the previous code takes 65 / 196 / 684 ms where the issue measured 17 / 52 / 170 ms: about
+a factor four is the machine; scaled by it, the targets would be about 40 / 380 / 200 ms here,
+met by six-link only. What was done in the last session: the emptiness LPs of all modes, the
+support LPs of the boxes and the LPs of the overlapping pairs are solved in verified batches
+(:func:`polytopes.feasibility.feasibility_many`, :meth:`polytopes.Polytope.bounding_boxes`), and
+RHex's 34 modes with ambiguity variables are no longer projected for the overlaps (their pairs
+are decided on lifted domains: 766 → 340 ms). What remains per mode is Python around small
+arrays: an SVD response (about 0.4 ms), the substituted rows (33), the emptiness set-up (an
+equality basis per set); for RHex, 254 lifted pair LPs (their set-up, about 0.35 ms each) and the
+enumeration (about 27 ms).
 """
 
 from __future__ import annotations

@@ -264,3 +264,47 @@ def test_flip_document_step_times_and_paths():
     blind = run_flip(P60, "blind", duration=0.01, timeline=False)
     assert blind["step_ms"]["steps"] == 10 and blind["controller_paths"]["fast"] + \
         blind["controller_paths"]["fallback"] == 10
+
+
+def test_fallback_counts_are_the_exact_solves_of_the_step(monkeypatch):
+    """``paths["lp_fallbacks"]`` / ``["svd_fallbacks"]`` count what the step really handed to the
+    exact solvers: the calls of :func:`polytopes.lp.solve_verified` and of the layout's SVD
+    response during the step (forced: the batched simplex leaves every third LP undecided, and
+    every pivot certificate is refused)."""
+    from contactmodes import layout
+
+    p = RHexParams(mu_toe=0.6)
+    c = MaxThrustController(p, precompute=False)
+    calls = {"lp": 0, "svd": 0, "depth": 0}
+    real_lp, real_exact, real_finish = lp.solve_verified, layout.Layout._exact, layout.Layout._finish
+    real_simplex = batchlp.simplex_batch
+
+    def counting_lp(*args, **kwargs):
+        calls["lp"] += calls["depth"] == 0  # an exact solve may call itself: count the outer call
+        calls["depth"] += 1
+        try:
+            return real_lp(*args, **kwargs)
+        finally:
+            calls["depth"] -= 1
+
+    def lazy_simplex(*args, **kwargs):
+        res = real_simplex(*args, **kwargs)
+        res.status[::3] = batchlp.UNDECIDED
+        return res
+
+    def counting_exact(self, *args, **kwargs):
+        calls["svd"] += 1
+        return real_exact(self, *args, **kwargs)
+
+    def refusing_finish(self, out, *args, **kwargs):
+        out.certified[:] = False
+        return real_finish(self, out, *args, **kwargs)
+
+    monkeypatch.setattr(lp, "solve_verified", counting_lp)
+    monkeypatch.setattr(layout.Layout, "_exact", counting_exact)
+    monkeypatch.setattr(layout.Layout, "_finish", refusing_finish)
+    monkeypatch.setattr(batchlp, "simplex_batch", lazy_simplex)
+    c(0.0, initial_state(p))
+    assert c.log[-1].path == "fallback" and c.log[-1].n_slow == 0
+    assert calls["lp"] > 0 and calls["svd"] > 0
+    assert c.paths["lp_fallbacks"] == calls["lp"] and c.paths["svd_fallbacks"] == calls["svd"]

@@ -227,8 +227,10 @@ class MaxThrustResult:
     maximum over the closure of ``T*_c ∩ L`` (equal to ``value`` unless nudged); ``status`` (module
     doc); ``n_modes``, ``n_examined``, ``n_slow``, ``n_projections`` work counters; ``bounds``
     ``{mode: β_c}``; ``values`` ``{mode: θ̈*_c}`` for the examined modes (``-inf`` when
-    ``T*_c ∩ L`` is empty); ``nudged`` whether the tie rule moved the torque; ``fallbacks`` LPs
-    and responses the fast path handed to the exact solvers (:data:`PATHS`).
+    ``T*_c ∩ L`` is empty); ``nudged`` whether the tie rule moved the torque; ``lp_fallbacks``
+    the LPs the fast path handed to the exact solver (:func:`polytopes.lp.solve_verified`),
+    ``svd_fallbacks`` the responses it computed by the SVD (uncertified pivots), ``fallbacks``
+    their sum (:data:`PATHS`).
     """
 
     tau: np.ndarray
@@ -245,6 +247,8 @@ class MaxThrustResult:
     values: dict = dataclasses.field(default_factory=dict)
     nudged: bool = False
     fallbacks: int = 0
+    lp_fallbacks: int = 0
+    svd_fallbacks: int = 0
 
 
 # ----------------------------------------------------------------------------------- the step's model
@@ -633,7 +637,10 @@ def max_thrust(step: StepModel, lo, hi, force_slow: bool = False, engine: _Engin
     n_modes = len(md.names)
     n_exam = n_slow = 0
     contacts = step.contacts
-    fb = lambda: counters.get("fallback_lps", 0) + counters.get("svd_responses", 0)  # noqa: E731
+    def fb() -> dict:
+        lps, svds = counters.get("fallback_lps", 0), counters.get("svd_responses", 0)
+        return {"fallbacks": lps + svds, "lp_fallbacks": lps, "svd_fallbacks": svds}
+
     for task, prefix in ((True, ""), (False, "task_dropped")):
         best, cands, values, e, s_ = _search(md, step, lo_s, hi_s, task, force_slow, md.warm, counters)
         n_exam, n_slow = n_exam + e, n_slow + s_
@@ -650,15 +657,15 @@ def max_thrust(step: StepModel, lo, hi, force_slow: bool = False, engine: _Engin
                 pred = float(md.grad[j] @ (tau_u / u) + md.offset[j]) * s_theta
             return MaxThrustResult(tau_u, mode, expand_mode(mode, contacts), pred, closure * s_theta,
                                    prefix or "optimal", n_modes, n_exam, n_slow, counters["proj"], bounds, values,
-                                   nudged=nudged, fallbacks=fb())
+                                   nudged=nudged, **fb())
         if cands:
             j, beta, t0 = cands[0]
             mode = md.names[j]
             return MaxThrustResult(np.clip(t0 * u, lo_u, hi_u), mode, expand_mode(mode, contacts), beta * s_theta,
                                    beta * s_theta, f"{prefix}_ambiguous" if prefix else "ambiguous", n_modes, n_exam,
-                                   n_slow, counters["proj"], bounds, fallbacks=fb())
+                                   n_slow, counters["proj"], bounds, **fb())
     return MaxThrustResult(np.zeros(3), None, None, math.nan, math.nan, "no_mode", n_modes, n_exam, n_slow,
-                           counters["proj"], {}, fallbacks=fb())
+                           counters["proj"], {}, **fb())
 
 
 # ----------------------------------------------------------------------------------- the reference
@@ -839,6 +846,9 @@ class MaxThrustController:
         self.counts["nudged"] += int(res.nudged)
         self.counts["slow_steps"] += int(res.n_slow > 0)
         self.paths[path] += 1
+        if path != "precomputed":  # that answer's fallbacks were counted before the run
+            self.paths["lp_fallbacks"] += res.lp_fallbacks
+            self.paths["svd_fallbacks"] += res.svd_fallbacks
         self.last = res
         pred = res.value if math.isfinite(res.value) else None
         self.log.append(MaxThrustRecord(t, res.mode4, float("nan") if pred is None else pred, wall, res.n_modes,
