@@ -17,29 +17,30 @@ Usage: ``python benchmarks/bench_chain.py [--kmax 12] [--overlaps-max-k 8] [--ba
 [--baseline-max-k 7] [--timeout 900]``. Prints a table; writes nothing outside a temporary
 directory.
 
-Measured on the 2-core development machine on 2026-11-23, at 0f3bbb1 (another developer's job
-on the other core; CPU seconds and peak MB of one CLI process; ``baseline`` = 4728fe8, the code
-before this round, which always tested every pair):
+Measured on the 2-core development machine on 2026-11-23 (the other core idle; CPU seconds and
+peak MB of one CLI process; ``baseline`` = 4728fe8, the code before this round, which always
+tested every pair), at 07008d6 (batched emptiness LPs, boxes and lifted overlap pairs):
 
 | k | modes after accel. | default s | MB | candidate pairs | --overlaps s | MB | pairs | baseline s |
 |---|---|---|---|---|---|---|---|---|
-| 4 | 56 | 0.87 | 42 | 279 (tested) | 0.88 | 42 | 279 | 1.73 |
-| 5 | 128 | 1.65 | 46 | 1551 (tested) | 1.61 | 46 | 1551 | 3.35 |
-| 6 | 288 | 3.90 | 59 | 10009 (tested) | 3.90 | 59 | 10009 | 9.13 |
-| 7 | 640 | 3.05 | 184 | 97360 | 20.4 | 258 | 55106 | 35.7 |
-| 8 | 1408 | 5.20 | 213 | 556578 | 100.2 | 521 | 308733 | (failed) |
-| 9 | 3072 | 12.5 | 286 | 2945246 | – | – | – | – |
-| 10 | 6656 | 26.0 | 479 | 15565987 | – | – | – | – |
+| 4 | 56 | 0.99 | 44 | 279 (tested) | 1.00 | 44 | 279 | 1.88 |
+| 5 | 128 | 1.65 | 46 | 1551 (tested) | 1.62 | 46 | 1551 | 3.42 |
+| 6 | 288 | 3.92 | 60 | 10009 (tested) | 3.93 | 60 | 10009 | 8.81 |
+| 7 | 640 | 3.01 | 186 | 97360 | 15.7 | 258 | 55106 | 34.0 |
+| 8 | 1408 | 5.16 | 219 | 556578 | 94.9 | 522 | 308733 | (failed) |
+| 9 | 3072 | 9.91 | 296 | 2945246 | – | – | – | – |
+| 10 | 6656 | 21.8 | 480 | 15565987 | – | – | – | – |
 
-An earlier run of the same code (f868eaf, with the compiled kernel for every batched level) went
-on to k = 11 (14336 modes, 59.7 s, 923 MB) and k = 12 (30720 modes, 160 s, 2.0 GB); k = 10 took
-23.1 s there. The k = 8 ``--overlaps`` list is the same, pair for pair, as the one of the code
-before this session's changes (308 733 pairs; an earlier note said 308 734: that count included
-the header line). Where the default k = 10 run's time goes: the emptiness LP and response of each
-of the 6656 modes (about 11 s), the bounding boxes (about 8 s: most unbounded sides proven by the
-session's recession-ray pool, the bounded ones by the compiled batched simplex), the enumeration
-(about 3 s, of which about 1 s loads the compiled kernel), the box sweep counting 15.6 million
-candidate pairs (0.5 s). Machines and loads differ: quote the ratios.
+The session before (0f3bbb1, another job on the other core) measured 20.4 s for k = 7
+``--overlaps``, 100 s for k = 8 ``--overlaps``, 12.5 s at k = 9 and 26.0 s at k = 10 (default).
+The default outputs at k = 8 and 10 and the k = 8 ``--overlaps`` output (308 733 pairs) are
+byte-identical to those of e715c82 (checked with ``cmp``). An earlier run (f868eaf) went on to
+k = 11 (14336 modes, 59.7 s, 923 MB) and k = 12 (30720 modes, 160 s, 2.0 GB). Where the default
+k = 10 run's time goes: the response and substituted rows of each of the 6656 modes and their
+emptiness set-up (the LPs themselves now one verified batch per 1024), the bounding boxes (most
+unbounded sides proven by the session's recession-ray pool, the bounded ones by the compiled
+batched simplex), the enumeration (of which about 1 s loads the compiled kernel), the box sweep
+counting 15.6 million candidate pairs (0.5 s). Machines and loads differ: quote the ratios.
 """
 
 from __future__ import annotations
