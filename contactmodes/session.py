@@ -680,6 +680,12 @@ class AnalysisSession:
         2. a facet of one set beyond which the other's vertices all lie, *certified* by LP duality
            from the active rows of the minimizing vertex (:func:`_separated`): empty;
         3. one LP (:func:`_intersect`).
+
+        A mode with ambiguity variables and at most ``LIFTED_PAIRS_MAX`` candidate partners is not
+        projected: its witness is the τ' part of ``D_c``'s max-slack point, and its pairs left
+        undecided are decided by the emptiness rule on the lifted domains ``{(τ', w_a, w_b)}``
+        (:meth:`_lifted_pair`), their LPs solved in verified batches
+        (:func:`polytopes.feasibility.feasibility_many`).
         """
         cands = self.candidate_pairs(modes, task) if candidates is None else list(candidates)
         if not cands:
@@ -744,15 +750,18 @@ class AnalysisSession:
         # the pairs with a mode without T_c: their lifted domains, decided together (one batch)
         lifted_pairs: dict[tuple[str, str], bool] = {}
         todo = [(a, b) for a, b in cands if frozenset((a, b)) not in hit and (a in lifted or b in lifted)]
-        for start in range(0, len(todo), PADDED_CHUNK):  # bounded memory: one chunk of rows at a time
-            rows = {}
-            for a, b in todo[start:start + PADDED_CHUNK]:
-                r = self._lifted_pair(a, b, task)
-                lifted_pairs[(a, b)] = r is not None
-                if r is not None:
-                    rows[(a, b)] = r
-            for pair, f in zip(rows, feasibility_many(list(rows.values()))):
-                lifted_pairs[pair] = not f.empty
+        with stage(self.progress, "overlaps: lifted domains", len(todo)) as st:
+            for start in range(0, len(todo), PADDED_CHUNK):  # bounded memory: one chunk of rows at a time
+                rows = {}
+                chunk = todo[start:start + PADDED_CHUNK]
+                for a, b in chunk:
+                    r = self._lifted_pair(a, b, task)
+                    lifted_pairs[(a, b)] = r is not None
+                    if r is not None:
+                        rows[(a, b)] = r
+                for pair, f in zip(rows, feasibility_many(list(rows.values()))):
+                    lifted_pairs[pair] = not f.empty
+                st.update(len(chunk))
         out = []
         with stage(self.progress, "overlaps", len(cands)) as st:
             for a, b in cands:
