@@ -17,6 +17,7 @@ helpers on τ-polytopes.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Sequence
 
 import numpy as np
 
@@ -84,19 +85,45 @@ def domain_inequalities(response: ModeResponse) -> tuple[np.ndarray, np.ndarray,
 
 def substituted_rows(response: ModeResponse) -> tuple[np.ndarray, np.ndarray]:
     """Every inequality row of ``response.equations`` substituted (33), ``(A, b)`` with shapes
-    (p, n_τ + n_w) and (p,), rows aligned with ``response.equations.N`` (zero rows kept)."""
-    eqs = response.equations
-    n = eqs.n_q + eqs.n_f
-    N_x, N_t = eqs.N[:, :n], eqs.N[:, n:]
-    P, Q, r = response.P, response.Q, response.r
-    nN = np.linalg.norm(N_x, axis=1)[:, None]
-    coef_tau = N_x @ P + N_t
-    coef_tau[np.abs(coef_tau) <= tolerances.CANCEL_RTOL * (nN * np.linalg.norm(P, axis=0)[None, :] + np.abs(N_t))] = 0.0
-    coef_w = N_x @ Q
-    coef_w[np.abs(coef_w) <= tolerances.CANCEL_RTOL * (nN * np.linalg.norm(Q, axis=0)[None, :])] = 0.0
-    rhs = eqs.e - N_x @ r
-    rhs[np.abs(rhs) <= tolerances.CANCEL_RTOL * (np.abs(eqs.e) + nN[:, 0] * np.linalg.norm(r))] = 0.0
-    return -np.hstack([coef_tau, coef_w]), -rhs
+    (p, n_τ + n_w) and (p,), rows aligned with ``response.equations.N`` (zero rows kept).
+    :func:`substituted_rows_many` of one response."""
+    return substituted_rows_many([response])[0]
+
+
+def substituted_rows_many(responses: Sequence[ModeResponse]) -> list[tuple[np.ndarray, np.ndarray]]:
+    """:func:`substituted_rows` of every response, those of the same shapes computed together
+    (stacked products: each result the one its response gets alone, bit for bit on this NumPy).
+
+    Cancellation noise is zeroed: ``CANCEL_RTOL`` relative to ``‖N_x row‖·‖P col‖ + |N_τ|`` for
+    the τ-coefficients, ``‖N_x row‖·‖Q col‖`` for the w-coefficients and ``|e| + ‖N_x row‖·‖r‖``
+    for the right-hand side."""
+    out: list[tuple[np.ndarray, np.ndarray] | None] = [None] * len(responses)
+    groups: dict[tuple, list[int]] = {}
+    for i, resp in enumerate(responses):
+        groups.setdefault((resp.equations.N.shape, resp.P_q.shape, resp.P_f.shape[0], resp.n_w), []).append(i)
+    for idx in groups.values():
+        eqs0 = responses[idx[0]].equations
+        n = eqs0.n_q + eqs0.n_f
+        N = np.stack([responses[i].equations.N for i in idx])
+        e = np.stack([responses[i].equations.e for i in idx])
+        P = np.stack([responses[i].P for i in idx])  # (G, n, n_tau)
+        Q = np.stack([responses[i].Q for i in idx])  # (G, n, n_w)
+        r = np.stack([responses[i].r for i in idx])  # (G, n)
+        N_x, N_t = N[:, :, :n], N[:, :, n:]
+        nN = np.sqrt(np.add.reduce(N_x * N_x, axis=2))[:, :, None]  # row norms (np.linalg.norm's operations)
+        nP = np.sqrt(np.add.reduce(P * P, axis=1))[:, None, :]  # column norms
+        nQ = np.sqrt(np.add.reduce(Q * Q, axis=1))[:, None, :]
+        nr = np.array([float(np.sqrt(v @ v)) for v in r])  # vector norms (np.linalg.norm: a dot)
+        coef_tau = N_x @ P + N_t
+        coef_tau[np.abs(coef_tau) <= tolerances.CANCEL_RTOL * (nN * nP + np.abs(N_t))] = 0.0
+        coef_w = N_x @ Q
+        coef_w[np.abs(coef_w) <= tolerances.CANCEL_RTOL * (nN * nQ)] = 0.0
+        rhs = e - (N_x @ r[:, :, None])[:, :, 0]
+        rhs[np.abs(rhs) <= tolerances.CANCEL_RTOL * (np.abs(e) + nN[:, :, 0] * nr[:, None])] = 0.0
+        A = -np.concatenate([coef_tau, coef_w], axis=2)
+        for g, i in enumerate(idx):
+            out[i] = (A[g], -rhs[g])
+    return out  # type: ignore[return-value]
 
 
 def mode_domain(system: ContactSystem, mode: str, task: bool = True, method: str = "auto",

@@ -18,6 +18,7 @@ system (:mod:`contactmodes.scaling`) and maps the result back; ``w`` are the nul
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Sequence
 
 import numpy as np
 
@@ -27,7 +28,8 @@ from .equations import ModeEquations, mode_equations
 from .modetable import validate_mode
 from .system import ContactSystem
 
-__all__ = ["ModeEquations", "ModeResponse", "mode_equations", "numerical_rank", "solve_response"]
+__all__ = ["ModeEquations", "ModeResponse", "mode_equations", "numerical_rank", "responses_from_equations",
+           "solve_response"]
 
 
 def _clean(values: np.ndarray, magnitude: np.ndarray) -> np.ndarray:
@@ -147,59 +149,100 @@ def response_from_equations(eqs: ModeEquations) -> ModeResponse:
 
     The building block of :func:`solve_response` and of the analysis session, which call it on
     nondimensionalized systems only (so that its relative rank and consistency rules are
-    unit-invariant).
+    unit-invariant). :func:`responses_from_equations` of one mode.
     """
-    A, B, b = eqs.A, eqs.B, eqs.b
-    m, n = A.shape
-    n_q, n_tau = eqs.n_q, eqs.n_tau
-    U, s, Vt = np.linalg.svd(A, full_matrices=True)
-    r = numerical_rank(s, A.shape)
-    A_pinv = (Vt[:r].T / s[:r]) @ U[:, :r].T
-    null = Vt[r:].T  # (n, n_w)
+    return responses_from_equations([eqs])[0]
+
+
+def responses_from_equations(eqs_list: Sequence[ModeEquations]) -> list[ModeResponse]:
+    """:func:`response_from_equations` of every mode of ``eqs_list``, the modes with equalities of
+    the same shape (and then the same rank) solved together: one stacked SVD (LAPACK on each
+    matrix, as for one mode) and stacked products, so each response is the one the mode gets alone,
+    bit for bit on this NumPy (``tests/test_response.py`` compares them).
+
+    Rank rule :func:`~contactmodes.linalg.numerical_rank`; the noise in a product ``X Y`` is
+    bounded by ``eps·‖X row‖·‖Y col‖`` (Cauchy–Schwarz; ``‖A⁺‖₂ = 1/s_r``) and cleaned to zero
+    below ``CANCEL_RTOL`` times that bound; the admissible torque subspace (31) ``U_⊥ᵀ (B τ + b) =
+    0`` is made orthonormal by a second SVD, and ``consistent`` is ``False`` when its residual
+    exceeds ``CONSISTENCY_RTOL`` times the data's scale.
+    """
+    out: list[ModeResponse | None] = [None] * len(eqs_list)
+    groups: dict[tuple[int, int, int], list[int]] = {}
+    for i, eqs in enumerate(eqs_list):
+        groups.setdefault((*eqs.A.shape, eqs.B.shape[1]), []).append(i)
+    for (m, n, _), idx in groups.items():
+        A = np.stack([eqs_list[i].A for i in idx])
+        U, s, Vt = np.linalg.svd(A, full_matrices=True)
+        ranks: dict[int, list[int]] = {}
+        for g, i in enumerate(idx):
+            ranks.setdefault(numerical_rank(s[g], (m, n)), []).append(g)
+        for r, pos in ranks.items():
+            sub = [eqs_list[idx[g]] for g in pos]
+            for g, resp in zip(pos, _same_rank([*sub], U[pos], s[pos], Vt[pos], r)):
+                out[idx[g]] = resp
+    return out  # type: ignore[return-value]
+
+
+def _same_rank(eqs_list: list[ModeEquations], U: np.ndarray, s: np.ndarray, Vt: np.ndarray,
+               r: int) -> list[ModeResponse]:
+    """The responses (24)–(31) of modes whose ``A`` (G stacked, (m, n) each) share their shape and
+    rank ``r``, from their SVDs ``U`` (G, m, m), ``s`` (G, min(m, n)), ``Vt`` (G, n, n)."""
+    G = len(eqs_list)
+    m, n = eqs_list[0].A.shape
+    n_q, n_tau = eqs_list[0].n_q, eqs_list[0].n_tau
+    B = np.stack([e.B for e in eqs_list])
+    b = np.stack([e.b for e in eqs_list])
+    T = lambda X: np.swapaxes(X, 1, 2)  # noqa: E731
+    A_pinv = (T(Vt[:, :r]) / s[:, None, :r]) @ T(U[:, :, :r])  # (G, n, m)
+    null = T(Vt[:, r:])  # (G, n, n_w)
     frr, fcr = r == m, r == n
     rank_case = 1 if (frr and fcr) else 2 if frr else 3 if fcr else 4
 
     # Noise in a product X Y is bounded by eps·‖X row‖·‖Y col‖ (Cauchy–Schwarz); ‖A⁺‖₂ = 1/s_r.
-    pinv_norm = 1.0 / s[r - 1] if r else 0.0
-    nB = np.sqrt(np.einsum("ij,ij->j", B, B))[None, :]  # column norms of B, and the norm of b
-    nb = float(np.sqrt(b @ b))
-    P = _clean(A_pinv @ B, pinv_norm * nB)
-    rvec = _clean(A_pinv @ b, pinv_norm * nb)
+    pinv_norm = 1.0 / s[:, r - 1] if r else np.zeros(G)
+    nB = np.sqrt(np.einsum("gij,gij->gj", B, B))[:, None, :]  # column norms of B, and the norm of b
+    nb = np.array([float(np.sqrt(v @ v)) for v in b])
+    P = _clean(A_pinv @ B, pinv_norm[:, None, None] * nB)
+    rvec = _clean((A_pinv @ b[:, :, None])[:, :, 0], (pinv_norm * nb)[:, None])
     Q = null.copy()
     Q[np.abs(Q) <= tolerances.CANCEL_RTOL] = 0.0
 
     # admissible torque subspace (31): U_perp^T (B tau + b) = 0 (U_perp has orthonormal columns)
-    U_perp = U[:, r:]
-    C0 = _clean(U_perp.T @ B, nB)
-    d0 = -_clean(U_perp.T @ b, nb)
-    consistent = True
-    tau_C = np.zeros((0, n_tau))
-    tau_d = np.zeros(0)
-    if C0.shape[0]:
-        if C0.size:
-            U2, s2, V2t = np.linalg.svd(C0, full_matrices=True)
-        else:
-            U2, s2, V2t = np.eye(C0.shape[0]), np.zeros(0), np.eye(n_tau)
-        r2 = numerical_rank(s2, C0.shape) if s2.size else 0
-        scale = max(1.0, float(np.abs(b).max(initial=0.0)), float(np.abs(B).max(initial=0.0)))
-        resid = U2[:, r2:].T @ d0
-        if resid.size and float(np.abs(resid).max()) > tolerances.CONSISTENCY_RTOL * scale:
-            consistent = False
-        if r2:
-            tau_C = V2t[:r2].copy()
-            tau_d = (U2[:, :r2].T @ d0) / s2[:r2]
-            tau_C[np.abs(tau_C) <= tolerances.CANCEL_RTOL] = 0.0
-
+    U_perp = U[:, :, r:]
+    C0 = _clean(T(U_perp) @ B, nB)
+    d0 = -_clean((T(U_perp) @ b[:, :, None])[:, :, 0], nb[:, None])
+    if C0.shape[1] and C0.size:
+        U2, s2, V2t = np.linalg.svd(C0, full_matrices=True)
+    out = []
     amb = tolerances.AMBIGUITY_ATOL
-    Q_q, Q_f = Q[:n_q], Q[n_q:]
-    return ModeResponse(
-        mode=eqs.mode, equations=eqs, singular_values=s, rank=r, full_row_rank=frr,
-        full_column_rank=fcr, rank_case=rank_case, nullspace=null, n_w=n - r,
-        P_q=P[:n_q], Q_q=Q_q, r_q=rvec[:n_q], P_f=P[n_q:], Q_f=Q_f, r_f=rvec[n_q:],
-        tau_C=tau_C, tau_d=tau_d, consistent=consistent,
-        w_moves_accelerations=bool(Q_q.size and np.abs(Q_q).max() > amb),
-        w_moves_forces=bool(Q_f.size and np.abs(Q_f).max() > amb),
-    )
+    for g, eqs in enumerate(eqs_list):
+        consistent = True
+        tau_C = np.zeros((0, n_tau))
+        tau_d = np.zeros(0)
+        if C0.shape[1]:
+            if C0.size:
+                U2g, s2g, V2tg = U2[g], s2[g], V2t[g]
+            else:
+                U2g, s2g, V2tg = np.eye(C0.shape[1]), np.zeros(0), np.eye(n_tau)
+            r2 = numerical_rank(s2g, C0.shape[1:]) if s2g.size else 0
+            scale = max(1.0, float(np.abs(eqs.b).max(initial=0.0)), float(np.abs(eqs.B).max(initial=0.0)))
+            resid = U2g[:, r2:].T @ d0[g]
+            if resid.size and float(np.abs(resid).max()) > tolerances.CONSISTENCY_RTOL * scale:
+                consistent = False
+            if r2:
+                tau_C = V2tg[:r2].copy()
+                tau_d = (U2g[:, :r2].T @ d0[g]) / s2g[:r2]
+                tau_C[np.abs(tau_C) <= tolerances.CANCEL_RTOL] = 0.0
+        Q_q, Q_f = Q[g, :n_q], Q[g, n_q:]
+        out.append(ModeResponse(
+            mode=eqs.mode, equations=eqs, singular_values=s[g], rank=r, full_row_rank=frr,
+            full_column_rank=fcr, rank_case=rank_case, nullspace=null[g], n_w=n - r,
+            P_q=P[g, :n_q], Q_q=Q_q, r_q=rvec[g, :n_q], P_f=P[g, n_q:], Q_f=Q_f, r_f=rvec[g, n_q:],
+            tau_C=tau_C, tau_d=tau_d, consistent=consistent,
+            w_moves_accelerations=bool(Q_q.size and np.abs(Q_q).max() > amb),
+            w_moves_forces=bool(Q_f.size and np.abs(Q_f).max() > amb),
+        ))
+    return out
 
 
 def solve_response(system: ContactSystem, mode: str, task: bool = True) -> ModeResponse:

@@ -26,13 +26,13 @@ from polytopes import NumericalError, Polytope, RayPool
 from polytopes.batchlp import PADDED_CHUNK
 from polytopes.feasibility import feasibility_many
 
-from .domains import ModeDomain, independent_equalities, intersect_domains, substituted_rows
+from .domains import ModeDomain, independent_equalities, intersect_domains, substituted_rows, substituted_rows_many
 from .errors import ContactModelError
 from .modes import Enumeration, enumerate_modes
 from .modetable import validate_mode
 from .progress import Progress, stage
 from .equations import EquationBank
-from .response import ModeResponse, response_from_equations
+from .response import ModeResponse, response_from_equations, responses_from_equations
 from .system import ContactSystem
 
 __all__ = ["AnalysisSession", "ModeSolution", "PIPELINE_STAGES", "empty_box"]
@@ -522,6 +522,7 @@ class AnalysisSession:
         """Modes (default: the kinematically feasible ones) whose ``D_c`` is non-empty, with a
         progress stage."""
         sols = self.modes(selection)
+        self._prime_responses(sols, task)
         with stage(self.progress, "domains", len(sols)) as st:
             raws = []
             for sol in sols:
@@ -530,6 +531,30 @@ class AnalysisSession:
         # the emptiness LPs of all modes in one verified batch (each result cached on its D_c)
         Polytope.are_empty([P for P, trivially in raws if not trivially])
         return [sol.mode for sol in sols if sol.feasible(task)]
+
+    def _prime_responses(self, sols: Sequence[ModeSolution], task: bool) -> None:
+        """Compute the missing responses of ``sols`` (:meth:`ModeSolution.response`) and their
+        substituted rows together (:func:`~contactmodes.response.responses_from_equations`,
+        :func:`~contactmodes.domains.substituted_rows_many`: the same numbers, stacked SVDs and
+        products per shape)."""
+        todo = [sol for sol in sols if ("response", sol._variant(task)) not in sol._cache]
+        if len(todo) < 2:
+            return
+        t0 = time.perf_counter()
+        variant = todo[0]._variant(task)
+        bank = self.equation_bank(variant == "task")
+        responses = responses_from_equations([bank.equations(sol.mode) for sol in todo])
+        share = (time.perf_counter() - t0) / len(todo)
+        for sol, resp in zip(todo, responses):
+            sol._cache[("response", variant)] = resp
+            sol.timing["response"] = sol.timing.get("response", 0.0) + share
+        t0 = time.perf_counter()  # and their substituted rows (33), likewise
+        rows = substituted_rows_many(responses)
+        share = (time.perf_counter() - t0) / len(todo)
+        for sol, resp, (A, b) in zip(todo, responses, rows):
+            if ("rows", variant) not in sol._cache:
+                sol._cache[("rows", variant)] = (A, b, resp.equations.ineq_task.copy())
+                sol.timing["assemble"] = sol.timing.get("assemble", 0.0) + share
 
     # ------------------------------------------------------------------ overlaps (III-G.1)
     def _prime_boxes(self, modes: Sequence[str], task: bool) -> None:

@@ -175,3 +175,30 @@ def test_evaluate_shape_errors():
         r.evaluate([1.0, 2.0])
     with pytest.raises(ValueError):
         r.evaluate([1.0], [1.0])
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_batched_responses_and_rows_are_each_modes_own(seed):
+    """:func:`responses_from_equations` and :func:`substituted_rows_many` on every mode of a random
+    system at once (several shapes and ranks per batch) give, mode by mode, exactly what each
+    mode gets alone; and the batched response satisfies the equalities (24)."""
+    from contactmodes.domains import substituted_rows, substituted_rows_many
+    from contactmodes.response import responses_from_equations
+
+    rng = np.random.default_rng(40 + seed)
+    k = 2 + seed % 2
+    s = random_system(rng, int(rng.integers(2, 5)), int(rng.integers(1, 4)), k)
+    eqs = [mode_equations(s, m) for m in all_modes(k)]
+    batch = responses_from_equations(eqs)
+    assert len({(e.A.shape, r.rank) for e, r in zip(eqs, batch)}) > 1  # several groups (ranks)
+    arrays = ("singular_values", "nullspace", "P_q", "Q_q", "r_q", "P_f", "Q_f", "r_f", "tau_C", "tau_d")
+    flags = ("rank", "rank_case", "n_w", "consistent", "w_moves_accelerations", "w_moves_forces")
+    for e, r, (A, b) in zip(eqs, batch, substituted_rows_many(batch)):
+        alone = responses_from_equations([e])[0]
+        assert all(getattr(r, f) == getattr(alone, f) for f in flags), e.mode
+        assert all(np.array_equal(getattr(r, f), getattr(alone, f)) for f in arrays), e.mode
+        A1, b1 = substituted_rows(alone)
+        assert np.array_equal(A, A1) and np.array_equal(b, b1), e.mode
+        np.testing.assert_allclose(e.A @ r.nullspace, 0.0, atol=1e-9)
+        if r.consistent and r.tau_C.shape[0] == 0:  # τ = 0 is admissible: A r = b
+            np.testing.assert_allclose(e.A @ r.r, e.b, atol=1e-8 * max(1.0, float(np.abs(e.b).max())))
