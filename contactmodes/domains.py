@@ -25,7 +25,7 @@ from polytopes import Polytope
 
 from . import tolerances
 from .linalg import numerical_rank
-from .response import ModeResponse
+from .response import BATCH, ModeResponse
 from .system import ContactSystem
 
 __all__ = ["ModeDomain", "boxes_disjoint", "domain_from_response", "domain_inequalities", "intersect_domains",
@@ -101,7 +101,7 @@ def substituted_rows_many(responses: Sequence[ModeResponse]) -> list[tuple[np.nd
     groups: dict[tuple, list[int]] = {}
     for i, resp in enumerate(responses):
         groups.setdefault((resp.equations.N.shape, resp.P_q.shape, resp.P_f.shape[0], resp.n_w), []).append(i)
-    for idx in groups.values():
+    for idx in (ix[j:j + BATCH] for ix in groups.values() for j in range(0, len(ix), BATCH)):
         eqs0 = responses[idx[0]].equations
         n = eqs0.n_q + eqs0.n_f
         N = np.stack([responses[i].equations.N for i in idx])

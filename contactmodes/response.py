@@ -32,6 +32,11 @@ __all__ = ["ModeEquations", "ModeResponse", "mode_equations", "numerical_rank", 
            "solve_response"]
 
 
+BATCH = 256
+""":func:`responses_from_equations` stacks at most this many modes at once (a cost knob: the
+stacked SVD's arrays are about ``BATCH · (m² + n²)`` floats)."""
+
+
 def _clean(values: np.ndarray, magnitude: np.ndarray) -> np.ndarray:
     """Zero the entries of ``values`` that are cancellation noise relative to ``magnitude``."""
     out = np.asarray(values, dtype=float)  # callers pass fresh products: cleaned in place
@@ -170,7 +175,8 @@ def responses_from_equations(eqs_list: Sequence[ModeEquations]) -> list[ModeResp
     groups: dict[tuple[int, int, int], list[int]] = {}
     for i, eqs in enumerate(eqs_list):
         groups.setdefault((*eqs.A.shape, eqs.B.shape[1]), []).append(i)
-    for (m, n, _), idx in groups.items():
+    chunks = [(key, idx[j:j + BATCH]) for key, idx in groups.items() for j in range(0, len(idx), BATCH)]
+    for (m, n, _), idx in chunks:  # bounded memory: at most BATCH modes' arrays at a time
         A = np.stack([eqs_list[i].A for i in idx])
         U, s, Vt = np.linalg.svd(A, full_matrices=True)
         ranks: dict[int, list[int]] = {}
