@@ -135,9 +135,7 @@ def _setup(A, b, C, d) -> tuple[Feasibility, _SlackLP | None]:
     nz = nrm > 0
     s_ = nrm if nz.all() else np.where(nz, nrm, 1.0)
     scale = problem_scale(A, b, C, d, nrm)
-    eps = tol.FEASIBILITY_TOL * scale
     Q, q, x0, N, consistent = equality_basis(C, d, n)
-    k = N.shape[1]
     if C.shape[0]:
         U = (A @ N) / s_[:, None]
         beta = (b - A @ x0) / s_
@@ -146,6 +144,13 @@ def _setup(A, b, C, d) -> tuple[Feasibility, _SlackLP | None]:
         U = A / s_[:, None]
         beta = b / s_
         const = ~nz
+    return _template(scale, Q, q, x0, N, consistent, U, beta, const)
+
+
+def _template(scale, Q, q, x0, N, consistent, U, beta, const) -> tuple[Feasibility, _SlackLP | None]:
+    """:func:`_setup`'s result from the set's equality basis and rows over it."""
+    eps = tol.FEASIBILITY_TOL * scale
+    k = N.shape[1]
     U[const] = 0.0
 
     def result(empty, slack, point):
@@ -165,6 +170,80 @@ def _setup(A, b, C, d) -> tuple[Feasibility, _SlackLP | None]:
     G[:, :k] = U_live
     G[:, k] = 1.0
     return result(True, float("nan"), None), _SlackLP(G, b_live, min(cap, s_const))
+
+
+SETUP_CHUNK = 512
+""":func:`_setups` stacks at most this many sets of one shape at a time (a cost knob)."""
+
+
+def _setups(systems) -> list[tuple[Feasibility, _SlackLP | None]]:
+    """:func:`_setup` of every ``(A, b, C, d)``, the sets of one shape ``(m, n, p)`` computed
+    together (stacked row norms, SVDs and products: each result the one :func:`_setup` gives the
+    set alone, bit for bit on this NumPy; ``tests/polytopes/test_polytopes_trust.py`` compares
+    them). Sets whose equalities have a zero row take :func:`_setup` itself."""
+    out: list = [None] * len(systems)
+    groups: dict[tuple[int, int, int], list[int]] = {}
+    for i, (A, _, C, _) in enumerate(systems):
+        groups.setdefault((*A.shape, C.shape[0]), []).append(i)
+    chunks = [(key, ix[j:j + SETUP_CHUNK]) for key, ix in groups.items() for j in range(0, len(ix), SETUP_CHUNK)]
+    for (m, n, p), idx in chunks:  # bounded memory: at most SETUP_CHUNK sets stacked at a time
+        if len(idx) == 1 or m == 0:
+            for i in idx:
+                out[i] = _setup(*systems[i])
+            continue
+        A = np.stack([systems[i][0] for i in idx])
+        b = np.stack([systems[i][1] for i in idx])
+        nrm = np.sqrt(np.add.reduce(A * A, axis=2))  # row_norms, the same operations
+        nz = nrm > 0
+        s_ = np.where(nz, nrm, 1.0)
+        if p:
+            C = np.stack([systems[i][2] for i in idx])
+            d = np.stack([systems[i][3] for i in idx])
+            nC = np.sqrt(np.add.reduce(C * C, axis=2))
+            zero_c = nC <= tol.COEF_ZERO_TOL * np.maximum(1.0, nC.max(axis=1))[:, None]
+        else:
+            zero_c = np.zeros((len(idx), 0), dtype=bool)
+        ok = ~zero_c.any(axis=1) & ~(~nz).all(axis=1)  # the usual case: no zero rows in C, some in A
+        for g in np.flatnonzero(~ok):
+            out[idx[g]] = _setup(*systems[idx[g]])
+        keep = np.flatnonzero(ok)
+        if keep.size == 0:
+            continue
+        A, b, nrm, nz, s_ = A[keep], b[keep], nrm[keep], nz[keep], s_[keep]
+        # data_scale of (A, b) with the rows' norms (its three cases), then of (C, d)
+        ratio = np.abs(b) / s_
+        scale = np.maximum(1.0, np.where(nz, ratio, -np.inf).max(axis=1))
+        if p:
+            C, d, nC = C[keep], d[keep], nC[keep]
+            Cn, dn = C / nC[:, :, None], d / nC
+            scale = np.maximum(scale, np.maximum(1.0, (np.abs(d) / nC).max(axis=1)))
+            Uc, sc, Vt = np.linalg.svd(Cn, full_matrices=True)
+            tol_r = tol.RANK_RTOL * max(p, n) * np.maximum(sc[:, 0], 1.0)
+            ranks = (sc > tol_r[:, None]).sum(axis=1)
+            scale_c = np.maximum(1.0, np.abs(dn).max(axis=1))
+            for r in np.unique(ranks):
+                sel = np.flatnonzero(ranks == r)
+                Q = Vt[sel, :r]
+                x0 = (np.swapaxes(Q, 1, 2) @ (((np.swapaxes(Uc[sel][:, :, :r], 1, 2) @ dn[sel][:, :, None])[:, :, 0]
+                                               / sc[sel, :r])[:, :, None]))[:, :, 0]
+                N = np.swapaxes(Vt[sel, r:], 1, 2)
+                resid = (Cn[sel] @ x0[:, :, None])[:, :, 0] - dn[sel]
+                consistent = (np.abs(resid) <= (tol.FEASIBILITY_TOL * 10 * scale_c[sel])[:, None]).all(axis=1)
+                q = (Q @ x0[:, :, None])[:, :, 0]
+                U = (A[sel] @ N) / s_[sel][:, :, None]
+                beta = (b[sel] - (A[sel] @ x0[:, :, None])[:, :, 0]) / s_[sel]
+                const = ~nz[sel] | (np.sqrt(np.add.reduce(U * U, axis=2)) <= tol.COEF_ZERO_TOL)
+                for j, g in enumerate(sel):
+                    out[idx[keep[g]]] = _template(float(scale[g]), Q[j], q[j], x0[j], N[j], bool(consistent[j]), U[j],
+                                                  beta[j], const[j])
+        else:
+            U = A / s_[:, :, None]
+            beta = b / s_
+            eye = np.eye(n)
+            for j, g in enumerate(keep):
+                out[idx[g]] = _template(float(scale[j]), np.zeros((0, n)), np.zeros(0), np.zeros(n), eye.copy(),
+                                        True, U[j], beta[j], ~nz[j])
+    return out
 
 
 def _decide(template: Feasibility, zs: np.ndarray) -> Feasibility:
@@ -212,8 +291,7 @@ def feasibility_many(systems: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray,
 
     out: list[Feasibility | None] = []
     todo: list[tuple[int, Feasibility, _SlackLP]] = []
-    for i, (A, b, C, d) in enumerate(systems):
-        template, slp = _setup(A, b, C, d)
+    for i, (template, slp) in enumerate(_setups(systems)):
         out.append(template if slp is None else None)
         if slp is not None:
             todo.append((i, template, slp))

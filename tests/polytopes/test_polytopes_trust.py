@@ -550,3 +550,30 @@ def test_are_empty_caches_the_rule_on_each_polytope():
     flags = Polytope.are_empty(polys)
     assert all("feas" in P._cache for P in polys)
     assert flags.tolist() == [Polytope(*s).is_empty() for s in systems]
+
+
+def test_stacked_setups_are_each_sets_own():
+    """The emptiness rule's set-up of many sets at once (:func:`polytopes.feasibility._setups`:
+    stacked norms, SVDs and products per shape) is, set by set, exactly the set-up of the set
+    alone — on random systems of mixed shapes and on groups of one shape with equalities (some
+    inconsistent, some with zero rows)."""
+    from polytopes.feasibility import _setup, _setups
+
+    rng = np.random.default_rng(13)
+    systems = _random_systems(rng, 300)
+    for i in range(200):
+        A = rng.standard_normal((6, 4))
+        C = rng.standard_normal((2, 4))
+        x = rng.standard_normal(4)
+        if i % 9 == 0:
+            A[2] = 0.0
+        if i % 13 == 0:
+            C[1] = 0.0
+        systems.append((A, A @ x + rng.uniform(0.0, 1.0, 6), C, C @ x + (1.0 if i % 5 == 0 else 0.0)))
+    fields = ("eps", "scale", "Q", "q", "x0", "N", "U", "beta", "const", "empty", "slack")
+    for sys_, (t, slp) in zip(systems, _setups(systems)):
+        t0, slp0 = _setup(*sys_)
+        assert all(np.array_equal(getattr(t, f), getattr(t0, f), equal_nan=True) for f in fields)
+        assert (t.point is None) == (t0.point is None) and (slp is None) == (slp0 is None)
+        if slp is not None:
+            assert np.array_equal(slp.G, slp0.G) and np.array_equal(slp.h, slp0.h) and slp.s_max == slp0.s_max
