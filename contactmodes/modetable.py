@@ -61,7 +61,8 @@ class VelocityPattern:
     def key(self) -> tuple:
         """Hashable summary (``allowed`` plus the zero flags): two states with the same key
         have the same candidate modes and the same acceleration-row structure."""
-        return (self.allowed, tuple(bool(x) for x in self.t_zero), tuple(bool(x) for x in self.n_zero))
+        return (self.allowed, tuple(map(bool, np.asarray(self.t_zero).tolist())),
+                tuple(map(bool, np.asarray(self.n_zero).tolist())))
 
 
 def classify_velocities(system: ContactSystem, check_approaching: bool = True) -> VelocityPattern:

@@ -473,7 +473,7 @@ def _inside_compiled(md: _Modes, others: np.ndarray, tau: np.ndarray, counters: 
                                     np.asarray(others, dtype=np.int64), np.asarray(tau, dtype=float), POINT_TOL,
                                     W_BOUND, SLACK_CAP, state, tol, G, h, lo_, hi_, art)
     out = state == 1
-    lpsel = np.flatnonzero(state == 2)
+    lpsel = (state == 2).nonzero()[0]
     if lpsel.size:
         cost = np.zeros((lpsel.size, s + 1))
         cost[:, -1] = 1.0
