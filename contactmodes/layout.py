@@ -57,9 +57,10 @@ from polytopes import lp
 from . import layout_kernel, tolerances
 from .errors import ContactModelError
 from .linalg import numerical_rank
+from .modes import _slack
 from .modetable import VelocityPattern, contact_rows
 from .response import ModeEquations, ModeResponse, response_from_equations
-from .scaling import ScaledTerms
+from .scaling import ScaledTerms, scale_terms
 
 __all__ = ["Structure", "Layout", "Responses", "Domains", "KINEMATIC_BOUND", "W_BOUND", "domain_lp_rows", "scaled_terms",
            "terms_of"]
@@ -346,8 +347,6 @@ class Layout:
         ``kernel`` as in :meth:`responses`: ``"numpy"`` (the reference below: rows from a signed
         bank, the NumPy simplex), ``"compiled"`` (:func:`~contactmodes.layout_kernel.kinematic_rows_kernel`,
         the compiled simplex, :func:`~contactmodes.layout_kernel.kinematic_decide_kernel`)."""
-        from .modes import _slack
-
         J, c = banks.J, banks.c
         k, n_q = self.structure.k, self.structure.n_q
         N = len(self.modes)
@@ -385,7 +384,7 @@ class Layout:
             decided = (np.abs(s - margin) > band) | (res.status == lp.INFEASIBLE)
             out = s > margin
         self.basis["kinematic"] = res.basis
-        undecided = np.flatnonzero(~decided)
+        undecided = (~decided).nonzero()[0]
         second = 0
         if undecided.size:
             self._unit_box(undecided, rows, rhs, margin, decided, out, kern)
@@ -559,7 +558,7 @@ class Layout:
 
     def _finish(self, out: Responses, banks: Banks, row: int, counters: dict | None) -> Responses:
         """The SVD response for every uncertified mode of ``out`` (module doc), and the counts."""
-        bad = np.flatnonzero(~out.certified)
+        bad = (~out.certified).nonzero()[0]
         for j in bad:
             self._exact(out, int(j), banks, row)
         if counters is not None:
@@ -649,7 +648,7 @@ def domain_lp_rows(resp: Responses, dom: Domains, sel: np.ndarray, lo, hi, task:
     nt, s = resp.C.shape[1], resp.wfree.shape[1]
     v = s if width is None else int(width)
     wf = resp.wfree[sel]
-    if v > s or v < int(np.sum(wf, axis=1).max(initial=0)):
+    if v > s or v < int(wf.sum(axis=1).max(initial=0)):
         raise ValueError(f"width: must lie between the modes' largest n_w and {s}, got {v}")
     if kernel not in ("auto", "numpy", "compiled"):
         raise ValueError(f"kernel: must be 'auto', 'numpy' or 'compiled', got {kernel!r}")
@@ -694,8 +693,6 @@ def scaled_terms(M, h, S, J, Jdot_qdot, v_contact, v0, scales, blocks=(), kernel
     one state per control step. ``kernel``: ``"numpy"`` calls
     :func:`~contactmodes.scaling.scale_terms` itself, ``"compiled"`` the kernel, ``"auto"`` the
     kernel when numba is installed."""
-    from .scaling import scale_terms
-
     if kernel not in ("auto", "numpy", "compiled"):
         raise ValueError(f"kernel: must be 'auto', 'numpy' or 'compiled', got {kernel!r}")
     if not (kernel == "compiled" or (kernel == "auto" and layout_kernel.AVAILABLE)):
@@ -729,8 +726,6 @@ def scaled_terms(M, h, S, J, Jdot_qdot, v_contact, v0, scales, blocks=(), kernel
 def terms_of(system) -> ScaledTerms:
     """The :class:`~contactmodes.scaling.ScaledTerms` of a
     :class:`~contactmodes.system.ContactSystem` (the numbers its session decides on)."""
-    from .scaling import scale_terms
-
     return scale_terms(system.M, system.h, system.S, system.J, system.Jdot_qdot, system.v_contact, system.v0,
                        system.scales, [(c.qdd, c.f, c.tau, c.rhs) for c in system.constraints])
 

@@ -61,7 +61,8 @@ class VelocityPattern:
     def key(self) -> tuple:
         """Hashable summary (``allowed`` plus the zero flags): two states with the same key
         have the same candidate modes and the same acceleration-row structure."""
-        return (self.allowed, tuple(bool(x) for x in self.t_zero), tuple(bool(x) for x in self.n_zero))
+        return (self.allowed, tuple(map(bool, np.asarray(self.t_zero).tolist())),
+                tuple(map(bool, np.asarray(self.n_zero).tolist())))
 
 
 def classify_velocities(system: ContactSystem, check_approaching: bool = True) -> VelocityPattern:
@@ -93,25 +94,26 @@ def classify_arrays(v_contact, v0, velocity: float, contacts: Sequence[str],
     k = v.shape[0]
     scale = max(velocity, float(np.abs(v).max(initial=0.0)))
     eps = np.maximum(tolerances.VELOCITY_RTOL * scale, np.asarray(v0, dtype=float))
+    vl, el = v.tolist(), eps.tolist()  # Python floats: the same comparisons, cheaper for a few contacts
     for i in range(k if check_approaching else 0):
-        if v[i, 1] < -eps[i]:
+        if vl[i][1] < -el[i]:
             raise ApproachingContactError(
-                f"contact {i} ({contacts[i]}): approaching, normal velocity {v[i, 1]:g} < "
-                f"-{eps[i]:g}; the rigid model without an impact law has no solution at this state"
+                f"contact {i} ({contacts[i]}): approaching, normal velocity {vl[i][1]:g} < "
+                f"-{el[i]:g}; the rigid model without an impact law has no solution at this state"
             )
-    t_zero = np.abs(v[:, 0]) <= eps
-    n_zero = np.abs(v[:, 1]) <= eps
+    t_zero = [abs(vt) <= e for (vt, _), e in zip(vl, el)]
+    n_zero = [abs(vn) <= e for (_, vn), e in zip(vl, el)]
     allowed = []
-    for i in range(k):
-        if not n_zero[i]:
+    for (vt, _), e, nz in zip(vl, el, n_zero):
+        if not nz:
             allowed.append("S")
-        elif v[i, 0] > eps[i]:
+        elif vt > e:
             allowed.append("SR")
-        elif v[i, 0] < -eps[i]:
+        elif vt < -e:
             allowed.append("SL")
         else:
             allowed.append("FSLR")
-    return VelocityPattern(eps, t_zero, n_zero, tuple(allowed))
+    return VelocityPattern(eps, np.array(t_zero, dtype=bool), np.array(n_zero, dtype=bool), tuple(allowed))
 
 
 @dataclass(frozen=True)

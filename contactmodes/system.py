@@ -236,9 +236,18 @@ class CharacteristicScales:
         if len(pts) > 1:
             diff = pts[:, None, :] - pts[None, :, :]
             length = float(np.sqrt((diff ** 2).sum(axis=2)).max())
+        return cls.from_extent(length, total_mass, gravity, float(np.max(np.abs(speeds), initial=0.0)))
+
+    @classmethod
+    def from_extent(cls, length: float, total_mass: float, gravity: float, max_speed: float) -> "CharacteristicScales":
+        """:meth:`from_mechanism_data` from its two reductions of the points: ``length`` the
+        largest distance between two points (m in SI; a value that is not finite and > 0 counts
+        as 1, as for coincident points) and ``max_speed`` the largest point speed (m/s in SI, NaN
+        when a speed is NaN); ``total_mass`` (kg) and ``gravity`` (m/s²) as there. For callers
+        that reduce their few points themselves (the RHex controller, every control step)."""
         length = length if length > 0.0 and math.isfinite(length) else 1.0
         mass = float(total_mass) if total_mass > 0.0 and math.isfinite(total_mass) else 1.0
-        v = float(np.max(np.abs(speeds), initial=0.0))
+        v = float(max_speed)
         accel = max(float(gravity), v * v / length)
         time = math.sqrt(length / accel) if accel > 0.0 and math.isfinite(accel) else 1.0
         if not (math.isfinite(time) and time > 0.0):

@@ -96,7 +96,7 @@ class BatchResult:
     @property
     def n_fallback(self) -> int:
         """How many LPs the fallback (:func:`polytopes.lp.solve_verified`) decided."""
-        return sum(1 for s in self.solver if s != "batch")
+        return len(self.solver) - self.solver.tolist().count("batch")
 
 
 def _normalize(G, h):
@@ -134,16 +134,22 @@ def _inverse(FB):
         return out
 
 
+_kernel_module = None  # polytopes.batchlp_kernel once imported (per call, an import statement costs a few µs)
+
+
 def _compiled_module():
     """:mod:`polytopes.batchlp_kernel`, imported on first use (it imports numba, about 0.5 s)."""
-    from . import batchlp_kernel
+    global _kernel_module
+    if _kernel_module is None:
+        from . import batchlp_kernel
 
-    return batchlp_kernel
+        _kernel_module = batchlp_kernel
+    return _kernel_module
 
 
 def available() -> bool:
     """Whether the compiled kernel can run (numba importable)."""
-    return _compiled_module().AVAILABLE
+    return (_kernel_module or _compiled_module()).AVAILABLE
 
 
 _compiled_used = False  # the compiled kernel has run in this process (its load is paid)
@@ -160,6 +166,8 @@ def preferred_kernel(n_lps: int) -> str:
 
 def _kernel(kernel: str) -> str:
     k = KERNEL if kernel == "auto" else kernel
+    if (k == "compiled" or k == "auto") and _kernel_module is not None and _kernel_module.AVAILABLE:
+        return "compiled"  # the common case of a control step, without the checks below
     if k not in KERNELS:
         raise ValueError(f"kernel: must be one of {KERNELS}, got {kernel!r}")
     if k == "auto":
@@ -285,7 +293,16 @@ def _compiled(c, G, h, lo, hi, artificial, basis, max_iter) -> BatchResult:
     it = batchlp_kernel.simplex_kernel(f64(c, dtype=np.float64), f64(G, dtype=np.float64), f64(h, dtype=np.float64),
                                        f64(lo, dtype=np.float64), f64(hi, dtype=np.float64), art, basis_in, warm,
                                        int(limit), status, x, fun, basis_out)
-    return BatchResult(status, x, fun, basis_out, np.full(Bn, "batch", dtype=object), int(it))
+    return BatchResult(status, x, fun, basis_out, _batch_solver(Bn), int(it))
+
+
+_BATCH_SOLVER = np.full(256, "batch", dtype=object)
+
+
+def _batch_solver(Bn: int) -> np.ndarray:
+    """``BatchResult.solver`` of ``Bn`` LPs decided by the batch: ``"batch"`` everywhere (a copy of
+    a kept array: cheaper than ``np.full`` of an object array, per call of a control step)."""
+    return _BATCH_SOLVER[:Bn].copy() if Bn <= _BATCH_SOLVER.size else np.full(Bn, "batch", dtype=object)
 
 
 def _verify(c, F, f, art, n, status, basis, enter, iterations) -> BatchResult:
@@ -346,9 +363,10 @@ def solve_batch(c, G, h, lo, hi, artificial=None, basis=None, max_iter: int | No
     entries. Raises :class:`~polytopes.NumericalError` when the fallback cannot verify an LP.
     """
     res = simplex_batch(c, G, h, lo, hi, artificial, basis, max_iter, kernel)
-    undecided = np.flatnonzero(res.status == UNDECIDED)
-    if undecided.size == 0:
+    undecided = res.status == UNDECIDED
+    if not undecided.any():
         return res
+    undecided = undecided.nonzero()[0]
     art_lo, art_hi = _artificial(artificial)
     for b in undecided:
         bounds = [(None if art_lo is not None and art_lo[b, j] else float(lo[b, j]),

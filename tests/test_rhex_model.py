@@ -92,3 +92,79 @@ def test_analytic_model_equals_the_mechanism_at_random_states():
         assert np.allclose(a.q, b.q, rtol=0, atol=1e-12) and np.allclose(a.qdot, b.qdot, rtol=0, atol=1e-12)
         assert a.system.constraints[0].rhs == b.system.constraints[0].rhs
     assert lifted > 10  # toes were left out in some states
+
+
+def _random_states(rng, p, n):
+    base = initial_state(p)
+    for _ in range(n):
+        s = base.copy()
+        s[0:3] += rng.normal(0.0, [0.05, 0.01, 0.6])
+        s[3:6] = rng.normal(0.0, [0.5, 0.5, 4.0]) * rng.choice([0.0, 1.0])  # some at rest: exact zeros
+        s[6:12] += rng.normal(0.0, 0.02, 6)
+        s[12:18] = rng.normal(0.0, 0.5, 6) * rng.choice([0.0, 1.0])
+        yield s
+
+
+def test_leg_kinematics_bit_for_bit_the_vectorized_formulas():
+    """leg_kinematics (Python floats per leg, kept for speed) gives exactly — bit for bit, signs
+    of zeros included — the numbers of the componentwise NumPy formulas it replaced (written out
+    here), so the simulator's physics did not change."""
+    from controllers.rhex import leg_kinematics
+
+    p = RHexParams()
+    rng = np.random.default_rng(11)
+    for s in _random_states(rng, p, 300):
+        x, y, th, vx, vy, om = s[:6]
+        c, sn = np.cos(th), np.sin(th)
+        d = np.asarray(p.hips)
+        hip = np.stack([x + d * c, y + d * sn], axis=1)
+        hip_vel = np.stack([vx - om * d * sn, vy + om * d * c], axis=1)
+        e = s[6:12].reshape(3, 2) - hip
+        r = np.hypot(e[:, 0], e[:, 1])
+        rel = s[12:18].reshape(3, 2) - hip_vel
+        rdot = np.sum(e * rel, axis=1) / r
+        beta = np.arctan2(e[:, 1], e[:, 0])
+        phidot = (e[:, 0] * rel[:, 1] - e[:, 1] * rel[:, 0]) / r**2 - om
+        phi = np.angle(np.exp(1j * (beta - th)))
+        lk = leg_kinematics(s, p)
+        for want, got in ((hip, lk.hip), (hip_vel, lk.hip_vel), (r, lk.r), (rdot, lk.rdot), (beta, lk.beta),
+                          (phi, lk.phi), (phidot, lk.phidot)):
+            assert got.shape == want.shape and np.array_equal(got, want)
+            assert np.array_equal(np.signbit(got), np.signbit(want))
+
+
+def test_rigid_arrays_scales_from_extent_equal_from_mechanism_data():
+    """rigid_arrays reduces its few points itself (CharacteristicScales.from_extent): the two
+    reductions give exactly NumPy's numbers as from_mechanism_data computes them (random point
+    sets, NaN included), and the scales of rigid_arrays equal from_mechanism_data on the model's
+    points rebuilt here from the state (toe points to rounding: the model rebuilds them from r, β)."""
+    import math
+
+    from contactmodes.system import CharacteristicScales
+    from controllers.rhex.rigid_model import _largest, _largest_distance, rigid_arrays
+
+    rng = np.random.default_rng(12)
+    for _ in range(500):
+        q = [tuple(v) for v in rng.normal(0.0, rng.choice([1e-3, 1.0, 1e3]), (rng.integers(1, 9), 2))]
+        P = np.array(q)
+        want = float(np.sqrt(((P[:, None, :] - P[None, :, :]) ** 2).sum(axis=2)).max()) if len(q) > 1 else 0.0
+        assert _largest_distance(q) == want
+        v = np.abs(rng.normal(0.0, 1.0, rng.integers(1, 9)))
+        assert _largest(v.tolist()) == float(np.max(v, initial=0.0))
+    v = [0.3, math.nan, 2.0]
+    assert math.isnan(_largest(v))
+    a = CharacteristicScales.from_mechanism_data(np.array([[0.0, 0.0], [1.0, 0.0]]), 9.0, 9.81, np.array(v))
+    b = CharacteristicScales.from_extent(_largest_distance([(0.0, 0.0), (1.0, 0.0)]), 9.0, 9.81, _largest(v))
+    assert (a.length, a.mass, a.time) == (b.length, b.mass, b.time)
+    p = RHexParams()
+    for s in _random_states(rng, p, 100):
+        ra = rigid_arrays(s, p)
+        x, y, th = s[:3]
+        R = np.array([[np.cos(th), -np.sin(th)], [np.sin(th), np.cos(th)]])
+        pts = [np.array([x, y]), np.array([x, y]) + R @ np.array([-p.d, -p.h])]
+        pts += [np.array([x, y]) + R @ np.array([di, 0.0]) for di in p.hips]
+        pts += [s[6 + 2 * (int(cn[-1]) - 1):8 + 2 * (int(cn[-1]) - 1)] for cn in ra.contacts[1:]]
+        speeds = np.abs(np.linalg.norm(ra.v_contact.reshape(-1, 2), axis=1))  # not all the points: a lower bound
+        ref = CharacteristicScales.from_mechanism_data(np.array(pts), p.m, p.gravity, speeds)
+        assert ra.scales.length == pytest.approx(ref.length, rel=1e-12)
+        assert ra.scales.mass == ref.mass and ra.scales.time <= ref.time * (1 + 1e-12)

@@ -37,9 +37,10 @@ def torque_bound(omega, params: RHexParams) -> np.ndarray:
     """Largest admissible ``|τ|`` (N·m) per hip at hip speeds ``omega`` (rad/s, any shape): the
     module docstring's bound, same shape as ``omega``. Raises ``ValueError`` for non-finite speeds."""
     omega = np.asarray(omega, dtype=float)
-    if not np.all(np.isfinite(omega)):
+    if not np.isfinite(omega).all():
         raise ValueError("omega: hip speeds must be finite")
-    return params.tau_limit * np.clip(1.0 - np.abs(omega) / params.omega_noload, 0.0, None)
+    # np.maximum(·, 0) is what np.clip(·, 0, None) computes, without its Python wrapper (per control step)
+    return params.tau_limit * np.maximum(1.0 - np.abs(omega) / params.omega_noload, 0.0)
 
 
 def torque_limits(omega, params: RHexParams) -> tuple[np.ndarray, np.ndarray]:

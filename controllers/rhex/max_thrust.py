@@ -267,10 +267,12 @@ def _task_rows(k: int, min_normal_force: float) -> tuple:
 
 def _classified(v_contact: np.ndarray, normal_velocity_tol: float) -> np.ndarray:
     """Normal velocities ``<= normal_velocity_tol`` (m/s) set to 0 (module doc), (2k,)."""
-    v = np.array(v_contact, dtype=float).reshape(-1, 2)
-    change = (v[:, 1] <= max(0.0, float(normal_velocity_tol))) & (np.abs(v[:, 1]) > 0.0)
-    v[change, 1] = 0.0
-    return v.reshape(-1)
+    tol = max(0.0, float(normal_velocity_tol))
+    v = np.asarray(v_contact, dtype=float).reshape(-1).tolist()  # a few contacts: Python floats
+    for i in range(1, len(v), 2):
+        if v[i] <= tol and abs(v[i]) > 0.0:
+            v[i] = 0.0
+    return np.array(v)
 
 
 class StepModel:
@@ -350,8 +352,8 @@ class _Modes:
     def __init__(self, layout: Layout, banks, counters: dict) -> None:
         self.layout = layout
         feasible = layout.kinematic(banks, counters)
-        self.index = np.flatnonzero(feasible)
-        self.names = [layout.modes[i] for i in self.index]
+        self.index = feasible.nonzero()[0]
+        self.names = [layout.modes[i] for i in self.index.tolist()]
         self.resp = layout.responses(banks, self.index, PITCH_INDEX, counters)
         self.dom = layout.domains(banks, self.resp)
         r = self.resp
@@ -359,10 +361,10 @@ class _Modes:
         self.offset = r.r[:, PITCH_INDEX]
         self.unique = r.unique
         A, b = self.dom.A, self.dom.b
-        zero = ~np.any(A != 0.0, axis=2)
+        zero = ~(A != 0.0).any(axis=2)
         bad = zero & (b < 0.0) & self.dom.valid
-        self.feasible_u = r.consistent & ~np.any(bad & ~self.dom.task, axis=1)
-        self.feasible_t = r.consistent & ~np.any(bad, axis=1)
+        self.feasible_u = r.consistent & ~(bad & ~self.dom.task).any(axis=1)
+        self.feasible_t = r.consistent & ~bad.any(axis=1)
         self._point_rows = None
 
     @property
@@ -471,7 +473,7 @@ def _inside_compiled(md: _Modes, others: np.ndarray, tau: np.ndarray, counters: 
                                     np.asarray(others, dtype=np.int64), np.asarray(tau, dtype=float), POINT_TOL,
                                     W_BOUND, SLACK_CAP, state, tol, G, h, lo_, hi_, art)
     out = state == 1
-    lpsel = np.flatnonzero(state == 2)
+    lpsel = (state == 2).nonzero()[0]
     if lpsel.size:
         cost = np.zeros((lpsel.size, s + 1))
         cost[:, -1] = 1.0
@@ -567,20 +569,21 @@ def _search(md: _Modes, step: StepModel, lo, hi, task: bool, force_slow: bool, w
     closure)`` or ``None`` (no mode with a non-empty ``T*_c ∩ L``); ``cands`` ``[(mode, β, τ°)]``
     with a non-empty ``D_c ∩ L`` in decreasing bound order."""
     feas = md.feasible_t if task else md.feasible_u
-    sel = np.flatnonzero(md.unique & feas)
+    sel = (md.unique & feas).nonzero()[0]
     bound, tau0 = _bound_lps(md, sel, lo, hi, task, warm, counters)
-    order = np.argsort(-bound, kind="stable")
-    cands = [(int(sel[i]), float(bound[i]), tau0[i]) for i in order if np.isfinite(bound[i])]
+    order = (-bound).argsort(kind="stable").tolist()
+    sel_l, bound_l = sel.tolist(), bound.tolist()
+    cands = [(sel_l[i], bound_l[i], tau0[i]) for i in order if math.isfinite(bound_l[i])]
     best = None
     n_exam = n_slow = 0
     values = {}
-    everyone = np.arange(len(md.names))
     for j, beta, t0 in cands:
         if best is not None and best[0] >= beta - TIE_TOL * max(1.0, abs(beta)):
             break
         n_exam += 1
-        others = np.delete(everyone, j)
-        if not force_slow and not np.any(_inside(md, others, t0, counters)):
+        others = np.arange(len(md.names) - 1)  # every position but j
+        others[j:] += 1
+        if not force_slow and not _inside(md, others, t0, counters).any():
             val, tau, nudged, closure = beta, t0, False, beta
         else:
             n_slow += 1
@@ -648,7 +651,7 @@ def max_thrust(step: StepModel, lo, hi, force_slow: bool = False, engine: _Engin
         values = {m: v * s_theta for m, v in values.items()}
         if best is not None:
             val, tau, j, nudged, closure = best
-            tau_u = np.clip(np.asarray(tau) * u, lo_u, hi_u)
+            tau_u = (np.asarray(tau) * u).clip(lo_u, hi_u)
             mode = md.names[j]
             if n_slow:
                 resp = step.session.mode(mode).response(task)
@@ -661,7 +664,7 @@ def max_thrust(step: StepModel, lo, hi, force_slow: bool = False, engine: _Engin
         if cands:
             j, beta, t0 = cands[0]
             mode = md.names[j]
-            return MaxThrustResult(np.clip(t0 * u, lo_u, hi_u), mode, expand_mode(mode, contacts), beta * s_theta,
+            return MaxThrustResult((t0 * u).clip(lo_u, hi_u), mode, expand_mode(mode, contacts), beta * s_theta,
                                    beta * s_theta, f"{prefix}_ambiguous" if prefix else "ambiguous", n_modes, n_exam,
                                    n_slow, counters["proj"], bounds, **fb())
     return MaxThrustResult(np.zeros(3), None, None, math.nan, math.nan, "no_mode", n_modes, n_exam, n_slow,
@@ -826,8 +829,8 @@ class MaxThrustController:
             lk = leg_kinematics(st, p)
             lo, hi = torque_limits(lk.phidot, p)
             start = self._start
-            if start is not None and np.array_equal(st, start[0]) and np.array_equal(lo, start[1]) \
-                    and np.array_equal(hi, start[2]):
+            # (st, lo, hi have the start's shapes: leg_kinematics and torque_limits check them)
+            if start is not None and (st == start[0]).all() and (lo == start[1]).all() and (hi == start[2]).all():
                 res, path = start[3], "precomputed"
             else:
                 # the rigid model uses the controller's params: reuse the leg kinematics only when

@@ -172,12 +172,13 @@ def rigid_arrays(state, params: RHexParams, kinematics: LegKinematics | None = N
         raise ValueError("rigid_system: a tilted-gravity (slope) model is not supported by PlanarMechanism")
     st = np.asarray(state, dtype=float)
     lk = leg_kinematics(st, p) if kinematics is None else kinematics
-    x, y, th, vx, vy, om = (float(v) for v in st[:6])
+    # per control step: Python floats and lists (the same numbers as the NumPy forms, fewer calls)
+    x, y, th, vx, vy, om = st[:6].tolist()
     c, s = math.cos(th), math.sin(th)
-    phi, phidot, r = lk.phi, lk.phidot, lk.r
+    phi, phidot, r = lk.phi.tolist(), lk.phidot.tolist(), lk.r.tolist()
     present = ["body"]
     toes = [i for i in range(3) if st[7 + 2 * i] <= p.toe_clearance]
-    present += [f"toe{i + 1}" for i in toes]
+    present += [CONTACT_NAMES[i + 1] for i in toes]
     k = len(present)
     J = np.zeros((2 * k, 6))
     a = np.zeros(2 * k)
@@ -198,9 +199,9 @@ def rigid_arrays(state, params: RHexParams, kinematics: LegKinematics | None = N
         speeds.append(math.hypot(vx - om * oy, vy + om * ox))
     for row, i in enumerate(toes, start=1):
         ox, oy = hips[i]
-        beta = th + float(phi[i])
-        ex, ey = float(r[i]) * math.cos(beta), float(r[i]) * math.sin(beta)
-        w = om + float(phidot[i])
+        beta = th + phi[i]
+        ex, ey = r[i] * math.cos(beta), r[i] * math.sin(beta)
+        w = om + phidot[i]
         j = 2 * row
         J[j, 0] = J[j + 1, 1] = 1.0
         J[j, 2], J[j + 1, 2] = -(oy + ey), ox + ex
@@ -213,13 +214,30 @@ def rigid_arrays(state, params: RHexParams, kinematics: LegKinematics | None = N
         v0.append(p.v0[i + 1])
     q = np.array([x, y, th, *phi])
     qdot = np.array([vx, vy, om, *phidot])
-    M = np.diag([p.m, p.m, p.I, 0.0, 0.0, 0.0])
+    M = np.zeros((6, 6))  # diag(m, m, I, 0, 0, 0)
+    M[0, 0] = M[1, 1] = p.m
+    M[2, 2] = p.I
     h = np.array([0.0, p.m * p.gravity, 0.0, 0.0, 0.0, 0.0])
-    pts = np.array(points)
     # the mechanism lists each link's frame origin and centre of mass: body (twice the centre), legs
     # (twice the hip) — duplicates do not change the largest distance
-    scales = CharacteristicScales.from_mechanism_data(pts, p.m, p.gravity, np.array(speeds))
+    scales = CharacteristicScales.from_extent(_largest_distance(points), p.m, p.gravity, _largest(speeds))
     return RigidArrays(tuple(present), q, qdot, M, h, J, a, J @ qdot, np.array(mu), np.array(v0), scales)
+
+
+def _largest_distance(points: list) -> float:
+    """The largest distance between two of ``points`` (a list of ``(x, y)``), as
+    :meth:`~contactmodes.system.CharacteristicScales.from_mechanism_data` computes it: the square
+    root (correctly rounded, hence monotone) of the largest ``dx·dx + dy·dy``; NaN if a coordinate is."""
+    d2 = [(px - qx) * (px - qx) + (py - qy) * (py - qy)
+          for i, (px, py) in enumerate(points) for qx, qy in points[i + 1:]]
+    return math.sqrt(_largest(d2)) if d2 else 0.0
+
+
+def _largest(values: list) -> float:
+    """``max`` of non-negative floats, NaN when one is NaN (as NumPy's maximum; Python's ``max``
+    is order-dependent with NaN)."""
+    total = sum(values)  # NaN exactly when a value is NaN (no inf − inf among non-negative values)
+    return max(values) if total == total else math.nan
 
 
 def analytic_model(state, params: RHexParams, task: bool = True) -> RigidModel:

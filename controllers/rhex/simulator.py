@@ -169,23 +169,29 @@ def leg_kinematics(state, params: RHexParams) -> LegKinematics:
     state = np.asarray(state, dtype=float)
     if state.shape != (N_STATE,):
         raise ValueError(f"state: expected shape ({N_STATE},), got {state.shape}")
-    x, y, th, vx, vy, om = state[:6]
+    # per control step, so few NumPy calls: the arithmetic on Python floats, in the order of the
+    # componentwise formulas (the same numbers); hypot, arctan2 and exp stay NumPy's
+    x, y, th, vx, vy, om = state[:6].tolist()
     c, s = math.cos(th), math.sin(th)
-    d = np.asarray(params.hips)
-    hip = np.empty((3, 2))  # per control step: few NumPy calls (the same numbers as stacking the columns)
-    hip[:, 0], hip[:, 1] = x + d * c, y + d * s
-    hip_vel = np.empty((3, 2))
-    hip_vel[:, 0], hip_vel[:, 1] = vx - om * d * s, vy + om * d * c
-    toe = state[6:12].reshape(3, 2)
-    tv = state[12:18].reshape(3, 2)
-    e = toe - hip
-    r = np.hypot(e[:, 0], e[:, 1])
-    rel = tv - hip_vel
-    rdot = np.sum(e * rel, axis=1) / r
-    beta = np.arctan2(e[:, 1], e[:, 0])
-    betadot = (e[:, 0] * rel[:, 1] - e[:, 1] * rel[:, 0]) / r**2
-    phi = np.angle(np.exp(1j * (beta - th)))
-    return LegKinematics(hip, hip_vel, r, rdot, beta, phi, betadot - om)
+    tv = state[6:18].tolist()  # toes (x, y), then their velocities
+    hip, hip_vel, rows = [], [], []
+    for i, di in enumerate(params.hips):
+        hx, hy, omd = x + di * c, y + di * s, om * di
+        hvx, hvy = vx - omd * s, vy + omd * c
+        hip.append((hx, hy))
+        hip_vel.append((hvx, hvy))
+        rows.append((tv[2 * i] - hx, tv[2 * i + 1] - hy, tv[6 + 2 * i] - hvx, tv[7 + 2 * i] - hvy))
+    er = np.array(rows)  # (3, 4): e = toe − hip, rel = toe velocity − hip velocity
+    ex, ey = er[:, 0], er[:, 1]
+    r = np.hypot(ex, ey)
+    beta = np.arctan2(ey, ex)
+    z = np.exp(1j * (beta - th))
+    phi = np.arctan2(z.imag, z.real)  # np.angle(z): β − θ wrapped
+    rdot, phidot = [], []
+    for (e_x, e_y, rel_x, rel_y), ri in zip(rows, r.tolist()):
+        rdot.append((e_x * rel_x + e_y * rel_y + 0.0) / ri)  # e·rel / r (+ 0.0: a zero sum is +0, as np.sum's)
+        phidot.append((e_x * rel_y - e_y * rel_x) / (ri * ri) - om)  # β̇ − θ̇
+    return LegKinematics(np.array(hip), np.array(hip_vel), r, np.array(rdot), beta, phi, np.array(phidot))
 
 
 def energy(state, params: RHexParams) -> float:
