@@ -57,6 +57,11 @@ SEPARATION_FACTOR = 1e3
 """A pair of τ-sets is certified disjoint without an LP only when a facet separates them by this
 many emptiness tolerances of :mod:`polytopes` (closer pairs are left to the LP rule)."""
 
+BATCH_MIN = 8
+"""The session computes responses, substituted rows, emptiness LPs and bounding boxes of at least
+this many modes together (stacked arrays, the batched verified simplex); fewer go one mode at a
+time (the batches' set-up costs more than it saves: Painlevé rod, 2 modes, 9.3 → 5 ms)."""
+
 LIFTED_PAIRS_MAX = 32
 """In the overlap stage a mode with ambiguity variables and at most this many candidate partners
 is not projected: its pairs are decided on the lifted domains ``(τ', w_a, w_b)`` (one batched
@@ -529,7 +534,9 @@ class AnalysisSession:
                 raws.append(sol.raw(task))
                 st.update(1, sol.mode)
         # the emptiness LPs of all modes in one verified batch (each result cached on its D_c)
-        Polytope.are_empty([P for P, trivially in raws if not trivially])
+        polys = [P for P, trivially in raws if not trivially]
+        if len(polys) >= BATCH_MIN:
+            Polytope.are_empty(polys)
         return [sol.mode for sol in sols if sol.feasible(task)]
 
     def _prime_responses(self, sols: Sequence[ModeSolution], task: bool) -> None:
@@ -538,7 +545,7 @@ class AnalysisSession:
         :func:`~contactmodes.domains.substituted_rows_many`: the same numbers, stacked SVDs and
         products per shape)."""
         todo = [sol for sol in sols if ("response", sol._variant(task)) not in sol._cache]
-        if len(todo) < 2:
+        if len(todo) < BATCH_MIN:
             return
         t0 = time.perf_counter()
         variant = todo[0]._variant(task)
@@ -565,7 +572,7 @@ class AnalysisSession:
             return
         sols = [sol for sol in (self.mode(m) for m in modes)
                 if ("box", task) not in sol._cache and not sol.has_T(task) and sol.feasible(task)]
-        if len(sols) < 2:
+        if len(sols) < BATCH_MIN:
             return
         t0 = time.perf_counter()
         polys = [sol._cache.get(("D", task)) or sol.raw(task)[0] for sol in sols]
