@@ -16,20 +16,26 @@ it prints, in one run:
 The projection methods are compared in ``benchmarks/bench_projection.py``. Numbers depend on the
 machine and its load: quote the ratios. Nothing is written outside a temporary directory.
 
-Measured on 2026-11-23 (2-core machine), ``--repeat 5`` against the code before this round (ms
-CPU, now / before, ratio): two_link_brace 57.2 / 64.7 (1.13), six_link_brace 146 / 196 (1.34),
-rhex_flip_start 340 / 684 (2.01), five_link_climb 59.7 / 68.9, painleve_rod 8.2 / 4.4,
-table_two_legs 27.4 / 19.6. The issue's targets (10, 100 and 50 ms) are **not met**. On the same
-machine the previous code takes 65 / 196 / 684 ms where the issue measured 17 / 52 / 170 ms: about
-a factor four is the machine; scaled by it, the targets would be about 40 / 380 / 200 ms here,
-met by six-link only. What was done in the last session: the emptiness LPs of all modes, the
-support LPs of the boxes and the LPs of the overlapping pairs are solved in verified batches
-(:func:`polytopes.feasibility.feasibility_many`, :meth:`polytopes.Polytope.bounding_boxes`), and
-RHex's 34 modes with ambiguity variables are no longer projected for the overlaps (their pairs
-are decided on lifted domains: 766 → 340 ms). What remains per mode is Python around small
-arrays: an SVD response (about 0.4 ms), the substituted rows (33), the emptiness set-up (an
-equality basis per set); for RHex, 254 lifted pair LPs (their set-up, about 0.35 ms each) and the
-enumeration (about 27 ms).
+Measured on 2026-11-23 (2-core machine, the other core mostly idle), ``--repeat 5`` against the
+code before this round (ms CPU, now / before, ratio): two_link_brace 48.0 / 73.7 (1.54),
+six_link_brace 127 / 220 (1.73), rhex_flip_start 261 / 696 (2.67), five_link_climb 49.9 / 73.4,
+painleve_rod 9.3 / 4.8, table_two_legs 25.1 / 20.7 (a second run: 50.8 / 75.9, 134 / 223,
+262 / 706). The issue's targets (10, 100 and 50 ms) are **not met**. On this machine the previous
+code takes 74 / 220 / 696 ms where the issue measured 17 / 52 / 170 ms: about a factor four is the
+machine. Scaled by the ratios the targets ask for (0.59, 1.9 and 0.29 times the previous code),
+they would be about 43 / 420 / 205 ms here: met by six-link only; two-link is within 15 % of it,
+RHex 27 % above.
+
+What the last session did: the responses (24)–(31), the substituted rows (33) and the emptiness
+set-ups of all modes are computed together (stacked SVDs and products per shape, bit-identical to
+one mode at a time), the emptiness LPs, the boxes' support LPs and the LPs of the overlapping
+pairs are solved in verified batches (:func:`polytopes.feasibility.feasibility_many`,
+:meth:`polytopes.Polytope.bounding_boxes`), an enumeration of at most 256 candidates decides
+whole modes in one batch, and RHex's 34 modes with ambiguity variables are no longer projected for
+the overlaps (their 254 pairs are decided on lifted domains). What remains is Python around small
+arrays: per mode the equations, the domain object and its hull; for RHex the 254 lifted pairs'
+rows and batches (about 100 ms) and the boxes (about 30 ms); small systems pay for sessions and
+batches they barely use (Painlevé rod: 2 modes).
 """
 
 from __future__ import annotations
