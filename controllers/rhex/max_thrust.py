@@ -154,7 +154,7 @@ from polytopes import lp
 
 from .limits import torque_limits
 from .params import RHexParams
-from .rigid_model import (CONTACT_NAMES, COORDINATES, PITCH_INDEX, TORQUES, RigidArrays, RigidModel, expand_mode,
+from .rigid_model import (COORDINATES, PITCH_INDEX, TORQUES, RigidArrays, RigidModel, expand_mode,
                           rigid_arrays, task_constraint)
 from .simulator import ControlOutput, initial_state, leg_kinematics
 
