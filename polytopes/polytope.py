@@ -465,7 +465,7 @@ class Polytope:
 
         polys = list(polytopes)
         out: list[tuple[np.ndarray, np.ndarray] | None] = [None] * len(polys)
-        jobs = []  # (index, ks, hull, E)
+        jobs = []  # (index, ks, hull, directions of the sides left to LPs, proven up, proven down)
         for i, P in enumerate(polys):
             ks = list(range(P.dim)) if coords is None else [int(c) for c in coords]
             if any(c < 0 or c >= P.dim for c in ks):
