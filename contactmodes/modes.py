@@ -58,7 +58,8 @@ SMALL_LEVEL = 4
 (:func:`_slack`; cheaper than setting up a batch). Larger levels use the batched simplex, with
 the compiled kernel only where its load pays (:func:`polytopes.batchlp.preferred_kernel`).
 Measured on the examples (``enumerate_modes``, ms CPU, 48 → 4): two-link 18.1 → 16.0, RHex
-31.1 → 27.4, table 8.3 → 4.6; the same modes."""
+31.1 → 27.4, table 8.3 → 4.6; the same modes (measured before :data:`DIRECT_CANDIDATES`, which
+now sends these examples past the levels)."""
 
 DIRECT_CANDIDATES = 256
 """With at most this many modes allowed by Table III, they are decided as whole modes in one batch
@@ -481,13 +482,12 @@ def enumerate_modes(system: ContactSystem,
         frontier, _ = search.decide(["".join(m) for m in itertools.product(*allowed)])
         if progress is not None:
             progress(scaled.k, scaled.k, f"{len(frontier)} modes")
-        return Enumeration(total=4 ** scaled.k, after_velocity=after_velocity, after_acceleration=len(frontier),
-                           modes=frontier, allowed=allowed, pattern=pattern, lps=search.lps)
-    for i in range(scaled.k):  # level by level: the prefixes of length i + 1, in product order
-        frontier, bases = search.decide([p + letter for p in frontier for letter in allowed[i]], bases)
-        if progress is not None:
-            progress(i + 1, scaled.k, f"contact {i + 1} of {scaled.k}: {len(frontier)} prefixes")
-        if not frontier:
-            break
+    else:
+        for i in range(scaled.k):  # level by level: the prefixes of length i + 1, in product order
+            frontier, bases = search.decide([p + letter for p in frontier for letter in allowed[i]], bases)
+            if progress is not None:
+                progress(i + 1, scaled.k, f"contact {i + 1} of {scaled.k}: {len(frontier)} prefixes")
+            if not frontier:
+                break
     return Enumeration(total=4 ** scaled.k, after_velocity=after_velocity, after_acceleration=len(frontier),
                        modes=frontier, allowed=allowed, pattern=pattern, lps=search.lps)

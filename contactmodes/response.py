@@ -184,7 +184,7 @@ def responses_from_equations(eqs_list: Sequence[ModeEquations]) -> list[ModeResp
             ranks.setdefault(numerical_rank(s[g], (m, n)), []).append(g)
         for r, pos in ranks.items():
             sub = [eqs_list[idx[g]] for g in pos]
-            for g, resp in zip(pos, _same_rank([*sub], U[pos], s[pos], Vt[pos], r)):
+            for g, resp in zip(pos, _same_rank(sub, U[pos], s[pos], Vt[pos], r)):
                 out[idx[g]] = resp
     return out  # type: ignore[return-value]
 

@@ -178,6 +178,18 @@ def _intersect(Ta: Polytope, Tb: Polytope) -> bool:
                         Ta.C if Ta.n_eq else Tb.C, Ta.d if Ta.n_eq else Tb.d)
 
 
+def _rows_entry(resp: ModeResponse, rows: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A mode's cached substituted rows (33): ``(A, b, task_mask)``."""
+    return rows[0], rows[1], resp.equations.ineq_task.copy()
+
+
+def _charge(sols: Sequence["ModeSolution"], stage_name: str, seconds: float) -> None:
+    """Share the time of a stage computed for ``sols`` together equally in their ``timing``."""
+    share = seconds / len(sols)
+    for sol in sols:
+        sol.timing[stage_name] = sol.timing.get(stage_name, 0.0) + share
+
+
 def empty_box(n: int) -> tuple[np.ndarray, np.ndarray]:
     """The bounding box of the empty set: ``lo = +inf``, ``hi = −inf`` (n,) each."""
     return np.full(n, np.inf), np.full(n, -np.inf)
@@ -239,8 +251,7 @@ class ModeSolution:
 
         def build():
             resp = self.response(variant == "task")
-            A, b = substituted_rows(resp)
-            return A, b, resp.equations.ineq_task.copy()
+            return _rows_entry(resp, substituted_rows(resp))
 
         return self._timed(("rows", variant), "assemble", build)
 
@@ -252,6 +263,11 @@ class ModeSolution:
         if extra is None and drop_task is None:  # the plain D_c: one object, its LPs cached on it
             return self._cached(("raw", task), lambda: self._raw(task, None, None))
         return self._raw(task, extra, drop_task)
+
+    def _D_or_raw(self, task: bool) -> Polytope:
+        """``D_c`` reduced if :meth:`D` has run, else the raw system (the same set): what the
+        cheap queries (boxes, points, LPs) use without forcing a reduction."""
+        return self._cache.get(("D", task)) or self.raw(task)[0]
 
     def _raw(self, task, extra, drop_task) -> tuple[Polytope, bool]:
         v = self._variant(task)
@@ -330,7 +346,7 @@ class ModeSolution:
                 return empty_box(n)
             if self.has_T(task):
                 return self.T(task).bounding_box()
-            P = self._cache.get(("D", task)) or self.raw(task)[0]
+            P = self._D_or_raw(task)
             # the session's recession rays serve domains over τ' alone (the w of two modes differ)
             pool = self.session.ray_pool(task) if P.dim == n else None
             return P.bounding_box(coords=range(n), pool=pool, kernel=self.session.box_kernel)
@@ -345,7 +361,7 @@ class ModeSolution:
         T = self._cache.get(("T", task))
         if T is not None:
             return bool(T.contains(tau))
-        P = self._cache.get(("D", task)) or self.raw(task)[0]
+        P = self._D_or_raw(task)
         n = self.n_tau
         if P.dim == n:
             return bool(P.contains(tau))
@@ -358,7 +374,7 @@ class ModeSolution:
         ``z* = (τ', w)``; ``None`` when empty; value ``inf`` (and ``z*`` ``None``) when unbounded."""
         if not self.feasible(task):  # also a trivially infeasible row, which raw() leaves out
             return None
-        P = self._cache.get(("D", task)) or self.raw(task)[0]
+        P = self._D_or_raw(task)
         if extra is not None:
             P = Polytope(np.vstack([P.A, extra[0]]), np.concatenate([P.b, extra[1]]), P.C, P.d)
         if P.is_empty():
@@ -551,17 +567,14 @@ class AnalysisSession:
         variant = todo[0]._variant(task)
         bank = self.equation_bank(variant == "task")
         responses = responses_from_equations([bank.equations(sol.mode) for sol in todo])
-        share = (time.perf_counter() - t0) / len(todo)
+        _charge(todo, "response", time.perf_counter() - t0)
         for sol, resp in zip(todo, responses):
             sol._cache[("response", variant)] = resp
-            sol.timing["response"] = sol.timing.get("response", 0.0) + share
         t0 = time.perf_counter()  # and their substituted rows (33), likewise
         rows = substituted_rows_many(responses)
-        share = (time.perf_counter() - t0) / len(todo)
-        for sol, resp, (A, b) in zip(todo, responses, rows):
-            if ("rows", variant) not in sol._cache:
-                sol._cache[("rows", variant)] = (A, b, resp.equations.ineq_task.copy())
-                sol.timing["assemble"] = sol.timing.get("assemble", 0.0) + share
+        _charge(todo, "assemble", time.perf_counter() - t0)
+        for sol, resp, ab in zip(todo, responses, rows):
+            sol._cache.setdefault(("rows", variant), _rows_entry(resp, ab))
 
     # ------------------------------------------------------------------ overlaps (III-G.1)
     def _prime_boxes(self, modes: Sequence[str], task: bool) -> None:
@@ -575,12 +588,11 @@ class AnalysisSession:
         if len(sols) < BATCH_MIN:
             return
         t0 = time.perf_counter()
-        polys = [sol._cache.get(("D", task)) or sol.raw(task)[0] for sol in sols]
+        polys = [sol._D_or_raw(task) for sol in sols]
         boxes = Polytope.bounding_boxes(polys, range(self.scaled.n_tau), pool=self.ray_pool(task))
-        share = (time.perf_counter() - t0) / len(sols)
+        _charge(sols, "box", time.perf_counter() - t0)
         for sol, box in zip(sols, boxes):
             sol._cache[("box", task)] = box
-            sol.timing["box"] = sol.timing.get("box", 0.0) + share
 
     def _box_sweep(self, modes: Sequence[str], task: bool):
         """The bounding-box sweep along the first torque (the other axes checked), in blocks of
@@ -675,8 +687,7 @@ class AnalysisSession:
         have some (:func:`~contactmodes.domains.independent_equalities`); ``None`` when they are
         inconsistent."""
         sa, sb = self.mode(a), self.mode(b)
-        Pa = sa._cache.get(("D", task)) or sa.raw(task)[0]
-        Pb = sb._cache.get(("D", task)) or sb.raw(task)[0]
+        Pa, Pb = sa._D_or_raw(task), sb._D_or_raw(task)
         n = self.scaled.n_tau
         wa, wb = Pa.dim - n, Pb.dim - n
 
@@ -737,12 +748,12 @@ class AnalysisSession:
         # pays (more than LIFTED_PAIRS_MAX partners); the other modes with ambiguity variables
         # offer one witness, the τ' part of D_c's max-slack point, and their pairs are decided on
         # the lifted domains
-        degree: dict[str, int] = {}
+        partners: dict[str, list[str]] = {}
         for a, b in cands:
-            degree[a] = degree.get(a, 0) + 1
-            degree[b] = degree.get(b, 0) + 1
+            partners.setdefault(b, []).append(a)
+            partners.setdefault(a, []).append(b)
         lifted = {m for m in involved if not self.mode(m).has_T(task) and self.mode(m).response(task).n_w > 0
-                  and degree[m] <= LIFTED_PAIRS_MAX}
+                  and len(partners[m]) <= LIFTED_PAIRS_MAX}
         info = {}
         with stage(self.progress, "overlaps: vertices", len(involved) - len(lifted)) as st:
             for m in involved:
@@ -754,13 +765,9 @@ class AnalysisSession:
         n = self.scaled.n_tau
         points = {}
         for m in lifted:
-            p = (self.mode(m)._cache.get(("D", task)) or self.mode(m).raw(task)[0]).witness()
+            p = self.mode(m)._D_or_raw(task).witness()
             assert p is not None  # candidates are feasible modes
             points[m] = p[None, :n]
-        partners: dict[str, list[str]] = {}
-        for a, b in cands:
-            partners.setdefault(b, []).append(a)
-            partners.setdefault(a, []).append(b)
         hit: set[frozenset[str]] = set()
         for m, others in partners.items():
             if m in lifted:

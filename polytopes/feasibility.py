@@ -279,8 +279,9 @@ def feasibility_many(systems: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray,
     :mod:`polytopes.batchlp` (:func:`~polytopes.batchlp.solve_batch`: every answer checked by the
     rules of :func:`polytopes.lp.solve_verified`, the undecided ones solved by it).
 
-    Sets of different sizes share a batch by padding (:func:`~polytopes.batchlp.solve_padded`),
-    which changes no pivot. Free variables get the artificial box ``BATCH_LP_BOUND`` times each set's
+    Sets of different sizes share a batch by padding to a size that depends on each LP's own size
+    (:func:`~polytopes.batchlp.solve_padded`), so a set's answer does not depend on the others of
+    the batch. Free variables get the artificial box ``BATCH_LP_BOUND`` times each set's
     data scale; an answer leaning on it is not accepted (it goes to the fallback without the box).
     ``kernel``: a :mod:`polytopes.batchlp` kernel; the default, NumPy, gives the same floats in
     every process (the compiled kernel's last bits differ, and whether it is loaded depends on

@@ -470,13 +470,14 @@ class Polytope:
             ks = list(range(P.dim)) if coords is None else [int(c) for c in coords]
             if any(c < 0 or c >= P.dim for c in ks):
                 raise PolytopeError(f"coords: expected indices in 0..{P.dim - 1}, got {ks}")
+            own_pool = pool if pool is not None and pool.dim == P.dim else None
             h = None if P.is_empty() else P._hull()
             if h is None or h.N.shape[1] == 0 or h.V.shape[0] == 0:
-                out[i] = P._box(ks, pool if pool is not None and pool.dim == P.dim else None, None)
+                out[i] = P._box(ks, own_pool, None)
                 continue
             k = len(ks)
-            if pool is not None and pool.dim == P.dim:  # rays first, as bounding_box: fewer LPs
-                up, down = P._unbounded_axes(ks, pool)
+            if own_pool is not None:  # rays first, as bounding_box: fewer LPs
+                up, down = P._unbounded_axes(ks, own_pool)
             else:
                 up = down = np.zeros(k, dtype=bool)
             E = np.zeros((2 * k, P.dim))
@@ -501,8 +502,8 @@ class Polytope:
             v[:k][up] = np.inf
             v[k:][down] = np.inf
             P = polys[i]
-            pooled = pool is not None and pool.dim == P.dim
-            out[i] = P._box(ks, pool if pooled else None, None, known=(-v[k:], v[:k]), proven=pooled)
+            own_pool = pool if pool is not None and pool.dim == P.dim else None
+            out[i] = P._box(ks, own_pool, None, known=(-v[k:], v[:k]), proven=own_pool is not None)
             at += len(E)
         return out  # type: ignore[return-value]
 
