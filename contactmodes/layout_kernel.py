@@ -30,7 +30,7 @@ from polytopes import batchlp_kernel
 from . import tolerances
 
 AVAILABLE = batchlp_kernel.AVAILABLE
-__all__ = ["AVAILABLE", "compile_kernel", "domain_lp_kernel", "domains_kernel", "kinematic_decide_kernel",
+__all__ = ["AVAILABLE", "CACHE_DIR", "compile_kernel", "domain_lp_kernel", "domains_kernel", "kinematic_decide_kernel",
            "kinematic_rows_kernel", "point_test_kernel", "responses_kernel", "scale_terms_kernel"]
 
 _RANK = float(tolerances.RANK_RTOL)
@@ -40,9 +40,18 @@ _AMB = float(tolerances.AMBIGUITY_ATOL)
 _compiled = None
 
 
+CACHE_DIR = batchlp_kernel.cache_dir_for(__file__, tolerances.__file__, batchlp_kernel.__file__,
+                                         batchlp_kernel.tol.__file__) if AVAILABLE else None
+"""Directory of this module's compiled-kernel cache: named by its sources, the tolerances it
+compiles in and :mod:`polytopes.batchlp_kernel`, whose functions it calls
+(:func:`polytopes.batchlp_kernel.cache_dir_for`), or ``None`` (no cache)."""
+
+
 def _jit(fn):
-    return batchlp_kernel.numba.njit(cache=batchlp_kernel.CACHE_DIR is not None, nogil=True,
-                                     error_model="numpy")(fn) if AVAILABLE else fn
+    if not AVAILABLE:
+        return fn
+    with batchlp_kernel.caching_into(CACHE_DIR):
+        return batchlp_kernel.numba.njit(cache=CACHE_DIR is not None, nogil=True, error_model="numpy")(fn)
 
 
 @_jit

@@ -21,17 +21,23 @@ reference: ``tests/polytopes/test_batchlp_kernel.py`` compares the two (and the 
 with :mod:`polytopes.lp`'s) on LPs captured from whole RHex flips and on random LPs.
 
 Compilation costs several seconds. It is paid once per machine and version, not per process:
-the compiled code is cached on disk in the user's cache directory — :data:`CACHE_DIR`,
+the compiled code is cached on disk in the user's cache directory — :data:`CACHE_ROOT`,
 ``$CONTACTMODES_CACHE_DIR`` or ``$XDG_CACHE_HOME/contactmodes/numba`` (default
 ``~/.cache/contactmodes/numba``), or numba's own ``$NUMBA_CACHE_DIR`` when the user set one — never
 next to the sources; when no such directory is writable nothing is cached and every process
-compiles. :func:`compile_kernel` pays it up front (the RHex max-thrust controller calls it in its
+compiles. numba checks a cached kernel only against the time stamp of the file that defines it,
+not against the files whose functions it calls or whose constants it reads (here the tolerances);
+so each kernel module caches into its own subdirectory named by a digest of every source it
+depends on (:func:`cache_dir_for`; :data:`CACHE_DIR` for this module): a change to any of them
+starts a fresh cache instead of loading stale machine code. :func:`compile_kernel` pays it up front (the RHex max-thrust controller calls it in its
 constructor). When numba cannot be imported, :data:`AVAILABLE` is false and
 :mod:`polytopes.batchlp` uses the NumPy path.
 """
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import os
 import tempfile
 import time
@@ -41,12 +47,8 @@ import numpy as np
 from . import tolerances as tol
 
 
-def _cache_dir() -> str | None:
-    """The on-disk cache of compiled kernels (module doc), created; ``None`` when not writable."""
-    path = os.environ.get("NUMBA_CACHE_DIR") or os.path.join(
-        os.environ.get("CONTACTMODES_CACHE_DIR")
-        or os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"),
-                        "contactmodes"), "numba")
+def _writable(path: str) -> str | None:
+    """``path``, created, when a file can be written there; else ``None``."""
     try:
         os.makedirs(path, exist_ok=True)
         with tempfile.TemporaryFile(dir=path):
@@ -56,20 +58,62 @@ def _cache_dir() -> str | None:
     return path
 
 
-CACHE_DIR = _cache_dir()
-"""Directory of the compiled-kernel cache (module doc), or ``None`` (no cache)."""
+def _cache_root() -> str:
+    """The user's cache directory of compiled kernels (module doc), not created."""
+    return os.environ.get("NUMBA_CACHE_DIR") or os.path.join(
+        os.environ.get("CONTACTMODES_CACHE_DIR")
+        or os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"),
+                        "contactmodes"), "numba")
+
+
+CACHE_ROOT = _cache_root()
+"""Root directory of the compiled-kernel caches (module doc); each kernel module caches into a
+subdirectory of it named by :func:`cache_dir_for`."""
+
+
+def cache_dir_for(*sources: str) -> str | None:
+    """The cache directory of kernels compiled from the Python files ``sources`` (paths): the
+    subdirectory of :data:`CACHE_ROOT` named by the SHA-256 of their contents (in order) and of
+    the numba version, created; ``None`` when it is not writable (then nothing is cached). Any
+    change to one of the files gives another directory, so a kernel never loads machine code
+    compiled from other sources (module doc)."""
+    h = hashlib.sha256(getattr(numba, "__version__", "none").encode())
+    for path in sources:
+        with open(path, "rb") as f:
+            h.update(hashlib.sha256(f.read()).digest())
+    return _writable(os.path.join(CACHE_ROOT, h.hexdigest()[:16]))
+
+
+@contextlib.contextmanager
+def caching_into(path: str | None):
+    """Within the block, numba functions decorated with ``cache=True`` cache into ``path`` (numba
+    reads ``numba.config.CACHE_DIR`` when a function is decorated); the user's setting is restored
+    afterwards. Does nothing when numba is missing or ``path`` is ``None``."""
+    if not AVAILABLE or path is None:
+        yield
+        return
+    before = numba.config.CACHE_DIR
+    numba.config.CACHE_DIR = path  # type: ignore[attr-defined]
+    try:
+        yield
+    finally:
+        numba.config.CACHE_DIR = before  # type: ignore[attr-defined]
+
 
 try:  # numba is a dependency (pyproject.toml); without it the NumPy path serves every call
     import numba
 
     AVAILABLE = True
-    if CACHE_DIR is not None:  # numba's cache goes here, never into the source tree
-        numba.config.CACHE_DIR = CACHE_DIR  # type: ignore[attr-defined]
 except ImportError:  # pragma: no cover - exercised only on installs without numba
     numba = None  # type: ignore[assignment]
     AVAILABLE = False
 
-__all__ = ["AVAILABLE", "CACHE_DIR", "compile_kernel", "invert", "simplex_kernel", "verify_kernel"]
+CACHE_DIR = cache_dir_for(__file__, tol.__file__) if AVAILABLE else None
+"""Directory of this module's compiled-kernel cache (module doc: its sources and the tolerances
+it compiles in), or ``None`` (no cache)."""
+
+__all__ = ["AVAILABLE", "CACHE_DIR", "CACHE_ROOT", "cache_dir_for", "caching_into", "compile_kernel", "invert",
+           "simplex_kernel", "verify_kernel"]
 
 # the constants of polytopes.batchlp and polytopes.tolerances, as plain floats for the compiler
 _ENTER_TOL = 1e-10
@@ -85,8 +129,10 @@ COMPILE_SECONDS = float("nan")
 
 
 def _jit(fn):
-    return numba.njit(cache=CACHE_DIR is not None, nogil=True, fastmath=False, error_model="numpy")(fn) \
-        if AVAILABLE else fn
+    if not AVAILABLE:
+        return fn
+    with caching_into(CACHE_DIR):
+        return numba.njit(cache=CACHE_DIR is not None, nogil=True, fastmath=False, error_model="numpy")(fn)
 
 
 @_jit

@@ -165,3 +165,54 @@ def test_padding_changes_no_answer():
             assert ref.status == 0 and f == pytest.approx(ref.fun, abs=1e-8)
         elif st == lp.INFEASIBLE:
             assert ref.status == 2
+
+
+# --------------------------------------------------------------------------- the on-disk cache
+@pytest.mark.skipif(not batchlp_kernel.AVAILABLE, reason="numba is not installed")
+def test_cache_directory_follows_every_source(tmp_path, monkeypatch):
+    """A kernel's cache directory is named by the contents of all its sources: changing any one
+    (a called function's module, a tolerance) moves it; the same contents find it again."""
+    monkeypatch.setattr(batchlp_kernel, "CACHE_ROOT", str(tmp_path / "root"))
+    a, b = tmp_path / "a.py", tmp_path / "b.py"
+    a.write_text("X = 1\n")
+    b.write_text("TOL = 1e-9\n")
+    first = batchlp_kernel.cache_dir_for(str(a), str(b))
+    assert first is not None and first.startswith(str(tmp_path / "root")) and (tmp_path / "root").is_dir()
+    assert batchlp_kernel.cache_dir_for(str(a), str(b)) == first
+    b.write_text("TOL = 1e-8\n")  # only the dependency changed (same length, as a same-second edit)
+    second = batchlp_kernel.cache_dir_for(str(a), str(b))
+    assert second != first
+    b.write_text("TOL = 1e-9\n")
+    assert batchlp_kernel.cache_dir_for(str(a), str(b)) == first
+
+
+@pytest.mark.skipif(not batchlp_kernel.AVAILABLE, reason="numba is not installed")
+def test_kernels_cache_into_their_own_directories():
+    """Each kernel module's functions cache into the directory of its own sources (which, for
+    the layout kernels, include the batched-LP kernel they call), and importing them leaves
+    numba's global cache setting as the user had it."""
+    import os
+
+    from contactmodes import layout_kernel
+
+    if batchlp_kernel.CACHE_DIR is None:
+        pytest.skip("no writable cache directory")
+    expected = batchlp_kernel.cache_dir_for(batchlp_kernel.__file__, batchlp_kernel.tol.__file__)
+    assert batchlp_kernel.CACHE_DIR == expected
+    assert batchlp_kernel.simplex_kernel._cache._cache_path.startswith(expected + os.sep)
+    from contactmodes import tolerances as ctol
+
+    layout_dir = batchlp_kernel.cache_dir_for(layout_kernel.__file__, ctol.__file__, batchlp_kernel.__file__,
+                                              batchlp_kernel.tol.__file__)
+    assert layout_kernel.CACHE_DIR == layout_dir != expected
+    assert layout_kernel.responses_kernel._cache._cache_path.startswith(layout_dir + os.sep)
+    assert batchlp_kernel.numba.config.CACHE_DIR != expected
+
+
+def test_kernel_constants_are_the_batch_constants():
+    """The compiled kernel's plain-float copies of the batch simplex's constants (numba compiles
+    module floats in) equal the NumPy path's, so both paths apply the same rules."""
+    assert batchlp_kernel._ENTER_TOL == batchlp.ENTER_TOL
+    assert batchlp_kernel._PIVOT_TOL == batchlp.PIVOT_TOL
+    assert batchlp_kernel._ART_TOL == batchlp.ART_TOL
+    assert batchlp_kernel._PRIMAL_TOL == lp.tol.LP_PRIMAL_TOL and batchlp_kernel._DUAL_TOL == lp.tol.LP_DUAL_TOL
