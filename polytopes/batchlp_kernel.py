@@ -92,7 +92,7 @@ def caching_into(path: str | None):
     if not AVAILABLE or path is None:
         yield
         return
-    before = numba.config.CACHE_DIR
+    before = numba.config.CACHE_DIR  # type: ignore[attr-defined]
     numba.config.CACHE_DIR = path  # type: ignore[attr-defined]
     try:
         yield
