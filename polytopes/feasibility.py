@@ -40,7 +40,6 @@ otherwise; the results are within ``eps`` of the exact ones.
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -148,28 +147,32 @@ def _setup(A, b, C, d) -> tuple[Feasibility, _SlackLP | None]:
 
 
 def _template(scale, Q, q, x0, N, consistent, U, beta, const) -> tuple[Feasibility, _SlackLP | None]:
-    """:func:`_setup`'s result from the set's equality basis and rows over it."""
+    """:func:`_setup`'s result from the set's equality basis and rows over it (``U`` is changed
+    in place: its constant rows are zeroed)."""
     eps = tol.FEASIBILITY_TOL * scale
     k = N.shape[1]
-    U[const] = 0.0
-
-    def result(empty, slack, point):
-        return Feasibility(empty, slack, point, eps, scale, Q, q, x0, N, U, beta, const)
-
-    if not consistent:
-        return result(True, float("-inf"), None), None
-    cap = scale
     any_const = bool(const.any())
+    if any_const:
+        U[const] = 0.0
+    if not consistent:
+        return Feasibility(True, float("-inf"), None, eps, scale, Q, q, x0, N, U, beta, const), None
+    cap = scale
     s_const = float(beta[const].min(initial=cap)) if any_const else cap
-    live = ~const
-    if k == 0 or not live.any():
-        return result(s_const < -eps, min(s_const, cap), x0.copy()), None
+    n_live = const.size - int(np.count_nonzero(const)) if any_const else const.size
+    if k == 0 or n_live == 0:
+        return Feasibility(s_const < -eps, min(s_const, cap), x0.copy(), eps, scale, Q, q, x0, N, U, beta,
+                           const), None
     # max s  s.t.  U z + s <= beta (live rows),  s <= min(cap, constant rows)
-    U_live, b_live = (U[live], beta[live]) if any_const else (U, beta)
-    G = np.empty((U_live.shape[0], k + 1))
+    if any_const:
+        live = ~const
+        U_live, b_live = U[live], beta[live]
+    else:
+        U_live, b_live = U, beta
+    G = np.empty((n_live, k + 1))
     G[:, :k] = U_live
     G[:, k] = 1.0
-    return result(True, float("nan"), None), _SlackLP(G, b_live, min(cap, s_const))
+    return (Feasibility(True, float("nan"), None, eps, scale, Q, q, x0, N, U, beta, const),
+            _SlackLP(G, b_live, min(cap, s_const)))
 
 
 SETUP_CHUNK = 512
@@ -248,10 +251,11 @@ def _setups(systems) -> list[tuple[Feasibility, _SlackLP | None]]:
 
 def _decide(template: Feasibility, zs: np.ndarray) -> Feasibility:
     """The rule's decision from an optimum ``zs = (z*, s*)`` of the max-slack LP."""
-    k = template.N.shape[1]
+    t = template
+    k = t.N.shape[1]
     s_star = float(zs[k])
-    return dataclasses.replace(template, empty=s_star < -template.eps, slack=s_star,
-                               point=template.x0 + template.N @ zs[:k])
+    return Feasibility(s_star < -t.eps, s_star, t.x0 + t.N @ zs[:k], t.eps, t.scale, t.Q, t.q, t.x0, t.N, t.U,
+                       t.beta, t.const)
 
 
 def feasibility(A, b, C, d) -> Feasibility:
