@@ -491,9 +491,9 @@ class AnalysisSession:
     def box_kernel(self) -> str | None:
         """The :mod:`polytopes.batchlp` kernel the bounding boxes' support LPs go through first
         (``"compiled"``) for analyses of more than ``BATCH_BOX_MODES`` kinematically feasible
-        modes when the compiled kernel is worth its load (already loaded by the enumeration, or
-        about ``BOX_LPS_PER_MODE`` LPs per mode make it pay,
-        :func:`polytopes.batchlp.preferred_kernel`), else ``None`` (one cddlib LP each; the NumPy
+        modes when the compiled kernel is worth its load (about ``BOX_LPS_PER_MODE`` LPs per mode
+        make it pay, :func:`polytopes.batchlp.preferred_kernel`: a choice by the problem's size,
+        never by the process's history), else ``None`` (one cddlib LP each; the NumPy
         kernel's per-pivot overhead does not pay for a few LPs per box)."""
         from polytopes import batchlp
 

@@ -152,14 +152,12 @@ def available() -> bool:
     return (_kernel_module or _compiled_module()).AVAILABLE
 
 
-_compiled_used = False  # the compiled kernel has run in this process (its load is paid)
-
-
 def preferred_kernel(n_lps: int) -> str:
-    """The kernel worth using for about ``n_lps`` LPs in this process: ``"compiled"`` when numba is
-    installed and either the compiled kernel has already run here or ``n_lps`` is at least
-    :data:`COMPILED_MIN_LPS` (loading it costs about a second per process), else ``"numpy"``."""
-    if _compiled_used or n_lps >= COMPILED_MIN_LPS:
+    """The kernel worth using for about ``n_lps`` LPs: ``"compiled"`` when numba is installed and
+    ``n_lps`` is at least :data:`COMPILED_MIN_LPS` (loading it costs about a second per process),
+    else ``"numpy"``. The choice depends on the problem only, never on what the process ran
+    before (the two kernels' last bits differ; an answer must not depend on the process)."""
+    if n_lps >= COMPILED_MIN_LPS:
         return "compiled" if available() else "numpy"
     return "numpy"
 
@@ -272,9 +270,7 @@ def simplex_batch(c, G, h, lo, hi, artificial=None, basis=None, max_iter: int | 
 
 def _compiled(c, G, h, lo, hi, artificial, basis, max_iter) -> BatchResult:
     """:func:`simplex_batch` through :func:`polytopes.batchlp_kernel.simplex_kernel`."""
-    global _compiled_used
     batchlp_kernel = _compiled_module()
-    _compiled_used = True
     Bn, n = c.shape
     m = G.shape[1]
     art = np.zeros((Bn, m + 2 * n), dtype=np.bool_)

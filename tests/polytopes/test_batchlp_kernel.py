@@ -216,3 +216,20 @@ def test_kernel_constants_are_the_batch_constants():
     assert batchlp_kernel._PIVOT_TOL == batchlp.PIVOT_TOL
     assert batchlp_kernel._ART_TOL == batchlp.ART_TOL
     assert batchlp_kernel._PRIMAL_TOL == lp.tol.LP_PRIMAL_TOL and batchlp_kernel._DUAL_TOL == lp.tol.LP_DUAL_TOL
+
+
+def test_kernel_choice_does_not_depend_on_the_process_history():
+    """``preferred_kernel`` picks by the number of LPs only: running the compiled kernel first
+    (as a controller does) must not switch later small batches to it (the kernels' last bits
+    differ, so an analysis would depend on what its process ran before)."""
+    small, large = 8, batchlp.COMPILED_MIN_LPS
+    before = (batchlp.preferred_kernel(small), batchlp.preferred_kernel(large))
+    assert before[0] == "numpy"
+    assert before[1] == ("compiled" if batchlp.available() else "numpy")
+    if batchlp.available():
+        c = np.array([[-1.0, 0.0]])
+        G, h = np.array([[[1.0, 1.0]]]), np.array([[1.0]])
+        res = batchlp.simplex_batch(c, G, h, np.full((1, 2), -2.0), np.full((1, 2), 2.0), kernel="compiled")
+        assert res.status[0] == lp.OPTIMAL  # max x0 s.t. x0 + x1 <= 1 in the box: x = (2, -1)
+        assert np.allclose(res.x[0], [2.0, -1.0])
+    assert (batchlp.preferred_kernel(small), batchlp.preferred_kernel(large)) == before
