@@ -221,39 +221,45 @@ def simplex_batch(c, G, h, lo, hi, artificial=None, basis=None, max_iter: int | 
             basis = np.where(good[:, None], basis, default)
             Binv[~good] = F[np.flatnonzero(~good)[:, None], default[~good]]
     basis = basis.copy()
-    fresh = np.ones(Bn, dtype=bool)  # inverse computed, not updated
     live = np.flatnonzero(status == UNDECIDED)
     Binv = Binv[live]
     y = np.maximum(-np.einsum("bji,bj->bi", Binv, c[live]), 0.0)  # y_B = −F_B^{-T} c
     limit = max_iter if max_iter is not None else 4 * M
     it = 0
+    # the live LPs' rows, basis and |f| (kept across pivots; compacted only when some LP finishes)
+    Fl, fl, bl = F[live], f[live], basis[live]
+    afl = np.abs(fl)
+    ar = np.arange(live.size)
     while live.size and it <= limit:
-        Fl, fl = F[live], f[live]
-        x = np.einsum("bij,bj->bi", Binv, fl[np.arange(live.size)[:, None], basis[live]])
+        x = np.einsum("bij,bj->bi", Binv, fl[ar[:, None], bl])
         viol = np.einsum("bmn,bn->bm", Fl, x) - fl
         size = np.maximum(1.0, np.max(np.abs(x), axis=1))[:, None]
-        scaled = viol / np.maximum(size, np.abs(fl))
+        scaled = viol / np.maximum(size, afl)
         r = np.argmax(scaled, axis=1)
-        done = scaled[np.arange(live.size), r] <= ENTER_TOL
-        status[live[done]] = lp.OPTIMAL
-        if it == limit or np.all(done):
+        done = scaled[ar, r] <= ENTER_TOL
+        if done.any():
+            status[live[done]] = lp.OPTIMAL
+            if done.all():
+                break
+            keep = ~done
+            live, Binv, y, r, Fl, fl, afl, bl = (live[keep], Binv[keep], y[keep], r[keep], Fl[keep], fl[keep],
+                                                 afl[keep], bl[keep])
+            ar = np.arange(live.size)
+        if it == limit:
             break
-        keep = ~done
-        live, Binv, y, r, Fl = live[keep], Binv[keep], y[keep], r[keep], Fl[keep]
-        L = live.size
-        ar = np.arange(L)
         alpha = np.einsum("bj,bji->bi", Fl[ar, r], Binv)  # F_r = α F_B
         pos = alpha > PIVOT_TOL
         ratio = np.where(pos, y / np.where(pos, alpha, 1.0), np.inf)
         leave = np.argmin(ratio, axis=1)  # first minimum: lowest basis position
         t = ratio[ar, leave]
         infeas = ~np.isfinite(t)
-        if np.any(infeas):
+        if infeas.any():
             status[live[infeas]] = lp.INFEASIBLE
             enter[live[infeas]] = r[infeas]
             keep = ~infeas
             live, Binv, y, r, alpha, leave, t = (live[keep], Binv[keep], y[keep], r[keep], alpha[keep],
                                                  leave[keep], t[keep])
+            Fl, fl, afl, bl = Fl[keep], fl[keep], afl[keep], bl[keep]
             if not live.size:
                 break
             ar = np.arange(live.size)
@@ -262,8 +268,8 @@ def simplex_batch(c, G, h, lo, hi, artificial=None, basis=None, max_iter: int | 
         col = Binv[ar, :, leave] / alpha[ar, leave][:, None]  # new column `leave` of B^{-1}
         alpha[ar, leave] -= 1.0
         Binv = Binv - col[:, :, None] * alpha[:, None, :]
+        bl[ar, leave] = r
         basis[live, leave] = r
-        fresh[live] = False
         it += 1
     return _verify(c, F, f, art, n, status, basis, enter, it)
 
