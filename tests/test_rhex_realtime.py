@@ -172,6 +172,7 @@ def _same_answer(lazy, eager, where):
     assert lazy.values == eager.values and (lazy.n_examined, lazy.n_slow) == (eager.n_examined, eager.n_slow), where
     assert all(eager.bounds[m] == b for m, b in lazy.bounds.items()), where
     assert eager.n_pending == 0 and lazy.n_modes <= eager.n_modes <= lazy.n_modes + lazy.n_pending, where
+    assert lazy.n_slow == 0 or lazy.n_pending == 0, where  # the slow path uses the whole mode set
 
 
 def test_lazy_kinematic_resolution_equals_resolving_every_mode_first(monkeypatch):
@@ -203,23 +204,38 @@ def test_lazy_kinematic_resolution_equals_resolving_every_mode_first(monkeypatch
 
     p2 = RHexParams(mu_toe=0.39, **LEGACY)
     r2 = simulate(MaxThrustController(p2), p2, duration=0.006, initial_state=initial_state(p2, legs="back"))
-    real_test = layout.Layout.kinematic_test
+    real_test, real_resolve = layout.Layout.kinematic_test, layout.KinematicTest.resolve
+    victim = [None]
 
     def nothing_decided(self, *args, **kwargs):
         test = real_test(self, *args, **kwargs)
         test.decided[:] = False
         return test
 
+    def resolve_without_victim(self, index):  # the real decisions, but the victim declared infeasible
+        real_resolve(self, index)
+        self.feasible[[i for i, m in enumerate(self.layout.modes) if m == victim[0]]] = False
+        return self.feasible[np.asarray(index, dtype=np.int64)]
+
     monkeypatch.setattr(layout.Layout, "kinematic_test", nothing_decided)
+    monkeypatch.setattr(layout.KinematicTest, "resolve", resolve_without_victim)
     slow = 0
     for i, (p, state) in enumerate(near_rest[:2] + [(p2, s) for s in r2.states[4:6]]):
         lo, hi = _limits(state, p)
+        victim[0] = None
         for force_slow in (False, True):
             lazy = max_thrust(StepModel(state, p), lo, hi, force_slow)
             eager = max_thrust(StepModel(state, p), lo, hi, force_slow, lazy=False)
             _same_answer(lazy, eager, f"forced pending {i} {force_slow}")
-            assert force_slow or lazy.n_pending > 0  # the search needed only some of them
             slow += lazy.n_slow > 0 and not force_slow
+            if i < 2 and not force_slow:  # near rest: the fast path needed only some of them
+                assert lazy.n_slow == 0 and lazy.n_pending > 0
+        # the best mode declared kinematically infeasible: a pending top candidate must be dropped
+        victim[0] = eager.mode
+        lazy = max_thrust(StepModel(state, p), lo, hi)
+        eager = max_thrust(StepModel(state, p), lo, hi, lazy=False)
+        assert eager.mode != victim[0]
+        _same_answer(lazy, eager, f"forced pending {i}, {victim[0]} infeasible")
     assert slow >= 1
 
 
