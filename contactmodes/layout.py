@@ -17,6 +17,10 @@ modes at once:
   again, compiled, in the unit box (:meth:`Layout._unit_box`: decided as the enumeration decides
   its prefixes, or proved feasible by a verified point of a boxed restriction); what is still
   undecided goes to the enumeration's own LP (:func:`contactmodes.modes._slack`).
+  :meth:`Layout.kinematic` takes every decision at once; :meth:`Layout.kinematic_test` stops after
+  the batch and leaves the undecided candidates to :meth:`KinematicTest.resolve` (the same
+  second solve and exact LP, for the candidates a caller needs: the RHex max-thrust controller
+  resolves them only where its answer can depend on them).
 * **Responses** (24)–(31) without an SVD per mode and step. For each mode the layout keeps a
   pivot choice (``r`` rows and columns of ``A`` found by pivoted QR once, cached per mode in the
   :class:`Structure`); per step the pivot block ``A₁₁`` is inverted (batched) and the response is

@@ -87,6 +87,18 @@ enumeration's own LP), the
 same rank and consistency decisions (certified, else the SVD), the same candidates, bounds, point
 tests and stopping rule, in nondimensional units throughout.
 
+*Pending modes.* Near rest the strict-slack LP of some candidates is degenerate (its optimum
+floats at ``|q̈'| ~ 10⁷``) and the batch leaves it undecided; the second solve and the exact LP
+(about 0.13 ms each, 8–9 per step at the first steps after the at-rest start) are then run only
+where the answer can depend on the mode (:class:`_Modes`, :func:`_search`): before a pending
+mode is examined as a candidate, when the point test finds ``τ°`` in a pending mode's ``T_c'``,
+and for every pending mode before the slow path. Until then the mode is treated as possibly
+feasible (it gets a response, a domain and a bound LP with the others); resolved infeasible, it
+is dropped as if never enumerated. The answer is the one with every mode decided first (the
+stopping rule needs no decision: dropping a candidate only lowers the next ``β``);
+``n_modes`` counts the modes known feasible and ``n_pending`` those left undecided
+(:class:`MaxThrustResult`).
+
 Boundary convention (ties)
 --------------------------
 ``T*_c`` follows :mod:`polytopes.regions`: pieces are closures, and a ``T_c'`` meeting ``K`` in a
