@@ -66,8 +66,8 @@ from .modetable import VelocityPattern, contact_rows
 from .response import ModeEquations, ModeResponse, response_from_equations
 from .scaling import ScaledTerms, scale_terms
 
-__all__ = ["Structure", "Layout", "KinematicTest", "Responses", "Domains", "KINEMATIC_BOUND", "W_BOUND", "domain_lp_rows", "scaled_terms",
-           "terms_of"]
+__all__ = ["Structure", "Layout", "KinematicTest", "Responses", "Domains", "KINEMATIC_BOUND", "W_BOUND",
+           "domain_lp_rows", "scaled_terms", "terms_of"]
 
 KINEMATIC_BOUND = tolerances.KINEMATIC_BOUND
 """Artificial bound on the nondimensional ``|q̈'|`` of the kinematic-slack LPs (an answer that
