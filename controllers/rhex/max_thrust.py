@@ -385,9 +385,13 @@ class _Modes:
         self.kin = layout.kinematic_test(banks, counters)
         if not lazy:
             self.kin.resolve(self.kin.pending())
-        self.index = (self.kin.feasible | ~self.kin.decided).nonzero()[0]
-        self.pending = ~self.kin.decided[self.index]
-        self.alive = np.ones(self.index.size, dtype=bool)
+        undecided = ~self.kin.decided
+        self.n_pending = int(np.count_nonzero(undecided))  # pending now (kept up to date by resolve)
+        self.n_dropped = 0  # pending modes resolved infeasible
+        self.index = (self.kin.feasible | undecided).nonzero()[0] if self.n_pending else self.kin.feasible.nonzero()[0]
+        self.pending = undecided[self.index]
+        self.alive = np.empty(self.index.size, dtype=bool)  # not resolved infeasible
+        self.alive.fill(True)
         self.names = [layout.modes[i] for i in self.index.tolist()]
         self.resp = layout.responses(banks, self.index, PITCH_INDEX, counters)
         self.dom = layout.domains(banks, self.resp)
@@ -408,28 +412,38 @@ class _Modes:
         pos = np.asarray(pos, dtype=np.int64)
         todo = pos[self.pending[pos]]
         if todo.size:
-            self.alive[todo] = self.kin.resolve(self.index[todo])
+            feasible = self.kin.resolve(self.index[todo])
+            self.alive[todo] = feasible
             self.pending[todo] = False
+            self.n_pending -= todo.size
+            self.n_dropped += todo.size - int(feasible.sum())
         return self.alive[pos]
 
     def resolve_all(self) -> None:
         """Decide every pending mode (before anything that uses the whole mode set)."""
-        self.resolve(self.pending.nonzero()[0])
+        if self.n_pending:
+            self.resolve(self.pending.nonzero()[0])
+
+    def any_feasible(self, pos: np.ndarray) -> bool:
+        """Whether any of the modes ``pos`` (not dropped) is kinematically feasible: resolves the
+        pending ones among them only when none of them is known feasible."""
+        if not self.n_pending or not self.pending[pos].all():
+            return bool(pos.size)
+        return bool(self.resolve(pos).any())
 
     def others(self, j: int) -> np.ndarray:
         """The positions of the modes other than ``j`` not known to be infeasible."""
-        others = self.alive.nonzero()[0]
-        return others[others != j]
+        if self.n_dropped:
+            others = self.alive.nonzero()[0]
+            return others[others != j]
+        others = np.arange(len(self.names) - 1)  # every position but j
+        others[j:] += 1
+        return others
 
     @property
     def n_modes(self) -> int:
         """Modes known to be kinematically feasible (decided by the batch, or resolved)."""
-        return int((self.alive & ~self.pending).sum())
-
-    @property
-    def n_pending(self) -> int:
-        """Modes left undecided (pending, class doc)."""
-        return int(self.pending.sum())
+        return len(self.names) - self.n_pending - self.n_dropped
 
     @property
     def point_rows(self):
@@ -457,15 +471,15 @@ def _bound_lps(md: _Modes, sel: np.ndarray, lo, hi, task: bool, warm: dict, coun
     # (a layout-wide width, so that the warm starts keep their meaning from step to step); a pending
     # mode that would widen the LPs is resolved first (the width is that of the feasible modes)
     n_w = md.resp.n_w
-    s = max(int(n_w[sel[~md.pending[sel]]].max(initial=0)), warm.get("w_width", 0))
-    wide = sel[n_w[sel] > s]
-    if wide.size:
-        md.resolve(wide)
-        sel = sel[md.alive[sel]]
-        s = max(int(n_w[sel].max(initial=0)), warm.get("w_width", 0))
+    if md.n_pending:
+        wide = sel[n_w[sel] > max(int(n_w[sel[~md.pending[sel]]].max(initial=0)), warm.get("w_width", 0))]
+        if wide.size:
+            md.resolve(wide)
+            sel = sel[md.alive[sel]]
     nsel = sel.size
     if nsel == 0:
         return sel, np.full(0, -math.inf), np.full((0, 3), np.nan)
+    s = max(int(n_w[sel].max()), warm.get("w_width", 0))  # the pending modes left do not widen it
     if s != warm.get("w_width"):
         warm.pop(("bound", True), None)
         warm.pop(("bound", False), None)
@@ -659,14 +673,14 @@ def _search(md: _Modes, step: StepModel, lo, hi, task: bool, force_slow: bool, w
     for j, beta, t0 in cands:
         if best is not None and best[0] >= beta - TIE_TOL * max(1.0, abs(beta)):
             break
-        if md.pending[j] and not md.resolve([j])[0]:
+        if md.n_pending and md.pending[j] and not md.resolve([j])[0]:
             continue  # not kinematically feasible: never a candidate
         n_exam += 1
         others = md.others(j)
         slow = force_slow
         if not slow:
-            hit = others[_inside(md, others, t0, counters)]
-            slow = bool(hit.size) and (not md.pending[hit].all() or bool(md.resolve(hit).any()))
+            inside = _inside(md, others, t0, counters)
+            slow = bool(inside.any()) and md.any_feasible(others[inside])
         if not slow:
             val, tau, nudged, closure = beta, t0, False, beta
         else:
@@ -678,7 +692,7 @@ def _search(md: _Modes, step: StepModel, lo, hi, task: bool, force_slow: bool, w
         values[md.names[j]] = val
         if tau is not None and (best is None or val > best[0]):
             best = (val, tau, j, nudged, closure)
-    return best, [c for c in cands if md.alive[c[0]]], values, n_exam, n_slow
+    return best, [c for c in cands if md.alive[c[0]]] if md.n_dropped else cands, values, n_exam, n_slow
 
 
 class _Engine:
@@ -740,7 +754,7 @@ def max_thrust(step: StepModel, lo, hi, force_slow: bool = False, engine: _Engin
     for task, prefix in ((True, ""), (False, "task_dropped")):
         best, cands, values, e, s_ = _search(md, step, lo_s, hi_s, task, force_slow, md.warm, counters)
         n_exam, n_slow = n_exam + e, n_slow + s_
-        bounds = {md.names[j]: b * s_theta for j, b, _ in cands if not md.pending[j]}
+        bounds = {md.names[j]: b * s_theta for j, b, _ in cands if not (md.n_pending and md.pending[j])}
         values = {m: v * s_theta for m, v in values.items()}
         if best is not None:
             val, tau, j, nudged, closure = best
