@@ -265,7 +265,8 @@ class KinematicTest:
     (:meth:`Layout._unit_box`), then the enumeration's own LP (:func:`contactmodes.modes._slack`)
     — for the candidates asked for, so a caller may decide only those whose feasibility can change
     its answer. Whatever is resolved when, each decision is the one :meth:`Layout.kinematic` takes
-    (the unit-box LPs of a batch are solved one by one, independently of each other)."""
+    (each unit-box LP is solved independently of the others in its batch, so a decision does not
+    depend on which candidates are resolved with it; compared in ``tests/test_rhex_realtime.py``)."""
 
     def __init__(self, layout: "Layout", J: np.ndarray, c: np.ndarray, rows: np.ndarray, rhs: np.ndarray,
                  margin: float, kernel: str, feasible: np.ndarray, decided: np.ndarray,
