@@ -17,6 +17,10 @@ modes at once:
   again, compiled, in the unit box (:meth:`Layout._unit_box`: decided as the enumeration decides
   its prefixes, or proved feasible by a verified point of a boxed restriction); what is still
   undecided goes to the enumeration's own LP (:func:`contactmodes.modes._slack`).
+  :meth:`Layout.kinematic` takes every decision at once; :meth:`Layout.kinematic_test` stops after
+  the batch and leaves the undecided candidates to :meth:`KinematicTest.resolve` (the same
+  second solve and exact LP, for the candidates a caller needs: the RHex max-thrust controller
+  resolves them only where its answer can depend on them).
 * **Responses** (24)–(31) without an SVD per mode and step. For each mode the layout keeps a
   pivot choice (``r`` rows and columns of ``A`` found by pivoted QR once, cached per mode in the
   :class:`Structure`); per step the pivot block ``A₁₁`` is inverted (batched) and the response is
@@ -62,8 +66,8 @@ from .modetable import VelocityPattern, contact_rows
 from .response import ModeEquations, ModeResponse, response_from_equations
 from .scaling import ScaledTerms, scale_terms
 
-__all__ = ["Structure", "Layout", "Responses", "Domains", "KINEMATIC_BOUND", "W_BOUND", "domain_lp_rows", "scaled_terms",
-           "terms_of"]
+__all__ = ["Structure", "Layout", "KinematicTest", "Responses", "Domains", "KINEMATIC_BOUND", "W_BOUND",
+           "domain_lp_rows", "scaled_terms", "terms_of"]
 
 KINEMATIC_BOUND = tolerances.KINEMATIC_BOUND
 """Artificial bound on the nondimensional ``|q̈'|`` of the kinematic-slack LPs (an answer that
@@ -252,6 +256,62 @@ class Domains:
     unit: np.ndarray
 
 
+class KinematicTest:
+    """Footnote 5's kinematic test (Sec. III-F) of one step's candidates, decided in stages
+    (:meth:`Layout.kinematic_test`; module doc).
+
+    ``feasible`` (N,) bool and ``decided`` (N,) bool over :attr:`Layout.modes`: ``feasible[i]``
+    is final where ``decided[i]``. :meth:`resolve` decides the others — the unit-box solves
+    (:meth:`Layout._unit_box`), then the enumeration's own LP (:func:`contactmodes.modes._slack`)
+    — for the candidates asked for, so a caller may decide only those whose feasibility can change
+    its answer. Whatever is resolved when, each decision is the one :meth:`Layout.kinematic` takes
+    (each unit-box LP is solved independently of the others in its batch, so a decision does not
+    depend on which candidates are resolved with it; compared in ``tests/test_rhex_realtime.py``)."""
+
+    def __init__(self, layout: "Layout", J: np.ndarray, c: np.ndarray, rows: np.ndarray, rhs: np.ndarray,
+                 margin: float, kernel: str, feasible: np.ndarray, decided: np.ndarray,
+                 counters: dict | None) -> None:
+        self.layout = layout
+        self._J, self._c, self._rows, self._rhs = J, c, rows, rhs
+        self.margin = margin
+        self._kernel = kernel
+        self.feasible = feasible
+        self.decided = decided
+        self._counters = counters
+
+    def pending(self) -> np.ndarray:
+        """Positions (in :attr:`Layout.modes`) of the candidates not decided yet, increasing."""
+        return (~self.decided).nonzero()[0]
+
+    def resolve(self, index) -> np.ndarray:
+        """Decide the candidates ``index`` (positions, any order; decided ones are left alone) and
+        return ``feasible[index]``. ``counters``: ``"second_solve_lps"`` += those the unit-box
+        solves decide, ``"fallback_lps"`` += those handed to the exact LP."""
+        index = np.asarray(index, dtype=np.int64)
+        lay, decided, out = self.layout, self.decided, self.feasible
+        todo = np.unique(index[~decided[index]])
+        left = todo
+        if todo.size:
+            lay._unit_box(todo, self._rows, self._rhs, self.margin, decided, out, self._kernel)
+            left = todo[~decided[todo]]
+        if left.size:
+            J, c = self._J, self._c
+            SJ = np.vstack([J, -J])
+            sc = np.concatenate([-c, c])  # sign·J q̈ >= −sign·c
+            n_q = lay.structure.n_q
+            for i in left.tolist():
+                sel_e = lay.kin_eq[i][lay.kin_eq[i] >= 0]
+                sel_g = lay.kin_geq[i][lay.kin_geq[i] >= 0]
+                slack = _slack(SJ[sel_e], sc[sel_e], SJ[sel_g], sc[sel_g], np.zeros((0, n_q)), np.zeros(0))
+                out[i] = slack > self.margin
+            decided[left] = True
+        if self._counters is not None:
+            cn = self._counters
+            cn["fallback_lps"] = cn.get("fallback_lps", 0) + left.size
+            cn["second_solve_lps"] = cn.get("second_solve_lps", 0) + todo.size - left.size
+        return out[index]
+
+
 class Layout:
     """The candidate modes of one velocity pattern and their index tables (module doc).
 
@@ -343,12 +403,25 @@ class Layout:
     # ------------------------------------------------------------------ kinematic test
     def kinematic(self, banks: Banks, counters: dict | None = None, kernel: str = "auto") -> np.ndarray:
         """(N,) bool: the candidates that are kinematically feasible (Sec. III-F, footnote 5),
-        decided as :func:`~contactmodes.modes.acceleration_feasible` decides them (module doc).
-        ``kernel`` as in :meth:`responses`: ``"numpy"`` (the reference below: rows from a signed
-        bank, the NumPy simplex), ``"compiled"`` (:func:`~contactmodes.layout_kernel.kinematic_rows_kernel`,
+        decided as :func:`~contactmodes.modes.acceleration_feasible` decides them (module doc):
+        :meth:`kinematic_test` with every candidate the batch leaves undecided resolved at once.
+        ``kernel`` as in :meth:`responses`: ``"numpy"`` (the reference: rows from a signed bank,
+        the NumPy simplex), ``"compiled"`` (:func:`~contactmodes.layout_kernel.kinematic_rows_kernel`,
         the compiled simplex, :func:`~contactmodes.layout_kernel.kinematic_decide_kernel`)."""
+        test = self.kinematic_test(banks, counters, kernel)
+        test.resolve(test.pending())
+        return test.feasible
+
+    def kinematic_test(self, banks: Banks, counters: dict | None = None, kernel: str = "auto") -> "KinematicTest":
+        """The first stage of :meth:`kinematic`: footnote 5's strict-slack LP of every candidate
+        in one batch, warm-started from the previous step's bases. Returns a
+        :class:`KinematicTest` whose ``decided`` candidates are final and whose others
+        (:meth:`KinematicTest.pending`) are decided by :meth:`KinematicTest.resolve` when the
+        caller needs them — with exactly the decisions :meth:`kinematic` takes. ``counters``
+        (optional dict): ``"lps"`` += N here, ``"second_solve_lps"`` and ``"fallback_lps"`` (exact
+        LPs) by :meth:`KinematicTest.resolve`. Raises ``ValueError`` for an unknown ``kernel``."""
         J, c = banks.J, banks.c
-        k, n_q = self.structure.k, self.structure.n_q
+        n_q = self.structure.n_q
         N = len(self.modes)
         if kernel not in ("auto", "numpy", "compiled"):
             raise ValueError(f"kernel: must be 'auto', 'numpy' or 'compiled', got {kernel!r}")
@@ -364,6 +437,7 @@ class Layout:
             out, decided = np.empty(N, dtype=bool), np.empty(N, dtype=bool)
             layout_kernel.kinematic_decide_kernel(res.status, res.x, res.fun, margin, band_rtol, out, decided)
         else:
+            k = self.structure.k
             margin = tolerances.STRICT_MARGIN * max(1.0, float(np.abs(J).max(initial=0.0)),
                                                     float(np.abs(c).max(initial=0.0)))
             # E q̈ <= e, −E q̈ <= −e (E = J rows, e = −J̇q̇), and −sign·J q̈ + s <= sign·J̇q̇ for the strict
@@ -384,26 +458,9 @@ class Layout:
             decided = (np.abs(s - margin) > band) | (res.status == lp.INFEASIBLE)
             out = s > margin
         self.basis["kinematic"] = res.basis
-        undecided = (~decided).nonzero()[0]
-        second = 0
-        if undecided.size:
-            self._unit_box(undecided, rows, rhs, margin, decided, out, kern)
-            second = undecided.size
-            undecided = np.flatnonzero(~decided)
-            second -= undecided.size
-        if undecided.size:
-            SJ = np.vstack([J, -J])
-            sc = np.concatenate([-c, c])  # sign·J q̈ >= −sign·c
-        for i in undecided:
-            sel_e = self.kin_eq[i][self.kin_eq[i] >= 0]
-            sel_g = self.kin_geq[i][self.kin_geq[i] >= 0]
-            slack = _slack(SJ[sel_e], sc[sel_e], SJ[sel_g], sc[sel_g], np.zeros((0, n_q)), np.zeros(0))
-            out[i] = slack > margin
         if counters is not None:
             counters["lps"] = counters.get("lps", 0) + N
-            counters["fallback_lps"] = counters.get("fallback_lps", 0) + len(undecided)
-            counters["second_solve_lps"] = counters.get("second_solve_lps", 0) + second
-        return out
+        return KinematicTest(self, J, c, rows, rhs, float(margin), kern, out, decided, counters)
 
     def _unit_box(self, todo: np.ndarray, rows: np.ndarray, rhs: np.ndarray, margin: float, decided: np.ndarray,
                   out: np.ndarray, kernel: str = "auto") -> None:

@@ -186,7 +186,8 @@ def test_kinematic_second_solve_matches_definition_near_rest():
     leans on the artificial box) are decided by the second, unit-box solve
     (:meth:`~contactmodes.layout.Layout._unit_box`) for some modes; every decision, whichever
     solve took it, is the definition's (:func:`~contactmodes.modes.acceleration_feasible` on the
-    session's system)."""
+    session's system), also when the undecided candidates are resolved one at a time
+    (:meth:`~contactmodes.layout.Layout.kinematic_test`)."""
     from controllers.rhex import RHexParams, simulate
     from controllers.rhex.max_thrust import MaxThrustController, StepModel
 
@@ -204,6 +205,15 @@ def test_kinematic_second_solve_matches_definition_near_rest():
             got = lay.kinematic(banks, counters, kernel=kernel)
             second += counters["second_solve_lps"]
             assert list(got) == want, kernel
+            # in stages (Layout.kinematic_test): the undecided candidates resolved one at a time,
+            # last first, give the same decisions
+            lay.basis.clear()
+            test = lay.kinematic_test(banks, kernel=kernel)
+            pending = test.pending()
+            assert pending.size and not test.decided[pending].any()
+            for i in pending[::-1]:
+                test.resolve([i])
+            assert test.decided.all() and list(test.feasible) == want, kernel
     assert second > 0
 
 

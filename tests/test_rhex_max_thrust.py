@@ -229,7 +229,7 @@ def test_compiled_point_test_equals_numpy_reference(short_runs, slow_path_states
         u = step.terms.tau
         lo_s, hi_s = lo / u, hi / u
         n = len(md.names)
-        _, tau0 = _bound_lps(md, np.arange(n), lo_s, hi_s, False, {}, {})
+        _, _, tau0 = _bound_lps(md, np.arange(n), lo_s, hi_s, False, {}, {})
         taus = [t for t in tau0 if np.all(np.isfinite(t))]
         taus += [lo_s, hi_s, 0.5 * (lo_s + hi_s)] + [lo_s + rng.random(3) * (hi_s - lo_s) for _ in range(8)]
         taus += [t + 1e-7 * (0.5 * (lo_s + hi_s) - t) for t in taus[:len(tau0)]]

@@ -18,6 +18,9 @@
 (c) The blind controller's fixed-mode LP against the previous formulation (SciPy HiGHS on the
     SI domain rows, elastic fallback) at the steps of a blind flip, elastic steps included.
 (d) The flip document's step-time statistics and path counts.
+(e) Pending modes: resolving the kinematic LPs the batch leaves undecided only where the answer
+    depends on them gives the answer of resolving them all first (near rest, and with every
+    candidate forced pending).
 """
 
 import os
@@ -30,7 +33,7 @@ from contactmodes.domains import domain_inequalities
 from contactmodes.response import solve_response
 from controllers.rhex import BlindController, RHexParams, initial_state, run_flip, simulate, torque_limits
 from controllers.rhex.blind import max_thrust_fixed_mode
-from controllers.rhex.max_thrust import MaxThrustController, StepModel
+from controllers.rhex.max_thrust import MaxThrustController, StepModel, max_thrust
 from controllers.rhex.rigid_model import PITCH_INDEX, rigid_model
 from controllers.rhex.simulator import leg_kinematics
 from polytopes import batchlp, lp
@@ -124,7 +127,10 @@ def test_whole_flip_windows_match_reference(flips, mu):
         lo, hi = _limits(state, p)
         step = StepModel(state, p)
         res = rec.results[k]
-        assert res.n_modes == len(step.session.enumeration.modes), (mu, k)
+        n_enum = len(step.session.enumeration.modes)
+        assert res.n_modes <= n_enum <= res.n_modes + res.n_pending, (mu, k)
+        if res.n_pending:  # near rest: the pending modes resolved, the count is the enumeration's
+            assert max_thrust(step, lo, hi, lazy=False).n_modes == n_enum, (mu, k)
         assert_matches_reference(step, lo, hi, res, f"mu={mu} step {k}")
         seen.add(res.status)
     assert "task_dropped" in seen  # the compared steps include steps without the task
@@ -159,6 +165,80 @@ def test_dry_run_prebuilds_the_start_and_changes_no_answer():
     assert np.allclose(ra.commanded, rb.commanded, rtol=0.0, atol=1e-9)
     assert fast.log[0].path == "precomputed" and plain.log[0].path != "precomputed"
     assert len(fast.log) == n and fast.paths["precomputed"] == 1
+
+
+def _same_answer(lazy, eager, where):
+    """The lazy and the eager answer of one state are the same, bit for bit."""
+    key = ("mode", "mode4", "status", "nudged", "value", "closure_value", "values", "n_examined", "n_slow")
+    assert [getattr(lazy, k) for k in key] == [getattr(eager, k) for k in key], where
+    assert np.array_equal(lazy.tau, eager.tau), where
+    assert all(eager.bounds[m] == b for m, b in lazy.bounds.items()), where
+    assert eager.n_pending == 0 and lazy.n_modes <= eager.n_modes <= lazy.n_modes + lazy.n_pending, where
+    assert lazy.n_slow == 0 or lazy.n_pending == 0, where  # the slow path uses the whole mode set
+
+
+def test_lazy_kinematic_resolution_equals_resolving_every_mode_first(monkeypatch):
+    """Pending modes (``max_thrust._Modes``): the kinematic LPs the batch leaves undecided are
+    resolved only where the answer depends on them; the answer equals the one with every mode
+    decided before the search (``lazy=False``, each on a fresh engine), and the eager count of
+    modes is the session's enumeration (the definition). (1) The first computed steps of both
+    default flips (near rest: 112–120 modes, 8–9 pending): the same answer, and the lazy steps
+    leave pending modes without any exact LP. (2) Every candidate forced pending (the batch
+    decides nothing), near rest and at legs-back states where the point test finds the maximizer
+    in other modes' ``T_c`` and the slow path runs: the same answer with and without
+    ``force_slow``."""
+    from contactmodes import layout
+    from test_rhex_max_thrust import LEGACY
+
+    near_rest = []
+    for p in (P39, P60):
+        r = simulate(MaxThrustController(p, precompute=False), p, duration=3 * p.control_period)
+        near_rest += [(p, s) for s in r.states[1:3]]
+    skipped = 0
+    for i, (p, state) in enumerate(near_rest):
+        lo, hi = _limits(state, p)
+        step = StepModel(state, p)
+        lazy, eager = max_thrust(step, lo, hi), max_thrust(step, lo, hi, lazy=False)
+        _same_answer(lazy, eager, f"near rest {i}")
+        assert eager.n_modes == len(step.session.enumeration.modes)
+        skipped += lazy.n_pending > 0 and lazy.lp_fallbacks < eager.lp_fallbacks
+    assert skipped >= 3
+
+    p2 = RHexParams(mu_toe=0.39, **LEGACY)
+    r2 = simulate(MaxThrustController(p2), p2, duration=0.006, initial_state=initial_state(p2, legs="back"))
+    real_test, real_resolve = layout.Layout.kinematic_test, layout.KinematicTest.resolve
+    victim = [None]
+
+    def nothing_decided(self, *args, **kwargs):
+        test = real_test(self, *args, **kwargs)
+        test.decided[:] = False
+        return test
+
+    def resolve_without_victim(self, index):  # the real decisions, but the victim declared infeasible
+        real_resolve(self, index)
+        self.feasible[[i for i, m in enumerate(self.layout.modes) if m == victim[0]]] = False
+        return self.feasible[np.asarray(index, dtype=np.int64)]
+
+    monkeypatch.setattr(layout.Layout, "kinematic_test", nothing_decided)
+    monkeypatch.setattr(layout.KinematicTest, "resolve", resolve_without_victim)
+    slow = 0
+    for i, (p, state) in enumerate(near_rest[:2] + [(p2, s) for s in r2.states[4:6]]):
+        lo, hi = _limits(state, p)
+        victim[0] = None
+        for force_slow in (False, True):
+            lazy = max_thrust(StepModel(state, p), lo, hi, force_slow)
+            eager = max_thrust(StepModel(state, p), lo, hi, force_slow, lazy=False)
+            _same_answer(lazy, eager, f"forced pending {i} {force_slow}")
+            slow += lazy.n_slow > 0 and not force_slow
+            if i < 2 and not force_slow:  # near rest: the fast path needed only some of them
+                assert lazy.n_slow == 0 and lazy.n_pending > 0
+        # the best mode declared kinematically infeasible: a pending top candidate must be dropped
+        victim[0] = eager.mode
+        lazy = max_thrust(StepModel(state, p), lo, hi)
+        eager = max_thrust(StepModel(state, p), lo, hi, lazy=False)
+        assert eager.mode != victim[0]
+        _same_answer(lazy, eager, f"forced pending {i}, {victim[0]} infeasible")
+    assert slow >= 1
 
 
 def test_batch_lp_matches_highs_on_captured_lps(flips):

@@ -87,6 +87,18 @@ enumeration's own LP), the
 same rank and consistency decisions (certified, else the SVD), the same candidates, bounds, point
 tests and stopping rule, in nondimensional units throughout.
 
+*Pending modes.* Near rest the strict-slack LP of some candidates is degenerate (its optimum
+floats at ``|q̈'| ~ 10⁷``) and the batch leaves it undecided; the second solve and the exact LP
+(about 0.13 ms each, 8–9 per step at the first steps after the at-rest start) are then run only
+where the answer can depend on the mode (:class:`_Modes`, :func:`_search`): before a pending
+mode is examined as a candidate, when the point test finds ``τ°`` in a pending mode's ``T_c'``,
+and for every pending mode before the slow path. Until then the mode is treated as possibly
+feasible (it gets a response, a domain and a bound LP with the others); resolved infeasible, it
+is dropped as if never enumerated. The answer is the one with every mode decided first (the
+stopping rule needs no decision: dropping a candidate only lowers the next ``β``);
+``n_modes`` counts the modes known feasible and ``n_pending`` those left undecided
+(:class:`MaxThrustResult`).
+
 Boundary convention (ties)
 --------------------------
 ``T*_c`` follows :mod:`polytopes.regions`: pieces are closures, and a ``T_c'`` meeting ``K`` in a
@@ -198,12 +210,13 @@ S_MATRIX = np.vstack([np.zeros((3, 3)), np.eye(3)])
 
 class MaxThrustRecord(NamedTuple):
     """One controller step: ``t`` (s), ``mode`` (4 letters or ``None``), ``predicted`` θ̈ (rad/s²,
-    NaN if none), ``wall_time`` (s), ``n_modes`` kinematically feasible modes considered,
+    NaN if none), ``wall_time`` (s), ``n_modes`` modes known to be kinematically feasible,
     ``status`` (module doc: ``"optimal"``, ``"ambiguous"``, ``"task_dropped"``,
     ``"task_dropped_ambiguous"``, ``"no_mode"``, ``"error"``), ``n_examined`` candidates examined
     for ambiguity, ``n_slow`` of them through the slow path, ``n_projections`` polytope
     projections done, ``cpu_time`` (s, this thread's CPU time for the step), ``path``
-    (:data:`PATHS`)."""
+    (:data:`PATHS`), ``n_pending`` candidates whose kinematic feasibility the step did not need
+    to decide (:attr:`MaxThrustResult.n_pending`)."""
 
     t: float
     mode: str | None
@@ -216,6 +229,7 @@ class MaxThrustRecord(NamedTuple):
     n_projections: int
     cpu_time: float = math.nan
     path: str = "fast"
+    n_pending: int = 0
 
 
 @dataclasses.dataclass
@@ -225,12 +239,17 @@ class MaxThrustResult:
     ``tau`` (3,) N·m; ``mode`` over the model's contacts (``None`` when no mode is left);
     ``mode4`` 4-letter form; ``value`` predicted θ̈ (rad/s²) at ``tau``; ``closure_value`` the
     maximum over the closure of ``T*_c ∩ L`` (equal to ``value`` unless nudged); ``status`` (module
-    doc); ``n_modes``, ``n_examined``, ``n_slow``, ``n_projections`` work counters; ``bounds``
-    ``{mode: β_c}``; ``values`` ``{mode: θ̈*_c}`` for the examined modes (``-inf`` when
-    ``T*_c ∩ L`` is empty); ``nudged`` whether the tie rule moved the torque; ``lp_fallbacks``
-    the LPs the fast path handed to the exact solver (:func:`polytopes.lp.solve_verified`),
-    ``svd_fallbacks`` the responses it computed by the SVD (uncertified pivots), ``fallbacks``
-    their sum (:data:`PATHS`).
+    doc); ``n_examined``, ``n_slow``, ``n_projections`` work counters; ``n_modes`` the modes
+    known to be kinematically feasible (footnote 5) and ``n_pending`` the candidates left
+    undecided: near rest the batched kinematic test leaves some strict-slack LPs undecided, and
+    the step decides them (exact LP) only where its answer may depend on them (:func:`max_thrust`,
+    ``lazy``); so ``n_modes <= |M_f| <= n_modes + n_pending``, with ``n_modes = |M_f|`` (the
+    enumeration's count) when ``n_pending`` is 0; ``bounds`` ``{mode: β_c}`` over the candidates
+    known feasible; ``values`` ``{mode: θ̈*_c}`` for the examined modes (``-inf`` when ``T*_c ∩ L``
+    is empty); ``nudged`` whether the tie rule moved the torque; ``lp_fallbacks`` the LPs the fast
+    path handed to the exact solvers (:func:`polytopes.lp.solve_verified`, the enumeration's
+    kinematic LP), ``svd_fallbacks`` the responses it computed by the SVD (uncertified pivots),
+    ``fallbacks`` their sum (:data:`PATHS`).
     """
 
     tau: np.ndarray
@@ -249,6 +268,7 @@ class MaxThrustResult:
     fallbacks: int = 0
     lp_fallbacks: int = 0
     svd_fallbacks: int = 0
+    n_pending: int = 0
 
 
 # ----------------------------------------------------------------------------------- the step's model
@@ -346,13 +366,32 @@ def controller_model(state, params: RHexParams, normal_velocity_tol: float = NOR
 
 
 class _Modes:
-    """The fast path's data of one step: the layout's kinematically feasible modes, their responses
-    and domains (nondimensional), and the per-mode work of the search."""
+    """The fast path's data of one step: the layout's candidate modes that are kinematically
+    feasible or not decided yet, their responses and domains (nondimensional), and the per-mode
+    work of the search.
 
-    def __init__(self, layout: Layout, banks, counters: dict) -> None:
+    *Pending modes.* Near rest some strict-slack LPs of footnote 5 are degenerate and the batched
+    kinematic test leaves them undecided (:meth:`~contactmodes.layout.Layout.kinematic_test`).
+    With ``lazy`` (the default) such a mode is *pending*: it is treated as possibly feasible (it
+    gets a response, a domain and a bound LP with the others) and :meth:`resolve` decides it — by
+    :meth:`~contactmodes.layout.KinematicTest.resolve`, the decision
+    :meth:`~contactmodes.layout.Layout.kinematic` takes — only when the search's answer may depend
+    on it (:func:`_search`); a mode resolved infeasible is dropped (``alive`` false), as if it had
+    never been a candidate. ``lazy=False`` resolves every pending mode first. Positions (``j``)
+    index :attr:`names`, :attr:`index` and the arrays below."""
+
+    def __init__(self, layout: Layout, banks, counters: dict, lazy: bool = True) -> None:
         self.layout = layout
-        feasible = layout.kinematic(banks, counters)
-        self.index = feasible.nonzero()[0]
+        self.kin = layout.kinematic_test(banks, counters)
+        if not lazy:
+            self.kin.resolve(self.kin.pending())
+        undecided = ~self.kin.decided
+        self.n_pending = int(np.count_nonzero(undecided))  # pending now (kept up to date by resolve)
+        self.n_dropped = 0  # pending modes resolved infeasible
+        self.index = (self.kin.feasible | undecided).nonzero()[0] if self.n_pending else self.kin.feasible.nonzero()[0]
+        self.pending = undecided[self.index]
+        self.alive = np.empty(self.index.size, dtype=bool)  # not resolved infeasible
+        self.alive.fill(True)
         self.names = [layout.modes[i] for i in self.index.tolist()]
         self.resp = layout.responses(banks, self.index, PITCH_INDEX, counters)
         self.dom = layout.domains(banks, self.resp)
@@ -366,6 +405,45 @@ class _Modes:
         self.feasible_u = r.consistent & ~(bad & ~self.dom.task).any(axis=1)
         self.feasible_t = r.consistent & ~bad.any(axis=1)
         self._point_rows = None
+
+    def resolve(self, pos) -> np.ndarray:
+        """Decide the pending modes among the positions ``pos`` (class doc); returns ``alive[pos]``
+        (whether each is a kinematically feasible mode)."""
+        pos = np.asarray(pos, dtype=np.int64)
+        todo = pos[self.pending[pos]]
+        if todo.size:
+            feasible = self.kin.resolve(self.index[todo])
+            self.alive[todo] = feasible
+            self.pending[todo] = False
+            self.n_pending -= todo.size
+            self.n_dropped += todo.size - int(feasible.sum())
+        return self.alive[pos]
+
+    def resolve_all(self) -> None:
+        """Decide every pending mode (before anything that uses the whole mode set)."""
+        if self.n_pending:
+            self.resolve(self.pending.nonzero()[0])
+
+    def any_feasible(self, pos: np.ndarray) -> bool:
+        """Whether any of the modes ``pos`` (not dropped) is kinematically feasible: resolves the
+        pending ones among them only when none of them is known feasible."""
+        if not self.n_pending or not self.pending[pos].all():
+            return bool(pos.size)
+        return bool(self.resolve(pos).any())
+
+    def others(self, j: int) -> np.ndarray:
+        """The positions of the modes other than ``j`` not known to be infeasible."""
+        if self.n_dropped:
+            others = self.alive.nonzero()[0]
+            return others[others != j]
+        others = np.arange(len(self.names) - 1)  # every position but j
+        others[j:] += 1
+        return others
+
+    @property
+    def n_modes(self) -> int:
+        """Modes known to be kinematically feasible (decided by the batch, or resolved)."""
+        return len(self.names) - self.n_pending - self.n_dropped
 
     @property
     def point_rows(self):
@@ -386,14 +464,22 @@ class _Modes:
 
 def _bound_lps(md: _Modes, sel: np.ndarray, lo, hi, task: bool, warm: dict, counters: dict):
     """``β_c`` and ``τ°_c`` of the modes ``sel`` (positions in ``md``) by one batched LP each over
-    ``D_c ∩ L`` in ``(τ, w)`` (with or without the task rows); ``(bound (len(sel),), tau0 (len(sel), 3))``,
-    ``-inf`` / NaN where that set is empty."""
+    ``D_c ∩ L`` in ``(τ, w)`` (with or without the task rows); ``(sel, bound (len(sel),), tau0
+    (len(sel), 3))``, ``-inf`` / NaN where that set is empty, ``sel`` without the pending modes
+    resolved infeasible here (those whose ``n_w`` would widen the LPs)."""
+    # only the real ambiguity columns: as many w columns as the most any mode of the layout has had
+    # (a layout-wide width, so that the warm starts keep their meaning from step to step); a pending
+    # mode that would widen the LPs is resolved first (the width is that of the feasible modes)
+    n_w = md.resp.n_w
+    if md.n_pending:
+        wide = sel[n_w[sel] > max(int(n_w[sel[~md.pending[sel]]].max(initial=0)), warm.get("w_width", 0))]
+        if wide.size:
+            md.resolve(wide)
+            sel = sel[md.alive[sel]]
     nsel = sel.size
     if nsel == 0:
-        return np.full(0, -math.inf), np.full((0, 3), np.nan)
-    # only the real ambiguity columns: as many w columns as the most any mode of the layout has had
-    # (a layout-wide width, so that the warm starts keep their meaning from step to step)
-    s = max(int(md.resp.n_w[sel].max()), warm.get("w_width", 0))
+        return sel, np.full(0, -math.inf), np.full((0, 3), np.nan)
+    s = max(int(n_w[sel].max()), warm.get("w_width", 0))  # the pending modes left do not widen it
     if s != warm.get("w_width"):
         warm.pop(("bound", True), None)
         warm.pop(("bound", False), None)
@@ -414,7 +500,7 @@ def _bound_lps(md: _Modes, sel: np.ndarray, lo, hi, task: bool, warm: dict, coun
     ok = (res.status == lp.OPTIMAL)[:, None]
     tau0 = np.where(ok, np.minimum(np.maximum(res.x[:, :3], lo), hi), np.nan)  # clipped (x is NaN unless optimal)
     bound = np.einsum("bi,bi->b", grad, tau0) + md.offset[sel]
-    return np.where(ok[:, 0], bound, -math.inf), tau0
+    return sel, np.where(ok[:, 0], bound, -math.inf), tau0
 
 
 def _inside(md: _Modes, others: np.ndarray, tau: np.ndarray, counters: dict, kernel: str = "auto") -> np.ndarray:
@@ -567,10 +653,17 @@ def _search(md: _Modes, step: StepModel, lo, hi, task: bool, force_slow: bool, w
 
     Returns ``(best, cands, values, n_exam, n_slow)``: ``best`` = ``(value, tau, mode, nudged,
     closure)`` or ``None`` (no mode with a non-empty ``T*_c ∩ L``); ``cands`` ``[(mode, β, τ°)]``
-    with a non-empty ``D_c ∩ L`` in decreasing bound order."""
+    with a non-empty ``D_c ∩ L`` in decreasing bound order (without the modes resolved infeasible;
+    pending modes after the stop may remain).
+
+    Pending modes (:class:`_Modes`) are resolved only where the answer can depend on them, so the
+    answer is the one with every mode decided first: a pending candidate before it is examined
+    (the stop test before that needs no decision: removing a candidate only lowers the next ``β``);
+    a pending mode whose ``T_c'`` the point test finds ``τ°`` in (if it is feasible, the slow path
+    runs); every pending mode before the slow path (its ``others`` are the whole mode set)."""
     feas = md.feasible_t if task else md.feasible_u
-    sel = (md.unique & feas).nonzero()[0]
-    bound, tau0 = _bound_lps(md, sel, lo, hi, task, warm, counters)
+    sel = (md.unique & feas & md.alive).nonzero()[0]
+    sel, bound, tau0 = _bound_lps(md, sel, lo, hi, task, warm, counters)
     order = (-bound).argsort(kind="stable").tolist()
     sel_l, bound_l = sel.tolist(), bound.tolist()
     cands = [(sel_l[i], bound_l[i], tau0[i]) for i in order if math.isfinite(bound_l[i])]
@@ -580,19 +673,26 @@ def _search(md: _Modes, step: StepModel, lo, hi, task: bool, force_slow: bool, w
     for j, beta, t0 in cands:
         if best is not None and best[0] >= beta - TIE_TOL * max(1.0, abs(beta)):
             break
+        if md.n_pending and md.pending[j] and not md.resolve([j])[0]:
+            continue  # not kinematically feasible: never a candidate
         n_exam += 1
-        others = np.arange(len(md.names) - 1)  # every position but j
-        others[j:] += 1
-        if not force_slow and not _inside(md, others, t0, counters).any():
+        others = md.others(j)
+        slow = force_slow
+        if not slow:
+            inside = _inside(md, others, t0, counters)
+            slow = bool(inside.any()) and md.any_feasible(others[inside])
+        if not slow:
             val, tau, nudged, closure = beta, t0, False, beta
         else:
             n_slow += 1
+            md.resolve_all()
+            others = md.others(j)
             val, tau, nudged, closure = _slow(step.session, md.names[j], [md.names[i] for i in others], lo, hi,
                                               counters, task)
         values[md.names[j]] = val
         if tau is not None and (best is None or val > best[0]):
             best = (val, tau, j, nudged, closure)
-    return best, cands, values, n_exam, n_slow
+    return best, [c for c in cands if md.alive[c[0]]] if md.n_dropped else cands, values, n_exam, n_slow
 
 
 class _Engine:
@@ -610,24 +710,28 @@ class _Engine:
             self.structures[step.contacts] = st
         return st
 
-    def modes(self, step: StepModel, counters: dict) -> _Modes:
+    def modes(self, step: StepModel, counters: dict, lazy: bool = True) -> _Modes:
         st = self.structure(step)
         layout = st.layout(step.pattern)
         warm = self.warm.setdefault(id(layout), {})
-        md = _Modes(layout, st.banks(step.terms), counters)
+        md = _Modes(layout, st.banks(step.terms), counters, lazy)
         md.warm = warm
         return md
 
 
-def max_thrust(step: StepModel, lo, hi, force_slow: bool = False, engine: _Engine | None = None) -> MaxThrustResult:
+def max_thrust(step: StepModel, lo, hi, force_slow: bool = False, engine: _Engine | None = None,
+               lazy: bool = True) -> MaxThrustResult:
     """The lazy max-thrust optimization of the module doc at one state.
 
     ``step`` the :class:`StepModel` of the state; ``lo``, ``hi`` (3,) torque bounds (N·m).
     ``force_slow`` skips the fast point test (every examined candidate goes through the slow path;
     for tests); ``engine`` the structures and warm starts kept across steps (a fresh one if
-    ``None``). When no mode meets the task constraint the search is repeated with the task row
-    dropped (status ``"task_dropped"`` / ``"task_dropped_ambiguous"``); when not even that leaves
-    a mode, zero torque with status ``"no_mode"`` (prediction NaN). Errors of the LPs propagate.
+    ``None``); ``lazy`` (default) resolves the modes the batched kinematic test leaves undecided
+    only where the answer may depend on them (:class:`_Modes`, :func:`_search`: the same answer),
+    ``lazy=False`` resolves them all first (then ``n_pending`` is 0). When no mode meets the task
+    constraint the search is repeated with the task row dropped (status ``"task_dropped"`` /
+    ``"task_dropped_ambiguous"``); when not even that leaves a mode, zero torque with status
+    ``"no_mode"`` (prediction NaN). Errors of the LPs propagate.
     """
     engine = engine or _Engine(step.params)
     u = step.terms.tau
@@ -636,18 +740,21 @@ def max_thrust(step: StepModel, lo, hi, force_slow: bool = False, engine: _Engin
     hi_u = np.asarray(hi, dtype=float)
     lo_s, hi_s = lo_u / u, hi_u / u
     counters = {"proj": 0}
-    md = engine.modes(step, counters)
-    n_modes = len(md.names)
+    md = engine.modes(step, counters, lazy)
     n_exam = n_slow = 0
     contacts = step.contacts
-    def fb() -> dict:
+
+    def result(tau, mode, value, closure, status, bounds, values=None, nudged=False) -> MaxThrustResult:
         lps, svds = counters.get("fallback_lps", 0), counters.get("svd_responses", 0)
-        return {"fallbacks": lps + svds, "lp_fallbacks": lps, "svd_fallbacks": svds}
+        return MaxThrustResult(tau, mode, None if mode is None else expand_mode(mode, contacts), value, closure,
+                               status, md.n_modes, n_exam, n_slow, counters["proj"], bounds, values or {},
+                               nudged=nudged, fallbacks=lps + svds, lp_fallbacks=lps, svd_fallbacks=svds,
+                               n_pending=md.n_pending)
 
     for task, prefix in ((True, ""), (False, "task_dropped")):
         best, cands, values, e, s_ = _search(md, step, lo_s, hi_s, task, force_slow, md.warm, counters)
         n_exam, n_slow = n_exam + e, n_slow + s_
-        bounds = {md.names[j]: b * s_theta for j, b, _ in cands}
+        bounds = {md.names[j]: b * s_theta for j, b, _ in cands if not (md.n_pending and md.pending[j])}
         values = {m: v * s_theta for m, v in values.items()}
         if best is not None:
             val, tau, j, nudged, closure = best
@@ -658,17 +765,12 @@ def max_thrust(step: StepModel, lo, hi, force_slow: bool = False, engine: _Engin
                 pred = float(resp.P_q[PITCH_INDEX] @ (tau_u / u) + resp.r_q[PITCH_INDEX]) * s_theta
             else:
                 pred = float(md.grad[j] @ (tau_u / u) + md.offset[j]) * s_theta
-            return MaxThrustResult(tau_u, mode, expand_mode(mode, contacts), pred, closure * s_theta,
-                                   prefix or "optimal", n_modes, n_exam, n_slow, counters["proj"], bounds, values,
-                                   nudged=nudged, **fb())
-        if cands:
+            return result(tau_u, mode, pred, closure * s_theta, prefix or "optimal", bounds, values, nudged)
+        if cands:  # every candidate was examined (so resolved): cands[0] is a feasible mode
             j, beta, t0 = cands[0]
-            mode = md.names[j]
-            return MaxThrustResult((t0 * u).clip(lo_u, hi_u), mode, expand_mode(mode, contacts), beta * s_theta,
-                                   beta * s_theta, f"{prefix}_ambiguous" if prefix else "ambiguous", n_modes, n_exam,
-                                   n_slow, counters["proj"], bounds, **fb())
-    return MaxThrustResult(np.zeros(3), None, None, math.nan, math.nan, "no_mode", n_modes, n_exam, n_slow,
-                           counters["proj"], {}, **fb())
+            return result((t0 * u).clip(lo_u, hi_u), md.names[j], beta * s_theta, beta * s_theta,
+                          f"{prefix}_ambiguous" if prefix else "ambiguous", bounds)
+    return result(np.zeros(3), None, math.nan, math.nan, "no_mode", {})
 
 
 # ----------------------------------------------------------------------------------- the reference
@@ -773,7 +875,7 @@ class MaxThrustController:
         st0 = initial_state(p)
         lo, hi = torque_limits(leg_kinematics(st0, p).phidot, p)
         step = StepModel(st0, p, self.normal_velocity_tol)
-        res = max_thrust(step, lo, hi, engine=self.engine)
+        res = max_thrust(step, lo, hi, engine=self.engine, lazy=False)  # every mode decided: n_pending 0
         self._start = (st0, lo, hi, res)
         base = step.arrays
         for mask in range(8):  # every subset of lifted toes: pivots at the start configuration
@@ -855,7 +957,8 @@ class MaxThrustController:
         self.last = res
         pred = res.value if math.isfinite(res.value) else None
         self.log.append(MaxThrustRecord(t, res.mode4, float("nan") if pred is None else pred, wall, res.n_modes,
-                                        res.status, res.n_examined, res.n_slow, res.n_projections, cpu, path))
+                                        res.status, res.n_examined, res.n_slow, res.n_projections, cpu, path,
+                                        res.n_pending))
         return ControlOutput(np.asarray(res.tau, dtype=float), res.mode4, pred)
 
 
