@@ -26,6 +26,16 @@ machine. Scaled by the ratios the targets ask for (0.59, 1.9 and 0.29 times the 
 they would be about 43 / 420 / 205 ms here: met by six-link only; two-link is within 15 % of it,
 RHex 27 % above.
 
+Measured again on 2026-11-25 (a faster machine: the pre-round code takes 23 / 68 / 217 ms here,
+against 17 / 52 / 170 ms where the issue measured it), ``--repeat 9``, the other core idle: now /
+before (4728fe8) two_link_brace 15.8 / 22.9 ms (1.45), six_link_brace 42.1 / 68.2 (1.62),
+rhex_flip_start 88.8 / 217 (2.45; other runs 87 / 232, 2.66); against the previous session's
+final code (``--baseline 87474f5``) 15.1 / 15.7, 40.1 / 40.9 and 83.4 / 86.3 ms (1.02–1.04: the
+emptiness template without ``dataclasses.replace`` and the NumPy simplex's bookkeeping kept
+across pivots). The targets (10, 100 and 50 ms) are still **not met** for two-link and RHex,
+absolute or scaled by the ratios they ask for (1.7 and 3.4 times the pre-round code). Single
+runs vary by 10–30 % on this machine: quote ratios from one run.
+
 What the last session did: the responses (24)–(31), the substituted rows (33) and the emptiness
 set-ups of all modes are computed together (stacked SVDs and products per shape, bit-identical to
 one mode at a time), the emptiness LPs, the boxes' support LPs and the LPs of the overlapping
