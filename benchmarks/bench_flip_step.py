@@ -9,9 +9,9 @@ from the precomputed at-rest start is left out, as in ``flip --json`` ``step_ms`
 the repeats: median, p90, p99, max, and the smallest per-repeat max (the max is the statistic
 most exposed to other load on a shared machine), and the p99 and max of the controller thread's
 CPU time per step (``MaxThrustRecord.cpu_time``: the step's own work, without the time it waited
-for a core; a wall time far above its CPU time is the machine, not the controller). The construction time of the controller (the
-precomputation: the at-rest start and the dry run) and the JIT compile time of the compiled
-kernels (paid once per process, by the first controller; ``MaxThrustController.compile_seconds``)
+for a core; a wall time far above its CPU time is the machine, not the controller). The
+construction time of the controller (the precomputation: the at-rest start and the dry run) and
+the JIT compile time of the compiled kernels (paid once per process, by the first controller; ``MaxThrustController.compile_seconds``)
 are reported separately, the construction time without the compile time.
 
 ``before`` is the previous code (``--baseline``, default ``d07e33e``, the commit before the

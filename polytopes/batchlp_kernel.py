@@ -29,8 +29,8 @@ compiles. numba checks a cached kernel only against the time stamp of the file t
 not against the files whose functions it calls or whose constants it reads (here the tolerances);
 so each kernel module caches into its own subdirectory named by a digest of every source it
 depends on (:func:`cache_dir_for`; :data:`CACHE_DIR` for this module): a change to any of them
-starts a fresh cache instead of loading stale machine code. :func:`compile_kernel` pays it up front (the RHex max-thrust controller calls it in its
-constructor). When numba cannot be imported, :data:`AVAILABLE` is false and
+starts a fresh cache instead of loading stale machine code. :func:`compile_kernel` pays it up
+front (the RHex max-thrust controller calls it in its constructor). When numba cannot be imported, :data:`AVAILABLE` is false and
 :mod:`polytopes.batchlp` uses the NumPy path.
 """
 

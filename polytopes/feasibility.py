@@ -154,14 +154,17 @@ def _template(scale, Q, q, x0, N, consistent, U, beta, const) -> tuple[Feasibili
     any_const = bool(const.any())
     if any_const:
         U[const] = 0.0
+
+    def result(empty, slack, point):
+        return Feasibility(empty, slack, point, eps, scale, Q, q, x0, N, U, beta, const)
+
     if not consistent:
-        return Feasibility(True, float("-inf"), None, eps, scale, Q, q, x0, N, U, beta, const), None
+        return result(True, float("-inf"), None), None
     cap = scale
     s_const = float(beta[const].min(initial=cap)) if any_const else cap
     n_live = const.size - int(np.count_nonzero(const)) if any_const else const.size
     if k == 0 or n_live == 0:
-        return Feasibility(s_const < -eps, min(s_const, cap), x0.copy(), eps, scale, Q, q, x0, N, U, beta,
-                           const), None
+        return result(s_const < -eps, min(s_const, cap), x0.copy()), None
     # max s  s.t.  U z + s <= beta (live rows),  s <= min(cap, constant rows)
     if any_const:
         live = ~const
@@ -171,8 +174,7 @@ def _template(scale, Q, q, x0, N, consistent, U, beta, const) -> tuple[Feasibili
     G = np.empty((n_live, k + 1))
     G[:, :k] = U_live
     G[:, k] = 1.0
-    return (Feasibility(True, float("nan"), None, eps, scale, Q, q, x0, N, U, beta, const),
-            _SlackLP(G, b_live, min(cap, s_const)))
+    return result(True, float("nan"), None), _SlackLP(G, b_live, min(cap, s_const))
 
 
 SETUP_CHUNK = 512
