@@ -388,7 +388,7 @@ class _Modes:
         undecided = ~self.kin.decided
         self.n_pending = int(np.count_nonzero(undecided))  # pending now (kept up to date by resolve)
         self.n_dropped = 0  # pending modes resolved infeasible
-        self.index = (self.kin.feasible | undecided).nonzero()[0] if self.n_pending else self.kin.feasible.nonzero()[0]
+        self.index = (self.kin.feasible | undecided).nonzero()[0]  # the known feasible and the pending
         self.pending = undecided[self.index]
         self.alive = np.empty(self.index.size, dtype=bool)  # not resolved infeasible
         self.alive.fill(True)
