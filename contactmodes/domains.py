@@ -28,8 +28,8 @@ from .linalg import numerical_rank
 from .response import BATCH, ModeResponse
 from .system import ContactSystem
 
-__all__ = ["ModeDomain", "boxes_disjoint", "domain_from_response", "domain_inequalities", "intersect_domains",
-           "mode_domain", "substituted_rows"]
+__all__ = ["ModeDomain", "boxes_disjoint", "domain_from_response", "domain_inequalities", "independent_equalities",
+           "independent_equalities_stacked", "intersect_domains", "mode_domain", "substituted_rows"]
 
 
 @dataclass
@@ -204,16 +204,40 @@ def independent_equalities(C: np.ndarray, d: np.ndarray) -> tuple[np.ndarray, np
     """``C x = d`` (p, n), (p,) as an equivalent system with orthonormal, independent rows
     (SVD, :func:`~contactmodes.linalg.numerical_rank`), or ``None`` when it is inconsistent
     (residual beyond ``CONSISTENCY_RTOL`` times ``max(1, |d|)``): the rule of
-    :func:`intersect_domains`."""
+    :func:`intersect_domains`; :func:`independent_equalities_stacked` of one system."""
     if not C.shape[0]:
         return C, d
+    for _, C_r, d_r in independent_equalities_stacked(C[None], d[None]):
+        return C_r[0], d_r[0]
+    return None
+
+
+def independent_equalities_stacked(C: np.ndarray, d: np.ndarray) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """:func:`independent_equalities` of ``G`` systems of one shape, ``C`` (G, p, n), ``d`` (G, p),
+    ``p >= 1``, with one stacked SVD (LAPACK on each matrix) and stacked products (each result the
+    one of the system alone, bit for bit on this NumPy; ``tests/test_domains.py`` compares them).
+
+    Returns ``[(sel, C_r, d_r), …]``, one entry per rank ``r``: ``sel`` (S,) the positions of the
+    consistent systems of that rank, ``C_r`` (S, r, n) and ``d_r`` (S, r) their independent
+    equalities. Inconsistent systems are in no entry.
+    """
     U, s, Vt = np.linalg.svd(C, full_matrices=True)
-    r = numerical_rank(s, C.shape)
-    resid = U[:, r:].T @ d
-    scale = max(1.0, float(np.abs(d).max(initial=0.0)))
-    if resid.size and float(np.abs(resid).max()) > tolerances.CONSISTENCY_RTOL * scale:
-        return None
-    return Vt[:r], (U[:, :r].T @ d) / s[:r]
+    p, n = C.shape[1:]
+    ranks = np.sum(s > tolerances.RANK_RTOL * max(p, n) * s[:, 0][:, None], axis=1)  # numerical_rank
+    scale = np.maximum(1.0, np.abs(d).max(axis=1))
+    out = []
+    for r in np.unique(ranks).tolist():
+        sel = np.flatnonzero(ranks == r)
+        Ut = np.swapaxes(U[sel], 1, 2)  # (S, p, p): rows are the left singular vectors
+        if r < p:
+            resid = (Ut[:, r:] @ d[sel][:, :, None])[:, :, 0]
+            sel = sel[np.abs(resid).max(axis=1) <= tolerances.CONSISTENCY_RTOL * scale[sel]]
+            if not sel.size:
+                continue
+            Ut = np.swapaxes(U[sel], 1, 2)
+        d_r = (Ut[:, :r] @ d[sel][:, :, None])[:, :, 0] / s[sel, :r]
+        out.append((sel, Vt[sel, :r], d_r))
+    return out
 
 
 def boxes_disjoint(box_a, box_b) -> bool:

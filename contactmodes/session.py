@@ -24,9 +24,10 @@ import numpy as np
 
 from polytopes import NumericalError, Polytope, RayPool
 from polytopes.batchlp import PADDED_CHUNK
-from polytopes.feasibility import feasibility_many
+from polytopes.feasibility import empty_stacked
 
-from .domains import ModeDomain, independent_equalities, intersect_domains, substituted_rows, substituted_rows_many
+from .domains import (ModeDomain, independent_equalities, independent_equalities_stacked, intersect_domains,
+                      substituted_rows, substituted_rows_many)
 from .errors import ContactModelError
 from .modes import Enumeration, enumerate_modes
 from .modetable import validate_mode
@@ -89,6 +90,18 @@ def _near(T: Polytope, X: np.ndarray) -> np.ndarray:
         Cn, dn, _ = normalize_rows(T.C, T.d)
         ok &= np.all(np.abs(X @ Cn.T - dn) <= tol, axis=1)
     return ok
+
+
+def _lift(Ma: np.ndarray, Mb: np.ndarray, n: int) -> np.ndarray:
+    """Rows over ``(τ', w_a)`` and over ``(τ', w_b)`` (``Ma`` (G, r_a, n + n_wa), ``Mb`` (G, r_b, n +
+    n_wb)) as rows over ``(τ', w_a, w_b)``: (G, r_a + r_b, n + n_wa + n_wb), ``n`` torques."""
+    G, ra, da = Ma.shape
+    rb, db = Mb.shape[1:]
+    M = np.zeros((G, ra + rb, da + db - n))
+    M[:, :ra, :da] = Ma
+    M[:, ra:, :n] = Mb[:, :, :n]
+    M[:, ra:, da:] = Mb[:, :, n:]
+    return M
 
 
 class _SetInfo:
@@ -685,26 +698,51 @@ class AnalysisSession:
         """``(A, b, C, d)`` of ``{(τ', w_a, w_b) : (τ', w_a) ∈ D_a, (τ', w_b) ∈ D_b}`` (its
         projection onto τ' is ``T_a ∩ T_b``), the equalities made independent when both modes
         have some (:func:`~contactmodes.domains.independent_equalities`); ``None`` when they are
-        inconsistent."""
-        sa, sb = self.mode(a), self.mode(b)
-        Pa, Pb = sa._D_or_raw(task), sb._D_or_raw(task)
+        inconsistent. :meth:`_lifted_nonempty` builds the same rows for many pairs at once."""
+        Pa, Pb = self.mode(a)._D_or_raw(task), self.mode(b)._D_or_raw(task)
         n = self.scaled.n_tau
-        wa, wb = Pa.dim - n, Pb.dim - n
-
-        def stack(Ma, Mb):
-            M = np.zeros((Ma.shape[0] + Mb.shape[0], n + wa + wb))
-            M[:Ma.shape[0], :n + wa] = Ma
-            M[Ma.shape[0]:, :n] = Mb[:, :n]
-            M[Ma.shape[0]:, n + wa:] = Mb[:, n:]
-            return M
-
-        C, d = stack(Pa.C, Pb.C), np.concatenate([Pa.d, Pb.d])
+        C, d = _lift(Pa.C[None], Pb.C[None], n)[0], np.concatenate([Pa.d, Pb.d])
         if Pa.n_eq and Pb.n_eq:
             eq = independent_equalities(C, d)
             if eq is None:
                 return None
             C, d = eq
-        return stack(Pa.A, Pb.A), np.concatenate([Pa.b, Pb.b]), C, d
+        return _lift(Pa.A[None], Pb.A[None], n)[0], np.concatenate([Pa.b, Pb.b]), C, d
+
+    def _lifted_nonempty(self, pairs: Sequence[tuple[str, str]], task: bool) -> np.ndarray:
+        """Whether the lifted domain of each pair (:meth:`_lifted_pair`) is non-empty by the
+        emptiness rule, (len(pairs),) bool: the pairs whose two domains have the same shapes as
+        another pair's stacked (their rows, :func:`~contactmodes.domains.independent_equalities_stacked`
+        and :func:`polytopes.feasibility.empty_stacked`), so no Python loop runs per pair beyond
+        grouping; each decision is the one :func:`~polytopes.feasibility.feasibility_many` takes on
+        :meth:`_lifted_pair`'s rows (``tests/test_session.py``)."""
+        n = self.scaled.n_tau
+        polys: dict[str, Polytope] = {}
+        for pair in pairs:
+            for m in pair:
+                if m not in polys:
+                    polys[m] = self.mode(m)._D_or_raw(task)
+        groups: dict[tuple, list[int]] = {}
+        for i, (a, b) in enumerate(pairs):
+            Pa, Pb = polys[a], polys[b]
+            groups.setdefault((Pa.A.shape, Pa.n_eq, Pb.A.shape, Pb.n_eq), []).append(i)
+        stacks, places = [], []
+        for (_, p_a, _, p_b), idx in groups.items():
+            first = [polys[pairs[i][0]] for i in idx]
+            second = [polys[pairs[i][1]] for i in idx]
+            A = _lift(np.stack([P.A for P in first]), np.stack([P.A for P in second]), n)
+            b = np.concatenate([np.stack([P.b for P in first]), np.stack([P.b for P in second])], axis=1)
+            C = _lift(np.stack([P.C for P in first]), np.stack([P.C for P in second]), n)
+            d = np.concatenate([np.stack([P.d for P in first]), np.stack([P.d for P in second])], axis=1)
+            parts = independent_equalities_stacked(C, d) if p_a and p_b else [(np.arange(len(idx)), C, d)]
+            where = np.asarray(idx)
+            for sel, C_s, d_s in parts:  # inconsistent equalities: in no part, empty
+                stacks.append((A[sel], b[sel], C_s, d_s))
+                places.append(where[sel])
+        out = np.zeros(len(pairs), dtype=bool)
+        for where, (empty, _) in zip(places, empty_stacked(stacks)):
+            out[where] = ~empty
+        return out
 
     def overlapping_pairs(self, modes: Sequence[str], task: bool = True,
                           candidates: Sequence[tuple[str, str]] | None = None) -> list[tuple[str, str]]:
@@ -727,8 +765,8 @@ class AnalysisSession:
         A mode with ambiguity variables and at most ``LIFTED_PAIRS_MAX`` candidate partners is not
         projected: its witness is the τ' part of ``D_c``'s max-slack point, and its pairs left
         undecided are decided by the emptiness rule on the lifted domains ``{(τ', w_a, w_b)}``
-        (:meth:`_lifted_pair`), their LPs solved in verified batches
-        (:func:`polytopes.feasibility.feasibility_many`).
+        (:meth:`_lifted_nonempty`), their LPs solved in verified batches
+        (:func:`polytopes.feasibility.empty_stacked`).
         """
         cands = self.candidate_pairs(modes, task) if candidates is None else list(candidates)
         if not cands:
@@ -791,15 +829,8 @@ class AnalysisSession:
         todo = [(a, b) for a, b in cands if frozenset((a, b)) not in hit and (a in lifted or b in lifted)]
         with stage(self.progress, "overlaps: lifted domains", len(todo)) as st:
             for start in range(0, len(todo), PADDED_CHUNK):  # bounded memory: one chunk of rows at a time
-                rows = {}
                 chunk = todo[start:start + PADDED_CHUNK]
-                for a, b in chunk:
-                    r = self._lifted_pair(a, b, task)
-                    lifted_pairs[(a, b)] = r is not None
-                    if r is not None:
-                        rows[(a, b)] = r
-                for pair, f in zip(rows, feasibility_many(list(rows.values()))):
-                    lifted_pairs[pair] = not f.empty
+                lifted_pairs.update(zip(chunk, self._lifted_nonempty(chunk, task).tolist()))
                 st.update(len(chunk))
         out = []
         with stage(self.progress, "overlaps", len(cands)) as st:

@@ -48,7 +48,7 @@ import numpy as np
 from . import lp
 
 __all__ = ["BatchResult", "UNDECIDED", "KERNEL", "KERNELS", "COMPILED_MIN_LPS", "available", "preferred_kernel",
-           "solve_batch", "simplex_batch", "solve_padded", "PADDED_CHUNK", "PAD_ROWS", "PAD_COLS"]
+           "solve_batch", "simplex_batch", "solve_padded", "solve_stacked", "PADDED_CHUNK", "PAD_ROWS", "PAD_COLS"]
 
 UNDECIDED = -1
 """Status of an LP the vectorized simplex did not decide (before the fallback)."""
@@ -408,7 +408,6 @@ def solve_padded(problems, fallback: bool = True, kernel: str = "numpy",
     groups: dict[tuple[int, int], list[int]] = {}
     for i, p in enumerate(problems):
         groups.setdefault(_bucket(*p[1].shape), []).append(i)
-    solve = solve_batch if fallback else simplex_batch
     for (m, n), members in groups.items():
         for start in range(0, len(members), chunk):
             idx = members[start:start + chunk]
@@ -421,10 +420,58 @@ def solve_padded(problems, fallback: bool = True, kernel: str = "numpy",
                 mj, nj = Gj.shape
                 c[j, :nj], G[j, :mj, :nj], h[j, :mj] = cj, Gj, hj
                 lo[j, :nj], hi[j, :nj], art_lo[j, :nj], art_hi[j, :nj] = loj, hij, alj, ahj
-            res = solve(c, G, h, lo, hi, artificial=(art_lo, art_hi), kernel=kernel)
+            res = (solve_batch if fallback else simplex_batch)(c, G, h, lo, hi, artificial=(art_lo, art_hi),
+                                                               kernel=kernel)
             status[idx] = res.status
             fun[idx] = res.fun
             for j, i in enumerate(idx):
                 if res.status[j] == lp.OPTIMAL:
                     xs[i] = res.x[j, :problems[i][0].shape[0]].copy()
     return status, xs, fun
+
+
+def solve_stacked(stacks, fallback: bool = True, kernel: str = "numpy",
+                  chunk: int = PADDED_CHUNK) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """:func:`solve_padded` of LPs given as stacks of one size each, without a Python loop over the
+    LPs: ``stacks`` a sequence of ``(c, G, h, lo, hi, art_lo, art_hi)`` with shapes ``(S, n)``,
+    ``(S, m, n)``, ``(S, m)``, ``(S, n)``, ``(S, n)`` and two ``(S, n)`` bool arrays. Each LP is padded
+    as :func:`solve_padded` pads it and the stacks of one padded size are solved together, so each
+    gets the answer :func:`solve_padded` gives it, bit for bit. Returns, per stack, ``(status (S,),
+    x (S, n) (NaN where not optimal), fun (S,))``.
+    """
+    out = []
+    buckets: dict[tuple[int, int], list[int]] = {}
+    for k, (c, G, *_rest) in enumerate(stacks):
+        S, m, n = G.shape
+        out.append((np.full(S, UNDECIDED), np.full((S, n), np.nan), np.full(S, np.nan)))
+        buckets.setdefault(_bucket(m, n), []).append(k)
+    solve = solve_batch if fallback else simplex_batch
+    for (mp, np_), members in buckets.items():
+        total = sum(stacks[k][1].shape[0] for k in members)
+        cp, Gp, hp = np.zeros((total, np_)), np.zeros((total, mp, np_)), np.zeros((total, mp))
+        lop, hip = np.zeros((total, np_)), np.zeros((total, np_))
+        alp, ahp = np.zeros((total, np_), dtype=bool), np.zeros((total, np_), dtype=bool)
+        at = 0
+        for k in members:
+            c, G, h, lo, hi, art_lo, art_hi = stacks[k]
+            S, m, n = G.shape
+            z = slice(at, at + S)
+            cp[z, :n], Gp[z, :m, :n], hp[z, :m] = c, G, h
+            lop[z, :n], hip[z, :n], alp[z, :n], ahp[z, :n] = lo, hi, art_lo, art_hi
+            at += S
+        status, x, fun = np.empty(total, dtype=int), np.empty((total, np_)), np.empty(total)
+        for a in range(0, total, chunk):
+            z = slice(a, min(total, a + chunk))
+            res = solve(cp[z], Gp[z], hp[z], lop[z], hip[z], artificial=(alp[z], ahp[z]), kernel=kernel)
+            status[z], x[z], fun[z] = res.status, res.x, res.fun
+        at = 0
+        for k in members:
+            S, _, n = stacks[k][1].shape
+            z = slice(at, at + S)
+            opt = status[z] == lp.OPTIMAL
+            st_k, x_k, fun_k = out[k]
+            st_k[:] = status[z]
+            fun_k[:] = fun[z]
+            x_k[opt] = x[z][opt, :n]
+            at += S
+    return out

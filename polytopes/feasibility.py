@@ -181,73 +181,110 @@ SETUP_CHUNK = 512
 """:func:`_setups` stacks at most this many sets of one shape at a time (a cost knob)."""
 
 
-def _setups(systems) -> list[tuple[Feasibility, _SlackLP | None]]:
-    """:func:`_setup` of every ``(A, b, C, d)``, the sets of one shape ``(m, n, p)`` computed
-    together (stacked row norms, SVDs and products: each result the one :func:`_setup` gives the
-    set alone, bit for bit on this NumPy; ``tests/polytopes/test_polytopes_trust.py`` compares
-    them). Sets whose equalities have a zero row take :func:`_setup` itself."""
-    out: list = [None] * len(systems)
+@dataclass(frozen=True)
+class _Stacked:
+    """The set-up of ``S`` sets of one shape at once (:func:`_stacked_setups`): the fields of
+    :class:`Feasibility` stacked, ``sel`` (S,) their positions in the caller's stack, ``N`` (S, n,
+    k) with ``k`` common to the group, ``consistent`` (S,) bool."""
+
+    sel: np.ndarray
+    scale: np.ndarray
+    Q: np.ndarray
+    q: np.ndarray
+    x0: np.ndarray
+    N: np.ndarray
+    consistent: np.ndarray
+    U: np.ndarray
+    beta: np.ndarray
+    const: np.ndarray
+
+
+def _stacked_setups(A, b, C, d) -> tuple[np.ndarray, list[_Stacked]]:
+    """:func:`_setup` of the ``G`` sets ``{A_g x <= b_g, C_g x = d_g}`` of one shape (``A`` (G, m,
+    n), ``b`` (G, m), ``C`` (G, p, n), ``d`` (G, p), ``m >= 1``) up to :func:`_template`: stacked
+    row norms, SVDs and products (each result the one :func:`_setup` gives the set alone, bit for
+    bit on this NumPy; ``tests/polytopes/test_polytopes_trust.py`` compares them). Returns the
+    positions of the sets left to :func:`_setup` itself (equalities with a zero row, or no nonzero
+    row in ``A``) and one :class:`_Stacked` per rank of the equalities."""
+    n, p = A.shape[2], C.shape[1]
+    nrm = np.sqrt(np.add.reduce(A * A, axis=2))  # row_norms, the same operations
+    nz = nrm > 0
+    s_ = np.where(nz, nrm, 1.0)
+    if p:
+        nC = np.sqrt(np.add.reduce(C * C, axis=2))
+        zero_c = nC <= tol.COEF_ZERO_TOL * np.maximum(1.0, nC.max(axis=1))[:, None]
+    else:
+        zero_c = np.zeros((A.shape[0], 0), dtype=bool)
+    ok = ~zero_c.any(axis=1) & ~(~nz).all(axis=1)  # the usual case: no zero rows in C, some in A
+    single = np.flatnonzero(~ok)
+    keep = np.flatnonzero(ok)
+    if keep.size == 0:
+        return single, []
+    A, b, nrm, nz, s_ = A[keep], b[keep], nrm[keep], nz[keep], s_[keep]
+    # data_scale of (A, b) with the rows' norms (its three cases), then of (C, d)
+    ratio = np.abs(b) / s_
+    scale = np.maximum(1.0, np.where(nz, ratio, -np.inf).max(axis=1))
+    if not p:
+        G = keep.size
+        return single, [_Stacked(keep, scale, np.zeros((G, 0, n)), np.zeros((G, 0)), np.zeros((G, n)),
+                                 np.broadcast_to(np.eye(n), (G, n, n)), np.ones(G, dtype=bool), A / s_[:, :, None],
+                                 b / s_, ~nz)]
+    C, d, nC = C[keep], d[keep], nC[keep]
+    Cn, dn = C / nC[:, :, None], d / nC
+    scale = np.maximum(scale, np.maximum(1.0, (np.abs(d) / nC).max(axis=1)))
+    Uc, sc, Vt = np.linalg.svd(Cn, full_matrices=True)
+    tol_r = tol.RANK_RTOL * max(p, n) * np.maximum(sc[:, 0], 1.0)
+    ranks = (sc > tol_r[:, None]).sum(axis=1)
+    scale_c = np.maximum(1.0, np.abs(dn).max(axis=1))
+    out = []
+    for r in np.unique(ranks):
+        sel = np.flatnonzero(ranks == r)
+        Q = Vt[sel, :r]
+        x0 = (np.swapaxes(Q, 1, 2) @ (((np.swapaxes(Uc[sel][:, :, :r], 1, 2) @ dn[sel][:, :, None])[:, :, 0]
+                                       / sc[sel, :r])[:, :, None]))[:, :, 0]
+        N = np.swapaxes(Vt[sel, r:], 1, 2)
+        resid = (Cn[sel] @ x0[:, :, None])[:, :, 0] - dn[sel]
+        consistent = (np.abs(resid) <= (tol.FEASIBILITY_TOL * 10 * scale_c[sel])[:, None]).all(axis=1)
+        q = (Q @ x0[:, :, None])[:, :, 0]
+        U = (A[sel] @ N) / s_[sel][:, :, None]
+        beta = (b[sel] - (A[sel] @ x0[:, :, None])[:, :, 0]) / s_[sel]
+        const = ~nz[sel] | (np.sqrt(np.add.reduce(U * U, axis=2)) <= tol.COEF_ZERO_TOL)
+        out.append(_Stacked(keep[sel], scale[sel], Q, q, x0, N, consistent, U, beta, const))
+    return single, out
+
+
+def _shape_chunks(systems):
+    """The positions of ``systems`` grouped by shape ``(m, n, p)``, in chunks of at most
+    ``SETUP_CHUNK`` (bounded memory)."""
     groups: dict[tuple[int, int, int], list[int]] = {}
     for i, (A, _, C, _) in enumerate(systems):
         groups.setdefault((*A.shape, C.shape[0]), []).append(i)
-    chunks = [(key, ix[j:j + SETUP_CHUNK]) for key, ix in groups.items() for j in range(0, len(ix), SETUP_CHUNK)]
-    for (m, n, p), idx in chunks:  # bounded memory: at most SETUP_CHUNK sets stacked at a time
+    return [(key, ix[j:j + SETUP_CHUNK]) for key, ix in groups.items() for j in range(0, len(ix), SETUP_CHUNK)]
+
+
+def _setups(systems) -> list[tuple[Feasibility, _SlackLP | None]]:
+    """:func:`_setup` of every ``(A, b, C, d)``, the sets of one shape ``(m, n, p)`` computed
+    together by :func:`_stacked_setups` (sets alone, and sets without inequality rows, take
+    :func:`_setup` itself)."""
+    out: list = [None] * len(systems)
+    for (m, n, p), idx in _shape_chunks(systems):
         if len(idx) == 1 or m == 0:
             for i in idx:
                 out[i] = _setup(*systems[i])
             continue
         A = np.stack([systems[i][0] for i in idx])
         b = np.stack([systems[i][1] for i in idx])
-        nrm = np.sqrt(np.add.reduce(A * A, axis=2))  # row_norms, the same operations
-        nz = nrm > 0
-        s_ = np.where(nz, nrm, 1.0)
-        if p:
-            C = np.stack([systems[i][2] for i in idx])
-            d = np.stack([systems[i][3] for i in idx])
-            nC = np.sqrt(np.add.reduce(C * C, axis=2))
-            zero_c = nC <= tol.COEF_ZERO_TOL * np.maximum(1.0, nC.max(axis=1))[:, None]
-        else:
-            zero_c = np.zeros((len(idx), 0), dtype=bool)
-        ok = ~zero_c.any(axis=1) & ~(~nz).all(axis=1)  # the usual case: no zero rows in C, some in A
-        for g in np.flatnonzero(~ok):
+        C = np.stack([systems[i][2] for i in idx]) if p else np.zeros((len(idx), 0, n))
+        d = np.stack([systems[i][3] for i in idx]) if p else np.zeros((len(idx), 0))
+        single, stacks = _stacked_setups(A, b, C, d)
+        for g in single:
             out[idx[g]] = _setup(*systems[idx[g]])
-        keep = np.flatnonzero(ok)
-        if keep.size == 0:
-            continue
-        A, b, nrm, nz, s_ = A[keep], b[keep], nrm[keep], nz[keep], s_[keep]
-        # data_scale of (A, b) with the rows' norms (its three cases), then of (C, d)
-        ratio = np.abs(b) / s_
-        scale = np.maximum(1.0, np.where(nz, ratio, -np.inf).max(axis=1))
-        if p:
-            C, d, nC = C[keep], d[keep], nC[keep]
-            Cn, dn = C / nC[:, :, None], d / nC
-            scale = np.maximum(scale, np.maximum(1.0, (np.abs(d) / nC).max(axis=1)))
-            Uc, sc, Vt = np.linalg.svd(Cn, full_matrices=True)
-            tol_r = tol.RANK_RTOL * max(p, n) * np.maximum(sc[:, 0], 1.0)
-            ranks = (sc > tol_r[:, None]).sum(axis=1)
-            scale_c = np.maximum(1.0, np.abs(dn).max(axis=1))
-            for r in np.unique(ranks):
-                sel = np.flatnonzero(ranks == r)
-                Q = Vt[sel, :r]
-                x0 = (np.swapaxes(Q, 1, 2) @ (((np.swapaxes(Uc[sel][:, :, :r], 1, 2) @ dn[sel][:, :, None])[:, :, 0]
-                                               / sc[sel, :r])[:, :, None]))[:, :, 0]
-                N = np.swapaxes(Vt[sel, r:], 1, 2)
-                resid = (Cn[sel] @ x0[:, :, None])[:, :, 0] - dn[sel]
-                consistent = (np.abs(resid) <= (tol.FEASIBILITY_TOL * 10 * scale_c[sel])[:, None]).all(axis=1)
-                q = (Q @ x0[:, :, None])[:, :, 0]
-                U = (A[sel] @ N) / s_[sel][:, :, None]
-                beta = (b[sel] - (A[sel] @ x0[:, :, None])[:, :, 0]) / s_[sel]
-                const = ~nz[sel] | (np.sqrt(np.add.reduce(U * U, axis=2)) <= tol.COEF_ZERO_TOL)
-                for j, g in enumerate(sel):
-                    out[idx[keep[g]]] = _template(float(scale[g]), Q[j], q[j], x0[j], N[j], bool(consistent[j]), U[j],
-                                                  beta[j], const[j])
-        else:
-            U = A / s_[:, :, None]
-            beta = b / s_
-            eye = np.eye(n)
-            for j, g in enumerate(keep):
-                out[idx[g]] = _template(float(scale[j]), np.zeros((0, n)), np.zeros(0), np.zeros(n), eye.copy(),
-                                        True, U[j], beta[j], ~nz[j])
+        for st in stacks:
+            N = st.N if p else None
+            for j, g in enumerate(st.sel):
+                out[idx[g]] = _template(float(st.scale[j]), st.Q[j], st.q[j], st.x0[j],
+                                        N[j] if N is not None else np.eye(n), bool(st.consistent[j]),
+                                        st.U[j], st.beta[j], st.const[j])
     return out
 
 
@@ -321,6 +358,106 @@ def feasibility_many(systems: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray,
             raise NumericalError("max-slack LP reported infeasible or unbounded")
         out[i] = _decide(t, zs)
     return out  # type: ignore[return-value]
+
+
+def _slack_lps(st: _Stacked, sets: np.ndarray):
+    """The max-slack LPs of :func:`_template` for the sets ``sets`` of ``st`` (consistent, with a
+    free direction and a live row), stacked for :func:`polytopes.batchlp.solve_stacked` with the
+    bounds of :func:`feasibility_many`: ``(eps (S,), (c, G, h, lo, hi, art_lo, art_hi))``. A
+    constant row is not dropped but zeroed (``0 <= 0``, a padding row of
+    :mod:`polytopes.batchlp`, which never enters a basis), its offset capping ``s`` as in
+    :func:`_template`."""
+    S, k = sets.size, st.N.shape[2]
+    scale = st.scale[sets]
+    const = st.const[sets]
+    live = ~const
+    beta = st.beta[sets]
+    s_max = np.minimum(scale, np.where(const, beta, np.inf).min(axis=1))
+    # max s  s.t.  U z + s <= beta (live rows),  s <= s_max
+    G = np.zeros((S, const.shape[1], k + 1))
+    G[:, :, :k] = st.U[sets]
+    G[const] = 0.0
+    G[:, :, k] = live
+    c = np.zeros((S, k + 1))
+    c[:, k] = -1.0
+    bound = tol.BATCH_LP_BOUND * scale
+    lo = np.repeat(-bound[:, None], k + 1, axis=1)
+    hi = np.repeat(bound[:, None], k + 1, axis=1)
+    hi[:, k] = s_max
+    art_hi = np.ones((S, k + 1), dtype=bool)
+    art_hi[:, k] = False
+    return tol.FEASIBILITY_TOL * scale, (c, G, np.where(const, 0.0, beta), lo, hi, np.ones((S, k + 1), dtype=bool),
+                                         art_hi)
+
+
+def empty_stacked(systems, kernel: str = "numpy") -> list[tuple[np.ndarray, np.ndarray]]:
+    """The emptiness rule's decisions for sets given as stacks of one shape each — ``systems`` a
+    sequence of ``(A, b, C, d)`` with shapes (G, m, n), (G, m), (G, p, n), (G, p) — without a
+    :class:`Feasibility` object or a Python loop per set: stacks of the same shape are joined, set
+    up by :func:`_stacked_setups`, and their max-slack LPs built stacked (:func:`_slack_lps`) and
+    solved together by :func:`polytopes.batchlp.solve_stacked` (verified, padded as
+    :func:`feasibility_many` pads them). The few sets :func:`_template` decides without an LP, or
+    that :func:`_stacked_setups` leaves to :func:`_setup`, take :func:`feasibility_many`. Each
+    decision and slack is the one :func:`feasibility_many` gives
+    (``tests/polytopes/test_polytopes_trust.py``).
+
+    Returns, per stack, ``(empty (G,) bool, slack (G,))`` (``s*``; ``-inf`` for inconsistent
+    equalities). Raises :class:`~polytopes.NumericalError` when an LP cannot be solved reliably.
+    """
+    from . import batchlp
+
+    shapes: dict[tuple[int, int, int], list[int]] = {}
+    for t, (A, _, C, _) in enumerate(systems):
+        shapes.setdefault((*A.shape[1:], C.shape[1]), []).append(t)
+    joined = []
+    for members in shapes.values():
+        parts = [systems[t] for t in members]
+        joined.append(tuple(np.concatenate([P[i] for P in parts]) if len(parts) > 1 else np.asarray(parts[0][i])
+                            for i in range(4)))
+    empty = [np.zeros(J[0].shape[0], dtype=bool) for J in joined]
+    slack = [np.full(J[0].shape[0], np.nan) for J in joined]
+    rest: list[tuple[int, int]] = []  # (joined stack, set) decided by feasibility_many, one object each
+    lps = []  # (joined stack, positions, eps (S,)) and the stacked LPs
+    for t, (A, b, C, d) in enumerate(joined):
+        for a in range(0, A.shape[0], SETUP_CHUNK):
+            z = np.arange(a, min(A.shape[0], a + SETUP_CHUNK))
+            if A.shape[1] == 0:
+                rest.extend((t, int(g)) for g in z)
+                continue
+            single, stacks = _stacked_setups(A[z], b[z], C[z], d[z])
+            rest.extend((t, int(g)) for g in z[single])
+            for st in stacks:
+                pos = z[st.sel]
+                empty[t][pos[~st.consistent]], slack[t][pos[~st.consistent]] = True, -np.inf
+                good = np.flatnonzero(st.consistent)
+                if st.N.shape[2] == 0:  # decided without an LP: _template
+                    rest.extend((t, int(g)) for g in pos[good])
+                    continue
+                no_live = st.const[good].all(axis=1)  # decided without an LP: _template
+                rest.extend((t, int(g)) for g in pos[good[no_live]])
+                sets = good[~no_live]
+                if sets.size:
+                    eps, problem = _slack_lps(st, sets)
+                    lps.append(((t, pos[sets], eps), problem))
+    solved = batchlp.solve_stacked([p for _, p in lps], fallback=True, kernel=kernel)
+    for ((t, pos, eps), _), (status, x, _) in zip(lps, solved):
+        if np.any(status != lp.OPTIMAL):  # feasible and bounded by construction
+            from .errors import NumericalError
+            raise NumericalError("max-slack LP reported infeasible or unbounded")
+        s_star = x[:, -1]
+        empty[t][pos] = s_star < -eps
+        slack[t][pos] = s_star
+    sets = [tuple(X[g] for X in joined[t]) for t, g in rest]
+    for (t, g), f in zip(rest, feasibility_many(sets, kernel=kernel)):
+        empty[t][g], slack[t][g] = f.empty, f.slack
+    out: list = [None] * len(systems)
+    for members, e, s_ in zip(shapes.values(), empty, slack):
+        at = 0
+        for t in members:
+            G = systems[t][0].shape[0]
+            out[t] = (e[at:at + G], s_[at:at + G])
+            at += G
+    return out
 
 
 def hull(A, b, C, d, feas: Feasibility) -> Hull:

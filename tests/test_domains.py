@@ -157,3 +157,40 @@ def test_no_actuators_rejected():
         analyze(s)
     with pytest.raises(ContactModelError, match="torques"):
         mode_domain(s, "F")
+
+
+def test_independent_equalities_stacked_against_least_squares():
+    """:func:`independent_equalities_stacked` on stacks with dependent rows and inconsistent
+    right-hand sides: a system is kept iff least squares (``np.linalg.lstsq``) solves it exactly;
+    its rows are then orthonormal, span the row space of ``C`` (same rank as ``matrix_rank``) and
+    are solved by the least-squares point; each result equals the one of the system alone (bit for
+    bit), which is what :func:`independent_equalities` returns."""
+    from contactmodes.domains import independent_equalities, independent_equalities_stacked
+
+    rng = np.random.default_rng(5)
+    for p, n in [(2, 5), (3, 6), (4, 4), (5, 3), (1, 4)]:
+        G = 60
+        C = rng.standard_normal((G, p, n))
+        if p > 1:
+            C[::3, -1] = 2.0 * C[::3, 0]  # dependent rows
+        x = rng.standard_normal((G, n))
+        d = np.einsum("gpn,gn->gp", C, x)
+        d[::5, -1] += 0.5  # inconsistent where the rows are dependent (or p > n)
+        kept = {}
+        for sel, C_r, d_r in independent_equalities_stacked(C, d):
+            for j, g in enumerate(sel):
+                kept[int(g)] = (C_r[j], d_r[j])
+        for g in range(G):
+            y = np.linalg.lstsq(C[g], d[g], rcond=None)[0]
+            solvable = np.abs(C[g] @ y - d[g]).max() < 1e-9
+            assert (g in kept) == solvable
+            alone = independent_equalities(C[g], d[g])
+            if not solvable:
+                assert alone is None
+                continue
+            C_r, d_r = kept[g]
+            assert C_r.shape[0] == np.linalg.matrix_rank(C[g])
+            np.testing.assert_allclose(C_r @ C_r.T, np.eye(C_r.shape[0]), atol=1e-12)
+            np.testing.assert_allclose(C_r @ y, d_r, atol=1e-9)
+            assert np.linalg.matrix_rank(np.vstack([C_r, C[g]])) == C_r.shape[0]
+            assert np.array_equal(alone[0], C_r) and np.array_equal(alone[1], d_r)

@@ -205,3 +205,25 @@ def test_overlapping_pairs_against_all_pairs_of_projected_domains(path):
             if inter is not None and not inter.is_empty():
                 brute.add(frozenset((a, b)))
     assert {frozenset(p) for p in res.overlaps} == brute
+
+
+@pytest.mark.parametrize("path", [p for p in EXAMPLES if "rhex" in p] + ["chain4"])
+def test_lifted_pairs_decided_together_as_one_by_one(path):
+    """The lifted domains of many pairs decided together (:meth:`AnalysisSession._lifted_nonempty`:
+    rows, independent equalities and max-slack LPs stacked by shape) take the decision the
+    emptiness rule takes on each pair's own rows (:meth:`AnalysisSession._lifted_pair`, then
+    :func:`polytopes.feasibility.feasibility_many`), on every candidate pair of feasible modes."""
+    from polytopes.feasibility import feasibility_many
+
+    s = parse_system(zigzag_chain(4)).system if path == "chain4" else load_system(path).system
+    session = AnalysisSession(s)
+    feas = session.feasible_modes()
+    pairs = session.candidate_pairs(feas)
+    assert any(session.mode(m).response().n_w for m in feas) and len(pairs) > 20
+    together = session._lifted_nonempty(pairs, True)
+    rows = [session._lifted_pair(a, b, True) for a, b in pairs]
+    one = feasibility_many([r for r in rows if r is not None])
+    it = iter(one)
+    alone = [r is not None and not next(it).empty for r in rows]
+    assert together.tolist() == alone
+    assert 0 < sum(alone) < len(alone)

@@ -233,3 +233,29 @@ def test_kernel_choice_does_not_depend_on_the_process_history():
         assert res.status[0] == lp.OPTIMAL  # max x0 s.t. x0 + x1 <= 1 in the box: x = (2, -1)
         assert np.allclose(res.x[0], [2.0, -1.0])
     assert (batchlp.preferred_kernel(small), batchlp.preferred_kernel(large)) == before
+
+
+def test_stacked_lps_get_their_padded_answers():
+    """:func:`batchlp.solve_stacked` (stacks of one size, several sizes sharing a padded size, in
+    chunks) gives each LP exactly the answer :func:`batchlp.solve_padded` gives it."""
+    rng = np.random.default_rng(4)
+    stacks, flat = [], []
+    for m, n, S in [(5, 3, 30), (7, 4, 20), (6, 2, 25), (12, 5, 10), (3, 3, 1)]:
+        G = rng.standard_normal((S, m, n))
+        h = rng.uniform(-0.5, 1.0, (S, m))
+        c = rng.standard_normal((S, n))
+        lo, hi = np.full((S, n), -5.0), np.full((S, n), 5.0)
+        art = rng.random((S, n)) < 0.7
+        stacks.append((c, G, h, lo, hi, art, art))
+        flat += [(c[i], G[i], h[i], lo[i], hi[i], art[i], art[i]) for i in range(S)]
+    got = batchlp.solve_stacked(stacks, fallback=True, chunk=16)
+    status, xs, fun = batchlp.solve_padded(flat, fallback=True, chunk=16)
+    at = 0
+    for (st, x, f), S in zip(got, [s[1].shape[0] for s in stacks]):
+        assert st.tolist() == status[at:at + S].tolist()
+        assert np.array_equal(f, fun[at:at + S], equal_nan=True)
+        for i in range(S):
+            ref = xs[at + i]
+            assert np.all(np.isnan(x[i])) if ref is None else np.array_equal(x[i], ref)
+        at += S
+    assert 0 < np.count_nonzero(status == lp.OPTIMAL) < len(flat)

@@ -577,3 +577,38 @@ def test_stacked_setups_are_each_sets_own():
         assert (t.point is None) == (t0.point is None) and (slp is None) == (slp0 is None)
         if slp is not None:
             assert np.array_equal(slp.G, slp0.G) and np.array_equal(slp.h, slp0.h) and slp.s_max == slp0.s_max
+
+
+def test_empty_stacked_is_feasibility_many():
+    """:func:`polytopes.feasibility.empty_stacked` (stacks of one shape, set up and solved without
+    an object per set) takes, set by set, the decision and the slack ``s*`` that
+    :func:`feasibility_many` (one :class:`Feasibility` each) takes — bit for bit — on stacks with
+    rows constant over the equalities' null space, inconsistent equalities, zero rows, no free
+    direction, and a stack of one set."""
+    from polytopes.feasibility import empty_stacked, feasibility_many
+
+    rng = np.random.default_rng(14)
+    stacks = []
+    for m, n, p, G in [(6, 4, 0, 120), (6, 4, 2, 120), (9, 5, 1, 80), (3, 2, 2, 60), (7, 5, 2, 1), (5, 3, 3, 20),
+                       (8, 5, 2, 120), (4, 2, 2, 10)]:
+        A = rng.standard_normal((G, m, n)) * 10.0 ** rng.integers(-3, 4, size=(G, m, 1))
+        x = rng.standard_normal((G, n))
+        C = rng.standard_normal((G, p, n))
+        if (m, p) == (8, 2):  # rows constant over the null space of C: combinations of its rows
+            A[:, 0] = 2.0 * C[:, 0]
+            A[::2, 1] = C[::2, 1] - C[::2, 0]
+        b = np.einsum("gmn,gn->gm", A, x) + np.abs(A).sum(axis=2) * rng.uniform(-0.3, 1.0, (G, m))
+        d = np.einsum("gpn,gn->gp", C, x)
+        d[::7] += 1.0  # inconsistent where C has a zero row or p = n
+        if p:
+            C[::11, 0] = 0.0
+        A[::13, 1] = 0.0
+        stacks.append((A, b, C, d))
+    decided = empty_stacked(stacks)
+    n_empty = 0
+    for (A, b, C, d), (empty, slack) in zip(stacks, decided):
+        ref = feasibility_many([(A[g], b[g], C[g], d[g]) for g in range(A.shape[0])])
+        assert empty.tolist() == [f.empty for f in ref]
+        assert np.array_equal(slack, [f.slack for f in ref], equal_nan=True)
+        n_empty += int(empty.sum())
+    assert 0 < n_empty < sum(S[0].shape[0] for S in stacks)
