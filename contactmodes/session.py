@@ -64,11 +64,13 @@ this many modes together (stacked arrays, the batched verified simplex); fewer g
 time (the batches' set-up costs more than it saves: Painlevé rod, 2 modes, 9.3 → 5 ms)."""
 
 LIFTED_PAIRS_MAX = 32
-"""In the overlap stage a mode with ambiguity variables and at most this many candidate partners
-is not projected: its pairs are decided on the lifted domains ``(τ', w_a, w_b)`` (one batched
-LP each); with more, one projection of its ``T_c`` (about 10–15 ms, verified) costs less than the
-LPs. Measured on RHex's start (34 such modes, 7–25 partners each): 766 → 350 ms for the
-whole ``analyze``."""
+"""In the overlap stage a mode whose ``T_c`` is not computed yet and that has at most this many
+candidate partners is not projected: its pairs are decided on the lifted domains ``(τ', w_a,
+w_b)`` (one batched LP each; for a mode without ambiguity variables its ``D_c`` itself); with
+more, one projection of its ``T_c`` (about 10–15 ms, verified) costs less than the LPs. Measured
+on RHex's start (34 modes with ambiguity variables, 7–25 partners each): 766 → 350 ms for the
+whole ``analyze``; the 10 modes without them, lifted too (their projections, reductions and
+vertices are not needed for the overlaps): 82 → 68 ms."""
 
 PIPELINE_STAGES = ("response", "assemble", "reduce", "project")
 """The per-mode stages of Sec. III-D/E whose times a :class:`~contactmodes.domains.ModeDomain` reports."""
@@ -762,8 +764,8 @@ class AnalysisSession:
            from the active rows of the minimizing vertex (:func:`_separated`): empty;
         3. one LP (:func:`_intersect`).
 
-        A mode with ambiguity variables and at most ``LIFTED_PAIRS_MAX`` candidate partners is not
-        projected: its witness is the τ' part of ``D_c``'s max-slack point, and its pairs left
+        A mode whose ``T_c`` is not computed yet and with at most ``LIFTED_PAIRS_MAX`` candidate
+        partners is not projected: its witness is the τ' part of ``D_c``'s max-slack point, and its pairs left
         undecided are decided by the emptiness rule on the lifted domains ``{(τ', w_a, w_b)}``
         (:meth:`_lifted_nonempty`), their LPs solved in verified batches
         (:func:`polytopes.feasibility.empty_stacked`).
@@ -782,16 +784,14 @@ class AnalysisSession:
             return out
         order = {m: i for i, m in enumerate(modes)}
         involved = sorted({m for pair in cands for m in pair}, key=order.__getitem__)
-        # T_c is projected only where it costs nothing (no ambiguity variables), already was, or
-        # pays (more than LIFTED_PAIRS_MAX partners); the other modes with ambiguity variables
-        # offer one witness, the τ' part of D_c's max-slack point, and their pairs are decided on
-        # the lifted domains
+        # T_c is used only where it already was computed or pays (more than LIFTED_PAIRS_MAX
+        # partners); the other modes offer one witness, the τ' part of D_c's max-slack point, and
+        # their pairs are decided on the lifted domains
         partners: dict[str, list[str]] = {}
         for a, b in cands:
             partners.setdefault(b, []).append(a)
             partners.setdefault(a, []).append(b)
-        lifted = {m for m in involved if not self.mode(m).has_T(task) and self.mode(m).response(task).n_w > 0
-                  and len(partners[m]) <= LIFTED_PAIRS_MAX}
+        lifted = {m for m in involved if not self.mode(m).has_T(task) and len(partners[m]) <= LIFTED_PAIRS_MAX}
         info = {}
         with stage(self.progress, "overlaps: vertices", len(involved) - len(lifted)) as st:
             for m in involved:
