@@ -65,9 +65,12 @@ load, about a second, against some 0.1–0.3 ms per LP saved over the NumPy kern
 PADDED_CHUNK = 1024
 """:func:`solve_padded` solves at most this many LPs per batch (memory: a batch holds a few
 ``(B, m + 2n, n)`` arrays)."""
-PAD_ROWS = 8
+PAD_ROWS = 16
 PAD_COLS = 4
-""":func:`solve_padded` pads an LP to multiples of these numbers of rows and variables."""
+""":func:`solve_padded` pads an LP to multiples of these numbers of rows and variables. Each padded
+size is one batch, and a batch costs its pivots once whatever its size: 16 rows (rather than 8)
+puts the analyses' LPs of up to 16 rows in one batch (``benchmarks/bench_analyze.py``: two-link
+14.6 → 13.4 ms, the same answers on every example); 32 rows gained nothing more."""
 KERNELS = ("auto", "numpy", "compiled")
 KERNEL = "auto"
 """The kernel ``kernel="auto"`` means (module doc): ``"auto"`` is the compiled one when numba is
