@@ -104,11 +104,11 @@ def substituted_rows_many(responses: Sequence[ModeResponse]) -> list[tuple[np.nd
     for idx in (ix[j:j + BATCH] for ix in groups.values() for j in range(0, len(ix), BATCH)):
         eqs0 = responses[idx[0]].equations
         n = eqs0.n_q + eqs0.n_f
-        N = np.stack([responses[i].equations.N for i in idx])
-        e = np.stack([responses[i].equations.e for i in idx])
-        P = np.stack([responses[i].P for i in idx])  # (G, n, n_tau)
-        Q = np.stack([responses[i].Q for i in idx])  # (G, n, n_w)
-        r = np.stack([responses[i].r for i in idx])  # (G, n)
+        N = np.array([responses[i].equations.N for i in idx])
+        e = np.array([responses[i].equations.e for i in idx])
+        P = np.array([responses[i].P for i in idx])  # (G, n, n_tau)
+        Q = np.array([responses[i].Q for i in idx])  # (G, n, n_w)
+        r = np.array([responses[i].r for i in idx])  # (G, n)
         N_x, N_t = N[:, :, :n], N[:, :, n:]
         nN = np.sqrt(np.add.reduce(N_x * N_x, axis=2))[:, :, None]  # row norms (np.linalg.norm's operations)
         nP = np.sqrt(np.add.reduce(P * P, axis=1))[:, None, :]  # column norms

@@ -10,7 +10,7 @@ import numpy as np
 
 from . import tolerances
 
-__all__ = ["null_space_solution", "numerical_rank"]
+__all__ = ["null_space_solution", "numerical_rank", "numerical_ranks"]
 
 
 def numerical_rank(singular_values, shape: tuple[int, int]) -> int:
@@ -24,6 +24,17 @@ def numerical_rank(singular_values, shape: tuple[int, int]) -> int:
     if s.size == 0 or float(s.max()) <= 0.0:
         return 0
     return int(np.sum(s > tolerances.RANK_RTOL * max(shape) * float(s.max())))
+
+
+def numerical_ranks(singular_values: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
+    """:func:`numerical_rank` of each row of ``singular_values`` (G, k): the singular values of
+    ``G`` matrices of ``shape``; returns (G,) int, the same comparisons."""
+    s = np.asarray(singular_values, dtype=float)
+    if s.shape[1] == 0:
+        return np.zeros(s.shape[0], dtype=int)
+    s_max = s.max(axis=1)
+    counts = np.sum(s > tolerances.RANK_RTOL * max(shape) * s_max[:, None], axis=1)
+    return np.where(s_max > 0.0, counts, 0)
 
 
 def null_space_solution(E: np.ndarray, e: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:

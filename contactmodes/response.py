@@ -23,7 +23,7 @@ from typing import Sequence
 import numpy as np
 
 from . import tolerances
-from .linalg import numerical_rank
+from .linalg import numerical_rank, numerical_ranks
 from .equations import ModeEquations, mode_equations
 from .modetable import validate_mode
 from .system import ContactSystem
@@ -177,11 +177,11 @@ def responses_from_equations(eqs_list: Sequence[ModeEquations]) -> list[ModeResp
         groups.setdefault((*eqs.A.shape, eqs.B.shape[1]), []).append(i)
     chunks = [(key, idx[j:j + BATCH]) for key, idx in groups.items() for j in range(0, len(idx), BATCH)]
     for (m, n, _), idx in chunks:  # bounded memory: at most BATCH modes' arrays at a time
-        A = np.stack([eqs_list[i].A for i in idx])
+        A = np.array([eqs_list[i].A for i in idx])
         U, s, Vt = np.linalg.svd(A, full_matrices=True)
         ranks: dict[int, list[int]] = {}
-        for g, i in enumerate(idx):
-            ranks.setdefault(numerical_rank(s[g], (m, n)), []).append(g)
+        for g, r in enumerate(numerical_ranks(s, (m, n)).tolist()):
+            ranks.setdefault(r, []).append(g)
         for r, pos in ranks.items():
             sub = [eqs_list[idx[g]] for g in pos]
             for g, resp in zip(pos, _same_rank(sub, U[pos], s[pos], Vt[pos], r)):
@@ -196,8 +196,8 @@ def _same_rank(eqs_list: list[ModeEquations], U: np.ndarray, s: np.ndarray, Vt: 
     G = len(eqs_list)
     m, n = eqs_list[0].A.shape
     n_q, n_tau = eqs_list[0].n_q, eqs_list[0].n_tau
-    B = np.stack([e.B for e in eqs_list])
-    b = np.stack([e.b for e in eqs_list])
+    B = np.array([e.B for e in eqs_list])
+    b = np.array([e.b for e in eqs_list])
     T = lambda X: np.swapaxes(X, 1, 2)  # noqa: E731
     A_pinv = (T(Vt[:, :r]) / s[:, None, :r]) @ T(U[:, :, :r])  # (G, n, m)
     null = T(Vt[:, r:])  # (G, n, n_w)

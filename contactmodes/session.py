@@ -732,10 +732,10 @@ class AnalysisSession:
         for (_, p_a, _, p_b), idx in groups.items():
             first = [polys[pairs[i][0]] for i in idx]
             second = [polys[pairs[i][1]] for i in idx]
-            A = _lift(np.stack([P.A for P in first]), np.stack([P.A for P in second]), n)
-            b = np.concatenate([np.stack([P.b for P in first]), np.stack([P.b for P in second])], axis=1)
-            C = _lift(np.stack([P.C for P in first]), np.stack([P.C for P in second]), n)
-            d = np.concatenate([np.stack([P.d for P in first]), np.stack([P.d for P in second])], axis=1)
+            A = _lift(np.array([P.A for P in first]), np.array([P.A for P in second]), n)
+            b = np.concatenate([np.array([P.b for P in first]), np.array([P.b for P in second])], axis=1)
+            C = _lift(np.array([P.C for P in first]), np.array([P.C for P in second]), n)
+            d = np.concatenate([np.array([P.d for P in first]), np.array([P.d for P in second])], axis=1)
             parts = independent_equalities_stacked(C, d) if p_a and p_b else [(np.arange(len(idx)), C, d)]
             where = np.asarray(idx)
             for sel, C_s, d_s in parts:  # inconsistent equalities: in no part, empty

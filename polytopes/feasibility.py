@@ -272,10 +272,10 @@ def _setups(systems) -> list[tuple[Feasibility, _SlackLP | None]]:
             for i in idx:
                 out[i] = _setup(*systems[i])
             continue
-        A = np.stack([systems[i][0] for i in idx])
-        b = np.stack([systems[i][1] for i in idx])
-        C = np.stack([systems[i][2] for i in idx]) if p else np.zeros((len(idx), 0, n))
-        d = np.stack([systems[i][3] for i in idx]) if p else np.zeros((len(idx), 0))
+        A = np.array([systems[i][0] for i in idx])
+        b = np.array([systems[i][1] for i in idx])
+        C = np.array([systems[i][2] for i in idx]) if p else np.zeros((len(idx), 0, n))
+        d = np.array([systems[i][3] for i in idx]) if p else np.zeros((len(idx), 0))
         single, stacks = _stacked_setups(A, b, C, d)
         for g in single:
             out[idx[g]] = _setup(*systems[idx[g]])

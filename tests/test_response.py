@@ -202,3 +202,23 @@ def test_batched_responses_and_rows_are_each_modes_own(seed):
         np.testing.assert_allclose(e.A @ r.nullspace, 0.0, atol=1e-9)
         if r.consistent and r.tau_C.shape[0] == 0:  # τ = 0 is admissible: A r = b
             np.testing.assert_allclose(e.A @ r.r, e.b, atol=1e-8 * max(1.0, float(np.abs(e.b).max())))
+
+
+def test_numerical_ranks_is_the_rank_rule_row_by_row():
+    """:func:`contactmodes.linalg.numerical_ranks` (stacked) equals :func:`numerical_rank` on each
+    row, with zero rows, no singular values and values straddling the threshold; and both agree
+    with ``np.linalg.matrix_rank`` on matrices of known rank."""
+    from contactmodes import tolerances
+    from contactmodes.linalg import numerical_rank, numerical_ranks
+
+    rng = np.random.default_rng(7)
+    for k in (0, 1, 3, 6):
+        s = np.sort(np.abs(rng.standard_normal((300, k))) * 10.0 ** rng.integers(-14, 2, (300, k)), axis=1)[:, ::-1]
+        s[::7] = 0.0
+        if k > 1:  # exactly at and just above the threshold
+            s[1::5, 1] = tolerances.RANK_RTOL * 9 * s[1::5, 0]
+            s[2::5, 1] = np.nextafter(tolerances.RANK_RTOL * 9 * s[2::5, 0], np.inf)
+        assert numerical_ranks(s, (7, 9)).tolist() == [numerical_rank(row, (7, 9)) for row in s]
+    A = np.array([rng.standard_normal((6, r)) @ rng.standard_normal((r, 5)) for r in range(6)])
+    s = np.linalg.svd(A, compute_uv=False)
+    assert numerical_ranks(s, (6, 5)).tolist() == list(range(6)) == [np.linalg.matrix_rank(M) for M in A]
