@@ -196,8 +196,11 @@ def simplex_batch(c, G, h, lo, hi, artificial=None, basis=None, max_iter: int | 
     if _kernel(kernel) == "compiled":
         return _compiled(c, G, h, lo, hi, artificial, basis, max_iter)
     Gn, hn, zero = _normalize(np.asarray(G, dtype=float), np.asarray(h, dtype=float))
-    eye = np.broadcast_to(np.eye(n), (Bn, n, n))
-    F = np.concatenate([Gn, eye, -eye], axis=1)  # (B, m + 2n, n)
+    F = np.zeros((Bn, M, n))  # (B, m + 2n, n): [G; I; -I]
+    F[:, :m] = Gn
+    j = np.arange(n)
+    F[:, m + j, j] = 1.0
+    F[:, m + n + j, j] = -1.0
     f = np.concatenate([hn, hi, -lo], axis=1)
     art = np.zeros((Bn, M), dtype=bool)
     art_lo, art_hi = _artificial(artificial)
@@ -236,9 +239,9 @@ def simplex_batch(c, G, h, lo, hi, artificial=None, basis=None, max_iter: int | 
     while live.size and it <= limit:
         x = np.einsum("bij,bj->bi", Binv, fl[ar[:, None], bl])
         viol = np.einsum("bmn,bn->bm", Fl, x) - fl
-        size = np.maximum(1.0, np.max(np.abs(x), axis=1))[:, None]
+        size = np.maximum(1.0, np.abs(x).max(axis=1))[:, None]
         scaled = viol / np.maximum(size, afl)
-        r = np.argmax(scaled, axis=1)
+        r = scaled.argmax(axis=1)
         done = scaled[ar, r] <= ENTER_TOL
         if done.any():
             status[live[done]] = lp.OPTIMAL
@@ -252,8 +255,8 @@ def simplex_batch(c, G, h, lo, hi, artificial=None, basis=None, max_iter: int | 
             break
         alpha = np.einsum("bj,bji->bi", Fl[ar, r], Binv)  # F_r = α F_B
         pos = alpha > PIVOT_TOL
-        ratio = np.where(pos, y / np.where(pos, alpha, 1.0), np.inf)
-        leave = np.argmin(ratio, axis=1)  # first minimum: lowest basis position
+        ratio = np.divide(y, alpha, out=np.full(alpha.shape, np.inf), where=pos)
+        leave = ratio.argmin(axis=1)  # first minimum: lowest basis position
         t = ratio[ar, leave]
         infeas = ~np.isfinite(t)
         if infeas.any():
@@ -316,7 +319,7 @@ def _verify(c, F, f, art, n, status, basis, enter, iterations) -> BatchResult:
     Bn, M = F.shape[0], F.shape[1]
     x_out = np.full((Bn, n), np.nan)
     fun = np.full(Bn, np.nan)
-    solver = np.full(Bn, "batch", dtype=object)
+    solver = _batch_solver(Bn)
     claimed = np.flatnonzero(status != UNDECIDED)
     if claimed.size == 0:
         return BatchResult(status, x_out, fun, basis, solver, iterations)
@@ -327,20 +330,23 @@ def _verify(c, F, f, art, n, status, basis, enter, iterations) -> BatchResult:
     x = np.einsum("bij,bj->bi", Binv, fc[cl, bc])
     opt = status[claimed] == lp.OPTIMAL
     good = np.zeros(claimed.size, dtype=bool)
-    z0 = np.zeros((claimed.size, 0))
-    e0 = np.zeros((claimed.size, 0, n))
-    if np.any(opt):
+    all_opt = bool(opt.all())
+    if all_opt or opt.any():
         o = np.flatnonzero(opt)
-        yB = -np.einsum("bji,bj->bi", Binv[o], c[claimed[o]])
+        # the claims' arrays (no copies when every claim is an optimum: the usual case)
+        Bo, co, xo, Fo, fo, ao, bo = (Binv, c[claimed], x, Fc, fc, artc, bc) if all_opt else \
+            (Binv[o], c[claimed[o]], x[o], Fc[o], fc[o], artc[o], bc[o])
+        yB = -np.einsum("bji,bj->bi", Bo, co)
         y = np.zeros((o.size, M))
-        y[np.arange(o.size)[:, None], bc[o]] = yB
+        y[np.arange(o.size)[:, None], bo] = yB
         # the certificate must not lean on an artificial bound; it is checked with their
         # multipliers set to zero, so that it proves the caller's LP (without those bounds)
-        leans = np.any(artc[o] & (np.abs(y) > ART_TOL * np.sum(np.abs(y), axis=1, keepdims=True)), axis=1)
-        y[artc[o]] = 0.0
-        good[o] = ~leans & lp.primal_ok(x[o], Fc[o], fc[o], e0[o], z0[o]) & \
-            lp.dual_ok(c[claimed[o]], x[o], y, z0[o], Fc[o], fc[o], e0[o], z0[o])
-    if not np.all(opt):
+        ay = np.abs(y)
+        leans = (ao & (ay > ART_TOL * ay.sum(axis=1, keepdims=True))).any(axis=1)
+        y[ao] = 0.0
+        z0, e0 = np.zeros((o.size, 0)), np.zeros((o.size, 0, n))
+        good[o] = ~leans & lp.primal_ok(xo, Fo, fo, e0, z0) & lp.dual_ok(co, xo, y, z0, Fo, fo, e0, z0)
+    if not all_opt:
         q = np.flatnonzero(~opt)
         r = np.maximum(enter[claimed[q]], 0)
         aq = np.arange(q.size)
@@ -350,7 +356,8 @@ def _verify(c, F, f, art, n, status, basis, enter, iterations) -> BatchResult:
         yf[aq, r] += 1.0
         leans = np.any(artc[q] & (np.abs(yf) > ART_TOL * np.sum(np.abs(yf), axis=1, keepdims=True)), axis=1)
         yf[artc[q]] = 0.0
-        good[q] = ~leans & lp.farkas_ok(yf, z0[q], Fc[q], fc[q], e0[q], z0[q])
+        z0, e0 = np.zeros((q.size, 0)), np.zeros((q.size, 0, n))
+        good[q] = ~leans & lp.farkas_ok(yf, z0, Fc[q], fc[q], e0, z0)
     status[claimed[~good]] = UNDECIDED
     keep = opt & good
     x_out[claimed[keep]] = x[keep]

@@ -151,30 +151,42 @@ def _normalized(M, v):
 def primal_ok(x, G, h, E, f) -> np.ndarray:
     """(B,) whether each point ``x`` (B, n) satisfies ``G x <= h`` (B, m, n)/(B, m) and ``E x = f``
     (B, p, n)/(B, p): each violation at most ``LP_PRIMAL_TOL · max(1, ||x||_inf, |h_i|)``."""
-    ok = np.all(np.isfinite(x), axis=1)
-    size = np.maximum(1.0, np.max(np.abs(np.where(np.isfinite(x), x, 0.0)), axis=1, initial=0.0))[:, None]
+    finite = np.isfinite(x)
+    ok = finite.all(axis=1)
+    size = np.maximum(1.0, np.abs(np.where(finite, x, 0.0)).max(axis=1, initial=0.0))[:, None]
     if G.shape[1]:
         viol = np.einsum("bmn,bn->bm", G, x) - h
-        ok &= ~np.any(viol > tol.LP_PRIMAL_TOL * np.maximum(size, np.abs(h)), axis=1)
+        ok &= ~(viol > tol.LP_PRIMAL_TOL * np.maximum(size, np.abs(h))).any(axis=1)
     if E.shape[1]:
         res = np.abs(np.einsum("bmn,bn->bm", E, x) - f)
-        ok &= ~np.any(res > tol.LP_PRIMAL_TOL * np.maximum(size, np.abs(f)), axis=1)
+        ok &= ~(res > tol.LP_PRIMAL_TOL * np.maximum(size, np.abs(f))).any(axis=1)
     return ok
 
 
 def dual_ok(c, x, y, z, G, h, E, f) -> np.ndarray:
     """(B,) dual feasibility (sign, stationarity ``c + G^T y + E^T z = 0``) and a zero duality gap
     for ``min c.x, G x <= h, E x = f`` (rows of unit norm), relative to the sizes of the terms."""
-    ok = np.all(np.isfinite(y), axis=1) & np.all(np.isfinite(z), axis=1)
-    mag = np.max(np.abs(c), axis=1, initial=0.0) + np.sum(np.abs(y), axis=1) + np.sum(np.abs(z), axis=1)
+    ay = np.abs(y)
+    ok = np.isfinite(y).all(axis=1)
+    mag = np.abs(c).max(axis=1, initial=0.0) + ay.sum(axis=1)
+    stat = c + np.einsum("bmn,bm->bn", G, y)
+    dual = -(h * y).sum(axis=1)
+    size = np.abs(h) * ay
+    if z.shape[1]:  # the equality terms (without equalities they add zeros: skipped)
+        az = np.abs(z)
+        ok &= np.isfinite(z).all(axis=1)
+        mag = mag + az.sum(axis=1)
+        stat = stat + np.einsum("bmn,bm->bn", E, z)
+        dual = dual - (f * z).sum(axis=1)
+        size_eq = (np.abs(f) * az).sum(axis=1)
     mag = np.maximum(mag, 1e-300)
-    ok &= ~np.any(y < -tol.LP_DUAL_TOL * mag[:, None], axis=1)
-    stat = c + np.einsum("bmn,bm->bn", G, y) + np.einsum("bmn,bm->bn", E, z)
-    ok &= np.max(np.abs(stat), axis=1, initial=0.0) <= tol.LP_DUAL_TOL * mag
-    primal = np.sum(c * x, axis=1)
-    dual = -np.sum(h * y, axis=1) - np.sum(f * z, axis=1)
-    size = np.abs(primal) + np.sum(np.abs(h) * np.abs(y), axis=1) + np.sum(np.abs(f) * np.abs(z), axis=1) \
-        + mag * np.maximum(1.0, np.max(np.abs(x), axis=1, initial=0.0))
+    ok &= ~(y < -tol.LP_DUAL_TOL * mag[:, None]).any(axis=1)
+    ok &= np.abs(stat).max(axis=1, initial=0.0) <= tol.LP_DUAL_TOL * mag
+    primal = (c * x).sum(axis=1)
+    size = np.abs(primal) + size.sum(axis=1)
+    if z.shape[1]:
+        size = size + size_eq
+    size = size + mag * np.maximum(1.0, np.abs(x).max(axis=1, initial=0.0))
     return ok & (np.abs(primal - dual) <= tol.LP_DUAL_TOL * size)
 
 
