@@ -461,47 +461,109 @@ def empty_stacked(systems, kernel: str = "numpy") -> list[tuple[np.ndarray, np.n
 
 
 def hull(A, b, C, d, feas: Feasibility) -> Hull:
-    """Apply the affine-hull rule (module docstring) to a set that ``feas`` calls nonempty.
+    """Apply the affine-hull rule (module docstring) to a set that ``feas`` calls nonempty:
+    :func:`hulls` of one set.
 
     Never fails on such a set (the LPs are feasible by construction); raises
     :class:`~polytopes.NumericalError` only if an LP cannot be solved reliably.
     """
-    if feas.empty:
-        raise ValueError("hull() needs a set the emptiness rule calls nonempty")
-    m, n = A.shape
-    eps = feas.eps
-    U, beta, const = feas.U, feas.beta, feas.const
-    implicit = np.zeros(m, dtype=bool)
-    k = feas.N.shape[1]
-    z_pt = feas.N.T @ (feas.point - feas.x0)
-    if feas.thin:
-        implicit[const] = beta[const] <= eps
-        implicit[const & (row_norms(A) == 0)] = False  # 0 <= b_i, b_i ~ 0: says nothing
-        undecided = ~const & (beta - U @ z_pt <= 2 * eps)
-        cap = max(feas.scale, 4 * eps)
-        rb = beta + eps
-        while np.any(undecided):
-            idx = np.flatnonzero(undecided)
-            live = np.flatnonzero(~const)
-            kk = idx.size
-            # variables (z, t_idx): U z + T t <= beta + eps over live rows, 0 <= t <= cap
-            T = np.zeros((live.size, kk))
-            T[np.searchsorted(live, idx), np.arange(kk)] = 1.0
-            A_ub = np.hstack([U[live], T])
-            c = np.concatenate([np.zeros(k), -np.ones(kk)])
-            bounds = [(None, None)] * k + [(0.0, cap)] * kk
-            st, zt, _ = lp.solve(c, A_ub, rb[live], bounds=bounds, bounded=True)
-            if st != lp.OPTIMAL:  # feasible by construction: (z_pt, 0)
+    return hulls([(A, b, C, d, feas)])[0]
+
+
+@dataclass
+class _Implicit:
+    """The implicit-equality search of one thin set in progress (:func:`hulls`): ``implicit``,
+    ``undecided`` (m,) bool, the relaxed offsets ``rb`` (m,) and the cap on the slacks."""
+
+    implicit: np.ndarray
+    undecided: np.ndarray
+    rb: np.ndarray
+    cap: float
+
+
+def hulls(items: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, Feasibility]]) -> list[Hull]:
+    """:func:`hull` of each ``(A, b, C, d, feas)`` (sets ``feas`` calls nonempty), the slack LPs of
+    the thin sets' implicit-equality rounds solved together, one verified batch per round
+    (:func:`polytopes.batchlp.solve_padded`, each LP padded by its own size, so a set's answer
+    does not depend on the others; free variables in the artificial box ``BATCH_LP_BOUND`` times
+    the set's data scale, an answer leaning on it solved again without it).
+
+    Raises :class:`ValueError` when a set is empty by ``feas``, and
+    :class:`~polytopes.NumericalError` only if an LP cannot be solved reliably.
+    """
+    from . import batchlp
+
+    searches: dict[int, _Implicit] = {}
+    implicit = []
+    for i, (A, _, _, _, feas) in enumerate(items):
+        if feas.empty:
+            raise ValueError("hull() needs a set the emptiness rule calls nonempty")
+        found = np.zeros(A.shape[0], dtype=bool)
+        implicit.append(found)
+        if feas.thin:
+            eps, U, beta, const = feas.eps, feas.U, feas.beta, feas.const
+            z_pt = feas.N.T @ (feas.point - feas.x0)
+            found[const] = beta[const] <= eps
+            found[const & (row_norms(A) == 0)] = False  # 0 <= b_i, b_i ~ 0: says nothing
+            undecided = ~const & (beta - U @ z_pt <= 2 * eps)
+            if undecided.any():
+                searches[i] = _Implicit(found, undecided, beta + eps, max(feas.scale, 4 * eps))
+    while searches:  # one round: every set's LP over its undecided rows, solved together
+        order = list(searches)
+        problems = []
+        for i in order:
+            problems.append(_implicit_lp(items[i][4], searches[i]))
+        status, xs, _ = batchlp.solve_padded(problems, fallback=True)
+        for i, st, zt in zip(order, status, xs):
+            if st != lp.OPTIMAL or zt is None:  # feasible by construction: (z_pt, 0)
                 from .errors import NumericalError
                 raise NumericalError("implicit-equality LP reported infeasible on a set the "
                                      "emptiness rule calls nonempty")
-            z_new = zt[:k]
-            decided = (rb[idx] - U[idx] @ z_new) > 3 * eps
-            if not np.any(decided):
-                implicit[idx] = True
-                break
-            undecided[idx[decided]] = False
-            z_pt = z_new
+            if _implicit_round(items[i][4], searches[i], zt):
+                del searches[i]
+    return [_hull_from(A, b, feas, found) for (A, b, _, _, feas), found in zip(items, implicit)]
+
+
+def _implicit_lp(feas: Feasibility, s: _Implicit):
+    """One round's LP of a thin set (Freund, Roundy & Todd): variables ``(z, t_idx)``, ``max sum
+    t`` s.t. ``U z + T t <= beta + eps`` over the live rows, ``0 <= t <= cap``, ``z`` free (the
+    artificial box); as a :func:`polytopes.batchlp.solve_padded` problem."""
+    U, const = feas.U, feas.const
+    k = U.shape[1]
+    idx = np.flatnonzero(s.undecided)
+    live = np.flatnonzero(~const)
+    kk = idx.size
+    T = np.zeros((live.size, kk))
+    T[np.searchsorted(live, idx), np.arange(kk)] = 1.0
+    G = np.hstack([U[live], T])
+    c = np.concatenate([np.zeros(k), -np.ones(kk)])
+    bound = tol.BATCH_LP_BOUND * feas.scale
+    lo = np.concatenate([np.full(k, -bound), np.zeros(kk)])
+    hi = np.concatenate([np.full(k, bound), np.full(kk, s.cap)])
+    art = np.concatenate([np.ones(k, dtype=bool), np.zeros(kk, dtype=bool)])
+    return c, G, s.rb[live], lo, hi, art, art
+
+
+def _implicit_round(feas: Feasibility, s: _Implicit, zt: np.ndarray) -> bool:
+    """Apply a round's optimum ``zt = (z, t)``: rows given a slack above ``3 eps`` are not
+    implicit; when none is, every undecided row is. Returns whether the search is over."""
+    k = feas.U.shape[1]
+    idx = np.flatnonzero(s.undecided)
+    z_new = zt[:k]
+    decided = (s.rb[idx] - feas.U[idx] @ z_new) > 3 * feas.eps
+    if not np.any(decided):
+        s.implicit[idx] = True
+        return True
+    s.undecided[idx[decided]] = False
+    return not s.undecided.any()
+
+
+def _hull_from(A, b, feas: Feasibility, implicit: np.ndarray) -> Hull:
+    """The :class:`Hull` of a set from its implicit rows: the null space of those rows (SVD), its
+    least-norm point and the inner system over the rest."""
+    n = A.shape[1]
+    U, beta, const, eps = feas.U, feas.beta, feas.const, feas.eps
+    k = feas.N.shape[1]
     # hull over z: null space of the implicit rows
     Ui = U[implicit & ~const]
     Wz = np.eye(k)

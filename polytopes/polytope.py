@@ -250,6 +250,15 @@ class Polytope:
             self._cache["hull"] = None if f.empty else _feasibility.hull(*self._h(), f)
         return self._cache["hull"]
 
+    @staticmethod
+    def _prime_hulls(polys: Sequence["Polytope"]) -> None:
+        """Compute the missing hulls of the non-empty ``polys`` (:meth:`_hull`) together: their
+        implicit-equality LPs in one batch per round (:func:`polytopes.feasibility.hulls`)."""
+        todo = [P for P in polys if "hull" not in P._cache and not P.is_empty()]
+        if len(todo) > 1:
+            for P, h in zip(todo, _feasibility.hulls([(*P._h(), P._feas()) for P in todo])):
+                P._cache["hull"] = h
+
     def _inner_lp(self, direction: np.ndarray):
         """``max direction.x`` over the (nonempty) set through its inner system; returns
         ``(value, x)`` with ``x`` ``None`` when unbounded."""
@@ -465,6 +474,7 @@ class Polytope:
 
         polys = list(polytopes)
         out: list[tuple[np.ndarray, np.ndarray] | None] = [None] * len(polys)
+        Polytope._prime_hulls(polys)
         jobs = []  # (index, ks, hull, directions of the sides left to LPs, proven up, proven down)
         for i, P in enumerate(polys):
             ks = list(range(P.dim)) if coords is None else [int(c) for c in coords]

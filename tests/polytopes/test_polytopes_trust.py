@@ -612,3 +612,70 @@ def test_empty_stacked_is_feasibility_many():
         assert np.array_equal(slack, [f.slack for f in ref], equal_nan=True)
         n_empty += int(empty.sum())
     assert 0 < n_empty < sum(S[0].shape[0] for S in stacks)
+
+
+def test_hulls_together_are_each_sets_own():
+    """The affine-hull rule of many sets at once (:func:`polytopes.feasibility.hulls`: the thin
+    sets' implicit-equality LPs in one batch per round) gives each set exactly the hull it gets
+    alone, and on sets built with known implicit equalities (two pairs of opposite rows through a
+    point, and rows through that point or beyond it that are not implied) finds exactly those
+    rows."""
+    from polytopes.feasibility import feasibility, hull, hulls
+
+    rng = np.random.default_rng(15)
+    systems = [s for s in _random_systems(rng, 200)]
+    known = []
+    for i in range(60):  # thin by construction: rows 0/1 and 2/3 pinch x onto a plane pair
+        n = int(rng.integers(3, 6))
+        x = rng.standard_normal(n)
+        A = rng.standard_normal((7, n))
+        A[1], A[3] = -A[0], -A[2]
+        b = A @ x + np.array([0, 0, 0, 0, 0, 1.0, 2.0]) * rng.uniform(0.5, 1.0)  # row 4: through x
+        systems.append((A, b, np.zeros((0, n)), np.zeros(0)))
+        known.append(len(systems) - 1)
+    items = [(*s, feasibility(*s)) for s in systems]
+    items = [it for it in items if not it[4].empty]
+    together = hulls(items)
+    n_thin = sum(it[4].thin for it in items)
+    assert n_thin >= 60
+    fields = ("implicit", "Q", "q", "x0", "N", "rows", "V", "gamma", "relax")
+    for it, h in zip(items, together):
+        alone = hull(*it)
+        assert all(np.array_equal(getattr(h, f), getattr(alone, f)) for f in fields)
+    for it, h in zip(items, together):  # the implicit rows the single-LP loop finds (HiGHS)
+        assert h.implicit.tolist() == _implicit_rows_one_lp_each(*it).tolist()
+    for it, h in zip(items, together):
+        if any(it[0] is systems[j][0] for j in known):
+            assert h.implicit.tolist() == [True] * 4 + [False] * 3
+            assert h.dimension == it[0].shape[1] - 2
+
+
+def _implicit_rows_one_lp_each(A, b, C, d, feas):
+    """Reference for the implicit rows of the affine-hull rule: the rounds of Freund, Roundy & Todd
+    as :func:`polytopes.feasibility.hull` defines them, each LP solved alone by HiGHS
+    (``scipy.optimize.linprog``)."""
+    from scipy.optimize import linprog
+
+    implicit = np.zeros(A.shape[0], dtype=bool)
+    if not feas.thin:
+        return implicit
+    eps, U, beta, const = feas.eps, feas.U, feas.beta, feas.const
+    k = U.shape[1]
+    z_pt = feas.N.T @ (feas.point - feas.x0)
+    implicit[const] = beta[const] <= eps
+    implicit[const & (np.linalg.norm(A, axis=1) == 0)] = False
+    undecided = ~const & (beta - U @ z_pt <= 2 * eps)
+    cap, rb = max(feas.scale, 4 * eps), beta + eps
+    while undecided.any():
+        idx, live = np.flatnonzero(undecided), np.flatnonzero(~const)
+        T = np.zeros((live.size, idx.size))
+        T[np.searchsorted(live, idx), np.arange(idx.size)] = 1.0
+        res = linprog(np.concatenate([np.zeros(k), -np.ones(idx.size)]), A_ub=np.hstack([U[live], T]),
+                      b_ub=rb[live], bounds=[(None, None)] * k + [(0.0, cap)] * idx.size, method="highs")
+        assert res.status == 0
+        decided = (rb[idx] - U[idx] @ res.x[:k]) > 3 * eps
+        if not decided.any():
+            implicit[idx] = True
+            break
+        undecided[idx[decided]] = False
+    return implicit
