@@ -178,25 +178,36 @@ def _template(scale, Q, q, x0, N, consistent, U, beta, const) -> tuple[Feasibili
 
 
 SETUP_CHUNK = 512
-""":func:`_setups` stacks at most this many sets of one shape at a time (a cost knob)."""
+""":func:`feasibility_many` and :func:`empty_stacked` set up at most this many sets of one shape
+at a time (a cost knob: bounded memory)."""
 
 
 @dataclass(frozen=True)
 class _Stacked:
     """The set-up of ``S`` sets of one shape at once (:func:`_stacked_setups`): the fields of
     :class:`Feasibility` stacked, ``sel`` (S,) their positions in the caller's stack, ``N`` (S, n,
-    k) with ``k`` common to the group, ``consistent`` (S,) bool."""
+    k) with ``k`` common to the group (``None`` for sets without equalities: ``N = I``),
+    ``consistent`` (S,) bool."""
 
     sel: np.ndarray
     scale: np.ndarray
     Q: np.ndarray
     q: np.ndarray
     x0: np.ndarray
-    N: np.ndarray
+    N: np.ndarray | None
     consistent: np.ndarray
     U: np.ndarray
     beta: np.ndarray
     const: np.ndarray
+
+    @property
+    def k(self) -> int:
+        """The number of free directions ``k`` (columns of ``N``)."""
+        return self.U.shape[2]
+
+    def basis(self, j: int) -> np.ndarray:
+        """``N`` (n, k) of the ``j``-th set (a fresh identity for sets without equalities)."""
+        return np.eye(self.U.shape[2]) if self.N is None else self.N[j]
 
 
 def _stacked_setups(A, b, C, d) -> tuple[np.ndarray, list[_Stacked]]:
@@ -227,7 +238,7 @@ def _stacked_setups(A, b, C, d) -> tuple[np.ndarray, list[_Stacked]]:
     if not p:
         G = keep.size
         return single, [_Stacked(keep, scale, np.zeros((G, 0, n)), np.zeros((G, 0)), np.zeros((G, n)),
-                                 np.broadcast_to(np.eye(n), (G, n, n)), np.ones(G, dtype=bool), A / s_[:, :, None],
+                                 None, np.ones(G, dtype=bool), A / s_[:, :, None],
                                  b / s_, ~nz)]
     C, d, nC = C[keep], d[keep], nC[keep]
     Cn, dn = C / nC[:, :, None], d / nC
@@ -262,32 +273,6 @@ def _shape_chunks(systems):
     return [(key, ix[j:j + SETUP_CHUNK]) for key, ix in groups.items() for j in range(0, len(ix), SETUP_CHUNK)]
 
 
-def _setups(systems) -> list[tuple[Feasibility, _SlackLP | None]]:
-    """:func:`_setup` of every ``(A, b, C, d)``, the sets of one shape ``(m, n, p)`` computed
-    together by :func:`_stacked_setups` (sets alone, and sets without inequality rows, take
-    :func:`_setup` itself)."""
-    out: list = [None] * len(systems)
-    for (m, n, p), idx in _shape_chunks(systems):
-        if len(idx) == 1 or m == 0:
-            for i in idx:
-                out[i] = _setup(*systems[i])
-            continue
-        A = np.array([systems[i][0] for i in idx])
-        b = np.array([systems[i][1] for i in idx])
-        C = np.array([systems[i][2] for i in idx]) if p else np.zeros((len(idx), 0, n))
-        d = np.array([systems[i][3] for i in idx]) if p else np.zeros((len(idx), 0))
-        single, stacks = _stacked_setups(A, b, C, d)
-        for g in single:
-            out[idx[g]] = _setup(*systems[idx[g]])
-        for st in stacks:
-            N = st.N if p else None
-            for j, g in enumerate(st.sel):
-                out[idx[g]] = _template(float(st.scale[j]), st.Q[j], st.q[j], st.x0[j],
-                                        N[j] if N is not None else np.eye(n), bool(st.consistent[j]),
-                                        st.U[j], st.beta[j], st.const[j])
-    return out
-
-
 def _decide(template: Feasibility, zs: np.ndarray) -> Feasibility:
     """The rule's decision from an optimum ``zs = (z*, s*)`` of the max-slack LP."""
     t = template
@@ -320,7 +305,10 @@ def feasibility_many(systems: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray,
     """:func:`feasibility` of every ``(A, b, C, d)`` of ``systems``: the same set-up and the same
     decision, with the max-slack LPs solved together by the verified batched dual simplex of
     :mod:`polytopes.batchlp` (:func:`~polytopes.batchlp.solve_batch`: every answer checked by the
-    rules of :func:`polytopes.lp.solve_verified`, the undecided ones solved by it).
+    rules of :func:`polytopes.lp.solve_verified`, the undecided ones solved by it). The sets of one
+    shape are set up together (:func:`_stacked_setups`) and their LPs built stacked
+    (:func:`_slack_lps`); each result is the one the set gets alone, bit for bit
+    (``tests/polytopes/test_polytopes_trust.py``).
 
     Sets of different sizes share a batch by padding to a size that depends on each LP's own size
     (:func:`~polytopes.batchlp.solve_padded`), so a set's answer does not depend on the others of
@@ -331,33 +319,149 @@ def feasibility_many(systems: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray,
     what the process did before). Raises
     :class:`~polytopes.NumericalError` when an LP cannot be solved reliably by any solver.
     """
+    out: list = [None] * len(systems)
+    chunks = _shape_chunks(systems)
+    stacks = []
+    for (m, n, p), idx in chunks:
+        G = len(idx)
+        stacks.append((np.array([systems[i][0] for i in idx]) if m else np.zeros((G, 0, n)),
+                       np.array([systems[i][1] for i in idx]) if m else np.zeros((G, 0)),
+                       np.array([systems[i][2] for i in idx]) if p else np.zeros((G, 0, n)),
+                       np.array([systems[i][3] for i in idx]) if p else np.zeros((G, 0))))
+    for (_, idx), results in zip(chunks, _decide_stacks(stacks, kernel, objects=True)):
+        for i, f in zip(idx, results):
+            out[i] = f
+    return out
+
+
+def empty_stacked(systems, kernel: str = "numpy") -> list[tuple[np.ndarray, np.ndarray]]:
+    """The emptiness rule's decisions for sets given as stacks of one shape each — ``systems`` a
+    sequence of ``(A, b, C, d)`` with shapes (G, m, n), (G, m), (G, p, n), (G, p) — without a
+    :class:`Feasibility` object or a Python loop per set: stacks of the same shape are joined and
+    decided as :func:`feasibility_many` decides them (the same set-up and LPs). Each decision and
+    slack is the one :func:`feasibility_many` gives (``tests/polytopes/test_polytopes_trust.py``).
+
+    Returns, per stack, ``(empty (G,) bool, slack (G,))`` (``s*``; ``-inf`` for inconsistent
+    equalities). Raises :class:`~polytopes.NumericalError` when an LP cannot be solved reliably.
+    """
+    shapes: dict[tuple[int, int, int], list[int]] = {}
+    for t, (A, _, C, _) in enumerate(systems):
+        shapes.setdefault((*A.shape[1:], C.shape[1]), []).append(t)
+    joined = []
+    for members in shapes.values():
+        parts = [systems[t] for t in members]
+        joined.append(tuple(np.concatenate([P[i] for P in parts]) if len(parts) > 1 else np.asarray(parts[0][i])
+                            for i in range(4)))
+    out: list = [None] * len(systems)
+    for members, (empty, slack) in zip(shapes.values(), _decide_stacks(joined, kernel, objects=False)):
+        at = 0
+        for t in members:
+            G = systems[t][0].shape[0]
+            out[t] = (empty[at:at + G], slack[at:at + G])
+            at += G
+    return out
+
+
+def _decide_stacks(stacks, kernel: str, objects: bool) -> list:
+    """The emptiness rule on stacks of one shape each (``(A, b, C, d)`` (G, m, n), (G, m), (G, p,
+    n), (G, p)): per stack the list of :class:`Feasibility` (``objects``) or ``(empty (G,), slack
+    (G,))``. Chunks of ``SETUP_CHUNK`` sets are set up together (:func:`_stacked_setups`; a chunk
+    of one set, a set without rows, and the sets it leaves to :func:`_setup` take :func:`_setup`);
+    the sets :func:`_template` decides without an LP are decided by it; the max-slack LPs of the
+    others are built stacked (:func:`_slack_lps`) and solved, with those of the :func:`_setup`
+    sets, in verified batches (:func:`polytopes.batchlp.solve_stacked`,
+    :func:`~polytopes.batchlp.solve_padded`)."""
     from . import batchlp
 
-    out: list[Feasibility | None] = []
-    todo: list[tuple[int, Feasibility, _SlackLP]] = []
-    for i, (template, slp) in enumerate(_setups(systems)):
-        out.append(template if slp is None else None)
+    feas: list[list] = []
+    decided: list[tuple[np.ndarray, np.ndarray]] = []
+    alone: list[tuple[int, int, Feasibility, _SlackLP]] = []  # the _setup sets with an LP
+    lps = []  # (stack, positions, the _Stacked, its sets, eps (S,)) and the stacked LPs
+
+    def record(t: int, g: int, template: Feasibility, slp: _SlackLP | None) -> None:
         if slp is not None:
-            todo.append((i, template, slp))
-    problems = []
-    for _, t, slp in todo:  # variables (z, s): max s, z free (artificial box), s <= s_max (real)
-        k = slp.G.shape[1] - 1
-        bound = tol.BATCH_LP_BOUND * t.scale
-        c = np.zeros(k + 1)
-        c[k] = -1.0
-        lo = np.full(k + 1, -bound)
-        hi = np.full(k + 1, bound)
-        hi[k] = slp.s_max
-        art_hi = np.ones(k + 1, dtype=bool)
-        art_hi[k] = False
-        problems.append((c, slp.G, slp.h, lo, hi, np.ones(k + 1, dtype=bool), art_hi))
-    status, xs, _ = batchlp.solve_padded(problems, fallback=True, kernel=kernel)
-    for (i, t, _), st, zs in zip(todo, status, xs):
-        if st != lp.OPTIMAL or zs is None:  # feasible and bounded by construction
+            alone.append((t, g, template, slp))
+        elif objects:
+            feas[t][g] = template
+        else:
+            decided[t][0][g], decided[t][1][g] = template.empty, template.slack
+
+    for t, (A, b, C, d) in enumerate(stacks):
+        G, m, n = A.shape
+        feas.append([None] * G)
+        decided.append((np.zeros(G, dtype=bool), np.full(G, np.nan)))
+        for a0 in range(0, G, SETUP_CHUNK):
+            z = np.arange(a0, min(G, a0 + SETUP_CHUNK))
+            if m == 0 or z.size == 1:
+                for g in z.tolist():
+                    record(t, g, *_setup(A[g], b[g], C[g], d[g]))
+                continue
+            single, stacked = _stacked_setups(A[z], b[z], C[z], d[z])
+            for g in z[single].tolist():
+                record(t, g, *_setup(A[g], b[g], C[g], d[g]))
+            for st in stacked:
+                st.U[st.const] = 0.0  # as _template zeroes them, set by set
+                k = st.k
+                need_lp = st.consistent & ~st.const.all(axis=1) & (k > 0)
+                for j in np.flatnonzero(~need_lp).tolist():  # decided by _template
+                    record(t, int(z[st.sel[j]]), *_template_of(st, j))
+                sets = np.flatnonzero(need_lp)
+                if sets.size:
+                    eps, problem = _slack_lps(st, sets)
+                    lps.append(((t, z[st.sel[sets]], st, sets, eps), problem))
+    solved = batchlp.solve_stacked([p for _, p in lps], fallback=True, kernel=kernel)
+    for ((t, pos, st, sets, eps), _), (status, x, _) in zip(lps, solved):
+        if np.any(status != lp.OPTIMAL):  # feasible and bounded by construction
             from .errors import NumericalError
             raise NumericalError("max-slack LP reported infeasible or unbounded")
-        out[i] = _decide(t, zs)
-    return out  # type: ignore[return-value]
+        k = st.k
+        s_star = x[:, k]
+        if not objects:
+            decided[t][0][pos] = s_star < -eps
+            decided[t][1][pos] = s_star
+            continue
+        for g, j, zs in zip(pos.tolist(), sets.tolist(), x):
+            template, _ = _template_of(st, j, lp_needed=True)
+            feas[t][g] = _decide(template, zs)
+    status, xs, _ = batchlp.solve_padded([_slack_problem(tp, slp) for _, _, tp, slp in alone], fallback=True,
+                                         kernel=kernel)
+    for (t, g, template, _), st_, zs in zip(alone, status, xs):
+        if st_ != lp.OPTIMAL or zs is None:  # feasible and bounded by construction
+            from .errors import NumericalError
+            raise NumericalError("max-slack LP reported infeasible or unbounded")
+        f = _decide(template, zs)
+        if objects:
+            feas[t][g] = f
+        else:
+            decided[t][0][g], decided[t][1][g] = f.empty, f.slack
+    return feas if objects else decided
+
+
+def _template_of(st: _Stacked, j: int, lp_needed: bool = False) -> tuple[Feasibility, _SlackLP | None]:
+    """:func:`_template` of the ``j``-th set of ``st`` (its rows of ``U`` already zeroed where
+    constant); ``lp_needed``: only the template is wanted (the stacked LP solves it)."""
+    N = st.basis(j)
+    if lp_needed:  # the fields _template gives a set whose LP is pending
+        eps = tol.FEASIBILITY_TOL * float(st.scale[j])
+        return Feasibility(True, float("nan"), None, eps, float(st.scale[j]), st.Q[j], st.q[j], st.x0[j], N, st.U[j],
+                           st.beta[j], st.const[j]), None
+    return _template(float(st.scale[j]), st.Q[j], st.q[j], st.x0[j], N, bool(st.consistent[j]), st.U[j],
+                     st.beta[j], st.const[j])
+
+
+def _slack_problem(t: Feasibility, slp: _SlackLP):
+    """The max-slack LP of one set as a :func:`polytopes.batchlp.solve_padded` problem: variables
+    ``(z, s)``, max ``s``, ``z`` free (the artificial box), ``s <= s_max`` (real)."""
+    k = slp.G.shape[1] - 1
+    bound = tol.BATCH_LP_BOUND * t.scale
+    c = np.zeros(k + 1)
+    c[k] = -1.0
+    lo = np.full(k + 1, -bound)
+    hi = np.full(k + 1, bound)
+    hi[k] = slp.s_max
+    art_hi = np.ones(k + 1, dtype=bool)
+    art_hi[k] = False
+    return c, slp.G, slp.h, lo, hi, np.ones(k + 1, dtype=bool), art_hi
 
 
 def _slack_lps(st: _Stacked, sets: np.ndarray):
@@ -367,7 +471,7 @@ def _slack_lps(st: _Stacked, sets: np.ndarray):
     constant row is not dropped but zeroed (``0 <= 0``, a padding row of
     :mod:`polytopes.batchlp`, which never enters a basis), its offset capping ``s`` as in
     :func:`_template`."""
-    S, k = sets.size, st.N.shape[2]
+    S, k = sets.size, st.k
     scale = st.scale[sets]
     const = st.const[sets]
     live = ~const
@@ -388,76 +492,6 @@ def _slack_lps(st: _Stacked, sets: np.ndarray):
     art_hi[:, k] = False
     return tol.FEASIBILITY_TOL * scale, (c, G, np.where(const, 0.0, beta), lo, hi, np.ones((S, k + 1), dtype=bool),
                                          art_hi)
-
-
-def empty_stacked(systems, kernel: str = "numpy") -> list[tuple[np.ndarray, np.ndarray]]:
-    """The emptiness rule's decisions for sets given as stacks of one shape each — ``systems`` a
-    sequence of ``(A, b, C, d)`` with shapes (G, m, n), (G, m), (G, p, n), (G, p) — without a
-    :class:`Feasibility` object or a Python loop per set: stacks of the same shape are joined, set
-    up by :func:`_stacked_setups`, and their max-slack LPs built stacked (:func:`_slack_lps`) and
-    solved together by :func:`polytopes.batchlp.solve_stacked` (verified, padded as
-    :func:`feasibility_many` pads them). The few sets :func:`_template` decides without an LP, or
-    that :func:`_stacked_setups` leaves to :func:`_setup`, take :func:`feasibility_many`. Each
-    decision and slack is the one :func:`feasibility_many` gives
-    (``tests/polytopes/test_polytopes_trust.py``).
-
-    Returns, per stack, ``(empty (G,) bool, slack (G,))`` (``s*``; ``-inf`` for inconsistent
-    equalities). Raises :class:`~polytopes.NumericalError` when an LP cannot be solved reliably.
-    """
-    from . import batchlp
-
-    shapes: dict[tuple[int, int, int], list[int]] = {}
-    for t, (A, _, C, _) in enumerate(systems):
-        shapes.setdefault((*A.shape[1:], C.shape[1]), []).append(t)
-    joined = []
-    for members in shapes.values():
-        parts = [systems[t] for t in members]
-        joined.append(tuple(np.concatenate([P[i] for P in parts]) if len(parts) > 1 else np.asarray(parts[0][i])
-                            for i in range(4)))
-    empty = [np.zeros(J[0].shape[0], dtype=bool) for J in joined]
-    slack = [np.full(J[0].shape[0], np.nan) for J in joined]
-    rest: list[tuple[int, int]] = []  # (joined stack, set) decided by feasibility_many, one object each
-    lps = []  # (joined stack, positions, eps (S,)) and the stacked LPs
-    for t, (A, b, C, d) in enumerate(joined):
-        for a in range(0, A.shape[0], SETUP_CHUNK):
-            z = np.arange(a, min(A.shape[0], a + SETUP_CHUNK))
-            if A.shape[1] == 0:
-                rest.extend((t, int(g)) for g in z)
-                continue
-            single, stacks = _stacked_setups(A[z], b[z], C[z], d[z])
-            rest.extend((t, int(g)) for g in z[single])
-            for st in stacks:
-                pos = z[st.sel]
-                empty[t][pos[~st.consistent]], slack[t][pos[~st.consistent]] = True, -np.inf
-                good = np.flatnonzero(st.consistent)
-                if st.N.shape[2] == 0:  # decided without an LP: _template
-                    rest.extend((t, int(g)) for g in pos[good])
-                    continue
-                no_live = st.const[good].all(axis=1)  # decided without an LP: _template
-                rest.extend((t, int(g)) for g in pos[good[no_live]])
-                sets = good[~no_live]
-                if sets.size:
-                    eps, problem = _slack_lps(st, sets)
-                    lps.append(((t, pos[sets], eps), problem))
-    solved = batchlp.solve_stacked([p for _, p in lps], fallback=True, kernel=kernel)
-    for ((t, pos, eps), _), (status, x, _) in zip(lps, solved):
-        if np.any(status != lp.OPTIMAL):  # feasible and bounded by construction
-            from .errors import NumericalError
-            raise NumericalError("max-slack LP reported infeasible or unbounded")
-        s_star = x[:, -1]
-        empty[t][pos] = s_star < -eps
-        slack[t][pos] = s_star
-    sets = [tuple(X[g] for X in joined[t]) for t, g in rest]
-    for (t, g), f in zip(rest, feasibility_many(sets, kernel=kernel)):
-        empty[t][g], slack[t][g] = f.empty, f.slack
-    out: list = [None] * len(systems)
-    for members, e, s_ in zip(shapes.values(), empty, slack):
-        at = 0
-        for t in members:
-            G = systems[t][0].shape[0]
-            out[t] = (e[at:at + G], s_[at:at + G])
-            at += G
-    return out
 
 
 def hull(A, b, C, d, feas: Feasibility) -> Hull:

@@ -553,11 +553,14 @@ def test_are_empty_caches_the_rule_on_each_polytope():
 
 
 def test_stacked_setups_are_each_sets_own():
-    """The emptiness rule's set-up of many sets at once (:func:`polytopes.feasibility._setups`:
-    stacked norms, SVDs and products per shape) is, set by set, exactly the set-up of the set
-    alone — on random systems of mixed shapes and on groups of one shape with equalities (some
-    inconsistent, some with zero rows)."""
-    from polytopes.feasibility import _setup, _setups
+    """:func:`feasibility_many` sets up the sets of one shape together (stacked norms, SVDs and
+    products) and builds their max-slack LPs stacked (constant rows kept as zero rows); set by set
+    its result is exactly what the set's own set-up (:func:`polytopes.feasibility._setup`) and its
+    own LP (that template's LP, solved alone by :func:`polytopes.batchlp.solve_padded`) give — on
+    random systems of mixed shapes and on groups of one shape with equalities (some inconsistent,
+    some with zero rows, some with rows constant over the equalities' null space)."""
+    from polytopes import batchlp
+    from polytopes.feasibility import _decide, _setup, _slack_problem, feasibility_many
 
     rng = np.random.default_rng(13)
     systems = _random_systems(rng, 300)
@@ -569,14 +572,21 @@ def test_stacked_setups_are_each_sets_own():
             A[2] = 0.0
         if i % 13 == 0:
             C[1] = 0.0
+        if i % 3 == 0:
+            A[4] = 2.0 * C[0]  # constant over the null space of C
         systems.append((A, A @ x + rng.uniform(0.0, 1.0, 6), C, C @ x + (1.0 if i % 5 == 0 else 0.0)))
-    fields = ("eps", "scale", "Q", "q", "x0", "N", "U", "beta", "const", "empty", "slack")
-    for sys_, (t, slp) in zip(systems, _setups(systems)):
-        t0, slp0 = _setup(*sys_)
-        assert all(np.array_equal(getattr(t, f), getattr(t0, f), equal_nan=True) for f in fields)
-        assert (t.point is None) == (t0.point is None) and (slp is None) == (slp0 is None)
-        if slp is not None:
-            assert np.array_equal(slp.G, slp0.G) and np.array_equal(slp.h, slp0.h) and slp.s_max == slp0.s_max
+    fields = ("eps", "scale", "Q", "q", "x0", "N", "U", "beta", "const", "empty", "slack", "point")
+    n_lp = 0
+    for sys_, f in zip(systems, feasibility_many(systems)):
+        own, slp = _setup(*sys_)
+        if slp is not None:  # the set's own LP, alone
+            status, xs, _ = batchlp.solve_padded([_slack_problem(own, slp)], fallback=True)
+            own = _decide(own, xs[0])
+            n_lp += 1
+        assert all(np.array_equal(getattr(f, k), getattr(own, k), equal_nan=True) for k in fields if k != "point")
+        assert (f.point is None) == (own.point is None)
+        assert f.point is None or np.array_equal(f.point, own.point)
+    assert n_lp > 300
 
 
 def test_empty_stacked_is_feasibility_many():
