@@ -65,25 +65,34 @@ EXAMPLES = sorted((ROOT / "examples").glob("*.toml"))
 TARGETS_MS = {"two_link_brace": 10.0, "six_link_brace": 100.0, "rhex_flip_start": 50.0}
 
 TIMER = r"""
-import json, statistics, sys, time
+import contextlib, io, json, statistics, sys, time
 from contactmodes.io import load_system
 from contactmodes.analysis import analyze
-out = {}
+from contactmodes.cli import main as cli
+out = {"analyze": {}, "cli": {}}
 for path in sys.argv[2:]:
-    times = []
+    times, cli_times = [], []
     for _ in range(int(sys.argv[1]) + 1):
         system = load_system(path).system  # fresh: no cached scaling or session
         t0 = time.process_time()
         analyze(system)
         times.append(time.process_time() - t0)
-    out[path] = statistics.median(times[1:]) * 1e3
+        t0 = time.process_time()
+        with contextlib.redirect_stdout(io.StringIO()):  # the text table, computed and discarded
+            try:
+                cli(["analyze", path])
+            except SystemExit:
+                pass
+        cli_times.append(time.process_time() - t0)
+    out["analyze"][path] = statistics.median(times[1:]) * 1e3
+    out["cli"][path] = statistics.median(cli_times[1:]) * 1e3
 import contactmodes
 out["__file__"] = contactmodes.__file__
 print(json.dumps(out))
 """
 
 
-def timed(pythonpath: str, paths: list[str], repeat: int) -> dict[str, float]:
+def timed(pythonpath: str, paths: list[str], repeat: int) -> dict[str, dict[str, float]]:
     env = dict(os.environ, PYTHONPATH=pythonpath)
     proc = subprocess.run([sys.executable, "-c", TIMER, str(repeat), *paths], capture_output=True, text=True,
                           env=env, check=False, cwd=tempfile.gettempdir())  # '' leads sys.path: not the source tree
@@ -116,23 +125,25 @@ def main() -> None:
     args = ap.parse_args()
     paths = [str(p) for p in EXAMPLES if not p.name.endswith("_urdf.toml")]
     now = timed(str(ROOT), paths, args.repeat)
-    before: dict[str, float] = {}
+    before: dict[str, dict[str, float]] = {}
     if args.baseline:
         with tempfile.TemporaryDirectory() as tmp:
             archive = subprocess.run(["git", "-C", str(ROOT), "archive", args.baseline], capture_output=True, check=True)
             subprocess.run(["tar", "-x", "-C", tmp], input=archive.stdout, check=True)
             before = timed(tmp, paths, args.repeat)
     sys.path.insert(0, str(ROOT))
-    print("| example | now ms | scaling ms | scaling % | before ms | ratio before/now | target ms |")
-    print("|---|---|---|---|---|---|---|")
+    print("| example | now ms | scaling ms | scaling % | before ms | ratio before/now | target ms "
+          "| CLI now ms | CLI before ms | CLI ratio |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for p in paths:
         name = Path(p).stem
         sc = scaling_ms(Path(p), args.repeat)
-        b = before.get(p)
-        n = now.get(p)
+        n, b = now["analyze"][p], before.get("analyze", {}).get(p)
+        cn, cb = now["cli"][p], before.get("cli", {}).get(p)
         print(f"| {name} | {n:.1f} | {sc:.2f} | {100 * sc / n:.1f} | "
               f"{'-' if b is None else f'{b:.1f}'} | {'-' if b is None else f'{b / n:.2f}'} | "
-              f"{TARGETS_MS.get(name, '-')} |")
+              f"{TARGETS_MS.get(name, '-')} | {cn:.1f} | {'-' if cb is None else f'{cb:.1f}'} | "
+              f"{'-' if cb is None else f'{cb / cn:.2f}'} |")
 
 
 if __name__ == "__main__":

@@ -369,8 +369,7 @@ def _decide_stacks(stacks, kernel: str, objects: bool) -> list:
     of one set, a set without rows, and the sets it leaves to :func:`_setup` take :func:`_setup`);
     the sets :func:`_template` decides without an LP are decided by it; the max-slack LPs of the
     others are built stacked (:func:`_slack_lps`) and solved, with those of the :func:`_setup`
-    sets, in verified batches (:func:`polytopes.batchlp.solve_stacked`,
-    :func:`~polytopes.batchlp.solve_padded`)."""
+    sets, in verified batches, one per padded size (:func:`polytopes.batchlp.solve_stacked`)."""
     from . import batchlp
 
     feas: list[list] = []
@@ -409,13 +408,14 @@ def _decide_stacks(stacks, kernel: str, objects: bool) -> list:
                 if sets.size:
                     eps, problem = _slack_lps(st, sets)
                     lps.append(((t, z[st.sel[sets]], st, sets, eps), problem))
-    solved = batchlp.solve_stacked([p for _, p in lps], fallback=True, kernel=kernel)
-    for ((t, pos, st, sets, eps), _), (status, x, _) in zip(lps, solved):
-        if np.any(status != lp.OPTIMAL):  # feasible and bounded by construction
-            from .errors import NumericalError
-            raise NumericalError("max-slack LP reported infeasible or unbounded")
-        k = st.k
-        s_star = x[:, k]
+    # the stacked LPs and those of the _setup sets (stacks of one), in one call: one batch per size
+    singles = [tuple(a[None] for a in _slack_problem(tp, slp)) for _, _, tp, slp in alone]
+    solved = batchlp.solve_stacked([p for _, p in lps] + singles, fallback=True, kernel=kernel)
+    if any(np.any(status != lp.OPTIMAL) for status, _, _ in solved):  # feasible and bounded by construction
+        from .errors import NumericalError
+        raise NumericalError("max-slack LP reported infeasible or unbounded")
+    for ((t, pos, st, sets, eps), _), (_, x, _) in zip(lps, solved):
+        s_star = x[:, st.k]
         if not objects:
             decided[t][0][pos] = s_star < -eps
             decided[t][1][pos] = s_star
@@ -423,13 +423,8 @@ def _decide_stacks(stacks, kernel: str, objects: bool) -> list:
         for g, j, zs in zip(pos.tolist(), sets.tolist(), x):
             template, _ = _template_of(st, j, lp_needed=True)
             feas[t][g] = _decide(template, zs)
-    status, xs, _ = batchlp.solve_padded([_slack_problem(tp, slp) for _, _, tp, slp in alone], fallback=True,
-                                         kernel=kernel)
-    for (t, g, template, _), st_, zs in zip(alone, status, xs):
-        if st_ != lp.OPTIMAL or zs is None:  # feasible and bounded by construction
-            from .errors import NumericalError
-            raise NumericalError("max-slack LP reported infeasible or unbounded")
-        f = _decide(template, zs)
+    for (t, g, template, _), (_, x, _) in zip(alone, solved[len(lps):]):
+        f = _decide(template, x[0])
         if objects:
             feas[t][g] = f
         else:
