@@ -337,19 +337,21 @@ def feasibility_many(systems: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray,
 def empty_stacked(systems, kernel: str = "numpy") -> list[tuple[np.ndarray, np.ndarray]]:
     """The emptiness rule's decisions for sets given as stacks of one shape each — ``systems`` a
     sequence of ``(A, b, C, d)`` with shapes (G, m, n), (G, m), (G, p, n), (G, p) — without a
-    :class:`Feasibility` object or a Python loop per set: stacks of the same shape are joined and
-    decided as :func:`feasibility_many` decides them (the same set-up and LPs). Each decision and
-    slack is the one :func:`feasibility_many` gives (``tests/polytopes/test_polytopes_trust.py``).
+    :class:`Feasibility` object or a Python loop per set: stacks with the same ``(n, p)`` are
+    joined (rows padded, :func:`_pad_rows`) and decided as :func:`feasibility_many` decides them
+    (the same set-up and LPs). Each decision and slack is the one :func:`feasibility_many` gives
+    (``tests/polytopes/test_polytopes_trust.py``).
 
     Returns, per stack, ``(empty (G,) bool, slack (G,))`` (``s*``; ``-inf`` for inconsistent
     equalities). Raises :class:`~polytopes.NumericalError` when an LP cannot be solved reliably.
     """
-    shapes: dict[tuple[int, int, int], list[int]] = {}
+    shapes: dict[tuple[int, int], list[int]] = {}
     for t, (A, _, C, _) in enumerate(systems):
-        shapes.setdefault((*A.shape[1:], C.shape[1]), []).append(t)
+        shapes.setdefault((A.shape[2], C.shape[1]), []).append(t)
     joined = []
     for members in shapes.values():
-        parts = [systems[t] for t in members]
+        m = max(systems[t][0].shape[1] for t in members)
+        parts = [_pad_rows(*systems[t], m) + tuple(systems[t][2:]) for t in members]
         joined.append(tuple(np.concatenate([P[i] for P in parts]) if len(parts) > 1 else np.asarray(parts[0][i])
                             for i in range(4)))
     out: list = [None] * len(systems)
@@ -360,6 +362,29 @@ def empty_stacked(systems, kernel: str = "numpy") -> list[tuple[np.ndarray, np.n
             out[t] = (empty[at:at + G], slack[at:at + G])
             at += G
     return out
+
+
+def _pad_rows(A: np.ndarray, b: np.ndarray, C: np.ndarray, d: np.ndarray, m: int) -> tuple[np.ndarray, np.ndarray]:
+    """Stacked sets (``A`` (G, m0, n), ``b`` (G, m0), ``C`` (G, p, n), ``d`` (G, p)) with rows ``0 . x
+    <= cap`` appended to ``A, b`` up to ``m`` rows, ``cap`` at least each set's data scale
+    (:func:`problem_scale`, the cap on its slack): a zero row is a constant row of the emptiness
+    rule, left out of the scale, and this one caps the slack no lower than it is capped anyway —
+    the set-up of the other rows, the max-slack LP (where a constant row is a zero row) and so the
+    decision and the slack are the set's own, bit for bit."""
+    G, m0, n = A.shape
+    if m0 == m:
+        return A, b
+    cap = np.ones(G)
+    for M, v in ((A, b), (C, d)):  # max(1, |v_i| / ||M_i||) over the nonzero rows, and |v| itself
+        if M.shape[1]:
+            nrm = np.sqrt(np.add.reduce(M * M, axis=2))
+            ratio = np.where(nrm > 0, np.abs(v) / np.where(nrm > 0, nrm, 1.0), 0.0)
+            cap = np.maximum(cap, np.maximum(ratio.max(axis=1), np.abs(v).max(axis=1)))
+    A_pad = np.zeros((G, m, n))
+    A_pad[:, :m0] = A
+    b_pad = np.repeat(cap[:, None], m, axis=1)
+    b_pad[:, :m0] = b
+    return A_pad, b_pad
 
 
 def _decide_stacks(stacks, kernel: str, objects: bool) -> list:

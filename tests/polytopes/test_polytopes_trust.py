@@ -594,13 +594,14 @@ def test_empty_stacked_is_feasibility_many():
     an object per set) takes, set by set, the decision and the slack ``s*`` that
     :func:`feasibility_many` (one :class:`Feasibility` each) takes — bit for bit — on stacks with
     rows constant over the equalities' null space, inconsistent equalities, zero rows, no free
-    direction, and a stack of one set."""
+    direction, a stack of one set, and stacks of the same width and equalities but different
+    numbers of rows (joined by padding)."""
     from polytopes.feasibility import empty_stacked, feasibility_many
 
     rng = np.random.default_rng(14)
     stacks = []
     for m, n, p, G in [(6, 4, 0, 120), (6, 4, 2, 120), (9, 5, 1, 80), (3, 2, 2, 60), (7, 5, 2, 1), (5, 3, 3, 20),
-                       (8, 5, 2, 120), (4, 2, 2, 10)]:
+                       (8, 5, 2, 120), (4, 2, 2, 10), (11, 5, 2, 40), (3, 4, 0, 30), (13, 5, 1, 25), (2, 5, 2, 12)]:
         A = rng.standard_normal((G, m, n)) * 10.0 ** rng.integers(-3, 4, size=(G, m, 1))
         x = rng.standard_normal((G, n))
         C = rng.standard_normal((G, p, n))
