@@ -402,7 +402,7 @@ class _Search:
             bank_row = index[todo[:, None], np.minimum(pos, m - 1)] if m else pos
             ident = np.where(pos < m, bank_row, -1 - (pos - m))
             final[todo] = ident
-            basis[todo] = pos  # the unit box's LPs start where the large box's ended (dual feasible: same rows and costs)
+            basis[todo] = pos  # the unit box's LPs start where these ended (same rows and costs: dual feasible)
         keep = [bool(alive[b]) if decided[b] else not self._confirm_prune(p) for b, p in enumerate(chunk)]
         return keep, list(final)
 

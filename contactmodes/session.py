@@ -725,8 +725,8 @@ class AnalysisSession:
                 if m not in polys:
                     polys[m] = self.mode(m)._D_or_raw(task)
         groups: dict[tuple, list[int]] = {}
-        for i, (a, b) in enumerate(pairs):
-            Pa, Pb = polys[a], polys[b]
+        for i, (first_mode, second_mode) in enumerate(pairs):
+            Pa, Pb = polys[first_mode], polys[second_mode]
             groups.setdefault((Pa.A.shape, Pa.n_eq, Pb.A.shape, Pb.n_eq), []).append(i)
         stacks, places = [], []
         for (_, p_a, _, p_b), idx in groups.items():
@@ -765,8 +765,8 @@ class AnalysisSession:
         3. one LP (:func:`_intersect`).
 
         A mode whose ``T_c`` is not computed yet and with at most ``LIFTED_PAIRS_MAX`` candidate
-        partners is not projected: its witness is the τ' part of ``D_c``'s max-slack point, and its pairs left
-        undecided are decided by the emptiness rule on the lifted domains ``{(τ', w_a, w_b)}``
+        partners is not projected: its witness is the τ' part of ``D_c``'s max-slack point, and its
+        pairs left undecided are decided by the emptiness rule on the lifted domains ``{(τ', w_a, w_b)}``
         (:meth:`_lifted_nonempty`), their LPs solved in verified batches
         (:func:`polytopes.feasibility.empty_stacked`).
         """

@@ -351,7 +351,10 @@ def empty_stacked(systems, kernel: str = "numpy") -> list[tuple[np.ndarray, np.n
     joined = []
     for members in shapes.values():
         m = max(systems[t][0].shape[1] for t in members)
-        parts = [_pad_rows(*systems[t], m) + tuple(systems[t][2:]) for t in members]
+        parts = []
+        for t in members:
+            A, b, C, d = systems[t]
+            parts.append((*_pad_rows(A, b, C, d, m), C, d))
         joined.append(tuple(np.concatenate([P[i] for P in parts]) if len(parts) > 1 else np.asarray(parts[0][i])
                             for i in range(4)))
     out: list = [None] * len(systems)
