@@ -220,7 +220,11 @@ def _same_rank(eqs_list: list[ModeEquations], U: np.ndarray, s: np.ndarray, Vt: 
     if C0.shape[1] and C0.size:
         U2, s2, V2t = np.linalg.svd(C0, full_matrices=True)
     out = []
-    amb = tolerances.AMBIGUITY_ATOL
+    amb = tolerances.AMBIGUITY_ATOL  # does w move the accelerations, the forces (per mode)
+    moves_q = (np.abs(Q[:, :n_q]).max(axis=(1, 2), initial=0.0) > amb).tolist()
+    moves_f = (np.abs(Q[:, n_q:]).max(axis=(1, 2), initial=0.0) > amb).tolist()
+    data_scale = np.maximum(np.maximum(1.0, np.abs(b).max(axis=1, initial=0.0)),
+                            np.abs(B).max(axis=(1, 2), initial=0.0)).tolist()
     for g, eqs in enumerate(eqs_list):
         consistent = True
         tau_C = np.zeros((0, n_tau))
@@ -231,9 +235,8 @@ def _same_rank(eqs_list: list[ModeEquations], U: np.ndarray, s: np.ndarray, Vt: 
             else:
                 U2g, s2g, V2tg = np.eye(C0.shape[1]), np.zeros(0), np.eye(n_tau)
             r2 = numerical_rank(s2g, C0.shape[1:]) if s2g.size else 0
-            scale = max(1.0, float(np.abs(eqs.b).max(initial=0.0)), float(np.abs(eqs.B).max(initial=0.0)))
             resid = U2g[:, r2:].T @ d0[g]
-            if resid.size and float(np.abs(resid).max()) > tolerances.CONSISTENCY_RTOL * scale:
+            if resid.size and float(np.abs(resid).max()) > tolerances.CONSISTENCY_RTOL * data_scale[g]:
                 consistent = False
             if r2:
                 tau_C = V2tg[:r2].copy()
@@ -245,8 +248,7 @@ def _same_rank(eqs_list: list[ModeEquations], U: np.ndarray, s: np.ndarray, Vt: 
             full_column_rank=fcr, rank_case=rank_case, nullspace=null[g], n_w=n - r,
             P_q=P[g, :n_q], Q_q=Q_q, r_q=rvec[g, :n_q], P_f=P[g, n_q:], Q_f=Q_f, r_f=rvec[g, n_q:],
             tau_C=tau_C, tau_d=tau_d, consistent=consistent,
-            w_moves_accelerations=bool(Q_q.size and np.abs(Q_q).max() > amb),
-            w_moves_forces=bool(Q_f.size and np.abs(Q_f).max() > amb),
+            w_moves_accelerations=moves_q[g], w_moves_forces=moves_f[g],
         ))
     return out
 

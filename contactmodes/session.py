@@ -288,11 +288,13 @@ class ModeSolution:
         v = self._variant(task)
         resp = self.response(task)
         A, b, is_task = self._rows(v)
-        keep = ~is_task if (not task if drop_task is None else drop_task) else np.ones(len(b), dtype=bool)
-        A, b = A[keep], b[keep]
-        zero = ~np.any(A != 0.0, axis=1)
-        trivially = bool(np.any(b[zero] < 0.0))
-        A, b = A[~zero], b[~zero]
+        if (not task) if drop_task is None else drop_task:  # without the task rows
+            A, b = A[~is_task], b[~is_task]
+        zero = ~(A != 0.0).any(axis=1)
+        trivially = False
+        if zero.any():  # rows 0 <= b_i: dropped, the set empty when one has b_i < 0
+            trivially = bool((b[zero] < 0.0).any())
+            A, b = A[~zero], b[~zero]
         if extra is not None:
             A, b = np.vstack([A, extra[0]]), np.concatenate([b, extra[1]])
         dim = self.n_tau + resp.n_w
