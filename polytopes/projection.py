@@ -518,8 +518,8 @@ def verify_projection(P: "Polytope", Q: "Polytope", keep: Sequence[int]) -> str 
             points.append(xp[ks])
     ball = P.chebyshev_center()
     points.append(ball.center[ks])
-    for y in points:
-        if not Q.contains(y, tol=tol.PROJECTION_CHECK_TOL):
+    for y, inside in zip(points, Q.contains(np.array(points), tol=tol.PROJECTION_CHECK_TOL)):
+        if not inside:
             return f"the projection of a point of P, {np.round(y, 6).tolist()}, is not in the result"
     if G is not None:
         for v, tv in zip(V, dist):
