@@ -38,7 +38,11 @@ axes and ``PROJECTION_CHECK_DIRECTIONS`` random directions (same boundedness); e
 (so a bounded ``P`` has a bounded ``Q`` and no facet is missing), up to
 ``PROJECTION_CHECK_MAX_GENERATORS`` generators; the projections of ``P``'s Chebyshev center and of
 its maximizers along the check directions lie in ``Q``. Explicit float methods whose result fails
-raise :class:`~polytopes.NumericalError` naming the failed check.
+raise :class:`~polytopes.NumericalError` naming the failed check. The support and membership LPs
+of one verification are solved in one batch by the verified dual simplex of
+:mod:`polytopes.batchlp` (hull coordinates in the artificial box ``BATCH_LP_BOUND * scale``); an
+answer it does not certify goes to the single verified LP of :mod:`polytopes.lp` (as do the
+Chebyshev center and the rays and lines of ``Q``).
 """
 
 from __future__ import annotations
@@ -258,12 +262,6 @@ def _check_keep(keep, n: int) -> list[int]:
     return ks
 
 
-def _lift(u: np.ndarray, ks: list[int], n: int) -> np.ndarray:
-    c = np.zeros(n)
-    c[ks] = u
-    return c
-
-
 def _close(a: float, b: float, scale: float) -> bool:
     """Equal within ``PROJECTION_CHECK_TOL`` relative to ``scale``; values beyond
     ``EFFECTIVELY_INFINITE * scale`` count as infinite (double arithmetic cannot tell them apart)."""
@@ -275,26 +273,39 @@ def _close(a: float, b: float, scale: float) -> bool:
     return abs(a - b) <= tol.PROJECTION_CHECK_TOL * max(scale, abs(a), abs(b))
 
 
+def _membership_lp(h, ks: list[int], Y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The LPs of :func:`_in_projection` over the hull ``h`` of ``P`` (affine dimension ``k >= 1``)
+    for the points ``Y`` (N, len(ks)): ``min t  s.t.  V w <= gamma + relax, |x0[ks] + N[ks] w - y|
+    <= t``, variables ``(w, t)``, ``w`` free, ``t >= 0``. One matrix for all points: returns
+    ``(c (k+1,), A_ub (m + 2 len(ks), k+1), b_ub (N, m + 2 len(ks)))``."""
+    k = h.N.shape[1]
+    M = h.N[ks]
+    R = Y - h.x0[ks]
+    one = np.ones((len(ks), 1))
+    A_ub = np.vstack([np.hstack([h.V, np.zeros((h.V.shape[0], 1))]),
+                      np.hstack([M, -one]), np.hstack([-M, -one])])
+    b_ub = np.hstack([np.broadcast_to(h.gamma + h.relax, (len(Y), h.V.shape[0])), R, -R])
+    c = np.zeros(k + 1)
+    c[-1] = 1.0
+    return c, A_ub, b_ub
+
+
+def _near(t: float, y: np.ndarray, scale: float) -> bool:
+    """Whether a distance ``t`` of ``y`` (k,) to the projection is within ``PROJECTION_CHECK_TOL``."""
+    return t <= tol.PROJECTION_CHECK_TOL * max(scale, float(np.max(np.abs(y), initial=0.0)))
+
+
 def _in_projection(P: "Polytope", ks: list[int], y: np.ndarray, scale: float) -> bool:
     """Whether ``y`` (k,) lies within ``PROJECTION_CHECK_TOL`` of the projection of ``P``: one LP
     over ``P``'s affine-hull coordinates, ``min t  s.t.  V w <= gamma, |x0[ks] + N[ks] w - y| <= t``."""
     h = P._hull()
     assert h is not None  # callers pass non-empty sets
     k = h.N.shape[1]
-    M = h.N[ks]
-    r = y - h.x0[ks]
     if k == 0:
-        return float(np.max(np.abs(r), initial=0.0)) <= tol.PROJECTION_CHECK_TOL * max(
-            scale, float(np.max(np.abs(y), initial=0.0)))
-    one = np.ones((len(ks), 1))
-    A_ub = np.vstack([np.hstack([h.V, np.zeros((h.V.shape[0], 1))]),
-                      np.hstack([M, -one]), np.hstack([-M, -one])])
-    b_ub = np.concatenate([h.gamma + h.relax, r, -r])
-    c = np.zeros(k + 1)
-    c[-1] = 1.0
-    st, _, fun = lp.solve(c, A_ub, b_ub, bounds=[(None, None)] * k + [(0.0, None)], bounded=True)
-    return st == lp.OPTIMAL and fun <= tol.PROJECTION_CHECK_TOL * max(
-        scale, float(np.max(np.abs(y), initial=0.0)))
+        return _near(float(np.max(np.abs(y - h.x0[ks]), initial=0.0)), y, scale)
+    c, A_ub, b_ub = _membership_lp(h, ks, y[None, :])
+    st, _, fun = lp.solve(c, A_ub, b_ub[0], bounds=[(None, None)] * k + [(0.0, None)], bounded=True)
+    return st == lp.OPTIMAL and _near(fun, y, scale)
 
 
 def _lifts_to_ray(P: "Polytope", ks: list[int], r: np.ndarray) -> bool:
@@ -320,12 +331,148 @@ def _lifts_to_ray(P: "Polytope", ks: list[int], r: np.ndarray) -> bool:
     return st == lp.OPTIMAL and fun <= tol.PROJECTION_CHECK_TOL
 
 
+class _Supports:
+    """``max d.x`` over a nonempty set ``S`` and a maximizer, for the rows ``d`` of ``D`` (B, n):
+    ``value`` (B,) and ``points`` (B entries, (n,) or ``None``) are the batch's certified answers
+    (NaN where it certified none); ``at(i)`` returns ``(value, maximizer)`` — the maximizer
+    ``None`` when unbounded — from the batch, else from one LP (:meth:`Polytope._inner_lp`, the
+    single-LP path), solved only when asked for."""
+
+    def __init__(self, S: "Polytope", D: np.ndarray, value: np.ndarray,
+                 points: list[np.ndarray | None]) -> None:
+        self.S, self.D, self.value, self.points = S, D, value, points
+
+    def at(self, i: int) -> tuple[float, np.ndarray | None]:
+        if np.isnan(self.value[i]):
+            return self.S._inner_lp(self.D[i])
+        return float(self.value[i]), self.points[i]
+
+
+def _batchable(h) -> bool:
+    """Whether the LPs over a hull go to the batch: at least one hull coordinate and one inner row
+    (the other sets are decided without an LP by the single-LP functions)."""
+    return h.N.shape[1] > 0 and h.V.shape[0] > 0
+
+
+def _support_stack(S: "Polytope", D: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The support LPs ``min -(d N).w  s.t.  V w <= gamma + relax`` over the inner system of ``S``
+    for the rows ``d`` of ``D`` (B, n), as a stack of :func:`polytopes.batchlp.solve_stacked`
+    (``c`` (B, k), ``G`` (B, m, k), ...), ``w`` in the artificial box ``|w| <= BATCH_LP_BOUND *
+    scale`` (as :meth:`Polytope.bounding_boxes`)."""
+    h = S._hull()
+    assert h is not None  # callers pass non-empty sets
+    B, (m, kw) = len(D), h.V.shape
+    box = np.full((B, kw), tol.BATCH_LP_BOUND * S._feas().scale)
+    art = np.ones((B, kw), dtype=bool)
+    return (-(D @ h.N), np.broadcast_to(h.V, (B, m, kw)), np.broadcast_to(h.gamma + h.relax, (B, m)),
+            -box, box, art, art)
+
+
+def _membership_stack(P: "Polytope", ks: list[int], Y: np.ndarray) -> tuple[np.ndarray, ...]:
+    """:func:`_in_projection`'s LPs for the points ``Y`` (N, len(ks)) as a stack of
+    :func:`polytopes.batchlp.solve_stacked`: ``w`` in the artificial box ``|w| <= BATCH_LP_BOUND *
+    scale``, ``0 <= t`` below it (that upper bound artificial too)."""
+    h = P._hull()
+    assert h is not None  # callers pass non-empty sets
+    N, k = len(Y), h.N.shape[1]
+    c, A_ub, b_ub = _membership_lp(h, ks, Y)
+    bound = tol.BATCH_LP_BOUND * P._feas().scale
+    lo, hi = np.append(np.full(k, -bound), 0.0), np.full(k + 1, bound)
+    art_lo, art_hi = np.append(np.ones(k, dtype=bool), False), np.ones(k + 1, dtype=bool)
+    return (np.broadcast_to(c, (N, k + 1)), np.broadcast_to(A_ub, (N, *A_ub.shape)), b_ub,
+            *(np.broadcast_to(v, (N, k + 1)) for v in (lo, hi, art_lo, art_hi)))
+
+
+def _padded_stack(stack: tuple[np.ndarray, ...], m: int, n: int) -> tuple[np.ndarray, ...]:
+    """A stack of :func:`polytopes.batchlp.solve_stacked` padded to ``m`` rows and ``n`` variables
+    as ``solve_stacked`` pads: zero rows ``0 <= 0``, variables fixed at ``0`` with zero cost (not
+    artificial). The same LPs."""
+    c, G, h, lo, hi, art_lo, art_hi = stack
+    S, mi, ni = G.shape
+    Gp, hp = np.zeros((S, m, n)), np.zeros((S, m))
+    Gp[:, :mi, :ni], hp[:, :mi] = G, h
+
+    def wide(v, dtype=float):
+        w = np.zeros((S, n), dtype=dtype)
+        w[:, :ni] = v
+        return w
+    return wide(c), Gp, hp, wide(lo), wide(hi), wide(art_lo, bool), wide(art_hi, bool)
+
+
+def _solve_together(stacks: list[tuple[np.ndarray, ...]]) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """:func:`polytopes.batchlp.solve_stacked` without its fallback (NumPy kernel: the same floats
+    in every process) on ``stacks`` padded first to their largest size, so that all their LPs make
+    one batch (the kernel's cost per call, a few tenths of a millisecond, is that of several small
+    cddlib LPs). Returns, per stack, ``(status (S,), x (S, n_i) (NaN where not optimal), fun
+    (S,))``; a status may be :data:`~polytopes.batchlp.UNDECIDED`."""
+    from . import batchlp
+
+    live = [st for st in stacks if st[1].shape[0]]
+    if not live:
+        return [(np.zeros(0, dtype=int), np.zeros((0, st[1].shape[2])), np.zeros(0)) for st in stacks]
+    m = max(st[1].shape[1] for st in live)
+    n = max(st[1].shape[2] for st in live)
+    one = tuple(np.concatenate(parts) for parts in zip(*(_padded_stack(st, m, n) for st in live)))
+    status, x, fun = batchlp.solve_stacked([one], fallback=False, kernel="numpy")[0]
+    out, at = [], 0
+    for st in stacks:
+        S, _, ni = st[1].shape
+        out.append((status[at:at + S], x[at:at + S, :ni], fun[at:at + S]))
+        at += S
+    return out
+
+
+def _supports_from(S: "Polytope", D: np.ndarray, answers: tuple[np.ndarray, np.ndarray, np.ndarray] | None
+                   ) -> _Supports:
+    """:class:`_Supports` of ``S`` along the rows of ``D`` (B, n) from the batch's ``answers`` to
+    :func:`_support_stack` (``None`` when the set's LPs were not batched): a value and a maximizer
+    where it certified an optimum."""
+    h = S._hull()
+    assert h is not None  # callers pass non-empty sets
+    value = np.full(len(D), np.nan)
+    points: list[np.ndarray | None] = [None] * len(D)
+    if answers is not None:
+        status, W, fun = answers
+        ok = status == lp.OPTIMAL
+        value[ok] = (D @ h.x0)[ok] - fun[ok]
+        X = h.x0 + W @ h.N.T
+        for i in np.flatnonzero(ok):
+            points[i] = X[i]
+    return _Supports(S, D, value, points)
+
+
+def _batched_checks(P: "Polytope", Q: "Polytope", ks: list[int], lifted: np.ndarray, dirs: np.ndarray,
+                    Y: np.ndarray) -> tuple[_Supports, _Supports, np.ndarray]:
+    """The LPs of :func:`verify_projection` solved in one batch (:func:`_solve_together`): the
+    supports of ``P`` along the rows of ``lifted`` (B, n), of ``Q`` along ``dirs`` (D, k) and the
+    distances ``t`` of :func:`_in_projection` of the points ``Y`` (N, k). Returns the two
+    :class:`_Supports` and the distances (N,), NaN where the batch certified no optimum (the
+    caller then asks the single-LP path)."""
+    hp, hq = P._hull(), Q._hull()
+    stacks: dict[str, tuple[np.ndarray, ...]] = {}
+    if _batchable(hp):
+        stacks["P"] = _support_stack(P, lifted)
+        stacks["Y"] = _membership_stack(P, ks, Y)
+    if _batchable(hq):
+        stacks["Q"] = _support_stack(Q, dirs)
+    answers = dict(zip(stacks, _solve_together(list(stacks.values()))))
+    t = np.full(len(Y), np.nan)
+    if "Y" in answers:
+        status, _, fun = answers["Y"]
+        ok = status == lp.OPTIMAL
+        t[ok] = fun[ok]
+    return _supports_from(P, lifted, answers.get("P")), _supports_from(Q, dirs, answers.get("Q")), t
+
+
 def verify_projection(P: "Polytope", Q: "Polytope", keep: Sequence[int]) -> str | None:
     """Check that ``Q`` is the projection of ``P`` onto ``keep`` (module docstring).
 
     Returns ``None`` when every check passes, else a sentence naming the first failed check.
-    ``Q`` is expected in reduced form (unit rows). Raises
-    :class:`~polytopes.NumericalError` only if a check LP cannot be solved reliably.
+    ``Q`` is expected in reduced form (unit rows). The support LPs of ``P`` and ``Q`` and the
+    membership LPs of ``Q``'s vertices are solved together by the verified batched dual simplex
+    (:mod:`polytopes.batchlp`); an answer the batch does not certify (unbounded, or leaning on its
+    artificial box) is found by one verified LP (:mod:`polytopes.lp`) when its check is reached.
+    Raises :class:`~polytopes.NumericalError` only if a check LP cannot be solved reliably.
     """
     ks = [int(k) for k in keep]
     n, k = P.dim, len(ks)
@@ -336,15 +483,7 @@ def verify_projection(P: "Polytope", Q: "Polytope", keep: Sequence[int]) -> str 
     if Q.affine_dimension() > P.affine_dimension():
         return "the result has a larger affine dimension than P"
     scale = P._feas().scale
-    for a, b in zip(Q.A, Q.b):
-        hp = P.support(_lift(a, ks, n))
-        if not _close(hp, float(b), scale):
-            return f"facet {np.round(a, 6).tolist()} . y <= {b:.6g} is not supported by P (support {hp:.6g})"
-    for c, dd in zip(Q.C, Q.d):
-        lc = _lift(c, ks, n)
-        if not (_close(P.support(lc), float(dd), scale) and _close(-P.support(-lc), float(dd), scale)):
-            return f"equality {np.round(c, 6).tolist()} . y = {dd:.6g} does not hold on P"
-    try:
+    try:  # first: the check directions depend on it, and all support LPs go in one batch
         G = Q.vertices()
     except (RuntimeError, ValueError, NumericalError):
         G = None  # cdd could not enumerate the result's generators: the support checks stand
@@ -357,23 +496,35 @@ def verify_projection(P: "Polytope", Q: "Polytope", keep: Sequence[int]) -> str 
     dirs = rng.standard_normal((extra, k))
     if not complete:
         dirs = np.vstack([np.eye(k), -np.eye(k), dirs])
+    m, p = Q.n_ineq, Q.n_eq
+    lifted = np.zeros((m + 2 * p + len(dirs), n))
+    lifted[:, ks] = np.vstack([Q.A, Q.C, -Q.C, dirs])
+    V = G.vertices[:lim] if G is not None else np.zeros((0, k))
+    sp, sq, dist = _batched_checks(P, Q, ks, lifted, dirs, V)
+    for i, (a, b) in enumerate(zip(Q.A, Q.b)):
+        hp = sp.at(i)[0]
+        if not _close(hp, float(b), scale):
+            return f"facet {np.round(a, 6).tolist()} . y <= {b:.6g} is not supported by P (support {hp:.6g})"
+    for i, (c, dd) in enumerate(zip(Q.C, Q.d)):
+        if not (_close(sp.at(m + i)[0], float(dd), scale) and _close(-sp.at(m + p + i)[0], float(dd), scale)):
+            return f"equality {np.round(c, 6).tolist()} . y = {dd:.6g} does not hold on P"
     points = []
-    for u in dirs:
-        hq = Q.support(u)
-        lu = _lift(u, ks, n)
-        hp, xp = P._inner_lp(lu)
+    for i, u in enumerate(dirs):
+        hq = sq.at(i)[0]
+        hp, xp = sp.at(m + 2 * p + i)
         if not _close(hq, hp, scale):
             return f"supports differ along {np.round(u, 4).tolist()}: result {hq:.6g}, P {hp:.6g}"
         if xp is not None:
             points.append(xp[ks])
     ball = P.chebyshev_center()
     points.append(ball.center[ks])
-    for y in points:
-        if not Q.contains(y, tol=tol.PROJECTION_CHECK_TOL):
+    for y, inside in zip(points, Q.contains(np.array(points), tol=tol.PROJECTION_CHECK_TOL)):
+        if not inside:
             return f"the projection of a point of P, {np.round(y, 6).tolist()}, is not in the result"
     if G is not None:
-        for v in G.vertices[:lim]:
-            if not _in_projection(P, ks, v, scale):
+        for v, tv in zip(V, dist):
+            inside = _in_projection(P, ks, v, scale) if np.isnan(tv) else _near(float(tv), v, scale)
+            if not inside:
                 return f"vertex {np.round(v, 6).tolist()} of the result is not in the projection of P"
         for r in G.rays[:lim]:
             if not _lifts_to_ray(P, ks, r):

@@ -84,8 +84,10 @@ are then multiplied by the problem scale ``max(1, max_i |b_i| / ||a_i||)`` (see
 ``BATCH_LP_BOUND``
     The artificial box ``|w_j| <= BATCH_LP_BOUND * scale`` put on the free variables of support
     LPs solved by the batched dual simplex (:meth:`Polytope.bounding_box` with a ``kernel``,
-    :mod:`polytopes.batchlp`); an answer leaning on it is not accepted (it goes to
-    :func:`polytopes.lp.solve_many` without the box). A cost knob, not a tolerance.
+    :mod:`polytopes.batchlp`; the support and membership LPs of the projection check,
+    :func:`polytopes.projection.verify_projection`); an answer leaning on it is not accepted (it
+    goes to the single-LP path of :mod:`polytopes.lp` without the box). A cost knob, not a
+    tolerance.
 """
 
 FEASIBILITY_TOL: float = 1e-9
