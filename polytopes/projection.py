@@ -383,45 +383,6 @@ def _membership_stack(P: "Polytope", ks: list[int], Y: np.ndarray) -> tuple[np.n
             *(np.broadcast_to(v, (N, k + 1)) for v in (lo, hi, art_lo, art_hi)))
 
 
-def _padded_stack(stack: tuple[np.ndarray, ...], m: int, n: int) -> tuple[np.ndarray, ...]:
-    """A stack of :func:`polytopes.batchlp.solve_stacked` padded to ``m`` rows and ``n`` variables
-    as ``solve_stacked`` pads: zero rows ``0 <= 0``, variables fixed at ``0`` with zero cost (not
-    artificial). The same LPs."""
-    c, G, h, lo, hi, art_lo, art_hi = stack
-    S, mi, ni = G.shape
-    Gp, hp = np.zeros((S, m, n)), np.zeros((S, m))
-    Gp[:, :mi, :ni], hp[:, :mi] = G, h
-
-    def wide(v, dtype=float):
-        w = np.zeros((S, n), dtype=dtype)
-        w[:, :ni] = v
-        return w
-    return wide(c), Gp, hp, wide(lo), wide(hi), wide(art_lo, bool), wide(art_hi, bool)
-
-
-def _solve_together(stacks: list[tuple[np.ndarray, ...]]) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """:func:`polytopes.batchlp.solve_stacked` without its fallback (NumPy kernel: the same floats
-    in every process) on ``stacks`` padded first to their largest size, so that all their LPs make
-    one batch (the kernel's cost per call, a few tenths of a millisecond, is that of several small
-    cddlib LPs). Returns, per stack, ``(status (S,), x (S, n_i) (NaN where not optimal), fun
-    (S,))``; a status may be :data:`~polytopes.batchlp.UNDECIDED`."""
-    from . import batchlp
-
-    live = [st for st in stacks if st[1].shape[0]]
-    if not live:
-        return [(np.zeros(0, dtype=int), np.zeros((0, st[1].shape[2])), np.zeros(0)) for st in stacks]
-    m = max(st[1].shape[1] for st in live)
-    n = max(st[1].shape[2] for st in live)
-    one = tuple(np.concatenate(parts) for parts in zip(*(_padded_stack(st, m, n) for st in live)))
-    status, x, fun = batchlp.solve_stacked([one], fallback=False, kernel="numpy")[0]
-    out, at = [], 0
-    for st in stacks:
-        S, _, ni = st[1].shape
-        out.append((status[at:at + S], x[at:at + S, :ni], fun[at:at + S]))
-        at += S
-    return out
-
-
 def _supports_from(S: "Polytope", D: np.ndarray, answers: tuple[np.ndarray, np.ndarray, np.ndarray] | None
                    ) -> _Supports:
     """:class:`_Supports` of ``S`` along the rows of ``D`` (B, n) from the batch's ``answers`` to
@@ -443,11 +404,15 @@ def _supports_from(S: "Polytope", D: np.ndarray, answers: tuple[np.ndarray, np.n
 
 def _batched_checks(P: "Polytope", Q: "Polytope", ks: list[int], lifted: np.ndarray, dirs: np.ndarray,
                     Y: np.ndarray) -> tuple[_Supports, _Supports, np.ndarray]:
-    """The LPs of :func:`verify_projection` solved in one batch (:func:`_solve_together`): the
+    """The LPs of :func:`verify_projection` solved together, one batch per padded size
+    (:func:`polytopes.batchlp.solve_stacked` without its fallback; NumPy kernel: the same floats in
+    every process; a call costs a few tenths of a millisecond, several small cddlib LPs): the
     supports of ``P`` along the rows of ``lifted`` (B, n), of ``Q`` along ``dirs`` (D, k) and the
     distances ``t`` of :func:`_in_projection` of the points ``Y`` (N, k). Returns the two
     :class:`_Supports` and the distances (N,), NaN where the batch certified no optimum (the
     caller then asks the single-LP path)."""
+    from . import batchlp
+
     hp, hq = P._hull(), Q._hull()
     stacks: dict[str, tuple[np.ndarray, ...]] = {}
     if _batchable(hp):
@@ -455,7 +420,7 @@ def _batched_checks(P: "Polytope", Q: "Polytope", ks: list[int], lifted: np.ndar
         stacks["Y"] = _membership_stack(P, ks, Y)
     if _batchable(hq):
         stacks["Q"] = _support_stack(Q, dirs)
-    answers = dict(zip(stacks, _solve_together(list(stacks.values()))))
+    answers = dict(zip(stacks, batchlp.solve_stacked(list(stacks.values()), fallback=False, kernel="numpy")))
     t = np.full(len(Y), np.nan)
     if "Y" in answers:
         status, _, fun = answers["Y"]
