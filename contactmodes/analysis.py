@@ -162,6 +162,7 @@ class AnalysisResult:
     def to_json(self, include_overlaps: bool = True) -> dict:
         """The ``contactmodes.analysis/1`` document (``"overlaps"`` per mode is ``null`` when
         overlaps were not computed or ``include_overlaps`` is false)."""
+        self.session.prime_T(self.feasible_modes(), self.task)
         modes = []
         for m, a in self.modes.items():
             resp = a.response

@@ -186,6 +186,8 @@ def format_table(result: Any, unambiguous: dict | None = None, inconsistent: lis
     header.append("overlaps")
     rows = [header]
     shown = list(result.modes.items())[:MAX_ROWS]
+    if not boxes_only:  # every shown T_c, its first LPs in shared batches
+        result.session.prime_T([m for m, item in shown if item.feasible], result.task, user_units=True)
     for mode, item in shown:
         resp = item.response
         row = [mode, str(resp.rank_case), str(resp.n_w), "yes" if resp.w_moves_accelerations else "no"]

@@ -332,6 +332,15 @@ class Polytope:
             P._cache["feas"] = f
         return np.array([P._feas().empty for P in polytopes], dtype=bool)
 
+    @staticmethod
+    def prepare_many(polytopes: Sequence["Polytope"]) -> None:
+        """Decide the emptiness and the affine hull of every polytope of the sequence, their LPs
+        solved together (:meth:`are_empty`, :func:`polytopes.feasibility.hulls`: the same rules,
+        each result cached on its polytope as :meth:`is_empty` and :meth:`affine_hull` would cache
+        it). Worth it before many queries on many small sets (projections, supports, boxes)."""
+        Polytope.are_empty(polytopes)
+        Polytope._prime_hulls(polytopes)
+
     def witness(self) -> np.ndarray | None:
         """A point (n,) of the set by the emptiness rule: its max-slack point (within
         ``FEASIBILITY_TOL`` times the data scale of every row; inside when the set has an

@@ -227,3 +227,21 @@ def test_lifted_pairs_decided_together_as_one_by_one(path):
     alone = [r is not None and not next(it).empty for r in rows]
     assert together.tolist() == alone
     assert 0 < sum(alone) < len(alone)
+
+
+def test_prime_T_gives_the_domains_computed_one_by_one():
+    """:meth:`AnalysisSession.prime_T` (emptiness and hulls of all domains decided together first)
+    gives every mode the ``T_c`` a fresh session computes for it alone — the same H-representation,
+    in the solver's units and in the user's — and the same affine dimension and box."""
+    path = [p for p in EXAMPLES if "rhex" in p][0]
+    s = load_system(path).system
+    primed, alone = AnalysisSession(s), AnalysisSession(s)
+    feas = primed.feasible_modes()
+    assert len(feas) >= session_module.PREPARE_MIN
+    primed.prime_T(feas, user_units=True)
+    assert all(primed.mode(m).has_T(True) for m in feas)
+    for m in feas:
+        for P, Q in ((primed.mode(m).T(), alone.mode(m).T()), (primed.mode(m).user_T(), alone.mode(m).user_T())):
+            assert all(np.array_equal(getattr(P, f), getattr(Q, f)) for f in "AbCd")
+            assert P.affine_dimension() == Q.affine_dimension()
+            np.testing.assert_allclose(P.bounding_box(), Q.bounding_box(), rtol=1e-9, atol=1e-12)
