@@ -605,15 +605,24 @@ class AnalysisSession:
 
     def prime_T(self, modes: Sequence[str], task: bool = True, user_units: bool = False) -> None:
         """Compute the ``T_c`` of the feasible ``modes`` (:meth:`ModeSolution.T`; and in the
-        user's units, :meth:`ModeSolution.user_T`) with a progress stage, the emptiness and hull
-        LPs of their ``D_c`` (and of the user-unit ``T_c``) solved together first
-        (:meth:`polytopes.Polytope.prepare_many`): the same sets, for the callers that show every
-        ``T_c`` (the text table, the JSON document)."""
+        user's units, :meth:`ModeSolution.user_T`) with a progress stage, for the callers that show
+        every ``T_c`` (the text table, the JSON document): with ``PREPARE_MIN`` or more, the
+        emptiness and hull LPs of their ``D_c`` (and of the user-unit ``T_c``) are solved together
+        (:meth:`polytopes.Polytope.prepare_many`) and the projections' LPs too
+        (:meth:`polytopes.Polytope.project_many`) — the same sets."""
         sols = [sol for sol in (self.mode(m) for m in modes) if sol.feasible(task)]
         todo = [sol for sol in sols if not sol.has_T(task)]
-        if len(todo) >= PREPARE_MIN:
-            Polytope.prepare_many([sol.D(task) for sol in todo])
         with stage(self.progress, "projections", len(todo)) as st:
+            if len(todo) >= PREPARE_MIN:
+                Polytope.prepare_many([sol.D(task) for sol in todo])
+                lifted = [sol for sol in todo if sol.response(task).n_w > 0]  # the others' T_c is D_c
+                if lifted:
+                    t0 = time.perf_counter()
+                    Ts = Polytope.project_many([sol.D(task) for sol in lifted], list(range(self.scaled.n_tau)),
+                                               self.method)
+                    _charge(lifted, "project", time.perf_counter() - t0)
+                    for sol, T in zip(lifted, Ts):
+                        sol._cache[("T", task)] = T
             for sol in todo:
                 sol.T(task)
                 st.update(1, sol.mode)

@@ -10,7 +10,7 @@ crash it (:mod:`polytopes.cdd_io`). The empty set is a normal value everywhere.
 Public names: :class:`Polytope`, :class:`Generators`, :class:`ChebyshevBall`,
 :class:`PolytopeError` (the caller's mistake), :class:`NumericalError` (the package's own failure;
 not a ``ValueError``), :class:`ProjectionBudgetError`, :func:`fourier_motzkin`,
-:func:`project`, :class:`RayPool` (recession-ray hints for bounding boxes), :mod:`tolerances`; regions (unions of convex pieces): :func:`difference`,
+:func:`project`, :func:`project_many`, :class:`RayPool` (recession-ray hints for bounding boxes), :mod:`tolerances`; regions (unions of convex pieces): :func:`difference`,
 :func:`union_contains`, :func:`union_is_empty`, :func:`union_bounding_box`, :func:`union_volume`,
 :func:`simplify`.
 """
@@ -18,12 +18,12 @@ not a ``ValueError``), :class:`ProjectionBudgetError`, :func:`fourier_motzkin`,
 from . import tolerances
 from .errors import NumericalError, PolytopeError, ProjectionBudgetError
 from .polytope import ChebyshevBall, Generators, Polytope
-from .projection import fourier_motzkin, project
+from .projection import fourier_motzkin, project, project_many
 from .raypool import RayPool
 from .regions import (difference, simplify, union_bounding_box, union_contains, union_is_empty,
                       union_volume)
 
 __all__ = ["Polytope", "Generators", "ChebyshevBall", "PolytopeError", "NumericalError",
            "ProjectionBudgetError", "RayPool",
-           "fourier_motzkin", "project", "tolerances", "difference", "simplify",
+           "fourier_motzkin", "project", "project_many", "tolerances", "difference", "simplify",
            "union_bounding_box", "union_contains", "union_is_empty", "union_volume"]

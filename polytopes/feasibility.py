@@ -264,7 +264,7 @@ def _stacked_setups(A, b, C, d) -> tuple[np.ndarray, list[_Stacked]]:
     return single, out
 
 
-def _shape_chunks(systems):
+def _shape_chunks(systems: Sequence[tuple[np.ndarray, ...]]) -> list[tuple[tuple[int, int, int], list[int]]]:
     """The positions of ``systems`` grouped by shape ``(m, n, p)``, in chunks of at most
     ``SETUP_CHUNK`` (bounded memory)."""
     groups: dict[tuple[int, int, int], list[int]] = {}

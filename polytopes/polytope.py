@@ -722,3 +722,11 @@ class Polytope:
         from .projection import project
         return project(self, keep, method, max_rows)
 
+    @staticmethod
+    def project_many(polytopes: Sequence["Polytope"], keep: Sequence[int], method: str = "auto",
+                     max_rows: int | None = None) -> list["Polytope"]:
+        """:meth:`project` of every polytope of the sequence onto ``keep``, their LPs solved
+        together where they can be (:func:`polytopes.projection.project_many`: the same results)."""
+        from .projection import project_many
+        return project_many(polytopes, keep, method, max_rows)
+

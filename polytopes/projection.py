@@ -47,6 +47,7 @@ Chebyshev center and the rays and lines of ``Q``).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
@@ -61,6 +62,11 @@ if TYPE_CHECKING:  # pragma: no cover
     from .polytope import Polytope
 
 METHODS = ("auto", "fourier_motzkin", "block_elimination", "vertex", "exact")
+
+CHECK_BATCH_MIN_LPS = 12
+""":func:`verify_projections` solves its check LPs in batches when there are at least this many
+(a batch costs a few tenths of a millisecond, several single LPs); fewer are solved one by one as
+the checks reach them (the two-link brace's one projection, 6 LPs: 0.5 ms less). A cost knob."""
 
 
 def _normalize_maxabs(A, b):
@@ -402,25 +408,26 @@ def _supports_from(S: "Polytope", D: np.ndarray, answers: tuple[np.ndarray, np.n
     return _Supports(S, D, value, points)
 
 
-def _batched_checks(P: "Polytope", Q: "Polytope", ks: list[int], lifted: np.ndarray, dirs: np.ndarray,
-                    Y: np.ndarray) -> tuple[_Supports, _Supports, np.ndarray]:
-    """The LPs of :func:`verify_projection` solved together, one batch per padded size
-    (:func:`polytopes.batchlp.solve_stacked` without its fallback; NumPy kernel: the same floats in
-    every process; a call costs a few tenths of a millisecond, several small cddlib LPs): the
-    supports of ``P`` along the rows of ``lifted`` (B, n), of ``Q`` along ``dirs`` (D, k) and the
-    distances ``t`` of :func:`_in_projection` of the points ``Y`` (N, k). Returns the two
-    :class:`_Supports` and the distances (N,), NaN where the batch certified no optimum (the
-    caller then asks the single-LP path)."""
-    from . import batchlp
-
-    hp, hq = P._hull(), Q._hull()
+def _check_stacks(P: "Polytope", Q: "Polytope", ks: list[int], lifted: np.ndarray, dirs: np.ndarray,
+                  Y: np.ndarray) -> dict:
+    """The LPs of :func:`verify_projection` as stacks of :func:`polytopes.batchlp.solve_stacked`:
+    ``"P"`` the supports of ``P`` along the rows of ``lifted`` (B, n), ``"Q"`` those of ``Q`` along
+    ``dirs`` (D, k), ``"Y"`` the distances ``t`` of :func:`_in_projection` of the points ``Y`` (N,
+    k); a set without a hull coordinate or an inner row has none (its single LPs decide)."""
     stacks: dict[str, tuple[np.ndarray, ...]] = {}
-    if _batchable(hp):
+    if _batchable(P._hull()):
         stacks["P"] = _support_stack(P, lifted)
         stacks["Y"] = _membership_stack(P, ks, Y)
-    if _batchable(hq):
+    if _batchable(Q._hull()):
         stacks["Q"] = _support_stack(Q, dirs)
-    answers = dict(zip(stacks, batchlp.solve_stacked(list(stacks.values()), fallback=False, kernel="numpy")))
+    return stacks
+
+
+def _check_answers(P: "Polytope", Q: "Polytope", lifted: np.ndarray, dirs: np.ndarray, Y: np.ndarray,
+                   answers: dict) -> tuple[_Supports, _Supports, np.ndarray]:
+    """The batch's ``answers`` to :func:`_check_stacks` (solved without the fallback; NumPy
+    kernel: the same floats in every process) as the two :class:`_Supports` and the distances
+    (N,), NaN where the batch certified no optimum (the caller then asks the single-LP path)."""
     t = np.full(len(Y), np.nan)
     if "Y" in answers:
         status, _, fun = answers["Y"]
@@ -439,7 +446,53 @@ def verify_projection(P: "Polytope", Q: "Polytope", keep: Sequence[int]) -> str 
     artificial box) is found by one verified LP (:mod:`polytopes.lp`) when its check is reached.
     Raises :class:`~polytopes.NumericalError` only if a check LP cannot be solved reliably.
     """
+    return verify_projections([(P, Q)], keep)[0]
+
+
+def verify_projections(pairs: Sequence[tuple["Polytope", "Polytope"]], keep: Sequence[int]) -> list[str | None]:
+    """:func:`verify_projection` of every ``(P, Q)`` of ``pairs`` (each ``Q`` checked as the
+    projection of its ``P`` onto ``keep``), the check LPs of all pairs solved together: one batch
+    per padded size (:func:`polytopes.batchlp.solve_stacked`), the same checks in the same order
+    for each pair. Returns the reasons (``None`` where every check passes)."""
+    from . import batchlp
+
     ks = [int(k) for k in keep]
+    setups = [_check_setup(P, Q, ks) for P, Q in pairs]
+    stacks, owner = [], []
+    for i, st in enumerate(setups):
+        if isinstance(st, _Checks):
+            for name, stack in st.stacks.items():
+                stacks.append(stack)
+                owner.append((i, name))
+    answers: list[dict] = [{} for _ in pairs]
+    if sum(st[1].shape[0] for st in stacks) >= CHECK_BATCH_MIN_LPS:  # else the single LPs, asked one by one
+        for (i, name), ans in zip(owner, batchlp.solve_stacked(stacks, fallback=False, kernel="numpy")):
+            answers[i][name] = ans
+    return [_check_run(st, ans) if isinstance(st, _Checks) else st for st, ans in zip(setups, answers)]
+
+
+@dataclass
+class _Checks:
+    """One verification after its LP-free checks (:func:`_check_setup`): the pair, the kept
+    coordinates ``ks``, ``P``'s data scale, ``Q``'s generators ``G`` (``None`` when cdd gave up), the
+    check directions ``dirs`` (D, k), the support directions of ``P`` ``lifted`` (B, n: ``Q``'s
+    facets, equalities both ways, then ``dirs``), the vertices ``V`` (N, k) whose membership is
+    checked, and the batch's stacks of :func:`_check_stacks`."""
+
+    P: "Polytope"
+    Q: "Polytope"
+    ks: list[int]
+    scale: float
+    G: object
+    dirs: np.ndarray
+    lifted: np.ndarray
+    V: np.ndarray
+    stacks: dict
+
+
+def _check_setup(P: "Polytope", Q: "Polytope", ks: list[int]) -> "_Checks | str | None":
+    """The checks of :func:`verify_projection` that need no LP of its own (emptiness, dimension;
+    a reason or ``None`` when they decide), else its :class:`_Checks`."""
     n, k = P.dim, len(ks)
     if P.is_empty():
         return None if Q.is_empty() else "P is empty but the result is not"
@@ -447,7 +500,6 @@ def verify_projection(P: "Polytope", Q: "Polytope", keep: Sequence[int]) -> str 
         return "P is nonempty but the result is empty"
     if Q.affine_dimension() > P.affine_dimension():
         return "the result has a larger affine dimension than P"
-    scale = P._feas().scale
     try:  # first: the check directions depend on it, and all support LPs go in one batch
         G = Q.vertices()
     except (RuntimeError, ValueError, NumericalError):
@@ -461,11 +513,18 @@ def verify_projection(P: "Polytope", Q: "Polytope", keep: Sequence[int]) -> str 
     dirs = rng.standard_normal((extra, k))
     if not complete:
         dirs = np.vstack([np.eye(k), -np.eye(k), dirs])
-    m, p = Q.n_ineq, Q.n_eq
-    lifted = np.zeros((m + 2 * p + len(dirs), n))
+    lifted = np.zeros((Q.n_ineq + 2 * Q.n_eq + len(dirs), n))
     lifted[:, ks] = np.vstack([Q.A, Q.C, -Q.C, dirs])
     V = G.vertices[:lim] if G is not None else np.zeros((0, k))
-    sp, sq, dist = _batched_checks(P, Q, ks, lifted, dirs, V)
+    return _Checks(P, Q, ks, P._feas().scale, G, dirs, lifted, V, _check_stacks(P, Q, ks, lifted, dirs, V))
+
+
+def _check_run(ch: _Checks, answers: dict) -> str | None:
+    """The checks of :func:`verify_projection` after its LP-free ones, from the batch's
+    ``answers`` to ``ch.stacks`` (the single-LP path for what the batch did not certify)."""
+    P, Q, ks, scale, G = ch.P, ch.Q, ch.ks, ch.scale, ch.G
+    m, p = Q.n_ineq, Q.n_eq
+    sp, sq, dist = _check_answers(P, Q, ch.lifted, ch.dirs, ch.V, answers)
     for i, (a, b) in enumerate(zip(Q.A, Q.b)):
         hp = sp.at(i)[0]
         if not _close(hp, float(b), scale):
@@ -474,7 +533,7 @@ def verify_projection(P: "Polytope", Q: "Polytope", keep: Sequence[int]) -> str 
         if not (_close(sp.at(m + i)[0], float(dd), scale) and _close(-sp.at(m + p + i)[0], float(dd), scale)):
             return f"equality {np.round(c, 6).tolist()} . y = {dd:.6g} does not hold on P"
     points = []
-    for i, u in enumerate(dirs):
+    for i, u in enumerate(ch.dirs):
         hq = sq.at(i)[0]
         hp, xp = sp.at(m + 2 * p + i)
         if not _close(hq, hp, scale):
@@ -487,14 +546,15 @@ def verify_projection(P: "Polytope", Q: "Polytope", keep: Sequence[int]) -> str 
         if not inside:
             return f"the projection of a point of P, {np.round(y, 6).tolist()}, is not in the result"
     if G is not None:
-        for v, tv in zip(V, dist):
+        lim = tol.PROJECTION_CHECK_MAX_GENERATORS
+        for v, tv in zip(ch.V, dist):
             inside = _in_projection(P, ks, v, scale) if np.isnan(tv) else _near(float(tv), v, scale)
             if not inside:
                 return f"vertex {np.round(v, 6).tolist()} of the result is not in the projection of P"
-        for r in G.rays[:lim]:
+        for r in G.rays[:lim]:  # type: ignore[attr-defined]
             if not _lifts_to_ray(P, ks, r):
                 return f"ray {np.round(r, 6).tolist()} of the result is not a direction of P"
-        for line in G.lines[:lim]:
+        for line in G.lines[:lim]:  # type: ignore[attr-defined]
             if not (_lifts_to_ray(P, ks, line) and _lifts_to_ray(P, ks, -line)):
                 return f"line {np.round(line, 6).tolist()} of the result is not a direction of P"
     return None
@@ -518,6 +578,13 @@ def _clean_rows(A, b, scale):
 
 def _project_with(P: "Polytope", ks: list[int], method: str, max_rows: int) -> "Polytope":
     """The projection by one method, reduced; not yet verified."""
+    Q = _unreduced(P, ks, method, max_rows)
+    return Q if method == "exact" else Q.reduce()
+
+
+def _unreduced(P: "Polytope", ks: list[int], method: str, max_rows: int) -> "Polytope":
+    """The projection by one method before its reduction (the exact method's is canonical
+    already); not yet verified."""
     from .polytope import Polytope
 
     n, k = P.dim, len(ks)
@@ -553,7 +620,7 @@ def _project_with(P: "Polytope", ks: list[int], method: str, max_rows: int) -> "
                 f"method='fourier_motzkin' or method='block_elimination'")
         Q = Polytope.from_generators(G.vertices[:, ks], G.rays[:, ks], G.lines[:, ks], dim=k)
     A, b = _clean_rows(Q.A, Q.b, P._feas().scale)
-    return Polytope(A, b, Q.C, Q.d).reduce()
+    return Polytope(A, b, Q.C, Q.d)
 
 
 def project(P: "Polytope", keep: Sequence[int], method: str = "auto",
@@ -590,13 +657,8 @@ def project(P: "Polytope", keep: Sequence[int], method: str = "auto",
             raise NumericalError(f"projection by {method} failed verification ({reason}); "
                                  f"use method='auto' or method='exact'")
         return Q
-    n_elim = n - k
-    if n_elim <= tol.AUTO_FM_MAX_ELIMINATED:
-        order = ["fourier_motzkin", "block_elimination", "vertex"]
-    else:
-        order = ["block_elimination", "fourier_motzkin", "vertex"]
     failures = []
-    for mth in order:
+    for mth in _auto_order(n - k):
         try:
             Q = _project_with(P, ks, mth, max_rows)
             reason = verify_projection(P, Q, ks)
@@ -610,3 +672,54 @@ def project(P: "Polytope", keep: Sequence[int], method: str = "auto",
     raise NumericalError("every projection method failed verification and pplpy (the exact "
                          "method, pip install 'contactmodes[exact]') is not installed: "
                          + "; ".join(failures))
+
+
+def _auto_order(n_elim: int) -> list[str]:
+    """The float methods ``"auto"`` tries, in order, when ``n_elim`` variables are eliminated."""
+    if n_elim <= tol.AUTO_FM_MAX_ELIMINATED:
+        return ["fourier_motzkin", "block_elimination", "vertex"]
+    return ["block_elimination", "fourier_motzkin", "vertex"]
+
+
+def project_many(polytopes: Sequence["Polytope"], keep: Sequence[int], method: str = "auto",
+                 max_rows: int | None = None) -> list["Polytope"]:
+    """:func:`project` of every polytope of the sequence onto ``keep`` (valid for each):
+    the same results, with the LPs of many sets solved together — the emptiness and hulls of the
+    unreduced results (:meth:`~polytopes.Polytope.prepare_many`), then those of the reduced ones
+    with their sets', then the check LPs of every pair (:func:`verify_projections`). A result of
+    the first method that fails its check, or a method that raises, is done again by
+    :func:`project` (the other methods of ``"auto"``, or its error). Errors as :func:`project`.
+    """
+    from .polytope import Polytope
+
+    polys = list(polytopes)
+    if not polys:
+        return []
+    ks = [_check_keep(keep, P.dim) for P in polys][0]  # valid for each (they may differ in dimension)
+    if method not in METHODS:
+        raise PolytopeError(f"method: expected one of {METHODS}, got {method!r}")
+    if method == "exact" or len(polys) < 2:
+        return [project(P, keep, method, max_rows) for P in polys]
+    budget = tol.DEFAULT_ROW_BUDGET if max_rows is None else int(max_rows)
+    out: list[Polytope | None] = [None] * len(polys)
+    first = []  # (index, the first method's unreduced result)
+    for i, P in enumerate(polys):
+        if P.is_empty():
+            continue  # project(): the canonical empty set
+        mth = _auto_order(P.dim - len(ks))[0] if method == "auto" else method
+        try:
+            first.append((i, _unreduced(P, ks, mth, budget)))
+        except (ProjectionBudgetError, NumericalError, RuntimeError):
+            pass  # project() tries it again, and the others (or raises)
+    Polytope.prepare_many([Q for _, Q in first])
+    reduced = []
+    for i, Q in first:
+        try:
+            reduced.append((i, Q.reduce()))
+        except (NumericalError, RuntimeError):
+            pass
+    Polytope.prepare_many([polys[i] for i, _ in reduced] + [R for _, R in reduced])
+    for (i, R), reason in zip(reduced, verify_projections([(polys[i], R) for i, R in reduced], ks)):
+        if reason is None:
+            out[i] = R
+    return [Q if Q is not None else project(P, keep, method, max_rows) for P, Q in zip(polys, out)]

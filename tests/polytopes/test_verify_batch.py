@@ -370,7 +370,8 @@ def test_without_certified_batch_answers_the_single_lp_path_decides(monkeypatch)
 
 def test_bounded_sets_need_no_single_support_or_membership_lp(monkeypatch):
     """The batch certifies every support and membership LP of a bounded set's check (none left
-    to :meth:`Polytope._inner_lp` or :func:`_in_projection`)."""
+    to :meth:`Polytope._inner_lp` or :func:`_in_projection`), however few they are."""
+    monkeypatch.setattr(projection, "CHECK_BATCH_MIN_LPS", 0)
     calls = []
     inner, member = Polytope._inner_lp, projection._in_projection
     monkeypatch.setattr(Polytope, "_inner_lp", lambda self, u: calls.append("support") or inner(self, u))
@@ -407,7 +408,9 @@ def test_batched_answers_are_those_of_single_lps():
         lifted = np.zeros((len(dirs), P.dim))
         lifted[:, keep] = dirs
         Y = Q.vertices().vertices
-        sp, sq, dist = projection._batched_checks(P, Q, keep, lifted, dirs, Y)
+        stacks = projection._check_stacks(P, Q, keep, lifted, dirs, Y)
+        answers = dict(zip(stacks, batchlp.solve_stacked(list(stacks.values()), fallback=False, kernel="numpy")))
+        sp, sq, dist = projection._check_answers(P, Q, lifted, dirs, Y, answers)
         bounded = name.startswith("built-bounded")
         for S, D, got in ((P, lifted, sp), (Q, dirs, sq)):
             for i, d in enumerate(D):
@@ -442,3 +445,62 @@ def test_a_set_beyond_the_artificial_box_is_decided_by_the_single_lps():
     short = Polytope([[1.0], [-1.0]], [tol.BATCH_LP_BOUND, 0.0])
     ref, new = reference_verify(P, short, [1]), verify_projection(P, short, [1])
     assert ref is not None and new is not None and kind_of(new) == kind_of(ref)
+
+
+def test_few_check_lps_go_one_by_one_with_the_same_verdicts(monkeypatch):
+    """Below ``CHECK_BATCH_MIN_LPS`` the checks' LPs are not batched (no batch call) and every
+    verdict is the batched one's, on correct and wrong projections."""
+    cases = correct_cases()[:40]
+    batched = [verify_projection(P, Q, keep) for _, P, keep, Q in cases]
+    wrong = [(P, Polytope(Q.A, Q.b - 0.1 * (1 + np.abs(Q.b)), Q.C, Q.d), keep) for _, P, keep, Q in cases
+             if Q.n_ineq]
+    wrong_batched = [verify_projection(P, Q, keep) for P, Q, keep in wrong]
+    calls = []
+    solve = batchlp.solve_stacked
+    monkeypatch.setattr(batchlp, "solve_stacked", lambda *a, **k: calls.append(1) or solve(*a, **k))
+    monkeypatch.setattr(projection, "CHECK_BATCH_MIN_LPS", 10 ** 9)
+    assert [verify_projection(P, Q, keep) for _, P, keep, Q in cases] == batched
+    assert [verify_projection(P, Q, keep) for P, Q, keep in wrong] == wrong_batched
+    assert calls == [] and all(r is None for r in batched) and sum(r is not None for r in wrong_batched) > 10
+
+
+def test_project_many_gives_each_sets_projection(monkeypatch):
+    """:func:`polytopes.projection.project_many` (the sets' emptiness, hulls and checks decided
+    together) returns, set by set, exactly what :func:`project` returns for the set alone — on
+    sets of different dimensions projected onto the same coordinates, an empty one among them, with
+    each explicit method and ``auto`` — each result also the projection known by construction; and
+    a first result that fails its check is done again by :func:`project`."""
+    from polytopes.projection import project, project_many
+
+    groups: dict[tuple, list] = {}
+    for name, P, keep, Q0 in correct_cases():
+        groups.setdefault(tuple(keep), []).append((P, Q0))
+    n_sets = 0
+    for keep, items in groups.items():
+        if len(items) < 3:
+            continue
+        Ps = [P for P, _ in items]
+        Ps.append(Polytope(np.vstack([np.eye(Ps[0].dim), -np.eye(Ps[0].dim)]), -np.ones(2 * Ps[0].dim)))  # empty
+        for method in ("auto", "fourier_motzkin", "block_elimination"):
+            many = project_many(Ps, list(keep), method=method)
+            for P, Q in zip(Ps, many):
+                alone = project(P, list(keep), method=method)
+                assert all(np.array_equal(getattr(Q, f), getattr(alone, f)) for f in "AbCd"), method
+            for (P, Q0), Q in zip(items, many):
+                assert verify_projection(P, Q, list(keep)) is None and Q.is_empty() == Q0.is_empty()
+            assert many[-1].is_empty()
+            n_sets += len(Ps)
+    assert n_sets > 150
+    # a first result that fails its check: project() is asked again (here: the same sets)
+    calls = []
+    real, check = projection.project, projection.verify_projections
+    monkeypatch.setattr(projection, "verify_projections",  # project_many's joint check fails
+                        lambda pairs, keep: ["forced"] * len(pairs) if len(pairs) > 1 else check(pairs, keep))
+    monkeypatch.setattr(projection, "project", lambda *a, **k: calls.append(1) or real(*a, **k))
+    keep, items = next((k, v) for k, v in groups.items() if len(v) >= 3)
+    Ps = [P for P, _ in items]
+    again = project_many(Ps, list(keep))
+    assert len(calls) == len(Ps)
+    for P, Q in zip(Ps, again):
+        alone = real(P, list(keep))
+        assert all(np.array_equal(getattr(Q, f), getattr(alone, f)) for f in "AbCd")
