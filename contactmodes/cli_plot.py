@@ -181,6 +181,7 @@ def _gather(system, choose: Callable[[Mapping[str, Polytope]], tuple[list[str], 
 
     session = AnalysisSession(system)  # one enumeration, one domain per mode for all three
     result = analyze(system, compute_overlaps=False, session=session)
+    session.prime_T(result.feasible_modes(), True, user_units=True)  # their LPs in shared batches
     domains = {m: result.modes[m].T for m in result.feasible_modes()}
     outlined, lo, hi = choose(domains)
     star = {m: list(unambiguous(session, m).unambiguous) for m in outlined}
