@@ -39,10 +39,11 @@ axes and ``PROJECTION_CHECK_DIRECTIONS`` random directions (same boundedness); e
 ``PROJECTION_CHECK_MAX_GENERATORS`` generators; the projections of ``P``'s Chebyshev center and of
 its maximizers along the check directions lie in ``Q``. Explicit float methods whose result fails
 raise :class:`~polytopes.NumericalError` naming the failed check. The support and membership LPs
-of one verification are solved in one batch by the verified dual simplex of
-:mod:`polytopes.batchlp` (hull coordinates in the artificial box ``BATCH_LP_BOUND * scale``); an
-answer it does not certify goes to the single verified LP of :mod:`polytopes.lp` (as do the
-Chebyshev center and the rays and lines of ``Q``).
+of a verification (of all the verifications of :func:`verify_projections`, for
+:func:`project_many`) are solved together by the verified dual simplex of :mod:`polytopes.batchlp`
+when there are at least ``CHECK_BATCH_MIN_LPS`` (hull coordinates in the artificial box
+``BATCH_LP_BOUND * scale``); an answer it does not certify goes to the single verified LP of
+:mod:`polytopes.lp` (as do the Chebyshev center and the rays and lines of ``Q``).
 """
 
 from __future__ import annotations
@@ -695,7 +696,8 @@ def project_many(polytopes: Sequence["Polytope"], keep: Sequence[int], method: s
     polys = list(polytopes)
     if not polys:
         return []
-    ks = [_check_keep(keep, P.dim) for P in polys][0]  # valid for each (they may differ in dimension)
+    for P in polys:  # valid for each (they may differ in dimension)
+        ks = _check_keep(keep, P.dim)
     if method not in METHODS:
         raise PolytopeError(f"method: expected one of {METHODS}, got {method!r}")
     if method == "exact" or len(polys) < 2:
@@ -711,15 +713,18 @@ def project_many(polytopes: Sequence["Polytope"], keep: Sequence[int], method: s
             first.append((i, _unreduced(P, ks, mth, budget)))
         except (ProjectionBudgetError, NumericalError, RuntimeError):
             pass  # project() tries it again, and the others (or raises)
-    Polytope.prepare_many([Q for _, Q in first])
-    reduced = []
-    for i, Q in first:
-        try:
-            reduced.append((i, Q.reduce()))
-        except (NumericalError, RuntimeError):
-            pass
-    Polytope.prepare_many([polys[i] for i, _ in reduced] + [R for _, R in reduced])
-    for (i, R), reason in zip(reduced, verify_projections([(polys[i], R) for i, R in reduced], ks)):
-        if reason is None:
-            out[i] = R
+    try:  # a failure here leaves every set to project(), which meets it again where it belongs
+        Polytope.prepare_many([Q for _, Q in first])
+        reduced = []
+        for i, Q in first:
+            try:
+                reduced.append((i, Q.reduce()))
+            except (NumericalError, RuntimeError):
+                pass
+        Polytope.prepare_many([polys[i] for i, _ in reduced] + [R for _, R in reduced])
+        for (i, R), reason in zip(reduced, verify_projections([(polys[i], R) for i, R in reduced], ks)):
+            if reason is None:
+                out[i] = R
+    except (NumericalError, RuntimeError):
+        out = [None] * len(polys)
     return [Q if Q is not None else project(P, keep, method, max_rows) for P, Q in zip(polys, out)]

@@ -469,7 +469,8 @@ def test_project_many_gives_each_sets_projection(monkeypatch):
     together) returns, set by set, exactly what :func:`project` returns for the set alone — on
     sets of different dimensions projected onto the same coordinates, an empty one among them, with
     each explicit method and ``auto`` — each result also the projection known by construction; and
-    a first result that fails its check is done again by :func:`project`."""
+    a first result that fails its check, or a joint check that raises, is done again by
+    :func:`project`."""
     from polytopes.projection import project, project_many
 
     groups: dict[tuple, list] = {}
@@ -504,3 +505,14 @@ def test_project_many_gives_each_sets_projection(monkeypatch):
     for P, Q in zip(Ps, again):
         alone = real(P, list(keep))
         assert all(np.array_equal(getattr(Q, f), getattr(alone, f)) for f in "AbCd")
+
+    def failing(pairs, keep):  # the joint check cannot solve an LP: every set goes to project()
+        if len(pairs) > 1:
+            raise NumericalError("no solver could verify an LP")
+        return check(pairs, keep)
+
+    monkeypatch.setattr(projection, "verify_projections", failing)
+    calls.clear()
+    again = project_many(Ps, list(keep))
+    assert len(calls) == len(Ps)
+    assert all(np.array_equal(Q.A, real(P, list(keep)).A) for P, Q in zip(Ps, again))
