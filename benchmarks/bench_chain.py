@@ -18,29 +18,30 @@ Usage: ``python benchmarks/bench_chain.py [--kmax 12] [--overlaps-max-k 8] [--ba
 [--baseline-max-k 7] [--timeout 900]``. Prints a table; writes nothing outside a temporary
 directory.
 
-Measured on 2026-11-25 on the 2-core development machine (a helper's tests on the other core
-part of the time; CPU seconds and peak MB of one CLI process), at this session's code: ``default``
-for k = 2…12 in one run (``--overlaps-max-k 1 --baseline-max-k 1``), ``--overlaps`` up to k = 8 in
-another:
+Measured on 2026-11-25 on the 2-core development machine (CPU seconds and peak MB of one CLI
+process; ``python benchmarks/bench_chain.py --kmax 10 --overlaps-max-k 8 --baseline fe41059
+--baseline-max-k 8``, ``baseline`` = the previous session's final code, given ``--overlaps``; k = 11
+and 12 from an earlier run of the same day with ``--overlaps-max-k 1 --baseline-max-k 1``):
 
-| k | modes after accel. | default s | MB | candidate pairs | --overlaps s | MB | pairs |
-|---|---|---|---|---|---|---|---|
-| 4 | 56 | 0.42 | 46 | 279 (tested) | 0.44 | 45 | 279 |
-| 5 | 128 | 0.64 | 46 | 1551 (tested) | 0.66 | 46 | 1551 |
-| 6 | 288 | 1.63 | 60 | 10009 (tested) | 1.49 | 60 | 10009 |
-| 7 | 640 | 1.21 | 189 | 97360 | 6.76 | 262 | 55106 |
-| 8 | 1408 | 1.67 | 218 | 556578 | 67.1 | 537 | 308733 |
-| 9 | 3072 | 3.45 | 292 | 2945246 | – | – | – |
-| 10 | 6656 | 7.72 | 480 | 15565987 | – | – | – |
-| 11 | 14336 | 22.0 | 915 | 72965889 | – | – | – |
-| 12 | 30720 | 62.4 | 2006 | 359448786 | – | – | – |
+| k | modes after accel. | default s | MB | candidate pairs | --overlaps s | MB | pairs | baseline s |
+|---|---|---|---|---|---|---|---|---|
+| 4 | 56 | 0.41 | 47 | 279 (tested) | 0.43 | 47 | 279 | 0.43 |
+| 5 | 128 | 0.68 | 47 | 1551 (tested) | 0.67 | 47 | 1551 | 0.66 |
+| 6 | 288 | 1.60 | 60 | 10009 (tested) | 1.69 | 62 | 10009 | 1.89 |
+| 7 | 640 | 1.51 | 188 | 97360 | 7.16 | 262 | 55106 | 17.3 |
+| 8 | 1408 | 1.86 | 219 | 556578 | 45.9 | 520 | 308733 | 43.9 |
+| 9 | 3072 | 3.46 | 293 | 2945246 | – | – | – | – |
+| 10 | 6656 | 7.47 | 480 | 15565987 | – | – | – | – |
+| 11 | 14336 | 22.0 | 915 | 72965889 | – | – | – | – |
+| 12 | 30720 | 62.4 | 2006 | 359448786 | – | – | – | – |
 
-The issue's targets: k = 8 with overlaps ≤ 120 s and ≤ 4 GB (67 s, 0.5 GB), k = 10 by default
-≤ 30 s and ≤ 4 GB (7.7 s, 0.5 GB): met. Against the previous session's final code (fe41059, run
-by hand on the same files): k = 7 ``--overlaps`` 10.4 → 6.1 s, k = 6 1.57 → 1.66 s, the JSON
-outputs byte-identical (``cmp``). On 2026-11-23 (a slower machine, older code) the same table read
-5.16 s at k = 8, 21.8 s at k = 10 by default and 94.9 s at k = 8 with ``--overlaps``; the code
-before this round (4728fe8) took 34 s at k = 7 (every pair tested) and failed at k = 8. Where the
+The issue's targets: k = 8 with overlaps ≤ 120 s and ≤ 4 GB (46 s, 0.5 GB), k = 10 by default
+≤ 30 s and ≤ 4 GB (7.5 s, 0.5 GB): met. At k = 8 the overlaps are decided where this session
+changed nothing (1171 of the 1408 modes have more than ``LIFTED_PAIRS_MAX`` partners and are
+projected): the same 44 s as fe41059 when run alone, one after the other, with byte-identical
+``--overlaps --json`` outputs (``cmp``; also at k = 6 and 7). On 2026-11-23 (a slower machine,
+older code) the same table read 5.16 s at k = 8, 21.8 s at k = 10 by default and 94.9 s at k = 8
+with ``--overlaps``; the code before this round (4728fe8) took 34 s at k = 7 (every pair tested) and failed at k = 8. Where the
 default k = 10 run's time goes: the response and substituted rows of each of the 6656 modes and
 their emptiness set-up, the bounding boxes (most unbounded sides proven by the session's
 recession-ray pool, the bounded ones by the compiled batched simplex), the enumeration (of which
