@@ -337,17 +337,20 @@ def feasibility_many(systems: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray,
 def empty_stacked(systems, kernel: str = "numpy") -> list[tuple[np.ndarray, np.ndarray]]:
     """The emptiness rule's decisions for sets given as stacks of one shape each — ``systems`` a
     sequence of ``(A, b, C, d)`` with shapes (G, m, n), (G, m), (G, p, n), (G, p) — without a
-    :class:`Feasibility` object or a Python loop per set: stacks with the same ``(n, p)`` are
-    joined (rows padded, :func:`_pad_rows`) and decided as :func:`feasibility_many` decides them
+    :class:`Feasibility` object or a Python loop per set: stacks with the same ``(n, p)`` (and a
+    nonzero row in every set) are joined (rows padded, :func:`_pad_rows`) and decided as :func:`feasibility_many` decides them
     (the same set-up and LPs). Each decision and slack is the one :func:`feasibility_many` gives
     (``tests/polytopes/test_polytopes_trust.py``).
 
     Returns, per stack, ``(empty (G,) bool, slack (G,))`` (``s*``; ``-inf`` for inconsistent
     equalities). Raises :class:`~polytopes.NumericalError` when an LP cannot be solved reliably.
     """
-    shapes: dict[tuple[int, int], list[int]] = {}
+    shapes: dict[tuple, list[int]] = {}
     for t, (A, _, C, _) in enumerate(systems):
-        shapes.setdefault((A.shape[2], C.shape[1]), []).append(t)
+        # padding joins stacks whose sets all have a nonzero row (a set without one takes its data
+        # scale from its right-hand sides, padded rows included: such stacks keep their own shape)
+        paddable = bool(A.shape[1]) and bool((A != 0).any(axis=2).any(axis=1).all())
+        shapes.setdefault((A.shape[2], C.shape[1]) if paddable else A.shape[1:] + (C.shape[1], "exact"), []).append(t)
     joined = []
     for members in shapes.values():
         m = max(systems[t][0].shape[1] for t in members)

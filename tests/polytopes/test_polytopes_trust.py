@@ -595,7 +595,8 @@ def test_empty_stacked_is_feasibility_many():
     :func:`feasibility_many` (one :class:`Feasibility` each) takes — bit for bit — on stacks with
     rows constant over the equalities' null space, inconsistent equalities, zero rows, no free
     direction, a stack of one set, and stacks of the same width and equalities but different
-    numbers of rows (joined by padding)."""
+    numbers of rows (joined by padding), and stacks of that width without inequality rows or with
+    zero rows only."""
     from polytopes.feasibility import empty_stacked, feasibility_many
 
     rng = np.random.default_rng(14)
@@ -615,6 +616,14 @@ def test_empty_stacked_is_feasibility_many():
             C[::11, 0] = 0.0
         A[::13, 1] = 0.0
         stacks.append((A, b, C, d))
+    # stacks of a width others are padded to, without inequality rows or with zero rows only
+    # (their data scales come from the right-hand sides: they are not padded)
+    for m in (0, 2):
+        G = 15
+        C = rng.standard_normal((G, 2, 5))
+        d = np.einsum("gpn,gn->gp", C, rng.standard_normal((G, 5))) * rng.uniform(0.1, 10.0, (G, 1))
+        b = rng.uniform(-1.0, 3.0, (G, m)) if m else np.zeros((G, 0))
+        stacks.append((np.zeros((G, m, 5)), b, C, d))
     decided = empty_stacked(stacks)
     n_empty = 0
     for (A, b, C, d), (empty, slack) in zip(stacks, decided):
