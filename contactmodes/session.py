@@ -63,6 +63,10 @@ BATCH_MIN = 8
 this many modes together (stacked arrays, the batched verified simplex); fewer go one mode at a
 time (the batches' set-up costs more than it saves: Painlevé rod, 2 modes, 9.3 → 5 ms)."""
 
+PRIME_CHUNK = 256
+""":meth:`AnalysisSession.prime_T` computes at most this many ``T_c`` together (bounded memory: the
+projections' intermediate sets and check LPs of one chunk)."""
+
 PREPARE_MIN = 16
 """:meth:`AnalysisSession.prime_T` decides the emptiness and hulls of at least this many domains
 together (:meth:`polytopes.Polytope.prepare_many`); fewer go one by one, which costs less (the text
@@ -606,28 +610,33 @@ class AnalysisSession:
     def prime_T(self, modes: Sequence[str], task: bool = True, user_units: bool = False) -> None:
         """Compute the ``T_c`` of the feasible ``modes`` (:meth:`ModeSolution.T`; and in the
         user's units, :meth:`ModeSolution.user_T`) with a progress stage, for the callers that show
-        every ``T_c`` (the text table, the JSON document): with ``PREPARE_MIN`` or more, the
-        emptiness and hull LPs of their ``D_c`` (and of the user-unit ``T_c``) are solved together
-        (:meth:`polytopes.Polytope.prepare_many`) and the projections' LPs too
-        (:meth:`polytopes.Polytope.project_many`) — the same sets."""
+        every ``T_c`` (the text table, the JSON document): ``PRIME_CHUNK`` modes at a time (bounded
+        memory), and for ``PREPARE_MIN`` or more the emptiness and hull LPs of their ``D_c`` (and
+        of the user-unit ``T_c``) solved together (:meth:`polytopes.Polytope.prepare_many`), and
+        the projections' LPs too (:meth:`polytopes.Polytope.project_many`) — the same sets."""
         sols = [sol for sol in (self.mode(m) for m in modes) if sol.feasible(task)]
-        todo = [sol for sol in sols if not sol.has_T(task)]
-        with stage(self.progress, "projections", len(todo)) as st:
-            if len(todo) >= PREPARE_MIN:
-                Polytope.prepare_many([sol.D(task) for sol in todo])
-                lifted = [sol for sol in todo if sol.response(task).n_w > 0]  # the others' T_c is D_c
-                if lifted:
-                    t0 = time.perf_counter()
-                    Ts = Polytope.project_many([sol.D(task) for sol in lifted], list(range(self.scaled.n_tau)),
-                                               self.method)
-                    _charge(lifted, "project", time.perf_counter() - t0)
-                    for sol, T in zip(lifted, Ts):
-                        sol._cache[("T", task)] = T
-            for sol in todo:
-                sol.T(task)
-                st.update(1, sol.mode)
-        if user_units and len(sols) >= PREPARE_MIN:
-            Polytope.prepare_many([T for T in (sol.user_T(task) for sol in sols) if T is not None])
+        with stage(self.progress, "projections", len(sols)) as st:
+            for start in range(0, len(sols), PRIME_CHUNK):
+                chunk = sols[start:start + PRIME_CHUNK]
+                self._prime_T_chunk([sol for sol in chunk if not sol.has_T(task)], task)
+                if user_units and len(chunk) >= PREPARE_MIN:
+                    Polytope.prepare_many([T for T in (sol.user_T(task) for sol in chunk) if T is not None])
+                st.update(len(chunk), chunk[-1].mode)
+
+    def _prime_T_chunk(self, todo: Sequence[ModeSolution], task: bool) -> None:
+        """:meth:`prime_T`'s ``T_c`` of ``todo`` (feasible modes without one yet)."""
+        if len(todo) >= PREPARE_MIN:
+            Polytope.prepare_many([sol.D(task) for sol in todo])
+            lifted = [sol for sol in todo if sol.response(task).n_w > 0]  # the others' T_c is D_c
+            if lifted:
+                t0 = time.perf_counter()
+                Ts = Polytope.project_many([sol.D(task) for sol in lifted], list(range(self.scaled.n_tau)),
+                                           self.method)
+                _charge(lifted, "project", time.perf_counter() - t0)
+                for sol, T in zip(lifted, Ts):
+                    sol._cache[("T", task)] = T
+        for sol in todo:
+            sol.T(task)
 
     # ------------------------------------------------------------------ overlaps (III-G.1)
     def _prime_boxes(self, modes: Sequence[str], task: bool) -> None:

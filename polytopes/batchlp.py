@@ -445,43 +445,55 @@ def solve_stacked(stacks, fallback: bool = True, kernel: str = "numpy",
     """:func:`solve_padded` of LPs given as stacks of one size each, without a Python loop over the
     LPs: ``stacks`` a sequence of ``(c, G, h, lo, hi, art_lo, art_hi)`` with shapes ``(S, n)``,
     ``(S, m, n)``, ``(S, m)``, ``(S, n)``, ``(S, n)`` and two ``(S, n)`` bool arrays. Each LP is padded
-    as :func:`solve_padded` pads it and the stacks of one padded size are solved together, so each
-    gets the answer :func:`solve_padded` gives it, bit for bit. Returns, per stack, ``(status (S,),
-    x (S, n) (NaN where not optimal), fun (S,))``.
+    as :func:`solve_padded` pads it and the stacks of one padded size are solved together, at most
+    ``chunk`` LPs per batch (bounded memory), so each gets the answer :func:`solve_padded` gives it,
+    bit for bit. Returns, per stack, ``(status (S,), x (S, n) (NaN where not optimal), fun (S,))``.
     """
     out = []
-    buckets: dict[tuple[int, int], list[int]] = {}
+    pieces: dict[tuple[int, int], list[tuple[int, int, int]]] = {}  # per padded size: (stack, start, stop)
     for k, (c, G, *_rest) in enumerate(stacks):
         S, m, n = G.shape
         out.append((np.full(S, UNDECIDED), np.full((S, n), np.nan), np.full(S, np.nan)))
-        buckets.setdefault(_bucket(m, n), []).append(k)
-    solve = solve_batch if fallback else simplex_batch
-    for (mp, np_), members in buckets.items():
-        total = sum(stacks[k][1].shape[0] for k in members)
-        cp, Gp, hp = np.zeros((total, np_)), np.zeros((total, mp, np_)), np.zeros((total, mp))
-        lop, hip = np.zeros((total, np_)), np.zeros((total, np_))
-        alp, ahp = np.zeros((total, np_), dtype=bool), np.zeros((total, np_), dtype=bool)
-        at = 0
-        for k in members:
-            c, G, h, lo, hi, art_lo, art_hi = stacks[k]
-            S, m, n = G.shape
-            z = slice(at, at + S)
-            cp[z, :n], Gp[z, :m, :n], hp[z, :m] = c, G, h
-            lop[z, :n], hip[z, :n], alp[z, :n], ahp[z, :n] = lo, hi, art_lo, art_hi
-            at += S
-        status, x, fun = np.empty(total, dtype=int), np.empty((total, np_)), np.empty(total)
-        for a in range(0, total, chunk):
-            z = slice(a, min(total, a + chunk))
-            res = solve(cp[z], Gp[z], hp[z], lop[z], hip[z], artificial=(alp[z], ahp[z]), kernel=kernel)
-            status[z], x[z], fun[z] = res.status, res.x, res.fun
-        at = 0
-        for k in members:
-            S, _, n = stacks[k][1].shape
-            z = slice(at, at + S)
-            opt = status[z] == lp.OPTIMAL
-            st_k, x_k, fun_k = out[k]
-            st_k[:] = status[z]
-            fun_k[:] = fun[z]
-            x_k[opt] = x[z][opt, :n]
-            at += S
+        pieces.setdefault(_bucket(m, n), []).extend((k, a, min(S, a + chunk)) for a in range(0, S, chunk))
+    for size, segs in pieces.items():
+        batch: list[tuple[int, int, int]] = []
+        n_lps = 0
+        for k, a, b in segs:
+            if n_lps + b - a > chunk:
+                _solve_pieces(stacks, batch, size, out, fallback, kernel)
+                batch, n_lps = [], 0
+            batch.append((k, a, b))
+            n_lps += b - a
+        if batch:
+            _solve_pieces(stacks, batch, size, out, fallback, kernel)
     return out
+
+
+def _solve_pieces(stacks, pieces: list[tuple[int, int, int]], size: tuple[int, int], out: list,
+                  fallback: bool, kernel: str) -> None:
+    """Solve the LPs ``stacks[k][...][a:b]`` of ``pieces`` (``(k, a, b)``, one padded ``size``) in
+    one batch and write their answers into ``out`` (:func:`solve_stacked`'s)."""
+    mp, np_ = size
+    total = sum(b - a for _, a, b in pieces)
+    cp, Gp, hp = np.zeros((total, np_)), np.zeros((total, mp, np_)), np.zeros((total, mp))
+    lop, hip = np.zeros((total, np_)), np.zeros((total, np_))
+    alp, ahp = np.zeros((total, np_), dtype=bool), np.zeros((total, np_), dtype=bool)
+    at = 0
+    for k, a, b in pieces:
+        c, G, h, lo, hi, art_lo, art_hi = stacks[k]
+        m, n = G.shape[1:]
+        z = slice(at, at + b - a)
+        cp[z, :n], Gp[z, :m, :n], hp[z, :m] = c[a:b], G[a:b], h[a:b]
+        lop[z, :n], hip[z, :n], alp[z, :n], ahp[z, :n] = lo[a:b], hi[a:b], art_lo[a:b], art_hi[a:b]
+        at += b - a
+    res = (solve_batch if fallback else simplex_batch)(cp, Gp, hp, lop, hip, artificial=(alp, ahp), kernel=kernel)
+    at = 0
+    for k, a, b in pieces:
+        n = stacks[k][1].shape[2]
+        z = slice(at, at + b - a)
+        opt = res.status[z] == lp.OPTIMAL
+        status, x, fun = out[k]
+        status[a:b] = res.status[z]
+        fun[a:b] = res.fun[z]
+        x[a:b][opt] = res.x[z][opt, :n]
+        at += b - a
