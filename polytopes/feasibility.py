@@ -338,8 +338,8 @@ def empty_stacked(systems, kernel: str = "numpy") -> list[tuple[np.ndarray, np.n
     """The emptiness rule's decisions for sets given as stacks of one shape each — ``systems`` a
     sequence of ``(A, b, C, d)`` with shapes (G, m, n), (G, m), (G, p, n), (G, p) — without a
     :class:`Feasibility` object or a Python loop per set: stacks with the same ``(n, p)`` (and a
-    nonzero row in every set) are joined (rows padded, :func:`_pad_rows`) and decided as :func:`feasibility_many` decides them
-    (the same set-up and LPs). Each decision and slack is the one :func:`feasibility_many` gives
+    nonzero row in every set) are joined (rows padded, :func:`_pad_rows`) and decided as
+    :func:`feasibility_many` decides them (the same set-up and LPs). Each decision and slack is the one :func:`feasibility_many` gives
     (``tests/polytopes/test_polytopes_trust.py``).
 
     Returns, per stack, ``(empty (G,) bool, slack (G,))`` (``s*``; ``-inf`` for inconsistent
@@ -440,7 +440,7 @@ def _decide_stacks(stacks, kernel: str, objects: bool) -> list:
                     eps, problem = _slack_lps(st, sets)
                     lps.append(((t, z[st.sel[sets]], st, sets, eps), problem))
     # the stacked LPs and those of the _setup sets (stacks of one), in one call: one batch per size
-    singles = [tuple(a[None] for a in _slack_problem(tp, slp)) for _, _, tp, slp in alone]
+    singles = [_slack_problem(tp, slp) for _, _, tp, slp in alone]
     solved = batchlp.solve_stacked([p for _, p in lps] + singles, fallback=True, kernel=kernel)
     if any(np.any(status != lp.OPTIMAL) for status, _, _ in solved):  # feasible and bounded by construction
         from .errors import NumericalError
@@ -452,8 +452,7 @@ def _decide_stacks(stacks, kernel: str, objects: bool) -> list:
             decided[t][1][pos] = s_star
             continue
         for g, j, zs in zip(pos.tolist(), sets.tolist(), x):
-            template, _ = _template_of(st, j, lp_needed=True)
-            feas[t][g] = _decide(template, zs)
+            feas[t][g] = _decide(_template_of(st, j)[0], zs)
     for (t, g, template, _), (_, x, _) in zip(alone, solved[len(lps):]):
         f = _decide(template, x[0])
         if objects:
@@ -463,31 +462,35 @@ def _decide_stacks(stacks, kernel: str, objects: bool) -> list:
     return feas if objects else decided
 
 
-def _template_of(st: _Stacked, j: int, lp_needed: bool = False) -> tuple[Feasibility, _SlackLP | None]:
+def _template_of(st: _Stacked, j: int) -> tuple[Feasibility, _SlackLP | None]:
     """:func:`_template` of the ``j``-th set of ``st`` (its rows of ``U`` already zeroed where
-    constant); ``lp_needed``: only the template is wanted (the stacked LP solves it)."""
-    N = st.basis(j)
-    if lp_needed:  # the fields _template gives a set whose LP is pending
-        eps = tol.FEASIBILITY_TOL * float(st.scale[j])
-        return Feasibility(True, float("nan"), None, eps, float(st.scale[j]), st.Q[j], st.q[j], st.x0[j], N, st.U[j],
-                           st.beta[j], st.const[j]), None
-    return _template(float(st.scale[j]), st.Q[j], st.q[j], st.x0[j], N, bool(st.consistent[j]), st.U[j],
+    constant)."""
+    return _template(float(st.scale[j]), st.Q[j], st.q[j], st.x0[j], st.basis(j), bool(st.consistent[j]), st.U[j],
                      st.beta[j], st.const[j])
 
 
 def _slack_problem(t: Feasibility, slp: _SlackLP):
-    """The max-slack LP of one set as a :func:`polytopes.batchlp.solve_padded` problem: variables
-    ``(z, s)``, max ``s``, ``z`` free (the artificial box), ``s <= s_max`` (real)."""
-    k = slp.G.shape[1] - 1
-    bound = tol.BATCH_LP_BOUND * t.scale
-    c = np.zeros(k + 1)
-    c[k] = -1.0
-    lo = np.full(k + 1, -bound)
-    hi = np.full(k + 1, bound)
-    hi[k] = slp.s_max
-    art_hi = np.ones(k + 1, dtype=bool)
-    art_hi[k] = False
-    return c, slp.G, slp.h, lo, hi, np.ones(k + 1, dtype=bool), art_hi
+    """The max-slack LP of one set (:func:`_setup`'s) as a stack of one for
+    :func:`polytopes.batchlp.solve_stacked`: variables ``(z, s)``, max ``s``, ``z`` free (the
+    artificial box), ``s <= s_max`` (real)."""
+    c, lo, hi, art_lo, art_hi = _slack_bounds(np.array([t.scale]), np.array([slp.s_max]), slp.G.shape[1] - 1)
+    return c, slp.G[None], slp.h[None], lo, hi, art_lo, art_hi
+
+
+def _slack_bounds(scale: np.ndarray, s_max: np.ndarray, k: int) -> tuple[np.ndarray, ...]:
+    """Cost and bounds of ``S`` max-slack LPs over ``(z, s)``, ``z`` (k,): ``(c, lo, hi, art_lo,
+    art_hi)`` (each (S, k + 1)): ``max s``, ``z`` in the artificial box ``BATCH_LP_BOUND * scale``,
+    ``s <= s_max`` real (its lower bound artificial)."""
+    S = scale.size
+    c = np.zeros((S, k + 1))
+    c[:, k] = -1.0
+    bound = tol.BATCH_LP_BOUND * scale
+    lo = np.repeat(-bound[:, None], k + 1, axis=1)
+    hi = np.repeat(bound[:, None], k + 1, axis=1)
+    hi[:, k] = s_max
+    art_hi = np.ones((S, k + 1), dtype=bool)
+    art_hi[:, k] = False
+    return c, lo, hi, np.ones((S, k + 1), dtype=bool), art_hi
 
 
 def _slack_lps(st: _Stacked, sets: np.ndarray):
@@ -508,16 +511,8 @@ def _slack_lps(st: _Stacked, sets: np.ndarray):
     G[:, :, :k] = st.U[sets]
     G[const] = 0.0
     G[:, :, k] = live
-    c = np.zeros((S, k + 1))
-    c[:, k] = -1.0
-    bound = tol.BATCH_LP_BOUND * scale
-    lo = np.repeat(-bound[:, None], k + 1, axis=1)
-    hi = np.repeat(bound[:, None], k + 1, axis=1)
-    hi[:, k] = s_max
-    art_hi = np.ones((S, k + 1), dtype=bool)
-    art_hi[:, k] = False
-    return tol.FEASIBILITY_TOL * scale, (c, G, np.where(const, 0.0, beta), lo, hi, np.ones((S, k + 1), dtype=bool),
-                                         art_hi)
+    c, lo, hi, art_lo, art_hi = _slack_bounds(scale, s_max, k)
+    return tol.FEASIBILITY_TOL * scale, (c, G, np.where(const, 0.0, beta), lo, hi, art_lo, art_hi)
 
 
 def hull(A, b, C, d, feas: Feasibility) -> Hull:

@@ -556,7 +556,7 @@ def test_stacked_setups_are_each_sets_own():
     """:func:`feasibility_many` sets up the sets of one shape together (stacked norms, SVDs and
     products) and builds their max-slack LPs stacked (constant rows kept as zero rows); set by set
     its result is exactly what the set's own set-up (:func:`polytopes.feasibility._setup`) and its
-    own LP (that template's LP, solved alone by :func:`polytopes.batchlp.solve_padded`) give — on
+    own LP (that template's LP, solved alone by :func:`polytopes.batchlp.solve_stacked`) give — on
     random systems of mixed shapes and on groups of one shape with equalities (some inconsistent,
     some with zero rows, some with rows constant over the equalities' null space)."""
     from polytopes import batchlp
@@ -580,8 +580,8 @@ def test_stacked_setups_are_each_sets_own():
     for sys_, f in zip(systems, feasibility_many(systems)):
         own, slp = _setup(*sys_)
         if slp is not None:  # the set's own LP, alone
-            status, xs, _ = batchlp.solve_padded([_slack_problem(own, slp)], fallback=True)
-            own = _decide(own, xs[0])
+            [(status, x, _)] = batchlp.solve_stacked([_slack_problem(own, slp)], fallback=True)
+            own = _decide(own, x[0])
             n_lp += 1
         assert all(np.array_equal(getattr(f, k), getattr(own, k), equal_nan=True) for k in fields if k != "point")
         assert (f.point is None) == (own.point is None)
