@@ -404,39 +404,18 @@ def solve_padded(problems, fallback: bool = True, kernel: str = "numpy",
     fixed by ``lo = hi = 0`` with zero cost) to a size that depends on its own size only
     (multiples of :data:`PAD_ROWS` rows and :data:`PAD_COLS` variables), so an LP gets the same
     answer, bit for bit, whatever else is solved with it; the LPs of one padded size are solved
-    together by :func:`solve_batch` (``fallback``) or :func:`simplex_batch`, ``chunk`` per batch.
+    together by :func:`solve_batch` (``fallback``) or :func:`simplex_batch`, ``chunk`` per batch
+    (:func:`solve_stacked` of stacks of one LP).
 
     ``problems``: a sequence of ``(c, G, h, lo, hi, art_lo, art_hi)`` with shapes ``(n_i,)``,
     ``(m_i, n_i)``, ``(m_i,)``, ``(n_i,)``, ``(n_i,)`` and two ``(n_i,)`` bool arrays marking the
     artificial lower and upper bounds. Returns ``(status (N,), x, fun (N,))``, ``x[i]`` the
     optimal point ``(n_i,)`` or ``None``; without the fallback a status may be :data:`UNDECIDED`.
     """
-    N = len(problems)
-    status = np.full(N, UNDECIDED)
-    fun = np.full(N, np.nan)
-    xs: list[np.ndarray | None] = [None] * N
-    groups: dict[tuple[int, int], list[int]] = {}
-    for i, p in enumerate(problems):
-        groups.setdefault(_bucket(*p[1].shape), []).append(i)
-    for (m, n), members in groups.items():
-        for start in range(0, len(members), chunk):
-            idx = members[start:start + chunk]
-            B = len(idx)
-            c, G, h = np.zeros((B, n)), np.zeros((B, m, n)), np.zeros((B, m))
-            lo, hi = np.zeros((B, n)), np.zeros((B, n))
-            art_lo, art_hi = np.zeros((B, n), dtype=bool), np.zeros((B, n), dtype=bool)
-            for j, i in enumerate(idx):
-                cj, Gj, hj, loj, hij, alj, ahj = problems[i]
-                mj, nj = Gj.shape
-                c[j, :nj], G[j, :mj, :nj], h[j, :mj] = cj, Gj, hj
-                lo[j, :nj], hi[j, :nj], art_lo[j, :nj], art_hi[j, :nj] = loj, hij, alj, ahj
-            res = (solve_batch if fallback else simplex_batch)(c, G, h, lo, hi, artificial=(art_lo, art_hi),
-                                                               kernel=kernel)
-            status[idx] = res.status
-            fun[idx] = res.fun
-            for j, i in enumerate(idx):
-                if res.status[j] == lp.OPTIMAL:
-                    xs[i] = res.x[j, :problems[i][0].shape[0]].copy()
+    solved = solve_stacked([tuple(np.asarray(a)[None] for a in p) for p in problems], fallback, kernel, chunk)
+    status = np.array([st[0] for st, _, _ in solved], dtype=int).reshape(len(problems))
+    fun = np.array([f[0] for _, _, f in solved], dtype=float).reshape(len(problems))
+    xs = [x[0].copy() if st[0] == lp.OPTIMAL else None for st, x, _ in solved]
     return status, xs, fun
 
 
