@@ -503,28 +503,32 @@ class Polytope:
             E[np.arange(k), ks] = 1.0
             E[k + np.arange(k), ks] = -1.0
             jobs.append((i, ks, h, E[np.concatenate([~up, ~down])], up, down))
-        problems = []
-        for i, ks, h, E, _, _ in jobs:  # max e.x over the inner system, w in the artificial box
-            bound = _tol.BATCH_LP_BOUND * polys[i]._feas().scale
-            kw = h.N.shape[1]
-            box = np.full(kw, bound)
-            flags = np.ones(kw, dtype=bool)
-            g = h.gamma + h.relax
-            problems += [(-(e @ h.N), h.V, g, -box, box, flags, flags) for e in E]
-        status, _, fun = batchlp.solve_padded(problems, fallback=False, kernel=kernel)
-        at = 0
-        for i, ks, h, E, up, down in jobs:
+        solved = batchlp.solve_stacked([polys[i]._support_lps(E) for i, _, _, E, _, _ in jobs], fallback=False,
+                                       kernel=kernel)
+        for (i, ks, h, E, up, down), (status, _, fun) in zip(jobs, solved):
             k = len(ks)
-            sl = slice(at, at + len(E))
             v = np.full(2 * k, np.nan)
-            v[np.concatenate([~up, ~down])] = np.where(status[sl] == lp.OPTIMAL, E @ h.x0 - fun[sl], np.nan)
+            v[np.concatenate([~up, ~down])] = np.where(status == lp.OPTIMAL, E @ h.x0 - fun, np.nan)
             v[:k][up] = np.inf
             v[k:][down] = np.inf
             P = polys[i]
             own_pool = pool if pool is not None and pool.dim == P.dim else None
             out[i] = P._box(ks, own_pool, None, known=(-v[k:], v[:k]), proven=own_pool is not None)
-            at += len(E)
         return out  # type: ignore[return-value]
+
+    def _support_lps(self, D: np.ndarray) -> tuple[np.ndarray, ...]:
+        """The support LPs ``max d.x`` of the (nonempty) set along the rows ``d`` of ``D`` (B, n)
+        over its inner system, ``min -(d N).w  s.t.  V w <= gamma + relax``, ``w`` in the
+        artificial box ``|w| <= BATCH_LP_BOUND * scale``: a stack of
+        :func:`polytopes.batchlp.solve_stacked` (``c`` (B, k), ``G`` (B, m, k), ...). The support is
+        ``d.x0 - fun`` (``x0`` the hull's point)."""
+        h = self._hull()
+        assert h is not None  # callers pass non-empty sets
+        B, (m, kw) = len(D), h.V.shape
+        box = np.full((B, kw), _tol.BATCH_LP_BOUND * self._feas().scale)
+        art = np.ones((B, kw), dtype=bool)
+        return (-(D @ h.N), np.broadcast_to(h.V, (B, m, kw)), np.broadcast_to(h.gamma + h.relax, (B, m)),
+                -box, box, art, art)
 
     def _unbounded_axes(self, ks: list[int], pool: RayPool | None = None) -> tuple[np.ndarray, np.ndarray]:
         """(k,) bool each: coordinates ``ks`` proven unbounded above / below by a verified

@@ -280,21 +280,26 @@ def _close(a: float, b: float, scale: float) -> bool:
     return abs(a - b) <= tol.PROJECTION_CHECK_TOL * max(scale, abs(a), abs(b))
 
 
-def _membership_lp(h, ks: list[int], Y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The LPs of :func:`_in_projection` over the hull ``h`` of ``P`` (affine dimension ``k >= 1``)
-    for the points ``Y`` (N, len(ks)): ``min t  s.t.  V w <= gamma + relax, |x0[ks] + N[ks] w - y|
-    <= t``, variables ``(w, t)``, ``w`` free, ``t >= 0``. One matrix for all points: returns
-    ``(c (k+1,), A_ub (m + 2 len(ks), k+1), b_ub (N, m + 2 len(ks)))``."""
+def _distance_lps(h, ks: list[int], g: np.ndarray, R: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The LPs ``min t  s.t.  V w <= g, |N[ks] w - r| <= t`` over the hull ``h`` of a set (affine
+    dimension ``k >= 1``), one per row ``r`` of ``R`` (N, len(ks)), variables ``(w, t)``: one
+    matrix for all, returns ``(c (k+1,), A_ub (m + 2 len(ks), k+1), b_ub (N, m + 2 len(ks)))``."""
     k = h.N.shape[1]
     M = h.N[ks]
-    R = Y - h.x0[ks]
     one = np.ones((len(ks), 1))
     A_ub = np.vstack([np.hstack([h.V, np.zeros((h.V.shape[0], 1))]),
                       np.hstack([M, -one]), np.hstack([-M, -one])])
-    b_ub = np.hstack([np.broadcast_to(h.gamma + h.relax, (len(Y), h.V.shape[0])), R, -R])
+    b_ub = np.hstack([np.broadcast_to(g, (len(R), h.V.shape[0])), R, -R])
     c = np.zeros(k + 1)
     c[-1] = 1.0
     return c, A_ub, b_ub
+
+
+def _membership_lp(h, ks: list[int], Y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The LPs of :func:`_in_projection` over the hull ``h`` of ``P`` (affine dimension ``k >= 1``)
+    for the points ``Y`` (N, len(ks)): ``min t  s.t.  V w <= gamma + relax, |x0[ks] + N[ks] w - y|
+    <= t``, variables ``(w, t)``, ``w`` free, ``t >= 0`` (:func:`_distance_lps`)."""
+    return _distance_lps(h, ks, h.gamma + h.relax, Y - h.x0[ks])
 
 
 def _near(t: float, y: np.ndarray, scale: float) -> bool:
@@ -324,16 +329,10 @@ def _lifts_to_ray(P: "Polytope", ks: list[int], r: np.ndarray) -> bool:
     r = r / max(float(np.max(np.abs(r))), 1e-300)
     if k == 0:
         return False
-    M = h.N[ks]
-    # min t  s.t.  V w <= 0, |M w - r| <= t, |w| <= big: a direction exists iff t* ~ 0
-    one = np.ones((len(ks), 1))
-    A_ub = np.vstack([np.hstack([h.V, np.zeros((h.V.shape[0], 1))]),
-                      np.hstack([M, -one]), np.hstack([-M, -one])])
-    b_ub = np.concatenate([np.zeros(h.V.shape[0]), r, -r])
-    c = np.zeros(k + 1)
-    c[-1] = 1.0
+    # min t  s.t.  V w <= 0, |N[ks] w - r| <= t, |w| <= big: a direction exists iff t* ~ 0
+    c, A_ub, b_ub = _distance_lps(h, ks, np.zeros(h.V.shape[0]), r[None, :])
     bound = 1e6
-    st, _, fun = lp.solve(c, A_ub, b_ub, bounds=[(-bound, bound)] * k + [(0.0, None)],
+    st, _, fun = lp.solve(c, A_ub, b_ub[0], bounds=[(-bound, bound)] * k + [(0.0, None)],
                           bounded=True)
     return st == lp.OPTIMAL and fun <= tol.PROJECTION_CHECK_TOL
 
@@ -361,20 +360,6 @@ def _batchable(h) -> bool:
     return h.N.shape[1] > 0 and h.V.shape[0] > 0
 
 
-def _support_stack(S: "Polytope", D: np.ndarray) -> tuple[np.ndarray, ...]:
-    """The support LPs ``min -(d N).w  s.t.  V w <= gamma + relax`` over the inner system of ``S``
-    for the rows ``d`` of ``D`` (B, n), as a stack of :func:`polytopes.batchlp.solve_stacked`
-    (``c`` (B, k), ``G`` (B, m, k), ...), ``w`` in the artificial box ``|w| <= BATCH_LP_BOUND *
-    scale`` (as :meth:`Polytope.bounding_boxes`)."""
-    h = S._hull()
-    assert h is not None  # callers pass non-empty sets
-    B, (m, kw) = len(D), h.V.shape
-    box = np.full((B, kw), tol.BATCH_LP_BOUND * S._feas().scale)
-    art = np.ones((B, kw), dtype=bool)
-    return (-(D @ h.N), np.broadcast_to(h.V, (B, m, kw)), np.broadcast_to(h.gamma + h.relax, (B, m)),
-            -box, box, art, art)
-
-
 def _membership_stack(P: "Polytope", ks: list[int], Y: np.ndarray) -> tuple[np.ndarray, ...]:
     """:func:`_in_projection`'s LPs for the points ``Y`` (N, len(ks)) as a stack of
     :func:`polytopes.batchlp.solve_stacked`: ``w`` in the artificial box ``|w| <= BATCH_LP_BOUND *
@@ -393,7 +378,7 @@ def _membership_stack(P: "Polytope", ks: list[int], Y: np.ndarray) -> tuple[np.n
 def _supports_from(S: "Polytope", D: np.ndarray, answers: tuple[np.ndarray, np.ndarray, np.ndarray] | None
                    ) -> _Supports:
     """:class:`_Supports` of ``S`` along the rows of ``D`` (B, n) from the batch's ``answers`` to
-    :func:`_support_stack` (``None`` when the set's LPs were not batched): a value and a maximizer
+    :meth:`Polytope._support_lps` (``None`` when the set's LPs were not batched): a value and a maximizer
     where it certified an optimum."""
     h = S._hull()
     assert h is not None  # callers pass non-empty sets
@@ -417,10 +402,10 @@ def _check_stacks(P: "Polytope", Q: "Polytope", ks: list[int], lifted: np.ndarra
     k); a set without a hull coordinate or an inner row has none (its single LPs decide)."""
     stacks: dict[str, tuple[np.ndarray, ...]] = {}
     if _batchable(P._hull()):
-        stacks["P"] = _support_stack(P, lifted)
+        stacks["P"] = P._support_lps(lifted)
         stacks["Y"] = _membership_stack(P, ks, Y)
     if _batchable(Q._hull()):
-        stacks["Q"] = _support_stack(Q, dirs)
+        stacks["Q"] = Q._support_lps(dirs)
     return stacks
 
 
