@@ -41,11 +41,12 @@ changed nothing (1171 of the 1408 modes have more than ``LIFTED_PAIRS_MAX`` part
 projected): the same 44 s as fe41059 when run alone, one after the other, with byte-identical
 ``--overlaps --json`` outputs (``cmp``; also at k = 6 and 7). On 2026-11-23 (a slower machine,
 older code) the same table read 5.16 s at k = 8, 21.8 s at k = 10 by default and 94.9 s at k = 8
-with ``--overlaps``; the code before this round (4728fe8) took 34 s at k = 7 (every pair tested) and failed at k = 8. Where the
-default k = 10 run's time goes: the response and substituted rows of each of the 6656 modes and
-their emptiness set-up, the bounding boxes (most unbounded sides proven by the session's
-recession-ray pool, the bounded ones by the compiled batched simplex), the enumeration (of which
-about 1 s loads the compiled kernel), the box sweep counting 15.6 million candidate pairs.
+with ``--overlaps``; the code before this round (4728fe8) took 34 s at k = 7 (every pair tested)
+and failed at k = 8. Where the default k = 10 run's time goes: the response and substituted rows
+of each of the 6656 modes and their emptiness set-up, the bounding boxes (most unbounded sides
+proven by the session's recession-ray pool, the bounded ones by the compiled batched simplex), the
+enumeration (of which about 1 s loads the compiled kernel), the box sweep counting 15.6 million
+candidate pairs.
 Machines and loads differ: quote the ratios.
 """
 
