@@ -22,7 +22,9 @@ are then multiplied by the problem scale ``max(1, max_i |b_i| / ||a_i||)`` (see
     ``s_i <= RANK_RTOL * max(shape) * s_max`` (NumPy's ``matrix_rank`` rule with a floor).
 ``COEF_ZERO_TOL``
     A coefficient of a row normalized to unit max-norm (or unit 2-norm) counts as zero below this
-    (sign classification in Fourier–Motzkin, vanishing rows after projection on the affine hull).
+    (sign classification in Fourier–Motzkin, vanishing rows after projection on the affine hull,
+    and the cleaning of the exact projection's input: zero eliminated coefficients and parallel
+    eliminated parts, ``projection._snapped_elimination_block``).
 ``DUPLICATE_DECIMALS``
     Normalized rows equal after rounding to this many decimals are duplicates (the one with the
     smaller right-hand side is kept).

@@ -58,3 +58,37 @@ def test_projection_methods_agree_on_example_domains(path):
         checked += 1
         if checked >= 8:
             break
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
+def test_exact_method_gives_the_default_sets_on_every_feasible_mode(path):
+    """``--method exact`` and the default method give the same ``T_c`` (user units) for every
+    feasible mode of every example: the support functions of both agree in the axis and random
+    directions, and each set's vertices lie in the other (issue 22: the exact projection of the
+    SVD-rounded ``D_c`` once returned RHex's ``FFSF`` without its ``τ1 >= 0`` facet, and ``FSFF``
+    unbounded in τ2 and τ3)."""
+    from contactmodes.session import AnalysisSession
+
+    pytest.importorskip("ppl")
+    system = load_system(path).system
+    default, exact = AnalysisSession(system), AnalysisSession(system, method="exact")
+    n_tau = system.n_tau
+    rng = np.random.default_rng(11)
+    directions = np.vstack([np.eye(n_tau), -np.eye(n_tau), rng.normal(size=(12, n_tau))])
+    modes = default.feasible_modes()
+    assert modes
+    for mode in modes:
+        Td, Te = default.mode(mode).user_T(), exact.mode(mode).user_T()
+        box = np.concatenate(Td.bounding_box())
+        scale = max(1.0, float(np.abs(box[np.isfinite(box)]).max(initial=0.0)))
+        for u in directions:
+            sd, se = _support(Td, u), _support(Te, u)
+            if np.isinf(sd) or np.isinf(se):
+                assert np.isinf(sd) and np.isinf(se), f"{path.stem} {mode}: {u} {sd} {se}"
+            else:
+                assert se == pytest.approx(sd, rel=1e-6, abs=1e-7 * scale), f"{path.stem} {mode}: {u}"
+        for P, Q in ((Td, Te), (Te, Td)):
+            V = P.vertices().vertices
+            if len(V):
+                slack = Q.A @ V.T - Q.b[:, None] if Q.n_ineq else np.zeros((0, len(V)))
+                assert (slack <= 1e-6 * (1 + np.abs(Q.b)[:, None])).all(), f"{path.stem} {mode}"

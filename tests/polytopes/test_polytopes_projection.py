@@ -270,3 +270,25 @@ def test_fourier_motzkin_zeroes_cancellation_residues_before_normalizing():
     assert fm.affine_dimension() == 2
     assert fm.equals(P.project([0, 1], method="block_elimination"))
     assert fm.equals(P.project([0, 1], method="vertex"))
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_exact_projection_ignores_rounding_tilts_of_parallel_rows(seed):
+    """Rows whose eliminated parts are parallel in exact arithmetic, written in a random float
+    basis of the eliminated coordinates (so rounding tilts them by ~1e-16): the exact projection
+    must equal the closed form, not the tilted rows' exact projection, which reaches a sliver
+    far along the direction only one row sees (issue 22, RHex's FFSF; about half of these seeds
+    failed before). In coordinates ``(τ, s, t)`` the set is ``t <= 0``, ``c_i s <= τ + e_i``
+    (``e_1 = 0``, ``e_i > 0``) and ``s >= 0``: the projection is ``τ >= 0``."""
+    pytest.importorskip("ppl")
+    rng = np.random.default_rng(seed)
+    c = rng.uniform(0.3, 5.0, size=5)
+    e = np.concatenate([[0.0], rng.uniform(0.1, 2.0, size=4)])
+    rows_st = np.vstack([[0.0, 1.0], np.column_stack([c, np.zeros(5)]), [[-1.0, 0.0]]])
+    tau = np.concatenate([[0.0], -np.ones(5), [0.0]])
+    b = np.concatenate([[0.0], e, [0.0]])
+    T = rng.normal(size=(2, 2))  # w = T^-1 (s, t): a row over (s, t) is row @ T over w
+    rows_w = (rows_st * 3.0 ** 0.5) @ T / 3.0 ** 0.5  # a path with rounding, as an SVD has
+    Q = Polytope(np.column_stack([tau, rows_w]), b).project([0], method="exact")
+    assert Q.contains(np.array([0.0])) and not Q.contains(np.array([-1e-6]))
+    assert Q.contains(np.array([1e6]))
