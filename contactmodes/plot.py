@@ -27,10 +27,14 @@ Lower-dimensional sets
     with the mode's marker at both ends, points as markers of ``POINT_SIZE`` points; an
     unambiguous piece of that kind is cased in black. In a 1-D picture an interval narrower than
     ``THIN_FRACTION`` of the axis also gets its marker.
-Unbounded sets are clipped to the plotting box. Overlaps are hatched only where they have positive
-area (2-D) or length (1-D): overlaps of measure zero — two sets touching along an edge — are not
-ambiguities under the closure convention of :mod:`polytopes.regions` and are not hatched. The
-legend is placed outside the axes (right of them), never over the data.
+Unbounded sets are clipped to the plotting box. In a 1-D picture a side of an interval that goes on
+past the edge of the axis (to ±∞ when the set is unbounded there) ends in a black arrowhead at the
+axis edge, and every finite end is labelled with its value (three significant digits; beside the
+end, outside the bar, or at the arrow's tail when the end is past the edge). Overlaps are hatched
+only where they have positive area (2-D) or length (1-D): overlaps of measure zero — two sets
+touching along an edge — are not ambiguities under the closure convention of
+:mod:`polytopes.regions` and are not hatched. The legend is placed outside the axes (right of
+them), never over the data.
 """
 
 from __future__ import annotations
@@ -87,6 +91,8 @@ NEST_GROWTH = 1.5
 THIN_FRACTION = 0.005
 #: legend entries per column before another column is started
 LEGEND_ROWS = 30
+#: in a 1-D picture, length of the arrow marking a side that continues past the axis edge (fraction of the axis)
+ARROW_FRACTION = 0.05
 
 
 @dataclass(frozen=True)
@@ -401,24 +407,82 @@ def _union(intervals: Sequence[tuple[float, float]]) -> list[tuple[float, float]
     return merged
 
 
-def _draw_1d(ax, data: PlotData, clipped: Mapping[str, Polytope], styles: Mapping[str, ModeStyle]) -> bool:
-    """Draw a 1-D picture (one row per mode); returns whether any overlap was hatched."""
+def _value_text(v: float, span: float) -> str:
+    """An end's value as labelled: three significant digits, a true minus sign, and ``0`` for a
+    value that is zero to 1e-9 of the axis (numerical noise such as −7e-16)."""
+    if abs(v) <= 1e-9 * span:
+        return "0"
+    return f"{v:.3g}".replace("-", "\u2212")
+
+
+def _mark_ends_1d(ax, row: int, T: Polytope, a: float, b: float, box, marker: bool) -> tuple[bool, bool]:
+    """Mark the ends of one row's interval ``[a, b]`` (``T`` clipped to ``box``): a side where
+    ``T`` goes on past the axis edge gets an arrow whose head is at that edge (pointing out), and
+    its value at the arrow's tail when that end is finite (a ``--box`` narrower than the set);
+    every finite end of ``T`` inside the box gets its value beside it, outside the bar (one label
+    when the two ends are one point). ``marker``: the row's marker is drawn at the centre (the
+    labels keep clear of it). Returns whether (an unbounded side, a bounded side past the edge)
+    was marked."""
+    lo, hi = float(box[0][0]), float(box[1][0])
+    span = hi - lo
+    tlo, thi = (float(v[0]) for v in T.bounding_box())
+    tol = 1e-9 * span
+    edge_coords = ax.get_yaxis_transform()  # x in axes fraction (0 left edge, 1 right), y in data
+    unbounded = clipped = False
+    for end, beyond, edge, sign in ((tlo, tlo < lo - tol, 0.0, 1.0), (thi, thi > hi + tol, 1.0, -1.0)):
+        if beyond:
+            ax.annotate("", xy=(edge, row), xycoords=edge_coords, xytext=(edge + sign * ARROW_FRACTION, row),
+                        textcoords=edge_coords, zorder=4.2,
+                        arrowprops=dict(arrowstyle="-|>,head_length=0.7,head_width=0.35", color="k", lw=1.6,
+                                        shrinkA=0, shrinkB=0))
+            unbounded |= not math.isfinite(end)
+            if math.isfinite(end):  # bounded, past the edge: its value at the arrow's tail
+                clipped = True
+                ax.annotate(_value_text(end, span), xy=(edge + sign * ARROW_FRACTION, row), xycoords=edge_coords,
+                            xytext=(sign * 3.0, 0.0), textcoords="offset points", ha="left" if sign > 0 else "right",
+                            va="center", fontsize=8, color="0.15", zorder=4.3, annotation_clip=False)
+    gap = 4.0 + (0.5 * POINT_SIZE if marker else 0.0)  # points between an end and its label
+    ends = []
+    if math.isfinite(tlo) and tlo >= lo - tol:
+        ends.append((a, -1.0))
+    if math.isfinite(thi) and thi <= hi + tol and not (ends and b - a <= tol):
+        ends.append((b, 1.0))
+    if len(ends) == 1 and b - a <= tol:  # a point: one label, right of its marker
+        ends = [(0.5 * (a + b), 1.0)]
+    for x, side in ends:
+        # outside the bar, unless that would leave the axes (then just inside the end)
+        room = (hi - x) if side > 0 else (x - lo)
+        if room < 0.1 * span:
+            side = -side
+        ax.annotate(_value_text(x, span), xy=(x, row), xytext=(side * gap, 0.0), textcoords="offset points",
+                    ha="left" if side > 0 else "right", va="center", fontsize=8, color="0.15", zorder=4.3,
+                    annotation_clip=False)
+    return unbounded, clipped
+
+
+def _draw_1d(ax, data: PlotData, clipped: Mapping[str, Polytope],
+             styles: Mapping[str, ModeStyle]) -> tuple[bool, bool, bool]:
+    """Draw a 1-D picture (one row per mode); returns whether any overlap was hatched, any
+    unbounded side and any bounded side past the axis edge was marked with an arrow."""
     from matplotlib.patches import Rectangle
 
     lo, hi = data.box
     span = float(hi[0] - lo[0])
     rows = list(clipped)
     spans = {m: _interval(clipped[m]) for m in rows}
-    overlaps = False
+    overlaps = unbounded = beyond = False
     for row, m in enumerate(rows):
         st = styles[m]
         a, b = spans[m]
         if b > a:
             ax.add_patch(Rectangle((a, row - 0.3), b - a, 0.6, facecolor=st.fill, edgecolor=st.colour, lw=1.2,
                                    hatch=st.hatch, zorder=1))
-        if b - a < THIN_FRACTION * span:  # a point, or too narrow to see: add the marker
+        thin = b - a < THIN_FRACTION * span
+        if thin:  # a point, or too narrow to see: add the marker
             ax.plot([0.5 * (a + b)], [row], ls="none", marker=st.marker, color=st.colour, ms=POINT_SIZE,
                     mec="k", mew=0.8, zorder=4)
+        u, c = _mark_ends_1d(ax, row, data.domains[m], a, b, data.box, thin)
+        unbounded, beyond = unbounded or u, beyond or c
         for other in rows:  # overlaps of positive length with other modes, hatched
             c, d = max(a, spans[other][0]), min(b, spans[other][1])
             if other == m or d <= c or clipped[m].intersect(clipped[other]).affine_dimension() < 1:
@@ -446,16 +510,17 @@ def _draw_1d(ax, data: PlotData, clipped: Mapping[str, Polytope], styles: Mappin
     ax.set_ylim(len(rows) - 0.4, -0.6)  # first mode on top, as in the legend and the table
     ax.set_xlim(lo[0], hi[0])
     ax.set_ylabel("contact mode")
-    return overlaps
+    return overlaps, unbounded, beyond
 
 
 # ------------------------------------------------------------------------------------------------
 
 
 def _legend_handles(data: PlotData, modes: Sequence[str], styles: Mapping[str, ModeStyle], one_d: bool,
-                    overlaps: bool):
+                    overlaps: bool, arrows: tuple[bool, bool] = (False, False)):
     """(handles, labels) of the legend: one entry per drawn mode (a fill with the mode's hatch
-    and marker; left out in 1-D pictures, whose rows are named), then the keys of the marks."""
+    and marker; left out in 1-D pictures, whose rows are named), then the keys of the marks.
+    ``arrows``: whether a 1-D picture marked (an unbounded side, a bounded side past the axis edge)."""
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
 
@@ -475,13 +540,19 @@ def _legend_handles(data: PlotData, modes: Sequence[str], styles: Mapping[str, M
     if data.inconsistent:
         handles.append(Patch(facecolor=INCONSISTENT_COLOUR, alpha=INCONSISTENT_ALPHA, edgecolor="none"))
         labels.append("no solution")
+    if any(arrows):
+        handles.append(Line2D([], [], ls="none", marker="$\u2192$", color="k", ms=12))
+        labels.append({(True, False): "unbounded: continues to ±∞",
+                       (False, True): "continues past the axis edge",
+                       (True, True): "continues past the axis edge\n(to ±∞ where no end is labelled)"}[arrows])
     return handles, labels
 
 
 def draw_domains(data: PlotData):
     """Draw ``data`` on a new matplotlib figure (Agg backend) and return the figure.
 
-    One plotted torque: one row per mode, intervals as bars, points as markers. Two: polygons,
+    One plotted torque: one row per mode, intervals as bars, points as markers, a side that goes on
+    past the axis edge arrowed and every finite end labelled with its value. Two: polygons,
     segments and points in the plane of the two torques, each full-dimensional region named at
     its Chebyshev centre when it has room. The axis labels carry :attr:`PlotData.units`; the
     legend (modes in the order of ``data.domains``, then the keys) sits right of the axes.
@@ -500,14 +571,15 @@ def draw_domains(data: PlotData):
     ncol = max(1, math.ceil(n_entries / LEGEND_ROWS))
     if one_d:
         fig, ax = plt.subplots(figsize=(7.5 + 1.8 * ncol, max(2.4, 1.3 + 0.32 * len(modes))))
-        overlaps = _draw_1d(ax, data, clipped, styles)
+        overlaps, *arrows = _draw_1d(ax, data, clipped, styles)
     else:
+        arrows = (False, False)
         fig, ax = plt.subplots(figsize=(6.0 + 1.5 * ncol, 6.5))
         overlaps = _draw_2d(ax, data, clipped, styles)
         ax.set_ylabel(data.axis_labels()[1])
         ax.set_aspect("auto")
     ax.set_xlabel(data.axis_labels()[0])
-    handles, labels = _legend_handles(data, modes, styles, one_d, overlaps)
+    handles, labels = _legend_handles(data, modes, styles, one_d, overlaps, tuple(arrows))
     ax.legend(handles, labels, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, fontsize=8,
               frameon=False, ncol=ncol, handler_map={tuple: HandlerTuple(ndivide=1)})
     ax.set_title(data.title, fontsize=10)

@@ -68,6 +68,64 @@ def test_flip_exits_0_with_switch_and_stiction_fields(blind_flip):
     assert (d / "f.png").read_bytes()[:8] == PNG_MAGIC
 
 
+def test_flip_plot_shades_the_documented_window_as_a_time_span(tmp_path, monkeypatch):
+    """``flip --plot``: the documented RMSE window (docs/rhex-reproduction.md, Metrics: from the
+    second control step up to the first step at whose end the body's rear-top corner is at or below
+    the ground, else to the end of the thrust) is a shaded span over exactly those times, named in
+    the legend with its RMSE, and no horizontal line or bracket stands for it."""
+    import matplotlib.figure
+    from matplotlib.text import Annotation
+
+    import controllers.rhex.plots as plots
+
+    seen = {}
+    plot_run, savefig = plots.plot_run, matplotlib.figure.Figure.savefig
+
+    def spy_plot_run(result, path, *args, **kw):
+        seen["result"] = result
+        return plot_run(result, path, *args, **kw)
+
+    def spy_savefig(fig, *args, **kw):
+        seen["fig"] = fig
+        return savefig(fig, *args, **kw)
+
+    monkeypatch.setattr(plots, "plot_run", spy_plot_run)
+    monkeypatch.setattr(matplotlib.figure.Figure, "savefig", spy_savefig)
+    out, png = tmp_path / "f.json", tmp_path / "f.png"
+    assert _main_exit(["flip", "--controller", "blind", "--mu-toe", "0.6", "--json", "--output", str(out),
+                       "--plot", str(png)]) == 0
+    assert png.read_bytes()[:8] == PNG_MAGIC
+    doc, res = json.loads(out.read_text()), seen["result"]
+    # the window by its definition, from the recorded states (x, y, pitch) and the body's half
+    # length d and half height h: the rear-top corner is (-d, +h) in the body frame
+    p, times, states = res.params, np.asarray(res.times), np.asarray(res.states)
+    rear_top_y = states[:, 1] - p.d * np.sin(states[:, 2]) + p.h * np.cos(states[:, 2])
+    landed = np.nonzero(rear_top_y[1:] <= 0.0)[0]
+    n_thrust = int(np.nonzero(np.isfinite(np.asarray(res.predicted_pitch_acc, dtype=float)))[0][-1]) + 1
+    assert landed.size and landed[0] < n_thrust  # this run lands before its thrust ends: the window stops there
+    t0, t1 = times[1], times[landed[0]]
+    assert t0 == pytest.approx(1.0 / p.control_rate) and t1 < times[n_thrust]
+    assert doc["rmse_window_s"] == pytest.approx([t0, t1])
+    ax = seen["fig"].axes[0]
+    spans = [a for a in ax.patches if "window" in a.get_label()]
+    assert len(spans) == 1 and spans[0].get_fill() and spans[0].get_facecolor()[3] > 0
+    corners = spans[0].get_transform().transform(spans[0].get_path().vertices)  # pixels
+    xs = ax.transData.inverted().transform(corners)[:, 0]
+    ys = ax.transAxes.inverted().transform(corners)[:, 1]
+    assert (xs.min(), xs.max()) == pytest.approx((t0, t1), abs=1e-9)
+    assert (ys.min(), ys.max()) == pytest.approx((0.0, 1.0))  # the full height: a time span, not a level
+    label = spans[0].get_label()
+    assert "RMSE window" in label and "landing" in label and f"{doc['rmse_pitch_accel_window']:.2f}" in label
+    assert label in [t.get_text() for t in ax.get_legend().get_texts()]
+    # nothing horizontal for it: the only constant-level line is the zero line, no bracket arrow
+    for line in ax.get_lines():
+        assert "window" not in line.get_label()
+        y = np.asarray(line.get_ydata(), dtype=float)
+        if len(line.get_xdata()) > 1 and np.ptp(line.get_xdata()) > 0 and np.ptp(y) == 0:
+            assert y[0] == 0.0
+    assert not [t for t in ax.texts if isinstance(t, Annotation) and t.arrow_patch is not None]
+
+
 def test_no_flip_exits_1_with_its_usual_output(tmp_path, capsys):
     out, png, gif = tmp_path / "f.json", tmp_path / "f.png", tmp_path / "f.gif"
     code = _main_exit(["flip", "--controller", "blind", "--mu-toe", "0.39", "--mu-body", "0.25", "--duration", "0.05",

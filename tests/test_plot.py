@@ -299,6 +299,120 @@ def test_six_link_brace_default_slice_draws_the_segment_visibly():
     assert np.allclose(sorted(xs), [lo[0], hi[0]]) and np.allclose(sorted(ys), [lo[1], hi[1]])
 
 
+# ---- 1-D pictures: unbounded sides and the values of the ends ---------------------------------------
+
+
+def _display(ax, xy, coords):
+    """``xy`` given in an annotation's ``coords`` ("data", "axes fraction" or a Transform), in pixels."""
+    from matplotlib.transforms import Transform
+
+    tr = {"data": ax.transData, "axes fraction": ax.transAxes}.get(coords) if isinstance(coords, str) else coords
+    assert isinstance(tr, Transform), f"unexpected annotation coordinates {coords!r}"
+    return tr.transform(np.asarray(xy, dtype=float))
+
+
+def _arrows_and_labels(fig, ax):
+    """(arrows, labels) read back from the artists: arrows as (row, side, head_px, tail_px) with
+    side "low"/"high" by the axis edge the head touches (None: at neither), labels as
+    (row, value, anchor_x) for every text artist that is not an arrow, the value parsed."""
+    from matplotlib.text import Annotation
+
+    fig.canvas.draw()
+    rows = [t.get_text() for t in ax.get_yticklabels()]
+    left, right = ax.transAxes.transform([(0.0, 0.0), (1.0, 0.0)])[:, 0]
+    row_of = {round(float(ax.transData.transform((0.0, r))[1]), 1): rows[r] for r in range(len(rows))}
+    arrows, labels = [], []
+    for t in ax.texts:
+        if isinstance(t, Annotation) and t.arrow_patch is not None:
+            head = _display(ax, t.xy, t.xycoords)
+            tail = _display(ax, t.xyann, t.anncoords)
+            side = "low" if abs(head[0] - left) < 1.0 else "high" if abs(head[0] - right) < 1.0 else None
+            arrows.append((row_of[round(float(head[1]), 1)], side, head, tail))
+        else:
+            assert isinstance(t, Annotation), "a 1-D label must be anchored at the end it names"
+            anchor = _display(ax, t.xy, t.xycoords)
+            labels.append((row_of[round(float(anchor[1]), 1)], float(t.get_text().replace("\u2212", "-")),
+                           float(ax.transData.inverted().transform(anchor)[0])))
+    return arrows, labels
+
+
+def _ends_from_json(path: Path) -> dict[str, tuple[float, float]]:
+    """Each feasible mode's interval (lo, hi) (±inf when unbounded), straight from the analysis
+    JSON's H-representation of a 1-torque ``T_c``: ``a x <= b`` rows and ``c x = d`` rows."""
+    import json
+
+    ends = {}
+    for m in json.loads(path.read_text())["modes"]:
+        if not m["feasible"]:
+            continue
+        P = m["torque_domain"]
+        lo, hi = -np.inf, np.inf
+        for (a,), b in zip(P["A"], P["b"]):
+            if a > 0:
+                hi = min(hi, b / a)
+            elif a < 0:
+                lo = max(lo, b / a)
+        for (c,), d in zip(P["C"], P["d"]):
+            lo, hi = max(lo, d / c), min(hi, d / c)
+        ends[m["mode"]] = (lo, hi)
+    return ends
+
+
+def test_two_link_brace_plot_arrows_its_unbounded_sides_and_labels_its_thresholds(tmp_path):
+    from contactmodes.cli import main
+
+    out = tmp_path / "a.json"
+    assert main(["analyze", str(EXAMPLES / "two_link_brace.toml"), "--json", "--output", str(out)]) == 0
+    ends = _ends_from_json(out)
+    assert ends["FFF"][0] == -np.inf and ends["FFF"][1] == pytest.approx(-0.1926, abs=5e-5)  # the table's "<=-0.1926"
+    assert ends["SSS"] == (pytest.approx(0.0, abs=1e-12), np.inf)
+    data = plot_data(_args(str(EXAMPLES / "two_link_brace.toml")))  # what `contactmodes plot` draws
+    fig = draw_domains(data)
+    ax = fig.axes[0]
+    arrows, labels = _arrows_and_labels(fig, ax)
+    unbounded = {(m, side) for m, (lo, hi) in ends.items() for side, v in (("low", lo), ("high", hi))
+                 if not np.isfinite(v)}
+    assert unbounded == {("FFF", "low"), ("SSS", "high")}
+    assert sorted((m, side) for m, side, _, _ in arrows) == sorted(unbounded)  # one arrow each, nowhere else
+    for m, side, head, tail in arrows:  # the head at the edge, pointing out of the axes
+        assert (tail[0] > head[0]) if side == "low" else (tail[0] < head[0])
+        assert abs(tail[1] - head[1]) < 0.5  # horizontal, along the mode's row
+    # every finite end labelled once on its row, at the end, with its value to three digits
+    expected = sorted((m, v) for m, (lo, hi) in ends.items() for v in sorted({lo, hi}) if np.isfinite(v))
+    assert len(labels) == len(expected)
+    got = sorted((m, value, x) for m, value, x in labels)
+    for (m, v), (gm, value, x) in zip(expected, got):
+        assert gm == m
+        assert value == pytest.approx(v, rel=5e-3, abs=1e-9)
+        assert x == pytest.approx(v, abs=1e-9)
+    texts = [t.get_text() for t in ax.texts]
+    assert texts.count("\u22120.193") == 2 and "0.193" not in texts  # FFF's upper and LLR's lower end
+    assert any("unbounded" in t.get_text() and "∞" in t.get_text() for t in ax.get_legend().get_texts())
+
+
+def test_one_torque_ends_past_a_narrow_box_get_an_arrow_and_their_value_at_its_tail():
+    one_side = Polytope(np.array([[1.0]]), np.array([-1.0]))             # x <= -1, unbounded below
+    wide = Polytope(np.array([[1.0], [-1.0]]), np.array([8.0, 3.0]))     # [-3, 8]: past both edges of the box
+    inside = Polytope(np.array([[1.0], [-1.0]]), np.array([2.5, -0.5]))  # [0.5, 2.5]
+    box = (np.array([-2.0]), np.array([4.0]))
+    fig = draw_domains(PlotData(["f"], {"A": one_side, "B": wide, "C": inside}, {}, [], box, "narrow box"))
+    ax = fig.axes[0]
+    arrows, labels = _arrows_and_labels(fig, ax)
+    assert sorted((m, side) for m, side, _, _ in arrows) == [("A", "low"), ("B", "high"), ("B", "low")]
+    # A's -1 beside its end; B's ends -3 and 8, outside the box, at the tails of its arrows; C's both ends
+    assert sorted((m, v) for m, v, _ in labels) == [("A", -1.0), ("B", -3.0), ("B", 8.0), ("C", 0.5), ("C", 2.5)]
+    tails = {side: tail for m, side, _, tail in arrows if m == "B"}
+    for m, v, x in labels:
+        if m == "B":  # anchored at the tail of the arrow on its side, inside the axes
+            side = "low" if v < 0 else "high"
+            assert x == pytest.approx(float(ax.transData.inverted().transform(tails[side])[0]), abs=1e-9)
+            assert box[0][0] < x < box[1][0]
+        else:
+            assert x == pytest.approx(v)
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert any("past the axis edge" in t and "∞" in t for t in legend)
+
+
 # ---- earlier behaviour -----------------------------------------------------------------------------
 
 

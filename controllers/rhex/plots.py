@@ -3,11 +3,11 @@
 Metrics (pitch acceleration, Table V's two RMSE windows, rear-toe events, the mode timeline) live
 in :mod:`~.metrics`; this module only draws (matplotlib, Agg backend, headless).
 
-* :func:`plot_run` — Figs. 10/13/14: predicted vs simulated pitch acceleration above (thrust
-  phase shaded, our documented RMSE window bracketed, flip time, model switch and simulated
-  rear-toe stiction marked); below, one row per contact (body, toe1 rear, toe2, toe3 front) with
-  the simulated mode as a wide bar and the controller's mode as a thin bar under it, one colour per
-  letter.
+* :func:`plot_run` — Figs. 10/13/14: predicted vs simulated pitch acceleration above (our
+  documented RMSE window shaded as a time span, the thrust phase outlined, flip time, model switch
+  and simulated rear-toe stiction marked); below, one row per contact (body, toe1 rear, toe2, toe3
+  front) with the simulated mode as a wide bar and the controller's mode as a thin bar under it,
+  one colour per letter.
 * :func:`plot_pitch` — Fig. 15: pitch against time for several runs on one axis.
 * :func:`animate` — a GIF (matplotlib's ``PillowWriter``) of the body, hips, legs, toes and
   ground, each frame titled with the controller, the time and the pitch.
@@ -24,8 +24,8 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from .metrics import (rmse_pitch_accel, rmse_pitch_accel_window, rmse_window, simulated_pitch_accel, stiction_time,
-                      thrust_phase)
+from .metrics import (landing_step, rmse_pitch_accel, rmse_pitch_accel_window, rmse_window, simulated_pitch_accel,
+                      stiction_time, thrust_phase)
 from .simulator import SimulationResult, body_corners, leg_kinematics
 
 __all__ = [
@@ -69,11 +69,13 @@ def plot_run(result: SimulationResult, path: str, title: str = "", switch_time: 
     """Figs. 10/13/14 for one run, written as a PNG at ``path``.
 
     Above: controller prediction and simulated pitch acceleration (:func:`~.metrics.simulated_pitch_accel`)
-    against time; the thrust phase shaded (Table V by the paper's definition), our documented RMSE
-    window bracketed (:func:`~.metrics.rmse_window`), the flip time dashed and, when given, the
-    blind controller's model switch ``switch_time`` (s) dotted beside the simulated rear-toe
-    stiction (:func:`~.metrics.stiction_time`). Below: per contact, the simulated mode (wide bar)
-    and the controller's mode (thin bar under it).
+    against time; our documented RMSE window (:func:`~.metrics.rmse_window`: from the second
+    control step to the rear-face landing or the end of the thrust) shaded as a time span with its
+    edges drawn, the thrust phase (Table V by the paper's definition; nearly the same times)
+    outlined dashed, each with its times and RMSE in the legend, the flip time dashed and, when
+    given, the blind controller's model switch ``switch_time`` (s) dotted beside the simulated
+    rear-toe stiction (:func:`~.metrics.stiction_time`). Below: per contact, the simulated mode
+    (wide bar) and the controller's mode (thin bar under it).
     Raises ``ValueError`` for an empty run; I/O errors from matplotlib propagate.
     """
     n = len(result.sim_modes)
@@ -95,14 +97,18 @@ def plot_run(result: SimulationResult, path: str, title: str = "", switch_time: 
     ax.step(times, np.append(pred, pred[-1]), where="post", color="C1", lw=1.6,
             label=r"predicted $\ddot\theta$ (controller model)")
     if n_f:
-        lab = "thrust phase" + (f" (RMSE {rmse:.2f} rad/s², paper's definition)" if rmse is not None else "")
-        ax.axvspan(times[0], times[n_f], color="C1", alpha=0.08, label=lab)
+        lab = f"thrust phase {times[0]:.3f}–{times[n_f]:.3f} s" + (
+            f" (RMSE {rmse:.2f} rad/s², paper's definition)" if rmse is not None else "")
+        # outlined only: the documented window, shaded below, spans nearly the same times
+        ax.axvspan(times[0], times[n_f], fill=False, edgecolor="C1", ls="--", lw=1.2, label=lab)
     k0, k1 = rmse_window(result)
     window = rmse_pitch_accel_window(result)
     if window is not None:
-        ax.annotate("", xy=(times[k0], 0.97), xytext=(times[k1], 0.97), xycoords=ax.get_xaxis_transform(),
-                    arrowprops={"arrowstyle": "|-|", "color": "C0", "lw": 1.0, "shrinkA": 0, "shrinkB": 0})
-        ax.plot([], [], color="C0", lw=1.0, marker="|", label=f"documented window (RMSE {window:.2f} rad/s²)")
+        landing = landing_step(result)
+        until = "rear-face landing" if landing is not None and landing == k1 else "end of thrust"
+        ax.axvspan(times[k0], times[k1], facecolor=(0.12, 0.47, 0.71, 0.12), edgecolor="C0", lw=1.2,
+                   label=f"documented RMSE window {times[k0]:.3f}–{times[k1]:.3f} s (2nd control step to "
+                         f"{until}; RMSE {window:.2f} rad/s²)")
     if result.flip_time is not None:
         for a in (ax, axm):
             a.axvline(result.flip_time, color="k", ls="--", lw=0.8)
