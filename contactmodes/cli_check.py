@@ -24,18 +24,46 @@ Exit status 0 whenever the geometry could be evaluated; read ``accepted`` (JSON)
     (m, world), ``surface_point`` [x, y] (m), ``surface_normal`` [n_x, n_y] (unit), ``gap`` (m),
     ``velocity`` ``{"t": v_t, "n": v_n}`` (m/s), ``approaching`` (bool), ``accepted`` (bool),
     ``problem`` (the loader's message, or ``null``)
+
+``--snap``: the state snapped onto the surfaces
+------------------------------------------------
+``contactmodes check FILE --snap`` shows the state changed by the smallest amount that puts every
+contact on its surface (:func:`contactmodes.snap.snap_state`: the minimum-norm change of ``q``,
+lengths weighed against angles by the robot's size ``L``), the file's value and the snapped value
+of each state key that changes (under the file's own keys: a ``_deg`` key in degrees), and then
+the usual table at the snapped state. When the loader already accepts every contact the state is
+left as written. When the snapped ``q`` would change a contact's normal velocity by more than the
+analysis's zero threshold, ``q̇`` is adjusted too (the smallest change that gives every contact
+back its input normal velocity) and both velocities are shown. A surface the robot cannot reach
+is a one-line error naming the contact, exit status 2, nothing written. With ``--json`` the
+document describes the snapped state and has a ``snap`` member: ``changed`` (bool), ``steps``,
+``length`` (``L``, m), ``q_input``, ``qdot_input``, ``qdot_changed``, ``gaps_input`` (m),
+``normal_velocity_input``, ``normal_velocity`` (m/s, per contact), ``keys`` (the new values of
+the changed state keys, ``{"q": {key: value}, "qdot": {…}}``, in the file's units) and
+``written`` (the ``--write`` path or ``null``).
+
+``--snap --write OUT`` also writes OUT: the input file with only those state values replaced
+(the text is edited in place, comments and layout kept; a JSON file is re-emitted), written
+atomically (a temporary file in OUT's directory, loaded by the loader before it is renamed into
+place) and never onto the input file (exit 2, nothing written; another existing OUT is
+replaced, as with ``--output``). When nothing changes, OUT is a copy of the input.
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
 import json
-from typing import Any
+import math
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from typing import TYPE_CHECKING
+import numpy as np
 
 if TYPE_CHECKING:  # pragma: no cover
     from .io import SystemGeometry
+    from .snap import SnapResult
 
 __all__ = ["SCHEMA", "add_parser", "run", "check_document", "format_check"]
 
@@ -52,18 +80,188 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("file", help="system file (TOML, see docs/system-file.md)")
     p.add_argument("--json", action="store_true", help="print the contactmodes.check/1 JSON document")
     p.add_argument("--output", metavar="PATH", help="write the output to PATH instead of stdout")
+    p.add_argument("--snap", action="store_true",
+                   help="show the state changed by the smallest amount that puts every contact on its surface")
+    p.add_argument("--write", metavar="OUT",
+                   help="with --snap: write OUT, the input file with only the snapped state values replaced "
+                        "(never the input file itself)")
     p.set_defaults(run=run)
     return p
 
 
 def run(args: argparse.Namespace) -> str:
-    """The ``check`` command: text or JSON for ``args.file``; raises ``SystemFileError`` on a bad file."""
+    """The ``check`` command: text or JSON for ``args.file``; raises ``SystemFileError`` on a bad file,
+    :class:`~contactmodes.snap.SnapError` on a surface ``--snap`` cannot reach and
+    :class:`~contactmodes.cliutil.UserError` on a refused ``--write`` path."""
     from .io import system_geometry
 
+    if getattr(args, "snap", False):
+        return _run_snap(args)
+    if getattr(args, "write", None) is not None:
+        from .cliutil import UserError
+
+        raise UserError("--write: needs --snap (it writes the snapped state)")
     geometry = system_geometry(args.file)
     if args.json:
         return json.dumps(check_document(geometry), indent=2, allow_nan=False) + "\n"
     return format_check(geometry) + "\n"
+
+
+def _run_snap(args: argparse.Namespace) -> str:
+    """``check --snap [--write OUT]``: snap the file's state, verify it with the loader, show (and write) it."""
+    from .cliutil import UserError, check_output_path
+    from .errors import InternalError, SystemFileError
+    from .io import _parse, _read_document, parse_geometry, parse_system
+    from .snap import snap_state
+
+    source = str(args.file)
+    out = args.write
+    if args.output is not None:  # checked before OUT is written
+        check_output_path(args.output, [source])
+    if out is not None:
+        check_output_path(out, [source], "--write")
+        if _is_json(out) != _is_json(source):
+            kind = "a .json file" if _is_json(source) else "a TOML file (not .json)"
+            raise UserError(f"--write: {out} must be {kind}, like the input {source}")
+        if args.output is not None and os.path.realpath(args.output) == os.path.realpath(out):
+            raise UserError(f"--output: {args.output} is also the --write file")
+    data = _read_document(Path(source))
+    before = parse_geometry(data, source)
+    parsed = _parse(data, source)
+    if before.accepted:
+        result = None
+        q, qdot = parsed.q, parsed.qdot
+    else:
+        result = snap_state(parsed.mechanism, parsed.q, parsed.qdot)
+        q, qdot = result.q, result.qdot
+    changes = _state_changes(data, parsed.mechanism.coordinates, parsed.q, q, parsed.qdot, qdot)
+    snapped = copy.deepcopy(data)
+    for path, value in changes.items():
+        snapped["state"].setdefault(path[1], {})[path[2]] = value  # a file may omit state.qdot
+    try:
+        parse_system(snapped, source)  # the loader's own check
+        geometry = parse_geometry(snapped, source)
+    except SystemFileError as exc:
+        raise InternalError(f"check --snap: the loader rejects the snapped state: {exc}") from exc
+    if out is not None:
+        _write_snapped(source, out, data, snapped, changes, q, qdot)
+    if args.json:
+        doc = check_document(geometry)
+        doc["snap"] = {
+            "changed": bool(changes),
+            "steps": 0 if result is None else result.iterations,
+            "length": None if result is None else result.length,
+            "q_input": parsed.q.tolist(),
+            "qdot_input": parsed.qdot.tolist(),
+            "qdot_changed": bool(result is not None and result.qdot_changed),
+            "gaps_input": [c.gap for c in before.contacts],
+            "normal_velocity_input": [float(c.velocity[1]) for c in before.contacts],
+            "normal_velocity": [float(c.velocity[1]) for c in geometry.contacts],
+            "keys": {part: {p[2]: v for p, v in changes.items() if p[1] == part} for part in ("q", "qdot")},
+            "written": out,
+        }
+        return json.dumps(doc, indent=2, allow_nan=False) + "\n"
+    return _format_snap(data, geometry, result, changes, out) + "\n"
+
+
+def _is_json(path: str) -> bool:
+    return Path(path).suffix.lower() == ".json"
+
+
+def _state_key(table: Any, coordinate: str, q_table: Any) -> str:
+    """The key of ``coordinate`` in a state table as the file writes it (``theta`` or ``theta_deg``);
+    for a key the table lacks, the spelling of ``q_table``."""
+    for t in (table, q_table):
+        if isinstance(t, dict):
+            if coordinate in t:
+                return coordinate
+            if f"{coordinate}_deg" in t:
+                return f"{coordinate}_deg"
+    return coordinate
+
+
+def _state_changes(data: dict, coordinates: tuple[str, ...], q0: np.ndarray, q: np.ndarray, qdot0: np.ndarray,
+                   qdot: np.ndarray) -> dict[tuple[str, str, str], float]:
+    """``{("state", "q"|"qdot", key): new value in the file's unit}`` for every coordinate that changed."""
+    state = data["state"]
+    changes: dict[tuple[str, str, str], float] = {}
+    for part, old, new in (("q", q0, q), ("qdot", qdot0, qdot)):
+        table = state.get(part, {})
+        for j, c in enumerate(coordinates):
+            if new[j] == old[j]:
+                continue
+            key = _state_key(table, c, state["q"])
+            changes[("state", part, key)] = math.degrees(new[j]) if key.endswith("_deg") else float(new[j])
+    return changes
+
+
+def _write_snapped(source: str, out: str, data: dict, snapped: dict, changes: dict, q: np.ndarray,
+                   qdot: np.ndarray) -> None:
+    """Write OUT: the input text with only ``changes`` made, loaded by the loader before it replaces OUT."""
+    from .cliutil import UserError, write_atomic
+    from .errors import ContactModelError
+    from .io import load_system
+    from .tomledit import TomlEditError, edit_numbers
+
+    text = Path(source).read_bytes().decode("utf-8")
+    if not changes:
+        new_text = text
+    elif _is_json(source):
+        new_text = json.dumps(snapped, indent=2, ensure_ascii=False) + "\n"
+    else:
+        try:
+            new_text = edit_numbers(text, changes)
+        except TomlEditError as exc:
+            raise UserError(f"--write: cannot edit the text of {source}: {exc}") from None
+
+    def write(tmp: str) -> None:
+        with open(tmp, "w", encoding="utf-8", newline="") as fh:
+            fh.write(new_text)
+        try:
+            written = load_system(tmp)  # relative paths (mechanism.urdf) resolve from OUT's directory
+        except ContactModelError as exc:
+            raise UserError(f"--write: {out} would not load: {exc}") from None
+        if not (np.allclose(written.q, q, rtol=0.0, atol=1e-12 * max(1.0, float(np.abs(q).max())))
+                and np.allclose(written.qdot, qdot, rtol=0.0, atol=1e-12 * max(1.0, float(np.abs(qdot).max())))):
+            raise UserError(f"--write: {out} would not hold the snapped state")
+
+    write_atomic(out, write, option="--write", inputs=[source])
+
+
+def _format_snap(data: dict, geometry: "SystemGeometry", result: "SnapResult | None", changes: dict,
+                 out: str | None) -> str:
+    """The text of ``check --snap``: what changed, then :func:`format_check` at the snapped state."""
+    lines = []
+    if result is None:
+        lines.append("snap: the loader accepts every contact already: the state is left as written")
+    else:
+        lines.append(f"snap: the smallest change of state.q that puts every contact on its surface "
+                     f"({result.iterations} Gauss-Newton steps;")
+        lines.append(f"  lengths weighed against angles by the robot's size L = {_num(result.length)} m: "
+                     f"|W dq| = {result.scaled_change:.3g})")
+        rows = [("key", "file value", "snapped value", "change")]
+        for (_, part, key), value in changes.items():
+            old = data["state"].get(part, {}).get(key, 0.0)
+            rows.append((f"state.{part}.{key}", repr(float(old)), repr(value), f"{value - float(old):+.3g}"))
+        widths = [max(len(r[i]) for r in rows) for i in range(4)]
+        for i, row in enumerate(rows):
+            lines.append("  " + "  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip())
+            if i == 0:
+                lines.append("  " + "  ".join("-" * w for w in widths))
+        if result.qdot_changed:
+            moved = [f"{c.name} {_num(float(a))} -> {_num(float(b))}"
+                     for c, a, b in zip(geometry.contacts, result.normal_velocity_input,
+                                        result.normal_velocity_unadjusted) if a != b]
+            lines.append("the snapped q changes normal velocities (m/s) with the same qdot: " + "; ".join(moved))
+            lines.append("state.qdot is adjusted (smallest change) so every contact keeps its input normal velocity")
+        elif any(result.qdot_input):
+            lines.append("state.qdot is kept: no normal velocity changes beyond the analysis's zero threshold")
+    if out is not None:
+        lines.append(f"written: {out}" + (" (a copy of the input: nothing to change)" if not changes
+                                          else " (the input with only these state values changed)"))
+    lines.append("")
+    lines.append(format_check(geometry))
+    return "\n".join(lines)
 
 
 def check_document(geometry: "SystemGeometry") -> dict:
