@@ -625,13 +625,18 @@ def _hull_from(A, b, feas: Feasibility, implicit: np.ndarray) -> Hull:
     z_h = np.zeros(k)  # hull point: the least-norm point of the hull (x0 + N z_h), not the LP
     # point, which may lie far away (s* is capped at ``scale``): offsets b - a.x_h stay accurate
     if Ui.shape[0] and k:
-        Un = Ui / row_norms(Ui)[:, None]
-        bi = beta[implicit & ~const] / row_norms(Ui)
-        _, s, Vt = np.linalg.svd(Un, full_matrices=True)
-        r = int(np.sum(s > rank_tol(s, Un.shape)))
+        # The implicit rows as the emptiness rule weighs them: normalized by ||a_i|| (not by
+        # their norm over z). A direction of z along which they change by at most
+        # FEASIBILITY_TOL per unit (at most eps over the data scale) is one the emptiness rule
+        # cannot see them restrict: it stays in the hull. (Renormalizing each row over z made
+        # a row that is constant on C x = d up to rounding — an acceleration forced to zero by a
+        # task, big718 — a unit equality pinning the hull to a line through rounding noise.)
+        bi = beta[implicit & ~const]
+        Uu, s, Vt = np.linalg.svd(Ui, full_matrices=True)
+        r = int(np.sum(s > max(rank_tol(s, Ui.shape), tol.FEASIBILITY_TOL)))
         Wz = Vt[r:].T
-        # least-norm least-squares point of the implicit equalities
-        z_h = np.linalg.lstsq(Un, bi, rcond=None)[0]
+        # least-norm least-squares point of the implicit equalities (rank r)
+        z_h = Vt[:r].T @ ((Uu[:, :r].T @ bi) / s[:r])
     N_h = feas.N @ Wz
     x_h = feas.x0 + feas.N @ z_h
     if N_h.shape[1] < n:

@@ -91,3 +91,49 @@ def test_m014_same_torque_domains_in_si_and_millimetres():
         T = mm.modes[m].T
         back = Polytope(T.A * 1e6, T.b, T.C * 1e6, T.d)  # τ_mm = 1e6 τ_SI
         assert back.equals(si.modes[m].T, tol=1e-6), m
+
+
+BIG718_TAU = np.array([-24.28698114786781, -0.9114362956647523, -45.095361075456324])
+
+
+def test_big718_analyzes_and_rrlr_is_the_oracles_set(capsys):
+    """big718 (a ``qdd_zero`` task forces every sliding acceleration of RRLR to zero, so its
+    acceleration rows are constant on ``C τ = d`` up to rounding): the whole analysis exits 0 and
+    RRLR's ``T_c`` is the oracle's set. Before, the affine-hull rule renormalized those
+    rounding-level rows into unit equalities, pinned ``T_c`` to a line through noise (two
+    opposite rows, empty) and the analysis died (exit 70).
+
+    The expected set is the independent oracle's (``test_oracle.oracle_slack``, a per-mode LP in
+    ``(q̈, f)`` from the system's own matrices): the certified torque is in ``T_c``; every vertex of
+    ``T_c`` is feasible for the oracle; points just outside each facet, within ``T_c``'s hull, are
+    not; the bounding box is the one the shared case's README gives (4 digits). (That README calls
+    the set a segment; the oracle and an exact projection of the mode's own constraints give a
+    triangle with the same bounding box: the box's two corners and ``τ ≈ (−18.26, −0.900,
+    −34.02)``.)"""
+    assert main(["analyze", str(CASES / "big718.toml")]) == 0, capsys.readouterr().err
+    capsys.readouterr()
+    doc = run_json(capsys, str(CASES / "big718.toml"), "--mode", "RRLR")
+    (entry,) = doc["modes"]
+    assert entry["feasible"]
+    s = load_system(CASES / "big718.toml").system
+    T = analyze(s, modes=["RRLR"], compute_overlaps=False).modes["RRLR"].T
+    assert T.contains(BIG718_TAU)
+    lo, hi = T.bounding_box()
+    np.testing.assert_allclose(lo, [-24.287, -0.9114, -45.095], atol=1e-3)
+    np.testing.assert_allclose(hi, [-14.165, -0.8431, -24.481], atol=1e-3)
+    scale = float(np.abs(BIG718_TAU).max())
+    V = T.vertices().vertices
+    assert len(V) >= 2
+    for v in V:
+        sigma = oracle_slack(s, "RRLR", v)
+        assert sigma is not None and sigma >= -1e-7 * scale, (v, sigma)
+    centre = V.mean(axis=0)
+    N = np.linalg.svd(T.C)[2][T.C.shape[0]:].T if T.n_eq else np.eye(3)
+    for a, b in zip(T.A, T.b):
+        u = N @ (N.T @ a)  # the facet's outward normal within the hull
+        if np.linalg.norm(u) < 1e-9 * np.linalg.norm(a):
+            continue
+        u /= np.linalg.norm(u)
+        out = centre + ((b - a @ centre) / (a @ u) + 1e-3 * scale) * u
+        sigma = oracle_slack(s, "RRLR", out)
+        assert sigma is None or sigma < 0, (out, sigma)
