@@ -625,7 +625,8 @@ def _unreduced(P: "Polytope", ks: list[int], method: str, max_rows: int) -> "Pol
     n, k = P.dim, len(ks)
     eliminate = [j for j in range(n) if j not in set(ks)]
     if method == "exact":
-        A, b, C, d = ppl_io.project_exact(*_snapped_elimination_block(P.A, P.b, P.C, P.d, ks), ks)
+        A, b, C, d = _snapped_elimination_block(P.A, P.b, P.C, P.d, ks)
+        A, b, C, d = ppl_io.project_exact(A, b, C, d, ks)
         if np.any(~np.any(A != 0, axis=1) & (b < 0)):
             return Polytope(*redundancy.canonical_empty(k))
         return Polytope(*redundancy.canonical_form(A, b, C, d))
