@@ -277,9 +277,9 @@ def across_mode_sets(session: AnalysisSession, mode: str, T_c: Polytope, others)
         sol = session.mode(m)
         if not sol.kinematically_feasible or not sol.feasible(False):
             continue
-        if boxes_disjoint(box, sol.box(False)):
+        if boxes_disjoint(box, sol.box_scaled(False)):
             continue
-        inter = intersect_domains(T_c, sol.T(False))
+        inter = intersect_domains(T_c, sol.T_scaled(False))
         if inter is not None and not inter.is_empty():
             out.append(AmbiguitySource(m, "mode", [inter]))
     return out
@@ -290,12 +290,12 @@ def within_mode_sets(session: AnalysisSession, mode: str, T_c: Polytope) -> list
     ``T_c^i`` is ``mode``'s torque domain with the physical constraints and the negation of row
     ``i`` only (module doc for the margin); an equality row contributes up to two pieces."""
     sol = session.mode(mode)
-    response = sol.response(False)
+    response = sol.response_scaled(False)
     out = []
     for row in task_rows(session.scaled):
         pieces = []
         for alpha, beta in negated_rows(response, row):
-            Ti = sol.projected((alpha[None, :], np.array([beta])), task=False)
+            Ti = sol.projected_scaled((alpha[None, :], np.array([beta])), task=False)
             if Ti is None:
                 continue
             inter = intersect_domains(T_c, Ti)
@@ -372,7 +372,7 @@ def unambiguous(system: ContactSystem | AnalysisSession, mode: str, task: bool =
     sol = ses.mode(mode)
     kinematic = sol.kinematically_feasible
     feasible = sol.feasible(task)
-    resp = sol.response(task)
+    resp = sol.response_scaled(task)
     dom = sol.domain(task)
     timing["feasible"] = time.perf_counter() - t0
     flags = dict(w_varies=dom.w_varies, w_moves_accelerations=resp.w_moves_accelerations,
@@ -381,7 +381,7 @@ def unambiguous(system: ContactSystem | AnalysisSession, mode: str, task: bool =
         # a mode pruned by Table III / Sec. III-F never occurs: nothing is guaranteed
         return UnambiguousResult(mode, task, False, None, [], [], domain=dom, timing=timing,
                                  kinematically_feasible=kinematic, scaling=sc, **flags)
-    T_c = sol.T(task)
+    T_c = sol.T_scaled(task)
 
     t0 = time.perf_counter()
     names = list(others) if others is not None else ses.enumeration.modes
@@ -443,8 +443,8 @@ def inconsistent(system: ContactSystem | AnalysisSession, lo, hi, domains: Mappi
     covers = []
     for i, m in enumerate(names):
         sol = ses.mode(m)
-        if sol.kinematically_feasible and sol.feasible(False) and not boxes_disjoint((lo_s, hi_s), sol.box(False)):
-            covers.append(sol.T(False))
+        if sol.kinematically_feasible and sol.feasible(False) and not boxes_disjoint((lo_s, hi_s), sol.box_scaled(False)):
+            covers.append(sol.T_scaled(False))
         if progress is not None:
             progress(i + 1, len(names), m)
     return [sc.polytope_to_user(p) for p in difference(box, covers)]

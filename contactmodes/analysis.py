@@ -59,7 +59,7 @@ class ModeAnalysis:
 
     @property
     def response(self) -> ModeResponse:
-        return self.solution.user_response(self.task)
+        return self.solution.response(self.task)
 
     @property
     def domain(self) -> ModeDomain:
@@ -71,11 +71,11 @@ class ModeAnalysis:
 
     @property
     def T(self) -> Polytope | None:
-        return self.solution.user_T(self.task)
+        return self.solution.T(self.task)
 
     @property
     def box(self) -> tuple[np.ndarray, np.ndarray]:
-        return self.solution.user_box(self.task)
+        return self.solution.box(self.task)
 
     def __repr__(self) -> str:
         return f"ModeAnalysis(mode={self.mode!r}, feasible={self.feasible})"
@@ -96,7 +96,7 @@ class OverlapPairs(Mapping):
     def __getitem__(self, key: tuple[str, str]) -> Polytope:
         if key not in self._set:
             raise KeyError(key)
-        inter = self.session.overlap_set(*key, task=self.task)
+        inter = self.session.overlap_set_scaled(*key, task=self.task)
         if inter is None:  # pragma: no cover - the pair was found overlapping by the same rule
             raise KeyError(key)
         return self.session.scaling.polytope_to_user(inter)

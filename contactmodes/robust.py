@@ -99,7 +99,7 @@ def _robust_feasible_scaled(session: AnalysisSession, system: ContactSystem, mod
     ud = session.scaling.tau[n_tau:]
     T = Polytope.universe(n_tau)
     for v in V:
-        T = T.intersect(slice_at(sol.T(True), n_tau, v / ud))
+        T = T.intersect(slice_at(sol.T_scaled(True), n_tau, v / ud))
     return (T.reduce() if not T.is_empty() else Polytope.empty(n_tau)), V
 
 
@@ -200,17 +200,17 @@ def robust_unambiguous(system: ContactSystem, mode: str, within_mode: bool = Tru
         box = lifted_D.bounding_box()
         for m in session.enumeration.modes:
             sol = session.mode(m)
-            if m == mode or not sol.feasible(False) or boxes_disjoint(box, sol.box(False)):
+            if m == mode or not sol.feasible(False) or boxes_disjoint(box, sol.box_scaled(False)):
                 continue
-            src = _robust_source(m, "mode", sol.T(False), lifted_D, n_tau, T_robust, method)
+            src = _robust_source(m, "mode", sol.T_scaled(False), lifted_D, n_tau, T_robust, method)
             if src is not None:
                 sources.append(src)
         if within_mode:
-            plain = own.response(False)
+            plain = own.response_scaled(False)
             for row in task_rows(session.scaled):
                 pieces = []
                 for alpha, beta in negated_rows(plain, row):
-                    Ti = own.projected((alpha[None, :], np.array([beta])), task=False)
+                    Ti = own.projected_scaled((alpha[None, :], np.array([beta])), task=False)
                     src = _robust_source(row.label, "task", Ti, lifted_D, n_tau, T_robust, method)
                     if src is not None:
                         pieces += src.set

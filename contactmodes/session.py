@@ -215,6 +215,20 @@ def _charge(sols: Sequence["ModeSolution"], stage_name: str, seconds: float) -> 
         sol.timing[stage_name] = sol.timing.get(stage_name, 0.0) + share
 
 
+def _user_tau(values, n: int, name: str = "tau", torques=None) -> np.ndarray:
+    """``values`` as an (n,) float array of finite numbers (one per torque), else a
+    :class:`ContactModelError` naming ``name``."""
+    try:
+        x = np.asarray(values, dtype=float).reshape(-1)
+    except (TypeError, ValueError):
+        x = np.full(0, np.nan)
+    if x.shape != (n,) or not np.all(np.isfinite(x)):
+        which = f" (one per torque {list(torques)})" if torques is not None else ""
+        shown = x.tolist() if x.size else values
+        raise ContactModelError(f"{name}: expected {n} finite values{which}, got {shown}")
+    return x
+
+
 def empty_box(n: int) -> tuple[np.ndarray, np.ndarray]:
     """The bounding box of the empty set: ``lo = +inf``, ``hi = −inf`` (n,) each."""
     return np.full(n, np.inf), np.full(n, -np.inf)
@@ -223,8 +237,21 @@ def empty_box(n: int) -> tuple[np.ndarray, np.ndarray]:
 class ModeSolution:
     """One contact mode of an :class:`AnalysisSession`, computed lazily and cached.
 
-    All arrays and polytopes are nondimensional (τ' and ``w``) unless a method says otherwise.
+    The public methods speak the user's units: torques τ in the system's units (N·m for SI
+    files), ``w`` the response's ambiguity variables. The methods whose name ends in ``_scaled``
+    work in the session's nondimensional units (τ' = τ / ``scaling.tau``, the same ``w``): the
+    toolkit's own stages use them; their results are not to be compared with user-unit values.
     ``task`` selects the domain with (default) or without the system's task constraints.
+
+    Examples
+    --------
+    >>> from contactmodes.io import load_system
+    >>> session = AnalysisSession(load_system("examples/two_link_brace.toml").system)
+    >>> lo, hi = session.mode("FFF").box()          # N·m
+    >>> round(float(hi[0]), 4)
+    -0.1926
+    >>> session.mode("FFF").contains([-0.5]), session.locate([-0.5])[:1]
+    (True, ['FFF'])
 
     Attributes
     ----------
@@ -262,7 +289,7 @@ class ModeSolution:
         return self.session.scaled.n_tau
 
     # ------------------------------------------------------------------ response (24)–(31)
-    def response(self, task: bool = True) -> ModeResponse:
+    def response_scaled(self, task: bool = True) -> ModeResponse:
         """The nondimensional :class:`~contactmodes.response.ModeResponse` (eqs. 24–31)."""
         v = self._variant(task)
 
@@ -275,12 +302,12 @@ class ModeSolution:
         """Substituted inequalities (33) over ``(τ', w)``: ``(A, b, task_mask)``."""
 
         def build():
-            resp = self.response(variant == "task")
+            resp = self.response_scaled(variant == "task")
             return _rows_entry(resp, substituted_rows(resp))
 
         return self._timed(("rows", variant), "assemble", build)
 
-    def raw(self, task: bool = True, extra: tuple[np.ndarray, np.ndarray] | None = None,
+    def raw_scaled(self, task: bool = True, extra: tuple[np.ndarray, np.ndarray] | None = None,
             drop_task: bool | None = None) -> tuple[Polytope, bool]:
         """``D_c`` before reduction and whether it is trivially empty (a row ``0 <= b < 0`` or
         inconsistent (31)). ``extra = (A_x, b_x)`` appends rows ``A_x z <= b_x``; ``drop_task``
@@ -292,11 +319,11 @@ class ModeSolution:
     def _D_or_raw(self, task: bool) -> Polytope:
         """``D_c`` reduced if :meth:`D` has run, else the raw system (the same set): what the
         cheap queries (boxes, points, LPs) use without forcing a reduction."""
-        return self._cache.get(("D", task)) or self.raw(task)[0]
+        return self._cache.get(("D", task)) or self.raw_scaled(task)[0]
 
     def _raw(self, task, extra, drop_task) -> tuple[Polytope, bool]:
         v = self._variant(task)
-        resp = self.response(task)
+        resp = self.response_scaled(task)
         A, b, is_task = self._rows(v)
         if (not task) if drop_task is None else drop_task:  # without the task rows
             A, b = A[~is_task], b[~is_task]
@@ -321,28 +348,28 @@ class ModeSolution:
         """``D_c`` non-empty (one LP)."""
 
         def build():
-            P, trivially = self.raw(task)
+            P, trivially = self.raw_scaled(task)
             return not trivially and not P.is_empty()
 
         return self._timed(("feasible", task), "assemble", build)
 
-    def D(self, task: bool = True) -> Polytope:
+    def D_scaled(self, task: bool = True) -> Polytope:
         """``D_c`` over ``(τ', w)``: reduced when non-empty, else the raw system."""
 
         def build():
-            P, _ = self.raw(task)
+            P, _ = self.raw_scaled(task)
             return P.reduce() if self.feasible(task) else P
 
         return self._timed(("D", task), "reduce", build)
 
-    def T(self, task: bool = True) -> Polytope | None:
+    def T_scaled(self, task: bool = True) -> Polytope | None:
         """``T_c`` over τ' (projection of :meth:`D`), ``None`` when infeasible."""
 
         def build():
             if not self.feasible(task):
                 return None
-            D = self.D(task)
-            if self.response(task).n_w == 0:
+            D = self.D_scaled(task)
+            if self.response_scaled(task).n_w == 0:
                 return D
             return D.project(list(range(self.n_tau)), method=self.session.method)
 
@@ -354,33 +381,33 @@ class ModeSolution:
 
     def w_varies(self, task: bool = True) -> bool:
         """``affine_dimension(D_c) > affine_dimension(T_c)`` (III-G.2)."""
-        if not self.feasible(task) or self.response(task).n_w == 0:
+        if not self.feasible(task) or self.response_scaled(task).n_w == 0:
             return False
-        T = self.T(task)
-        return T is not None and self.D(task).affine_dimension() > T.affine_dimension()
+        T = self.T_scaled(task)
+        return T is not None and self.D_scaled(task).affine_dimension() > T.affine_dimension()
 
-    def box(self, task: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    def box_scaled(self, task: bool = True) -> tuple[np.ndarray, np.ndarray]:
         """Bounding box ``(lo, hi)`` of ``T_c`` over τ' (±inf where unbounded; the empty box
         ``(+inf, −inf)`` when infeasible), from ``T_c`` if computed, else by ``2 n_τ`` support
         LPs on ``D_c`` at most (no projection needed; sides proven unbounded by a verified
         recession direction need none, :meth:`polytopes.Polytope.bounding_box`; a domain over τ'
         alone first tries the rays of the session's earlier domains,
-        :meth:`AnalysisSession.ray_pool`)."""
+        :meth:`AnalysisSession._ray_pool`)."""
 
         def build():
             n = self.n_tau
             if not self.feasible(task):
                 return empty_box(n)
             if self.has_T(task):
-                return self.T(task).bounding_box()
+                return self.T_scaled(task).bounding_box()
             P = self._D_or_raw(task)
             # the session's recession rays serve domains over τ' alone (the w of two modes differ)
-            pool = self.session.ray_pool(task) if P.dim == n else None
+            pool = self.session._ray_pool(task) if P.dim == n else None
             return P.bounding_box(coords=range(n), pool=pool, kernel=self.session.box_kernel)
 
         return self._timed(("box", task), "box", build)
 
-    def contains(self, tau_scaled: np.ndarray, task: bool = True) -> bool:
+    def contains_scaled(self, tau_scaled: np.ndarray, task: bool = True) -> bool:
         """Whether the torque ``τ'`` (n_τ,) lies in ``T_c`` (some ``w`` completes it in ``D_c``)."""
         tau = np.asarray(tau_scaled, dtype=float)
         if not self.feasible(task):
@@ -395,7 +422,7 @@ class ModeSolution:
         sl = Polytope(P.A[:, n:], P.b - P.A[:, :n] @ tau, P.C[:, n:], P.d - P.C[:, :n] @ tau)
         return not sl.is_empty()
 
-    def maximize(self, c_tau: np.ndarray, task: bool = True,
+    def maximize_scaled(self, c_tau: np.ndarray, task: bool = True,
                  extra: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[float, np.ndarray | None] | None:
         """``max c·τ'`` over ``D_c`` (∩ ``extra`` rows over ``(τ', w)``): ``(value, z*)`` with
         ``z* = (τ', w)``; ``None`` when empty; value ``inf`` (and ``z*`` ``None``) when unbounded."""
@@ -413,11 +440,11 @@ class ModeSolution:
             return value, None
         return value, P.argmax(c)
 
-    def projected(self, extra: tuple[np.ndarray, np.ndarray], task: bool = False) -> Polytope | None:
+    def projected_scaled(self, extra: tuple[np.ndarray, np.ndarray], task: bool = False) -> Polytope | None:
         """Projection onto τ' of ``D_c`` (physical rows only unless ``task``) ∩ ``extra`` rows
         over ``(τ', w)`` — e.g. a negated task row (within-mode ambiguity); ``None`` when empty.
         Not cached."""
-        P, trivially = self.raw(task, extra=extra)
+        P, trivially = self.raw_scaled(task, extra=extra)
         if trivially or P.is_empty():
             return None
         P = P.reduce()
@@ -431,45 +458,72 @@ class ModeSolution:
 
         def build():
             sc = self.session.scaling
-            resp = self.user_response(task)
+            resp = self.response(task)
             feasible = self.feasible(task)
-            D = self.D(task) if feasible else self.raw(task)[0]
-            T = self.T(task)
+            D = self.D_scaled(task) if feasible else self.raw_scaled(task)[0]
+            T = self.T_scaled(task)
             return ModeDomain(
                 mode=self.mode, response=resp, D=sc.polytope_to_user(D, resp.n_w),
                 T=None if T is None else sc.polytope_to_user(T), feasible=feasible,
-                w_varies=self.w_varies(task), box=self.user_box(task) if feasible else None,
+                w_varies=self.w_varies(task), box=self.box(task) if feasible else None,
                 timing={k: v for k, v in self.timing.items() if k in PIPELINE_STAGES})
 
         return self._cached(("domain", task), build)
 
-    def user_response(self, task: bool = True) -> ModeResponse:
+    def response(self, task: bool = True) -> ModeResponse:
         """:meth:`response` in the user's units."""
         v = self._variant(task)
 
         def build():
             sc = self.session.scaling
-            resp = self.response(task)
+            resp = self.response_scaled(task)
             if sc.is_identity:
                 return resp
             return resp.in_units(sc, self.session.equation_bank(v == "task", scaled=False).equations(self.mode))
 
         return self._cached(("user_response", v), build)
 
-    def user_T(self, task: bool = True) -> Polytope | None:
-        """``T_c`` in the user's units (one object per mode: its emptiness and hull are cached)."""
+    def D(self, task: bool = True) -> Polytope:
+        """``D_c`` over ``(τ, w)`` in the user's units (τ in the system's units): reduced when
+        non-empty, else the raw system (:meth:`domain`'s ``D``)."""
+        return self.domain(task).D
+
+    def T(self, task: bool = True) -> Polytope | None:
+        """``T_c`` in the user's units (one object per mode: its emptiness and hull are cached),
+        ``None`` when the mode is infeasible."""
 
         def build():
-            T = self.T(task)
+            T = self.T_scaled(task)
             return None if T is None else self.session.scaling.polytope_to_user(T)
 
         return self._cached(("user_T", task), build)
 
-    def user_box(self, task: bool = True) -> tuple[np.ndarray, np.ndarray]:
-        """:meth:`box` in the user's units."""
-        lo, hi = self.box(task)
+    def box(self, task: bool = True) -> tuple[np.ndarray, np.ndarray]:
+        """Bounding box ``(lo, hi)`` (each (n_τ,)) of ``T_c`` in the user's units (±inf where
+        unbounded; ``(+inf, −inf)`` when infeasible): :meth:`box_scaled` mapped back."""
+        lo, hi = self.box_scaled(task)
         u = self.session.scaling.tau
         return lo * u, hi * u
+
+    def contains(self, tau, task: bool = True) -> bool:
+        """Whether the torque ``tau`` ((n_τ,), the user's units) lies in ``T_c``.
+
+        Raises :class:`~contactmodes.errors.ContactModelError` when ``tau`` is not ``n_τ``
+        finite numbers."""
+        return self.contains_scaled(self.session.scaling.tau_from_user(_user_tau(tau, self.n_tau)), task)
+
+    def maximize(self, c, task: bool = True) -> tuple[float, np.ndarray | None] | None:
+        """``max c·τ`` over ``T_c`` (``c`` (n_τ,) weights per user torque unit, ``τ`` in the
+        user's units): ``(value, τ*)``, ``τ*`` (n_τ,) a maximizer in the user's units; ``None``
+        when infeasible; ``(inf, None)`` when unbounded. One LP on ``D_c`` (no projection).
+
+        Raises :class:`~contactmodes.errors.ContactModelError` when ``c`` is not ``n_τ`` finite
+        numbers."""
+        u = self.session.scaling.tau
+        out = self.maximize_scaled(_user_tau(c, self.n_tau, "c") * u, task)  # c·τ = (c u)·τ'
+        if out is None or out[1] is None:
+            return out
+        return out[0], self.session.scaling.tau_to_user(out[1][: self.n_tau])
 
 
 class AnalysisSession:
@@ -533,7 +587,7 @@ class AnalysisSession:
             return None
         return "compiled"
 
-    def ray_pool(self, task: bool = True) -> RayPool:
+    def _ray_pool(self, task: bool = True) -> RayPool:
         """The :class:`~polytopes.RayPool` of recession rays met on this session's domains over τ'
         (with or without task rows): hints for the bounding boxes of later modes, each checked on
         the domain it serves."""
@@ -578,7 +632,7 @@ class AnalysisSession:
         with stage(self.progress, "domains", len(sols)) as st:
             raws = []
             for sol in sols:
-                raws.append(sol.raw(task))
+                raws.append(sol.raw_scaled(task))
                 st.update(1, sol.mode)
         # the emptiness LPs of all modes in one verified batch (each result cached on its D_c)
         polys = [P for P, trivially in raws if not trivially]
@@ -620,23 +674,23 @@ class AnalysisSession:
                 chunk = sols[start:start + PRIME_CHUNK]
                 self._prime_T_chunk([sol for sol in chunk if not sol.has_T(task)], task)
                 if user_units and len(chunk) >= PREPARE_MIN:
-                    Polytope.prepare_many([T for T in (sol.user_T(task) for sol in chunk) if T is not None])
+                    Polytope.prepare_many([T for T in (sol.T(task) for sol in chunk) if T is not None])
                 st.update(len(chunk), chunk[-1].mode)
 
     def _prime_T_chunk(self, todo: Sequence[ModeSolution], task: bool) -> None:
         """:meth:`prime_T`'s ``T_c`` of ``todo`` (feasible modes without one yet)."""
         if len(todo) >= PREPARE_MIN:
-            Polytope.prepare_many([sol.D(task) for sol in todo])
-            lifted = [sol for sol in todo if sol.response(task).n_w > 0]  # the others' T_c is D_c
+            Polytope.prepare_many([sol.D_scaled(task) for sol in todo])
+            lifted = [sol for sol in todo if sol.response_scaled(task).n_w > 0]  # the others' T_c is D_c
             if lifted:
                 t0 = time.perf_counter()
-                Ts = Polytope.project_many([sol.D(task) for sol in lifted], list(range(self.scaled.n_tau)),
+                Ts = Polytope.project_many([sol.D_scaled(task) for sol in lifted], list(range(self.scaled.n_tau)),
                                            self.method)
                 _charge(lifted, "project", time.perf_counter() - t0)
                 for sol, T in zip(lifted, Ts):
                     sol._cache[("T", task)] = T
         for sol in todo:
-            sol.T(task)
+            sol.T_scaled(task)
 
     # ------------------------------------------------------------------ overlaps (III-G.1)
     def _prime_boxes(self, modes: Sequence[str], task: bool) -> None:
@@ -651,7 +705,7 @@ class AnalysisSession:
             return
         t0 = time.perf_counter()
         polys = [sol._D_or_raw(task) for sol in sols]
-        boxes = Polytope.bounding_boxes(polys, range(self.scaled.n_tau), pool=self.ray_pool(task))
+        boxes = Polytope.bounding_boxes(polys, range(self.scaled.n_tau), pool=self._ray_pool(task))
         _charge(sols, "box", time.perf_counter() - t0)
         for sol, box in zip(sols, boxes):
             sol._cache[("box", task)] = box
@@ -662,7 +716,7 @@ class AnalysisSession:
         this block (``i`` earlier in the sweep order than ``j``, indices into ``modes``) whose
         boxes meet. Stores nothing quadratic beyond one block."""
         self._prime_boxes(modes, task)
-        boxes = [self.mode(m).box(task) for m in modes]
+        boxes = [self.mode(m).box_scaled(task) for m in modes]
         lo = np.array([b[0] for b in boxes])
         hi = np.array([b[1] for b in boxes])
         finite = np.abs(np.concatenate([lo[np.isfinite(lo)], hi[np.isfinite(hi)]]))
@@ -722,9 +776,9 @@ class AnalysisSession:
         assert pairs is not None  # no limit
         return pairs
 
-    def overlap_set(self, a: str, b: str, task: bool = True) -> Polytope | None:
+    def overlap_set_scaled(self, a: str, b: str, task: bool = True) -> Polytope | None:
         """``T_a ∩ T_b`` over τ' (independent equalities), ``None`` when empty."""
-        Ta, Tb = self.mode(a).T(task), self.mode(b).T(task)
+        Ta, Tb = self.mode(a).T_scaled(task), self.mode(b).T_scaled(task)
         if Ta is None or Tb is None:
             return None
         inter = intersect_domains(Ta, Tb)
@@ -739,7 +793,7 @@ class AnalysisSession:
         if not (sa.feasible(task) and sb.feasible(task)):
             return False
         if sa.has_T(task) and sb.has_T(task):
-            return self.overlap_set(a, b, task) is not None
+            return self.overlap_set_scaled(a, b, task) is not None
         rows = self._lifted_pair(a, b, task)
         return rows is not None and not Polytope(*rows).is_empty()
 
@@ -824,7 +878,7 @@ class AnalysisSession:
             out = []
             with stage(self.progress, "overlaps", len(cands)) as st:
                 for a, b in cands:
-                    Ta, Tb = self.mode(a).T(task), self.mode(b).T(task)
+                    Ta, Tb = self.mode(a).T_scaled(task), self.mode(b).T_scaled(task)
                     if Ta is not None and Tb is not None and _intersect(Ta, Tb):
                         out.append((a, b))
                     st.update(1)
@@ -843,7 +897,7 @@ class AnalysisSession:
         with stage(self.progress, "overlaps: vertices", len(involved) - len(lifted)) as st:
             for m in involved:
                 if m not in lifted:
-                    T = self.mode(m).T(task)
+                    T = self.mode(m).T_scaled(task)
                     assert T is not None  # candidates are feasible modes
                     info[m] = _SetInfo(T)
                     st.update(1, m)
@@ -899,20 +953,15 @@ class AnalysisSession:
 
         Raises :class:`~contactmodes.errors.ContactModelError` on a wrong shape or non-finite
         value (named ``tau``)."""
-        tau = np.asarray(tau, dtype=float).reshape(-1)
-        if tau.shape != (self.system.n_tau,) or not np.all(np.isfinite(tau)):
-            raise ContactModelError(
-                f"tau: expected {self.system.n_tau} finite values (one per torque {list(self.system.torques)}), "
-                f"got {tau.tolist()}")
-        t = self.scaling.tau_from_user(tau)
+        t = self.scaling.tau_from_user(_user_tau(tau, self.system.n_tau, torques=self.system.torques))
         out = []
         for sol in self.modes(selection):
             if not sol.feasible(task):
                 continue
-            lo, hi = sol.box(task)
+            lo, hi = sol.box_scaled(task)
             slack = 1e-7 * max(1.0, float(np.abs(t).max()))
             if np.any(t < lo - slack) or np.any(t > hi + slack):
                 continue
-            if sol.contains(t, task):
+            if sol.contains_scaled(t, task):
                 out.append(sol.mode)
         return out

@@ -53,10 +53,10 @@ def assert_matches_reference(step: StepModel, lo, hi, res: MaxThrustResult, wher
         sc = ses.scaling
         for m in ses.enumeration.modes:
             sol = ses.mode(m)
-            nw = sol.response(True).n_w
+            nw = sol.response_scaled(True).n_w
             E = np.hstack([np.eye(3), np.zeros((3, nw))])
             extra = (np.vstack([E, -E]), np.concatenate([sc.tau_from_user(hi), -sc.tau_from_user(lo)]))
-            assert sol.maximize(np.zeros(3), True, extra) is None, (where, m, "D_c(task) ∩ L non-empty")
+            assert sol.maximize_scaled(np.zeros(3), True, extra) is None, (where, m, "D_c(task) ∩ L non-empty")
     ref = max_thrust_reference(step, lo, hi, task=task)
     assert res.status in ("optimal", "task_dropped"), (where, res.status)
     best = ref.best

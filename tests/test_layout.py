@@ -78,9 +78,9 @@ def _compare(system):
     rng = np.random.default_rng(3)
     for j, m in enumerate(modes):
         sol = ses.mode(m)
-        r = sol.response(False)
+        r = sol.response_scaled(False)
         assert flags[m] == (r.consistent, r.n_w, r.tau_C.shape[0]), m
-        T = sol.T(False)
+        T = sol.T_scaled(False)
         if T is None:
             continue
         lo, hi = T.bounding_box()

@@ -78,7 +78,7 @@ def test_exact_method_gives_the_default_sets_on_every_feasible_mode(path):
     modes = default.feasible_modes()
     assert modes
     for mode in modes:
-        Td, Te = default.mode(mode).user_T(), exact.mode(mode).user_T()
+        Td, Te = default.mode(mode).T(), exact.mode(mode).T()
         box = np.concatenate(Td.bounding_box())
         scale = max(1.0, float(np.abs(box[np.isfinite(box)]).max(initial=0.0)))
         for u in directions:

@@ -172,7 +172,7 @@ def test_candidate_pairs_and_their_count_against_all_pairs(k):
     feas = sess.feasible_modes()
     cands = sess.candidate_pairs(feas)
     assert sess.count_candidate_pairs(feas) == len(cands)
-    boxes = {m: sess.mode(m).box() for m in feas}
+    boxes = {m: sess.mode(m).box_scaled() for m in feas}
     finite = np.abs(np.concatenate([np.concatenate([b[0][np.isfinite(b[0])], b[1][np.isfinite(b[1])]])
                                     for b in boxes.values()]))
     gap = 1e-8 * max(1.0, float(finite.max(initial=0.0)))
@@ -194,7 +194,7 @@ def test_overlapping_pairs_against_all_pairs_of_projected_domains(path):
     s = parse_system(zigzag_chain(4)).system if path == "chain4" else load_system(path).system
     res = analyze(s)
     if path == "chain4":  # modes with ambiguity variables, some decided on lifted domains
-        assert any(res.session.mode(m).response().n_w for m in res.feasible_modes())
+        assert any(res.session.mode(m).response_scaled().n_w for m in res.feasible_modes())
     direct = {m: domain_from_response(response_from_equations(mode_equations(s, m))) for m in res.modes}
     feas = [m for m in res.modes if direct[m].feasible]
     assert feas == res.feasible_modes()
@@ -219,7 +219,7 @@ def test_lifted_pairs_decided_together_as_one_by_one(path):
     session = AnalysisSession(s)
     feas = session.feasible_modes()
     pairs = session.candidate_pairs(feas)
-    assert any(session.mode(m).response().n_w for m in feas) and len(pairs) > 20
+    assert any(session.mode(m).response_scaled().n_w for m in feas) and len(pairs) > 20
     together = session._lifted_nonempty(pairs, True)
     rows = [session._lifted_pair(a, b, True) for a, b in pairs]
     one = feasibility_many([r for r in rows if r is not None])
@@ -241,7 +241,75 @@ def test_prime_T_gives_the_domains_computed_one_by_one():
     primed.prime_T(feas, user_units=True)
     assert all(primed.mode(m).has_T(True) for m in feas)
     for m in feas:
-        for P, Q in ((primed.mode(m).T(), alone.mode(m).T()), (primed.mode(m).user_T(), alone.mode(m).user_T())):
+        for P, Q in ((primed.mode(m).T_scaled(), alone.mode(m).T_scaled()), (primed.mode(m).T(), alone.mode(m).T())):
             assert all(np.array_equal(getattr(P, f), getattr(Q, f)) for f in "AbCd")
             assert P.affine_dimension() == Q.affine_dimension()
             np.testing.assert_allclose(P.bounding_box(), Q.bounding_box(), rtol=1e-9, atol=1e-12)
+
+
+def _oracle_threshold(system, mode: str, lo: float, hi: float) -> float:
+    """The one-torque threshold where the independent oracle's slack changes sign (bisection)."""
+    inside = lambda t: (s := oracle_slack(system, mode, np.array([t]))) is not None and s >= 0  # noqa: E731
+    assert inside(lo) != inside(hi)
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        if inside(mid) == inside(lo):
+            lo = mid
+        else:
+            hi = mid
+    return 0.5 * (lo + hi)
+
+
+def test_mode_methods_speak_user_units_on_two_link_brace():
+    """``session.mode(m).box()``, ``.T()``, ``.contains()``, ``.maximize()`` and ``.D()`` are in
+    the system's units (issue 22: ``box()`` gave −0.5256 where the bound is −0.1926 N·m and
+    ``contains([-0.5])`` was False while ``locate([-0.5])`` found FFF). The FFF bound is the
+    independent oracle's threshold; the scaled forms are the user ones divided by the unit."""
+    system = load_system("examples/two_link_brace.toml").system
+    session = AnalysisSession(system)
+    fff = session.mode("FFF")
+    threshold = _oracle_threshold(system, "FFF", -1.0, 0.0)
+    lo, hi = fff.box()
+    assert lo[0] == -np.inf and hi[0] == pytest.approx(threshold, abs=1e-7)
+    assert fff.contains([threshold - 0.01]) and not fff.contains([threshold + 0.01])
+    assert "FFF" in session.locate([-0.5])
+    assert set(session.locate([-0.5])) == {m for m in session.feasible_modes() if session.mode(m).contains([-0.5])}
+    value, tau = fff.maximize([1.0])
+    assert value == pytest.approx(threshold, abs=1e-7) and tau[0] == pytest.approx(threshold, abs=1e-7)
+    assert fff.T().contains(np.array([-0.5])) and not fff.T().contains(np.array([0.0]))
+    D = fff.D()
+    assert D.dim == 1 + fff.response().n_w
+    assert D.project([0]).equals(fff.T(), tol=1e-6)
+    u = session.scaling.tau
+    assert fff.box_scaled()[1][0] * u[0] == pytest.approx(hi[0])
+    with pytest.raises(Exception, match="tau: expected 1 finite values"):
+        fff.contains([1.0, 2.0])
+
+
+@pytest.mark.parametrize("seed", [3, 11])
+def test_mode_methods_are_unit_invariant(seed):
+    """The same random system in SI and in mm and g: box, contains and maximize of every feasible
+    mode map back by the torque unit (×1e9)."""
+    from test_units import rewrite
+    from test_units import random_system as units_system
+
+    doc = units_system(seed)
+    other, factor = rewrite(doc, 1e3, 1e3)
+    a, b = AnalysisSession(parse_system(doc).system), AnalysisSession(parse_system(other).system)
+    modes = a.feasible_modes()
+    assert modes == b.feasible_modes() and modes
+    rng = np.random.default_rng(seed)
+    for m in modes[:6]:
+        (lo_a, hi_a), (lo_b, hi_b) = a.mode(m).box(), b.mode(m).box()
+        for x, y in ((lo_a, lo_b), (hi_a, hi_b)):
+            fin = np.isfinite(x)
+            assert (fin == np.isfinite(y)).all()
+            np.testing.assert_allclose(y[fin], x[fin] * factor, rtol=1e-6, atol=1e-6 * factor)
+        c = rng.normal(size=len(lo_a))
+        ra, rb = a.mode(m).maximize(c), b.mode(m).maximize(c / factor)
+        assert ra is not None and rb is not None
+        if np.isfinite(ra[0]):
+            assert rb[0] == pytest.approx(ra[0], rel=1e-6, abs=1e-6 * max(1.0, abs(ra[0])))
+            assert b.mode(m).contains(ra[1] * factor)
+        else:
+            assert not np.isfinite(rb[0])

@@ -581,7 +581,7 @@ def _limit_rows(lo, hi, n_w: int):
 def _meets(session: AnalysisSession, K: Polytope, mode: str) -> bool:
     """Whether ``K`` (over τ') meets ``T_c'`` (untasked) — one feasibility LP over ``(τ', w')``."""
     sol = session.mode(mode)
-    D, trivially = sol.raw(False)
+    D, trivially = sol.raw_scaled(False)
     if trivially:
         return False
     nw = D.dim - 3
@@ -612,9 +612,9 @@ def _slow(session: AnalysisSession, mode: str, others: list, lo, hi, counters: d
     """Exact ``max θ̈' over T*_c ∩ L`` (closures, nondimensional) for candidate ``mode`` through the
     session: ``(value, tau, nudged, closure)``; ``task=False`` drops the task row from ``T_c``."""
     sol = session.mode(mode)
-    resp = sol.response(task)
+    resp = sol.response_scaled(task)
     grad, offset = resp.P_q[PITCH_INDEX], float(resp.r_q[PITCH_INDEX])
-    K = sol.projected(_limit_rows(lo, hi, resp.n_w), task=task)
+    K = sol.projected_scaled(_limit_rows(lo, hi, resp.n_w), task=task)
     counters["proj"] += 1
     if K is None:
         return -math.inf, None, False, -math.inf
@@ -623,8 +623,8 @@ def _slow(session: AnalysisSession, mode: str, others: list, lo, hi, counters: d
     for o in others:
         if not _meets(session, K, o):
             continue
-        To = session.mode(o).T(False)
-        counters["proj"] += 1 if session.mode(o).response(False).n_w else 0
+        To = session.mode(o).T_scaled(False)
+        counters["proj"] += 1 if session.mode(o).response_scaled(False).n_w else 0
         if To is None:
             continue
         # subtract K ∩ T_c' (as across_mode_sets does), not T_c' itself: the closure splitting of
@@ -761,7 +761,7 @@ def max_thrust(step: StepModel, lo, hi, force_slow: bool = False, engine: _Engin
             tau_u = (np.asarray(tau) * u).clip(lo_u, hi_u)
             mode = md.names[j]
             if n_slow:
-                resp = step.session.mode(mode).response(task)
+                resp = step.session.mode(mode).response_scaled(task)
                 pred = float(resp.P_q[PITCH_INDEX] @ (tau_u / u) + resp.r_q[PITCH_INDEX]) * s_theta
             else:
                 pred = float(md.grad[j] @ (tau_u / u) + md.offset[j]) * s_theta
@@ -807,7 +807,7 @@ def max_thrust_reference(step: StepModel, lo, hi, task: bool = True) -> Referenc
     s_theta = float(sc.qdd[PITCH_INDEX])
     values, pieces, responses = {}, {}, {}
     for m in ses.enumeration.modes:
-        resp = ses.mode(m).response(task)
+        resp = ses.mode(m).response_scaled(task)
         if resp.Q_q.shape[1] and np.abs(resp.Q_q[PITCH_INDEX]).max() > AMBIGUITY_ATOL:
             continue
         res = unambiguous(ses, m, task=task, within_mode=False)
@@ -815,7 +815,7 @@ def max_thrust_reference(step: StepModel, lo, hi, task: bool = True) -> Referenc
         val, _, _ = _maximize_pieces(cut, resp.P_q[PITCH_INDEX], float(resp.r_q[PITCH_INDEX]))
         values[m] = val * s_theta
         pieces[m] = [sc.polytope_to_user(P) for P in cut]
-        responses[m] = ses.mode(m).user_response(task)
+        responses[m] = ses.mode(m).response(task)
     best = max(values.values(), default=-math.inf)
     return ReferenceResult(values, best, pieces, responses)
 
