@@ -17,7 +17,19 @@ class SystemFileError(ContactModelError):
 
 class ApproachingContactError(ContactModelError):
     """A contact's normal velocity is negative beyond tolerance: the rigid model without an impact
-    law has no solution at this state (flipping paper, Sec. III-B, last paragraph)."""
+    law has no solution at this state (flipping paper, Sec. III-B, last paragraph).
+
+    Like every input error, the message names the field at fault: the state's velocity
+    :data:`FIELD` (``state.qdot`` of a system file), whatever raised it — the analysis finds the
+    approaching contact on a :class:`~contactmodes.system.ContactSystem`, which no longer knows
+    its file.
+    """
+
+    FIELD = "state.qdot"
+
+    def __init__(self, message: object = "") -> None:
+        text = str(message)
+        super().__init__(text if text.startswith(f"{self.FIELD}:") else f"{self.FIELD}: {text}")
 
 
 class InternalError(RuntimeError):

@@ -18,10 +18,11 @@ starts with the *key path* of the offending value, e.g.::
     links[0].mas: unknown key
     examples/x.toml: invalid TOML: Expected '=' after a key in a key/value pair (at line 3, column 5)
 
-Errors raised by the builder are re-raised as ``SystemFileError`` with the key path prefixed. The
-one exception is :class:`~contactmodes.errors.ApproachingContactError` (a state the rigid model
-without impacts cannot solve), which keeps its type so callers can tell it apart; its message is
-prefixed with ``state.qdot``.
+Errors raised by the builder are re-raised as ``SystemFileError`` naming the key path once (a
+builder's own name for the same item, such as ``contacts[tip].link``, gives way to the file's,
+``contacts[0]``). The one exception is :class:`~contactmodes.errors.ApproachingContactError` (a
+state the rigid model without impacts cannot solve), which keeps its type so callers can tell it
+apart; its message starts with ``state.qdot`` wherever it is raised (the analysis included).
 """
 
 from __future__ import annotations
@@ -224,16 +225,36 @@ def _tables(data: Mapping[str, Any], key: str) -> list[Mapping[str, Any]]:
     return [_table(item, f"{key}[{i}]") for i, item in enumerate(items)]
 
 
+_FIELD_RE = re.compile(r"([A-Za-z_]\w*)(?:\[[^\]]*\])?(?:\.\w+|\[[^\]]*\])*")
+
+
+def _in_file_terms(path: str, message: str) -> str:
+    """A builder's ``message`` naming its field once, with the file's key path ``path``.
+
+    Builders name what they check in their own terms (``contacts[tip].link``,
+    ``disturbance.set``), which are not the file's keys. When the message starts with a field of
+    the same table or array as ``path``, ``path`` replaces that field (``contacts[0]: …``,
+    ``disturbance: …``); any other message is prefixed by ``path``.
+    """
+    head, sep, rest = message.partition(": ")
+    m = _FIELD_RE.fullmatch(head) if sep else None
+    root = _FIELD_RE.match(path)
+    if m and root and m.group(1) == root.group(1):
+        return f"{path}: {rest}"
+    return f"{path}: {message}" if path else message
+
+
 def _builder(path: str, fn: Callable, *args, **kwargs):
-    """Call a builder method; re-raise its ContactModelError as SystemFileError prefixed by ``path``."""
+    """Call a builder method; re-raise its ContactModelError as SystemFileError naming the field
+    once, with the file's key path ``path`` (:func:`_in_file_terms`)."""
     try:
         return fn(*args, **kwargs)
     except SystemFileError:
         raise
-    except ApproachingContactError as exc:
-        raise ApproachingContactError(f"{path}: {exc}") from exc
+    except ApproachingContactError:
+        raise  # keeps its type; its message names its field, state.qdot, already
     except ContactModelError as exc:
-        raise _fail(path, str(exc)) from exc
+        raise SystemFileError(_in_file_terms(path, str(exc))) from exc
 
 
 # ------------------------------------------------------------------------------------------------

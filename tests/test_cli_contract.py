@@ -205,3 +205,107 @@ toml_docs = st.recursive(
 @given(toml_docs)
 def test_arbitrary_documents_never_give_a_traceback(tmp_path_factory, capsys, doc):
     _run_doc(tmp_path_factory.mktemp("fuzz"), capsys, doc)
+
+
+# ------------------------------------------------- issue 22 item 10: each message names its field once
+def _no_output(capsys, argv: list[str], out: Path, start: str) -> str:
+    """Run the CLI with ``--output out``: exit 2, one line on stderr starting with ``start``, no
+    traceback, nothing written. Returns that line."""
+    assert main([*argv, "--output", str(out)]) == 2
+    captured = capsys.readouterr()
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in captured.err, captured.err
+    assert lines[0].startswith(f"contactmodes: error: {start}"), lines[0]
+    assert captured.out == "" and not out.exists()
+    return lines[0]
+
+
+def _listed(line: str) -> list[float]:
+    """The values after ``valid:`` in a message (up to the ellipsis)."""
+    text = line.split("valid: ", 1)[1].split("…", 1)[0]
+    return [float(v) for v in text.replace(",", " ").split()]
+
+
+@pytest.mark.parametrize("name, value", [("control_rate", "1e9"), ("control_rate", "3000"), ("sim_dt", "3e-4")])
+def test_flip_period_message_names_the_field_and_its_valid_values(tmp_path, capsys, name, value):
+    from controllers.rhex.params import RHexParams
+
+    line = _no_output(capsys, ["flip", "--controller", "blind", "--mu-toe", "0.6", "--param", f"{name}={value}"],
+                      tmp_path / "flip.json", f"--param {name}: ")
+    assert line.count(f"--param {name}") == 1 and "1/1e+09" not in line
+    with pytest.raises(ValueError):  # the value given is the one refused …
+        RHexParams().with_(**{name: float(value)})
+    valid = _listed(line)  # … and every value the message offers is accepted
+    assert len(valid) >= 3 and len(set(valid)) == len(valid)
+    for v in valid:
+        assert getattr(RHexParams().with_(**{name: v}), name) == v
+
+
+def test_flip_period_message_with_both_fields_set_uses_the_values_given(tmp_path, capsys):
+    from controllers.rhex.params import RHexParams
+
+    line = _no_output(capsys, ["flip", "--controller", "blind", "--mu-toe", "0.6", "--param", "control_rate=500",
+                               "--param", "sim_dt=3e-4"], tmp_path / "flip.json", "--param control_rate: ")
+    assert "sim_dt = 0.0003 s" in line and "RHexParams" not in line
+    for v in _listed(line):
+        RHexParams(sim_dt=3e-4, control_rate=v)
+
+
+def _climb() -> dict:
+    return tomllib.loads((EXAMPLES / "five_link_climb.toml").read_text())
+
+
+@pytest.mark.parametrize("table, message", [
+    ({"coordinates": ["x"], "A": [[1.0]], "b": [1.0]}, "disturbance: the disturbance set must be bounded"),
+    ({"coordinates": ["x"], "A": [[1.0], [-1.0]], "b": [-1.0, 0.0]}, "disturbance: the disturbance set is empty"),
+])
+def test_disturbance_set_errors_name_the_table_once(tmp_path, capsys, table, message):
+    doc = _climb()
+    doc["disturbance"] = table
+    line = _no_output(capsys, ["brace", str(_write(tmp_path, doc))], tmp_path / "b.json", message)
+    assert line.count("disturbance:") == 1 and "disturbance.set" not in line
+
+
+URDF_FIXED_BASE = """\
+schema = "contactmodes.system/1"
+name = "fixed_urdf"
+
+[mechanism]
+urdf = "two_link_brace.urdf"
+base = "fixed"
+
+[[contacts]]
+name = "fingertip"
+link = "link1"
+position = [0.0, 0.0]
+surface_point = [0.0, 0.0]
+surface_normal = [-1.0, 0.0]
+mu = 0.3
+
+[[actuators]]
+name = "tau1"
+coordinate = "theta1"
+
+[state]
+q = { theta1 = 0.0 }
+"""
+
+
+def test_urdf_contact_link_error_names_the_file_key_once(tmp_path, capsys):
+    # with a fixed base the URDF root link is the world: no contact may sit on it
+    (tmp_path / "two_link_brace.urdf").write_bytes((EXAMPLES / "two_link_brace.urdf").read_bytes())
+    path = tmp_path / "fixed.toml"
+    path.write_text(URDF_FIXED_BASE)
+    line = _no_output(capsys, ["analyze", str(path)], tmp_path / "out.txt", "contacts[0]: URDF link 'link1' is fixed")
+    assert "contacts[fingertip]" not in line and line.count("contacts[") == 1
+
+
+def test_approaching_contact_error_names_state_qdot(tmp_path, capsys):
+    # Painlevé rod: the end (the frame origin) falling at 0.5 m/s onto the ground n = (0, 1)
+    text = PAINLEVE.read_text().replace("qdot = { x = -1.0, y = 0.0, theta = 0.0 }", "qdot = { x = 0.0, y = -0.5 }")
+    assert "y = -0.5" in text
+    path = tmp_path / "falling.toml"
+    path.write_text(text)
+    line = _no_output(capsys, ["analyze", str(path)], tmp_path / "out.txt", "state.qdot: ")
+    assert "approach" in line and "-0.5" in line and line.count("state.qdot") == 1
+    assert tomllib.loads(text)["contacts"][0]["name"] in line

@@ -358,7 +358,9 @@ def test_constraint_errors(tmp_path, entry, prefix):
 
 
 def test_builder_errors_are_prefixed(monkeypatch, tmp_path):
-    """A ContactModelError raised inside the builder comes back as SystemFileError with the key path."""
+    """A ContactModelError raised inside the builder comes back as SystemFileError with the key path,
+    named once: the builder's own name of a field of the item (``contacts[p2].mu``) gives way to the
+    file's (``contacts[0]``); a message about another field gets the key path as prefix."""
     from contactmodes import mechanism
     from contactmodes.errors import ContactModelError
 
@@ -366,8 +368,14 @@ def test_builder_errors_are_prefixed(monkeypatch, tmp_path):
         raise ContactModelError("contacts[p2].mu: something the loader did not check")
 
     monkeypatch.setattr(mechanism.PlanarMechanism, "add_contact", broken)
-    message = expect_error(tmp_path, base(), "contacts[0]: contacts[p2].mu: something")
-    assert "did not check" in message
+    message = expect_error(tmp_path, base(), "contacts[0]: something the loader did not check")
+    assert "p2" not in message and message.count("contacts[") == 1
+
+    def other(self, *args, **kwargs):
+        raise ContactModelError("surface: something else")
+
+    monkeypatch.setattr(mechanism.PlanarMechanism, "add_contact", other)
+    expect_error(tmp_path, base(), "contacts[0]: surface: something else")
 
 
 def test_parent_listed_after_child(tmp_path):

@@ -153,7 +153,7 @@ def test_bad_disturbance_tables_name_the_field():
         ({"coordinates": ["x"], "lower": [1.0], "upper": [0.0]}, "disturbance.lower"),
         ({"coordinates": ["nope"], "lower": [0.0], "upper": [1.0]}, "disturbance.coordinates"),
         ({"coordinates": ["x"], "lower": [0.0]}, "disturbance.upper"),
-        ({"coordinates": ["x"], "A": [[1.0]], "b": [1.0]}, "disturbance.set"),  # unbounded
+        ({"coordinates": ["x"], "A": [[1.0]], "b": [1.0]}, "disturbance: the disturbance set must be bounded"),
         ({"coordinates": ["x"], "lower": [0.0], "upper": [1.0], "A": [[1.0]], "b": [1.0]}, "disturbance"),
     ]
     for table, field in cases:

@@ -40,7 +40,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
                    help="largest margin to the set's boundary, or least effort keeping --margin")
     p.add_argument("--margin", type=float, default=0.0, help="required margin (N·m) for least-effort")
     p.add_argument("--torque-bound", type=float, default=None,
-                   help="per-joint torque bound |tau_j| <= B (N·m); default 1 N·m")
+                   help="per-joint torque bound |tau_j| <= B (N·m), 0 < B <= 1e60; default 1 N·m")
     p.add_argument("--json", action="store_true", help="print the contactmodes.brace/1 document")
     p.add_argument("--output", metavar="PATH", help="write the output to PATH instead of stdout")
     p.set_defaults(run=run)
@@ -51,9 +51,13 @@ def run(args: argparse.Namespace) -> str | CommandOutput:
     """Compute the sets and the torque; returns the text to print (table or JSON), wrapped in a
     :class:`~contactmodes.cli.CommandOutput` with status 1 when there is no bracing torque."""
     from contactmodes.io import load_system
+    from contactmodes.tolerances import MAGNITUDE_MAX
 
     from .controller import DEFAULT_TORQUE_BOUND, BracingController
 
+    if args.torque_bound is not None and not 0 < args.torque_bound <= MAGNITUDE_MAX:  # NaN fails too
+        raise UserError(f"--torque-bound: must be > 0 and <= {MAGNITUDE_MAX:g} N·m "
+                        f"(contactmodes.tolerances.MAGNITUDE_MAX), got {args.torque_bound:g}")
     loaded = load_system(args.file)
     system = loaded.system
     if system.disturbance is None:

@@ -14,12 +14,35 @@ and picks one torque in it:
 * ``objective="least_effort"``: the torque of least Euclidean norm whose distance to the piece
   boundary is at least ``margin`` (and inside the torque bound box).
 
-Both are solved with cvxpy (one small LP/QP per piece; the sets are computed once per call).
+The Chebyshev ball is :meth:`polytopes.Polytope.chebyshev_center` (verified LPs, emptiness and
+affine hull by the one rule of :mod:`polytopes.feasibility`, decided relative to the data's own
+scale); the least-effort torque is one small QP per piece (cvxpy) in scaled variables; the sets
+are computed once per call. The margin reported is measured afterwards, on the returned torque,
+to the boundary of ``piece ∩ box`` within its affine hull.
 
 The torque bound: actuators have limits and ``T'*_c`` is often unbounded (pressing harder keeps
 a brace fixed), so the Chebyshev problem needs a box. Default :data:`DEFAULT_TORQUE_BOUND` =
 1 N·m per joint, the order of a hobby-servo stall torque at the bracing paper's robot scale (our
 choice; pass ``torque_bound`` for a real robot).
+
+Large torque bounds: any bound up to ``MAGNITUDE_MAX`` (1e60 N·m, the largest magnitude the
+toolkit accepts for an input number, :mod:`contactmodes.tolerances`) gives the right answer; a
+larger one is refused with an error naming that range (the answer for an unbounded piece has the
+bound's size, and near the largest double, 1.8e308, the LPs' arithmetic overflows). Decisions (does a piece meet the box, is
+the margin achievable) are taken by the polytopes package relative to the scale of the problem
+it is given, so a box of 1e10 N·m around a piece of size 1 N·m would make that scale 1e10 and
+its tolerances swamp the piece. The box is therefore first clipped at :data:`BOX_CLIP_FACTOR`
+times the piece's own size (its largest finite bounding-box coordinate and facet distance from
+the origin): exact for the coordinates in which the piece is bounded (it never reaches the
+clipped sides); for a coordinate in which it is unbounded the clipped answer is kept only when
+doubling the clipped box does not enlarge the ball (more than ``CONTAINMENT_TOL`` of
+:mod:`polytopes.tolerances` times its size) — the radius is concave in the box size, so no larger
+box does either. Otherwise the ball grows with the box (an unbounded piece such as ``τ <=
+−0.6`` N·m: the centre is near ``−bound/2``) and it is computed in the user's box, where the
+answer itself has the box's size. Least effort first finds a torque with the margin in the
+smallest of the boxes ``BOX_CLIP_FACTOR · max(size, margin) · 2^k`` (up to the user's) that has
+one, then clips the QP's box at ``BOX_CLIP_FACTOR`` times that torque's norm plus the margin (the
+least-norm torque is no longer), so its answer does not depend on a bound that is not active.
 """
 
 from __future__ import annotations
@@ -32,12 +55,20 @@ import numpy as np
 from contactmodes.errors import ContactModelError
 from contactmodes.robust import RobustResult, robust_unambiguous
 from contactmodes.system import ContactSystem
-from polytopes import Polytope, simplify
+from contactmodes.tolerances import MAGNITUDE_MAX
+from polytopes import NumericalError, Polytope, simplify
+from polytopes.tolerances import COEF_ZERO_TOL, CONTAINMENT_TOL
 
 __all__ = ["BracingController", "BracingResult", "DEFAULT_TORQUE_BOUND", "OBJECTIVES"]
 
 DEFAULT_TORQUE_BOUND = 1.0
 """Default per-joint torque bound (N·m) when the caller gives none (module doc)."""
+
+BOX_CLIP_FACTOR = 4.0
+"""The torque bound box is clipped at this multiple of a piece's own size before the Chebyshev
+and least-effort problems are solved (module doc, *Large torque bounds*). A size, not a
+tolerance: any value above 1 gives the same answers; 4 leaves the clipped sides well clear of
+the piece for the LP."""
 
 OBJECTIVES = ("max_margin", "least_effort")
 
@@ -77,28 +108,101 @@ def _bound_vector(torque_bound, n: int) -> np.ndarray:
         else np.asarray(torque_bound, dtype=float).reshape(-1)
     if bound.shape != (n,):
         raise ContactModelError(f"torque_bound: expected a number or {n} numbers, got shape {bound.shape}")
-    if not np.all(np.isfinite(bound)) or np.any(bound <= 0):
-        raise ContactModelError("torque_bound: must be finite and > 0")
+    if not np.all(np.isfinite(bound)) or np.any(bound <= 0) or np.any(bound > MAGNITUDE_MAX):
+        raise ContactModelError(f"torque_bound: must be > 0 and <= {MAGNITUDE_MAX:g} N·m "
+                                f"(contactmodes.tolerances.MAGNITUDE_MAX), got {_bound_text(torque_bound)}")
     return bound
 
 
-def _hull_rows(P: Polytope, bound: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Rows of ``P ∩ box`` and their norms measured within the affine hull ``{C τ = d}``.
+def _bound_text(torque_bound) -> str:
+    return ", ".join(f"{v:g}" for v in np.atleast_1d(np.asarray(torque_bound, dtype=float)))
 
-    Returns ``(A, b, C, d, norms)``; a row's norm is that of its component orthogonal to the rows
-    of ``C`` (the distance a unit step inside the hull moves it), so the Chebyshev radius is the
-    in-hull one.
+
+def _boxed(P: Polytope, bound: np.ndarray) -> Polytope:
+    """``P ∩ {|τ_j| <= bound_j}``."""
+    return P.intersect(Polytope.box(-bound, bound))
+
+
+def _piece_size(P: Polytope) -> tuple[float, np.ndarray]:
+    """``(R, unbounded)``: the piece's own size ``R`` (N·m) — its largest finite bounding-box
+    coordinate and its largest facet distance from the origin (``|b_i|/||a_i||``,
+    ``|d_i|/||c_i||``), 0 only for a cone with its apex at the origin — and (n,) bool, the
+    coordinates in which it is unbounded."""
+    lo, hi = P.bounding_box()
+    ends = np.abs(np.concatenate([lo, hi]))
+    sizes = [ends[np.isfinite(ends)]]
+    for M, v in ((P.A, P.b), (P.C, P.d)):
+        norms = np.linalg.norm(M, axis=1)
+        sizes.append(np.abs(v[norms > 0]) / norms[norms > 0])
+    return float(np.max(np.concatenate(sizes), initial=0.0)), ~(np.isfinite(lo) & np.isfinite(hi))
+
+
+def _ball(P: Polytope, bound: np.ndarray) -> tuple[np.ndarray, float] | None:
+    """Chebyshev centre and radius of ``P ∩ box`` within its affine hull, ``None`` when empty
+    (:meth:`polytopes.Polytope.chebyshev_center`: scaled decisions, verified LPs)."""
+    ball = _boxed(P, bound).chebyshev_center()
+    if not ball.radius >= 0:  # -inf: empty by the polytopes emptiness rule
+        return None
+    return ball.center, float(ball.radius)
+
+
+def _max_margin_ball(P: Polytope, bound: np.ndarray, R: float,
+                     unbounded: np.ndarray) -> tuple[np.ndarray, float] | None:
+    """The Chebyshev ball of ``P ∩ {|τ_j| <= bound_j}``, ``None`` when they do not meet.
+
+    Decided in a box at the piece's own scale whenever the user's box cannot matter (module doc,
+    *Large torque bounds*): the box is first clipped at ``BOX_CLIP_FACTOR`` times the piece's size
+    ``R`` (:func:`_piece_size`; ``unbounded``: the coordinates in which the piece is unbounded).
+    Clipping a coordinate in which the piece is bounded changes nothing (the piece lies within
+    ``R`` of the origin there). When a coordinate in which it is unbounded was clipped, the ball is computed in the clipped box and in the box twice as
+    large: the radius is a concave nondecreasing function of that size, so if doubling the box
+    gains no more than ``CONTAINMENT_TOL`` times its size, no larger box gains more than that
+    fraction of the user's bound, and the clipped ball is kept; otherwise (the radius grows with
+    the box, or the piece misses the clipped box) the ball is computed in the user's box.
     """
+    clip = np.minimum(bound, BOX_CLIP_FACTOR * R)
+    if R == 0.0 or np.array_equal(clip, bound):
+        return _ball(P, bound)
+    if not np.any(unbounded & (clip < bound)):
+        return _ball(P, clip)  # the same set: only sides the piece never reaches were moved in
+    near = _ball(P, clip)
+    if near is not None:
+        far = _ball(P, np.minimum(bound, 2.0 * clip))
+        if far is not None and far[1] <= near[1] + CONTAINMENT_TOL * float(np.max(clip)):
+            return near
+    return _ball(P, bound)
+
+
+def _hull_rows(P: Polytope, bound: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Rows of ``P ∩ box`` that bound it within the piece's affine hull, and their in-hull norms.
+
+    Returns ``(H, h, A, b, norms)``: the piece's orthonormal hull equalities ``H τ = h``
+    (:meth:`polytopes.Polytope.affine_hull` of ``P`` alone, implicit equalities included, decided
+    at the piece's own scale) and the rows ``A τ <= b`` of ``P`` and of the box whose component
+    orthogonal to the rows of ``H`` is not zero (``COEF_ZERO_TOL`` relative to the row), with the
+    norm of that component (the distance a unit step inside the hull moves the row), so that
+    distances to the boundary are the in-hull ones.
+    """
+    H, h = P.affine_hull()
     n = P.dim
     A = np.vstack([P.A, np.eye(n), -np.eye(n)])
     b = np.concatenate([P.b, bound, bound])
-    C, d = P.C, P.d
-    if C.shape[0]:
-        Qc, _ = np.linalg.qr(C.T)
-        proj = A - (A @ Qc) @ Qc.T
-    else:
-        proj = A
-    return A, b, C, d, np.linalg.norm(proj, axis=1)
+    proj = A - (A @ H.T) @ H if H.shape[0] else A
+    norms = np.linalg.norm(proj, axis=1)
+    live = norms > COEF_ZERO_TOL * np.linalg.norm(A, axis=1)
+    return H, h, A[live], b[live], norms[live]
+
+
+def _margin(P: Polytope, bound: np.ndarray, tau: np.ndarray) -> float:
+    """Distance (N·m) from ``tau`` to the boundary of ``P ∩ box`` within the piece's affine hull
+    (0 for a single point); :class:`~polytopes.NumericalError` when ``tau`` is not in ``P ∩ box``
+    (:meth:`polytopes.Polytope.contains`, its tolerance)."""
+    if not (P.contains(tau) and np.all(np.abs(tau) <= bound * (1.0 + CONTAINMENT_TOL))):
+        raise NumericalError("bracing: the chosen torque is not in its piece of T'*_c within the torque bound")
+    _, _, A, b, norms = _hull_rows(P, bound)
+    if not norms.size:
+        return 0.0
+    return float(max(0.0, np.min((b - A @ tau) / norms)))
 
 
 class BracingController:
@@ -115,7 +219,8 @@ class BracingController:
     Raises
     ------
     ContactModelError
-        On an unknown objective, a negative margin, or a non-positive torque bound.
+        On an unknown objective or a negative margin (a torque bound that is not positive or
+        exceeds ``MAGNITUDE_MAX``: at :meth:`solve`).
     """
 
     def __init__(self, objective: str = "max_margin", margin: float = 0.0,
@@ -138,7 +243,7 @@ class BracingController:
         ------
         ContactModelError
             When the system has no disturbance, ``mode`` is invalid, or the torque bound has the
-            wrong shape.
+            wrong shape or is not in ``(0, MAGNITUDE_MAX]``.
         """
         bound = _bound_vector(self.torque_bound, system.n_tau)
         if robust is None:
@@ -165,27 +270,72 @@ class BracingController:
                              float(radius), i, pieces, robust)
 
     def _solve_piece(self, P: Polytope, bound: np.ndarray):
-        """``(τ, in-hull margin, cost)`` for one piece, or ``None`` if infeasible."""
-        import cvxpy as cp
-
-        A, b, C, d, norms = _hull_rows(P, bound)
-        n = P.dim
-        tau = cp.Variable(n)
-        cons = []
-        if C.shape[0]:
-            cons.append(C @ tau == d)
+        """``(τ, in-hull margin, cost)`` for one piece, or ``None`` if no torque of it qualifies."""
+        R, unbounded = _piece_size(P)
         if self.objective == "max_margin":
-            r = cp.Variable()
-            cons += [A @ tau + r * norms <= b, r >= 0]
-            prob = cp.Problem(cp.Maximize(r), cons)
+            ball = _max_margin_ball(P, bound, R, unbounded)
+            if ball is None:
+                return None
+            tau = ball[0]
+            margin = _margin(P, bound, tau)  # in the piece's own hull: 0 where the box only touches it
         else:
-            cons.append(A @ tau + self.margin * norms <= b)
-            prob = cp.Problem(cp.Minimize(cp.sum_squares(tau)), cons)
-        prob.solve()
-        if prob.status not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE) or tau.value is None:
+            found = _margin_point(P, bound, R, self.margin)
+            if found is None:
+                return None
+            center, radius = found
+            tau = _least_effort(P, bound, center, min(self.margin, radius))
+            margin = _margin(P, bound, tau)
+        cost = -margin if self.objective == "max_margin" else float(tau @ tau)
+        return tau, margin, cost
+
+
+def _margin_point(P: Polytope, bound: np.ndarray, R: float,
+                  margin: float) -> tuple[np.ndarray, float] | None:
+    """A torque of ``P ∩ box`` at in-hull distance ``>= margin`` from its boundary and that distance,
+    or ``None`` when there is none.
+
+    The Chebyshev centre of ``P`` in the boxes ``min(bound, BOX_CLIP_FACTOR · max(R, margin) · 2^k)``,
+    ``k = 0, 1, …`` up to the user's box, the first with the margin (to ``CONTAINMENT_TOL`` of the
+    sizes involved) taken: a point no larger than it has to be, so that the least-effort QP is set
+    up at the scale of its answer (a box of 1e10 N·m does not make it 1e10)."""
+    t = BOX_CLIP_FACTOR * max(R, margin)
+    while True:
+        box = np.minimum(bound, t) if t > 0 else bound
+        ball = _ball(P, box)
+        if ball is not None:
+            radius = _margin(P, bound, ball[0])
+            if radius + CONTAINMENT_TOL * max(float(np.max(np.abs(ball[0]))), margin, R) >= margin:
+                return ball[0], radius
+        if np.array_equal(box, bound):
             return None
-        t = np.asarray(tau.value, dtype=float)
-        slack = (b - A @ t) / np.where(norms > 0, norms, np.inf)
-        radius = float(max(0.0, np.min(slack[norms > 0]))) if np.any(norms > 0) else 0.0
-        cost = -radius if self.objective == "max_margin" else float(t @ t)
-        return t, radius, cost
+        t *= 2.0
+
+
+def _least_effort(P: Polytope, bound: np.ndarray, center: np.ndarray, margin: float) -> np.ndarray:
+    """The least-norm ``τ`` of ``P ∩ box`` at in-hull distance ``>= margin`` from its boundary,
+    given ``center``, a point at that distance (:func:`_margin_point`).
+
+    The least-norm point is no longer than ``center``, so the box is first clipped at
+    ``BOX_CLIP_FACTOR · (||center|| + margin)`` (the clipped sides are inactive at the optimum,
+    which is therefore unchanged), and the QP is solved with cvxpy in ``u = τ / s``, ``s`` the
+    largest side of that box (unit rows, right-hand sides at most 1: the solver's tolerances are
+    relative to the answer's own size), by Clarabel."""
+    import cvxpy as cp
+
+    size = float(np.linalg.norm(center)) + margin
+    if size == 0.0:
+        return np.zeros(P.dim)  # the origin has the margin: nothing is shorter
+    clip = np.minimum(bound, BOX_CLIP_FACTOR * size)
+    H, h, A, b, norms = _hull_rows(P, clip)
+    s = float(np.max(clip))
+    rows = np.linalg.norm(A, axis=1)
+    u = cp.Variable(P.dim)
+    cons = [(A / rows[:, None]) @ u <= (b - margin * norms) / (rows * s)] if A.shape[0] else []
+    if H.shape[0]:
+        cons.append(H @ u == h / s)
+    prob = cp.Problem(cp.Minimize(cp.sum_squares(u)), cons)
+    prob.solve(solver=cp.CLARABEL)  # interior point to about 1e-8; silent (OSQP prints to stdout)
+    if prob.status not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE) or u.value is None:
+        raise NumericalError(f"bracing: the least-effort QP reported {prob.status} on a piece whose "
+                             "Chebyshev radius admits the margin")
+    return s * np.asarray(u.value, dtype=float)

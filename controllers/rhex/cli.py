@@ -132,7 +132,11 @@ def params_from_args(args: argparse.Namespace):
         return params.with_(**{name: value for name, (_, value) in changes.items()})
     except (ValueError, TypeError) as exc:
         error = str(exc)
-    for name, (option, value) in changes.items():  # name the option at fault when one alone is
+    field, sep, rest = error.partition(": ")
+    named = field.removeprefix("RHexParams.")
+    if sep and named in changes:  # the field named is one the user set: its option, the values given
+        raise UserError(f"{changes[named][0]}: {rest}")
+    for name, (option, value) in changes.items():  # else name the option at fault when one alone is
         try:
             params.with_(**{name: value})
         except (ValueError, TypeError) as exc:

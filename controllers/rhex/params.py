@@ -138,7 +138,21 @@ class RHexParams:
             raise ValueError(f"RHexParams.v0: needs 4 finite entries >= 0 (body, toe1, toe2, toe3), got {self.v0!r}")
         steps = (1.0 / self.control_rate) / self.sim_dt
         if abs(steps - round(steps)) > 1e-6 or round(steps) < 1:
-            raise ValueError(f"RHexParams.sim_dt: must divide the control period 1/{self.control_rate:g} s")
+            raise ValueError(self._period_problem())
+
+    def _period_problem(self) -> str:
+        """The message for a control period that is not a whole number of simulator steps: it
+        names ``control_rate`` (or ``sim_dt`` when only that one differs from its default) and
+        lists the values that work with the other one."""
+        cls = type(self)
+        if self.sim_dt != cls.sim_dt and self.control_rate == cls.control_rate:
+            valid = ", ".join(f"{1.0 / (k * self.control_rate):.10g}" for k in range(1, 5))
+            return (f"RHexParams.sim_dt: must divide the control period 1/control_rate = {1.0 / self.control_rate:g} s "
+                    f"(valid: {valid}, … s: the period over k = 1, 2, 3, …), got {self.sim_dt:g} s")
+        valid = ", ".join(f"{1.0 / (k * self.sim_dt):.10g}" for k in range(1, 5))
+        return (f"RHexParams.control_rate: must make the control period 1/control_rate a whole multiple of "
+                f"sim_dt = {self.sim_dt:g} s (valid: {valid}, … Hz: 1/(k·sim_dt) for k = 1, 2, 3, …), "
+                f"got {self.control_rate:g} Hz")
 
     @property
     def control_period(self) -> float:
