@@ -93,7 +93,11 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                     help="test every candidate pair for overlapping T_c and list them all (by default they are "
                          f"tested up to {OVERLAP_LP_LIMIT} candidate pairs and listed up to {OVERLAP_LIST_LIMIT})")
     an.add_argument("--at", metavar="TAU1,TAU2,...", default=None,
-                    help="list the modes whose T_c contains this torque (one value per torque)")
+                    help="print only the modes whose T_c contains this torque (one value per torque; "
+                         "with --json: the document's \"at\" entry)")
+    an.add_argument("--table", action="store_true",
+                    help="with --at: print the table (and what --unambiguous, --inconsistency-box, --overlaps "
+                         "add to it) before the answer; without --at the table is the default output")
     an.set_defaults(run=_analyze)
     from . import cli_check, cli_plot
 
@@ -132,7 +136,7 @@ def _analyze(args: argparse.Namespace) -> str:
     from .analysis import analyze
     from .io import load_system
     from .progress import Progress
-    from .report import format_table
+    from .report import format_at, format_table
     from .session import AnalysisSession
 
     if args.method == "exact":
@@ -146,10 +150,19 @@ def _analyze(args: argparse.Namespace) -> str:
     if args.inconsistency_box is not None:
         box = parse_box(args.inconsistency_box, system.n_tau, "--inconsistency-box")
     at = None if args.at is None else parse_floats(args.at, system.n_tau, "--at")
+    answer_only = at is not None and not args.table and not args.json
+    if answer_only:  # options that only add to the table are not silently dropped
+        for option, given in (("--unambiguous", args.unambiguous), ("--overlaps", args.overlaps),
+                              ("--inconsistency-box", box is not None)):
+            if given:
+                raise UserError(f"{option}: --at prints only the modes that contain the torque; "
+                                f"add --table to print the table with {option}")
     task = not args.no_task
     session = AnalysisSession(system, method=args.method, progress=Progress())
-    result = analyze(system, modes=args.mode, task=task, session=session,
+    result = analyze(system, modes=args.mode, task=task, session=session, compute_overlaps=not answer_only,
                      overlap_limit=None if args.overlaps else OVERLAP_LP_LIMIT)
+    if answer_only:
+        return format_at(system.torques, at, result.locate(at)) + "\n"
     unamb = None
     if args.unambiguous:
         unamb = {m: unambiguous(session, m, task=task) for m in result.feasible_modes()}

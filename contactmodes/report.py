@@ -7,150 +7,417 @@ accelerations (III-G.2), whether the mode is feasible (non-empty ``D_c``), then
 * up to three torques: the interval each torque ranges over in ``T_c`` (its bounding box:
   ``[lo, hi]``, ``<=hi`` or ``>=lo`` with one side unbounded, ``any``, or ``=v``), the number of
   facets (inequality rows of the minimal H-representation) and the affine dimension;
-* more torques: the affine dimension, the facets, the Chebyshev centre and radius of ``T_c``
-  (user units) and its *finite* bounds only (``tau1<=-0.19``; an unbounded side is omitted);
+* more torques: the affine dimension, the facets, the Chebyshev centre (``centre``) and radius of
+  ``T_c`` (user units) and its *finite* bounds only (``bounds``: ``tau1<=-0.19``; an unbounded
+  side is omitted);
 
-and the modes whose ``T_c`` overlaps this one (III-G.1; ``+N`` when the list does not fit; the
-column is left out, with a note, when the other columns leave it no room). A cell wider than its
-column is cut with ``…``; with more than :data:`MAX_ROWS` modes the table shows the
-first ones and says how to see the rest, and shows for them only the bounds (from the bounding
-boxes the analysis already has: no domain is projected for the table, which at thousands of modes
-would cost minutes; ``--mode MODE`` gives the full columns).
-Overlapping pairs are listed in full while there are at most ``list_limit`` of them, else
-summarized with the hint ``--overlaps``.
+and the modes whose ``T_c`` overlaps this one (III-G.1; ``+N`` for the names that do not fit).
+
+Numbers: at most 4 significant digits, in ``%g`` form with a compact exponent (``1.5e6``,
+``-6.8e-12``); a bound that is zero within :data:`~contactmodes.tolerances.BOUND_ZERO_RTOL` of
+the torque's scale prints as ``0`` (:func:`format_bound`). Widths are display columns (``w→q̈`` is
+three), and a line is also at most :data:`WIDTH` characters. When the columns do not fit, the
+widest are narrowed: a number loses significant digits, never its exponent or sign
+(:func:`format_number`); a list (centre, finite bounds, intervals of ``T*_c``, overlapping modes)
+is cut between two items with ``…`` (``+N`` for the overlaps); a mode string is never cut. The
+overlaps column stays only when the other columns fit beside it with every number at 4
+significant digits (a list may still be cut between items); else it is left out (with a note), and
+only when even that is not enough are long headers cut to :data:`HEADER_CUT` columns, then numbers
+go down to 3, 2, 1 digit, and last the long headers are cut further (:class:`_Cell` levels). A
+note under the table says when a cell was shortened.
+
+With more than :data:`MAX_ROWS` modes the table shows the first ones and says how to see the rest,
+and shows for them only the bounds (from the bounding boxes the analysis already has: no domain is
+projected for the table, which at thousands of modes would cost minutes; ``--mode MODE`` gives the
+full columns). Overlapping pairs are listed in full while there are at most ``list_limit`` of them,
+else summarized with the hint ``--overlaps``.
 """
 
 from __future__ import annotations
 
 import math
-from typing import Any
+import unicodedata
+from functools import partial
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
-__all__ = ["MAX_ROWS", "WIDTH", "format_bound", "format_table"]
+from .tolerances import BOUND_ZERO_RTOL
 
-#: Display only: numbers smaller than this in magnitude print as 0 (no "-0", no "1e-17").
-DISPLAY_ZERO = 1e-12
-#: Target width of every line of the table (characters).
+__all__ = ["MAX_ROWS", "WIDTH", "format_at", "format_bound", "format_number", "format_table"]
+
+#: Target width of every line of the table (display columns).
 WIDTH = 100
 #: Largest number of mode rows printed (the rest is summarized).
 MAX_ROWS = 200
+#: Significant digits of a number when there is room.
+DIGITS = 4
+#: A list (centre, finite bounds, intervals) drops items before its numbers go below this many
+#: significant digits.
+LIST_DIGITS = 3
+#: A header longer than this (a long torque name's ``… bounds``) is cut to it, with ``…``, before
+#: any number loses a digit.
+HEADER_CUT = 12
 
 
-def _num(v: float) -> str:
-    if math.isinf(v):
-        return "inf" if v > 0 else "-inf"
-    return f"{0.0 if abs(v) < DISPLAY_ZERO else v:.4g}"
+def _width(text: str) -> int:
+    """Display columns of ``text``: a combining mark takes none, a wide (East Asian) character two."""
+    if text.isascii():
+        return len(text)
+    return sum(0 if unicodedata.combining(c) else 2 if unicodedata.east_asian_width(c) in "WF" else 1
+               for c in text)
 
 
-def format_bound(lo: float, hi: float) -> str:
-    """Format an interval ``[lo, hi]`` compactly: ``=v`` (a single value), ``<=hi`` / ``>=lo`` (one
-    side unbounded), ``any`` (both), else ``[lo, hi]``."""
-    if math.isfinite(lo) and math.isfinite(hi) and abs(hi - lo) <= 1e-9 * max(1.0, abs(lo), abs(hi)):
-        return f"={_num(lo)}"
-    if not math.isfinite(lo) and not math.isfinite(hi):
-        return "any"
-    if not math.isfinite(lo):
-        return f"<={_num(hi)}"
-    if not math.isfinite(hi):
-        return f">={_num(lo)}"
-    return f"[{_num(lo)}, {_num(hi)}]"
-
-
-def _finite_bounds(names, lo, hi) -> str:
-    parts = []
-    for name, a, b in zip(names, lo, hi):
-        if math.isfinite(a) and math.isfinite(b):
-            parts.append(f"{name}={_num(a)}" if abs(b - a) <= 1e-9 * max(1.0, abs(a), abs(b))
-                         else f"{_num(a)}<={name}<={_num(b)}")
-        elif math.isfinite(a):
-            parts.append(f"{name}>={_num(a)}")
-        elif math.isfinite(b):
-            parts.append(f"{name}<={_num(b)}")
-    return " ".join(parts) or "unbounded"
-
-
-def _wrap(text: str) -> list[str]:
-    """``text`` broken at commas into lines of at most :data:`WIDTH` (continuations indented)."""
-    lines, parts = [], text.split(", ")
-    line = parts[0]
-    for part in parts[1:]:
-        if len(line) + 2 + len(part) > WIDTH:
-            lines.append(line + ",")
-            line = "  " + part
-        else:
-            line += ", " + part
-    return lines + [line]
+def _pad(text: str, width: int) -> str:
+    return text + " " * max(0, width - _width(text))
 
 
 def _cut(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: max(0, width - 1)] + "…"
-
-
-def _fit(rows: list[list[str]]) -> tuple[list[int], bool]:
-    """Column widths so that a line fits :data:`WIDTH`: the widest columns are narrowed first (never
-    below their header; the first column, the mode, never); returns the widths and whether some
-    cell will be cut."""
-    ncol = len(rows[0])
-    widths = [max(len(r[i]) for r in rows) for i in range(ncol)]
-    floor = [max(len(rows[0][i]), 4) for i in range(ncol)]
-    floor[0] = widths[0]  # the mode string is never cut
-    while sum(widths) + 2 * (ncol - 1) > WIDTH:
-        i = max(range(ncol), key=lambda j: widths[j] - floor[j])
-        if widths[i] <= floor[i]:
+    """``text`` cut to ``width`` display columns, ending in ``…`` when cut (for names, never numbers)."""
+    if _width(text) <= width:
+        return text
+    out, used = "", 0
+    for c in text:
+        w = _width(c)
+        if used + w > width - 1:
             break
-        widths[i] -= 1
-    cut = any(len(r[i]) > widths[i] for r in rows for i in range(ncol))
-    return widths, cut
+        out, used = out + c, used + w
+    return out + "…"
 
 
-def _render(rows: list[list[str]], widths: list[int]) -> str:
-    """Columns padded to ``widths``; longer cells cut with ``…``."""
-    out = []
-    for r in rows:
-        cells = [_cut(c, w).ljust(w) for c, w in zip(r, widths)]
-        out.append("  ".join(cells).rstrip())
-    out.insert(1, "  ".join("-" * w for w in widths))
-    return "\n".join(out)
+def _g(v: float, digits: int) -> str:
+    """``v`` in ``%g`` form with ``digits`` significant digits and a compact exponent
+    (``1.5e6``, ``-6.8e-12``); ``-0`` prints as ``0``."""
+    if math.isnan(v):
+        return "nan"
+    if math.isinf(v):
+        return "inf" if v > 0 else "-inf"
+    text = f"{v:.{digits}g}"
+    if "e" in text:
+        mantissa, exponent = text.split("e")
+        text = f"{mantissa}e{int(exponent)}"
+    return "0" if text == "-0" else text
 
 
-def _list_cell(names: list[str], width: int) -> str:
-    """Comma list that fits ``width``, ending in ``+N`` for the names left out."""
-    if not names:
-        return "-"
-    text = ""
-    for i, name in enumerate(names):
-        more = f",+{len(names) - i}"
-        cand = name if not text else f"{text},{name}"
-        rest = len(names) - i - 1
-        if len(cand) + (len(f",+{rest}") if rest else 0) > width:
-            return f"{text}{more}" if text else f"+{len(names)}"
-        text = cand
+def format_number(v: float, width: int | None = None, digits: int = DIGITS) -> str:
+    """``v`` with at most ``digits`` significant digits (``%g`` form, compact exponent:
+    ``1.235e6``, ``-6.769e-12``, ``0.1926``; ``-0`` as ``0``).
+
+    With ``width``: the most significant digits (at least one) whose text fits ``width`` display
+    columns. A number is never cut: digits are dropped (rounded), never its sign or its exponent,
+    so ``-6.769e-12`` narrows to ``-6.8e-12`` and ``-7e-12``, not to ``-6.769e-1``; at one digit
+    it is returned even when wider than ``width``."""
+    text = _g(v, digits)
+    for p in range(digits - 1, 0, -1):
+        if width is None or _width(text) <= width:
+            break
+        text = _g(v, p)
     return text
 
 
-def _pieces_cell(pieces: list) -> str:
-    """``T*_c`` in one cell: ``none``, the interval(s) for one torque, else the piece count."""
+def _zero(v: float, scale: float) -> float:
+    """``v``, or ``0.0`` when it is zero within ``BOUND_ZERO_RTOL · scale`` (also for ``-0.0``)."""
+    return 0.0 if math.isfinite(v) and abs(v) <= BOUND_ZERO_RTOL * scale else v
+
+
+def _interval(lo: float, hi: float, scale: float | None) -> tuple[str, float, float]:
+    """``(kind, lo, hi)`` of an interval after the display's zero rule (module doc of
+    :mod:`contactmodes.tolerances`, ``BOUND_ZERO_RTOL``): kind ``=`` (one value, in ``lo``),
+    ``any``, ``<=``, ``>=`` or ``[]``."""
+    lo, hi = float(lo), float(hi)
+    ends = [abs(x) for x in (lo, hi) if math.isfinite(x)]
+    s = max(ends + [0.0 if scale is None else float(scale)])
+    if math.isfinite(lo) and math.isfinite(hi) and hi - lo <= BOUND_ZERO_RTOL * s:
+        return "=", _zero(0.5 * (lo + hi), s), _zero(0.5 * (lo + hi), s)
+    if not math.isfinite(lo) and not math.isfinite(hi):
+        return "any", lo, hi
+    if not math.isfinite(lo):
+        return "<=", lo, _zero(hi, s)
+    if not math.isfinite(hi):
+        return ">=", _zero(lo, s), hi
+    return "[]", _zero(lo, s), _zero(hi, s)
+
+
+def _interval_text(iv: tuple[str, float, float], digits: int) -> str:
+    kind, lo, hi = iv
+    if kind == "=":
+        return f"={_g(lo, digits)}"
+    if kind == "any":
+        return "any"
+    if kind == "<=":
+        return f"<={_g(hi, digits)}"
+    if kind == ">=":
+        return f">={_g(lo, digits)}"
+    return f"[{_g(lo, digits)}, {_g(hi, digits)}]"
+
+
+def format_bound(lo: float, hi: float, scale: float | None = None, width: int | None = None) -> str:
+    """Format an interval ``[lo, hi]`` compactly: ``=v`` (a single value), ``<=hi`` / ``>=lo`` (one
+    side unbounded), ``any`` (both), else ``[lo, hi]``.
+
+    An end that is zero within ``BOUND_ZERO_RTOL · max(scale, |lo|, |hi|)`` (finite ends only;
+    ``scale`` the torque's unit, e.g. ``AnalysisSession.scaling.tau[k]``, else only the interval's
+    own ends count) prints as ``0``, and an interval narrower than that as ``=v``
+    (:mod:`contactmodes.tolerances`): ``format_bound(-7e-16, 0.22) == "[0, 0.22]"``. With
+    ``width``, both numbers get the most significant digits that fit (:func:`format_number`)."""
+    iv = _interval(lo, hi, scale)
+    text = _interval_text(iv, DIGITS)
+    for p in range(DIGITS - 1, 0, -1):
+        if width is None or _width(text) <= width:
+            break
+        text = _interval_text(iv, p)
+    return text
+
+
+def format_at(names: Sequence[str], tau, modes: Sequence[str]) -> str:
+    """The answer of ``analyze --at``: the modes whose ``T_c`` contains the torque ``tau``, as lines
+    of at most :data:`WIDTH` columns (broken after commas)."""
+    point = ", ".join(f"{n}={float(v):.12g}" for n, v in zip(names, np.asarray(tau, dtype=float)))
+    return "\n".join(_wrap(f"modes whose T_c contains ({point}): {', '.join(modes) or 'none'}"))
+
+
+def _wrap(text: str, sep: str = ", ", indent: str = "  ") -> list[str]:
+    """``text`` broken after ``sep`` into lines of at most :data:`WIDTH` columns (continuations
+    indented by ``indent``)."""
+    lines, parts = [], text.split(sep)
+    line, tail = parts[0], _width(sep.rstrip())
+    for j, part in enumerate(parts[1:], 2):
+        # the line must keep room for the separator's end when more parts follow it
+        if _width(line) + _width(sep) + _width(part) + (tail if j < len(parts) else 0) > WIDTH:
+            lines.append(line + sep.rstrip())
+            line = indent + part
+        else:
+            line += sep + part
+    return lines + [line]
+
+
+class _Cell:
+    """A table cell as its texts from the most to the least preferred (e.g. 4, 3, 2, 1 significant
+    digits; a list with fewer items): the layout shows the first that fits the column. Each text
+    has a *level*, the layout's resort it belongs to (:data:`_LEVELS`): 0 numbers with all their
+    :data:`DIGITS` significant digits (a list possibly cut between items) and whole headers, 1
+    long headers cut to :data:`HEADER_CUT` columns, 2 numbers with 3 digits, 3 with 2, 4 with 1,
+    5 headers cut to 8 columns."""
+
+    __slots__ = ("variants", "levels")
+
+    def __init__(self, variants: Sequence[str], levels: Sequence[int] | None = None) -> None:
+        self.variants = list(variants)
+        self.levels = [0] * len(self.variants) if levels is None else list(levels)
+
+    def natural(self) -> int:
+        return _width(self.variants[0])
+
+    def floor(self, level: int) -> int:
+        return min(_width(v) for v, lv in zip(self.variants, self.levels) if lv <= level)
+
+    def render(self, width: int) -> str:
+        for v in self.variants:
+            if _width(v) <= width:
+                return v
+        return min(self.variants, key=_width)
+
+
+def _text(text: str) -> _Cell:
+    return _Cell([text])
+
+
+def _header(text: str) -> _Cell:
+    """A column header: whole; cut with ``…`` to :data:`HEADER_CUT` columns before numbers lose
+    digits, and below that (down to 8 columns: the short headers, ``feasible`` and narrower, stay
+    whole) only as the last resort."""
+    widths = range(_width(text) - 1, 7, -1)
+    levels = [1 if w >= HEADER_CUT else _LEVELS[-1] for w in widths]
+    return _Cell([text] + [_cut(text, w) for w in widths], [0] + levels)
+
+
+def _digits_cell(text: Callable[[int], str]) -> _Cell:
+    """A cell of numbers ``text(digits)``: 4 significant digits down to 1."""
+    return _Cell([text(p) for p in range(DIGITS, 0, -1)], [_digits_level(p) for p in range(DIGITS, 0, -1)])
+
+
+def _digits_level(p: int) -> int:
+    """The layout level (:class:`_Cell`) of a number with ``p`` significant digits."""
+    return 0 if p >= DIGITS else DIGITS - p + 1
+
+
+def _list_cell(items: Sequence[Callable[[int], str]], sep: str = ", ", start: str = "", end: str = "",
+               empty: str = "-") -> _Cell:
+    """A list of numeric items ``item(digits)``: all items, then fewer with ``…`` after the last
+    one shown, each at 4 then :data:`LIST_DIGITS` significant digits; last, the first item at
+    fewer digits."""
+    if not items:
+        return _text(empty)
+    n = len(items)
+
+    def text(k: int, p: int) -> str:
+        return start + sep.join(item(p) for item in items[:k]) + (sep + "…" if k < n else "") + end
+
+    high = [(k, p) for k in range(n, 0, -1) for p in range(DIGITS, LIST_DIGITS - 1, -1)]
+    low = [(1, p) for p in range(LIST_DIGITS - 1, 0, -1)]
+    return _Cell([text(k, p) for k, p in high + low], [_digits_level(p) for _, p in high + low])
+
+
+class _NamesCell(_Cell):
+    """Comma list of mode names; when cut, the first names that fit and ``+N`` for the others
+    (``+N`` alone at the narrowest). Its texts are built for the width asked: a mode of a large
+    system overlaps hundreds of others."""
+
+    __slots__ = ("names",)
+
+    def __init__(self, names: Sequence[str]) -> None:
+        self.names = list(names)
+        super().__init__([",".join(self.names)])
+
+    def floor(self, level: int) -> int:
+        return len(f"+{len(self.names)}")
+
+    def render(self, width: int) -> str:
+        text, n = self.variants[0], len(self.names)
+        if _width(text) <= width:
+            return text
+        shown = ""
+        for i, name in enumerate(self.names):
+            cand = name if not shown else f"{shown},{name}"
+            if _width(cand) + len(f",+{n - i - 1}") > width:
+                break
+            shown = cand
+        return f"{shown},+{n - len(shown.split(','))}" if shown else f"+{n}"
+
+
+def _names_cell(names: Sequence[str]) -> _Cell:
+    return _NamesCell(names) if names else _text("-")
+
+
+def _bound_cell(lo: float, hi: float, scale: float | None) -> _Cell:
+    return _digits_cell(partial(_interval_text, _interval(lo, hi, scale)))
+
+
+def _finite_text(name: str, iv: tuple[str, float, float], digits: int) -> str:
+    """``tau1=v``, ``a<=tau1<=b``, ``tau1>=a`` or ``tau1<=b``."""
+    kind, a, b = iv
+    if kind == "=":
+        return f"{name}={_g(a, digits)}"
+    if kind == "[]":
+        return f"{_g(a, digits)}<={name}<={_g(b, digits)}"
+    return f"{name}>={_g(a, digits)}" if kind == ">=" else f"{name}<={_g(b, digits)}"
+
+
+def _finite_items(names, lo, hi, scales) -> list[Callable[[int], str]]:
+    """One item per torque with a finite bound (:func:`_finite_text`)."""
+    ivs = [(name, _interval(a, b, s)) for name, a, b, s in zip(names, lo, hi, scales)]
+    return [partial(_finite_text, name, iv) for name, iv in ivs if iv[0] != "any"]
+
+
+def _finite_cell(names, lo, hi, scales) -> _Cell:
+    return _list_cell(_finite_items(names, lo, hi, scales), sep=" ", empty="unbounded")
+
+
+def _pieces_items(pieces: list, scale: float | None) -> list[Callable[[int], str]]:
+    items: list[Callable[[int], str]] = []
+    for piece in pieces:
+        lo, hi = piece.bounding_box()
+        items.append(partial(_interval_text, _interval(lo[0], hi[0], scale)))
+    return items
+
+
+def _pieces_cell(pieces: list, scale: float | None) -> _Cell:
+    """``T*_c`` in one cell: ``none``, the interval(s) for one torque (cut between intervals with
+    ``…``), else the piece count (``1 piece``, ``3 pieces``)."""
     if not pieces:
-        return "none"
+        return _text("none")
     if pieces[0].dim == 1:
-        return " ∪ ".join(format_bound(*(v[0] for v in p.bounding_box())) for p in pieces)
-    return f"{len(pieces)} piece{'s' if len(pieces) > 1 else ''}"
+        return _list_cell(_pieces_items(pieces, scale), sep=" ∪ ")
+    return _text(f"{len(pieces)} piece{'s' if len(pieces) > 1 else ''}")
+
+
+#: Layout levels (:class:`_Cell`), tried in turn until the table fits.
+_LEVELS = (0, 1, 2, 3, 4, 5)
+
+
+def _fit(rows: list[list[_Cell]], level: int) -> tuple[list[int], bool]:
+    """Column widths so that a line fits :data:`WIDTH`, level by level up to ``level``
+    (:class:`_Cell`): at each level the column with the most room above its floor (the narrowest
+    text of its cells, header included, at that level or below; the mode column's floor is its
+    width) is narrowed first, so that a column goes below a level only when every column is at
+    that level's floor. Returns the widths (each the width of its widest shown cell) and whether
+    the line fits."""
+    ncol = len(rows[0])
+    widths = [max(r[i].natural() for r in rows) for i in range(ncol)]
+    # a line is also at most WIDTH characters: a combining mark (the header's w→q̈) is one
+    # character more than its columns; such a row's last cell may end before its column does
+    marks = [(extra, r[-1].natural()) for r in rows
+             if (extra := sum(max(len(v) - _width(v) for v in c.variants) for c in r)) > 0]
+
+    def length(widths: list[int]) -> int:
+        line = sum(widths) + 2 * (ncol - 1)
+        return max([line] + [line - widths[-1] + min(widths[-1], last) + extra for extra, last in marks])
+
+    fits = length(widths) <= WIDTH
+    for lv in range(level + 1):
+        if fits:
+            break
+        floors = [max(r[i].floor(lv) for r in rows) for i in range(ncol)]
+        floors[0] = widths[0]  # the mode string is never cut
+        while length(widths) > WIDTH:
+            i = max(range(ncol), key=lambda j: widths[j] - floors[j])
+            if widths[i] <= floors[i]:
+                break
+            widths[i] -= 1
+        fits = length(widths) <= WIDTH
+    widths = [_shown(rows, i, w) for i, w in enumerate(widths)]
+    if fits:  # the columns narrower than allotted leave room: give it to the first that can use it
+        for i in range(ncol):
+            for w in range(widths[i] + WIDTH - length(widths), widths[i], -1):
+                grown = widths[:i] + [_shown(rows, i, w)] + widths[i + 1:]
+                if length(grown) <= WIDTH:
+                    widths = grown
+                    break
+    return widths, fits
+
+
+def _shown(rows: list[list[_Cell]], i: int, width: int) -> int:
+    """The width column ``i`` takes when allotted ``width``: that of its widest text shown."""
+    return max(_width(r[i].render(width)) for r in rows)
+
+
+def _layout(rows: list[list[_Cell]], overlaps: bool) -> tuple[list[list[_Cell]], list[int], bool]:
+    """The rows (without the overlaps column, the last, when it is left out), their widths and
+    whether the overlaps column was left out (module doc)."""
+    widths, fits = _fit(rows, _LEVELS[0])
+    if fits:
+        return rows, widths, False
+    if overlaps:
+        rows = [r[:-1] for r in rows]
+    widths, _ = _fit(rows, _LEVELS[-1])
+    return rows, widths, overlaps
+
+
+def _render(rows: list[list[_Cell]], widths: list[int]) -> tuple[str, bool]:
+    """Columns padded to ``widths`` and whether a cell shows less than its full text."""
+    out, short = [], False
+    for r in rows:
+        texts = [c.render(w) for c, w in zip(r, widths)]
+        short = short or any(t != c.variants[0] for t, c in zip(texts, r))
+        out.append("  ".join(_pad(t, w) for t, w in zip(texts, widths)).rstrip())
+    out.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(out), short
 
 
 def format_table(result: Any, unambiguous: dict | None = None, inconsistent: list | None = None,
                  at: tuple | None = None, list_limit: int | None = 40) -> str:
     """Render an :class:`~contactmodes.analysis.AnalysisResult` as a plain-text table (module doc),
-    every line at most :data:`WIDTH` characters.
+    every line at most :data:`WIDTH` display columns.
 
     Parameters
     ----------
     result : the object returned by :func:`contactmodes.analysis.analyze`.
     unambiguous : optional mode → :class:`~contactmodes.ambiguity.UnambiguousResult`; adds the
-        column ``T*_c`` (intervals for one torque, else the number of convex pieces) and a list of
-        ambiguity sources per mode.
+        column ``T*_c`` (intervals for one torque, else the number of convex pieces: ``1 piece``,
+        ``3 pieces``) and a list of ambiguity sources per mode.
     inconsistent : optional list of polytopes (torques with no solution); adds a section.
-    at : optional ``(tau, modes)``: a torque (n_τ,) and the modes whose ``T_c`` contains it.
+    at : optional ``(tau, modes)``: a torque (n_τ,) and the modes whose ``T_c`` contains it; adds
+        the answer of :func:`format_at` at the end.
     list_limit : list the overlapping pairs in full up to this many (``None``: always).
 
     Returns
@@ -162,10 +429,13 @@ def format_table(result: Any, unambiguous: dict | None = None, inconsistent: lis
     enum = result.enumeration
     names = list(system.torques)
     n_tau = len(names)
+    session = getattr(result, "session", None)
+    # the analysis's unit of each torque: the scale of the display's zero rule
+    units = list(np.asarray(session.scaling.tau, dtype=float)) if session is not None else [None] * n_tau
     feasible = result.feasible_modes()
     out = [
-        _cut(f"system: {system.name or '(unnamed)'}   coordinates: {', '.join(system.coordinates)}", WIDTH),
-        _cut(f"torques: {', '.join(names) or '(none)'}   contacts: {', '.join(system.contacts)}", WIDTH),
+        *_wrap(f"system: {system.name or '(unnamed)'}   coordinates: {', '.join(system.coordinates)}"),
+        *_wrap(f"torques: {', '.join(names) or '(none)'}   contacts: {', '.join(system.contacts)}"),
         *_wrap(f"modes: {enum.total} total, {enum.after_velocity} after velocity pruning (Table III), "
                f"{enum.after_acceleration} after acceleration pruning (Sec. III-F)"),
         f"feasible: {len(feasible)} of the {len(result.modes)} analysed modes",
@@ -179,60 +449,65 @@ def format_table(result: Any, unambiguous: dict | None = None, inconsistent: lis
     if boxes_only:
         header += ["finite bounds of T_c"] if wide else [f"{name} bounds" for name in names]
     else:
-        header += ["dim T_c", "facets", "Chebyshev centre", "radius", "finite bounds"] if wide else \
+        header += ["dim T_c", "facets", "centre", "radius", "bounds"] if wide else \
             [f"{name} bounds" for name in names] + ["facets", "dim T_c"]
     if unambiguous is not None:
         header.append("T*_c")
     header.append("overlaps")
-    rows = [header]
+    rows = [[_header(h) for h in header]]
     shown = list(result.modes.items())[:MAX_ROWS]
     if not boxes_only:  # every shown T_c, its first LPs in shared batches
         result.session.prime_T([m for m, item in shown if item.feasible], result.task, user_units=True)
     for mode, item in shown:
         resp = item.response
-        row = [mode, str(resp.rank_case), str(resp.n_w), "yes" if resp.w_moves_accelerations else "no"]
-        if item.feasible and boxes_only:
+        row = [_text(mode), _text(str(resp.rank_case)), _text(str(resp.n_w)),
+               _text("yes" if resp.w_moves_accelerations else "no")]
+        if item.feasible:
             lo, hi = item.box
-            row.append("yes")
-            row += [_finite_bounds(names, lo, hi)] if wide else [format_bound(a, b) for a, b in zip(lo, hi)]
+            # the scale of each torque's zero rule: its unit and the ends of its interval
+            scales = [max([u or 0.0] + [abs(x) for x in (a, b) if math.isfinite(x)])
+                      for u, a, b in zip(units, lo, hi)]
+            row.append(_text("yes"))
+        if item.feasible and boxes_only:
+            row += [_finite_cell(names, lo, hi, scales)] if wide else \
+                [_bound_cell(a, b, u) for a, b, u in zip(lo, hi, units)]
         elif item.feasible:
             T = item.T
-            lo, hi = item.box
-            row.append("yes")
             if wide:
                 ball = T.chebyshev_center()
-                row += [str(T.affine_dimension()), str(T.n_ineq),
-                        _cut("(" + ", ".join(_num(c) for c in ball.center) + ")", 28), _num(ball.radius),
-                        _cut(_finite_bounds(names, lo, hi), 30)]
+                centre = [_zero(float(c), sc) for c, sc in zip(ball.center, scales)]
+                row += [_text(str(T.affine_dimension())), _text(str(T.n_ineq)),
+                        _list_cell([partial(_g, c) for c in centre], start="(", end=")"),
+                        _digits_cell(partial(_g, float(ball.radius))),
+                        _finite_cell(names, lo, hi, scales)]
             else:
-                row += [format_bound(a, b) for a, b in zip(lo, hi)]
-                row += [str(T.n_ineq), str(T.affine_dimension())]
+                row += [_bound_cell(a, b, u) for a, b, u in zip(lo, hi, units)]
+                row += [_text(str(T.n_ineq)), _text(str(T.affine_dimension()))]
         else:
-            row.append("no")
-            row += ["-"] * (len(header) - 5 - (unambiguous is not None) - 1)
+            row.append(_text("no"))
+            row += [_text("-")] * (len(header) - 5 - (unambiguous is not None) - 1)
         if unambiguous is not None:
             u = unambiguous.get(mode)
-            row.append("-" if u is None else _pieces_cell(u.unambiguous))
-        row.append("?" if result.overlaps is None and item.feasible else "")
+            row.append(_text("-") if u is None else _pieces_cell(u.unambiguous, units[0]))
+        if result.overlaps is None:
+            row.append(_text("?" if item.feasible else ""))
+        else:
+            row.append(_names_cell(result.overlapping(mode)))
         rows.append(row)
-    # overlaps column last: fill it to the width left by the others; when the other columns leave
-    # no room for it uncut, it is left out (the pairs follow the table) rather than cut numbers
-    widths, cut_before = _fit([r[:-1] for r in rows])
-    room = WIDTH - sum(widths) - 2 * (len(header) - 1)
-    dropped = room < len("overlaps") and not cut_before
+    # the overlaps column, last, is left out (with a note: the pairs follow the table) rather
+    # than a number shown with fewer than DIGITS digits
+    rows, widths, dropped = _layout(rows, overlaps=True)
+    table, short = _render(rows, widths)
+    out.append(table)
+    if short:
+        out.append("(shortened to fit 100 columns: numbers to fewer digits, lists cut with …; --json is exact)")
     if dropped:
-        rows = [r[:-1] for r in rows]
-    else:
-        room = max(len("overlaps"), room)
-        for r, (mode, _) in zip(rows[1:], shown):
-            if r[-1] != "?":
-                r[-1] = _list_cell(result.overlapping(mode), room)
-    widths, cut = _fit(rows)
-    out.append(_render(rows, widths))
-    if cut:
-        out.append("(cells cut with … to fit 100 columns; --json gives every set exactly)")
-    if dropped:
-        follow = "the overlapping pairs follow" if result.overlaps is not None else "see below"
+        if result.overlaps is None:
+            follow = "see below"
+        elif list_limit is None or len(result.overlaps) <= list_limit:
+            follow = "the overlapping pairs follow"
+        else:
+            follow = "give --overlaps, or --json, for the pairs"
         out.append(f"(no room for the overlaps column in 100 columns: {follow})")
     if len(result.modes) > len(shown):
         out.append(f"… {len(result.modes) - len(shown)} more modes not shown (give --mode MODE, or --json for all)")
@@ -262,16 +537,16 @@ def format_table(result: Any, unambiguous: dict | None = None, inconsistent: lis
         out.append("ambiguity sources of T_c (other modes; task:<i> = task row i violated within the mode):")
         for mode, u in unambiguous.items():
             srcs = [s.source + (" (boundary only)" if s.boundary_only else "") for s in u.sources]
-            out.append(_cut(f"  {mode}: {', '.join(srcs) or 'none'}", WIDTH))
+            out += _wrap(f"  {mode}: {', '.join(srcs) or 'none'}", indent="    ")
     if inconsistent is not None:
         out.append("")
         if inconsistent:
-            out.append(f"inconsistent torques (no mode has a solution): {_pieces_cell(inconsistent)}")
+            pieces = _pieces_cell(inconsistent, units[0] if n_tau == 1 else None).variants[0]
+            out += _wrap(f"inconsistent torques (no mode has a solution): {pieces}", sep=" ∪ ")
         else:
             out.append("inconsistent torques (no mode has a solution): none in the box")
     if at is not None:
         tau, modes = at
         out.append("")
-        point = ", ".join(f"{n}={_num(v)}" for n, v in zip(names, np.asarray(tau, dtype=float)))
-        out.append(_cut(f"modes whose T_c contains ({point}): {', '.join(modes) or 'none'}", WIDTH))
+        out.append(format_at(names, tau, modes))
     return "\n".join(out)

@@ -39,6 +39,16 @@ units (say, mm instead of m) does not change a decision.
     Margin of a negated task constraint (within-mode ambiguity, :mod:`contactmodes.ambiguity`):
     ``a·z < b`` is represented by ``a·z <= b − δ`` with ``δ = NEGATION_RTOL · max(‖a‖, |b|)``,
     so that a violation below solver noise is not reported as an ambiguity.
+``BOUND_ZERO_RTOL``
+    Display only (the text table, :mod:`contactmodes.report`): a bound of torque ``k`` — an end
+    of its interval in ``T_c``, a coordinate of a Chebyshev centre — is shown as ``0`` when its
+    magnitude is at most ``BOUND_ZERO_RTOL · max(u_k, |lo_k|, |hi_k|)``, with ``u_k`` the
+    analysis's unit of torque ``k`` (:attr:`contactmodes.scaling.Scaling.tau`) and ``lo_k``,
+    ``hi_k`` the finite ends of the same interval; an interval narrower than that bound is shown
+    as a single value ``=v``. The bounds come from LPs solved in the scaled units to about
+    :data:`FEASIBILITY_RTOL`, so smaller values are solver noise (``-6.8e-12`` for a bound of
+    ``0`` next to ``3.13``), not data. Without a unit (``format_bound`` called alone) the scale is
+    the interval's own largest finite end.
 
 Range limits (inputs outside them are rejected with an error naming the field)
 ---------------------------------------------------------------------------------
@@ -81,5 +91,6 @@ KINEMATIC_BOUND: float = 1e3
 CONSISTENCY_RTOL: float = 1e-8
 AMBIGUITY_ATOL: float = 1e-8
 NEGATION_RTOL: float = 1e-6
+BOUND_ZERO_RTOL: float = 1e-9
 PLANE_ATOL: float = 1e-5
 INERTIA_RTOL: float = 1e-6
