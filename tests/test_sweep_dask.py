@@ -118,24 +118,71 @@ def test_unreachable_scheduler_is_a_user_error(monkeypatch):
         run_sweep("analyze", scheduler="tcp://127.0.0.1:9", **ANALYZE)
 
 
-def test_ctrl_c_cancels_a_cluster_run_and_writes_nothing(tmp_path):
+def _group_gone(pgid: int, seconds: float) -> bool:
+    """Whether every process of group ``pgid`` has exited within ``seconds``."""
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < seconds:
+        try:
+            os.killpg(pgid, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.2)
+    return False
+
+
+def _workers_of(pid: int) -> list:
+    """The Dask worker processes (multiprocessing children, not the resource tracker) under ``pid``."""
+    import psutil
+
+    out = []
+    for child in psutil.Process(pid).children(recursive=True):
+        with contextlib.suppress(psutil.Error):
+            line = " ".join(child.cmdline())
+            if "spawn_main" in line and "resource_tracker" not in line:
+                out.append(child)
+    return out
+
+
+@pytest.mark.parametrize("when", ["running", "starting"])
+def test_ctrl_c_cancels_a_cluster_run_and_writes_nothing(tmp_path, when):
+    """Ctrl-C as a terminal sends it: SIGINT to the whole process group, the Dask worker processes
+    included (issue 22, item 5: four worker tracebacks, 68 lines on stderr), while the workers run
+    points or while the cluster starts. Now one line says so, no traceback, nothing written, exit
+    130, no process of the group left."""
     out, png = tmp_path / "t.csv", tmp_path / "p.png"
+    # 100 points of 0.2-0.5 s each on two workers: far longer than the wait below on any machine
     proc = subprocess.Popen(
-        [sys.executable, "-m", "contactmodes", "sweep", "flip", "--vary", "mu_toe=0.1:0.8:40", "--controller",
-         "blind", "--duration", "2", "--workers", "1", "--output", str(out), "--plot", str(png)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
+        [sys.executable, "-m", "contactmodes", "sweep", "analyze", str(ROOT / "examples" / "six_link_brace.toml"),
+         "--vary", "contacts.0.mu=0.2:1:100", "--unambiguous", "--workers", "2", "--output", str(out),
+         "--plot", str(png)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path, start_new_session=True)
+    seen = ""
     try:
-        line = proc.stderr.readline()  # the announce line: the cluster is being started
-        # 40 flips on one worker take far longer than the 3 s below on any machine: the signal
-        # lands mid-run (a short sweep could finish first and exit 0)
-        assert "starting a LocalCluster with 1 worker for 40 points" in line, line
-        time.sleep(3.0)
-        proc.send_signal(signal.SIGINT)
+        with deadline(DEADLINE):
+            if when == "starting":
+                while "starting a LocalCluster" not in seen:
+                    line = proc.stderr.readline()
+                    assert line, seen
+                    seen += line
+            else:
+                while len(_workers_of(proc.pid)) < 2:
+                    assert proc.poll() is None, proc.communicate()
+                    time.sleep(0.1)
+                time.sleep(3.0)  # the workers have imported the toolkit and run points
+        assert proc.poll() is None
+        os.killpg(proc.pid, signal.SIGINT)  # the terminal's Ctrl-C: the whole foreground group
         _, err = proc.communicate(timeout=DEADLINE)
     finally:
         if proc.poll() is None:
-            proc.kill()
+            os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
+    err = seen + err
+    lines = err.splitlines()
     assert proc.returncode == 130, err
-    assert "contactmodes: interrupted" in err and "Traceback" not in err
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
+    assert lines[-1] == "contactmodes: interrupted", err
+    # before it only our announce and progress lines
+    assert "contactmodes: sweep: starting a LocalCluster with 2 workers for 100 points" in lines, err
+    assert all(line.startswith("contactmodes: sweep: ") for line in lines[:-1]), err
     assert list(tmp_path.iterdir()) == []
+    assert _group_gone(proc.pid, 30), "processes left running after Ctrl-C"  # the workers were closed

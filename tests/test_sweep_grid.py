@@ -169,7 +169,8 @@ def test_internal_failure_exits_70_and_writes_nothing(tmp_path, monkeypatch, cap
               "--output", str(out), "--plot", str(png)])
     assert info.value.code == 70
     err = capsys.readouterr().err
-    assert err.strip() == "contactmodes: internal error (please report): RuntimeError: plot exploded"
+    assert err.splitlines() == ["contactmodes: sweep: 1 point in this process",  # announced before it ran
+                                "contactmodes: internal error (please report): RuntimeError: plot exploded"]
     assert list(tmp_path.iterdir()) == []
 
 

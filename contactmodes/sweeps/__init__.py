@@ -11,32 +11,40 @@ result is the ``contactmodes.sweep/1`` document or a pandas table (:mod:`.result
 
 from __future__ import annotations
 
+import inspect
 from typing import Any, Mapping, Sequence
 
-from .engine import check_resources, execute
-from .grid import Grid, SweepError, parse_spec, parse_vary
+from ..progress import stage
+from .engine import check_resources, execute, progress_of
+from .grid import MAX_POINTS, Grid, SweepError, parse_spec, parse_vary
 from .kinds import KIND_GROUP, Panel, Prepared, SweepKind, available_kinds, get_kind
 from .result import SCHEMA, SweepResult
 
 __all__ = ["sweep", "run_sweep", "SweepResult", "SweepError", "SweepKind", "Prepared", "Panel", "Grid",
-           "KIND_GROUP", "SCHEMA", "available_kinds", "get_kind", "parse_spec", "parse_vary"]
+           "KIND_GROUP", "SCHEMA", "MAX_POINTS", "available_kinds", "get_kind", "parse_spec", "parse_vary"]
 
 
-def run_sweep(kind: str, vary: Mapping[str, Any] | Sequence[str], *, scheduler: str | None = None,
-              workers: int | None = None, progress: bool | None = None, announce: bool = False,
-              **options: Any) -> SweepResult:
+def run_sweep(kind: str, vary: Mapping[str, Any] | Sequence[str] | Grid, *, scheduler: str | None = None,
+              workers: int | None = None, progress: Any = None, announce: bool = False,
+              max_points: int | None = MAX_POINTS, **options: Any) -> SweepResult:
     """Validate every grid point, run the sweep, return the :class:`SweepResult`.
 
     Parameters
     ----------
     kind : ``"analyze"``, ``"flip"`` or another registered kind (:func:`available_kinds`).
     vary : ``{key: spec}`` with ``spec`` a string ``"LO:HI:N"`` / ``"a,b,c"`` or a sequence of
-        values; the keys' Cartesian product is the grid (last key fastest).
+        values; the keys' Cartesian product is the grid (last key fastest). Or a :class:`Grid`.
     scheduler : address of a running Dask scheduler (``"tcp://host:port"``), or ``None``.
     workers : without ``scheduler``: ``0`` runs the points in this process (no Dask), ``N``
-        starts a ``LocalCluster`` of ``N`` processes (default: the machine's cores).
-    progress : show a progress bar on stderr (default: when stderr is a terminal).
-    announce : print one line on stderr when a cluster is started or reached.
+        starts a ``LocalCluster`` of ``N`` processes; default (``None``): in this process when
+        the grid has at most the kind's ``in_process_points`` points (``analyze`` 64, ``flip``
+        2), otherwise a ``LocalCluster`` of one process per core.
+    progress : ``None`` (default) a progress bar on stderr when it is a terminal; ``True`` a bar
+        on a terminal, a line every few seconds otherwise; ``False`` none; or a
+        :class:`contactmodes.progress.Progress`. Covers checking the points and running them.
+    announce : print one line on stderr, before the points run, saying how many run where.
+    max_points : refuse a grid of more points (:data:`MAX_POINTS` = 100000 by default; ``None``:
+        no limit), counted before any value is made.
     options : the kind's options — ``analyze``: ``system`` (path or parsed table, required),
         ``modes``, ``unambiguous``, ``inconsistency_box``; ``flip``: ``controller``, ``duration``.
 
@@ -51,14 +59,20 @@ def run_sweep(kind: str, vary: Mapping[str, Any] | Sequence[str], *, scheduler: 
     """
     check_resources(scheduler, workers)
     k = get_kind(kind)
-    grid = parse_vary(vary)
-    prepared = k.prepare(grid, **options)
-    points, label, n = execute(prepared.evaluate, grid.points(), scheduler, workers, progress, announce)
+    grid = parse_vary(vary, max_points)
+    shown = progress_of(progress)
+    if "progress" in inspect.signature(k.prepare).parameters:
+        with stage(shown, "sweep: points checked", len(grid)) as checking:
+            prepared = k.prepare(grid, progress=checking, **options)
+    else:
+        prepared = k.prepare(grid, **options)
+    points, label, n = execute(prepared.evaluate, grid.points(), scheduler, workers, shown if shown else False,
+                               announce, k.in_process_points)
     return SweepResult(k.name, grid, prepared, points, label, n)
 
 
-def sweep(kind: str, vary: Mapping[str, Any] | Sequence[str], *, scheduler: str | None = None,
-          workers: int | None = None, progress: bool | None = None, **options: Any):
+def sweep(kind: str, vary: Mapping[str, Any] | Sequence[str] | Grid, *, scheduler: str | None = None,
+          workers: int | None = None, progress: Any = None, max_points: int | None = MAX_POINTS, **options: Any):
     """Run a sweep and return its table as a ``pandas.DataFrame`` (one row per grid point).
 
     Same arguments as :func:`run_sweep`. Columns: the varied keys, ``ok``, ``error`` (``None`` or
@@ -80,4 +94,5 @@ def sweep(kind: str, vary: Mapping[str, Any] | Sequence[str], *, scheduler: str 
 
     Raises what :func:`run_sweep` raises.
     """
-    return run_sweep(kind, vary, scheduler=scheduler, workers=workers, progress=progress, **options).to_frame()
+    return run_sweep(kind, vary, scheduler=scheduler, workers=workers, progress=progress, max_points=max_points,
+                     **options).to_frame()

@@ -161,6 +161,9 @@ class AnalyzeKind(SweepKind):
 
     name = "analyze"
     help = "analyse a system file over a grid of its values (modes, T_c, T*_c, inconsistency)"
+    in_process_points = 64
+    """A point takes 15 ms (two-link brace) to 0.4 s (six-link brace with ``--unambiguous``) here;
+    64 of them are done before a ``LocalCluster`` has started and warmed up (``docs/sweeps.md``)."""
 
     def add_arguments(self, parser: argparse.ArgumentParser) -> None:
         parser.add_argument("file", help="system file (TOML, see docs/system-file.md)")
@@ -177,7 +180,8 @@ class AnalyzeKind(SweepKind):
                     inconsistency_box=args.inconsistency_box)
 
     def prepare(self, grid: Grid, system=None, modes: Sequence[str] | None = None, unambiguous: bool = False,  # type: ignore[override]  # a kind takes its own options
-                inconsistency_box=None, derive: Callable[[dict], Mapping[str, Any]] | None = None) -> Prepared:
+                inconsistency_box=None, derive: Callable[[dict], Mapping[str, Any]] | None = None,
+                progress=None) -> Prepared:
         """Validate and prepare (:meth:`SweepKind.prepare`).
 
         Options: ``system`` a system-file path or parsed table (required); ``modes`` the modes to
@@ -185,7 +189,8 @@ class AnalyzeKind(SweepKind):
         ``"LO:HI[,LO:HI...]"`` or ``(lo, hi)`` arrays (n_τ,) (N·m or N); ``derive`` (Python API
         only) a picklable ``derive(params) -> {key: value}`` of further keys computed from the
         varied values, e.g. the wall that moves with an elbow angle
-        (``examples/sweep_brace_atlas.py``); its keys follow the same rules and may not be varied."""
+        (``examples/sweep_brace_atlas.py``); its keys follow the same rules and may not be varied;
+        ``progress`` a stage (:mod:`contactmodes.progress`) told of each point checked."""
         if system is None:
             raise SweepError("system: the analyze sweep needs a system file")
         base, source = adapter.load_document(system)
@@ -205,6 +210,8 @@ class AnalyzeKind(SweepKind):
                 adapter.build_system(point.document(params))
             except ContactModelError as exc:
                 raise SweepError(_blame(str(exc), point.overrides(params), paths)) from None
+            if progress is not None:
+                progress.update(1)
         units = torque_units(base)
         return Prepared(
             evaluate=point,

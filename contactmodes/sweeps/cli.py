@@ -10,8 +10,14 @@
 
 One sub-command per sweep kind (:mod:`.kinds`: ``analyze`` built in, others through the
 ``contactmodes.sweep_kinds`` entry points). Stdout gets the ``contactmodes.sweep/1`` document with
-``--json``, otherwise the table as text; ``--output`` writes the table (CSV, JSON records, or
-parquet when pyarrow is installed), ``--plot`` the picture. ``--workers 0`` runs in this process.
+``--json``; otherwise the table as text, unless ``--output`` writes it (CSV, JSON records, or
+parquet when pyarrow is installed): then stdout gets nothing, as ``analyze --output``. ``--plot``
+writes the picture. ``--workers 0`` runs in this process, as does, without ``--workers`` and
+``--scheduler``, a sweep of at most the kind's ``in_process_points`` points (``analyze`` 64,
+``flip`` 2). Stderr gets one line saying how many points run where, before they run, and
+progress (a tqdm bar on a terminal, a line every few seconds otherwise) while the points are
+checked and run; a grid of more than ``--max-points`` (default 100000) points is refused before
+any value is made.
 
 Contract (as every ``contactmodes`` command, :mod:`contactmodes.cli`): everything that can be
 checked is checked before anything runs — specs, keys, options, every grid point's values (the
@@ -51,17 +57,33 @@ def _workers(text: str) -> int:
     return n
 
 
-def _common(p: argparse.ArgumentParser, what: str) -> None:
+def _max_points(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {text!r}") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {n}")
+    return n
+
+
+def _common(p: argparse.ArgumentParser, what: str, in_process_points: int) -> None:
+    from .grid import MAX_POINTS
+
     p.add_argument("--vary", action="append", required=True, metavar=f"{what}=SPEC",
                    help=f"vary {what} over SPEC: LO:HI:N (N values, ends included) or a,b,c; "
                         "repeat for the Cartesian product (last varies fastest)")
+    p.add_argument("--max-points", type=_max_points, default=MAX_POINTS, metavar="N",
+                   help=f"refuse a grid of more than N points (default {MAX_POINTS})")
     p.add_argument("--scheduler", metavar="ADDRESS", default=None,
                    help="run on the Dask cluster whose scheduler is at ADDRESS (tcp://host:port)")
     p.add_argument("--workers", type=_workers, default=None, metavar="N",
-                   help="start a local Dask cluster of N worker processes (default: the machine's cores); "
-                        "0 runs in this process")
+                   help="start a local Dask cluster of N worker processes; 0 runs in this process; default: "
+                        f"in this process for at most {in_process_points} points (a cluster takes longer to "
+                        "start), otherwise one worker per core")
     p.add_argument("--output", dest="table_output", metavar="OUT", default=None,
-                   help="write the table, one row per point (.csv, .json, or .parquet with pyarrow)")
+                   help="write the table, one row per point (.csv, .json, or .parquet with pyarrow), "
+                        "instead of printing it")
     p.add_argument("--plot", metavar="PNG", default=None,
                    help="write a line plot (one varied key) or heat maps (two)")
     p.add_argument("--json", action="store_true", help="print the contactmodes.sweep/1 document")
@@ -77,34 +99,45 @@ def add_parser(sub) -> argparse.ArgumentParser:
     for name, kind in available_kinds().items():
         kp = kinds.add_parser(name, help=kind.help, description=kind.help)
         kind.add_arguments(kp)
-        _common(kp, "KEY" if name == "analyze" else "PARAM")
+        _common(kp, "KEY" if name == "analyze" else "PARAM", kind.in_process_points)
         kp.set_defaults(run=run, sweep_kind_object=kind)
     return p
 
 
 def _sweep(args: argparse.Namespace) -> str:
+    from ..progress import Progress
     from . import run_sweep
     from .engine import check_resources
+    from .grid import parse_vary
     from .plot import check_plot, plot_sweep
     from .result import check_table_path
 
     kind = args.sweep_kind_object
     check_resources(args.scheduler, args.workers)
+    grid = parse_vary(args.vary, args.max_points, "--max-points")
     if args.table_output is not None:
         check_table_path(args.table_output)
         check_writable(args.table_output, "--output")
     if args.plot is not None:
         check_plot(len(args.vary), args.plot)
         check_writable(args.plot, "--plot", ".png")
-    result = run_sweep(kind.name, args.vary, scheduler=args.scheduler, workers=args.workers, announce=True,
-                       **kind.options_from_args(args))
-    text = result.dumps() if args.json else _summary(result)
+    result = run_sweep(kind.name, grid, scheduler=args.scheduler, workers=args.workers, announce=True,
+                       progress=Progress(), max_points=args.max_points, **kind.options_from_args(args))
+    if args.json:
+        text = result.dumps()
+    elif args.table_output is not None:  # as analyze --output: the table goes to the file, not to stdout
+        text = ""
+    else:
+        text = _summary(result)
     files: list[tuple[str, Callable[[str], None], str]] = []
     if args.table_output is not None:
         files.append((args.table_output, result.write_table, "--output"))
     if args.plot is not None:
         files.append((args.plot, lambda tmp: plot_sweep(result, tmp), "--plot"))
     write_all_atomic(files)
+    if result.n_failed and not args.json and args.table_output is not None:
+        print(f"contactmodes: sweep: {result.n_failed} of {len(result.points)} points failed "
+              f"(their error is in {args.table_output})", file=sys.stderr)
     return text
 
 

@@ -2,18 +2,30 @@
 running Dask cluster given its scheduler address.
 
 * ``scheduler=None, workers=0``: a plain loop in this process (no Dask; debugging, tiny sweeps).
-* ``scheduler=None, workers=N`` (default ``N`` = ``os.cpu_count()``): a ``LocalCluster`` of
-  ``min(N, points)`` worker **processes** with one thread each, started and closed here.
+* ``scheduler=None, workers=None``: in this process when there are at most ``in_process_points``
+  points (the kind's :attr:`~.kinds.SweepKind.in_process_points`: a cluster would take longer to
+  start than they take to run), otherwise as ``workers=os.cpu_count()``.
+* ``scheduler=None, workers=N``: a ``LocalCluster`` of ``min(N, points)`` worker **processes**
+  with one thread each, started and closed here.
 * ``scheduler="tcp://host:port"``: a ``Client`` connected to that scheduler; its workers must
   have this package installed. ``workers`` must then be ``None``.
 
 Every point runs the same deterministic function on the same inputs, so the results do not
 depend on who runs them (``tests/test_sweep_dask.py`` checks serial = local = remote). A point whose
 function raises is recorded as ``{"ok": false, "error": "Type: message"}`` and the sweep goes
-on; so is a point whose task is lost (e.g. its worker died). Ctrl-C cancels the outstanding
-tasks, closes what was started here and re-raises ``KeyboardInterrupt``: the caller writes
-nothing (Ctrl-C while a ``LocalCluster`` is starting takes effect once it has started, as a
-half-started cluster cannot be closed cleanly). A progress bar (tqdm) is shown on stderr when it is a terminal.
+on; so is a point whose task is lost (e.g. its worker died).
+
+Ctrl-C (a terminal sends SIGINT to the whole foreground process group, the workers included)
+cancels the outstanding tasks, closes what was started here and re-raises ``KeyboardInterrupt``:
+the caller writes nothing. The worker processes of a ``LocalCluster`` are started with SIGINT
+blocked (they inherit the signal mask of the thread that starts them), so the terminal's Ctrl-C
+reaches only this process and no worker prints a traceback; they are closed by this process, with
+Dask's loggers silenced. Ctrl-C while the cluster is starting (or closing) takes effect once it
+has started (or closed): a half-started cluster cannot be closed cleanly.
+
+Progress (``progress``): ``None`` a bar on stderr when it is a terminal, nothing otherwise;
+``True`` a bar on a terminal, a line every few seconds otherwise (:mod:`contactmodes.progress`);
+``False`` nothing; or a :class:`~contactmodes.progress.Progress` to report to.
 """
 
 from __future__ import annotations
@@ -28,7 +40,8 @@ from typing import Any, Callable, Sequence
 
 from .grid import SweepError
 
-__all__ = ["run_point", "execute", "check_resources", "CONNECT_TIMEOUT", "WORKER_WAIT"]
+__all__ = ["run_point", "execute", "check_resources", "runs_in_process", "progress_of", "held_interrupt",
+           "CONNECT_TIMEOUT", "WORKER_WAIT"]
 
 CONNECT_TIMEOUT = "10s"
 """How long to try to reach a ``--scheduler`` before giving up (a user error)."""
@@ -46,12 +59,23 @@ def run_point(evaluate: Callable[[dict], dict], params: dict) -> dict:
     return {"params": dict(params), "ok": True, "error": None, **fields}
 
 
-def _bar(total: int, progress: bool | None):
-    from tqdm import tqdm
+def progress_of(progress: Any):
+    """The :class:`~contactmodes.progress.Progress` that ``progress`` (module doc) asks for, or
+    ``None`` for no progress."""
+    from ..progress import Progress
 
-    enabled = sys.stderr.isatty() if progress is None else bool(progress)
-    return tqdm(total=total, desc="contactmodes: sweep", unit="point", file=sys.stderr,
-                disable=not enabled, dynamic_ncols=True)
+    if isinstance(progress, Progress):
+        return progress
+    if progress is None:
+        p = Progress()
+        return p if p.tty else None
+    return Progress() if progress else None
+
+
+def _bar(total: int, progress: Any):
+    from ..progress import stage
+
+    return stage(progress_of(progress), "sweep: points done", total)
 
 
 def _say(message: str, announce: bool) -> None:
@@ -61,9 +85,11 @@ def _say(message: str, announce: bool) -> None:
 
 def _serial(evaluate, points, bar) -> list[dict]:
     out = []
+    failed = 0
     for p in points:
         out.append(run_point(evaluate, p))
-        bar.update(1)
+        failed += not out[-1]["ok"]
+        bar.update(1, f"{failed} failed" if failed else "")
     return out
 
 
@@ -83,28 +109,60 @@ def _on_client(client, evaluate, points, bar) -> list[dict]:
             except Exception as exc:  # the task itself was lost (worker died, cancelled, …)
                 results[i] = {"params": dict(points[i]), "ok": False, "error": f"{type(exc).__name__}: {exc}"}
             failed += not results[i]["ok"]
-            bar.update(1)
-            if failed:
-                bar.set_postfix(failed=failed)
+            bar.update(1, f"{failed} failed" if failed else "")
     except BaseException:
-        client.cancel(futures, force=True)
+        with held_interrupt(), _quiet_dask():
+            client.cancel(futures, force=True)
         raise
     return results
 
 
 @contextlib.contextmanager
-def _deferred_interrupt():
-    """Hold Ctrl-C while a ``LocalCluster`` starts (a half-started cluster cannot be closed
-    cleanly); yields a list that is non-empty if Ctrl-C came meanwhile. No-op off the main thread."""
+def held_interrupt():
+    """Hold Ctrl-C in the block (a ``LocalCluster`` starting or closing); yields a list that is
+    non-empty if Ctrl-C came meanwhile. No-op off the main thread.
+
+    SIGINT is also *blocked* in this thread meanwhile (``pthread_sigmask``, where it exists):
+    threads and processes started in the block inherit the mask, so the Dask loop thread and the
+    worker processes it spawns never receive Ctrl-C; a Ctrl-C that came meanwhile is delivered,
+    and recorded, when the block ends."""
     got: list[int] = []
     if threading.current_thread() is not threading.main_thread():
         yield got
         return
     previous = signal.signal(signal.SIGINT, lambda signum, frame: got.append(signum))
+    mask = getattr(signal, "pthread_sigmask", None)
+    old = mask(signal.SIG_BLOCK, {signal.SIGINT}) if mask is not None else None
     try:
         yield got
     finally:
+        if mask is not None:
+            mask(signal.SIG_SETMASK, old)  # a pending Ctrl-C runs the handler above here
         signal.signal(signal.SIGINT, previous)
+
+
+_DASK_LOGGERS = ("distributed", "tornado", "asyncio", "bokeh")
+
+
+@contextlib.contextmanager
+def _quiet_dask():
+    """Dask's (and its event loop's) loggers in this process silenced: closing a cluster with
+    cancelled tasks logs warnings that mean nothing to the user of a sweep."""
+    saved = []
+    for name in _DASK_LOGGERS:
+        log = logging.getLogger(name)
+        saved.append((log, log.disabled))
+        log.disabled = True
+    try:
+        yield
+    finally:
+        for log, disabled in saved:
+            log.disabled = disabled
+
+
+def runs_in_process(n_points: int, scheduler: str | None, workers: int | None, in_process_points: int = 0) -> bool:
+    """Whether :func:`execute` runs ``n_points`` in this process (module doc)."""
+    return scheduler is None and (workers == 0 or (workers is None and n_points <= in_process_points))
 
 
 def check_resources(scheduler: str | None, workers: int | None) -> None:
@@ -117,19 +175,46 @@ def check_resources(scheduler: str | None, workers: int | None) -> None:
         raise SweepError(f"--scheduler: expected an address such as tcp://127.0.0.1:8786, got {scheduler!r}")
 
 
+def _start_resource_tracker() -> None:
+    """Start multiprocessing's resource tracker now, from this thread, if it is not running.
+
+    Dask's loop thread would otherwise start it while creating the first worker, and starting it
+    *unblocks* SIGINT in the calling thread (``resource_tracker.ensure_running``): the worker
+    processes spawned from that thread afterwards would get the terminal's Ctrl-C again."""
+    try:
+        from multiprocessing import resource_tracker
+    except ImportError:  # pragma: no cover - no resource tracker on this platform
+        return
+    resource_tracker.ensure_running()
+
+
+def _close(*closables) -> None:
+    """Close a client and its cluster, holding Ctrl-C, with Dask's loggers silenced; a Ctrl-C
+    that came meanwhile is raised (``KeyboardInterrupt``) once they are closed."""
+    with held_interrupt() as interrupted, _quiet_dask():
+        for c in closables:
+            if c is not None:
+                c.close()
+    if interrupted:
+        raise KeyboardInterrupt
+
+
 def execute(evaluate: Callable[[dict], dict], points: Sequence[dict], scheduler: str | None = None,
-            workers: int | None = None, progress: bool | None = None,
-            announce: bool = False) -> tuple[list[dict], str, int]:
+            workers: int | None = None, progress: Any = None,
+            announce: bool = False, in_process_points: int = 0) -> tuple[list[dict], str, int]:
     """Evaluate every point (module doc); returns ``(point documents in grid order, scheduler
     label, number of workers)`` with the label ``"serial"``, ``"local"`` or the address.
 
     Raises :class:`~contactmodes.sweeps.grid.SweepError` on a bad ``workers``/``scheduler``
     combination or an unreachable scheduler, ``KeyboardInterrupt`` on Ctrl-C (outstanding tasks
-    cancelled). ``announce`` prints one line on stderr when a cluster is started or reached.
+    cancelled). ``announce`` prints one line on stderr saying how many points run where, before
+    they run. ``in_process_points``: without ``workers`` and ``scheduler``, at most this many
+    points run in this process.
     """
     points = [dict(p) for p in points]
     check_resources(scheduler, workers)
-    if scheduler is None and workers == 0:
+    if runs_in_process(len(points), scheduler, workers, in_process_points):
+        _say(f"{len(points)} point{'s' * (len(points) != 1)} in this process", announce)
         with _bar(len(points), progress) as bar:
             return _serial(evaluate, points, bar), "serial", 0
     from dask.distributed import Client, LocalCluster
@@ -137,7 +222,9 @@ def execute(evaluate: Callable[[dict], dict], points: Sequence[dict], scheduler:
     if scheduler is None:
         n = max(1, min(workers or os.cpu_count() or 1, len(points)))
         _say(f"starting a LocalCluster with {n} worker{'s' * (n > 1)} for {len(points)} points", announce)
-        with _deferred_interrupt() as interrupted:
+        client = None
+        _start_resource_tracker()
+        with held_interrupt() as interrupted:
             try:
                 cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=":0",
                                        silence_logs=logging.CRITICAL)
@@ -146,14 +233,18 @@ def execute(evaluate: Callable[[dict], dict], points: Sequence[dict], scheduler:
                     f"could not start a local Dask cluster ({type(exc).__name__}: {exc}); worker processes "
                     "re-import the main module, so a script must start a sweep under "
                     "`if __name__ == \"__main__\":`") from exc
-        if interrupted:
-            cluster.close()
-            raise KeyboardInterrupt
+            try:
+                client = Client(cluster)
+            except BaseException:
+                _close(cluster)
+                raise
         try:
-            with Client(cluster) as client, _bar(len(points), progress) as bar:
+            if interrupted:
+                raise KeyboardInterrupt
+            with _bar(len(points), progress) as bar:
                 return _on_client(client, evaluate, points, bar), "local", n
         finally:
-            cluster.close()
+            _close(client, cluster)
     try:
         client = Client(scheduler, timeout=CONNECT_TIMEOUT)
     except (OSError, TimeoutError, ValueError) as exc:
@@ -168,4 +259,4 @@ def execute(evaluate: Callable[[dict], dict], points: Sequence[dict], scheduler:
         with _bar(len(points), progress) as bar:
             return _on_client(client, evaluate, points, bar), scheduler, n
     finally:
-        client.close()
+        _close(client)

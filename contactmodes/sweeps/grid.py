@@ -13,6 +13,10 @@ A *spec* gives the values of one varied key:
 
 Several keys make the Cartesian product, the **last key varying fastest** (``itertools.product``
 order); that order is the order of the points in every output.
+
+Size guard: :func:`parse_vary` with ``max_points`` counts the points from the specs alone
+(``LO:HI:N`` gives ``N`` without generating the values) and refuses a larger grid before any value
+is made, so that ``0:1:100000000`` is a one-line error, not minutes of memory allocation.
 """
 
 from __future__ import annotations
@@ -27,11 +31,15 @@ import numpy as np
 
 from ..errors import ContactModelError
 
-__all__ = ["SweepError", "Grid", "parse_spec", "parse_vary"]
+__all__ = ["SweepError", "Grid", "parse_spec", "parse_vary", "check_size", "MAX_POINTS"]
 
 _INT_RE = re.compile(r"^[+-]?\d+$")
 SIGNIFICANT_DIGITS = 12
 """Significant digits kept of ``LO:HI:N`` values (rounding away ``linspace`` noise)."""
+MAX_POINTS = 100_000
+"""Default largest grid a sweep runs (``--max-points``, ``max_points``): at the measured 3–5 ms
+per point to check an ``analyze`` point and 15 ms–7 s to run one, a larger grid is hours to
+weeks of work, more likely a typo than a plan; raise the limit to run it anyway."""
 
 
 class SweepError(ContactModelError):
@@ -94,6 +102,7 @@ def parse_spec(spec: str, key: str = "value") -> list:
 
 def _checked(values: Sequence, key: str) -> list:
     out = []
+    seen: set = set()  # a list lookup here made 10^5 values take minutes
     for v in values:
         if isinstance(v, (np.integer, np.floating)):
             v = v.item()
@@ -101,8 +110,9 @@ def _checked(values: Sequence, key: str) -> list:
             raise SweepError(f"{key}: values must be numbers or strings, got {v!r}")
         if isinstance(v, float) and not math.isfinite(v):
             raise SweepError(f"{key}: values must be finite, got {v!r}")
-        if v in out:
+        if v in seen:
             raise SweepError(f"{key}: value {v!r} is listed twice")
+        seen.add(v)
         out.append(v)
     if not out:
         raise SweepError(f"{key}: no values")
@@ -138,12 +148,43 @@ class Grid:
         return {k: list(v) for k, v in zip(self.keys, self.values)}
 
 
-def parse_vary(vary: Mapping[str, Any] | Sequence[str]) -> Grid:
-    """Build a :class:`Grid` from ``{key: spec-or-values}`` or from CLI items ``"KEY=SPEC"``.
+def _spec_size(spec: Any) -> int | None:
+    """Number of values ``spec`` gives, without making them; ``None`` when it is malformed
+    (:func:`parse_spec` then says why)."""
+    if not isinstance(spec, str):
+        try:
+            return len(spec)
+        except TypeError:
+            return None
+    if ":" in spec:
+        parts = spec.split(":")
+        if len(parts) == 3 and _INT_RE.match(parts[2].strip()):
+            return int(parts[2].strip())
+        return None
+    return spec.count(",") + 1
+
+
+def check_size(n: int, max_points: int | None, option: str = "max_points") -> None:
+    """:class:`SweepError` naming ``option`` when a grid of ``n`` points exceeds ``max_points``
+    (``None``: no limit)."""
+    if max_points is not None and n > max_points:
+        raise SweepError(f"{option}: the grid has {n} points, more than the limit of {max_points} "
+                         f"(give {option}{' ' if option.startswith('-') else '='}{n} to run it anyway)")
+
+
+def parse_vary(vary: Mapping[str, Any] | Sequence[str] | Grid, max_points: int | None = None,
+               option: str = "max_points") -> Grid:
+    """Build a :class:`Grid` from ``{key: spec-or-values}`` or from CLI items ``"KEY=SPEC"`` (a
+    :class:`Grid` is returned as it is, after the size check).
 
     A value may be a spec string (module doc) or a sequence of numbers/strings. Raises
-    :class:`SweepError` on a malformed item, an empty key, a key given twice, or a bad spec.
+    :class:`SweepError` on a malformed item, an empty key, a key given twice, or a bad spec, and,
+    with ``max_points``, on a grid of more points (counted before any value is made; the message
+    names ``option``, e.g. ``--max-points``).
     """
+    if isinstance(vary, Grid):
+        check_size(len(vary), max_points, option)
+        return vary
     pairs: list[tuple[str, Any]] = []
     if isinstance(vary, Mapping):
         pairs = [(str(k), v) for k, v in vary.items()]
@@ -155,6 +196,8 @@ def parse_vary(vary: Mapping[str, Any] | Sequence[str]) -> Grid:
             pairs.append((key.strip(), spec))
     if not pairs:
         raise SweepError("vary: give at least one KEY=SPEC")
+    # a lower bound of the size (a malformed spec, counted as 1, is an error below anyway)
+    check_size(math.prod(_spec_size(spec) or 1 for _, spec in pairs), max_points, option)
     keys, values = [], []
     for key, spec in pairs:
         if not key:
@@ -164,4 +207,6 @@ def parse_vary(vary: Mapping[str, Any] | Sequence[str]) -> Grid:
         vals = parse_spec(spec, key) if isinstance(spec, str) else _checked(list(spec), key)
         keys.append(key)
         values.append(tuple(vals))
-    return Grid(tuple(keys), tuple(values))
+    grid = Grid(tuple(keys), tuple(values))
+    check_size(len(grid), max_points, option)  # a values iterable without len() was counted as 1
+    return grid

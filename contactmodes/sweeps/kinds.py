@@ -35,11 +35,14 @@ KIND_GROUP = "contactmodes.sweep_kinds"
 
 @dataclass(frozen=True)
 class Panel:
-    """One plotted result column: table column ``column``, panel ``title``, ``unit`` ('' if none)."""
+    """One plotted result column: table column ``column``, panel ``title``, ``unit`` ('' if none);
+    ``where``: a boolean column, the value is drawn only at points where it is true (``n/a``
+    elsewhere; e.g. a flip's prediction error only for runs that flipped)."""
 
     column: str
     title: str
     unit: str = ""
+    where: str | None = None
 
 
 @dataclass
@@ -68,10 +71,18 @@ class Prepared:
 
 
 class SweepKind(ABC):
-    """One kind of sweep (module doc). Subclasses set :attr:`name` and :attr:`help`."""
+    """One kind of sweep (module doc). Subclasses set :attr:`name` and :attr:`help`, and may set
+    :attr:`in_process_points`.
+
+    :meth:`prepare` may accept a keyword ``progress``: a stage of :mod:`contactmodes.progress`
+    (``update()`` once per point checked), which the engine passes when the signature has it."""
 
     name: str = ""
     help: str = ""
+    in_process_points: int = 2
+    """Without ``workers`` or ``scheduler``, a sweep of at most this many points runs in this
+    process: starting a ``LocalCluster`` (processes, then each worker importing the toolkit)
+    takes 3–20 s, more than a few points take here (measured: ``docs/sweeps.md``)."""
 
     @abstractmethod
     def add_arguments(self, parser: argparse.ArgumentParser) -> None:

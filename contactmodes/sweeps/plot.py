@@ -11,7 +11,11 @@ with its unit; the axes carry the varied keys with their units. Decisions:
 * not applicable (an empty set) or a failed point: grey cells (``n/a``), gaps in the lines;
 * a heat map with at most ``ANNOTATE_MAX_CELLS`` cells prints each value in its cell (3
   significant digits); categorical keys (e.g. ``controller``) are spread over equal cells, and
-  drawn as unconnected markers in a line plot.
+  drawn as unconnected markers in a line plot;
+* a panel with a ``where`` column (:class:`~.kinds.Panel`) shows its value only where that
+  column is true, ``n/a`` elsewhere (a flip's prediction error only for the runs that flipped);
+* tick labels of a heat map (and of categories) are thinned to every k-th value so that they do
+  not overlap: at most ``MAX_TICKS`` per axis, and along x at most ``TICK_CHARS`` characters.
 """
 
 from __future__ import annotations
@@ -30,6 +34,9 @@ __all__ = ["plot_sweep", "check_plot", "ANNOTATE_MAX_CELLS", "MAX_PANELS"]
 ANNOTATE_MAX_CELLS = 144
 MAX_PANELS = 9
 MAX_TICKS = 12
+TICK_CHARS = 40
+"""Characters of x tick labels (with two of spacing each) that fit under one panel: 7-point
+labels on a 4.6-inch panel less its colour bar."""
 CONSTANT_RTOL = 1e-9
 """Relative spread below which a column counts as constant (no panel) or a colour scale as flat."""
 
@@ -77,9 +84,18 @@ def _constant(values: np.ndarray) -> bool:
     return bool(np.ptp(values) <= CONSTANT_RTOL * max(1.0, float(np.max(np.abs(values)))))
 
 
+def tick_step(labels: Sequence[str], axis: str) -> int:
+    """Label every ``tick_step``-th value (module doc)."""
+    n = len(labels)
+    step = max(1, math.ceil(n / MAX_TICKS))
+    if axis == "x" and n:
+        step = max(step, math.ceil(n * (max(len(t) for t in labels) + 2) / TICK_CHARS))
+    return step
+
+
 def _ticks(ax, axis: str, values: Sequence) -> None:
     n = len(values)
-    step = max(1, math.ceil(n / MAX_TICKS))
+    step = tick_step([_fmt(v) for v in values], axis)
     idx = list(range(0, n, step))
     labels = [_fmt(values[i]) for i in idx]
     if axis == "x":
@@ -172,9 +188,12 @@ def plot_sweep(result, path: str, title: str | None = None) -> None:
         if panel.column not in df.columns:
             continue
         values = _column(df, panel.column)
+        if panel.where is not None:
+            where = _column(df, panel.where) if panel.where in df.columns else np.zeros(len(df))
+            values = np.where(where == 1, values, np.nan)
         if _constant(values):
             unit = f" {panel.unit}" if panel.unit and np.isfinite(values).any() else ""
-            constant.append(f"{panel.title} = {_cell_text(values[0])}{unit}")
+            constant.append(f"{panel.title.replace(chr(10), ' ')} = {_cell_text(values[0])}{unit}")
         else:
             panels.append((panel, values))
     panels = panels[:MAX_PANELS]

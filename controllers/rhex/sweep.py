@@ -41,6 +41,10 @@ UNITS = {
 listed is labelled without a unit."""
 
 DEFAULT_DURATION = 2.0  # s, as ``contactmodes flip``
+RMSE_TITLE = "RMSE of the pitch-accel. prediction, documented\nwindow (rmse_pitch_accel_window), flipped runs"
+"""The RMSE panel of ``--plot``: the README's (windowed) definition, not the paper's whole-thrust
+``rmse_pitch_accel`` (one rear-face landing spike decides that one), and only for runs that
+flipped (``n/a`` otherwise: a run that fell back or timed out is not a flip to predict)."""
 
 
 def run_one_flip(params, controller: str, duration: float) -> dict:
@@ -140,6 +144,8 @@ class FlipKind(SweepKind):
 
     name = "flip"
     help = "simulate RHex self-righting over a grid of RHexParams fields and controllers"
+    in_process_points = 2
+    """A run takes 2–7 s here; more than two are worth a ``LocalCluster`` (``docs/sweeps.md``)."""
 
     def add_arguments(self, parser: argparse.ArgumentParser) -> None:
         parser.add_argument("--controller", default=None, metavar="NAME",
@@ -152,9 +158,10 @@ class FlipKind(SweepKind):
         return dict(controller=args.controller, duration=args.duration)
 
     def prepare(self, grid: Grid, controller: str | None = None,  # type: ignore[override]  # a kind takes its own options
-                duration: float = DEFAULT_DURATION) -> Prepared:
+                duration: float = DEFAULT_DURATION, progress=None) -> Prepared:
         """Validate and prepare (:meth:`SweepKind.prepare`). Options: ``controller`` (required
-        unless varied), ``duration`` (s, > 0)."""
+        unless varied), ``duration`` (s, > 0); ``progress`` a stage (:mod:`contactmodes.progress`)
+        told of each point checked."""
         from .cli import CONTROLLERS
 
         varied_controller = "controller" in grid.keys
@@ -180,12 +187,14 @@ class FlipKind(SweepKind):
             except (ValueError, TypeError) as exc:
                 at = ", ".join(f"{k}={v!r}" for k, v in params.items() if k != "controller")
                 raise SweepError(f"{at}: {exc}") from None
+            if progress is not None:
+                progress.update(1)
         _check_controllers(grid.values[grid.keys.index("controller")] if varied_controller else [controller])
         return Prepared(
             evaluate=point,
             row=FlipRow(),
             panels=[Panel("success", "flipped (1 = yes)"), Panel("flip_time_s", "flip time", "s"),
-                    Panel("rmse_pitch_accel", "RMSE predicted − simulated pitch accel.", "rad/s²")],
+                    Panel("rmse_pitch_accel_window", RMSE_TITLE, "rad/s²", where="success")],
             labels={k: k if UNITS.get(k.split(".")[0]) is None else f"{k} ({UNITS[k.split('.')[0]]})"
                     for k in grid.keys},
             header={"controller": controller, "duration_s": float(duration), "rhex_params": base},
