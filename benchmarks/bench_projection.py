@@ -52,7 +52,7 @@ BIG = 1e12
 
 
 def example_domains():
-    from contactmodes.domains import mode_domain
+    from contactmodes.session import mode_domain
     from contactmodes.io import load_system
     import itertools
 

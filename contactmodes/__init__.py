@@ -3,12 +3,44 @@
 Pipeline (Greenfield, Saranli, Rizzi, *Solving Models of Controlled Dynamic Planar Rigid-Body
 Systems with Frictional Contact*, Sec. III): model → mode enumeration → SVD response → domain
 ``D_c`` over ``(τ, w)`` → torque domain ``T_c`` by projection → ambiguities.
+
+The front door, in the system's units throughout::
+
+    import contactmodes as cm
+    system = cm.load_system("examples/two_link_brace.toml")   # a ContactSystem
+    result = cm.analyze(system, unambiguous=True)             # or cm.analyze("file.toml", ...)
+    result.modes["FFF"].T, result.modes["FFF"].box, result.locate([-0.5]), result.to_json()
+    session = cm.AnalysisSession(system)                      # reuse across calls
+
+The names below are imported on first use, so ``import contactmodes`` stays light (the CLI starts
+without loading the LP layer it may not need).
 """
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
 
 from .errors import ApproachingContactError, ContactModelError, SystemFileError
 from .system import ContactSystem, LinearConstraint
 
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from .ambiguity import UnambiguousResult, inconsistent, unambiguous
+    from .analysis import AnalysisResult, ModeAnalysis, analyze
+    from .session import AnalysisSession
+    from .sweeps import sweep
+
 __all__ = [
+    "load_system",
+    "analyze",
+    "AnalysisResult",
+    "ModeAnalysis",
+    "AnalysisSession",
+    "unambiguous",
+    "inconsistent",
+    "UnambiguousResult",
     "sweep",
     "ApproachingContactError",
     "ContactModelError",
@@ -17,12 +49,54 @@ __all__ = [
     "SystemFileError",
 ]
 
+#: name → module of the names imported on first use
+_LAZY = {
+    "analyze": "analysis", "AnalysisResult": "analysis", "ModeAnalysis": "analysis",
+    "AnalysisSession": "session",
+    "unambiguous": "ambiguity", "inconsistent": "ambiguity", "UnambiguousResult": "ambiguity",
+    "sweep": "sweeps",
+}
 
-def __getattr__(name: str):
-    """``contactmodes.sweep`` (:func:`contactmodes.sweeps.sweep`), imported on first use so that
-    ``import contactmodes`` does not load pandas and Dask."""
-    if name == "sweep":
-        from .sweeps import sweep
 
-        return sweep
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+def load_system(path: str | Path) -> ContactSystem:
+    """The :class:`ContactSystem` of a system file (TOML, or JSON with the same schema).
+
+    Parameters
+    ----------
+    path : the file (``docs/system-file.md``): a mechanism, its state ``(q, q̇)`` and contacts,
+        in any consistent units (SI unless the file says otherwise).
+
+    Returns
+    -------
+    ContactSystem
+        The instantaneous model at the file's state (eqs. 1–10 of the flipping paper evaluated).
+        :func:`contactmodes.io.load_system` also returns the mechanism and the state.
+
+    Raises
+    ------
+    SystemFileError
+        The file is missing or unreadable, not valid TOML/JSON, or breaks the schema (the message
+        starts with the key path, e.g. ``contacts[2].mu: must be >= 0, got -0.3``).
+    ApproachingContactError
+        A contact approaches its surface at the file's state.
+
+    Examples
+    --------
+    >>> import contactmodes as cm
+    >>> system = cm.load_system("examples/two_link_brace.toml")
+    >>> system.n_tau, list(system.contacts)
+    (1, ['base', 'tip', 'joint'])
+    """
+    from .io import load_system as load
+
+    return load(path).system
+
+
+def __getattr__(name: str) -> Any:
+    """The front door's names (:data:`_LAZY`), imported on first use."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value

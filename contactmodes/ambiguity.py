@@ -5,7 +5,7 @@ that are *guaranteed* to produce it are (bracing.md, "Goal")
 
     T*_c = T_c − ∪_{c'} (T_c ∩ T_c') − ∪_i (T_c ∩ T_c^i)
 
-* ``T_c``: the torque domain of ``c`` **with** the task constraints (:func:`~contactmodes.domains.mode_domain`);
+* ``T_c``: the torque domain of ``c`` **with** the task constraints (:func:`~contactmodes.session.mode_domain`);
 * across modes (III-G.1, the ordering of Fig. 4): ``T_c'`` of every other kinematically feasible
   mode ``c'`` computed **without** task constraints — the model may predict ``c'`` instead;
 * within the mode: ``T_c^i``, the torques admitting a mode-``c`` solution that violates task
@@ -227,15 +227,15 @@ def untasked_domains(system: ContactSystem, modes=None, method: str = "auto") ->
     return UntaskedDomains(session, session.enumeration.modes if modes is None else list(modes))
 
 
-def _session(system, others, method: str, session: AnalysisSession | None) -> AnalysisSession:
-    if session is not None:
-        return session
+def _session(system, others) -> AnalysisSession:
+    """The session to work in: ``system`` itself when it is one, else the one ``others`` lends
+    (an :class:`UntaskedDomains` of the same system), else a new one."""
     if isinstance(system, AnalysisSession):
         return system
     own = getattr(others, "session", None)
     if isinstance(own, AnalysisSession) and own.system is system:
         return own
-    return AnalysisSession(system, method=method)
+    return AnalysisSession(system)
 
 
 def negated_rows(response: ModeResponse, row: TaskRow) -> list[tuple[np.ndarray, float]]:
@@ -337,9 +337,7 @@ def _to_user(sc: Scaling, sources: list[AmbiguitySource]) -> list[AmbiguitySourc
 
 
 def unambiguous(system: ContactSystem | AnalysisSession, mode: str, task: bool = True,
-                within_mode: bool = True, others: Mapping[str, ModeDomain] | None = None,
-                domain: ModeDomain | None = None, method: str = "auto",
-                session: AnalysisSession | None = None) -> UnambiguousResult:
+                within_mode: bool = True, others: Mapping[str, ModeDomain] | None = None) -> UnambiguousResult:
     """The unambiguous torque set ``T*_c`` of ``mode`` and every ambiguity source (module doc).
 
     Parameters
@@ -354,9 +352,6 @@ def unambiguous(system: ContactSystem | AnalysisSession, mode: str, task: bool =
         mode, e.g. a force-only ambiguity the caller handles itself).
     others : optional mapping whose keys restrict the other modes considered (default: every
         kinematically feasible mode); an :class:`UntaskedDomains` also lends its session.
-    domain : ignored (kept for compatibility: the session computes and caches the domain).
-    method : projection method when a new session is made.
-    session : the session to use (default: from ``system``/``others``, else a new one).
 
     Raises
     ------
@@ -365,7 +360,7 @@ def unambiguous(system: ContactSystem | AnalysisSession, mode: str, task: bool =
     ApproachingContactError
         When a contact approaches (from the enumeration).
     """
-    ses = _session(system, others, method, session)
+    ses = _session(system, others)
     sc = ses.scaling
     timing: dict[str, float] = {}
     t0 = time.perf_counter()
@@ -403,8 +398,7 @@ def unambiguous(system: ContactSystem | AnalysisSession, mode: str, task: bool =
 
 
 def inconsistent(system: ContactSystem | AnalysisSession, lo, hi, domains: Mapping[str, ModeDomain] | None = None,
-                 progress: Callable[[int, int, str], None] | None = None,
-                 session: AnalysisSession | None = None) -> list[Polytope]:
+                 progress: Callable[[int, int, str], None] | None = None) -> list[Polytope]:
     """Torques in the box ``[lo, hi]`` for which no mode has a solution (Painlevé-type).
 
     The box minus the union of ``T_c`` over every kinematically feasible mode, task constraints
@@ -419,14 +413,13 @@ def inconsistent(system: ContactSystem | AnalysisSession, lo, hi, domains: Mappi
     domains : optional mapping whose keys restrict the modes (an :class:`UntaskedDomains` also
         lends its session).
     progress : optional ``progress(done, total, mode)`` callback while computing domains.
-    session : the session to use.
 
     Raises
     ------
     ContactModelError
         On a malformed box (shape, NaN/inf, ``lo > hi``), naming the inconsistency box.
     """
-    ses = _session(system, domains, "auto", session)
+    ses = _session(system, domains)
     lo = np.asarray(lo, dtype=float).reshape(-1)
     hi = np.asarray(hi, dtype=float).reshape(-1)
     n = ses.system.n_tau

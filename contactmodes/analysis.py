@@ -1,30 +1,45 @@
-"""The whole pipeline of Sec. III: enumerate modes, solve each, compute domains and overlaps.
+"""The front door: the whole pipeline of Sec. III on one system, in the user's units.
 
-:func:`analyze` runs an :class:`~contactmodes.session.AnalysisSession` and returns an
-:class:`AnalysisResult`, a user-unit view of it; :meth:`AnalysisResult.to_json` is the
+:func:`analyze` takes a system (or its file), runs an :class:`~contactmodes.session.AnalysisSession`
+— enumerate the modes, solve each, their domains ``D_c`` and ``T_c``, the overlapping pairs, and
+on request the unambiguous sets ``T*_c`` (Sec. III-G), the inconsistent torques of a box and the
+modes containing a torque — and returns one :class:`AnalysisResult`. The CLI, the plots and the
+sweeps all go through it, so the sequence exists once; :meth:`AnalysisResult.to_json` is the
 ``contactmodes.analysis/1`` document. Per-mode quantities are computed lazily by the session (a
-text report at 10 contacts does not project domains it does not show) and never twice.
+text report at 10 contacts does not project domains it does not show) and never twice; every
+public value is in the system's units (the nondimensional ones stay in the session).
 """
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Iterator, Sequence, Union
 
 import numpy as np
 
 from polytopes import Polytope
 
+from .ambiguity import UnambiguousResult, inconsistent, unambiguous
 from .domains import ModeDomain
+from .errors import ContactModelError
 from .modes import Enumeration
 from .progress import Progress
 from .response import ModeResponse
 from .session import AnalysisSession, ModeSolution
 from .system import ContactSystem
 
+if TYPE_CHECKING:
+    import pandas
+
+    from .io import LoadedSystem
+
 __all__ = ["AnalysisResult", "ModeAnalysis", "OverlapPairs", "SCHEMA", "analyze"]
+
+#: What :func:`analyze` accepts as the system: the model, a loaded file, or a file's path.
+SystemLike = Union[ContactSystem, "LoadedSystem", str, os.PathLike]
 
 SCHEMA = "contactmodes.analysis/1"
 
@@ -76,6 +91,16 @@ class ModeAnalysis:
     @property
     def box(self) -> tuple[np.ndarray, np.ndarray]:
         return self.solution.box(self.task)
+
+    def contains(self, tau) -> bool:
+        """Whether the torque ``tau`` ((n_τ,), the system's units) lies in ``T_c``."""
+        return self.solution.contains(tau, self.task)
+
+    def maximize(self, c) -> tuple[float, np.ndarray | None] | None:
+        """``max c·τ`` over ``T_c``: ``(value, τ*)`` in the system's units, ``None`` when
+        infeasible, ``(inf, None)`` when unbounded
+        (:meth:`~contactmodes.session.ModeSolution.maximize`)."""
+        return self.solution.maximize(c, self.task)
 
     def __repr__(self) -> str:
         return f"ModeAnalysis(mode={self.mode!r}, feasible={self.feasible})"
@@ -132,6 +157,13 @@ class AnalysisResult:
     task : whether task constraints were applied.
     timing : seconds: ``"enumerate"``, ``"modes"``, ``"overlaps"``.
     session : the :class:`~contactmodes.session.AnalysisSession` behind the result.
+    unambiguous : mode → :class:`~contactmodes.ambiguity.UnambiguousResult` (``T*_c`` and its
+        ambiguity sources, Sec. III-G) for the modes asked for, ``None`` when none was
+        (:meth:`unambiguous_for` adds more).
+    inconsistency_box : ``(lo, hi)``, each (n_τ,), the box searched for inconsistent torques, or
+        ``None``; inconsistent : the torques of that box for which no mode has a solution (convex
+        pieces, :func:`~contactmodes.ambiguity.inconsistent`), or ``None``.
+    at : ``(τ, modes)``: a torque (n_τ,) and the analysed modes whose ``T_c`` contains it, or ``None``.
     """
 
     system: ContactSystem = field(repr=False)
@@ -142,6 +174,29 @@ class AnalysisResult:
     timing: dict[str, float] = field(default_factory=dict)
     session: AnalysisSession | None = field(default=None, repr=False)
     candidate_pairs: int | None = None
+    unambiguous: dict[str, UnambiguousResult] | None = field(default=None, repr=False)
+    inconsistency_box: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False)
+    inconsistent: list[Polytope] | None = field(default=None, repr=False)
+    at: tuple[np.ndarray, list[str]] | None = None
+
+    def unambiguous_for(self, modes: Sequence[str]) -> dict[str, UnambiguousResult]:
+        """``T*_c`` and the ambiguity sources of each of ``modes`` (analysed feasible modes; the
+        session's domains reused), added to :attr:`unambiguous`; returns them in that order."""
+        if self.unambiguous is None:
+            self.unambiguous = {}
+        for m in modes:
+            if m not in self.unambiguous:
+                self.unambiguous[m] = unambiguous(self.session, m, task=self.task)
+        return {m: self.unambiguous[m] for m in modes}
+
+    def inconsistent_in(self, lo, hi) -> list[Polytope]:
+        """The torques of the box ``[lo, hi]`` (each (n_τ,), the system's units) for which no
+        kinematically feasible mode has a solution (:func:`~contactmodes.ambiguity.inconsistent`);
+        recorded as :attr:`inconsistent` and :attr:`inconsistency_box`."""
+        gaps = inconsistent(self.session, lo, hi)
+        self.inconsistency_box = (np.asarray(lo, dtype=float).reshape(-1), np.asarray(hi, dtype=float).reshape(-1))
+        self.inconsistent = gaps
+        return gaps
 
     def overlapping(self, mode: str) -> list[str]:
         """The modes whose ``T_c`` intersects that of ``mode``, in analysis order (``[]`` when
@@ -159,9 +214,38 @@ class AnalysisResult:
         """The analysed modes whose ``T_c`` contains the torque ``tau`` (n_τ,), user units."""
         return self.session.locate(tau, self.task, selection=list(self.modes))
 
+    def to_frame(self) -> "pandas.DataFrame":
+        """One row per analysed mode (pandas, the ``sweep`` extra): ``mode``,
+        ``kinematically_feasible``, ``feasible``, ``rank_case``, ``n_w``, ``w_moves_accelerations``,
+        ``dim_T`` (affine dimension of ``T_c``, ``-1`` when infeasible), ``<torque>_lo`` and
+        ``<torque>_hi`` (the bounding box of ``T_c``, system units, ±inf where unbounded, NaN when
+        infeasible) and ``overlaps`` (the other modes whose ``T_c`` meets it, ``None`` when not
+        computed).
+
+        Raises :class:`~contactmodes.errors.ContactModelError` when pandas is not installed."""
+        try:
+            import pandas as pd
+        except ImportError:
+            raise ContactModelError("to_frame: needs pandas: pip install 'contactmodes[sweep]'") from None
+        rows = []
+        for m, a in self.modes.items():
+            resp = a.response
+            row: dict[str, Any] = {"mode": m, "kinematically_feasible": a.kinematically_feasible,
+                                   "feasible": a.feasible, "rank_case": resp.rank_case, "n_w": resp.n_w,
+                                   "w_moves_accelerations": resp.w_moves_accelerations,
+                                   "dim_T": a.T.affine_dimension() if a.feasible else -1}
+            lo, hi = a.box if a.feasible else (np.full(self.system.n_tau, np.nan),) * 2
+            for k, name in enumerate(self.system.torques):
+                row[f"{name}_lo"], row[f"{name}_hi"] = float(lo[k]), float(hi[k])
+            row["overlaps"] = self.overlapping(m) if self.overlaps is not None else None
+            rows.append(row)
+        return pd.DataFrame(rows)
+
     def to_json(self, include_overlaps: bool = True) -> dict:
         """The ``contactmodes.analysis/1`` document (``"overlaps"`` per mode is ``null`` when
-        overlaps were not computed or ``include_overlaps`` is false)."""
+        overlaps were not computed or ``include_overlaps`` is false; ``"unambiguous"`` and
+        ``"ambiguity_sources"`` per mode when :attr:`unambiguous` was computed, ``[]`` for the
+        modes without; ``"inconsistency_box"``/``"inconsistent"`` and ``"at"`` when computed)."""
         self.session.prime_T(self.feasible_modes(), self.task)
         modes = []
         for m, a in self.modes.items():
@@ -179,44 +263,113 @@ class AnalysisResult:
                 "torque_domain": T.to_json() if T is not None else None,
                 "overlaps": self.overlapping(m) if (include_overlaps and self.overlaps is not None) else None,
             })
-        return {
+        if self.unambiguous is not None:
+            for entry in modes:
+                u = self.unambiguous.get(entry["mode"])
+                entry["unambiguous"] = [] if u is None else [p.to_json() for p in u.unambiguous]
+                entry["ambiguity_sources"] = [] if u is None else [src.to_json() for src in u.sources]
+        doc: dict[str, Any] = {
             "schema": SCHEMA,
             "system": self.system.to_json(),
             "task": self.task,
             "enumeration": self.enumeration.to_json(),
             "modes": modes,
+            "candidate_pairs": self.candidate_pairs,
         }
+        if self.inconsistent is not None and self.inconsistency_box is not None:
+            doc["inconsistency_box"] = {"lo": self.inconsistency_box[0].tolist(), "hi": self.inconsistency_box[1].tolist()}
+            doc["inconsistent"] = [p.to_json() for p in self.inconsistent]
+        if self.at is not None:
+            doc["at"] = {"tau": self.at[0].tolist(), "modes": self.at[1]}
+        return doc
 
 
-def analyze(system: ContactSystem, modes: Sequence[str] | None = None, task: bool = True,
+def _as_system(system: SystemLike) -> ContactSystem:
+    """The :class:`ContactSystem` of ``system``: itself, a loaded file's, or the file's at a path."""
+    if isinstance(system, ContactSystem):
+        return system
+    if isinstance(system, (str, os.PathLike)):
+        from .io import load_system
+
+        return load_system(system).system
+    inner = getattr(system, "system", None)
+    if isinstance(inner, ContactSystem):
+        return inner
+    raise ContactModelError(f"system: expected a ContactSystem, a loaded system file or a path, "
+                            f"got {type(system).__name__}")
+
+
+def analyze(system: SystemLike, modes: Sequence[str] | None = None, task: bool = True,
             method: str = "auto", compute_overlaps: bool = True, progress: Progress | None = None,
-            overlap_limit: int | None = None, session: AnalysisSession | None = None) -> AnalysisResult:
-    """Run Sec. III on ``system`` and return the :class:`AnalysisResult`.
+            overlap_limit: int | None = None, session: AnalysisSession | None = None, *,
+            unambiguous: bool | Sequence[str] = False,
+            inconsistency_box: tuple[Sequence[float], Sequence[float]] | None = None,
+            at: Sequence[float] | None = None) -> AnalysisResult:
+    """Run Sec. III on ``system`` and return the :class:`AnalysisResult` (the system's units).
 
     Parameters
     ----------
+    system : the model at its state: a :class:`~contactmodes.system.ContactSystem`, a
+        :class:`~contactmodes.io.LoadedSystem` or the path of a system file (TOML or JSON,
+        ``docs/system-file.md``).
     modes : ``None`` to analyse the kinematically feasible modes of the enumeration, or a list of
         mode strings to analyse exactly those (validated; the enumeration counts are still
         reported, and each mode records whether it survived it).
     task : include task constraints (eqs. 15–18).
     method : projection method for ``T_c`` (:func:`polytopes.projection.project`).
-    compute_overlaps : find the pairs of feasible modes with intersecting ``T_c`` (box sweep,
-        then one LP per candidate pair).
+    compute_overlaps : find the pairs of feasible modes with intersecting ``T_c`` (III-G.1; box
+        sweep, then one LP per candidate pair).
+    progress : optional :class:`~contactmodes.progress.Progress` for long stages.
     overlap_limit : when there are more candidate pairs than this, do not run their LPs
         (``overlaps`` is ``None``; ``candidate_pairs`` says how many there were).
-    progress : optional :class:`~contactmodes.progress.Progress` for long stages.
-    session : an existing session for ``system`` to reuse (its cached results are kept).
+    session : an existing :class:`~contactmodes.session.AnalysisSession` *of this system* to reuse
+        (its cached results are kept).
+    unambiguous : ``True`` for the unambiguous set ``T*_c`` and the ambiguity sources of every
+        feasible mode (Sec. III-G, Fig. 4), or a list of the modes to compute them for.
+    inconsistency_box : ``(lo, hi)``, each (n_τ,) in the system's units: also the torques of
+        that box for which no mode has a solution (Painlevé-type inconsistency).
+    at : a torque (n_τ,), the system's units: also the analysed modes whose ``T_c`` contains it.
+
+    Returns
+    -------
+    AnalysisResult
+        Everything in the system's units (``result.modes["FFF"].T`` a
+        :class:`~polytopes.Polytope` over τ).
 
     Raises
     ------
+    SystemFileError
+        When ``system`` is a path to a file that cannot be read or is not a valid system file.
     ApproachingContactError
         When a contact approaches (no solution without an impact law).
     ContactModelError
-        When ``modes`` contains something that is not a mode of this system, or the system has
-        no actuators (``n_τ = 0``).
+        When ``modes`` contains something that is not a mode of this system, the system has no
+        actuators (``n_τ = 0``), ``session`` belongs to another system, or ``at`` or the
+        inconsistency box is malformed.
+
+    References
+    ----------
+    Greenfield, Saranli & Rizzi, *Solving Models of Controlled Dynamic Planar Rigid-Body Systems
+    with Frictional Contact*, Sec. III (eqs. 24–33; III-F the enumeration, III-G ambiguity).
+
+    Examples
+    --------
+    >>> import contactmodes as cm
+    >>> result = cm.analyze("examples/two_link_brace.toml", at=[-0.5])
+    >>> result.feasible_modes()[:3]
+    ['FFF', 'SSS', 'SSR']
+    >>> lo, hi = result.modes["FFF"].box          # N·m: the brace holds for tau1 <= -0.1926
+    >>> round(float(hi[0]), 4)
+    -0.1926
+    >>> result.modes["FFF"].contains([-0.5]), result.at[1]
+    (True, ['FFF'])
     """
+    system = _as_system(system)
     if session is None:
         session = AnalysisSession(system, method=method, progress=progress)
+    elif session.system is not system:
+        raise ContactModelError(f"session: it analyses system {session.system.name!r}, not the "
+                                f"{system.name!r} given (pass the session's own system)")
     timing: dict[str, float] = {}
     t0 = time.perf_counter()
     enumeration = session.enumeration
@@ -234,5 +387,13 @@ def analyze(system: ContactSystem, modes: Sequence[str] | None = None, task: boo
         if cands is not None:
             overlaps = OverlapPairs(session, session.overlapping_pairs(feasible, task, cands), task)
     timing["overlaps"] = time.perf_counter() - t0
-    return AnalysisResult(system, enumeration, {s.mode: ModeAnalysis(s, task) for s in sols}, overlaps,
-                          task, timing, session, n_cand)
+    result = AnalysisResult(system, enumeration, {s.mode: ModeAnalysis(s, task) for s in sols}, overlaps,
+                            task, timing, session, n_cand)
+    if unambiguous is not False:
+        result.unambiguous_for(feasible if unambiguous is True else list(unambiguous))
+    if inconsistency_box is not None:
+        result.inconsistent_in(*inconsistency_box)
+    if at is not None:
+        tau = np.asarray(at, dtype=float).reshape(-1)
+        result.at = (tau, result.locate(tau))
+    return result

@@ -132,20 +132,17 @@ def _write(text: str, path: str | None, inputs: Sequence[str] = ()) -> None:
 
 
 def _analyze(args: argparse.Namespace) -> str:
-    from .ambiguity import inconsistent, unambiguous
     from .analysis import analyze
     from .io import load_system
     from .progress import Progress
     from .report import format_at, format_table
-    from .session import AnalysisSession
 
     if args.method == "exact":
         from polytopes import ppl_io
 
         if not ppl_io.available():
             raise UserError(f"--method: {ppl_io.INSTALL_HINT}")
-    loaded = load_system(args.file)
-    system = loaded.system
+    system = load_system(args.file).system
     box = None
     if args.inconsistency_box is not None:
         box = parse_box(args.inconsistency_box, system.n_tau, "--inconsistency-box")
@@ -157,32 +154,15 @@ def _analyze(args: argparse.Namespace) -> str:
             if given:
                 raise UserError(f"{option}: --at prints only the modes that contain the torque; "
                                 f"add --table to print the table with {option}")
-    task = not args.no_task
-    session = AnalysisSession(system, method=args.method, progress=Progress())
-    result = analyze(system, modes=args.mode, task=task, session=session, compute_overlaps=not answer_only,
-                     overlap_limit=None if args.overlaps else OVERLAP_LP_LIMIT)
+    result = analyze(system, modes=args.mode, task=not args.no_task, method=args.method, progress=Progress(),
+                     compute_overlaps=not answer_only, overlap_limit=None if args.overlaps else OVERLAP_LP_LIMIT,
+                     unambiguous=args.unambiguous, inconsistency_box=box, at=at)
     if answer_only:
-        return format_at(system.torques, at, result.locate(at)) + "\n"
-    unamb = None
-    if args.unambiguous:
-        unamb = {m: unambiguous(session, m, task=task) for m in result.feasible_modes()}
-    gaps = None if box is None else inconsistent(session, box[0], box[1])
-    located = None if at is None else result.locate(at)
+        assert result.at is not None
+        return format_at(system.torques, *result.at) + "\n"
     if args.json:
-        doc = result.to_json()
-        doc["candidate_pairs"] = result.candidate_pairs
-        if unamb is not None:
-            for entry in doc["modes"]:
-                u = unamb.get(entry["mode"])
-                entry["unambiguous"] = [] if u is None else [p.to_json() for p in u.unambiguous]
-                entry["ambiguity_sources"] = [] if u is None else [src.to_json() for src in u.sources]
-        if gaps is not None:
-            doc["inconsistency_box"] = {"lo": box[0].tolist(), "hi": box[1].tolist()}
-            doc["inconsistent"] = [p.to_json() for p in gaps]
-        if located is not None:
-            doc["at"] = {"tau": at.tolist(), "modes": located}
-        return json.dumps(doc, indent=2, allow_nan=False) + "\n"
-    return format_table(result, unambiguous=unamb, inconsistent=gaps, at=(at, located) if at is not None else None,
+        return json.dumps(result.to_json(), indent=2, allow_nan=False) + "\n"
+    return format_table(result, unambiguous=result.unambiguous, inconsistent=result.inconsistent, at=result.at,
                         list_limit=None if args.overlaps else OVERLAP_LIST_LIMIT) + "\n"
 
 

@@ -175,17 +175,14 @@ def _gather(system, choose: Callable[[Mapping[str, Polytope]], tuple[list[str], 
     """Run the analysis: every feasible mode's ``T_c``, then — once ``choose(domains)`` has
     picked the modes to outline and the (n_τ,) torque box ``lo``, ``hi`` shown — their ``T*_c``
     and the inconsistent torques in that box. The one place that calls the analysis."""
-    from .ambiguity import inconsistent, unambiguous
     from .analysis import analyze
-    from .session import AnalysisSession
 
-    session = AnalysisSession(system)  # one enumeration, one domain per mode for all three
-    result = analyze(system, compute_overlaps=False, session=session)
-    session.prime_T(result.feasible_modes(), True, user_units=True)  # their LPs in shared batches
+    result = analyze(system, compute_overlaps=False)  # one session: one domain per mode for all three
+    result.session.prime_T(result.feasible_modes(), True, user_units=True)  # their LPs in shared batches
     domains = {m: result.modes[m].T for m in result.feasible_modes()}
     outlined, lo, hi = choose(domains)
-    star = {m: list(unambiguous(session, m).unambiguous) for m in outlined}
-    return Gathered(domains, star, list(inconsistent(session, lo, hi)))
+    star = {m: list(u.unambiguous) for m, u in result.unambiguous_for(outlined).items()}
+    return Gathered(domains, star, list(result.inconsistent_in(lo, hi)))
 
 
 @dataclass

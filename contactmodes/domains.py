@@ -29,7 +29,7 @@ from .response import BATCH, ModeResponse
 from .system import ContactSystem
 
 __all__ = ["ModeDomain", "boxes_disjoint", "domain_from_response", "domain_inequalities", "independent_equalities",
-           "independent_equalities_stacked", "intersect_domains", "mode_domain", "substituted_rows"]
+           "independent_equalities_stacked", "intersect_domains", "substituted_rows"]
 
 
 @dataclass
@@ -124,32 +124,6 @@ def substituted_rows_many(responses: Sequence[ModeResponse]) -> list[tuple[np.nd
         for g, i in enumerate(idx):
             out[i] = (A[g], -rhs[g])
     return out  # type: ignore[return-value]
-
-
-def mode_domain(system: ContactSystem, mode: str, task: bool = True, method: str = "auto",
-                response: ModeResponse | None = None,
-                extra: tuple[np.ndarray, np.ndarray] | None = None) -> ModeDomain:
-    """``D_c`` and ``T_c`` of ``mode`` (Sec. III-E) in user units; ``method`` is passed to
-    :meth:`polytopes.Polytope.project`.
-
-    Without ``response``/``extra`` this is a one-mode :class:`~contactmodes.session.AnalysisSession`
-    (nondimensional decisions; use a session to analyse several modes). With a caller's own
-    ``response`` (e.g. with some inequality rows left out) and/or ``extra = (A_x, b_x)`` rows
-    ``A_x z <= b_x`` over ``z = (τ, w)`` of that response, the domain of exactly that response is
-    built (:func:`domain_from_response`).
-
-    Raises :class:`~contactmodes.errors.ContactModelError` for an invalid mode or a system without
-    actuators.
-    """
-    if response is None and extra is None:
-        from .session import AnalysisSession
-
-        return AnalysisSession(system, method=method).mode(mode).domain(task)
-    if response is None:
-        from .response import solve_response
-
-        response = solve_response(system, mode, task=task)
-    return domain_from_response(response, method, extra)
 
 
 def domain_from_response(response: ModeResponse, method: str = "auto",

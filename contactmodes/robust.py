@@ -30,7 +30,7 @@ import numpy as np
 from polytopes import Polytope, difference
 
 from .ambiguity import AmbiguitySource, mark_boundary_only, negated_rows, task_rows
-from .domains import ModeDomain, boxes_disjoint, intersect_domains
+from .domains import boxes_disjoint, intersect_domains
 from .errors import ContactModelError
 from .session import AnalysisSession
 from .system import ContactSystem, LinearConstraint
@@ -103,12 +103,11 @@ def _robust_feasible_scaled(session: AnalysisSession, system: ContactSystem, mod
     return (T.reduce() if not T.is_empty() else Polytope.empty(n_tau)), V
 
 
-def robust_feasible_set(system: ContactSystem, mode: str, domain: ModeDomain | None = None,
-                        method: str = "auto") -> tuple[Polytope, np.ndarray]:
+def robust_feasible_set(system: ContactSystem, mode: str, method: str = "auto") -> tuple[Polytope, np.ndarray]:
     """``T'_c`` (over τ, user units) and the vertices of ``D`` (n_v, n_d) it was sliced at.
 
     The result is reduced; it is empty (``is_empty()``) when no torque works for every
-    disturbance. ``domain`` is ignored (kept for compatibility). Raises
+    disturbance. Raises
     :class:`~contactmodes.errors.ContactModelError` when the system has no disturbance.
     """
     _disturbance(system)

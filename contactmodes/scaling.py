@@ -38,15 +38,16 @@ contacts only). Massless and small are separated by construction.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
 from polytopes import Polytope
 
-from .system import CharacteristicScales, ContactSystem, Disturbance, LinearConstraint
+__all__ = ["ScaledTerms", "Scaling", "identity_scaling", "nondimensionalize", "scale_terms"]
 
-__all__ = ["ScaledTerms", "Scaling", "nondimensionalize", "scale_terms"]
+if TYPE_CHECKING:  # the scaled system is built from the given one's own types: no import cycle
+    from .system import CharacteristicScales, ContactSystem
 
 
 @dataclass(frozen=True)
@@ -114,7 +115,8 @@ class Scaling:
                     and all(np.all(r == 1.0) for r in self.rows) and np.all(self.disturbance == 1.0))
 
 
-def _identity(system: ContactSystem) -> Scaling:
+def identity_scaling(system: ContactSystem) -> Scaling:
+    """The identity :class:`Scaling` of an already nondimensional ``system``."""
     n_d = 0 if system.disturbance is None else system.disturbance.n_d
     assert system.scales is not None
     return Scaling(system.scales, np.ones(system.n_q), np.ones(system.n_q), 1.0, 1.0, 1.0,
@@ -202,8 +204,7 @@ def nondimensionalize(system: ContactSystem) -> Scaling:
                     [(c.qdd, c.f, c.tau, c.rhs) for c in system.constraints])
     s, g, u, F, A, V = t.qdd, t.generalized_force, t.tau, t.force, t.acceleration, t.velocity
     rows = list(t.rows)
-    blocks = [LinearConstraint(c.kind, c.type, q, f, tau, rhs, c.name)
-              for c, (q, f, tau, rhs) in zip(system.constraints, t.blocks)]
+    blocks = [replace(c, qdd=q, f=f, tau=tau, rhs=rhs) for c, (q, f, tau, rhs) in zip(system.constraints, t.blocks)]
 
     dist = None
     ud = np.zeros(0)
@@ -212,9 +213,9 @@ def nondimensionalize(system: ContactSystem) -> Scaling:
         ud = _input_units(D.E, g)
         Es = D.E * ud[None, :] / g[:, None]
         dset = Polytope(D.set.A * ud, D.set.b, D.set.C * ud, D.set.d)
-        dist = Disturbance(D.coordinates, Es, dset)
+        dist = replace(D, E=Es, set=dset)
 
     scaled = replace(system, M=t.M, h=t.h, S=t.S, J=t.J, Jdot_qdot=t.Jdot_qdot, v_contact=t.v_contact, v0=t.v0,
-                     constraints=tuple(blocks), disturbance=dist, scales=CharacteristicScales())
-    scaled.__dict__["scaling"] = _identity(scaled)
+                     constraints=tuple(blocks), disturbance=dist, scales=replace(sc, length=1.0, mass=1.0,
+                                                                                  time=1.0, nondimensional=True))
     return Scaling(sc, s, g, F, A, V, u, ud, tuple(rows), scaled)

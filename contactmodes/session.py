@@ -26,17 +26,17 @@ from polytopes import NumericalError, Polytope, RayPool
 from polytopes.batchlp import PADDED_CHUNK
 from polytopes.feasibility import empty_stacked
 
-from .domains import (ModeDomain, independent_equalities, independent_equalities_stacked, intersect_domains,
-                      substituted_rows, substituted_rows_many)
+from .domains import (ModeDomain, domain_from_response, independent_equalities, independent_equalities_stacked,
+                      intersect_domains, substituted_rows, substituted_rows_many)
 from .errors import ContactModelError
 from .modes import Enumeration, enumerate_modes
 from .modetable import validate_mode
 from .progress import Progress, stage
 from .equations import EquationBank
-from .response import ModeResponse, response_from_equations, responses_from_equations
+from .response import ModeResponse, response_from_equations, responses_from_equations, solve_response
 from .system import ContactSystem
 
-__all__ = ["AnalysisSession", "ModeSolution", "PIPELINE_STAGES", "empty_box"]
+__all__ = ["AnalysisSession", "ModeSolution", "PIPELINE_STAGES", "empty_box", "mode_domain"]
 
 DIRECT_PAIRS = 16
 """Up to this many candidate pairs, each is decided by one LP (no witness points or V-representations).
@@ -965,3 +965,25 @@ class AnalysisSession:
             if sol.contains_scaled(t, task):
                 out.append(sol.mode)
         return out
+
+
+def mode_domain(system: ContactSystem, mode: str, task: bool = True, method: str = "auto",
+                response: ModeResponse | None = None,
+                extra: tuple[np.ndarray, np.ndarray] | None = None) -> ModeDomain:
+    """``D_c`` and ``T_c`` of ``mode`` (Sec. III-E) in user units; ``method`` is passed to
+    :meth:`polytopes.Polytope.project`.
+
+    Without ``response``/``extra`` this is a one-mode :class:`AnalysisSession`
+    (nondimensional decisions; use a session to analyse several modes). With a caller's own
+    ``response`` (e.g. with some inequality rows left out) and/or ``extra = (A_x, b_x)`` rows
+    ``A_x z <= b_x`` over ``z = (τ, w)`` of that response, the domain of exactly that response is
+    built (:func:`domain_from_response`).
+
+    Raises :class:`~contactmodes.errors.ContactModelError` for an invalid mode or a system without
+    actuators.
+    """
+    if response is None and extra is None:
+        return AnalysisSession(system, method=method).mode(mode).domain(task)
+    if response is None:
+        response = solve_response(system, mode, task=task)
+    return domain_from_response(response, method, extra)

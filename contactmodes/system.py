@@ -183,6 +183,8 @@ class CharacteristicScales:
     length : characteristic length ``L`` (> 0; m in SI).
     mass : characteristic mass ``m`` (> 0; kg in SI).
     time : characteristic time ``T`` (> 0; s in SI).
+    nondimensional : the system's numbers are already nondimensional (the scaled system of
+        :func:`~contactmodes.scaling.nondimensionalize`): its scaling is the identity.
 
     Raises
     ------
@@ -193,6 +195,7 @@ class CharacteristicScales:
     length: float = 1.0
     mass: float = 1.0
     time: float = 1.0
+    nondimensional: bool = False
 
     def __post_init__(self) -> None:
         for name in ("length", "mass", "time"):
@@ -348,10 +351,12 @@ class ContactSystem:
     @cached_property
     def scaling(self) -> "Scaling":
         """The nondimensionalization of this system (:func:`contactmodes.scaling.nondimensionalize`),
-        computed once. ``system.scaling.system`` is the scaled system every decision is taken on."""
-        from .scaling import nondimensionalize
+        computed once. ``system.scaling.system`` is the scaled system every decision is taken on
+        (whose own scaling is the identity)."""
+        from .scaling import identity_scaling, nondimensionalize
 
-        return nondimensionalize(self)
+        assert self.scales is not None  # __post_init__ always sets it
+        return identity_scaling(self) if self.scales.nondimensional else nondimensionalize(self)
 
     @property
     def n_q(self) -> int:

@@ -620,22 +620,21 @@ def _project_with(P: "Polytope", ks: list[int], method: str, max_rows: int) -> "
 def _unreduced(P: "Polytope", ks: list[int], method: str, max_rows: int) -> "Polytope":
     """The projection by one method before its reduction (the exact method's is canonical
     already); not yet verified."""
-    from .polytope import Polytope
-
+    cls = type(P)  # results are of the input's class (no import of polytope.py: it imports us)
     n, k = P.dim, len(ks)
     eliminate = [j for j in range(n) if j not in set(ks)]
     if method == "exact":
         A, b, C, d = _snapped_elimination_block(P.A, P.b, P.C, P.d, ks)
         A, b, C, d = ppl_io.project_exact(A, b, C, d, ks)
         if np.any(~np.any(A != 0, axis=1) & (b < 0)):
-            return Polytope(*redundancy.canonical_empty(k))
-        return Polytope(*redundancy.canonical_form(A, b, C, d))
+            return cls(*redundancy.canonical_empty(k))
+        return cls(*redundancy.canonical_form(A, b, C, d))
     R = P.reduce()
     sorted_keep = sorted(ks)
     perm = [sorted_keep.index(kk) for kk in ks]
     if method == "fourier_motzkin":
         A, b, C, d = fourier_motzkin(R.A, R.b, R.C, R.d, eliminate, max_rows)
-        Q = Polytope(A[:, perm], b, C[:, perm], d)
+        Q = cls(A[:, perm], b, C[:, perm], d)
     elif method == "block_elimination":
         if not eliminate:
             A, b, C, d = R.A, R.b, R.C, R.d
@@ -646,7 +645,7 @@ def _unreduced(P: "Polytope", ks: list[int], method: str, max_rows: int) -> "Pol
             raise ProjectionBudgetError(
                 f"max_rows: block elimination produced {rows} rows (> "
                 f"{min(max_rows, tol.BLOCK_ELIMINATION_MAX_ROWS)}); use method='fourier_motzkin'")
-        Q = Polytope(A[:, perm], b, C[:, perm], d)
+        Q = cls(A[:, perm], b, C[:, perm], d)
     else:  # vertex
         G = R.vertices()
         ng = len(G.vertices) + len(G.rays) + len(G.lines)
@@ -654,9 +653,9 @@ def _unreduced(P: "Polytope", ks: list[int], method: str, max_rows: int) -> "Pol
             raise ProjectionBudgetError(
                 f"max_rows: vertex enumeration produced {ng} generators (> {max_rows}); use "
                 f"method='fourier_motzkin' or method='block_elimination'")
-        Q = Polytope.from_generators(G.vertices[:, ks], G.rays[:, ks], G.lines[:, ks], dim=k)
+        Q = cls.from_generators(G.vertices[:, ks], G.rays[:, ks], G.lines[:, ks], dim=k)
     A, b = _clean_rows(Q.A, Q.b, P._feas().scale)
-    return Polytope(A, b, Q.C, Q.d)
+    return cls(A, b, Q.C, Q.d)
 
 
 def project(P: "Polytope", keep: Sequence[int], method: str = "auto",
@@ -672,8 +671,7 @@ def project(P: "Polytope", keep: Sequence[int], method: str = "auto",
     :class:`~polytopes.NumericalError` when an explicit float method's result fails verification
     or, for ``"auto"``, when every method fails and pplpy is not installed.
     """
-    from .polytope import Polytope
-
+    cls = type(P)  # results are of the input's class (no import of polytope.py: it imports us)
     n = P.dim
     ks = _check_keep(keep, n)
     if method not in METHODS:
@@ -683,7 +681,7 @@ def project(P: "Polytope", keep: Sequence[int], method: str = "auto",
     max_rows = tol.DEFAULT_ROW_BUDGET if max_rows is None else int(max_rows)
     k = len(ks)
     if P.is_empty():
-        return Polytope(*redundancy.canonical_empty(k))
+        return cls(*redundancy.canonical_empty(k))
     if method == "exact":
         return _project_with(P, ks, "exact", max_rows)
     if method != "auto":
@@ -726,11 +724,10 @@ def project_many(polytopes: Sequence["Polytope"], keep: Sequence[int], method: s
     the first method that fails its check, or a method that raises, is done again by
     :func:`project` (the other methods of ``"auto"``, or its error). Errors as :func:`project`.
     """
-    from .polytope import Polytope
-
     polys = list(polytopes)
     if not polys:
         return []
+    cls = type(polys[0])  # results are of the input's class (no import of polytope.py: it imports us)
     for P in polys:  # valid for each (they may differ in dimension)
         ks = _check_keep(keep, P.dim)
     if method not in METHODS:
@@ -738,7 +735,7 @@ def project_many(polytopes: Sequence["Polytope"], keep: Sequence[int], method: s
     if method == "exact" or len(polys) < 2:
         return [project(P, keep, method, max_rows) for P in polys]
     budget = tol.DEFAULT_ROW_BUDGET if max_rows is None else int(max_rows)
-    out: list[Polytope | None] = [None] * len(polys)
+    out: list["Polytope | None"] = [None] * len(polys)
     first = []  # (index, the first method's unreduced result)
     for i, P in enumerate(polys):
         if P.is_empty():
@@ -749,14 +746,14 @@ def project_many(polytopes: Sequence["Polytope"], keep: Sequence[int], method: s
         except (ProjectionBudgetError, NumericalError, RuntimeError):
             pass  # project() tries it again, and the others (or raises)
     try:  # a failure here leaves every set to project(), which meets it again where it belongs
-        Polytope.prepare_many([Q for _, Q in first])
+        cls.prepare_many([Q for _, Q in first])
         reduced = []
         for i, Q in first:
             try:
                 reduced.append((i, Q.reduce()))
             except (NumericalError, RuntimeError):
                 pass
-        Polytope.prepare_many([polys[i] for i, _ in reduced] + [R for _, R in reduced])
+        cls.prepare_many([polys[i] for i, _ in reduced] + [R for _, R in reduced])
         for (i, R), reason in zip(reduced, verify_projections([(polys[i], R) for i, R in reduced], ks)):
             if reason is None:
                 out[i] = R

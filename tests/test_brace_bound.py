@@ -28,7 +28,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from contactmodes.domains import mode_domain
+from contactmodes.session import mode_domain
 from contactmodes.io import load_system
 from contactmodes.robust import RobustResult
 from controllers.bracing import BracingController

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from contactmodes.analysis import analyze
-from contactmodes.domains import mode_domain
+from contactmodes.session import mode_domain
 from contactmodes.errors import ApproachingContactError, ContactModelError
 from contactmodes.system import ContactSystem, LinearConstraint
 from hand_systems import G_, M_, MU, point_between_floor_and_ceiling, point_on_ground

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from contactmodes.domains import mode_domain
+from contactmodes.session import mode_domain
 from contactmodes.io import load_system, parse_system
 from contactmodes.response import solve_response
 

@@ -50,7 +50,7 @@ import numpy as np
 import pytest
 
 from contactmodes.ambiguity import inconsistent, unambiguous, untasked_domains
-from contactmodes.domains import mode_domain
+from contactmodes.session import mode_domain
 from contactmodes.errors import ContactModelError
 from contactmodes.io import load_system
 from contactmodes.modes import enumerate_modes

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from contactmodes.domains import mode_domain
+from contactmodes.session import mode_domain
 from contactmodes.modes import all_modes
 from contactmodes.response import mode_equations, numerical_rank, solve_response
 from contactmodes.system import ContactSystem, LinearConstraint

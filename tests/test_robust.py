@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 from contactmodes.cli import main
-from contactmodes.domains import mode_domain
+from contactmodes.session import mode_domain
 from contactmodes.errors import ContactModelError, SystemFileError
 from contactmodes.io import load_system, parse_system
 from contactmodes.robust import augmented_system, robust_feasible_set, robust_unambiguous

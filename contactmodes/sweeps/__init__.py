@@ -17,7 +17,8 @@ from typing import Any, Mapping, Sequence
 from ..progress import stage
 from .engine import check_resources, execute, progress_of
 from .grid import MAX_POINTS, Grid, SweepError, parse_spec, parse_vary
-from .kinds import KIND_GROUP, Panel, Prepared, SweepKind, available_kinds, get_kind
+from .kinds import KIND_GROUP, Panel, Prepared, SweepKind
+from .registry import available_kinds, get_kind
 from .result import SCHEMA, SweepResult
 
 __all__ = ["sweep", "run_sweep", "SweepResult", "SweepError", "SweepKind", "Prepared", "Panel", "Grid",

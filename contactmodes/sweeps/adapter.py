@@ -115,12 +115,9 @@ def analyze_point(system, modes: Sequence[str], want_unambiguous: bool,
         is in ``feasible_modes``; ``bounding_box`` is that ``T_c``'s. Boxes are ``[[lo, hi] per torque]`` (N·m or N), ``None``
         ends where unbounded and ``None`` for an empty set; measures are ``None`` when infinite.
     """
-    from contactmodes.ambiguity import inconsistent, unambiguous
     from contactmodes.analysis import analyze
-    from contactmodes.session import AnalysisSession
 
-    session = AnalysisSession(system)
-    result = analyze(system, session=session)
+    result = analyze(system)
     entries: dict[str, dict] = {}
     for m in modes:
         a = result.modes.get(m)  # None: pruned by the enumeration (Table III / Sec. III-F)
@@ -133,7 +130,7 @@ def analyze_point(system, modes: Sequence[str], want_unambiguous: bool,
         if want_unambiguous:
             pieces: list[Polytope] = []
             if feasible:
-                u = unambiguous(session, m)
+                u = result.unambiguous_for([m])[m]
                 pieces = [p for p in u.unambiguous if not p.is_empty()]
             entry["unambiguous_box"] = box_json(*union_bounding_box(pieces)) if pieces else None
             entry["unambiguous_measure"] = measure(pieces, box)
@@ -144,5 +141,5 @@ def analyze_point(system, modes: Sequence[str], want_unambiguous: bool,
         "modes": entries,
     }
     if box is not None:
-        out["inconsistent_measure"] = measure(inconsistent(session, box[0], box[1]), None)
+        out["inconsistent_measure"] = measure(result.inconsistent_in(box[0], box[1]), None)
     return out

@@ -91,7 +91,7 @@ def _common(p: argparse.ArgumentParser, what: str, in_process_points: int) -> No
 
 def add_parser(sub) -> argparse.ArgumentParser:
     """Register ``sweep`` and one sub-command per kind on the ``contactmodes`` subparsers."""
-    from .kinds import available_kinds
+    from .registry import available_kinds
 
     p = sub.add_parser("sweep", help="run a grid of analyses or simulations on Dask (table, picture, JSON)",
                        description="Parameter sweeps on every core (Dask LocalCluster) or on a Dask cluster.")

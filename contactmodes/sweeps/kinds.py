@@ -28,7 +28,7 @@ from typing import Any, Callable
 
 from .grid import Grid, SweepError
 
-__all__ = ["KIND_GROUP", "Panel", "Prepared", "SweepKind", "available_kinds", "get_kind"]
+__all__ = ["KIND_GROUP", "Panel", "Prepared", "SweepKind"]
 
 KIND_GROUP = "contactmodes.sweep_kinds"
 
@@ -98,28 +98,3 @@ class SweepKind(ABC):
 
         Raises :class:`~contactmodes.sweeps.grid.SweepError` (one line naming the key) on a bad
         key, a bad option or any point the model rejects — before anything runs."""
-
-
-def available_kinds() -> dict[str, SweepKind]:
-    """Every sweep kind: the built-in ``analyze`` and the ``contactmodes.sweep_kinds`` entry points."""
-    from importlib.metadata import entry_points
-
-    from .analyze_kind import KIND as ANALYZE
-
-    kinds: dict[str, SweepKind] = {ANALYZE.name: ANALYZE}
-    for ep in sorted(entry_points(group=KIND_GROUP), key=lambda e: e.name):
-        if ep.name in kinds:
-            continue
-        kind = ep.load()
-        if not isinstance(kind, SweepKind) or kind.name != ep.name:
-            raise TypeError(f"entry point {ep.name} = {ep.value}: expected a SweepKind named {ep.name!r}")
-        kinds[ep.name] = kind
-    return kinds
-
-
-def get_kind(name: str) -> SweepKind:
-    """The kind called ``name``; :class:`SweepError` listing the available ones otherwise."""
-    kinds = available_kinds()
-    if name not in kinds:
-        raise SweepError(f"kind: unknown sweep kind {name!r} (available: {', '.join(kinds)})")
-    return kinds[name]
