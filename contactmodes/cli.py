@@ -34,6 +34,8 @@ import re
 import sys
 from typing import Sequence
 
+from polytopes import PolytopeError
+
 from .cliutil import (INTERNAL_ERROR, INTERRUPTED, NO_ANSWER, USAGE_ERROR, CommandOutput, UserError,
                       check_output_path, parse_box, parse_floats, write_atomic)
 from .errors import ContactModelError
@@ -186,7 +188,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             result, status = result.text, result.status
         if result is not None:
             _write(result, getattr(args, "output", None), inputs)
-    except (ContactModelError, UserError) as exc:
+    except (ContactModelError, PolytopeError) as exc:  # the user's mistake (UserError is one)
         print(f"contactmodes: error: {exc}", file=sys.stderr)
         return USAGE_ERROR
     except KeyboardInterrupt:

@@ -19,6 +19,8 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from .errors import ContactModelError
+
 __all__ = ["CommandOutput", "INTERNAL_ERROR", "INTERRUPTED", "NO_ANSWER", "USAGE_ERROR", "UserError",
            "check_output_path", "check_writable", "parse_box", "parse_floats", "write_all_atomic", "write_atomic"]
 
@@ -28,8 +30,9 @@ INTERNAL_ERROR = 70
 INTERRUPTED = 130
 
 
-class UserError(Exception):
-    """An error the user can fix; printed as one line, exit status 2."""
+class UserError(ContactModelError):
+    """A command-line mistake the user can fix (an option's value or combination); printed as
+    one line, exit status 2, like every :class:`~contactmodes.errors.ContactModelError`."""
 
 
 @dataclass(frozen=True)

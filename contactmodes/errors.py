@@ -1,7 +1,14 @@
-"""Exceptions raised by :mod:`contactmodes` for invalid models, files and states.
+"""Exceptions raised by :mod:`contactmodes`: one tree, split into the user's and the toolkit's.
 
-Every exception derives from :class:`ContactModelError` (itself a ``ValueError``) so that the CLI
-can turn user error into one line on stderr and exit status 2.
+* :class:`ContactModelError` (a ``ValueError``): the user can fix it — an invalid model, file,
+  state, option or environment. Every such error derives from it (:class:`SystemFileError`,
+  :class:`ApproachingContactError`, the sweeps' ``SweepError``, ``check --snap``'s ``SnapError``
+  and ``TomlEditError``, the CLI's ``UserError``, a missing extra's ``MissingExtraError``); the
+  message names the field. The CLI prints it as one line and exits 2 — and so it does for a
+  :class:`polytopes.PolytopeError`, the geometry package's own user error (bad polytope data).
+* :class:`InternalError` (a ``RuntimeError``), with :class:`polytopes.NumericalError`: the
+  toolkit's own failure, never the user's mistake; the CLI says ``internal error (please
+  report)`` and exits 70, as for any other unexpected exception.
 """
 
 from __future__ import annotations

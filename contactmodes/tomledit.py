@@ -22,6 +22,8 @@ try:  # Python >= 3.11
 except ModuleNotFoundError:  # pragma: no cover - Python 3.10
     import tomli as tomllib  # type: ignore[no-redef]
 
+from .errors import ContactModelError
+
 __all__ = ["TomlEditError", "edit_numbers", "float_literal"]
 
 KeyPath = tuple[str, ...]
@@ -31,7 +33,7 @@ _BARE_KEY = re.compile(r"^[A-Za-z0-9_\-]+$")
 _WORD_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_+-.:")
 
 
-class TomlEditError(Exception):
+class TomlEditError(ContactModelError):
     """The text could not be edited to give the expected document (the message says which key)."""
 
 

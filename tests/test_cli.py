@@ -212,3 +212,34 @@ def test_internal_numerical_failure_exits_70_one_line_nothing_written(tmp_path, 
     assert len(lines) == 1 and lines[0].startswith("contactmodes: internal error (please report): ")
     assert "could not be solved reliably" in lines[0]
     assert not out.exists()
+
+
+def test_polytope_error_from_input_is_a_user_error_exit_2(tmp_path, monkeypatch, capsys):
+    """A :class:`polytopes.PolytopeError` (the geometry package's user error: bad polytope data)
+    reaching the CLI is reported as the user's mistake: one line, exit 2, nothing written — not
+    as an internal error (issue 23: it exited 70)."""
+    from polytopes import PolytopeError
+
+    import contactmodes.analysis as analysis_module
+
+    def bad(*args, **kwargs):
+        raise PolytopeError("b: expected shape (3,), got (2,)")
+
+    monkeypatch.setattr(analysis_module, "analyze", bad)
+    out = tmp_path / "out.json"
+    assert main(["analyze", "examples/two_link_brace.toml", "--json", "--output", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "b: expected shape" in err and "internal" not in err
+    assert not out.exists()
+
+
+def test_error_tree_has_one_user_root():
+    """Every user-facing exception class of contactmodes derives from ContactModelError."""
+    from contactmodes.cliutil import UserError
+    from contactmodes.errors import ContactModelError
+    from contactmodes.snap import SnapError
+    from contactmodes.sweeps.grid import SweepError
+    from contactmodes.tomledit import TomlEditError
+
+    for cls in (UserError, SnapError, SweepError, TomlEditError):
+        assert issubclass(cls, ContactModelError), cls
