@@ -45,6 +45,7 @@ except ModuleNotFoundError:  # pragma: no cover - Python 3.10
 
 from .errors import ApproachingContactError, ContactModelError, SystemFileError
 from .mechanism import PlanarMechanism
+from .modetable import validate_mode
 from .system import ContactSystem, Disturbance, LinearConstraint
 from .tolerances import GAP_RTOL, MAGNITUDE_MAX, MU_MAX
 from .urdf import PLANES, UrdfMechanism, load_urdf
@@ -76,7 +77,6 @@ threshold (flipping paper, Sec. IV-B.2: "a manually chosen threshold"; our choic
 PRESETS = ("qdd_zero", "min_normal_force")
 """Names accepted by the ``preset`` key of a ``[[constraints]]`` entry."""
 
-MODE_LETTERS = "SFLR"
 _NAME_RE = re.compile(r"^[A-Za-z0-9_\-]+$")
 _BARE_KEY_RE = _NAME_RE
 _TOP_KEYS = (
@@ -94,7 +94,6 @@ _TOP_KEYS = (
     "constraints",
     "disturbance",
 )
-_FLOATING_COORDINATES = ("x", "y", "theta")
 _FLOATING_LINEAR = ("x", "y")
 
 
@@ -543,12 +542,10 @@ def _parse(data: Mapping[str, Any], source: str) -> _Parsed:
     desired_mode = None
     if "desired_mode" in top:
         desired_mode = _string(top["desired_mode"], "desired_mode")
-        if len(desired_mode) != len(contact_names) or any(ch not in MODE_LETTERS for ch in desired_mode):
-            raise _fail(
-                "desired_mode",
-                f"must be one letter of {MODE_LETTERS} per contact ({len(contact_names)} contacts: "
-                f"{', '.join(contact_names) or 'none'}), got {desired_mode!r}",
-            )
+        try:  # the one mode validator, the one alphabet
+            validate_mode(desired_mode, contact_names, "desired_mode")
+        except ContactModelError as exc:
+            raise SystemFileError(str(exc)) from None
 
     # -- constraints ----------------------------------------------------------------------------
     constraints = [

@@ -50,7 +50,7 @@ from . import tolerances
 from .errors import InternalError
 from .linalg import null_space_solution
 from .modetable import MODE_LETTERS, VelocityPattern, classify_velocities, contact_rows, relaxed_rows
-from .modetable import validate_mode as _validate
+from .modetable import validate_mode
 from .system import ContactSystem
 
 SMALL_LEVEL = 4
@@ -71,15 +71,8 @@ LEAF_BATCH = 1024
 """Prefixes are decided in batches of at most this many (one vectorized LP call each)."""
 
 __all__ = ["MODE_LETTERS", "Enumeration", "acceleration_feasible", "acceleration_rows", "all_modes",
-           "enumerate_modes", "mode_graph", "strict_slack", "validate_mode", "velocity_allowed",
+           "enumerate_modes", "mode_graph", "strict_slack", "velocity_allowed",
            "zero_threshold"]
-
-
-def validate_mode(system: ContactSystem, mode: object, where: str = "mode") -> str:
-    """Return ``mode`` if it is one letter of ``"FSLR"`` per contact of ``system``; else raise
-    :class:`~contactmodes.errors.ContactModelError` naming ``where``
-    (:func:`contactmodes.modetable.validate_mode`)."""
-    return _validate(mode, system.contacts, where)
 
 
 def zero_threshold(system: ContactSystem) -> np.ndarray:
@@ -127,7 +120,7 @@ def acceleration_rows(system: ContactSystem, mode: str):
     is zero), ``ẍ = J q̈ + J̇ q̇``; shapes (p, n_q), (p,), (r, n_q), (r,). Rows from
     :func:`~contactmodes.modetable.contact_rows`.
     """
-    _validate(mode, system.contacts)
+    validate_mode(mode, system.contacts)
     E, e, G, g, _, _ = _rows(system, classify_velocities(system, check_approaching=False), mode)
     return E, e, G, g
 
@@ -153,7 +146,7 @@ def strict_slack(system: ContactSystem, mode: str) -> float:
     """Largest ``s <= 1`` with ``E q̈ = e`` and ``G q̈ − g >= s`` (eq. 7 and eq. 9 of ``mode``) in
     the nondimensionalized system; ``-inf`` if the equalities have no solution, ``1`` without
     inequality rows."""
-    _validate(mode, system.contacts)
+    validate_mode(mode, system.contacts)
     scaled = system.scaling.system
     return _slack(*_rows(scaled, classify_velocities(scaled, check_approaching=False), mode))
 

@@ -55,7 +55,7 @@ from numpy.typing import ArrayLike
 
 from . import tolerances
 from .errors import ContactModelError
-from .mechanism import PlanarMechanism
+from .mechanism import FLOATING_COORDINATES, PlanarMechanism
 
 __all__ = ["PLANES", "UrdfMechanism", "load_urdf"]
 
@@ -65,7 +65,6 @@ PLANES: dict[str, tuple[int, int]] = {"xz": (0, 2), "xy": (0, 1), "yz": (1, 2)}
 MOVING_JOINTS = ("revolute", "continuous")
 URDF_JOINT_TYPES = ("revolute", "continuous", "prismatic", "fixed", "floating", "planar")
 _INERTIA_KEYS = ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")
-_FLOATING_COORDINATES = ("x", "y", "theta")
 
 
 def plane_normal(plane: str) -> np.ndarray:
@@ -198,13 +197,13 @@ def _read_robot(path: Path) -> Any:
         raise ContactModelError(f"{path}: no such file")
     if path.is_dir():
         raise ContactModelError(f"{path}: is a directory, not a URDF file")
-    try:
-        import yourdfpy
-        from lxml import etree
-    except ImportError:
-        raise ContactModelError(
-            'URDF input needs the yourdfpy package: pip install "contactmodes[urdf]"'
-        ) from None
+    from ._extras import require
+
+    require("yourdfpy", "urdf", "URDF input")
+    require("lxml", "urdf", "URDF input")
+    import yourdfpy
+    from lxml import etree
+
     parser = etree.XMLParser(resolve_entities=False, no_network=True)
     try:
         root = etree.parse(str(path), parser).getroot()
@@ -409,7 +408,7 @@ def _convert(robot: Any, path: Path, plane: str, normal: np.ndarray, base: str,
                     f"joint {j.name!r}: axis {_fmt(axis)} is not normal to the {plane} plane (in the root frame "
                     f"it is {_fmt(world)}, the plane normal is ±{_fmt(normal)})"
                 )
-            if base == "floating" and j.name in _FLOATING_COORDINATES:
+            if base == "floating" and j.name in FLOATING_COORDINATES:
                 raise ContactModelError(f"joint {j.name!r}: the name is a floating-base coordinate (x, y, theta)")
             if j.name.endswith("_deg"):
                 raise ContactModelError(f"joint {j.name!r}: a coordinate name must not end in '_deg'")

@@ -59,11 +59,11 @@ def build_system(doc: Mapping[str, Any]):
 
 
 def check_modes(system, modes: Sequence[str]) -> list[str]:
-    """``modes`` validated against ``system`` (one letter of ``SFLR`` per contact);
+    """``modes`` validated against ``system`` (one letter of ``FSLR`` per contact);
     :class:`~contactmodes.errors.ContactModelError` naming ``--mode`` otherwise."""
-    from contactmodes.modes import validate_mode
+    from contactmodes.modetable import validate_mode
 
-    return [validate_mode(system, m, where="--mode") for m in modes]
+    return [validate_mode(m, system.contacts, "--mode") for m in modes]
 
 
 def torque_names(system) -> list[str]:
