@@ -299,7 +299,10 @@ def plot_data(args: argparse.Namespace):
 
 def run(args: argparse.Namespace) -> None:
     """Compute and write the picture; raises ContactModelError on bad input (nothing written)."""
+    from ._extras import require
     from .cliutil import check_output_path, write_atomic
+
+    require("matplotlib", "plot", "plot")
     from .plot import draw_domains
 
     if not args.output.lower().endswith(".png"):

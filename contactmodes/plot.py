@@ -556,7 +556,11 @@ def draw_domains(data: PlotData):
     segments and points in the plane of the two torques, each full-dimensional region named at
     its Chebyshev centre when it has room. The axis labels carry :attr:`PlotData.units`; the
     legend (modes in the order of ``data.domains``, then the keys) sits right of the axes.
+    Raises :class:`~contactmodes._extras.MissingExtraError` without matplotlib (the ``plot`` extra).
     """
+    from ._extras import require
+
+    require("matplotlib", "plot", "draw_domains")
     import matplotlib
 
     matplotlib.use("Agg")

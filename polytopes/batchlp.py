@@ -174,7 +174,7 @@ def _kernel(kernel: str) -> str:
     if k == "auto":
         k = "compiled" if available() else "numpy"
     if k == "compiled" and not available():
-        raise ValueError("kernel: 'compiled' needs numba, which is not installed")
+        raise ValueError("kernel: 'compiled' needs numba: pip install 'contactmodes[compiled]'")
     return k
 
 

@@ -93,7 +93,12 @@ def sweep(kind: str, vary: Mapping[str, Any] | Sequence[str] | Grid, *, schedule
     0            0.1         -0.563                    0.437
     ...
 
-    Raises what :func:`run_sweep` raises.
+    Raises what :func:`run_sweep` raises, and
+    :class:`~contactmodes._extras.MissingExtraError` without pandas (the ``sweep`` extra) before
+    anything runs.
     """
+    from .._extras import require
+
+    require("pandas", "sweep", "sweep")
     return run_sweep(kind, vary, scheduler=scheduler, workers=workers, progress=progress, max_points=max_points,
                      **options).to_frame()

@@ -105,6 +105,12 @@ def add_parser(sub) -> argparse.ArgumentParser:
 
 
 def _sweep(args: argparse.Namespace) -> str:
+    from .._extras import require
+
+    for module in ("dask", "distributed", "pandas"):  # also in this process: one rule for every grid size
+        require(module, "sweep", "sweep")
+    if args.plot is not None:
+        require("matplotlib", "plot", "--plot")
     from ..progress import Progress
     from . import run_sweep
     from .engine import check_resources

@@ -217,6 +217,9 @@ def execute(evaluate: Callable[[dict], dict], points: Sequence[dict], scheduler:
         _say(f"{len(points)} point{'s' * (len(points) != 1)} in this process", announce)
         with _bar(len(points), progress) as bar:
             return _serial(evaluate, points, bar), "serial", 0
+    from .._extras import require
+
+    require("distributed", "sweep", "sweep on Dask")
     from dask.distributed import Client, LocalCluster
 
     if scheduler is None:

@@ -176,7 +176,11 @@ def _line(ax, x: Sequence, y: np.ndarray) -> None:
 def plot_sweep(result, path: str, title: str | None = None) -> None:
     """Draw ``result`` (:class:`~.result.SweepResult`) to the PNG ``path`` (module doc).
 
-    Raises :class:`SweepError` when the sweep varies more than two keys."""
+    Raises :class:`SweepError` when the sweep varies more than two keys, and
+    :class:`~contactmodes._extras.MissingExtraError` without matplotlib (the ``plot`` extra)."""
+    from .._extras import require
+
+    require("matplotlib", "plot", "plot_sweep")
     from matplotlib.figure import Figure
 
     keys = result.grid.keys

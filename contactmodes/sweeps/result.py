@@ -86,7 +86,11 @@ class SweepResult:
 
     def to_frame(self):
         """The table as a ``pandas.DataFrame`` (module doc); ``df.attrs`` holds the document's
-        header (``schema``, ``kind``, ``vary``, ``scheduler``, ``workers`` and the kind's inputs)."""
+        header (``schema``, ``kind``, ``vary``, ``scheduler``, ``workers`` and the kind's inputs).
+        Raises :class:`~contactmodes._extras.MissingExtraError` without pandas (the ``sweep`` extra)."""
+        from .._extras import require
+
+        require("pandas", "sweep", "to_frame")
         import pandas as pd
 
         rows = []

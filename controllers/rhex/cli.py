@@ -37,6 +37,7 @@ import math
 import sys
 from dataclasses import fields
 
+from contactmodes._extras import require
 from contactmodes.cliutil import CommandOutput, UserError, check_writable, write_all_atomic
 
 from .api import CONTROLLERS, SCHEMA, flip_document, simulate_flip
@@ -175,6 +176,9 @@ def run(args: argparse.Namespace) -> str | CommandOutput:
     check_writable(args.plot, "--plot", ".png")
     check_writable(args.animate, "--animate", ".gif")
     check_writable(getattr(args, "output", None), "--output")
+    for option, path in (("--plot", args.plot), ("--animate", args.animate)):
+        if path:
+            require("matplotlib", "plot", option)
 
     def progress(t: float, pitch: float) -> None:
         print(f"contactmodes: flip t={t:.2f} s pitch={math.degrees(pitch):.0f}°", file=sys.stderr, flush=True)

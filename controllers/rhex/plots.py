@@ -24,6 +24,8 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
+from contactmodes._extras import require
+
 from .metrics import (landing_step, rmse_pitch_accel, rmse_pitch_accel_window, rmse_window, simulated_pitch_accel,
                       stiction_time, thrust_phase)
 from .simulator import SimulationResult, body_corners, leg_kinematics
@@ -45,6 +47,7 @@ CONTACT_LABELS = ("body", "toe 1 (rear)", "toe 2 (middle)", "toe 3 (front)")
 
 
 def _pyplot():
+    require("matplotlib", "plot", "controllers.rhex.plots")
     import matplotlib
 
     matplotlib.use("Agg")

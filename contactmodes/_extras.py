@@ -1,0 +1,58 @@
+"""Optional dependencies ("extras" of ``pyproject.toml``): one line naming the extra when one is missing.
+
+The base install (``pip install contactmodes``) runs ``contactmodes analyze``, ``check`` and
+``brace``; these need an extra (``pip install 'contactmodes[EXTRA]'``):
+
+============  ============================  ===================================================
+extra         packages                      needed by
+============  ============================  ===================================================
+``sweep``     dask[distributed], pandas     ``contactmodes sweep``, :func:`contactmodes.sweep`
+``parquet``   pyarrow                       ``sweep --output X.parquet``
+``plot``      matplotlib                    ``contactmodes plot``, ``--plot``, ``--animate``
+``urdf``      yourdfpy, lxml                a system file whose mechanism is a URDF file
+``compiled``  numba                         the compiled kernels (the NumPy kernels without it)
+``exact``     pplpy                         ``--method exact``
+============  ============================  ===================================================
+
+Code that needs an optional package calls :func:`require` where it starts (before any work, so
+that nothing runs and nothing is written), then imports the package in the function that uses
+it: ``import contactmodes`` never imports an optional package.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+
+from .errors import ContactModelError
+
+__all__ = ["MissingExtraError", "install_hint", "require"]
+
+
+def install_hint(extra: str) -> str:
+    """The command that installs ``extra``: ``pip install 'contactmodes[EXTRA]'``."""
+    return f"pip install 'contactmodes[{extra}]'"
+
+
+class MissingExtraError(ContactModelError, ImportError):
+    """An optional package is not installed — an error of the user's environment, not of the
+    toolkit: the CLI prints the one-line message and exits 2 (a :class:`ContactModelError`), and
+    ``except ImportError`` catches it too. Message: ``WHAT: needs MODULE: pip install
+    'contactmodes[EXTRA]'``; ``name`` is the module, ``extra`` the extra."""
+
+    def __init__(self, module: str, extra: str, what: str) -> None:
+        super().__init__(f"{what}: needs {module}: {install_hint(extra)}")
+        self.name = module
+        self.extra = extra
+
+
+def require(module: str, extra: str, what: str) -> None:
+    """Raise :class:`MissingExtraError` (``WHAT: needs MODULE: pip install 'contactmodes[EXTRA]'``)
+    unless ``module`` can be imported. Only looks the module up (:func:`importlib.util.find_spec`,
+    which imports the parents of a dotted name); the caller imports it where it is used, so that a
+    broken installation still shows its own error there."""
+    try:
+        found = importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):  # a parent missing, or blocked (None in sys.modules)
+        found = False
+    if not found:
+        raise MissingExtraError(module, extra, what)
