@@ -281,6 +281,20 @@ class ModeSolution:
             self._cache[key] = fn()
         return self._cache[key]
 
+    def _key(self, kind: str, task: bool) -> tuple[str, object]:
+        """The cache key of a per-variant (``response``, ``rows``) or per-task quantity."""
+        return (kind, self._variant(task)) if kind in ("response", "rows") else (kind, task)
+
+    def _has(self, kind: str, task: bool) -> bool:
+        """Whether ``kind`` (``"response"``, ``"rows"``, ``"T"``, ``"box"``) is computed."""
+        return self._key(kind, task) in self._cache
+
+    def _provide(self, kind: str, task: bool, value) -> None:
+        """Accept ``kind`` computed by the session for many modes at once (stacked SVDs, batched
+        LPs): the value this mode's own method gives; a value already computed is kept. The one
+        way anything but this object fills its cache."""
+        self._cache.setdefault(self._key(kind, task), value)
+
     def _variant(self, task: bool) -> str:
         return "task" if task and self.session.has_task_eq else "phys"
 
@@ -645,21 +659,20 @@ class AnalysisSession:
         substituted rows together (:func:`~contactmodes.response.responses_from_equations`,
         :func:`~contactmodes.domains.substituted_rows_many`: the same numbers, stacked SVDs and
         products per shape)."""
-        todo = [sol for sol in sols if ("response", sol._variant(task)) not in sol._cache]
+        todo = [sol for sol in sols if not sol._has("response", task)]
         if len(todo) < BATCH_MIN:
             return
         t0 = time.perf_counter()
-        variant = todo[0]._variant(task)
-        bank = self.equation_bank(variant == "task")
+        bank = self.equation_bank(todo[0]._variant(task) == "task")
         responses = responses_from_equations([bank.equations(sol.mode) for sol in todo])
         _charge(todo, "response", time.perf_counter() - t0)
         for sol, resp in zip(todo, responses):
-            sol._cache[("response", variant)] = resp
+            sol._provide("response", task, resp)
         t0 = time.perf_counter()  # and their substituted rows (33), likewise
         rows = substituted_rows_many(responses)
         _charge(todo, "assemble", time.perf_counter() - t0)
         for sol, resp, ab in zip(todo, responses, rows):
-            sol._cache.setdefault(("rows", variant), _rows_entry(resp, ab))
+            sol._provide("rows", task, _rows_entry(resp, ab))
 
     def prime_T(self, modes: Sequence[str], task: bool = True, user_units: bool = False) -> None:
         """Compute the ``T_c`` of the feasible ``modes`` (:meth:`ModeSolution.T`; and in the
@@ -688,7 +701,7 @@ class AnalysisSession:
                                            self.method)
                 _charge(lifted, "project", time.perf_counter() - t0)
                 for sol, T in zip(lifted, Ts):
-                    sol._cache[("T", task)] = T
+                    sol._provide("T", task, T)
         for sol in todo:
             sol.T_scaled(task)
 
@@ -700,7 +713,7 @@ class AnalysisSession:
         if self.box_kernel is not None:
             return
         sols = [sol for sol in (self.mode(m) for m in modes)
-                if ("box", task) not in sol._cache and not sol.has_T(task) and sol.feasible(task)]
+                if not sol._has("box", task) and not sol.has_T(task) and sol.feasible(task)]
         if len(sols) < BATCH_MIN:
             return
         t0 = time.perf_counter()
@@ -708,7 +721,7 @@ class AnalysisSession:
         boxes = Polytope.bounding_boxes(polys, range(self.scaled.n_tau), pool=self._ray_pool(task))
         _charge(sols, "box", time.perf_counter() - t0)
         for sol, box in zip(sols, boxes):
-            sol._cache[("box", task)] = box
+            sol._provide("box", task, box)
 
     def _box_sweep(self, modes: Sequence[str], task: bool):
         """The bounding-box sweep along the first torque (the other axes checked), in blocks of
