@@ -13,10 +13,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from _support.toml_writer import to_toml
 from contactmodes import cli
 from contactmodes.cli import main
 
-from test_io import to_toml
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"

@@ -300,8 +300,8 @@ OUTPUT_PLACEHOLDERS = ("OUT", "DIR")
 
 def _write_chain(path: Path) -> None:
     sys.path.insert(0, str(ROOT / "tests"))
-    from chains import zigzag_chain
-    from test_io import to_toml
+    from _support.chains import zigzag_chain
+    from _support.toml_writer import to_toml
 
     path.write_text(to_toml(zigzag_chain(4)), encoding="utf-8")
 

@@ -2,7 +2,7 @@
 
 The expected answers come from outside the toolkit: torques certified by an exact rational
 certificate (``tests/data/cases/README.md``) and the independent per-mode LP oracle of
-``tests/test_oracle.py`` (Tables I–III and footnote 5 written again, in ``(q̈, f)``).
+``tests/_support/oracle.py`` (Tables I–III and footnote 5 written again, in ``(q̈, f)``).
 """
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from _support.oracle import kinematically_ok, oracle_slack
 from contactmodes.analysis import analyze
 from contactmodes.cli import main
 from contactmodes.io import load_system
 
-from test_oracle import kinematically_ok, oracle_slack
 
 CASES = Path(__file__).resolve().parent / "data" / "cases"
 

@@ -31,6 +31,9 @@ from polytopes import Polytope
 
 VALUE_RTOL = 1e-6
 TAU_TOL = 1e-6
+#: the parameters the max-thrust comparison states were written for (hardware torque line 16.2 N·m,
+#: the paper's velocity thresholds): short runs with them (``tests/controllers/rhex/``)
+LEGACY = {"tau_limit": 16.2, "v0": (0.001, 0.08, 0.001, 0.001)}
 
 
 def _face_width(pieces, grad, offset, floor):

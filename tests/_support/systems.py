@@ -1,7 +1,8 @@
-"""Small hand-built contact systems shared by the stage tests (answers derived in each test).
+"""Small contact systems shared by the stage tests (answers derived in each test).
 
-A point mass ``M_`` on the floor ``y = 0`` (``t = +x``, ``n = +y``) with a horizontal force
-actuator, and the same point touching both the floor and a ceiling.
+Hand-built: a point mass ``M_`` on the floor ``y = 0`` (``t = +x``, ``n = +y``) with a horizontal
+force actuator, and the same point touching both the floor and a ceiling. Random:
+:func:`random_system`, the family the LP oracle (:mod:`_support.oracle`) is checked on.
 """
 
 from __future__ import annotations
@@ -29,4 +30,15 @@ def point_between_floor_and_ceiling():
         M=M_ * np.eye(2), h=[0.0, M_ * G_], S=np.eye(2), J=J, Jdot_qdot=np.zeros(4),
         v_contact=np.zeros(4), mu=[MU, MU], coordinates=["x", "y"], torques=["fx", "fy"],
         contacts=["floor", "ceiling"],
+    )
+
+
+def random_system(rng, n_q, n_tau, k):
+    R = rng.normal(size=(n_q, n_q))
+    return ContactSystem(
+        M=R @ R.T + 0.5 * np.eye(n_q), h=rng.normal(scale=5.0, size=n_q),
+        S=rng.normal(size=(n_q, n_tau)), J=rng.normal(size=(2 * k, n_q)), Jdot_qdot=np.zeros(2 * k),
+        v_contact=np.zeros(2 * k), mu=rng.uniform(0.2, 1.2, size=k),
+        coordinates=[f"q{i}" for i in range(n_q)], torques=[f"t{i}" for i in range(n_tau)],
+        contacts=[f"c{i}" for i in range(k)], name=f"random",
     )

@@ -1,29 +1,27 @@
 """Unit tests of contactmodes.ambiguity on hand-built systems and the six-link brace.
 
 Every expected value is derived by hand in the test's docstring, or by a direct LP
-(``tests/test_oracle.py``, ``max_violation`` of ``tests/test_ambiguity_property.py``).
+(``tests/_support/oracle.py``: ``oracle_slack``, ``max_violation``).
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
-from pathlib import Path
 
 import numpy as np
 import pytest
 
+from _support.paths import EXAMPLES
 from contactmodes.ambiguity import inconsistent, task_rows, unambiguous, untasked_domains
 from contactmodes.errors import ContactModelError
 from contactmodes.io import load_system
 from contactmodes.modes import enumerate_modes
 from contactmodes.system import ContactSystem, LinearConstraint
-from hand_systems import G_, M_, MU, point_between_floor_and_ceiling
+from _support.systems import G_, M_, MU, point_between_floor_and_ceiling
 from polytopes import union_contains
 from polytopes.regions import union_bounding_box
-from test_ambiguity_property import max_violation
-from test_oracle import all_modes, kinematically_ok, oracle_slack
+from _support.oracle import all_modes, kinematically_ok, max_violation, oracle_slack
 
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 
 # ------------------------------------------------------------------------ task rows -----------

@@ -1,6 +1,6 @@
-"""Property tests of the ambiguity sets against a direct LP oracle (tests/test_oracle.py).
+"""Property tests of the ambiguity sets against a direct LP oracle (tests/_support/oracle.py).
 
-Random small systems (``test_oracle.random_system``: 1–2 contacts, 2–3 coordinates, 1–2 torques;
+Random small systems (``_support.systems.random_system``: 1–2 contacts, 2–3 coordinates, 1–2 torques;
 half of them with a singular mass matrix, so that ``w`` may move accelerations) with, depending on
 the draw, no task row, ``f_n0 >= 0.5``, or a random ``geq``/``eq`` row over ``(q̈, f, τ)``. Torques are sampled uniformly and at Chebyshev centres of the ``T*_c`` pieces.
 
@@ -29,12 +29,12 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from scipy.optimize import linprog
 
+from _support.oracle import all_modes, kinematically_ok, max_violation, oracle_slack, t_margin
+from _support.systems import random_system
 from contactmodes import tolerances
 from contactmodes.ambiguity import task_rows, unambiguous, untasked_domains
 from contactmodes.system import ContactSystem, LinearConstraint
-from test_oracle import all_modes, contact_rows, kinematically_ok, oracle_slack, random_system, t_margin
 
 TASKS = ("none", "fn0", "geq", "eq")
 # derandomize: a fixed example sequence, so that the known crash below (about 1 draw in 350 of
@@ -100,64 +100,6 @@ def inside(T, tau, scale) -> bool:
 
 def oracle_modes(s: ContactSystem) -> list[str]:
     return [m for m in all_modes(s.k) if kinematically_ok(s, m)]
-
-
-def max_violation(s: ContactSystem, mode: str, tau, row) -> tuple[float, float]:
-    """``max (rhs − a·z)`` (and ``max (a·z − rhs)`` for ``eq``) over the solutions of ``mode`` at
-    fixed τ with the physical constraints only; ``(−inf, 0)`` if there is none, ``(inf, 0)`` if
-    unbounded. Second item: ``‖x*‖_∞`` of the maximizer (a scale for the tolerance).
-
-    Tables I–II written out directly (with ``test_oracle.contact_rows`` for the acceleration rows),
-    independently of ``contactmodes``: variables ``x = (q̈, f)``.
-    """
-    n_q, nf = s.n_q, 2 * s.k
-    nx = n_q + nf
-    J, c, mu = s.J, s.Jdot_qdot, s.mu
-    eqA, eqb, geA, geb = [], [], [], []
-    unit = np.eye(nx)
-    for j in range(n_q):  # M q̈ − Jᵀ f = S τ − h
-        eqA.append(np.concatenate([s.M[j], -J[:, j]]))
-        eqb.append(s.S[j] @ tau - s.h[j])
-    eq_rows, sign_rows = contact_rows(s, mode)
-    for j in eq_rows:
-        eqA.append(np.concatenate([J[j], np.zeros(nf)]))
-        eqb.append(-c[j])
-    for sg, j in sign_rows:
-        geA.append(sg * np.concatenate([J[j], np.zeros(nf)]))
-        geb.append(-sg * c[j])
-    for i, ch in enumerate(mode):
-        t, n = n_q + 2 * i, n_q + 2 * i + 1
-        if ch == "S":
-            eqA += [unit[t], unit[n]]
-            eqb += [0.0, 0.0]
-            continue
-        geA.append(unit[n])
-        geb.append(0.0)
-        if ch == "F":
-            geA += [mu[i] * unit[n] - unit[t], mu[i] * unit[n] + unit[t]]
-            geb += [0.0, 0.0]
-        else:
-            eqA.append(unit[t] - (mu[i] if ch == "L" else -mu[i]) * unit[n])
-            eqb.append(0.0)
-    for blk in s.constraints_of(("physical",)):
-        for r in range(blk.n_rows):
-            a = np.concatenate([blk.qdd[r], blk.f[r]])
-            (eqA if blk.type == "eq" else geA).append(a)
-            (eqb if blk.type == "eq" else geb).append(blk.rhs[r] - blk.tau[r] @ tau)
-    a_x = np.concatenate([row.qdd, row.f])
-    best, xnorm = -np.inf, 0.0
-    for sign in ((1.0, -1.0) if row.type == "eq" else (1.0,)):
-        # violation sign·(rhs − a_x·x − a_τ·τ): maximize ⇔ minimize sign·a_x·x
-        res = linprog(sign * a_x, A_ub=-np.array(geA).reshape(-1, nx) if geA else None,
-                      b_ub=-np.array(geb) if geb else None, A_eq=np.array(eqA), b_eq=np.array(eqb),
-                      bounds=[(None, None)] * nx, method="highs")
-        if res.status == 3:
-            return np.inf, 0.0
-        if res.status == 0:
-            v = sign * (row.rhs - row.tau @ tau) - res.fun
-            if v > best:
-                best, xnorm = v, float(np.abs(res.x).max())
-    return best, xnorm
 
 
 def violation_tol(row, tau, xnorm) -> float:

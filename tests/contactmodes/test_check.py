@@ -12,11 +12,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from _support.paths import ROOT
 from contactmodes.cli import main
 from contactmodes.errors import SystemFileError
 from contactmodes.io import load_system, system_geometry
 
-ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
 L = 0.127
 

@@ -11,7 +11,7 @@ from contactmodes.analysis import analyze
 from contactmodes.session import mode_domain
 from contactmodes.errors import ApproachingContactError, ContactModelError
 from contactmodes.system import ContactSystem, LinearConstraint
-from hand_systems import G_, M_, MU, point_between_floor_and_ceiling, point_on_ground
+from _support.systems import G_, M_, MU, point_between_floor_and_ceiling, point_on_ground
 
 LIM = MU * M_ * G_  # 9.81 N: the largest horizontal force friction can hold
 

@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
 
+from _support.paths import EXAMPLES
 from contactmodes.io import load_system
 from contactmodes.tolerances import GAP_RTOL
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 L = 0.127
 M_POINT = 0.0849
 G = 9.81

@@ -13,11 +13,12 @@ skipped); and the layout's answers do not depend on the units. A system with tas
 is refused (one line naming the constraints).
 """
 
-from pathlib import Path
 
 import numpy as np
 import pytest
 
+from _support.paths import ROOT
+from _support.units import random_system, rewrite
 from contactmodes.errors import ContactModelError
 from contactmodes.io import load_system, parse_system
 from contactmodes.layout import Structure, domain_lp_rows, terms_of
@@ -25,9 +26,7 @@ from contactmodes.modes import acceleration_feasible
 from contactmodes.modetable import classify_arrays
 from contactmodes.session import AnalysisSession
 from polytopes import lp
-from test_units import random_system, rewrite
 
-ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ["two_link_brace", "six_link_brace", "painleve_rod", "table_two_legs", "rhex_flip_start"]
 
 

@@ -11,16 +11,16 @@ Two independent checks:
 from __future__ import annotations
 
 import copy
-from pathlib import Path
 
 import numpy as np
 import pytest
 
+from _support.paths import EXAMPLES
 from contactmodes.session import mode_domain
 from contactmodes.io import load_system, parse_system
 from contactmodes.response import solve_response
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "rhex_flip_start.toml"
+EXAMPLE = EXAMPLES / "rhex_flip_start.toml"
 G = 9.81
 
 

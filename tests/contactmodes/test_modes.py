@@ -15,7 +15,7 @@ from contactmodes.modes import (
 )
 from contactmodes.system import ContactSystem
 
-from hand_systems import G_, M_, MU, point_between_floor_and_ceiling, point_on_ground
+from _support.systems import G_, M_, MU, point_between_floor_and_ceiling, point_on_ground
 
 
 def test_at_rest_all_modes_survive():

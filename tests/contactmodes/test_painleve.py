@@ -44,11 +44,11 @@ try:  # Python >= 3.11
     import tomllib
 except ModuleNotFoundError:  # Python 3.10: the tomli dependency
     import tomli as tomllib  # type: ignore[no-redef]
-from pathlib import Path
 
 import numpy as np
 import pytest
 
+from _support.paths import EXAMPLES
 from contactmodes.ambiguity import inconsistent, unambiguous, untasked_domains
 from contactmodes.session import mode_domain
 from contactmodes.errors import ContactModelError
@@ -56,7 +56,6 @@ from contactmodes.io import load_system
 from contactmodes.modes import enumerate_modes
 from polytopes import union_contains
 
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 RODS = ["painleve_rod.toml", "painleve_rod_mu05.toml"]
 BOX = (-20.0, 20.0)
 

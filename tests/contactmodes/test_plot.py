@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from _support.paths import EXAMPLES
 from contactmodes.analysis import analyze
 from contactmodes.cli import build_parser
 from contactmodes.cli_plot import plot_data
@@ -22,10 +23,9 @@ from contactmodes.plot import (
     CUES, FILL_ALPHA, INCONSISTENT_ALPHA, INCONSISTENT_COLOUR, PALETTE, POINT_SIZE, SEGMENT_WIDTH, PlotData,
     draw_domains, mode_style, slice_domain, torque_units,
 )
-from hand_systems import point_between_floor_and_ceiling
+from _support.systems import point_between_floor_and_ceiling
 from polytopes import Polytope
 
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 #: requirements on the palette (the numbers of the module docstring of contactmodes.plot)
 MIN_PAIR_DE = 10.0      # any two modes with the same cue, solid and as fills

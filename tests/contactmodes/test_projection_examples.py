@@ -7,16 +7,16 @@ compared with the support of each method's result.
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import numpy as np
 import pytest
 from scipy.optimize import linprog
 
+from _support.paths import EXAMPLES as EXAMPLES_DIR
 from contactmodes.analysis import analyze
 from contactmodes.io import load_system
 
-EXAMPLES = sorted((Path(__file__).resolve().parents[1] / "examples").glob("*.toml"))
+EXAMPLES = sorted(EXAMPLES_DIR.glob("*.toml"))
 METHODS = ("fourier_motzkin", "block_elimination", "vertex")
 
 

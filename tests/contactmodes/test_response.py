@@ -10,7 +10,7 @@ from contactmodes.modes import all_modes
 from contactmodes.response import mode_equations, numerical_rank, solve_response
 from contactmodes.system import ContactSystem, LinearConstraint
 
-from hand_systems import G_, M_, MU, point_between_floor_and_ceiling, point_on_ground
+from _support.systems import G_, M_, MU, point_between_floor_and_ceiling, point_on_ground
 
 
 def point_in_corner():

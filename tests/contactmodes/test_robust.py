@@ -15,11 +15,11 @@ try:  # Python >= 3.11
 except ModuleNotFoundError:  # Python 3.10: the tomli dependency
     import tomli as tomllib  # type: ignore[no-redef]
 from dataclasses import replace
-from pathlib import Path
 
 import numpy as np
 import pytest
 
+from _support.paths import EXAMPLES
 from contactmodes.cli import main
 from contactmodes.session import mode_domain
 from contactmodes.errors import ContactModelError, SystemFileError
@@ -27,7 +27,6 @@ from contactmodes.io import load_system, parse_system
 from contactmodes.robust import augmented_system, robust_feasible_set, robust_unambiguous
 from controllers.bracing import BracingController
 
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 BOX_LO = np.array([-0.2, -3.0, -0.05, -0.25])  # bracing.md, set-up 3
 BOX_HI = np.array([0.1, -2.3, 0.25, 0.0])
 

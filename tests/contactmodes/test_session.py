@@ -10,7 +10,10 @@ import os
 import numpy as np
 import pytest
 
-from chains import zigzag_chain
+from _support.chains import zigzag_chain
+from _support.oracle import kinematically_ok, oracle_slack
+from _support.paths import EXAMPLES as EXAMPLES_DIR
+from _support.systems import random_system
 from contactmodes import modes as modes_module
 from contactmodes import response as response_module
 from contactmodes import session as session_module
@@ -22,10 +25,7 @@ from contactmodes.modes import acceleration_feasible, all_modes, enumerate_modes
 from contactmodes.response import mode_equations, response_from_equations
 from contactmodes.session import AnalysisSession
 
-from test_oracle import kinematically_ok, oracle_slack, random_system
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-EXAMPLES = sorted(glob.glob(os.path.join(HERE, "..", "examples", "*.toml")))
+EXAMPLES = sorted(glob.glob(os.path.join(EXAMPLES_DIR, "*.toml")))
 
 
 def reference_enumeration(system) -> list[str]:
@@ -106,7 +106,7 @@ def test_point_location_against_per_mode_lps(seed):
 
 
 def test_locate_rejects_a_bad_torque():
-    s = load_system(os.path.join(HERE, "..", "examples", "two_link_brace.toml")).system
+    s = load_system(os.path.join(EXAMPLES_DIR, "two_link_brace.toml")).system
     with pytest.raises(Exception, match="tau: expected 1 finite"):
         AnalysisSession(s).locate([1.0, 2.0])
 
@@ -130,7 +130,7 @@ def counters(monkeypatch):
 
 
 def test_unambiguous_cli_enumerates_once_and_solves_each_mode_once(counters, capsys):
-    path = os.path.join(HERE, "..", "examples", "two_link_brace.toml")
+    path = os.path.join(EXAMPLES_DIR, "two_link_brace.toml")
     assert main(["analyze", path, "--unambiguous", "--inconsistency-box=-1:1"]) == 0
     n_modes = len(load_system(path).system and enumerate_modes(load_system(path).system).modes)
     assert counters["enumerate"] == 1
@@ -138,7 +138,7 @@ def test_unambiguous_cli_enumerates_once_and_solves_each_mode_once(counters, cap
 
 
 def test_plot_enumerates_once_and_solves_each_mode_once(counters, tmp_path):
-    path = os.path.join(HERE, "..", "examples", "painleve_rod.toml")
+    path = os.path.join(EXAMPLES_DIR, "painleve_rod.toml")
     assert main(["plot", path, "--output", str(tmp_path / "p.png")]) == 0
     assert counters["enumerate"] == 1
     assert counters["response"] <= len(enumerate_modes(load_system(path).system).modes)
@@ -290,8 +290,8 @@ def test_mode_methods_speak_user_units_on_two_link_brace():
 def test_mode_methods_are_unit_invariant(seed):
     """The same random system in SI and in mm and g: box, contains and maximize of every feasible
     mode map back by the torque unit (×1e9)."""
-    from test_units import rewrite
-    from test_units import random_system as units_system
+    from _support.units import random_system as units_system
+    from _support.units import rewrite
 
     doc = units_system(seed)
     other, factor = rewrite(doc, 1e3, 1e3)

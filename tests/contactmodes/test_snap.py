@@ -22,13 +22,13 @@ try:  # Python >= 3.11
 except ModuleNotFoundError:  # pragma: no cover - Python 3.10
     import tomli as tomllib  # type: ignore[no-redef]
 
+from _support.paths import ROOT
 from contactmodes.cli import main
 from contactmodes.errors import ApproachingContactError, SystemFileError
 from contactmodes.io import load_system, system_geometry
 from contactmodes.modes import velocity_allowed
 from contactmodes.tolerances import GAP_RTOL
 
-ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
 
 # (example, exact text, the same written with five digits)

@@ -24,10 +24,10 @@ import numpy as np
 import pytest
 from scipy.optimize import linprog
 
+from _support.paths import ROOT
 from contactmodes.cli import main
 from contactmodes.report import format_bound, format_number
 
-ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
 RHEX = str(EXAMPLES / "rhex_flip_start.toml")
 TWO_LINK = str(EXAMPLES / "two_link_brace.toml")

@@ -24,6 +24,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from scipy.spatial.transform import Rotation
 
+from _support.paths import ROOT
 from contactmodes.analysis import analyze
 from contactmodes.errors import ContactModelError, SystemFileError
 from contactmodes.io import load_system, parse_system, system_geometry
@@ -31,7 +32,6 @@ from contactmodes.urdf import load_urdf
 
 pytest.importorskip("yourdfpy")
 
-ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
 PLANE_AXES = {"xz": (0, 2), "xy": (0, 1), "yz": (1, 2)}
 

@@ -11,17 +11,16 @@ from __future__ import annotations
 
 import json
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
 from scipy.optimize import linprog
 
+from _support.paths import ROOT
 import contactmodes
 from contactmodes.cli import main
 from contactmodes.sweeps import SweepError, run_sweep
 
-ROOT = Path(__file__).resolve().parents[1]
 BRACE = ROOT / "examples" / "two_link_brace.toml"
 PAINLEVE = ROOT / "examples" / "painleve_rod.toml"
 L, M_POINT, G = 0.127, 0.0849, 9.81  # two_link_brace.toml

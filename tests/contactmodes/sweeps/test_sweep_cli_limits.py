@@ -13,16 +13,15 @@ import io
 import json
 import math
 import signal
-from pathlib import Path
 
 import numpy as np
 import pytest
 
+from _support.paths import ROOT
 from contactmodes.cli import main
 from contactmodes.progress import Progress
 from contactmodes.sweeps import SweepError, engine, get_kind, grid, parse_vary, run_sweep
 
-ROOT = Path(__file__).resolve().parents[1]
 BRACE = str(ROOT / "examples" / "two_link_brace.toml")
 
 

@@ -12,13 +12,12 @@ import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 
+from _support.paths import ROOT
 from contactmodes.sweeps import SweepError, engine, run_sweep
 
-ROOT = Path(__file__).resolve().parents[1]
 BRACE = ROOT / "examples" / "two_link_brace.toml"
 DEADLINE = 240  # s: generous for a loaded 2-core machine; a healthy run takes ~20 s
 ANALYZE = dict(vary={"contacts.*.mu": [0.1, 0.3, 0.6, 1.5]}, system=BRACE, modes=["FFF", "SSS"],

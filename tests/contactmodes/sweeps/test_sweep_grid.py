@@ -5,15 +5,14 @@ exits 70 with ``internal error (please report)``. All in this process (``--worke
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
+from _support.paths import ROOT
 from contactmodes.cli import main
 from contactmodes.sweeps import SweepError, parse_spec, parse_vary
 from contactmodes.sweeps.keys import apply_overrides, expand_key, key_paths
 
-ROOT = Path(__file__).resolve().parents[1]
 BRACE = str(ROOT / "examples" / "two_link_brace.toml")
 
 

@@ -22,19 +22,18 @@ import json
 import subprocess
 import sys
 from dataclasses import replace
-from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
+from _support.paths import ROOT
 from contactmodes.session import mode_domain
 from contactmodes.io import load_system
 from contactmodes.robust import RobustResult
 from controllers.bracing import BracingController
 from polytopes import Polytope
 
-ROOT = Path(__file__).resolve().parents[1]
 CLIMB = ROOT / "examples" / "five_link_climb.toml"
 LARGE = [1e4, 1e8, 1e10, 1e15, 1e60]
 

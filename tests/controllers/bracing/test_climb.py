@@ -13,11 +13,11 @@ the whole chain about the base point ``(x, y)`` (``∂p/∂θ = ẑ × (p − p_
 from __future__ import annotations
 
 import runpy
-from pathlib import Path
 
 import numpy as np
 import pytest
 
+from _support.paths import ROOT
 from contactmodes.io import load_system
 from controllers.bracing.climb import (
     BRACE_Q, D_BOX, DURATION, GRAVITY, L, MASS, Q_END, Q_START, X_LEFT, brace_mechanism, chain_mechanism,
@@ -25,7 +25,6 @@ from controllers.bracing.climb import (
     plot_disturbance, stays_inside_D, trajectory,
 )
 
-ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
 # bracing.md, set-up 3, typed in here (not imported) so that D_BOX is checked against the text
 D_TEXT = (np.array([-0.2, -3.0, -0.05, -0.25]), np.array([0.1, -2.3, 0.25, 0.0]))

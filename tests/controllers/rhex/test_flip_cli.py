@@ -17,12 +17,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from _support.paths import ROOT
 from contactmodes.cli import build_parser, main
 from controllers.rhex import RHexParams, run_flip, simulate_flip
 from controllers.rhex.metrics import simulated_pitch_accel, thrust_phase
 from controllers.rhex.plots import plot_pitch
 
-ROOT = Path(__file__).resolve().parents[1]
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 FIELDS = {"schema", "controller", "mu_toe", "mu_body", "tau_limit_nm", "params", "success", "outcome", "flip_time_s",
           "rmse_pitch_accel", "rmse_pitch_accel_window", "rmse_window_s", "thrust_end_s", "switch_time_s",

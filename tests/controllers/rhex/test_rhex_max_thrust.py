@@ -11,12 +11,13 @@
 The comparison states (a), (c) come from short runs with the parameters these tests were written
 for (hardware torque line 16.2 N·m, the paper's velocity thresholds; :data:`LEGACY`), so the
 controller's decisions at them are the same as before the reproduction's calibration; the
-calibrated defaults are exercised by (e) and by ``tests/test_flip_cli.py``.
+calibrated defaults are exercised by (e) and by ``tests/controllers/rhex/test_flip_cli.py``.
 """
 
 import numpy as np
 import pytest
 
+from _support.rhex_reference import LEGACY, assert_matches_reference
 from contactmodes.ambiguity import unambiguous, untasked_domains
 from contactmodes.modes import enumerate_modes
 from contactmodes.response import solve_response
@@ -25,13 +26,11 @@ from controllers.rhex.max_thrust import (MaxThrustController, StepModel, control
                                          max_thrust_reference, step_time_stats)
 from controllers.rhex.rigid_model import PITCH_INDEX
 from controllers.rhex.simulator import leg_kinematics
-from rhex_reference import assert_matches_reference
 
-LEGACY = {"tau_limit": 16.2, "v0": (0.001, 0.08, 0.001, 0.001)}
 P39 = RHexParams(mu_toe=0.39, **LEGACY)
 P60 = RHexParams(mu_toe=0.6, **LEGACY)
 
-# θ̈ agreement between the fast path and the reference: tests/rhex_reference.py.
+# θ̈ agreement between the fast path and the reference: tests/_support/rhex_reference.py.
 VALUE_RTOL = 1e-6
 
 
@@ -148,7 +147,7 @@ def test_rigid_prediction_matches_simulator_with_toes_stuck():
     ``τ/r``, only radial forces, which at the resting leg angle (~16° from the ground) leave the
     toe friction cones; the compliant legs at rest length carry almost nothing. The sticking
     *response* is right, the sticking *domain* is not, at rest. The thrust-phase counterpart
-    (rear toe stuck under −10 N·m) is ``tests/test_rhex_model.py``.
+    (rear toe stuck under −10 N·m) is ``tests/controllers/rhex/test_rhex_model.py``.
     """
     p = RHexParams()
     tau = np.full(3, -1.0)

@@ -2,7 +2,7 @@
 
 (a) Whole flips at the defaults, μ_t = 0.39 and 0.6, with the real-time controller: motor limits
     at every step, no error, every step accounted to a path. The step's answer equals the
-    ``unambiguous()``-based reference (``tests/rhex_reference.py``: value, mode, torque in the
+    ``unambiguous()``-based reference (``tests/_support/rhex_reference.py``: value, mode, torque in the
     optimal face and equal to the maximizer where unique, torque in the chosen mode's ``T*_c`` —
     so in no across-mode ambiguity set —, prediction) and its number of modes equals the
     session's enumeration, at the steps around every change of the step's structure (number of
@@ -29,6 +29,7 @@ import numpy as np
 import pytest
 from scipy.optimize import linprog
 
+from _support.rhex_reference import assert_matches_reference
 from contactmodes.domains import domain_inequalities
 from contactmodes.response import solve_response
 from controllers.rhex import BlindController, RHexParams, initial_state, run_flip, simulate, torque_limits
@@ -37,7 +38,6 @@ from controllers.rhex.max_thrust import MaxThrustController, StepModel, max_thru
 from controllers.rhex.rigid_model import PITCH_INDEX, rigid_model
 from controllers.rhex.simulator import leg_kinematics
 from polytopes import batchlp, lp
-from rhex_reference import assert_matches_reference
 
 P39, P60 = RHexParams(mu_toe=0.39), RHexParams(mu_toe=0.6)
 WINDOW_MODES = 16
@@ -188,7 +188,7 @@ def test_lazy_kinematic_resolution_equals_resolving_every_mode_first(monkeypatch
     in other modes' ``T_c`` and the slow path runs: the same answer with and without
     ``force_slow``."""
     from contactmodes import layout
-    from test_rhex_max_thrust import LEGACY
+    from _support.rhex_reference import LEGACY
 
     near_rest = []
     for p in (P39, P60):
