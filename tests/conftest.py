@@ -20,5 +20,8 @@ if str(TESTS) not in sys.path:
 
 
 def pytest_configure(config):
-    config.addinivalue_line("markers", "slow: whole RHex flips, large chains, the docs' commands, the stored outputs "
-                                       "(skip with -m \"not slow\"; CI runs them)")
+    """Register ``slow`` unless pyproject.toml's ``markers`` already does (a run with another
+    configuration file, or none, still knows it)."""
+    if not any(line.split(":")[0].strip() == "slow" for line in config.getini("markers")):
+        config.addinivalue_line("markers", "slow: whole RHex flips, large chains, the docs' commands, the stored "
+                                           "outputs (skip with -m \"not slow\"; CI runs them)")
