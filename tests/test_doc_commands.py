@@ -574,6 +574,7 @@ def _uses_daemons(cmd: DocCommand) -> bool:
     return cmd.argv[:1] == ["dask"] or any(addr in a for a in cmd.argv for addr in documented_schedulers(COMMANDS))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cmd", COMMANDS, ids=[_case_id(c) for c in COMMANDS])
 def test_doc_command(cmd: DocCommand, tmp_path, request):
     reason = skip_reason(cmd)

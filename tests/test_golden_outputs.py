@@ -14,6 +14,7 @@ from _support.golden import COMMANDS, ROOT, compare, compare_png, run
 GOLDEN = ROOT / "tests" / "data" / "golden"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name, argv, kind", COMMANDS, ids=[c[0] for c in COMMANDS])
 def test_output_equals_the_stored_one(tmp_path, name, argv, kind):
     got = run(argv, kind, tmp_path / f"{name}.png")

@@ -103,7 +103,7 @@ def test_big718_analyzes_and_rrlr_is_the_oracles_set(capsys):
     rounding-level rows into unit equalities, pinned ``T_c`` to a line through noise (two
     opposite rows, empty) and the analysis died (exit 70).
 
-    The expected set is the independent oracle's (``test_oracle.oracle_slack``, a per-mode LP in
+    The expected set is the independent oracle's (``_support.oracle.oracle_slack``, a per-mode LP in
     ``(q̈, f)`` from the system's own matrices): the certified torque is in ``T_c``; every vertex of
     ``T_c`` is feasible for the oracle; points just outside each facet, within ``T_c``'s hull, are
     not; the bounding box is the one the shared case's README gives (4 digits). (That README calls

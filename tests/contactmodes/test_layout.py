@@ -1,6 +1,6 @@
 """Real-time layouts (:mod:`contactmodes.layout`) against the analysis session.
 
-On the example systems and on random mechanisms (``test_units.random_system``: floating base,
+On the example systems and on random mechanisms (``_support.units.random_system``: floating base,
 massless links, 1–5 contacts, at rest or moving, task rows) written in SI and in millimetres and
 grams: the layout's kinematically feasible modes are the Table III candidates that
 :func:`~contactmodes.modes.acceleration_feasible` accepts (the definition, Sec. III-F) and the

@@ -3,7 +3,7 @@ the NumPy kernel of :mod:`polytopes.batchlp` (same method, same verification rul
 :func:`polytopes.lp.solve_verified` (``solver="highs"``, without the artificial bounds) and the
 verification rules of :mod:`polytopes.lp` applied in NumPy to the same claims.
 
-LPs captured from whole RHex flips are compared in ``tests/test_rhex_realtime.py``."""
+LPs captured from whole RHex flips are compared in ``tests/controllers/rhex/test_rhex_realtime.py``."""
 
 from __future__ import annotations
 

@@ -1,7 +1,8 @@
 """Issue 22, the sweep items: the grid-size guard (``--max-points``), the point count announced
 before anything runs, progress on a terminal and off it (item 6); ``--output`` replacing stdout
 and small sweeps in this process (item 9); the flip map's RMSE panel and ticks (item 11).
-The Ctrl-C item (5) is ``tests/test_sweep_dask.py::test_ctrl_c_cancels_a_cluster_run_and_writes_nothing``.
+The Ctrl-C item (5) is
+``tests/contactmodes/sweeps/test_sweep_dask.py::test_ctrl_c_cancels_a_cluster_run_and_writes_nothing``.
 
 Everything runs in this process and takes seconds; no Dask cluster is started here (a cluster
 request is answered by a stand-in that records it)."""

@@ -100,6 +100,7 @@ def _compared_steps(log):
     return sorted(steps)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mu", [0.39, 0.6])
 def test_whole_flip_limits_and_statuses(flips, mu):
     rec, r = flips[mu]
@@ -115,6 +116,7 @@ def test_whole_flip_limits_and_statuses(flips, mu):
     assert sum(c.paths[k] for k in ("fast", "slow", "fallback", "precomputed")) == len(c.log)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mu", [0.39, 0.6])
 def test_whole_flip_windows_match_reference(flips, mu):
     rec, r = flips[mu]
@@ -136,6 +138,7 @@ def test_whole_flip_windows_match_reference(flips, mu):
     assert "task_dropped" in seen  # the compared steps include steps without the task
 
 
+@pytest.mark.slow
 def test_precomputed_start_matches_reference(flips):
     rec, r = flips[0.39]
     p = P39
@@ -241,6 +244,7 @@ def test_lazy_kinematic_resolution_equals_resolving_every_mode_first(monkeypatch
     assert slow >= 1
 
 
+@pytest.mark.slow
 def test_batch_lp_matches_highs_on_captured_lps(flips):
     """LPs the fast path solved in both flips, re-solved by HiGHS (:func:`polytopes.lp.solve_verified`)
     without the artificial bounds: a decided status must be HiGHS's, an optimal value must be
@@ -269,6 +273,7 @@ def test_batch_lp_matches_highs_on_captured_lps(flips):
     assert decided >= 0.98 * n, statuses  # the fallback is the exception
 
 
+@pytest.mark.slow
 def test_compiled_lp_kernel_matches_numpy_on_captured_lps(flips):
     """The compiled kernel (:mod:`polytopes.batchlp_kernel`, used by the flips) against the NumPy
     kernel of :mod:`polytopes.batchlp` on the captured batches, both from a cold start: the same
