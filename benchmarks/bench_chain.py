@@ -1,6 +1,6 @@
 """Scaling of ``contactmodes analyze`` with the number of contacts: the zig-zag chain at rest.
 
-The k-link chain wedged between a floor and a ceiling (``tests/chains.py``: links 0.127 m,
+The k-link chain wedged between a floor and a ceiling (``tests/_support/chains.py``: links 0.127 m,
 0.0849 kg, inertia m·L²/12, 40° zig-zag, μ = 0.5, one actuator per joint, k contacts, all at
 rest — every one of the 4^k modes passes velocity pruning; (k+3)·2^(k−1) survive acceleration
 pruning). For each k the system file is written to a temporary directory and analysed by the CLI
@@ -62,7 +62,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.append(str(ROOT / "tests"))
 
-from chains import zigzag_chain  # noqa: E402
+from _support.chains import zigzag_chain  # noqa: E402
 
 CHILD = r"""
 import resource, sys, time, runpy
