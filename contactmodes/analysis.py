@@ -222,11 +222,13 @@ class AnalysisResult:
         infeasible) and ``overlaps`` (the other modes whose ``T_c`` meets it, ``None`` when not
         computed).
 
-        Raises :class:`~contactmodes.errors.ContactModelError` when pandas is not installed."""
-        try:
-            import pandas as pd
-        except ImportError:
-            raise ContactModelError("to_frame: needs pandas: pip install 'contactmodes[sweep]'") from None
+        Raises :class:`~contactmodes._extras.MissingExtraError` (a
+        :class:`~contactmodes.errors.ContactModelError`) when pandas is not installed."""
+        from ._extras import require
+
+        require("pandas", "sweep", "to_frame")
+        import pandas as pd
+
         rows = []
         for m, a in self.modes.items():
             resp = a.response
