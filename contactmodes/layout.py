@@ -266,7 +266,7 @@ class KinematicTest:
     — for the candidates asked for, so a caller may decide only those whose feasibility can change
     its answer. Whatever is resolved when, each decision is the one :meth:`Layout.kinematic` takes
     (each unit-box LP is solved independently of the others in its batch, so a decision does not
-    depend on which candidates are resolved with it; compared in ``tests/test_rhex_realtime.py``)."""
+    depend on which candidates are resolved with it; compared in ``tests/controllers/rhex/test_rhex_realtime.py``)."""
 
     def __init__(self, layout: "Layout", J: np.ndarray, c: np.ndarray, rows: np.ndarray, rhs: np.ndarray,
                  margin: float, kernel: str, feasible: np.ndarray, decided: np.ndarray,
@@ -746,7 +746,7 @@ def domain_lp_rows(resp: Responses, dom: Domains, sel: np.ndarray, lo, hi, task:
 def scaled_terms(M, h, S, J, Jdot_qdot, v_contact, v0, scales, blocks=(), kernel: str = "auto") -> ScaledTerms:
     """:func:`contactmodes.scaling.scale_terms` (the one rule, arguments and result the same) in
     one compiled call (:func:`~contactmodes.layout_kernel.scale_terms_kernel`, the same operations
-    elementwise, so the same numbers: compared in ``tests/test_layout.py``) for callers that scale
+    elementwise, so the same numbers: compared in ``tests/contactmodes/test_layout.py``) for callers that scale
     one state per control step. ``kernel``: ``"numpy"`` calls
     :func:`~contactmodes.scaling.scale_terms` itself, ``"compiled"`` the kernel, ``"auto"`` the
     kernel when numba is installed."""

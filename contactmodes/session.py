@@ -831,7 +831,7 @@ class AnalysisSession:
         another pair's stacked (their rows, :func:`~contactmodes.domains.independent_equalities_stacked`
         and :func:`polytopes.feasibility.empty_stacked`), so no Python loop runs per pair beyond
         grouping; each decision is the one :func:`~polytopes.feasibility.feasibility_many` takes on
-        :meth:`_lifted_pair`'s rows (``tests/test_session.py``)."""
+        :meth:`_lifted_pair`'s rows (``tests/contactmodes/test_session.py``)."""
         n = self.scaled.n_tau
         polys: dict[str, Polytope] = {}
         for pair in pairs:

@@ -42,6 +42,8 @@ import math
 from importlib import resources
 from typing import Any, Iterator
 
+from ..errors import ContactModelError
+
 __all__ = ["DocumentError", "names", "schema", "validate"]
 
 _SUFFIX = ".schema.json"
@@ -49,7 +51,7 @@ _MESSAGE_MAX = 240
 _INSTALL_HINT = "contactmodes.schemas.validate needs jsonschema>=4.18 (pip install jsonschema)"
 
 
-class DocumentError(ValueError):
+class DocumentError(ContactModelError):
     """A document that its schema rejects; ``path`` is where (``$.modes[2].mode``), ``name`` the
     schema's document name."""
 

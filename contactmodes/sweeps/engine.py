@@ -11,7 +11,7 @@ running Dask cluster given its scheduler address.
   have this package installed. ``workers`` must then be ``None``.
 
 Every point runs the same deterministic function on the same inputs, so the results do not
-depend on who runs them (``tests/test_sweep_dask.py`` checks serial = local = remote). A point whose
+depend on who runs them (``tests/contactmodes/sweeps/test_sweep_dask.py`` checks serial = local = remote). A point whose
 function raises is recorded as ``{"ok": false, "error": "Type: message"}`` and the sweep goes
 on; so is a point whose task is lost (e.g. its worker died).
 

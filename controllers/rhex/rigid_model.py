@@ -49,7 +49,7 @@ this tree — body plus three massless legs, coordinates ``q = (x, y, θ, φ_1, 
   on the points the mechanism uses (body centre, hips, contact points).
 
 :func:`analytic_model` packs them into the same :class:`RigidModel` (without the mechanism); the
-controllers use it, ``tests/test_rhex_model.py`` checks it against :func:`rigid_model` to 1e-12.
+controllers use it, ``tests/controllers/rhex/test_rhex_model.py`` checks it against :func:`rigid_model` to 1e-12.
 """
 
 from __future__ import annotations

@@ -26,7 +26,7 @@ Numerics: fixed-step semi-implicit (symplectic) Euler with step ``params.sim_dt`
 1e-4 s, ten steps per 1 kHz control period). The stiff leg damper on the light toe
 (``d_l/m_t = 10⁴ s⁻¹``) is integrated implicitly (closed form, it acts along ``u`` only); the rest
 is explicit (``ω dt <= 0.1`` for every remaining mode with the Table IV numbers).
-Convergence is tested (``tests/test_rhex_sim.py``: halving ``dt`` changes the state after 0.1 s
+Convergence is tested (``tests/controllers/rhex/test_rhex_sim.py``: halving ``dt`` changes the state after 0.1 s
 of full thrust by < 1 mm / 5 mrad).
 
 State vector (18,), SI units (``STATE_LAYOUT``)::
