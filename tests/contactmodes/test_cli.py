@@ -238,7 +238,9 @@ def test_error_tree_has_one_user_root():
     from contactmodes.errors import ContactModelError
     from contactmodes.snap import SnapError
     from contactmodes.sweeps.grid import SweepError
+    from contactmodes._extras import MissingExtraError
+    from contactmodes.schemas import DocumentError
     from contactmodes.tomledit import TomlEditError
 
-    for cls in (UserError, SnapError, SweepError, TomlEditError):
+    for cls in (UserError, SnapError, SweepError, TomlEditError, MissingExtraError, DocumentError):
         assert issubclass(cls, ContactModelError), cls
