@@ -10,7 +10,7 @@ it prints, in one run:
   (the session is lazy, as the analysis-session issue asks). The code before this round computed
   every ``T_c`` inside ``analyze``; the CLI columns below compare the work a user waits for;
 * ``scaling ms`` and ``%``: the part of it spent nondimensionalizing the system
-  (:func:`contactmodes.scaling.nondimensionalize`; the trustworthy-engine issue allows 20 %);
+  (:func:`contactmodes.model.scaling.nondimensionalize`; the trustworthy-engine issue allows 20 %);
 * ``before ms``: the same call with the previous code (``--baseline``, default the commit before
   this round's work, extracted with ``git archive`` into a temporary directory and timed in a
   child process), and ``ratio`` = before / now;
@@ -46,7 +46,7 @@ rows that cap nothing: :func:`polytopes.feasibility.empty_stacked`); LPs padded 
 batch where there were two); the batched simplex's bookkeeping without copies; affine hulls of
 many sets in one batch per round; the enumeration's unit-box LPs warm-started from the large-box
 ones; stacking by ``np.array`` and the rank rule of a stack at once. For the CLI: every shown
-``T_c`` through :meth:`~contactmodes.session.AnalysisSession.prime_T` and
+``T_c`` through :meth:`~contactmodes.analysis.session.AnalysisSession.prime_T` and
 :func:`polytopes.projection.project_many` (the emptiness, hulls and check LPs of all projections
 in shared batches). What remains is Python around small arrays; the small systems (Painlevé rod,
 two modes; the table with two legs) still pay for sessions and batches they barely use (ratios
@@ -71,8 +71,12 @@ TARGETS_MS = {"two_link_brace": 10.0, "six_link_brace": 100.0, "rhex_flip_start"
 
 TIMER = r"""
 import contextlib, io, json, statistics, sys, time
-from contactmodes.io import load_system
-from contactmodes.analysis import analyze
+try:  # the layout since the package redesign
+    from contactmodes.system_file.loader import load_system
+    from contactmodes.analysis.analyze import analyze
+except ImportError:  # a baseline from before it
+    from contactmodes.io import load_system
+    from contactmodes.analysis import analyze
 from contactmodes.cli import main as cli
 out = {"analyze": {}, "cli": {}}
 for path in sys.argv[2:]:
@@ -114,8 +118,8 @@ def timed(pythonpath: str, paths: list[str], repeat: int) -> dict[str, dict[str,
 
 
 def scaling_ms(path: Path, repeat: int) -> float:
-    from contactmodes.io import load_system
-    from contactmodes.scaling import nondimensionalize
+    from contactmodes.system_file.loader import load_system
+    from contactmodes.model.scaling import nondimensionalize
 
     times = []
     for _ in range(repeat):

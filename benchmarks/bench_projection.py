@@ -52,11 +52,11 @@ BIG = 1e12
 
 
 def example_domains():
-    from contactmodes.session import mode_domain
-    from contactmodes.io import load_system
+    from contactmodes.analysis.session import mode_domain
+    from contactmodes.system_file.loader import load_system
     import itertools
 
-    from contactmodes.modes import acceleration_feasible, velocity_allowed
+    from contactmodes.modes.enumeration import acceleration_feasible, velocity_allowed
 
     out = []
     for path in sorted(glob.glob(os.path.join(ROOT, "examples", "*.toml"))):

@@ -101,7 +101,7 @@ def warm_cluster(n: int):
     client = Client(cluster)
     # warm-up: every worker imports the toolkit and runs one point of each kind
     client.run(lambda: (__import__("contactmodes.sweeps.analyze_kind"), __import__("controllers.rhex.sweep"),
-                        __import__("controllers.rhex.blind"), __import__("contactmodes.analysis")))
+                        __import__("controllers.rhex.blind"), __import__("contactmodes.analysis.analyze")))
     return cluster, client
 
 

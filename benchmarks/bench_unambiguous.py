@@ -28,9 +28,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from contactmodes.ambiguity import unambiguous, untasked_domains  # noqa: E402
-from contactmodes.analysis import analyze  # noqa: E402
-from contactmodes.io import load_system  # noqa: E402
+from contactmodes.analysis.ambiguity import unambiguous, untasked_domains  # noqa: E402
+from contactmodes.analysis.analyze import analyze  # noqa: E402
+from contactmodes.system_file.loader import load_system  # noqa: E402
 
 STAGES = ("feasible", "across", "within", "difference")
 

@@ -21,16 +21,16 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-from .errors import ApproachingContactError, ContactModelError, SystemFileError
-from .system import ContactSystem, LinearConstraint
+from contactmodes.errors import ApproachingContactError, ContactModelError, SystemFileError
+from contactmodes.model.system import ContactSystem, LinearConstraint
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from .ambiguity import UnambiguousResult, inconsistent, unambiguous
-    from .analysis import AnalysisResult, ModeAnalysis, analyze
-    from .session import AnalysisSession
-    from .sweeps import sweep
+    from contactmodes.analysis.ambiguity import UnambiguousResult, inconsistent, unambiguous
+    from contactmodes.analysis.analyze import AnalysisResult, ModeAnalysis, analyze
+    from contactmodes.analysis.session import AnalysisSession
+    from contactmodes.sweeps import sweep
 
 __all__ = [
     "load_system",
@@ -51,9 +51,9 @@ __all__ = [
 
 #: name → module of the names imported on first use
 _LAZY = {
-    "analyze": "analysis", "AnalysisResult": "analysis", "ModeAnalysis": "analysis",
-    "AnalysisSession": "session",
-    "unambiguous": "ambiguity", "inconsistent": "ambiguity", "UnambiguousResult": "ambiguity",
+    "analyze": "analysis.analyze", "AnalysisResult": "analysis.analyze", "ModeAnalysis": "analysis.analyze",
+    "AnalysisSession": "analysis.session",
+    "unambiguous": "analysis.ambiguity", "inconsistent": "analysis.ambiguity", "UnambiguousResult": "analysis.ambiguity",
     "sweep": "sweeps",
 }
 
@@ -70,7 +70,7 @@ def load_system(path: str | Path) -> ContactSystem:
     -------
     ContactSystem
         The instantaneous model at the file's state (eqs. 1–10 of the flipping paper evaluated).
-        :func:`contactmodes.io.load_system` also returns the mechanism and the state.
+        :func:`contactmodes.system_file.loader.load_system` also returns the mechanism and the state.
 
     Raises
     ------
@@ -87,7 +87,7 @@ def load_system(path: str | Path) -> ContactSystem:
     >>> system.n_tau, list(system.contacts)
     (1, ['base', 'tip', 'joint'])
     """
-    from .io import load_system as load
+    from contactmodes.system_file.loader import load_system as load
 
     return load(path).system
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import importlib.util
 
-from .errors import ContactModelError
+from contactmodes.errors import ContactModelError
 
 __all__ = ["MissingExtraError", "install_hint", "require"]
 

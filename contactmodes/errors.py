@@ -28,7 +28,7 @@ class ApproachingContactError(ContactModelError):
 
     Like every input error, the message names the field at fault: the state's velocity
     :data:`FIELD` (``state.qdot`` of a system file), whatever raised it — the analysis finds the
-    approaching contact on a :class:`~contactmodes.system.ContactSystem`, which no longer knows
+    approaching contact on a :class:`~contactmodes.model.system.ContactSystem`, which no longer knows
     its file.
     """
 

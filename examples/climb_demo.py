@@ -18,8 +18,8 @@ from pathlib import Path
 
 import numpy as np
 
-from contactmodes.io import load_system
-from contactmodes.system import Disturbance
+from contactmodes.system_file.loader import load_system
+from contactmodes.model.system import Disturbance
 from controllers.bracing import BracingController
 from controllers.bracing.climb import D_BOX, DURATION, disturbance_along, disturbance_box, inside_box, plot_disturbance
 from polytopes import Polytope

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from contactmodes.cli import build_parser, main
-from contactmodes.io import load_system
-from contactmodes.robust import robust_feasible_set
+from contactmodes.system_file.loader import load_system
+from contactmodes.analysis.robust import robust_feasible_set
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
@@ -75,7 +75,7 @@ def test_negative_inconsistency_box_gives_the_same_answer_as_with_equals(capsys)
 
 
 def test_plot_with_negative_box_and_point(tmp_path):
-    from contactmodes.cli_plot import plot_data
+    from contactmodes.cli.plot import plot_data
 
     args = build_parser().parse_args(["plot", RHEX, "--output", str(tmp_path / "p.png"),
                                       "--torques", "tau1,tau2", "--box", "-2:6,-2:8", "--at", "-1,2,6"])

@@ -12,14 +12,14 @@ import pytest
 
 import contactmodes as cm
 from contactmodes.errors import ContactModelError
-from contactmodes.io import load_system as load_file
+from contactmodes.system_file.loader import load_system as load_file
 
 ROOT = Path(__file__).resolve().parents[1]
 TWO_LINK = ROOT / "examples" / "two_link_brace.toml"
 ROD = ROOT / "examples" / "painleve_rod.toml"
 
 
-@pytest.mark.parametrize("module", ["contactmodes", "contactmodes.analysis", "contactmodes.session"])
+@pytest.mark.parametrize("module", ["contactmodes", "contactmodes.analysis.analyze", "contactmodes.analysis.session"])
 def test_docstring_examples_run(module, monkeypatch):
     monkeypatch.chdir(ROOT)
     failed, attempted = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS)

@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 
 from _support.oracle import kinematically_ok, oracle_slack
-from contactmodes.analysis import analyze
+from contactmodes.analysis.analyze import analyze
 from contactmodes.cli import main
-from contactmodes.io import load_system
+from contactmodes.system_file.loader import load_system
 
 
 CASES = Path(__file__).resolve().parent / "data" / "cases"

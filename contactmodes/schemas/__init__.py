@@ -42,7 +42,7 @@ import math
 from importlib import resources
 from typing import Any, Iterator
 
-from ..errors import ContactModelError
+from contactmodes.errors import ContactModelError
 
 __all__ = ["DocumentError", "names", "schema", "validate"]
 

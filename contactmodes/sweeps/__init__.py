@@ -14,12 +14,12 @@ from __future__ import annotations
 import inspect
 from typing import Any, Mapping, Sequence
 
-from ..progress import stage
-from .engine import check_resources, execute, progress_of
-from .grid import MAX_POINTS, Grid, SweepError, parse_spec, parse_vary
-from .kinds import KIND_GROUP, Panel, Prepared, SweepKind
-from .registry import available_kinds, get_kind
-from .result import SCHEMA, SweepResult
+from contactmodes.progress import stage
+from contactmodes.sweeps.engine import check_resources, execute, progress_of
+from contactmodes.sweeps.grid import MAX_POINTS, Grid, SweepError, parse_spec, parse_vary
+from contactmodes.sweeps.kinds import KIND_GROUP, Panel, Prepared, SweepKind
+from contactmodes.sweeps.registry import available_kinds, get_kind
+from contactmodes.sweeps.result import SCHEMA, SweepResult
 
 __all__ = ["sweep", "run_sweep", "SweepResult", "SweepError", "SweepKind", "Prepared", "Panel", "Grid",
            "KIND_GROUP", "SCHEMA", "MAX_POINTS", "available_kinds", "get_kind", "parse_spec", "parse_vary"]
@@ -97,7 +97,7 @@ def sweep(kind: str, vary: Mapping[str, Any] | Sequence[str] | Grid, *, schedule
     :class:`~contactmodes._extras.MissingExtraError` without pandas (the ``sweep`` extra) before
     anything runs.
     """
-    from .._extras import require
+    from contactmodes._extras import require
 
     require("pandas", "sweep", "sweep")
     return run_sweep(kind, vary, scheduler=scheduler, workers=workers, progress=progress, max_points=max_points,

@@ -4,18 +4,18 @@ Everything a grid point of ``contactmodes sweep analyze`` needs from the toolkit
 functions below, so that a change of the pipeline's public API (e.g. a per-system analysis
 session object) is absorbed here:
 
-* :func:`load_document` — :func:`contactmodes.io.load_system` / :func:`~contactmodes.io.parse_system`
+* :func:`load_document` — :func:`contactmodes.system_file.loader.load_system` / :func:`~contactmodes.system_file.loader.parse_system`
   (the base file, validated; its parsed TOML table);
-* :func:`build_system` — :func:`~contactmodes.io.parse_system` of a point's table;
-* :func:`check_modes` — :func:`contactmodes.modes.validate_mode`;
-* :func:`torque_names` — :attr:`contactmodes.system.ContactSystem.torques`;
-* :func:`analyze_point` — one :class:`contactmodes.session.AnalysisSession` per point, through
-  which :func:`contactmodes.analysis.analyze`, :func:`~contactmodes.ambiguity.unambiguous` and
-  :func:`~contactmodes.ambiguity.inconsistent` share every mode's domain;
+* :func:`build_system` — :func:`~contactmodes.system_file.loader.parse_system` of a point's table;
+* :func:`check_modes` — :func:`contactmodes.modes.enumeration.validate_mode`;
+* :func:`torque_names` — :attr:`contactmodes.model.system.ContactSystem.torques`;
+* :func:`analyze_point` — one :class:`contactmodes.analysis.session.AnalysisSession` per point, through
+  which :func:`contactmodes.analysis.analyze`, :func:`~contactmodes.analysis.ambiguity.unambiguous` and
+  :func:`~contactmodes.analysis.ambiguity.inconsistent` share every mode's domain;
   :func:`polytopes.union_bounding_box`, :func:`polytopes.union_volume`.
 
 Sources: flipping paper Sec. III (``T_c``, eqs. 32–35; ambiguity III-G) and the bracing paper
-(``T*_c``), as implemented in :mod:`contactmodes.analysis` and :mod:`contactmodes.ambiguity`.
+(``T*_c``), as implemented in :mod:`contactmodes.analysis.analyze` and :mod:`contactmodes.analysis.ambiguity`.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ def load_document(system: str | Path | Mapping[str, Any]) -> tuple[dict, str]:
     table. Raises :class:`~contactmodes.errors.SystemFileError` (or
     :class:`~contactmodes.errors.ApproachingContactError`) when the base itself is invalid.
     """
-    from contactmodes.io import load_system, parse_system
+    from contactmodes.system_file.loader import load_system, parse_system
 
     if isinstance(system, Mapping):
         loaded = parse_system(system)
@@ -49,11 +49,11 @@ def load_document(system: str | Path | Mapping[str, Any]) -> tuple[dict, str]:
 
 
 def build_system(doc: Mapping[str, Any]):
-    """The :class:`~contactmodes.system.ContactSystem` of a parsed system table (at its state).
+    """The :class:`~contactmodes.model.system.ContactSystem` of a parsed system table (at its state).
 
     Raises :class:`~contactmodes.errors.ContactModelError` naming the key path when the loader
     rejects the table."""
-    from contactmodes.io import parse_system
+    from contactmodes.system_file.loader import parse_system
 
     return parse_system(doc).system
 
@@ -61,7 +61,7 @@ def build_system(doc: Mapping[str, Any]):
 def check_modes(system, modes: Sequence[str]) -> list[str]:
     """``modes`` validated against ``system`` (one letter of ``FSLR`` per contact);
     :class:`~contactmodes.errors.ContactModelError` naming ``--mode`` otherwise."""
-    from contactmodes.modetable import validate_mode
+    from contactmodes.modes.contact_conditions import validate_mode
 
     return [validate_mode(m, system.contacts, "--mode") for m in modes]
 
@@ -97,7 +97,7 @@ def analyze_point(system, modes: Sequence[str], want_unambiguous: bool,
 
     Parameters
     ----------
-    system : the :class:`~contactmodes.system.ContactSystem` at the point.
+    system : the :class:`~contactmodes.model.system.ContactSystem` at the point.
     modes : the modes to report (validated by :func:`check_modes`).
     want_unambiguous : also compute ``T*_c`` of each reported mode (its bounding box and measure).
     box : ``(lo, hi)``, each (n_τ,), the inconsistency box: the measure of the torques with no
@@ -115,7 +115,7 @@ def analyze_point(system, modes: Sequence[str], want_unambiguous: bool,
         is in ``feasible_modes``; ``bounding_box`` is that ``T_c``'s. Boxes are ``[[lo, hi] per torque]`` (N·m or N), ``None``
         ends where unbounded and ``None`` for an empty set; measures are ``None`` when infinite.
     """
-    from contactmodes.analysis import analyze
+    from contactmodes.analysis.analyze import analyze
 
     result = analyze(system)
     entries: dict[str, dict] = {}

@@ -29,11 +29,11 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
-from ..errors import ContactModelError
-from . import adapter
-from .grid import Grid, SweepError
-from .keys import apply_overrides, key_paths, path_text
-from .kinds import Panel, Prepared, SweepKind
+from contactmodes.errors import ContactModelError
+from contactmodes.sweeps import adapter
+from contactmodes.sweeps.grid import Grid, SweepError
+from contactmodes.sweeps.keys import apply_overrides, key_paths, path_text
+from contactmodes.sweeps.kinds import Panel, Prepared, SweepKind
 
 __all__ = ["AnalyzeKind", "AnalyzePoint", "KIND"]
 
@@ -254,7 +254,7 @@ def _box(value, n: int):
     if value is None:
         return None
     if isinstance(value, str):
-        from ..cli import UserError, parse_box
+        from contactmodes.cli import UserError, parse_box
 
         try:
             return parse_box(value, n, "--inconsistency-box")

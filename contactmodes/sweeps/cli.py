@@ -38,9 +38,9 @@ import sys
 
 from polytopes import PolytopeError
 
-from ..cli import UserError
-from ..errors import ContactModelError
-from ..cliutil import check_writable, write_all_atomic
+from contactmodes.cli import UserError
+from contactmodes.errors import ContactModelError
+from contactmodes.cli._common import check_writable, write_all_atomic
 
 __all__ = ["add_parser", "run", "INTERNAL_ERROR"]
 
@@ -68,7 +68,7 @@ def _max_points(text: str) -> int:
 
 
 def _common(p: argparse.ArgumentParser, what: str, in_process_points: int) -> None:
-    from .grid import MAX_POINTS
+    from contactmodes.sweeps.grid import MAX_POINTS
 
     p.add_argument("--vary", action="append", required=True, metavar=f"{what}=SPEC",
                    help=f"vary {what} over SPEC: LO:HI:N (N values, ends included) or a,b,c; "
@@ -91,7 +91,7 @@ def _common(p: argparse.ArgumentParser, what: str, in_process_points: int) -> No
 
 def add_parser(sub) -> argparse.ArgumentParser:
     """Register ``sweep`` and one sub-command per kind on the ``contactmodes`` subparsers."""
-    from .registry import available_kinds
+    from contactmodes.sweeps.registry import available_kinds
 
     p = sub.add_parser("sweep", help="run a grid of analyses or simulations on Dask (table, picture, JSON)",
                        description="Parameter sweeps on every core (Dask LocalCluster) or on a Dask cluster.")
@@ -105,18 +105,18 @@ def add_parser(sub) -> argparse.ArgumentParser:
 
 
 def _sweep(args: argparse.Namespace) -> str:
-    from .._extras import require
+    from contactmodes._extras import require
 
     for module in ("dask", "distributed", "pandas"):  # also in this process: one rule for every grid size
         require(module, "sweep", "sweep")
     if args.plot is not None:
         require("matplotlib", "plot", "--plot")
-    from ..progress import Progress
-    from . import run_sweep
-    from .engine import check_resources
-    from .grid import parse_vary
-    from .plot import check_plot, plot_sweep
-    from .result import check_table_path
+    from contactmodes.progress import Progress
+    from contactmodes.sweeps import run_sweep
+    from contactmodes.sweeps.engine import check_resources
+    from contactmodes.sweeps.grid import parse_vary
+    from contactmodes.sweeps.plot import check_plot, plot_sweep
+    from contactmodes.sweeps.result import check_table_path
 
     kind = args.sweep_kind_object
     check_resources(args.scheduler, args.workers)

@@ -38,7 +38,7 @@ import sys
 import threading
 from typing import Any, Callable, Sequence
 
-from .grid import SweepError
+from contactmodes.sweeps.grid import SweepError
 
 __all__ = ["run_point", "execute", "check_resources", "runs_in_process", "progress_of", "held_interrupt",
            "CONNECT_TIMEOUT", "WORKER_WAIT"]
@@ -62,7 +62,7 @@ def run_point(evaluate: Callable[[dict], dict], params: dict) -> dict:
 def progress_of(progress: Any):
     """The :class:`~contactmodes.progress.Progress` that ``progress`` (module doc) asks for, or
     ``None`` for no progress."""
-    from ..progress import Progress
+    from contactmodes.progress import Progress
 
     if isinstance(progress, Progress):
         return progress
@@ -73,7 +73,7 @@ def progress_of(progress: Any):
 
 
 def _bar(total: int, progress: Any):
-    from ..progress import stage
+    from contactmodes.progress import stage
 
     return stage(progress_of(progress), "sweep: points done", total)
 
@@ -217,7 +217,7 @@ def execute(evaluate: Callable[[dict], dict], points: Sequence[dict], scheduler:
         _say(f"{len(points)} point{'s' * (len(points) != 1)} in this process", announce)
         with _bar(len(points), progress) as bar:
             return _serial(evaluate, points, bar), "serial", 0
-    from .._extras import require
+    from contactmodes._extras import require
 
     require("distributed", "sweep", "sweep on Dask")
     from dask.distributed import Client, LocalCluster

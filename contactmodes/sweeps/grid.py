@@ -29,7 +29,7 @@ from typing import Any, Iterator, Mapping, Sequence
 
 import numpy as np
 
-from ..errors import ContactModelError
+from contactmodes.errors import ContactModelError
 
 __all__ = ["SweepError", "Grid", "parse_spec", "parse_vary", "check_size", "MAX_POINTS"]
 

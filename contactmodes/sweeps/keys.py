@@ -18,7 +18,7 @@ import copy
 import re
 from typing import Any, Mapping
 
-from .grid import SweepError
+from contactmodes.sweeps.grid import SweepError
 
 __all__ = ["expand_key", "apply_overrides", "key_paths", "path_text"]
 

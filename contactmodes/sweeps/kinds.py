@@ -26,7 +26,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from .grid import Grid, SweepError
+from contactmodes.sweeps.grid import Grid, SweepError
 
 __all__ = ["KIND_GROUP", "Panel", "Prepared", "SweepKind"]
 

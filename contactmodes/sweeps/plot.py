@@ -27,7 +27,7 @@ from typing import Sequence
 
 import numpy as np
 
-from .grid import SweepError
+from contactmodes.sweeps.grid import SweepError
 
 __all__ = ["plot_sweep", "check_plot", "ANNOTATE_MAX_CELLS", "MAX_PANELS"]
 
@@ -178,7 +178,7 @@ def plot_sweep(result, path: str, title: str | None = None) -> None:
 
     Raises :class:`SweepError` when the sweep varies more than two keys, and
     :class:`~contactmodes._extras.MissingExtraError` without matplotlib (the ``plot`` extra)."""
-    from .._extras import require
+    from contactmodes._extras import require
 
     require("matplotlib", "plot", "plot_sweep")
     from matplotlib.figure import Figure

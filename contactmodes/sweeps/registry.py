@@ -5,9 +5,9 @@ registry imports the kinds, never the other way round."""
 
 from __future__ import annotations
 
-from .analyze_kind import KIND as ANALYZE
-from .grid import SweepError
-from .kinds import KIND_GROUP, SweepKind
+from contactmodes.sweeps.analyze_kind import KIND as ANALYZE
+from contactmodes.sweeps.grid import SweepError
+from contactmodes.sweeps.kinds import KIND_GROUP, SweepKind
 
 __all__ = ["available_kinds", "get_kind"]
 

@@ -24,8 +24,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from .grid import Grid, SweepError
-from .kinds import Prepared
+from contactmodes.sweeps.grid import Grid, SweepError
+from contactmodes.sweeps.kinds import Prepared
 
 __all__ = ["SCHEMA", "SweepResult", "TABLE_FORMATS", "check_table_path"]
 
@@ -88,7 +88,7 @@ class SweepResult:
         """The table as a ``pandas.DataFrame`` (module doc); ``df.attrs`` holds the document's
         header (``schema``, ``kind``, ``vary``, ``scheduler``, ``workers`` and the kind's inputs).
         Raises :class:`~contactmodes._extras.MissingExtraError` without pandas (the ``sweep`` extra)."""
-        from .._extras import require
+        from contactmodes._extras import require
 
         require("pandas", "sweep", "to_frame")
         import pandas as pd

@@ -1,7 +1,7 @@
 """Robust bracing of a snake robot between walls (Greenfield, Rizzi, Choset, ICRA 2005; bracing.md).
 
 Public API: :class:`BracingController`, :class:`BracingResult` (:mod:`.controller`). The robust
-sets themselves are computed by :mod:`contactmodes.robust`; the climbing demo's disturbance model
+sets themselves are computed by :mod:`contactmodes.analysis.robust`; the climbing demo's disturbance model
 lives in :mod:`.climb`.
 """
 

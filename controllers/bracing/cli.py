@@ -21,8 +21,8 @@ import json
 
 import numpy as np
 
-from contactmodes.cliutil import CommandOutput, UserError
-from contactmodes.report import format_bound
+from contactmodes.cli._common import CommandOutput, UserError
+from contactmodes.output.text import format_bound
 
 SCHEMA = "contactmodes.brace/1"
 
@@ -50,7 +50,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace) -> str | CommandOutput:
     """Compute the sets and the torque; returns the text to print (table or JSON), wrapped in a
     :class:`~contactmodes.cli.CommandOutput` with status 1 when there is no bracing torque."""
-    from contactmodes.io import load_system
+    from contactmodes.system_file.loader import load_system
     from contactmodes.tolerances import MAGNITUDE_MAX
 
     from .controller import DEFAULT_TORQUE_BOUND, BracingController

@@ -30,7 +30,7 @@ brace-only model (:func:`brace_mechanism`). **Mass split:** the brace-only model
 first three masses — free end of link 1, joint 1 and joint 2 (joint 2 is the tip of link 2, so its
 mass belongs to the brace); the free section's masses are the other three: joint 3, joint 4 and
 the tip of link 5 (``3 m g = 2.498 N``). ``τ_d`` enters with the **same sign as the torques**
-(CONVENTIONS; :class:`contactmodes.system.Disturbance`). Coordinates are relative, so the joint-2
+(CONVENTIONS; :class:`contactmodes.model.system.Disturbance`). Coordinates are relative, so the joint-2
 actuator ``tau2`` is a generalized force on ``θ2`` only and does not appear in the brace rows; its
 reaction on link 2 is contained in ``τ_d`` through the free section's inertial and gravity terms.
 Equivalently (Newton–Euler, the test's oracle): the free masses push on the chain with
@@ -63,7 +63,7 @@ from typing import Sequence
 
 import numpy as np
 
-from contactmodes.mechanism import PlanarMechanism
+from contactmodes.model.mechanism import PlanarMechanism
 
 __all__ = [
     "L", "MASS", "GRAVITY", "MU", "X_LEFT", "DURATION", "BRACE_Q", "BRACE_COORDINATES",

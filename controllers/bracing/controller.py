@@ -1,7 +1,7 @@
 """Bracing controller: a brace torque in the robustly unambiguous set (bracing paper; bracing.md).
 
 :class:`BracingController` computes, for a system with a disturbance set, the robustly
-unambiguous set ``T'*_c`` of the desired mode (:func:`contactmodes.robust.robust_unambiguous`)
+unambiguous set ``T'*_c`` of the desired mode (:func:`contactmodes.analysis.robust.robust_unambiguous`)
 and picks one torque in it:
 
 * ``objective="max_margin"`` (default): the torque with the largest Euclidean distance (N·m) to
@@ -53,8 +53,8 @@ from typing import Sequence
 import numpy as np
 
 from contactmodes.errors import ContactModelError
-from contactmodes.robust import RobustResult, robust_unambiguous
-from contactmodes.system import ContactSystem
+from contactmodes.analysis.robust import RobustResult, robust_unambiguous
+from contactmodes.model.system import ContactSystem
 from contactmodes.tolerances import MAGNITUDE_MAX
 from polytopes import NumericalError, Polytope, simplify
 from polytopes.tolerances import COEF_ZERO_TOL, CONTAINMENT_TOL
@@ -89,7 +89,7 @@ class BracingResult:
         with the torque bound box, ``None`` unless ``success``.
     piece : index of the chosen piece in ``pieces``.
     pieces : the convex pieces searched (``T'*_c`` after :func:`polytopes.simplify`).
-    robust : the :class:`~contactmodes.robust.RobustResult` they came from.
+    robust : the :class:`~contactmodes.analysis.robust.RobustResult` they came from.
     """
 
     success: bool

@@ -17,13 +17,13 @@ for the assumed mode only (no enumeration of other modes), the LP
                                                    lo <= τ <= hi   (motor limits at the hip speeds)
 
 on the machinery of the max-thrust controller: the mode's response from a
-:class:`contactmodes.layout.Layout` (certified pivoted solve, else the SVD) and the LP from
+:class:`contactmodes.realtime.plan.Layout` (certified pivoted solve, else the SVD) and the LP from
 :func:`polytopes.batchlp.solve_batch` (a verified dual simplex warm-started from the previous
 step's basis, :func:`polytopes.lp.solve_verified` when its answer does not verify). If the LP is
 infeasible (the assumed mode cannot be realized with the task constraint — the blind controller
 cannot know), it falls back to the *elastic* LP ``max θ̈ − ρ Σ s`` with the inequality rows of
 ``D_c`` relaxed by slacks ``s >= 0`` (``ρ = 1e3`` per unit violation of a row in SI units, the
-rows of :func:`contactmodes.domains.domain_inequalities` of the SI system; solved in the
+rows of :func:`contactmodes.analysis.domains.domain_inequalities` of the SI system; solved in the
 nondimensional variables with each slack weighted by its row's unit), i.e. the torque that
 realizes the assumed model as nearly as possible. (Before this machinery both LPs went through
 ``scipy.optimize.linprog``, about 1.3 ms per call on the shared machine.)
@@ -58,9 +58,9 @@ import time
 
 import numpy as np
 
-from contactmodes.layout import W_BOUND, Structure
-from contactmodes.modetable import VelocityPattern
-from contactmodes import layout_kernel
+from contactmodes.realtime.plan import W_BOUND, Structure
+from contactmodes.modes.contact_conditions import VelocityPattern
+from contactmodes.realtime import kernels
 from polytopes import batchlp, batchlp_kernel
 from polytopes import lp
 
@@ -176,7 +176,7 @@ class BlindController:
     Attributes after a run: ``switch_time`` (s or ``None``), ``log`` list of
     ``(t, mode, predicted θ̈, status)``. Create a new instance (or call :meth:`reset`) per run.
     ``compile_seconds``: the time the constructor spent compiling the LP and response kernels
-    (:mod:`polytopes.batchlp_kernel`, :mod:`contactmodes.layout_kernel`; 0 when an earlier
+    (:mod:`polytopes.batchlp_kernel`, :mod:`contactmodes.realtime.kernels`; 0 when an earlier
     controller of the process did).
     """
 
@@ -189,7 +189,7 @@ class BlindController:
         self.hold = int(pick(hold, self.params.detector_hold))
         self.arm_time = float(pick(arm_time, self.params.detector_arm_time))
         # the compiled kernels (LPs, responses), once per process, outside the timed steps (0 s if already done)
-        self.compile_seconds = batchlp_kernel.compile_kernel() + layout_kernel.compile_kernel()
+        self.compile_seconds = batchlp_kernel.compile_kernel() + kernels.compile_kernel()
         self.reset()
 
     def reset(self) -> None:

@@ -21,10 +21,10 @@ controller not installed: one line on stderr, nothing written); **130** Ctrl-C (
 Progress: when stderr is a terminal, one line every 0.1 s of simulated time
 (``contactmodes: flip t=0.30 s pitch=45°``); nothing when stderr is redirected (scripts, tests).
 ``--plot`` / ``--animate`` / ``--output`` are written atomically
-(:func:`contactmodes.cliutil.write_atomic`) only after a complete run; their directories are checked
+(:func:`contactmodes.cli._common.write_atomic`) only after a complete run; their directories are checked
 *before* the run, so a bad path fails at once.
 
-Exit status 1 goes through :class:`~contactmodes.cliutil.CommandOutput` (the CLI writes the usual
+Exit status 1 goes through :class:`~contactmodes.cli._common.CommandOutput` (the CLI writes the usual
 output, then returns 1). Registered through the ``contactmodes.commands`` entry-point group
 (``pyproject.toml``).
 """
@@ -38,7 +38,7 @@ import sys
 from dataclasses import fields
 
 from contactmodes._extras import require
-from contactmodes.cliutil import CommandOutput, UserError, check_writable, write_all_atomic
+from contactmodes.cli._common import CommandOutput, UserError, check_writable, write_all_atomic
 
 from .api import CONTROLLERS, SCHEMA, flip_document, simulate_flip
 
@@ -164,7 +164,7 @@ def summary(doc: dict) -> str:
 
 def run(args: argparse.Namespace) -> str | CommandOutput:
     """Validate, simulate, write the requested files, return the summary or JSON text — as a
-    :class:`~contactmodes.cliutil.CommandOutput` with status :data:`NO_FLIP` when the run ended
+    :class:`~contactmodes.cli._common.CommandOutput` with status :data:`NO_FLIP` when the run ended
     without a flip (the CLI writes it, then exits 1).
 
     Raises :class:`UserError` on invalid options (nothing written) and ``KeyboardInterrupt`` when

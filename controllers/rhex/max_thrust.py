@@ -6,10 +6,10 @@ At every control step (``params.control_rate``, zero-order hold) the controller
    ``f_n(body) >= params.min_body_normal_force``) at the measured state, with the normal contact
    velocities classified as described under *Velocity classification* below;
 2. enumerates the kinematically feasible modes ``M_f`` (Sec. III-F with the thresholds ``v0`` of
-   Sec. IV-C.3, :func:`contactmodes.modes.enumerate_modes`);
+   Sec. IV-C.3, :func:`contactmodes.modes.enumeration.enumerate_modes`);
 3. for each mode ``c`` whose pitch acceleration is unique (the θ row of ``Q_q`` is zero: a
    force-only ambiguity, III-G.2, is tolerated; within-mode task negations are *not* removed, i.e.
-   ``within_mode=False`` of :func:`contactmodes.ambiguity.unambiguous`) maximizes
+   ``within_mode=False`` of :func:`contactmodes.analysis.ambiguity.unambiguous`) maximizes
    ``θ̈_c(τ) = P_q[θ] τ + r_q[θ]`` over
 
        T*_c ∩ L,   T*_c = T_c(with task) − ∪_{c' ∈ M_f, c' ≠ c} T_c'(without task)        (34)
@@ -35,8 +35,8 @@ The union of polytopes ``T*_c ∩ L`` is never built for every mode. Per step:
     boundary point), then ``τ°_c`` is strictly outside every closed ``T_c'``, hence unambiguous,
     and ``θ̈*_c = β_c``;
   - *slow path* otherwise: ``K = T_c ∩ L`` is projected (the candidate's
-    :class:`~contactmodes.session.ModeSolution` of an analysis session of the step,
-    :meth:`~contactmodes.session.ModeSolution.projected` with the limit rows appended), the
+    :class:`~contactmodes.analysis.session.ModeSolution` of an analysis session of the step,
+    :meth:`~contactmodes.analysis.session.ModeSolution.projected` with the limit rows appended), the
     ``c'`` whose domains meet ``K`` are found by one lifted feasibility LP each over ``(τ, w')``
     (no projection), only those ``T_c'`` are projected (cached by the session), those meeting
     ``K`` with full relative dimension are removed by :func:`polytopes.difference`, and ``θ̈`` is
@@ -46,31 +46,31 @@ The union of polytopes ``T*_c ∩ L`` is never built for every mode. Per step:
 
 Real time (1 kHz)
 -----------------
-The fast path runs on :mod:`contactmodes.layout` and :mod:`polytopes.batchlp`:
+The fast path runs on :mod:`contactmodes.realtime.plan` and :mod:`polytopes.batchlp`:
 
 * the rigid model in closed form (:func:`~.rigid_model.rigid_arrays`), nondimensionalized by
-  the rule of every analysis session (:func:`contactmodes.scaling.scale_terms`) in one compiled
-  call (:func:`contactmodes.layout.scaled_terms`, bit-identical);
-* one :class:`~contactmodes.layout.Structure` per set of present contacts and one
-  :class:`~contactmodes.layout.Layout` per velocity pattern (Table III,
-  :attr:`~contactmodes.modetable.VelocityPattern.key`), kept across steps: the index tables, the
+  the rule of every analysis session (:func:`contactmodes.model.scaling.scale_terms`) in one compiled
+  call (:func:`contactmodes.realtime.plan.scaled_terms`, bit-identical);
+* one :class:`~contactmodes.realtime.plan.Structure` per set of present contacts and one
+  :class:`~contactmodes.realtime.plan.Layout` per velocity pattern (Table III,
+  :attr:`~contactmodes.modes.contact_conditions.VelocityPattern.key`), kept across steps: the index tables, the
   per-mode pivot choices of (24) and the LP bases are reused while the pattern is unchanged;
 * every candidate's kinematic test, every mode's response, the bound LPs and the point-test LPs
   are evaluated in batches, each LP warm-started from the previous step's optimal basis and every
   answer verified (primal and dual feasibility, or a Farkas certificate); an answer that does not
   verify goes to :func:`polytopes.lp.solve_verified` (cddlib, HiGHS), a response whose rank
   decision is not certified to be the SVD's goes to the SVD
-  (:func:`contactmodes.response.response_from_equations`) — the counts are in
+  (:func:`contactmodes.modes.response.response_from_equations`) — the counts are in
   :attr:`MaxThrustController.paths`;
 * the small dense LPs, the responses, the domains (33) and the assembly around them (the
   kinematic LPs' rows and decisions, the bound LPs' rows over the real ambiguity columns only, the
   point test's row checks and LP rows) run in compiled kernels (numba:
-  :mod:`polytopes.batchlp_kernel`, :mod:`contactmodes.layout_kernel`; the same computations as the
+  :mod:`polytopes.batchlp_kernel`, :mod:`contactmodes.realtime.kernels`; the same computations as the
   NumPy paths, which stay the tested reference), the LP answers verified inside the same compiled
   loop; the kernels are compiled (or loaded from the on-disk cache) in the constructor
   (:attr:`MaxThrustController.compile_seconds`), never during a step;
 * the slow path and the reference (:func:`max_thrust_reference`) run on an
-  :class:`~contactmodes.session.AnalysisSession` of the step's system (built only when needed);
+  :class:`~contactmodes.analysis.session.AnalysisSession` of the step's system (built only when needed);
 * **precomputed before the run** (in the constructor, outside every timed step): the structures
   and pivot choices of every set of present contacts at the at-rest start
   (:func:`~.simulator.initial_state`), and the answer at that start state itself (136 modes at
@@ -82,7 +82,7 @@ The fast path runs on :mod:`contactmodes.layout` and :mod:`polytopes.batchlp`:
 
 Decisions are those of the reference: the same enumeration (footnote 5's strict slack, decided by
 the batched LP unless within LP precision of the margin or leaning on its box, then by a second
-compiled solve in the unit box (:meth:`contactmodes.layout.Layout.kinematic`), then by the
+compiled solve in the unit box (:meth:`contactmodes.realtime.plan.Layout.kinematic`), then by the
 enumeration's own LP), the
 same rank and consistency decisions (certified, else the SVD), the same candidates, bounds, point
 tests and stopping rule, in nondimensional units throughout.
@@ -153,14 +153,14 @@ from typing import NamedTuple
 
 import numpy as np
 
-from contactmodes.ambiguity import unambiguous
-from contactmodes.domains import intersect_domains
-from contactmodes.layout import W_BOUND, Layout, Structure, domain_lp_rows, scaled_terms
-from contactmodes.modetable import classify_arrays
-from contactmodes.scaling import ScaledTerms, scale_terms
-from contactmodes.session import AnalysisSession
+from contactmodes.analysis.ambiguity import unambiguous
+from contactmodes.analysis.domains import intersect_domains
+from contactmodes.realtime.plan import W_BOUND, Layout, Structure, domain_lp_rows, scaled_terms
+from contactmodes.modes.contact_conditions import classify_arrays
+from contactmodes.model.scaling import ScaledTerms, scale_terms
+from contactmodes.analysis.session import AnalysisSession
 from contactmodes.tolerances import AMBIGUITY_ATOL
-from contactmodes import layout_kernel
+from contactmodes.realtime import kernels
 from polytopes import Polytope, batchlp, batchlp_kernel, difference
 from polytopes import lp
 
@@ -298,9 +298,9 @@ def _classified(v_contact: np.ndarray, normal_velocity_tol: float) -> np.ndarray
 class StepModel:
     """The rigid model of one state as the controller sees it (module doc): closed-form terms
     (:func:`~.rigid_model.rigid_arrays`), classified velocities, scaled terms
-    (:func:`contactmodes.scaling.scale_terms`) and the velocity pattern (on the scaled velocities).
-    :attr:`system` and :attr:`session` build the :class:`~contactmodes.system.ContactSystem` and
-    its :class:`~contactmodes.session.AnalysisSession` on first use (slow path, reference).
+    (:func:`contactmodes.model.scaling.scale_terms`) and the velocity pattern (on the scaled velocities).
+    :attr:`system` and :attr:`session` build the :class:`~contactmodes.model.system.ContactSystem` and
+    its :class:`~contactmodes.analysis.session.AnalysisSession` on first use (slow path, reference).
     ``classify=False`` keeps the measured normal velocities (the blind controller's model; an
     approaching contact is then not an error); ``kinematics`` the state's
     :func:`~.simulator.leg_kinematics` when the caller has it."""
@@ -312,7 +312,7 @@ class StepModel:
         ra = self.arrays
         self.contacts = ra.contacts
         self.v_contact = _classified(ra.v_contact, normal_velocity_tol) if classify else ra.v_contact
-        # the sessions' rule (contactmodes.scaling.scale_terms) in one compiled call: the same numbers
+        # the sessions' rule (contactmodes.model.scaling.scale_terms) in one compiled call: the same numbers
         self.terms: ScaledTerms = scaled_terms(ra.M, ra.h, S_MATRIX, ra.J, ra.Jdot_qdot, self.v_contact, ra.v0,
                                                ra.scales, [_task_rows(len(ra.contacts), params.min_body_normal_force)])
         self.pattern = classify_arrays(self.terms.v_contact, self.terms.v0, 1.0, ra.contacts,
@@ -322,9 +322,9 @@ class StepModel:
 
     @property
     def system(self):
-        """The :class:`~contactmodes.system.ContactSystem` (task on, classified velocities)."""
+        """The :class:`~contactmodes.model.system.ContactSystem` (task on, classified velocities)."""
         if self._system is None:
-            from contactmodes.system import ContactSystem
+            from contactmodes.model.system import ContactSystem
 
             ra = self.arrays
             self._system = ContactSystem(
@@ -335,7 +335,7 @@ class StepModel:
 
     @property
     def session(self) -> AnalysisSession:
-        """An :class:`~contactmodes.session.AnalysisSession` of :attr:`system` (built once)."""
+        """An :class:`~contactmodes.analysis.session.AnalysisSession` of :attr:`system` (built once)."""
         if self._session is None:
             self._session = AnalysisSession(self.system)
         return self._session
@@ -351,7 +351,7 @@ def controller_model(state, params: RHexParams, normal_velocity_tol: float = NOR
     """Rigid model at ``state`` (18,) with the velocity classification of the module doc.
 
     Returns ``(model, system, n_clamped)``: the :class:`~.rigid_model.RigidModel` (closed-form
-    terms, task on), its :class:`~contactmodes.system.ContactSystem` with normal velocities
+    terms, task on), its :class:`~contactmodes.model.system.ContactSystem` with normal velocities
     ``<= normal_velocity_tol`` (m/s) set to 0, and how many contacts were changed by more than the
     zero threshold of Table III.
     """
@@ -371,11 +371,11 @@ class _Modes:
     work of the search.
 
     *Pending modes.* Near rest some strict-slack LPs of footnote 5 are degenerate and the batched
-    kinematic test leaves them undecided (:meth:`~contactmodes.layout.Layout.kinematic_test`).
+    kinematic test leaves them undecided (:meth:`~contactmodes.realtime.plan.Layout.kinematic_test`).
     With ``lazy`` (the default) such a mode is *pending*: it is treated as possibly feasible (it
     gets a response, a domain and a bound LP with the others) and :meth:`resolve` decides it — by
-    :meth:`~contactmodes.layout.KinematicTest.resolve`, the decision
-    :meth:`~contactmodes.layout.Layout.kinematic` takes — only when the search's answer may depend
+    :meth:`~contactmodes.realtime.plan.KinematicTest.resolve`, the decision
+    :meth:`~contactmodes.realtime.plan.Layout.kinematic` takes — only when the search's answer may depend
     on it (:func:`_search`); a mode resolved infeasible is dropped (``alive`` false), as if it had
     never been a candidate. ``lazy=False`` resolves every pending mode first. Positions (``j``)
     index :attr:`names`, :attr:`index` and the arrays below."""
@@ -508,12 +508,12 @@ def _inside(md: _Modes, others: np.ndarray, tau: np.ndarray, counters: dict, ker
     ``others`` up to :data:`POINT_TOL` (module doc): row checks, then one batched max-slack LP for
     the modes whose ``w`` enters their rows. ``kernel``: ``"numpy"`` (the reference below),
     ``"compiled"`` (the row checks and the LPs' rows by
-    :func:`contactmodes.layout_kernel.point_test_kernel`) or ``"auto"`` (compiled when numba is
+    :func:`contactmodes.realtime.kernels.point_test_kernel`) or ``"auto"`` (compiled when numba is
     installed)."""
     out = np.zeros(others.size, dtype=bool)
     if others.size == 0:
         return out
-    if kernel == "compiled" or (kernel == "auto" and layout_kernel.AVAILABLE):
+    if kernel == "compiled" or (kernel == "auto" and kernels.AVAILABLE):
         return _inside_compiled(md, others, tau, counters)
     r = md.resp
     An_all, bn, bscale, w_used = md.point_rows
@@ -548,14 +548,14 @@ def _inside(md: _Modes, others: np.ndarray, tau: np.ndarray, counters: dict, ker
 
 
 def _inside_compiled(md: _Modes, others: np.ndarray, tau: np.ndarray, counters: dict) -> np.ndarray:
-    """:func:`_inside` through :func:`contactmodes.layout_kernel.point_test_kernel`."""
+    """:func:`_inside` through :func:`contactmodes.realtime.kernels.point_test_kernel`."""
     r, dom = md.resp, md.dom
     K, (p, nz) = others.size, dom.A.shape[1:]
     s = nz - 3
     state, tol = np.empty(K, dtype=np.int64), np.empty(K)
     G, h = np.empty((K, p, s + 1)), np.empty((K, p))
     lo_, hi_, art = np.empty((K, s + 1)), np.empty((K, s + 1)), np.empty((K, s + 1), dtype=bool)
-    layout_kernel.point_test_kernel(dom.A, dom.b, dom.valid, dom.task, r.C, r.d, r.cvalid, r.wfree, md.feasible_u,
+    kernels.point_test_kernel(dom.A, dom.b, dom.valid, dom.task, r.C, r.d, r.cvalid, r.wfree, md.feasible_u,
                                     np.asarray(others, dtype=np.int64), np.asarray(tau, dtype=float), POINT_TOL,
                                     W_BOUND, SLACK_CAP, state, tol, G, h, lo_, hi_, art)
     out = state == 1
@@ -795,8 +795,8 @@ class ReferenceResult:
 
 def max_thrust_reference(step: StepModel, lo, hi, task: bool = True) -> ReferenceResult:
     """Slow reference (``task=False``: with the task row dropped, status ``task_dropped``): one
-    :class:`~contactmodes.session.AnalysisSession` of the step's system;
-    :func:`contactmodes.ambiguity.unambiguous` (``within_mode=False``) for every kinematically
+    :class:`~contactmodes.analysis.session.AnalysisSession` of the step's system;
+    :func:`contactmodes.analysis.ambiguity.unambiguous` (``within_mode=False``) for every kinematically
     feasible mode with a unique θ̈, its pieces intersected with ``L`` and one LP per piece.
     Projects every mode's domain: for tests, not for control."""
     ses = step.session
@@ -861,9 +861,9 @@ class MaxThrustController:
                                          else normal_velocity_tol)
         self.engine = _Engine(self.params)
         self._start = None
-        # the compiled kernels (polytopes.batchlp_kernel, contactmodes.layout_kernel) are compiled here, once per process,
+        # the compiled kernels (polytopes.batchlp_kernel, contactmodes.realtime.kernels) are compiled here, once per process,
         # outside every timed step; seconds spent in this constructor's call (0 if already done)
-        self.compile_seconds = batchlp_kernel.compile_kernel() + layout_kernel.compile_kernel()
+        self.compile_seconds = batchlp_kernel.compile_kernel() + kernels.compile_kernel()
         if precompute:
             self._precompute()
         self.reset()

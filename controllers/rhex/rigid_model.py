@@ -1,8 +1,8 @@
 """Rigid planar RHex model for the controllers (flipping paper, Sec. IV-B.1, Fig. 7, eqs. 35–36).
 
 :func:`rigid_system` builds, from a compliant-simulator state, the instantaneous
-:class:`~contactmodes.system.ContactSystem` of the rigid model with
-:class:`~contactmodes.mechanism.PlanarMechanism` (rebuilt at every control step):
+:class:`~contactmodes.model.system.ContactSystem` of the rigid model with
+:class:`~contactmodes.model.mechanism.PlanarMechanism` (rebuilt at every control step):
 
 * floating body ``(x, y, θ)`` (mass ``m``, inertia ``I``, frame at the centre of mass);
 * three massless rigid legs as zero-mass coordinates ``φ_1..φ_3`` relative to the body (view 2 of
@@ -33,7 +33,7 @@ rigid counterpart; the rigid toe velocity therefore differs from the simulated o
 
 Two constructions of the same model
 -----------------------------------
-:func:`rigid_model` builds it with the generic :class:`~contactmodes.mechanism.PlanarMechanism`
+:func:`rigid_model` builds it with the generic :class:`~contactmodes.model.mechanism.PlanarMechanism`
 (the reference; about 0.5 ms). :func:`rigid_arrays` evaluates the same terms in closed form for
 this tree — body plus three massless legs, coordinates ``q = (x, y, θ, φ_1, φ_2, φ_3)``:
 
@@ -45,7 +45,7 @@ this tree — body plus three massless legs, coordinates ``q = (x, y, θ, φ_1, 
   ``β_i = θ + φ_i``: ``∂p_i/∂(x, y, θ, φ_i) = [I₂, (o_i − (x, y))⊥ + (p_i − o_i)⊥, (p_i − o_i)⊥]``,
   ``J̇q̇ = −θ̇² (o_i − (x, y)) − (θ̇ + φ̇_i)² (p_i − o_i)``;
 * rows in the contact frame ``(t, n) = ((1, 0), (0, 1))`` are the x and y components;
-* characteristic scales by :meth:`~contactmodes.system.CharacteristicScales.from_mechanism_data`
+* characteristic scales by :meth:`~contactmodes.model.system.CharacteristicScales.from_mechanism_data`
   on the points the mechanism uses (body centre, hips, contact points).
 
 :func:`analytic_model` packs them into the same :class:`RigidModel` (without the mechanism); the
@@ -59,8 +59,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from contactmodes.mechanism import PlanarMechanism
-from contactmodes.system import CharacteristicScales, ContactSystem, LinearConstraint
+from contactmodes.model.mechanism import PlanarMechanism
+from contactmodes.model.system import CharacteristicScales, ContactSystem, LinearConstraint
 
 from .params import RHexParams
 from .simulator import LegKinematics, body_corners, leg_kinematics
@@ -146,7 +146,7 @@ class RigidArrays:
     ``contacts`` names present (subset of :data:`CONTACT_NAMES`, ``k`` of them); ``q``, ``qdot``
     (6,); ``M`` (6, 6); ``h`` (6,); ``J`` (2k, 6) rows ``(t, n)`` per contact; ``Jdot_qdot`` (2k,);
     ``v_contact`` (2k,) ``J q̇``; ``mu``, ``v0`` (k,); ``scales`` the mechanism's
-    :class:`~contactmodes.system.CharacteristicScales`."""
+    :class:`~contactmodes.model.system.CharacteristicScales`."""
 
     contacts: tuple
     q: np.ndarray
@@ -226,7 +226,7 @@ def rigid_arrays(state, params: RHexParams, kinematics: LegKinematics | None = N
 
 def _largest_distance(points: list) -> float:
     """The largest distance between two of ``points`` (a list of ``(x, y)``), as
-    :meth:`~contactmodes.system.CharacteristicScales.from_mechanism_data` computes it: the square
+    :meth:`~contactmodes.model.system.CharacteristicScales.from_mechanism_data` computes it: the square
     root (correctly rounded, hence monotone) of the largest ``dx·dx + dy·dy``; NaN if a coordinate is."""
     d2 = [(px - qx) * (px - qx) + (py - qy) * (py - qy)
           for i, (px, py) in enumerate(points) for qx, qy in points[i + 1:]]
@@ -242,7 +242,7 @@ def _largest(values: list) -> float:
 
 def analytic_model(state, params: RHexParams, task: bool = True) -> RigidModel:
     """:func:`rigid_model` from the closed-form terms of :func:`rigid_arrays` (``mechanism`` is
-    ``None``): the same :class:`~contactmodes.system.ContactSystem` to rounding."""
+    ``None``): the same :class:`~contactmodes.model.system.ContactSystem` to rounding."""
     ra = rigid_arrays(state, params)
     cons = (task_constraint(len(ra.contacts), params),) if task else ()
     system = ContactSystem(M=ra.M, h=ra.h, S=np.vstack([np.zeros((3, 3)), np.eye(3)]), J=ra.J,

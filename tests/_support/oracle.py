@@ -2,7 +2,7 @@
 and shared-case tests).
 
 Written from Tables I–III and footnote 5 of the flipping paper, independently of
-:mod:`contactmodes.modes` / ``response`` / ``domains``: for a torque τ and a mode c,
+:mod:`contactmodes.modes.enumeration` / ``response`` / ``domains``: for a torque τ and a mode c,
 :func:`oracle_slack` solves
 
     max σ  s.t.  M q̈ − Jᵀ f = S τ − h,  the mode's equalities (Tables I–II, eq-constraints),
@@ -23,7 +23,7 @@ import numpy as np
 from scipy.optimize import linprog
 
 from contactmodes import tolerances
-from contactmodes.system import ContactSystem
+from contactmodes.model.system import ContactSystem
 
 LETTERS = "FSLR"
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from contactmodes.system import ContactSystem
+from contactmodes.model.system import ContactSystem
 
 M_, G_, MU = 2.0, 9.81, 0.5
 

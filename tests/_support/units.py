@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-from contactmodes.io import parse_system
+from contactmodes.system_file.loader import parse_system
 
 
 def random_system(seed: int) -> dict:

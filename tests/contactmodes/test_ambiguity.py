@@ -1,4 +1,4 @@
-"""Unit tests of contactmodes.ambiguity on hand-built systems and the six-link brace.
+"""Unit tests of contactmodes.analysis.ambiguity on hand-built systems and the six-link brace.
 
 Every expected value is derived by hand in the test's docstring, or by a direct LP
 (``tests/_support/oracle.py``: ``oracle_slack``, ``max_violation``).
@@ -12,11 +12,11 @@ import numpy as np
 import pytest
 
 from _support.paths import EXAMPLES
-from contactmodes.ambiguity import inconsistent, task_rows, unambiguous, untasked_domains
+from contactmodes.analysis.ambiguity import inconsistent, task_rows, unambiguous, untasked_domains
 from contactmodes.errors import ContactModelError
-from contactmodes.io import load_system
-from contactmodes.modes import enumerate_modes
-from contactmodes.system import ContactSystem, LinearConstraint
+from contactmodes.system_file.loader import load_system
+from contactmodes.modes.enumeration import enumerate_modes
+from contactmodes.model.system import ContactSystem, LinearConstraint
 from _support.systems import G_, M_, MU, point_between_floor_and_ceiling
 from polytopes import union_contains
 from polytopes.regions import union_bounding_box
@@ -192,7 +192,7 @@ def test_squeeze_is_unchanged_by_the_units_of_the_task_row(scale):
 def test_squeeze_with_a_task_row_in_tiny_units():
     """Was a strict xfail: with the task written as 1e-8·f_n2 >= 1e-8, T_FF came out as
     fy <= m g + 1 instead of R² (Polytope.reduce on a row scaled by 1e-8). Task rows are now
-    divided by their largest coefficient in the nondimensional variables (contactmodes.scaling),
+    divided by their largest coefficient in the nondimensional variables (contactmodes.model.scaling),
     so the written scale of a row cannot matter."""
     assert squeeze_star_ok(unambiguous(squeeze(scale=1e-8), "FF"))
 

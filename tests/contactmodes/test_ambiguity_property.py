@@ -33,8 +33,8 @@ from hypothesis import strategies as st
 from _support.oracle import all_modes, kinematically_ok, max_violation, oracle_slack, t_margin
 from _support.systems import random_system
 from contactmodes import tolerances
-from contactmodes.ambiguity import task_rows, unambiguous, untasked_domains
-from contactmodes.system import ContactSystem, LinearConstraint
+from contactmodes.analysis.ambiguity import task_rows, unambiguous, untasked_domains
+from contactmodes.model.system import ContactSystem, LinearConstraint
 
 TASKS = ("none", "fn0", "geq", "eq")
 # derandomize: a fixed example sequence, so that the known crash below (about 1 draw in 350 of

@@ -15,7 +15,7 @@ import pytest
 from _support.paths import ROOT
 from contactmodes.cli import main
 from contactmodes.errors import SystemFileError
-from contactmodes.io import load_system, system_geometry
+from contactmodes.system_file.loader import load_system, system_geometry
 
 EXAMPLES = ROOT / "examples"
 L = 0.127

@@ -219,7 +219,7 @@ def test_polytope_error_from_input_is_a_user_error_exit_2(tmp_path, monkeypatch,
     as an internal error (issue 23: it exited 70)."""
     from polytopes import PolytopeError
 
-    import contactmodes.analysis as analysis_module
+    import contactmodes.analysis.analyze as analysis_module
 
     def bad(*args, **kwargs):
         raise PolytopeError("b: expected shape (3,), got (2,)")
@@ -234,13 +234,13 @@ def test_polytope_error_from_input_is_a_user_error_exit_2(tmp_path, monkeypatch,
 
 def test_error_tree_has_one_user_root():
     """Every user-facing exception class of contactmodes derives from ContactModelError."""
-    from contactmodes.cliutil import UserError
+    from contactmodes.cli._common import UserError
     from contactmodes.errors import ContactModelError
-    from contactmodes.snap import SnapError
+    from contactmodes.system_file.snap import SnapError
     from contactmodes.sweeps.grid import SweepError
     from contactmodes._extras import MissingExtraError
     from contactmodes.schemas import DocumentError
-    from contactmodes.tomledit import TomlEditError
+    from contactmodes.system_file._tomledit import TomlEditError
 
     for cls in (UserError, SnapError, SweepError, TomlEditError, MissingExtraError, DocumentError):
         assert issubclass(cls, ContactModelError), cls

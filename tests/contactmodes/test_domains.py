@@ -7,10 +7,10 @@ import json
 import numpy as np
 import pytest
 
-from contactmodes.analysis import analyze
-from contactmodes.session import mode_domain
+from contactmodes.analysis.analyze import analyze
+from contactmodes.analysis.session import mode_domain
 from contactmodes.errors import ApproachingContactError, ContactModelError
-from contactmodes.system import ContactSystem, LinearConstraint
+from contactmodes.model.system import ContactSystem, LinearConstraint
 from _support.systems import G_, M_, MU, point_between_floor_and_ceiling, point_on_ground
 
 LIM = MU * M_ * G_  # 9.81 N: the largest horizontal force friction can hold
@@ -165,7 +165,7 @@ def test_independent_equalities_stacked_against_least_squares():
     its rows are then orthonormal, span the row space of ``C`` (same rank as ``matrix_rank``) and
     are solved by the least-squares point; each result equals the one of the system alone (bit for
     bit), which is what :func:`independent_equalities` returns."""
-    from contactmodes.domains import independent_equalities, independent_equalities_stacked
+    from contactmodes.analysis.domains import independent_equalities, independent_equalities_stacked
 
     rng = np.random.default_rng(5)
     for p, n in [(2, 5), (3, 6), (4, 4), (5, 3), (1, 4)]:

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from _support.paths import EXAMPLES
-from contactmodes.io import load_system
+from contactmodes.system_file.loader import load_system
 from contactmodes.tolerances import GAP_RTOL
 
 L = 0.127

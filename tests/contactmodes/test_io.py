@@ -1,4 +1,4 @@
-"""System-file loader (contactmodes.io): round trips of the examples and every error path."""
+"""System-file loader (contactmodes.system_file.loader): round trips of the examples and every error path."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 from _support.paths import EXAMPLES
 from _support.toml_writer import to_toml
 from contactmodes.errors import SystemFileError
-from contactmodes.io import LoadedSystem, load_system, parse_system
+from contactmodes.system_file.loader import LoadedSystem, load_system, parse_system
 
 
 BASE = {
@@ -320,7 +320,7 @@ def test_builder_errors_are_prefixed(monkeypatch, tmp_path):
     """A ContactModelError raised inside the builder comes back as SystemFileError with the key path,
     named once: the builder's own name of a field of the item (``contacts[p2].mu``) gives way to the
     file's (``contacts[0]``); a message about another field gets the key path as prefix."""
-    from contactmodes import mechanism
+    from contactmodes.model import mechanism
     from contactmodes.errors import ContactModelError
 
     def broken(self, *args, **kwargs):

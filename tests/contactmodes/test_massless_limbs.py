@@ -16,9 +16,9 @@ import numpy as np
 import pytest
 
 from _support.paths import EXAMPLES
-from contactmodes.session import mode_domain
-from contactmodes.io import load_system, parse_system
-from contactmodes.response import solve_response
+from contactmodes.analysis.session import mode_domain
+from contactmodes.system_file.loader import load_system, parse_system
+from contactmodes.modes.response import solve_response
 
 EXAMPLE = EXAMPLES / "rhex_flip_start.toml"
 G = 9.81

@@ -1,4 +1,4 @@
-"""Tests of :mod:`contactmodes.mechanism` against independent derivations.
+"""Tests of :mod:`contactmodes.model.mechanism` against independent derivations.
 
 Reference values come from sympy Lagrange equations, finite differences of independently coded
 energies/kinematics, and hand-derived closed forms — never from output of the code under test.
@@ -13,8 +13,8 @@ import pytest
 import sympy as sp
 
 from contactmodes.errors import ContactModelError
-from contactmodes.mechanism import Dynamics, PlanarMechanism
-from contactmodes.system import ContactSystem, LinearConstraint
+from contactmodes.model.mechanism import Dynamics, PlanarMechanism
+from contactmodes.model.system import ContactSystem, LinearConstraint
 
 G = 9.81
 RNG = np.random.default_rng(20240611)

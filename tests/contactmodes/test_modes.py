@@ -6,14 +6,14 @@ import numpy as np
 import pytest
 
 from contactmodes.errors import ApproachingContactError, ContactModelError
-from contactmodes.modes import (
+from contactmodes.modes.enumeration import (
     acceleration_feasible,
     acceleration_rows,
     all_modes,
     enumerate_modes,
     velocity_allowed,
 )
-from contactmodes.system import ContactSystem
+from contactmodes.model.system import ContactSystem
 
 from _support.systems import G_, M_, MU, point_between_floor_and_ceiling, point_on_ground
 

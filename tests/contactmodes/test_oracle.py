@@ -1,7 +1,7 @@
 """End-to-end check: T_c membership against a direct LP in (q̈, f) for every one of the 4^k modes.
 
 The oracle (``tests/_support/oracle.py``) is written from Tables I–III and footnote 5 of the
-flipping paper, independently of :mod:`contactmodes.modes` / ``response`` / ``domains``: for a
+flipping paper, independently of :mod:`contactmodes.modes.enumeration` / ``response`` / ``domains``: for a
 torque τ and a mode c it solves
 
     max σ  s.t.  M q̈ − Jᵀ f = S τ − h,  the mode's equalities (Tables I–II, eq-constraints),
@@ -26,8 +26,8 @@ from _support.oracle import all_modes, kinematically_ok, oracle_slack, t_margin
 from _support.paths import EXAMPLES as EXAMPLES_DIR
 from _support.systems import random_system
 from polytopes import PolytopeError
-from contactmodes.analysis import analyze
-from contactmodes.system import ContactSystem
+from contactmodes.analysis.analyze import analyze
+from contactmodes.model.system import ContactSystem
 
 EXAMPLES = sorted(glob.glob(os.path.join(EXAMPLES_DIR, "*.toml")))
 
@@ -119,9 +119,9 @@ def test_random_systems_exercise_ambiguity():
 
 def _load_system():
     try:
-        from contactmodes.io import load_system
+        from contactmodes.system_file.loader import load_system
     except ImportError:  # pragma: no cover - module written in parallel
-        pytest.skip("contactmodes.io not importable yet")
+        pytest.skip("contactmodes.system_file.loader not importable yet")
     return load_system
 
 

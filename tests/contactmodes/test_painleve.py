@@ -49,11 +49,11 @@ import numpy as np
 import pytest
 
 from _support.paths import EXAMPLES
-from contactmodes.ambiguity import inconsistent, unambiguous, untasked_domains
-from contactmodes.session import mode_domain
+from contactmodes.analysis.ambiguity import inconsistent, unambiguous, untasked_domains
+from contactmodes.analysis.session import mode_domain
 from contactmodes.errors import ContactModelError
-from contactmodes.io import load_system
-from contactmodes.modes import enumerate_modes
+from contactmodes.system_file.loader import load_system
+from contactmodes.modes.enumeration import enumerate_modes
 from polytopes import union_contains
 
 RODS = ["painleve_rod.toml", "painleve_rod_mu05.toml"]

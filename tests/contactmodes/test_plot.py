@@ -14,12 +14,12 @@ import numpy as np
 import pytest
 
 from _support.paths import EXAMPLES
-from contactmodes.analysis import analyze
+from contactmodes.analysis.analyze import analyze
 from contactmodes.cli import build_parser
-from contactmodes.cli_plot import plot_data
-from contactmodes.io import load_system
-from contactmodes.mechanism import PlanarMechanism
-from contactmodes.plot import (
+from contactmodes.cli.plot import plot_data
+from contactmodes.system_file.loader import load_system
+from contactmodes.model.mechanism import PlanarMechanism
+from contactmodes.output.plot import (
     CUES, FILL_ALPHA, INCONSISTENT_ALPHA, INCONSISTENT_COLOUR, PALETTE, POINT_SIZE, SEGMENT_WIDTH, PlotData,
     draw_domains, mode_style, slice_domain, torque_units,
 )
@@ -27,7 +27,7 @@ from _support.systems import point_between_floor_and_ceiling
 from polytopes import Polytope
 
 
-#: requirements on the palette (the numbers of the module docstring of contactmodes.plot)
+#: requirements on the palette (the numbers of the module docstring of contactmodes.output.plot)
 MIN_PAIR_DE = 10.0      # any two modes with the same cue, solid and as fills
 MIN_RED_DE = 35.0       # a mode colour and the inconsistency red, solid
 MIN_RED_FILL_DE = 22.0  # a mode's fill and the red shading, as drawn on white

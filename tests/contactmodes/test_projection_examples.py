@@ -13,8 +13,8 @@ import pytest
 from scipy.optimize import linprog
 
 from _support.paths import EXAMPLES as EXAMPLES_DIR
-from contactmodes.analysis import analyze
-from contactmodes.io import load_system
+from contactmodes.analysis.analyze import analyze
+from contactmodes.system_file.loader import load_system
 
 EXAMPLES = sorted(EXAMPLES_DIR.glob("*.toml"))
 METHODS = ("fourier_motzkin", "block_elimination", "vertex")
@@ -67,7 +67,7 @@ def test_exact_method_gives_the_default_sets_on_every_feasible_mode(path):
     directions, and each set's vertices lie in the other (issue 22: the exact projection of the
     SVD-rounded ``D_c`` once returned RHex's ``FFSF`` without its ``τ1 >= 0`` facet, and ``FSFF``
     unbounded in τ2 and τ3)."""
-    from contactmodes.session import AnalysisSession
+    from contactmodes.analysis.session import AnalysisSession
 
     pytest.importorskip("ppl")
     system = load_system(path).system

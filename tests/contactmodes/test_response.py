@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from contactmodes.session import mode_domain
-from contactmodes.modes import all_modes
-from contactmodes.response import mode_equations, numerical_rank, solve_response
-from contactmodes.system import ContactSystem, LinearConstraint
+from contactmodes.analysis.session import mode_domain
+from contactmodes.modes.enumeration import all_modes
+from contactmodes.modes.response import mode_equations, numerical_rank, solve_response
+from contactmodes.model.system import ContactSystem, LinearConstraint
 
 from _support.systems import G_, M_, MU, point_between_floor_and_ceiling, point_on_ground
 
@@ -182,8 +182,8 @@ def test_batched_responses_and_rows_are_each_modes_own(seed):
     """:func:`responses_from_equations` and :func:`substituted_rows_many` on every mode of a random
     system at once (several shapes and ranks per batch) give, mode by mode, exactly what each
     mode gets alone; and the batched response satisfies the equalities (24)."""
-    from contactmodes.domains import substituted_rows, substituted_rows_many
-    from contactmodes.response import responses_from_equations
+    from contactmodes.analysis.domains import substituted_rows, substituted_rows_many
+    from contactmodes.modes.response import responses_from_equations
 
     rng = np.random.default_rng(40 + seed)
     k = 2 + seed % 2
@@ -205,11 +205,11 @@ def test_batched_responses_and_rows_are_each_modes_own(seed):
 
 
 def test_numerical_ranks_is_the_rank_rule_row_by_row():
-    """:func:`contactmodes.linalg.numerical_ranks` (stacked) equals :func:`numerical_rank` on each
+    """:func:`contactmodes._linalg.numerical_ranks` (stacked) equals :func:`numerical_rank` on each
     row, with zero rows, no singular values and values straddling the threshold; and both agree
     with ``np.linalg.matrix_rank`` on matrices of known rank."""
     from contactmodes import tolerances
-    from contactmodes.linalg import numerical_rank, numerical_ranks
+    from contactmodes._linalg import numerical_rank, numerical_ranks
 
     rng = np.random.default_rng(7)
     for k in (0, 1, 3, 6):

@@ -21,10 +21,10 @@ import pytest
 
 from _support.paths import EXAMPLES
 from contactmodes.cli import main
-from contactmodes.session import mode_domain
+from contactmodes.analysis.session import mode_domain
 from contactmodes.errors import ContactModelError, SystemFileError
-from contactmodes.io import load_system, parse_system
-from contactmodes.robust import augmented_system, robust_feasible_set, robust_unambiguous
+from contactmodes.system_file.loader import load_system, parse_system
+from contactmodes.analysis.robust import augmented_system, robust_feasible_set, robust_unambiguous
 from controllers.bracing import BracingController
 
 BOX_LO = np.array([-0.2, -3.0, -0.05, -0.25])  # bracing.md, set-up 3

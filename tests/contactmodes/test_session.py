@@ -14,16 +14,16 @@ from _support.chains import zigzag_chain
 from _support.oracle import kinematically_ok, oracle_slack
 from _support.paths import EXAMPLES as EXAMPLES_DIR
 from _support.systems import random_system
-from contactmodes import modes as modes_module
-from contactmodes import response as response_module
-from contactmodes import session as session_module
-from contactmodes.analysis import analyze
+from contactmodes.modes import enumeration as modes_module
+from contactmodes.modes import response as response_module
+from contactmodes.analysis import session as session_module
+from contactmodes.analysis.analyze import analyze
 from contactmodes.cli import main
-from contactmodes.domains import domain_from_response
-from contactmodes.io import load_system, parse_system
-from contactmodes.modes import acceleration_feasible, all_modes, enumerate_modes, velocity_allowed
-from contactmodes.response import mode_equations, response_from_equations
-from contactmodes.session import AnalysisSession
+from contactmodes.analysis.domains import domain_from_response
+from contactmodes.system_file.loader import load_system, parse_system
+from contactmodes.modes.enumeration import acceleration_feasible, all_modes, enumerate_modes, velocity_allowed
+from contactmodes.modes.response import mode_equations, response_from_equations
+from contactmodes.analysis.session import AnalysisSession
 
 EXAMPLES = sorted(glob.glob(os.path.join(EXAMPLES_DIR, "*.toml")))
 
@@ -155,7 +155,7 @@ def test_overlaps_stored_as_pairs_and_summarized_when_many(capsys):
     for a, b in list(res.overlaps)[:25]:
         Ta, Tb = res.modes[a].T, res.modes[b].T
         assert not Polytope(np.vstack([Ta.A, Tb.A]), np.concatenate([Ta.b, Tb.b])).is_empty()
-    from contactmodes.report import format_table
+    from contactmodes.output.text import format_table
 
     text = format_table(res)
     assert "give --overlaps to list them all" in text and len(max(text.splitlines(), key=len)) <= 100
@@ -189,7 +189,7 @@ def test_overlapping_pairs_against_all_pairs_of_projected_domains(path):
     one batch) against every pair of feasible modes intersected as projected ``T_c``, computed
     directly in the file's units (the pre-session pipeline: one projection per mode, one LP per
     pair)."""
-    from contactmodes.domains import intersect_domains
+    from contactmodes.analysis.domains import intersect_domains
 
     s = parse_system(zigzag_chain(4)).system if path == "chain4" else load_system(path).system
     res = analyze(s)

@@ -25,8 +25,8 @@ except ModuleNotFoundError:  # pragma: no cover - Python 3.10
 from _support.paths import ROOT
 from contactmodes.cli import main
 from contactmodes.errors import ApproachingContactError, SystemFileError
-from contactmodes.io import load_system, system_geometry
-from contactmodes.modes import velocity_allowed
+from contactmodes.system_file.loader import load_system, system_geometry
+from contactmodes.modes.enumeration import velocity_allowed
 from contactmodes.tolerances import GAP_RTOL
 
 EXAMPLES = ROOT / "examples"

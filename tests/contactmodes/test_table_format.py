@@ -26,7 +26,7 @@ from scipy.optimize import linprog
 
 from _support.paths import ROOT
 from contactmodes.cli import main
-from contactmodes.report import format_bound, format_number
+from contactmodes.output.text import format_bound, format_number
 
 EXAMPLES = ROOT / "examples"
 RHEX = str(EXAMPLES / "rhex_flip_start.toml")

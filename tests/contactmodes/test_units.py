@@ -19,9 +19,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from _support.units import random_system, rewrite
-from contactmodes.analysis import analyze
+from contactmodes.analysis.analyze import analyze
 from contactmodes.errors import ApproachingContactError
-from contactmodes.io import parse_system
+from contactmodes.system_file.loader import parse_system
 from polytopes import Polytope
 
 UNITS = {"mm": (1e3, 1.0), "km": (1e-3, 1.0), "g": (1.0, 1e3), "t": (1.0, 1e-3), "mm_g": (1e3, 1e3)}

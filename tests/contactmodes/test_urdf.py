@@ -1,4 +1,4 @@
-"""URDF input (contactmodes.urdf and the ``[mechanism] urdf`` hook of contactmodes.io).
+"""URDF input (contactmodes.model.urdf and the ``[mechanism] urdf`` hook of contactmodes.system_file.loader).
 
 Oracles, independent of the conversion:
 
@@ -25,10 +25,10 @@ from hypothesis import strategies as st
 from scipy.spatial.transform import Rotation
 
 from _support.paths import ROOT
-from contactmodes.analysis import analyze
+from contactmodes.analysis.analyze import analyze
 from contactmodes.errors import ContactModelError, SystemFileError
-from contactmodes.io import load_system, parse_system, system_geometry
-from contactmodes.urdf import load_urdf
+from contactmodes.system_file.loader import load_system, parse_system, system_geometry
+from contactmodes.model.urdf import load_urdf
 
 pytest.importorskip("yourdfpy")
 

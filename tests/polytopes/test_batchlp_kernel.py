@@ -193,7 +193,7 @@ def test_kernels_cache_into_their_own_directories():
     numba's global cache setting as the user had it."""
     import os
 
-    from contactmodes import layout_kernel
+    from contactmodes.realtime import kernels as layout_kernel
 
     if batchlp_kernel.CACHE_DIR is None:
         pytest.skip("no writable cache directory")

@@ -28,9 +28,9 @@ import numpy as np
 import pytest
 
 from _support.paths import ROOT
-from contactmodes.session import mode_domain
-from contactmodes.io import load_system
-from contactmodes.robust import RobustResult
+from contactmodes.analysis.session import mode_domain
+from contactmodes.system_file.loader import load_system
+from contactmodes.analysis.robust import RobustResult
 from controllers.bracing import BracingController
 from polytopes import Polytope
 

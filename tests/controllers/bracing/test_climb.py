@@ -2,7 +2,7 @@
 
 Independent oracle: the chain's kinematics are written here from the definition of the
 coordinates (absolute link angle ``φ_k = θ + θ1 + … + θ_{k−1}``, joint ``k`` at ``Σ L (cos φ, sin φ)``),
-not through ``contactmodes.mechanism``. The free section's masses (joints 3 and 4, tip of link 5)
+not through ``contactmodes.model.mechanism``. The free section's masses (joints 3 and 4, tip of link 5)
 need the forces ``m (a_i + g ŷ)``; by d'Alembert they load the brace with
 ``F_i = −m (a_i + g ŷ)`` at ``p_i``. The generalized force of ``F_i`` on coordinate ``q_j`` is
 ``F_i · ∂p_i/∂q_j``: ``x``, ``y`` translate every point (the components of ``Σ F_i``); ``θ`` rotates
@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from _support.paths import ROOT
-from contactmodes.io import load_system
+from contactmodes.system_file.loader import load_system
 from controllers.bracing.climb import (
     BRACE_Q, D_BOX, DURATION, GRAVITY, L, MASS, Q_END, Q_START, X_LEFT, brace_mechanism, chain_mechanism,
     chain_points, disturbance, disturbance_along, disturbance_box, five_link_mechanism, inside_box,

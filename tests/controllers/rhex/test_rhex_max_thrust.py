@@ -18,9 +18,9 @@ import numpy as np
 import pytest
 
 from _support.rhex_reference import LEGACY, assert_matches_reference
-from contactmodes.ambiguity import unambiguous, untasked_domains
-from contactmodes.modes import enumerate_modes
-from contactmodes.response import solve_response
+from contactmodes.analysis.ambiguity import unambiguous, untasked_domains
+from contactmodes.modes.enumeration import enumerate_modes
+from contactmodes.modes.response import solve_response
 from controllers.rhex import RHexParams, initial_state, simulate, torque_limits
 from controllers.rhex.max_thrust import (MaxThrustController, StepModel, controller_model, max_thrust,
                                          max_thrust_reference, step_time_stats)
@@ -177,7 +177,7 @@ def test_task_dropped_instead_of_a_blind_fallback():
     same answer through the slow path, a mode whose lifted toes are ``S``."""
     from scipy.optimize import linprog
 
-    from contactmodes.domains import domain_inequalities
+    from contactmodes.analysis.domains import domain_inequalities
     from controllers.rhex import BlindController
 
     p = RHexParams(mu_toe=0.39, tau_limit=16.2)
@@ -210,7 +210,7 @@ def test_task_dropped_instead_of_a_blind_fallback():
 
 
 def test_compiled_point_test_equals_numpy_reference(short_runs, slow_path_states):
-    """The compiled point test (:func:`contactmodes.layout_kernel.point_test_kernel` behind
+    """The compiled point test (:func:`contactmodes.realtime.kernels.point_test_kernel` behind
     ``max_thrust._inside``) against its NumPy reference (``kernel="numpy"``) at the comparison
     states: the same answer for every mode and torque — each mode's bound maximizer, the box
     corners and centre, random torques of the box, and points pulled 1e-7 towards the maximizers

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from contactmodes.response import solve_response
+from contactmodes.modes.response import solve_response
 from controllers.rhex import (RHexParams, initial_state, rigid_model, simulate, torque_limit_polytope,
                               torque_limits)
 from controllers.rhex.rigid_model import PITCH_INDEX, expand_mode
@@ -140,7 +140,7 @@ def test_rigid_arrays_scales_from_extent_equal_from_mechanism_data():
     points rebuilt here from the state (toe points to rounding: the model rebuilds them from r, β)."""
     import math
 
-    from contactmodes.system import CharacteristicScales
+    from contactmodes.model.system import CharacteristicScales
     from controllers.rhex.rigid_model import _largest, _largest_distance, rigid_arrays
 
     rng = np.random.default_rng(12)

@@ -30,8 +30,8 @@ import pytest
 from scipy.optimize import linprog
 
 from _support.rhex_reference import assert_matches_reference
-from contactmodes.domains import domain_inequalities
-from contactmodes.response import solve_response
+from contactmodes.analysis.domains import domain_inequalities
+from contactmodes.modes.response import solve_response
 from controllers.rhex import BlindController, RHexParams, initial_state, run_flip, simulate, torque_limits
 from controllers.rhex.blind import max_thrust_fixed_mode
 from controllers.rhex.max_thrust import MaxThrustController, StepModel, max_thrust
@@ -190,7 +190,7 @@ def test_lazy_kinematic_resolution_equals_resolving_every_mode_first(monkeypatch
     decides nothing), near rest and at legs-back states where the point test finds the maximizer
     in other modes' ``T_c`` and the slow path runs: the same answer with and without
     ``force_slow``."""
-    from contactmodes import layout
+    from contactmodes.realtime import plan as layout
     from _support.rhex_reference import LEGACY
 
     near_rest = []
@@ -356,7 +356,7 @@ def test_fallback_counts_are_the_exact_solves_of_the_step(monkeypatch):
     exact solvers: the calls of :func:`polytopes.lp.solve_verified` and of the layout's SVD
     response during the step (forced: the batched simplex leaves every third LP undecided, and
     every pivot certificate is refused)."""
-    from contactmodes import layout
+    from contactmodes.realtime import plan as layout
 
     p = RHexParams(mu_toe=0.6)
     c = MaxThrustController(p, precompute=False)

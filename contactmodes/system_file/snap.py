@@ -17,7 +17,7 @@ does not depend on the unit of length of the file).
 Method
 ------
 Gauss–Newton projection with the normal rows ``J_n = ∂g/∂q`` of the contact Jacobian
-(:attr:`Dynamics.J <contactmodes.mechanism.Dynamics.J>`, rows ``2i + 1``). In scaled coordinates
+(:attr:`Dynamics.J <contactmodes.model.mechanism.Dynamics.J>`, rows ``2i + 1``). In scaled coordinates
 ``z = W q`` each step solves the linearized problem ``min ‖z + Δ − z₀‖`` subject to
 ``g(q) + J_n W⁻¹ Δ = 0``:
 
@@ -36,7 +36,7 @@ Velocities
 ----------
 Moving ``q`` turns the contact normals' Jacobian rows, so the same ``q̇`` may give other normal
 velocities ``v_n = J_n q̇``. When the snap changes some contact's ``v_n`` by more than the analysis's
-zero threshold ``ε_i`` (:func:`contactmodes.modes.zero_threshold`), ``q̇`` gets the smallest change
+zero threshold ``ε_i`` (:func:`contactmodes.modes.enumeration.zero_threshold`), ``q̇`` gets the smallest change
 (in the same weights ``W``) that gives every contact back its normal velocity at the input state:
 ``J_n(q) q̇' = J_n(q₀) q̇₀``. Otherwise — in particular for ``q̇ = 0`` — ``q̇`` is kept as it is.
 """
@@ -48,9 +48,9 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .errors import ContactModelError
-from .mechanism import PlanarMechanism
-from .tolerances import GAP_RTOL, RANK_RTOL
+from contactmodes.errors import ContactModelError
+from contactmodes.model.mechanism import PlanarMechanism
+from contactmodes.tolerances import GAP_RTOL, RANK_RTOL
 
 __all__ = ["MAX_ITERATIONS", "MAX_STEP", "SNAP_MARGIN", "SnapError", "SnapResult", "coordinate_weights",
            "snap_state"]
@@ -138,7 +138,7 @@ def snap_state(mechanism: PlanarMechanism, q: ArrayLike, qdot: ArrayLike | None 
     qdot : (n,) velocity (m/s, rad/s); zeros if ``None``.
     length : the length ``L`` (m) weighing lengths against angles, and the unit of the success
         test; default: the mechanism's characteristic length at ``(q, qdot)``
-        (:meth:`~contactmodes.mechanism.PlanarMechanism.characteristic_scales`), the loader's.
+        (:meth:`~contactmodes.model.mechanism.PlanarMechanism.characteristic_scales`), the loader's.
 
     Returns
     -------
@@ -240,6 +240,6 @@ def _keep_unmoved(before: np.ndarray, after: np.ndarray, w: np.ndarray, scale: f
 
 def _zero_threshold(mechanism: PlanarMechanism, q: np.ndarray, qdot: np.ndarray) -> np.ndarray:
     """The analysis's per-contact zero threshold ``ε_i`` (m/s) at ``(q, qdot)``."""
-    from .modes import zero_threshold
+    from contactmodes.modes.enumeration import zero_threshold
 
     return zero_threshold(mechanism.contact_system(q, qdot))

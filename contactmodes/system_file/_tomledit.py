@@ -22,7 +22,7 @@ try:  # Python >= 3.11
 except ModuleNotFoundError:  # pragma: no cover - Python 3.10
     import tomli as tomllib  # type: ignore[no-redef]
 
-from .errors import ContactModelError
+from contactmodes.errors import ContactModelError
 
 __all__ = ["TomlEditError", "edit_numbers", "float_literal"]
 

@@ -2,7 +2,7 @@
 
 Two eliminations, both unchanged in meaning from the paper:
 
-* **Local, by velocity** (Table III): :func:`~contactmodes.modetable.classify_velocities` keeps,
+* **Local, by velocity** (Table III): :func:`~contactmodes.modes.contact_conditions.classify_velocities` keeps,
   per contact, the letters its velocity allows (an approaching contact is an error).
 * **Global, by acceleration** (Sec. III-F with footnote 5): a mode survives when some ``q̈``
   satisfies its contact-acceleration equalities (eq. 7) and, *strictly*, its inequalities (eq. 9),
@@ -16,7 +16,7 @@ contact (level by level: the prefixes of length ``i + 1`` are the surviving pref
 ``i`` extended by each allowed letter of contact ``i``, in ``"FSLR"`` order, so the survivors come
 out in product order) and tests each *partial* assignment with the same slack LP in which every
 unassigned contact keeps only the rows common to all of its allowed letters
-(:func:`~contactmodes.modetable.relaxed_rows`: ``ẍ_n >= 0`` when its normal velocity is zero,
+(:func:`~contactmodes.modes.contact_conditions.relaxed_rows`: ``ẍ_n >= 0`` when its normal velocity is zero,
 loosened by the margin). That is a relaxation: a completion's feasible ``(q̈, s)`` with ``s >= 0``
 is feasible for the partial problem, so a partial assignment whose slack is at most the margin
 has no surviving completion, and its whole subtree is skipped. For whole modes the test is
@@ -27,9 +27,9 @@ test) are reported as before.
 The LPs of one level are solved together by the vectorized, verified dual simplex of
 :mod:`polytopes.batchlp` (every answer checked by its primal and dual or Farkas certificate); a
 prefix the batch cannot decide beyond the LP precision is decided by the definition's own LP
-(:func:`_slack`: equalities eliminated by an SVD, one verified LP), see :meth:`_Search.decide`.
+(:func:`strict_slack_of_rows`: equalities eliminated by an SVD, one verified LP), see :meth:`_Search.decide`.
 
-All decisions are taken on the nondimensionalized system (:mod:`contactmodes.scaling`).
+All decisions are taken on the nondimensionalized system (:mod:`contactmodes.model.scaling`).
 """
 
 from __future__ import annotations
@@ -46,16 +46,16 @@ from polytopes import lp
 if TYPE_CHECKING:  # pragma: no cover
     import networkx as nx
 
-from . import tolerances
-from .errors import InternalError
-from .linalg import null_space_solution
-from .modetable import MODE_LETTERS, VelocityPattern, classify_velocities, contact_rows, relaxed_rows
-from .modetable import validate_mode
-from .system import ContactSystem
+from contactmodes import tolerances
+from contactmodes.errors import InternalError
+from contactmodes._linalg import null_space_solution
+from contactmodes.modes.contact_conditions import MODE_LETTERS, VelocityPattern, classify_velocities, contact_rows, relaxed_rows
+from contactmodes.modes.contact_conditions import validate_mode
+from contactmodes.model.system import ContactSystem
 
 SMALL_LEVEL = 4
 """A level with fewer prefixes than this is decided by the definition's LP one prefix at a time
-(:func:`_slack`; cheaper than setting up a batch). Larger levels use the batched simplex, with
+(:func:`strict_slack_of_rows`; cheaper than setting up a batch). Larger levels use the batched simplex, with
 the compiled kernel only where its load pays (:func:`polytopes.batchlp.preferred_kernel`).
 Measured on the examples (``enumerate_modes``, ms CPU, 48 → 4): two-link 18.1 → 16.0, RHex
 31.1 → 27.4, table 8.3 → 4.6; the same modes (measured before :data:`DIRECT_CANDIDATES`, which
@@ -71,13 +71,13 @@ LEAF_BATCH = 1024
 """Prefixes are decided in batches of at most this many (one vectorized LP call each)."""
 
 __all__ = ["MODE_LETTERS", "Enumeration", "acceleration_feasible", "acceleration_rows", "all_modes",
-           "enumerate_modes", "mode_graph", "strict_slack", "velocity_allowed",
+           "enumerate_modes", "mode_graph", "strict_slack", "strict_slack_of_rows", "velocity_allowed",
            "zero_threshold"]
 
 
 def zero_threshold(system: ContactSystem) -> np.ndarray:
     """Per-contact threshold ``ε_i`` (k,) below which a velocity component counts as zero, in the
-    system's velocity units (:func:`~contactmodes.modetable.classify_velocities`)."""
+    system's velocity units (:func:`~contactmodes.modes.contact_conditions.classify_velocities`)."""
     return classify_velocities(system, check_approaching=False).threshold
 
 
@@ -118,17 +118,20 @@ def acceleration_rows(system: ContactSystem, mode: str):
 
     Equalities ``E q̈ = e`` (eq. 7) and inequalities ``G q̈ >= g`` (eq. 9, only where the velocity
     is zero), ``ẍ = J q̈ + J̇ q̇``; shapes (p, n_q), (p,), (r, n_q), (r,). Rows from
-    :func:`~contactmodes.modetable.contact_rows`.
+    :func:`~contactmodes.modes.contact_conditions.contact_rows`.
     """
     validate_mode(mode, system.contacts)
     E, e, G, g, _, _ = _rows(system, classify_velocities(system, check_approaching=False), mode)
     return E, e, G, g
 
 
-def _slack(E, e, G, g, R, r) -> float:
-    """Largest ``s <= 1`` with ``E q̈ = e``, ``G q̈ − g >= s``, ``R q̈ >= r``; ``-inf`` if none.
+def strict_slack_of_rows(E, e, G, g, R, r) -> float:
+    """Largest ``s <= 1`` with ``E q̈ = e``, ``G q̈ − g >= s``, ``R q̈ >= r``; ``-inf`` if none:
+    footnote 5's strict-slack LP on given acceleration rows (``E`` (p, n_q), ``G`` (m, n_q),
+    ``R`` (l, n_q), nondimensional), the one kinematic decision the enumeration and the real-time
+    plans share.
 
-    The equalities are eliminated first (:func:`~contactmodes.linalg.null_space_solution`, robust
+    The equalities are eliminated first (:func:`~contactmodes._linalg.null_space_solution`, robust
     to redundant rows); the rest is :func:`_reduced_slack` (one LP through :func:`polytopes.lp.solve`).
     """
     n_q = E.shape[1]
@@ -148,7 +151,7 @@ def strict_slack(system: ContactSystem, mode: str) -> float:
     inequality rows."""
     validate_mode(mode, system.contacts)
     scaled = system.scaling.system
-    return _slack(*_rows(scaled, classify_velocities(scaled, check_approaching=False), mode))
+    return strict_slack_of_rows(*_rows(scaled, classify_velocities(scaled, check_approaching=False), mode))
 
 
 def _margin(system: ContactSystem) -> float:
@@ -178,7 +181,7 @@ class Enumeration:
     after_acceleration : number of those that are also kinematically feasible (footnote 5).
     modes : the surviving modes, in product order over ``"FSLR"`` (first contact slowest).
     allowed : per contact, the Table III letters.
-    pattern : the :class:`~contactmodes.modetable.VelocityPattern` (thresholds in user units).
+    pattern : the :class:`~contactmodes.modes.contact_conditions.VelocityPattern` (thresholds in user units).
     lps : number of slack LPs the search solved (its cost; ``4^k`` for the exhaustive loop).
     graph : :class:`networkx.Graph` on ``modes`` (edges: modes differing at one contact), built
         on first access.
@@ -233,7 +236,7 @@ class _Search:
 
     Per contact and letter the acceleration rows are precomputed once. The prefixes of one level
     are decided together (:meth:`decide`): one vectorized verified LP each, the definition's LP
-    (:func:`_slack`) for the few the batch leaves undecided.
+    (:func:`strict_slack_of_rows`) for the few the batch leaves undecided.
     """
 
     def __init__(self, system: ContactSystem, pattern: VelocityPattern) -> None:
@@ -262,7 +265,7 @@ class _Search:
 
     def _confirm_prune(self, letters: str) -> bool:
         """Whether the rows of ``letters`` (a prefix) with the relaxed rows of the remaining
-        contacts, loosened by the margin, eliminated at once (:func:`_slack`, as
+        contacts, loosened by the margin, eliminated at once (:func:`strict_slack_of_rows`, as
         :func:`strict_slack` does for a whole mode), leave no strict slack above the margin."""
         n = self.n
         blocks = [self.blocks[i][letter] for i, letter in enumerate(letters)]
@@ -275,7 +278,7 @@ class _Search:
         R = np.vstack([x[0] for x in relaxed] + [np.zeros((0, n))])
         r = np.concatenate([x[1] for x in relaxed] + [np.zeros(0)])
         self.lps += 1
-        return _slack(E, e, G, g, R, r - self.margin) <= self.margin
+        return strict_slack_of_rows(E, e, G, g, R, r - self.margin) <= self.margin
 
     def _bank(self):
         """All rows the slack LPs use, over ``(q̈, s)`` as ``F z <= f``, and where each block sits:
@@ -326,7 +329,7 @@ class _Search:
         basis of each, a warm start for its children.
 
         One vectorized verified LP per prefix (:func:`polytopes.batchlp.simplex_batch`, the
-        formulation of :meth:`contactmodes.layout.Layout.kinematic`): over ``(q̈, s)``, maximize
+        formulation of :meth:`contactmodes.realtime.plan.Layout.kinematic`): over ``(q̈, s)``, maximize
         ``s <= 1`` s.t. :meth:`_lp_rows`, with an artificial box on ``q̈`` (nondimensional) and
         the real bound ``s >= −KINEMATIC_BOUND``, warm-started from the parent prefix's optimal
         basis (``warm``: prefix → basis as bank rows ``r >= 0`` and bounds ``−1 − j`` (upper),
@@ -427,7 +430,7 @@ class _Search:
 
 
 def _reduced_slack(x0, Z, G, g, R, r) -> float:
-    """:func:`_slack` on rows already reduced to ``q̈ = x0 + Z y``: variables ``(y, s)``, maximize
+    """:func:`strict_slack_of_rows` on rows already reduced to ``q̈ = x0 + Z y``: variables ``(y, s)``, maximize
     ``s`` s.t. ``−GZ y + s <= G x0 − g``, ``−RZ y <= R x0 − r``, ``s <= 1``."""
     base_g, base_r = G @ x0 - g, R @ x0 - r
     if G.shape[0] == 0 and R.shape[0] == 0:

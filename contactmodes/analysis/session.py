@@ -2,9 +2,9 @@
 domain ``D_c``, torque domain ``T_c``, bounding box, point test and linear maximization are
 computed lazily, once, by one :class:`ModeSolution` object (flipping paper, Sec. III-D/E).
 
-Everything inside a session is nondimensional (:mod:`contactmodes.scaling`): torques ``τ'``,
+Everything inside a session is nondimensional (:mod:`contactmodes.model.scaling`): torques ``τ'``,
 ambiguity variables ``w`` of the scaled response. Methods whose names start with ``user_`` or that
-return a :class:`~contactmodes.domains.ModeDomain` map back to the user's units; the analysis,
+return a :class:`~contactmodes.analysis.domains.ModeDomain` map back to the user's units; the analysis,
 ambiguity, robust, plotting and controller code all go through a session, so no caller rebuilds a
 domain.
 
@@ -26,15 +26,15 @@ from polytopes import NumericalError, Polytope, RayPool
 from polytopes.batchlp import PADDED_CHUNK
 from polytopes.feasibility import empty_stacked
 
-from .domains import (ModeDomain, domain_from_response, independent_equalities, independent_equalities_stacked,
+from contactmodes.analysis.domains import (ModeDomain, domain_from_response, independent_equalities, independent_equalities_stacked,
                       intersect_domains, substituted_rows, substituted_rows_many)
-from .errors import ContactModelError
-from .modes import Enumeration, enumerate_modes
-from .modetable import validate_mode
-from .progress import Progress, stage
-from .equations import EquationBank
-from .response import ModeResponse, response_from_equations, responses_from_equations, solve_response
-from .system import ContactSystem
+from contactmodes.errors import ContactModelError
+from contactmodes.modes.enumeration import Enumeration, enumerate_modes
+from contactmodes.modes.contact_conditions import validate_mode
+from contactmodes.progress import Progress, stage
+from contactmodes.modes.constraints import EquationBank
+from contactmodes.modes.response import ModeResponse, response_from_equations, responses_from_equations, solve_response
+from contactmodes.model.system import ContactSystem
 
 __all__ = ["AnalysisSession", "ModeSolution", "PIPELINE_STAGES", "empty_box", "mode_domain"]
 
@@ -83,7 +83,7 @@ whole ``analyze``; the 10 modes without them, lifted too (their projections, red
 vertices are not needed for the overlaps): 82 → 68 ms."""
 
 PIPELINE_STAGES = ("response", "assemble", "reduce", "project")
-"""The per-mode stages of Sec. III-D/E whose times a :class:`~contactmodes.domains.ModeDomain` reports."""
+"""The per-mode stages of Sec. III-D/E whose times a :class:`~contactmodes.analysis.domains.ModeDomain` reports."""
 
 
 def _near(T: Polytope, X: np.ndarray) -> np.ndarray:
@@ -193,7 +193,7 @@ def _separated(b: "_SetInfo", sets: Sequence["_SetInfo"], names: Sequence[str]) 
 def _intersect(Ta: Polytope, Tb: Polytope) -> bool:
     """Whether ``Ta ∩ Tb`` is non-empty by the emptiness rule of :mod:`polytopes` (one max-slack
     LP on the stacked rows, without building intermediate objects); equalities are made
-    independent first when both sets have some (:func:`~contactmodes.domains.intersect_domains`)."""
+    independent first when both sets have some (:func:`~contactmodes.analysis.domains.intersect_domains`)."""
     from polytopes.redundancy import is_empty
 
     if Ta.n_eq and Tb.n_eq:
@@ -245,7 +245,7 @@ class ModeSolution:
 
     Examples
     --------
-    >>> from contactmodes.io import load_system
+    >>> from contactmodes.system_file.loader import load_system
     >>> session = AnalysisSession(load_system("examples/two_link_brace.toml").system)
     >>> lo, hi = session.mode("FFF").box()          # N·m
     >>> round(float(hi[0]), 4)
@@ -304,7 +304,7 @@ class ModeSolution:
 
     # ------------------------------------------------------------------ response (24)–(31)
     def response_scaled(self, task: bool = True) -> ModeResponse:
-        """The nondimensional :class:`~contactmodes.response.ModeResponse` (eqs. 24–31)."""
+        """The nondimensional :class:`~contactmodes.modes.response.ModeResponse` (eqs. 24–31)."""
         v = self._variant(task)
 
         def build():
@@ -468,7 +468,7 @@ class ModeSolution:
 
     # ------------------------------------------------------------------ user units
     def domain(self, task: bool = True) -> ModeDomain:
-        """This mode's :class:`~contactmodes.domains.ModeDomain` in the user's units (cached)."""
+        """This mode's :class:`~contactmodes.analysis.domains.ModeDomain` in the user's units (cached)."""
 
         def build():
             sc = self.session.scaling
@@ -541,7 +541,7 @@ class ModeSolution:
 
 
 class AnalysisSession:
-    """Analysis of one :class:`~contactmodes.system.ContactSystem` (flipping paper, Sec. III).
+    """Analysis of one :class:`~contactmodes.model.system.ContactSystem` (flipping paper, Sec. III).
 
     Parameters
     ----------
@@ -572,12 +572,12 @@ class AnalysisSession:
 
     @cached_property
     def enumeration(self) -> Enumeration:
-        """The kinematically feasible modes (:func:`~contactmodes.modes.enumerate_modes`), once."""
+        """The kinematically feasible modes (:func:`~contactmodes.modes.enumeration.enumerate_modes`), once."""
         with stage(self.progress, "enumerating modes") as st:
             return enumerate_modes(self.system, progress=lambda d, t, lab: st.update(1, lab))
 
     def equation_bank(self, task: bool, scaled: bool = True) -> EquationBank:
-        """The :class:`~contactmodes.equations.EquationBank` of the nondimensional (or, with
+        """The :class:`~contactmodes.modes.constraints.EquationBank` of the nondimensional (or, with
         ``scaled=False``, the user's) system, with or without the task equalities (task
         inequalities always, marked by ``ineq_task``): built once, shared by every mode."""
         key = (task, scaled)
@@ -656,8 +656,8 @@ class AnalysisSession:
 
     def _prime_responses(self, sols: Sequence[ModeSolution], task: bool) -> None:
         """Compute the missing responses of ``sols`` (:meth:`ModeSolution.response`) and their
-        substituted rows together (:func:`~contactmodes.response.responses_from_equations`,
-        :func:`~contactmodes.domains.substituted_rows_many`: the same numbers, stacked SVDs and
+        substituted rows together (:func:`~contactmodes.modes.response.responses_from_equations`,
+        :func:`~contactmodes.analysis.domains.substituted_rows_many`: the same numbers, stacked SVDs and
         products per shape)."""
         todo = [sol for sol in sols if not sol._has("response", task)]
         if len(todo) < BATCH_MIN:
@@ -733,7 +733,7 @@ class AnalysisSession:
         lo = np.array([b[0] for b in boxes])
         hi = np.array([b[1] for b in boxes])
         finite = np.abs(np.concatenate([lo[np.isfinite(lo)], hi[np.isfinite(hi)]]))
-        from . import tolerances
+        from contactmodes import tolerances
 
         gap = tolerances.CONSISTENCY_RTOL * max(1.0, float(finite.max(initial=0.0)))
         order = np.argsort(lo[:, 0], kind="stable")
@@ -813,7 +813,7 @@ class AnalysisSession:
     def _lifted_pair(self, a: str, b: str, task: bool):
         """``(A, b, C, d)`` of ``{(τ', w_a, w_b) : (τ', w_a) ∈ D_a, (τ', w_b) ∈ D_b}`` (its
         projection onto τ' is ``T_a ∩ T_b``), the equalities made independent when both modes
-        have some (:func:`~contactmodes.domains.independent_equalities`); ``None`` when they are
+        have some (:func:`~contactmodes.analysis.domains.independent_equalities`); ``None`` when they are
         inconsistent. :meth:`_lifted_nonempty` builds the same rows for many pairs at once."""
         Pa, Pb = self.mode(a)._D_or_raw(task), self.mode(b)._D_or_raw(task)
         n = self.scaled.n_tau
@@ -828,7 +828,7 @@ class AnalysisSession:
     def _lifted_nonempty(self, pairs: Sequence[tuple[str, str]], task: bool) -> np.ndarray:
         """Whether the lifted domain of each pair (:meth:`_lifted_pair`) is non-empty by the
         emptiness rule, (len(pairs),) bool: the pairs whose two domains have the same shapes as
-        another pair's stacked (their rows, :func:`~contactmodes.domains.independent_equalities_stacked`
+        another pair's stacked (their rows, :func:`~contactmodes.analysis.domains.independent_equalities_stacked`
         and :func:`polytopes.feasibility.empty_stacked`), so no Python loop runs per pair beyond
         grouping; each decision is the one :func:`~polytopes.feasibility.feasibility_many` takes on
         :meth:`_lifted_pair`'s rows (``tests/contactmodes/test_session.py``)."""

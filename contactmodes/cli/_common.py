@@ -19,7 +19,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from .errors import ContactModelError
+from contactmodes.errors import ContactModelError
 
 __all__ = ["CommandOutput", "INTERNAL_ERROR", "INTERRUPTED", "NO_ANSWER", "USAGE_ERROR", "UserError",
            "check_output_path", "check_writable", "parse_box", "parse_floats", "write_all_atomic", "write_atomic"]

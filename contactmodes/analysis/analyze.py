@@ -1,6 +1,6 @@
 """The front door: the whole pipeline of Sec. III on one system, in the user's units.
 
-:func:`analyze` takes a system (or its file), runs an :class:`~contactmodes.session.AnalysisSession`
+:func:`analyze` takes a system (or its file), runs an :class:`~contactmodes.analysis.session.AnalysisSession`
 — enumerate the modes, solve each, their domains ``D_c`` and ``T_c``, the overlapping pairs, and
 on request the unambiguous sets ``T*_c`` (Sec. III-G), the inconsistent torques of a box and the
 modes containing a torque — and returns one :class:`AnalysisResult`. The CLI, the plots and the
@@ -22,19 +22,19 @@ import numpy as np
 
 from polytopes import Polytope
 
-from .ambiguity import UnambiguousResult, inconsistent, unambiguous
-from .domains import ModeDomain
-from .errors import ContactModelError
-from .modes import Enumeration
-from .progress import Progress
-from .response import ModeResponse
-from .session import AnalysisSession, ModeSolution
-from .system import ContactSystem
+from contactmodes.analysis.ambiguity import UnambiguousResult, inconsistent, unambiguous
+from contactmodes.analysis.domains import ModeDomain
+from contactmodes.errors import ContactModelError
+from contactmodes.modes.enumeration import Enumeration
+from contactmodes.progress import Progress
+from contactmodes.modes.response import ModeResponse
+from contactmodes.analysis.session import AnalysisSession, ModeSolution
+from contactmodes.model.system import ContactSystem
 
 if TYPE_CHECKING:
     import pandas
 
-    from .io import LoadedSystem
+    from contactmodes.system_file.loader import LoadedSystem
 
 __all__ = ["AnalysisResult", "ModeAnalysis", "OverlapPairs", "SCHEMA", "analyze"]
 
@@ -52,12 +52,12 @@ class ModeAnalysis:
     mode : the mode string.
     kinematically_feasible : the mode survived the enumeration (Table III and Sec. III-F).
     feasible : ``D_c`` non-empty.
-    response : :class:`~contactmodes.response.ModeResponse` (eqs. 24–31).
-    domain : the :class:`~contactmodes.domains.ModeDomain`.
+    response : :class:`~contactmodes.modes.response.ModeResponse` (eqs. 24–31).
+    domain : the :class:`~contactmodes.analysis.domains.ModeDomain`.
     D : ``D_c`` over ``(τ, w)``; T : ``T_c`` over τ, ``None`` when infeasible.
     box : bounding box ``(lo, hi)`` of ``T_c`` (each (n_τ,); the empty box when infeasible).
     timing : seconds per stage of the session's mode object.
-    solution : the session's :class:`~contactmodes.session.ModeSolution` (nondimensional).
+    solution : the session's :class:`~contactmodes.analysis.session.ModeSolution` (nondimensional).
     """
 
     def __init__(self, solution: ModeSolution, task: bool) -> None:
@@ -99,7 +99,7 @@ class ModeAnalysis:
     def maximize(self, c) -> tuple[float, np.ndarray | None] | None:
         """``max c·τ`` over ``T_c``: ``(value, τ*)`` in the system's units, ``None`` when
         infeasible, ``(inf, None)`` when unbounded
-        (:meth:`~contactmodes.session.ModeSolution.maximize`)."""
+        (:meth:`~contactmodes.analysis.session.ModeSolution.maximize`)."""
         return self.solution.maximize(c, self.task)
 
     def __repr__(self) -> str:
@@ -147,8 +147,8 @@ class AnalysisResult:
 
     Attributes
     ----------
-    system : the analysed :class:`~contactmodes.system.ContactSystem`.
-    enumeration : the :class:`~contactmodes.modes.Enumeration` (always for all modes).
+    system : the analysed :class:`~contactmodes.model.system.ContactSystem`.
+    enumeration : the :class:`~contactmodes.modes.enumeration.Enumeration` (always for all modes).
     modes : mode string → :class:`ModeAnalysis`, in analysis order.
     overlaps : :class:`OverlapPairs` of feasible modes with intersecting ``T_c`` (III-G.1), or
         ``None`` when they were not computed (``compute_overlaps=False``, or more candidate pairs
@@ -156,13 +156,13 @@ class AnalysisResult:
     candidate_pairs : number of pairs whose bounding boxes meet (``None`` if not looked at).
     task : whether task constraints were applied.
     timing : seconds: ``"enumerate"``, ``"modes"``, ``"overlaps"``.
-    session : the :class:`~contactmodes.session.AnalysisSession` behind the result.
-    unambiguous : mode → :class:`~contactmodes.ambiguity.UnambiguousResult` (``T*_c`` and its
+    session : the :class:`~contactmodes.analysis.session.AnalysisSession` behind the result.
+    unambiguous : mode → :class:`~contactmodes.analysis.ambiguity.UnambiguousResult` (``T*_c`` and its
         ambiguity sources, Sec. III-G) for the modes asked for, ``None`` when none was
         (:meth:`unambiguous_for` adds more).
     inconsistency_box : ``(lo, hi)``, each (n_τ,), the box searched for inconsistent torques, or
         ``None``; inconsistent : the torques of that box for which no mode has a solution (convex
-        pieces, :func:`~contactmodes.ambiguity.inconsistent`), or ``None``.
+        pieces, :func:`~contactmodes.analysis.ambiguity.inconsistent`), or ``None``.
     at : ``(τ, modes)``: a torque (n_τ,) and the analysed modes whose ``T_c`` contains it, or ``None``.
     """
 
@@ -191,7 +191,7 @@ class AnalysisResult:
 
     def inconsistent_in(self, lo, hi) -> list[Polytope]:
         """The torques of the box ``[lo, hi]`` (each (n_τ,), the system's units) for which no
-        kinematically feasible mode has a solution (:func:`~contactmodes.ambiguity.inconsistent`);
+        kinematically feasible mode has a solution (:func:`~contactmodes.analysis.ambiguity.inconsistent`);
         recorded as :attr:`inconsistent` and :attr:`inconsistency_box`."""
         gaps = inconsistent(self.session, lo, hi)
         self.inconsistency_box = (np.asarray(lo, dtype=float).reshape(-1), np.asarray(hi, dtype=float).reshape(-1))
@@ -224,7 +224,7 @@ class AnalysisResult:
 
         Raises :class:`~contactmodes._extras.MissingExtraError` (a
         :class:`~contactmodes.errors.ContactModelError`) when pandas is not installed."""
-        from ._extras import require
+        from contactmodes._extras import require
 
         require("pandas", "sweep", "to_frame")
         import pandas as pd
@@ -291,7 +291,7 @@ def _as_system(system: SystemLike) -> ContactSystem:
     if isinstance(system, ContactSystem):
         return system
     if isinstance(system, (str, os.PathLike)):
-        from .io import load_system
+        from contactmodes.system_file.loader import load_system
 
         return load_system(system).system
     inner = getattr(system, "system", None)
@@ -311,8 +311,8 @@ def analyze(system: SystemLike, modes: Sequence[str] | None = None, task: bool =
 
     Parameters
     ----------
-    system : the model at its state: a :class:`~contactmodes.system.ContactSystem`, a
-        :class:`~contactmodes.io.LoadedSystem` or the path of a system file (TOML or JSON,
+    system : the model at its state: a :class:`~contactmodes.model.system.ContactSystem`, a
+        :class:`~contactmodes.system_file.loader.LoadedSystem` or the path of a system file (TOML or JSON,
         ``docs/system-file.md``).
     modes : ``None`` to analyse the kinematically feasible modes of the enumeration, or a list of
         mode strings to analyse exactly those (validated; the enumeration counts are still
@@ -324,7 +324,7 @@ def analyze(system: SystemLike, modes: Sequence[str] | None = None, task: bool =
     progress : optional :class:`~contactmodes.progress.Progress` for long stages.
     overlap_limit : when there are more candidate pairs than this, do not run their LPs
         (``overlaps`` is ``None``; ``candidate_pairs`` says how many there were).
-    session : an existing :class:`~contactmodes.session.AnalysisSession` *of this system* to reuse
+    session : an existing :class:`~contactmodes.analysis.session.AnalysisSession` *of this system* to reuse
         (its cached results are kept).
     unambiguous : ``True`` for the unambiguous set ``T*_c`` and the ambiguity sources of every
         feasible mode (Sec. III-G, Fig. 4), or a list of the modes to compute them for.

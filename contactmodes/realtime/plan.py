@@ -2,21 +2,21 @@
 
 A controller that analyses the same mechanism every millisecond (the RHex max-thrust controller,
 flipping paper Sec. IV-B.2) meets the same *structure* over and over: while the velocity pattern
-(Table III, :attr:`~contactmodes.modetable.VelocityPattern.key`) and the set of contacts are
+(Table III, :attr:`~contactmodes.modes.contact_conditions.VelocityPattern.key`) and the set of contacts are
 unchanged, every candidate mode has the same rows (7)–(10), the same equalities (24), the same
 inequalities (32) and the same kinematic test (Sec. III-F); only the numbers ``M, h, J, J̇q̇``
 change. A :class:`Layout` stores, once per pattern, index tables into per-step *row banks* (the
-rows of :func:`~contactmodes.modetable.contact_rows`, the one mode table, for every contact and
+rows of :func:`~contactmodes.modes.contact_conditions.contact_rows`, the one mode table, for every contact and
 letter), so that one NumPy call assembles the matrices of every mode, and evaluates them for all
 modes at once:
 
 * **Kinematic feasibility** (Sec. III-F, footnote 5): the strict-slack LP of every candidate
-  (:func:`contactmodes.modes.strict_slack`) in one :func:`polytopes.batchlp.solve_batch` call,
+  (:func:`contactmodes.modes.enumeration.strict_slack`) in one :func:`polytopes.batchlp.solve_batch` call,
   warm-started from the previous step's bases. An LP that answer leaves undecided (a slack within
   LP precision of the margin, or a certificate leaning on the box ``KINEMATIC_BOUND``) is solved
   again, compiled, in the unit box (:meth:`Layout._unit_box`: decided as the enumeration decides
   its prefixes, or proved feasible by a verified point of a boxed restriction); what is still
-  undecided goes to the enumeration's own LP (:func:`contactmodes.modes._slack`).
+  undecided goes to the enumeration's own LP (:func:`contactmodes.modes.enumeration.strict_slack_of_rows`).
   :meth:`Layout.kinematic` takes every decision at once; :meth:`Layout.kinematic_test` stops after
   the batch and leaves the undecided candidates to :meth:`KinematicTest.resolve` (the same
   second solve and exact LP, for the candidates a caller needs: the RHex max-thrust controller
@@ -26,26 +26,26 @@ modes at once:
   :class:`Structure`); per step the pivot block ``A₁₁`` is inverted (batched) and the response is
   ``x_C = A₁₁⁻¹(B_R τ + b_R − A₁₂ w)``, ``x_C̄ = w``, with the remaining rows giving the
   admissible torques (31). The rank decision is *certified* to be the one the SVD rule
-  (:func:`~contactmodes.linalg.numerical_rank`) takes: ``σ_{r+1}(A) <= ‖Schur complement‖_F`` (a
+  (:func:`~contactmodes._linalg.numerical_rank`) takes: ``σ_{r+1}(A) <= ‖Schur complement‖_F`` (a
   rank-``r`` matrix differs from ``A`` by it) and ``σ_r(A) >= σ_min(A₁₁) >= 1/‖A₁₁⁻¹‖_F``
   (interlacing), compared with the SVD threshold computed from bounds of ``σ_max``. The rank and
   consistency of (31) and the "θ̈ unique" test (III-G.2) are certified the same way, through the
   factor relating this (non-orthonormal) null-space basis to the orthonormal one of
-  :mod:`contactmodes.response` (``‖(QᵀQ)^{-1/2}‖ <= 1`` because ``Q`` contains an identity
+  :mod:`contactmodes.modes.response` (``‖(QᵀQ)^{-1/2}‖ <= 1`` because ``Q`` contains an identity
   block). Where a certificate fails, that mode's response is computed by
-  :func:`~contactmodes.response.response_from_equations` (the SVD) on the same rows, and its
+  :func:`~contactmodes.modes.response.response_from_equations` (the SVD) on the same rows, and its
   pivots are re-chosen at the current numbers.
 * **Domains** (33): the substituted rows of every mode with the cancellation rule of
-  :func:`~contactmodes.domains.substituted_rows`, over ``z = (τ, w)`` padded to one width.
+  :func:`~contactmodes.analysis.domains.substituted_rows`, over ``z = (τ, w)`` padded to one width.
 
 The ambiguity coordinates ``w`` of a layout are the free columns of the pivoting, not the
 orthonormal null-space coordinates of a session: the torque sets ``T_c``, accelerations and
 forces are the same, the ``w``-coordinates of ``D_c`` are not.
 
-Everything here is nondimensional: the numbers come from :func:`contactmodes.scaling.scale_terms`
+Everything here is nondimensional: the numbers come from :func:`contactmodes.model.scaling.scale_terms`
 and every rank, consistency and feasibility decision is taken on them. Systems with task
 *equalities* (whose response differs with and without the task) are not supported: use an
-:class:`~contactmodes.session.AnalysisSession`.
+:class:`~contactmodes.analysis.session.AnalysisSession`.
 """
 
 from __future__ import annotations
@@ -58,13 +58,14 @@ import numpy as np
 from polytopes import batchlp
 from polytopes import lp
 
-from . import layout_kernel, tolerances
-from .errors import ContactModelError
-from .linalg import numerical_rank
-from .modes import _slack
-from .modetable import VelocityPattern, contact_rows
-from .response import ModeEquations, ModeResponse, response_from_equations
-from .scaling import ScaledTerms, scale_terms
+from contactmodes import tolerances
+from contactmodes.realtime import kernels
+from contactmodes.errors import ContactModelError
+from contactmodes._linalg import numerical_rank
+from contactmodes.modes.enumeration import strict_slack_of_rows
+from contactmodes.modes.contact_conditions import VelocityPattern, contact_rows
+from contactmodes.modes.response import ModeEquations, ModeResponse, response_from_equations
+from contactmodes.model.scaling import ScaledTerms, scale_terms
 
 __all__ = ["Structure", "Layout", "KinematicTest", "Responses", "Domains", "KINEMATIC_BOUND", "W_BOUND",
            "domain_lp_rows", "scaled_terms", "terms_of"]
@@ -97,7 +98,7 @@ class Structure:
         self.mu = np.asarray(mu, dtype=float).reshape(self.k)
         self.blocks = tuple((str(kd), str(tp), int(n)) for kd, tp, n in blocks)
         if any(kd == "task" and tp == "eq" for kd, tp, _ in self.blocks):
-            raise ContactModelError("constraints: task equalities are not supported by contactmodes.layout "
+            raise ContactModelError("constraints: task equalities are not supported by contactmodes.realtime.plan "
                                     "(their response differs with and without the task); use AnalysisSession")
         self.n = self.n_q + 2 * self.k
         # constant force rows (eq. 8) and force inequalities (eq. 10), one bank entry per distinct row
@@ -141,7 +142,7 @@ class Structure:
 
     @classmethod
     def of(cls, system) -> "Structure":
-        """The structure of a :class:`~contactmodes.system.ContactSystem`."""
+        """The structure of a :class:`~contactmodes.model.system.ContactSystem`."""
         return cls(system.n_q, system.n_tau, system.contacts, system.mu,
                    [(c.kind, c.type, c.n_rows) for c in system.constraints])
 
@@ -262,7 +263,7 @@ class KinematicTest:
 
     ``feasible`` (N,) bool and ``decided`` (N,) bool over :attr:`Layout.modes`: ``feasible[i]``
     is final where ``decided[i]``. :meth:`resolve` decides the others — the unit-box solves
-    (:meth:`Layout._unit_box`), then the enumeration's own LP (:func:`contactmodes.modes._slack`)
+    (:meth:`Layout._unit_box`), then the enumeration's own LP (:func:`contactmodes.modes.enumeration.strict_slack_of_rows`)
     — for the candidates asked for, so a caller may decide only those whose feasibility can change
     its answer. Whatever is resolved when, each decision is the one :meth:`Layout.kinematic` takes
     (each unit-box LP is solved independently of the others in its batch, so a decision does not
@@ -302,7 +303,7 @@ class KinematicTest:
             for i in left.tolist():
                 sel_e = lay.kin_eq[i][lay.kin_eq[i] >= 0]
                 sel_g = lay.kin_geq[i][lay.kin_geq[i] >= 0]
-                slack = _slack(SJ[sel_e], sc[sel_e], SJ[sel_g], sc[sel_g], np.zeros((0, n_q)), np.zeros(0))
+                slack = strict_slack_of_rows(SJ[sel_e], sc[sel_e], SJ[sel_g], sc[sel_g], np.zeros((0, n_q)), np.zeros(0))
                 out[i] = slack > self.margin
             decided[left] = True
         if self._counters is not None:
@@ -316,7 +317,7 @@ class Layout:
     """The candidate modes of one velocity pattern and their index tables (module doc).
 
     Attributes: ``modes`` the Table III candidates in product order over ``"FSLR"`` (first
-    contact slowest, as :func:`~contactmodes.modes.enumerate_modes`); ``eq_rows`` (N, m) bank rows
+    contact slowest, as :func:`~contactmodes.modes.enumeration.enumerate_modes`); ``eq_rows`` (N, m) bank rows
     of each mode's equalities; ``geq_rows`` (N, p) of its inequalities (padding: the null row);
     ``kin_eq`` (N, pe), ``kin_geq`` (N, pg) signed Jacobian rows of the kinematic test (−1:
     padding); ``basis``: warm starts kept from the previous evaluation.
@@ -403,11 +404,11 @@ class Layout:
     # ------------------------------------------------------------------ kinematic test
     def kinematic(self, banks: Banks, counters: dict | None = None, kernel: str = "auto") -> np.ndarray:
         """(N,) bool: the candidates that are kinematically feasible (Sec. III-F, footnote 5),
-        decided as :func:`~contactmodes.modes.acceleration_feasible` decides them (module doc):
+        decided as :func:`~contactmodes.modes.enumeration.acceleration_feasible` decides them (module doc):
         :meth:`kinematic_test` with every candidate the batch leaves undecided resolved at once.
         ``kernel`` as in :meth:`responses`: ``"numpy"`` (the reference: rows from a signed bank,
-        the NumPy simplex), ``"compiled"`` (:func:`~contactmodes.layout_kernel.kinematic_rows_kernel`,
-        the compiled simplex, :func:`~contactmodes.layout_kernel.kinematic_decide_kernel`)."""
+        the NumPy simplex), ``"compiled"`` (:func:`~contactmodes.realtime.kernels.kinematic_rows_kernel`,
+        the compiled simplex, :func:`~contactmodes.realtime.kernels.kinematic_decide_kernel`)."""
         test = self.kinematic_test(banks, counters, kernel)
         test.resolve(test.pending())
         return test.feasible
@@ -427,15 +428,15 @@ class Layout:
             raise ValueError(f"kernel: must be 'auto', 'numpy' or 'compiled', got {kernel!r}")
         cost, lo, hi, art = self.kin_cost, self.kin_lo, self.kin_hi, self.kin_art
         band_rtol = tolerances.FEASIBILITY_RTOL * 10
-        kern = "compiled" if kernel == "compiled" or (kernel == "auto" and layout_kernel.AVAILABLE) else "numpy"
+        kern = "compiled" if kernel == "compiled" or (kernel == "auto" and kernels.AVAILABLE) else "numpy"
         if kern == "compiled":
             rows, rhs = np.empty((N, self.kin_rows.shape[1], n_q + 1)), np.empty((N, self.kin_rows.shape[1]))
-            margin = layout_kernel.kinematic_rows_kernel(np.ascontiguousarray(J, dtype=float),
+            margin = kernels.kinematic_rows_kernel(np.ascontiguousarray(J, dtype=float),
                                                          np.ascontiguousarray(c, dtype=float), self.kin_rows,
                                                          float(tolerances.STRICT_MARGIN), rows, rhs)
             res = batchlp.simplex_batch(cost, rows, rhs, lo, hi, art, self.basis.get("kinematic"), kernel="compiled")
             out, decided = np.empty(N, dtype=bool), np.empty(N, dtype=bool)
-            layout_kernel.kinematic_decide_kernel(res.status, res.x, res.fun, margin, band_rtol, out, decided)
+            kernels.kinematic_decide_kernel(res.status, res.x, res.fun, margin, band_rtol, out, decided)
         else:
             k = self.structure.k
             margin = tolerances.STRICT_MARGIN * max(1.0, float(np.abs(J).max(initial=0.0)),
@@ -467,7 +468,7 @@ class Layout:
         """Second compiled solve of the kinematic LPs ``todo`` the first one left undecided (in place
         on ``decided``, ``out``). Near rest their optimum leans on the box ``KINEMATIC_BOUND`` or
         sits within the precision band, which grows with ``|q̈'|``. (1) In the unit box, still
-        artificial, as :meth:`contactmodes.modes._Search.decide` does: a verified answer that does
+        artificial, as :meth:`contactmodes.modes.enumeration._Search.decide` does: a verified answer that does
         not lean on the box decides as before. (2) In the unit box, then in ``KINEMATIC_BOUND``, as a
         *real* bound: the LP is a restriction of the strict-slack LP, so its verified optimum
         ``s₁`` (a point meeting the rows to ``LP_PRIMAL_TOL``) is a lower bound of the strict
@@ -500,7 +501,7 @@ class Layout:
                   kernel: str = "auto") -> Responses:
         """Responses (24)–(31) of the modes at positions ``index`` (module doc); ``row`` is the
         coordinate whose acceleration must be unique (e.g. θ, III-G.2). ``kernel``: ``"numpy"``
-        (the reference below), ``"compiled"`` (:mod:`contactmodes.layout_kernel`, the same
+        (the reference below), ``"compiled"`` (:mod:`contactmodes.realtime.kernels`, the same
         computation compiled) or ``"auto"`` (compiled when numba is installed)."""
         st = self.structure
         n, nt, m = st.n, st.n_tau, self.eq_rows.shape[1]
@@ -518,12 +519,12 @@ class Layout:
         rowp, colp, rank = self.piv_rows[index], self.piv_cols[index], self.piv_rank[index]
         if kernel not in ("auto", "numpy", "compiled"):
             raise ValueError(f"kernel: must be 'auto', 'numpy' or 'compiled', got {kernel!r}")
-        if kernel == "compiled" or (kernel == "auto" and layout_kernel.AVAILABLE):
+        if kernel == "compiled" or (kernel == "auto" and kernels.AVAILABLE):
             out = Responses(index, np.empty((Bn, n, nt)), np.empty((Bn, n, s)), np.empty((Bn, n)),
                             np.empty((Bn, s), bool), np.empty((Bn, nt, nt)), np.empty((Bn, nt)),
                             np.empty((Bn, nt), bool), np.empty(Bn, bool), np.empty(Bn, bool),
                             np.empty(Bn, np.int64), np.empty(Bn, bool))
-            layout_kernel.responses_kernel(banks.A, banks.B, banks.b, rowp, colp, rank, self.piv_inv[index], m, n,
+            kernels.responses_kernel(banks.A, banks.B, banks.b, rowp, colp, rank, self.piv_inv[index], m, n,
                                            int(row), out.P, out.Q, out.r, out.wfree, out.C, out.d, out.cvalid,
                                            out.consistent, out.unique, out.n_w, out.certified)
             return self._finish(out, banks, row, counters)
@@ -654,18 +655,18 @@ class Layout:
     # ------------------------------------------------------------------ domains (33)
     def domains(self, banks: Banks, resp: Responses, kernel: str = "auto") -> Domains:
         """The substituted inequalities (33) of the modes of ``resp``, cancellation noise zeroed
-        as :func:`~contactmodes.domains.substituted_rows` does. ``kernel`` as in
+        as :func:`~contactmodes.analysis.domains.substituted_rows` does. ``kernel`` as in
         :meth:`responses` (the NumPy computation below is the reference)."""
         st = self.structure
         n = st.n
         rows = self.geq_rows[resp.index]
         if kernel not in ("auto", "numpy", "compiled"):
             raise ValueError(f"kernel: must be 'auto', 'numpy' or 'compiled', got {kernel!r}")
-        if kernel == "compiled" or (kernel == "auto" and layout_kernel.AVAILABLE):
+        if kernel == "compiled" or (kernel == "auto" and kernels.AVAILABLE):
             Bn, p = rows.shape
             A = np.empty((Bn, p, st.n_tau + resp.Q.shape[2]))
             b = np.empty((Bn, p))
-            layout_kernel.domains_kernel(banks.N, banks.e, rows, n, resp.P, resp.Q, resp.r, A, b)
+            kernels.domains_kernel(banks.N, banks.e, rows, n, resp.P, resp.Q, resp.r, A, b)
             return Domains(A, b, self.geq_task[resp.index], self.geq_valid[resp.index], banks.unit[rows])
         N, e = banks.N[rows], banks.e[rows]
         Nx, Nt = N[:, :, :n], N[:, :, n:]
@@ -709,10 +710,10 @@ def domain_lp_rows(resp: Responses, dom: Domains, sel: np.ndarray, lo, hi, task:
         raise ValueError(f"width: must lie between the modes' largest n_w and {s}, got {v}")
     if kernel not in ("auto", "numpy", "compiled"):
         raise ValueError(f"kernel: must be 'auto', 'numpy' or 'compiled', got {kernel!r}")
-    if kernel == "compiled" or (kernel == "auto" and layout_kernel.AVAILABLE):
+    if kernel == "compiled" or (kernel == "auto" and kernels.AVAILABLE):
         G, h = np.empty((K, p + 2 * nt, nt + v)), np.empty((K, p + 2 * nt))
         lo_, hi_, art = np.empty((K, nt + v)), np.empty((K, nt + v)), np.empty((K, nt + v), dtype=bool)
-        layout_kernel.domain_lp_kernel(dom.A, dom.b, dom.task, resp.C, resp.d, resp.cvalid, resp.wfree, sel,
+        kernels.domain_lp_kernel(dom.A, dom.b, dom.task, resp.C, resp.d, resp.cvalid, resp.wfree, sel,
                                        np.asarray(lo, dtype=float), np.asarray(hi, dtype=float), bool(task),
                                        float(W_BOUND), G, h, lo_, hi_, art)
         return G, h, lo_, hi_, art
@@ -744,15 +745,15 @@ def domain_lp_rows(resp: Responses, dom: Domains, sel: np.ndarray, lo, hi, task:
 
 
 def scaled_terms(M, h, S, J, Jdot_qdot, v_contact, v0, scales, blocks=(), kernel: str = "auto") -> ScaledTerms:
-    """:func:`contactmodes.scaling.scale_terms` (the one rule, arguments and result the same) in
-    one compiled call (:func:`~contactmodes.layout_kernel.scale_terms_kernel`, the same operations
+    """:func:`contactmodes.model.scaling.scale_terms` (the one rule, arguments and result the same) in
+    one compiled call (:func:`~contactmodes.realtime.kernels.scale_terms_kernel`, the same operations
     elementwise, so the same numbers: compared in ``tests/contactmodes/test_layout.py``) for callers that scale
     one state per control step. ``kernel``: ``"numpy"`` calls
-    :func:`~contactmodes.scaling.scale_terms` itself, ``"compiled"`` the kernel, ``"auto"`` the
+    :func:`~contactmodes.model.scaling.scale_terms` itself, ``"compiled"`` the kernel, ``"auto"`` the
     kernel when numba is installed."""
     if kernel not in ("auto", "numpy", "compiled"):
         raise ValueError(f"kernel: must be 'auto', 'numpy' or 'compiled', got {kernel!r}")
-    if not (kernel == "compiled" or (kernel == "auto" and layout_kernel.AVAILABLE)):
+    if not (kernel == "compiled" or (kernel == "auto" and kernels.AVAILABLE)):
         return scale_terms(M, h, S, J, Jdot_qdot, v_contact, v0, scales, blocks)
     f = np.ascontiguousarray
     blocks = list(blocks)
@@ -765,7 +766,7 @@ def scaled_terms(M, h, S, J, Jdot_qdot, v_contact, v0, scales, blocks=(), kernel
         Bt = f(np.vstack([b[2] for b in blocks] + [np.zeros((0, nt))]), dtype=float)
         Br = f(np.concatenate([b[3] for b in blocks] + [np.zeros(0)]), dtype=float)
     A = scales.acceleration
-    out = layout_kernel.scale_terms_kernel(
+    out = kernels.scale_terms_kernel(
         f(M, dtype=float), f(h, dtype=float), f(S, dtype=float), f(J, dtype=float), f(Jdot_qdot, dtype=float),
         f(v_contact, dtype=float), f(v0, dtype=float), float(scales.length), float(scales.mass), float(A),
         float(scales.force), float(scales.velocity), Bq, Bf, Bt, Br)
@@ -781,8 +782,8 @@ def scaled_terms(M, h, S, J, Jdot_qdot, v_contact, v0, scales, blocks=(), kernel
 
 
 def terms_of(system) -> ScaledTerms:
-    """The :class:`~contactmodes.scaling.ScaledTerms` of a
-    :class:`~contactmodes.system.ContactSystem` (the numbers its session decides on)."""
+    """The :class:`~contactmodes.model.scaling.ScaledTerms` of a
+    :class:`~contactmodes.model.system.ContactSystem` (the numbers its session decides on)."""
     return scale_terms(system.M, system.h, system.S, system.J, system.Jdot_qdot, system.v_contact, system.v0,
                        system.scales, [(c.qdd, c.f, c.tau, c.rhs) for c in system.constraints])
 

@@ -1,11 +1,11 @@
 """System files: load a planar contact system from TOML (schema: ``docs/system-file.md``).
 
-A system file describes a :class:`~contactmodes.mechanism.PlanarMechanism` (links, point masses,
+A system file describes a :class:`~contactmodes.model.mechanism.PlanarMechanism` (links, point masses,
 contacts on straight environment lines, actuators), the state ``(q, q̇)`` at which it is analysed,
 optional physical/task constraints (flipping paper, eqs. 11–18; bracing paper) and an optional
 desired contact mode. :func:`load_system` reads a file, :func:`parse_system` the already parsed
 table; both return a :class:`LoadedSystem` holding the evaluated
-:class:`~contactmodes.system.ContactSystem`.
+:class:`~contactmodes.model.system.ContactSystem`.
 
 Errors
 ------
@@ -43,12 +43,12 @@ try:  # Python >= 3.11
 except ModuleNotFoundError:  # pragma: no cover - Python 3.10
     import tomli as tomllib  # type: ignore[no-redef]
 
-from .errors import ApproachingContactError, ContactModelError, SystemFileError
-from .mechanism import PlanarMechanism
-from .modetable import validate_mode
-from .system import ContactSystem, Disturbance, LinearConstraint
-from .tolerances import GAP_RTOL, MAGNITUDE_MAX, MU_MAX
-from .urdf import PLANES, UrdfMechanism, load_urdf
+from contactmodes.errors import ApproachingContactError, ContactModelError, SystemFileError
+from contactmodes.model.mechanism import PlanarMechanism
+from contactmodes.modes.contact_conditions import validate_mode
+from contactmodes.model.system import ContactSystem, Disturbance, LinearConstraint
+from contactmodes.tolerances import GAP_RTOL, MAGNITUDE_MAX, MU_MAX
+from contactmodes.model.urdf import PLANES, UrdfMechanism, load_urdf
 
 __all__ = [
     "ContactGeometry",
@@ -104,9 +104,9 @@ class LoadedSystem:
     Attributes
     ----------
     name : the file's ``name`` (default: the file's stem, or ``"system"`` for a dict).
-    mechanism : the :class:`~contactmodes.mechanism.PlanarMechanism` built from the file.
+    mechanism : the :class:`~contactmodes.model.mechanism.PlanarMechanism` built from the file.
     q, qdot : (n_q,) state in SI units (rad, rad/s for angles), in ``mechanism.coordinates`` order.
-    system : the :class:`~contactmodes.system.ContactSystem` at ``(q, qdot)``, with the file's
+    system : the :class:`~contactmodes.model.system.ContactSystem` at ``(q, qdot)``, with the file's
         constraints (in file order).
     desired_mode : the file's ``desired_mode`` (one letter of ``SFLR`` per contact) or ``None``.
     source : the path the file was read from, or the ``source`` label given to :func:`parse_system`.
@@ -270,7 +270,7 @@ def load_system(path: str | Path) -> LoadedSystem:
     Returns
     -------
     LoadedSystem
-        The mechanism, the state and the evaluated :class:`~contactmodes.system.ContactSystem`.
+        The mechanism, the state and the evaluated :class:`~contactmodes.model.system.ContactSystem`.
 
     Raises
     ------
@@ -595,7 +595,7 @@ class ContactGeometry:
         normal ``n``; the tangent is ``t = (n_y, −n_x)``.
     gap : signed distance ``n·(p − s)`` (m) of the point from the line, positive in free space.
     velocity : (2,) ``(v_t, v_n)`` (m/s), the contact point's velocity in the contact frame.
-    approaching : ``v_n < −ε`` (the rule of :func:`contactmodes.modes.check_not_approaching`): the
+    approaching : ``v_n < −ε`` (the rule of :func:`contactmodes.modes.enumeration.check_not_approaching`): the
         analysis rejects the state (no impact model).
     problem : the loader's message when it rejects this contact (a gap), else ``None``.
     """
@@ -650,7 +650,7 @@ def system_geometry(path: str | Path) -> SystemGeometry:
 
 def parse_geometry(data: Mapping[str, Any], source: str = "<dict>") -> SystemGeometry:
     """:func:`system_geometry` for an already parsed table (see :func:`parse_system`)."""
-    from .modes import zero_threshold
+    from contactmodes.modes.enumeration import zero_threshold
 
     parsed = _parse(data, source)
     mech = parsed.mechanism

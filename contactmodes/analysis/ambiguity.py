@@ -5,7 +5,7 @@ that are *guaranteed* to produce it are (bracing.md, "Goal")
 
     T*_c = T_c − ∪_{c'} (T_c ∩ T_c') − ∪_i (T_c ∩ T_c^i)
 
-* ``T_c``: the torque domain of ``c`` **with** the task constraints (:func:`~contactmodes.session.mode_domain`);
+* ``T_c``: the torque domain of ``c`` **with** the task constraints (:func:`~contactmodes.analysis.session.mode_domain`);
 * across modes (III-G.1, the ordering of Fig. 4): ``T_c'`` of every other kinematically feasible
   mode ``c'`` computed **without** task constraints — the model may predict ``c'`` instead;
 * within the mode: ``T_c^i``, the torques admitting a mode-``c`` solution that violates task
@@ -30,7 +30,7 @@ Degenerate domains (III-G.2): :class:`UnambiguousResult` reports whether ``w`` v
 Inconsistency: :func:`inconsistent` returns the torques of a box for which **no** kinematically
 feasible mode has a solution (no task constraints), e.g. the Painlevé rod.
 
-Everything is computed in an :class:`~contactmodes.session.AnalysisSession` (nondimensional, each
+Everything is computed in an :class:`~contactmodes.analysis.session.AnalysisSession` (nondimensional, each
 mode's domains computed once and shared between desired modes) and mapped back to user units.
 """
 
@@ -44,13 +44,13 @@ import numpy as np
 
 from polytopes import Polytope, PolytopeError, difference, union_contains
 
-from . import tolerances
-from .domains import ModeDomain, boxes_disjoint, intersect_domains
-from .errors import ContactModelError
-from .response import ModeResponse
-from .scaling import Scaling
-from .session import AnalysisSession
-from .system import ContactSystem
+from contactmodes import tolerances
+from contactmodes.analysis.domains import ModeDomain, boxes_disjoint, intersect_domains
+from contactmodes.errors import ContactModelError
+from contactmodes.modes.response import ModeResponse
+from contactmodes.model.scaling import Scaling
+from contactmodes.analysis.session import AnalysisSession
+from contactmodes.model.system import ContactSystem
 
 __all__ = [
     "AmbiguitySource",
@@ -161,11 +161,11 @@ class UnambiguousResult:
     w_varies : the null-space variables ``w`` vary over ``D_c`` (III-G.2).
     w_moves_accelerations, w_moves_forces : what ``w`` moves (III-G.2): a degenerate domain with
         ``w_moves_accelerations = False`` has unique accelerations and ambiguous forces only.
-    domain : the :class:`~contactmodes.domains.ModeDomain` of ``c`` (with tasks if ``task``).
+    domain : the :class:`~contactmodes.analysis.domains.ModeDomain` of ``c`` (with tasks if ``task``).
     timing : seconds: ``"feasible"``, ``"across"``, ``"within"``, ``"difference"``.
     scaled_pieces : ``T*_c`` over the nondimensional torques of the session (membership tests are
         made there, so that they do not depend on units).
-    scaling : the session's :class:`~contactmodes.scaling.Scaling`.
+    scaling : the session's :class:`~contactmodes.model.scaling.Scaling`.
     """
 
     mode: str
@@ -211,7 +211,7 @@ class UnambiguousResult:
 
 class UntaskedDomains(dict):
     """``mode → ModeDomain`` without task constraints (user units), with the
-    :class:`~contactmodes.session.AnalysisSession` that computed them (``.session``), so that
+    :class:`~contactmodes.analysis.session.AnalysisSession` that computed them (``.session``), so that
     :func:`unambiguous` / :func:`inconsistent` given it reuse that session's cached work."""
 
     def __init__(self, session: AnalysisSession, modes) -> None:
@@ -222,7 +222,7 @@ class UntaskedDomains(dict):
 def untasked_domains(system: ContactSystem, modes=None, method: str = "auto") -> UntaskedDomains:
     """``T_c'`` without task constraints for ``modes`` (default: every kinematically feasible
     mode), as an :class:`UntaskedDomains` mapping carrying its session. Prefer passing an
-    :class:`~contactmodes.session.AnalysisSession` to :func:`unambiguous` directly."""
+    :class:`~contactmodes.analysis.session.AnalysisSession` to :func:`unambiguous` directly."""
     session = AnalysisSession(system, method=method)
     return UntaskedDomains(session, session.enumeration.modes if modes is None else list(modes))
 
@@ -342,7 +342,7 @@ def unambiguous(system: ContactSystem | AnalysisSession, mode: str, task: bool =
 
     Parameters
     ----------
-    system : the model at its state, or an :class:`~contactmodes.session.AnalysisSession` of it
+    system : the model at its state, or an :class:`~contactmodes.analysis.session.AnalysisSession` of it
         (whose cached domains are then reused).
     mode : the desired contact mode (one letter per contact).
     task : include the task constraints in the desired behaviour (``T_c`` with tasks, and the
@@ -407,7 +407,7 @@ def inconsistent(system: ContactSystem | AnalysisSession, lo, hi, domains: Mappi
 
     Parameters
     ----------
-    system : the model, or an :class:`~contactmodes.session.AnalysisSession` of it.
+    system : the model, or an :class:`~contactmodes.analysis.session.AnalysisSession` of it.
     lo, hi : (n_τ,) finite box bounds (N·m or N, per torque), ``lo <= hi`` (``lo_j = hi_j``
         fixes torque ``j``: a slice, as the plots use).
     domains : optional mapping whose keys restrict the modes (an :class:`UntaskedDomains` also

@@ -1,6 +1,6 @@
 """Small dense linear-algebra helpers of :mod:`contactmodes` (rank rule, equality elimination).
 
-Applied to nondimensionalized systems (:mod:`contactmodes.scaling`), so the relative rules below
+Applied to nondimensionalized systems (:mod:`contactmodes.model.scaling`), so the relative rules below
 are unit-invariant.
 """
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import tolerances
+from contactmodes import tolerances
 
 __all__ = ["null_space_solution", "numerical_rank", "numerical_ranks"]
 

@@ -1,4 +1,4 @@
-"""URDF input: a planar robot described in URDF as a :class:`~contactmodes.mechanism.PlanarMechanism`.
+"""URDF input: a planar robot described in URDF as a :class:`~contactmodes.model.mechanism.PlanarMechanism`.
 
 The file is parsed strictly by lxml (malformed XML is an error, never "recovered"), checked for
 the values the URDF specification requires, and read by **yourdfpy** (a maintained URDF parser;
@@ -53,9 +53,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from . import tolerances
-from .errors import ContactModelError
-from .mechanism import FLOATING_COORDINATES, PlanarMechanism
+from contactmodes import tolerances
+from contactmodes.errors import ContactModelError
+from contactmodes.model.mechanism import FLOATING_COORDINATES, PlanarMechanism
 
 __all__ = ["PLANES", "UrdfMechanism", "load_urdf"]
 
@@ -95,7 +95,7 @@ class _Frame:
 
 
 class UrdfMechanism(PlanarMechanism):
-    """A :class:`~contactmodes.mechanism.PlanarMechanism` built from a URDF by :func:`load_urdf`.
+    """A :class:`~contactmodes.model.mechanism.PlanarMechanism` built from a URDF by :func:`load_urdf`.
 
     Its links are the rigid bodies of the URDF (see the module docstring); :meth:`add_contact`,
     :meth:`add_point_mass` and :meth:`point_position` also accept any URDF link, with a position
@@ -197,7 +197,7 @@ def _read_robot(path: Path) -> Any:
         raise ContactModelError(f"{path}: no such file")
     if path.is_dir():
         raise ContactModelError(f"{path}: is a directory, not a URDF file")
-    from ._extras import require
+    from contactmodes._extras import require
 
     require("yourdfpy", "urdf", "URDF input")
     require("lxml", "urdf", "URDF input")

@@ -47,7 +47,7 @@ import numpy as np
 
 from polytopes import Polytope
 
-from .errors import ContactModelError
+from contactmodes.errors import ContactModelError
 
 __all__ = [
     "PlotData",
@@ -132,13 +132,13 @@ def torque_units(mechanism) -> dict[str, str]:
 
     Parameters
     ----------
-    mechanism : :class:`~contactmodes.mechanism.PlanarMechanism` (``LoadedSystem.mechanism``).
+    mechanism : :class:`~contactmodes.model.mechanism.PlanarMechanism` (``LoadedSystem.mechanism``).
 
     Returns
     -------
     dict mapping each name of ``mechanism.actuators`` (= ``ContactSystem.torques``) to its unit.
     """
-    from .mechanism import FLOATING_COORDINATES
+    from contactmodes.model.mechanism import FLOATING_COORDINATES
 
     linear = set(FLOATING_COORDINATES[:2]) if mechanism.base == "floating" else set()
     S = mechanism.actuator_matrix()
@@ -558,7 +558,7 @@ def draw_domains(data: PlotData):
     legend (modes in the order of ``data.domains``, then the keys) sits right of the axes.
     Raises :class:`~contactmodes._extras.MissingExtraError` without matplotlib (the ``plot`` extra).
     """
-    from ._extras import require
+    from contactmodes._extras import require
 
     require("matplotlib", "plot", "draw_domains")
     import matplotlib

@@ -3,7 +3,7 @@
 For a contact mode ``c`` the unknowns are ``x = [q̈; f]`` (length ``n = n_q + 2k``). The equality
 constraints of the mode are stacked into (24)/(25), ``A x = B τ + b``, and the inequalities into
 (32), ``N [q̈; f; τ] >= e`` (:func:`mode_equations`, rows from
-:func:`~contactmodes.modetable.contact_rows`). The SVD ``A = U Σ Vᵀ`` gives
+:func:`~contactmodes.modes.contact_conditions.contact_rows`). The SVD ``A = U Σ Vᵀ`` gives
 
     x = A⁺ (B τ + b) + N(A) w,          valid for τ with  U_⊥ᵀ (B τ + b) = 0        (27)–(31)
 
@@ -11,7 +11,7 @@ with ``N(A)`` an orthonormal null-space basis, ``w ∈ R^{n_w}`` the ambiguity v
 admissible torque subspace (31) stored as ``tau_C τ = tau_d``.
 
 Units: :func:`solve_response` takes every rank and consistency decision on the nondimensionalized
-system (:mod:`contactmodes.scaling`) and maps the result back; ``w`` are the null-space coordinates
+system (:mod:`contactmodes.model.scaling`) and maps the result back; ``w`` are the null-space coordinates
 *of the nondimensional problem* (so ``N(A)`` is orthonormal there, not in user units).
 """
 
@@ -22,11 +22,11 @@ from typing import Sequence
 
 import numpy as np
 
-from . import tolerances
-from .linalg import numerical_rank, numerical_ranks
-from .equations import ModeEquations, mode_equations
-from .modetable import validate_mode
-from .system import ContactSystem
+from contactmodes import tolerances
+from contactmodes._linalg import numerical_rank, numerical_ranks
+from contactmodes.modes.constraints import ModeEquations, mode_equations
+from contactmodes.modes.contact_conditions import validate_mode
+from contactmodes.model.system import ContactSystem
 
 __all__ = ["ModeEquations", "ModeResponse", "mode_equations", "numerical_rank", "responses_from_equations",
            "solve_response"]
@@ -53,11 +53,11 @@ class ModeResponse:
     mode : the mode string.
     equations : the :class:`ModeEquations` (in the units of this response).
     singular_values : (min(m, n),) singular values of the nondimensional ``A``, descending.
-    rank : numerical rank of ``A`` (:func:`~contactmodes.linalg.numerical_rank`, nondimensional).
+    rank : numerical rank of ``A`` (:func:`~contactmodes._linalg.numerical_rank`, nondimensional).
     full_row_rank, full_column_rank : ``rank == m``, ``rank == n``.
     rank_case : 1 (f.r.r. and f.c.r.), 2 (f.r.r. only), 3 (f.c.r. only), 4 (neither).
     nullspace : (n, n_w) the ``w``-coefficients of ``[q̈; f]`` (columns span ``N(A)``; orthonormal
-        in the nondimensional variables, :mod:`contactmodes.scaling`).
+        in the nondimensional variables, :mod:`contactmodes.model.scaling`).
     n_w : number of ambiguity variables ``n − rank``.
     P_q, Q_q, r_q : (n_q, n_τ), (n_q, n_w), (n_q,): ``q̈ = P_q τ + Q_q w + r_q``.
     P_f, Q_f, r_f : (2k, n_τ), (2k, n_w), (2k,): ``f = P_f τ + Q_f w + r_f``.
@@ -165,7 +165,7 @@ def responses_from_equations(eqs_list: Sequence[ModeEquations]) -> list[ModeResp
     matrix, as for one mode) and stacked products, so each response is the one the mode gets alone,
     bit for bit on this NumPy (``tests/contactmodes/test_response.py`` compares them).
 
-    Rank rule :func:`~contactmodes.linalg.numerical_rank`; the noise in a product ``X Y`` is
+    Rank rule :func:`~contactmodes._linalg.numerical_rank`; the noise in a product ``X Y`` is
     bounded by ``eps·‖X row‖·‖Y col‖`` (Cauchy–Schwarz; ``‖A⁺‖₂ = 1/s_r``) and cleaned to zero
     below ``CANCEL_RTOL`` times that bound; the admissible torque subspace (31) ``U_⊥ᵀ (B τ + b) =
     0`` is made orthonormal by a second SVD, and ``consistent`` is ``False`` when its residual
@@ -255,7 +255,7 @@ def _same_rank(eqs_list: list[ModeEquations], U: np.ndarray, s: np.ndarray, Vt: 
 
 def solve_response(system: ContactSystem, mode: str, task: bool = True) -> ModeResponse:
     """The response of ``mode`` (Sec. III-D, eqs. 24–31) in the user's units, every decision taken
-    on the nondimensionalized system (:mod:`contactmodes.scaling`); see :class:`ModeResponse`.
+    on the nondimensionalized system (:mod:`contactmodes.model.scaling`); see :class:`ModeResponse`.
 
     Raises :class:`~contactmodes.errors.ContactModelError` when ``mode`` is not a mode of
     ``system``.

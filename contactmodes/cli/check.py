@@ -5,7 +5,7 @@ signed gap ``n·(p − s)`` to its surface line (m, positive in free space), its
 contact frame ``(v_t, v_n)`` (m/s), whether it approaches its surface (``v_n < −ε``, which the
 analysis rejects: no impact model) and whether the loader accepts it (its gap within the
 loader's tolerance). The geometry is evaluated *before* the loader's gap check
-(:func:`contactmodes.io.system_geometry`), so a file the loader rejects for a gap is still shown;
+(:func:`contactmodes.system_file.loader.system_geometry`), so a file the loader rejects for a gap is still shown;
 any other problem with the file is the usual one-line error, exit status 2.
 
 Exit status 0 whenever the geometry could be evaluated; read ``accepted`` (JSON) or the last line
@@ -28,7 +28,7 @@ Exit status 0 whenever the geometry could be evaluated; read ``accepted`` (JSON)
 ``--snap``: the state snapped onto the surfaces
 ------------------------------------------------
 ``contactmodes check FILE --snap`` shows the state changed by the smallest amount that puts every
-contact on its surface (:func:`contactmodes.snap.snap_state`: the minimum-norm change of ``q``,
+contact on its surface (:func:`contactmodes.system_file.snap.snap_state`: the minimum-norm change of ``q``,
 lengths weighed against angles by the robot's size ``L``), the file's value and the snapped value
 of each state key that changes (under the file's own keys: a ``_deg`` key in degrees), and then
 the usual table at the snapped state. When the loader already accepts every contact the state is
@@ -62,8 +62,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .io import SystemGeometry
-    from .snap import SnapResult
+    from contactmodes.system_file.loader import SystemGeometry
+    from contactmodes.system_file.snap import SnapResult
 
 __all__ = ["SCHEMA", "add_parser", "run", "check_document", "format_check"]
 
@@ -91,14 +91,14 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> str:
     """The ``check`` command: text or JSON for ``args.file``; raises ``SystemFileError`` on a bad file,
-    :class:`~contactmodes.snap.SnapError` on a surface ``--snap`` cannot reach and
-    :class:`~contactmodes.cliutil.UserError` on a refused ``--write`` path."""
-    from .io import system_geometry
+    :class:`~contactmodes.system_file.snap.SnapError` on a surface ``--snap`` cannot reach and
+    :class:`~contactmodes.cli._common.UserError` on a refused ``--write`` path."""
+    from contactmodes.system_file.loader import system_geometry
 
     if getattr(args, "snap", False):
         return _run_snap(args)
     if getattr(args, "write", None) is not None:
-        from .cliutil import UserError
+        from contactmodes.cli._common import UserError
 
         raise UserError("--write: needs --snap (it writes the snapped state)")
     geometry = system_geometry(args.file)
@@ -109,10 +109,10 @@ def run(args: argparse.Namespace) -> str:
 
 def _run_snap(args: argparse.Namespace) -> str:
     """``check --snap [--write OUT]``: snap the file's state, verify it with the loader, show (and write) it."""
-    from .cliutil import UserError, check_output_path
-    from .errors import InternalError, SystemFileError
-    from .io import _parse, _read_document, parse_geometry, parse_system
-    from .snap import snap_state
+    from contactmodes.cli._common import UserError, check_output_path
+    from contactmodes.errors import InternalError, SystemFileError
+    from contactmodes.system_file.loader import _parse, _read_document, parse_geometry, parse_system
+    from contactmodes.system_file.snap import snap_state
 
     source = str(args.file)
     out = args.write
@@ -198,10 +198,10 @@ def _state_changes(data: dict, coordinates: tuple[str, ...], q0: np.ndarray, q: 
 def _write_snapped(source: str, out: str, data: dict, snapped: dict, changes: dict, q: np.ndarray,
                    qdot: np.ndarray) -> None:
     """Write OUT: the input text with only ``changes`` made, loaded by the loader before it replaces OUT."""
-    from .cliutil import UserError, write_atomic
-    from .errors import ContactModelError
-    from .io import load_system
-    from .tomledit import TomlEditError, edit_numbers
+    from contactmodes.cli._common import UserError, write_atomic
+    from contactmodes.errors import ContactModelError
+    from contactmodes.system_file.loader import load_system
+    from contactmodes.system_file._tomledit import TomlEditError, edit_numbers
 
     text = Path(source).read_bytes().decode("utf-8")
     if not changes:

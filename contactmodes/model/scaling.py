@@ -7,7 +7,7 @@ the same modes and the same sets (mapped back) as the same system in metres and 
 
 Rule
 ----
-Let ``(L, m, T)`` be the system's :class:`~contactmodes.system.CharacteristicScales` (a mechanism
+Let ``(L, m, T)`` be the system's :class:`~contactmodes.model.system.CharacteristicScales` (a mechanism
 supplies its size, total mass and ``sqrt(L/a)`` with ``a`` its characteristic acceleration), and
 ``A = L/T²``, ``F = m A``, ``V = L/T``. Then, with primes for scaled quantities:
 
@@ -47,7 +47,7 @@ from polytopes import Polytope
 __all__ = ["ScaledTerms", "Scaling", "identity_scaling", "nondimensionalize", "scale_terms"]
 
 if TYPE_CHECKING:  # the scaled system is built from the given one's own types: no import cycle
-    from .system import CharacteristicScales, ContactSystem
+    from contactmodes.model.system import CharacteristicScales, ContactSystem
 
 
 @dataclass(frozen=True)
@@ -56,7 +56,7 @@ class Scaling:
 
     Attributes (user value = factor × scaled value)
     ----------
-    scales : the :class:`~contactmodes.system.CharacteristicScales` used.
+    scales : the :class:`~contactmodes.model.system.CharacteristicScales` used.
     qdd : (n_q,) ``s_j``: unit of each generalized acceleration.
     generalized_force : (n_q,) ``g_j``: unit of each dynamics row (generalized force).
     force : ``F``: unit of every contact-force component.
@@ -65,7 +65,7 @@ class Scaling:
     tau : (n_τ,) ``u_k``: unit of each actuator input.
     disturbance : (n_d,) unit of each disturbance component (empty without a disturbance).
     rows : per constraint block of the system, (m,) divisors of its rows.
-    system : the scaled :class:`~contactmodes.system.ContactSystem` (its own ``scaling`` is the
+    system : the scaled :class:`~contactmodes.model.system.ContactSystem` (its own ``scaling`` is the
         identity).
     """
 
@@ -136,9 +136,9 @@ def _input_units(B: np.ndarray, g: np.ndarray) -> np.ndarray:
 
 class ScaledTerms(NamedTuple):
     """The scaled arrays and unit factors of one state (module docstring): what
-    :func:`nondimensionalize` packs into a scaled :class:`~contactmodes.system.ContactSystem`, as
+    :func:`nondimensionalize` packs into a scaled :class:`~contactmodes.model.system.ContactSystem`, as
     plain arrays for callers that evaluate many states of one structure (the real-time layouts of
-    :mod:`contactmodes.layout`).
+    :mod:`contactmodes.realtime.plan`).
 
     ``qdd`` (n_q,) ``s_j``; ``generalized_force`` (n_q,) ``g_j``; ``tau`` (n_τ,) ``u_k``; ``force``,
     ``acceleration``, ``velocity``: ``F``, ``A``, ``V``; ``M``, ``h``, ``S``, ``J``, ``Jdot_qdot``,
@@ -165,7 +165,7 @@ class ScaledTerms(NamedTuple):
 
 def scale_terms(M, h, S, J, Jdot_qdot, v_contact, v0, scales: CharacteristicScales, blocks=()) -> ScaledTerms:
     """The rule of the module docstring on plain arrays (shapes as in
-    :class:`~contactmodes.system.ContactSystem`); ``blocks`` a sequence of constraint rows
+    :class:`~contactmodes.model.system.ContactSystem`); ``blocks`` a sequence of constraint rows
     ``(qdd, f, tau, rhs)``. The one implementation of the rule: :func:`nondimensionalize` calls it."""
     L, m = scales.length, scales.mass
     A, F, V = scales.acceleration, scales.force, scales.velocity

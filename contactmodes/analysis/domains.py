@@ -1,6 +1,6 @@
 """Domain ``D_c`` of a mode's response and its torque projection ``T_c`` (Sec. III-E).
 
-Substituting ``[q̈; f] = P τ + Q w + r`` (:mod:`contactmodes.response`) into the inequalities (32)
+Substituting ``[q̈; f] = P τ + Q w + r`` (:mod:`contactmodes.modes.response`) into the inequalities (32)
 ``N [q̈; f; τ] >= e`` with ``N = [N_x, N_τ]`` gives (33):
 
     (N_x P + N_τ) τ + (N_x Q) w >= e − N_x r
@@ -9,7 +9,7 @@ Substituting ``[q̈; f] = P τ + Q w + r`` (:mod:`contactmodes.response`) into t
 (``A = −[N_x P + N_τ, N_x Q]``, ``b = N_x r − e``), with the admissible torque subspace (31) as the
 equalities ``[tau_C, 0] z = tau_d``. ``T_c`` is its projection onto the τ coordinates.
 
-The per-mode objects that compute and cache these live in :mod:`contactmodes.session`; this module
+The per-mode objects that compute and cache these live in :mod:`contactmodes.analysis.session`; this module
 holds the assembly (:func:`domain_inequalities`), the user-facing :class:`ModeDomain` and small
 helpers on τ-polytopes.
 """
@@ -23,10 +23,10 @@ import numpy as np
 
 from polytopes import Polytope
 
-from . import tolerances
-from .linalg import numerical_rank
-from .response import BATCH, ModeResponse
-from .system import ContactSystem
+from contactmodes import tolerances
+from contactmodes._linalg import numerical_rank
+from contactmodes.modes.response import BATCH, ModeResponse
+from contactmodes.model.system import ContactSystem
 
 __all__ = ["ModeDomain", "boxes_disjoint", "domain_from_response", "domain_inequalities", "independent_equalities",
            "independent_equalities_stacked", "intersect_domains", "substituted_rows"]
@@ -39,7 +39,7 @@ class ModeDomain:
     Attributes
     ----------
     mode : the mode string.
-    response : the :class:`~contactmodes.response.ModeResponse` substituted (user units).
+    response : the :class:`~contactmodes.modes.response.ModeResponse` substituted (user units).
     D : ``D_c`` over ``(τ, w)`` (dimension ``n_τ + n_w``; τ in user units, ``w`` the nondimensional
         null-space coordinates), reduced when non-empty; when empty, the unreduced (33) system.
     T : ``T_c`` over τ (dimension ``n_τ``), or ``None`` when ``D`` is empty.
@@ -165,7 +165,7 @@ def intersect_domains(P1: Polytope, P2: Polytope) -> Polytope | None:
 
     Stacking the equalities of two lower-dimensional sets often gives an over-determined but
     consistent system, which LP solvers handle poorly; it is replaced by an orthonormal basis of
-    its rows (SVD, :func:`~contactmodes.linalg.numerical_rank`), or found inconsistent. Meant for
+    its rows (SVD, :func:`~contactmodes._linalg.numerical_rank`), or found inconsistent. Meant for
     nondimensional τ-polytopes (the consistency rule is relative to ``max(1, |d|)``).
     """
     eq = independent_equalities(np.vstack([P1.C, P2.C]), np.concatenate([P1.d, P2.d]))
@@ -176,7 +176,7 @@ def intersect_domains(P1: Polytope, P2: Polytope) -> Polytope | None:
 
 def independent_equalities(C: np.ndarray, d: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     """``C x = d`` (p, n), (p,) as an equivalent system with orthonormal, independent rows
-    (SVD, :func:`~contactmodes.linalg.numerical_rank`), or ``None`` when it is inconsistent
+    (SVD, :func:`~contactmodes._linalg.numerical_rank`), or ``None`` when it is inconsistent
     (residual beyond ``CONSISTENCY_RTOL`` times ``max(1, |d|)``): the rule of
     :func:`intersect_domains`; :func:`independent_equalities_stacked` of one system."""
     if not C.shape[0]:

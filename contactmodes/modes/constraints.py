@@ -1,7 +1,7 @@
 """The linear constraints of one contact mode (flipping paper, Sec. III-D: eqs. 24 and 32).
 
 :class:`EquationBank` holds, once per system, the rows (7)–(10) of every contact and letter (from
-the one mode table, :func:`~contactmodes.modetable.contact_rows`, under the system's Table III
+the one mode table, :func:`~contactmodes.modes.contact_conditions.contact_rows`, under the system's Table III
 classification) and the mode-independent rows (constraint blocks, dynamics); a mode's
 :class:`ModeEquations` are then stacked from it without rebuilding a row. :func:`mode_equations`
 is the one-off form.
@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .modetable import classify_velocities, contact_rows, validate_mode
-from .system import ContactSystem
+from contactmodes.modes.contact_conditions import classify_velocities, contact_rows, validate_mode
+from contactmodes.model.system import ContactSystem
 
 __all__ = ["EquationBank", "ModeEquations", "mode_equations"]
 

@@ -1,6 +1,6 @@
 """Robust feasible and unambiguous torque sets under a bounded disturbance (bracing paper).
 
-The system's :class:`~contactmodes.system.Disturbance` adds ``E δ``, ``δ ∈ D``, to the right-hand
+The system's :class:`~contactmodes.model.system.Disturbance` adds ``E δ``, ``δ ∈ D``, to the right-hand
 side of the equations of motion with the same sign as ``S τ`` (docs/conventions.md; bracing paper,
 "Robust brace immobilization"). Treating ``δ`` as extra inputs gives the *augmented system*
 (``S_aug = [S, E]``), whose torque domains live in the joint space ``(τ, δ)``:
@@ -8,7 +8,7 @@ side of the equations of motion with the same sign as ``S τ`` (docs/conventions
 * robust feasible set ``T'_c = {τ : (τ, δ) ∈ T_c^aug for all δ ∈ D}``; ``T_c^aug`` is convex, so
   it is the intersection of the slices of ``T_c^aug`` at the vertices of ``D``;
 * robust ambiguity sets: for every other kinematically feasible mode ``c'`` (without task
-  constraints) and every negated task row (as in :mod:`contactmodes.ambiguity`), the torques
+  constraints) and every negated task row (as in :mod:`contactmodes.analysis.ambiguity`), the torques
   ``τ`` that admit that undesired solution for *some* ``δ ∈ D``: the projection onto ``τ`` of
   ``T^aug ∩ (R^{n_τ} × D)``;
 * robustly unambiguous set ``T'*_c = T'_c −`` the union of those projections (region difference,
@@ -16,7 +16,7 @@ side of the equations of motion with the same sign as ``S τ`` (docs/conventions
 
 Kinematic feasibility does not depend on the inputs, so the augmented system has the same
 surviving modes as the nominal one. Everything is computed in one
-:class:`~contactmodes.session.AnalysisSession` of the augmented system (nondimensional) and mapped
+:class:`~contactmodes.analysis.session.AnalysisSession` of the augmented system (nondimensional) and mapped
 back to user units.
 """
 
@@ -29,11 +29,11 @@ import numpy as np
 
 from polytopes import Polytope, difference
 
-from .ambiguity import AmbiguitySource, mark_boundary_only, negated_rows, task_rows
-from .domains import boxes_disjoint, intersect_domains
-from .errors import ContactModelError
-from .session import AnalysisSession
-from .system import ContactSystem, LinearConstraint
+from contactmodes.analysis.ambiguity import AmbiguitySource, mark_boundary_only, negated_rows, task_rows
+from contactmodes.analysis.domains import boxes_disjoint, intersect_domains
+from contactmodes.errors import ContactModelError
+from contactmodes.analysis.session import AnalysisSession
+from contactmodes.model.system import ContactSystem, LinearConstraint
 
 __all__ = ["RobustResult", "augmented_system", "robust_feasible_set", "robust_unambiguous", "slice_at"]
 
@@ -127,7 +127,7 @@ class RobustResult:
     robust_feasible : ``T'_c`` over τ (possibly empty).
     robust_unambiguous : ``T'*_c`` as convex pieces (``[]`` if none).
     sources : robust ambiguity sets (projections onto τ, intersected with ``T'_c``), the
-        non-empty ones; ``boundary_only`` as in :class:`~contactmodes.ambiguity.AmbiguitySource`.
+        non-empty ones; ``boundary_only`` as in :class:`~contactmodes.analysis.ambiguity.AmbiguitySource`.
     vertices : (n_v, n_d) vertices of ``D`` used for the slices.
     timing : seconds: ``"feasible"``, ``"ambiguity"``, ``"difference"``.
     """
@@ -171,10 +171,10 @@ def robust_unambiguous(system: ContactSystem, mode: str, within_mode: bool = Tru
 
     Parameters
     ----------
-    system : a model with a :class:`~contactmodes.system.Disturbance`.
+    system : a model with a :class:`~contactmodes.model.system.Disturbance`.
     mode : the desired contact mode (task constraints of ``system`` included).
     within_mode : also count solutions of ``mode`` violating a task row (negation margin as in
-        :mod:`contactmodes.ambiguity`).
+        :mod:`contactmodes.analysis.ambiguity`).
 
     Raises
     ------

@@ -22,11 +22,11 @@ import numpy as np
 
 from polytopes import Polytope
 
-from .errors import ContactModelError
-from .tolerances import MU_MAX
+from contactmodes.errors import ContactModelError
+from contactmodes.tolerances import MU_MAX
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .scaling import Scaling
+    from contactmodes.model.scaling import Scaling
 
 CONSTRAINT_KINDS = ("physical", "task")
 CONSTRAINT_TYPES = ("eq", "geq")
@@ -172,10 +172,10 @@ class Disturbance:
 class CharacteristicScales:
     """Characteristic length, mass and time of a system, in the units its numbers are written in.
 
-    They fix the units in which :mod:`contactmodes.scaling` nondimensionalizes the system before
+    They fix the units in which :mod:`contactmodes.model.scaling` nondimensionalizes the system before
     any rank, emptiness or boundary decision (so that the decisions do not depend on whether the
     system is written in metres or millimetres). :meth:`PlanarMechanism.contact_system
-    <contactmodes.mechanism.PlanarMechanism.contact_system>` derives them from the mechanism
+    <contactmodes.model.mechanism.PlanarMechanism.contact_system>` derives them from the mechanism
     itself (:meth:`from_mechanism_data`).
 
     Attributes
@@ -184,7 +184,7 @@ class CharacteristicScales:
     mass : characteristic mass ``m`` (> 0; kg in SI).
     time : characteristic time ``T`` (> 0; s in SI).
     nondimensional : the system's numbers are already nondimensional (the scaled system of
-        :func:`~contactmodes.scaling.nondimensionalize`): its scaling is the identity.
+        :func:`~contactmodes.model.scaling.nondimensionalize`): its scaling is the identity.
 
     Raises
     ------
@@ -275,7 +275,7 @@ class ContactSystem:
     coordinates, torques, contacts : names, lengths ``n_q``, ``n_τ``, ``k``.
     constraints : physical and task :class:`LinearConstraint` blocks.
     name : a label.
-    disturbance : optional :class:`Disturbance` (robust analysis, :mod:`contactmodes.robust`).
+    disturbance : optional :class:`Disturbance` (robust analysis, :mod:`contactmodes.analysis.robust`).
         The nominal analysis (``analyze``, ``unambiguous``) ignores it, i.e. takes ``τ_d = 0``.
     scales : optional :class:`CharacteristicScales` in the units of the arrays; default: length,
         mass and time 1 (the numbers are taken to be written in characteristic units). Systems
@@ -350,10 +350,10 @@ class ContactSystem:
 
     @cached_property
     def scaling(self) -> "Scaling":
-        """The nondimensionalization of this system (:func:`contactmodes.scaling.nondimensionalize`),
+        """The nondimensionalization of this system (:func:`contactmodes.model.scaling.nondimensionalize`),
         computed once. ``system.scaling.system`` is the scaled system every decision is taken on
         (whose own scaling is the identity)."""
-        from .scaling import identity_scaling, nondimensionalize
+        from contactmodes.model.scaling import identity_scaling, nondimensionalize
 
         assert self.scales is not None  # __post_init__ always sets it
         return identity_scaling(self) if self.scales.nondimensional else nondimensionalize(self)

@@ -3,12 +3,12 @@
 Draws every feasible mode's torque domain ``T_c`` (task constraints applied, as in ``analyze``),
 overlaps hatched, the unambiguous sets ``T*_c`` of the chosen modes outlined, and the torques
 with no solution at all (no mode, no task constraints) shaded red. How modes are told apart and
-how lower-dimensional sets are drawn: :mod:`contactmodes.plot`.
+how lower-dimensional sets are drawn: :mod:`contactmodes.output.plot`.
 
 Decisions
     * ``--mode`` chooses whose ``T*_c`` is outlined (default: the file's ``desired_mode`` if it
       is feasible, else every feasible mode when there are at most 12).
-    * Units on the axes come from the mechanism (:func:`contactmodes.plot.torque_units`): an
+    * Units on the axes come from the mechanism (:func:`contactmodes.output.plot.torque_units`): an
       actuator on a revolute joint or on a floating base's angle is a torque (N·m), one on a
       floating base's ``x``/``y`` a force (N).
     * With more torques than drawn, the picture is the slice through a point holding the other
@@ -38,7 +38,7 @@ import numpy as np
 
 from polytopes import Polytope
 
-from .errors import ContactModelError
+from contactmodes.errors import ContactModelError
 
 MAX_DEFAULT_OUTLINED = 12
 #: width (characters) at which the title's slice line is wrapped
@@ -105,7 +105,7 @@ def _slice_point(text: str | None, n: int, axes: Sequence[int]) -> np.ndarray | 
     held = [k for k in range(n) if k not in axes]
     if not held:
         raise ContactModelError("--at: every torque is drawn; there is no other torque to hold fixed")
-    from .cliutil import parse_floats
+    from contactmodes.cli._common import parse_floats
 
     values = parse_floats(text, None, "--at")
     if len(values) == n:
@@ -175,7 +175,7 @@ def _gather(system, choose: Callable[[Mapping[str, Polytope]], tuple[list[str], 
     """Run the analysis: every feasible mode's ``T_c``, then — once ``choose(domains)`` has
     picked the modes to outline and the (n_τ,) torque box ``lo``, ``hi`` shown — their ``T*_c``
     and the inconsistent torques in that box. The one place that calls the analysis."""
-    from .analysis import analyze
+    from contactmodes.analysis.analyze import analyze
 
     result = analyze(system, compute_overlaps=False)  # one session: one domain per mode for all three
     result.session.prime_T(result.feasible_modes(), True, user_units=True)  # their LPs in shared batches
@@ -207,7 +207,7 @@ class _View:
         return [k for k in range(self.system.n_tau) if k not in self.axes]
 
     def choose(self, domains: Mapping[str, Polytope]) -> tuple[list[str], np.ndarray, np.ndarray]:
-        from .plot import slice_domain
+        from contactmodes.output.plot import slice_domain
 
         n = self.system.n_tau
         if self.held and self.at is None:
@@ -256,7 +256,7 @@ class _View:
         return "\n".join(lines)
 
     def data(self, gathered: Gathered, units: Mapping[str, str]):
-        from .plot import PlotData, slice_domain
+        from contactmodes.output.plot import PlotData, slice_domain
 
         torque_units = [units.get(t) for t in self.system.torques]
         star = {m: [s for s in (slice_domain(p, self.axes, self.at) for p in pieces) if s is not None]
@@ -276,13 +276,13 @@ class _View:
 
 
 def plot_data(args: argparse.Namespace):
-    """What ``run`` draws, as :class:`~contactmodes.plot.PlotData`: the file loaded, the options
+    """What ``run`` draws, as :class:`~contactmodes.output.plot.PlotData`: the file loaded, the options
     checked, the analysis gathered and sliced, the title, caption and units worded.
 
     Raises :class:`ContactModelError` or :class:`~contactmodes.cli.UserError` on bad input."""
-    from .cliutil import UserError, parse_box
-    from .io import load_system
-    from .plot import torque_units
+    from contactmodes.cli._common import UserError, parse_box
+    from contactmodes.system_file.loader import load_system
+    from contactmodes.output.plot import torque_units
 
     loaded = load_system(args.file)
     system = loaded.system
@@ -299,11 +299,11 @@ def plot_data(args: argparse.Namespace):
 
 def run(args: argparse.Namespace) -> None:
     """Compute and write the picture; raises ContactModelError on bad input (nothing written)."""
-    from ._extras import require
-    from .cliutil import check_output_path, write_atomic
+    from contactmodes._extras import require
+    from contactmodes.cli._common import check_output_path, write_atomic
 
     require("matplotlib", "plot", "plot")
-    from .plot import draw_domains
+    from contactmodes.output.plot import draw_domains
 
     if not args.output.lower().endswith(".png"):
         raise ContactModelError(f"--output: expected a .png file name, got {args.output!r}")

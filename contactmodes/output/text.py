@@ -42,7 +42,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from .tolerances import BOUND_ZERO_RTOL
+from contactmodes.tolerances import BOUND_ZERO_RTOL
 
 __all__ = ["MAX_ROWS", "WIDTH", "format_at", "format_bound", "format_number", "format_table"]
 
@@ -406,13 +406,13 @@ def _render(rows: list[list[_Cell]], widths: list[int]) -> tuple[str, bool]:
 
 def format_table(result: Any, unambiguous: dict | None = None, inconsistent: list | None = None,
                  at: tuple | None = None, list_limit: int | None = 40) -> str:
-    """Render an :class:`~contactmodes.analysis.AnalysisResult` as a plain-text table (module doc),
+    """Render an :class:`~contactmodes.analysis.analyze.AnalysisResult` as a plain-text table (module doc),
     every line at most :data:`WIDTH` display columns.
 
     Parameters
     ----------
     result : the object returned by :func:`contactmodes.analysis.analyze`.
-    unambiguous : optional mode → :class:`~contactmodes.ambiguity.UnambiguousResult`; adds the
+    unambiguous : optional mode → :class:`~contactmodes.analysis.ambiguity.UnambiguousResult`; adds the
         column ``T*_c`` (intervals for one torque, else the number of convex pieces: ``1 piece``,
         ``3 pieces``) and a list of ambiguity sources per mode.
     inconsistent : optional list of polytopes (torques with no solution); adds a section.

@@ -6,10 +6,10 @@ Subcommands: ``analyze`` and ``plot`` live here; packages layered above :mod:`co
 (``polytopes`` ← ``contactmodes`` ← ``controllers``). A command plugin is a module with
 ``add_parser(sub) -> argparse.ArgumentParser`` that calls ``parser.set_defaults(run=func)``;
 ``func(args) -> str | None`` returns the text for stdout (or ``--output``) and raises
-:class:`~contactmodes.cliutil.UserError` or :class:`~contactmodes.errors.ContactModelError` on
-user error. Files a command writes go through :func:`~contactmodes.cliutil.write_atomic`.
+:class:`~contactmodes.cli._common.UserError` or :class:`~contactmodes.errors.ContactModelError` on
+user error. Files a command writes go through :func:`~contactmodes.cli._common.write_atomic`.
 
-Exit statuses (:mod:`contactmodes.cliutil`): 0 success; 1 a command's documented "no" answer
+Exit statuses (:mod:`contactmodes.cli._common`): 0 success; 1 a command's documented "no" answer
 (``brace``: no bracing torque, ``flip``: no flip); 2 user error — one line on stderr naming the
 field, nothing written (a malformed or invalid system file, an unknown mode, an approaching
 contact, an output path that is the input file, not a regular file, or in a missing directory);
@@ -17,7 +17,7 @@ contact, an output path that is the input file, not a regular file, or in a miss
 interrupted (Ctrl-C), nothing written.
 
 A command whose answer is negative (``brace``: no bracing torque, ``flip``: no flip) returns a
-:class:`~contactmodes.cliutil.CommandOutput` with status ``NO_ANSWER`` (1): its usual output is
+:class:`~contactmodes.cli._common.CommandOutput` with status ``NO_ANSWER`` (1): its usual output is
 printed or written, then the command exits with 1.
 
 Negative values follow their option with a space as well as with ``=``: a token that starts
@@ -36,9 +36,9 @@ from typing import Sequence
 
 from polytopes import PolytopeError
 
-from .cliutil import (INTERNAL_ERROR, INTERRUPTED, NO_ANSWER, USAGE_ERROR, CommandOutput, UserError,
+from contactmodes.cli._common import (INTERNAL_ERROR, INTERRUPTED, NO_ANSWER, USAGE_ERROR, CommandOutput, UserError,
                       check_output_path, parse_box, parse_floats, write_atomic)
-from .errors import ContactModelError
+from contactmodes.errors import ContactModelError
 
 __all__ = ["main", "build_parser", "write_atomic", "parse_box", "UserError", "CommandOutput", "COMMAND_GROUP",
            "NO_ANSWER"]
@@ -101,13 +101,14 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                     help="with --at: print the table (and what --unambiguous, --inconsistency-box, --overlaps "
                          "add to it) before the answer; without --at the table is the default output")
     an.set_defaults(run=_analyze)
-    from . import cli_check, cli_plot
+    from contactmodes.cli import check as cli_check
+    from contactmodes.cli import plot as cli_plot
 
     cli_plot.add_parser(sub).set_defaults(run=cli_plot.run)
     cli_check.add_parser(sub)
     if command in _BUILTIN:
         return parser
-    importlib.import_module(".sweeps.cli", __package__).add_parser(sub)  # contactmodes sweep KIND ...
+    importlib.import_module("contactmodes.sweeps.cli").add_parser(sub)  # contactmodes sweep KIND ...
     for plugin in _command_plugins():
         plugin.add_parser(sub)
     return parser
@@ -134,10 +135,10 @@ def _write(text: str, path: str | None, inputs: Sequence[str] = ()) -> None:
 
 
 def _analyze(args: argparse.Namespace) -> str:
-    from .analysis import analyze
-    from .io import load_system
-    from .progress import Progress
-    from .report import format_at, format_table
+    from contactmodes.analysis.analyze import analyze
+    from contactmodes.system_file.loader import load_system
+    from contactmodes.progress import Progress
+    from contactmodes.output.text import format_at, format_table
 
     if args.method == "exact":
         from polytopes import ppl_io
@@ -172,7 +173,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``contactmodes`` console script; returns the exit status (module doc).
 
     A command's ``run`` returns the text for stdout/``--output``, or a
-    :class:`~contactmodes.cliutil.CommandOutput` to exit with a status other than 0 after writing
+    :class:`~contactmodes.cli._common.CommandOutput` to exit with a status other than 0 after writing
     it (``NO_ANSWER`` = 1: the command's documented "no" answer)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(argv[0] if argv and not argv[0].startswith("-") else None)

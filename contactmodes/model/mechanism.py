@@ -10,7 +10,7 @@ terms of the Lagrangian equations of motion (flipping paper, eq. 5)::
 
 and the contact kinematics ``ẋ = J q̇`` (eq. 3), ``ẍ = J q̈ + J̇ q̇`` (eq. 4) in contact frames
 ``(t_i, n_i)`` (``docs/conventions.md``), and packs them into a
-:class:`contactmodes.system.ContactSystem`.
+:class:`contactmodes.model.system.ContactSystem`.
 
 Method
 ------
@@ -41,8 +41,8 @@ from numpy.typing import ArrayLike
 if TYPE_CHECKING:  # pragma: no cover
     import networkx as nx
 
-from .errors import ContactModelError
-from .system import CharacteristicScales, ContactSystem, Disturbance, LinearConstraint
+from contactmodes.errors import ContactModelError
+from contactmodes.model.system import CharacteristicScales, ContactSystem, Disturbance, LinearConstraint
 
 __all__ = ["Dynamics", "PlanarMechanism"]
 
@@ -175,7 +175,7 @@ class PlanarMechanism:
         link's ``joint`` argument.
     gravity : magnitude ``g`` (m/s²) of the gravity field ``(0, −g)``.
     base_position : (2,) world position (m) of the fixed base joint; unused for a floating base.
-    name : a label passed on to :class:`~contactmodes.system.ContactSystem`.
+    name : a label passed on to :class:`~contactmodes.model.system.ContactSystem`.
 
     Raises
     ------
@@ -572,8 +572,8 @@ class PlanarMechanism:
         centres of mass, point masses, contact points); ``m``: total mass; ``T = sqrt(L / a)``
         with ``a = max(g, v²/L)``, ``v`` the largest speed of those points
         (:meth:`CharacteristicScales.from_mechanism_data
-        <contactmodes.system.CharacteristicScales.from_mechanism_data>`). They fix the units in
-        which :mod:`contactmodes.scaling` takes every numerical decision.
+        <contactmodes.model.system.CharacteristicScales.from_mechanism_data>`). They fix the units in
+        which :mod:`contactmodes.model.scaling` takes every numerical decision.
 
         Raises ``ContactModelError`` as :meth:`dynamics`.
         """
@@ -610,7 +610,7 @@ class PlanarMechanism:
         name: str | None = None,
         disturbance: Disturbance | None = None,
     ) -> ContactSystem:
-        """The :class:`~contactmodes.system.ContactSystem` at ``(q, q̇)`` (both (n_q,), SI).
+        """The :class:`~contactmodes.model.system.ContactSystem` at ``(q, q̇)`` (both (n_q,), SI).
 
         ``S`` is :meth:`actuator_matrix`, ``mu`` and ``v0`` come from the contacts, ``constraints``
         are passed through (validated by ``ContactSystem``), ``name`` defaults to the mechanism's.

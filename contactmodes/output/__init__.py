@@ -1,0 +1,2 @@
+"""Output: the text table and the pictures.
+"""

@@ -1,0 +1,2 @@
+"""The real-time plans: per velocity pattern, reused across steps, compiled kernels (``docs/realtime.md``).
+"""
