@@ -47,24 +47,22 @@ __all__ = ["add_parser", "run", "INTERNAL_ERROR"]
 INTERNAL_ERROR = 70
 
 
-def _workers(text: str) -> int:
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}") from None
-    if n < 0:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {n}")
-    return n
+def _integer_at_least(minimum: int):
+    """An argparse ``type``: an integer ``>= minimum``, else the option's one-line error."""
+
+    def parse(text: str) -> int:
+        try:
+            n = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer >= {minimum}, got {text!r}") from None
+        if n < minimum:
+            raise argparse.ArgumentTypeError(f"expected an integer >= {minimum}, got {n}")
+        return n
+
+    return parse
 
 
-def _max_points(text: str) -> int:
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {text!r}") from None
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {n}")
-    return n
+_workers, _max_points = _integer_at_least(0), _integer_at_least(1)
 
 
 def _common(p: argparse.ArgumentParser, what: str, in_process_points: int) -> None:

@@ -9,36 +9,20 @@ request is answered by a stand-in that records it)."""
 
 from __future__ import annotations
 
-import contextlib
 import io
 import json
 import math
-import signal
 
 import numpy as np
 import pytest
 
 from _support.paths import ROOT
+from _support.timing import deadline
 from contactmodes.cli import main
 from contactmodes.progress import Progress
 from contactmodes.sweeps import SweepError, engine, get_kind, grid, parse_vary, run_sweep
 
 BRACE = str(ROOT / "examples" / "two_link_brace.toml")
-
-
-@contextlib.contextmanager
-def deadline(seconds: int):
-    """Raise TimeoutError in this thread if the block runs longer than ``seconds``."""
-    def expired(signum, frame):
-        raise TimeoutError(f"took more than {seconds} s")
-
-    old = signal.signal(signal.SIGALRM, expired)
-    signal.alarm(seconds)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, old)
 
 
 class ClusterRequested(Exception):

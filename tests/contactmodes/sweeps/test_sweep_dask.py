@@ -16,6 +16,7 @@ import time
 import pytest
 
 from _support.paths import ROOT
+from _support.timing import deadline
 from contactmodes.sweeps import SweepError, engine, run_sweep
 
 BRACE = ROOT / "examples" / "two_link_brace.toml"
@@ -23,21 +24,6 @@ DEADLINE = 240  # s: generous for a loaded 2-core machine; a healthy run takes ~
 ANALYZE = dict(vary={"contacts.*.mu": [0.1, 0.3, 0.6, 1.5]}, system=BRACE, modes=["FFF", "SSS"],
                unambiguous=True, inconsistency_box="-1:1")
 TIMING = ("median_step_ms",)  # a wall-time measurement, not a result
-
-
-@contextlib.contextmanager
-def deadline(seconds: int):
-    """Raise TimeoutError in this thread if the block runs longer than ``seconds``."""
-    def expired(signum, frame):
-        raise TimeoutError(f"took more than {seconds} s")
-
-    old = signal.signal(signal.SIGALRM, expired)
-    signal.alarm(seconds)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, old)
 
 
 def _results(points, drop=()):
