@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Mapping
+from typing import Mapping
 
 import numpy as np
 
@@ -49,6 +49,7 @@ from contactmodes.analysis.domains import ModeDomain, boxes_disjoint, intersect_
 from contactmodes.errors import ContactModelError
 from contactmodes.modes.response import ModeResponse
 from contactmodes.model.scaling import Scaling
+from contactmodes.progress import Progress, stage
 from contactmodes.analysis.session import AnalysisSession
 from contactmodes.model.system import ContactSystem
 
@@ -398,7 +399,7 @@ def unambiguous(system: ContactSystem | AnalysisSession, mode: str, task: bool =
 
 
 def inconsistent(system: ContactSystem | AnalysisSession, lo, hi, domains: Mapping[str, ModeDomain] | None = None,
-                 progress: Callable[[int, int, str], None] | None = None) -> list[Polytope]:
+                 progress: Progress | None = None) -> list[Polytope]:
     """Torques in the box ``[lo, hi]`` for which no mode has a solution (Painlevé-type).
 
     The box minus the union of ``T_c`` over every kinematically feasible mode, task constraints
@@ -412,7 +413,8 @@ def inconsistent(system: ContactSystem | AnalysisSession, lo, hi, domains: Mappi
         fixes torque ``j``: a slice, as the plots use).
     domains : optional mapping whose keys restrict the modes (an :class:`UntaskedDomains` also
         lends its session).
-    progress : optional ``progress(done, total, mode)`` callback while computing domains.
+    progress : optional :class:`~contactmodes.progress.Progress`: the stage ``inconsistent
+        torques`` while the modes' domains are computed, one step per mode.
 
     Raises
     ------
@@ -434,10 +436,11 @@ def inconsistent(system: ContactSystem | AnalysisSession, lo, hi, domains: Mappi
     lo_s, hi_s = sc.tau_from_user(lo), sc.tau_from_user(hi)
     box = Polytope.box(lo_s, hi_s)
     covers = []
-    for i, m in enumerate(names):
-        sol = ses.mode(m)
-        if sol.kinematically_feasible and sol.feasible(False) and not boxes_disjoint((lo_s, hi_s), sol.box_scaled(False)):
-            covers.append(sol.T_scaled(False))
-        if progress is not None:
-            progress(i + 1, len(names), m)
+    with stage(progress, "inconsistent torques", len(names)) as st:
+        for m in names:
+            sol = ses.mode(m)
+            if sol.kinematically_feasible and sol.feasible(False) and \
+                    not boxes_disjoint((lo_s, hi_s), sol.box_scaled(False)):
+                covers.append(sol.T_scaled(False))
+            st.update(1, m)
     return [sc.polytope_to_user(p) for p in difference(box, covers)]

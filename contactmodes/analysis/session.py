@@ -573,8 +573,7 @@ class AnalysisSession:
     @cached_property
     def enumeration(self) -> Enumeration:
         """The kinematically feasible modes (:func:`~contactmodes.modes.enumeration.enumerate_modes`), once."""
-        with stage(self.progress, "enumerating modes") as st:
-            return enumerate_modes(self.system, progress=lambda d, t, lab: st.update(1, lab))
+        return enumerate_modes(self.system, progress=self.progress)
 
     def equation_bank(self, task: bool, scaled: bool = True) -> EquationBank:
         """The :class:`~contactmodes.modes.constraints.EquationBank` of the nondimensional (or, with

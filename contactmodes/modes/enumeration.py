@@ -37,7 +37,7 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -49,6 +49,7 @@ if TYPE_CHECKING:  # pragma: no cover
 from contactmodes import tolerances
 from contactmodes.errors import InternalError
 from contactmodes._linalg import null_space_solution
+from contactmodes.progress import Progress, stage
 from contactmodes.modes.contact_conditions import MODE_LETTERS, VelocityPattern, classify_velocities, contact_rows, relaxed_rows
 from contactmodes.modes.contact_conditions import validate_mode
 from contactmodes.model.system import ContactSystem
@@ -453,13 +454,11 @@ def _reduced_slack(x0, Z, G, g, R, r) -> float:
     return float(-fun)
 
 
-def enumerate_modes(system: ContactSystem,
-                    progress: Callable[[int, int, str], None] | None = None) -> Enumeration:
+def enumerate_modes(system: ContactSystem, progress: Progress | None = None) -> Enumeration:
     """Kinematically feasible contact modes of ``system`` (Sec. III-F), by the output-sensitive
     level-by-level search of the module docstring.
 
-    ``progress(done, total, label)`` (optional) is called after each level (``done``/``total``
-    contacts assigned).
+    ``progress`` (optional) shows the stage ``enumerating modes``, one step per contact assigned.
 
     Raises
     ------
@@ -475,16 +474,15 @@ def enumerate_modes(system: ContactSystem,
     search = _Search(scaled, pattern)
     frontier: list[str] = [""]
     bases: dict[str, np.ndarray] = {}
-    if after_velocity <= DIRECT_CANDIDATES:  # a few candidates: every whole mode in one batch
-        frontier, _ = search.decide(["".join(m) for m in itertools.product(*allowed)])
-        if progress is not None:
-            progress(scaled.k, scaled.k, f"{len(frontier)} modes")
-    else:
-        for i in range(scaled.k):  # level by level: the prefixes of length i + 1, in product order
-            frontier, bases = search.decide([p + letter for p in frontier for letter in allowed[i]], bases)
-            if progress is not None:
-                progress(i + 1, scaled.k, f"contact {i + 1} of {scaled.k}: {len(frontier)} prefixes")
-            if not frontier:
-                break
+    with stage(progress, "enumerating modes", scaled.k) as st:
+        if after_velocity <= DIRECT_CANDIDATES:  # a few candidates: every whole mode in one batch
+            frontier, _ = search.decide(["".join(m) for m in itertools.product(*allowed)])
+            st.update(scaled.k, f"{len(frontier)} modes")
+        else:
+            for i in range(scaled.k):  # level by level: the prefixes of length i + 1, in product order
+                frontier, bases = search.decide([p + letter for p in frontier for letter in allowed[i]], bases)
+                st.update(1, f"contact {i + 1} of {scaled.k}: {len(frontier)} prefixes")
+                if not frontier:
+                    break
     return Enumeration(total=4 ** scaled.k, after_velocity=after_velocity, after_acceleration=len(frontier),
                        modes=frontier, allowed=allowed, pattern=pattern, lps=search.lps)

@@ -6,6 +6,7 @@ Every expected value is derived by hand in the test's docstring, or by a direct 
 
 from __future__ import annotations
 
+import io
 from dataclasses import replace
 
 import numpy as np
@@ -13,6 +14,7 @@ import pytest
 
 from _support.paths import EXAMPLES
 from contactmodes.analysis.ambiguity import inconsistent, task_rows, unambiguous, untasked_domains
+from contactmodes.progress import Progress
 from contactmodes.errors import ContactModelError
 from contactmodes.system_file.loader import load_system
 from contactmodes.modes.enumeration import enumerate_modes
@@ -270,9 +272,12 @@ def test_inconsistent_accepts_a_degenerate_box_and_precomputed_domains():
     (gap,) = inconsistent(system, [0.0], [0.0], domains=doms)
     assert union_contains([gap], np.array([0.0]))
     assert inconsistent(system, [-10.0], [-10.0], domains=doms) == []
-    seen = []
-    inconsistent(system, [-1.0], [1.0], progress=lambda i, n, m: seen.append((i, n, m)))
-    assert [x[:2] for x in seen] == [(1, 2), (2, 2)] and {x[2] for x in seen} == {"S", "L"}
+    shown = io.StringIO()
+    inconsistent(system, [-1.0], [1.0], progress=Progress(after=0.0, every=0.0, stream=shown))
+    lines = shown.getvalue().splitlines()
+    assert [ln.split(" (")[0] for ln in lines] == ["contactmodes: inconsistent torques 1/2",
+                                                   "contactmodes: inconsistent torques 2/2"]
+    assert {ln.split(" (")[1].rstrip(")") for ln in lines} == {"S", "L"}
 
 
 def test_inconsistent_names_the_offending_length():

@@ -145,3 +145,20 @@ def test_invalid_mode_rejected():
 def test_all_modes_order():
     assert all_modes(1) == ["F", "S", "L", "R"]
     assert all_modes(2)[:5] == ["FF", "FS", "FL", "FR", "SF"]
+
+
+def test_enumeration_progress_is_one_stage_step_per_contact():
+    """The enumeration reports through the one progress protocol (a ``Progress`` stage, as every
+    long stage does): one line per contact assigned, ``k`` of ``k`` at the end."""
+    import io
+
+    from _support.chains import zigzag_chain
+    from contactmodes.progress import Progress
+    from contactmodes.system_file.loader import parse_system
+
+    system = parse_system(zigzag_chain(5)).system
+    shown = io.StringIO()
+    enum = enumerate_modes(system, progress=Progress(after=0.0, every=0.0, stream=shown))
+    lines = shown.getvalue().splitlines()
+    assert [ln.split(" (")[0] for ln in lines] == [f"contactmodes: enumerating modes {i}/5" for i in range(1, 6)]
+    assert lines[-1].endswith(f"{len(enum.modes)} prefixes)")
