@@ -67,14 +67,56 @@ from contactmodes.modes.contact_conditions import VelocityPattern, contact_rows
 from contactmodes.modes.response import ModeEquations, ModeResponse, response_from_equations
 from contactmodes.model.scaling import ScaledTerms, scale_terms
 
-__all__ = ["Structure", "Layout", "KinematicTest", "Responses", "Domains", "KINEMATIC_BOUND", "W_BOUND",
-           "domain_lp_rows", "scaled_terms", "terms_of"]
+__all__ = ["Structure", "Layout", "KinematicTest", "Responses", "Domains", "StepCounters", "KINEMATIC_BOUND",
+           "W_BOUND", "domain_lp_rows", "scaled_terms", "terms_of"]
 
 KINEMATIC_BOUND = tolerances.KINEMATIC_BOUND
 """Artificial bound on the nondimensional ``|q̈'|`` of the kinematic-slack LPs (an answer that
 leans on it goes to the exact LP of :mod:`polytopes.lp`)."""
 W_BOUND = 1e3
 """Artificial bound on the ambiguity coordinates ``|w|`` in the domain LPs (same rule)."""
+
+
+@dataclass(slots=True)
+class StepCounters:
+    """Work counts of one evaluation of a layout (e.g. one control step), each a number of LPs or
+    responses.
+
+    The plan adds to the counts it knows about when a ``counters`` object is passed
+    (:meth:`Layout.kinematic_test`, :meth:`KinematicTest.resolve`, :meth:`Layout.kinematic`,
+    :meth:`Layout.responses`); a caller that solves LPs of its own on the plan's rows adds them
+    to ``lps`` and ``fallback_lps``, and may subclass this class for counts of its own (the RHex
+    max-thrust controller adds its projections).
+
+    Attributes
+    ----------
+    lps : int
+        LPs solved in batches (:func:`polytopes.batchlp.simplex_batch`,
+        :func:`~polytopes.batchlp.solve_batch`): the ``N`` strict-slack LPs of each
+        :meth:`Layout.kinematic_test`, plus the caller's.
+    second_solve_lps : int
+        Undecided kinematic LPs that the second, unit-box solve decided (:meth:`Layout._unit_box`).
+    fallback_lps : int
+        LPs handed to the exact solvers: kinematic LPs left to the enumeration's own LP
+        (:func:`~contactmodes.modes.enumeration.strict_slack_of_rows`), plus the caller's LPs whose
+        batched answer did not verify (:func:`polytopes.lp.solve_verified`).
+    responses : int
+        Mode responses computed by :meth:`Layout.responses`.
+    svd_responses : int
+        Of those, the ones whose certificate failed and which the SVD computed
+        (:func:`~contactmodes.modes.response.response_from_equations`).
+    """
+
+    lps: int = 0
+    second_solve_lps: int = 0
+    fallback_lps: int = 0
+    responses: int = 0
+    svd_responses: int = 0
+
+    @property
+    def fallbacks(self) -> int:
+        """``fallback_lps + svd_responses``: the work handed to the exact solvers."""
+        return self.fallback_lps + self.svd_responses
 
 
 class Structure:
@@ -271,7 +313,7 @@ class KinematicTest:
 
     def __init__(self, layout: "Layout", J: np.ndarray, c: np.ndarray, rows: np.ndarray, rhs: np.ndarray,
                  margin: float, kernel: str, feasible: np.ndarray, decided: np.ndarray,
-                 counters: dict | None) -> None:
+                 counters: StepCounters | None) -> None:
         self.layout = layout
         self._J, self._c, self._rows, self._rhs = J, c, rows, rhs
         self.margin = margin
@@ -286,8 +328,9 @@ class KinematicTest:
 
     def resolve(self, index) -> np.ndarray:
         """Decide the candidates ``index`` (positions, any order; decided ones are left alone) and
-        return ``feasible[index]``. ``counters``: ``"second_solve_lps"`` += those the unit-box
-        solves decide, ``"fallback_lps"`` += those handed to the exact LP."""
+        return ``feasible[index]``. The :class:`StepCounters` given to :meth:`Layout.kinematic_test`
+        (if any): ``second_solve_lps`` += those the unit-box solves decide, ``fallback_lps`` +=
+        those handed to the exact LP."""
         index = np.asarray(index, dtype=np.int64)
         lay, decided, out = self.layout, self.decided, self.feasible
         todo = np.unique(index[~decided[index]])
@@ -306,10 +349,10 @@ class KinematicTest:
                 slack = strict_slack_of_rows(SJ[sel_e], sc[sel_e], SJ[sel_g], sc[sel_g], np.zeros((0, n_q)), np.zeros(0))
                 out[i] = slack > self.margin
             decided[left] = True
-        if self._counters is not None:
-            cn = self._counters
-            cn["fallback_lps"] = cn.get("fallback_lps", 0) + left.size
-            cn["second_solve_lps"] = cn.get("second_solve_lps", 0) + todo.size - left.size
+        cn = self._counters
+        if cn is not None:
+            cn.fallback_lps += int(left.size)
+            cn.second_solve_lps += int(todo.size - left.size)
         return out[index]
 
 
@@ -402,25 +445,28 @@ class Layout:
         self.piv_known[i] = True
 
     # ------------------------------------------------------------------ kinematic test
-    def kinematic(self, banks: Banks, counters: dict | None = None, kernel: str = "auto") -> np.ndarray:
+    def kinematic(self, banks: Banks, counters: StepCounters | None = None, kernel: str = "auto") -> np.ndarray:
         """(N,) bool: the candidates that are kinematically feasible (Sec. III-F, footnote 5),
         decided as :func:`~contactmodes.modes.enumeration.acceleration_feasible` decides them (module doc):
         :meth:`kinematic_test` with every candidate the batch leaves undecided resolved at once.
-        ``kernel`` as in :meth:`responses`: ``"numpy"`` (the reference: rows from a signed bank,
-        the NumPy simplex), ``"compiled"`` (:func:`~contactmodes.realtime.kernels.kinematic_rows_kernel`,
-        the compiled simplex, :func:`~contactmodes.realtime.kernels.kinematic_decide_kernel`)."""
+        ``counters`` (optional :class:`StepCounters`) as there. ``kernel`` as in :meth:`responses`:
+        ``"numpy"`` (the reference: rows from a signed bank, the NumPy simplex), ``"compiled"``
+        (:func:`~contactmodes.realtime.kernels.kinematic_rows_kernel`, the compiled simplex,
+        :func:`~contactmodes.realtime.kernels.kinematic_decide_kernel`)."""
         test = self.kinematic_test(banks, counters, kernel)
         test.resolve(test.pending())
         return test.feasible
 
-    def kinematic_test(self, banks: Banks, counters: dict | None = None, kernel: str = "auto") -> "KinematicTest":
+    def kinematic_test(self, banks: Banks, counters: StepCounters | None = None,
+                       kernel: str = "auto") -> "KinematicTest":
         """The first stage of :meth:`kinematic`: footnote 5's strict-slack LP of every candidate
         in one batch, warm-started from the previous step's bases. Returns a
         :class:`KinematicTest` whose ``decided`` candidates are final and whose others
         (:meth:`KinematicTest.pending`) are decided by :meth:`KinematicTest.resolve` when the
         caller needs them — with exactly the decisions :meth:`kinematic` takes. ``counters``
-        (optional dict): ``"lps"`` += N here, ``"second_solve_lps"`` and ``"fallback_lps"`` (exact
-        LPs) by :meth:`KinematicTest.resolve`. Raises ``ValueError`` for an unknown ``kernel``."""
+        (optional :class:`StepCounters`): ``lps`` += N here, ``second_solve_lps`` and
+        ``fallback_lps`` (exact LPs) by :meth:`KinematicTest.resolve`. Raises ``ValueError`` for
+        an unknown ``kernel``."""
         J, c = banks.J, banks.c
         n_q = self.structure.n_q
         N = len(self.modes)
@@ -460,7 +506,7 @@ class Layout:
             out = s > margin
         self.basis["kinematic"] = res.basis
         if counters is not None:
-            counters["lps"] = counters.get("lps", 0) + N
+            counters.lps += N
         return KinematicTest(self, J, c, rows, rhs, float(margin), kern, out, decided, counters)
 
     def _unit_box(self, todo: np.ndarray, rows: np.ndarray, rhs: np.ndarray, margin: float, decided: np.ndarray,
@@ -497,12 +543,14 @@ class Layout:
             out[todo[dec]] = s[dec] > margin
 
     # ------------------------------------------------------------------ responses
-    def responses(self, banks: Banks, index: np.ndarray, row: int, counters: dict | None = None,
+    def responses(self, banks: Banks, index: np.ndarray, row: int, counters: StepCounters | None = None,
                   kernel: str = "auto") -> Responses:
         """Responses (24)–(31) of the modes at positions ``index`` (module doc); ``row`` is the
-        coordinate whose acceleration must be unique (e.g. θ, III-G.2). ``kernel``: ``"numpy"``
-        (the reference below), ``"compiled"`` (:mod:`contactmodes.realtime.kernels`, the same
-        computation compiled) or ``"auto"`` (compiled when numba is installed)."""
+        coordinate whose acceleration must be unique (e.g. θ, III-G.2). ``counters`` (optional
+        :class:`StepCounters`): ``responses`` += the modes computed (none for an empty ``index``),
+        ``svd_responses`` += those the SVD computed. ``kernel``: ``"numpy"`` (the reference
+        below), ``"compiled"`` (:mod:`contactmodes.realtime.kernels`, the same computation
+        compiled) or ``"auto"`` (compiled when numba is installed)."""
         st = self.structure
         n, nt, m = st.n, st.n_tau, self.eq_rows.shape[1]
         index = np.asarray(index, dtype=int)
@@ -614,14 +662,14 @@ class Layout:
         return self._finish(Responses(index, P, Q, r, wfree, C, d, cvalid, consistent & ok, zero, n_w, ok), banks,
                             row, counters)
 
-    def _finish(self, out: Responses, banks: Banks, row: int, counters: dict | None) -> Responses:
+    def _finish(self, out: Responses, banks: Banks, row: int, counters: StepCounters | None) -> Responses:
         """The SVD response for every uncertified mode of ``out`` (module doc), and the counts."""
         bad = (~out.certified).nonzero()[0]
         for j in bad:
             self._exact(out, int(j), banks, row)
         if counters is not None:
-            counters["responses"] = counters.get("responses", 0) + out.index.size
-            counters["svd_responses"] = counters.get("svd_responses", 0) + int(bad.size)
+            counters.responses += int(out.index.size)
+            counters.svd_responses += int(bad.size)
         return out
 
     def _exact(self, out: Responses, j: int, banks: Banks, row: int) -> None:

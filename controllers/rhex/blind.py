@@ -58,7 +58,7 @@ import time
 
 import numpy as np
 
-from contactmodes.realtime.plan import W_BOUND, Structure
+from contactmodes.realtime.plan import W_BOUND, StepCounters, Structure
 from contactmodes.modes.contact_conditions import VelocityPattern
 from contactmodes.realtime import kernels
 from polytopes import batchlp, batchlp_kernel
@@ -82,11 +82,17 @@ SLACK_BOUND = 1e6
 
 
 class _FixedModeEngine:
-    """Structures and warm starts of the fixed-mode LP, kept across steps."""
+    """Structures and warm starts of the fixed-mode LP, kept across steps.
+
+    ``structures`` one :class:`~contactmodes.realtime.plan.Structure` per set of present
+    contacts; ``warm`` the last optimal basis (1, 3 + s) of the LP of each ``(contacts, mode)``
+    (the mode over those contacts; ``s`` the layout's padded ambiguity width, fixed by the
+    contacts): keyed by value, not by object identity, so a basis is reused only for an LP of
+    the same contacts and mode, hence of the same size."""
 
     def __init__(self) -> None:
         self.structures: dict[tuple, Structure] = {}
-        self.warm: dict = {}
+        self.warm: dict[tuple[tuple, str], np.ndarray] = {}
 
     def layout(self, step, mode: str):
         st = self.structures.get(step.contacts)
@@ -97,7 +103,8 @@ class _FixedModeEngine:
         return st, st.layout(VelocityPattern(pat.threshold, pat.t_zero, pat.n_zero, tuple(mode)))
 
 
-def max_thrust_fixed_mode(step, mode4: str, lo, hi, engine: _FixedModeEngine | None = None, counters=None):
+def max_thrust_fixed_mode(step, mode4: str, lo, hi, engine: _FixedModeEngine | None = None,
+                          counters: StepCounters | None = None):
     """Maximal-θ̈ torque under one assumed mode (the LP of the module docstring).
 
     ``step`` a :class:`~.max_thrust.StepModel` (built with ``classify=False``); ``mode4`` a
@@ -105,10 +112,12 @@ def max_thrust_fixed_mode(step, mode4: str, lo, hi, engine: _FixedModeEngine | N
     structures and warm starts kept across steps. Returns ``(tau (3,), predicted θ̈ (rad/s²),
     status)`` with status ``"optimal"``, ``"elastic"`` (LP infeasible, elastic fallback) or
     ``"inconsistent"`` (no torque satisfies the mode's equalities (31); ``tau = 0``, prediction
-    NaN). ``counters["lp_fallbacks"]`` counts LPs the exact solvers decided.
+    NaN). ``counters`` (optional :class:`~contactmodes.realtime.plan.StepCounters`): the
+    response counted by the layout (``responses``, ``svd_responses``), the LPs (one, two with the
+    elastic fallback) in ``lps``, those the exact solvers decided in ``fallback_lps``.
     """
     engine = engine or _FixedModeEngine()
-    counters = {} if counters is None else counters
+    counters = StepCounters() if counters is None else counters
     letters = dict(zip(CONTACT_NAMES, mode4))
     mode = "".join(letters[c] for c in step.contacts)
     st, layout = engine.layout(step, mode)
@@ -135,7 +144,8 @@ def max_thrust_fixed_mode(step, mode4: str, lo, hi, engine: _FixedModeEngine | N
     res = batchlp.solve_batch(-obj[None], G[None], h[None], lo_z[None], hi_z[None], art[None],
                               engine.warm.get(key, np.full((1, n), -1)))
     engine.warm[key] = res.basis
-    counters["lp_fallbacks"] = counters.get("lp_fallbacks", 0) + res.n_fallback
+    counters.lps += 1
+    counters.fallback_lps += res.n_fallback
     status = "optimal"
     z = res.x[0]
     if res.status[0] != lp.OPTIMAL:
@@ -152,7 +162,8 @@ def max_thrust_fixed_mode(step, mode4: str, lo, hi, engine: _FixedModeEngine | N
         hi_e = np.concatenate([hi_z, np.where(valid, SLACK_BOUND, 0.0)])
         art_e = (np.concatenate([art, np.zeros(p, bool)])[None], np.concatenate([art, valid])[None])
         el = batchlp.solve_batch(ce[None], Ge[None], he[None], lo_e[None], hi_e[None], art_e)
-        counters["lp_fallbacks"] = counters.get("lp_fallbacks", 0) + el.n_fallback
+        counters.lps += 1
+        counters.fallback_lps += el.n_fallback
         if el.status[0] != lp.OPTIMAL:
             return np.zeros(3), float("nan"), "inconsistent"
         z = el.x[0, :n]
@@ -229,14 +240,13 @@ class BlindController:
         self._detect(t, float(st[5]))
         step = StepModel(st, self.params, classify=False)
         lo, hi = torque_limits(leg_kinematics(st, p).phidot, p)
-        counters: dict = {}
+        counters = StepCounters()
         tau, acc, status = max_thrust_fixed_mode(step, self.mode, lo, hi, self.engine, counters)
         tau = np.clip(tau, lo, hi)  # LP round-off
         self._last_pred = acc
-        fb = counters.get("lp_fallbacks", 0) + counters.get("svd_responses", 0)
-        self.paths["fallback" if fb else "fast"] += 1
-        self.paths["lp_fallbacks"] += counters.get("lp_fallbacks", 0)
-        self.paths["svd_fallbacks"] += counters.get("svd_responses", 0)
+        self.paths["fallback" if counters.fallbacks else "fast"] += 1
+        self.paths["lp_fallbacks"] += counters.fallback_lps
+        self.paths["svd_fallbacks"] += counters.svd_responses
         letters = dict(zip(CONTACT_NAMES, self.mode))
         mode = expand_mode("".join(letters[c] for c in step.contacts), step.contacts)
         self.log.append((t, mode, acc, status))

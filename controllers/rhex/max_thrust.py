@@ -149,13 +149,14 @@ import dataclasses
 import functools
 import math
 import time
+import weakref
 from typing import NamedTuple
 
 import numpy as np
 
 from contactmodes.analysis.ambiguity import unambiguous
 from contactmodes.analysis.domains import intersect_domains
-from contactmodes.realtime.plan import W_BOUND, Layout, Structure, domain_lp_rows, scaled_terms
+from contactmodes.realtime.plan import W_BOUND, Layout, StepCounters, Structure, domain_lp_rows, scaled_terms
 from contactmodes.modes.contact_conditions import classify_arrays
 from contactmodes.model.scaling import ScaledTerms, scale_terms
 from contactmodes.analysis.session import AnalysisSession
@@ -365,6 +366,33 @@ def controller_model(state, params: RHexParams, normal_velocity_tol: float = NOR
 # ----------------------------------------------------------------------------------- the fast path
 
 
+@dataclasses.dataclass(slots=True)
+class _Counters(StepCounters):
+    """The work counts of one :func:`max_thrust` call: the plan's
+    (:class:`~contactmodes.realtime.plan.StepCounters`: the kinematic test's LPs and their second
+    solves and exact LPs, the responses and their SVDs) with the bound and point-test LPs added to
+    ``lps`` and ``fallback_lps``, and ``projections`` the polytope projections of the slow path
+    (:func:`_slow`). They become :class:`MaxThrustResult`'s ``n_projections``, ``lp_fallbacks``
+    (``fallback_lps``), ``svd_fallbacks`` (``svd_responses``) and ``fallbacks``."""
+
+    projections: int = 0
+
+
+@dataclasses.dataclass(slots=True)
+class _WarmStarts:
+    """The bound LPs' warm starts of one :class:`~contactmodes.realtime.plan.Layout`
+    (:func:`_bound_lps`), kept across steps by :class:`_Engine`.
+
+    ``width`` the number of ``w`` columns of the layout's bound LPs (the largest real ``n_w`` any
+    of its feasible modes has had; 0 before the first step); ``bases`` per task flag (``True``:
+    with the task rows, ``False``: without) an ``(N, 3 + width)`` int64 array, the last optimal
+    basis of each of the layout's ``N`` candidates (``-1``: none yet). Widening the LPs drops
+    both arrays."""
+
+    width: int = 0
+    bases: dict[bool, np.ndarray] = dataclasses.field(default_factory=dict)
+
+
 class _Modes:
     """The fast path's data of one step: the layout's candidate modes that are kinematically
     feasible or not decided yet, their responses and domains (nondimensional), and the per-mode
@@ -378,10 +406,16 @@ class _Modes:
     :meth:`~contactmodes.realtime.plan.Layout.kinematic` takes — only when the search's answer may depend
     on it (:func:`_search`); a mode resolved infeasible is dropped (``alive`` false), as if it had
     never been a candidate. ``lazy=False`` resolves every pending mode first. Positions (``j``)
-    index :attr:`names`, :attr:`index` and the arrays below."""
+    index :attr:`names`, :attr:`index` and the arrays below.
 
-    def __init__(self, layout: Layout, banks, counters: dict, lazy: bool = True) -> None:
+    ``warm`` the layout's bound-LP warm starts (:class:`_WarmStarts`, kept across steps by the
+    :class:`_Engine`); ``counters`` the step's work counts (:class:`_Counters`), added to by every
+    helper of the step that is given this object."""
+
+    def __init__(self, layout: Layout, banks, warm: _WarmStarts, counters: _Counters, lazy: bool = True) -> None:
         self.layout = layout
+        self.warm = warm
+        self.counters = counters
         self.kin = layout.kinematic_test(banks, counters)
         if not lazy:
             self.kin.resolve(self.kin.pending())
@@ -462,59 +496,60 @@ class _Modes:
         return self._point_rows
 
 
-def _bound_lps(md: _Modes, sel: np.ndarray, lo, hi, task: bool, warm: dict, counters: dict):
+def _bound_lps(md: _Modes, sel: np.ndarray, lo, hi, task: bool):
     """``β_c`` and ``τ°_c`` of the modes ``sel`` (positions in ``md``) by one batched LP each over
     ``D_c ∩ L`` in ``(τ, w)`` (with or without the task rows); ``(sel, bound (len(sel),), tau0
     (len(sel), 3))``, ``-inf`` / NaN where that set is empty, ``sel`` without the pending modes
-    resolved infeasible here (those whose ``n_w`` would widen the LPs)."""
+    resolved infeasible here (those whose ``n_w`` would widen the LPs). Warm-started from and
+    updating ``md.warm``; ``md.counters.lps`` and ``.fallback_lps`` counted."""
     # only the real ambiguity columns: as many w columns as the most any mode of the layout has had
     # (a layout-wide width, so that the warm starts keep their meaning from step to step); a pending
     # mode that would widen the LPs is resolved first (the width is that of the feasible modes)
+    warm, counters = md.warm, md.counters
     n_w = md.resp.n_w
     if md.n_pending:
-        wide = sel[n_w[sel] > max(int(n_w[sel[~md.pending[sel]]].max(initial=0)), warm.get("w_width", 0))]
+        wide = sel[n_w[sel] > max(int(n_w[sel[~md.pending[sel]]].max(initial=0)), warm.width)]
         if wide.size:
             md.resolve(wide)
             sel = sel[md.alive[sel]]
     nsel = sel.size
     if nsel == 0:
         return sel, np.full(0, -math.inf), np.full((0, 3), np.nan)
-    s = max(int(n_w[sel].max()), warm.get("w_width", 0))  # the pending modes left do not widen it
-    if s != warm.get("w_width"):
-        warm.pop(("bound", True), None)
-        warm.pop(("bound", False), None)
-        warm["w_width"] = s
+    s = max(int(n_w[sel].max()), warm.width)  # the pending modes left do not widen it
+    if s != warm.width:  # wider LPs: the bases of the narrower ones are dropped
+        warm.bases.clear()
+        warm.width = s
     G, h, lo_, hi_, art = domain_lp_rows(md.resp, md.dom, sel, lo, hi, task, width=s)
     grad = md.grad[sel]
     cost = np.zeros((nsel, 3 + s))
     cost[:, :3] = -grad
     # warm starts: one row per candidate of the layout (``-1``: none yet, the box vertex is used)
-    bases = warm.get(("bound", task))
+    bases = warm.bases.get(task)
     if bases is None:
-        bases = warm[("bound", task)] = np.full((len(md.layout.modes), 3 + s), -1, dtype=np.int64)
+        bases = warm.bases[task] = np.full((len(md.layout.modes), 3 + s), -1, dtype=np.int64)
     pos = md.index[sel]
     res = batchlp.solve_batch(cost, G, h, lo_, hi_, art, bases[pos])
     bases[pos] = res.basis
-    counters["lps"] = counters.get("lps", 0) + nsel
-    counters["fallback_lps"] = counters.get("fallback_lps", 0) + res.n_fallback
+    counters.lps += nsel
+    counters.fallback_lps += res.n_fallback
     ok = (res.status == lp.OPTIMAL)[:, None]
     tau0 = np.where(ok, np.minimum(np.maximum(res.x[:, :3], lo), hi), np.nan)  # clipped (x is NaN unless optimal)
     bound = np.einsum("bi,bi->b", grad, tau0) + md.offset[sel]
     return sel, np.where(ok[:, 0], bound, -math.inf), tau0
 
 
-def _inside(md: _Modes, others: np.ndarray, tau: np.ndarray, counters: dict, kernel: str = "auto") -> np.ndarray:
+def _inside(md: _Modes, others: np.ndarray, tau: np.ndarray, kernel: str = "auto") -> np.ndarray:
     """(len(others),) whether ``tau`` (3,) lies in ``T_c'`` (untasked) of each mode position in
     ``others`` up to :data:`POINT_TOL` (module doc): row checks, then one batched max-slack LP for
     the modes whose ``w`` enters their rows. ``kernel``: ``"numpy"`` (the reference below),
     ``"compiled"`` (the row checks and the LPs' rows by
     :func:`contactmodes.realtime.kernels.point_test_kernel`) or ``"auto"`` (compiled when numba is
-    installed)."""
+    installed). The max-slack LPs are counted in ``md.counters`` (``lps``, ``fallback_lps``)."""
     out = np.zeros(others.size, dtype=bool)
     if others.size == 0:
         return out
     if kernel == "compiled" or (kernel == "auto" and kernels.AVAILABLE):
-        return _inside_compiled(md, others, tau, counters)
+        return _inside_compiled(md, others, tau)
     r = md.resp
     An_all, bn, bscale, w_used = md.point_rows
     ok = md.feasible_u[others]
@@ -541,13 +576,13 @@ def _inside(md: _Modes, others: np.ndarray, tau: np.ndarray, counters: dict, ker
         hi_ = np.concatenate([np.where(wf, W_BOUND, 0.0), np.full((lpsel.size, 1), SLACK_CAP)], axis=1)
         art = np.concatenate([wf, np.zeros((lpsel.size, 1), bool)], axis=1)
         res = batchlp.solve_batch(cost, G, h, lo_, hi_, art)
-        counters["lps"] = counters.get("lps", 0) + lpsel.size
-        counters["fallback_lps"] = counters.get("fallback_lps", 0) + res.n_fallback
+        md.counters.lps += int(lpsel.size)
+        md.counters.fallback_lps += res.n_fallback
         out[lpsel] = (res.status == lp.OPTIMAL) & (res.fun <= tol[lpsel])
     return out
 
 
-def _inside_compiled(md: _Modes, others: np.ndarray, tau: np.ndarray, counters: dict) -> np.ndarray:
+def _inside_compiled(md: _Modes, others: np.ndarray, tau: np.ndarray) -> np.ndarray:
     """:func:`_inside` through :func:`contactmodes.realtime.kernels.point_test_kernel`."""
     r, dom = md.resp, md.dom
     K, (p, nz) = others.size, dom.A.shape[1:]
@@ -564,8 +599,8 @@ def _inside_compiled(md: _Modes, others: np.ndarray, tau: np.ndarray, counters: 
         cost = np.zeros((lpsel.size, s + 1))
         cost[:, -1] = 1.0
         res = batchlp.solve_batch(cost, G[lpsel], h[lpsel], lo_[lpsel], hi_[lpsel], art[lpsel])
-        counters["lps"] = counters.get("lps", 0) + lpsel.size
-        counters["fallback_lps"] = counters.get("fallback_lps", 0) + res.n_fallback
+        md.counters.lps += int(lpsel.size)
+        md.counters.fallback_lps += res.n_fallback
         out[lpsel] = (res.status == lp.OPTIMAL) & (res.fun <= tol[lpsel])
     return out
 
@@ -608,14 +643,15 @@ def _maximize_pieces(pieces, grad, offset):
     return best
 
 
-def _slow(session: AnalysisSession, mode: str, others: list, lo, hi, counters: dict, task: bool = True):
+def _slow(session: AnalysisSession, mode: str, others: list, lo, hi, counters: _Counters, task: bool = True):
     """Exact ``max θ̈' over T*_c ∩ L`` (closures, nondimensional) for candidate ``mode`` through the
-    session: ``(value, tau, nudged, closure)``; ``task=False`` drops the task row from ``T_c``."""
+    session: ``(value, tau, nudged, closure)``; ``task=False`` drops the task row from ``T_c``.
+    ``counters.projections`` += the polytope projections done."""
     sol = session.mode(mode)
     resp = sol.response_scaled(task)
     grad, offset = resp.P_q[PITCH_INDEX], float(resp.r_q[PITCH_INDEX])
     K = sol.projected_scaled(_limit_rows(lo, hi, resp.n_w), task=task)
-    counters["proj"] += 1
+    counters.projections += 1
     if K is None:
         return -math.inf, None, False, -math.inf
     dim = K.affine_dimension()
@@ -624,7 +660,7 @@ def _slow(session: AnalysisSession, mode: str, others: list, lo, hi, counters: d
         if not _meets(session, K, o):
             continue
         To = session.mode(o).T_scaled(False)
-        counters["proj"] += 1 if session.mode(o).response_scaled(False).n_w else 0
+        counters.projections += 1 if session.mode(o).response_scaled(False).n_w else 0
         if To is None:
             continue
         # subtract K ∩ T_c' (as across_mode_sets does), not T_c' itself: the closure splitting of
@@ -648,7 +684,7 @@ def _slow(session: AnalysisSession, mode: str, others: list, lo, hi, counters: d
 # ----------------------------------------------------------------------------------- the search
 
 
-def _search(md: _Modes, step: StepModel, lo, hi, task: bool, force_slow: bool, warm: dict, counters: dict):
+def _search(md: _Modes, step: StepModel, lo, hi, task: bool, force_slow: bool):
     """The lazy all-mode search of the module doc (nondimensional torques ``lo``, ``hi``).
 
     Returns ``(best, cands, values, n_exam, n_slow)``: ``best`` = ``(value, tau, mode, nudged,
@@ -663,7 +699,7 @@ def _search(md: _Modes, step: StepModel, lo, hi, task: bool, force_slow: bool, w
     runs); every pending mode before the slow path (its ``others`` are the whole mode set)."""
     feas = md.feasible_t if task else md.feasible_u
     sel = (md.unique & feas & md.alive).nonzero()[0]
-    sel, bound, tau0 = _bound_lps(md, sel, lo, hi, task, warm, counters)
+    sel, bound, tau0 = _bound_lps(md, sel, lo, hi, task)
     order = (-bound).argsort(kind="stable").tolist()
     sel_l, bound_l = sel.tolist(), bound.tolist()
     cands = [(sel_l[i], bound_l[i], tau0[i]) for i in order if math.isfinite(bound_l[i])]
@@ -679,7 +715,7 @@ def _search(md: _Modes, step: StepModel, lo, hi, task: bool, force_slow: bool, w
         others = md.others(j)
         slow = force_slow
         if not slow:
-            inside = _inside(md, others, t0, counters)
+            inside = _inside(md, others, t0)
             slow = bool(inside.any()) and md.any_feasible(others[inside])
         if not slow:
             val, tau, nudged, closure = beta, t0, False, beta
@@ -688,7 +724,7 @@ def _search(md: _Modes, step: StepModel, lo, hi, task: bool, force_slow: bool, w
             md.resolve_all()
             others = md.others(j)
             val, tau, nudged, closure = _slow(step.session, md.names[j], [md.names[i] for i in others], lo, hi,
-                                              counters, task)
+                                              md.counters, task)
         values[md.names[j]] = val
         if tau is not None and (best is None or val > best[0]):
             best = (val, tau, j, nudged, closure)
@@ -696,12 +732,22 @@ def _search(md: _Modes, step: StepModel, lo, hi, task: bool, force_slow: bool, w
 
 
 class _Engine:
-    """Structures, layouts and warm starts kept across steps (module doc, *Real time*)."""
+    """Structures, layouts and warm starts kept across steps (module doc, *Real time*).
+
+    ``structures`` one :class:`~contactmodes.realtime.plan.Structure` per set of present contacts
+    (each keeps its :class:`~contactmodes.realtime.plan.Layout` per velocity pattern and, on the
+    layout, the kinematic LPs' warm starts); ``warm`` the bound LPs' warm starts of each layout
+    (:class:`_WarmStarts`), keyed by the layout object itself in a
+    :class:`weakref.WeakKeyDictionary`. Keyed by the object, not by ``id(layout)``: an id can be
+    reused by a new object once the old one is collected, and bases sized and indexed for one
+    layout's modes would then warm-start another's; a weak key compares by identity while the
+    layout is alive and its entry goes with it. Not stored on the layout: the bound LPs (their
+    rows, the width rule of :func:`_bound_lps`) are this controller's, not the plan's."""
 
     def __init__(self, params: RHexParams) -> None:
         self.params = params
         self.structures: dict[tuple, Structure] = {}
-        self.warm: dict = {}
+        self.warm: weakref.WeakKeyDictionary[Layout, _WarmStarts] = weakref.WeakKeyDictionary()
 
     def structure(self, step: StepModel) -> Structure:
         st = self.structures.get(step.contacts)
@@ -710,13 +756,15 @@ class _Engine:
             self.structures[step.contacts] = st
         return st
 
-    def modes(self, step: StepModel, counters: dict, lazy: bool = True) -> _Modes:
+    def modes(self, step: StepModel, counters: _Counters | None = None, lazy: bool = True) -> _Modes:
+        """The :class:`_Modes` of ``step`` on its layout (built on first use) with that layout's
+        warm starts; ``counters`` the step's work counts (new ones if ``None``)."""
         st = self.structure(step)
         layout = st.layout(step.pattern)
-        warm = self.warm.setdefault(id(layout), {})
-        md = _Modes(layout, st.banks(step.terms), counters, lazy)
-        md.warm = warm
-        return md
+        warm = self.warm.get(layout)
+        if warm is None:
+            warm = self.warm[layout] = _WarmStarts()
+        return _Modes(layout, st.banks(step.terms), warm, _Counters() if counters is None else counters, lazy)
 
 
 def max_thrust(step: StepModel, lo, hi, force_slow: bool = False, engine: _Engine | None = None,
@@ -739,20 +787,19 @@ def max_thrust(step: StepModel, lo, hi, force_slow: bool = False, engine: _Engin
     lo_u = np.asarray(lo, dtype=float)
     hi_u = np.asarray(hi, dtype=float)
     lo_s, hi_s = lo_u / u, hi_u / u
-    counters = {"proj": 0}
-    md = engine.modes(step, counters, lazy)
+    md = engine.modes(step, _Counters(), lazy)
+    cn = md.counters
     n_exam = n_slow = 0
     contacts = step.contacts
 
     def result(tau, mode, value, closure, status, bounds, values=None, nudged=False) -> MaxThrustResult:
-        lps, svds = counters.get("fallback_lps", 0), counters.get("svd_responses", 0)
         return MaxThrustResult(tau, mode, None if mode is None else expand_mode(mode, contacts), value, closure,
-                               status, md.n_modes, n_exam, n_slow, counters["proj"], bounds, values or {},
-                               nudged=nudged, fallbacks=lps + svds, lp_fallbacks=lps, svd_fallbacks=svds,
-                               n_pending=md.n_pending)
+                               status, md.n_modes, n_exam, n_slow, cn.projections, bounds, values or {},
+                               nudged=nudged, fallbacks=cn.fallbacks, lp_fallbacks=cn.fallback_lps,
+                               svd_fallbacks=cn.svd_responses, n_pending=md.n_pending)
 
     for task, prefix in ((True, ""), (False, "task_dropped")):
-        best, cands, values, e, s_ = _search(md, step, lo_s, hi_s, task, force_slow, md.warm, counters)
+        best, cands, values, e, s_ = _search(md, step, lo_s, hi_s, task, force_slow)
         n_exam, n_slow = n_exam + e, n_slow + s_
         bounds = {md.names[j]: b * s_theta for j, b, _ in cands if not (md.n_pending and md.pending[j])}
         values = {m: v * s_theta for m, v in values.items()}

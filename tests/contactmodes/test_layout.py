@@ -21,7 +21,7 @@ from _support.paths import ROOT
 from _support.units import random_system, rewrite
 from contactmodes.errors import ContactModelError
 from contactmodes.system_file.loader import load_system, parse_system
-from contactmodes.realtime.plan import Structure, domain_lp_rows, terms_of
+from contactmodes.realtime.plan import StepCounters, Structure, domain_lp_rows, terms_of
 from contactmodes.modes.enumeration import acceleration_feasible
 from contactmodes.modes.contact_conditions import classify_arrays
 from contactmodes.analysis.session import AnalysisSession
@@ -199,10 +199,10 @@ def test_kinematic_second_solve_matches_definition_near_rest():
         banks = lay.structure.banks(step.terms)
         want = [acceleration_feasible(step.system, m) for m in lay.modes]
         for kernel in ("compiled", "numpy"):
-            counters: dict = {}
+            counters = StepCounters()
             lay.basis.clear()
             got = lay.kinematic(banks, counters, kernel=kernel)
-            second += counters["second_solve_lps"]
+            second += counters.second_solve_lps
             assert list(got) == want, kernel
             # in stages (Layout.kinematic_test): the undecided candidates resolved one at a time,
             # last first, give the same decisions

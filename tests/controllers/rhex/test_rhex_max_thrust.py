@@ -224,18 +224,18 @@ def test_compiled_point_test_equals_numpy_reference(short_runs, slow_path_states
     for p, state in states:
         lo, hi = _limits(state, p)
         step = StepModel(state, p)
-        md = _Engine(p).modes(step, {})
+        md = _Engine(p).modes(step)
         u = step.terms.tau
         lo_s, hi_s = lo / u, hi / u
         n = len(md.names)
-        _, _, tau0 = _bound_lps(md, np.arange(n), lo_s, hi_s, False, {}, {})
+        _, _, tau0 = _bound_lps(md, np.arange(n), lo_s, hi_s, False)
         taus = [t for t in tau0 if np.all(np.isfinite(t))]
         taus += [lo_s, hi_s, 0.5 * (lo_s + hi_s)] + [lo_s + rng.random(3) * (hi_s - lo_s) for _ in range(8)]
         taus += [t + 1e-7 * (0.5 * (lo_s + hi_s) - t) for t in taus[:len(tau0)]]
         others = np.arange(n)
         for tau in taus:
-            a = _inside(md, others, tau, {}, kernel="numpy")
-            b = _inside(md, others, tau, {}, kernel="compiled")
+            a = _inside(md, others, tau, kernel="numpy")
+            b = _inside(md, others, tau, kernel="compiled")
             assert np.array_equal(a, b)
             seen.update(a.tolist())
         An, _, _, w_used = md.point_rows
