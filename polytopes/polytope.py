@@ -57,11 +57,80 @@ def _as_array(name: str, value: Any, ndim: int) -> np.ndarray:
 
 
 class Polytope:
-    """Convex polyhedron ``{x in R^n : A x <= b, C x = d}`` (possibly unbounded, lower-dimensional
-    or empty). Immutable: attributes are read-only float64 copies.
+    """Convex polyhedron ``{x in R^n : A x <= b, C x = d}`` in H-representation.
 
-    Parameters: ``A`` (m, n), ``b`` (m,), ``C`` (p, n) and ``d`` (p,) (both default to zero
-    rows). Raises :class:`PolytopeError` naming the field on a bad shape or a non-finite value.
+    The set may be unbounded, lower-dimensional or empty. It is immutable: ``A``, ``b``, ``C``
+    and ``d`` are read-only float64 copies of the arguments, and the answers of its linear
+    programs (emptiness, affine hull, Chebyshev ball, boxes) are computed once and cached. The
+    package knows nothing of units: the coordinates are whatever the caller's are (the
+    contact-mode analysis gives its torque sets in the system's units, N·m for a revolute joint).
+
+    Parameters
+    ----------
+    A : array_like
+        Inequality matrix, shape ``(m, n)``; ``m = 0`` rows is allowed (give shape ``(0, n)``).
+        Finite numbers only.
+    b : array_like
+        Inequality right-hand side, shape ``(m,)``.
+    C : array_like, optional
+        Equality matrix, shape ``(p, n)``. Default: no equality rows.
+    d : array_like, optional
+        Equality right-hand side, shape ``(p,)``. Default: no equality rows.
+
+    Raises
+    ------
+    PolytopeError
+        When an argument is not numeric, has the wrong number of dimensions, a shape that does
+        not match the others, a NaN or an infinite value, or when ``n = 0``; the message starts
+        with the argument's name (``"b: expected shape (3,), got (2,)"``).
+
+    See Also
+    --------
+    polytopes.project : Projection onto coordinates (the torque set ``T_c`` from ``D_c``).
+    Polytope.box : The axis-aligned box ``{x : lo <= x <= hi}``.
+    Polytope.from_generators : The set ``conv(vertices) + cone(rays) + span(lines)``.
+
+    Notes
+    -----
+    Emptiness, the affine hull and every support value are decided by verified linear programs
+    relative to the data's own scale (``polytopes.feasibility``, ``polytopes.tolerances``), so a
+    set written in millimetres and the same set in metres get the same answers.
+
+    References
+    ----------
+    Greenfield, Saranli & Rizzi, *Solving Models of Controlled Dynamic Planar Rigid-Body Systems
+    with Frictional Contact*: the domain ``D_c`` of a mode is the polytope of eq. (33) over
+    ``(τ, w)``, reduced by one support LP per row (Sec. III-E), and the torque set
+    ``T_c`` its projection onto ``τ`` (Sec. III-E, Fig. 2).
+
+    Examples
+    --------
+    The triangle ``x <= 1``, ``y <= 1``, ``x + y >= 0``:
+
+    >>> from polytopes import Polytope
+    >>> P = Polytope([[1.0, 0.0], [0.0, 1.0], [-1.0, -1.0]], [1.0, 1.0, 0.0])
+    >>> P
+    Polytope(dim=2, n_ineq=3, n_eq=0)
+    >>> bool(P.contains([0.5, 0.0])), P.contains([[0.5, 0.0], [2.0, 0.0]]).tolist()
+    (True, [True, False])
+    >>> float(P.support([1.0, 1.0])), P.argmax([1.0, 1.0]).tolist()
+    (2.0, [1.0, 1.0])
+    >>> lo, hi = P.bounding_box()
+    >>> [round(float(v), 9) for v in lo], [round(float(v), 9) for v in hi]
+    ([-1.0, -1.0], [1.0, 1.0])
+    >>> P.vertices().vertices.tolist()
+    [[1.0, -1.0], [1.0, 1.0], [-1.0, 1.0]]
+
+    An equality row makes the set lower-dimensional (here the segment ``y = 0.5``,
+    ``-1 <= x <= 1``):
+
+    >>> S = Polytope([[1.0, 0.0], [-1.0, 0.0]], [1.0, 1.0], C=[[0.0, 1.0]], d=[0.5])
+    >>> S.affine_dimension(), S.is_empty()
+    (1, False)
+    >>> Polytope([[1.0, 0.0]], [1.0, 2.0])
+    Traceback (most recent call last):
+    ...
+    polytopes.errors.PolytopeError: b: expected shape (1,), got (2,)
     """
 
     __slots__ = ("_A", "_b", "_C", "_d", "_cache")
@@ -131,10 +200,32 @@ class Polytope:
 
     @classmethod
     def box(cls, lo: Any, hi: Any) -> "Polytope":
-        """The box ``{x : lo <= x <= hi}``; ``lo``, ``hi`` (n,), finite, ``lo <= hi``.
+        """The box ``{x : lo <= x <= hi}``.
 
-        Raises :class:`PolytopeError` naming ``lo``/``hi`` on a shape mismatch, NaN/inf or
-        ``lo > hi``.
+        Parameters
+        ----------
+        lo : array_like
+            Lower bounds, shape ``(n,)``, finite.
+        hi : array_like
+            Upper bounds, shape ``(n,)``, finite, ``lo <= hi`` componentwise.
+
+        Returns
+        -------
+        Polytope
+            The box, ``2n`` inequality rows.
+
+        Raises
+        ------
+        PolytopeError
+            On a shape mismatch, a NaN or infinite bound, or ``lo > hi``; the message names
+            ``lo``/``hi``.
+
+        Examples
+        --------
+        >>> from polytopes import Polytope
+        >>> B = Polytope.box([-1.0, 0.0], [1.0, 2.0])
+        >>> B, bool(B.contains([0.0, 2.0]))
+        (Polytope(dim=2, n_ineq=4, n_eq=0), True)
         """
         lo = np.asarray(lo, dtype=float).reshape(-1)
         hi = np.asarray(hi, dtype=float).reshape(-1)
@@ -349,10 +440,32 @@ class Polytope:
         return None if f.empty or f.point is None else f.point.copy()
 
     def contains(self, x: Any, tol: float | None = None):
-        """Whether ``x`` (n,) lies in the set; ``x`` (N, n) gives a bool array (N,).
+        """Whether the point ``x`` lies in the set (or, for a stack of points, each of them).
 
-        Normalized rows may be violated by ``tol * max(1, ||x||_inf, scale)`` (default
-        ``CONTAINMENT_TOL``). Raises :class:`PolytopeError` on a wrong shape.
+        Parameters
+        ----------
+        x : array_like
+            A point, shape ``(n,)``, or ``N`` points, shape ``(N, n)``.
+        tol : float, optional
+            Relative tolerance: a normalized row may be violated by
+            ``tol * max(1, ||x||_inf, scale)`` (default ``polytopes.tolerances.CONTAINMENT_TOL``).
+
+        Returns
+        -------
+        bool or numpy.ndarray
+            ``bool`` for one point, a bool array of shape ``(N,)`` for ``N`` points.
+
+        Raises
+        ------
+        PolytopeError
+            When ``x`` has neither shape ``(n,)`` nor ``(N, n)``.
+
+        Examples
+        --------
+        >>> from polytopes import Polytope
+        >>> B = Polytope.box([0.0], [1.0])
+        >>> B.contains([0.5]), B.contains([[0.5], [1.5]]).tolist()
+        (True, [True, False])
         """
         t = _tol.CONTAINMENT_TOL if tol is None else float(tol)
         X = np.asarray(x, dtype=float)
@@ -368,9 +481,40 @@ class Polytope:
         return bool(ok[0]) if single else ok
 
     def support(self, direction: Any) -> float:
-        """``max direction . x`` over the set: ``inf`` if unbounded, ``-inf`` for the empty set
-        (the supremum over no points). ``direction`` (n,). One verified LP over the affine hull's
-        coordinates (within ``FEASIBILITY_TOL * scale`` of the exact value for thin sets)."""
+        """The support value ``max direction · x`` over the set.
+
+        One verified LP over the affine hull's coordinates, within ``FEASIBILITY_TOL * scale``
+        of the exact value for thin sets.
+
+        Parameters
+        ----------
+        direction : array_like
+            The direction, shape ``(n,)``.
+
+        Returns
+        -------
+        float
+            The maximum; ``inf`` if unbounded, ``-inf`` for the empty set (the supremum over no
+            points).
+
+        Raises
+        ------
+        PolytopeError
+            When ``direction`` does not have shape ``(n,)``.
+
+        References
+        ----------
+        Greenfield, Saranli & Rizzi, *Solving Models of Controlled Dynamic Planar Rigid-Body
+        Systems with Frictional Contact*, Sec. III-E (the test for supporting hyperplanes of
+        ``D_c``): a row ``a · x <= b`` touches a nonempty set exactly when ``support(a) = b``.
+
+        Examples
+        --------
+        >>> from polytopes import Polytope
+        >>> B = Polytope.box([0.0, 0.0], [1.0, 2.0])
+        >>> float(B.support([1.0, 1.0])), float(Polytope.universe(2).support([1.0, 0.0]))
+        (3.0, inf)
+        """
         direction = np.asarray(direction, dtype=float)
         if direction.shape != (self.dim,):
             raise PolytopeError(f"direction: expected shape ({self.dim},), got {direction.shape}")

@@ -660,16 +660,78 @@ def _unreduced(P: "Polytope", ks: list[int], method: str, max_rows: int) -> "Pol
 
 def project(P: "Polytope", keep: Sequence[int], method: str = "auto",
             max_rows: int | None = None) -> "Polytope":
-    """Projection of ``P`` onto the coordinates ``keep`` (result coordinates in that order).
+    """Projection of the polytope ``P`` onto the coordinates ``keep``, verified before it is returned.
 
-    See the module docstring for the methods and the verification. The result is reduced
-    (:meth:`Polytope.reduce`); the empty set projects to the empty set.
+    The result is ``{y : y = x[keep] for some x in P}`` with its coordinates in the order of
+    ``keep``, reduced to a minimal H-representation (``Polytope.reduce``). The empty set projects
+    to the empty set of dimension ``len(keep)``. The methods and the verification are described
+    in the module docstring.
 
-    Raises :class:`PolytopeError` on a bad ``keep``/``method`` or ``method="exact"`` without
-    pplpy; :class:`ProjectionBudgetError` when an explicit method's intermediate representation
-    would exceed ``max_rows`` (default ``tolerances.DEFAULT_ROW_BUDGET``);
-    :class:`~polytopes.NumericalError` when an explicit float method's result fails verification
-    or, for ``"auto"``, when every method fails and pplpy is not installed.
+    Parameters
+    ----------
+    P : Polytope
+        The set to project, of dimension ``n`` (in the caller's units; the result is in the same
+        units).
+    keep : Sequence[int]
+        The coordinates kept, ``k`` distinct indices in ``range(n)``, in the order wanted for
+        the result.
+    method : str, optional
+        ``"auto"`` (default: the float methods in turn until one passes verification, then the
+        exact one if pplpy is installed), ``"fourier_motzkin"``, ``"block_elimination"``,
+        ``"vertex"`` or ``"exact"`` (rational arithmetic, needs pplpy).
+    max_rows : int, optional
+        Row budget of an intermediate representation (default
+        ``polytopes.tolerances.DEFAULT_ROW_BUDGET``).
+
+    Returns
+    -------
+    Polytope
+        The projection, of dimension ``k = len(keep)``, of the same class as ``P``.
+
+    Raises
+    ------
+    PolytopeError
+        When ``keep`` is empty, has an index out of range or a repeated one, ``method`` is not one of
+        ``METHODS``, or ``method="exact"`` is asked for without pplpy.
+    ProjectionBudgetError
+        When an explicit method's intermediate representation would exceed ``max_rows`` rows.
+    NumericalError
+        When an explicit float method's result fails verification, or, for ``"auto"``, when
+        every method fails and pplpy is not installed.
+
+    See Also
+    --------
+    project_many : The same projections of many polytopes, their LPs solved together.
+    Polytope.project : The method form, ``P.project(keep)``.
+
+    References
+    ----------
+    Greenfield, Saranli & Rizzi, *Solving Models of Controlled Dynamic Planar Rigid-Body Systems
+    with Frictional Contact*, Sec. III-E and Fig. 2: the torque set ``T_c`` of a mode is the
+    projection of its domain ``D_c`` (eq. (33), over ``(τ, w)``) onto the torques ``τ``, by
+    Fourier–Motzkin elimination followed by LP reduction.
+
+    Examples
+    --------
+    A domain over ``(τ, w)``, ``τ - w <= 0.5``, ``w - τ <= 1``, ``0 <= w <= 1``, projected onto
+    ``τ`` (the ambiguity variable ``w`` eliminated):
+
+    >>> from polytopes import Polytope, project
+    >>> D = Polytope([[1.0, -1.0], [-1.0, 1.0], [0.0, 1.0], [0.0, -1.0]], [0.5, 1.0, 1.0, 0.0])
+    >>> T = project(D, [0])
+    >>> T
+    Polytope(dim=1, n_ineq=2, n_eq=0)
+    >>> lo, hi = T.bounding_box()
+    >>> float(lo[0]), float(hi[0])
+    (-1.0, 1.5)
+    >>> project(D, [0], method="fourier_motzkin").equals(T)
+    True
+    >>> project(Polytope.empty(3), [2]).is_empty()
+    True
+    >>> project(D, [2])
+    Traceback (most recent call last):
+    ...
+    polytopes.errors.PolytopeError: keep: coordinates [2] out of range for dimension 2
     """
     cls = type(P)  # results are of the input's class (no import of polytope.py: it imports us)
     n = P.dim

@@ -19,7 +19,12 @@ TWO_LINK = ROOT / "examples" / "two_link_brace.toml"
 ROD = ROOT / "examples" / "painleve_rod.toml"
 
 
-@pytest.mark.parametrize("module", ["contactmodes", "contactmodes.analysis.analyze", "contactmodes.analysis.session"])
+@pytest.mark.parametrize("module", [
+    "contactmodes", "contactmodes.analysis.analyze", "contactmodes.analysis.session",
+    "polytopes.polytope", "polytopes.projection", "contactmodes.model.system",
+    "contactmodes.system_file.loader", "controllers.bracing.controller", "controllers.rhex.api",
+    "controllers.rhex.params",
+])
 def test_docstring_examples_run(module, monkeypatch):
     monkeypatch.chdir(ROOT)
     failed, attempted = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS)

@@ -260,32 +260,102 @@ class CharacteristicScales:
 
 @dataclass(frozen=True)
 class ContactSystem:
-    """Instantaneous planar contact model at one state (flipping paper, Sec. III-A/B).
+    """Instantaneous planar contact model at one state ``(q, q̇)``: ``M q̈ + h = S τ + Jᵀ f``.
 
-    Parameters (shapes; ``n_q`` coordinates, ``n_τ`` actuators, ``k`` contacts)
+    Everything the analysis needs, already evaluated at the state, in any consistent units (SI
+    when built from a system file: m, rad, kg, s; torques in N·m for revolute joints and N for
+    prismatic ones). Below ``n_q`` is the number of coordinates, ``n_τ`` of actuators and ``k``
+    of contacts; contact quantities are in contact frames with rows ``(t_1, n_1, …, t_k, n_k)``
+    (``docs/conventions.md``). The arrays are validated and stored as read-only float64 copies.
+
+    Parameters
     ----------
-    M : (n_q, n_q) symmetric positive semi-definite inertia matrix (singular allowed: massless links).
-    h : (n_q,) ``C(q, q̇) q̇ + g(q)``.
-    S : (n_q, n_τ) actuator map: generalized force ``S τ``.
-    J : (2k, n_q) contact Jacobian, rows ``(t_i, n_i)`` per contact.
-    Jdot_qdot : (2k,) ``J̇ q̇``.
-    v_contact : (2k,) contact velocities ``J q̇`` in contact frames.
-    mu : (k,) friction coefficients, ``>= 0``.
-    v0 : (k,) velocity thresholds of Sec. IV-C.3 (m/s, ``>= 0``); default zeros.
-    coordinates, torques, contacts : names, lengths ``n_q``, ``n_τ``, ``k``.
-    constraints : physical and task :class:`LinearConstraint` blocks.
-    name : a label.
-    disturbance : optional :class:`Disturbance` (robust analysis, :mod:`contactmodes.analysis.robust`).
-        The nominal analysis (``analyze``, ``unambiguous``) ignores it, i.e. takes ``τ_d = 0``.
-    scales : optional :class:`CharacteristicScales` in the units of the arrays; default: length,
-        mass and time 1 (the numbers are taken to be written in characteristic units). Systems
-        from a mechanism or a system file carry the mechanism's own scales.
+    M : array_like
+        Inertia matrix ``M(q)``, shape ``(n_q, n_q)``: symmetric positive semi-definite (singular
+        allowed, for massless links), kg and kg·m².
+    h : array_like
+        ``C(q, q̇) q̇ + g(q)``, shape ``(n_q,)``: Coriolis, centrifugal and gravity terms, N and N·m.
+    S : array_like
+        Actuator map, shape ``(n_q, n_τ)``: the generalized force of the torques is ``S τ``.
+    J : array_like
+        Contact Jacobian ``J(q)``, shape ``(2k, n_q)``, rows ``(t_i, n_i)`` per contact.
+    Jdot_qdot : array_like
+        ``J̇ q̇``, shape ``(2k,)`` (m/s²): contact accelerations are ``ẍ = J q̈ + J̇ q̇``.
+    v_contact : array_like
+        Contact velocities ``ẋ = J q̇``, shape ``(2k,)``, m/s.
+    mu : array_like
+        Friction coefficients, shape ``(k,)``, ``0 <= mu <= contactmodes.tolerances.MU_MAX``.
+    coordinates : Sequence[str]
+        Names of the ``n_q`` generalized coordinates, unique.
+    torques : Sequence[str]
+        Names of the ``n_τ`` actuator inputs, unique.
+    contacts : Sequence[str]
+        Names of the ``k`` point contacts, unique.
+    v0 : array_like, optional
+        Velocity thresholds, shape ``(k,)``, m/s, ``>= 0``: a contact slower than its threshold
+        may stick (flipping paper, Sec. IV-C.3). Default zeros.
+    constraints : Sequence[LinearConstraint], optional
+        Physical (eqs. 11–14) and task (eqs. 15–18) constraint blocks over ``(q̈, f, τ)``.
+        Default none.
+    name : str, optional
+        A label for reports.
+    disturbance : Disturbance, optional
+        Bounded disturbance generalized force ``τ_d = E δ`` for the robust analysis
+        (``contactmodes.analysis.robust``). The nominal analysis (``analyze``, ``unambiguous``)
+        ignores it, that is, takes ``τ_d = 0``.
+    scales : CharacteristicScales, optional
+        Length, mass and time scales in the units of the arrays, used to nondimensionalize the
+        system once before any decision is taken. Default: all 1 (the numbers are taken to be in
+        characteristic units). Systems from a mechanism or a system file carry the mechanism's
+        own scales.
 
     Raises
     ------
     ContactModelError
-        On a wrong shape, a non-finite value, negative ``mu`` or ``v0``, a non-symmetric ``M``,
-        or duplicate names; the message names the field.
+        On a wrong shape, a non-finite value, a negative ``mu`` or ``v0`` (or ``mu`` above
+        ``MU_MAX``), a non-symmetric ``M``, duplicate names, a disturbance map with the wrong
+        number of rows, or ``scales`` of the wrong type; the message names the field
+        (``"mu[0] (foot): must be >= 0, got -0.5"``).
+
+    See Also
+    --------
+    contactmodes.load_system : The system of a system file.
+    contactmodes.analyze : Every contact mode's torque set ``T_c`` of a system.
+
+    References
+    ----------
+    Greenfield, Saranli & Rizzi, *Solving Models of Controlled Dynamic Planar Rigid-Body Systems
+    with Frictional Contact*, Sec. III-A (the equations of motion, eq. (5), and the contact
+    kinematics, eqs. (3)–(4)), Sec. III-B (the physical and task constraints, eqs. (11)–(18)) and
+    Sec. IV-C.3 (velocity thresholds).
+    Greenfield, Rizzi & Choset, *Dynamic Ambiguities in Frictional Rigid-body Systems with
+    Application to Climbing via Bracing* (the disturbance set of robust bracing).
+
+    Examples
+    --------
+    A 1 kg block on the ground, pushed horizontally (coordinates ``(x, y)`` in m, the push in N),
+    friction coefficient 0.5:
+
+    >>> import numpy as np
+    >>> import contactmodes as cm
+    >>> block = cm.ContactSystem(
+    ...     M=np.eye(2), h=[0.0, 9.81], S=[[1.0], [0.0]], J=np.eye(2), Jdot_qdot=[0.0, 0.0],
+    ...     v_contact=[0.0, 0.0], mu=[0.5], coordinates=("x", "y"), torques=("push",),
+    ...     contacts=("foot",), name="block")
+    >>> block.n_q, block.n_tau, block.k
+    (2, 1, 1)
+    >>> result = cm.analyze(block)
+    >>> result.feasible_modes()
+    ['F', 'L', 'R']
+    >>> lo, hi = result.modes["F"].box          # N: it sticks while |push| <= mu m g
+    >>> round(float(lo[0]), 6), round(float(hi[0]), 6)
+    (-4.905, 4.905)
+
+    A system file gives the same object:
+
+    >>> brace = cm.load_system("examples/two_link_brace.toml")
+    >>> brace.coordinates, brace.torques, brace.J.shape
+    (('x', 'y', 'theta', 'theta1'), ('tau1',), (6, 4))
     """
 
     M: np.ndarray

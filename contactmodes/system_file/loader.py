@@ -99,19 +99,56 @@ _FLOATING_LINEAR = ("x", "y")
 
 @dataclass(frozen=True)
 class LoadedSystem:
-    """A system file, loaded and evaluated at its state.
+    """A system file, loaded and evaluated at its state: the mechanism, the state and the model.
+
+    Returned by ``load_system`` and ``parse_system``; not meant to be built by hand. The arrays
+    are in the file's units (SI: m, rad, kg, s).
 
     Attributes
     ----------
-    name : the file's ``name`` (default: the file's stem, or ``"system"`` for a dict).
-    mechanism : the :class:`~contactmodes.model.mechanism.PlanarMechanism` built from the file.
-    q, qdot : (n_q,) state in SI units (rad, rad/s for angles), in ``mechanism.coordinates`` order.
-    system : the :class:`~contactmodes.model.system.ContactSystem` at ``(q, qdot)``, with the file's
-        constraints (in file order).
-    desired_mode : the file's ``desired_mode`` (one letter of ``SFLR`` per contact) or ``None``.
-    source : the path the file was read from, or the ``source`` label given to :func:`parse_system`.
-    raw : the parsed TOML table, unmodified.
-    description : the file's ``description`` (``""`` if absent).
+    name : str
+        The file's ``name`` (default: the file's stem, or ``"system"`` for a dict).
+    mechanism : PlanarMechanism
+        The ``contactmodes.model.mechanism.PlanarMechanism`` built from the file's links,
+        joints, contacts and actuators.
+    q : numpy.ndarray
+        Configuration, shape ``(n_q,)``, in ``mechanism.coordinates`` order (m for positions,
+        rad for angles).
+    qdot : numpy.ndarray
+        Velocity ``q̇``, shape ``(n_q,)`` (m/s, rad/s).
+    system : ContactSystem
+        The ``contactmodes.model.system.ContactSystem`` at ``(q, qdot)``, with the file's
+        constraints in file order and its disturbance, if any.
+    desired_mode : str or None
+        The file's ``desired_mode`` (one letter of ``SFLR`` per contact), or ``None``.
+    source : str
+        The path the file was read from, or the ``source`` label given to ``parse_system``.
+    raw : dict
+        The parsed TOML table, unmodified.
+    description : str
+        The file's ``description`` (``""`` if absent).
+
+    See Also
+    --------
+    load_system : Read and validate a system file.
+    contactmodes.load_system : The same, returning only the ``ContactSystem``.
+
+    References
+    ----------
+    Greenfield, Saranli & Rizzi, *Solving Models of Controlled Dynamic Planar Rigid-Body Systems
+    with Frictional Contact*, Sec. III-A: the system evaluated at the state is eq. (5) with the
+    contact kinematics (3)–(4); the file format is ``docs/system-file.md``.
+
+    Examples
+    --------
+    >>> from contactmodes.system_file.loader import load_system
+    >>> loaded = load_system("examples/two_link_brace.toml")
+    >>> loaded.name, loaded.desired_mode, loaded.mechanism.coordinates
+    ('two_link_brace', 'FFF', ('x', 'y', 'theta', 'theta1'))
+    >>> [round(float(v), 4) for v in loaded.q]        # m, m, rad, rad
+    [0.0, 0.0, 2.3562, -1.5708]
+    >>> loaded.system.contacts, loaded.system.mu.tolist()
+    (('base', 'tip', 'joint'), [0.3, 0.3, 0.3])
     """
 
     name: str
@@ -261,24 +298,55 @@ def _builder(path: str, fn: Callable, *args, **kwargs):
 
 
 def load_system(path: str | Path) -> LoadedSystem:
-    """Read and validate a system file (TOML; a ``.json`` file with the same schema is also read).
+    """Read and validate a system file and evaluate its model at the file's state.
+
+    The file is TOML (schema ``contactmodes.system/1``, ``docs/system-file.md``); a ``.json``
+    file with the same schema is read as well.
 
     Parameters
     ----------
-    path : the file.
+    path : str or os.PathLike
+        The system file; a relative path is relative to the current directory.
 
     Returns
     -------
     LoadedSystem
-        The mechanism, the state and the evaluated :class:`~contactmodes.model.system.ContactSystem`.
+        The mechanism, the state ``(q, q̇)`` and the evaluated ``ContactSystem``
+        (``LoadedSystem.system``), in the file's units.
 
     Raises
     ------
     SystemFileError
-        Missing/unreadable file (``"<file>: no such file"``), malformed TOML
-        (``"<file>: invalid TOML: …"``), or any schema violation (message starts with the key path).
+        When the file is missing or unreadable (``"<file>: no such file"``), is not valid TOML or
+        JSON (``"<file>: invalid TOML: …"``), or breaks the schema (the message starts with the
+        key path, e.g. ``"contacts[2].mu: must be >= 0, got -0.3"``).
     ApproachingContactError
-        From the builder, if it rejects an approaching contact at the file's state.
+        When the builder rejects a contact that approaches at the file's state (it needs an
+        impact law, not the instantaneous model).
+
+    See Also
+    --------
+    contactmodes.load_system : The front door: the same file, only its ``ContactSystem``.
+    parse_system : The same from an already parsed table.
+
+    References
+    ----------
+    Greenfield, Saranli & Rizzi, *Solving Models of Controlled Dynamic Planar Rigid-Body Systems
+    with Frictional Contact*, Sec. III-A: the model built is eq. (5) with the contact kinematics
+    (3)–(4), and the file's constraints are those of Sec. III-B (eqs. (11)–(18)).
+
+    Examples
+    --------
+    >>> from contactmodes.system_file.loader import load_system
+    >>> loaded = load_system("examples/five_link_climb.toml")
+    >>> loaded.system.n_q, loaded.system.n_tau, loaded.system.k
+    (4, 1, 3)
+    >>> loaded.system.disturbance.coordinates
+    ('x', 'y', 'theta', 'theta1')
+    >>> load_system("examples/no_such_file.toml")
+    Traceback (most recent call last):
+    ...
+    contactmodes.errors.SystemFileError: examples/no_such_file.toml: no such file
     """
     p = Path(path)
     return parse_system(_read_document(p), source=str(p))

@@ -206,21 +206,71 @@ def _margin(P: Polytope, bound: np.ndarray, tau: np.ndarray) -> float:
 
 
 class BracingController:
-    """Pick a brace torque that robustly produces the desired mode (module doc).
+    """Pick a brace torque that robustly produces the desired mode under a disturbance set.
+
+    ``solve`` computes the robustly unambiguous set ``T'*_c`` of the desired mode (the torques
+    for which, for every disturbance of the system's set ``D``, the mode is feasible and no
+    other mode or task violation is possible; ``contactmodes.analysis.robust``) and picks one
+    torque in it by ``objective``, inside the torque bound box ``|τ_j| <= torque_bound_j``. The
+    module docstring describes the optimization problems and the box clipping.
 
     Parameters
     ----------
-    objective : ``"max_margin"`` or ``"least_effort"``.
-    margin : required distance to the boundary (N·m) for ``least_effort`` (``>= 0``).
-    torque_bound : per-joint bound ``|τ_j| <= torque_bound_j`` (N·m), a number or (n_τ,);
-        default :data:`DEFAULT_TORQUE_BOUND`.
-    within_mode : count task-row violations inside the desired mode as ambiguities.
+    objective : str, optional
+        ``"max_margin"`` (default): the Chebyshev center of a convex piece of ``T'*_c`` (within
+        the torque bound box), the torque farthest from the piece's boundary; or
+        ``"least_effort"``: the torque of least Euclidean norm at distance at least ``margin``
+        from the boundary.
+    margin : float, optional
+        Required distance to the boundary for ``"least_effort"``, N·m, finite and ``>= 0``
+        (default 0).
+    torque_bound : float or array_like, optional
+        Per-joint bound ``|τ_j| <= torque_bound_j``, N·m: one number for every joint or shape
+        ``(n_τ,)``; each in ``(0, MAGNITUDE_MAX]``. Default ``DEFAULT_TORQUE_BOUND`` (1 N·m).
+        Checked by ``solve``, which knows ``n_τ``.
+    within_mode : bool, optional
+        Count task-row violations inside the desired mode as ambiguities (default ``True``; the
+        bracing paper's within-mode ambiguity).
 
     Raises
     ------
     ContactModelError
-        On an unknown objective or a negative margin (a torque bound that is not positive or
-        exceeds ``MAGNITUDE_MAX``: at :meth:`solve`).
+        On an unknown ``objective`` or a negative or non-finite ``margin``. A torque bound that
+        is not positive, exceeds ``MAGNITUDE_MAX`` or has the wrong shape is reported by
+        ``solve``.
+
+    See Also
+    --------
+    contactmodes.analysis.robust.robust_unambiguous : The set the torque is chosen in.
+    BracingResult : What ``solve`` returns.
+
+    References
+    ----------
+    Greenfield, Rizzi & Choset, *Dynamic Ambiguities in Frictional Rigid-body Systems with
+    Application to Climbing via Bracing* (ICRA 2005): the robustly unambiguous set of a brace
+    under a bounded disturbance and the bracing controller that chooses a torque in it
+    (worked example: ``docs/examples/bracing.md``).
+    Greenfield, Saranli & Rizzi, *Solving Models of Controlled Dynamic Planar Rigid-Body Systems
+    with Frictional Contact*, Sec. III-G (the unambiguous set ``T*_c``, eq. (34)).
+    Boyd & Vandenberghe, *Convex Optimization*, Sec. 8.5.1 (the Chebyshev center).
+
+    Examples
+    --------
+    The two-link brace of the five-link climber (bracing paper, set-up 3) under the free
+    section's disturbance box; desired mode ``FFF`` (all three contacts fixed):
+
+    >>> from contactmodes.system_file.loader import load_system
+    >>> from controllers.bracing.controller import BracingController
+    >>> climber = load_system("examples/five_link_climb.toml")
+    >>> result = BracingController().solve(climber.system, climber.desired_mode)
+    >>> result.success, result.status, len(result.pieces)
+    (True, 'optimal', 1)
+    >>> round(float(result.torque[0]), 3), round(result.margin, 3)     # N·m
+    (-0.806, 0.194)
+    >>> BracingController(objective="fastest")
+    Traceback (most recent call last):
+    ...
+    contactmodes.errors.ContactModelError: objective: must be one of ('max_margin', 'least_effort'), got 'fastest'
     """
 
     def __init__(self, objective: str = "max_margin", margin: float = 0.0,
@@ -237,13 +287,36 @@ class BracingController:
     def solve(self, system: ContactSystem, mode: str, robust: RobustResult | None = None) -> BracingResult:
         """Robust sets of ``mode`` for ``system`` (with its disturbance) and the chosen torque.
 
-        ``robust`` may be passed to reuse sets already computed for the same system and mode.
+        Parameters
+        ----------
+        system : ContactSystem
+            The system at its state, with a ``disturbance`` (the set ``D``).
+        mode : str
+            The desired mode, one letter of ``FSLR`` per contact.
+        robust : RobustResult, optional
+            Sets already computed by ``robust_unambiguous`` for the same system and mode, to
+            reuse.
+
+        Returns
+        -------
+        BracingResult
+            ``success`` and ``status`` (``"optimal"``, ``"empty"`` or ``"margin_infeasible"``),
+            the torque (shape ``(n_τ,)``, N·m) and its margin (N·m) on success, and the pieces
+            searched.
 
         Raises
         ------
         ContactModelError
             When the system has no disturbance, ``mode`` is invalid, or the torque bound has the
             wrong shape or is not in ``(0, MAGNITUDE_MAX]``.
+
+        Examples
+        --------
+        >>> from contactmodes.system_file.loader import load_system
+        >>> climber = load_system("examples/five_link_climb.toml")
+        >>> result = BracingController("least_effort", margin=0.05).solve(climber.system, "FFF")
+        >>> round(float(result.torque[0]), 3), round(result.margin, 3)     # N·m
+        (-0.662, 0.05)
         """
         bound = _bound_vector(self.torque_bound, system.n_tau)
         if robust is None:

@@ -258,22 +258,77 @@ def flip_document(run: FlipRun, timeline: bool = True) -> dict:
 
 def run_flip(params: RHexParams, controller: str, duration: float = 2.0, *, timeline: bool = True,
              progress: Callable[[float, float], None] | None = None, initial_state=None) -> dict:
-    """Simulate one flip and return its result document (the ``flip --json`` document, module
-    docstring).
+    """Simulate one RHex self-righting flip and return its ``contactmodes.flip/1`` document.
+
+    The compliant simulator (``controllers.rhex.simulator``) runs from the flat start (or
+    ``initial_state``) under the named controller at ``params.control_rate`` until the body
+    flips, falls back or ``duration`` is reached. The document is the one ``contactmodes flip
+    --json`` prints; its keys are listed in the module docstring.
 
     Parameters
     ----------
-    params : every robot, ground, torque-limit, controller and detector setting
-        (:class:`~.params.RHexParams`; vary with ``params.with_(mu_toe=0.39)``).
-    controller : ``"blind"`` or ``"max-thrust"``.
-    duration : s, simulated time before giving up (the run stops at a flip or a fall back).
-    timeline : include the per-step ``mode_timeline`` (leave it out for sweeps).
-    progress : optional ``progress(t_s, pitch_rad)`` every 0.1 s of simulated time.
-    initial_state : optional (18,) start state (default the flat start).
+    params : RHexParams
+        Every robot, ground, torque-limit, controller and detector setting; vary one with
+        ``params.with_(mu_toe=0.39)``.
+    controller : str
+        ``"blind"`` (the paper's baseline, Sec. IV-C.2) or ``"max-thrust"`` (maximal thrust
+        across all contact modes, Sec. IV-B.2); see ``CONTROLLERS``.
+    duration : float, optional
+        Simulated time before giving up, s (default 2; the run stops earlier at a flip or a
+        fall back). Must be positive.
+    timeline : bool, optional
+        Include the per-step ``mode_timeline`` (default ``True``; leave it out for sweeps).
+    progress : callable, optional
+        ``progress(t_s, pitch_rad)``, called every 0.1 s of simulated time.
+    initial_state : array_like, optional
+        Start state, shape ``(18,)`` (default: the flat start,
+        ``controllers.rhex.simulator.initial_state``).
 
-    Raises ``ValueError`` for an unknown controller, a non-positive duration or bad parameters
-    (``RHexParams`` names the field), ``ImportError`` if max-thrust cannot be imported.
-    Ctrl-C raises ``KeyboardInterrupt`` (no document for a partial run).
+    Returns
+    -------
+    dict
+        The ``contactmodes.flip/1`` document: ``success`` and ``outcome`` (``"flipped"``,
+        ``"fell_back"`` or ``"timeout"``), ``flip_time_s`` (s), the pitch-acceleration RMSE of
+        Table V (rad/s²), the controller's statuses and step times (ms), the parameters as run,
+        and so on. Plain Python values, no NaN or infinity (``null`` instead).
+
+    Raises
+    ------
+    ValueError
+        For an unknown controller, a non-positive duration, or ``params`` that is not an
+        ``RHexParams`` (``RHexParams`` itself names a bad field when it is built).
+    ImportError
+        When the max-thrust controller cannot be imported (it is imported lazily).
+    KeyboardInterrupt
+        On Ctrl-C during the run (no document for a partial run).
+
+    See Also
+    --------
+    simulate_flip : The same run, returning the simulation and the controller object.
+
+    References
+    ----------
+    Greenfield, Saranli & Rizzi, *Solving Models of Controlled Dynamic Planar Rigid-Body Systems
+    with Frictional Contact*, Sec. IV: the maximal-thrust controller (Sec. IV-B.2, on the rigid
+    model of eqs. (35)–(36)), the compliant simulator (Sec. IV-C.1, Table IV), the blind
+    controller (Sec. IV-C.2) and the comparison of Table V and Figs. 10–15.
+
+    Examples
+    --------
+    A blind flip on linoleum (``mu_toe = 0.39``):
+
+    >>> from controllers.rhex import RHexParams, run_flip
+    >>> doc = run_flip(RHexParams(mu_toe=0.39), "blind", duration=1.0, timeline=False)
+    >>> doc["schema"], doc["success"], doc["outcome"]
+    ('contactmodes.flip/1', True, 'flipped')
+    >>> 0.3 < doc["flip_time_s"] < 0.7                               # s
+    True
+    >>> "mode_timeline" in doc
+    False
+    >>> run_flip(RHexParams(), "pid")
+    Traceback (most recent call last):
+    ...
+    ValueError: controller: expected one of max-thrust, blind, got 'pid'
     """
     run = simulate_flip(params, controller, duration, progress=progress, initial_state=initial_state)
     if run.result.outcome == "interrupted":

@@ -22,65 +22,141 @@ def _real(value) -> bool:
 
 @dataclass(frozen=True)
 class RHexParams:
-    """Planar RHex (flipping paper, Fig. 7/8 and Table IV; ``docs/rhex-reproduction.md``).
+    """Every setting of a planar RHex flip: robot, ground, torque limits, controllers, simulator.
 
-    Every setting of a flip lives here, so one ``RHexParams`` (plus the controller's name) fixes a
-    run of :func:`controllers.rhex.run_flip`; vary a field with :meth:`with_`. Values the paper
-    does not give are marked *our choice* or *calibrated* (``docs/rhex-reproduction.md``).
+    One ``RHexParams`` (plus the controller's name) fixes a run of
+    ``controllers.rhex.run_flip``; vary a field with ``with_``. SI units throughout. Values the
+    paper does not give are marked *our choice* or *calibrated* (``docs/rhex-reproduction.md``).
+    The model is the paper's Fig. 7/8 with the numbers of Table IV.
 
-    Geometry and inertia (Table IV)
-        ``d`` half body length (m), ``h`` half body height (m), ``m`` body mass (kg), ``I`` body
-        pitch inertia (kg·m²), ``hips`` = (d1, d2, d3) hip positions on the body midline (m, body
-        frame, rear → front), ``l`` leg rest length (m).
-    Compliant simulator only (Sec. IV-C.1, Table IV)
-        ``m_t`` toe point mass (kg), ``k_b``/``d_b`` body–ground penetration stiffness (N/m) and
-        damping (N·s/m), ``k_l``/``d_l`` radial leg stiffness (N/m) and damping (N·s/m).
-    Friction
-        ``mu_toe`` toe–ground (0.39 "linoleum", 0.6 "asphalt" in the paper; default 0.6),
-        ``mu_body`` body–ground: **our choice 0.3** (the paper gives no value; swept 0.1–0.6 by
-        ``benchmarks/reproduce_flip.py``).
-    ``gravity`` (m/s²): magnitude of gravity. ``slope`` (rad): tilts gravity to model a ground
-        rising towards +x (gravity = g·(−sin slope, −cos slope)); 0 for flat ground.
-    Velocity thresholds ``v0`` (m/s), per rigid-model contact (body, toe1, toe2, toe3)
-        Re-derived with the paper's Fig. 12 procedure (Sec. IV-C.3) on our simulator by
-        ``benchmarks/velocity_thresholds.py`` (:func:`~.calibration.velocity_thresholds`): the
-        largest rigid-model toe speed over the intervals where the simulated contact is fixed, in
-        blind flips at μ_t = 0.39 and 0.6, rounded up; never below 1 mm/s (the paper's smallest
+    Parameters
+    ----------
+    d : float, optional
+        Half body length, m (Table IV).
+    h : float, optional
+        Half body height, m (Table IV).
+    m : float, optional
+        Body mass, kg (Table IV).
+    I : float, optional
+        Body pitch inertia, kg·m² (Table IV).
+    hips : tuple[float, float, float], optional
+        Hip positions ``(d1, d2, d3)`` on the body midline, m, body frame, rear to front
+        (Table IV).
+    l : float, optional
+        Leg rest length, m (Table IV).
+    m_t : float, optional
+        Toe point mass, kg (compliant simulator only, Sec. IV-C.1, Table IV).
+    k_b : float, optional
+        Body–ground penetration stiffness, N/m (compliant simulator only).
+    d_b : float, optional
+        Body–ground penetration damping, N·s/m (compliant simulator only).
+    k_l : float, optional
+        Radial leg stiffness, N/m (compliant simulator only).
+    d_l : float, optional
+        Radial leg damping, N·s/m (compliant simulator only).
+    mu_toe : float, optional
+        Toe–ground friction coefficient (0.39 "linoleum" and 0.6 "asphalt" in the paper;
+        default 0.6).
+    mu_body : float, optional
+        Body–ground friction coefficient: **our choice 0.3** (the paper gives no value; swept
+        0.1–0.6 by ``benchmarks/reproduce_flip.py``).
+    gravity : float, optional
+        Magnitude of gravity, m/s².
+    slope : float, optional
+        Ground slope, rad: tilts gravity to model a ground rising towards +x, gravity
+        ``= g·(−sin slope, −cos slope)``; 0 for flat ground.
+    v0 : tuple[float, float, float, float], optional
+        Velocity thresholds, m/s, per rigid-model contact ``(body, toe1, toe2, toe3)``, each
+        ``>= 0``. Re-derived with the paper's Fig. 12 procedure (Sec. IV-C.3) on our simulator
+        by ``benchmarks/velocity_thresholds.py`` (``controllers.rhex.calibration``): the largest
+        rigid-model toe speed over the intervals where the simulated contact is fixed, in blind
+        flips at μ_t = 0.39 and 0.6, rounded up; never below 1 mm/s (the paper's smallest
         value; the body corner, a rigid body in both models, has exactly zero predicted speed
         while it sticks). The paper's values were v1 = 0.08, v2 = v3 = 0.001.
-    Torque limits (``rhex.md``; Johnson thesis Table 2.2, Research RHex drive)
-        ``tau_stall`` = 2 × 8.1 = 16.2 N·m per planar leg: the *hardware bound* (one planar leg =
-        two motors at their achievable current-limited stall torque), with ``omega_noload`` =
-        43.1 rad/s (412 rpm). ``tau_limit`` (N·m per planar leg): the *effective* limit a flip
-        sees, **calibrated** by ``benchmarks/calibrate_torque.py`` against the time course the
-        paper describes (procedure and target in that script and ``docs/rhex-reproduction.md``;
-        never against Table V or the flip-time ratio); ``tau_limit <= tau_stall``. The hip torque
-        bound is ``|τ| <= tau_limit·max(0, 1 − |ω|/omega_noload)`` with ω the hip speed (leg
-        angular velocity relative to the body): the motors' torque–speed line scaled by the
-        transmission factor ``tau_limit / tau_stall`` (:mod:`~.limits`).
-    Task / controller settings
-        ``min_body_normal_force`` (N): task constraint f_n(body) >= this in the rigid model
-        (Sec. IV-B.2, "a manually chosen threshold"): our choice 5 N, as in the example file.
-        ``control_rate`` (Hz): 1000 (zero-order hold).
-        ``toe_clearance`` (m): a toe more than this above the ground is left out of the rigid
-        model's contacts (our choice 5 mm).
-        ``normal_velocity_tol`` (m/s): max-thrust's classification of normal contact velocities
-        (:mod:`~.max_thrust`, *Velocity classification*): ``v_n <= this`` counts as persistent
-        contact; our choice 0.03 from the measured scatter of the compliant contacts.
-        There is no pitch stop: both controllers thrust from t = 0 until the flip completes (the
-        pitch reaches 90° with positive pitch rate) or fails (``docs/rhex-reproduction.md``).
-    Blind controller's rear-toe stiction detector (:class:`~.blind.BlindController`)
-        ``detector_threshold`` (rad/s²): switch M1 → M2 when the filtered measured minus the
-        predicted pitch acceleration exceeds this for ``detector_hold`` consecutive control steps
-        after ``detector_arm_time`` (s), filter time constant ``detector_filter_tau`` (s).
-        The threshold is **tuned once** at μ_t = 0.39 for detection accuracy (the paper's
-        criterion: no switch before the simulated rear-toe stiction, smallest delay after it) by
-        ``benchmarks/tune_blind_detector.py``, then left alone; the other three are our choices.
-    Simulator numerics
-        ``sim_dt`` (s): fixed time step of the simulator's time-stepping scheme (1e-4; must divide
-        the control period; convergence is tested at dt/2).
+    tau_stall : float, optional
+        Hardware torque bound, N·m per planar leg: 2 × 8.1 = 16.2 (one planar leg = two motors
+        at their achievable current-limited stall torque; Johnson thesis Table 2.2, Research
+        RHex drive).
+    tau_limit : float, optional
+        Effective torque limit a flip sees, N·m per planar leg, ``<= tau_stall``:
+        **calibrated** by ``benchmarks/calibrate_torque.py`` against the time course the paper
+        describes (never against Table V or the flip-time ratio). The hip torque bound is
+        ``|τ| <= tau_limit·max(0, 1 − |ω|/omega_noload)``, ω the hip speed (leg angular velocity
+        relative to the body): the motors' torque–speed line scaled by the transmission factor
+        ``tau_limit / tau_stall`` (``controllers.rhex.limits``).
+    omega_noload : float, optional
+        No-load hip speed, rad/s: 43.1 (412 rpm).
+    min_body_normal_force : float, optional
+        Task constraint ``f_n(body) >= this`` in the rigid model, N (Sec. IV-B.2, "a manually
+        chosen threshold"): our choice 5 N, as in the example file.
+    control_rate : float, optional
+        Controller rate, Hz: 1000 (zero-order hold).
+    toe_clearance : float, optional
+        A toe more than this above the ground is left out of the rigid model's contacts, m (our
+        choice 5 mm).
+    normal_velocity_tol : float, optional
+        Max-thrust's classification of normal contact velocities, m/s
+        (``controllers.rhex.max_thrust``, *Velocity classification*): ``v_n <= this`` counts as
+        persistent contact; our choice 0.03 from the measured scatter of the compliant contacts.
+    detector_threshold : float, optional
+        Blind controller's rear-toe stiction detector (``controllers.rhex.blind``), rad/s²:
+        switch M1 → M2 when the filtered measured minus the predicted pitch acceleration exceeds
+        this. **Tuned once** at μ_t = 0.39 for detection accuracy (the paper's criterion: no
+        switch before the simulated rear-toe stiction, smallest delay after it) by
+        ``benchmarks/tune_blind_detector.py``, then left alone.
+    detector_filter_tau : float, optional
+        Time constant of the detector's filter, s (our choice).
+    detector_hold : int, optional
+        Consecutive control steps over the threshold before the switch, ``>= 1`` (our choice).
+    detector_arm_time : float, optional
+        Time before which the detector does not switch, s (our choice).
+    sim_dt : float, optional
+        Fixed time step of the simulator's time-stepping scheme, s (1e-4; must divide the
+        control period; convergence is tested at dt/2).
 
-    Raises ``ValueError`` naming the field for an invalid value.
+    Raises
+    ------
+    ValueError
+        For an invalid value, naming the field (``"RHexParams.mu_toe: must be >= 0 and finite,
+        got -1"``): a non-positive size, mass, stiffness, rate or time step, a negative damping,
+        friction coefficient or threshold, ``tau_limit > tau_stall``, a ``hips`` or ``v0`` of
+        the wrong length, or a control period that is not a whole number of simulator steps.
+
+    See Also
+    --------
+    controllers.rhex.run_flip : One flip with these parameters.
+
+    Notes
+    -----
+    There is no pitch stop: both controllers thrust from t = 0 until the flip completes (the
+    pitch reaches 90° with positive pitch rate) or fails (``docs/rhex-reproduction.md``).
+
+    References
+    ----------
+    Greenfield, Saranli & Rizzi, *Solving Models of Controlled Dynamic Planar Rigid-Body Systems
+    with Frictional Contact*, Sec. IV: the rigid model (Sec. IV-B.1, eqs. (35)–(36)), the
+    maximal-thrust controller and its task constraint (Sec. IV-B.2), the compliant simulator
+    and Table IV (Sec. IV-C.1), the velocity thresholds (Sec. IV-C.3, Fig. 12).
+    Johnson, *Self-Manipulation and Dynamic Transitions for a Legged Robot*, Table 2.2 (the
+    motor and gearbox data behind ``tau_stall`` and ``omega_noload``).
+
+    Examples
+    --------
+    >>> from controllers.rhex import RHexParams
+    >>> params = RHexParams()
+    >>> params.mu_toe, params.tau_limit, params.control_period        # -, N·m, s
+    (0.6, 10.25, 0.001)
+    >>> linoleum = params.with_(mu_toe=0.39)
+    >>> linoleum.mu_toe, linoleum.to_dict()["hips"]
+    (0.39, [-0.19, 0.015, 0.22])
+    >>> params.with_(mu=0.3)
+    Traceback (most recent call last):
+    ...
+    ValueError: RHexParams.mu: no such parameter
+    >>> RHexParams(tau_limit=20.0)
+    Traceback (most recent call last):
+    ...
+    ValueError: RHexParams.tau_limit: must be <= tau_stall (the hardware bound, 16.2 N·m), got 20.0
     """
 
     d: float = 0.25
