@@ -45,19 +45,71 @@ SCHEMA = "contactmodes.analysis/1"
 
 
 class ModeAnalysis:
-    """Everything computed for one mode, in user units, computed on first access.
+    """Everything computed for one contact mode, in the system's units, computed on first access.
 
-    Attributes (properties)
+    One entry of ``AnalysisResult.modes``; made by ``analyze``, not by hand. The properties are
+    read through the session's mode object, so each stage (response, domain, projection) runs at
+    most once.
+
+    Parameters
     ----------
-    mode : the mode string.
-    kinematically_feasible : the mode survived the enumeration (Table III and Sec. III-F).
-    feasible : ``D_c`` non-empty.
-    response : :class:`~contactmodes.modes.response.ModeResponse` (eqs. 24–31).
-    domain : the :class:`~contactmodes.analysis.domains.ModeDomain`.
-    D : ``D_c`` over ``(τ, w)``; T : ``T_c`` over τ, ``None`` when infeasible.
-    box : bounding box ``(lo, hi)`` of ``T_c`` (each (n_τ,); the empty box when infeasible).
-    timing : seconds per stage of the session's mode object.
-    solution : the session's :class:`~contactmodes.analysis.session.ModeSolution` (nondimensional).
+    solution : ModeSolution
+        The session's ``contactmodes.analysis.session.ModeSolution`` of the mode
+        (nondimensional; its values are converted on the way out).
+    task : bool
+        Whether the task constraints (eqs. 15–18) are applied.
+
+    Attributes
+    ----------
+    mode : str
+        The mode string, one letter of ``FSLR`` per contact (fixed, separating, sliding left,
+        sliding right).
+    kinematically_feasible : bool
+        The mode survived the enumeration (Table III and Sec. III-F).
+    feasible : bool
+        ``D_c`` is non-empty: some torque is consistent with the mode.
+    response : ModeResponse
+        The ``contactmodes.modes.response.ModeResponse``, the SVD response of eqs. (24)–(31).
+    domain : ModeDomain
+        The ``contactmodes.analysis.domains.ModeDomain`` (eqs. (32)–(33)).
+    D : Polytope
+        The domain ``D_c`` over ``(τ, w)``, dimension ``n_τ + n_w``.
+    T : Polytope or None
+        The torque set ``T_c``, dimension ``n_τ`` (N·m for revolute joints), ``None`` when the
+        mode is infeasible.
+    box : tuple[numpy.ndarray, numpy.ndarray]
+        Bounding box ``(lo, hi)`` of ``T_c``, each of shape ``(n_τ,)``, ``±inf`` where ``T_c``
+        is unbounded; the empty box (``lo = inf``, ``hi = -inf``) when infeasible.
+    timing : dict
+        Seconds per stage of the session's mode object (``"response"``, ``"project"``, …).
+    solution : ModeSolution
+        The session's mode object (nondimensional).
+
+    See Also
+    --------
+    AnalysisResult : The result that holds one ``ModeAnalysis`` per analysed mode.
+
+    References
+    ----------
+    Greenfield, Saranli & Rizzi, *Solving Models of Controlled Dynamic Planar Rigid-Body Systems
+    with Frictional Contact*, Sec. III-D (the response, eqs. (24)–(31)) and Sec. III-E (the
+    domain, eqs. (32)–(33), and its projection ``T_c``, Fig. 2).
+
+    Examples
+    --------
+    >>> import contactmodes as cm
+    >>> fff = cm.analyze("examples/two_link_brace.toml").modes["FFF"]
+    >>> fff
+    ModeAnalysis(mode='FFF', feasible=True)
+    >>> fff.kinematically_feasible, fff.T.dim
+    (True, 1)
+    >>> lo, hi = fff.box                  # N·m: the brace holds for tau1 <= -0.1926
+    >>> float(lo[0]), round(float(hi[0]), 4)
+    (-inf, -0.1926)
+    >>> fff.contains([-0.5]), fff.contains([0.0])
+    (True, False)
+    >>> fff.maximize([-1.0])              # -tau1 is unbounded on T_c
+    (inf, None)
     """
 
     def __init__(self, solution: ModeSolution, task: bool) -> None:
@@ -143,27 +195,80 @@ class OverlapPairs(Mapping):
 
 @dataclass
 class AnalysisResult:
-    """Result of :func:`analyze` (user units).
+    """The result of ``analyze``: every analysed mode's sets and the ambiguities, in the system's units.
+
+    Built by ``analyze`` (not by hand). Torques are in the system's units (N·m for revolute
+    joints of a system file); ``n_τ`` is the number of actuators. Per-mode quantities are
+    computed by the session on first access and kept.
 
     Attributes
     ----------
-    system : the analysed :class:`~contactmodes.model.system.ContactSystem`.
-    enumeration : the :class:`~contactmodes.modes.enumeration.Enumeration` (always for all modes).
-    modes : mode string → :class:`ModeAnalysis`, in analysis order.
-    overlaps : :class:`OverlapPairs` of feasible modes with intersecting ``T_c`` (III-G.1), or
-        ``None`` when they were not computed (``compute_overlaps=False``, or more candidate pairs
-        than ``overlap_limit``).
-    candidate_pairs : number of pairs whose bounding boxes meet (``None`` if not looked at).
-    task : whether task constraints were applied.
-    timing : seconds: ``"enumerate"``, ``"modes"``, ``"overlaps"``.
-    session : the :class:`~contactmodes.analysis.session.AnalysisSession` behind the result.
-    unambiguous : mode → :class:`~contactmodes.analysis.ambiguity.UnambiguousResult` (``T*_c`` and its
-        ambiguity sources, Sec. III-G) for the modes asked for, ``None`` when none was
-        (:meth:`unambiguous_for` adds more).
-    inconsistency_box : ``(lo, hi)``, each (n_τ,), the box searched for inconsistent torques, or
-        ``None``; inconsistent : the torques of that box for which no mode has a solution (convex
-        pieces, :func:`~contactmodes.analysis.ambiguity.inconsistent`), or ``None``.
-    at : ``(τ, modes)``: a torque (n_τ,) and the analysed modes whose ``T_c`` contains it, or ``None``.
+    system : ContactSystem
+        The analysed ``contactmodes.model.system.ContactSystem``.
+    enumeration : Enumeration
+        The ``contactmodes.modes.enumeration.Enumeration`` of all the modes (Sec. III-F): counts
+        after the velocity and acceleration tests and the kinematically feasible modes.
+    modes : dict[str, ModeAnalysis]
+        Mode string → ``ModeAnalysis``, in analysis order.
+    overlaps : OverlapPairs or None
+        The pairs of feasible modes whose ``T_c`` intersect (Sec. III-G.1), a read-only mapping
+        ``(a, b) → T_a ∩ T_b``; ``None`` when not computed (``compute_overlaps=False``, or more
+        candidate pairs than ``overlap_limit``).
+    task : bool
+        Whether the task constraints (eqs. 15–18) were applied.
+    timing : dict[str, float]
+        Seconds of the stages ``"enumerate"``, ``"modes"`` and ``"overlaps"``.
+    session : AnalysisSession
+        The ``contactmodes.analysis.session.AnalysisSession`` behind the result (reuse it for
+        further calls on the same system).
+    candidate_pairs : int or None
+        Number of mode pairs whose bounding boxes meet, ``None`` if not looked at.
+    unambiguous : dict[str, UnambiguousResult] or None
+        Mode → ``contactmodes.analysis.ambiguity.UnambiguousResult``: the unambiguous set
+        ``T*_c`` and its ambiguity sources (Sec. III-G, Fig. 4) for the modes asked for;
+        ``None`` when none was (``unambiguous_for`` adds more).
+    inconsistency_box : tuple[numpy.ndarray, numpy.ndarray] or None
+        ``(lo, hi)``, each of shape ``(n_τ,)``: the box searched for inconsistent torques, or
+        ``None``.
+    inconsistent : list[Polytope] or None
+        The torques of that box for which no mode has a solution, as convex pieces
+        (``contactmodes.analysis.ambiguity.inconsistent``), or ``None``.
+    at : tuple[numpy.ndarray, list[str]] or None
+        ``(τ, modes)``: a torque of shape ``(n_τ,)`` and the analysed modes whose ``T_c``
+        contains it, or ``None``.
+
+    See Also
+    --------
+    analyze : The function that returns it.
+    ModeAnalysis : One mode's sets.
+
+    References
+    ----------
+    Greenfield, Saranli & Rizzi, *Solving Models of Controlled Dynamic Planar Rigid-Body Systems
+    with Frictional Contact*, Sec. III-E (``D_c`` and ``T_c``, eqs. (32)–(33)), Sec. III-F (the
+    enumeration) and Sec. III-G (ambiguity: overlapping ``T_c`` and the unambiguous sets
+    ``T*_c`` of eq. (34)).
+
+    Examples
+    --------
+    Painlevé's rod (``examples/painleve_rod.toml``): sliding with ``mu = 2``, a moment
+    ``M <= -3.656`` N·m admits both separation and sliding, any larger one no solution at all.
+
+    >>> import contactmodes as cm
+    >>> r = cm.analyze("examples/painleve_rod.toml", unambiguous=True,
+    ...                inconsistency_box=([-20.0], [20.0]), at=[-5.0])
+    >>> r.feasible_modes(), list(r.overlaps)
+    (['S', 'L'], [('S', 'L')])
+    >>> round(float(r.modes["S"].box[1][0]), 3)      # N·m
+    -3.656
+    >>> r.at[1], r.locate([0.0])
+    (['S', 'L'], [])
+    >>> r.unambiguous["S"].unambiguous           # T*_S: every torque of T_S is ambiguous
+    []
+    >>> [round(float(v), 3) for piece in r.inconsistent for v in piece.bounding_box()[0]]
+    [-3.656]
+    >>> r.to_json()["schema"]
+    'contactmodes.analysis/1'
     """
 
     system: ContactSystem = field(repr=False)
