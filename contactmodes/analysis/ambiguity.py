@@ -332,8 +332,8 @@ def mark_boundary_only(sources: list[AmbiguitySource], dim: int) -> list[Ambigui
     return out
 
 
-def _to_user(sc: Scaling, sources: list[AmbiguitySource]) -> list[AmbiguitySource]:
-    return [AmbiguitySource(s.source, s.kind, [sc.polytope_to_user(p) for p in s.set], s.boundary_only)
+def _to_user(session: AnalysisSession, sources: list[AmbiguitySource]) -> list[AmbiguitySource]:
+    return [AmbiguitySource(s.source, s.kind, [session.to_user(p) for p in s.set], s.boundary_only)
             for s in sources]
 
 
@@ -393,8 +393,8 @@ def unambiguous(system: ContactSystem | AnalysisSession, mode: str, task: bool =
     sources = mark_boundary_only(sources, T_c.affine_dimension())
     pieces = difference(T_c, [p for s in sources if not s.boundary_only for p in s.set])
     timing["difference"] = time.perf_counter() - t0
-    return UnambiguousResult(mode, task, True, sc.polytope_to_user(T_c), [sc.polytope_to_user(p) for p in pieces],
-                             _to_user(sc, sources), domain=dom, timing=timing, scaled_pieces=pieces,
+    return UnambiguousResult(mode, task, True, ses.to_user(T_c), [ses.to_user(p) for p in pieces],
+                             _to_user(ses, sources), domain=dom, timing=timing, scaled_pieces=pieces,
                              scaling=sc, **flags)
 
 
@@ -443,4 +443,4 @@ def inconsistent(system: ContactSystem | AnalysisSession, lo, hi, domains: Mappi
                     not boxes_disjoint((lo_s, hi_s), sol.box_scaled(False)):
                 covers.append(sol.T_scaled(False))
             st.update(1, m)
-    return [sc.polytope_to_user(p) for p in difference(box, covers)]
+    return [ses.to_user(p) for p in difference(box, covers)]

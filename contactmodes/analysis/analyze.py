@@ -160,11 +160,12 @@ class ModeAnalysis:
 
 class OverlapPairs(Mapping):
     """The overlapping pairs ``(a, b)`` (``a`` before ``b`` in analysis order) as a read-only
-    mapping to ``T_a ∩ T_b`` (user units, computed on access). Only the pairs are stored."""
+    mapping to ``T_a ∩ T_b`` (user units, computed on first access and kept: one object per pair)."""
 
     def __init__(self, session: AnalysisSession, pairs: Sequence[tuple[str, str]], task: bool) -> None:
         self.session, self.pairs, self.task = session, list(pairs), task
         self._set = set(self.pairs)
+        self._sets: dict[tuple[str, str], Polytope] = {}
         self.neighbours: dict[str, set[str]] = {}
         for a, b in self.pairs:
             self.neighbours.setdefault(a, set()).add(b)
@@ -173,10 +174,12 @@ class OverlapPairs(Mapping):
     def __getitem__(self, key: tuple[str, str]) -> Polytope:
         if key not in self._set:
             raise KeyError(key)
-        inter = self.session.overlap_set_scaled(*key, task=self.task)
-        if inter is None:  # pragma: no cover - the pair was found overlapping by the same rule
-            raise KeyError(key)
-        return self.session.scaling.polytope_to_user(inter)
+        if key not in self._sets:
+            inter = self.session.overlap_set_scaled(*key, task=self.task)
+            if inter is None:  # pragma: no cover - the pair was found overlapping by the same rule
+                raise KeyError(key)
+            self._sets[key] = self.session.to_user(inter)
+        return self._sets[key]
 
     def __iter__(self) -> Iterator[tuple[str, str]]:
         return iter(self.pairs)

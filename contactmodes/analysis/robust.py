@@ -17,7 +17,9 @@ side of the equations of motion with the same sign as ``S τ`` (docs/conventions
 Kinematic feasibility does not depend on the inputs, so the augmented system has the same
 surviving modes as the nominal one. Everything is computed in one
 :class:`~contactmodes.analysis.session.AnalysisSession` of the augmented system (nondimensional) and mapped
-back to user units.
+back to user units by the nominal system's scaling: the augmented scaling applies the same rule
+column by column, so its factors of ``τ`` and ``δ`` are the nominal ``scaling.tau`` and
+``scaling.disturbance`` and its δ-set is the nominal scaled system's (the same numbers).
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from contactmodes.analysis.ambiguity import AmbiguitySource, mark_boundary_only,
 from contactmodes.analysis.domains import boxes_disjoint, intersect_domains
 from contactmodes.errors import ContactModelError
 from contactmodes.analysis.session import AnalysisSession
+from contactmodes.model.scaling import UserSets
 from contactmodes.model.system import ContactSystem, LinearConstraint
 
 __all__ = ["RobustResult", "augmented_system", "robust_feasible_set", "robust_unambiguous", "slice_at"]
@@ -82,12 +85,11 @@ def _lift(D: Polytope, n_tau: int) -> Polytope:
     return Polytope(pad(D.A), D.b, pad(D.C), D.d)
 
 
-def _scaled_D(session: AnalysisSession, system: ContactSystem) -> tuple[Polytope, np.ndarray]:
-    """The disturbance set over the augmented session's nondimensional δ', and its vertices (user δ)."""
-    n_tau = system.n_tau
-    ud = session.scaling.tau[n_tau:]
-    D = system.disturbance.set
-    return Polytope(D.A * ud, D.b, D.C * ud, D.d), D.vertices().vertices
+def _scaled_D(system: ContactSystem) -> Polytope:
+    """The disturbance set over the nondimensional δ' (the augmented session's, module doc)."""
+    scaled = system.scaling.system.disturbance
+    assert scaled is not None  # _disturbance checked the system has one
+    return scaled.set
 
 
 def _robust_feasible_scaled(session: AnalysisSession, system: ContactSystem, mode: str) -> tuple[Polytope, np.ndarray]:
@@ -96,10 +98,9 @@ def _robust_feasible_scaled(session: AnalysisSession, system: ContactSystem, mod
     sol = session.mode(mode)
     if not sol.feasible(True):
         return Polytope.empty(n_tau), V
-    ud = session.scaling.tau[n_tau:]
     T = Polytope.universe(n_tau)
     for v in V:
-        T = T.intersect(slice_at(sol.T_scaled(True), n_tau, v / ud))
+        T = T.intersect(slice_at(sol.T_scaled(True), n_tau, system.scaling.disturbance_from_user(v)))
     return (T.reduce() if not T.is_empty() else Polytope.empty(n_tau)), V
 
 
@@ -113,8 +114,7 @@ def robust_feasible_set(system: ContactSystem, mode: str, method: str = "auto") 
     _disturbance(system)
     session = AnalysisSession(augmented_system(system), method=method)
     T, V = _robust_feasible_scaled(session, system, mode)
-    u = session.scaling.tau[: system.n_tau]
-    return Polytope(T.A / u, T.b, T.C / u, T.d), V
+    return system.scaling.polytope_to_user(T), V
 
 
 @dataclass
@@ -185,8 +185,7 @@ def robust_unambiguous(system: ContactSystem, mode: str, within_mode: bool = Tru
     session = AnalysisSession(augmented_system(system), method=method)
     own = session.mode(mode)
     n_tau = system.n_tau
-    D_scaled, _ = _scaled_D(session, system)
-    lifted_D = _lift(D_scaled, n_tau)
+    lifted_D = _lift(_scaled_D(system), n_tau)
     timing: dict[str, float] = {}
 
     t0 = time.perf_counter()
@@ -223,7 +222,6 @@ def robust_unambiguous(system: ContactSystem, mode: str, within_mode: bool = Tru
         sources = mark_boundary_only(sources, T_robust.affine_dimension())
         pieces = difference(T_robust, [p for s in sources if not s.boundary_only for p in s.set])
     timing["difference"] = time.perf_counter() - t0
-    u = session.scaling.tau[:n_tau]
-    to_user = lambda P: Polytope(P.A / u, P.b, P.C / u, P.d)  # noqa: E731
+    to_user = UserSets(system.scaling)  # sets over τ: the nominal torques' units (module doc), each set once
     user_sources = [AmbiguitySource(s.source, s.kind, [to_user(p) for p in s.set], s.boundary_only) for s in sources]
     return RobustResult(mode, to_user(T_robust), [to_user(p) for p in pieces], user_sources, V, timing)

@@ -3,10 +3,10 @@ domain ``D_c``, torque domain ``T_c``, bounding box, point test and linear maxim
 computed lazily, once, by one :class:`ModeSolution` object (flipping paper, Sec. III-D/E).
 
 Everything inside a session is nondimensional (:mod:`contactmodes.model.scaling`): torques ``τ'``,
-ambiguity variables ``w`` of the scaled response. Methods whose names start with ``user_`` or that
-return a :class:`~contactmodes.analysis.domains.ModeDomain` map back to the user's units; the analysis,
-ambiguity, robust, plotting and controller code all go through a session, so no caller rebuilds a
-domain.
+ambiguity variables ``w`` of the scaled response. Methods whose names do not end in ``_scaled``
+map back to the user's units, every set through :meth:`AnalysisSession.to_user` (each scaled
+object converted once per session); the analysis, ambiguity, robust, plotting and controller code
+all go through a session, so no caller rebuilds a domain.
 
 Task constraints: when the system has no task *equalities*, a mode has one response and one
 assembled ``D_c`` whose task rows are marked by a mask — ``D_c`` without tasks is the same rows
@@ -34,6 +34,7 @@ from contactmodes.modes.contact_conditions import validate_mode
 from contactmodes.progress import Progress, stage
 from contactmodes.modes.constraints import EquationBank
 from contactmodes.modes.response import ModeResponse, response_from_equations, responses_from_equations, solve_response
+from contactmodes.model.scaling import UserSets
 from contactmodes.model.system import ContactSystem
 
 __all__ = ["AnalysisSession", "ModeSolution", "PIPELINE_STAGES", "empty_box", "mode_domain"]
@@ -471,14 +472,11 @@ class ModeSolution:
         """This mode's :class:`~contactmodes.analysis.domains.ModeDomain` in the user's units (cached)."""
 
         def build():
-            sc = self.session.scaling
             resp = self.response(task)
             feasible = self.feasible(task)
             D = self.D_scaled(task) if feasible else self.raw_scaled(task)[0]
-            T = self.T_scaled(task)
             return ModeDomain(
-                mode=self.mode, response=resp, D=sc.polytope_to_user(D, resp.n_w),
-                T=None if T is None else sc.polytope_to_user(T), feasible=feasible,
+                mode=self.mode, response=resp, D=self.session.to_user(D), T=self.T(task), feasible=feasible,
                 w_varies=self.w_varies(task), box=self.box(task) if feasible else None,
                 timing={k: v for k, v in self.timing.items() if k in PIPELINE_STAGES})
 
@@ -503,14 +501,10 @@ class ModeSolution:
         return self.domain(task).D
 
     def T(self, task: bool = True) -> Polytope | None:
-        """``T_c`` in the user's units (one object per mode: its emptiness and hull are cached),
-        ``None`` when the mode is infeasible."""
-
-        def build():
-            T = self.T_scaled(task)
-            return None if T is None else self.session.scaling.polytope_to_user(T)
-
-        return self._cached(("user_T", task), build)
+        """``T_c`` in the user's units (one object per mode, :meth:`AnalysisSession.to_user`: its
+        emptiness and hull are cached), ``None`` when the mode is infeasible."""
+        T = self.T_scaled(task)
+        return None if T is None else self.session.to_user(T)
 
     def box(self, task: bool = True) -> tuple[np.ndarray, np.ndarray]:
         """Bounding box ``(lo, hi)`` (each (n_τ,)) of ``T_c`` in the user's units (±inf where
@@ -569,6 +563,15 @@ class AnalysisSession:
         self._modes: dict[str, ModeSolution] = {}
         self._pools: dict[bool, RayPool] = {}
         self._banks: dict[tuple[bool, bool], EquationBank] = {}
+        self._user_sets = UserSets(self.scaling)
+
+    def to_user(self, P: Polytope) -> Polytope:
+        """A set of this session over ``(τ', z)`` (``z``: trailing variables kept as they are,
+        e.g. the ambiguity variables ``w`` of ``D_c``) in the user's units
+        (:meth:`~contactmodes.model.scaling.Scaling.polytope_to_user`): the one place a session's
+        results are converted, each scaled object once — a later call returns the same user-unit
+        object, its LP caches warm (:class:`~contactmodes.model.scaling.UserSets`)."""
+        return self._user_sets(P)
 
     @cached_property
     def enumeration(self) -> Enumeration:
@@ -674,8 +677,8 @@ class AnalysisSession:
             sol._provide("rows", task, _rows_entry(resp, ab))
 
     def prime_T(self, modes: Sequence[str], task: bool = True, user_units: bool = False) -> None:
-        """Compute the ``T_c`` of the feasible ``modes`` (:meth:`ModeSolution.T`; and in the
-        user's units, :meth:`ModeSolution.user_T`) with a progress stage, for the callers that show
+        """Compute the ``T_c`` of the feasible ``modes`` (:meth:`ModeSolution.T_scaled`; and in the
+        user's units, :meth:`ModeSolution.T`) with a progress stage, for the callers that show
         every ``T_c`` (the text table, the JSON document): ``PRIME_CHUNK`` modes at a time (bounded
         memory), and for ``PREPARE_MIN`` or more the emptiness and hull LPs of their ``D_c`` (and
         of the user-unit ``T_c``) solved together (:meth:`polytopes.Polytope.prepare_many`), and

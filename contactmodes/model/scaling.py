@@ -44,7 +44,7 @@ import numpy as np
 
 from polytopes import Polytope
 
-__all__ = ["ScaledTerms", "Scaling", "identity_scaling", "nondimensionalize", "scale_terms"]
+__all__ = ["ScaledTerms", "Scaling", "UserSets", "identity_scaling", "nondimensionalize", "scale_terms"]
 
 if TYPE_CHECKING:  # the scaled system is built from the given one's own types: no import cycle
     from contactmodes.model.system import CharacteristicScales, ContactSystem
@@ -95,9 +95,15 @@ class Scaling:
         """Torques (…, n_τ) from user to scaled units."""
         return np.asarray(tau, dtype=float) / self.tau
 
+    def disturbance_from_user(self, delta) -> np.ndarray:
+        """Disturbance components (…, n_d) from user to scaled units."""
+        return np.asarray(delta, dtype=float) / self.disturbance
+
     def polytope_to_user(self, P: Polytope, n_extra: int = 0) -> Polytope:
         """A polytope over ``(τ', z)`` (``z``: ``n_extra`` trailing coordinates left as they are,
-        e.g. the ambiguity variables ``w``) as a polytope over ``(τ, z)`` in user units."""
+        e.g. the ambiguity variables ``w``) as a polytope over ``(τ, z)`` in user units: a new
+        object (its LP caches cold). An analysis converts through its :class:`UserSets`
+        (:meth:`contactmodes.analysis.session.AnalysisSession.to_user`), once per scaled object."""
         d = np.concatenate([self.tau, np.ones(n_extra)])
         return Polytope(P.A / d, P.b, P.C / d, P.d)
 
@@ -113,6 +119,36 @@ class Scaling:
                     and self.acceleration == 1.0 and self.velocity == 1.0
                     and np.all(self.generalized_force == 1.0)
                     and all(np.all(r == 1.0) for r in self.rows) and np.all(self.disturbance == 1.0))
+
+
+class UserSets:
+    """The user-unit copies of one analysis's scaled polytopes: each scaled object is converted
+    once (:meth:`Scaling.polytope_to_user`) and the same copy — with its emptiness, hull and LP
+    caches — is returned on every later call.
+
+    A set over ``(τ', z)`` keeps its trailing ``z`` (e.g. the ambiguity variables ``w``) as they
+    are: ``z`` is what its dimension has beyond the ``n_τ`` torques of ``scaling``. Keyed by the
+    object's identity (a :class:`~polytopes.Polytope` is immutable and has no weak references):
+    the scaled object is kept alive with its copy, so its ``id`` cannot be reused meanwhile.
+    """
+
+    def __init__(self, scaling: Scaling) -> None:
+        self.scaling = scaling
+        self._copies: dict[int, tuple[Polytope, Polytope]] = {}
+
+    def __call__(self, P: Polytope) -> Polytope:
+        entry = self._copies.get(id(P))
+        if entry is None:
+            n_extra = P.dim - len(self.scaling.tau)
+            if n_extra < 0:
+                raise ValueError(f"a set over {P.dim} coordinates is not over the {len(self.scaling.tau)} "
+                                 f"torques (and trailing variables) of this scaling")
+            entry = self._copies[id(P)] = (P, self.scaling.polytope_to_user(P, n_extra))
+        return entry[1]
+
+    def __len__(self) -> int:
+        """How many scaled objects were converted."""
+        return len(self._copies)
 
 
 def identity_scaling(system: ContactSystem) -> Scaling:
