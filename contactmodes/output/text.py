@@ -107,11 +107,17 @@ def format_number(v: float, width: int | None = None, digits: int = DIGITS) -> s
     columns. A number is never cut: digits are dropped (rounded), never its sign or its exponent,
     so ``-6.769e-12`` narrows to ``-6.8e-12`` and ``-7e-12``, not to ``-6.769e-1``; at one digit
     it is returned even when wider than ``width``."""
-    text = _g(v, digits)
+    return _most_digits_fitting(lambda p: _g(v, p), digits, width)
+
+
+def _most_digits_fitting(render: Callable[[int], str], digits: int, width: int | None) -> str:
+    """``render(p)`` with the most significant digits ``p <= digits`` (at least one) whose text
+    fits ``width`` display columns (``digits`` when ``width`` is ``None``)."""
+    text = render(digits)
     for p in range(digits - 1, 0, -1):
         if width is None or _width(text) <= width:
             break
-        text = _g(v, p)
+        text = render(p)
     return text
 
 
@@ -161,12 +167,7 @@ def format_bound(lo: float, hi: float, scale: float | None = None, width: int | 
     (:mod:`contactmodes.tolerances`): ``format_bound(-7e-16, 0.22) == "[0, 0.22]"``. With
     ``width``, both numbers get the most significant digits that fit (:func:`format_number`)."""
     iv = _interval(lo, hi, scale)
-    text = _interval_text(iv, DIGITS)
-    for p in range(DIGITS - 1, 0, -1):
-        if width is None or _width(text) <= width:
-            break
-        text = _interval_text(iv, p)
-    return text
+    return _most_digits_fitting(lambda p: _interval_text(iv, p), DIGITS, width)
 
 
 def format_at(names: Sequence[str], tau, modes: Sequence[str]) -> str:
