@@ -39,7 +39,7 @@ DOCUMENTS = ["contactmodes.analysis/1", "contactmodes.brace/1", "contactmodes.ch
              "contactmodes.sweep/1", "contactmodes.system/1"]
 
 # the rhex example's base position written with five digits: the loader rejects it (a gap), check
-# shows it and check --snap puts it back on the ground (as tests/contactmodes/test_snap.py)
+# shows it and check --snap puts it back on the ground (as tests/contactmodes/system_file/test_snap.py)
 RHEX_EXACT = "x = 0.2375195293697055, y = 0.09265243206734299"
 RHEX_ROUNDED = "x = 0.23752, y = 0.09265"
 NO_CONTACTS = """name = "free_rod"

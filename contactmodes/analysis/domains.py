@@ -189,7 +189,7 @@ def independent_equalities(C: np.ndarray, d: np.ndarray) -> tuple[np.ndarray, np
 def independent_equalities_stacked(C: np.ndarray, d: np.ndarray) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """:func:`independent_equalities` of ``G`` systems of one shape, ``C`` (G, p, n), ``d`` (G, p),
     ``p >= 1``, with one stacked SVD (LAPACK on each matrix) and stacked products (each result the
-    one of the system alone, bit for bit on this NumPy; ``tests/contactmodes/test_domains.py`` compares them).
+    one of the system alone, bit for bit on this NumPy; ``tests/contactmodes/analysis/test_domains.py`` compares them).
 
     Returns ``[(sel, C_r, d_r), …]``, one entry per rank ``r``: ``sel`` (S,) the positions of the
     consistent systems of that rank, ``C_r`` (S, r, n) and ``d_r`` (S, r) their independent

@@ -163,7 +163,7 @@ def responses_from_equations(eqs_list: Sequence[ModeEquations]) -> list[ModeResp
     """:func:`response_from_equations` of every mode of ``eqs_list``, the modes with equalities of
     the same shape (and then the same rank) solved together: one stacked SVD (LAPACK on each
     matrix, as for one mode) and stacked products, so each response is the one the mode gets alone,
-    bit for bit on this NumPy (``tests/contactmodes/test_response.py`` compares them).
+    bit for bit on this NumPy (``tests/contactmodes/modes/test_response.py`` compares them).
 
     Rank rule :func:`~contactmodes._linalg.numerical_rank`; the noise in a product ``X Y`` is
     bounded by ``eps·‖X row‖·‖Y col‖`` (Cauchy–Schwarz; ``‖A⁺‖₂ = 1/s_r``) and cleaned to zero

@@ -19,7 +19,7 @@ Telling modes apart
     (lines show on white and differ from the black outlines); ``ΔE00 >= 35`` from the
     inconsistency red and ``ΔE00 >= 22`` between a mode's fill and the red shading as drawn
     (both blended with white at their alphas). Any two palette colours differ by
-    ``ΔE00 >= 10.3``, solid and as fills; ``tests/contactmodes/test_plot.py`` checks all of these with
+    ``ΔE00 >= 10.3``, solid and as fills; ``tests/contactmodes/output/test_plot.py`` checks all of these with
     colour-science's CIEDE2000.
 Lower-dimensional sets
     Sets of dimension 0 or 1 in the picture (a point, a segment: a "hold still" task, a slice

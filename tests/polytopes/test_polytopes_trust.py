@@ -320,7 +320,7 @@ def test_row_scaling_changes_no_decision(kind, n, seed):
 
 
 def test_tiny_task_row_keeps_the_set():
-    """The squeeze of tests/contactmodes/test_ambiguity.py in polytope terms: a row 1e-8 f_n >= 1e-8 next to
+    """The squeeze of tests/contactmodes/analysis/test_ambiguity.py in polytope terms: a row 1e-8 f_n >= 1e-8 next to
     rows of size 1 (reduce used to change the set once a row was scaled by <= 1e-7)."""
     A = np.array([[1.0, -0.5], [-1.0, -0.5], [0.0, -1.0]])
     b = np.array([0.0, 0.0, -1.0])  # friction cone, f_n >= 1

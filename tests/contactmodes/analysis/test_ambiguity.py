@@ -265,7 +265,7 @@ def test_inconsistent_rejects_bad_boxes(lo, hi):
 
 def test_inconsistent_accepts_a_degenerate_box_and_precomputed_domains():
     """lo = hi is a slice (here a single moment). The Painlevé rod with μ = 2 has no solution for
-    M above M* = −g I /(c cos θ) ≈ −3.656 N·m (tests/contactmodes/test_painleve.py): the point
+    M above M* = −g I /(c cos θ) ≈ −3.656 N·m (tests/contactmodes/analysis/test_painleve.py): the point
     M = 0 is inconsistent, M = −10 is not (both S and L exist there)."""
     system = load_system(EXAMPLES / "painleve_rod.toml").system
     doms = untasked_domains(system)
