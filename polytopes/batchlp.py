@@ -9,7 +9,7 @@ checks :func:`polytopes.lp.solve_verified` applies (:func:`~polytopes.lp.primal_
 ``UNDECIDED`` and :func:`solve_batch` hands it to :func:`polytopes.lp.solve_verified` (cddlib, then
 HiGHS; :class:`~polytopes.NumericalError` when nothing verifies).
 
-Problem (per LP ``b`` of the batch, ``n`` variables, ``m`` rows)::
+Problem (per LP ``b`` of the batch, ``n`` variables, ``m`` rows):
 
     minimize c_b.x   s.t.   G_b x <= h_b,   lo_b <= x <= hi_b        (lo, hi finite)
 

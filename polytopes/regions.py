@@ -67,17 +67,21 @@ def difference(P: Polytope, Q: Polytope | Sequence[Polytope]) -> list[Polytope]:
 
     Parameters
     ----------
-    P : Polytope of dimension n (may be lower-dimensional, unbounded or empty).
-    Q : a Polytope or a sequence of Polytopes, all of dimension n.
+    P : Polytope
+        Polytope of dimension n (may be lower-dimensional, unbounded or empty).
+    Q : Polytope or Sequence[Polytope]
+        A Polytope or a sequence of Polytopes, all of dimension n.
 
     Returns
     -------
-    list[Polytope] : pieces of the same affine dimension as ``P``, relative interiors pairwise
-    disjoint, whose union is the closure of ``P`` minus the ``Q_i``. ``[]`` when nothing is left.
+    list[Polytope]
+        Pieces of the same affine dimension as ``P``, relative interiors pairwise
+        disjoint, whose union is the closure of ``P`` minus the ``Q_i``. ``[]`` when nothing is left.
 
     Raises
     ------
-    PolytopeError : on a dimension mismatch.
+    PolytopeError
+        On a dimension mismatch.
     """
     Qs = _as_list(Q)
     for i, q in enumerate(Qs):
@@ -121,7 +125,8 @@ def union_bounding_box(pieces: Sequence[Polytope]) -> tuple[np.ndarray, np.ndarr
 
     Raises
     ------
-    PolytopeError : if the union is empty.
+    PolytopeError
+        If the union is empty.
     """
     boxes = [p.bounding_box() for p in pieces if not p.is_empty()]
     if not boxes:
