@@ -4,7 +4,7 @@ Pipeline (Greenfield, Saranli, Rizzi, *Solving Models of Controlled Dynamic Plan
 Systems with Frictional Contact*, Sec. III): model → mode enumeration → SVD response → domain
 ``D_c`` over ``(τ, w)`` → torque domain ``T_c`` by projection → ambiguities.
 
-The front door, in the system's units throughout::
+The front door, in the system's units throughout:
 
     import contactmodes as cm
     system = cm.load_system("examples/two_link_brace.toml")   # a ContactSystem
@@ -63,7 +63,8 @@ def load_system(path: str | Path) -> ContactSystem:
 
     Parameters
     ----------
-    path : the file (``docs/system-file.md``): a mechanism, its state ``(q, q̇)`` and contacts,
+    path : str or Path
+        The file (``docs/system-file.md``): a mechanism, its state ``(q, q̇)`` and contacts,
         in any consistent units (SI unless the file says otherwise).
 
     Returns

@@ -71,11 +71,18 @@ class TaskRow:
 
     Attributes
     ----------
-    index : ``i`` (0-based over all task rows, blocks in system order).
-    label : ``"task:<i>"``, the source name used in reports and JSON.
-    name : the block's name (``""`` if none).
-    type : ``"eq"`` or ``"geq"``.
-    qdd, f, tau : (n_q,), (2k,), (n_τ,) coefficients; rhs : right-hand side.
+    index : int
+        ``i`` (0-based over all task rows, blocks in system order).
+    label : str
+        ``"task:<i>"``, the source name used in reports and JSON.
+    name : str
+        The block's name (``""`` if none).
+    type : str
+        ``"eq"`` or ``"geq"``.
+    qdd, f, tau : numpy.ndarray
+        Coefficients of ``q̈``, ``f`` and ``τ``, shapes ``(n_q,)``, ``(2k,)`` and ``(n_τ,)``.
+    rhs : float
+        Right-hand side.
     """
 
     index: int
@@ -124,11 +131,15 @@ class AmbiguitySource:
 
     Attributes
     ----------
-    source : the other mode ``c'`` (a mode string) or ``"task:<i>"`` (a violated task row).
-    kind : ``"mode"`` or ``"task"``.
-    set : the non-empty pieces of ``T_c ∩ T_c'`` (one) or ``T_c ∩ T_c^i`` (one, or two for an
+    source : str
+        The other mode ``c'`` (a mode string) or ``"task:<i>"`` (a violated task row).
+    kind : str
+        ``"mode"`` or ``"task"``.
+    set : list[Polytope]
+        The non-empty pieces of ``T_c ∩ T_c'`` (one) or ``T_c ∩ T_c^i`` (one, or two for an
         equality row), over τ (dimension ``n_τ``).
-    boundary_only : every piece has a lower affine dimension than ``T_c``: the ambiguity lives
+    boundary_only : bool
+        Every piece has a lower affine dimension than ``T_c``: the ambiguity lives
         on a set of measure zero within ``T_c`` (e.g. where two domains touch) and, under the
         closure convention, removes nothing from ``T*_c``.
     """
@@ -150,23 +161,36 @@ class UnambiguousResult:
 
     Attributes
     ----------
-    mode : ``c``.
-    task : whether task constraints were part of the desired behaviour.
-    feasible : ``T_c`` non-empty and the mode kinematically feasible (it survives the
+    mode : str
+        The desired mode ``c``.
+    task : bool
+        Whether task constraints were part of the desired behaviour.
+    feasible : bool
+        ``T_c`` non-empty and the mode kinematically feasible (it survives the
         enumeration of Table III / Sec. III-F; a pruned mode never occurs, so nothing is guaranteed).
-    feasible_set : ``T_c`` over τ (``n_τ``), ``None`` when infeasible.
-    kinematically_feasible : the mode survives the enumeration.
-    unambiguous : ``T*_c`` as a list of convex pieces (closures, relative interiors disjoint);
+    feasible_set : Polytope or None
+        ``T_c`` over τ (``n_τ``), ``None`` when infeasible.
+    kinematically_feasible : bool
+        The mode survives the enumeration.
+    unambiguous : list[Polytope]
+        ``T*_c`` as a list of convex pieces (closures, relative interiors disjoint);
         ``[]`` when every feasible torque is ambiguous or ``T_c`` is empty.
-    sources : every non-empty ambiguity set, across modes first (analysis order) then task rows.
-    w_varies : the null-space variables ``w`` vary over ``D_c`` (III-G.2).
-    w_moves_accelerations, w_moves_forces : what ``w`` moves (III-G.2): a degenerate domain with
+    sources : list[AmbiguitySource]
+        Every non-empty ambiguity set, across modes first (analysis order) then task rows.
+    w_varies : bool
+        The null-space variables ``w`` vary over ``D_c`` (III-G.2).
+    w_moves_accelerations, w_moves_forces : bool
+        What ``w`` moves (III-G.2): a degenerate domain with
         ``w_moves_accelerations = False`` has unique accelerations and ambiguous forces only.
-    domain : the :class:`~contactmodes.analysis.domains.ModeDomain` of ``c`` (with tasks if ``task``).
-    timing : seconds: ``"feasible"``, ``"across"``, ``"within"``, ``"difference"``.
-    scaled_pieces : ``T*_c`` over the nondimensional torques of the session (membership tests are
+    domain : ModeDomain
+        The :class:`~contactmodes.analysis.domains.ModeDomain` of ``c`` (with tasks if ``task``).
+    timing : dict[str, float]
+        Seconds: ``"feasible"``, ``"across"``, ``"within"``, ``"difference"``.
+    scaled_pieces : list[Polytope]
+        ``T*_c`` over the nondimensional torques of the session (membership tests are
         made there, so that they do not depend on units).
-    scaling : the session's :class:`~contactmodes.model.scaling.Scaling`.
+    scaling : Scaling or None
+        The session's :class:`~contactmodes.model.scaling.Scaling`.
     """
 
     mode: str
@@ -343,15 +367,20 @@ def unambiguous(system: ContactSystem | AnalysisSession, mode: str, task: bool =
 
     Parameters
     ----------
-    system : the model at its state, or an :class:`~contactmodes.analysis.session.AnalysisSession` of it
+    system : ContactSystem or AnalysisSession
+        The model at its state, or an :class:`~contactmodes.analysis.session.AnalysisSession` of it
         (whose cached domains are then reused).
-    mode : the desired contact mode (one letter per contact).
-    task : include the task constraints in the desired behaviour (``T_c`` with tasks, and the
+    mode : str
+        The desired contact mode (one letter per contact).
+    task : bool, optional
+        Include the task constraints in the desired behaviour (``T_c`` with tasks, and the
         within-mode sets). With ``False``, ``T_c`` is computed without them and there are no
         within-mode sets.
-    within_mode : compute the within-mode sets (``False`` tolerates task violations inside the
+    within_mode : bool, optional
+        Compute the within-mode sets (``False`` tolerates task violations inside the
         mode, e.g. a force-only ambiguity the caller handles itself).
-    others : optional mapping whose keys restrict the other modes considered (default: every
+    others : Mapping[str, ModeDomain], optional
+        Optional mapping whose keys restrict the other modes considered (default: every
         kinematically feasible mode); an :class:`UntaskedDomains` also lends its session.
 
     Raises
@@ -408,12 +437,16 @@ def inconsistent(system: ContactSystem | AnalysisSession, lo, hi, domains: Mappi
 
     Parameters
     ----------
-    system : the model, or an :class:`~contactmodes.analysis.session.AnalysisSession` of it.
-    lo, hi : (n_τ,) finite box bounds (N·m or N, per torque), ``lo <= hi`` (``lo_j = hi_j``
+    system : ContactSystem or AnalysisSession
+        The model, or an :class:`~contactmodes.analysis.session.AnalysisSession` of it.
+    lo, hi : array_like
+        ``(n_τ,)`` finite box bounds (N·m or N, per torque), ``lo <= hi`` (``lo_j = hi_j``
         fixes torque ``j``: a slice, as the plots use).
-    domains : optional mapping whose keys restrict the modes (an :class:`UntaskedDomains` also
+    domains : Mapping[str, ModeDomain], optional
+        Optional mapping whose keys restrict the modes (an :class:`UntaskedDomains` also
         lends its session).
-    progress : optional :class:`~contactmodes.progress.Progress`: the stage ``inconsistent
+    progress : Progress, optional
+        Optional :class:`~contactmodes.progress.Progress`: the stage ``inconsistent
         torques`` while the modes' domains are computed, one step per mode.
 
     Raises

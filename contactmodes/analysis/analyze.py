@@ -419,26 +419,37 @@ def analyze(system: SystemLike, modes: Sequence[str] | None = None, task: bool =
 
     Parameters
     ----------
-    system : the model at its state: a :class:`~contactmodes.model.system.ContactSystem`, a
+    system : ContactSystem or LoadedSystem or str or os.PathLike
+        The model at its state: a :class:`~contactmodes.model.system.ContactSystem`, a
         :class:`~contactmodes.system_file.loader.LoadedSystem` or the path of a system file (TOML or JSON,
         ``docs/system-file.md``).
-    modes : ``None`` to analyse the kinematically feasible modes of the enumeration, or a list of
+    modes : Sequence[str], optional
+        ``None`` to analyse the kinematically feasible modes of the enumeration, or a list of
         mode strings to analyse exactly those (validated; the enumeration counts are still
         reported, and each mode records whether it survived it).
-    task : include task constraints (eqs. 15–18).
-    method : projection method for ``T_c`` (:func:`polytopes.projection.project`).
-    compute_overlaps : find the pairs of feasible modes with intersecting ``T_c`` (III-G.1; box
+    task : bool, optional
+        Include task constraints (eqs. 15–18).
+    method : str, optional
+        Projection method for ``T_c`` (:func:`polytopes.projection.project`).
+    compute_overlaps : bool, optional
+        Find the pairs of feasible modes with intersecting ``T_c`` (III-G.1; box
         sweep, then one LP per candidate pair).
-    progress : optional :class:`~contactmodes.progress.Progress` for long stages.
-    overlap_limit : when there are more candidate pairs than this, do not run their LPs
+    progress : Progress, optional
+        Optional :class:`~contactmodes.progress.Progress` for long stages.
+    overlap_limit : int, optional
+        When there are more candidate pairs than this, do not run their LPs
         (``overlaps`` is ``None``; ``candidate_pairs`` says how many there were).
-    session : an existing :class:`~contactmodes.analysis.session.AnalysisSession` *of this system* to reuse
+    session : AnalysisSession, optional
+        An existing :class:`~contactmodes.analysis.session.AnalysisSession` *of this system* to reuse
         (its cached results are kept).
-    unambiguous : ``True`` for the unambiguous set ``T*_c`` and the ambiguity sources of every
+    unambiguous : bool or Sequence[str], optional
+        ``True`` for the unambiguous set ``T*_c`` and the ambiguity sources of every
         feasible mode (Sec. III-G, Fig. 4), or a list of the modes to compute them for.
-    inconsistency_box : ``(lo, hi)``, each (n_τ,) in the system's units: also the torques of
+    inconsistency_box : tuple[array_like, array_like], optional
+        ``(lo, hi)``, each ``(n_τ,)`` in the system's units: also the torques of
         that box for which no mode has a solution (Painlevé-type inconsistency).
-    at : a torque (n_τ,), the system's units: also the analysed modes whose ``T_c`` contains it.
+    at : array_like, optional
+        A torque ``(n_τ,)``, the system's units: also the analysed modes whose ``T_c`` contains it.
 
     Returns
     -------

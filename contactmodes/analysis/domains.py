@@ -38,17 +38,25 @@ class ModeDomain:
 
     Attributes
     ----------
-    mode : the mode string.
-    response : the :class:`~contactmodes.modes.response.ModeResponse` substituted (user units).
-    D : ``D_c`` over ``(τ, w)`` (dimension ``n_τ + n_w``; τ in user units, ``w`` the nondimensional
+    mode : str
+        The mode string.
+    response : ModeResponse
+        The :class:`~contactmodes.modes.response.ModeResponse` substituted (user units).
+    D : Polytope
+        ``D_c`` over ``(τ, w)`` (dimension ``n_τ + n_w``; τ in user units, ``w`` the nondimensional
         null-space coordinates), reduced when non-empty; when empty, the unreduced (33) system.
-    T : ``T_c`` over τ (dimension ``n_τ``), or ``None`` when ``D`` is empty.
-    feasible : ``D`` non-empty.
-    w_varies : ``affine_dimension(D) > affine_dimension(T)`` — for a τ in the relative interior of
+    T : Polytope or None
+        ``T_c`` over τ (dimension ``n_τ``), or ``None`` when ``D`` is empty.
+    feasible : bool
+        ``D`` non-empty.
+    w_varies : bool
+        ``affine_dimension(D) > affine_dimension(T)`` — for a τ in the relative interior of
         ``T`` the set of admissible ``w`` has positive dimension (III-G.2).
-    box : bounding box ``(lo, hi)`` of ``T`` (each (n_τ,), ±inf where unbounded), ``None`` when
+    box : tuple[numpy.ndarray, numpy.ndarray] or None
+        Bounding box ``(lo, hi)`` of ``T`` (each ``(n_τ,)``, ±inf where unbounded), ``None`` when
         infeasible.
-    timing : seconds per stage: ``"response"``, ``"assemble"``, ``"reduce"``, ``"project"``.
+    timing : dict[str, float]
+        Seconds per stage: ``"response"``, ``"assemble"``, ``"reduce"``, ``"project"``.
     """
 
     mode: str

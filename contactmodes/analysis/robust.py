@@ -123,13 +123,19 @@ class RobustResult:
 
     Attributes
     ----------
-    mode : the desired mode.
-    robust_feasible : ``T'_c`` over τ (possibly empty).
-    robust_unambiguous : ``T'*_c`` as convex pieces (``[]`` if none).
-    sources : robust ambiguity sets (projections onto τ, intersected with ``T'_c``), the
+    mode : str
+        The desired mode.
+    robust_feasible : Polytope
+        ``T'_c`` over τ (possibly empty).
+    robust_unambiguous : list[Polytope]
+        ``T'*_c`` as convex pieces (``[]`` if none).
+    sources : list[AmbiguitySource]
+        Robust ambiguity sets (projections onto τ, intersected with ``T'_c``), the
         non-empty ones; ``boundary_only`` as in :class:`~contactmodes.analysis.ambiguity.AmbiguitySource`.
-    vertices : (n_v, n_d) vertices of ``D`` used for the slices.
-    timing : seconds: ``"feasible"``, ``"ambiguity"``, ``"difference"``.
+    vertices : numpy.ndarray
+        ``(n_v, n_d)`` vertices of ``D`` used for the slices.
+    timing : dict[str, float]
+        Seconds: ``"feasible"``, ``"ambiguity"``, ``"difference"``.
     """
 
     mode: str
@@ -171,9 +177,12 @@ def robust_unambiguous(system: ContactSystem, mode: str, within_mode: bool = Tru
 
     Parameters
     ----------
-    system : a model with a :class:`~contactmodes.model.system.Disturbance`.
-    mode : the desired contact mode (task constraints of ``system`` included).
-    within_mode : also count solutions of ``mode`` violating a task row (negation margin as in
+    system : ContactSystem
+        A model with a :class:`~contactmodes.model.system.Disturbance`.
+    mode : str
+        The desired contact mode (task constraints of ``system`` included).
+    within_mode : bool, optional
+        Also count solutions of ``mode`` violating a task row (negation margin as in
         :mod:`contactmodes.analysis.ambiguity`).
 
     Raises

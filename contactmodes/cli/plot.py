@@ -161,9 +161,15 @@ def _default_slice_point(domains: Mapping[str, Polytope], desired: str | None, n
 class Gathered:
     """The analysis a picture needs (everything in all n_τ torques).
 
-    domains : feasible mode → ``T_c`` (task constraints applied), in :meth:`AnalysisResult.feasible_modes` order.
-    unambiguous : outlined mode → pieces of ``T*_c``.
-    inconsistent : pieces of the torque box with no solution at all.
+    Attributes
+    ----------
+    domains : dict[str, Polytope]
+        Feasible mode → ``T_c`` (task constraints applied), in :meth:`AnalysisResult.feasible_modes`
+        order.
+    unambiguous : dict[str, list[Polytope]]
+        Outlined mode → pieces of ``T*_c``.
+    inconsistent : list[Polytope]
+        Pieces of the torque box with no solution at all.
     """
 
     domains: dict[str, Polytope]

@@ -4,7 +4,7 @@
 *floating* root (pose ``(x, y, theta)`` as the first three generalized coordinates) or a *fixed*
 root (pinned to the world by a revolute joint). Point contacts fixed on links touch straight
 environment lines. At a state ``(q, q̇)`` it evaluates, analytically (no finite differences), the
-terms of the Lagrangian equations of motion (flipping paper, eq. 5)::
+terms of the Lagrangian equations of motion (flipping paper, eq. 5):
 
     M(q) q̈ + C(q, q̇) q̇ + g(q) = S τ + J(q)^T f
 
@@ -140,15 +140,24 @@ class _LinkState:
 class Dynamics:
     """Analytic dynamics and contact kinematics of a :class:`PlanarMechanism` at ``(q, q̇)``.
 
-    Attributes (``n`` coordinates, ``k`` contacts; SI units of the coordinates)
+    ``n`` coordinates, ``k`` contacts; SI units of the coordinates.
+
+    Attributes
     ----------
-    M : (n, n) symmetric positive semi-definite inertia matrix (singular with massless links).
-    h : (n,) ``C(q, q̇) q̇ + g(q)``.
-    J : (2k, n) contact Jacobian, rows ``(t_i·∂p_i/∂q, n_i·∂p_i/∂q)`` per contact.
-    Jdot_qdot : (2k,) ``J̇ q̇``: contact-point accelerations at ``q̈ = 0`` in contact frames.
-    v_contact : (2k,) ``J q̇``: contact-point velocities in contact frames (m/s).
-    gaps : (k,) signed distances ``n_i·(p_i − s_i)`` of the contact points from their lines (m).
-    positions : (k, 2) world positions of the contact points (m).
+    M : numpy.ndarray
+        ``(n, n)`` symmetric positive semi-definite inertia matrix (singular with massless links).
+    h : numpy.ndarray
+        ``(n,)``: ``C(q, q̇) q̇ + g(q)``.
+    J : numpy.ndarray
+        ``(2k, n)`` contact Jacobian, rows ``(t_i·∂p_i/∂q, n_i·∂p_i/∂q)`` per contact.
+    Jdot_qdot : numpy.ndarray
+        ``(2k,)`` ``J̇ q̇``: contact-point accelerations at ``q̈ = 0`` in contact frames.
+    v_contact : numpy.ndarray
+        ``(2k,)`` ``J q̇``: contact-point velocities in contact frames (m/s).
+    gaps : numpy.ndarray
+        ``(k,)`` signed distances ``n_i·(p_i − s_i)`` of the contact points from their lines (m).
+    positions : numpy.ndarray
+        ``(k, 2)`` world positions of the contact points (m).
     """
 
     M: np.ndarray
@@ -168,20 +177,26 @@ class PlanarMechanism:
 
     Parameters
     ----------
-    base : ``"floating"`` — the root link's frame pose ``(x, y, theta)`` (m, m, rad, world) are the
+    base : str, optional
+        ``"floating"`` — the root link's frame pose ``(x, y, theta)`` (m, m, rad, world) are the
         first three generalized coordinates, named ``"x"``, ``"y"``, ``"theta"``; or ``"fixed"`` —
         the root link is pinned to the world by a revolute joint at ``base_position`` and its
         absolute angle (rad, from +x, counter-clockwise) is the first coordinate, named by the root
         link's ``joint`` argument.
-    gravity : magnitude ``g`` (m/s²) of the gravity field ``(0, −g)``.
-    base_position : (2,) world position (m) of the fixed base joint; unused for a floating base.
-    name : a label passed on to :class:`~contactmodes.model.system.ContactSystem`.
+    gravity : float, optional
+        Magnitude ``g`` (m/s²) of the gravity field ``(0, −g)``.
+    base_position : array_like, optional
+        ``(2,)`` world position (m) of the fixed base joint; unused for a floating base.
+    name : str, optional
+        A label passed on to :class:`~contactmodes.model.system.ContactSystem`.
 
     Raises
     ------
     ContactModelError
         On an unknown base type or non-finite numbers; the message names the field.
 
+    Notes
+    -----
     Source: Lagrangian dynamics ``M q̈ + C q̇ + g = S τ + Jᵀ f`` of the flipping paper, eq. (5).
     """
 
@@ -223,17 +238,24 @@ class PlanarMechanism:
 
         Parameters
         ----------
-        name : unique link name.
-        parent : ``None`` for the root link (exactly one, added first); otherwise an already added
-            link. The child is attached by a revolute joint at ``joint_position`` (2,) (m, in the
+        name : str
+            Unique link name.
+        parent : str, optional
+            ``None`` for the root link (exactly one, added first); otherwise an already added
+            link. The child is attached by a revolute joint at ``joint_position`` ``(2,)`` (m, in the
             parent's link frame); the child's frame origin is at the joint.
-        joint : name of the joint coordinate: the child's angle relative to the parent (rad,
+        joint : str, optional
+            Name of the joint coordinate: the child's angle relative to the parent (rad,
             counter-clockwise positive). Required for every non-root link and for the root of a
             fixed base (its absolute angle); must be ``None`` for the root of a floating base.
-        joint_position : see ``parent``; must be ``(0, 0)`` for the root (the base places it).
-        mass : kg, ``>= 0`` (zero allowed: massless link).
-        com : (2,) centre of mass in the link frame (m).
-        inertia : kg·m², ``>= 0``, about the centre of mass.
+        joint_position : array_like, optional
+            See ``parent``; must be ``(0, 0)`` for the root (the base places it).
+        mass : float, optional
+            Mass in kg, ``>= 0`` (zero allowed: massless link).
+        com : array_like, optional
+            ``(2,)`` centre of mass in the link frame (m).
+        inertia : float, optional
+            Moment of inertia in kg·m², ``>= 0``, about the centre of mass.
 
         Raises
         ------
@@ -309,14 +331,21 @@ class PlanarMechanism:
 
         Parameters
         ----------
-        name : unique contact name.
-        link : the link carrying the contact point.
-        position : (2,) contact point in the link frame (m).
-        surface_point : (2,) a point of the straight environment line (world, m).
-        surface_normal : (2,) outward normal of the line (world; normalized here). The tangent is
+        name : str
+            Unique contact name.
+        link : str
+            The link carrying the contact point.
+        position : array_like
+            ``(2,)`` contact point in the link frame (m).
+        surface_point : array_like
+            ``(2,)`` a point of the straight environment line (world, m).
+        surface_normal : array_like
+            ``(2,)`` outward normal of the line (world; normalized here). The tangent is
             ``t = (n_y, −n_x)``.
-        mu : friction coefficient, ``>= 0``.
-        v0 : velocity threshold (m/s, ``>= 0``) of the flipping paper's Sec. IV-C.3.
+        mu : float
+            Friction coefficient, ``>= 0``.
+        v0 : float, optional
+            Velocity threshold (m/s, ``>= 0``) of the flipping paper's Sec. IV-C.3.
 
         Raises
         ------

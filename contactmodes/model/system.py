@@ -54,14 +54,23 @@ class LinearConstraint:
 
     Parameters
     ----------
-    kind : ``"physical"`` (always holds, eqs. 11–14) or ``"task"`` (desired behaviour, eqs. 15–18).
-    type : ``"eq"`` or ``"geq"``.
-    qdd : (m, n_q) coefficients of the generalized accelerations (SI units of the coordinates).
-    f : (m, 2k) coefficients of the contact forces, ordered ``(f_t1, f_n1, …)``.
-    tau : (m, n_τ) coefficients of the actuator torques.
-    rhs : (m,) right-hand side.
-    name : optional label used in reports (e.g. ``"qdd = 0"``).
+    kind : str
+        ``"physical"`` (always holds, eqs. 11–14) or ``"task"`` (desired behaviour, eqs. 15–18).
+    type : str
+        ``"eq"`` or ``"geq"``.
+    qdd : numpy.ndarray
+        ``(m, n_q)`` coefficients of the generalized accelerations (SI units of the coordinates).
+    f : numpy.ndarray
+        ``(m, 2k)`` coefficients of the contact forces, ordered ``(f_t1, f_n1, …)``.
+    tau : numpy.ndarray
+        ``(m, n_τ)`` coefficients of the actuator torques.
+    rhs : numpy.ndarray
+        ``(m,)`` right-hand side.
+    name : str, optional
+        Optional label used in reports (e.g. ``"qdd = 0"``).
 
+    Notes
+    -----
     The paper's ``A q̈ = B τ + b`` is ``qdd = A, tau = -B, rhs = b``; ``N q̈ >= E τ + e`` is
     ``qdd = N, tau = -E, rhs = e``. Shapes are checked by :class:`ContactSystem`.
     """
@@ -128,10 +137,13 @@ class Disturbance:
 
     Parameters
     ----------
-    coordinates : names of the ``n_d`` generalized coordinates the disturbance acts on.
-    E : (n_q, n_d) map from ``δ`` to generalized forces (columns are unit vectors of those
+    coordinates : tuple[str, ...]
+        Names of the ``n_d`` generalized coordinates the disturbance acts on.
+    E : numpy.ndarray
+        ``(n_q, n_d)`` map from ``δ`` to generalized forces (columns are unit vectors of those
         coordinates when built from a system file).
-    set : the disturbance set ``D`` over ``δ`` (dimension ``n_d``): non-empty and bounded.
+    set : Polytope
+        The disturbance set ``D`` over ``δ`` (dimension ``n_d``): non-empty and bounded.
 
     Raises
     ------
@@ -180,10 +192,14 @@ class CharacteristicScales:
 
     Attributes
     ----------
-    length : characteristic length ``L`` (> 0; m in SI).
-    mass : characteristic mass ``m`` (> 0; kg in SI).
-    time : characteristic time ``T`` (> 0; s in SI).
-    nondimensional : the system's numbers are already nondimensional (the scaled system of
+    length : float
+        Characteristic length ``L`` (> 0; m in SI).
+    mass : float
+        Characteristic mass ``m`` (> 0; kg in SI).
+    time : float
+        Characteristic time ``T`` (> 0; s in SI).
+    nondimensional : bool
+        The system's numbers are already nondimensional (the scaled system of
         :func:`~contactmodes.model.scaling.nondimensionalize`): its scaling is the identity.
 
     Raises

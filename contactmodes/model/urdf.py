@@ -105,8 +105,10 @@ class UrdfMechanism(PlanarMechanism):
 
     Attributes
     ----------
-    plane : the plane name (``"xz"``, ``"xy"`` or ``"yz"``).
-    source : the URDF file it was read from.
+    plane : str
+        The plane name (``"xz"``, ``"xy"`` or ``"yz"``).
+    source : str
+        The URDF file it was read from.
     """
 
     def __init__(self, base: str, gravity: float, base_position: ArrayLike, name: str,
@@ -269,14 +271,20 @@ def load_urdf(
 
     Parameters
     ----------
-    path : the URDF file.
-    plane : ``"xz"`` (default), ``"xy"`` or ``"yz"``: the plane of the URDF root frame the robot
+    path : str or Path
+        The URDF file.
+    plane : str, optional
+        ``"xz"`` (default), ``"xy"`` or ``"yz"``: the plane of the URDF root frame the robot
         moves in.
-    base : ``"floating"`` (the root link's pose ``x, y, theta`` are coordinates) or ``"fixed"``
+    base : str, optional
+        ``"floating"`` (the root link's pose ``x, y, theta`` are coordinates) or ``"fixed"``
         (the root link is the world).
-    base_position : (2,) world position (m) of the root link's frame origin for a fixed base.
-    gravity : ``g`` (m/s²) of gravity ``(0, −g)`` in the plane (along ``−v``).
-    name : the mechanism's label.
+    base_position : array_like, optional
+        ``(2,)`` world position (m) of the root link's frame origin for a fixed base.
+    gravity : float, optional
+        ``g`` (m/s²) of gravity ``(0, −g)`` in the plane (along ``−v``).
+    name : str, optional
+        The mechanism's label.
 
     Returns
     -------

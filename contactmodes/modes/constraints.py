@@ -25,16 +25,26 @@ class ModeEquations:
 
     Attributes
     ----------
-    mode : the mode string.
-    A : (m, n) coefficients of ``[q̈; f]`` in the equalities ``A [q̈; f] = B τ + b``.
-    B : (m, n_τ).
-    b : (m,).
-    eq_labels : (m,) human-readable row labels (e.g. ``"accel t c0"``, ``"dynamics q1"``).
-    N : (p, n + n_τ) coefficients of ``[q̈; f; τ]`` in the inequalities ``N [q̈; f; τ] >= e``.
-    e : (p,).
-    ineq_labels : (p,) row labels.
-    ineq_task : (p,) bool: the row is a task constraint (eqs. 17–18).
-    n_q, n_f, n_tau : block sizes (``n_f = 2k``).
+    mode : str
+        The mode string.
+    A : numpy.ndarray
+        ``(m, n)`` coefficients of ``[q̈; f]`` in the equalities ``A [q̈; f] = B τ + b``.
+    B : numpy.ndarray
+        ``(m, n_τ)``: the matrix ``B`` of the equalities.
+    b : numpy.ndarray
+        ``(m,)``: the right-hand side ``b`` of the equalities.
+    eq_labels : list[str]
+        ``(m,)`` human-readable row labels (e.g. ``"accel t c0"``, ``"dynamics q1"``).
+    N : numpy.ndarray
+        ``(p, n + n_τ)`` coefficients of ``[q̈; f; τ]`` in the inequalities ``N [q̈; f; τ] >= e``.
+    e : numpy.ndarray
+        ``(p,)``: the right-hand side ``e`` of the inequalities.
+    ineq_labels : list[str]
+        ``(p,)`` row labels.
+    ineq_task : numpy.ndarray
+        ``(p,)`` bool: the row is a task constraint (eqs. 17–18).
+    n_q, n_f, n_tau : int
+        Block sizes (``n_f = 2k``).
     """
 
     mode: str

@@ -44,12 +44,17 @@ def validate_mode(mode: object, contacts: Sequence[str], where: str = "mode") ->
 class VelocityPattern:
     """Table III classification of every contact's velocity (flipping paper, Sec. III-F).
 
-    Attributes (``k`` contacts)
+    ``k`` contacts.
+
+    Attributes
     ----------
-    threshold : (k,) ``ε_i``: a velocity component of contact ``i`` counts as zero when
+    threshold : numpy.ndarray
+        ``(k,)`` ``ε_i``: a velocity component of contact ``i`` counts as zero when
         ``|v| <= ε_i`` (same units as the system's velocities).
-    t_zero, n_zero : (k,) bool: tangential / normal velocity counts as zero.
-    allowed : per contact, the letters Table III keeps, in ``"FSLR"`` order (e.g. ``"SR"``).
+    t_zero, n_zero : numpy.ndarray
+        ``(k,)`` bool: tangential / normal velocity counts as zero.
+    allowed : tuple[str, ...]
+        Per contact, the letters Table III keeps, in ``"FSLR"`` order (e.g. ``"SR"``).
     """
 
     threshold: np.ndarray
@@ -124,11 +129,15 @@ class ContactRows:
 
     Attributes
     ----------
-    accel_eq : components ``c`` with ``ẍ_c = 0`` (eq. 7).
-    accel_geq : ``(c, sign)`` with ``sign · ẍ_c >= 0`` (eq. 9; strict in the kinematic test of
+    accel_eq : tuple[int, ...]
+        Components ``c`` with ``ẍ_c = 0`` (eq. 7).
+    accel_geq : tuple[tuple[int, float], ...]
+        ``(c, sign)`` with ``sign · ẍ_c >= 0`` (eq. 9; strict in the kinematic test of
         footnote 5, non-strict in the domain).
-    force_eq : ``(a_t, a_n)`` with ``a_t f_t + a_n f_n = 0`` (eq. 8).
-    force_geq : ``(a_t, a_n)`` with ``a_t f_t + a_n f_n >= 0`` (eq. 10 and Table I).
+    force_eq : tuple[tuple[float, float], ...]
+        ``(a_t, a_n)`` with ``a_t f_t + a_n f_n = 0`` (eq. 8).
+    force_geq : tuple[tuple[float, float], ...]
+        ``(a_t, a_n)`` with ``a_t f_t + a_n f_n >= 0`` (eq. 10 and Table I).
     """
 
     accel_eq: tuple[int, ...]

@@ -177,14 +177,22 @@ class Enumeration:
 
     Attributes
     ----------
-    total : ``4**k``.
-    after_velocity : number of modes allowed by Table III.
-    after_acceleration : number of those that are also kinematically feasible (footnote 5).
-    modes : the surviving modes, in product order over ``"FSLR"`` (first contact slowest).
-    allowed : per contact, the Table III letters.
-    pattern : the :class:`~contactmodes.modes.contact_conditions.VelocityPattern` (thresholds in user units).
-    lps : number of slack LPs the search solved (its cost; ``4^k`` for the exhaustive loop).
-    graph : :class:`networkx.Graph` on ``modes`` (edges: modes differing at one contact), built
+    total : int
+        Number of modes, ``4**k``.
+    after_velocity : int
+        Number of modes allowed by Table III.
+    after_acceleration : int
+        Number of those that are also kinematically feasible (footnote 5).
+    modes : list[str]
+        The surviving modes, in product order over ``"FSLR"`` (first contact slowest).
+    allowed : list[str]
+        Per contact, the Table III letters.
+    pattern : VelocityPattern or None
+        The :class:`~contactmodes.modes.contact_conditions.VelocityPattern` (thresholds in user units).
+    lps : int
+        Number of slack LPs the search solved (its cost; ``4^k`` for the exhaustive loop).
+    graph : networkx.Graph
+        :class:`networkx.Graph` on ``modes`` (edges: modes differing at one contact), built
         on first access.
     """
 

@@ -50,23 +50,37 @@ class ModeResponse:
 
     Attributes
     ----------
-    mode : the mode string.
-    equations : the :class:`ModeEquations` (in the units of this response).
-    singular_values : (min(m, n),) singular values of the nondimensional ``A``, descending.
-    rank : numerical rank of ``A`` (:func:`~contactmodes._linalg.numerical_rank`, nondimensional).
-    full_row_rank, full_column_rank : ``rank == m``, ``rank == n``.
-    rank_case : 1 (f.r.r. and f.c.r.), 2 (f.r.r. only), 3 (f.c.r. only), 4 (neither).
-    nullspace : (n, n_w) the ``w``-coefficients of ``[q̈; f]`` (columns span ``N(A)``; orthonormal
+    mode : str
+        The mode string.
+    equations : ModeEquations
+        The :class:`ModeEquations` (in the units of this response).
+    singular_values : numpy.ndarray
+        ``(min(m, n),)`` singular values of the nondimensional ``A``, descending.
+    rank : int
+        Numerical rank of ``A`` (:func:`~contactmodes._linalg.numerical_rank`, nondimensional).
+    full_row_rank, full_column_rank : bool
+        ``rank == m``, ``rank == n`` respectively.
+    rank_case : int
+        1 (f.r.r. and f.c.r.), 2 (f.r.r. only), 3 (f.c.r. only), 4 (neither).
+    nullspace : numpy.ndarray
+        ``(n, n_w)`` the ``w``-coefficients of ``[q̈; f]`` (columns span ``N(A)``; orthonormal
         in the nondimensional variables, :mod:`contactmodes.model.scaling`).
-    n_w : number of ambiguity variables ``n − rank``.
-    P_q, Q_q, r_q : (n_q, n_τ), (n_q, n_w), (n_q,): ``q̈ = P_q τ + Q_q w + r_q``.
-    P_f, Q_f, r_f : (2k, n_τ), (2k, n_w), (2k,): ``f = P_f τ + Q_f w + r_f``.
-    tau_C, tau_d : (p, n_τ), (p,): admissible torque subspace (31) ``tau_C τ = tau_d``; ``p = 0``
+    n_w : int
+        Number of ambiguity variables ``n − rank``.
+    P_q, Q_q, r_q : numpy.ndarray
+        Shapes ``(n_q, n_τ)``, ``(n_q, n_w)``, ``(n_q,)``: ``q̈ = P_q τ + Q_q w + r_q``.
+    P_f, Q_f, r_f : numpy.ndarray
+        Shapes ``(2k, n_τ)``, ``(2k, n_w)``, ``(2k,)``: ``f = P_f τ + Q_f w + r_f``.
+    tau_C, tau_d : numpy.ndarray
+        Shapes ``(p, n_τ)``, ``(p,)``: admissible torque subspace (31) ``tau_C τ = tau_d``; ``p = 0``
         when every τ is admissible.
-    consistent : ``False`` if no τ satisfies (31) (then the mode has no solution at all).
-    w_moves_accelerations : ``w`` changes ``q̈`` (III-G.2): ``max |Q_q'| > AMBIGUITY_ATOL`` with
+    consistent : bool
+        ``False`` if no τ satisfies (31) (then the mode has no solution at all).
+    w_moves_accelerations : bool
+        ``w`` changes ``q̈`` (III-G.2): ``max |Q_q'| > AMBIGUITY_ATOL`` with
         ``Q_q'`` the nondimensional, orthonormal block.
-    w_moves_forces : likewise for ``f``.
+    w_moves_forces : bool
+        Likewise for ``f``.
     """
 
     mode: str

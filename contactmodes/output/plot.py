@@ -132,11 +132,13 @@ def torque_units(mechanism) -> dict[str, str]:
 
     Parameters
     ----------
-    mechanism : :class:`~contactmodes.model.mechanism.PlanarMechanism` (``LoadedSystem.mechanism``).
+    mechanism : PlanarMechanism
+        :class:`~contactmodes.model.mechanism.PlanarMechanism` (``LoadedSystem.mechanism``).
 
     Returns
     -------
-    dict mapping each name of ``mechanism.actuators`` (= ``ContactSystem.torques``) to its unit.
+    dict[str, str]
+        Dict mapping each name of ``mechanism.actuators`` (= ``ContactSystem.torques``) to its unit.
     """
     from contactmodes.model.mechanism import FLOATING_COORDINATES
 
@@ -160,16 +162,25 @@ class PlotData:
 
     Attributes
     ----------
-    labels : names of the plotted torques (1 or 2).
-    domains : mode → ``T_c`` restricted to the plotted torques (Polytope of dim 1 or 2); modes
+    labels : Sequence[str]
+        Names of the plotted torques (1 or 2).
+    domains : Mapping[str, Polytope]
+        Mode → ``T_c`` restricted to the plotted torques (Polytope of dim 1 or 2); modes
         whose set misses the slice are left out.
-    unambiguous : mode → list of pieces of ``T*_c`` (may be empty or missing).
-    inconsistent : pieces where no mode has a solution.
-    box : (lo, hi) arrays of the plotted range.
-    title : figure title (should state the slice point when there is one).
-    caption : small text under the axes (e.g. what the white space means).
-    units : unit of each plotted torque (``"N·m"``, ``"N"``) or ``None``; added to the axis labels.
-    order : every mode in the order that fixes its style (default: the order of ``domains``).
+    unambiguous : Mapping[str, Sequence[Polytope]]
+        Mode → list of pieces of ``T*_c`` (may be empty or missing).
+    inconsistent : Sequence[Polytope]
+        Pieces where no mode has a solution.
+    box : tuple[numpy.ndarray, numpy.ndarray]
+        ``(lo, hi)`` arrays of the plotted range.
+    title : str
+        Figure title (should state the slice point when there is one).
+    caption : str
+        Small text under the axes (e.g. what the white space means).
+    units : Sequence[str | None]
+        Unit of each plotted torque (``"N·m"``, ``"N"``) or ``None``; added to the axis labels.
+    order : Sequence[str]
+        Every mode in the order that fixes its style (default: the order of ``domains``).
         Give all feasible modes so that a mode keeps its colour from one slice to the next.
     """
 

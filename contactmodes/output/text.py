@@ -412,19 +412,25 @@ def format_table(result: Any, unambiguous: dict | None = None, inconsistent: lis
 
     Parameters
     ----------
-    result : the object returned by :func:`contactmodes.analysis.analyze`.
-    unambiguous : optional mode → :class:`~contactmodes.analysis.ambiguity.UnambiguousResult`; adds the
+    result : AnalysisResult
+        The object returned by :func:`contactmodes.analysis.analyze`.
+    unambiguous : dict, optional
+        Optional mode → :class:`~contactmodes.analysis.ambiguity.UnambiguousResult`; adds the
         column ``T*_c`` (intervals for one torque, else the number of convex pieces: ``1 piece``,
         ``3 pieces``) and a list of ambiguity sources per mode.
-    inconsistent : optional list of polytopes (torques with no solution); adds a section.
-    at : optional ``(tau, modes)``: a torque (n_τ,) and the modes whose ``T_c`` contains it; adds
+    inconsistent : list, optional
+        Optional list of polytopes (torques with no solution); adds a section.
+    at : tuple, optional
+        Optional ``(tau, modes)``: a torque ``(n_τ,)`` and the modes whose ``T_c`` contains it; adds
         the answer of :func:`format_at` at the end.
-    list_limit : list the overlapping pairs in full up to this many (``None``: always).
+    list_limit : int or None, optional
+        List the overlapping pairs in full up to this many (``None``: always).
 
     Returns
     -------
-    str : a header with the system and enumeration counts, the per-mode table, and the
-    overlapping pairs ``T_c ∩ T_c'`` (mode ambiguities, Sec. III-G.1) or their summary.
+    str
+        A header with the system and enumeration counts, the per-mode table, and the
+        overlapping pairs ``T_c ∩ T_c'`` (mode ambiguities, Sec. III-G.1) or their summary.
     """
     system = result.system
     enum = result.enumeration

@@ -32,21 +32,29 @@ def run_sweep(kind: str, vary: Mapping[str, Any] | Sequence[str] | Grid, *, sche
 
     Parameters
     ----------
-    kind : ``"analyze"``, ``"flip"`` or another registered kind (:func:`available_kinds`).
-    vary : ``{key: spec}`` with ``spec`` a string ``"LO:HI:N"`` / ``"a,b,c"`` or a sequence of
+    kind : str
+        ``"analyze"``, ``"flip"`` or another registered kind (:func:`available_kinds`).
+    vary : Mapping[str, Any] or Sequence[str] or Grid
+        ``{key: spec}`` with ``spec`` a string ``"LO:HI:N"`` / ``"a,b,c"`` or a sequence of
         values; the keys' Cartesian product is the grid (last key fastest). Or a :class:`Grid`.
-    scheduler : address of a running Dask scheduler (``"tcp://host:port"``), or ``None``.
-    workers : without ``scheduler``: ``0`` runs the points in this process (no Dask), ``N``
+    scheduler : str, optional
+        Address of a running Dask scheduler (``"tcp://host:port"``), or ``None``.
+    workers : int, optional
+        Without ``scheduler``: ``0`` runs the points in this process (no Dask), ``N``
         starts a ``LocalCluster`` of ``N`` processes; default (``None``): in this process when
         the grid has at most the kind's ``in_process_points`` points (``analyze`` 64, ``flip``
         2), otherwise a ``LocalCluster`` of one process per core.
-    progress : ``None`` (default) a progress bar on stderr when it is a terminal; ``True`` a bar
+    progress : bool or Progress, optional
+        ``None`` (default) a progress bar on stderr when it is a terminal; ``True`` a bar
         on a terminal, a line every few seconds otherwise; ``False`` none; or a
         :class:`contactmodes.progress.Progress`. Covers checking the points and running them.
-    announce : print one line on stderr, before the points run, saying how many run where.
-    max_points : refuse a grid of more points (:data:`MAX_POINTS` = 100000 by default; ``None``:
+    announce : bool, optional
+        Print one line on stderr, before the points run, saying how many run where.
+    max_points : int or None, optional
+        Refuse a grid of more points (:data:`MAX_POINTS` = 100000 by default; ``None``:
         no limit), counted before any value is made.
-    options : the kind's options — ``analyze``: ``system`` (path or parsed table, required),
+    **options : object
+        The kind's options — ``analyze``: ``system`` (path or parsed table, required),
         ``modes``, ``unambiguous``, ``inconsistency_box``; ``flip``: ``controller``, ``duration``.
 
     Raises

@@ -97,10 +97,14 @@ def analyze_point(system, modes: Sequence[str], want_unambiguous: bool,
 
     Parameters
     ----------
-    system : the :class:`~contactmodes.model.system.ContactSystem` at the point.
-    modes : the modes to report (validated by :func:`check_modes`).
-    want_unambiguous : also compute ``T*_c`` of each reported mode (its bounding box and measure).
-    box : ``(lo, hi)``, each (n_τ,), the inconsistency box: the measure of the torques with no
+    system : ContactSystem
+        The :class:`~contactmodes.model.system.ContactSystem` at the point.
+    modes : Sequence[str]
+        The modes to report (validated by :func:`check_modes`).
+    want_unambiguous : bool
+        Also compute ``T*_c`` of each reported mode (its bounding box and measure).
+    box : tuple[numpy.ndarray, numpy.ndarray] or None
+        ``(lo, hi)``, each ``(n_τ,)``, the inconsistency box: the measure of the torques with no
         solution in it, and the box the ``T*_c`` measures are taken in; ``None`` for neither.
 
     Returns

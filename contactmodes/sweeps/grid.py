@@ -125,8 +125,10 @@ class Grid:
 
     Attributes
     ----------
-    keys : the varied keys, in the order given (the last varies fastest).
-    values : one list of values per key.
+    keys : tuple[str, ...]
+        The varied keys, in the order given (the last varies fastest).
+    values : tuple[tuple, ...]
+        One list of values per key.
     """
 
     keys: tuple[str, ...]

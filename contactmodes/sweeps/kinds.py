@@ -9,7 +9,7 @@ Registration
 ------------
 ``analyze`` is built in. Packages layered above :mod:`contactmodes` add kinds through the
 entry-point group ``contactmodes.sweep_kinds`` (so that ``contactmodes`` never imports them):
-the entry point names an instance of a :class:`SweepKind` subclass, e.g. in ``pyproject.toml``::
+the entry point names an instance of a :class:`SweepKind` subclass, e.g. in ``pyproject.toml``:
 
     [project.entry-points."contactmodes.sweep_kinds"]
     flip = "controllers.rhex.sweep:KIND"
@@ -51,15 +51,20 @@ class Prepared:
 
     Attributes
     ----------
-    evaluate : picklable ``evaluate(params) -> dict``: the result fields of one point (JSON
+    evaluate : Callable[[dict], dict]
+        Picklable ``evaluate(params) -> dict``: the result fields of one point (JSON
         values only: no NaN or infinity; ``None`` where unbounded or not applicable). Raising
         marks that point failed (the engine records ``"Type: message"``).
-    row : ``row(point) -> dict`` the table columns (scalars; NaN where not applicable, ±inf
+    row : Callable[[dict], dict]
+        ``row(point) -> dict`` the table columns (scalars; NaN where not applicable, ±inf
         where unbounded) of one point document (``params``, ``ok``, ``error`` and the fields
         ``evaluate`` returned); the engine adds the varied keys, ``ok`` and ``error``.
-    panels : the result columns worth plotting, in order.
-    labels : varied key → axis label with its unit.
-    header : extra top-level fields of the ``contactmodes.sweep/1`` document (inputs such as
+    panels : list[Panel]
+        The result columns worth plotting, in order.
+    labels : dict[str, str]
+        Varied key → axis label with its unit.
+    header : dict[str, Any]
+        Extra top-level fields of the ``contactmodes.sweep/1`` document (inputs such as
         the system file, the modes, the torque names).
     """
 

@@ -1,6 +1,6 @@
 """The result of a sweep: the ``contactmodes.sweep/1`` document and the table (pandas).
 
-JSON document (``--json``; ``docs/sweeps.md``)::
+JSON document (``--json``; ``docs/sweeps.md``):
 
     {"schema": "contactmodes.sweep/1", "kind": "analyze" | "flip" | …,
      "vary": {KEY: [values]}, "scheduler": "serial" | "local" | ADDRESS, "workers": N,
@@ -54,10 +54,18 @@ class SweepResult:
 
     Attributes
     ----------
-    kind : the kind's name. grid : the :class:`~contactmodes.sweeps.grid.Grid`.
-    prepared : the kind's :class:`~contactmodes.sweeps.kinds.Prepared` (columns, panels, inputs).
-    points : point documents in grid order (module doc).
-    scheduler : ``"serial"``, ``"local"`` or the scheduler address. workers : how many ran it.
+    kind : str
+        The kind's name.
+    grid : Grid
+        The :class:`~contactmodes.sweeps.grid.Grid`.
+    prepared : Prepared
+        The kind's :class:`~contactmodes.sweeps.kinds.Prepared` (columns, panels, inputs).
+    points : list[dict]
+        Point documents in grid order (module doc).
+    scheduler : str
+        ``"serial"``, ``"local"`` or the scheduler address.
+    workers : int
+        How many ran it.
     """
 
     kind: str

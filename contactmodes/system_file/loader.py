@@ -10,7 +10,7 @@ table; both return a :class:`LoadedSystem` holding the evaluated
 Errors
 ------
 Every problem with the file raises :class:`~contactmodes.errors.SystemFileError` whose message
-starts with the *key path* of the offending value, e.g.::
+starts with the *key path* of the offending value, e.g.:
 
     contacts[2].mu: must be >= 0, got -0.3
     links[1].parent: unknown link 'foo'
@@ -384,8 +384,10 @@ def parse_system(data: Mapping[str, Any], source: str = "<dict>") -> LoadedSyste
 
     Parameters
     ----------
-    data : the parsed document (as returned by ``tomllib.load``); schema in ``docs/system-file.md``.
-    source : a label for :attr:`LoadedSystem.source`; when it names a file, its stem is the
+    data : Mapping[str, Any]
+        The parsed document (as returned by ``tomllib.load``); schema in ``docs/system-file.md``.
+    source : str, optional
+        A label for :attr:`LoadedSystem.source`; when it names a file, its stem is the
         default ``name``.
 
     Raises
@@ -657,15 +659,22 @@ class ContactGeometry:
 
     Attributes
     ----------
-    name, link : the contact's name and the link (as written in the file) carrying it.
-    position : (2,) world position of the contact point (m).
-    surface_point, surface_normal : (2,) the environment line: a point (m) and the unit outward
+    name, link : str
+        The contact's name and the link (as written in the file) carrying it.
+    position : numpy.ndarray
+        ``(2,)`` world position of the contact point (m).
+    surface_point, surface_normal : numpy.ndarray
+        ``(2,)`` the environment line: a point (m) and the unit outward
         normal ``n``; the tangent is ``t = (n_y, −n_x)``.
-    gap : signed distance ``n·(p − s)`` (m) of the point from the line, positive in free space.
-    velocity : (2,) ``(v_t, v_n)`` (m/s), the contact point's velocity in the contact frame.
-    approaching : ``v_n < −ε`` (the rule of :func:`contactmodes.modes.enumeration.check_not_approaching`): the
+    gap : float
+        Signed distance ``n·(p − s)`` (m) of the point from the line, positive in free space.
+    velocity : numpy.ndarray
+        ``(2,)`` ``(v_t, v_n)`` (m/s), the contact point's velocity in the contact frame.
+    approaching : bool
+        ``v_n < −ε`` (the rule of :func:`contactmodes.modes.enumeration.check_not_approaching`): the
         analysis rejects the state (no impact model).
-    problem : the loader's message when it rejects this contact (a gap), else ``None``.
+    problem : str or None
+        The loader's message when it rejects this contact (a gap), else ``None``.
     """
 
     name: str
@@ -685,9 +694,14 @@ class SystemGeometry:
 
     Attributes
     ----------
-    name, source : as in :class:`LoadedSystem`.
-    coordinates : generalized coordinate names; ``q``, ``qdot`` (n_q,) the state (SI).
-    contacts : one :class:`ContactGeometry` per contact, in file order.
+    name, source : str
+        As in :class:`LoadedSystem`.
+    coordinates : tuple[str, ...]
+        Generalized coordinate names.
+    q, qdot : numpy.ndarray
+        ``(n_q,)`` the state (SI).
+    contacts : tuple[ContactGeometry, ...]
+        One :class:`ContactGeometry` per contact, in file order.
     """
 
     name: str

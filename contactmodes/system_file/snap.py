@@ -85,17 +85,26 @@ class SnapResult:
 
     Attributes
     ----------
-    q, qdot : (n,) the snapped state (SI: m, rad, m/s, rad/s).
-    q_input, qdot_input : (n,) the given state.
-    gaps, gaps_input : (k,) contact gaps ``n_i·(p_i − s_i)`` (m) at ``q`` and at ``q_input``.
-    normal_velocity, normal_velocity_input : (k,) ``v_n = J_n q̇`` (m/s) at the snapped and the
+    q, qdot : numpy.ndarray
+        ``(n,)`` the snapped state (SI: m, rad, m/s, rad/s).
+    q_input, qdot_input : numpy.ndarray
+        ``(n,)`` the given state.
+    gaps, gaps_input : numpy.ndarray
+        ``(k,)`` contact gaps ``n_i·(p_i − s_i)`` (m) at ``q`` and at ``q_input``.
+    normal_velocity, normal_velocity_input : numpy.ndarray
+        ``(k,)`` ``v_n = J_n q̇`` (m/s) at the snapped and the
         given state.
-    normal_velocity_unadjusted : (k,) ``J_n(q) q̇_input`` (m/s): what the snapped ``q`` would give
+    normal_velocity_unadjusted : numpy.ndarray
+        ``(k,)`` ``J_n(q) q̇_input`` (m/s): what the snapped ``q`` would give
         with the input velocity.
-    qdot_changed : whether ``qdot`` was changed to keep the input normal velocities.
-    length : the length ``L`` (m) that weighs lengths against angles.
-    weights : (n,) the weights ``w`` of :func:`coordinate_weights`.
-    iterations : Gauss–Newton steps taken (0 when nothing had to move).
+    qdot_changed : bool
+        Whether ``qdot`` was changed to keep the input normal velocities.
+    length : float
+        The length ``L`` (m) that weighs lengths against angles.
+    weights : numpy.ndarray
+        ``(n,)`` the weights ``w`` of :func:`coordinate_weights`.
+    iterations : int
+        Gauss–Newton steps taken (0 when nothing had to move).
     """
 
     q: np.ndarray
@@ -133,10 +142,14 @@ def snap_state(mechanism: PlanarMechanism, q: ArrayLike, qdot: ArrayLike | None 
 
     Parameters
     ----------
-    mechanism : the mechanism, with its contacts.
-    q : (n,) configuration (m, rad), in ``mechanism.coordinates`` order.
-    qdot : (n,) velocity (m/s, rad/s); zeros if ``None``.
-    length : the length ``L`` (m) weighing lengths against angles, and the unit of the success
+    mechanism : PlanarMechanism
+        The mechanism, with its contacts.
+    q : array_like
+        ``(n,)`` configuration (m, rad), in ``mechanism.coordinates`` order.
+    qdot : array_like, optional
+        ``(n,)`` velocity (m/s, rad/s); zeros if ``None``.
+    length : float, optional
+        The length ``L`` (m) weighing lengths against angles, and the unit of the success
         test; default: the mechanism's characteristic length at ``(q, qdot)``
         (:meth:`~contactmodes.model.mechanism.PlanarMechanism.characteristic_scales`), the loader's.
 
