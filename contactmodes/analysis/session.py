@@ -256,10 +256,13 @@ class ModeSolution:
 
     Attributes
     ----------
-    mode : the mode string.
-    kinematically_feasible : the mode survived the session's enumeration (Table III and
+    mode : str
+        The mode string.
+    kinematically_feasible : bool
+        The mode survived the session's enumeration (Table III and
         Sec. III-F); a pruned mode can still be analysed (``analyze --mode``) but never occurs.
-    timing : seconds spent per stage (``response``, ``assemble``, ``reduce``, ``project``, ``box``).
+    timing : dict[str, float]
+        Seconds spent per stage (``response``, ``assemble``, ``reduce``, ``project``, ``box``).
     """
 
     def __init__(self, session: "AnalysisSession", mode: str, kinematic: bool) -> None:
@@ -539,9 +542,12 @@ class AnalysisSession:
 
     Parameters
     ----------
-    system : the model at its state (any consistent units; nondimensionalized once here).
-    method : projection method for ``T_c`` (:func:`polytopes.projection.project`).
-    progress : optional :class:`~contactmodes.progress.Progress` for long stages.
+    system : ContactSystem
+        The model at its state (any consistent units; nondimensionalized once here).
+    method : str, optional
+        Projection method for ``T_c`` (:func:`polytopes.projection.project`).
+    progress : Progress, optional
+        Optional :class:`~contactmodes.progress.Progress` for long stages.
 
     Raises
     ------

@@ -54,18 +54,30 @@ if TYPE_CHECKING:  # the scaled system is built from the given one's own types: 
 class Scaling:
     """Diagonal scalings between a system and its nondimensional form (module docstring).
 
-    Attributes (user value = factor × scaled value)
+    User value = factor × scaled value.
+
+    Attributes
     ----------
-    scales : the :class:`~contactmodes.model.system.CharacteristicScales` used.
-    qdd : (n_q,) ``s_j``: unit of each generalized acceleration.
-    generalized_force : (n_q,) ``g_j``: unit of each dynamics row (generalized force).
-    force : ``F``: unit of every contact-force component.
-    acceleration : ``A``: unit of every contact acceleration.
-    velocity : ``V``: unit of contact velocities and of the thresholds ``v0``.
-    tau : (n_τ,) ``u_k``: unit of each actuator input.
-    disturbance : (n_d,) unit of each disturbance component (empty without a disturbance).
-    rows : per constraint block of the system, (m,) divisors of its rows.
-    system : the scaled :class:`~contactmodes.model.system.ContactSystem` (its own ``scaling`` is the
+    scales : CharacteristicScales
+        The :class:`~contactmodes.model.system.CharacteristicScales` used.
+    qdd : numpy.ndarray
+        ``(n_q,)`` ``s_j``: unit of each generalized acceleration.
+    generalized_force : numpy.ndarray
+        ``(n_q,)`` ``g_j``: unit of each dynamics row (generalized force).
+    force : float
+        ``F``: unit of every contact-force component.
+    acceleration : float
+        ``A``: unit of every contact acceleration.
+    velocity : float
+        ``V``: unit of contact velocities and of the thresholds ``v0``.
+    tau : numpy.ndarray
+        ``(n_τ,)`` ``u_k``: unit of each actuator input.
+    disturbance : numpy.ndarray
+        ``(n_d,)`` unit of each disturbance component (empty without a disturbance).
+    rows : tuple[numpy.ndarray, ...]
+        Per constraint block of the system, the ``(m,)`` divisors of its rows.
+    system : ContactSystem
+        The scaled :class:`~contactmodes.model.system.ContactSystem` (its own ``scaling`` is the
         identity).
     """
 
