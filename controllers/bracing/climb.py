@@ -277,9 +277,11 @@ def disturbance_box(times, margin: float = 0.0) -> tuple[np.ndarray, np.ndarray]
 
     Parameters
     ----------
-    times : (n,) sample times (s), evaluated with :func:`disturbance_along`; or an already computed
-        ``τ_d`` array of shape (n, 4).
-    margin : relative widening, ``>= 0``: each component's interval ``[lo, hi]`` is extended by
+    times : array_like
+        ``(n,)`` sample times (s), evaluated with :func:`disturbance_along`; or an already computed
+        ``τ_d`` array of shape ``(n, 4)``.
+    margin : float, optional
+        Relative widening, ``>= 0``: each component's interval ``[lo, hi]`` is extended by
         ``margin · (hi − lo)`` on both sides (``0.1`` adds 10 % of the range at each end), to cover
         the samples' under-estimate of the extremes and model error.
 

@@ -79,17 +79,26 @@ class BracingResult:
 
     Attributes
     ----------
-    success : a torque was found.
-    status : ``"optimal"``, ``"empty"`` (``T'*_c`` has no piece inside the torque bound box),
+    success : bool
+        A torque was found.
+    status : str
+        ``"optimal"``, ``"empty"`` (``T'*_c`` has no piece inside the torque bound box),
         or ``"margin_infeasible"`` (least effort: no piece admits the requested margin).
-    message : one line explaining ``status``.
-    mode : the desired mode.
-    torque : (n_τ,) the chosen torque (N·m), ``None`` unless ``success``.
-    margin : distance (N·m) from ``torque`` to the boundary of its piece of ``T'*_c`` intersected
+    message : str
+        One line explaining ``status``.
+    mode : str
+        The desired mode.
+    torque : numpy.ndarray or None
+        ``(n_τ,)`` the chosen torque (N·m), ``None`` unless ``success``.
+    margin : float or None
+        Distance (N·m) from ``torque`` to the boundary of its piece of ``T'*_c`` intersected
         with the torque bound box, ``None`` unless ``success``.
-    piece : index of the chosen piece in ``pieces``.
-    pieces : the convex pieces searched (``T'*_c`` after :func:`polytopes.simplify`).
-    robust : the :class:`~contactmodes.analysis.robust.RobustResult` they came from.
+    piece : int or None
+        Index of the chosen piece in ``pieces``.
+    pieces : list[Polytope]
+        The convex pieces searched (``T'*_c`` after :func:`polytopes.simplify`).
+    robust : RobustResult
+        The :class:`~contactmodes.analysis.robust.RobustResult` they came from.
     """
 
     success: bool

@@ -177,18 +177,35 @@ class BlindController:
 
     Parameters
     ----------
-    params : the robot (friction coefficients are the controller's model of the ground) and the
+    params : RHexParams, optional
+        The robot (friction coefficients are the controller's model of the ground) and the
         detector settings ``detector_threshold`` (rad/s², on filtered measured minus predicted
         θ̈), ``detector_filter_tau`` (s), ``detector_hold`` (consecutive steps above threshold),
         ``detector_arm_time`` (s, the detector is ignored before: the start-up transient of the
         compliant legs). See the module docstring for the tuning.
-    threshold, filter_tau, hold, arm_time : optional overrides of those four fields.
+    threshold : float, optional
+        Optional override of ``detector_threshold``.
+    filter_tau : float, optional
+        Optional override of ``detector_filter_tau``.
+    hold : int, optional
+        Optional override of ``detector_hold``.
+    arm_time : float, optional
+        Optional override of ``detector_arm_time``.
 
-    Attributes after a run: ``switch_time`` (s or ``None``), ``log`` list of
-    ``(t, mode, predicted θ̈, status)``. Create a new instance (or call :meth:`reset`) per run.
-    ``compile_seconds``: the time the constructor spent compiling the LP and response kernels
-    (:mod:`polytopes.batchlp_kernel`, :mod:`contactmodes.realtime.kernels`; 0 when an earlier
-    controller of the process did).
+    Attributes
+    ----------
+    switch_time : float or None
+        After a run: the switch time (s), or ``None``.
+    log : list[tuple]
+        After a run: list of ``(t, mode, predicted θ̈, status)``, one per step.
+    compile_seconds : float
+        The time the constructor spent compiling the LP and response kernels
+        (:mod:`polytopes.batchlp_kernel`, :mod:`contactmodes.realtime.kernels`; 0 when an earlier
+        controller of the process did).
+
+    Notes
+    -----
+    Create a new instance (or call :meth:`reset`) per run.
     """
 
     def __init__(self, params: RHexParams | None = None, threshold: float | None = None,

@@ -29,7 +29,7 @@ is explicit (``ω dt <= 0.1`` for every remaining mode with the Table IV numbers
 Convergence is tested (``tests/controllers/rhex/test_rhex_sim.py``: halving ``dt`` changes the state after 0.1 s
 of full thrust by < 1 mm / 5 mrad).
 
-State vector (18,), SI units (``STATE_LAYOUT``)::
+State vector (18,), SI units (``STATE_LAYOUT``):
 
     [x, y, θ, ẋ, ẏ, θ̇,  toe1_x, toe1_y, toe2_x, toe2_y, toe3_x, toe3_y,
      toe1_ẋ, toe1_ẏ, toe2_ẋ, toe2_ẏ, toe3_ẋ, toe3_ẏ]
