@@ -540,6 +540,12 @@ class ModeSolution:
 class AnalysisSession:
     """Analysis of one :class:`~contactmodes.model.system.ContactSystem` (flipping paper, Sec. III).
 
+    A ``system`` whose characteristic scales are marked ``nondimensional`` (the scaled system of
+    :func:`~contactmodes.model.scaling.nondimensionalize`, or one built from a state's scaled terms
+    with :func:`~contactmodes.model.scaling.scaled_system_fields`) is analysed as it is: its
+    scaling is the identity, so nothing is nondimensionalized again and the user's units are the
+    nondimensional ones.
+
     Parameters
     ----------
     system : ContactSystem
@@ -548,18 +554,40 @@ class AnalysisSession:
         Projection method for ``T_c`` (:func:`polytopes.projection.project`).
     progress : Progress, optional
         Optional :class:`~contactmodes.progress.Progress` for long stages.
+    enumeration : Enumeration, optional
+        The kinematically feasible modes of ``system`` (Sec. III-F) when the caller has already
+        decided them by the enumeration's rule at the same state, e.g. a real-time layout's
+        kinematic test (:meth:`contactmodes.realtime.plan.KinematicTest.enumeration`). Trusted as
+        the kinematically feasible modes: the session does not enumerate again (:attr:`enumeration`
+        is this object; a mode's ``kinematically_feasible`` is its membership in
+        ``enumeration.modes``). Only the mode strings are checked here (one letter of ``"FSLR"``
+        per contact, none repeated; a cost linear in the number of modes); that they are the
+        modes :func:`~contactmodes.modes.enumeration.enumerate_modes` finds is the caller's
+        guarantee (for the real-time layouts: ``tests/contactmodes/test_layout.py``,
+        ``tests/contactmodes/test_session.py``). Default: enumerated on first use.
 
     Raises
     ------
     ContactModelError
-        For a system without actuators (torque domains need at least one input).
+        For a system without actuators (torque domains need at least one input), or an
+        ``enumeration`` with a string that is not a mode of the system's contacts or with a mode
+        twice (named ``enumeration.modes[i]``).
     """
 
-    def __init__(self, system: ContactSystem, method: str = "auto", progress: Progress | None = None) -> None:
+    def __init__(self, system: ContactSystem, method: str = "auto", progress: Progress | None = None,
+                 enumeration: Enumeration | None = None) -> None:
         if system.n_tau == 0:
             raise ContactModelError(
                 "torques: the system has no actuators; torque domains T_c need at least one "
                 "(polytopes has no 0-dimensional sets)")
+        if enumeration is not None:
+            seen: set[str] = set()
+            for i, m in enumerate(enumeration.modes):
+                validate_mode(m, system.contacts, f"enumeration.modes[{i}]")
+                if m in seen:
+                    raise ContactModelError(f"enumeration.modes[{i}]: mode {m!r} appears twice")
+                seen.add(m)
+        self._enumeration = enumeration
         self.system = system
         self.method = method
         self.progress = progress
@@ -579,10 +607,13 @@ class AnalysisSession:
         object, its LP caches warm (:class:`~contactmodes.model.scaling.UserSets`)."""
         return self._user_sets(P)
 
-    @cached_property
+    @property
     def enumeration(self) -> Enumeration:
-        """The kinematically feasible modes (:func:`~contactmodes.modes.enumeration.enumerate_modes`), once."""
-        return enumerate_modes(self.system, progress=self.progress)
+        """The kinematically feasible modes: the ``enumeration`` given to the constructor, else
+        :func:`~contactmodes.modes.enumeration.enumerate_modes` of the system, once."""
+        if self._enumeration is None:
+            self._enumeration = enumerate_modes(self.system, progress=self.progress)
+        return self._enumeration
 
     def equation_bank(self, task: bool, scaled: bool = True) -> EquationBank:
         """The :class:`~contactmodes.modes.constraints.EquationBank` of the nondimensional (or, with

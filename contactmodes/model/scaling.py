@@ -44,7 +44,8 @@ import numpy as np
 
 from polytopes import Polytope
 
-__all__ = ["ScaledTerms", "Scaling", "UserSets", "identity_scaling", "nondimensionalize", "scale_terms"]
+__all__ = ["ScaledTerms", "Scaling", "UserSets", "identity_scaling", "nondimensional_scales", "nondimensionalize",
+           "scale_terms", "scaled_system_fields"]
 
 if TYPE_CHECKING:  # the scaled system is built from the given one's own types: no import cycle
     from contactmodes.model.system import CharacteristicScales, ContactSystem
@@ -240,11 +241,42 @@ def scale_terms(M, h, S, J, Jdot_qdot, v_contact, v0, scales: CharacteristicScal
                        Jdot_qdot / A, v_contact / V, np.asarray(v0, dtype=float) / V, tuple(out), tuple(rows))
 
 
+def nondimensional_scales(scales: CharacteristicScales) -> CharacteristicScales:
+    """The characteristic scales of the scaled form of a system with ``scales``: length, mass and
+    time 1, marked ``nondimensional`` (so the scaled system's own ``scaling`` is the identity,
+    :func:`identity_scaling`)."""
+    return replace(scales, length=1.0, mass=1.0, time=1.0, nondimensional=True)
+
+
+def scaled_system_fields(terms: ScaledTerms, constraints, scales: CharacteristicScales) -> dict:
+    """The fields of the scaled :class:`~contactmodes.model.system.ContactSystem` that the scaled
+    terms of a state determine, as keyword arguments: ``M``, ``h``, ``S``, ``J``, ``Jdot_qdot``,
+    ``v_contact``, ``v0`` (``terms``' scaled arrays), ``constraints`` (the system's constraint
+    blocks ``constraints``, in order, with ``terms.blocks``' scaled rows) and ``scales``
+    (:func:`nondimensional_scales` of the system's ``scales``).
+
+    :func:`nondimensionalize` builds its scaled system from them; a caller that already holds a
+    state's :class:`ScaledTerms` (computed by :func:`scale_terms`, the one rule, from the arrays of
+    a system with these ``constraints`` and ``scales``) builds the same scaled system —
+    ``ContactSystem(**fields, mu=…, coordinates=…, torques=…, contacts=…, name=…)`` — without
+    building and nondimensionalizing the user-unit system first; an
+    :class:`~contactmodes.analysis.session.AnalysisSession` of it decides on the same numbers
+    (e.g. the slow path of a real-time controller whose layouts scaled the state already).
+    Raises ``ValueError`` when ``constraints`` and ``terms.blocks`` differ in number."""
+    constraints = tuple(constraints)
+    if len(constraints) != len(terms.blocks):
+        raise ValueError(f"constraints: {len(constraints)} blocks for the {len(terms.blocks)} of the scaled terms")
+    blocks = tuple(replace(c, qdd=q, f=f, tau=tau, rhs=rhs) for c, (q, f, tau, rhs) in zip(constraints, terms.blocks))
+    return {"M": terms.M, "h": terms.h, "S": terms.S, "J": terms.J, "Jdot_qdot": terms.Jdot_qdot,
+            "v_contact": terms.v_contact, "v0": terms.v0, "constraints": blocks, "scales": nondimensional_scales(scales)}
+
+
 def nondimensionalize(system: ContactSystem) -> Scaling:
     """The :class:`Scaling` of ``system`` (module docstring) with the scaled system.
 
     ``system`` (n_q coordinates, n_τ inputs, k contacts) in any consistent units. The scaled
-    system has characteristic scales 1 and its own ``scaling`` set to the identity.
+    system has characteristic scales 1 and its own ``scaling`` set to the identity
+    (:func:`scaled_system_fields`).
     """
     sc = system.scales
     assert sc is not None  # ContactSystem.__post_init__ always sets it
@@ -252,7 +284,6 @@ def nondimensionalize(system: ContactSystem) -> Scaling:
                     [(c.qdd, c.f, c.tau, c.rhs) for c in system.constraints])
     s, g, u, F, A, V = t.qdd, t.generalized_force, t.tau, t.force, t.acceleration, t.velocity
     rows = list(t.rows)
-    blocks = [replace(c, qdd=q, f=f, tau=tau, rhs=rhs) for c, (q, f, tau, rhs) in zip(system.constraints, t.blocks)]
 
     dist = None
     ud = np.zeros(0)
@@ -263,7 +294,5 @@ def nondimensionalize(system: ContactSystem) -> Scaling:
         dset = Polytope(D.set.A * ud, D.set.b, D.set.C * ud, D.set.d)
         dist = replace(D, E=Es, set=dset)
 
-    scaled = replace(system, M=t.M, h=t.h, S=t.S, J=t.J, Jdot_qdot=t.Jdot_qdot, v_contact=t.v_contact, v0=t.v0,
-                     constraints=tuple(blocks), disturbance=dist, scales=replace(sc, length=1.0, mass=1.0,
-                                                                                  time=1.0, nondimensional=True))
+    scaled = replace(system, **scaled_system_fields(t, system.constraints, sc), disturbance=dist)
     return Scaling(sc, s, g, F, A, V, u, ud, tuple(rows), scaled)

@@ -60,8 +60,9 @@ def responses_kernel(Abank, Bbank, bbank, rowp, colp, rank, inv, m, n, row,
     """Certified responses of a batch of modes (module doc; the arrays of
     :class:`~contactmodes.realtime.plan.Responses`). ``Abank`` (E, n), ``Bbank`` (E, n_τ), ``bbank`` (E,)
     the equality banks; per mode ``rowp`` (B, m) bank rows in pivot order, ``colp`` (B, n) column
-    order, ``rank`` (B,), ``inv`` (B, n) the inverse column order; ``row`` the coordinate whose
-    acceleration must be unique. Outputs are written in place; ``ok`` (B,) is the certificate."""
+    order, ``rank`` (B,), ``inv`` (B, n) the inverse column order; ``row`` the objective row of
+    :meth:`~contactmodes.realtime.plan.Layout.responses` (an index in ``x = (q̈, f)``, whose ``Q``
+    row decides ``unique``). Outputs are written in place; ``ok`` (B,) is the certificate."""
     Bn = rowp.shape[0]
     nt = Bbank.shape[1]
     s = max(m, n)

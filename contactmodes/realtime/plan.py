@@ -62,7 +62,7 @@ from contactmodes import tolerances
 from contactmodes.realtime import kernels
 from contactmodes.errors import ContactModelError
 from contactmodes._linalg import numerical_rank
-from contactmodes.modes.enumeration import strict_slack_of_rows
+from contactmodes.modes.enumeration import Enumeration, strict_slack_of_rows
 from contactmodes.modes.contact_conditions import VelocityPattern, contact_rows
 from contactmodes.modes.response import ModeEquations, ModeResponse, response_from_equations
 from contactmodes.model.scaling import ScaledTerms, scale_terms
@@ -269,7 +269,8 @@ class Responses:
     ``P`` (B, n, n_τ), ``Q`` (B, n, s) (``s`` padded ambiguity columns; ``wfree`` (B, s) marks the
     real ones), ``r`` (B, n): ``[q̈; f] = P τ + Q w + r``. ``C`` (B, n_τ, n_τ), ``d`` (B, n_τ),
     ``cvalid`` (B, n_τ): admissible torques (31) ``C τ = d`` on the valid rows. ``consistent``
-    (B,), ``unique`` (B,) (the θ̈ row of ``Q`` is zero, III-G.2, for the coordinate asked for),
+    (B,), ``unique`` (B,) (the objective row of ``Q`` is zero, III-G.2: the row ``row`` of ``x =
+    (q̈, f)`` given to :meth:`Layout.responses` does not depend on ``w``),
     ``n_w`` (B,), ``certified`` (B,) (fast path) — the others came from the SVD."""
 
     index: np.ndarray
@@ -325,6 +326,30 @@ class KinematicTest:
     def pending(self) -> np.ndarray:
         """Positions (in :attr:`Layout.modes`) of the candidates not decided yet, increasing."""
         return (~self.decided).nonzero()[0]
+
+    def enumeration(self, pattern: VelocityPattern | None = None) -> Enumeration:
+        """The kinematically feasible candidates as the
+        :class:`~contactmodes.modes.enumeration.Enumeration` of the state: the modes
+        :func:`~contactmodes.modes.enumeration.enumerate_modes` finds on the state's scaled system
+        (the same decisions, footnote 5, and the same product order over ``"FSLR"``; compared in
+        ``tests/contactmodes/test_layout.py``), for an
+        :class:`~contactmodes.analysis.session.AnalysisSession` of that system that need not
+        enumerate again (its ``enumeration`` argument). ``pattern`` the state's velocity pattern
+        (in the units of the scaled terms: the layout's key; default the layout's own, whose
+        thresholds are those of the state that built it); ``lps`` counts the batch's strict-slack
+        LPs (one per candidate). Every candidate must be decided (:meth:`resolve` the
+        :meth:`pending` ones first): ``ValueError`` otherwise, or for a ``pattern`` of another
+        layout."""
+        lay = self.layout
+        if pattern is None:
+            pattern = lay.pattern
+        elif pattern.key != lay.pattern.key:
+            raise ValueError("pattern: not the velocity pattern of this layout")
+        if not self.decided.all():
+            raise ValueError(f"{int(np.count_nonzero(~self.decided))} candidates are not decided yet: resolve them first")
+        modes = [lay.modes[i] for i in self.feasible.nonzero()[0].tolist()]
+        return Enumeration(total=4 ** lay.structure.k, after_velocity=len(lay.modes), after_acceleration=len(modes),
+                           modes=modes, allowed=list(pattern.allowed), pattern=pattern, lps=len(lay.modes))
 
     def resolve(self, index) -> np.ndarray:
         """Decide the candidates ``index`` (positions, any order; decided ones are left alone) and
@@ -546,7 +571,11 @@ class Layout:
     def responses(self, banks: Banks, index: np.ndarray, row: int, counters: StepCounters | None = None,
                   kernel: str = "auto") -> Responses:
         """Responses (24)–(31) of the modes at positions ``index`` (module doc); ``row`` is the
-        coordinate whose acceleration must be unique (e.g. θ, III-G.2). ``counters`` (optional
+        *objective row*: the index in ``x = (q̈, f)`` (``0 <= row < n_q + 2k``) of the quantity the
+        caller optimizes, for which :attr:`Responses.unique` tells whether it is unique (its row of
+        ``Q`` zero: no dependence on the ambiguity variables ``w``, III-G.2). Any row of any
+        system; the plan assumes nothing about it (the RHex max-thrust controller passes its
+        pitch acceleration's row). ``counters`` (optional
         :class:`StepCounters`): ``responses`` += the modes computed (none for an empty ``index``),
         ``svd_responses`` += those the SVD computed. ``kernel``: ``"numpy"`` (the reference
         below), ``"compiled"`` (:mod:`contactmodes.realtime.kernels`, the same computation

@@ -69,8 +69,15 @@ The fast path runs on :mod:`contactmodes.realtime.plan` and :mod:`polytopes.batc
   NumPy paths, which stay the tested reference), the LP answers verified inside the same compiled
   loop; the kernels are compiled (or loaded from the on-disk cache) in the constructor
   (:attr:`MaxThrustController.compile_seconds`), never during a step;
-* the slow path and the reference (:func:`max_thrust_reference`) run on an
-  :class:`~contactmodes.analysis.session.AnalysisSession` of the step's system (built only when needed);
+* the slow path runs on an :class:`~contactmodes.analysis.session.AnalysisSession` built, only
+  when a step needs it, from what the step has already decided: its system is the step's
+  nondimensional system assembled from the scaled terms (:attr:`StepModel.scaled_system`: not
+  built in SI units, validated and nondimensionalized again) and its modes are the layout's
+  kinematic decisions (:meth:`contactmodes.realtime.plan.KinematicTest.enumeration`: not
+  enumerated again) — the same numbers and the same modes as a session of the SI system
+  (compared in ``tests/controllers/rhex/test_rhex_max_thrust.py``). The reference
+  (:func:`max_thrust_reference`) keeps its own session of the SI system (:attr:`StepModel.session`),
+  which nondimensionalizes and enumerates independently of the fast path it checks;
 * **precomputed before the run** (in the constructor, outside every timed step): the structures
   and pivot choices of every set of present contacts at the at-rest start
   (:func:`~.simulator.initial_state`), and the answer at that start state itself (136 modes at
@@ -158,7 +165,7 @@ from contactmodes.analysis.ambiguity import unambiguous
 from contactmodes.analysis.domains import intersect_domains
 from contactmodes.realtime.plan import W_BOUND, Layout, StepCounters, Structure, domain_lp_rows, scaled_terms
 from contactmodes.modes.contact_conditions import classify_arrays
-from contactmodes.model.scaling import ScaledTerms, scale_terms
+from contactmodes.model.scaling import ScaledTerms, scale_terms, scaled_system_fields
 from contactmodes.analysis.session import AnalysisSession
 from contactmodes.tolerances import AMBIGUITY_ATOL
 from contactmodes.realtime import kernels
@@ -300,8 +307,9 @@ class StepModel:
     """The rigid model of one state as the controller sees it (module doc): closed-form terms
     (:func:`~.rigid_model.rigid_arrays`), classified velocities, scaled terms
     (:func:`contactmodes.model.scaling.scale_terms`) and the velocity pattern (on the scaled velocities).
-    :attr:`system` and :attr:`session` build the :class:`~contactmodes.model.system.ContactSystem` and
-    its :class:`~contactmodes.analysis.session.AnalysisSession` on first use (slow path, reference).
+    :attr:`scaled_system` builds the nondimensional :class:`~contactmodes.model.system.ContactSystem`
+    from the scaled terms on first use (the slow path's); :attr:`system` and :attr:`session` the
+    SI one and its :class:`~contactmodes.analysis.session.AnalysisSession` (the reference's).
     ``classify=False`` keeps the measured normal velocities (the blind controller's model; an
     approaching contact is then not an error); ``kinematics`` the state's
     :func:`~.simulator.leg_kinematics` when the caller has it."""
@@ -319,6 +327,7 @@ class StepModel:
         self.pattern = classify_arrays(self.terms.v_contact, self.terms.v0, 1.0, ra.contacts,
                                        check_approaching=classify)
         self._system = None
+        self._scaled_system = None
         self._session = None
 
     @property
@@ -335,8 +344,29 @@ class StepModel:
         return self._system
 
     @property
+    def scaled_system(self):
+        """The nondimensional :class:`~contactmodes.model.system.ContactSystem` of the step (task
+        on, classified velocities), built once from :attr:`terms`
+        (:func:`contactmodes.model.scaling.scaled_system_fields`): the system a session of
+        :attr:`system` decides on (``system.scaling.system``, the same numbers bit for bit:
+        :attr:`terms` are that session's rule), without building, validating and
+        nondimensionalizing :attr:`system` first. Its scales are marked nondimensional, so its
+        own scaling is the identity. The slow path's session is of this system
+        (:meth:`_Modes.session`)."""
+        if self._scaled_system is None:
+            from contactmodes.model.system import ContactSystem
+
+            ra = self.arrays
+            fields = scaled_system_fields(self.terms, (task_constraint(len(ra.contacts), self.params),), ra.scales)
+            self._scaled_system = ContactSystem(mu=ra.mu, coordinates=COORDINATES, torques=TORQUES,
+                                                contacts=ra.contacts, name="rhex_rigid", **fields)
+        return self._scaled_system
+
+    @property
     def session(self) -> AnalysisSession:
-        """An :class:`~contactmodes.analysis.session.AnalysisSession` of :attr:`system` (built once)."""
+        """An :class:`~contactmodes.analysis.session.AnalysisSession` of :attr:`system` (built once):
+        the reference's (:func:`max_thrust_reference`), which nondimensionalizes and enumerates
+        the modes itself, independently of the fast path."""
         if self._session is None:
             self._session = AnalysisSession(self.system)
         return self._session
@@ -410,7 +440,8 @@ class _Modes:
 
     ``warm`` the layout's bound-LP warm starts (:class:`_WarmStarts`, kept across steps by the
     :class:`_Engine`); ``counters`` the step's work counts (:class:`_Counters`), added to by every
-    helper of the step that is given this object."""
+    helper of the step that is given this object. :meth:`session` is the slow path's
+    :class:`~contactmodes.analysis.session.AnalysisSession` (built on first use)."""
 
     def __init__(self, layout: Layout, banks, warm: _WarmStarts, counters: _Counters, lazy: bool = True) -> None:
         self.layout = layout
@@ -439,6 +470,7 @@ class _Modes:
         self.feasible_u = r.consistent & ~(bad & ~self.dom.task).any(axis=1)
         self.feasible_t = r.consistent & ~bad.any(axis=1)
         self._point_rows = None
+        self._session: AnalysisSession | None = None
 
     def resolve(self, pos) -> np.ndarray:
         """Decide the pending modes among the positions ``pos`` (class doc); returns ``alive[pos]``
@@ -457,6 +489,20 @@ class _Modes:
         """Decide every pending mode (before anything that uses the whole mode set)."""
         if self.n_pending:
             self.resolve(self.pending.nonzero()[0])
+
+    def session(self, step: StepModel) -> AnalysisSession:
+        """The slow path's :class:`~contactmodes.analysis.session.AnalysisSession` of ``step`` (the
+        step these modes were computed for), built once: of the step's nondimensional system
+        (:attr:`StepModel.scaled_system`, from the scaled terms the layout used) with the
+        layout's kinematic decisions as its enumeration
+        (:meth:`~contactmodes.realtime.plan.KinematicTest.enumeration`, every pending mode resolved
+        first) — nothing is nondimensionalized or enumerated again. Its modes are the
+        enumeration's (:func:`~contactmodes.modes.enumeration.enumerate_modes` on the SI system)
+        and its numbers those of a session of the SI system (module doc, *Real time*)."""
+        if self._session is None:
+            self.resolve_all()
+            self._session = AnalysisSession(step.scaled_system, enumeration=self.kin.enumeration(step.pattern))
+        return self._session
 
     def any_feasible(self, pos: np.ndarray) -> bool:
         """Whether any of the modes ``pos`` (not dropped) is kinematically feasible: resolves the
@@ -721,9 +767,9 @@ def _search(md: _Modes, step: StepModel, lo, hi, task: bool, force_slow: bool):
             val, tau, nudged, closure = beta, t0, False, beta
         else:
             n_slow += 1
-            md.resolve_all()
+            session = md.session(step)  # resolves every pending mode first
             others = md.others(j)
-            val, tau, nudged, closure = _slow(step.session, md.names[j], [md.names[i] for i in others], lo, hi,
+            val, tau, nudged, closure = _slow(session, md.names[j], [md.names[i] for i in others], lo, hi,
                                               md.counters, task)
         values[md.names[j]] = val
         if tau is not None and (best is None or val > best[0]):
@@ -808,7 +854,7 @@ def max_thrust(step: StepModel, lo, hi, force_slow: bool = False, engine: _Engin
             tau_u = (np.asarray(tau) * u).clip(lo_u, hi_u)
             mode = md.names[j]
             if n_slow:
-                resp = step.session.mode(mode).response_scaled(task)
+                resp = md.session(step).mode(mode).response_scaled(task)
                 pred = float(resp.P_q[PITCH_INDEX] @ (tau_u / u) + resp.r_q[PITCH_INDEX]) * s_theta
             else:
                 pred = float(md.grad[j] @ (tau_u / u) + md.offset[j]) * s_theta

@@ -313,3 +313,58 @@ def test_mode_methods_are_unit_invariant(seed):
             assert b.mode(m).contains(ra[1] * factor)
         else:
             assert not np.isfinite(rb[0])
+
+
+@pytest.mark.parametrize("name", ["two_link_brace", "painleve_rod", "table_two_legs", "rhex_flip_start"])
+def test_a_given_enumeration_is_used_and_a_nondimensional_system_analysed_as_it_is(name, monkeypatch):
+    """``AnalysisSession(system, enumeration=…)`` takes the given modes as the kinematically
+    feasible ones without enumerating; here they are a real-time layout's kinematic decisions
+    (:meth:`contactmodes.realtime.plan.KinematicTest.enumeration`), equal to the session's own
+    enumeration (modes, counts, Table III letters). A session of the nondimensional system
+    (``system.scaling.system``) with that enumeration is analysed as it is (identity scaling)
+    and decides every mode as the session of the system in its units does: the same
+    feasibility, responses and ``T_c`` in scaled units, bit for bit."""
+    from contactmodes.modes.contact_conditions import classify_arrays
+    from contactmodes.realtime.plan import Structure, terms_of
+
+    system = load_system(os.path.join(EXAMPLES_DIR, f"{name}.toml")).system
+    plain = AnalysisSession(system)
+    terms = terms_of(system)
+    pattern = classify_arrays(terms.v_contact, terms.v0, 1.0, system.contacts)
+    layout = Structure.of(system).layout(pattern)
+    test = layout.kinematic_test(Structure.of(system).banks(terms))
+    if test.pending().size:
+        with pytest.raises(ValueError, match="not decided"):
+            test.enumeration(pattern)
+        test.resolve(test.pending())
+    given = test.enumeration(pattern)
+    theirs = plain.enumeration
+    assert (given.modes, given.total, given.after_velocity, given.after_acceleration, given.allowed) == \
+        (theirs.modes, theirs.total, theirs.after_velocity, theirs.after_acceleration, theirs.allowed)
+    monkeypatch.setattr(session_module, "enumerate_modes", lambda *a, **k: pytest.fail("enumerated again"))
+    for ses in (AnalysisSession(system, enumeration=given), AnalysisSession(system.scaling.system, enumeration=given)):
+        assert ses.enumeration is given
+        assert ses.modes() == [ses.mode(m) for m in given.modes]
+        assert ses.system is system or (ses.scaling.is_identity and ses.scaled is system.scaling.system)
+        for m in given.modes:
+            a, b = ses.mode(m), plain.mode(m)
+            assert a.kinematically_feasible and a.feasible(False) == b.feasible(False), m
+            ra, rb = a.response_scaled(False), b.response_scaled(False)
+            assert ra.P.tobytes() == rb.P.tobytes() and ra.Q.tobytes() == rb.Q.tobytes(), m
+            Ta, Tb = a.T_scaled(False), b.T_scaled(False)
+            assert (Ta is None) == (Tb is None), m
+            if Ta is not None:
+                assert all(getattr(Ta, f).tobytes() == getattr(Tb, f).tobytes() for f in "AbCd"), m
+
+
+def test_a_given_enumeration_must_name_modes_of_the_system():
+    system = load_system(os.path.join(EXAMPLES_DIR, "two_link_brace.toml")).system
+    en = enumerate_modes(system)
+    from dataclasses import replace
+
+    from contactmodes.errors import ContactModelError
+
+    with pytest.raises(ContactModelError, match=r"enumeration.modes\[1\]: 'FX' is not a contact mode"):
+        AnalysisSession(system, enumeration=replace(en, modes=[en.modes[0], "FX"]))
+    with pytest.raises(ContactModelError, match=r"enumeration.modes\[1\]: mode .* appears twice"):
+        AnalysisSession(system, enumeration=replace(en, modes=[en.modes[0], en.modes[0]]))

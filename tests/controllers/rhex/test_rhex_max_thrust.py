@@ -241,3 +241,70 @@ def test_compiled_point_test_equals_numpy_reference(short_runs, slow_path_states
         An, _, _, w_used = md.point_rows
         n_lp += int(np.sum(np.any(w_used, axis=1) & md.feasible_u))
     assert n_lp > 0 and seen == {True, False}  # the LP branch and both answers exercised
+
+
+def _same_system(a, b):
+    """Two :class:`~contactmodes.model.system.ContactSystem` with the same fields, bit for bit."""
+    for f in ("M", "h", "S", "J", "Jdot_qdot", "v_contact", "v0", "mu"):
+        x, y = getattr(a, f), getattr(b, f)
+        assert x.shape == y.shape and x.tobytes() == y.tobytes(), f
+    for f in ("coordinates", "torques", "contacts", "name", "scales", "disturbance"):
+        assert getattr(a, f) == getattr(b, f), f
+    assert len(a.constraints) == len(b.constraints)
+    for c, d in zip(a.constraints, b.constraints):
+        assert (c.kind, c.type, c.name) == (d.kind, d.type, d.name)
+        for f in ("qdd", "f", "tau", "rhs"):
+            assert getattr(c, f).tobytes() == getattr(d, f).tobytes(), f
+
+
+def test_slow_path_session_is_the_steps_own_decisions(short_runs, slow_path_states, monkeypatch):
+    """The slow path's session (``max_thrust._Modes.session``) is built from what the step decided:
+    its system is the step's nondimensional system assembled from the scaled terms
+    (``StepModel.scaled_system``), bit for bit the scaled system of a session of the SI system
+    (``step.session.scaled``: ``ContactSystem`` in SI units, validated, nondimensionalized), and
+    its enumeration is the layout's kinematic decisions — the modes (and counts, Table III
+    letters) that session enumerates, with the pending modes of the steps near rest resolved
+    first. It never enumerates (``enumerate_modes`` is disabled while it is built and used), and
+    the slow path gives the same answer on it as on the session of the SI system, bit for bit,
+    with and without the task row."""
+    from contactmodes.analysis import session as session_module
+    from controllers.rhex.max_thrust import _Counters, _Engine, _search, _slow
+
+    near_rest = []
+    for p in (RHexParams(mu_toe=0.39), RHexParams(mu_toe=0.6)):  # the first computed steps: modes pending
+        r = simulate(MaxThrustController(p, precompute=False), p, duration=2 * p.control_period)
+        near_rest.append((p, r.states[1], False))
+    states = [(P39, short_runs[0.39][1].states[k], True) for k in (6, 30)] + \
+        [(P60, short_runs[0.6][1].states[45], True)] + [(p, s, True) for p, s in slow_path_states] + near_rest
+    pending = compared = 0
+    for p, state, slow in states:
+        lo, hi = _limits(state, p)
+        step = StepModel(state, p)
+        md = _Engine(p).modes(step)
+        pending += md.n_pending
+        u = step.terms.tau
+        lo_s, hi_s = lo / u, hi / u
+        with monkeypatch.context() as m:
+            m.setattr(session_module, "enumerate_modes", lambda *a, **k: pytest.fail("the slow path enumerated"))
+            best = _search(md, step, lo_s, hi_s, True, False)[0]  # the search (slow path at the slow states)
+            ses = md.session(step)
+            assert md.n_pending == 0 and md.session(step) is ses
+            assert ses.system is step.scaled_system and ses.scaled is ses.system and ses.scaling.is_identity
+            own = None
+            if slow:
+                j = best[2]
+                others = [md.names[i] for i in md.others(j)]
+                own = [_slow(ses, md.names[j], others, lo_s, hi_s, _Counters(), task) for task in (True, False)]
+        ref = step.session  # AnalysisSession(step.system): SI system, nondimensionalized, enumerated
+        _same_system(ses.system, ref.scaled)
+        mine, theirs = ses.enumeration, ref.enumeration
+        assert mine.modes == theirs.modes and mine.modes == [md.names[i] for i in md.alive.nonzero()[0]]
+        assert (mine.total, mine.after_velocity, mine.after_acceleration, mine.allowed) == \
+            (theirs.total, theirs.after_velocity, theirs.after_acceleration, theirs.allowed)
+        assert all(ses.mode(x).kinematically_feasible for x in mine.modes)
+        if own is not None:
+            for task, (val, tau, nudged, closure) in zip((True, False), own):
+                v2, t2, n2, c2 = _slow(ref, md.names[j], others, lo_s, hi_s, _Counters(), task)
+                assert (val, nudged, closure) == (v2, n2, c2) and np.asarray(tau).tobytes() == np.asarray(t2).tobytes()
+            compared += 1
+    assert pending > 0 and compared == 6
