@@ -563,8 +563,8 @@ class AnalysisSession:
         ``enumeration.modes``). Only the mode strings are checked here (one letter of ``"FSLR"``
         per contact, none repeated; a cost linear in the number of modes); that they are the
         modes :func:`~contactmodes.modes.enumeration.enumerate_modes` finds is the caller's
-        guarantee (for the real-time layouts: ``tests/contactmodes/test_layout.py``,
-        ``tests/contactmodes/test_session.py``). Default: enumerated on first use.
+        guarantee (for the real-time layouts: ``tests/contactmodes/realtime/test_layout.py``,
+        ``tests/contactmodes/analysis/test_session.py``). Default: enumerated on first use.
 
     Raises
     ------
@@ -870,7 +870,7 @@ class AnalysisSession:
         another pair's stacked (their rows, :func:`~contactmodes.analysis.domains.independent_equalities_stacked`
         and :func:`polytopes.feasibility.empty_stacked`), so no Python loop runs per pair beyond
         grouping; each decision is the one :func:`~polytopes.feasibility.feasibility_many` takes on
-        :meth:`_lifted_pair`'s rows (``tests/contactmodes/test_session.py``)."""
+        :meth:`_lifted_pair`'s rows (``tests/contactmodes/analysis/test_session.py``)."""
         n = self.scaled.n_tau
         polys: dict[str, Polytope] = {}
         for pair in pairs:

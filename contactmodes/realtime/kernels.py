@@ -10,7 +10,7 @@ handful of modes of a control step the NumPy per-call overhead outweighs the ari
 Nothing is decided here that the NumPy path does not decide: a mode whose certificate fails is
 reported uncertified and :meth:`~contactmodes.realtime.plan.Layout.responses` solves it by the SVD
 (:func:`contactmodes.modes.response.response_from_equations`), exactly as on the NumPy path. The NumPy
-path stays the reference (``kernel="numpy"``); ``tests/contactmodes/test_layout.py`` compares the two on the
+path stays the reference (``kernel="numpy"``); ``tests/contactmodes/realtime/test_layout.py`` compares the two on the
 modes of whole RHex flips and on random mechanisms.
 
 Compilation costs a few seconds once per machine and version (the on-disk cache of

@@ -332,7 +332,7 @@ class KinematicTest:
         :class:`~contactmodes.modes.enumeration.Enumeration` of the state: the modes
         :func:`~contactmodes.modes.enumeration.enumerate_modes` finds on the state's scaled system
         (the same decisions, footnote 5, and the same product order over ``"FSLR"``; compared in
-        ``tests/contactmodes/test_layout.py``), for an
+        ``tests/contactmodes/realtime/test_layout.py``), for an
         :class:`~contactmodes.analysis.session.AnalysisSession` of that system that need not
         enumerate again (its ``enumeration`` argument). ``pattern`` the state's velocity pattern
         (in the units of the scaled terms: the layout's key; default the layout's own, whose
@@ -824,7 +824,7 @@ def domain_lp_rows(resp: Responses, dom: Domains, sel: np.ndarray, lo, hi, task:
 def scaled_terms(M, h, S, J, Jdot_qdot, v_contact, v0, scales, blocks=(), kernel: str = "auto") -> ScaledTerms:
     """:func:`contactmodes.model.scaling.scale_terms` (the one rule, arguments and result the same) in
     one compiled call (:func:`~contactmodes.realtime.kernels.scale_terms_kernel`, the same operations
-    elementwise, so the same numbers: compared in ``tests/contactmodes/test_layout.py``) for callers that scale
+    elementwise, so the same numbers: compared in ``tests/contactmodes/realtime/test_layout.py``) for callers that scale
     one state per control step. ``kernel``: ``"numpy"`` calls
     :func:`~contactmodes.model.scaling.scale_terms` itself, ``"compiled"`` the kernel, ``"auto"`` the
     kernel when numba is installed."""
