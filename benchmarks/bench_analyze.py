@@ -10,7 +10,7 @@ it prints, in one run:
   (the session is lazy, as the analysis-session issue asks). The code before this round computed
   every ``T_c`` inside ``analyze``; the CLI columns below compare the work a user waits for;
 * ``scaling ms`` and ``%``: the part of it spent nondimensionalizing the system
-  (:func:`contactmodes.model.scaling.nondimensionalize`; the trustworthy-engine issue allows 20 %);
+  (``contactmodes.model.scaling.nondimensionalize``; the trustworthy-engine issue allows 20 %);
 * ``before ms``: the same call with the previous code (``--baseline``, default the commit before
   this round's work, extracted with ``git archive`` into a temporary directory and timed in a
   child process), and ``ratio`` = before / now;
@@ -42,12 +42,12 @@ What this session did (every example's ``analyze --json`` and text table byte-id
 throughout): the overlap pairs of modes without a computed ``T_c`` (now also those without
 ambiguity variables) decided on lifted domains stacked by shape (rows, independent equalities,
 set-ups and max-slack LPs with no object or loop per pair, stacks of one width joined by padding
-rows that cap nothing: :func:`polytopes.feasibility.empty_stacked`); LPs padded to 16 rows (one
+rows that cap nothing: ``polytopes.feasibility.empty_stacked``); LPs padded to 16 rows (one
 batch where there were two); the batched simplex's bookkeeping without copies; affine hulls of
 many sets in one batch per round; the enumeration's unit-box LPs warm-started from the large-box
 ones; stacking by ``np.array`` and the rank rule of a stack at once. For the CLI: every shown
-``T_c`` through :meth:`~contactmodes.analysis.session.AnalysisSession.prime_T` and
-:func:`polytopes.projection.project_many` (the emptiness, hulls and check LPs of all projections
+``T_c`` through ``prime_T`` and
+``polytopes.projection.project_many`` (the emptiness, hulls and check LPs of all projections
 in shared batches). What remains is Python around small arrays; the small systems (Painlevé rod,
 two modes; the table with two legs) still pay for sessions and batches they barely use (ratios
 0.5–0.9 on ``analyze``).

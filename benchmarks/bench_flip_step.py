@@ -2,7 +2,7 @@
 
 Run: ``python benchmarks/bench_flip_step.py [--repeat N] [--baseline REV] [--out DIR]``. For
 μ_t = 0.39 and 0.6 (defaults otherwise) it runs whole flips (``simulate``, 1 s, ends at the flip)
-with :class:`~controllers.rhex.max_thrust.MaxThrustController` ``N`` times in a child process per
+with ``MaxThrustController`` ``N`` times in a child process per
 code tree and prints, in one run, the distribution of the controller's step wall times (ms) over
 the thrust steps it computed (``metrics.thrust_phase``: steps ``0 … n_f − 1``; a step answered
 from the precomputed at-rest start is left out, as in ``flip --json`` ``step_ms``), pooled over

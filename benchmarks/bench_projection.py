@@ -1,4 +1,4 @@
-"""Projection methods of :mod:`polytopes` against pycddlib and pplpy called directly.
+"""Projection methods of ``polytopes`` against pycddlib and pplpy called directly.
 
 Run: ``python benchmarks/bench_projection.py [--random N] [--repeat R]`` (writes nothing; prints a
 table). Inputs: (a) the mode domains ``D_c`` of ``examples/*.toml`` (every kinematically feasible

@@ -7,16 +7,16 @@ their achievable stall torque, 16.2 N·m per planar leg, ``RHexParams.tau_stall`
 off at 0.06 s and flips in 0.27 s, nothing like the paper's runs. The torque a real flip sees is
 lower (battery sag, current limits, gearbox ratings, torsional leg compliance), so the simulator
 needs an *effective* limit ``tau_limit`` (the motors' torque–speed line scaled by
-``tau_limit / tau_stall``, :mod:`controllers.rhex.limits`).
+``tau_limit / tau_stall``, ``controllers.rhex.limits``).
 
 Target — the one time the paper states in the flip's time course (Sec. IV-C.4, Fig. 13, new
 controller at μ_t = 0.39): the rear toe, stuck since mid-thrust, slides again "towards the end of
 the flip around t = 0.45 s". Procedure: max-thrust flips at μ_t = 0.39, every other parameter at
 its ``RHexParams`` default, over a torque grid (8 … 12 N·m in 0.25 steps, then 13, 14, 15, 16.2;
 ``--quick``: 8 … 12 in 0.5 steps); per run the event time is the start of the rear toe's first
-sliding run after its late stiction (:func:`controllers.rhex.metrics.resliding_time`), counted only
+sliding run after its late stiction (``controllers.rhex.metrics.resliding_time``), counted only
 before the flip; the calibrated value is the grid torque whose event is closest to 0.45 s (ties:
-the smaller torque; :func:`controllers.rhex.calibration.select_torque`). The result goes into
+the smaller torque; ``controllers.rhex.calibration.select_torque``). The result goes into
 ``RHexParams.tau_limit`` by hand. Table V and the flip-time ratio are never looked at; the script
 prints the other time-course features beside the scan (flip time, stiction, body contact share)
 as checks, not as targets.

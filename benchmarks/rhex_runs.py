@@ -1,13 +1,13 @@
 """Shared helpers of the RHex reproduction scripts in ``benchmarks/`` (not a library module).
 
-* :func:`flip_job` — one flip from a picklable job ``(controller, changes, duration, keep_pitch)``
-  (``changes``: :class:`~controllers.rhex.RHexParams` fields), through
-  :func:`controllers.rhex.run_flip`'s machinery; returns the result document (without the
+* ``flip_job`` — one flip from a picklable job ``(controller, changes, duration, keep_pitch)``
+  (``changes``: ``RHexParams`` fields), through
+  ``controllers.rhex.run_flip``'s machinery; returns the result document (without the
   timeline) and, if asked, the pitch trajectory.
-* :func:`run_jobs` — runs jobs in order, serially or on ``workers`` processes
+* ``run_jobs`` — runs jobs in order, serially or on ``workers`` processes
   (``concurrent.futures``), with one progress line per finished job on stderr; Ctrl-C cancels
   what is left and raises ``KeyboardInterrupt``.
-* :func:`output_dir` — the ``--out`` directory (created if missing), default a new temporary
+* ``output_dir`` — the ``--out`` directory (created if missing), default a new temporary
   directory: the scripts never write into the source tree.
 """
 

@@ -6,9 +6,9 @@ Criterion (flipping paper Sec. IV-C.2: the detector was tuned on linoleum, μ_t 
 yields relatively accurate timing for the switching of models"): for each threshold a blind flip at
 μ_t = 0.39 (every other parameter at its ``RHexParams`` default, including the calibrated torque
 limit) gives its model-switch time and its own simulated rear-toe stiction
-(:func:`controllers.rhex.metrics.stiction_time`); a threshold is admissible when the switch comes
+(``controllers.rhex.metrics.stiction_time``); a threshold is admissible when the switch comes
 no earlier than the stiction, and the chosen one has the smallest delay (ties: the middle of the
-tied thresholds; :func:`controllers.rhex.calibration.select_detector_threshold`). The band is every
+tied thresholds; ``controllers.rhex.calibration.select_detector_threshold``). The band is every
 threshold switching 0–30 ms after the stiction. The result goes into
 ``RHexParams.detector_threshold`` by hand and is then left alone (never re-tuned per friction).
 

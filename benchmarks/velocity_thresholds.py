@@ -9,9 +9,9 @@ surfaces; every other parameter at its ``RHexParams`` default: calibrated torque
 detector); at the start of each control step the rigid model (``rigid_model`` at the simulated
 state: ``J q̇`` with the compliant legs' hip speeds, no radial leg rate) predicts the tangential
 velocity of the body corner and of each toe; over the steps inside a fixed interval of that
-contact in the simulation (:func:`controllers.rhex.calibration.fixed_steps`), the largest predicted
+contact in the simulation (``controllers.rhex.calibration.fixed_steps``), the largest predicted
 speed, rounded up to two significant digits and never below 1 mm/s, is the threshold
-(:func:`controllers.rhex.calibration.velocity_thresholds`). The result goes into
+(``controllers.rhex.calibration.velocity_thresholds``). The result goes into
 ``RHexParams.v0`` by hand. The paper's values: v1 = 0.08 m/s (rear toe), v2 = v3 = 0.001 m/s.
 
 Prints the table per contact and run, writes ``fig12_mu039.png`` and ``fig12_mu060.png`` (Fig. 12:

@@ -59,7 +59,7 @@ _LAZY = {
 
 
 def load_system(path: str | Path) -> ContactSystem:
-    """The :class:`ContactSystem` of a system file (TOML, or JSON with the same schema).
+    """The ``ContactSystem`` of a system file (TOML, or JSON with the same schema).
 
     Parameters
     ----------
@@ -71,7 +71,7 @@ def load_system(path: str | Path) -> ContactSystem:
     -------
     ContactSystem
         The instantaneous model at the file's state (eqs. 1–10 of the flipping paper evaluated).
-        :func:`contactmodes.system_file.loader.load_system` also returns the mechanism and the state.
+        ``contactmodes.system_file.loader.load_system`` also returns the mechanism and the state.
 
     Raises
     ------
@@ -94,7 +94,7 @@ def load_system(path: str | Path) -> ContactSystem:
 
 
 def __getattr__(name: str) -> Any:
-    """The front door's names (:data:`_LAZY`), imported on first use."""
+    """The front door's names (``_LAZY``), imported on first use."""
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -6,7 +6,7 @@ The base install (``pip install contactmodes``) runs ``contactmodes analyze``, `
 ============  ============================  ===================================================
 extra         packages                      needed by
 ============  ============================  ===================================================
-``sweep``     dask[distributed], pandas     ``contactmodes sweep``, :func:`contactmodes.sweep`
+``sweep``     dask[distributed], pandas     ``contactmodes sweep``, ``contactmodes.sweep``
 ``parquet``   pyarrow                       ``sweep --output X.parquet``
 ``plot``      matplotlib                    ``contactmodes plot``, ``--plot``, ``--animate``
 ``urdf``      yourdfpy, lxml                a system file whose mechanism is a URDF file
@@ -14,7 +14,7 @@ extra         packages                      needed by
 ``exact``     pplpy                         ``--method exact``
 ============  ============================  ===================================================
 
-Code that needs an optional package calls :func:`require` where it starts (before any work, so
+Code that needs an optional package calls ``require`` where it starts (before any work, so
 that nothing runs and nothing is written), then imports the package in the function that uses
 it: ``import contactmodes`` never imports an optional package.
 """
@@ -35,7 +35,7 @@ def install_hint(extra: str) -> str:
 
 class MissingExtraError(ContactModelError, ImportError):
     """An optional package is not installed — an error of the user's environment, not of the
-    toolkit: the CLI prints the one-line message and exits 2 (a :class:`ContactModelError`), and
+    toolkit: the CLI prints the one-line message and exits 2 (a ``ContactModelError``), and
     ``except ImportError`` catches it too. Message: ``WHAT: needs MODULE: pip install
     'contactmodes[EXTRA]'``; ``name`` is the module, ``extra`` the extra."""
 
@@ -46,8 +46,8 @@ class MissingExtraError(ContactModelError, ImportError):
 
 
 def require(module: str, extra: str, what: str) -> None:
-    """Raise :class:`MissingExtraError` (``WHAT: needs MODULE: pip install 'contactmodes[EXTRA]'``)
-    unless ``module`` can be imported. Only looks the module up (:func:`importlib.util.find_spec`,
+    """Raise ``MissingExtraError`` (``WHAT: needs MODULE: pip install 'contactmodes[EXTRA]'``)
+    unless ``module`` can be imported. Only looks the module up (``importlib.util.find_spec``,
     which imports the parents of a dotted name); the caller imports it where it is used, so that a
     broken installation still shows its own error there."""
     try:

@@ -1,6 +1,6 @@
-"""Small dense linear-algebra helpers of :mod:`contactmodes` (rank rule, equality elimination).
+"""Small dense linear-algebra helpers of ``contactmodes`` (rank rule, equality elimination).
 
-Applied to nondimensionalized systems (:mod:`contactmodes.model.scaling`), so the relative rules below
+Applied to nondimensionalized systems (``contactmodes.model.scaling``), so the relative rules below
 are unit-invariant.
 """
 
@@ -17,7 +17,7 @@ def numerical_rank(singular_values, shape: tuple[int, int]) -> int:
     """Numerical rank of a matrix of ``shape`` from its singular values.
 
     Rule: ``rank = #{ s_i > RANK_RTOL · max(shape) · s_max }`` (NumPy's ``matrix_rank`` rule with
-    the machine epsilon replaced by :data:`~contactmodes.tolerances.RANK_RTOL`); ``0`` when there
+    the machine epsilon replaced by ``RANK_RTOL``); ``0`` when there
     are no singular values or all are zero.
     """
     s = np.asarray(singular_values, dtype=float)
@@ -27,7 +27,7 @@ def numerical_rank(singular_values, shape: tuple[int, int]) -> int:
 
 
 def numerical_ranks(singular_values: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
-    """:func:`numerical_rank` of each row of ``singular_values`` (G, k): the singular values of
+    """``numerical_rank`` of each row of ``singular_values`` (G, k): the singular values of
     ``G`` matrices of ``shape``; returns (G,) int, the same comparisons."""
     s = np.asarray(singular_values, dtype=float)
     if s.shape[1] == 0:
@@ -41,7 +41,7 @@ def null_space_solution(E: np.ndarray, e: np.ndarray) -> tuple[np.ndarray, np.nd
     """All solutions of ``E x = e`` as ``x = x0 + Z y``: ``(x0, Z)`` with ``x0`` (n,) the
     least-norm solution and ``Z`` (n, n − rank) an orthonormal null-space basis; ``None`` when the
     system is inconsistent (residual above ``FEASIBILITY_RTOL · max(1, max|E|·max|x0|, max|e|)``).
-    Redundant rows are harmless (SVD with :func:`numerical_rank`). ``E`` (p, n), ``e`` (p,)."""
+    Redundant rows are harmless (SVD with ``numerical_rank``). ``E`` (p, n), ``e`` (p,)."""
     U, s, Vt = np.linalg.svd(E, full_matrices=True)
     r = numerical_rank(s, E.shape)
     x0 = Vt[:r].T @ ((U[:, :r].T @ e) / s[:r])

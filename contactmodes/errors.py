@@ -1,12 +1,12 @@
-"""Exceptions raised by :mod:`contactmodes`: one tree, split into the user's and the toolkit's.
+"""Exceptions raised by ``contactmodes``: one tree, split into the user's and the toolkit's.
 
-* :class:`ContactModelError` (a ``ValueError``): the user can fix it — an invalid model, file,
-  state, option or environment. Every such error derives from it (:class:`SystemFileError`,
-  :class:`ApproachingContactError`, the sweeps' ``SweepError``, ``check --snap``'s ``SnapError``
+* ``ContactModelError`` (a ``ValueError``): the user can fix it — an invalid model, file,
+  state, option or environment. Every such error derives from it (``SystemFileError``,
+  ``ApproachingContactError``, the sweeps' ``SweepError``, ``check --snap``'s ``SnapError``
   and ``TomlEditError``, the CLI's ``UserError``, a missing extra's ``MissingExtraError``); the
   message names the field. The CLI prints it as one line and exits 2 — and so it does for a
-  :class:`polytopes.PolytopeError`, the geometry package's own user error (bad polytope data).
-* :class:`InternalError` (a ``RuntimeError``), with :class:`polytopes.NumericalError`: the
+  ``polytopes.PolytopeError``, the geometry package's own user error (bad polytope data).
+* ``InternalError`` (a ``RuntimeError``), with ``polytopes.NumericalError``: the
   toolkit's own failure, never the user's mistake; the CLI says ``internal error (please
   report)`` and exits 70, as for any other unexpected exception.
 """
@@ -27,8 +27,8 @@ class ApproachingContactError(ContactModelError):
     law has no solution at this state (flipping paper, Sec. III-B, last paragraph).
 
     Like every input error, the message names the field at fault: the state's velocity
-    :data:`FIELD` (``state.qdot`` of a system file), whatever raised it — the analysis finds the
-    approaching contact on a :class:`~contactmodes.model.system.ContactSystem`, which no longer knows
+    ``FIELD`` (``state.qdot`` of a system file), whatever raised it — the analysis finds the
+    approaching contact on a ``ContactSystem``, which no longer knows
     its file.
     """
 

@@ -1,6 +1,6 @@
 """Progress on stderr for long computations: a tqdm bar on a terminal, a periodic line otherwise.
 
-The library is silent by default; the CLI passes a :class:`Progress` to the analysis session. A
+The library is silent by default; the CLI passes a ``Progress`` to the analysis session. A
 stage that ends within ``after`` seconds shows nothing. Interruption (Ctrl-C) is not caught here:
 the bar is closed by its context manager and the ``KeyboardInterrupt`` propagates to the caller.
 """
@@ -84,5 +84,5 @@ class Progress:
 
 
 def stage(progress: Progress | None, what: str, total: int | None = None) -> NullStage:
-    """``progress.stage(what, total)``, or a :class:`NullStage` when ``progress`` is ``None``."""
+    """``progress.stage(what, total)``, or a ``NullStage`` when ``progress`` is ``None``."""
     return NullStage() if progress is None else progress.stage(what, total)

@@ -1,4 +1,4 @@
-"""Named numerical tolerances of :mod:`contactmodes`: the one place they live.
+"""Named numerical tolerances of ``contactmodes``: the one place they live.
 
 All are *relative*: each use site scales them by a norm of the data it tests, so that changing
 units (say, mm instead of m) does not change a decision.
@@ -6,17 +6,17 @@ units (say, mm instead of m) does not change a decision.
 ``RANK_RTOL``
     Relative rank tolerance for the SVD of the stacked equality system (24): a singular value
     ``s_i`` counts as zero when ``s_i <= RANK_RTOL * max(shape) * s_max`` (NumPy's ``matrix_rank``
-    rule with a floor; see :func:`contactmodes.modes.response.numerical_rank`).
+    rule with a floor; see ``contactmodes.modes.response.numerical_rank``).
 ``VELOCITY_RTOL``
     A contact velocity component counts as zero for Table III pruning when its magnitude is at most
     ``max(VELOCITY_RTOL * max(1, max_j |ẋ_j|), v0_i)`` — ``ẋ = J q̇`` is the vector of all contact
-    velocities (``q̇`` itself is not part of :class:`~contactmodes.model.system.ContactSystem`) and
-    ``v0_i`` the per-contact threshold of Sec. IV-C.3 (see :func:`contactmodes.modes.enumeration.zero_threshold`).
+    velocities (``q̇`` itself is not part of ``ContactSystem``) and
+    ``v0_i`` the per-contact threshold of Sec. IV-C.3 (see ``contactmodes.modes.enumeration.zero_threshold``).
     A normal velocity below minus that bound is an approaching contact: error.
 ``GAP_RTOL``
     Largest distance between a contact point and its surface still accepted as touching, relative
     to the mechanism's characteristic length (its largest distance between two points,
-    :class:`~contactmodes.model.system.CharacteristicScales`): a 1 m robot may be off by 1 µm.
+    ``CharacteristicScales``): a 1 m robot may be off by 1 µm.
 ``FEASIBILITY_RTOL``
     Residual allowed, relative to the row norm, when a linear program is judged feasible.
 ``STRICT_MARGIN``
@@ -36,17 +36,17 @@ units (say, mm instead of m) does not change a decision.
     A block of the orthonormal null-space basis ``N(A)`` (III-G.2) counts as non-zero — the
     ambiguity variables ``w`` move accelerations (or forces) — when its largest entry exceeds this.
 ``NEGATION_RTOL``
-    Margin of a negated task constraint (within-mode ambiguity, :mod:`contactmodes.analysis.ambiguity`):
+    Margin of a negated task constraint (within-mode ambiguity, ``contactmodes.analysis.ambiguity``):
     ``a·z < b`` is represented by ``a·z <= b − δ`` with ``δ = NEGATION_RTOL · max(‖a‖, |b|)``,
     so that a violation below solver noise is not reported as an ambiguity.
 ``BOUND_ZERO_RTOL``
-    Display only (the text table, :mod:`contactmodes.output.text`): a bound of torque ``k`` — an end
+    Display only (the text table, ``contactmodes.output.text``): a bound of torque ``k`` — an end
     of its interval in ``T_c``, a coordinate of a Chebyshev centre — is shown as ``0`` when its
     magnitude is at most ``BOUND_ZERO_RTOL · max(u_k, |lo_k|, |hi_k|)``, with ``u_k`` the
-    analysis's unit of torque ``k`` (:attr:`contactmodes.model.scaling.Scaling.tau`) and ``lo_k``,
+    analysis's unit of torque ``k`` (``contactmodes.model.scaling.Scaling.tau``) and ``lo_k``,
     ``hi_k`` the finite ends of the same interval; an interval narrower than that bound is shown
     as a single value ``=v``. The bounds come from LPs solved in the scaled units to about
-    :data:`FEASIBILITY_RTOL`, so smaller values are solver noise (``-6.8e-12`` for a bound of
+    ``FEASIBILITY_RTOL``, so smaller values are solver noise (``-6.8e-12`` for a bound of
     ``0`` next to ``3.13``), not data. Without a unit (``format_bound`` called alone) the scale is
     the interval's own largest finite end.
 
@@ -64,7 +64,7 @@ Range limits (inputs outside them are rejected with an error naming the field)
 URDF input
 ----------
 ``PLANE_ATOL``
-    URDF input (:mod:`contactmodes.model.urdf`): a joint axis counts as normal to the chosen plane, and
+    URDF input (``contactmodes.model.urdf``): a joint axis counts as normal to the chosen plane, and
     a link frame as parallel to it, when the sine of the angle between the unit axis and the plane
     normal is at most this (dimensionless, so unit-free). ``1e-5`` accepts angles written to five
     decimals (``rpy="1.5708 0 0"`` is 3.7e-6 from π/2).
@@ -73,8 +73,8 @@ URDF input
     eigenvalue is at least ``−INERTIA_RTOL`` times its largest eigenvalue magnitude.
 ``KINEMATIC_BOUND``
     Artificial bound on the nondimensional ``|q̈'|`` of the batched kinematic-slack LPs (the
-    enumeration's search, :mod:`contactmodes.modes.enumeration`, and the real-time layouts,
-    :data:`contactmodes.realtime.plan.KINEMATIC_BOUND`); an answer leaning on it is not accepted (it goes
+    enumeration's search, ``contactmodes.modes.enumeration``, and the real-time layouts,
+    ``contactmodes.realtime.plan.KINEMATIC_BOUND``); an answer leaning on it is not accepted (it goes
     to the exact LP). A size, not a tolerance, kept here so both share it.
 """
 

@@ -1,9 +1,9 @@
-"""controllers: controllers built on the torque sets of :mod:`contactmodes`.
+"""controllers: controllers built on the torque sets of ``contactmodes``.
 
-* :mod:`controllers.bracing` — robust bracing of a snake robot between walls (Greenfield, Rizzi,
-  Choset, ICRA 2005): :class:`~controllers.bracing.BracingController`
+* ``controllers.bracing`` — robust bracing of a snake robot between walls (Greenfield, Rizzi,
+  Choset, ICRA 2005): ``BracingController``
   and the climbing demo's disturbance model.
-* :mod:`controllers.rhex` — RHex self-righting (flipping paper, Sec. IV): compliant simulator,
+* ``controllers.rhex`` — RHex self-righting (flipping paper, Sec. IV): compliant simulator,
   rigid model, torque limits, the blind and maximal-thrust controllers.
 
 Subpackages are imported on demand (``import controllers.rhex``); this package itself exports

@@ -1,7 +1,7 @@
 """Climbing via bracing: the brace's robust torque while the free section reaches upward.
 
 Computes the disturbance τ_d of the five-link climber's free section (links 3–5) on its brace
-(links 1–2) along the documented trajectory of :mod:`controllers.bracing.climb`, bounds it by a
+(links 1–2) along the documented trajectory of ``controllers.bracing.climb``, bounds it by a
 box (10 % margin), and runs the bracing controller for that box and for bracing.md's box ``D``
 (``examples/five_link_climb.toml``). Writes the plot of the disturbance components with both
 boxes. Usage::

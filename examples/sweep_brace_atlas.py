@@ -14,7 +14,7 @@ between walls ``x = 0`` (base and tip) and ``x = −L cos 45°`` (joint). Anothe
 the brace symmetric and touching: the tip stays on ``x = 0`` iff
 ``cos θ + cos(θ + θ1) = 0``, i.e. ``θ = 90° − θ1/2``, and the joint's wall moves to
 ``x = L cos θ``. A plain ``--vary`` cannot move the wall with the angle, so this example uses the
-Python API's ``derive`` hook (:func:`brace_geometry`); the sweep itself is
+Python API's ``derive`` hook (``brace_geometry``); the sweep itself is
 ``contactmodes.sweep("analyze", ...)``.
 """
 
@@ -40,7 +40,7 @@ def brace_geometry(params: dict) -> dict:
 
 
 def atlas(mu: str = "0.125:1:8", elbow: str = "-150:-30:9", workers: int | None = None, progress=None):
-    """The sweep's :class:`~contactmodes.sweeps.SweepResult` (``FFF`` with ``T*`` in ``BOX``)."""
+    """The sweep's ``SweepResult`` (``FFF`` with ``T*`` in ``BOX``)."""
     from contactmodes.sweeps import run_sweep
 
     return run_sweep("analyze", {"contacts.*.mu": mu, "state.q.theta1_deg": elbow}, system=SYSTEM,

@@ -2,17 +2,17 @@
 or empty), with verified LPs (cddlib fast path, HiGHS), pycddlib for conversions and pplpy
 (optional, exact rationals) for reduction and projection.
 
-Trust model: every LP answer is verified (:mod:`polytopes.lp`); emptiness and affine hulls come
-from one rule (:mod:`polytopes.feasibility`), computed once per polytope; every projection is
-verified before it is returned (:mod:`polytopes.projection`); cddlib never sees inputs known to
-crash it (:mod:`polytopes.cdd_io`). The empty set is a normal value everywhere.
+Trust model: every LP answer is verified (``polytopes.lp``); emptiness and affine hulls come
+from one rule (``polytopes.feasibility``), computed once per polytope; every projection is
+verified before it is returned (``polytopes.projection``); cddlib never sees inputs known to
+crash it (``polytopes.cdd_io``). The empty set is a normal value everywhere.
 
-Public names: :class:`Polytope`, :class:`Generators`, :class:`ChebyshevBall`,
-:class:`PolytopeError` (the caller's mistake), :class:`NumericalError` (the package's own failure;
-not a ``ValueError``), :class:`ProjectionBudgetError`, :func:`fourier_motzkin`,
-:func:`project`, :func:`project_many`, :class:`RayPool` (recession-ray hints for bounding boxes), :mod:`tolerances`; regions (unions of convex pieces): :func:`difference`,
-:func:`union_contains`, :func:`union_is_empty`, :func:`union_bounding_box`, :func:`union_volume`,
-:func:`simplify`.
+Public names: ``Polytope``, ``Generators``, ``ChebyshevBall``,
+``PolytopeError`` (the caller's mistake), ``NumericalError`` (the package's own failure;
+not a ``ValueError``), ``ProjectionBudgetError``, ``fourier_motzkin``,
+``project``, ``project_many``, ``RayPool`` (recession-ray hints for bounding boxes), ``tolerances``; regions (unions of convex pieces): ``difference``,
+``union_contains``, ``union_is_empty``, ``union_bounding_box``, ``union_volume``,
+``simplify``.
 """
 
 from . import tolerances

@@ -1,13 +1,13 @@
 """Many small dense LPs at once: a vectorized dual simplex whose every answer is verified.
 
-The fast path of :mod:`polytopes.lp` for callers that solve dozens of tiny LPs of the same shape
+The fast path of ``polytopes.lp`` for callers that solve dozens of tiny LPs of the same shape
 per call (the RHex max-thrust controller: one LP per contact mode, every millisecond). One NumPy
 operation advances every LP of the batch, so the Python overhead is paid once per pivot rather
 than once per LP. It is a *fast path only*: an answer is returned as decided only after the same
-checks :func:`polytopes.lp.solve_verified` applies (:func:`~polytopes.lp.primal_ok`,
-:func:`~polytopes.lp.dual_ok`, :func:`~polytopes.lp.farkas_ok`); everything else is reported
-``UNDECIDED`` and :func:`solve_batch` hands it to :func:`polytopes.lp.solve_verified` (cddlib, then
-HiGHS; :class:`~polytopes.NumericalError` when nothing verifies).
+checks ``polytopes.lp.solve_verified`` applies (``primal_ok``,
+``dual_ok``, ``farkas_ok``); everything else is reported
+``UNDECIDED`` and ``solve_batch`` hands it to ``polytopes.lp.solve_verified`` (cddlib, then
+HiGHS; ``NumericalError`` when nothing verifies).
 
 Problem (per LP ``b`` of the batch, ``n`` variables, ``m`` rows):
 
@@ -20,8 +20,8 @@ decided directly: ``0 <= h``). LPs of different sizes share a batch by padding: 
 *Artificial bounds.* A free variable is given a finite box by the caller (``artificial`` marks
 those bounds, e.g. ``|w| <= 1e3`` on nondimensional data). Certificates are checked with the
 multipliers of artificial bounds set to zero, so an accepted answer is an answer of the caller's
-LP; one whose multipliers lean on the box at all (beyond rounding, :data:`ART_TOL`) is
-``UNDECIDED`` (and solved by :mod:`polytopes.lp` without it).
+LP; one whose multipliers lean on the box at all (beyond rounding, ``ART_TOL``) is
+``UNDECIDED`` (and solved by ``polytopes.lp`` without it).
 
 Method: the dual simplex on the inequality form. A basis is ``n`` active rows (of ``G`` and the
 bounds); the start is the box vertex whose bound rows carry the multipliers ``|c_j|`` (dual
@@ -34,8 +34,8 @@ a fresh solve before they are checked.
 
 *Kernels.* The same method runs in two implementations: ``"numpy"`` (this module, one NumPy
 operation per pivot for the whole batch: the reference) and ``"compiled"``
-(:mod:`polytopes.batchlp_kernel`, numba, one LP at a time, verified in the same compiled loop by
-the same rules). ``kernel="auto"`` (the default, :data:`KERNEL`) takes the compiled one when numba
+(``polytopes.batchlp_kernel``, numba, one LP at a time, verified in the same compiled loop by
+the same rules). ``kernel="auto"`` (the default, ``KERNEL``) takes the compiled one when numba
 is installed; both are compared in ``tests/polytopes/test_batchlp_kernel.py``.
 """
 
@@ -60,14 +60,14 @@ ART_TOL = 1e-12
 """A certificate *leans on* an artificial bound when that bound's multiplier exceeds this fraction
 of the multipliers' 1-norm (rounding level): such an answer is ``UNDECIDED``."""
 COMPILED_MIN_LPS = 1024
-""":func:`preferred_kernel`: the compiled kernel is worth loading for at least this many LPs (its
+"""``preferred_kernel``: the compiled kernel is worth loading for at least this many LPs (its
 load, about a second, against some 0.1–0.3 ms per LP saved over the NumPy kernel)."""
 PADDED_CHUNK = 1024
-""":func:`solve_padded` solves at most this many LPs per batch (memory: a batch holds a few
+"""``solve_padded`` solves at most this many LPs per batch (memory: a batch holds a few
 ``(B, m + 2n, n)`` arrays)."""
 PAD_ROWS = 16
 PAD_COLS = 4
-""":func:`solve_padded` pads an LP to multiples of these numbers of rows and variables. Each padded
+"""``solve_padded`` pads an LP to multiples of these numbers of rows and variables. Each padded
 size is one batch, and a batch costs its pivots once whatever its size: 16 rows (rather than 8)
 puts the analyses' LPs of up to 16 rows in one batch (``benchmarks/bench_analyze.py``: two-link
 14.6 → 13.4 ms, the same answers on every example); 32 rows gained nothing more."""
@@ -82,7 +82,7 @@ class BatchResult:
     """Answers for a batch of ``B`` LPs (``n`` variables, ``m`` rows).
 
     ``status`` (B,): ``lp.OPTIMAL``, ``lp.INFEASIBLE`` (every LP here is bounded by its box), or
-    :data:`UNDECIDED` (only from :func:`simplex_batch`). ``x`` (B, n): optimal points (NaN
+    ``UNDECIDED`` (only from ``simplex_batch``). ``x`` (B, n): optimal points (NaN
     otherwise); ``fun`` (B,): ``c.x`` at the optimum (NaN otherwise); ``basis`` (B, n): the final
     basis of the simplex (row ``i < m`` of ``G``, ``m + j`` the upper bound of ``x_j``, ``m + n + j``
     its lower bound), a warm start for the next call; ``solver`` (B,) object: ``"batch"`` or the
@@ -98,7 +98,7 @@ class BatchResult:
 
     @property
     def n_fallback(self) -> int:
-        """How many LPs the fallback (:func:`polytopes.lp.solve_verified`) decided."""
+        """How many LPs the fallback (``polytopes.lp.solve_verified``) decided."""
         return len(self.solver) - self.solver.tolist().count("batch")
 
 
@@ -141,7 +141,7 @@ _kernel_module = None  # polytopes.batchlp_kernel once imported (per call, an im
 
 
 def _compiled_module():
-    """:mod:`polytopes.batchlp_kernel`, imported on first use (it imports numba, about 0.5 s)."""
+    """``polytopes.batchlp_kernel``, imported on first use (it imports numba, about 0.5 s)."""
     global _kernel_module
     if _kernel_module is None:
         from . import batchlp_kernel
@@ -157,7 +157,7 @@ def available() -> bool:
 
 def preferred_kernel(n_lps: int) -> str:
     """The kernel worth using for about ``n_lps`` LPs: ``"compiled"`` when numba is installed and
-    ``n_lps`` is at least :data:`COMPILED_MIN_LPS` (loading it costs about a second per process),
+    ``n_lps`` is at least ``COMPILED_MIN_LPS`` (loading it costs about a second per process),
     else ``"numpy"``. The choice depends on the problem only, never on what the process ran
     before (the two kernels' last bits differ; an answer must not depend on the process)."""
     if n_lps >= COMPILED_MIN_LPS:
@@ -185,9 +185,9 @@ def simplex_batch(c, G, h, lo, hi, artificial=None, basis=None, max_iter: int | 
     ``c`` (B, n), ``G`` (B, m, n), ``h`` (B, m), ``lo``, ``hi`` (B, n) finite with ``lo <= hi``;
     ``artificial``: which bounds are artificial (module doc) — a (B, n) bool array (both bounds of
     those variables) or a pair ``(lower, upper)`` of them;
-    ``basis`` (B, n) int: warm starts (rows as in :class:`BatchResult`; ignored where singular or
+    ``basis`` (B, n) int: warm starts (rows as in ``BatchResult``; ignored where singular or
     not dual feasible); ``kernel``: ``"auto"``, ``"numpy"`` or ``"compiled"`` (module doc).
-    Undecided LPs have status :data:`UNDECIDED`.
+    Undecided LPs have status ``UNDECIDED``.
     """
     c = np.asarray(c, dtype=float)
     Bn, n = c.shape
@@ -281,7 +281,7 @@ def simplex_batch(c, G, h, lo, hi, artificial=None, basis=None, max_iter: int | 
 
 
 def _compiled(c, G, h, lo, hi, artificial, basis, max_iter) -> BatchResult:
-    """:func:`simplex_batch` through :func:`polytopes.batchlp_kernel.simplex_kernel`."""
+    """``simplex_batch`` through ``polytopes.batchlp_kernel.simplex_kernel``."""
     batchlp_kernel = _compiled_module()
     Bn, n = c.shape
     m = G.shape[1]
@@ -315,7 +315,7 @@ def _batch_solver(Bn: int) -> np.ndarray:
 
 def _verify(c, F, f, art, n, status, basis, enter, iterations) -> BatchResult:
     """Recompute every claim from its basis (a fresh inverse) and keep it only when the checks of
-    :mod:`polytopes.lp` pass (module doc)."""
+    ``polytopes.lp`` pass (module doc)."""
     Bn, M = F.shape[0], F.shape[1]
     x_out = np.full((Bn, n), np.nan)
     fun = np.full(Bn, np.nan)
@@ -368,11 +368,11 @@ def _verify(c, F, f, art, n, status, basis, enter, iterations) -> BatchResult:
 def solve_batch(c, G, h, lo, hi, artificial=None, basis=None, max_iter: int | None = None,
                 kernel: str = "auto") -> BatchResult:
     """Solve every LP of the batch (module doc): the vectorized dual simplex, then
-    :func:`polytopes.lp.solve_verified` for each LP it did not decide — there without the
+    ``polytopes.lp.solve_verified`` for each LP it did not decide — there without the
     artificial bounds, which may also answer ``lp.UNBOUNDED``.
 
-    Arguments as :func:`simplex_batch`. Returns a :class:`BatchResult` with no :data:`UNDECIDED`
-    entries. Raises :class:`~polytopes.NumericalError` when the fallback cannot verify an LP.
+    Arguments as ``simplex_batch``. Returns a ``BatchResult`` with no ``UNDECIDED``
+    entries. Raises ``NumericalError`` when the fallback cannot verify an LP.
     """
     res = simplex_batch(c, G, h, lo, hi, artificial, basis, max_iter, kernel)
     undecided = res.status == UNDECIDED
@@ -402,15 +402,15 @@ def solve_padded(problems, fallback: bool = True, kernel: str = "numpy",
                  chunk: int = PADDED_CHUNK) -> tuple[np.ndarray, list[np.ndarray | None], np.ndarray]:
     """Solve LPs of different sizes together: each is padded (zero rows ``0 <= 0``, variables
     fixed by ``lo = hi = 0`` with zero cost) to a size that depends on its own size only
-    (multiples of :data:`PAD_ROWS` rows and :data:`PAD_COLS` variables), so an LP gets the same
+    (multiples of ``PAD_ROWS`` rows and ``PAD_COLS`` variables), so an LP gets the same
     answer, bit for bit, whatever else is solved with it; the LPs of one padded size are solved
-    together by :func:`solve_batch` (``fallback``) or :func:`simplex_batch`, ``chunk`` per batch
-    (:func:`solve_stacked` of stacks of one LP).
+    together by ``solve_batch`` (``fallback``) or ``simplex_batch``, ``chunk`` per batch
+    (``solve_stacked`` of stacks of one LP).
 
     ``problems``: a sequence of ``(c, G, h, lo, hi, art_lo, art_hi)`` with shapes ``(n_i,)``,
     ``(m_i, n_i)``, ``(m_i,)``, ``(n_i,)``, ``(n_i,)`` and two ``(n_i,)`` bool arrays marking the
     artificial lower and upper bounds. Returns ``(status (N,), x, fun (N,))``, ``x[i]`` the
-    optimal point ``(n_i,)`` or ``None``; without the fallback a status may be :data:`UNDECIDED`.
+    optimal point ``(n_i,)`` or ``None``; without the fallback a status may be ``UNDECIDED``.
     """
     solved = solve_stacked([tuple(np.asarray(a)[None] for a in p) for p in problems], fallback, kernel, chunk)
     status = np.array([st[0] for st, _, _ in solved], dtype=int).reshape(len(problems))
@@ -421,11 +421,11 @@ def solve_padded(problems, fallback: bool = True, kernel: str = "numpy",
 
 def solve_stacked(stacks, fallback: bool = True, kernel: str = "numpy",
                   chunk: int = PADDED_CHUNK) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """:func:`solve_padded` of LPs given as stacks of one size each, without a Python loop over the
+    """``solve_padded`` of LPs given as stacks of one size each, without a Python loop over the
     LPs: ``stacks`` a sequence of ``(c, G, h, lo, hi, art_lo, art_hi)`` with shapes ``(S, n)``,
     ``(S, m, n)``, ``(S, m)``, ``(S, n)``, ``(S, n)`` and two ``(S, n)`` bool arrays. Each LP is padded
-    as :func:`solve_padded` pads it and the stacks of one padded size are solved together, at most
-    ``chunk`` LPs per batch (bounded memory), so each gets the answer :func:`solve_padded` gives it,
+    as ``solve_padded`` pads it and the stacks of one padded size are solved together, at most
+    ``chunk`` LPs per batch (bounded memory), so each gets the answer ``solve_padded`` gives it,
     bit for bit. Returns, per stack, ``(status (S,), x (S, n) (NaN where not optimal), fun (S,))``.
     """
     out = []
@@ -451,7 +451,7 @@ def solve_stacked(stacks, fallback: bool = True, kernel: str = "numpy",
 def _solve_pieces(stacks, pieces: list[tuple[int, int, int]], size: tuple[int, int], out: list,
                   fallback: bool, kernel: str) -> None:
     """Solve the LPs ``stacks[k][...][a:b]`` of ``pieces`` (``(k, a, b)``, one padded ``size``) in
-    one batch and write their answers into ``out`` (:func:`solve_stacked`'s)."""
+    one batch and write their answers into ``out`` (``solve_stacked``'s)."""
     mp, np_ = size
     total = sum(b - a for _, a, b in pieces)
     cp, Gp, hp = np.zeros((total, np_)), np.zeros((total, mp, np_)), np.zeros((total, mp))

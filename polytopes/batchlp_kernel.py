@@ -1,6 +1,6 @@
-"""The compiled fast path of :mod:`polytopes.batchlp`: the same dual simplex, one LP at a time.
+"""The compiled fast path of ``polytopes.batchlp``: the same dual simplex, one LP at a time.
 
-:func:`polytopes.batchlp.simplex_batch` advances every LP of a batch with one NumPy operation per
+``polytopes.batchlp.simplex_batch`` advances every LP of a batch with one NumPy operation per
 pivot; for the dozens of LPs of a few variables a real-time controller solves per step, the NumPy
 per-call overhead (a few µs per call, hundreds of calls) dominates the arithmetic. This module runs
 the *same method* — rows divided by their norms, the box vertex (or a dual-feasible nonsingular
@@ -9,29 +9,29 @@ the lowest basis position, the Sherman–Morrison update of ``F_B^{-1}``, a Fark
 no ratio coefficient is positive — compiled by `numba <https://numba.pydata.org>`_ (``nopython``),
 one LP after the other.
 
-Every answer is verified in the same compiled loop by the rules of :mod:`polytopes.lp`
-(:func:`~polytopes.lp.primal_ok`, :func:`~polytopes.lp.dual_ok`, :func:`~polytopes.lp.farkas_ok`,
-written out for one LP with the tolerances of :mod:`polytopes.tolerances`), after recomputing the
+Every answer is verified in the same compiled loop by the rules of ``polytopes.lp``
+(``primal_ok``, ``dual_ok``, ``farkas_ok``,
+written out for one LP with the tolerances of ``polytopes.tolerances``), after recomputing the
 point and the multipliers from the final basis by a fresh factorization (Gaussian elimination
 with partial pivoting); certificates must not lean on an artificial bound
-(:data:`polytopes.batchlp.ART_TOL`) and are checked with those bounds' multipliers set to zero.
-Anything that fails is ``UNDECIDED`` and goes to :func:`polytopes.lp.solve_verified` through
-:func:`polytopes.batchlp.solve_batch`, exactly as for the NumPy path. The NumPy path stays the
+(``polytopes.batchlp.ART_TOL``) and are checked with those bounds' multipliers set to zero.
+Anything that fails is ``UNDECIDED`` and goes to ``polytopes.lp.solve_verified`` through
+``polytopes.batchlp.solve_batch``, exactly as for the NumPy path. The NumPy path stays the
 reference: ``tests/polytopes/test_batchlp_kernel.py`` compares the two (and the verification rules
-with :mod:`polytopes.lp`'s) on LPs captured from whole RHex flips and on random LPs.
+with ``polytopes.lp``'s) on LPs captured from whole RHex flips and on random LPs.
 
 Compilation costs several seconds. It is paid once per machine and version, not per process:
-the compiled code is cached on disk in the user's cache directory — :data:`CACHE_ROOT`,
+the compiled code is cached on disk in the user's cache directory — ``CACHE_ROOT``,
 ``$CONTACTMODES_CACHE_DIR`` or ``$XDG_CACHE_HOME/contactmodes/numba`` (default
 ``~/.cache/contactmodes/numba``), or numba's own ``$NUMBA_CACHE_DIR`` when the user set one — never
 next to the sources; when no such directory is writable nothing is cached and every process
 compiles. numba checks a cached kernel only against the time stamp of the file that defines it,
 not against the files whose functions it calls or whose constants it reads (here the tolerances);
 so each kernel module caches into its own subdirectory named by a digest of every source it
-depends on (:func:`cache_dir_for`; :data:`CACHE_DIR` for this module): a change to any of them
-starts a fresh cache instead of loading stale machine code. :func:`compile_kernel` pays it up
-front (the RHex max-thrust controller calls it in its constructor). When numba cannot be imported, :data:`AVAILABLE` is false and
-:mod:`polytopes.batchlp` uses the NumPy path.
+depends on (``cache_dir_for``; ``CACHE_DIR`` for this module): a change to any of them
+starts a fresh cache instead of loading stale machine code. ``compile_kernel`` pays it up
+front (the RHex max-thrust controller calls it in its constructor). When numba cannot be imported, ``AVAILABLE`` is false and
+``polytopes.batchlp`` uses the NumPy path.
 """
 
 from __future__ import annotations
@@ -68,12 +68,12 @@ def _cache_root() -> str:
 
 CACHE_ROOT = _cache_root()
 """Root directory of the compiled-kernel caches (module doc); each kernel module caches into a
-subdirectory of it named by :func:`cache_dir_for`."""
+subdirectory of it named by ``cache_dir_for``."""
 
 
 def cache_dir_for(*sources: str) -> str | None:
     """The cache directory of kernels compiled from the Python files ``sources`` (paths): the
-    subdirectory of :data:`CACHE_ROOT` named by the SHA-256 of their contents (in order) and of
+    subdirectory of ``CACHE_ROOT`` named by the SHA-256 of their contents (in order) and of
     the numba version, created; ``None`` when it is not writable (then nothing is cached). Any
     change to one of the files gives another directory, so a kernel never loads machine code
     compiled from other sources (module doc)."""
@@ -125,7 +125,7 @@ _UNDECIDED, _OPTIMAL, _INFEASIBLE = -1, 0, 2
 
 _compiled = None
 COMPILE_SECONDS = float("nan")
-"""Wall time (s) the last :func:`compile_kernel` spent compiling (NaN before)."""
+"""Wall time (s) the last ``compile_kernel`` spent compiling (NaN before)."""
 
 
 def _jit(fn):
@@ -234,7 +234,7 @@ def _primal(Binv, f, basis, x):  # pragma: no cover - compiled
 @_jit
 def _leans(y, art):  # pragma: no cover - compiled
     """Whether the multipliers ``y`` (M,) lean on an artificial bound (``art`` (M,)) beyond
-    :data:`polytopes.batchlp.ART_TOL` of their 1-norm; otherwise those multipliers are set to 0
+    ``polytopes.batchlp.ART_TOL`` of their 1-norm; otherwise those multipliers are set to 0
     (the certificate then proves the caller's LP)."""
     l1 = 0.0
     for i in range(y.shape[0]):

@@ -7,7 +7,7 @@ rows in ``lin_set`` are lines.
 Crash guards (every cdd call of the package goes through this module): pycddlib 3.0 segfaults
 when canonicalizing a matrix whose rows are all zero, so rows that are entirely zero (``0 <= 0``,
 ``0 = 0``: no information) are dropped before any matrix is built and every H-matrix carries the
-nonzero trivial row ``1 >= 0``; :func:`canonicalize` refuses (``PolytopeError``) matrices larger
+nonzero trivial row ``1 >= 0``; ``canonicalize`` refuses (``PolytopeError``) matrices larger
 than ``tolerances.CDD_CANONICALIZE_MAX_ROWS`` (cddlib's canonicalization of large
 block-elimination outputs was seen to abort, crash or run for minutes); callers reduce those with
 the package's own LP path instead.
@@ -33,7 +33,7 @@ def drop_zero_rows(A, b, C, d):
 def h_to_cdd(A: np.ndarray, b: np.ndarray, C: np.ndarray, d: np.ndarray):
     """cdd H-matrix of ``{A x <= b, C x = d}``, with the trivial row ``0 <= 1`` appended: cddlib
     mishandles a matrix without rows and, for a homogeneous system, reads it as a cone and omits
-    the origin vertex from the generators. :func:`h_from_cdd` drops trivial rows again. Rows
+    the origin vertex from the generators. ``h_from_cdd`` drops trivial rows again. Rows
     that are entirely zero are dropped (crash guard, module docstring)."""
     A, b, C, d = drop_zero_rows(np.asarray(A, float), np.asarray(b, float),
                                 np.asarray(C, float), np.asarray(d, float))
@@ -105,7 +105,7 @@ def h_from_generators(vertices, rays, lines):
 def canonicalize(A, b, C, d):
     """cdd canonicalization (implicit linearities and redundancies removed).
 
-    Raises :class:`PolytopeError` for more than ``tolerances.CDD_CANONICALIZE_MAX_ROWS`` rows
+    Raises ``PolytopeError`` for more than ``tolerances.CDD_CANONICALIZE_MAX_ROWS`` rows
     (crash guard); cdd's own failures surface as ``RuntimeError``."""
     if A.shape[0] + C.shape[0] > tol.CDD_CANONICALIZE_MAX_ROWS:
         raise PolytopeError(f"rows: {A.shape[0] + C.shape[0]} rows exceed the cdd canonicalization "
@@ -131,7 +131,7 @@ def block_eliminate(A, b, C, d, eliminate):
 
 def irredundant_rows(A, b, C, d) -> np.ndarray:
     """Indices of the inequality rows of ``A x <= b`` that cdd's redundancy removal keeps
-    (equalities ``C x = d`` take part but are not reported). Raises :class:`PolytopeError` over
+    (equalities ``C x = d`` take part but are not reported). Raises ``PolytopeError`` over
     ``tolerances.CDD_CANONICALIZE_MAX_ROWS`` rows (crash guard)."""
     if A.shape[0] + C.shape[0] > tol.CDD_CANONICALIZE_MAX_ROWS:
         raise PolytopeError(f"rows: {A.shape[0] + C.shape[0]} rows exceed the cdd redundancy "

@@ -1,8 +1,8 @@
-"""Exceptions of :mod:`polytopes`.
+"""Exceptions of ``polytopes``.
 
-Two families, kept apart on purpose: :class:`PolytopeError` (a ``ValueError``) is the caller's
+Two families, kept apart on purpose: ``PolytopeError`` (a ``ValueError``) is the caller's
 mistake — bad data or an operation undefined for the given input — and a command-line tool may
-report it as a user error; :class:`NumericalError` is the package's own failure (no solver or
+report it as a user error; ``NumericalError`` is the package's own failure (no solver or
 method produced an answer that survived verification) and must be reported as an internal error.
 """
 
@@ -24,7 +24,7 @@ class NumericalError(Exception):
     """Internal numerical failure: no LP solver or projection method gave an answer that passed
     verification (residual, certificate or support-function checks).
 
-    Deliberately *not* a :class:`PolytopeError`/``ValueError``: it says nothing about the input
+    Deliberately *not* a ``PolytopeError``/``ValueError``: it says nothing about the input
     being wrong. Callers with an exit-status contract (``contactmodes`` CLI) report it as an
     internal error (exit 70).
     """

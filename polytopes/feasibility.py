@@ -1,26 +1,26 @@
-"""The one emptiness rule and the one affine-hull rule of :mod:`polytopes`.
+"""The one emptiness rule and the one affine-hull rule of ``polytopes``.
 
 Every decision "is this set empty?" and "which inequalities hold with equality on the whole
-set?" — by :meth:`Polytope.is_empty`, :meth:`~Polytope.chebyshev_center`,
-:meth:`~Polytope.affine_hull`, :meth:`~Polytope.implicit_equalities`,
-:meth:`~Polytope.affine_dimension`, :meth:`~Polytope.bounding_box`, :meth:`~Polytope.reduce`,
-projection and :mod:`polytopes.regions` — is read from the two objects computed here
-(:class:`Feasibility`, then :class:`Hull`), once per :class:`~polytopes.Polytope` (they are cached
+set?" — by ``Polytope.is_empty``, ``chebyshev_center``,
+``affine_hull``, ``implicit_equalities``,
+``affine_dimension``, ``bounding_box``, ``reduce``,
+projection and ``polytopes.regions`` — is read from the two objects computed here
+(``Feasibility``, then ``Hull``), once per ``Polytope`` (they are cached
 on the immutable object), so no two operations can disagree.
 
 **Set-up.** The explicit equalities ``C x = d`` are replaced by an orthonormal parametrization
-``x = x0 + N z`` (:func:`~polytopes.linalg.equality_basis`; inconsistent equalities mean empty).
+``x = x0 + N z`` (``equality_basis``; inconsistent equalities mean empty).
 Each inequality is normalized by ``||a_i||`` (so its slack is a Euclidean distance and the rule is
 invariant under positive row scaling) and written over ``z``: ``(a_i N / ||a_i||) z + s <=
 (b_i - a_i x0) / ||a_i||``. A row whose coefficient over ``z`` vanishes (``||a_i N|| <=
 COEF_ZERO_TOL ||a_i||``) is a constant and is decided in Python.
 
-**Emptiness** (:func:`feasibility`): the max-slack LP ``s* = max s`` over those rows, with ``s``
+**Emptiness** (``feasibility``): the max-slack LP ``s* = max s`` over those rows, with ``s``
 capped at ``scale`` (``scale = max(1, max_i |b_i|/||a_i||, max_j |d_j|/||c_j||)``, see
-:func:`~polytopes.linalg.data_scale`). The set is empty iff the equalities are inconsistent or
+``data_scale``). The set is empty iff the equalities are inconsistent or
 ``s* < -eps`` with ``eps = FEASIBILITY_TOL * scale``.
 
-**Affine hull** (:func:`hull`): if ``s* > eps`` the set has an interior (relative to the explicit
+**Affine hull** (``hull``): if ``s* > eps`` the set has an interior (relative to the explicit
 equalities) and no inequality is an implicit equality. Otherwise the rows are *relaxed* by ``eps``
 (so the LPs below are feasible by construction: the max-slack point satisfies them) and the
 iterated slack LPs of Freund, Roundy & Todd (1985) decide each row: a row is an implicit
@@ -31,7 +31,7 @@ once relaxed keeps float noise from splitting an equality). The hull is then ``x
 description by construction, never "empty"; ``x_h`` need not lie in the set, it only anchors the
 hull's coordinates (kept small so that offsets ``b_i - a_i x_h`` lose no precision).
 
-**Inner system** (:class:`Hull` fields ``V``, ``gamma``, ``relax``): the non-implicit rows written
+**Inner system** (``Hull`` fields ``V``, ``gamma``, ``relax``): the non-implicit rows written
 over ``w``, normalized by ``||a_i||``. LP queries on a nonempty set (support, bounding box,
 Chebyshev center, redundancy) run on ``V w <= gamma + relax``, with ``relax = eps`` when ``s* <=
 eps`` (a thin or lower-dimensional set, whose raw LPs a solver may call infeasible) and ``0``
@@ -126,9 +126,9 @@ class _SlackLP:
 
 
 def _setup(A, b, C, d) -> tuple[Feasibility, _SlackLP | None]:
-    """The emptiness rule up to its LP: the :class:`Feasibility` when no LP is needed (then the
+    """The emptiness rule up to its LP: the ``Feasibility`` when no LP is needed (then the
     second item is ``None``), else a template whose ``empty``/``slack``/``point`` are filled in by
-    :func:`_decide` from the LP's optimum."""
+    ``_decide`` from the LP's optimum."""
     m, n = A.shape
     nrm = row_norms(A)
     nz = nrm > 0
@@ -147,7 +147,7 @@ def _setup(A, b, C, d) -> tuple[Feasibility, _SlackLP | None]:
 
 
 def _template(scale, Q, q, x0, N, consistent, U, beta, const) -> tuple[Feasibility, _SlackLP | None]:
-    """:func:`_setup`'s result from the set's equality basis and rows over it (``U`` is changed
+    """``_setup``'s result from the set's equality basis and rows over it (``U`` is changed
     in place: its constant rows are zeroed)."""
     eps = tol.FEASIBILITY_TOL * scale
     k = N.shape[1]
@@ -178,14 +178,14 @@ def _template(scale, Q, q, x0, N, consistent, U, beta, const) -> tuple[Feasibili
 
 
 SETUP_CHUNK = 512
-""":func:`feasibility_many` and :func:`empty_stacked` set up at most this many sets of one shape
+"""``feasibility_many`` and ``empty_stacked`` set up at most this many sets of one shape
 at a time (a cost knob: bounded memory)."""
 
 
 @dataclass(frozen=True)
 class _Stacked:
-    """The set-up of ``S`` sets of one shape at once (:func:`_stacked_setups`): the fields of
-    :class:`Feasibility` stacked, ``sel`` (S,) their positions in the caller's stack, ``N`` (S, n,
+    """The set-up of ``S`` sets of one shape at once (``_stacked_setups``): the fields of
+    ``Feasibility`` stacked, ``sel`` (S,) their positions in the caller's stack, ``N`` (S, n,
     k) with ``k`` common to the group (``None`` for sets without equalities: ``N = I``),
     ``consistent`` (S,) bool."""
 
@@ -211,12 +211,12 @@ class _Stacked:
 
 
 def _stacked_setups(A, b, C, d) -> tuple[np.ndarray, list[_Stacked]]:
-    """:func:`_setup` of the ``G`` sets ``{A_g x <= b_g, C_g x = d_g}`` of one shape (``A`` (G, m,
-    n), ``b`` (G, m), ``C`` (G, p, n), ``d`` (G, p), ``m >= 1``) up to :func:`_template`: stacked
-    row norms, SVDs and products (each result the one :func:`_setup` gives the set alone, bit for
+    """``_setup`` of the ``G`` sets ``{A_g x <= b_g, C_g x = d_g}`` of one shape (``A`` (G, m,
+    n), ``b`` (G, m), ``C`` (G, p, n), ``d`` (G, p), ``m >= 1``) up to ``_template``: stacked
+    row norms, SVDs and products (each result the one ``_setup`` gives the set alone, bit for
     bit on this NumPy; ``tests/polytopes/test_polytopes_trust.py`` compares them). Returns the
-    positions of the sets left to :func:`_setup` itself (equalities with a zero row, or no nonzero
-    row in ``A``) and one :class:`_Stacked` per rank of the equalities."""
+    positions of the sets left to ``_setup`` itself (equalities with a zero row, or no nonzero
+    row in ``A``) and one ``_Stacked`` per rank of the equalities."""
     n, p = A.shape[2], C.shape[1]
     nrm = np.sqrt(np.add.reduce(A * A, axis=2))  # row_norms, the same operations
     nz = nrm > 0
@@ -285,7 +285,7 @@ def _decide(template: Feasibility, zs: np.ndarray) -> Feasibility:
 def feasibility(A, b, C, d) -> Feasibility:
     """Apply the emptiness rule (module docstring) to ``{A x <= b, C x = d}``.
 
-    Raises :class:`~polytopes.NumericalError` only if the max-slack LP (feasible and bounded by
+    Raises ``NumericalError`` only if the max-slack LP (feasible and bounded by
     construction) cannot be solved reliably by any solver.
     """
     template, slp = _setup(A, b, C, d)
@@ -302,22 +302,22 @@ def feasibility(A, b, C, d) -> Feasibility:
 
 def feasibility_many(systems: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]],
                      kernel: str = "numpy") -> list[Feasibility]:
-    """:func:`feasibility` of every ``(A, b, C, d)`` of ``systems``: the same set-up and the same
+    """``feasibility`` of every ``(A, b, C, d)`` of ``systems``: the same set-up and the same
     decision, with the max-slack LPs solved together by the verified batched dual simplex of
-    :mod:`polytopes.batchlp` (:func:`~polytopes.batchlp.solve_batch`: every answer checked by the
-    rules of :func:`polytopes.lp.solve_verified`, the undecided ones solved by it). The sets of one
-    shape are set up together (:func:`_stacked_setups`) and their LPs built stacked
-    (:func:`_slack_lps`); each result is the one the set gets alone, bit for bit
+    ``polytopes.batchlp`` (``solve_batch``: every answer checked by the
+    rules of ``polytopes.lp.solve_verified``, the undecided ones solved by it). The sets of one
+    shape are set up together (``_stacked_setups``) and their LPs built stacked
+    (``_slack_lps``); each result is the one the set gets alone, bit for bit
     (``tests/polytopes/test_polytopes_trust.py``).
 
     Sets of different sizes share a batch by padding to a size that depends on each LP's own size
-    (:func:`~polytopes.batchlp.solve_padded`), so a set's answer does not depend on the others of
+    (``solve_padded``), so a set's answer does not depend on the others of
     the batch. Free variables get the artificial box ``BATCH_LP_BOUND`` times each set's
     data scale; an answer leaning on it is not accepted (it goes to the fallback without the box).
-    ``kernel``: a :mod:`polytopes.batchlp` kernel; the default, NumPy, gives the same floats in
+    ``kernel``: a ``polytopes.batchlp`` kernel; the default, NumPy, gives the same floats in
     every process (the compiled kernel's last bits differ, and whether it is loaded depends on
     what the process did before). Raises
-    :class:`~polytopes.NumericalError` when an LP cannot be solved reliably by any solver.
+    ``NumericalError`` when an LP cannot be solved reliably by any solver.
     """
     out: list = [None] * len(systems)
     chunks = _shape_chunks(systems)
@@ -337,13 +337,13 @@ def feasibility_many(systems: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray,
 def empty_stacked(systems, kernel: str = "numpy") -> list[tuple[np.ndarray, np.ndarray]]:
     """The emptiness rule's decisions for sets given as stacks of one shape each — ``systems`` a
     sequence of ``(A, b, C, d)`` with shapes (G, m, n), (G, m), (G, p, n), (G, p) — without a
-    :class:`Feasibility` object or a Python loop per set: stacks with the same ``(n, p)`` (and a
-    nonzero row in every set) are joined (rows padded, :func:`_pad_rows`) and decided as
-    :func:`feasibility_many` decides them (the same set-up and LPs). Each decision and slack is the one :func:`feasibility_many` gives
+    ``Feasibility`` object or a Python loop per set: stacks with the same ``(n, p)`` (and a
+    nonzero row in every set) are joined (rows padded, ``_pad_rows``) and decided as
+    ``feasibility_many`` decides them (the same set-up and LPs). Each decision and slack is the one ``feasibility_many`` gives
     (``tests/polytopes/test_polytopes_trust.py``).
 
     Returns, per stack, ``(empty (G,) bool, slack (G,))`` (``s*``; ``-inf`` for inconsistent
-    equalities). Raises :class:`~polytopes.NumericalError` when an LP cannot be solved reliably.
+    equalities). Raises ``NumericalError`` when an LP cannot be solved reliably.
     """
     shapes: dict[tuple, list[int]] = {}
     for t, (A, _, C, _) in enumerate(systems):
@@ -373,7 +373,7 @@ def empty_stacked(systems, kernel: str = "numpy") -> list[tuple[np.ndarray, np.n
 def _pad_rows(A: np.ndarray, b: np.ndarray, C: np.ndarray, d: np.ndarray, m: int) -> tuple[np.ndarray, np.ndarray]:
     """Stacked sets (``A`` (G, m0, n), ``b`` (G, m0), ``C`` (G, p, n), ``d`` (G, p)) with rows ``0 . x
     <= cap`` appended to ``A, b`` up to ``m`` rows, ``cap`` at least each set's data scale
-    (:func:`problem_scale`, the cap on its slack): a zero row is a constant row of the emptiness
+    (``problem_scale``, the cap on its slack): a zero row is a constant row of the emptiness
     rule, left out of the scale, and this one caps the slack no lower than it is capped anyway —
     the set-up of the other rows, the max-slack LP (where a constant row is a zero row) and so the
     decision and the slack are the set's own, bit for bit."""
@@ -395,12 +395,12 @@ def _pad_rows(A: np.ndarray, b: np.ndarray, C: np.ndarray, d: np.ndarray, m: int
 
 def _decide_stacks(stacks, kernel: str, objects: bool) -> list:
     """The emptiness rule on stacks of one shape each (``(A, b, C, d)`` (G, m, n), (G, m), (G, p,
-    n), (G, p)): per stack the list of :class:`Feasibility` (``objects``) or ``(empty (G,), slack
-    (G,))``. Chunks of ``SETUP_CHUNK`` sets are set up together (:func:`_stacked_setups`; a chunk
-    of one set, a set without rows, and the sets it leaves to :func:`_setup` take :func:`_setup`);
-    the sets :func:`_template` decides without an LP are decided by it; the max-slack LPs of the
-    others are built stacked (:func:`_slack_lps`) and solved, with those of the :func:`_setup`
-    sets, in verified batches, one per padded size (:func:`polytopes.batchlp.solve_stacked`)."""
+    n), (G, p)): per stack the list of ``Feasibility`` (``objects``) or ``(empty (G,), slack
+    (G,))``. Chunks of ``SETUP_CHUNK`` sets are set up together (``_stacked_setups``; a chunk
+    of one set, a set without rows, and the sets it leaves to ``_setup`` take ``_setup``);
+    the sets ``_template`` decides without an LP are decided by it; the max-slack LPs of the
+    others are built stacked (``_slack_lps``) and solved, with those of the ``_setup``
+    sets, in verified batches, one per padded size (``polytopes.batchlp.solve_stacked``)."""
     from . import batchlp
 
     feas: list[list] = []
@@ -463,15 +463,15 @@ def _decide_stacks(stacks, kernel: str, objects: bool) -> list:
 
 
 def _template_of(st: _Stacked, j: int) -> tuple[Feasibility, _SlackLP | None]:
-    """:func:`_template` of the ``j``-th set of ``st`` (its rows of ``U`` already zeroed where
+    """``_template`` of the ``j``-th set of ``st`` (its rows of ``U`` already zeroed where
     constant)."""
     return _template(float(st.scale[j]), st.Q[j], st.q[j], st.x0[j], st.basis(j), bool(st.consistent[j]), st.U[j],
                      st.beta[j], st.const[j])
 
 
 def _slack_problem(t: Feasibility, slp: _SlackLP):
-    """The max-slack LP of one set (:func:`_setup`'s) as a stack of one for
-    :func:`polytopes.batchlp.solve_stacked`: variables ``(z, s)``, max ``s``, ``z`` free (the
+    """The max-slack LP of one set (``_setup``'s) as a stack of one for
+    ``polytopes.batchlp.solve_stacked``: variables ``(z, s)``, max ``s``, ``z`` free (the
     artificial box), ``s <= s_max`` (real)."""
     c, lo, hi, art_lo, art_hi = _slack_bounds(np.array([t.scale]), np.array([slp.s_max]), slp.G.shape[1] - 1)
     return c, slp.G[None], slp.h[None], lo, hi, art_lo, art_hi
@@ -494,12 +494,12 @@ def _slack_bounds(scale: np.ndarray, s_max: np.ndarray, k: int) -> tuple[np.ndar
 
 
 def _slack_lps(st: _Stacked, sets: np.ndarray):
-    """The max-slack LPs of :func:`_template` for the sets ``sets`` of ``st`` (consistent, with a
-    free direction and a live row), stacked for :func:`polytopes.batchlp.solve_stacked` with the
-    bounds of :func:`feasibility_many`: ``(eps (S,), (c, G, h, lo, hi, art_lo, art_hi))``. A
+    """The max-slack LPs of ``_template`` for the sets ``sets`` of ``st`` (consistent, with a
+    free direction and a live row), stacked for ``polytopes.batchlp.solve_stacked`` with the
+    bounds of ``feasibility_many``: ``(eps (S,), (c, G, h, lo, hi, art_lo, art_hi))``. A
     constant row is not dropped but zeroed (``0 <= 0``, a padding row of
-    :mod:`polytopes.batchlp`, which never enters a basis), its offset capping ``s`` as in
-    :func:`_template`."""
+    ``polytopes.batchlp``, which never enters a basis), its offset capping ``s`` as in
+    ``_template``."""
     S, k = sets.size, st.k
     scale = st.scale[sets]
     const = st.const[sets]
@@ -517,17 +517,17 @@ def _slack_lps(st: _Stacked, sets: np.ndarray):
 
 def hull(A, b, C, d, feas: Feasibility) -> Hull:
     """Apply the affine-hull rule (module docstring) to a set that ``feas`` calls nonempty:
-    :func:`hulls` of one set.
+    ``hulls`` of one set.
 
     Never fails on such a set (the LPs are feasible by construction); raises
-    :class:`~polytopes.NumericalError` only if an LP cannot be solved reliably.
+    ``NumericalError`` only if an LP cannot be solved reliably.
     """
     return hulls([(A, b, C, d, feas)])[0]
 
 
 @dataclass
 class _Implicit:
-    """The implicit-equality search of one thin set in progress (:func:`hulls`): ``implicit``,
+    """The implicit-equality search of one thin set in progress (``hulls``): ``implicit``,
     ``undecided`` (m,) bool, the relaxed offsets ``rb`` (m,) and the cap on the slacks."""
 
     implicit: np.ndarray
@@ -537,14 +537,14 @@ class _Implicit:
 
 
 def hulls(items: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, Feasibility]]) -> list[Hull]:
-    """:func:`hull` of each ``(A, b, C, d, feas)`` (sets ``feas`` calls nonempty), the slack LPs of
+    """``hull`` of each ``(A, b, C, d, feas)`` (sets ``feas`` calls nonempty), the slack LPs of
     the thin sets' implicit-equality rounds solved together, one verified batch per round
-    (:func:`polytopes.batchlp.solve_padded`, each LP padded by its own size, so a set's answer
+    (``polytopes.batchlp.solve_padded``, each LP padded by its own size, so a set's answer
     does not depend on the others; free variables in the artificial box ``BATCH_LP_BOUND`` times
     the set's data scale, an answer leaning on it solved again without it).
 
-    Raises :class:`ValueError` when a set is empty by ``feas``, and
-    :class:`~polytopes.NumericalError` only if an LP cannot be solved reliably.
+    Raises ``ValueError`` when a set is empty by ``feas``, and
+    ``NumericalError`` only if an LP cannot be solved reliably.
     """
     from . import batchlp
 
@@ -582,7 +582,7 @@ def hulls(items: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, 
 def _implicit_lp(feas: Feasibility, s: _Implicit):
     """One round's LP of a thin set (Freund, Roundy & Todd): variables ``(z, t_idx)``, ``max sum
     t`` s.t. ``U z + T t <= beta + eps`` over the live rows, ``0 <= t <= cap``, ``z`` free (the
-    artificial box); as a :func:`polytopes.batchlp.solve_padded` problem."""
+    artificial box); as a ``polytopes.batchlp.solve_padded`` problem."""
     U, const = feas.U, feas.const
     k = U.shape[1]
     idx = np.flatnonzero(s.undecided)
@@ -614,7 +614,7 @@ def _implicit_round(feas: Feasibility, s: _Implicit, zt: np.ndarray) -> bool:
 
 
 def _hull_from(A, b, feas: Feasibility, implicit: np.ndarray) -> Hull:
-    """The :class:`Hull` of a set from its implicit rows: the null space of those rows (SVD), its
+    """The ``Hull`` of a set from its implicit rows: the null space of those rows (SVD), its
     least-norm point and the inner system over the rest."""
     n = A.shape[1]
     U, beta, const, eps = feas.U, feas.beta, feas.const, feas.eps

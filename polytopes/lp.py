@@ -1,6 +1,6 @@
-"""The one front door for linear programs in :mod:`polytopes` (and its callers): verified answers.
+"""The one front door for linear programs in ``polytopes`` (and its callers): verified answers.
 
-Every LP of the package — and of ``contactmodes``/``controllers`` through :func:`solve` — is solved
+Every LP of the package — and of ``contactmodes``/``controllers`` through ``solve`` — is solved
 here, and every answer is a *claim checked before it is returned*:
 
 * **optimal**: the point's primal residual (each row normalized, relative to
@@ -18,8 +18,8 @@ here, and every answer is a *claim checked before it is returned*:
 Solvers: cddlib's dense simplex (pycddlib, no per-call set-up, ~0.1 ms) is a fast path for small
 LPs (``tolerances.LP_SMALL_ROWS`` × ``LP_SMALL_COLS``); HiGHS (``highspy``) with presolve, then
 without presolve, are the fallbacks (and the only solvers for larger LPs). An LP that no solver
-decides consistently raises :class:`~polytopes.NumericalError` (an internal failure, not a
-:class:`~polytopes.PolytopeError`).
+decides consistently raises ``NumericalError`` (an internal failure, not a
+``PolytopeError``).
 
 Before solving, inequality and equality rows are divided by their Euclidean norms (the same LP,
 so answers do not depend on how a row is scaled) and all-zero rows are decided in Python (never
@@ -61,7 +61,7 @@ class LPResult:
     ``c.x`` at the optimum, else ``None``. ``solver``: which solve produced the accepted claim
     (``"cdd"``, ``"highs"``, ``"highs-nopresolve"``, ``"python"`` for trivial rows).
     ``verified_by``: ``"certificate"`` (dual / Farkas / ray checked) or ``"agreement"`` (two
-    independent solves agree). ``ray`` (n,): for ``UNBOUNDED`` from :func:`solve_many`, the
+    independent solves agree). ``ray`` (n,): for ``UNBOUNDED`` from ``solve_many``, the
     verified direction of unboundedness, else ``None``.
     """
 
@@ -145,7 +145,7 @@ def _normalized(M, v):
 
 # --------------------------------------------------------------------------- verification -------
 # The checks are written for a batch of LPs (leading axis ``B``; rows of unit norm or zero, padded
-# LPs carry zero rows with a non-negative right-hand side): :mod:`polytopes.batchlp` verifies its
+# LPs carry zero rows with a non-negative right-hand side): ``polytopes.batchlp`` verifies its
 # answers with them. The single-LP front door uses the scalar forms below (``_primal_ok``,
 # ``_dual_ok``, ``_farkas_ok``: the same rules without the batch axis, cheaper for one LP).
 def primal_ok(x, G, h, E, f) -> np.ndarray:
@@ -284,7 +284,7 @@ def _ray_ok(c, r, G, E) -> bool:
 
 
 def rays_ok(costs, R, G, E) -> np.ndarray:
-    """:func:`_ray_ok` for many costs and rays at once: (c, r) bool, entry ``[i, j]`` whether
+    """``_ray_ok`` for many costs and rays at once: (c, r) bool, entry ``[i, j]`` whether
     ray ``R[j]`` (r, n) is a verified direction of unboundedness of ``min costs[i].x`` (c, n)
     over ``G x <= h, E x = f`` (any ``h``, ``f``; rows of unit norm or less)."""
     R = np.asarray(R, dtype=float).reshape(-1, G.shape[1])
@@ -331,8 +331,8 @@ def _cdd_matrix(G, h, E, f):
 
 
 def _cdd_claim(mat, c, m_g: int, m_e: int) -> _Claim:
-    """cddlib's dense simplex on ``mat`` (:func:`_cdd_matrix`) with cost ``c``; the dual solution
-    is read in the convention of :class:`_Claim`."""
+    """cddlib's dense simplex on ``mat`` (``_cdd_matrix``) with cost ``c``; the dual solution
+    is read in the convention of ``_Claim``."""
     mat.obj_func = [0.0, *c.tolist()]
     prog = cdd.linprog_from_matrix(mat)
     cdd.linprog_solve(prog)
@@ -449,9 +449,9 @@ def solve_verified(c, A_ub=None, b_ub=None, A_eq=None, b_eq=None, bounds=(None, 
     ``feasible_point`` (n,), optional: a point the caller believes feasible; it is checked, and
     saves a feasibility LP when a solver proves unboundedness by a ray alone.
 
-    Returns an :class:`LPResult`. Raises :class:`~polytopes.NumericalError` when no solver's claim
+    Returns an ``LPResult``. Raises ``NumericalError`` when no solver's claim
     can be verified or two solvers' verified-looking claims cannot be reconciled, and
-    :class:`~polytopes.PolytopeError` on malformed arguments.
+    ``PolytopeError`` on malformed arguments.
     """
     if solver not in SOLVERS:
         raise PolytopeError(f"solver: expected one of {SOLVERS}, got {solver!r}")
@@ -580,14 +580,14 @@ def _agreement(c, claims, bounded, G, h, E, f) -> LPResult | None:
 
 def solve_many(costs, A_ub, b_ub, feasible_point: Any = None) -> list[LPResult]:
     """Minimize each ``costs[i].x`` (c, n) over one system ``A_ub x <= b_ub`` (m, n)/(m,), free
-    variables: :func:`solve_verified` for many objectives, with the rows normalized and cddlib's
-    matrix built once (small LPs; larger ones go to :func:`solve_verified` one by one).
+    variables: ``solve_verified`` for many objectives, with the rows normalized and cddlib's
+    matrix built once (small LPs; larger ones go to ``solve_verified`` one by one).
 
-    Every answer is verified as in :func:`solve_verified`: an optimum by its primal point and dual
+    Every answer is verified as in ``solve_verified``: an optimum by its primal point and dual
     certificate; "unbounded" by cddlib's ray (``ray`` of the result) and a feasible point — the
     caller's ``feasible_point`` (n,) when it passes the primal check; a claim that fails goes
-    through :func:`solve_verified` on its own. Returns one :class:`LPResult` per cost. Raises as
-    :func:`solve_verified`."""
+    through ``solve_verified`` on its own. Returns one ``LPResult`` per cost. Raises as
+    ``solve_verified``."""
     A_ub = np.asarray(A_ub, dtype=float)
     n = A_ub.shape[1]
     costs = np.asarray(costs, dtype=float).reshape(-1, n)
@@ -632,8 +632,8 @@ def solve(c, A_ub=None, b_ub=None, A_eq=None, b_eq=None, bounds=(None, None), so
     default free variables); the answer is verified (see the module docstring).
 
     Returns ``(status, x, fun)`` with status ``OPTIMAL`` (0), ``INFEASIBLE`` (2) or ``UNBOUNDED``
-    (3); ``x``, ``fun`` are ``None`` unless optimal. Raises :class:`~polytopes.NumericalError`
-    when no solver's answer survives verification. See :func:`solve_verified` for the arguments.
+    (3); ``x``, ``fun`` are ``None`` unless optimal. Raises ``NumericalError``
+    when no solver's answer survives verification. See ``solve_verified`` for the arguments.
     """
     res = solve_verified(c, A_ub, b_ub, A_eq, b_eq, bounds, solver, bounded, feasible_point)
     if res.status != OPTIMAL:
@@ -645,7 +645,7 @@ def support(A, b, C, d, direction) -> float:
     """Support function ``max {direction . x : A x <= b, C x = d}`` of the raw system.
 
     Returns ``inf`` when unbounded and ``-inf`` when the system is infeasible (the supremum over
-    the empty set). :meth:`polytopes.Polytope.support` applies the package's emptiness rule first.
+    the empty set). ``polytopes.Polytope.support`` applies the package's emptiness rule first.
     """
     direction = np.asarray(direction, dtype=float)
     st, x, fun = solve(-direction, A, b, C, d)

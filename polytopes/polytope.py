@@ -259,7 +259,7 @@ class Polytope:
 
         ``vertices`` (nv, n), ``rays`` (nr, n), ``lines`` (nl, n). No vertices (and no rays or
         lines) gives the empty set of ``R^dim``. Zero rays/lines are ignored. Raises
-        :class:`PolytopeError` when shapes disagree, the dimension is unknown, or rays/lines are
+        ``PolytopeError`` when shapes disagree, the dimension is unknown, or rays/lines are
         given without a vertex.
         """
         arrs = {}
@@ -343,8 +343,8 @@ class Polytope:
 
     @staticmethod
     def _prime_hulls(polys: Sequence["Polytope"]) -> None:
-        """Compute the missing hulls of the non-empty ``polys`` (:meth:`_hull`) together: their
-        implicit-equality LPs in one batch per round (:func:`polytopes.feasibility.hulls`)."""
+        """Compute the missing hulls of the non-empty ``polys`` (``_hull``) together: their
+        implicit-equality LPs in one batch per round (``polytopes.feasibility.hulls``)."""
         todo = [P for P in polys if "hull" not in P._cache and not P.is_empty()]
         if len(todo) > 1:
             for P, h in zip(todo, _feasibility.hulls([(*P._h(), P._feas()) for P in todo])):
@@ -358,7 +358,7 @@ class Polytope:
 
     def _inner_lps(self, directions: np.ndarray) -> list[tuple[float, np.ndarray | None, np.ndarray | None]]:
         """``max d.x`` over the (nonempty) set for each row ``d`` of ``directions`` (k, n), through
-        its inner system (:func:`lp.solve_many`: one normalization, one cddlib matrix); returns
+        its inner system (``lp.solve_many``: one normalization, one cddlib matrix); returns
         ``(value, x, ray)`` per direction: ``x`` (n,) a maximizer, ``None`` when unbounded; ``ray``
         (n,) the verified direction of unboundedness when the solver gave one, else ``None``."""
         h = self._hull()
@@ -385,7 +385,7 @@ class Polytope:
 
     def _batched_support(self, directions: np.ndarray, kernel: str) -> np.ndarray:
         """``max d.x`` for the rows ``d`` of ``directions`` (k, n) by the batched, verified dual
-        simplex of :mod:`polytopes.batchlp` on the inner system, inside the artificial box of
+        simplex of ``polytopes.batchlp`` on the inner system, inside the artificial box of
         ``BATCH_LP_BOUND``; NaN where it certifies no answer (nonempty set)."""
         from . import batchlp
 
@@ -408,15 +408,15 @@ class Polytope:
     def is_empty(self) -> bool:
         """True for the empty set: the package's one emptiness rule (max-slack LP over normalized
         rows, ``tolerances.FEASIBILITY_TOL`` times the data scale; see
-        :mod:`polytopes.feasibility`), computed once and cached."""
+        ``polytopes.feasibility``), computed once and cached."""
         return self._feas().empty
 
     @staticmethod
     def are_empty(polytopes: Sequence["Polytope"], kernel: str = "numpy") -> np.ndarray:
-        """:meth:`is_empty` of every polytope of the sequence (bool (N,)), with the max-slack LPs
-        of those not yet decided solved together (:func:`polytopes.feasibility.feasibility_many`:
+        """``is_empty`` of every polytope of the sequence (bool (N,)), with the max-slack LPs
+        of those not yet decided solved together (``polytopes.feasibility.feasibility_many``:
         the same rule, the same verification, a batched solver; each result is cached on its
-        polytope as :meth:`is_empty` would cache it). ``kernel``: a :mod:`polytopes.batchlp`
+        polytope as ``is_empty`` would cache it). ``kernel``: a ``polytopes.batchlp``
         kernel (default NumPy: the same floats in every process)."""
         todo = [P for P in polytopes if "feas" not in P._cache]
         for P, f in zip(todo, _feasibility.feasibility_many([P._h() for P in todo], kernel=kernel)):
@@ -426,8 +426,8 @@ class Polytope:
     @staticmethod
     def prepare_many(polytopes: Sequence["Polytope"]) -> None:
         """Decide the emptiness and the affine hull of every polytope of the sequence, their LPs
-        solved together (:meth:`are_empty`, :func:`polytopes.feasibility.hulls`: the same rules,
-        each result cached on its polytope as :meth:`is_empty` and :meth:`affine_hull` would cache
+        solved together (``are_empty``, ``polytopes.feasibility.hulls``: the same rules,
+        each result cached on its polytope as ``is_empty`` and ``affine_hull`` would cache
         it). Worth it before many queries on many small sets (projections, supports, boxes)."""
         Polytope.are_empty(polytopes)
         Polytope._prime_hulls(polytopes)
@@ -435,7 +435,7 @@ class Polytope:
     def witness(self) -> np.ndarray | None:
         """A point (n,) of the set by the emptiness rule: its max-slack point (within
         ``FEASIBILITY_TOL`` times the data scale of every row; inside when the set has an
-        interior), ``None`` for the empty set. No LP beyond :meth:`is_empty`'s (cached)."""
+        interior), ``None`` for the empty set. No LP beyond ``is_empty``'s (cached)."""
         f = self._feas()
         return None if f.empty or f.point is None else f.point.copy()
 
@@ -539,18 +539,18 @@ class Polytope:
         computed.
 
         Unbounded sides are found first from recession rays: a side is declared unbounded only for
-        a ray (or line) that passes the ray check of :mod:`polytopes.lp` on the inner system
+        a ray (or line) that passes the ray check of ``polytopes.lp`` on the inner system
         (``V r <= 0``, positive along the axis); every other side is one verified support LP (a
         ray missed or wrong costs that LP, never a wrong bound). The rays are the generators of
-        the recession cone (one double description) or, with a :class:`~polytopes.raypool.RayPool`
+        the recession cone (one double description) or, with a ``RayPool``
         of the same dimension, first the pooled rays of related sets: the double description runs
         only when they leave more than half of the sides undecided; its rays, and those of the
         support LPs found unbounded, join the pool. The support LPs of one box share one
-        normalization and cddlib matrix (:func:`polytopes.lp.solve_many`); with ``kernel``
-        (``"auto"``, ``"compiled"`` or ``"numpy"``, :mod:`polytopes.batchlp`) they are first solved
+        normalization and cddlib matrix (``polytopes.lp.solve_many``); with ``kernel``
+        (``"auto"``, ``"compiled"`` or ``"numpy"``, ``polytopes.batchlp``) they are first solved
         together by the verified batched dual simplex in the box ``|w| <= BATCH_LP_BOUND · scale``
-        of :mod:`polytopes.tolerances`, and only the answers it does not certify (e.g. a side
-        leaning on that box) go to :func:`~polytopes.lp.solve_many`. Worth it for callers that
+        of ``polytopes.tolerances``, and only the answers it does not certify (e.g. a side
+        leaning on that box) go to ``solve_many``. Worth it for callers that
         compute many boxes in one process (the compiled kernel's first call loads numba).
 
         The empty set gives ``lo = +inf``, ``hi = -inf`` componentwise (the infimum and supremum
@@ -563,7 +563,7 @@ class Polytope:
 
     def _box(self, ks: list[int], pool: RayPool | None, kernel: str | None,
              known: tuple[np.ndarray, np.ndarray] | None = None, proven: bool = False) -> tuple[np.ndarray, np.ndarray]:
-        """:meth:`bounding_box` over the coordinates ``ks``; ``known = (lo, hi)`` (k,) each: sides
+        """``bounding_box`` over the coordinates ``ks``; ``known = (lo, hi)`` (k,) each: sides
         already decided (a verified LP, or ``±inf`` proven by a ray; NaN where not); ``proven``:
         the rays have been tried already (the NaN sides need LPs)."""
         k = len(ks)
@@ -615,13 +615,13 @@ class Polytope:
     @staticmethod
     def bounding_boxes(polytopes: Sequence["Polytope"], coords: Sequence[int] | None = None,
                        kernel: str = "numpy", pool: RayPool | None = None) -> list[tuple[np.ndarray, np.ndarray]]:
-        """:meth:`bounding_box` of every polytope of the sequence over the same ``coords``
+        """``bounding_box`` of every polytope of the sequence over the same ``coords``
         (indices valid for each), with the support LPs of *all* sides of all boxes solved first
-        in one batch by the verified dual simplex of :mod:`polytopes.batchlp` (``kernel``, default
+        in one batch by the verified dual simplex of ``polytopes.batchlp`` (``kernel``, default
         NumPy: the same floats in every process), inside the artificial box ``|w| <=
         BATCH_LP_BOUND · scale`` of each set. A side the batch does not certify (unbounded, or
-        leaning on that box) is decided as :meth:`bounding_box` decides it (recession rays, with
-        ``pool`` for sets of its dimension, then :func:`~polytopes.lp.solve_many`). Worth it for
+        leaning on that box) is decided as ``bounding_box`` decides it (recession rays, with
+        ``pool`` for sets of its dimension, then ``solve_many``). Worth it for
         many small sets whose boxes are mostly bounded: a batch costs a few pivots per side."""
         from . import batchlp
 
@@ -664,7 +664,7 @@ class Polytope:
         """The support LPs ``max d.x`` of the (nonempty) set along the rows ``d`` of ``D`` (B, n)
         over its inner system, ``min -(d N).w  s.t.  V w <= gamma + relax``, ``w`` in the
         artificial box ``|w| <= BATCH_LP_BOUND * scale``: a stack of
-        :func:`polytopes.batchlp.solve_stacked` (``c`` (B, k), ``G`` (B, m, k), ...). The support is
+        ``polytopes.batchlp.solve_stacked`` (``c`` (B, k), ``G`` (B, m, k), ...). The support is
         ``d.x0 - fun`` (``x0`` the hull's point)."""
         h = self._hull()
         assert h is not None  # callers pass non-empty sets
@@ -677,7 +677,7 @@ class Polytope:
     def _unbounded_axes(self, ks: list[int], pool: RayPool | None = None) -> tuple[np.ndarray, np.ndarray]:
         """(k,) bool each: coordinates ``ks`` proven unbounded above / below by a verified
         recession direction (nonempty set), from ``pool`` and/or the double description of the
-        recession cone (:meth:`bounding_box`); all ``False`` where neither proves a side."""
+        recession cone (``bounding_box``); all ``False`` where neither proves a side."""
         h = self._hull()
         up = np.zeros(len(ks), dtype=bool)
         down = np.zeros(len(ks), dtype=bool)
@@ -713,7 +713,7 @@ class Polytope:
 
     def implicit_equalities(self) -> np.ndarray:
         """Indices of inequality rows holding with equality on the whole set (the affine-hull
-        rule of :mod:`polytopes.feasibility`). For the empty set every row (vacuously)."""
+        rule of ``polytopes.feasibility``). For the empty set every row (vacuously)."""
         h = self._hull()
         if h is None:
             return np.arange(self.n_ineq)
@@ -764,9 +764,9 @@ class Polytope:
         Computed on the inner system over the affine hull (unit rows, no equalities, no zero
         rows), mapped back: vertices ``x0 + N w``, rays ``N r``, lines ``N l`` plus none for the
         hull (its lines are those of the inner system). Floating-point double description: a
-        claim, not a certificate (see :func:`polytopes.project`, which verifies its uses). When
+        claim, not a certificate (see ``polytopes.project``, which verifies its uses). When
         cddlib gives up ("numerical inconsistency"), PPL's exact generators are used if pplpy is
-        installed; otherwise :class:`NumericalError` is raised."""
+        installed; otherwise ``NumericalError`` is raised."""
         n = self.dim
         h = self._hull()
         if h is None:
@@ -790,7 +790,7 @@ class Polytope:
 
     # ----- set operations -----------------------------------------------------------------
     def intersect(self, other: "Polytope") -> "Polytope":
-        """Intersection (rows stacked); :class:`PolytopeError` on a dimension mismatch."""
+        """Intersection (rows stacked); ``PolytopeError`` on a dimension mismatch."""
         if not isinstance(other, Polytope):
             raise PolytopeError("other: expected a Polytope")
         if other.dim != self.dim:
@@ -835,13 +835,13 @@ class Polytope:
         Redundant inequalities removed, implicit equalities moved to ``C, d``, duplicates merged,
         equalities made independent; output rows are unit vectors (equalities orthonormal,
         inequalities orthogonal to the equalities). Emptiness and implicit equalities follow the
-        package's one rule (:mod:`polytopes.feasibility`); redundancy is decided on rows made
+        package's one rule (``polytopes.feasibility``); redundancy is decided on rows made
         unit vectors first, so scaling a row by any positive number changes nothing.
 
         ``method``: ``"cdd"`` (cddlib's redundancy removal, verified, falling back to ``"lp"``),
-        ``"lp"`` (verified LPs, :mod:`polytopes.redundancy`), ``"exact"`` (PPL's minimized
+        ``"lp"`` (verified LPs, ``polytopes.redundancy``), ``"exact"`` (PPL's minimized
         constraints in rational arithmetic; needs pplpy, ``pip install 'contactmodes[exact]'``).
-        The empty set gives ``Polytope.empty(n)``. Raises :class:`PolytopeError` on an unknown
+        The empty set gives ``Polytope.empty(n)``. Raises ``PolytopeError`` on an unknown
         method or ``"exact"`` without pplpy.
         """
         if method not in ("cdd", "lp", "exact"):
@@ -866,15 +866,15 @@ class Polytope:
     def project(self, keep: Sequence[int], method: str = "auto",
                 max_rows: int | None = None) -> "Polytope":
         """Projection onto the coordinates ``keep`` (in that order); see
-        :func:`polytopes.projection.project` for methods and errors. The result is reduced."""
+        ``polytopes.projection.project`` for methods and errors. The result is reduced."""
         from .projection import project
         return project(self, keep, method, max_rows)
 
     @staticmethod
     def project_many(polytopes: Sequence["Polytope"], keep: Sequence[int], method: str = "auto",
                      max_rows: int | None = None) -> list["Polytope"]:
-        """:meth:`project` of every polytope of the sequence onto ``keep``, their LPs solved
-        together where they can be (:func:`polytopes.projection.project_many`: the same results)."""
+        """``project`` of every polytope of the sequence onto ``keep``, their LPs solved
+        together where they can be (``polytopes.projection.project_many``: the same results)."""
         from .projection import project_many
         return project_many(polytopes, keep, method, max_rows)
 

@@ -1,7 +1,7 @@
 """The one boundary between NumPy arrays and pplpy (Parma Polyhedra Library, exact rationals).
 
-pplpy is optional (``pip install 'contactmodes[exact]'``); importing :mod:`polytopes` never needs
-it, and every function here raises :class:`~polytopes.PolytopeError` with that instruction when it
+pplpy is optional (``pip install 'contactmodes[exact]'``); importing ``polytopes`` never needs
+it, and every function here raises ``PolytopeError`` with that instruction when it
 is missing.
 
 Conversion is exact: a float is a dyadic rational (``fractions.Fraction(x)`` is exact), and PPL
@@ -187,5 +187,5 @@ def polyhedron_support(P, direction) -> float:
 
 def support_exact(A, b, C, d, direction) -> float:
     """``max direction.x`` over ``{A x <= b, C x = d}`` in exact arithmetic (see
-    :func:`polyhedron_support`)."""
+    ``polyhedron_support``)."""
     return polyhedron_support(to_ppl(A, b, C, d), direction)

@@ -21,18 +21,18 @@ Methods:
     convert back with cdd. Fragile (lost rays and facets on about 1 in 5 random inputs before
     verification existed): it is tried last among the float methods.
 ``"exact"``
-    PPL in rational arithmetic (:mod:`polytopes.ppl_io`; needs pplpy), rounded to floats once at
+    PPL in rational arithmetic (``polytopes.ppl_io``; needs pplpy), rounded to floats once at
     the end. Exact for the float data after two decisions at ``COEF_ZERO_TOL`` (relative to each
     row) on the eliminated coefficients: tiny ones are zero, and eliminated parts parallel up to
-    rounding are made exactly parallel (:func:`_snapped_elimination_block`: without it, rows
+    rounding are made exactly parallel (``_snapped_elimination_block``: without it, rows
     tilted by rounding give the exact projection slivers no float method sees).
 ``"auto"``
     Fourier–Motzkin first when at most ``AUTO_FM_MAX_ELIMINATED`` variables are eliminated, else
     block elimination first; then the other of the two, then vertex enumeration, then the exact
     method if pplpy is installed. The first result that passes verification is returned; if none
-    does, :class:`~polytopes.NumericalError` is raised. ``auto`` never returns an unverified set.
+    does, ``NumericalError`` is raised. ``auto`` never returns an unverified set.
 
-Verification (:func:`verify_projection`) of ``Q`` against ``P`` (``lift(u)`` puts ``u`` on the
+Verification (``verify_projection``) of ``Q`` against ``P`` (``lift(u)`` puts ``u`` on the
 kept coordinates): every facet ``a.y <= b`` and equality of ``Q`` is supported by ``P``
 (``h_P(lift a) = b`` within ``PROJECTION_CHECK_TOL``: an invalid facet, a lost ray or a facet that
 does not touch the projection fails); the supports of ``Q`` and ``P`` agree along the coordinate
@@ -41,12 +41,12 @@ axes and ``PROJECTION_CHECK_DIRECTIONS`` random directions (same boundedness); e
 (so a bounded ``P`` has a bounded ``Q`` and no facet is missing), up to
 ``PROJECTION_CHECK_MAX_GENERATORS`` generators; the projections of ``P``'s Chebyshev center and of
 its maximizers along the check directions lie in ``Q``. Explicit float methods whose result fails
-raise :class:`~polytopes.NumericalError` naming the failed check. The support and membership LPs
-of a verification (of all the verifications of :func:`verify_projections`, for
-:func:`project_many`) are solved together by the verified dual simplex of :mod:`polytopes.batchlp`
+raise ``NumericalError`` naming the failed check. The support and membership LPs
+of a verification (of all the verifications of ``verify_projections``, for
+``project_many``) are solved together by the verified dual simplex of ``polytopes.batchlp``
 when there are at least ``CHECK_BATCH_MIN_LPS`` (hull coordinates in the artificial box
 ``BATCH_LP_BOUND * scale``); an answer it does not certify goes to the single verified LP of
-:mod:`polytopes.lp` (as do the Chebyshev center and the rays and lines of ``Q``).
+``polytopes.lp`` (as do the Chebyshev center and the rays and lines of ``Q``).
 """
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ if TYPE_CHECKING:  # pragma: no cover
 METHODS = ("auto", "fourier_motzkin", "block_elimination", "vertex", "exact")
 
 CHECK_BATCH_MIN_LPS = 12
-""":func:`verify_projections` solves its check LPs in batches when there are at least this many
+"""``verify_projections`` solves its check LPs in batches when there are at least this many
 (a batch costs a few tenths of a millisecond, several single LPs); fewer are solved one by one as
 the checks reach them (the two-link brace's one projection, 6 LPs: 0.5 ms less). A cost knob."""
 
@@ -145,9 +145,9 @@ def fourier_motzkin(A: np.ndarray, b: np.ndarray, C: np.ndarray, d: np.ndarray,
     Fourier–Motzkin elimination with Chernikov/Imbert pruning (Imbert 1990). ``A`` (m, n),
     ``b`` (m,), ``C`` (p, n), ``d`` (p,). Returns ``(A', b', C', d')`` over the remaining
     variables in their original order; the output may still hold redundant rows (use
-    :meth:`Polytope.reduce`). An inconsistent system may come back as ``0 x <= -1``.
+    ``Polytope.reduce``). An inconsistent system may come back as ``0 x <= -1``.
 
-    Raises :class:`ProjectionBudgetError` when an intermediate system would hold more than
+    Raises ``ProjectionBudgetError`` when an intermediate system would hold more than
     ``max_rows`` rows (default ``tolerances.DEFAULT_ROW_BUDGET``).
     """
     A = np.asarray(A, dtype=float)
@@ -237,9 +237,9 @@ def fourier_motzkin(A: np.ndarray, b: np.ndarray, C: np.ndarray, d: np.ndarray,
 def _lp_prune(A, b, C, d):
     """Indices of rows to keep (implicit equalities and irredundant rows), ``None`` if empty.
 
-    Emptiness and implicit equalities by the package's rule (:mod:`polytopes.feasibility`); the
+    Emptiness and implicit equalities by the package's rule (``polytopes.feasibility``); the
     irredundant non-implicit rows by cddlib's redundancy removal on the clean inner system when
-    within its budget (verified, :func:`polytopes.redundancy.irredundant_cdd`), else by LPs."""
+    within its budget (verified, ``polytopes.redundancy.irredundant_cdd``), else by LPs."""
     feas = feasibility(A, b, C, d)
     if feas.empty:
         return None
@@ -299,9 +299,9 @@ def _distance_lps(h, ks: list[int], g: np.ndarray, R: np.ndarray) -> tuple[np.nd
 
 
 def _membership_lp(h, ks: list[int], Y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The LPs of :func:`_in_projection` over the hull ``h`` of ``P`` (affine dimension ``k >= 1``)
+    """The LPs of ``_in_projection`` over the hull ``h`` of ``P`` (affine dimension ``k >= 1``)
     for the points ``Y`` (N, len(ks)): ``min t  s.t.  V w <= gamma + relax, |x0[ks] + N[ks] w - y|
-    <= t``, variables ``(w, t)``, ``w`` free, ``t >= 0`` (:func:`_distance_lps`)."""
+    <= t``, variables ``(w, t)``, ``w`` free, ``t >= 0`` (``_distance_lps``)."""
     return _distance_lps(h, ks, h.gamma + h.relax, Y - h.x0[ks])
 
 
@@ -344,7 +344,7 @@ class _Supports:
     """``max d.x`` over a nonempty set ``S`` and a maximizer, for the rows ``d`` of ``D`` (B, n):
     ``value`` (B,) and ``points`` (B entries, (n,) or ``None``) are the batch's certified answers
     (NaN where it certified none); ``at(i)`` returns ``(value, maximizer)`` — the maximizer
-    ``None`` when unbounded — from the batch, else from one LP (:meth:`Polytope._inner_lp`, the
+    ``None`` when unbounded — from the batch, else from one LP (``Polytope._inner_lp``, the
     single-LP path), solved only when asked for."""
 
     def __init__(self, S: "Polytope", D: np.ndarray, value: np.ndarray,
@@ -364,8 +364,8 @@ def _batchable(h) -> bool:
 
 
 def _membership_stack(P: "Polytope", ks: list[int], Y: np.ndarray) -> tuple[np.ndarray, ...]:
-    """:func:`_in_projection`'s LPs for the points ``Y`` (N, len(ks)) as a stack of
-    :func:`polytopes.batchlp.solve_stacked`: ``w`` in the artificial box ``|w| <= BATCH_LP_BOUND *
+    """``_in_projection``'s LPs for the points ``Y`` (N, len(ks)) as a stack of
+    ``polytopes.batchlp.solve_stacked``: ``w`` in the artificial box ``|w| <= BATCH_LP_BOUND *
     scale``, ``0 <= t`` below it (that upper bound artificial too)."""
     h = P._hull()
     assert h is not None  # callers pass non-empty sets
@@ -380,8 +380,8 @@ def _membership_stack(P: "Polytope", ks: list[int], Y: np.ndarray) -> tuple[np.n
 
 def _supports_from(S: "Polytope", D: np.ndarray, answers: tuple[np.ndarray, np.ndarray, np.ndarray] | None
                    ) -> _Supports:
-    """:class:`_Supports` of ``S`` along the rows of ``D`` (B, n) from the batch's ``answers`` to
-    :meth:`Polytope._support_lps` (``None`` when the set's LPs were not batched): a value and a maximizer
+    """``_Supports`` of ``S`` along the rows of ``D`` (B, n) from the batch's ``answers`` to
+    ``Polytope._support_lps`` (``None`` when the set's LPs were not batched): a value and a maximizer
     where it certified an optimum."""
     h = S._hull()
     assert h is not None  # callers pass non-empty sets
@@ -399,9 +399,9 @@ def _supports_from(S: "Polytope", D: np.ndarray, answers: tuple[np.ndarray, np.n
 
 def _check_stacks(P: "Polytope", Q: "Polytope", ks: list[int], lifted: np.ndarray, dirs: np.ndarray,
                   Y: np.ndarray) -> dict:
-    """The LPs of :func:`verify_projection` as stacks of :func:`polytopes.batchlp.solve_stacked`:
+    """The LPs of ``verify_projection`` as stacks of ``polytopes.batchlp.solve_stacked``:
     ``"P"`` the supports of ``P`` along the rows of ``lifted`` (B, n), ``"Q"`` those of ``Q`` along
-    ``dirs`` (D, k), ``"Y"`` the distances ``t`` of :func:`_in_projection` of the points ``Y`` (N,
+    ``dirs`` (D, k), ``"Y"`` the distances ``t`` of ``_in_projection`` of the points ``Y`` (N,
     k); a set without a hull coordinate or an inner row has none (its single LPs decide)."""
     stacks: dict[str, tuple[np.ndarray, ...]] = {}
     if _batchable(P._hull()):
@@ -414,8 +414,8 @@ def _check_stacks(P: "Polytope", Q: "Polytope", ks: list[int], lifted: np.ndarra
 
 def _check_answers(P: "Polytope", Q: "Polytope", lifted: np.ndarray, dirs: np.ndarray, Y: np.ndarray,
                    answers: dict) -> tuple[_Supports, _Supports, np.ndarray]:
-    """The batch's ``answers`` to :func:`_check_stacks` (solved without the fallback; NumPy
-    kernel: the same floats in every process) as the two :class:`_Supports` and the distances
+    """The batch's ``answers`` to ``_check_stacks`` (solved without the fallback; NumPy
+    kernel: the same floats in every process) as the two ``_Supports`` and the distances
     (N,), NaN where the batch certified no optimum (the caller then asks the single-LP path)."""
     t = np.full(len(Y), np.nan)
     if "Y" in answers:
@@ -431,17 +431,17 @@ def verify_projection(P: "Polytope", Q: "Polytope", keep: Sequence[int]) -> str 
     Returns ``None`` when every check passes, else a sentence naming the first failed check.
     ``Q`` is expected in reduced form (unit rows). The support LPs of ``P`` and ``Q`` and the
     membership LPs of ``Q``'s vertices are solved together by the verified batched dual simplex
-    (:mod:`polytopes.batchlp`); an answer the batch does not certify (unbounded, or leaning on its
-    artificial box) is found by one verified LP (:mod:`polytopes.lp`) when its check is reached.
-    Raises :class:`~polytopes.NumericalError` only if a check LP cannot be solved reliably.
+    (``polytopes.batchlp``); an answer the batch does not certify (unbounded, or leaning on its
+    artificial box) is found by one verified LP (``polytopes.lp``) when its check is reached.
+    Raises ``NumericalError`` only if a check LP cannot be solved reliably.
     """
     return verify_projections([(P, Q)], keep)[0]
 
 
 def verify_projections(pairs: Sequence[tuple["Polytope", "Polytope"]], keep: Sequence[int]) -> list[str | None]:
-    """:func:`verify_projection` of every ``(P, Q)`` of ``pairs`` (each ``Q`` checked as the
+    """``verify_projection`` of every ``(P, Q)`` of ``pairs`` (each ``Q`` checked as the
     projection of its ``P`` onto ``keep``), the check LPs of all pairs solved together: one batch
-    per padded size (:func:`polytopes.batchlp.solve_stacked`), the same checks in the same order
+    per padded size (``polytopes.batchlp.solve_stacked``), the same checks in the same order
     for each pair. Returns the reasons (``None`` where every check passes)."""
     from . import batchlp
 
@@ -462,11 +462,11 @@ def verify_projections(pairs: Sequence[tuple["Polytope", "Polytope"]], keep: Seq
 
 @dataclass
 class _Checks:
-    """One verification after its LP-free checks (:func:`_check_setup`): the pair, the kept
+    """One verification after its LP-free checks (``_check_setup``): the pair, the kept
     coordinates ``ks``, ``P``'s data scale, ``Q``'s generators ``G`` (``None`` when cdd gave up), the
     check directions ``dirs`` (D, k), the support directions of ``P`` ``lifted`` (B, n: ``Q``'s
     facets, equalities both ways, then ``dirs``), the vertices ``V`` (N, k) whose membership is
-    checked, and the batch's stacks of :func:`_check_stacks`."""
+    checked, and the batch's stacks of ``_check_stacks``."""
 
     P: "Polytope"
     Q: "Polytope"
@@ -480,8 +480,8 @@ class _Checks:
 
 
 def _check_setup(P: "Polytope", Q: "Polytope", ks: list[int]) -> "_Checks | str | None":
-    """The checks of :func:`verify_projection` that need no LP of its own (emptiness, dimension;
-    a reason or ``None`` when they decide), else its :class:`_Checks`."""
+    """The checks of ``verify_projection`` that need no LP of its own (emptiness, dimension;
+    a reason or ``None`` when they decide), else its ``_Checks``."""
     n, k = P.dim, len(ks)
     if P.is_empty():
         return None if Q.is_empty() else "P is empty but the result is not"
@@ -509,7 +509,7 @@ def _check_setup(P: "Polytope", Q: "Polytope", ks: list[int]) -> "_Checks | str 
 
 
 def _check_run(ch: _Checks, answers: dict) -> str | None:
-    """The checks of :func:`verify_projection` after its LP-free ones, from the batch's
+    """The checks of ``verify_projection`` after its LP-free ones, from the batch's
     ``answers`` to ``ch.stacks`` (the single-LP path for what the batch did not certify)."""
     P, Q, ks, scale, G = ch.P, ch.Q, ch.ks, ch.scale, ch.G
     m, p = Q.n_ineq, Q.n_eq
@@ -779,12 +779,12 @@ def _auto_order(n_elim: int) -> list[str]:
 
 def project_many(polytopes: Sequence["Polytope"], keep: Sequence[int], method: str = "auto",
                  max_rows: int | None = None) -> list["Polytope"]:
-    """:func:`project` of every polytope of the sequence onto ``keep`` (valid for each):
+    """``project`` of every polytope of the sequence onto ``keep`` (valid for each):
     the same results, with the LPs of many sets solved together — the emptiness and hulls of the
-    unreduced results (:meth:`~polytopes.Polytope.prepare_many`), then those of the reduced ones
-    with their sets', then the check LPs of every pair (:func:`verify_projections`). A result of
+    unreduced results (``prepare_many``), then those of the reduced ones
+    with their sets', then the check LPs of every pair (``verify_projections``). A result of
     the first method that fails its check, or a method that raises, is done again by
-    :func:`project` (the other methods of ``"auto"``, or its error). Errors as :func:`project`.
+    ``project`` (the other methods of ``"auto"``, or its error). Errors as ``project``.
     """
     polys = list(polytopes)
     if not polys:

@@ -1,11 +1,11 @@
 """Recession directions shared between related polyhedra, as *hints* for bounding boxes.
 
 The domains of one analysis (many contact modes of one system) share most of their rows, and so
-most of the extreme rays of their recession cones. :meth:`polytopes.Polytope.bounding_box` finds
-the unbounded sides of a box from recession rays; with a :class:`RayPool` it first tries the rays
+most of the extreme rays of their recession cones. ``polytopes.Polytope.bounding_box`` finds
+the unbounded sides of a box from recession rays; with a ``RayPool`` it first tries the rays
 met on earlier sets and runs the double description of the recession cone only when the pool
 leaves more than half of the sides undecided (the rays it then finds join the pool). A pooled ray
-proves a side unbounded only after the ray check of :mod:`polytopes.lp` on the set itself
+proves a side unbounded only after the ray check of ``polytopes.lp`` on the set itself
 (``G r <= 0`` on its inner system, positive along the axis), so a pool can cost time, never a
 wrong bound.
 """

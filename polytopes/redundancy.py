@@ -1,6 +1,6 @@
-"""Redundancy removal (minimal H-representations) on the inner system of :mod:`.feasibility`.
+"""Redundancy removal (minimal H-representations) on the inner system of ``feasibility``.
 
-Emptiness and the affine hull come from :mod:`polytopes.feasibility` (one rule for the whole
+Emptiness and the affine hull come from ``polytopes.feasibility`` (one rule for the whole
 package). What is left to decide here is which inequalities of the *inner system* — the
 non-implicit rows written over coordinates of the affine hull, full-dimensional there — are
 redundant. Rows are first made unit vectors within the hull (so a row multiplied by any positive
@@ -9,12 +9,12 @@ number gives the same decision) and duplicates merged.
 ``"lp"``: rows hit first by a ray shot from an interior point (along each row normal and a few
 random directions) are certified irredundant without an LP; the others by Clarkson's
 output-sensitive method (small LPs against the rows known to be facets; see
-:func:`irredundant_in_hull`).
+``irredundant_in_hull``).
 ``"cdd"``: cddlib's ``matrix_redundancy_remove`` on the same clean system (unit rows, no zero
 rows, no equalities), then *verified*: a row cdd removed that the ray-shooting test certifies is a
 contradiction, and each removed row is checked by one LP against the kept rows; on any failure
 the ``"lp"`` path is used.
-``"exact"``: PPL's minimized constraint system in rational arithmetic (:mod:`.ppl_io`).
+``"exact"``: PPL's minimized constraint system in rational arithmetic (``ppl_io``).
 """
 
 from __future__ import annotations
@@ -28,13 +28,13 @@ from .linalg import equality_basis, row_norms
 
 
 def is_empty(A, b, C, d) -> bool:
-    """The package's emptiness rule (:func:`polytopes.feasibility.feasibility`)."""
+    """The package's emptiness rule (``polytopes.feasibility.feasibility``)."""
     return feasibility(A, b, C, d).empty
 
 
 def implicit_equalities(A, b, C, d) -> np.ndarray:
     """Boolean mask (m,) of inequalities holding with equality on the whole set (the affine-hull
-    rule of :mod:`polytopes.feasibility`); every row for the empty set (vacuously)."""
+    rule of ``polytopes.feasibility``); every row for the empty set (vacuously)."""
     feas = feasibility(A, b, C, d)
     if feas.empty:
         return np.ones(A.shape[0], dtype=bool)
@@ -100,7 +100,7 @@ def irredundant_in_hull(U: np.ndarray, beta: np.ndarray, scale: float) -> np.nda
     """Indices of the irredundant rows of a *full-dimensional* system ``U z <= beta``.
 
     ``U`` has unit rows with no duplicates. Rows hit first by rays from an interior point are
-    certified without an LP (:func:`_witness`); the others are decided by Clarkson's
+    certified without an LP (``_witness``); the others are decided by Clarkson's
     output-sensitive method (K. L. Clarkson, "More output-sensitive geometric algorithms", FOCS
     1994): row ``i`` is tested by one LP against the rows *known* to be irredundant only — a
     small LP. If that LP's optimum ``z*`` stays within row ``i``, the row is implied by a subset
@@ -205,8 +205,8 @@ def reduce(A, b, C, d, method: str = "lp", feas: Feasibility | None = None,
     Output form: ``C`` has orthonormal rows spanning the normal space of the affine hull; each
     row of ``A`` is a unit vector orthogonal to the rows of ``C``; no redundant rows (``"cdd"``
     falls back to ``"lp"`` when its answer does not verify). Empty sets give
-    :func:`canonical_empty`. ``feas``/``hl`` may pass cached results of
-    :mod:`polytopes.feasibility`.
+    ``canonical_empty``. ``feas``/``hl`` may pass cached results of
+    ``polytopes.feasibility``.
     """
     n = A.shape[1]
     feas = feasibility(A, b, C, d) if feas is None else feas
@@ -226,7 +226,7 @@ def reduce(A, b, C, d, method: str = "lp", feas: Feasibility | None = None,
 
 
 def canonical_form(A, b, C, d):
-    """Bring a nonempty, irredundant representation (e.g. from PPL) to the :func:`reduce`
+    """Bring a nonempty, irredundant representation (e.g. from PPL) to the ``reduce``
     output form: orthonormal independent equalities, unit inequality rows orthogonal to them."""
     n = A.shape[1]
     Q, q, x0, N, _ = equality_basis(C, d, n)

@@ -1,6 +1,6 @@
 """Unions of convex polytopes and region differences ``P − (Q_1 ∪ … ∪ Q_m)``.
 
-A *region* is a plain list of :class:`~polytopes.Polytope` pieces (CONVENTIONS: "a union of convex
+A *region* is a plain list of ``Polytope`` pieces (CONVENTIONS: "a union of convex
 polytopes is a list of such polytopes"). The functions here take and return such lists.
 
 Boundary convention
@@ -157,7 +157,7 @@ def _volume(p: Polytope) -> float:
 
 
 def union_volume(pieces: Sequence[Polytope]) -> float:
-    """Volume of a union of pieces with pairwise disjoint interiors (as :func:`difference` returns).
+    """Volume of a union of pieces with pairwise disjoint interiors (as ``difference`` returns).
 
     Exact in 1-D (length) and 2-D (shoelace area of the vertex polygon); 3-D and up through
     ``scipy.spatial.ConvexHull``. Lower-dimensional pieces have volume 0; an unbounded

@@ -1,19 +1,19 @@
-"""Named numerical tolerances of :mod:`polytopes`: the one place they live.
+"""Named numerical tolerances of ``polytopes``: the one place they live.
 
 Every comparison in the package is made on *normalized* rows: an inequality ``a x <= b`` is first
 divided by ``||a||_2`` so that its right-hand side is a signed distance. Absolute tolerances below
 are then multiplied by the problem scale ``max(1, max_i |b_i| / ||a_i||)`` (see
-:func:`polytopes.linalg.data_scale`) so that a change of units does not change a decision.
+``polytopes.linalg.data_scale``) so that a change of units does not change a decision.
 
 ``FEASIBILITY_TOL``
-    The one emptiness rule (:mod:`polytopes.feasibility`): a set is empty when the largest common
+    The one emptiness rule (``polytopes.feasibility``): a set is empty when the largest common
     slack ``s`` of its normalized inequalities (``a_i x + s <= b_i``, ``C x = d``) is below
     ``-eps``, ``eps = FEASIBILITY_TOL * scale``; a row is an implicit equality when no point of the
     set relaxed by ``eps`` gives it a slack above ``eps``; LP queries on a set with ``s <= eps``
     run on the inner system relaxed by ``eps``.
 ``CONTAINMENT_TOL``
-    Default slack for :meth:`Polytope.contains`, :meth:`Polytope.issubset`,
-    :meth:`Polytope.equals`: a normalized row may be violated by ``CONTAINMENT_TOL * scale``.
+    Default slack for ``Polytope.contains``, ``Polytope.issubset``,
+    ``Polytope.equals``: a normalized row may be violated by ``CONTAINMENT_TOL * scale``.
 ``REDUNDANCY_TOL``
     A normalized inequality is redundant when the maximum of ``a_i x`` over the other rows does
     not exceed ``b_i + REDUNDANCY_TOL * scale``.
@@ -34,14 +34,14 @@ are then multiplied by the problem scale ``max(1, max_i |b_i| / ||a_i||)`` (see
 ``HIGHS_TOL``
     Primal and dual feasibility tolerances passed to HiGHS.
 ``LP_PRIMAL_TOL``
-    Verification of an LP point (:mod:`polytopes.lp`): a unit-normalized row ``g_i x <= h_i`` may
+    Verification of an LP point (``polytopes.lp``): a unit-normalized row ``g_i x <= h_i`` may
     be violated by ``LP_PRIMAL_TOL * max(1, ||x||_inf, |h_i|)``; also the ray test
     (``G r <= LP_PRIMAL_TOL ||r||_inf``).
 ``LP_DUAL_TOL``
     Verification of a dual certificate: sign, stationarity and duality gap relative to the sizes
     of the terms; the Farkas and ray tests; agreement of two solvers' objective values.
 ``PROJECTION_CHECK_TOL``
-    Verification of a projection (:mod:`polytopes.projection`): support functions of input and
+    Verification of a projection (``polytopes.projection``): support functions of input and
     output must agree within ``PROJECTION_CHECK_TOL * max(scale, |h|)``, and output points
     must lie in the projection within that distance.
 ``EFFECTIVELY_INFINITE``
@@ -81,14 +81,14 @@ are then multiplied by the problem scale ``max(1, max_i |b_i| / ||a_i||)`` (see
     enumeration, then the exact method); every result is verified before it is returned.
 ``LP_SMALL_ROWS``, ``LP_SMALL_COLS``
     Linear programs up to this many rows and variables go to cddlib's dense simplex (no per-call
-    set-up cost); larger ones to HiGHS (:func:`polytopes.lp.solve`). A size rule, not a tolerance,
+    set-up cost); larger ones to HiGHS (``polytopes.lp.solve``). A size rule, not a tolerance,
     kept here with the other numeric settings.
 ``BATCH_LP_BOUND``
     The artificial box ``|w_j| <= BATCH_LP_BOUND * scale`` put on the free variables of support
-    LPs solved by the batched dual simplex (:meth:`Polytope.bounding_box` with a ``kernel``,
-    :mod:`polytopes.batchlp`; the support and membership LPs of the projection check,
-    :func:`polytopes.projection.verify_projection`); an answer leaning on it is not accepted (it
-    goes to the single-LP path of :mod:`polytopes.lp` without the box). A cost knob, not a
+    LPs solved by the batched dual simplex (``Polytope.bounding_box`` with a ``kernel``,
+    ``polytopes.batchlp``; the support and membership LPs of the projection check,
+    ``polytopes.projection.verify_projection``); an answer leaning on it is not accepted (it
+    goes to the single-LP path of ``polytopes.lp`` without the box). A cost knob, not a
     tolerance.
 """
 

@@ -11,8 +11,8 @@ command sets an environment variable. A comment containing ``exit status N`` dec
 command's documented exit status (default 0), e.g. ``contactmodes flip ... # no flip: exit
 status 1``.
 
-Every command is either run or skipped by a rule in :data:`SKIP_RULES` (each with its reason); a
-command that matches neither a skip rule nor a runnable form (:func:`runnable`) is a failing case,
+Every command is either run or skipped by a rule in ``SKIP_RULES`` (each with its reason); a
+command that matches neither a skip rule nor a runnable form (``runnable``) is a failing case,
 so a new kind of command in the docs needs a decision here. ``cd`` moves the following commands of
 its block (``cd`` into the directory of a preceding ``git clone`` is the repository root). Shell
 operators other than ``&&`` and ``;`` (pipes, redirections, background jobs) are not interpreted:
@@ -24,11 +24,11 @@ How a command runs:
   links (``examples``, ``benchmarks``, ``docs``, ...; not the Python packages, which come from the
   installed distribution as for a user), so relative input paths are the documented ones and a
   relative output a command writes without being asked lands in the temporary directory;
-* every output option (:data:`OUTPUT_OPTIONS`) is redirected into the case's own output directory:
+* every output option (``OUTPUT_OPTIONS``) is redirected into the case's own output directory:
   ``--output flip.png`` and ``--output docs/img/flip.png`` become ``OUTDIR/flip.png``; the
   placeholders ``OUT`` and ``DIR`` are that directory (``--plot OUT/painleve.png``);
-* placeholder input files (:data:`PLACEHOLDER_FILES`) are written into the working directory;
-* at reduced size where a flag exists (:data:`REDUCTIONS`, each with its reason): fewer grid
+* placeholder input files (``PLACEHOLDER_FILES``) are written into the working directory;
+* at reduced size where a flag exists (``REDUCTIONS``, each with its reason): fewer grid
   points, fewer chain sizes, shorter simulations;
 * the two Dask daemons of ``docs/sweeps.md`` (``dask scheduler``, ``dask worker``) are started
   once, as documented but on ``127.0.0.1`` and a free port, and the sweep that names their

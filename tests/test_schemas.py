@@ -111,7 +111,7 @@ def _run(argv: list[str], status: int, inputs: dict[str, str]) -> dict:
 
 @pytest.fixture(scope="module")
 def documents(inputs) -> dict[str, dict]:
-    """Every document of :data:`COMMANDS`, run once."""
+    """Every document of ``COMMANDS``, run once."""
     return {name: _run(argv, status, inputs) for name, argv, status in COMMANDS}
 
 
@@ -315,7 +315,7 @@ def test_broken_document_is_rejected(documents, doc_name, label, mutate, where):
 
 @pytest.mark.parametrize("value", [math.inf, -math.inf])
 def test_the_schemas_alone_reject_infinity(documents, value):
-    """Without :func:`validate`'s own scan for non-finite floats: the schema bounds every number."""
+    """Without ``validate``'s own scan for non-finite floats: the schema bounds every number."""
     for name in ("analyze-two_link_brace", "check", "flip-blind", "brace", "sweep-analyze"):
         doc = copy.deepcopy(documents[name])
         target = {"analyze-two_link_brace": lambda d: d["system"]["h"],

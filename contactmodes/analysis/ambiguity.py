@@ -5,7 +5,7 @@ that are *guaranteed* to produce it are (bracing.md, "Goal")
 
     T*_c = T_c − ∪_{c'} (T_c ∩ T_c') − ∪_i (T_c ∩ T_c^i)
 
-* ``T_c``: the torque domain of ``c`` **with** the task constraints (:func:`~contactmodes.analysis.session.mode_domain`);
+* ``T_c``: the torque domain of ``c`` **with** the task constraints (``mode_domain``);
 * across modes (III-G.1, the ordering of Fig. 4): ``T_c'`` of every other kinematically feasible
   mode ``c'`` computed **without** task constraints — the model may predict ``c'`` instead;
 * within the mode: ``T_c^i``, the torques admitting a mode-``c`` solution that violates task
@@ -16,21 +16,21 @@ Negation margin (the boundary convention of the within-mode sets)
 The negation of ``a·z >= b`` (``z = (q̈, f, τ)``) is the open half-space ``a·z < b``. After
 substituting the mode's response it reads ``α·(τ, w) < β``; it is represented by the closed
 ``α·(τ, w) <= β − δ`` with ``δ = NEGATION_RTOL · max(‖α‖, |β|)``
-(:data:`~contactmodes.tolerances.NEGATION_RTOL`): a slab of relative width ``NEGATION_RTOL``
+(``NEGATION_RTOL``): a slab of relative width ``NEGATION_RTOL``
 in the torque/ambiguity space is not counted, so LP-level noise is never reported as an
 ambiguity (the margin is measured where the LPs work, not in the units of the task row). The
 negation of ``a·z = b`` is the union of ``a·z > b`` and ``a·z < b`` (two sets, both reported
 under the same source). Set
-differences follow :mod:`polytopes.regions` (closures; removals of measure zero within ``T_c``
+differences follow ``polytopes.regions`` (closures; removals of measure zero within ``T_c``
 are reported as sources but remove nothing).
 
-Degenerate domains (III-G.2): :class:`UnambiguousResult` reports whether ``w`` varies over
+Degenerate domains (III-G.2): ``UnambiguousResult`` reports whether ``w`` varies over
 ``D_c`` and whether it moves accelerations or only contact forces.
 
-Inconsistency: :func:`inconsistent` returns the torques of a box for which **no** kinematically
+Inconsistency: ``inconsistent`` returns the torques of a box for which **no** kinematically
 feasible mode has a solution (no task constraints), e.g. the Painlevé rod.
 
-Everything is computed in an :class:`~contactmodes.analysis.session.AnalysisSession` (nondimensional, each
+Everything is computed in an ``AnalysisSession`` (nondimensional, each
 mode's domains computed once and shared between desired modes) and mapped back to user units.
 """
 
@@ -98,7 +98,7 @@ class TaskRow:
         """The negation(s) as ``(a_x, a_τ, b)`` meaning ``a_x·[q̈; f] + a_τ·τ <= b`` before the margin.
 
         ``geq``: one row (``a·z <= rhs``); ``eq``: two (``a·z <= rhs`` and ``−a·z <= −rhs``).
-        The margin is applied after substitution (:func:`negated_rows`).
+        The margin is applied after substitution (``negated_rows``).
         """
         a_x = np.concatenate([self.qdd, self.f])
         out = [(a_x, self.tau, self.rhs)]
@@ -115,7 +115,7 @@ class TaskRow:
 
 
 def task_rows(system: ContactSystem) -> list[TaskRow]:
-    """The task constraint rows of ``system`` as :class:`TaskRow` objects, in file order."""
+    """The task constraint rows of ``system`` as ``TaskRow`` objects, in file order."""
     out: list[TaskRow] = []
     for blk in system.constraints_of(("task",)):
         for r in range(blk.n_rows):
@@ -157,7 +157,7 @@ class AmbiguitySource:
 
 @dataclass
 class UnambiguousResult:
-    """Result of :func:`unambiguous` for one desired mode ``c`` (user units).
+    """Result of ``unambiguous`` for one desired mode ``c`` (user units).
 
     Attributes
     ----------
@@ -183,14 +183,14 @@ class UnambiguousResult:
         What ``w`` moves (III-G.2): a degenerate domain with
         ``w_moves_accelerations = False`` has unique accelerations and ambiguous forces only.
     domain : ModeDomain
-        The :class:`~contactmodes.analysis.domains.ModeDomain` of ``c`` (with tasks if ``task``).
+        The ``ModeDomain`` of ``c`` (with tasks if ``task``).
     timing : dict[str, float]
         Seconds: ``"feasible"``, ``"across"``, ``"within"``, ``"difference"``.
     scaled_pieces : list[Polytope]
         ``T*_c`` over the nondimensional torques of the session (membership tests are
         made there, so that they do not depend on units).
     scaling : Scaling or None
-        The session's :class:`~contactmodes.model.scaling.Scaling`.
+        The session's ``Scaling``.
     """
 
     mode: str
@@ -210,7 +210,7 @@ class UnambiguousResult:
 
     def contains(self, tau, tol: float | None = None) -> bool:
         """Whether ``tau`` (n_τ,) lies in ``T*_c`` (closure convention, see the module doc);
-        decided on the nondimensional torques (``tol`` as :meth:`polytopes.Polytope.contains`)."""
+        decided on the nondimensional torques (``tol`` as ``polytopes.Polytope.contains``)."""
         tau = np.asarray(tau, dtype=float)
         if self.scaling is None:
             return union_contains(self.unambiguous, tau, tol)
@@ -236,8 +236,8 @@ class UnambiguousResult:
 
 class UntaskedDomains(dict):
     """``mode → ModeDomain`` without task constraints (user units), with the
-    :class:`~contactmodes.analysis.session.AnalysisSession` that computed them (``.session``), so that
-    :func:`unambiguous` / :func:`inconsistent` given it reuse that session's cached work."""
+    ``AnalysisSession`` that computed them (``.session``), so that
+    ``unambiguous`` / ``inconsistent`` given it reuse that session's cached work."""
 
     def __init__(self, session: AnalysisSession, modes) -> None:
         super().__init__({m: session.mode(m).domain(False) for m in modes})
@@ -246,15 +246,15 @@ class UntaskedDomains(dict):
 
 def untasked_domains(system: ContactSystem, modes=None, method: str = "auto") -> UntaskedDomains:
     """``T_c'`` without task constraints for ``modes`` (default: every kinematically feasible
-    mode), as an :class:`UntaskedDomains` mapping carrying its session. Prefer passing an
-    :class:`~contactmodes.analysis.session.AnalysisSession` to :func:`unambiguous` directly."""
+    mode), as an ``UntaskedDomains`` mapping carrying its session. Prefer passing an
+    ``AnalysisSession`` to ``unambiguous`` directly."""
     session = AnalysisSession(system, method=method)
     return UntaskedDomains(session, session.enumeration.modes if modes is None else list(modes))
 
 
 def _session(system, others) -> AnalysisSession:
     """The session to work in: ``system`` itself when it is one, else the one ``others`` lends
-    (an :class:`UntaskedDomains` of the same system), else a new one."""
+    (an ``UntaskedDomains`` of the same system), else a new one."""
     if isinstance(system, AnalysisSession):
         return system
     own = getattr(others, "session", None)
@@ -368,7 +368,7 @@ def unambiguous(system: ContactSystem | AnalysisSession, mode: str, task: bool =
     Parameters
     ----------
     system : ContactSystem or AnalysisSession
-        The model at its state, or an :class:`~contactmodes.analysis.session.AnalysisSession` of it
+        The model at its state, or an ``AnalysisSession`` of it
         (whose cached domains are then reused).
     mode : str
         The desired contact mode (one letter per contact).
@@ -381,7 +381,7 @@ def unambiguous(system: ContactSystem | AnalysisSession, mode: str, task: bool =
         mode, e.g. a force-only ambiguity the caller handles itself).
     others : Mapping[str, ModeDomain], optional
         Optional mapping whose keys restrict the other modes considered (default: every
-        kinematically feasible mode); an :class:`UntaskedDomains` also lends its session.
+        kinematically feasible mode); an ``UntaskedDomains`` also lends its session.
 
     Raises
     ------
@@ -433,20 +433,20 @@ def inconsistent(system: ContactSystem | AnalysisSession, lo, hi, domains: Mappi
 
     The box minus the union of ``T_c`` over every kinematically feasible mode, task constraints
     ignored (physical ones kept), as convex pieces (closures; a mode whose ``T_c`` has measure
-    zero within the box removes nothing — see :mod:`polytopes.regions`), in user units.
+    zero within the box removes nothing — see ``polytopes.regions``), in user units.
 
     Parameters
     ----------
     system : ContactSystem or AnalysisSession
-        The model, or an :class:`~contactmodes.analysis.session.AnalysisSession` of it.
+        The model, or an ``AnalysisSession`` of it.
     lo, hi : array_like
         ``(n_τ,)`` finite box bounds (N·m or N, per torque), ``lo <= hi`` (``lo_j = hi_j``
         fixes torque ``j``: a slice, as the plots use).
     domains : Mapping[str, ModeDomain], optional
-        Optional mapping whose keys restrict the modes (an :class:`UntaskedDomains` also
+        Optional mapping whose keys restrict the modes (an ``UntaskedDomains`` also
         lends its session).
     progress : Progress, optional
-        Optional :class:`~contactmodes.progress.Progress`: the stage ``inconsistent
+        Optional ``Progress``: the stage ``inconsistent
         torques`` while the modes' domains are computed, one step per mode.
 
     Raises

@@ -1,10 +1,10 @@
 """The front door: the whole pipeline of Sec. III on one system, in the user's units.
 
-:func:`analyze` takes a system (or its file), runs an :class:`~contactmodes.analysis.session.AnalysisSession`
+``analyze`` takes a system (or its file), runs an ``AnalysisSession``
 — enumerate the modes, solve each, their domains ``D_c`` and ``T_c``, the overlapping pairs, and
 on request the unambiguous sets ``T*_c`` (Sec. III-G), the inconsistent torques of a box and the
-modes containing a torque — and returns one :class:`AnalysisResult`. The CLI, the plots and the
-sweeps all go through it, so the sequence exists once; :meth:`AnalysisResult.to_json` is the
+modes containing a torque — and returns one ``AnalysisResult``. The CLI, the plots and the
+sweeps all go through it, so the sequence exists once; ``AnalysisResult.to_json`` is the
 ``contactmodes.analysis/1`` document. Per-mode quantities are computed lazily by the session (a
 text report at 10 contacts does not project domains it does not show) and never twice; every
 public value is in the system's units (the nondimensional ones stay in the session).
@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 
 __all__ = ["AnalysisResult", "ModeAnalysis", "OverlapPairs", "SCHEMA", "analyze"]
 
-#: What :func:`analyze` accepts as the system: the model, a loaded file, or a file's path.
+#: What ``analyze`` accepts as the system: the model, a loaded file, or a file's path.
 SystemLike = Union[ContactSystem, "LoadedSystem", str, os.PathLike]
 
 SCHEMA = "contactmodes.analysis/1"
@@ -151,7 +151,7 @@ class ModeAnalysis:
     def maximize(self, c) -> tuple[float, np.ndarray | None] | None:
         """``max c·τ`` over ``T_c``: ``(value, τ*)`` in the system's units, ``None`` when
         infeasible, ``(inf, None)`` when unbounded
-        (:meth:`~contactmodes.analysis.session.ModeSolution.maximize`)."""
+        (``maximize``)."""
         return self.solution.maximize(c, self.task)
 
     def __repr__(self) -> str:
@@ -289,7 +289,7 @@ class AnalysisResult:
 
     def unambiguous_for(self, modes: Sequence[str]) -> dict[str, UnambiguousResult]:
         """``T*_c`` and the ambiguity sources of each of ``modes`` (analysed feasible modes; the
-        session's domains reused), added to :attr:`unambiguous`; returns them in that order."""
+        session's domains reused), added to ``unambiguous``; returns them in that order."""
         if self.unambiguous is None:
             self.unambiguous = {}
         for m in modes:
@@ -299,8 +299,8 @@ class AnalysisResult:
 
     def inconsistent_in(self, lo, hi) -> list[Polytope]:
         """The torques of the box ``[lo, hi]`` (each (n_τ,), the system's units) for which no
-        kinematically feasible mode has a solution (:func:`~contactmodes.analysis.ambiguity.inconsistent`);
-        recorded as :attr:`inconsistent` and :attr:`inconsistency_box`."""
+        kinematically feasible mode has a solution (``inconsistent``);
+        recorded as ``inconsistent`` and ``inconsistency_box``."""
         gaps = inconsistent(self.session, lo, hi)
         self.inconsistency_box = (np.asarray(lo, dtype=float).reshape(-1), np.asarray(hi, dtype=float).reshape(-1))
         self.inconsistent = gaps
@@ -330,8 +330,8 @@ class AnalysisResult:
         infeasible) and ``overlaps`` (the other modes whose ``T_c`` meets it, ``None`` when not
         computed).
 
-        Raises :class:`~contactmodes._extras.MissingExtraError` (a
-        :class:`~contactmodes.errors.ContactModelError`) when pandas is not installed."""
+        Raises ``MissingExtraError`` (a
+        ``ContactModelError``) when pandas is not installed."""
         from contactmodes._extras import require
 
         require("pandas", "sweep", "to_frame")
@@ -354,7 +354,7 @@ class AnalysisResult:
     def to_json(self, include_overlaps: bool = True) -> dict:
         """The ``contactmodes.analysis/1`` document (``"overlaps"`` per mode is ``null`` when
         overlaps were not computed or ``include_overlaps`` is false; ``"unambiguous"`` and
-        ``"ambiguity_sources"`` per mode when :attr:`unambiguous` was computed, ``[]`` for the
+        ``"ambiguity_sources"`` per mode when ``unambiguous`` was computed, ``[]`` for the
         modes without; ``"inconsistency_box"``/``"inconsistent"`` and ``"at"`` when computed)."""
         self.session.prime_T(self.feasible_modes(), self.task)
         modes = []
@@ -395,7 +395,7 @@ class AnalysisResult:
 
 
 def _as_system(system: SystemLike) -> ContactSystem:
-    """The :class:`ContactSystem` of ``system``: itself, a loaded file's, or the file's at a path."""
+    """The ``ContactSystem`` of ``system``: itself, a loaded file's, or the file's at a path."""
     if isinstance(system, ContactSystem):
         return system
     if isinstance(system, (str, os.PathLike)):
@@ -415,13 +415,13 @@ def analyze(system: SystemLike, modes: Sequence[str] | None = None, task: bool =
             unambiguous: bool | Sequence[str] = False,
             inconsistency_box: tuple[Sequence[float], Sequence[float]] | None = None,
             at: Sequence[float] | None = None) -> AnalysisResult:
-    """Run Sec. III on ``system`` and return the :class:`AnalysisResult` (the system's units).
+    """Run Sec. III on ``system`` and return the ``AnalysisResult`` (the system's units).
 
     Parameters
     ----------
     system : ContactSystem or LoadedSystem or str or os.PathLike
-        The model at its state: a :class:`~contactmodes.model.system.ContactSystem`, a
-        :class:`~contactmodes.system_file.loader.LoadedSystem` or the path of a system file (TOML or JSON,
+        The model at its state: a ``ContactSystem``, a
+        ``LoadedSystem`` or the path of a system file (TOML or JSON,
         ``docs/system-file.md``).
     modes : Sequence[str], optional
         ``None`` to analyse the kinematically feasible modes of the enumeration, or a list of
@@ -430,17 +430,17 @@ def analyze(system: SystemLike, modes: Sequence[str] | None = None, task: bool =
     task : bool, optional
         Include task constraints (eqs. 15–18).
     method : str, optional
-        Projection method for ``T_c`` (:func:`polytopes.projection.project`).
+        Projection method for ``T_c`` (``polytopes.projection.project``).
     compute_overlaps : bool, optional
         Find the pairs of feasible modes with intersecting ``T_c`` (III-G.1; box
         sweep, then one LP per candidate pair).
     progress : Progress, optional
-        Optional :class:`~contactmodes.progress.Progress` for long stages.
+        Optional ``Progress`` for long stages.
     overlap_limit : int, optional
         When there are more candidate pairs than this, do not run their LPs
         (``overlaps`` is ``None``; ``candidate_pairs`` says how many there were).
     session : AnalysisSession, optional
-        An existing :class:`~contactmodes.analysis.session.AnalysisSession` *of this system* to reuse
+        An existing ``AnalysisSession`` *of this system* to reuse
         (its cached results are kept).
     unambiguous : bool or Sequence[str], optional
         ``True`` for the unambiguous set ``T*_c`` and the ambiguity sources of every
@@ -455,7 +455,7 @@ def analyze(system: SystemLike, modes: Sequence[str] | None = None, task: bool =
     -------
     AnalysisResult
         Everything in the system's units (``result.modes["FFF"].T`` a
-        :class:`~polytopes.Polytope` over τ).
+        ``Polytope`` over τ).
 
     Raises
     ------

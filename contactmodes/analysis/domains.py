@@ -1,6 +1,6 @@
 """Domain ``D_c`` of a mode's response and its torque projection ``T_c`` (Sec. III-E).
 
-Substituting ``[q̈; f] = P τ + Q w + r`` (:mod:`contactmodes.modes.response`) into the inequalities (32)
+Substituting ``[q̈; f] = P τ + Q w + r`` (``contactmodes.modes.response``) into the inequalities (32)
 ``N [q̈; f; τ] >= e`` with ``N = [N_x, N_τ]`` gives (33):
 
     (N_x P + N_τ) τ + (N_x Q) w >= e − N_x r
@@ -9,8 +9,8 @@ Substituting ``[q̈; f] = P τ + Q w + r`` (:mod:`contactmodes.modes.response`) 
 (``A = −[N_x P + N_τ, N_x Q]``, ``b = N_x r − e``), with the admissible torque subspace (31) as the
 equalities ``[tau_C, 0] z = tau_d``. ``T_c`` is its projection onto the τ coordinates.
 
-The per-mode objects that compute and cache these live in :mod:`contactmodes.analysis.session`; this module
-holds the assembly (:func:`domain_inequalities`), the user-facing :class:`ModeDomain` and small
+The per-mode objects that compute and cache these live in ``contactmodes.analysis.session``; this module
+holds the assembly (``domain_inequalities``), the user-facing ``ModeDomain`` and small
 helpers on τ-polytopes.
 """
 
@@ -41,7 +41,7 @@ class ModeDomain:
     mode : str
         The mode string.
     response : ModeResponse
-        The :class:`~contactmodes.modes.response.ModeResponse` substituted (user units).
+        The ``ModeResponse`` substituted (user units).
     D : Polytope
         ``D_c`` over ``(τ, w)`` (dimension ``n_τ + n_w``; τ in user units, ``w`` the nondimensional
         null-space coordinates), reduced when non-empty; when empty, the unreduced (33) system.
@@ -82,7 +82,7 @@ def domain_inequalities(response: ModeResponse) -> tuple[np.ndarray, np.ndarray,
 
     Cancellation noise is zeroed (``CANCEL_RTOL`` relative to ``‖N_x row‖·‖P col‖ + |N_τ|`` etc.);
     rows that become ``0 <= b`` with ``b >= 0`` are dropped; a row ``0 <= b`` with ``b < 0`` makes
-    the third item ``True``. See :func:`substituted_rows` for the rows before dropping.
+    the third item ``True``. See ``substituted_rows`` for the rows before dropping.
     """
     A, b = substituted_rows(response)
     zero = ~np.any(A != 0.0, axis=1)
@@ -94,12 +94,12 @@ def domain_inequalities(response: ModeResponse) -> tuple[np.ndarray, np.ndarray,
 def substituted_rows(response: ModeResponse) -> tuple[np.ndarray, np.ndarray]:
     """Every inequality row of ``response.equations`` substituted (33), ``(A, b)`` with shapes
     (p, n_τ + n_w) and (p,), rows aligned with ``response.equations.N`` (zero rows kept).
-    :func:`substituted_rows_many` of one response."""
+    ``substituted_rows_many`` of one response."""
     return substituted_rows_many([response])[0]
 
 
 def substituted_rows_many(responses: Sequence[ModeResponse]) -> list[tuple[np.ndarray, np.ndarray]]:
-    """:func:`substituted_rows` of every response, those of the same shapes computed together
+    """``substituted_rows`` of every response, those of the same shapes computed together
     (stacked products: each result the one its response gets alone, bit for bit on this NumPy).
 
     Cancellation noise is zeroed: ``CANCEL_RTOL`` relative to ``‖N_x row‖·‖P col‖ + |N_τ|`` for
@@ -173,7 +173,7 @@ def intersect_domains(P1: Polytope, P2: Polytope) -> Polytope | None:
 
     Stacking the equalities of two lower-dimensional sets often gives an over-determined but
     consistent system, which LP solvers handle poorly; it is replaced by an orthonormal basis of
-    its rows (SVD, :func:`~contactmodes._linalg.numerical_rank`), or found inconsistent. Meant for
+    its rows (SVD, ``numerical_rank``), or found inconsistent. Meant for
     nondimensional τ-polytopes (the consistency rule is relative to ``max(1, |d|)``).
     """
     eq = independent_equalities(np.vstack([P1.C, P2.C]), np.concatenate([P1.d, P2.d]))
@@ -184,9 +184,9 @@ def intersect_domains(P1: Polytope, P2: Polytope) -> Polytope | None:
 
 def independent_equalities(C: np.ndarray, d: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     """``C x = d`` (p, n), (p,) as an equivalent system with orthonormal, independent rows
-    (SVD, :func:`~contactmodes._linalg.numerical_rank`), or ``None`` when it is inconsistent
+    (SVD, ``numerical_rank``), or ``None`` when it is inconsistent
     (residual beyond ``CONSISTENCY_RTOL`` times ``max(1, |d|)``): the rule of
-    :func:`intersect_domains`; :func:`independent_equalities_stacked` of one system."""
+    ``intersect_domains``; ``independent_equalities_stacked`` of one system."""
     if not C.shape[0]:
         return C, d
     for _, C_r, d_r in independent_equalities_stacked(C[None], d[None]):
@@ -195,7 +195,7 @@ def independent_equalities(C: np.ndarray, d: np.ndarray) -> tuple[np.ndarray, np
 
 
 def independent_equalities_stacked(C: np.ndarray, d: np.ndarray) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """:func:`independent_equalities` of ``G`` systems of one shape, ``C`` (G, p, n), ``d`` (G, p),
+    """``independent_equalities`` of ``G`` systems of one shape, ``C`` (G, p, n), ``d`` (G, p),
     ``p >= 1``, with one stacked SVD (LAPACK on each matrix) and stacked products (each result the
     one of the system alone, bit for bit on this NumPy; ``tests/contactmodes/analysis/test_domains.py`` compares them).
 

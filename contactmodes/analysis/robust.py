@@ -1,6 +1,6 @@
 """Robust feasible and unambiguous torque sets under a bounded disturbance (bracing paper).
 
-The system's :class:`~contactmodes.model.system.Disturbance` adds ``E δ``, ``δ ∈ D``, to the right-hand
+The system's ``Disturbance`` adds ``E δ``, ``δ ∈ D``, to the right-hand
 side of the equations of motion with the same sign as ``S τ`` (docs/conventions.md; bracing paper,
 "Robust brace immobilization"). Treating ``δ`` as extra inputs gives the *augmented system*
 (``S_aug = [S, E]``), whose torque domains live in the joint space ``(τ, δ)``:
@@ -8,15 +8,15 @@ side of the equations of motion with the same sign as ``S τ`` (docs/conventions
 * robust feasible set ``T'_c = {τ : (τ, δ) ∈ T_c^aug for all δ ∈ D}``; ``T_c^aug`` is convex, so
   it is the intersection of the slices of ``T_c^aug`` at the vertices of ``D``;
 * robust ambiguity sets: for every other kinematically feasible mode ``c'`` (without task
-  constraints) and every negated task row (as in :mod:`contactmodes.analysis.ambiguity`), the torques
+  constraints) and every negated task row (as in ``contactmodes.analysis.ambiguity``), the torques
   ``τ`` that admit that undesired solution for *some* ``δ ∈ D``: the projection onto ``τ`` of
   ``T^aug ∩ (R^{n_τ} × D)``;
 * robustly unambiguous set ``T'*_c = T'_c −`` the union of those projections (region difference,
-  closure convention of :mod:`polytopes.regions`).
+  closure convention of ``polytopes.regions``).
 
 Kinematic feasibility does not depend on the inputs, so the augmented system has the same
 surviving modes as the nominal one. Everything is computed in one
-:class:`~contactmodes.analysis.session.AnalysisSession` of the augmented system (nondimensional) and mapped
+``AnalysisSession`` of the augmented system (nondimensional) and mapped
 back to user units by the nominal system's scaling: the augmented scaling applies the same rule
 column by column, so its factors of ``τ`` and ``δ`` are the nominal ``scaling.tau`` and
 ``scaling.disturbance`` and its δ-set is the nominal scaled system's (the same numbers).
@@ -109,7 +109,7 @@ def robust_feasible_set(system: ContactSystem, mode: str, method: str = "auto") 
 
     The result is reduced; it is empty (``is_empty()``) when no torque works for every
     disturbance. Raises
-    :class:`~contactmodes.errors.ContactModelError` when the system has no disturbance.
+    ``ContactModelError`` when the system has no disturbance.
     """
     _disturbance(system)
     session = AnalysisSession(augmented_system(system), method=method)
@@ -119,7 +119,7 @@ def robust_feasible_set(system: ContactSystem, mode: str, method: str = "auto") 
 
 @dataclass
 class RobustResult:
-    """Result of :func:`robust_unambiguous`.
+    """Result of ``robust_unambiguous``.
 
     Attributes
     ----------
@@ -131,7 +131,7 @@ class RobustResult:
         ``T'*_c`` as convex pieces (``[]`` if none).
     sources : list[AmbiguitySource]
         Robust ambiguity sets (projections onto τ, intersected with ``T'_c``), the
-        non-empty ones; ``boundary_only`` as in :class:`~contactmodes.analysis.ambiguity.AmbiguitySource`.
+        non-empty ones; ``boundary_only`` as in ``AmbiguitySource``.
     vertices : numpy.ndarray
         ``(n_v, n_d)`` vertices of ``D`` used for the slices.
     timing : dict[str, float]
@@ -178,12 +178,12 @@ def robust_unambiguous(system: ContactSystem, mode: str, within_mode: bool = Tru
     Parameters
     ----------
     system : ContactSystem
-        A model with a :class:`~contactmodes.model.system.Disturbance`.
+        A model with a ``Disturbance``.
     mode : str
         The desired contact mode (task constraints of ``system`` included).
     within_mode : bool, optional
         Also count solutions of ``mode`` violating a task row (negation margin as in
-        :mod:`contactmodes.analysis.ambiguity`).
+        ``contactmodes.analysis.ambiguity``).
 
     Raises
     ------

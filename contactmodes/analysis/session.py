@@ -1,10 +1,10 @@
 """One analysis session per system: the modes are enumerated once and each mode's response,
 domain ``D_c``, torque domain ``T_c``, bounding box, point test and linear maximization are
-computed lazily, once, by one :class:`ModeSolution` object (flipping paper, Sec. III-D/E).
+computed lazily, once, by one ``ModeSolution`` object (flipping paper, Sec. III-D/E).
 
-Everything inside a session is nondimensional (:mod:`contactmodes.model.scaling`): torques ``τ'``,
+Everything inside a session is nondimensional (``contactmodes.model.scaling``): torques ``τ'``,
 ambiguity variables ``w`` of the scaled response. Methods whose names do not end in ``_scaled``
-map back to the user's units, every set through :meth:`AnalysisSession.to_user` (each scaled
+map back to the user's units, every set through ``AnalysisSession.to_user`` (each scaled
 object converted once per session); the analysis, ambiguity, robust, plotting and controller code
 all go through a session, so no caller rebuilds a domain.
 
@@ -45,19 +45,19 @@ Measured on the examples: from about 20 pairs on, the witnesses pay (six-link br
 79 → 56 ms; two pairs of the table: 11 ms by LPs, 13 ms with witnesses)."""
 
 SWEEP_BLOCK = 64
-"""Modes per block of the bounding-box sweep (:meth:`AnalysisSession.candidate_pairs_within`): a
+"""Modes per block of the bounding-box sweep (``AnalysisSession.candidate_pairs_within``): a
 block is compared with its later modes at once (a cost knob; memory ``SWEEP_BLOCK`` × modes)."""
 
 BATCH_BOX_MODES = 500
 """Above this many kinematically feasible modes, bounding boxes may solve their support LPs with
-the compiled batched simplex first (:attr:`AnalysisSession.box_kernel`; a cost knob)."""
+the compiled batched simplex first (``AnalysisSession.box_kernel``; a cost knob)."""
 BOX_LPS_PER_MODE = 4
 """About how many support LPs a bounding box needs after the ray pool (measured on the zig-zag
-chain: 3–5), for :attr:`AnalysisSession.box_kernel`'s estimate."""
+chain: 3–5), for ``AnalysisSession.box_kernel``'s estimate."""
 
 SEPARATION_FACTOR = 1e3
 """A pair of τ-sets is certified disjoint without an LP only when a facet separates them by this
-many emptiness tolerances of :mod:`polytopes` (closer pairs are left to the LP rule)."""
+many emptiness tolerances of ``polytopes`` (closer pairs are left to the LP rule)."""
 
 BATCH_MIN = 8
 """The session computes responses, substituted rows, emptiness LPs and bounding boxes of at least
@@ -65,12 +65,12 @@ this many modes together (stacked arrays, the batched verified simplex); fewer g
 time (the batches' set-up costs more than it saves: Painlevé rod, 2 modes, 9.3 → 5 ms)."""
 
 PRIME_CHUNK = 256
-""":meth:`AnalysisSession.prime_T` computes at most this many ``T_c`` together (bounded memory: the
+"""``AnalysisSession.prime_T`` computes at most this many ``T_c`` together (bounded memory: the
 projections' intermediate sets and check LPs of one chunk)."""
 
 PREPARE_MIN = 16
-""":meth:`AnalysisSession.prime_T` decides the emptiness and hulls of at least this many domains
-together (:meth:`polytopes.Polytope.prepare_many`); fewer go one by one, which costs less (the text
+"""``AnalysisSession.prime_T`` decides the emptiness and hulls of at least this many domains
+together (``polytopes.Polytope.prepare_many``); fewer go one by one, which costs less (the text
 table of RHex's start, 44 domains: 192 → 174 ms; of the two-link brace, 9 domains: 20.6 → 21.4 ms
 with them batched)."""
 
@@ -84,12 +84,12 @@ whole ``analyze``; the 10 modes without them, lifted too (their projections, red
 vertices are not needed for the overlaps): 82 → 68 ms."""
 
 PIPELINE_STAGES = ("response", "assemble", "reduce", "project")
-"""The per-mode stages of Sec. III-D/E whose times a :class:`~contactmodes.analysis.domains.ModeDomain` reports."""
+"""The per-mode stages of Sec. III-D/E whose times a ``ModeDomain`` reports."""
 
 
 def _near(T: Polytope, X: np.ndarray) -> np.ndarray:
     """Which points ``X`` (N, n) satisfy every normalized row of ``T`` within the emptiness
-    tolerance of :mod:`polytopes` (``FEASIBILITY_TOL`` times the data scale): then ``T`` and a set
+    tolerance of ``polytopes`` (``FEASIBILITY_TOL`` times the data scale): then ``T`` and a set
     containing the point intersect by the same rule ``is_empty`` applies."""
     from polytopes import tolerances as ptol
     from polytopes.linalg import data_scale, normalize_rows
@@ -192,9 +192,9 @@ def _separated(b: "_SetInfo", sets: Sequence["_SetInfo"], names: Sequence[str]) 
 
 
 def _intersect(Ta: Polytope, Tb: Polytope) -> bool:
-    """Whether ``Ta ∩ Tb`` is non-empty by the emptiness rule of :mod:`polytopes` (one max-slack
+    """Whether ``Ta ∩ Tb`` is non-empty by the emptiness rule of ``polytopes`` (one max-slack
     LP on the stacked rows, without building intermediate objects); equalities are made
-    independent first when both sets have some (:func:`~contactmodes.analysis.domains.intersect_domains`)."""
+    independent first when both sets have some (``intersect_domains``)."""
     from polytopes.redundancy import is_empty
 
     if Ta.n_eq and Tb.n_eq:
@@ -218,7 +218,7 @@ def _charge(sols: Sequence["ModeSolution"], stage_name: str, seconds: float) -> 
 
 def _user_tau(values, n: int, name: str = "tau", torques=None) -> np.ndarray:
     """``values`` as an (n,) float array of finite numbers (one per torque), else a
-    :class:`ContactModelError` naming ``name``."""
+    ``ContactModelError`` naming ``name``."""
     try:
         x = np.asarray(values, dtype=float).reshape(-1)
     except (TypeError, ValueError):
@@ -236,7 +236,7 @@ def empty_box(n: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 class ModeSolution:
-    """One contact mode of an :class:`AnalysisSession`, computed lazily and cached.
+    """One contact mode of an ``AnalysisSession``, computed lazily and cached.
 
     The public methods speak the user's units: torques τ in the system's units (N·m for SI
     files), ``w`` the response's ambiguity variables. The methods whose name ends in ``_scaled``
@@ -308,7 +308,7 @@ class ModeSolution:
 
     # ------------------------------------------------------------------ response (24)–(31)
     def response_scaled(self, task: bool = True) -> ModeResponse:
-        """The nondimensional :class:`~contactmodes.modes.response.ModeResponse` (eqs. 24–31)."""
+        """The nondimensional ``ModeResponse`` (eqs. 24–31)."""
         v = self._variant(task)
 
         def build():
@@ -335,7 +335,7 @@ class ModeSolution:
         return self._raw(task, extra, drop_task)
 
     def _D_or_raw(self, task: bool) -> Polytope:
-        """``D_c`` reduced if :meth:`D` has run, else the raw system (the same set): what the
+        """``D_c`` reduced if ``D`` has run, else the raw system (the same set): what the
         cheap queries (boxes, points, LPs) use without forcing a reduction."""
         return self._cache.get(("D", task)) or self.raw_scaled(task)[0]
 
@@ -381,7 +381,7 @@ class ModeSolution:
         return self._timed(("D", task), "reduce", build)
 
     def T_scaled(self, task: bool = True) -> Polytope | None:
-        """``T_c`` over τ' (projection of :meth:`D`), ``None`` when infeasible."""
+        """``T_c`` over τ' (projection of ``D``), ``None`` when infeasible."""
 
         def build():
             if not self.feasible(task):
@@ -394,7 +394,7 @@ class ModeSolution:
         return self._timed(("T", task), "project", build)
 
     def has_T(self, task: bool = True) -> bool:
-        """Whether :meth:`T` is already computed (cheap callers prefer it then)."""
+        """Whether ``T`` is already computed (cheap callers prefer it then)."""
         return ("T", task) in self._cache
 
     def w_varies(self, task: bool = True) -> bool:
@@ -408,9 +408,9 @@ class ModeSolution:
         """Bounding box ``(lo, hi)`` of ``T_c`` over τ' (±inf where unbounded; the empty box
         ``(+inf, −inf)`` when infeasible), from ``T_c`` if computed, else by ``2 n_τ`` support
         LPs on ``D_c`` at most (no projection needed; sides proven unbounded by a verified
-        recession direction need none, :meth:`polytopes.Polytope.bounding_box`; a domain over τ'
+        recession direction need none, ``polytopes.Polytope.bounding_box``; a domain over τ'
         alone first tries the rays of the session's earlier domains,
-        :meth:`AnalysisSession._ray_pool`)."""
+        ``AnalysisSession._ray_pool``)."""
 
         def build():
             n = self.n_tau
@@ -472,7 +472,7 @@ class ModeSolution:
 
     # ------------------------------------------------------------------ user units
     def domain(self, task: bool = True) -> ModeDomain:
-        """This mode's :class:`~contactmodes.analysis.domains.ModeDomain` in the user's units (cached)."""
+        """This mode's ``ModeDomain`` in the user's units (cached)."""
 
         def build():
             resp = self.response(task)
@@ -486,7 +486,7 @@ class ModeSolution:
         return self._cached(("domain", task), build)
 
     def response(self, task: bool = True) -> ModeResponse:
-        """:meth:`response` in the user's units."""
+        """``response`` in the user's units."""
         v = self._variant(task)
 
         def build():
@@ -500,18 +500,18 @@ class ModeSolution:
 
     def D(self, task: bool = True) -> Polytope:
         """``D_c`` over ``(τ, w)`` in the user's units (τ in the system's units): reduced when
-        non-empty, else the raw system (:meth:`domain`'s ``D``)."""
+        non-empty, else the raw system (``domain``'s ``D``)."""
         return self.domain(task).D
 
     def T(self, task: bool = True) -> Polytope | None:
-        """``T_c`` in the user's units (one object per mode, :meth:`AnalysisSession.to_user`: its
+        """``T_c`` in the user's units (one object per mode, ``AnalysisSession.to_user``: its
         emptiness and hull are cached), ``None`` when the mode is infeasible."""
         T = self.T_scaled(task)
         return None if T is None else self.session.to_user(T)
 
     def box(self, task: bool = True) -> tuple[np.ndarray, np.ndarray]:
         """Bounding box ``(lo, hi)`` (each (n_τ,)) of ``T_c`` in the user's units (±inf where
-        unbounded; ``(+inf, −inf)`` when infeasible): :meth:`box_scaled` mapped back."""
+        unbounded; ``(+inf, −inf)`` when infeasible): ``box_scaled`` mapped back."""
         lo, hi = self.box_scaled(task)
         u = self.session.scaling.tau
         return lo * u, hi * u
@@ -519,7 +519,7 @@ class ModeSolution:
     def contains(self, tau, task: bool = True) -> bool:
         """Whether the torque ``tau`` ((n_τ,), the user's units) lies in ``T_c``.
 
-        Raises :class:`~contactmodes.errors.ContactModelError` when ``tau`` is not ``n_τ``
+        Raises ``ContactModelError`` when ``tau`` is not ``n_τ``
         finite numbers."""
         return self.contains_scaled(self.session.scaling.tau_from_user(_user_tau(tau, self.n_tau)), task)
 
@@ -528,7 +528,7 @@ class ModeSolution:
         user's units): ``(value, τ*)``, ``τ*`` (n_τ,) a maximizer in the user's units; ``None``
         when infeasible; ``(inf, None)`` when unbounded. One LP on ``D_c`` (no projection).
 
-        Raises :class:`~contactmodes.errors.ContactModelError` when ``c`` is not ``n_τ`` finite
+        Raises ``ContactModelError`` when ``c`` is not ``n_τ`` finite
         numbers."""
         u = self.session.scaling.tau
         out = self.maximize_scaled(_user_tau(c, self.n_tau, "c") * u, task)  # c·τ = (c u)·τ'
@@ -538,11 +538,11 @@ class ModeSolution:
 
 
 class AnalysisSession:
-    """Analysis of one :class:`~contactmodes.model.system.ContactSystem` (flipping paper, Sec. III).
+    """Analysis of one ``ContactSystem`` (flipping paper, Sec. III).
 
     A ``system`` whose characteristic scales are marked ``nondimensional`` (the scaled system of
-    :func:`~contactmodes.model.scaling.nondimensionalize`, or one built from a state's scaled terms
-    with :func:`~contactmodes.model.scaling.scaled_system_fields`) is analysed as it is: its
+    ``nondimensionalize``, or one built from a state's scaled terms
+    with ``scaled_system_fields``) is analysed as it is: its
     scaling is the identity, so nothing is nondimensionalized again and the user's units are the
     nondimensional ones.
 
@@ -551,18 +551,18 @@ class AnalysisSession:
     system : ContactSystem
         The model at its state (any consistent units; nondimensionalized once here).
     method : str, optional
-        Projection method for ``T_c`` (:func:`polytopes.projection.project`).
+        Projection method for ``T_c`` (``polytopes.projection.project``).
     progress : Progress, optional
-        Optional :class:`~contactmodes.progress.Progress` for long stages.
+        Optional ``Progress`` for long stages.
     enumeration : Enumeration, optional
         The kinematically feasible modes of ``system`` (Sec. III-F) when the caller has already
         decided them by the enumeration's rule at the same state, e.g. a real-time layout's
-        kinematic test (:meth:`contactmodes.realtime.plan.KinematicTest.enumeration`). Trusted as
-        the kinematically feasible modes: the session does not enumerate again (:attr:`enumeration`
+        kinematic test (``contactmodes.realtime.plan.KinematicTest.enumeration``). Trusted as
+        the kinematically feasible modes: the session does not enumerate again (``enumeration``
         is this object; a mode's ``kinematically_feasible`` is its membership in
         ``enumeration.modes``). Only the mode strings are checked here (one letter of ``"FSLR"``
         per contact, none repeated; a cost linear in the number of modes); that they are the
-        modes :func:`~contactmodes.modes.enumeration.enumerate_modes` finds is the caller's
+        modes ``enumerate_modes`` finds is the caller's
         guarantee (for the real-time layouts: ``tests/contactmodes/realtime/test_layout.py``,
         ``tests/contactmodes/analysis/test_session.py``). Default: enumerated on first use.
 
@@ -602,21 +602,21 @@ class AnalysisSession:
     def to_user(self, P: Polytope) -> Polytope:
         """A set of this session over ``(τ', z)`` (``z``: trailing variables kept as they are,
         e.g. the ambiguity variables ``w`` of ``D_c``) in the user's units
-        (:meth:`~contactmodes.model.scaling.Scaling.polytope_to_user`): the one place a session's
+        (``polytope_to_user``): the one place a session's
         results are converted, each scaled object once — a later call returns the same user-unit
-        object, its LP caches warm (:class:`~contactmodes.model.scaling.UserSets`)."""
+        object, its LP caches warm (``UserSets``)."""
         return self._user_sets(P)
 
     @property
     def enumeration(self) -> Enumeration:
         """The kinematically feasible modes: the ``enumeration`` given to the constructor, else
-        :func:`~contactmodes.modes.enumeration.enumerate_modes` of the system, once."""
+        ``enumerate_modes`` of the system, once."""
         if self._enumeration is None:
             self._enumeration = enumerate_modes(self.system, progress=self.progress)
         return self._enumeration
 
     def equation_bank(self, task: bool, scaled: bool = True) -> EquationBank:
-        """The :class:`~contactmodes.modes.constraints.EquationBank` of the nondimensional (or, with
+        """The ``EquationBank`` of the nondimensional (or, with
         ``scaled=False``, the user's) system, with or without the task equalities (task
         inequalities always, marked by ``ineq_task``): built once, shared by every mode."""
         key = (task, scaled)
@@ -627,10 +627,10 @@ class AnalysisSession:
 
     @property
     def box_kernel(self) -> str | None:
-        """The :mod:`polytopes.batchlp` kernel the bounding boxes' support LPs go through first
+        """The ``polytopes.batchlp`` kernel the bounding boxes' support LPs go through first
         (``"compiled"``) for analyses of more than ``BATCH_BOX_MODES`` kinematically feasible
         modes when the compiled kernel is worth its load (about ``BOX_LPS_PER_MODE`` LPs per mode
-        make it pay, :func:`polytopes.batchlp.preferred_kernel`: a choice by the problem's size,
+        make it pay, ``polytopes.batchlp.preferred_kernel``: a choice by the problem's size,
         never by the process's history), else ``None`` (one cddlib LP each; the NumPy
         kernel's per-pivot overhead does not pay for a few LPs per box)."""
         from polytopes import batchlp
@@ -641,7 +641,7 @@ class AnalysisSession:
         return "compiled"
 
     def _ray_pool(self, task: bool = True) -> RayPool:
-        """The :class:`~polytopes.RayPool` of recession rays met on this session's domains over τ'
+        """The ``RayPool`` of recession rays met on this session's domains over τ'
         (with or without task rows): hints for the bounding boxes of later modes, each checked on
         the domain it serves."""
         pool = self._pools.get(task)
@@ -650,7 +650,7 @@ class AnalysisSession:
         return pool
 
     def mode(self, mode: str, where: str = "mode") -> ModeSolution:
-        """The :class:`ModeSolution` of ``mode`` (validated; errors name ``where``)."""
+        """The ``ModeSolution`` of ``mode`` (validated; errors name ``where``)."""
         sol = self._modes.get(mode)
         if sol is None:
             validate_mode(mode, self.system.contacts, where)
@@ -694,9 +694,9 @@ class AnalysisSession:
         return [sol.mode for sol in sols if sol.feasible(task)]
 
     def _prime_responses(self, sols: Sequence[ModeSolution], task: bool) -> None:
-        """Compute the missing responses of ``sols`` (:meth:`ModeSolution.response`) and their
-        substituted rows together (:func:`~contactmodes.modes.response.responses_from_equations`,
-        :func:`~contactmodes.analysis.domains.substituted_rows_many`: the same numbers, stacked SVDs and
+        """Compute the missing responses of ``sols`` (``ModeSolution.response``) and their
+        substituted rows together (``responses_from_equations``,
+        ``substituted_rows_many``: the same numbers, stacked SVDs and
         products per shape)."""
         todo = [sol for sol in sols if not sol._has("response", task)]
         if len(todo) < BATCH_MIN:
@@ -714,12 +714,12 @@ class AnalysisSession:
             sol._provide("rows", task, _rows_entry(resp, ab))
 
     def prime_T(self, modes: Sequence[str], task: bool = True, user_units: bool = False) -> None:
-        """Compute the ``T_c`` of the feasible ``modes`` (:meth:`ModeSolution.T_scaled`; and in the
-        user's units, :meth:`ModeSolution.T`) with a progress stage, for the callers that show
+        """Compute the ``T_c`` of the feasible ``modes`` (``ModeSolution.T_scaled``; and in the
+        user's units, ``ModeSolution.T``) with a progress stage, for the callers that show
         every ``T_c`` (the text table, the JSON document): ``PRIME_CHUNK`` modes at a time (bounded
         memory), and for ``PREPARE_MIN`` or more the emptiness and hull LPs of their ``D_c`` (and
-        of the user-unit ``T_c``) solved together (:meth:`polytopes.Polytope.prepare_many`), and
-        the projections' LPs too (:meth:`polytopes.Polytope.project_many`) — the same sets."""
+        of the user-unit ``T_c``) solved together (``polytopes.Polytope.prepare_many``), and
+        the projections' LPs too (``polytopes.Polytope.project_many``) — the same sets."""
         sols = [sol for sol in (self.mode(m) for m in modes) if sol.feasible(task)]
         with stage(self.progress, "projections", len(sols)) as st:
             for start in range(0, len(sols), PRIME_CHUNK):
@@ -730,7 +730,7 @@ class AnalysisSession:
                 st.update(len(chunk), chunk[-1].mode)
 
     def _prime_T_chunk(self, todo: Sequence[ModeSolution], task: bool) -> None:
-        """:meth:`prime_T`'s ``T_c`` of ``todo`` (feasible modes without one yet)."""
+        """``prime_T``'s ``T_c`` of ``todo`` (feasible modes without one yet)."""
         if len(todo) >= PREPARE_MIN:
             Polytope.prepare_many([sol.D_scaled(task) for sol in todo])
             lifted = [sol for sol in todo if sol.response_scaled(task).n_w > 0]  # the others' T_c is D_c
@@ -746,8 +746,8 @@ class AnalysisSession:
 
     # ------------------------------------------------------------------ overlaps (III-G.1)
     def _prime_boxes(self, modes: Sequence[str], task: bool) -> None:
-        """Compute the missing bounding boxes of ``modes`` (:meth:`ModeSolution.box`) with their
-        support LPs in one verified batch (:meth:`polytopes.Polytope.bounding_boxes`) — for the
+        """Compute the missing bounding boxes of ``modes`` (``ModeSolution.box``) with their
+        support LPs in one verified batch (``polytopes.Polytope.bounding_boxes``) — for the
         analyses whose boxes go through cddlib one side at a time (``box_kernel`` ``None``)."""
         if self.box_kernel is not None:
             return
@@ -796,7 +796,7 @@ class AnalysisSession:
     def candidate_pairs_within(self, modes: Sequence[str], task: bool = True, limit: int | None = None
                                ) -> tuple[int, list[tuple[str, str]] | None]:
         """``(count, pairs)``: how many pairs of ``modes`` have meeting bounding boxes, and those
-        pairs (:meth:`candidate_pairs`) — or ``None`` when there are more than ``limit`` (the list
+        pairs (``candidate_pairs``) — or ``None`` when there are more than ``limit`` (the list
         is dropped as soon as the count passes it; one sweep either way)."""
         if len(modes) < 2:
             return 0, []
@@ -817,7 +817,7 @@ class AnalysisSession:
         return count, [(modes[i], modes[j]) for i, j in pairs.tolist()]
 
     def count_candidate_pairs(self, modes: Sequence[str], task: bool = True) -> int:
-        """How many pairs of ``modes`` have meeting bounding boxes (:meth:`candidate_pairs`
+        """How many pairs of ``modes`` have meeting bounding boxes (``candidate_pairs``
         without building the list)."""
         return self.candidate_pairs_within(modes, task, limit=0)[0]
 
@@ -852,8 +852,8 @@ class AnalysisSession:
     def _lifted_pair(self, a: str, b: str, task: bool):
         """``(A, b, C, d)`` of ``{(τ', w_a, w_b) : (τ', w_a) ∈ D_a, (τ', w_b) ∈ D_b}`` (its
         projection onto τ' is ``T_a ∩ T_b``), the equalities made independent when both modes
-        have some (:func:`~contactmodes.analysis.domains.independent_equalities`); ``None`` when they are
-        inconsistent. :meth:`_lifted_nonempty` builds the same rows for many pairs at once."""
+        have some (``independent_equalities``); ``None`` when they are
+        inconsistent. ``_lifted_nonempty`` builds the same rows for many pairs at once."""
         Pa, Pb = self.mode(a)._D_or_raw(task), self.mode(b)._D_or_raw(task)
         n = self.scaled.n_tau
         C, d = _lift(Pa.C[None], Pb.C[None], n)[0], np.concatenate([Pa.d, Pb.d])
@@ -865,12 +865,12 @@ class AnalysisSession:
         return _lift(Pa.A[None], Pb.A[None], n)[0], np.concatenate([Pa.b, Pb.b]), C, d
 
     def _lifted_nonempty(self, pairs: Sequence[tuple[str, str]], task: bool) -> np.ndarray:
-        """Whether the lifted domain of each pair (:meth:`_lifted_pair`) is non-empty by the
+        """Whether the lifted domain of each pair (``_lifted_pair``) is non-empty by the
         emptiness rule, (len(pairs),) bool: the pairs whose two domains have the same shapes as
-        another pair's stacked (their rows, :func:`~contactmodes.analysis.domains.independent_equalities_stacked`
-        and :func:`polytopes.feasibility.empty_stacked`), so no Python loop runs per pair beyond
-        grouping; each decision is the one :func:`~polytopes.feasibility.feasibility_many` takes on
-        :meth:`_lifted_pair`'s rows (``tests/contactmodes/analysis/test_session.py``)."""
+        another pair's stacked (their rows, ``independent_equalities_stacked``
+        and ``polytopes.feasibility.empty_stacked``), so no Python loop runs per pair beyond
+        grouping; each decision is the one ``feasibility_many`` takes on
+        ``_lifted_pair``'s rows (``tests/contactmodes/analysis/test_session.py``)."""
         n = self.scaled.n_tau
         polys: dict[str, Polytope] = {}
         for pair in pairs:
@@ -902,7 +902,7 @@ class AnalysisSession:
     def overlapping_pairs(self, modes: Sequence[str], task: bool = True,
                           candidates: Sequence[tuple[str, str]] | None = None) -> list[tuple[str, str]]:
         """Every pair of ``modes`` (feasible ones) with intersecting ``T_c`` (III-G.1), in the
-        order of ``candidates`` (default :meth:`candidate_pairs`), with a progress stage. Stores
+        order of ``candidates`` (default ``candidate_pairs``), with a progress stage. Stores
         pairs only.
 
         Each pair is decided by the first of (the V-representations come from cdd's floating
@@ -911,17 +911,17 @@ class AnalysisSession:
 
         1. a witness point — the Chebyshev centre, a vertex, a vertex moved along a ray or line —
            of one set satisfying every row of the other within the emptiness tolerance of
-           :mod:`polytopes` (:func:`_near`): non-empty (neighbouring modes typically share a
+           ``polytopes`` (``_near``): non-empty (neighbouring modes typically share a
            face, where no centre lies but vertices do);
         2. a facet of one set beyond which the other's vertices all lie, *certified* by LP duality
-           from the active rows of the minimizing vertex (:func:`_separated`): empty;
-        3. one LP (:func:`_intersect`).
+           from the active rows of the minimizing vertex (``_separated``): empty;
+        3. one LP (``_intersect``).
 
         A mode whose ``T_c`` is not computed yet and with at most ``LIFTED_PAIRS_MAX`` candidate
         partners is not projected: its witness is the τ' part of ``D_c``'s max-slack point, and its
         pairs left undecided are decided by the emptiness rule on the lifted domains ``{(τ', w_a, w_b)}``
-        (:meth:`_lifted_nonempty`), their LPs solved in verified batches
-        (:func:`polytopes.feasibility.empty_stacked`).
+        (``_lifted_nonempty``), their LPs solved in verified batches
+        (``polytopes.feasibility.empty_stacked``).
         """
         cands = self.candidate_pairs(modes, task) if candidates is None else list(candidates)
         if not cands:
@@ -1003,7 +1003,7 @@ class AnalysisSession:
         """Modes (default: kinematically feasible ones) whose ``T_c`` contains the torque ``tau``
         (n_τ,) **in user units**: box filter, then one LP per remaining mode.
 
-        Raises :class:`~contactmodes.errors.ContactModelError` on a wrong shape or non-finite
+        Raises ``ContactModelError`` on a wrong shape or non-finite
         value (named ``tau``)."""
         t = self.scaling.tau_from_user(_user_tau(tau, self.system.n_tau, torques=self.system.torques))
         out = []
@@ -1023,15 +1023,15 @@ def mode_domain(system: ContactSystem, mode: str, task: bool = True, method: str
                 response: ModeResponse | None = None,
                 extra: tuple[np.ndarray, np.ndarray] | None = None) -> ModeDomain:
     """``D_c`` and ``T_c`` of ``mode`` (Sec. III-E) in user units; ``method`` is passed to
-    :meth:`polytopes.Polytope.project`.
+    ``polytopes.Polytope.project``.
 
-    Without ``response``/``extra`` this is a one-mode :class:`AnalysisSession`
+    Without ``response``/``extra`` this is a one-mode ``AnalysisSession``
     (nondimensional decisions; use a session to analyse several modes). With a caller's own
     ``response`` (e.g. with some inequality rows left out) and/or ``extra = (A_x, b_x)`` rows
     ``A_x z <= b_x`` over ``z = (τ, w)`` of that response, the domain of exactly that response is
-    built (:func:`domain_from_response`).
+    built (``domain_from_response``).
 
-    Raises :class:`~contactmodes.errors.ContactModelError` for an invalid mode or a system without
+    Raises ``ContactModelError`` for an invalid mode or a system without
     actuators.
     """
     if response is None and extra is None:

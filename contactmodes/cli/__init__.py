@@ -1,15 +1,15 @@
 """Command-line interface: ``contactmodes {analyze,plot,...} ...``.
 
-Subcommands: ``analyze`` and ``plot`` live here; packages layered above :mod:`contactmodes`
+Subcommands: ``analyze`` and ``plot`` live here; packages layered above ``contactmodes``
 (``controllers``) add theirs (``flip``, ``brace``) through the entry-point group
 ``contactmodes.commands`` (declared in ``pyproject.toml``), so that imports keep going one way
 (``polytopes`` ← ``contactmodes`` ← ``controllers``). A command plugin is a module with
 ``add_parser(sub) -> argparse.ArgumentParser`` that calls ``parser.set_defaults(run=func)``;
 ``func(args) -> str | None`` returns the text for stdout (or ``--output``) and raises
-:class:`~contactmodes.cli._common.UserError` or :class:`~contactmodes.errors.ContactModelError` on
-user error. Files a command writes go through :func:`~contactmodes.cli._common.write_atomic`.
+``UserError`` or ``ContactModelError`` on
+user error. Files a command writes go through ``write_atomic``.
 
-Exit statuses (:mod:`contactmodes.cli._common`): 0 success; 1 a command's documented "no" answer
+Exit statuses (``contactmodes.cli._common``): 0 success; 1 a command's documented "no" answer
 (``brace``: no bracing torque, ``flip``: no flip); 2 user error — one line on stderr naming the
 field, nothing written (a malformed or invalid system file, an unknown mode, an approaching
 contact, an output path that is the input file, not a regular file, or in a missing directory);
@@ -17,7 +17,7 @@ contact, an output path that is the input file, not a regular file, or in a miss
 interrupted (Ctrl-C), nothing written.
 
 A command whose answer is negative (``brace``: no bracing torque, ``flip``: no flip) returns a
-:class:`~contactmodes.cli._common.CommandOutput` with status ``NO_ANSWER`` (1): its usual output is
+``CommandOutput`` with status ``NO_ANSWER`` (1): its usual output is
 printed or written, then the command exits with 1.
 
 Negative values follow their option with a space as well as with ``=``: a token that starts
@@ -173,7 +173,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``contactmodes`` console script; returns the exit status (module doc).
 
     A command's ``run`` returns the text for stdout/``--output``, or a
-    :class:`~contactmodes.cli._common.CommandOutput` to exit with a status other than 0 after writing
+    ``CommandOutput`` to exit with a status other than 0 after writing
     it (``NO_ANSWER`` = 1: the command's documented "no" answer)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(argv[0] if argv and not argv[0].startswith("-") else None)

@@ -32,13 +32,13 @@ INTERRUPTED = 130
 
 class UserError(ContactModelError):
     """A command-line mistake the user can fix (an option's value or combination); printed as
-    one line, exit status 2, like every :class:`~contactmodes.errors.ContactModelError`."""
+    one line, exit status 2, like every ``ContactModelError``."""
 
 
 @dataclass(frozen=True)
 class CommandOutput:
     """What a command returns when its exit status is not 0: ``text`` for stdout (or
-    ``--output``; ``None`` for none) and ``status`` (e.g. :data:`NO_ANSWER`)."""
+    ``--output``; ``None`` for none) and ``status`` (e.g. ``NO_ANSWER``)."""
 
     text: str | None
     status: int = NO_ANSWER
@@ -46,7 +46,7 @@ class CommandOutput:
 
 def check_output_path(path: str, inputs: Sequence[str] = (), option: str = "--output") -> str:
     """The real path an output ``path`` will be written to (symlinks followed), or
-    :class:`UserError` naming ``option`` when it is one of ``inputs``, an existing non-regular
+    ``UserError`` naming ``option`` when it is one of ``inputs``, an existing non-regular
     file, or in a directory that does not exist."""
     real = os.path.realpath(path)
     directory = os.path.dirname(real)
@@ -67,9 +67,9 @@ def check_output_path(path: str, inputs: Sequence[str] = (), option: str = "--ou
 
 
 def check_writable(path: str | None, option: str, ext: str | None = None, inputs: Sequence[str] = ()) -> None:
-    """Check an output path before a long run (``flip``, ``sweep``, ``plot``): :class:`UserError`
+    """Check an output path before a long run (``flip``, ``sweep``, ``plot``): ``UserError``
     naming ``option`` on a wrong extension (``ext`` such as ``".png"``, case-insensitive), an
-    unwritable directory, or any reason :func:`check_output_path` gives. ``None`` passes."""
+    unwritable directory, or any reason ``check_output_path`` gives. ``None`` passes."""
     if path is None:
         return
     if ext is not None and not path.lower().endswith(ext):
@@ -81,7 +81,7 @@ def check_writable(path: str | None, option: str, ext: str | None = None, inputs
 
 def write_all_atomic(files: Sequence[tuple[str, Callable[[str], None], str]], inputs: Sequence[str] = ()) -> None:
     """Write ``files`` ``[(path, write(tmp_path), option), …]``: every file is rendered to its
-    temporary name before any is renamed into place (nested :func:`write_atomic` calls), so a
+    temporary name before any is renamed into place (nested ``write_atomic`` calls), so a
     failure or Ctrl-C while rendering leaves none of them."""
     if not files:
         return
@@ -98,8 +98,8 @@ def write_atomic(path: str, write: Callable[[str], None], option: str = "--outpu
                  inputs: Sequence[str] = ()) -> None:
     """Create ``path`` through ``write(tmp_path)`` then rename it into place: nothing partial.
 
-    The path is checked first (:func:`check_output_path`; a symlink's target is written). Raises
-    :class:`UserError` naming ``option`` when the path is refused or cannot be written; any
+    The path is checked first (``check_output_path``; a symlink's target is written). Raises
+    ``UserError`` naming ``option`` when the path is refused or cannot be written; any
     exception from ``write`` leaves no file behind.
     """
     real = check_output_path(path, inputs, option)
@@ -124,7 +124,7 @@ def write_atomic(path: str, write: Callable[[str], None], option: str = "--outpu
 
 
 def parse_floats(text: str, n: int | None, option: str) -> np.ndarray:
-    """Comma-separated finite numbers (exactly ``n`` if given) → array; :class:`UserError`
+    """Comma-separated finite numbers (exactly ``n`` if given) → array; ``UserError``
     naming ``option`` otherwise."""
     try:
         values = np.array([float(v) for v in text.split(",")])
@@ -139,7 +139,7 @@ def parse_floats(text: str, n: int | None, option: str) -> np.ndarray:
 
 def parse_box(text: str, n: int, option: str) -> tuple[np.ndarray, np.ndarray]:
     """Parse ``LO:HI[,LO:HI...]`` with exactly ``n`` ranges into ``(lo, hi)``, each (n,) floats;
-    :class:`UserError` naming ``option`` on a malformed, non-finite or reversed range."""
+    ``UserError`` naming ``option`` on a malformed, non-finite or reversed range."""
     parts = text.split(",")
     if len(parts) != n:
         raise UserError(f"{option}: expected {n} LO:HI ranges (one per torque), got {len(parts)}")

@@ -5,7 +5,7 @@ signed gap ``n·(p − s)`` to its surface line (m, positive in free space), its
 contact frame ``(v_t, v_n)`` (m/s), whether it approaches its surface (``v_n < −ε``, which the
 analysis rejects: no impact model) and whether the loader accepts it (its gap within the
 loader's tolerance). The geometry is evaluated *before* the loader's gap check
-(:func:`contactmodes.system_file.loader.system_geometry`), so a file the loader rejects for a gap is still shown;
+(``contactmodes.system_file.loader.system_geometry``), so a file the loader rejects for a gap is still shown;
 any other problem with the file is the usual one-line error, exit status 2.
 
 Exit status 0 whenever the geometry could be evaluated; read ``accepted`` (JSON) or the last line
@@ -28,7 +28,7 @@ Exit status 0 whenever the geometry could be evaluated; read ``accepted`` (JSON)
 ``--snap``: the state snapped onto the surfaces
 ------------------------------------------------
 ``contactmodes check FILE --snap`` shows the state changed by the smallest amount that puts every
-contact on its surface (:func:`contactmodes.system_file.snap.snap_state`: the minimum-norm change of ``q``,
+contact on its surface (``contactmodes.system_file.snap.snap_state``: the minimum-norm change of ``q``,
 lengths weighed against angles by the robot's size ``L``), the file's value and the snapped value
 of each state key that changes (under the file's own keys: a ``_deg`` key in degrees), and then
 the usual table at the snapped state. When the loader already accepts every contact the state is
@@ -91,8 +91,8 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> str:
     """The ``check`` command: text or JSON for ``args.file``; raises ``SystemFileError`` on a bad file,
-    :class:`~contactmodes.system_file.snap.SnapError` on a surface ``--snap`` cannot reach and
-    :class:`~contactmodes.cli._common.UserError` on a refused ``--write`` path."""
+    ``SnapError`` on a surface ``--snap`` cannot reach and
+    ``UserError`` on a refused ``--write`` path."""
     from contactmodes.system_file.loader import system_geometry
 
     if getattr(args, "snap", False):
@@ -230,7 +230,7 @@ def _write_snapped(source: str, out: str, data: dict, snapped: dict, changes: di
 
 def _format_snap(data: dict, geometry: "SystemGeometry", result: "SnapResult | None", changes: dict,
                  out: str | None) -> str:
-    """The text of ``check --snap``: what changed, then :func:`format_check` at the snapped state."""
+    """The text of ``check --snap``: what changed, then ``format_check`` at the snapped state."""
     lines = []
     if result is None:
         lines.append("snap: the loader accepts every contact already: the state is left as written")

@@ -3,12 +3,12 @@
 Draws every feasible mode's torque domain ``T_c`` (task constraints applied, as in ``analyze``),
 overlaps hatched, the unambiguous sets ``T*_c`` of the chosen modes outlined, and the torques
 with no solution at all (no mode, no task constraints) shaded red. How modes are told apart and
-how lower-dimensional sets are drawn: :mod:`contactmodes.output.plot`.
+how lower-dimensional sets are drawn: ``contactmodes.output.plot``.
 
 Decisions
     * ``--mode`` chooses whose ``T*_c`` is outlined (default: the file's ``desired_mode`` if it
       is feasible, else every feasible mode when there are at most 12).
-    * Units on the axes come from the mechanism (:func:`contactmodes.output.plot.torque_units`): an
+    * Units on the axes come from the mechanism (``contactmodes.output.plot.torque_units``): an
       actuator on a revolute joint or on a floating base's angle is a torque (N·m), one on a
       floating base's ``x``/``y`` a force (N).
     * With more torques than drawn, the picture is the slice through a point holding the other
@@ -20,11 +20,11 @@ Decisions
     * The plotting box defaults to the finite bounds of all drawn sets widened by 25 %
       (unbounded sides get the same width again); ``--box`` sets it.
     * Negative values follow their option with a space or with ``=`` (``--box -2:6,-2:8``,
-      ``--at=-1,2``): see :mod:`contactmodes.cli`.
+      ``--at=-1,2``): see ``contactmodes.cli``.
 
-The analysis itself is gathered in :func:`_gather` (the only calls to ``analyze``,
+The analysis itself is gathered in ``_gather`` (the only calls to ``analyze``,
 ``unambiguous`` and ``inconsistent``); everything else here is option handling and the wording of
-the picture. :func:`plot_data` returns what would be drawn, for tests and scripts.
+the picture. ``plot_data`` returns what would be drawn, for tests and scripts.
 """
 
 from __future__ import annotations
@@ -164,7 +164,7 @@ class Gathered:
     Attributes
     ----------
     domains : dict[str, Polytope]
-        Feasible mode → ``T_c`` (task constraints applied), in :meth:`AnalysisResult.feasible_modes`
+        Feasible mode → ``T_c`` (task constraints applied), in ``AnalysisResult.feasible_modes``
         order.
     unambiguous : dict[str, list[Polytope]]
         Outlined mode → pieces of ``T*_c``.
@@ -195,8 +195,8 @@ def _gather(system, choose: Callable[[Mapping[str, Polytope]], tuple[list[str], 
 class _View:
     """The option handling of one picture: what is drawn, where, and the words for it.
 
-    ``choose`` (given to :func:`_gather`) fixes the slice point, the sliced sets, the plotting
-    box and the outlined modes; :meth:`data` turns the gathered sets into :class:`PlotData`.
+    ``choose`` (given to ``_gather``) fixes the slice point, the sliced sets, the plotting
+    box and the outlined modes; ``data`` turns the gathered sets into ``PlotData``.
     """
 
     system: object
@@ -282,10 +282,10 @@ class _View:
 
 
 def plot_data(args: argparse.Namespace):
-    """What ``run`` draws, as :class:`~contactmodes.output.plot.PlotData`: the file loaded, the options
+    """What ``run`` draws, as ``PlotData``: the file loaded, the options
     checked, the analysis gathered and sliced, the title, caption and units worded.
 
-    Raises :class:`ContactModelError` or :class:`~contactmodes.cli.UserError` on bad input."""
+    Raises ``ContactModelError`` or ``UserError`` on bad input."""
     from contactmodes.cli._common import UserError, parse_box
     from contactmodes.system_file.loader import load_system
     from contactmodes.output.plot import torque_units

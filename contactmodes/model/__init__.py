@@ -1,3 +1,3 @@
 """Stage 1, the model: the planar mechanism and its dynamics (flipping paper eqs. 1–6), URDF input, the
-instantaneous :class:`~contactmodes.model.system.ContactSystem` and its nondimensionalization.
+instantaneous ``ContactSystem`` and its nondimensionalization.
 """

@@ -1,6 +1,6 @@
 """Planar kinematic trees with analytic rigid-body dynamics and point contacts.
 
-:class:`PlanarMechanism` builds a tree of rigid links joined by revolute joints, with either a
+``PlanarMechanism`` builds a tree of rigid links joined by revolute joints, with either a
 *floating* root (pose ``(x, y, theta)`` as the first three generalized coordinates) or a *fixed*
 root (pinned to the world by a revolute joint). Point contacts fixed on links touch straight
 environment lines. At a state ``(q, q̇)`` it evaluates, analytically (no finite differences), the
@@ -10,7 +10,7 @@ terms of the Lagrangian equations of motion (flipping paper, eq. 5):
 
 and the contact kinematics ``ẋ = J q̇`` (eq. 3), ``ẍ = J q̈ + J̇ q̇`` (eq. 4) in contact frames
 ``(t_i, n_i)`` (``docs/conventions.md``), and packs them into a
-:class:`contactmodes.model.system.ContactSystem`.
+``contactmodes.model.system.ContactSystem``.
 
 Method
 ------
@@ -138,7 +138,7 @@ class _LinkState:
 
 @dataclass(frozen=True)
 class Dynamics:
-    """Analytic dynamics and contact kinematics of a :class:`PlanarMechanism` at ``(q, q̇)``.
+    """Analytic dynamics and contact kinematics of a ``PlanarMechanism`` at ``(q, q̇)``.
 
     ``n`` coordinates, ``k`` contacts; SI units of the coordinates.
 
@@ -188,7 +188,7 @@ class PlanarMechanism:
     base_position : array_like, optional
         ``(2,)`` world position (m) of the fixed base joint; unused for a floating base.
     name : str, optional
-        A label passed on to :class:`~contactmodes.model.system.ContactSystem`.
+        A label passed on to ``ContactSystem``.
 
     Raises
     ------
@@ -406,7 +406,7 @@ class PlanarMechanism:
         return len(self._coordinates)
 
     def coordinate_index(self, coordinate: str) -> int:
-        """Index of ``coordinate`` in :attr:`coordinates`; ``ContactModelError`` if unknown."""
+        """Index of ``coordinate`` in ``coordinates``; ``ContactModelError`` if unknown."""
         try:
             return self._coordinates.index(coordinate)
         except ValueError:
@@ -429,7 +429,7 @@ class PlanarMechanism:
 
     @property
     def graph(self) -> "nx.DiGraph":
-        """The tree as a new :class:`networkx.DiGraph`: nodes are links (``mass``, ``com``,
+        """The tree as a new ``networkx.DiGraph``: nodes are links (``mass``, ``com``,
         ``inertia``), edges parent → child carry ``joint`` (coordinate name) and
         ``joint_position`` (parent frame)."""
         import networkx as nx
@@ -543,7 +543,7 @@ class PlanarMechanism:
     def dynamics(self, q: ArrayLike, qdot: ArrayLike) -> Dynamics:
         """Analytic dynamics and contact kinematics at ``(q, q̇)``, both (n_q,) in SI units.
 
-        Returns a :class:`Dynamics` with ``M`` (n, n), ``h = C q̇ + g`` (n,), ``J`` (2k, n),
+        Returns a ``Dynamics`` with ``M`` (n, n), ``h = C q̇ + g`` (n,), ``J`` (2k, n),
         ``Jdot_qdot`` (2k,), ``v_contact = J q̇`` (2k,), ``gaps`` (k,), ``positions`` (k, 2).
         Source: flipping paper, eqs. (3)–(5); see the module docstring for the method.
 
@@ -600,11 +600,11 @@ class PlanarMechanism:
         ``L``: largest distance between two of its points (link frame origins — the joints —,
         centres of mass, point masses, contact points); ``m``: total mass; ``T = sqrt(L / a)``
         with ``a = max(g, v²/L)``, ``v`` the largest speed of those points
-        (:meth:`CharacteristicScales.from_mechanism_data
-        <contactmodes.model.system.CharacteristicScales.from_mechanism_data>`). They fix the units in
-        which :mod:`contactmodes.model.scaling` takes every numerical decision.
+        (``CharacteristicScales.from_mechanism_data
+        <contactmodes.model.system.CharacteristicScales.from_mechanism_data>``). They fix the units in
+        which ``contactmodes.model.scaling`` takes every numerical decision.
 
-        Raises ``ContactModelError`` as :meth:`dynamics`.
+        Raises ``ContactModelError`` as ``dynamics``.
         """
         self._check_ready()
         q_ = self._state(q, "q")
@@ -639,16 +639,16 @@ class PlanarMechanism:
         name: str | None = None,
         disturbance: Disturbance | None = None,
     ) -> ContactSystem:
-        """The :class:`~contactmodes.model.system.ContactSystem` at ``(q, q̇)`` (both (n_q,), SI).
+        """The ``ContactSystem`` at ``(q, q̇)`` (both (n_q,), SI).
 
-        ``S`` is :meth:`actuator_matrix`, ``mu`` and ``v0`` come from the contacts, ``constraints``
+        ``S`` is ``actuator_matrix``, ``mu`` and ``v0`` come from the contacts, ``constraints``
         are passed through (validated by ``ContactSystem``), ``name`` defaults to the mechanism's.
-        Gaps are not checked here (see :meth:`contact_gaps`).
+        Gaps are not checked here (see ``contact_gaps``).
 
         Raises
         ------
         ContactModelError
-            As :meth:`dynamics`, or from ``ContactSystem`` validation of the constraints.
+            As ``dynamics``, or from ``ContactSystem`` validation of the constraints.
         """
         d = self.dynamics(q, qdot)
         return ContactSystem(

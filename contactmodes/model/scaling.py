@@ -1,13 +1,13 @@
 """Nondimensionalization of a contact system: the one place the rule lives.
 
-Every rank, emptiness, redundancy, containment and boundary decision of :mod:`contactmodes` is
+Every rank, emptiness, redundancy, containment and boundary decision of ``contactmodes`` is
 taken on the *scaled* system built here (``system.scaling.system``); results are mapped back to
 the user's units by exact diagonal maps. A system written in millimetres and grams therefore gives
 the same modes and the same sets (mapped back) as the same system in metres and kilograms.
 
 Rule
 ----
-Let ``(L, m, T)`` be the system's :class:`~contactmodes.model.system.CharacteristicScales` (a mechanism
+Let ``(L, m, T)`` be the system's ``CharacteristicScales`` (a mechanism
 supplies its size, total mass and ``sqrt(L/a)`` with ``a`` its characteristic acceleration), and
 ``A = L/T²``, ``F = m A``, ``V = L/T``. Then, with primes for scaled quantities:
 
@@ -60,7 +60,7 @@ class Scaling:
     Attributes
     ----------
     scales : CharacteristicScales
-        The :class:`~contactmodes.model.system.CharacteristicScales` used.
+        The ``CharacteristicScales`` used.
     qdd : numpy.ndarray
         ``(n_q,)`` ``s_j``: unit of each generalized acceleration.
     generalized_force : numpy.ndarray
@@ -78,7 +78,7 @@ class Scaling:
     rows : tuple[numpy.ndarray, ...]
         Per constraint block of the system, the ``(m,)`` divisors of its rows.
     system : ContactSystem
-        The scaled :class:`~contactmodes.model.system.ContactSystem` (its own ``scaling`` is the
+        The scaled ``ContactSystem`` (its own ``scaling`` is the
         identity).
     """
 
@@ -115,13 +115,13 @@ class Scaling:
     def polytope_to_user(self, P: Polytope, n_extra: int = 0) -> Polytope:
         """A polytope over ``(τ', z)`` (``z``: ``n_extra`` trailing coordinates left as they are,
         e.g. the ambiguity variables ``w``) as a polytope over ``(τ, z)`` in user units: a new
-        object (its LP caches cold). An analysis converts through its :class:`UserSets`
-        (:meth:`contactmodes.analysis.session.AnalysisSession.to_user`), once per scaled object."""
+        object (its LP caches cold). An analysis converts through its ``UserSets``
+        (``contactmodes.analysis.session.AnalysisSession.to_user``), once per scaled object."""
         d = np.concatenate([self.tau, np.ones(n_extra)])
         return Polytope(P.A / d, P.b, P.C / d, P.d)
 
     def polytope_from_user(self, P: Polytope, n_extra: int = 0) -> Polytope:
-        """Inverse of :meth:`polytope_to_user`."""
+        """Inverse of ``polytope_to_user``."""
         d = np.concatenate([self.tau, np.ones(n_extra)])
         return Polytope(P.A * d, P.b, P.C * d, P.d)
 
@@ -136,12 +136,12 @@ class Scaling:
 
 class UserSets:
     """The user-unit copies of one analysis's scaled polytopes: each scaled object is converted
-    once (:meth:`Scaling.polytope_to_user`) and the same copy — with its emptiness, hull and LP
+    once (``Scaling.polytope_to_user``) and the same copy — with its emptiness, hull and LP
     caches — is returned on every later call.
 
     A set over ``(τ', z)`` keeps its trailing ``z`` (e.g. the ambiguity variables ``w``) as they
     are: ``z`` is what its dimension has beyond the ``n_τ`` torques of ``scaling``. Keyed by the
-    object's identity (a :class:`~polytopes.Polytope` is immutable and has no weak references):
+    object's identity (a ``Polytope`` is immutable and has no weak references):
     the scaled object is kept alive with its copy, so its ``id`` cannot be reused meanwhile.
     """
 
@@ -165,7 +165,7 @@ class UserSets:
 
 
 def identity_scaling(system: ContactSystem) -> Scaling:
-    """The identity :class:`Scaling` of an already nondimensional ``system``."""
+    """The identity ``Scaling`` of an already nondimensional ``system``."""
     n_d = 0 if system.disturbance is None else system.disturbance.n_d
     assert system.scales is not None
     return Scaling(system.scales, np.ones(system.n_q), np.ones(system.n_q), 1.0, 1.0, 1.0,
@@ -185,9 +185,9 @@ def _input_units(B: np.ndarray, g: np.ndarray) -> np.ndarray:
 
 class ScaledTerms(NamedTuple):
     """The scaled arrays and unit factors of one state (module docstring): what
-    :func:`nondimensionalize` packs into a scaled :class:`~contactmodes.model.system.ContactSystem`, as
+    ``nondimensionalize`` packs into a scaled ``ContactSystem``, as
     plain arrays for callers that evaluate many states of one structure (the real-time layouts of
-    :mod:`contactmodes.realtime.plan`).
+    ``contactmodes.realtime.plan``).
 
     ``qdd`` (n_q,) ``s_j``; ``generalized_force`` (n_q,) ``g_j``; ``tau`` (n_τ,) ``u_k``; ``force``,
     ``acceleration``, ``velocity``: ``F``, ``A``, ``V``; ``M``, ``h``, ``S``, ``J``, ``Jdot_qdot``,
@@ -214,8 +214,8 @@ class ScaledTerms(NamedTuple):
 
 def scale_terms(M, h, S, J, Jdot_qdot, v_contact, v0, scales: CharacteristicScales, blocks=()) -> ScaledTerms:
     """The rule of the module docstring on plain arrays (shapes as in
-    :class:`~contactmodes.model.system.ContactSystem`); ``blocks`` a sequence of constraint rows
-    ``(qdd, f, tau, rhs)``. The one implementation of the rule: :func:`nondimensionalize` calls it."""
+    ``ContactSystem``); ``blocks`` a sequence of constraint rows
+    ``(qdd, f, tau, rhs)``. The one implementation of the rule: ``nondimensionalize`` calls it."""
     L, m = scales.length, scales.mass
     A, F, V = scales.acceleration, scales.force, scales.velocity
     P = F * A
@@ -244,23 +244,23 @@ def scale_terms(M, h, S, J, Jdot_qdot, v_contact, v0, scales: CharacteristicScal
 def nondimensional_scales(scales: CharacteristicScales) -> CharacteristicScales:
     """The characteristic scales of the scaled form of a system with ``scales``: length, mass and
     time 1, marked ``nondimensional`` (so the scaled system's own ``scaling`` is the identity,
-    :func:`identity_scaling`)."""
+    ``identity_scaling``)."""
     return replace(scales, length=1.0, mass=1.0, time=1.0, nondimensional=True)
 
 
 def scaled_system_fields(terms: ScaledTerms, constraints, scales: CharacteristicScales) -> dict:
-    """The fields of the scaled :class:`~contactmodes.model.system.ContactSystem` that the scaled
+    """The fields of the scaled ``ContactSystem`` that the scaled
     terms of a state determine, as keyword arguments: ``M``, ``h``, ``S``, ``J``, ``Jdot_qdot``,
     ``v_contact``, ``v0`` (``terms``' scaled arrays), ``constraints`` (the system's constraint
     blocks ``constraints``, in order, with ``terms.blocks``' scaled rows) and ``scales``
-    (:func:`nondimensional_scales` of the system's ``scales``).
+    (``nondimensional_scales`` of the system's ``scales``).
 
-    :func:`nondimensionalize` builds its scaled system from them; a caller that already holds a
-    state's :class:`ScaledTerms` (computed by :func:`scale_terms`, the one rule, from the arrays of
+    ``nondimensionalize`` builds its scaled system from them; a caller that already holds a
+    state's ``ScaledTerms`` (computed by ``scale_terms``, the one rule, from the arrays of
     a system with these ``constraints`` and ``scales``) builds the same scaled system —
     ``ContactSystem(**fields, mu=…, coordinates=…, torques=…, contacts=…, name=…)`` — without
     building and nondimensionalizing the user-unit system first; an
-    :class:`~contactmodes.analysis.session.AnalysisSession` of it decides on the same numbers
+    ``AnalysisSession`` of it decides on the same numbers
     (e.g. the slow path of a real-time controller whose layouts scaled the state already).
     Raises ``ValueError`` when ``constraints`` and ``terms.blocks`` differ in number."""
     constraints = tuple(constraints)
@@ -272,11 +272,11 @@ def scaled_system_fields(terms: ScaledTerms, constraints, scales: Characteristic
 
 
 def nondimensionalize(system: ContactSystem) -> Scaling:
-    """The :class:`Scaling` of ``system`` (module docstring) with the scaled system.
+    """The ``Scaling`` of ``system`` (module docstring) with the scaled system.
 
     ``system`` (n_q coordinates, n_τ inputs, k contacts) in any consistent units. The scaled
     system has characteristic scales 1 and its own ``scaling`` set to the identity
-    (:func:`scaled_system_fields`).
+    (``scaled_system_fields``).
     """
     sc = system.scales
     assert sc is not None  # ContactSystem.__post_init__ always sets it

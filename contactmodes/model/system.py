@@ -1,13 +1,13 @@
 """The instantaneous contact model of a planar system at one state ``(q, q̇)``.
 
-:class:`ContactSystem` holds everything the analysis needs, already evaluated at the state:
+``ContactSystem`` holds everything the analysis needs, already evaluated at the state:
 
     M(q) q̈ + h(q, q̇) = S τ + J(q)^T f                                  (flipping paper, eq. 5)
 
 with ``h = C(q, q̇) q̇ + g(q)``, the contact Jacobian ``J`` in contact frames with rows
 ``(t_1, n_1, …, t_k, n_k)`` (``docs/conventions.md``), ``J̇ q̇`` for the contact accelerations
 ``ẍ = J q̈ + J̇ q̇`` (eq. 4), contact velocities ``ẋ = J q̇`` (eq. 3), friction coefficients, and
-the physical and task constraints (eqs. 11–18) as :class:`LinearConstraint` blocks over
+the physical and task constraints (eqs. 11–18) as ``LinearConstraint`` blocks over
 ``(q̈, f, τ)``.
 """
 
@@ -72,7 +72,7 @@ class LinearConstraint:
     Notes
     -----
     The paper's ``A q̈ = B τ + b`` is ``qdd = A, tau = -B, rhs = b``; ``N q̈ >= E τ + e`` is
-    ``qdd = N, tau = -E, rhs = e``. Shapes are checked by :class:`ContactSystem`.
+    ``qdd = N, tau = -E, rhs = e``. Shapes are checked by ``ContactSystem``.
     """
 
     kind: str
@@ -184,11 +184,11 @@ class Disturbance:
 class CharacteristicScales:
     """Characteristic length, mass and time of a system, in the units its numbers are written in.
 
-    They fix the units in which :mod:`contactmodes.model.scaling` nondimensionalizes the system before
+    They fix the units in which ``contactmodes.model.scaling`` nondimensionalizes the system before
     any rank, emptiness or boundary decision (so that the decisions do not depend on whether the
-    system is written in metres or millimetres). :meth:`PlanarMechanism.contact_system
-    <contactmodes.model.mechanism.PlanarMechanism.contact_system>` derives them from the mechanism
-    itself (:meth:`from_mechanism_data`).
+    system is written in metres or millimetres). ``PlanarMechanism.contact_system
+    <contactmodes.model.mechanism.PlanarMechanism.contact_system>`` derives them from the mechanism
+    itself (``from_mechanism_data``).
 
     Attributes
     ----------
@@ -200,7 +200,7 @@ class CharacteristicScales:
         Characteristic time ``T`` (> 0; s in SI).
     nondimensional : bool
         The system's numbers are already nondimensional (the scaled system of
-        :func:`~contactmodes.model.scaling.nondimensionalize`): its scaling is the identity.
+        ``nondimensionalize``): its scaling is the identity.
 
     Raises
     ------
@@ -259,7 +259,7 @@ class CharacteristicScales:
 
     @classmethod
     def from_extent(cls, length: float, total_mass: float, gravity: float, max_speed: float) -> "CharacteristicScales":
-        """:meth:`from_mechanism_data` from its two reductions of the points: ``length`` the
+        """``from_mechanism_data`` from its two reductions of the points: ``length`` the
         largest distance between two points (m in SI; a value that is not finite and > 0 counts
         as 1, as for coincident points) and ``max_speed`` the largest point speed (m/s in SI, NaN
         when a speed is NaN); ``total_mass`` (kg) and ``gravity`` (m/s²) as there. For callers
@@ -436,7 +436,7 @@ class ContactSystem:
 
     @cached_property
     def scaling(self) -> "Scaling":
-        """The nondimensionalization of this system (:func:`contactmodes.model.scaling.nondimensionalize`),
+        """The nondimensionalization of this system (``contactmodes.model.scaling.nondimensionalize``),
         computed once. ``system.scaling.system`` is the scaled system every decision is taken on
         (whose own scaling is the identity)."""
         from contactmodes.model.scaling import identity_scaling, nondimensionalize

@@ -1,4 +1,4 @@
-"""URDF input: a planar robot described in URDF as a :class:`~contactmodes.model.mechanism.PlanarMechanism`.
+"""URDF input: a planar robot described in URDF as a ``PlanarMechanism``.
 
 The file is parsed strictly by lxml (malformed XML is an error, never "recovered"), checked for
 the values the URDF specification requires, and read by **yourdfpy** (a maintained URDF parser;
@@ -14,23 +14,23 @@ Conversion rules (schema: ``docs/system-file.md``, section *URDF input*)
   geometry. Offsets along ``n`` (joint origins, centres of mass) do not enter planar dynamics and
   are dropped.
 * ``revolute`` and ``continuous`` joints whose axis, expressed in the root frame, is ``±n`` (to
-  :data:`~contactmodes.tolerances.PLANE_ATOL`) become planar revolute joints, named as in the URDF.
+  ``PLANE_ATOL``) become planar revolute joints, named as in the URDF.
   The coordinate is the **counter-clockwise** angle in the plane: the URDF joint value when the
   axis points along ``+n``, its negative when it points along ``−n`` (the sign follows the axis).
   Joint limits, dynamics, transmissions, visuals and collisions are neither read nor validated.
 * ``fixed`` joints merge their child into the parent: masses add, centres of mass combine, planar
   inertias add with the parallel-axis theorem; contacts may still name the merged link.
 * ``prismatic``, ``floating`` and ``planar`` joints and ``<mimic>`` joints are errors naming the
-  joint (:class:`PlanarMechanism` has revolute joints only; a floating base is
+  joint (``PlanarMechanism`` has revolute joints only; a floating base is
   ``mechanism.base = "floating"``).
 * A link's planar inertia is its inertia about the plane normal through its centre of mass:
   ``I_n = n_cᵀ I n_c`` with ``n_c`` the normal expressed in the ``<inertial>`` frame (its
   ``<origin rpy>`` rotates the inertia tensor). A link without ``<inertial>`` is massless. A mass
   that is negative or non-finite, or an inertia tensor that is not symmetric positive
-  semi-definite (:data:`~contactmodes.tolerances.INERTIA_RTOL`), is an error naming the link.
+  semi-definite (``INERTIA_RTOL``), is an error naming the link.
 * ``base = "floating"``: the root link's frame pose is ``(x, y, theta)``. ``base = "fixed"``: the
   root link, with everything merged into it, is the world, its frame origin at ``base_position``;
-  exactly one revolute joint may leave it (the pivot of :class:`PlanarMechanism`'s fixed base).
+  exactly one revolute joint may leave it (the pivot of ``PlanarMechanism``'s fixed base).
 * Mechanism links are named after the URDF link that starts each rigid body (the root, or the
   child of a revolute joint). Their frames sit at the joint and are parallel to the root frame in
   the zero configuration; contacts and point masses name *any* URDF link and give positions
@@ -39,7 +39,7 @@ Conversion rules (schema: ``docs/system-file.md``, section *URDF input*)
 * Coordinates: base coordinates first, then the revolute joints in URDF file order (a joint
   whose parent link is created by a later joint waits for it).
 
-Errors are :class:`~contactmodes.errors.ContactModelError` with one line naming the file and the
+Errors are ``ContactModelError`` with one line naming the file and the
 joint or link (``"robot.urdf: joint 'slider': prismatic joints are not supported …"``).
 """
 
@@ -95,12 +95,12 @@ class _Frame:
 
 
 class UrdfMechanism(PlanarMechanism):
-    """A :class:`~contactmodes.model.mechanism.PlanarMechanism` built from a URDF by :func:`load_urdf`.
+    """A ``PlanarMechanism`` built from a URDF by ``load_urdf``.
 
-    Its links are the rigid bodies of the URDF (see the module docstring); :meth:`add_contact`,
-    :meth:`add_point_mass` and :meth:`point_position` also accept any URDF link, with a position
-    ``(a, b)`` (m) in that link's own frame (the point ``a·u + b·v``). :meth:`link_pose` and the
-    other inherited methods take mechanism links (:attr:`links`), whose frames sit at their joints
+    Its links are the rigid bodies of the URDF (see the module docstring); ``add_contact``,
+    ``add_point_mass`` and ``point_position`` also accept any URDF link, with a position
+    ``(a, b)`` (m) in that link's own frame (the point ``a·u + b·v``). ``link_pose`` and the
+    other inherited methods take mechanism links (``links``), whose frames sit at their joints
     parallel to the root frame in the zero configuration.
 
     Attributes
@@ -174,12 +174,12 @@ class UrdfMechanism(PlanarMechanism):
 
     def add_contact(self, name: str, link: str, position: ArrayLike, surface_point: ArrayLike,
                     surface_normal: ArrayLike, mu: float, v0: float = 0.0) -> None:
-        """:meth:`PlanarMechanism.add_contact` on a URDF link, ``position`` in that link's frame."""
+        """``PlanarMechanism.add_contact`` on a URDF link, ``position`` in that link's frame."""
         body, pos = self.locate(link, position, f"contacts[{name}].link")
         super().add_contact(name, body, pos, surface_point, surface_normal, mu, v0)
 
     def add_point_mass(self, link: str, mass: float, position: ArrayLike = (0.0, 0.0)) -> None:
-        """:meth:`PlanarMechanism.add_point_mass` on a URDF link, ``position`` in that link's frame."""
+        """``PlanarMechanism.add_point_mass`` on a URDF link, ``position`` in that link's frame."""
         body, pos = self.locate(link, position, "point_masses[].link")
         super().add_point_mass(body, mass, pos)
 

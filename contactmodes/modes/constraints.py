@@ -1,9 +1,9 @@
 """The linear constraints of one contact mode (flipping paper, Sec. III-D: eqs. 24 and 32).
 
-:class:`EquationBank` holds, once per system, the rows (7)–(10) of every contact and letter (from
-the one mode table, :func:`~contactmodes.modes.contact_conditions.contact_rows`, under the system's Table III
+``EquationBank`` holds, once per system, the rows (7)–(10) of every contact and letter (from
+the one mode table, ``contact_rows``, under the system's Table III
 classification) and the mode-independent rows (constraint blocks, dynamics); a mode's
-:class:`ModeEquations` are then stacked from it without rebuilding a row. :func:`mode_equations`
+``ModeEquations`` are then stacked from it without rebuilding a row. ``mode_equations``
 is the one-off form.
 """
 
@@ -91,9 +91,9 @@ def mode_equations(system: ContactSystem, mode: str, task: bool = True,
 
 
 class EquationBank:
-    """The rows of :func:`mode_equations` for every contact and letter of ``system``, built once;
-    :meth:`equations` stacks a mode's :class:`ModeEquations` from them (same rows, same order,
-    same labels). Arguments as :func:`mode_equations`."""
+    """The rows of ``mode_equations`` for every contact and letter of ``system``, built once;
+    ``equations`` stacks a mode's ``ModeEquations`` from them (same rows, same order,
+    same labels). Arguments as ``mode_equations``."""
 
     def __init__(self, system: ContactSystem, task: bool = True, task_geq: bool | None = None) -> None:
         task_geq = task if task_geq is None else task_geq
@@ -163,7 +163,7 @@ class EquationBank:
                            np.array(ineq_task, dtype=bool))
 
     def equations(self, mode: str) -> ModeEquations:
-        """The :class:`ModeEquations` of ``mode`` (a valid mode of the system; not re-validated)."""
+        """The ``ModeEquations`` of ``mode`` (a valid mode of the system; not re-validated)."""
         per = [self._contact[i][letter] for i, letter in enumerate(mode)]
         A_f, B_f, b_f, lab_f = self._fixed_eq
         N_f, e_f, glab_f, task_f = self._fixed_geq

@@ -1,8 +1,8 @@
 """The contact-mode alphabet, its validator, the velocity classification of Table III and the one
 table of per-contact rows of Tables I–II (flipping paper, eqs. 7–10).
 
-Every module that needs a mode's contact constraints — the enumeration (:mod:`contactmodes.modes.enumeration`)
-and the response (:mod:`contactmodes.modes.response`) — reads them from :func:`contact_rows`; nothing
+Every module that needs a mode's contact constraints — the enumeration (``contactmodes.modes.enumeration``)
+and the response (``contactmodes.modes.response``) — reads them from ``contact_rows``; nothing
 else spells them out.
 
 Letters (``CONVENTIONS``): ``F`` fixed, ``S`` separating, ``L`` sliding towards ``−t``, ``R``
@@ -30,7 +30,7 @@ MODE_LETTERS = "FSLR"
 
 def validate_mode(mode: object, contacts: Sequence[str], where: str = "mode") -> str:
     """Return ``mode`` if it is a string of one letter of ``"FSLR"`` per contact; else raise
-    :class:`~contactmodes.errors.ContactModelError` naming ``where`` (e.g. ``"--mode"``)."""
+    ``ContactModelError`` naming ``where`` (e.g. ``"--mode"``)."""
     k = len(contacts)
     if not isinstance(mode, str) or len(mode) != k or any(c not in MODE_LETTERS for c in mode):
         raise ContactModelError(
@@ -75,7 +75,7 @@ def classify_velocities(system: ContactSystem, check_approaching: bool = True) -
 
     Threshold ``ε_i = max(VELOCITY_RTOL · max(V, max_j |ẋ_j|), v0_i)`` with ``V`` the
     characteristic velocity of the system (1 in a nondimensionalized system,
-    :mod:`contactmodes.model.scaling`) and ``v0_i`` the contact's threshold of Sec. IV-C.3. Per contact:
+    ``contactmodes.model.scaling``) and ``v0_i`` the contact's threshold of Sec. IV-C.3. Per contact:
     ``v_n < −ε_i`` approaching (error); ``v_n > ε_i``: ``S``; else ``v_t > ε_i``: ``S, R``;
     ``v_t < −ε_i``: ``S, L``; else ``F, S, L, R``.
 
@@ -92,7 +92,7 @@ def classify_velocities(system: ContactSystem, check_approaching: bool = True) -
 
 def classify_arrays(v_contact, v0, velocity: float, contacts: Sequence[str],
                     check_approaching: bool = True) -> VelocityPattern:
-    """:func:`classify_velocities` on plain arrays: contact velocities ``v_contact`` (2k,),
+    """``classify_velocities`` on plain arrays: contact velocities ``v_contact`` (2k,),
     thresholds ``v0`` (k,), the characteristic velocity ``velocity`` and the contact names (for
     the error message), all in one system of units."""
     v = np.asarray(v_contact, dtype=float).reshape(-1, 2)
@@ -168,7 +168,7 @@ def contact_rows(letter: str, mu: float, t_zero: bool, n_zero: bool) -> ContactR
 def relaxed_rows(allowed: str, n_zero: bool) -> tuple[tuple[int, float], ...]:
     """Acceleration rows common to every letter in ``allowed`` for a contact (non-strict), as
     ``(component, sign)`` with ``sign · ẍ_c >= 0``: the relaxation used for an unassigned contact
-    in the enumeration (:func:`contactmodes.modes.enumeration.enumerate_modes`). With a zero normal velocity
+    in the enumeration (``contactmodes.modes.enumeration.enumerate_modes``). With a zero normal velocity
     every mode has ``ẍ_n >= 0`` (``S``: strict inequality; ``F``, ``L``, ``R``: equality);
     otherwise only ``S`` is allowed and nothing is common."""
     return ((1, 1.0),) if n_zero and allowed else ()

@@ -2,21 +2,21 @@
 
 Two eliminations, both unchanged in meaning from the paper:
 
-* **Local, by velocity** (Table III): :func:`~contactmodes.modes.contact_conditions.classify_velocities` keeps,
+* **Local, by velocity** (Table III): ``classify_velocities`` keeps,
   per contact, the letters its velocity allows (an approaching contact is an error).
 * **Global, by acceleration** (Sec. III-F with footnote 5): a mode survives when some ``q̈``
   satisfies its contact-acceleration equalities (eq. 7) and, *strictly*, its inequalities (eq. 9),
   i.e. when the largest common slack ``s`` of the inequalities (capped at 1) exceeds
-  ``STRICT_MARGIN`` (:func:`strict_slack`).
+  ``STRICT_MARGIN`` (``strict_slack``).
 
 Output-sensitive search
 -----------------------
-Instead of testing all ``4^k`` candidates, :func:`enumerate_modes` assigns letters contact by
+Instead of testing all ``4^k`` candidates, ``enumerate_modes`` assigns letters contact by
 contact (level by level: the prefixes of length ``i + 1`` are the surviving prefixes of length
 ``i`` extended by each allowed letter of contact ``i``, in ``"FSLR"`` order, so the survivors come
 out in product order) and tests each *partial* assignment with the same slack LP in which every
 unassigned contact keeps only the rows common to all of its allowed letters
-(:func:`~contactmodes.modes.contact_conditions.relaxed_rows`: ``ẍ_n >= 0`` when its normal velocity is zero,
+(``relaxed_rows``: ``ẍ_n >= 0`` when its normal velocity is zero,
 loosened by the margin). That is a relaxation: a completion's feasible ``(q̈, s)`` with ``s >= 0``
 is feasible for the partial problem, so a partial assignment whose slack is at most the margin
 has no surviving completion, and its whole subtree is skipped. For whole modes the test is
@@ -25,11 +25,11 @@ exactly footnote 5's. The cost therefore grows with the number of surviving mode
 test) are reported as before.
 
 The LPs of one level are solved together by the vectorized, verified dual simplex of
-:mod:`polytopes.batchlp` (every answer checked by its primal and dual or Farkas certificate); a
+``polytopes.batchlp`` (every answer checked by its primal and dual or Farkas certificate); a
 prefix the batch cannot decide beyond the LP precision is decided by the definition's own LP
-(:func:`strict_slack_of_rows`: equalities eliminated by an SVD, one verified LP), see :meth:`_Search.decide`.
+(``strict_slack_of_rows``: equalities eliminated by an SVD, one verified LP), see ``_Search.decide``.
 
-All decisions are taken on the nondimensionalized system (:mod:`contactmodes.model.scaling`).
+All decisions are taken on the nondimensionalized system (``contactmodes.model.scaling``).
 """
 
 from __future__ import annotations
@@ -56,10 +56,10 @@ from contactmodes.model.system import ContactSystem
 
 SMALL_LEVEL = 4
 """A level with fewer prefixes than this is decided by the definition's LP one prefix at a time
-(:func:`strict_slack_of_rows`; cheaper than setting up a batch). Larger levels use the batched simplex, with
-the compiled kernel only where its load pays (:func:`polytopes.batchlp.preferred_kernel`).
+(``strict_slack_of_rows``; cheaper than setting up a batch). Larger levels use the batched simplex, with
+the compiled kernel only where its load pays (``polytopes.batchlp.preferred_kernel``).
 Measured on the examples (``enumerate_modes``, ms CPU, 48 → 4): two-link 18.1 → 16.0, RHex
-31.1 → 27.4, table 8.3 → 4.6; the same modes (measured before :data:`DIRECT_CANDIDATES`, which
+31.1 → 27.4, table 8.3 → 4.6; the same modes (measured before ``DIRECT_CANDIDATES``, which
 now sends these examples past the levels)."""
 
 DIRECT_CANDIDATES = 256
@@ -78,14 +78,14 @@ __all__ = ["MODE_LETTERS", "Enumeration", "acceleration_feasible", "acceleration
 
 def zero_threshold(system: ContactSystem) -> np.ndarray:
     """Per-contact threshold ``ε_i`` (k,) below which a velocity component counts as zero, in the
-    system's velocity units (:func:`~contactmodes.modes.contact_conditions.classify_velocities`)."""
+    system's velocity units (``classify_velocities``)."""
     return classify_velocities(system, check_approaching=False).threshold
 
 
 def velocity_allowed(system: ContactSystem) -> list[str]:
     """Per contact, the letters Table III allows, in ``"FSLR"`` order (e.g. ``"SR"``).
 
-    Raises :class:`~contactmodes.errors.ApproachingContactError` for an approaching contact.
+    Raises ``ApproachingContactError`` for an approaching contact.
     """
     return list(classify_velocities(system).allowed)
 
@@ -119,7 +119,7 @@ def acceleration_rows(system: ContactSystem, mode: str):
 
     Equalities ``E q̈ = e`` (eq. 7) and inequalities ``G q̈ >= g`` (eq. 9, only where the velocity
     is zero), ``ẍ = J q̈ + J̇ q̇``; shapes (p, n_q), (p,), (r, n_q), (r,). Rows from
-    :func:`~contactmodes.modes.contact_conditions.contact_rows`.
+    ``contact_rows``.
     """
     validate_mode(mode, system.contacts)
     E, e, G, g, _, _ = _rows(system, classify_velocities(system, check_approaching=False), mode)
@@ -132,8 +132,8 @@ def strict_slack_of_rows(E, e, G, g, R, r) -> float:
     ``R`` (l, n_q), nondimensional), the one kinematic decision the enumeration and the real-time
     plans share.
 
-    The equalities are eliminated first (:func:`~contactmodes._linalg.null_space_solution`, robust
-    to redundant rows); the rest is :func:`_reduced_slack` (one LP through :func:`polytopes.lp.solve`).
+    The equalities are eliminated first (``null_space_solution``, robust
+    to redundant rows); the rest is ``_reduced_slack`` (one LP through ``polytopes.lp.solve``).
     """
     n_q = E.shape[1]
     if E.shape[0]:
@@ -161,19 +161,19 @@ def _margin(system: ContactSystem) -> float:
 
 
 def acceleration_feasible(system: ContactSystem, mode: str) -> bool:
-    """Kinematic feasibility of ``mode`` (Sec. III-F with footnote 5): :func:`strict_slack`
+    """Kinematic feasibility of ``mode`` (Sec. III-F with footnote 5): ``strict_slack``
     exceeds ``STRICT_MARGIN · max(1, max|J'|, max|J̇q̇'|)`` (primes: nondimensionalized system).
 
     Only contacts whose velocity is zero in the relevant direction contribute inequality rows;
     the equalities of ``F`` (both rows) and ``L``/``R`` (normal row) are imposed whatever the
-    velocity (a mode that Table III excludes is never passed here by :func:`enumerate_modes`).
+    velocity (a mode that Table III excludes is never passed here by ``enumerate_modes``).
     """
     return strict_slack(system, mode) > _margin(system.scaling.system)
 
 
 @dataclass
 class Enumeration:
-    """Result of :func:`enumerate_modes`.
+    """Result of ``enumerate_modes``.
 
     Attributes
     ----------
@@ -188,11 +188,11 @@ class Enumeration:
     allowed : list[str]
         Per contact, the Table III letters.
     pattern : VelocityPattern or None
-        The :class:`~contactmodes.modes.contact_conditions.VelocityPattern` (thresholds in user units).
+        The ``VelocityPattern`` (thresholds in user units).
     lps : int
         Number of slack LPs the search solved (its cost; ``4^k`` for the exhaustive loop).
     graph : networkx.Graph
-        :class:`networkx.Graph` on ``modes`` (edges: modes differing at one contact), built
+        ``networkx.Graph`` on ``modes`` (edges: modes differing at one contact), built
         on first access.
     """
 
@@ -244,8 +244,8 @@ class _Search:
     """The level-by-level search of the module docstring on a nondimensional system.
 
     Per contact and letter the acceleration rows are precomputed once. The prefixes of one level
-    are decided together (:meth:`decide`): one vectorized verified LP each, the definition's LP
-    (:func:`strict_slack_of_rows`) for the few the batch leaves undecided.
+    are decided together (``decide``): one vectorized verified LP each, the definition's LP
+    (``strict_slack_of_rows``) for the few the batch leaves undecided.
     """
 
     def __init__(self, system: ContactSystem, pattern: VelocityPattern) -> None:
@@ -274,8 +274,8 @@ class _Search:
 
     def _confirm_prune(self, letters: str) -> bool:
         """Whether the rows of ``letters`` (a prefix) with the relaxed rows of the remaining
-        contacts, loosened by the margin, eliminated at once (:func:`strict_slack_of_rows`, as
-        :func:`strict_slack` does for a whole mode), leave no strict slack above the margin."""
+        contacts, loosened by the margin, eliminated at once (``strict_slack_of_rows``, as
+        ``strict_slack`` does for a whole mode), leave no strict slack above the margin."""
         n = self.n
         blocks = [self.blocks[i][letter] for i, letter in enumerate(letters)]
         relaxed = self.relaxed[len(letters):]
@@ -334,12 +334,12 @@ class _Search:
     def decide(self, prefixes: list[str], warm: dict[str, np.ndarray] | None = None
                ) -> tuple[list[str], dict[str, np.ndarray]]:
         """The ``prefixes`` (all of one length) that may have a surviving completion, in order (for
-        whole modes exactly those :func:`acceleration_feasible` accepts), and the final simplex
+        whole modes exactly those ``acceleration_feasible`` accepts), and the final simplex
         basis of each, a warm start for its children.
 
-        One vectorized verified LP per prefix (:func:`polytopes.batchlp.simplex_batch`, the
-        formulation of :meth:`contactmodes.realtime.plan.Layout.kinematic`): over ``(q̈, s)``, maximize
-        ``s <= 1`` s.t. :meth:`_lp_rows`, with an artificial box on ``q̈`` (nondimensional) and
+        One vectorized verified LP per prefix (``polytopes.batchlp.simplex_batch``, the
+        formulation of ``contactmodes.realtime.plan.Layout.kinematic``): over ``(q̈, s)``, maximize
+        ``s <= 1`` s.t. ``_lp_rows``, with an artificial box on ``q̈`` (nondimensional) and
         the real bound ``s >= −KINEMATIC_BOUND``, warm-started from the parent prefix's optimal
         basis (``warm``: prefix → basis as bank rows ``r >= 0`` and bounds ``−1 − j`` (upper),
         ``−1 − n − j`` (lower); the simplex uses it only when it is nonsingular and dual
@@ -348,7 +348,7 @@ class _Search:
         degenerate optimum sits on the box, so the prefixes left within the band (typically a slack
         of exactly 0) are solved again in the unit box (still artificial); whatever is still
         undecided (an answer leaning on the box, a slack at the margin) goes to the definition's
-        LP (:meth:`_confirm_prune`)."""
+        LP (``_confirm_prune``)."""
         out: list[str] = []
         bases: dict[str, np.ndarray] = {}
         if len(prefixes) < SMALL_LEVEL:  # a few LPs: the definition's own, no batch set-up
@@ -439,7 +439,7 @@ class _Search:
 
 
 def _reduced_slack(x0, Z, G, g, R, r) -> float:
-    """:func:`strict_slack_of_rows` on rows already reduced to ``q̈ = x0 + Z y``: variables ``(y, s)``, maximize
+    """``strict_slack_of_rows`` on rows already reduced to ``q̈ = x0 + Z y``: variables ``(y, s)``, maximize
     ``s`` s.t. ``−GZ y + s <= G x0 − g``, ``−RZ y <= R x0 − r``, ``s <= 1``."""
     base_g, base_r = G @ x0 - g, R @ x0 - r
     if G.shape[0] == 0 and R.shape[0] == 0:

@@ -2,16 +2,16 @@
 
 For a contact mode ``c`` the unknowns are ``x = [q̈; f]`` (length ``n = n_q + 2k``). The equality
 constraints of the mode are stacked into (24)/(25), ``A x = B τ + b``, and the inequalities into
-(32), ``N [q̈; f; τ] >= e`` (:func:`mode_equations`, rows from
-:func:`~contactmodes.modes.contact_conditions.contact_rows`). The SVD ``A = U Σ Vᵀ`` gives
+(32), ``N [q̈; f; τ] >= e`` (``mode_equations``, rows from
+``contact_rows``). The SVD ``A = U Σ Vᵀ`` gives
 
     x = A⁺ (B τ + b) + N(A) w,          valid for τ with  U_⊥ᵀ (B τ + b) = 0        (27)–(31)
 
 with ``N(A)`` an orthonormal null-space basis, ``w ∈ R^{n_w}`` the ambiguity variables and the
 admissible torque subspace (31) stored as ``tau_C τ = tau_d``.
 
-Units: :func:`solve_response` takes every rank and consistency decision on the nondimensionalized
-system (:mod:`contactmodes.model.scaling`) and maps the result back; ``w`` are the null-space coordinates
+Units: ``solve_response`` takes every rank and consistency decision on the nondimensionalized
+system (``contactmodes.model.scaling``) and maps the result back; ``w`` are the null-space coordinates
 *of the nondimensional problem* (so ``N(A)`` is orthonormal there, not in user units).
 """
 
@@ -33,7 +33,7 @@ __all__ = ["ModeEquations", "ModeResponse", "mode_equations", "numerical_rank", 
 
 
 BATCH = 256
-""":func:`responses_from_equations` stacks at most this many modes at once (a cost knob: the
+"""``responses_from_equations`` stacks at most this many modes at once (a cost knob: the
 stacked SVD's arrays are about ``BATCH · (m² + n²)`` floats)."""
 
 
@@ -53,18 +53,18 @@ class ModeResponse:
     mode : str
         The mode string.
     equations : ModeEquations
-        The :class:`ModeEquations` (in the units of this response).
+        The ``ModeEquations`` (in the units of this response).
     singular_values : numpy.ndarray
         ``(min(m, n),)`` singular values of the nondimensional ``A``, descending.
     rank : int
-        Numerical rank of ``A`` (:func:`~contactmodes._linalg.numerical_rank`, nondimensional).
+        Numerical rank of ``A`` (``numerical_rank``, nondimensional).
     full_row_rank, full_column_rank : bool
         ``rank == m``, ``rank == n`` respectively.
     rank_case : int
         1 (f.r.r. and f.c.r.), 2 (f.r.r. only), 3 (f.c.r. only), 4 (neither).
     nullspace : numpy.ndarray
         ``(n, n_w)`` the ``w``-coefficients of ``[q̈; f]`` (columns span ``N(A)``; orthonormal
-        in the nondimensional variables, :mod:`contactmodes.model.scaling`).
+        in the nondimensional variables, ``contactmodes.model.scaling``).
     n_w : int
         Number of ambiguity variables ``n − rank``.
     P_q, Q_q, r_q : numpy.ndarray
@@ -135,7 +135,7 @@ class ModeResponse:
     def evaluate(self, tau, w=None) -> tuple[np.ndarray, np.ndarray]:
         """``(q̈, f)`` for torques ``tau`` (n_τ,) and ambiguity variables ``w`` (n_w,; default 0).
 
-        Meaningful when ``tau`` satisfies (31) (:meth:`tau_admissible`); otherwise this is the
+        Meaningful when ``tau`` satisfies (31) (``tau_admissible``); otherwise this is the
         least-squares solution of the nondimensional (25). Raises ``ValueError`` on wrong shapes.
         """
         tau = np.asarray(tau, dtype=float).reshape(-1)
@@ -166,20 +166,20 @@ class ModeResponse:
 def response_from_equations(eqs: ModeEquations) -> ModeResponse:
     """Solve the equalities (25) of ``eqs`` by SVD (Sec. III-D) *in the units of* ``eqs``.
 
-    The building block of :func:`solve_response` and of the analysis session, which call it on
+    The building block of ``solve_response`` and of the analysis session, which call it on
     nondimensionalized systems only (so that its relative rank and consistency rules are
-    unit-invariant). :func:`responses_from_equations` of one mode.
+    unit-invariant). ``responses_from_equations`` of one mode.
     """
     return responses_from_equations([eqs])[0]
 
 
 def responses_from_equations(eqs_list: Sequence[ModeEquations]) -> list[ModeResponse]:
-    """:func:`response_from_equations` of every mode of ``eqs_list``, the modes with equalities of
+    """``response_from_equations`` of every mode of ``eqs_list``, the modes with equalities of
     the same shape (and then the same rank) solved together: one stacked SVD (LAPACK on each
     matrix, as for one mode) and stacked products, so each response is the one the mode gets alone,
     bit for bit on this NumPy (``tests/contactmodes/modes/test_response.py`` compares them).
 
-    Rank rule :func:`~contactmodes._linalg.numerical_rank`; the noise in a product ``X Y`` is
+    Rank rule ``numerical_rank``; the noise in a product ``X Y`` is
     bounded by ``eps·‖X row‖·‖Y col‖`` (Cauchy–Schwarz; ``‖A⁺‖₂ = 1/s_r``) and cleaned to zero
     below ``CANCEL_RTOL`` times that bound; the admissible torque subspace (31) ``U_⊥ᵀ (B τ + b) =
     0`` is made orthonormal by a second SVD, and ``consistent`` is ``False`` when its residual
@@ -269,9 +269,9 @@ def _same_rank(eqs_list: list[ModeEquations], U: np.ndarray, s: np.ndarray, Vt: 
 
 def solve_response(system: ContactSystem, mode: str, task: bool = True) -> ModeResponse:
     """The response of ``mode`` (Sec. III-D, eqs. 24–31) in the user's units, every decision taken
-    on the nondimensionalized system (:mod:`contactmodes.model.scaling`); see :class:`ModeResponse`.
+    on the nondimensionalized system (``contactmodes.model.scaling``); see ``ModeResponse``.
 
-    Raises :class:`~contactmodes.errors.ContactModelError` when ``mode`` is not a mode of
+    Raises ``ContactModelError`` when ``mode`` is not a mode of
     ``system``.
     """
     validate_mode(mode, system.contacts)

@@ -8,7 +8,7 @@ hatched ``///`` in black, the unambiguous sets ``T*_c`` are outlined in black, a
 which no mode has a solution (inconsistency) are shaded red.
 
 Telling modes apart
-    Mode ``i`` (in the order given, :attr:`PlotData.order`) gets the colour ``PALETTE[i % 20]``
+    Mode ``i`` (in the order given, ``PlotData.order``) gets the colour ``PALETTE[i % 20]``
     and the cue ``CUES[i // 20]``: a hatch pattern drawn in the mode's colour over its fill and
     a marker shape for its points and segment ends. The first 20 modes are told apart by colour
     alone, modes 20–39 repeat the colours with dots and squares, and so on: 120 modes are
@@ -33,7 +33,7 @@ axis edge, and every finite end is labelled with its value (three significant di
 end, outside the bar, or at the arrow's tail when the end is past the edge). Overlaps are hatched
 only where they have positive area (2-D) or length (1-D): overlaps of measure zero — two sets
 touching along an edge — are not ambiguities under the closure convention of
-:mod:`polytopes.regions` and are not hatched. The legend is placed outside the axes (right of
+``polytopes.regions`` and are not hatched. The legend is placed outside the axes (right of
 them), never over the data.
 """
 
@@ -106,7 +106,7 @@ class ModeStyle:
 
     @property
     def fill(self) -> tuple[float, float, float, float]:
-        """RGBA of the fill: ``colour`` at :data:`FILL_ALPHA`."""
+        """RGBA of the fill: ``colour`` at ``FILL_ALPHA``."""
         from matplotlib.colors import to_rgb
 
         return (*to_rgb(self.colour), FILL_ALPHA)
@@ -133,7 +133,7 @@ def torque_units(mechanism) -> dict[str, str]:
     Parameters
     ----------
     mechanism : PlanarMechanism
-        :class:`~contactmodes.model.mechanism.PlanarMechanism` (``LoadedSystem.mechanism``).
+        ``PlanarMechanism`` (``LoadedSystem.mechanism``).
 
     Returns
     -------
@@ -158,7 +158,7 @@ def axis_label(name: str, unit: str | None) -> str:
 
 @dataclass
 class PlotData:
-    """What :func:`draw_domains` draws, already restricted to the plotted torques.
+    """What ``draw_domains`` draws, already restricted to the plotted torques.
 
     Attributes
     ----------
@@ -195,7 +195,7 @@ class PlotData:
     order: Sequence[str] = field(default_factory=tuple)
 
     def styles(self) -> dict[str, ModeStyle]:
-        """Mode → :class:`ModeStyle` for every mode drawn."""
+        """Mode → ``ModeStyle`` for every mode drawn."""
         order = list(self.order) + [m for m in self.domains if m not in self.order]
         return {m: mode_style(i) for i, m in enumerate(order)}
 
@@ -209,7 +209,7 @@ def slice_domain(T: Polytope, axes: Sequence[int], at: np.ndarray | None) -> Pol
     """``T`` restricted to the coordinates ``axes``: a slice through ``at`` (n_τ,) holding the
     other torques fixed, or ``T`` itself when ``axes`` covers every coordinate.
 
-    Returns ``None`` when the slice is empty. Raises :class:`ContactModelError` when a slice is
+    Returns ``None`` when the slice is empty. Raises ``ContactModelError`` when a slice is
     needed but ``at`` is missing or of the wrong length.
     """
     n = T.dim
@@ -565,9 +565,9 @@ def draw_domains(data: PlotData):
     One plotted torque: one row per mode, intervals as bars, points as markers, a side that goes on
     past the axis edge arrowed and every finite end labelled with its value. Two: polygons,
     segments and points in the plane of the two torques, each full-dimensional region named at
-    its Chebyshev centre when it has room. The axis labels carry :attr:`PlotData.units`; the
+    its Chebyshev centre when it has room. The axis labels carry ``PlotData.units``; the
     legend (modes in the order of ``data.domains``, then the keys) sits right of the axes.
-    Raises :class:`~contactmodes._extras.MissingExtraError` without matplotlib (the ``plot`` extra).
+    Raises ``MissingExtraError`` without matplotlib (the ``plot`` extra).
     """
     from contactmodes._extras import require
 

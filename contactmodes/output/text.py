@@ -14,19 +14,19 @@ accelerations (III-G.2), whether the mode is feasible (non-empty ``D_c``), then
 and the modes whose ``T_c`` overlaps this one (III-G.1; ``+N`` for the names that do not fit).
 
 Numbers: at most 4 significant digits, in ``%g`` form with a compact exponent (``1.5e6``,
-``-6.8e-12``); a bound that is zero within :data:`~contactmodes.tolerances.BOUND_ZERO_RTOL` of
-the torque's scale prints as ``0`` (:func:`format_bound`). Widths are display columns (``w→q̈`` is
-three), and a line is also at most :data:`WIDTH` characters. When the columns do not fit, the
+``-6.8e-12``); a bound that is zero within ``BOUND_ZERO_RTOL`` of
+the torque's scale prints as ``0`` (``format_bound``). Widths are display columns (``w→q̈`` is
+three), and a line is also at most ``WIDTH`` characters. When the columns do not fit, the
 widest are narrowed: a number loses significant digits, never its exponent or sign
-(:func:`format_number`); a list (centre, finite bounds, intervals of ``T*_c``, overlapping modes)
+(``format_number``); a list (centre, finite bounds, intervals of ``T*_c``, overlapping modes)
 is cut between two items with ``…`` (``+N`` for the overlaps); a mode string is never cut. The
 overlaps column stays only when the other columns fit beside it with every number at 4
 significant digits (a list may still be cut between items); else it is left out (with a note), and
-only when even that is not enough are long headers cut to :data:`HEADER_CUT` columns, then numbers
-go down to 3, 2, 1 digit, and last the long headers are cut further (:class:`_Cell` levels). A
+only when even that is not enough are long headers cut to ``HEADER_CUT`` columns, then numbers
+go down to 3, 2, 1 digit, and last the long headers are cut further (``_Cell`` levels). A
 note under the table says when a cell was shortened.
 
-With more than :data:`MAX_ROWS` modes the table shows the first ones and says how to see the rest,
+With more than ``MAX_ROWS`` modes the table shows the first ones and says how to see the rest,
 and shows for them only the bounds (from the bounding boxes the analysis already has: no domain is
 projected for the table, which at thousands of modes would cost minutes; ``--mode MODE`` gives the
 full columns). Overlapping pairs are listed in full while there are at most ``list_limit`` of them,
@@ -128,7 +128,7 @@ def _zero(v: float, scale: float) -> float:
 
 def _interval(lo: float, hi: float, scale: float | None) -> tuple[str, float, float]:
     """``(kind, lo, hi)`` of an interval after the display's zero rule (module doc of
-    :mod:`contactmodes.tolerances`, ``BOUND_ZERO_RTOL``): kind ``=`` (one value, in ``lo``),
+    ``contactmodes.tolerances``, ``BOUND_ZERO_RTOL``): kind ``=`` (one value, in ``lo``),
     ``any``, ``<=``, ``>=`` or ``[]``."""
     lo, hi = float(lo), float(hi)
     ends = [abs(x) for x in (lo, hi) if math.isfinite(x)]
@@ -164,21 +164,21 @@ def format_bound(lo: float, hi: float, scale: float | None = None, width: int | 
     An end that is zero within ``BOUND_ZERO_RTOL · max(scale, |lo|, |hi|)`` (finite ends only;
     ``scale`` the torque's unit, e.g. ``AnalysisSession.scaling.tau[k]``, else only the interval's
     own ends count) prints as ``0``, and an interval narrower than that as ``=v``
-    (:mod:`contactmodes.tolerances`): ``format_bound(-7e-16, 0.22) == "[0, 0.22]"``. With
-    ``width``, both numbers get the most significant digits that fit (:func:`format_number`)."""
+    (``contactmodes.tolerances``): ``format_bound(-7e-16, 0.22) == "[0, 0.22]"``. With
+    ``width``, both numbers get the most significant digits that fit (``format_number``)."""
     iv = _interval(lo, hi, scale)
     return _most_digits_fitting(lambda p: _interval_text(iv, p), DIGITS, width)
 
 
 def format_at(names: Sequence[str], tau, modes: Sequence[str]) -> str:
     """The answer of ``analyze --at``: the modes whose ``T_c`` contains the torque ``tau``, as lines
-    of at most :data:`WIDTH` columns (broken after commas)."""
+    of at most ``WIDTH`` columns (broken after commas)."""
     point = ", ".join(f"{n}={float(v):.12g}" for n, v in zip(names, np.asarray(tau, dtype=float)))
     return "\n".join(_wrap(f"modes whose T_c contains ({point}): {', '.join(modes) or 'none'}"))
 
 
 def _wrap(text: str, sep: str = ", ", indent: str = "  ") -> list[str]:
-    """``text`` broken after ``sep`` into lines of at most :data:`WIDTH` columns (continuations
+    """``text`` broken after ``sep`` into lines of at most ``WIDTH`` columns (continuations
     indented by ``indent``)."""
     lines, parts = [], text.split(sep)
     line, tail = parts[0], _width(sep.rstrip())
@@ -195,9 +195,9 @@ def _wrap(text: str, sep: str = ", ", indent: str = "  ") -> list[str]:
 class _Cell:
     """A table cell as its texts from the most to the least preferred (e.g. 4, 3, 2, 1 significant
     digits; a list with fewer items): the layout shows the first that fits the column. Each text
-    has a *level*, the layout's resort it belongs to (:data:`_LEVELS`): 0 numbers with all their
-    :data:`DIGITS` significant digits (a list possibly cut between items) and whole headers, 1
-    long headers cut to :data:`HEADER_CUT` columns, 2 numbers with 3 digits, 3 with 2, 4 with 1,
+    has a *level*, the layout's resort it belongs to (``_LEVELS``): 0 numbers with all their
+    ``DIGITS`` significant digits (a list possibly cut between items) and whole headers, 1
+    long headers cut to ``HEADER_CUT`` columns, 2 numbers with 3 digits, 3 with 2, 4 with 1,
     5 headers cut to 8 columns."""
 
     __slots__ = ("variants", "levels")
@@ -224,7 +224,7 @@ def _text(text: str) -> _Cell:
 
 
 def _header(text: str) -> _Cell:
-    """A column header: whole; cut with ``…`` to :data:`HEADER_CUT` columns before numbers lose
+    """A column header: whole; cut with ``…`` to ``HEADER_CUT`` columns before numbers lose
     digits, and below that (down to 8 columns: the short headers, ``feasible`` and narrower, stay
     whole) only as the last resort."""
     widths = range(_width(text) - 1, 7, -1)
@@ -238,14 +238,14 @@ def _digits_cell(text: Callable[[int], str]) -> _Cell:
 
 
 def _digits_level(p: int) -> int:
-    """The layout level (:class:`_Cell`) of a number with ``p`` significant digits."""
+    """The layout level (``_Cell``) of a number with ``p`` significant digits."""
     return 0 if p >= DIGITS else DIGITS - p + 1
 
 
 def _list_cell(items: Sequence[Callable[[int], str]], sep: str = ", ", start: str = "", end: str = "",
                empty: str = "-") -> _Cell:
     """A list of numeric items ``item(digits)``: all items, then fewer with ``…`` after the last
-    one shown, each at 4 then :data:`LIST_DIGITS` significant digits; last, the first item at
+    one shown, each at 4 then ``LIST_DIGITS`` significant digits; last, the first item at
     fewer digits."""
     if not items:
         return _text(empty)
@@ -305,7 +305,7 @@ def _finite_text(name: str, iv: tuple[str, float, float], digits: int) -> str:
 
 
 def _finite_items(names, lo, hi, scales) -> list[Callable[[int], str]]:
-    """One item per torque with a finite bound (:func:`_finite_text`)."""
+    """One item per torque with a finite bound (``_finite_text``)."""
     ivs = [(name, _interval(a, b, s)) for name, a, b, s in zip(names, lo, hi, scales)]
     return [partial(_finite_text, name, iv) for name, iv in ivs if iv[0] != "any"]
 
@@ -332,13 +332,13 @@ def _pieces_cell(pieces: list, scale: float | None) -> _Cell:
     return _text(f"{len(pieces)} piece{'s' if len(pieces) > 1 else ''}")
 
 
-#: Layout levels (:class:`_Cell`), tried in turn until the table fits.
+#: Layout levels (``_Cell``), tried in turn until the table fits.
 _LEVELS = (0, 1, 2, 3, 4, 5)
 
 
 def _fit(rows: list[list[_Cell]], level: int) -> tuple[list[int], bool]:
-    """Column widths so that a line fits :data:`WIDTH`, level by level up to ``level``
-    (:class:`_Cell`): at each level the column with the most room above its floor (the narrowest
+    """Column widths so that a line fits ``WIDTH``, level by level up to ``level``
+    (``_Cell``): at each level the column with the most room above its floor (the narrowest
     text of its cells, header included, at that level or below; the mode column's floor is its
     width) is narrowed first, so that a column goes below a level only when every column is at
     that level's floor. Returns the widths (each the width of its widest shown cell) and whether
@@ -407,22 +407,22 @@ def _render(rows: list[list[_Cell]], widths: list[int]) -> tuple[str, bool]:
 
 def format_table(result: Any, unambiguous: dict | None = None, inconsistent: list | None = None,
                  at: tuple | None = None, list_limit: int | None = 40) -> str:
-    """Render an :class:`~contactmodes.analysis.analyze.AnalysisResult` as a plain-text table (module doc),
-    every line at most :data:`WIDTH` display columns.
+    """Render an ``AnalysisResult`` as a plain-text table (module doc),
+    every line at most ``WIDTH`` display columns.
 
     Parameters
     ----------
     result : AnalysisResult
-        The object returned by :func:`contactmodes.analysis.analyze`.
+        The object returned by ``contactmodes.analysis.analyze``.
     unambiguous : dict, optional
-        Optional mode → :class:`~contactmodes.analysis.ambiguity.UnambiguousResult`; adds the
+        Optional mode → ``UnambiguousResult``; adds the
         column ``T*_c`` (intervals for one torque, else the number of convex pieces: ``1 piece``,
         ``3 pieces``) and a list of ambiguity sources per mode.
     inconsistent : list, optional
         Optional list of polytopes (torques with no solution); adds a section.
     at : tuple, optional
         Optional ``(tau, modes)``: a torque ``(n_τ,)`` and the modes whose ``T_c`` contains it; adds
-        the answer of :func:`format_at` at the end.
+        the answer of ``format_at`` at the end.
     list_limit : int or None, optional
         List the overlapping pairs in full up to this many (``None``: always).
 

@@ -1,6 +1,6 @@
-"""The compiled fast path of :meth:`contactmodes.realtime.plan.Layout.responses`: one mode at a time.
+"""The compiled fast path of ``contactmodes.realtime.plan.Layout.responses``: one mode at a time.
 
-The same computation as the NumPy reference in :mod:`contactmodes.realtime.plan` (module doc there:
+The same computation as the NumPy reference in ``contactmodes.realtime.plan`` (module doc there:
 responses (24)–(31) through each mode's cached pivot block, the rank decision *certified* to be
 the SVD rule's, the rank and consistency of (31) and the "θ̈ unique" test certified the same way;
 the substituted domains (33) with the same cancellation rule),
@@ -8,14 +8,14 @@ written as loops over the modes of a batch and compiled by numba (``nopython``),
 handful of modes of a control step the NumPy per-call overhead outweighs the arithmetic.
 
 Nothing is decided here that the NumPy path does not decide: a mode whose certificate fails is
-reported uncertified and :meth:`~contactmodes.realtime.plan.Layout.responses` solves it by the SVD
-(:func:`contactmodes.modes.response.response_from_equations`), exactly as on the NumPy path. The NumPy
+reported uncertified and ``responses`` solves it by the SVD
+(``contactmodes.modes.response.response_from_equations``), exactly as on the NumPy path. The NumPy
 path stays the reference (``kernel="numpy"``); ``tests/contactmodes/realtime/test_layout.py`` compares the two on the
 modes of whole RHex flips and on random mechanisms.
 
 Compilation costs a few seconds once per machine and version (the on-disk cache of
-:mod:`polytopes.batchlp_kernel`, in the user's cache directory); :func:`compile_kernel` pays it
-up front (the RHex controllers call it in their constructors). Without numba, :data:`AVAILABLE`
+``polytopes.batchlp_kernel``, in the user's cache directory); ``compile_kernel`` pays it
+up front (the RHex controllers call it in their constructors). Without numba, ``AVAILABLE``
 is false and the NumPy path serves every call.
 """
 
@@ -43,8 +43,8 @@ _compiled = None
 CACHE_DIR = batchlp_kernel.cache_dir_for(__file__, tolerances.__file__, batchlp_kernel.__file__,
                                          batchlp_kernel.tol.__file__) if AVAILABLE else None
 """Directory of this module's compiled-kernel cache: named by its sources, the tolerances it
-compiles in and :mod:`polytopes.batchlp_kernel`, whose functions it calls
-(:func:`polytopes.batchlp_kernel.cache_dir_for`), or ``None`` (no cache)."""
+compiles in and ``polytopes.batchlp_kernel``, whose functions it calls
+(``polytopes.batchlp_kernel.cache_dir_for``), or ``None`` (no cache)."""
 
 
 def _jit(fn):
@@ -58,10 +58,10 @@ def _jit(fn):
 def responses_kernel(Abank, Bbank, bbank, rowp, colp, rank, inv, m, n, row,
                      P_out, Q_out, r_out, wfree, C_out, d_out, cvalid, consistent, unique, n_w, ok):  # pragma: no cover
     """Certified responses of a batch of modes (module doc; the arrays of
-    :class:`~contactmodes.realtime.plan.Responses`). ``Abank`` (E, n), ``Bbank`` (E, n_τ), ``bbank`` (E,)
+    ``Responses``). ``Abank`` (E, n), ``Bbank`` (E, n_τ), ``bbank`` (E,)
     the equality banks; per mode ``rowp`` (B, m) bank rows in pivot order, ``colp`` (B, n) column
     order, ``rank`` (B,), ``inv`` (B, n) the inverse column order; ``row`` the objective row of
-    :meth:`~contactmodes.realtime.plan.Layout.responses` (an index in ``x = (q̈, f)``, whose ``Q``
+    ``responses`` (an index in ``x = (q̈, f)``, whose ``Q``
     row decides ``unique``). Outputs are written in place; ``ok`` (B,) is the certificate."""
     Bn = rowp.shape[0]
     nt = Bbank.shape[1]
@@ -256,9 +256,9 @@ def responses_kernel(Abank, Bbank, bbank, rowp, colp, rank, inv, m, n, row,
 
 @_jit
 def domains_kernel(Nbank, ebank, rows, n, P, Q, r, A_out, b_out):  # pragma: no cover - compiled
-    """The substituted inequalities (33) ``A z <= b`` of :meth:`~contactmodes.realtime.plan.Layout.domains`
+    """The substituted inequalities (33) ``A z <= b`` of ``domains``
     (the same rule, cancellation noise zeroed as
-    :func:`~contactmodes.analysis.domains.substituted_rows` does): ``Nbank`` (E, n + n_τ), ``ebank`` (E,)
+    ``substituted_rows`` does): ``Nbank`` (E, n + n_τ), ``ebank`` (E,)
     the inequality banks, ``rows`` (B, p) each mode's bank rows, ``P`` (B, n, n_τ), ``Q`` (B, n, s),
     ``r`` (B, n) the responses; writes ``A_out`` (B, p, n_τ + s) and ``b_out`` (B, p)."""
     Bn, p = rows.shape
@@ -309,8 +309,8 @@ def domains_kernel(Nbank, ebank, rows, n, P, Q, r, A_out, b_out):  # pragma: no 
 @_jit
 def scale_terms_kernel(M, h, S, J, c, v, v0, length, mass, accel, force, velocity, Bq, Bf, Bt, Br
                        ):  # pragma: no cover - compiled
-    """The rule of :func:`contactmodes.model.scaling.scale_terms` (its module doc) written out
-    elementwise in the same operation order, for :func:`contactmodes.realtime.plan.scaled_terms`:
+    """The rule of ``contactmodes.model.scaling.scale_terms`` (its module doc) written out
+    elementwise in the same operation order, for ``contactmodes.realtime.plan.scaled_terms``:
     ``M`` (n_q, n_q), ``h`` (n_q,), ``S`` (n_q, n_τ), ``J`` (2k, n_q), ``c`` (2k,) ``J̇q̇``, ``v``
     (2k,), ``v0`` (k,); the scales ``L, m, A, F, V``; the constraint rows of every block stacked:
     ``Bq`` (R, n_q), ``Bf`` (R, 2k), ``Bt`` (R, n_τ), ``Br`` (R,). Returns ``(s, g, u, M', h',
@@ -394,7 +394,7 @@ def scale_terms_kernel(M, h, S, J, c, v, v0, length, mass, accel, force, velocit
 
 @_jit
 def kinematic_rows_kernel(J, c, kin_rows, strict_margin, G_out, h_out):  # pragma: no cover - compiled
-    """The kinematic LPs' rows of :meth:`~contactmodes.realtime.plan.Layout.kinematic` (its NumPy path
+    """The kinematic LPs' rows of ``kinematic`` (its NumPy path
     builds the same from a signed bank): ``J`` (2k, n_q), ``c`` (2k,) ``J̇q̇``; ``kin_rows`` (N, r)
     indices into the bank ``[J | 0; −J | 0; −J | 1; J | 1; 0 | 0]`` (blocks of 2k rows, right-hand
     sides ``−c, c, c, −c``, then the padding row ``0 <= 0``); writes ``G_out`` (N, r, n_q + 1),
@@ -426,7 +426,7 @@ def kinematic_rows_kernel(J, c, kin_rows, strict_margin, G_out, h_out):  # pragm
 
 @_jit
 def kinematic_decide_kernel(status, x, fun, margin, band_rtol, out, decided):  # pragma: no cover - compiled
-    """The decisions of :meth:`~contactmodes.realtime.plan.Layout.kinematic` from the batched answers
+    """The decisions of ``kinematic`` from the batched answers
     (``status`` (N,), ``x`` (N, n_q + 1), ``fun`` (N,)): an optimum ``s = −fun`` decides when
     ``|s − margin| > band_rtol · max(1, ‖x‖∞)`` (feasible when ``s > margin``), an infeasibility
     certificate decides infeasible, anything else is undecided; writes ``out``, ``decided`` (N,)."""
@@ -447,7 +447,7 @@ def kinematic_decide_kernel(status, x, fun, margin, band_rtol, out, decided):  #
 @_jit
 def domain_lp_kernel(A, b, task, C, d, cvalid, wfree, sel, lo, hi, keep_task, w_bound,
                      G_out, h_out, lo_out, hi_out, art_out):  # pragma: no cover - compiled
-    """The rows of :func:`contactmodes.realtime.plan.domain_lp_rows` (the same arrays, one mode at a time):
+    """The rows of ``contactmodes.realtime.plan.domain_lp_rows`` (the same arrays, one mode at a time):
     ``A`` (B, p, n_τ + s), ``b``, ``task`` (B, p) the domains (33); ``C`` (B, n_τ, n_τ), ``d``,
     ``cvalid`` (B, n_τ) the admissible torques (31); ``wfree`` (B, s); ``sel`` (K,) the modes;
     ``lo``, ``hi`` (n_τ,) the torque box; ``keep_task`` whether task rows stay; writes ``G_out``

@@ -2,50 +2,50 @@
 
 A controller that analyses the same mechanism every millisecond (the RHex max-thrust controller,
 flipping paper Sec. IV-B.2) meets the same *structure* over and over: while the velocity pattern
-(Table III, :attr:`~contactmodes.modes.contact_conditions.VelocityPattern.key`) and the set of contacts are
+(Table III, ``key``) and the set of contacts are
 unchanged, every candidate mode has the same rows (7)–(10), the same equalities (24), the same
 inequalities (32) and the same kinematic test (Sec. III-F); only the numbers ``M, h, J, J̇q̇``
-change. A :class:`Layout` stores, once per pattern, index tables into per-step *row banks* (the
-rows of :func:`~contactmodes.modes.contact_conditions.contact_rows`, the one mode table, for every contact and
+change. A ``Layout`` stores, once per pattern, index tables into per-step *row banks* (the
+rows of ``contact_rows``, the one mode table, for every contact and
 letter), so that one NumPy call assembles the matrices of every mode, and evaluates them for all
 modes at once:
 
 * **Kinematic feasibility** (Sec. III-F, footnote 5): the strict-slack LP of every candidate
-  (:func:`contactmodes.modes.enumeration.strict_slack`) in one :func:`polytopes.batchlp.solve_batch` call,
+  (``contactmodes.modes.enumeration.strict_slack``) in one ``polytopes.batchlp.solve_batch`` call,
   warm-started from the previous step's bases. An LP that answer leaves undecided (a slack within
   LP precision of the margin, or a certificate leaning on the box ``KINEMATIC_BOUND``) is solved
-  again, compiled, in the unit box (:meth:`Layout._unit_box`: decided as the enumeration decides
+  again, compiled, in the unit box (``Layout._unit_box``: decided as the enumeration decides
   its prefixes, or proved feasible by a verified point of a boxed restriction); what is still
-  undecided goes to the enumeration's own LP (:func:`contactmodes.modes.enumeration.strict_slack_of_rows`).
-  :meth:`Layout.kinematic` takes every decision at once; :meth:`Layout.kinematic_test` stops after
-  the batch and leaves the undecided candidates to :meth:`KinematicTest.resolve` (the same
+  undecided goes to the enumeration's own LP (``contactmodes.modes.enumeration.strict_slack_of_rows``).
+  ``Layout.kinematic`` takes every decision at once; ``Layout.kinematic_test`` stops after
+  the batch and leaves the undecided candidates to ``KinematicTest.resolve`` (the same
   second solve and exact LP, for the candidates a caller needs: the RHex max-thrust controller
   resolves them only where its answer can depend on them).
 * **Responses** (24)–(31) without an SVD per mode and step. For each mode the layout keeps a
   pivot choice (``r`` rows and columns of ``A`` found by pivoted QR once, cached per mode in the
-  :class:`Structure`); per step the pivot block ``A₁₁`` is inverted (batched) and the response is
+  ``Structure``); per step the pivot block ``A₁₁`` is inverted (batched) and the response is
   ``x_C = A₁₁⁻¹(B_R τ + b_R − A₁₂ w)``, ``x_C̄ = w``, with the remaining rows giving the
   admissible torques (31). The rank decision is *certified* to be the one the SVD rule
-  (:func:`~contactmodes._linalg.numerical_rank`) takes: ``σ_{r+1}(A) <= ‖Schur complement‖_F`` (a
+  (``numerical_rank``) takes: ``σ_{r+1}(A) <= ‖Schur complement‖_F`` (a
   rank-``r`` matrix differs from ``A`` by it) and ``σ_r(A) >= σ_min(A₁₁) >= 1/‖A₁₁⁻¹‖_F``
   (interlacing), compared with the SVD threshold computed from bounds of ``σ_max``. The rank and
   consistency of (31) and the "θ̈ unique" test (III-G.2) are certified the same way, through the
   factor relating this (non-orthonormal) null-space basis to the orthonormal one of
-  :mod:`contactmodes.modes.response` (``‖(QᵀQ)^{-1/2}‖ <= 1`` because ``Q`` contains an identity
+  ``contactmodes.modes.response`` (``‖(QᵀQ)^{-1/2}‖ <= 1`` because ``Q`` contains an identity
   block). Where a certificate fails, that mode's response is computed by
-  :func:`~contactmodes.modes.response.response_from_equations` (the SVD) on the same rows, and its
+  ``response_from_equations`` (the SVD) on the same rows, and its
   pivots are re-chosen at the current numbers.
 * **Domains** (33): the substituted rows of every mode with the cancellation rule of
-  :func:`~contactmodes.analysis.domains.substituted_rows`, over ``z = (τ, w)`` padded to one width.
+  ``substituted_rows``, over ``z = (τ, w)`` padded to one width.
 
 The ambiguity coordinates ``w`` of a layout are the free columns of the pivoting, not the
 orthonormal null-space coordinates of a session: the torque sets ``T_c``, accelerations and
 forces are the same, the ``w``-coordinates of ``D_c`` are not.
 
-Everything here is nondimensional: the numbers come from :func:`contactmodes.model.scaling.scale_terms`
+Everything here is nondimensional: the numbers come from ``contactmodes.model.scaling.scale_terms``
 and every rank, consistency and feasibility decision is taken on them. Systems with task
 *equalities* (whose response differs with and without the task) are not supported: use an
-:class:`~contactmodes.analysis.session.AnalysisSession`.
+``AnalysisSession``.
 """
 
 from __future__ import annotations
@@ -72,7 +72,7 @@ __all__ = ["Structure", "Layout", "KinematicTest", "Responses", "Domains", "Step
 
 KINEMATIC_BOUND = tolerances.KINEMATIC_BOUND
 """Artificial bound on the nondimensional ``|q̈'|`` of the kinematic-slack LPs (an answer that
-leans on it goes to the exact LP of :mod:`polytopes.lp`)."""
+leans on it goes to the exact LP of ``polytopes.lp``)."""
 W_BOUND = 1e3
 """Artificial bound on the ambiguity coordinates ``|w|`` in the domain LPs (same rule)."""
 
@@ -83,28 +83,28 @@ class StepCounters:
     responses.
 
     The plan adds to the counts it knows about when a ``counters`` object is passed
-    (:meth:`Layout.kinematic_test`, :meth:`KinematicTest.resolve`, :meth:`Layout.kinematic`,
-    :meth:`Layout.responses`); a caller that solves LPs of its own on the plan's rows adds them
+    (``Layout.kinematic_test``, ``KinematicTest.resolve``, ``Layout.kinematic``,
+    ``Layout.responses``); a caller that solves LPs of its own on the plan's rows adds them
     to ``lps`` and ``fallback_lps``, and may subclass this class for counts of its own (the RHex
     max-thrust controller adds its projections).
 
     Attributes
     ----------
     lps : int
-        LPs solved in batches (:func:`polytopes.batchlp.simplex_batch`,
-        :func:`~polytopes.batchlp.solve_batch`): the ``N`` strict-slack LPs of each
-        :meth:`Layout.kinematic_test`, plus the caller's.
+        LPs solved in batches (``polytopes.batchlp.simplex_batch``,
+        ``solve_batch``): the ``N`` strict-slack LPs of each
+        ``Layout.kinematic_test``, plus the caller's.
     second_solve_lps : int
-        Undecided kinematic LPs that the second, unit-box solve decided (:meth:`Layout._unit_box`).
+        Undecided kinematic LPs that the second, unit-box solve decided (``Layout._unit_box``).
     fallback_lps : int
         LPs handed to the exact solvers: kinematic LPs left to the enumeration's own LP
-        (:func:`~contactmodes.modes.enumeration.strict_slack_of_rows`), plus the caller's LPs whose
-        batched answer did not verify (:func:`polytopes.lp.solve_verified`).
+        (``strict_slack_of_rows``), plus the caller's LPs whose
+        batched answer did not verify (``polytopes.lp.solve_verified``).
     responses : int
-        Mode responses computed by :meth:`Layout.responses`.
+        Mode responses computed by ``Layout.responses``.
     svd_responses : int
         Of those, the ones whose certificate failed and which the SVD computed
-        (:func:`~contactmodes.modes.response.response_from_equations`).
+        (``response_from_equations``).
     """
 
     lps: int = 0
@@ -128,7 +128,7 @@ class Structure:
     contacts : contact names (``k``); ``mu`` (k,) friction coefficients.
     blocks : per constraint block ``(kind, type, n_rows)`` in system order (``"physical"`` or
         ``"task"``, ``"eq"`` or ``"geq"``). Task equalities raise
-        :class:`~contactmodes.errors.ContactModelError` (module doc).
+        ``ContactModelError`` (module doc).
 
     ``pivots`` caches, per mode, the pivot choice of its equalities (24) (module doc).
     """
@@ -184,12 +184,12 @@ class Structure:
 
     @classmethod
     def of(cls, system) -> "Structure":
-        """The structure of a :class:`~contactmodes.model.system.ContactSystem`."""
+        """The structure of a ``ContactSystem``."""
         return cls(system.n_q, system.n_tau, system.contacts, system.mu,
                    [(c.kind, c.type, c.n_rows) for c in system.constraints])
 
     def layout(self, pattern: VelocityPattern) -> "Layout":
-        """The :class:`Layout` of ``pattern`` (built once, then cached)."""
+        """The ``Layout`` of ``pattern`` (built once, then cached)."""
         key = pattern.key
         lay = self.layouts.get(key)
         if lay is None:
@@ -264,13 +264,13 @@ class Banks:
 
 @dataclass
 class Responses:
-    """Batched responses of the modes ``index`` (positions in :attr:`Layout.modes`), nondimensional.
+    """Batched responses of the modes ``index`` (positions in ``Layout.modes``), nondimensional.
 
     ``P`` (B, n, n_τ), ``Q`` (B, n, s) (``s`` padded ambiguity columns; ``wfree`` (B, s) marks the
     real ones), ``r`` (B, n): ``[q̈; f] = P τ + Q w + r``. ``C`` (B, n_τ, n_τ), ``d`` (B, n_τ),
     ``cvalid`` (B, n_τ): admissible torques (31) ``C τ = d`` on the valid rows. ``consistent``
     (B,), ``unique`` (B,) (the objective row of ``Q`` is zero, III-G.2: the row ``row`` of ``x =
-    (q̈, f)`` given to :meth:`Layout.responses` does not depend on ``w``),
+    (q̈, f)`` given to ``Layout.responses`` does not depend on ``w``),
     ``n_w`` (B,), ``certified`` (B,) (fast path) — the others came from the SVD."""
 
     index: np.ndarray
@@ -291,7 +291,7 @@ class Responses:
 class Domains:
     """Substituted inequalities (33) ``A z <= b`` over ``z = (τ, w)`` (B, p, n_τ + s), (B, p), with
     ``task`` (B, p) marking task rows, ``valid`` (B, p) the real (non-padding) rows and ``unit``
-    (B, p) each row's unit (:class:`Banks`)."""
+    (B, p) each row's unit (``Banks``)."""
 
     A: np.ndarray
     b: np.ndarray
@@ -302,13 +302,13 @@ class Domains:
 
 class KinematicTest:
     """Footnote 5's kinematic test (Sec. III-F) of one step's candidates, decided in stages
-    (:meth:`Layout.kinematic_test`; module doc).
+    (``Layout.kinematic_test``; module doc).
 
-    ``feasible`` (N,) bool and ``decided`` (N,) bool over :attr:`Layout.modes`: ``feasible[i]``
-    is final where ``decided[i]``. :meth:`resolve` decides the others — the unit-box solves
-    (:meth:`Layout._unit_box`), then the enumeration's own LP (:func:`contactmodes.modes.enumeration.strict_slack_of_rows`)
+    ``feasible`` (N,) bool and ``decided`` (N,) bool over ``Layout.modes``: ``feasible[i]``
+    is final where ``decided[i]``. ``resolve`` decides the others — the unit-box solves
+    (``Layout._unit_box``), then the enumeration's own LP (``contactmodes.modes.enumeration.strict_slack_of_rows``)
     — for the candidates asked for, so a caller may decide only those whose feasibility can change
-    its answer. Whatever is resolved when, each decision is the one :meth:`Layout.kinematic` takes
+    its answer. Whatever is resolved when, each decision is the one ``Layout.kinematic`` takes
     (each unit-box LP is solved independently of the others in its batch, so a decision does not
     depend on which candidates are resolved with it; compared in ``tests/controllers/rhex/test_rhex_realtime.py``)."""
 
@@ -324,21 +324,21 @@ class KinematicTest:
         self._counters = counters
 
     def pending(self) -> np.ndarray:
-        """Positions (in :attr:`Layout.modes`) of the candidates not decided yet, increasing."""
+        """Positions (in ``Layout.modes``) of the candidates not decided yet, increasing."""
         return (~self.decided).nonzero()[0]
 
     def enumeration(self, pattern: VelocityPattern | None = None) -> Enumeration:
         """The kinematically feasible candidates as the
-        :class:`~contactmodes.modes.enumeration.Enumeration` of the state: the modes
-        :func:`~contactmodes.modes.enumeration.enumerate_modes` finds on the state's scaled system
+        ``Enumeration`` of the state: the modes
+        ``enumerate_modes`` finds on the state's scaled system
         (the same decisions, footnote 5, and the same product order over ``"FSLR"``; compared in
         ``tests/contactmodes/realtime/test_layout.py``), for an
-        :class:`~contactmodes.analysis.session.AnalysisSession` of that system that need not
+        ``AnalysisSession`` of that system that need not
         enumerate again (its ``enumeration`` argument). ``pattern`` the state's velocity pattern
         (in the units of the scaled terms: the layout's key; default the layout's own, whose
         thresholds are those of the state that built it); ``lps`` counts the batch's strict-slack
-        LPs (one per candidate). Every candidate must be decided (:meth:`resolve` the
-        :meth:`pending` ones first): ``ValueError`` otherwise, or for a ``pattern`` of another
+        LPs (one per candidate). Every candidate must be decided (``resolve`` the
+        ``pending`` ones first): ``ValueError`` otherwise, or for a ``pattern`` of another
         layout."""
         lay = self.layout
         if pattern is None:
@@ -353,7 +353,7 @@ class KinematicTest:
 
     def resolve(self, index) -> np.ndarray:
         """Decide the candidates ``index`` (positions, any order; decided ones are left alone) and
-        return ``feasible[index]``. The :class:`StepCounters` given to :meth:`Layout.kinematic_test`
+        return ``feasible[index]``. The ``StepCounters`` given to ``Layout.kinematic_test``
         (if any): ``second_solve_lps`` += those the unit-box solves decide, ``fallback_lps`` +=
         those handed to the exact LP."""
         index = np.asarray(index, dtype=np.int64)
@@ -385,7 +385,7 @@ class Layout:
     """The candidate modes of one velocity pattern and their index tables (module doc).
 
     Attributes: ``modes`` the Table III candidates in product order over ``"FSLR"`` (first
-    contact slowest, as :func:`~contactmodes.modes.enumeration.enumerate_modes`); ``eq_rows`` (N, m) bank rows
+    contact slowest, as ``enumerate_modes``); ``eq_rows`` (N, m) bank rows
     of each mode's equalities; ``geq_rows`` (N, p) of its inequalities (padding: the null row);
     ``kin_eq`` (N, pe), ``kin_geq`` (N, pg) signed Jacobian rows of the kinematic test (−1:
     padding); ``basis``: warm starts kept from the previous evaluation.
@@ -431,7 +431,7 @@ class Layout:
         self.geq_task = st.geq_task[self.geq_rows]
         self.geq_valid = self.geq_rows != st.geq_null
         self.basis: dict[str, np.ndarray] = {}
-        # kinematic LP over (q̈, s): row indices into the per-step bank of :meth:`_kin_bank`
+        # kinematic LP over (q̈, s): row indices into the per-step bank of ``_kin_bank``
         N, n_q = len(modes), st.n_q
         ke = np.where(self.kin_eq >= 0, self.kin_eq, -1)
         kg = np.where(self.kin_geq >= 0, self.kin_geq, -1)
@@ -448,7 +448,7 @@ class Layout:
         # it proves s* <= −bound or no point at all, either way the mode is pruned
         self.kin_art = np.ones((N, nv), dtype=bool)
         self.kin_art[:, -1] = False
-        # the per-step bank of the kinematic LPs' rows (filled by :meth:`kinematic`): J | 0, −J | 0,
+        # the per-step bank of the kinematic LPs' rows (filled by ``kinematic``): J | 0, −J | 0,
         # −J | 1, J | 1 (2k rows each) and the padding row
         self._kin_bank = np.zeros((8 * k + 1, nv))
         self._kin_bank[4 * k:8 * k, -1] = 1.0
@@ -472,25 +472,25 @@ class Layout:
     # ------------------------------------------------------------------ kinematic test
     def kinematic(self, banks: Banks, counters: StepCounters | None = None, kernel: str = "auto") -> np.ndarray:
         """(N,) bool: the candidates that are kinematically feasible (Sec. III-F, footnote 5),
-        decided as :func:`~contactmodes.modes.enumeration.acceleration_feasible` decides them (module doc):
-        :meth:`kinematic_test` with every candidate the batch leaves undecided resolved at once.
-        ``counters`` (optional :class:`StepCounters`) as there. ``kernel`` as in :meth:`responses`:
+        decided as ``acceleration_feasible`` decides them (module doc):
+        ``kinematic_test`` with every candidate the batch leaves undecided resolved at once.
+        ``counters`` (optional ``StepCounters``) as there. ``kernel`` as in ``responses``:
         ``"numpy"`` (the reference: rows from a signed bank, the NumPy simplex), ``"compiled"``
-        (:func:`~contactmodes.realtime.kernels.kinematic_rows_kernel`, the compiled simplex,
-        :func:`~contactmodes.realtime.kernels.kinematic_decide_kernel`)."""
+        (``kinematic_rows_kernel``, the compiled simplex,
+        ``kinematic_decide_kernel``)."""
         test = self.kinematic_test(banks, counters, kernel)
         test.resolve(test.pending())
         return test.feasible
 
     def kinematic_test(self, banks: Banks, counters: StepCounters | None = None,
                        kernel: str = "auto") -> "KinematicTest":
-        """The first stage of :meth:`kinematic`: footnote 5's strict-slack LP of every candidate
+        """The first stage of ``kinematic``: footnote 5's strict-slack LP of every candidate
         in one batch, warm-started from the previous step's bases. Returns a
-        :class:`KinematicTest` whose ``decided`` candidates are final and whose others
-        (:meth:`KinematicTest.pending`) are decided by :meth:`KinematicTest.resolve` when the
-        caller needs them — with exactly the decisions :meth:`kinematic` takes. ``counters``
-        (optional :class:`StepCounters`): ``lps`` += N here, ``second_solve_lps`` and
-        ``fallback_lps`` (exact LPs) by :meth:`KinematicTest.resolve`. Raises ``ValueError`` for
+        ``KinematicTest`` whose ``decided`` candidates are final and whose others
+        (``KinematicTest.pending``) are decided by ``KinematicTest.resolve`` when the
+        caller needs them — with exactly the decisions ``kinematic`` takes. ``counters``
+        (optional ``StepCounters``): ``lps`` += N here, ``second_solve_lps`` and
+        ``fallback_lps`` (exact LPs) by ``KinematicTest.resolve``. Raises ``ValueError`` for
         an unknown ``kernel``."""
         J, c = banks.J, banks.c
         n_q = self.structure.n_q
@@ -539,7 +539,7 @@ class Layout:
         """Second compiled solve of the kinematic LPs ``todo`` the first one left undecided (in place
         on ``decided``, ``out``). Near rest their optimum leans on the box ``KINEMATIC_BOUND`` or
         sits within the precision band, which grows with ``|q̈'|``. (1) In the unit box, still
-        artificial, as :meth:`contactmodes.modes.enumeration._Search.decide` does: a verified answer that does
+        artificial, as ``contactmodes.modes.enumeration._Search.decide`` does: a verified answer that does
         not lean on the box decides as before. (2) In the unit box, then in ``KINEMATIC_BOUND``, as a
         *real* bound: the LP is a restriction of the strict-slack LP, so its verified optimum
         ``s₁`` (a point meeting the rows to ``LP_PRIMAL_TOL``) is a lower bound of the strict
@@ -572,13 +572,13 @@ class Layout:
                   kernel: str = "auto") -> Responses:
         """Responses (24)–(31) of the modes at positions ``index`` (module doc); ``row`` is the
         *objective row*: the index in ``x = (q̈, f)`` (``0 <= row < n_q + 2k``) of the quantity the
-        caller optimizes, for which :attr:`Responses.unique` tells whether it is unique (its row of
+        caller optimizes, for which ``Responses.unique`` tells whether it is unique (its row of
         ``Q`` zero: no dependence on the ambiguity variables ``w``, III-G.2). Any row of any
         system; the plan assumes nothing about it (the RHex max-thrust controller passes its
         pitch acceleration's row). ``counters`` (optional
-        :class:`StepCounters`): ``responses`` += the modes computed (none for an empty ``index``),
+        ``StepCounters``): ``responses`` += the modes computed (none for an empty ``index``),
         ``svd_responses`` += those the SVD computed. ``kernel``: ``"numpy"`` (the reference
-        below), ``"compiled"`` (:mod:`contactmodes.realtime.kernels`, the same computation
+        below), ``"compiled"`` (``contactmodes.realtime.kernels``, the same computation
         compiled) or ``"auto"`` (compiled when numba is installed)."""
         st = self.structure
         n, nt, m = st.n, st.n_tau, self.eq_rows.shape[1]
@@ -732,8 +732,8 @@ class Layout:
     # ------------------------------------------------------------------ domains (33)
     def domains(self, banks: Banks, resp: Responses, kernel: str = "auto") -> Domains:
         """The substituted inequalities (33) of the modes of ``resp``, cancellation noise zeroed
-        as :func:`~contactmodes.analysis.domains.substituted_rows` does. ``kernel`` as in
-        :meth:`responses` (the NumPy computation below is the reference)."""
+        as ``substituted_rows`` does. ``kernel`` as in
+        ``responses`` (the NumPy computation below is the reference)."""
         st = self.structure
         n = st.n
         rows = self.geq_rows[resp.index]
@@ -766,7 +766,7 @@ def domain_lp_rows(resp: Responses, dom: Domains, sel: np.ndarray, lo, hi, task:
                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Rows of one LP per mode ``sel`` (positions in ``resp``/``dom``) over the lifted domain
     ``D_c ∩ {lo <= τ <= hi}`` in ``z = (τ, w)`` (no projection), in the form of
-    :func:`polytopes.batchlp.simplex_batch`: ``G z <= h`` with ``G = [A; C; −C]``, ``h = [b; d;
+    ``polytopes.batchlp.simplex_batch``: ``G z <= h`` with ``G = [A; C; −C]``, ``h = [b; d;
     −d]`` (the domain (33), its task rows replaced by ``0 <= 1`` when ``task`` is false, and the
     valid rows of (31) as two inequalities each), the box ``lo``, ``hi`` (n_τ,) on τ and the
     artificial box ``|w| <= W_BOUND`` on the real ambiguity columns.
@@ -776,7 +776,7 @@ def domain_lp_rows(resp: Responses, dom: Domains, sel: np.ndarray, lo, hi, task:
     first, in their order, and the remaining ones are fixed at 0 (the padding columns of ``D_c``
     are zero, so the LP is the same; a narrower ``v`` makes it smaller). Returns ``(G (K, p +
     2n_τ, n_τ + v), h (K, p + 2n_τ), lo (K, n_τ + v), hi, artificial (K, n_τ + v))``. ``kernel``
-    as in :meth:`Layout.responses` (the NumPy computation below is the reference). Raises
+    as in ``Layout.responses`` (the NumPy computation below is the reference). Raises
     ``ValueError`` for a ``width`` below a mode's ``n_w``."""
     sel = np.asarray(sel, dtype=np.int64)
     K, p = sel.size, dom.A.shape[1]
@@ -822,11 +822,11 @@ def domain_lp_rows(resp: Responses, dom: Domains, sel: np.ndarray, lo, hi, task:
 
 
 def scaled_terms(M, h, S, J, Jdot_qdot, v_contact, v0, scales, blocks=(), kernel: str = "auto") -> ScaledTerms:
-    """:func:`contactmodes.model.scaling.scale_terms` (the one rule, arguments and result the same) in
-    one compiled call (:func:`~contactmodes.realtime.kernels.scale_terms_kernel`, the same operations
+    """``contactmodes.model.scaling.scale_terms`` (the one rule, arguments and result the same) in
+    one compiled call (``scale_terms_kernel``, the same operations
     elementwise, so the same numbers: compared in ``tests/contactmodes/realtime/test_layout.py``) for callers that scale
     one state per control step. ``kernel``: ``"numpy"`` calls
-    :func:`~contactmodes.model.scaling.scale_terms` itself, ``"compiled"`` the kernel, ``"auto"`` the
+    ``scale_terms`` itself, ``"compiled"`` the kernel, ``"auto"`` the
     kernel when numba is installed."""
     if kernel not in ("auto", "numpy", "compiled"):
         raise ValueError(f"kernel: must be 'auto', 'numpy' or 'compiled', got {kernel!r}")
@@ -859,8 +859,8 @@ def scaled_terms(M, h, S, J, Jdot_qdot, v_contact, v0, scales, blocks=(), kernel
 
 
 def terms_of(system) -> ScaledTerms:
-    """The :class:`~contactmodes.model.scaling.ScaledTerms` of a
-    :class:`~contactmodes.model.system.ContactSystem` (the numbers its session decides on)."""
+    """The ``ScaledTerms`` of a
+    ``ContactSystem`` (the numbers its session decides on)."""
     return scale_terms(system.M, system.h, system.S, system.J, system.Jdot_qdot, system.v_contact, system.v0,
                        system.scales, [(c.qdd, c.f, c.tau, c.rhs) for c in system.constraints])
 

@@ -17,10 +17,10 @@ One file per document, named after its ``"schema"`` tag with the ``/`` written a
 Shared definitions live in ``polytope.schema.json`` (the H-representation ``{"A", "b", "C", "d",
 "dim"}``) and ``common.schema.json`` (finite numbers, vectors, matrices, mode strings, ambiguity
 sources, disturbances); the document schemas refer to them by relative ``$ref``, resolved against
-this directory (here through a :class:`referencing.Registry`; a file-based validator resolves
+this directory (here through a ``referencing.Registry``; a file-based validator resolves
 them from the files' own directory).
 
-Infinity and NaN are not JSON: :func:`validate` rejects them wherever they are (Python's
+Infinity and NaN are not JSON: ``validate`` rejects them wherever they are (Python's
 ``json.loads`` would read ``Infinity``), and the schemas bound every number by the largest
 double, so that another jsonschema validator rejects ±Infinity too.
 
@@ -29,8 +29,8 @@ double, so that another jsonschema validator rejects ±Infinity too.
 Traceback (most recent call last):
 contactmodes.schemas.DocumentError: contactmodes.analysis/1: $: 'system' is a required property (4 more)
 
-:func:`validate` needs ``jsonschema`` (a test-time dependency: ``pip install jsonschema``, in the
-``dev`` extra); :func:`schema` and :func:`names` do not.
+``validate`` needs ``jsonschema`` (a test-time dependency: ``pip install jsonschema``, in the
+``dev`` extra); ``schema`` and ``names`` do not.
 """
 
 from __future__ import annotations
@@ -169,7 +169,7 @@ def validate(document: Any, name: str | None = None) -> None:
         (``$.modes[3].mode``; the most relevant one, ``jsonschema.exceptions.best_match``, when
         there are several) and what is wrong; a non-finite float (Infinity, NaN) is reported first.
     KeyError
-        When ``name`` is neither a document of :func:`names` nor ``"polytope"`` (an unknown
+        When ``name`` is neither a document of ``names`` nor ``"polytope"`` (an unknown
         ``"schema"`` tag of the document is a DocumentError).
     ImportError
         When jsonschema is not installed (the message says ``pip install jsonschema``).

@@ -1,12 +1,12 @@
 """Parameter sweeps and atlases on Dask: one grid of inputs, one result row per point.
 
-A sweep varies keys over a grid (``LO:HI:N`` or ``a,b,c`` per key, Cartesian product; :mod:`.grid`)
+A sweep varies keys over a grid (``LO:HI:N`` or ``a,b,c`` per key, Cartesian product; ``grid``)
 and evaluates every point with a *kind*: ``analyze`` (a system file's modes, ``T_c``, ``T*_c`` and
-inconsistency; :mod:`.analyze_kind`) or a kind registered by another package (``flip``, the RHex
-self-righting simulation, in :mod:`controllers.rhex.sweep`; :mod:`.kinds` says how). The points run
-in this process, on a Dask ``LocalCluster`` or on a running Dask cluster (:mod:`.engine`); the
-result is the ``contactmodes.sweep/1`` document or a pandas table (:mod:`.result`) and a picture
-(:mod:`.plot`). Command line: ``contactmodes sweep KIND ...`` (:mod:`.cli`); guide: ``docs/sweeps.md``.
+inconsistency; ``analyze_kind``) or a kind registered by another package (``flip``, the RHex
+self-righting simulation, in ``controllers.rhex.sweep``; ``kinds`` says how). The points run
+in this process, on a Dask ``LocalCluster`` or on a running Dask cluster (``engine``); the
+result is the ``contactmodes.sweep/1`` document or a pandas table (``result``) and a picture
+(``plot``). Command line: ``contactmodes sweep KIND ...`` (``cli``); guide: ``docs/sweeps.md``.
 """
 
 from __future__ import annotations
@@ -28,15 +28,15 @@ __all__ = ["sweep", "run_sweep", "SweepResult", "SweepError", "SweepKind", "Prep
 def run_sweep(kind: str, vary: Mapping[str, Any] | Sequence[str] | Grid, *, scheduler: str | None = None,
               workers: int | None = None, progress: Any = None, announce: bool = False,
               max_points: int | None = MAX_POINTS, **options: Any) -> SweepResult:
-    """Validate every grid point, run the sweep, return the :class:`SweepResult`.
+    """Validate every grid point, run the sweep, return the ``SweepResult``.
 
     Parameters
     ----------
     kind : str
-        ``"analyze"``, ``"flip"`` or another registered kind (:func:`available_kinds`).
+        ``"analyze"``, ``"flip"`` or another registered kind (``available_kinds``).
     vary : Mapping[str, Any] or Sequence[str] or Grid
         ``{key: spec}`` with ``spec`` a string ``"LO:HI:N"`` / ``"a,b,c"`` or a sequence of
-        values; the keys' Cartesian product is the grid (last key fastest). Or a :class:`Grid`.
+        values; the keys' Cartesian product is the grid (last key fastest). Or a ``Grid``.
     scheduler : str, optional
         Address of a running Dask scheduler (``"tcp://host:port"``), or ``None``.
     workers : int, optional
@@ -47,11 +47,11 @@ def run_sweep(kind: str, vary: Mapping[str, Any] | Sequence[str] | Grid, *, sche
     progress : bool or Progress, optional
         ``None`` (default) a progress bar on stderr when it is a terminal; ``True`` a bar
         on a terminal, a line every few seconds otherwise; ``False`` none; or a
-        :class:`contactmodes.progress.Progress`. Covers checking the points and running them.
+        ``contactmodes.progress.Progress``. Covers checking the points and running them.
     announce : bool, optional
         Print one line on stderr, before the points run, saying how many run where.
     max_points : int or None, optional
-        Refuse a grid of more points (:data:`MAX_POINTS` = 100000 by default; ``None``:
+        Refuse a grid of more points (``MAX_POINTS`` = 100000 by default; ``None``:
         no limit), counted before any value is made.
     **options : object
         The kind's options — ``analyze``: ``system`` (path or parsed table, required),
@@ -60,7 +60,7 @@ def run_sweep(kind: str, vary: Mapping[str, Any] | Sequence[str] | Grid, *, sche
     Raises
     ------
     SweepError
-        (a :class:`~contactmodes.errors.ContactModelError`) before anything runs: a malformed spec,
+        (a ``ContactModelError``) before anything runs: a malformed spec,
         a key that does not exist, a value the model rejects at any point (the message names the
         key), bad options, an unreachable scheduler.
     KeyboardInterrupt
@@ -84,7 +84,7 @@ def sweep(kind: str, vary: Mapping[str, Any] | Sequence[str] | Grid, *, schedule
           workers: int | None = None, progress: Any = None, max_points: int | None = MAX_POINTS, **options: Any):
     """Run a sweep and return its table as a ``pandas.DataFrame`` (one row per grid point).
 
-    Same arguments as :func:`run_sweep`. Columns: the varied keys, ``ok``, ``error`` (``None`` or
+    Same arguments as ``run_sweep``. Columns: the varied keys, ``ok``, ``error`` (``None`` or
     ``"Type: message"`` of a failed point), then the kind's results (``docs/sweeps.md``); NaN
     where not applicable, ±inf where unbounded. ``df.attrs`` holds the inputs (kind, grid,
     scheduler, workers, system, modes, torques…).
@@ -101,8 +101,8 @@ def sweep(kind: str, vary: Mapping[str, Any] | Sequence[str] | Grid, *, schedule
     0            0.1         -0.563                    0.437
     ...
 
-    Raises what :func:`run_sweep` raises, and
-    :class:`~contactmodes._extras.MissingExtraError` without pandas (the ``sweep`` extra) before
+    Raises what ``run_sweep`` raises, and
+    ``MissingExtraError`` without pandas (the ``sweep`` extra) before
     anything runs.
     """
     from contactmodes._extras import require

@@ -4,18 +4,18 @@ Everything a grid point of ``contactmodes sweep analyze`` needs from the toolkit
 functions below, so that a change of the pipeline's public API (e.g. a per-system analysis
 session object) is absorbed here:
 
-* :func:`load_document` — :func:`contactmodes.system_file.loader.load_system` / :func:`~contactmodes.system_file.loader.parse_system`
+* ``load_document`` — ``contactmodes.system_file.loader.load_system`` / ``parse_system``
   (the base file, validated; its parsed TOML table);
-* :func:`build_system` — :func:`~contactmodes.system_file.loader.parse_system` of a point's table;
-* :func:`check_modes` — :func:`contactmodes.modes.enumeration.validate_mode`;
-* :func:`torque_names` — :attr:`contactmodes.model.system.ContactSystem.torques`;
-* :func:`analyze_point` — one :class:`contactmodes.analysis.session.AnalysisSession` per point, through
-  which :func:`contactmodes.analysis.analyze`, :func:`~contactmodes.analysis.ambiguity.unambiguous` and
-  :func:`~contactmodes.analysis.ambiguity.inconsistent` share every mode's domain;
-  :func:`polytopes.union_bounding_box`, :func:`polytopes.union_volume`.
+* ``build_system`` — ``parse_system`` of a point's table;
+* ``check_modes`` — ``contactmodes.modes.enumeration.validate_mode``;
+* ``torque_names`` — ``contactmodes.model.system.ContactSystem.torques``;
+* ``analyze_point`` — one ``contactmodes.analysis.session.AnalysisSession`` per point, through
+  which ``contactmodes.analysis.analyze``, ``unambiguous`` and
+  ``inconsistent`` share every mode's domain;
+  ``polytopes.union_bounding_box``, ``polytopes.union_volume``.
 
 Sources: flipping paper Sec. III (``T_c``, eqs. 32–35; ambiguity III-G) and the bracing paper
-(``T*_c``), as implemented in :mod:`contactmodes.analysis.analyze` and :mod:`contactmodes.analysis.ambiguity`.
+(``T*_c``), as implemented in ``contactmodes.analysis.analyze`` and ``contactmodes.analysis.ambiguity``.
 """
 
 from __future__ import annotations
@@ -36,8 +36,8 @@ def load_document(system: str | Path | Mapping[str, Any]) -> tuple[dict, str]:
     """The validated base system as ``(parsed table, source label)``.
 
     ``system`` is a system-file path (TOML, or JSON with the same schema) or an already parsed
-    table. Raises :class:`~contactmodes.errors.SystemFileError` (or
-    :class:`~contactmodes.errors.ApproachingContactError`) when the base itself is invalid.
+    table. Raises ``SystemFileError`` (or
+    ``ApproachingContactError``) when the base itself is invalid.
     """
     from contactmodes.system_file.loader import load_system, parse_system
 
@@ -49,9 +49,9 @@ def load_document(system: str | Path | Mapping[str, Any]) -> tuple[dict, str]:
 
 
 def build_system(doc: Mapping[str, Any]):
-    """The :class:`~contactmodes.model.system.ContactSystem` of a parsed system table (at its state).
+    """The ``ContactSystem`` of a parsed system table (at its state).
 
-    Raises :class:`~contactmodes.errors.ContactModelError` naming the key path when the loader
+    Raises ``ContactModelError`` naming the key path when the loader
     rejects the table."""
     from contactmodes.system_file.loader import parse_system
 
@@ -60,7 +60,7 @@ def build_system(doc: Mapping[str, Any]):
 
 def check_modes(system, modes: Sequence[str]) -> list[str]:
     """``modes`` validated against ``system`` (one letter of ``FSLR`` per contact);
-    :class:`~contactmodes.errors.ContactModelError` naming ``--mode`` otherwise."""
+    ``ContactModelError`` naming ``--mode`` otherwise."""
     from contactmodes.modes.contact_conditions import validate_mode
 
     return [validate_mode(m, system.contacts, "--mode") for m in modes]
@@ -98,9 +98,9 @@ def analyze_point(system, modes: Sequence[str], want_unambiguous: bool,
     Parameters
     ----------
     system : ContactSystem
-        The :class:`~contactmodes.model.system.ContactSystem` at the point.
+        The ``ContactSystem`` at the point.
     modes : Sequence[str]
-        The modes to report (validated by :func:`check_modes`).
+        The modes to report (validated by ``check_modes``).
     want_unambiguous : bool
         Also compute ``T*_c`` of each reported mode (its bounding box and measure).
     box : tuple[numpy.ndarray, numpy.ndarray] or None

@@ -1,7 +1,7 @@
 """``contactmodes sweep analyze FILE --vary KEY=SPEC ...``: the analysis over a grid of system files.
 
-Each grid point is the system file with the varied keys (:mod:`.keys`) replaced, loaded by the
-system-file loader and analysed (:func:`.adapter.analyze_point`): the feasible modes, the number of
+Each grid point is the system file with the varied keys (``keys``) replaced, loaded by the
+system-file loader and analysed (``adapter.analyze_point``): the feasible modes, the number of
 overlapping mode pairs, and for each reported mode whether ``T_c`` is non-empty, its bounding box,
 with ``--unambiguous`` the bounding box and measure of ``T*_c``, with ``--inconsistency-box`` the
 measure of the torques that have no solution at all (flipping paper Sec. III; bracing paper).
@@ -44,7 +44,7 @@ _SUPERSCRIPT = {2: "²", 3: "³"}
 
 
 class AnalyzePoint:
-    """Picklable evaluator of one grid point: ``params`` → the fields of :func:`.adapter.analyze_point`.
+    """Picklable evaluator of one grid point: ``params`` → the fields of ``adapter.analyze_point``.
 
     ``derive``: optional ``derive(params) -> {key: value}``, further assignments computed from the
     varied values (applied after them; e.g. moving a wall with the elbow angle)."""
@@ -182,7 +182,7 @@ class AnalyzeKind(SweepKind):
     def prepare(self, grid: Grid, system=None, modes: Sequence[str] | None = None, unambiguous: bool = False,  # type: ignore[override]  # a kind takes its own options
                 inconsistency_box=None, derive: Callable[[dict], Mapping[str, Any]] | None = None,
                 progress=None) -> Prepared:
-        """Validate and prepare (:meth:`SweepKind.prepare`).
+        """Validate and prepare (``SweepKind.prepare``).
 
         Options: ``system`` a system-file path or parsed table (required); ``modes`` the modes to
         report (default: the file's ``desired_mode``); ``unambiguous``; ``inconsistency_box``
@@ -190,7 +190,7 @@ class AnalyzeKind(SweepKind):
         only) a picklable ``derive(params) -> {key: value}`` of further keys computed from the
         varied values, e.g. the wall that moves with an elbow angle
         (``examples/sweep_brace_atlas.py``); its keys follow the same rules and may not be varied;
-        ``progress`` a stage (:mod:`contactmodes.progress`) told of each point checked."""
+        ``progress`` a stage (``contactmodes.progress``) told of each point checked."""
         if system is None:
             raise SweepError("system: the analyze sweep needs a system file")
         base, source = adapter.load_document(system)
@@ -231,7 +231,7 @@ class AnalyzeKind(SweepKind):
 
 
 def _derived_keys(grid: Grid, derive) -> list[str]:
-    """The keys ``derive`` assigns over the grid (first-seen order); :class:`SweepError` when it
+    """The keys ``derive`` assigns over the grid (first-seen order); ``SweepError`` when it
     is not callable, returns no mapping, or assigns a varied key."""
     if derive is None:
         return []

@@ -8,7 +8,7 @@
     contactmodes sweep flip --vary PARAM=SPEC [--vary ...] [--controller NAME] [--duration S]
                        [--scheduler ADDRESS] [--workers N] [--output ...] [--plot PNG] [--json]
 
-One sub-command per sweep kind (:mod:`.kinds`: ``analyze`` built in, others through the
+One sub-command per sweep kind (``kinds``: ``analyze`` built in, others through the
 ``contactmodes.sweep_kinds`` entry points). Stdout gets the ``contactmodes.sweep/1`` document with
 ``--json``; otherwise the table as text, unless ``--output`` writes it (CSV, JSON records, or
 parquet when pyarrow is installed): then stdout gets nothing, as ``analyze --output``. ``--plot``
@@ -19,7 +19,7 @@ progress (a tqdm bar on a terminal, a line every few seconds otherwise) while th
 checked and run; a grid of more than ``--max-points`` (default 100000) points is refused before
 any value is made.
 
-Contract (as every ``contactmodes`` command, :mod:`contactmodes.cli`): everything that can be
+Contract (as every ``contactmodes`` command, ``contactmodes.cli``): everything that can be
 checked is checked before anything runs — specs, keys, options, every grid point's values (the
 loader's verdict), output paths and formats — and a failure is one line on stderr, exit 2,
 nothing written. A grid point that fails while running is recorded (``ok: false`` and its error)
@@ -161,8 +161,8 @@ def _summary(result) -> str:
 def run(args: argparse.Namespace) -> str:
     """Run the sweep command (module doc); returns the text for stdout.
 
-    User errors propagate (:class:`~contactmodes.cli.UserError`,
-    :class:`~contactmodes.errors.ContactModelError`, :class:`~polytopes.PolytopeError`; exit 2),
+    User errors propagate (``UserError``,
+    ``ContactModelError``, ``PolytopeError``; exit 2),
     as does ``KeyboardInterrupt`` (exit 130); anything else prints the internal-error line and
     exits 70."""
     try:

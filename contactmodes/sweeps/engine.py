@@ -3,7 +3,7 @@ running Dask cluster given its scheduler address.
 
 * ``scheduler=None, workers=0``: a plain loop in this process (no Dask; debugging, tiny sweeps).
 * ``scheduler=None, workers=None``: in this process when there are at most ``in_process_points``
-  points (the kind's :attr:`~.kinds.SweepKind.in_process_points`: a cluster would take longer to
+  points (the kind's ``in_process_points``: a cluster would take longer to
   start than they take to run), otherwise as ``workers=os.cpu_count()``.
 * ``scheduler=None, workers=N``: a ``LocalCluster`` of ``min(N, points)`` worker **processes**
   with one thread each, started and closed here.
@@ -24,8 +24,8 @@ Dask's loggers silenced. Ctrl-C while the cluster is starting (or closing) takes
 has started (or closed): a half-started cluster cannot be closed cleanly.
 
 Progress (``progress``): ``None`` a bar on stderr when it is a terminal, nothing otherwise;
-``True`` a bar on a terminal, a line every few seconds otherwise (:mod:`contactmodes.progress`);
-``False`` nothing; or a :class:`~contactmodes.progress.Progress` to report to.
+``True`` a bar on a terminal, a line every few seconds otherwise (``contactmodes.progress``);
+``False`` nothing; or a ``Progress`` to report to.
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ def run_point(evaluate: Callable[[dict], dict], params: dict) -> dict:
 
 
 def progress_of(progress: Any):
-    """The :class:`~contactmodes.progress.Progress` that ``progress`` (module doc) asks for, or
+    """The ``Progress`` that ``progress`` (module doc) asks for, or
     ``None`` for no progress."""
     from contactmodes.progress import Progress
 
@@ -161,12 +161,12 @@ def _quiet_dask():
 
 
 def runs_in_process(n_points: int, scheduler: str | None, workers: int | None, in_process_points: int = 0) -> bool:
-    """Whether :func:`execute` runs ``n_points`` in this process (module doc)."""
+    """Whether ``execute`` runs ``n_points`` in this process (module doc)."""
     return scheduler is None and (workers == 0 or (workers is None and n_points <= in_process_points))
 
 
 def check_resources(scheduler: str | None, workers: int | None) -> None:
-    """:class:`SweepError` on ``workers`` that is not an integer >= 0, or given with ``scheduler``."""
+    """``SweepError`` on ``workers`` that is not an integer >= 0, or given with ``scheduler``."""
     if scheduler is not None and workers is not None:
         raise SweepError("--workers: not used with --scheduler (the cluster has its own workers)")
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 0):
@@ -205,7 +205,7 @@ def execute(evaluate: Callable[[dict], dict], points: Sequence[dict], scheduler:
     """Evaluate every point (module doc); returns ``(point documents in grid order, scheduler
     label, number of workers)`` with the label ``"serial"``, ``"local"`` or the address.
 
-    Raises :class:`~contactmodes.sweeps.grid.SweepError` on a bad ``workers``/``scheduler``
+    Raises ``SweepError`` on a bad ``workers``/``scheduler``
     combination or an unreachable scheduler, ``KeyboardInterrupt`` on Ctrl-C (outstanding tasks
     cancelled). ``announce`` prints one line on stderr saying how many points run where, before
     they run. ``in_process_points``: without ``workers`` and ``scheduler``, at most this many

@@ -14,7 +14,7 @@ A *spec* gives the values of one varied key:
 Several keys make the Cartesian product, the **last key varying fastest** (``itertools.product``
 order); that order is the order of the points in every output.
 
-Size guard: :func:`parse_vary` with ``max_points`` counts the points from the specs alone
+Size guard: ``parse_vary`` with ``max_points`` counts the points from the specs alone
 (``LO:HI:N`` gives ``N`` without generating the values) and refuses a larger grid before any value
 is made, so that ``0:1:100000000`` is a one-line error, not minutes of memory allocation.
 """
@@ -74,7 +74,7 @@ def _number(text: str, what: str, key: str) -> float:
 
 
 def parse_spec(spec: str, key: str = "value") -> list:
-    """The values of ``spec`` (module doc); :class:`SweepError` naming ``key`` when malformed.
+    """The values of ``spec`` (module doc); ``SweepError`` naming ``key`` when malformed.
 
     >>> parse_spec("0.1:0.5:5")
     [0.1, 0.2, 0.3, 0.4, 0.5]
@@ -152,7 +152,7 @@ class Grid:
 
 def _spec_size(spec: Any) -> int | None:
     """Number of values ``spec`` gives, without making them; ``None`` when it is malformed
-    (:func:`parse_spec` then says why)."""
+    (``parse_spec`` then says why)."""
     if not isinstance(spec, str):
         try:
             return len(spec)
@@ -167,7 +167,7 @@ def _spec_size(spec: Any) -> int | None:
 
 
 def check_size(n: int, max_points: int | None, option: str = "max_points") -> None:
-    """:class:`SweepError` naming ``option`` when a grid of ``n`` points exceeds ``max_points``
+    """``SweepError`` naming ``option`` when a grid of ``n`` points exceeds ``max_points``
     (``None``: no limit)."""
     if max_points is not None and n > max_points:
         raise SweepError(f"{option}: the grid has {n} points, more than the limit of {max_points} "
@@ -176,11 +176,11 @@ def check_size(n: int, max_points: int | None, option: str = "max_points") -> No
 
 def parse_vary(vary: Mapping[str, Any] | Sequence[str] | Grid, max_points: int | None = None,
                option: str = "max_points") -> Grid:
-    """Build a :class:`Grid` from ``{key: spec-or-values}`` or from CLI items ``"KEY=SPEC"`` (a
-    :class:`Grid` is returned as it is, after the size check).
+    """Build a ``Grid`` from ``{key: spec-or-values}`` or from CLI items ``"KEY=SPEC"`` (a
+    ``Grid`` is returned as it is, after the size check).
 
     A value may be a spec string (module doc) or a sequence of numbers/strings. Raises
-    :class:`SweepError` on a malformed item, an empty key, a key given twice, or a bad spec, and,
+    ``SweepError`` on a malformed item, an empty key, a key given twice, or a bad spec, and,
     with ``max_points``, on a grid of more points (counted before any value is made; the message
     names ``option``, e.g. ``--max-points``).
     """

@@ -46,7 +46,7 @@ def _kind(node: Any) -> str:
 def expand_key(doc: Mapping, key: str, create: bool = False) -> list[Path]:
     """The concrete paths ``key`` names in ``doc`` (module doc), in document order.
 
-    Raises :class:`SweepError` (message starts with ``key``) when a component does not exist,
+    Raises ``SweepError`` (message starts with ``key``) when a component does not exist,
     an index is out of range, ``*`` matches nothing, or the key names a table or an array.
     """
     comps = _components(key)
@@ -95,7 +95,7 @@ def expand_key(doc: Mapping, key: str, create: bool = False) -> list[Path]:
 
 
 def key_paths(doc: Mapping, keys, create: bool = False) -> dict[str, list[Path]]:
-    """``{key: expand_key(doc, key)}`` for every key; :class:`SweepError` when two keys reach
+    """``{key: expand_key(doc, key)}`` for every key; ``SweepError`` when two keys reach
     the same path (``contacts.*.mu`` and ``contacts.0.mu``)."""
     owner: dict[Path, str] = {}
     out: dict[str, list[Path]] = {}

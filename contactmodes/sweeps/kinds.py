@@ -1,15 +1,15 @@
 """Sweep kinds: what one grid point computes, and how kinds are registered.
 
-A *kind* (``analyze`` here, ``flip`` in :mod:`controllers.rhex.sweep`) turns a validated
-:class:`~contactmodes.sweeps.grid.Grid` into a :class:`Prepared` sweep: a picklable function
+A *kind* (``analyze`` here, ``flip`` in ``controllers.rhex.sweep``) turns a validated
+``Grid`` into a ``Prepared`` sweep: a picklable function
 evaluating one point on a Dask worker, the table columns of a point and the panels worth
-plotting. The engine (:mod:`.engine`), the outputs and the CLI are shared by every kind.
+plotting. The engine (``engine``), the outputs and the CLI are shared by every kind.
 
 Registration
 ------------
-``analyze`` is built in. Packages layered above :mod:`contactmodes` add kinds through the
+``analyze`` is built in. Packages layered above ``contactmodes`` add kinds through the
 entry-point group ``contactmodes.sweep_kinds`` (so that ``contactmodes`` never imports them):
-the entry point names an instance of a :class:`SweepKind` subclass, e.g. in ``pyproject.toml``:
+the entry point names an instance of a ``SweepKind`` subclass, e.g. in ``pyproject.toml``:
 
     [project.entry-points."contactmodes.sweep_kinds"]
     flip = "controllers.rhex.sweep:KIND"
@@ -76,10 +76,10 @@ class Prepared:
 
 
 class SweepKind(ABC):
-    """One kind of sweep (module doc). Subclasses set :attr:`name` and :attr:`help`, and may set
-    :attr:`in_process_points`.
+    """One kind of sweep (module doc). Subclasses set ``name`` and ``help``, and may set
+    ``in_process_points``.
 
-    :meth:`prepare` may accept a keyword ``progress``: a stage of :mod:`contactmodes.progress`
+    ``prepare`` may accept a keyword ``progress``: a stage of ``contactmodes.progress``
     (``update()`` once per point checked), which the engine passes when the signature has it."""
 
     name: str = ""
@@ -95,11 +95,11 @@ class SweepKind(ABC):
 
     @abstractmethod
     def options_from_args(self, args: argparse.Namespace) -> dict:
-        """The keyword options of :meth:`prepare` from the parsed CLI arguments."""
+        """The keyword options of ``prepare`` from the parsed CLI arguments."""
 
     @abstractmethod
     def prepare(self, grid: Grid, **options) -> Prepared:
         """Validate every point of ``grid`` with ``options`` and return the runnable sweep.
 
-        Raises :class:`~contactmodes.sweeps.grid.SweepError` (one line naming the key) on a bad
+        Raises ``SweepError`` (one line naming the key) on a bad
         key, a bad option or any point the model rejects — before anything runs."""

@@ -1,6 +1,6 @@
 """Pictures of a sweep: a line plot for one varied key, a heat map for two (matplotlib, Agg).
 
-One panel per result column the kind marks as worth plotting (:class:`~.kinds.Panel`), titled
+One panel per result column the kind marks as worth plotting (``Panel``), titled
 with its unit; the axes carry the varied keys with their units. Decisions:
 
 * a column that is the same at every point (e.g. a lower bound that is −∞ everywhere; finite
@@ -12,7 +12,7 @@ with its unit; the axes carry the varied keys with their units. Decisions:
 * a heat map with at most ``ANNOTATE_MAX_CELLS`` cells prints each value in its cell (3
   significant digits); categorical keys (e.g. ``controller``) are spread over equal cells, and
   drawn as unconnected markers in a line plot;
-* a panel with a ``where`` column (:class:`~.kinds.Panel`) shows its value only where that
+* a panel with a ``where`` column (``Panel``) shows its value only where that
   column is true, ``n/a`` elsewhere (a flip's prediction error only for the runs that flipped);
 * tick labels of a heat map (and of categories) are thinned to every k-th value so that they do
   not overlap: at most ``MAX_TICKS`` per axis, and along x at most ``TICK_CHARS`` characters.
@@ -42,7 +42,7 @@ CONSTANT_RTOL = 1e-9
 
 
 def check_plot(n_keys: int, path: str) -> None:
-    """:class:`SweepError` before anything runs when ``--plot`` cannot draw this sweep."""
+    """``SweepError`` before anything runs when ``--plot`` cannot draw this sweep."""
     if not path.lower().endswith(".png"):
         raise SweepError(f"--plot: expected a .png file name, got {path!r}")
     if n_keys not in (1, 2):
@@ -174,10 +174,10 @@ def _line(ax, x: Sequence, y: np.ndarray) -> None:
 
 
 def plot_sweep(result, path: str, title: str | None = None) -> None:
-    """Draw ``result`` (:class:`~.result.SweepResult`) to the PNG ``path`` (module doc).
+    """Draw ``result`` (``SweepResult``) to the PNG ``path`` (module doc).
 
-    Raises :class:`SweepError` when the sweep varies more than two keys, and
-    :class:`~contactmodes._extras.MissingExtraError` without matplotlib (the ``plot`` extra)."""
+    Raises ``SweepError`` when the sweep varies more than two keys, and
+    ``MissingExtraError`` without matplotlib (the ``plot`` extra)."""
     from contactmodes._extras import require
 
     require("matplotlib", "plot", "plot_sweep")

@@ -1,6 +1,6 @@
-"""The registry of sweep kinds: the built-in ``analyze`` (:mod:`.analyze_kind`) and those of the
-``contactmodes.sweep_kinds`` entry points (:data:`~contactmodes.sweeps.kinds.KIND_GROUP`). Apart
-from :mod:`.kinds` (the base classes), so that a kind's module imports the base classes and the
+"""The registry of sweep kinds: the built-in ``analyze`` (``analyze_kind``) and those of the
+``contactmodes.sweep_kinds`` entry points (``KIND_GROUP``). Apart
+from ``kinds`` (the base classes), so that a kind's module imports the base classes and the
 registry imports the kinds, never the other way round."""
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ def available_kinds() -> dict[str, SweepKind]:
 
 
 def get_kind(name: str) -> SweepKind:
-    """The kind called ``name``; :class:`SweepError` listing the available ones otherwise."""
+    """The kind called ``name``; ``SweepError`` listing the available ones otherwise."""
     kinds = available_kinds()
     if name not in kinds:
         raise SweepError(f"kind: unknown sweep kind {name!r} (available: {', '.join(kinds)})")

@@ -11,7 +11,7 @@ JSON document (``--json``; ``docs/sweeps.md``):
 No NaN or Infinity appears: ``null`` stands for an unbounded end, an infinite measure, or "not
 applicable" (each field's doc says which).
 
-Table (:meth:`SweepResult.to_frame`, ``--output``): one row per point in grid order; the varied
+Table (``SweepResult.to_frame``, ``--output``): one row per point in grid order; the varied
 keys, ``ok``, ``error``, then the kind's columns — NaN where not applicable (or the point
 failed), ±inf where unbounded. CSV writes them as ``nan``/``inf``/``-inf`` (pandas reads them
 back); JSON records (``.json``) write every non-finite value as ``null``; parquet keeps them.
@@ -34,7 +34,7 @@ TABLE_FORMATS = (".csv", ".json", ".parquet")
 
 
 def check_table_path(path: str) -> str:
-    """The format (``.csv``, ``.json``, ``.parquet``) of a table file name; :class:`SweepError`
+    """The format (``.csv``, ``.json``, ``.parquet``) of a table file name; ``SweepError``
     on another extension or a parquet file without pyarrow (checked before anything runs)."""
     import importlib.util
     import os
@@ -57,9 +57,9 @@ class SweepResult:
     kind : str
         The kind's name.
     grid : Grid
-        The :class:`~contactmodes.sweeps.grid.Grid`.
+        The ``Grid``.
     prepared : Prepared
-        The kind's :class:`~contactmodes.sweeps.kinds.Prepared` (columns, panels, inputs).
+        The kind's ``Prepared`` (columns, panels, inputs).
     points : list[dict]
         Point documents in grid order (module doc).
     scheduler : str
@@ -89,13 +89,13 @@ class SweepResult:
         return doc
 
     def dumps(self) -> str:
-        """:meth:`to_json` as indented JSON text (no NaN/Infinity) with a final newline."""
+        """``to_json`` as indented JSON text (no NaN/Infinity) with a final newline."""
         return json.dumps(self.to_json(), indent=2, allow_nan=False) + "\n"
 
     def to_frame(self):
         """The table as a ``pandas.DataFrame`` (module doc); ``df.attrs`` holds the document's
         header (``schema``, ``kind``, ``vary``, ``scheduler``, ``workers`` and the kind's inputs).
-        Raises :class:`~contactmodes._extras.MissingExtraError` without pandas (the ``sweep`` extra)."""
+        Raises ``MissingExtraError`` without pandas (the ``sweep`` extra)."""
         from contactmodes._extras import require
 
         require("pandas", "sweep", "to_frame")
@@ -117,7 +117,7 @@ class SweepResult:
         return df
 
     def write_table(self, path: str) -> None:
-        """Write :meth:`to_frame` to ``path`` in the format its extension names (module doc)."""
+        """Write ``to_frame`` to ``path`` in the format its extension names (module doc)."""
         ext = check_table_path(path)
         df = self.to_frame()
         if ext == ".csv":

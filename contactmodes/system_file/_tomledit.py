@@ -7,7 +7,7 @@ changes that key's value when the text is parsed again (``tomllib``). A key to a
 located key of the same table (``, k = v`` in an inline table, a new line in a ``[table]``), into
 an empty inline table ``{}``, or into a new ``[table]`` at the end. Every candidate edit is parsed
 and kept only if it gives exactly the expected document, so the text is never guessed at: when no
-candidate does, :class:`TomlEditError` is raised and nothing is returned.
+candidate does, ``TomlEditError`` is raised and nothing is returned.
 """
 
 from __future__ import annotations

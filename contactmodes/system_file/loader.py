@@ -1,15 +1,15 @@
 """System files: load a planar contact system from TOML (schema: ``docs/system-file.md``).
 
-A system file describes a :class:`~contactmodes.model.mechanism.PlanarMechanism` (links, point masses,
+A system file describes a ``PlanarMechanism`` (links, point masses,
 contacts on straight environment lines, actuators), the state ``(q, q̇)`` at which it is analysed,
 optional physical/task constraints (flipping paper, eqs. 11–18; bracing paper) and an optional
-desired contact mode. :func:`load_system` reads a file, :func:`parse_system` the already parsed
-table; both return a :class:`LoadedSystem` holding the evaluated
-:class:`~contactmodes.model.system.ContactSystem`.
+desired contact mode. ``load_system`` reads a file, ``parse_system`` the already parsed
+table; both return a ``LoadedSystem`` holding the evaluated
+``ContactSystem``.
 
 Errors
 ------
-Every problem with the file raises :class:`~contactmodes.errors.SystemFileError` whose message
+Every problem with the file raises ``SystemFileError`` whose message
 starts with the *key path* of the offending value, e.g.:
 
     contacts[2].mu: must be >= 0, got -0.3
@@ -20,7 +20,7 @@ starts with the *key path* of the offending value, e.g.:
 
 Errors raised by the builder are re-raised as ``SystemFileError`` naming the key path once (a
 builder's own name for the same item, such as ``contacts[tip].link``, gives way to the file's,
-``contacts[0]``). The one exception is :class:`~contactmodes.errors.ApproachingContactError` (a
+``contacts[0]``). The one exception is ``ApproachingContactError`` (a
 state the rigid model without impacts cannot solve), which keeps its type so callers can tell it
 apart; its message starts with ``state.qdot`` wherever it is raised (the analysis included).
 """
@@ -282,7 +282,7 @@ def _in_file_terms(path: str, message: str) -> str:
 
 def _builder(path: str, fn: Callable, *args, **kwargs):
     """Call a builder method; re-raise its ContactModelError as SystemFileError naming the field
-    once, with the file's key path ``path`` (:func:`_in_file_terms`)."""
+    once, with the file's key path ``path`` (``_in_file_terms``)."""
     try:
         return fn(*args, **kwargs)
     except SystemFileError:
@@ -380,14 +380,14 @@ def _read_document(p: Path) -> dict:
 
 
 def parse_system(data: Mapping[str, Any], source: str = "<dict>") -> LoadedSystem:
-    """Validate a parsed system file and build its :class:`LoadedSystem`.
+    """Validate a parsed system file and build its ``LoadedSystem``.
 
     Parameters
     ----------
     data : Mapping[str, Any]
         The parsed document (as returned by ``tomllib.load``); schema in ``docs/system-file.md``.
     source : str, optional
-        A label for :attr:`LoadedSystem.source`; when it names a file, its stem is the
+        A label for ``LoadedSystem.source``; when it names a file, its stem is the
         default ``name``.
 
     Raises
@@ -426,7 +426,7 @@ def _gap_tolerance(parsed: "_Parsed") -> float:
 
 def _gap_problem(contact: str, gap: float, tol: float) -> str | None:
     """Why the loader rejects a contact at signed distance ``gap`` from its surface (the file's
-    length unit), or ``None`` when ``|gap| <= tol`` (:func:`_gap_tolerance`)."""
+    length unit), or ``None`` when ``|gap| <= tol`` (``_gap_tolerance``)."""
     if abs(gap) <= tol:
         return None
     return (f"contact {contact!r} does not touch its surface at state.q: gap {gap:.6g} "
@@ -450,7 +450,7 @@ class _Parsed:
 
 
 def _parse(data: Mapping[str, Any], source: str) -> _Parsed:
-    """Validate a parsed system file and build its mechanism (no gap check); see :func:`parse_system`."""
+    """Validate a parsed system file and build its mechanism (no gap check); see ``parse_system``."""
     top = _table(data, "")
     urdf = isinstance(top.get("mechanism"), Mapping) and "urdf" in top["mechanism"]
     _keys(top, "", _TOP_KEYS, required=("state",) if urdf else ("links", "state"))
@@ -634,7 +634,7 @@ def _parse(data: Mapping[str, Any], source: str) -> _Parsed:
 
 def _urdf_mechanism(top: Mapping[str, Any], table: Mapping[str, Any], source: str, base: str,
                     base_position: tuple[float, float], gravity: float, name: str) -> PlanarMechanism:
-    """The ``[mechanism] urdf = "PATH"`` hook: the robot read from a URDF file (:mod:`.urdf`)."""
+    """The ``[mechanism] urdf = "PATH"`` hook: the robot read from a URDF file (``urdf``)."""
     for key in ("links", "point_masses"):
         if key in top:
             raise _fail(key, "not allowed with mechanism.urdf (the URDF file describes the links and masses)")
@@ -671,7 +671,7 @@ class ContactGeometry:
     velocity : numpy.ndarray
         ``(2,)`` ``(v_t, v_n)`` (m/s), the contact point's velocity in the contact frame.
     approaching : bool
-        ``v_n < −ε`` (the rule of :func:`contactmodes.modes.enumeration.check_not_approaching`): the
+        ``v_n < −ε`` (the rule of ``contactmodes.modes.enumeration.check_not_approaching``): the
         analysis rejects the state (no impact model).
     problem : str or None
         The loader's message when it rejects this contact (a gap), else ``None``.
@@ -690,18 +690,18 @@ class ContactGeometry:
 
 @dataclass(frozen=True)
 class SystemGeometry:
-    """The contacts of a system file at its state (:func:`system_geometry`).
+    """The contacts of a system file at its state (``system_geometry``).
 
     Attributes
     ----------
     name, source : str
-        As in :class:`LoadedSystem`.
+        As in ``LoadedSystem``.
     coordinates : tuple[str, ...]
         Generalized coordinate names.
     q, qdot : numpy.ndarray
         ``(n_q,)`` the state (SI).
     contacts : tuple[ContactGeometry, ...]
-        One :class:`ContactGeometry` per contact, in file order.
+        One ``ContactGeometry`` per contact, in file order.
     """
 
     name: str
@@ -713,7 +713,7 @@ class SystemGeometry:
 
     @property
     def accepted(self) -> bool:
-        """Whether :func:`load_system` accepts every contact (no gap problem)."""
+        """Whether ``load_system`` accepts every contact (no gap problem)."""
         return all(c.problem is None for c in self.contacts)
 
 
@@ -724,14 +724,14 @@ def system_geometry(path: str | Path) -> SystemGeometry:
     Raises
     ------
     SystemFileError
-        Any problem with the file other than a gap (as :func:`load_system`).
+        Any problem with the file other than a gap (as ``load_system``).
     """
     p = Path(path)
     return parse_geometry(_read_document(p), source=str(p))
 
 
 def parse_geometry(data: Mapping[str, Any], source: str = "<dict>") -> SystemGeometry:
-    """:func:`system_geometry` for an already parsed table (see :func:`parse_system`)."""
+    """``system_geometry`` for an already parsed table (see ``parse_system``)."""
     from contactmodes.modes.enumeration import zero_threshold
 
     parsed = _parse(data, source)

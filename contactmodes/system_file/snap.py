@@ -2,13 +2,13 @@
 on its surface line (``contactmodes check FILE --snap``).
 
 The loader accepts a contact only when its gap ``g_i(q) = n_i·(p_i(q) − s_i)`` is at most
-``GAP_RTOL · L`` (:mod:`contactmodes.tolerances`, ``L`` the mechanism's characteristic length), so a
-state written with five or six digits is rejected. :func:`snap_state` finds the configuration
+``GAP_RTOL · L`` (``contactmodes.tolerances``, ``L`` the mechanism's characteristic length), so a
+state written with five or six digits is rejected. ``snap_state`` finds the configuration
 nearest to the written one on which every gap is zero:
 
     minimize ‖W (q − q₀)‖₂  subject to  g(q) = 0,
 
-with ``W = diag(w)`` the weights of :func:`coordinate_weights`: ``1/L`` for a length coordinate
+with ``W = diag(w)`` the weights of ``coordinate_weights``: ``1/L`` for a length coordinate
 (``x``, ``y`` of a floating base) and ``1`` for an angle (rad). Coordinates mix metres and radians;
 turning a link by ``δ`` rad moves the robot's points by up to about ``L·δ``, so a length change of
 ``L·δ`` counts as much as a rotation by ``δ`` (the change is measured in the robot's own size, and
@@ -17,7 +17,7 @@ does not depend on the unit of length of the file).
 Method
 ------
 Gauss–Newton projection with the normal rows ``J_n = ∂g/∂q`` of the contact Jacobian
-(:attr:`Dynamics.J <contactmodes.model.mechanism.Dynamics.J>`, rows ``2i + 1``). In scaled coordinates
+(``Dynamics.J <contactmodes.model.mechanism.Dynamics.J>``, rows ``2i + 1``). In scaled coordinates
 ``z = W q`` each step solves the linearized problem ``min ‖z + Δ − z₀‖`` subject to
 ``g(q) + J_n W⁻¹ Δ = 0``:
 
@@ -25,10 +25,10 @@ Gauss–Newton projection with the normal rows ``J_n = ∂g/∂q`` of the contac
 
 (``A⁺`` the pseudo-inverse; the first step, at ``q₀``, is the minimum-norm Newton step
 ``−A⁺ g``). A fixed point is a KKT point of the problem above: ``g = 0`` and ``W (q − q₀)`` in the
-row space of ``J_n W⁻¹``. Steps are capped at :data:`MAX_STEP` (scaled) and halved while they do
+row space of ``J_n W⁻¹``. Steps are capped at ``MAX_STEP`` (scaled) and halved while they do
 not reduce ``‖g‖``; the iteration stops when the gaps are at rounding level and the step is
 negligible, or when no step reduces the gaps any more. Success: every ``|g_i| <=
-SNAP_MARGIN · GAP_RTOL · L``; otherwise :class:`SnapError` names the contact left farthest from its
+SNAP_MARGIN · GAP_RTOL · L``; otherwise ``SnapError`` names the contact left farthest from its
 surface (a surface out of the robot's reach, such as a wall farther away than a link is long).
 A coordinate whose change is rounding noise (``_KEEP``) keeps its input value exactly.
 
@@ -36,7 +36,7 @@ Velocities
 ----------
 Moving ``q`` turns the contact normals' Jacobian rows, so the same ``q̇`` may give other normal
 velocities ``v_n = J_n q̇``. When the snap changes some contact's ``v_n`` by more than the analysis's
-zero threshold ``ε_i`` (:func:`contactmodes.modes.enumeration.zero_threshold`), ``q̇`` gets the smallest change
+zero threshold ``ε_i`` (``contactmodes.modes.enumeration.zero_threshold``), ``q̇`` gets the smallest change
 (in the same weights ``W``) that gives every contact back its normal velocity at the input state:
 ``J_n(q) q̇' = J_n(q₀) q̇₀``. Otherwise — in particular for ``q̇ = 0`` — ``q̇`` is kept as it is.
 """
@@ -81,7 +81,7 @@ class SnapError(ContactModelError):
 
 @dataclass(frozen=True)
 class SnapResult:
-    """A state snapped onto its contact surfaces (:func:`snap_state`); ``n`` coordinates, ``k`` contacts.
+    """A state snapped onto its contact surfaces (``snap_state``); ``n`` coordinates, ``k`` contacts.
 
     Attributes
     ----------
@@ -102,7 +102,7 @@ class SnapResult:
     length : float
         The length ``L`` (m) that weighs lengths against angles.
     weights : numpy.ndarray
-        ``(n,)`` the weights ``w`` of :func:`coordinate_weights`.
+        ``(n,)`` the weights ``w`` of ``coordinate_weights``.
     iterations : int
         Gauss–Newton steps taken (0 when nothing had to move).
     """
@@ -151,7 +151,7 @@ def snap_state(mechanism: PlanarMechanism, q: ArrayLike, qdot: ArrayLike | None 
     length : float, optional
         The length ``L`` (m) weighing lengths against angles, and the unit of the success
         test; default: the mechanism's characteristic length at ``(q, qdot)``
-        (:meth:`~contactmodes.model.mechanism.PlanarMechanism.characteristic_scales`), the loader's.
+        (``characteristic_scales``), the loader's.
 
     Returns
     -------

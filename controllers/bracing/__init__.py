@@ -1,8 +1,8 @@
 """Robust bracing of a snake robot between walls (Greenfield, Rizzi, Choset, ICRA 2005; bracing.md).
 
-Public API: :class:`BracingController`, :class:`BracingResult` (:mod:`.controller`). The robust
-sets themselves are computed by :mod:`contactmodes.analysis.robust`; the climbing demo's disturbance model
-lives in :mod:`.climb`.
+Public API: ``BracingController``, ``BracingResult`` (``controller``). The robust
+sets themselves are computed by ``contactmodes.analysis.robust``; the climbing demo's disturbance model
+lives in ``climb``.
 """
 
 __all__ = ["BracingController", "BracingResult", "DEFAULT_TORQUE_BOUND", "OBJECTIVES"]

@@ -2,7 +2,7 @@
 
 Computes the robust feasible set ``T'_c`` and the robustly unambiguous set ``T'*_c`` of the
 desired mode (default: the file's ``desired_mode``) under the file's ``[disturbance]`` set, and
-the :class:`~controllers.bracing.BracingController` torque. JSON: ``{"schema":
+the ``BracingController`` torque. JSON: ``{"schema":
 "contactmodes.brace/1", "mode", "status", "robust_feasible": polytope, "robust_unambiguous":
 [polytopes], "ambiguity_sources": [...], "torque": [...] | null, "margin": float | null,
 "objective", "torque_bound": [...]}``. Registered as a ``contactmodes`` subcommand through the
@@ -49,7 +49,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> str | CommandOutput:
     """Compute the sets and the torque; returns the text to print (table or JSON), wrapped in a
-    :class:`~contactmodes.cli.CommandOutput` with status 1 when there is no bracing torque."""
+    ``CommandOutput`` with status 1 when there is no bracing torque."""
     from contactmodes.system_file.loader import load_system
     from contactmodes.tolerances import MAGNITUDE_MAX
 

@@ -26,11 +26,11 @@ With ``q̇_b = 0``, ``q̈_b = 0`` the brace rows of the full model read
         = h_brace(q_b) − [M(q) q̈ + h(q, q̇)]_{x, y, θ, θ1}
 
 where ``M``, ``h`` are the full five-link model's and ``h_brace(q_b)`` is the gravity vector of the
-brace-only model (:func:`brace_mechanism`). **Mass split:** the brace-only model carries the
+brace-only model (``brace_mechanism``). **Mass split:** the brace-only model carries the
 first three masses — free end of link 1, joint 1 and joint 2 (joint 2 is the tip of link 2, so its
 mass belongs to the brace); the free section's masses are the other three: joint 3, joint 4 and
 the tip of link 5 (``3 m g = 2.498 N``). ``τ_d`` enters with the **same sign as the torques**
-(CONVENTIONS; :class:`contactmodes.model.system.Disturbance`). Coordinates are relative, so the joint-2
+(CONVENTIONS; ``contactmodes.model.system.Disturbance``). Coordinates are relative, so the joint-2
 actuator ``tau2`` is a generalized force on ``θ2`` only and does not appear in the brace rows; its
 reaction on link 2 is contained in ``τ_d`` through the free section's inertial and gravity terms.
 Equivalently (Newton–Euler, the test's oracle): the free masses push on the chain with
@@ -53,7 +53,7 @@ free joints stay strictly between the walls (``x ∈ [−0.0816, −0.0088] m`` 
 
 Result (201 samples): ``τ_d`` ranges over ``[−0.037, 0.043] × [−2.573, −2.444] ×
 [0.031, 0.158] × [−0.188, −0.076]`` (N, N, N·m, N·m), inside bracing.md's
-``D = [−0.2, 0.1] × [−3.0, −2.3] × [−0.05, 0.25] × [−0.25, 0]`` (see :func:`stays_inside_D`).
+``D = [−0.2, 0.1] × [−3.0, −2.3] × [−0.05, 0.25] × [−0.25, 0]`` (see ``stays_inside_D``).
 """
 
 from __future__ import annotations
@@ -122,8 +122,8 @@ Q_END.setflags(write=False)
 def chain_mechanism(n_links: int, contacts: bool = True) -> PlanarMechanism:
     """An ``n_links`` chain of bracing.md's set-ups (``PlanarMechanism``, floating base).
 
-    Links ``link1 … link{n}`` of length :data:`L`, massless; ``n + 1`` point masses :data:`MASS`
-    (free end of link 1, each joint, tip of link ``n``); gravity :data:`GRAVITY`; coordinates
+    Links ``link1 … link{n}`` of length ``L``, massless; ``n + 1`` point masses ``MASS``
+    (free end of link 1, each joint, tip of link ``n``); gravity ``GRAVITY``; coordinates
     ``(x, y, theta, theta1 … theta{n−1})`` (``(x, y)`` the free end of link 1); every joint actuated
     (``tau1 … tau{n−1}`` on ``theta1 …``). With ``contacts`` (requires ``n_links >= 2``) the brace's
     three contacts of ``examples/two_link_brace.toml``, in that order: ``base`` (free end of
@@ -156,7 +156,7 @@ def chain_mechanism(n_links: int, contacts: bool = True) -> PlanarMechanism:
 
 
 def five_link_mechanism() -> PlanarMechanism:
-    """The five-link climber of bracing.md set-up 3 (:func:`chain_mechanism` with 5 links, 6
+    """The five-link climber of bracing.md set-up 3 (``chain_mechanism`` with 5 links, 6
     masses, the brace's three contacts, actuators ``tau1 … tau4``); coordinates
     ``(x, y, theta, theta1, theta2, theta3, theta4)``."""
     return chain_mechanism(5)
@@ -226,8 +226,8 @@ def trajectory(t: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(q, q̇, q̈)`` of the five-link chain at time ``t`` (s), (7,) each.
 
     Order ``(x, y, θ, θ1, θ2, θ3, θ4)``, SI (m, rad, and their derivatives). The brace part is
-    :data:`BRACE_Q` with zero velocity and acceleration; ``(θ2, θ3, θ4)`` follow the minimum-jerk
-    quintic of the module doc from :data:`Q_START` (``t <= 0``) to :data:`Q_END`
+    ``BRACE_Q`` with zero velocity and acceleration; ``(θ2, θ3, θ4)`` follow the minimum-jerk
+    quintic of the module doc from ``Q_START`` (``t <= 0``) to ``Q_END``
     (``t >= DURATION``). Raises ``ValueError`` for a non-finite ``t``.
     """
     phi, dphi, ddphi = absolute_angles(t)
@@ -244,7 +244,7 @@ def trajectory(t: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 def disturbance(t: float) -> np.ndarray:
     """``τ_d`` (4,) on ``(x, y, θ, θ1)`` at time ``t`` (s), in (N, N, N·m, N·m).
 
-    ``τ_d = h_brace(q_b) − [M(q) q̈ + h(q, q̇)]_{brace rows}`` along :func:`trajectory` (module doc:
+    ``τ_d = h_brace(q_b) − [M(q) q̈ + h(q, q̇)]_{brace rows}`` along ``trajectory`` (module doc:
     sign, mass split). Raises ``ValueError`` for a non-finite ``t``.
     """
     q, qd, qdd = trajectory(t)
@@ -278,7 +278,7 @@ def disturbance_box(times, margin: float = 0.0) -> tuple[np.ndarray, np.ndarray]
     Parameters
     ----------
     times : array_like
-        ``(n,)`` sample times (s), evaluated with :func:`disturbance_along`; or an already computed
+        ``(n,)`` sample times (s), evaluated with ``disturbance_along``; or an already computed
         ``τ_d`` array of shape ``(n, 4)``.
     margin : float, optional
         Relative widening, ``>= 0``: each component's interval ``[lo, hi]`` is extended by
@@ -288,7 +288,7 @@ def disturbance_box(times, margin: float = 0.0) -> tuple[np.ndarray, np.ndarray]
     Raises
     ------
     ValueError
-        Bad ``times`` (see :func:`disturbance_along`), a 2-D array not of shape (n, 4), or a
+        Bad ``times`` (see ``disturbance_along``), a 2-D array not of shape (n, 4), or a
         negative or non-finite ``margin``.
     """
     if not (isinstance(margin, (int, float, np.floating, np.integer)) and math.isfinite(margin) and margin >= 0):

@@ -1,7 +1,7 @@
 """Bracing controller: a brace torque in the robustly unambiguous set (bracing paper; bracing.md).
 
-:class:`BracingController` computes, for a system with a disturbance set, the robustly
-unambiguous set ``T'*_c`` of the desired mode (:func:`contactmodes.analysis.robust.robust_unambiguous`)
+``BracingController`` computes, for a system with a disturbance set, the robustly
+unambiguous set ``T'*_c`` of the desired mode (``contactmodes.analysis.robust.robust_unambiguous``)
 and picks one torque in it:
 
 * ``objective="max_margin"`` (default): the torque with the largest Euclidean distance (N·m) to
@@ -9,34 +9,34 @@ and picks one torque in it:
   (Boyd & Vandenberghe, *Convex Optimization*, §8.5.1) of each piece intersected with the torque
   bound box ``|τ_j| <= torque_bound_j``, best piece taken. Pieces of ``T'*_c`` share boundaries
   only where the region difference split them, so the margin to the piece is a lower bound on
-  the margin to the whole set (pieces are first merged by :func:`polytopes.simplify` where their
+  the margin to the whole set (pieces are first merged by ``polytopes.simplify`` where their
   union is convex).
 * ``objective="least_effort"``: the torque of least Euclidean norm whose distance to the piece
   boundary is at least ``margin`` (and inside the torque bound box).
 
-The Chebyshev ball is :meth:`polytopes.Polytope.chebyshev_center` (verified LPs, emptiness and
-affine hull by the one rule of :mod:`polytopes.feasibility`, decided relative to the data's own
+The Chebyshev ball is ``polytopes.Polytope.chebyshev_center`` (verified LPs, emptiness and
+affine hull by the one rule of ``polytopes.feasibility``, decided relative to the data's own
 scale); the least-effort torque is one small QP per piece (cvxpy) in scaled variables; the sets
 are computed once per call. The margin reported is measured afterwards, on the returned torque,
 to the boundary of ``piece ∩ box`` within its affine hull.
 
 The torque bound: actuators have limits and ``T'*_c`` is often unbounded (pressing harder keeps
-a brace fixed), so the Chebyshev problem needs a box. Default :data:`DEFAULT_TORQUE_BOUND` =
+a brace fixed), so the Chebyshev problem needs a box. Default ``DEFAULT_TORQUE_BOUND`` =
 1 N·m per joint, the order of a hobby-servo stall torque at the bracing paper's robot scale (our
 choice; pass ``torque_bound`` for a real robot).
 
 Large torque bounds: any bound up to ``MAGNITUDE_MAX`` (1e60 N·m, the largest magnitude the
-toolkit accepts for an input number, :mod:`contactmodes.tolerances`) gives the right answer; a
+toolkit accepts for an input number, ``contactmodes.tolerances``) gives the right answer; a
 larger one is refused with an error naming that range (the answer for an unbounded piece has the
 bound's size, and near the largest double, 1.8e308, the LPs' arithmetic overflows). Decisions (does a piece meet the box, is
 the margin achievable) are taken by the polytopes package relative to the scale of the problem
 it is given, so a box of 1e10 N·m around a piece of size 1 N·m would make that scale 1e10 and
-its tolerances swamp the piece. The box is therefore first clipped at :data:`BOX_CLIP_FACTOR`
+its tolerances swamp the piece. The box is therefore first clipped at ``BOX_CLIP_FACTOR``
 times the piece's own size (its largest finite bounding-box coordinate and facet distance from
 the origin): exact for the coordinates in which the piece is bounded (it never reaches the
 clipped sides); for a coordinate in which it is unbounded the clipped answer is kept only when
 doubling the clipped box does not enlarge the ball (more than ``CONTAINMENT_TOL`` of
-:mod:`polytopes.tolerances` times its size) — the radius is concave in the box size, so no larger
+``polytopes.tolerances`` times its size) — the radius is concave in the box size, so no larger
 box does either. Otherwise the ball grows with the box (an unbounded piece such as ``τ <=
 −0.6`` N·m: the centre is near ``−bound/2``) and it is computed in the user's box, where the
 answer itself has the box's size. Least effort first finds a torque with the margin in the
@@ -75,7 +75,7 @@ OBJECTIVES = ("max_margin", "least_effort")
 
 @dataclass
 class BracingResult:
-    """What :meth:`BracingController.solve` returns (SciPy ``OptimizeResult`` style).
+    """What ``BracingController.solve`` returns (SciPy ``OptimizeResult`` style).
 
     Attributes
     ----------
@@ -96,9 +96,9 @@ class BracingResult:
     piece : int or None
         Index of the chosen piece in ``pieces``.
     pieces : list[Polytope]
-        The convex pieces searched (``T'*_c`` after :func:`polytopes.simplify`).
+        The convex pieces searched (``T'*_c`` after ``polytopes.simplify``).
     robust : RobustResult
-        The :class:`~contactmodes.analysis.robust.RobustResult` they came from.
+        The ``RobustResult`` they came from.
     """
 
     success: bool
@@ -148,7 +148,7 @@ def _piece_size(P: Polytope) -> tuple[float, np.ndarray]:
 
 def _ball(P: Polytope, bound: np.ndarray) -> tuple[np.ndarray, float] | None:
     """Chebyshev centre and radius of ``P ∩ box`` within its affine hull, ``None`` when empty
-    (:meth:`polytopes.Polytope.chebyshev_center`: scaled decisions, verified LPs)."""
+    (``polytopes.Polytope.chebyshev_center``: scaled decisions, verified LPs)."""
     ball = _boxed(P, bound).chebyshev_center()
     if not ball.radius >= 0:  # -inf: empty by the polytopes emptiness rule
         return None
@@ -161,7 +161,7 @@ def _max_margin_ball(P: Polytope, bound: np.ndarray, R: float,
 
     Decided in a box at the piece's own scale whenever the user's box cannot matter (module doc,
     *Large torque bounds*): the box is first clipped at ``BOX_CLIP_FACTOR`` times the piece's size
-    ``R`` (:func:`_piece_size`; ``unbounded``: the coordinates in which the piece is unbounded).
+    ``R`` (``_piece_size``; ``unbounded``: the coordinates in which the piece is unbounded).
     Clipping a coordinate in which the piece is bounded changes nothing (the piece lies within
     ``R`` of the origin there). When a coordinate in which it is unbounded was clipped, the ball is computed in the clipped box and in the box twice as
     large: the radius is a concave nondecreasing function of that size, so if doubling the box
@@ -186,7 +186,7 @@ def _hull_rows(P: Polytope, bound: np.ndarray) -> tuple[np.ndarray, ...]:
     """Rows of ``P ∩ box`` that bound it within the piece's affine hull, and their in-hull norms.
 
     Returns ``(H, h, A, b, norms)``: the piece's orthonormal hull equalities ``H τ = h``
-    (:meth:`polytopes.Polytope.affine_hull` of ``P`` alone, implicit equalities included, decided
+    (``polytopes.Polytope.affine_hull`` of ``P`` alone, implicit equalities included, decided
     at the piece's own scale) and the rows ``A τ <= b`` of ``P`` and of the box whose component
     orthogonal to the rows of ``H`` is not zero (``COEF_ZERO_TOL`` relative to the row), with the
     norm of that component (the distance a unit step inside the hull moves the row), so that
@@ -204,8 +204,8 @@ def _hull_rows(P: Polytope, bound: np.ndarray) -> tuple[np.ndarray, ...]:
 
 def _margin(P: Polytope, bound: np.ndarray, tau: np.ndarray) -> float:
     """Distance (N·m) from ``tau`` to the boundary of ``P ∩ box`` within the piece's affine hull
-    (0 for a single point); :class:`~polytopes.NumericalError` when ``tau`` is not in ``P ∩ box``
-    (:meth:`polytopes.Polytope.contains`, its tolerance)."""
+    (0 for a single point); ``NumericalError`` when ``tau`` is not in ``P ∩ box``
+    (``polytopes.Polytope.contains``, its tolerance)."""
     if not (P.contains(tau) and np.all(np.abs(tau) <= bound * (1.0 + CONTAINMENT_TOL))):
         raise NumericalError("bracing: the chosen torque is not in its piece of T'*_c within the torque bound")
     _, _, A, b, norms = _hull_rows(P, bound)
@@ -395,7 +395,7 @@ def _margin_point(P: Polytope, bound: np.ndarray, R: float,
 
 def _least_effort(P: Polytope, bound: np.ndarray, center: np.ndarray, margin: float) -> np.ndarray:
     """The least-norm ``τ`` of ``P ∩ box`` at in-hull distance ``>= margin`` from its boundary,
-    given ``center``, a point at that distance (:func:`_margin_point`).
+    given ``center``, a point at that distance (``_margin_point``).
 
     The least-norm point is no longer than ``center``, so the box is first clipped at
     ``BOX_CLIP_FACTOR · (||center|| + margin)`` (the clipped sides are inactive at the optimum,

@@ -5,13 +5,13 @@ calibration procedures (``docs/rhex-reproduction.md``).
 Public API
 ----------
 ``run_flip(params, controller, duration=2.0, *, timeline=True, progress=None, initial_state=None)
--> dict`` — one flip, its ``contactmodes.flip/1`` document (:mod:`.api`; ``simulate_flip`` returns
-the :class:`FlipRun` with the full trajectory); ``RHexParams`` (:mod:`.params`, every setting of a
+-> dict`` — one flip, its ``contactmodes.flip/1`` document (``api``; ``simulate_flip`` returns
+the ``FlipRun`` with the full trajectory); ``RHexParams`` (``params``, every setting of a
 flip); ``simulate``, ``initial_state``, ``ControlOutput``,
-``SimulationResult``, ``leg_kinematics``, ``energy``, ``STATE_LAYOUT`` (:mod:`.simulator`);
-``rigid_model``, ``rigid_system``, ``expand_mode`` (:mod:`.rigid_model`); ``torque_limits``,
-``torque_limit_polytope`` (:mod:`.limits`); ``BlindController``, ``M1``, ``M2``,
-``max_thrust_fixed_mode`` (:mod:`.blind`); ``MaxThrustController`` (:mod:`.max_thrust`).
+``SimulationResult``, ``leg_kinematics``, ``energy``, ``STATE_LAYOUT`` (``simulator``);
+``rigid_model``, ``rigid_system``, ``expand_mode`` (``rigid_model``); ``torque_limits``,
+``torque_limit_polytope`` (``limits``); ``BlindController``, ``M1``, ``M2``,
+``max_thrust_fixed_mode`` (``blind``); ``MaxThrustController`` (``max_thrust``).
 """
 
 from .api import CONTROLLERS, FlipRun, run_flip, simulate_flip

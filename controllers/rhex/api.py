@@ -4,11 +4,11 @@
 >>> doc = run_flip(RHexParams(mu_toe=0.39), "blind", duration=1.0, timeline=False)
 >>> doc["success"], doc["flip_time_s"], doc["rmse_pitch_accel_window"]      # doctest: +SKIP
 
-Every setting that matters is a field of :class:`~.params.RHexParams` (``mu_toe``, ``mu_body``,
+Every setting that matters is a field of ``RHexParams`` (``mu_toe``, ``mu_body``,
 ``tau_limit`` — the calibrated effective torque limit —, ``tau_stall`` — the hardware bound —,
 ``detector_threshold`` and the other detector settings, ``v0``, ``min_body_normal_force``,
 ``normal_velocity_tol``, the Table IV numbers, ...), so a parameter sweep varies
-``params.with_(name=value)`` and the controller name (:data:`CONTROLLERS`).
+``params.with_(name=value)`` and the controller name (``CONTROLLERS``).
 
 The document (schema ``contactmodes.flip/1``; floats are plain Python floats, no NaN/Infinity):
 
@@ -17,7 +17,7 @@ The document (schema ``contactmodes.flip/1``; floats are plain Python floats, no
 ``controller``, ``mu_toe``, ``mu_body``, ``tau_limit_nm``
     as run (N·m per planar leg for the effective torque limit)
 ``params``
-    every :class:`~.params.RHexParams` field as run (``RHexParams.to_dict``)
+    every ``RHexParams`` field as run (``RHexParams.to_dict``)
 ``success``, ``outcome``
     ``true`` iff the body flipped (pitch reached 90° with positive pitch rate); ``outcome`` one of
     ``"flipped"``, ``"fell_back"`` (lifted above 2°, then back to pitch <= 0), ``"timeout"``
@@ -26,12 +26,12 @@ The document (schema ``contactmodes.flip/1``; floats are plain Python floats, no
     s, ``null`` without a flip
 ``rmse_pitch_accel``
     rad/s², Table V by **the paper's definition**: predicted minus simulated pitch acceleration
-    over the whole thrust phase ``[0, thrust_end_s]`` (:func:`~.metrics.rmse_pitch_accel`);
+    over the whole thrust phase ``[0, thrust_end_s]`` (``rmse_pitch_accel``);
     ``null`` when the controller made no prediction
 ``rmse_pitch_accel_window``, ``rmse_window_s``
     rad/s², the same RMSE over **our documented window** ``[t0, t1]`` (s): without the first
     control step (start-up transient) and from the rear-face landing on
-    (:func:`~.metrics.rmse_window`); ``null`` when empty
+    (``rmse_window``); ``null`` when empty
 ``thrust_end_s``
     s, end of the thrust phase: both controllers thrust from 0 until the run ends (flip or
     failure; no pitch stop), so this is the end of the last control step with a prediction
@@ -40,13 +40,13 @@ The document (schema ``contactmodes.flip/1``; floats are plain Python floats, no
     for max-thrust or when it never switched
 ``stiction_time_s``, ``resliding_time_s``
     s, the *simulated* rear toe sticking after its initial slide and sliding again after that
-    (:func:`~.metrics.stiction_time`, :func:`~.metrics.resliding_time`); ``null`` if absent
+    (``stiction_time``, ``resliding_time``); ``null`` if absent
 ``body_contact_fraction``
     0–1, share of the thrust steps with the simulated body corner on the ground
 ``controller_status``
     ``{status: steps}``: max-thrust's step statuses (``optimal``, ``ambiguous``,
-    ``task_dropped``, ``task_dropped_ambiguous``, ``no_mode``, ``error``; :mod:`~.max_thrust`) or
-    the blind LP's (``optimal``, ``elastic``, ``inconsistent``; :mod:`~.blind`); zero counts left out
+    ``task_dropped``, ``task_dropped_ambiguous``, ``no_mode``, ``error``; ``max_thrust``) or
+    the blind LP's (``optimal``, ``elastic``, ``inconsistent``; ``blind``); zero counts left out
 ``controller_errors``
     the messages of max-thrust's ``error`` steps (at most 10; a failed step commands zero torque
     and predicts nothing), ``[]`` otherwise
@@ -56,7 +56,7 @@ The document (schema ``contactmodes.flip/1``; floats are plain Python floats, no
     ``{"median", "p90", "p99", "max", "steps"}``: wall time of one controller call (ms) over the
     thrust steps the controller computed — steps ``0 … n_f − 1`` of the thrust phase
     (``thrust_end_s``; idle steps after it are left out) without the steps it answered from its
-    precomputed at-rest start (max-thrust, :mod:`~.max_thrust`); ``steps`` how many (the other
+    precomputed at-rest start (max-thrust, ``max_thrust``); ``steps`` how many (the other
     fields ``null`` when none)
 ``step_cpu_ms``
     the same statistics of the CPU time of the controller's thread per call (ms): on a shared,
@@ -64,10 +64,10 @@ The document (schema ``contactmodes.flip/1``; floats are plain Python floats, no
 ``median_step_ms``
     ``step_ms["median"]``, kept for compatibility
 ``controller_paths``
-    how the steps were computed (:data:`~.max_thrust.PATHS`): ``fast`` (batched verified LPs and
+    how the steps were computed (``PATHS``): ``fast`` (batched verified LPs and
     certified responses only), ``slow`` (the exact slow path with projections ran), ``fallback``
     (some LP or response went to the exact solvers), ``precomputed`` (the at-rest start), and
-    ``lp_fallbacks`` / ``svd_fallbacks`` — LPs and responses handed to :mod:`polytopes.lp` /
+    ``lp_fallbacks`` / ``svd_fallbacks`` — LPs and responses handed to ``polytopes.lp`` /
     the SVD; for the blind controller ``fast`` / ``fallback`` steps and ``lp_fallbacks``
 ``mode_timeline`` (only with ``timeline=True``)
     segments ``{"t0": s, "t1": s, "simulated": "RFLL", "controller": "RRLL" | null}`` — maximal
@@ -97,7 +97,7 @@ CONTROLLERS = ("max-thrust", "blind")
 
 
 def make_controller(name: str, params: RHexParams):
-    """A fresh controller ``name`` (one of :data:`CONTROLLERS`) for ``params``.
+    """A fresh controller ``name`` (one of ``CONTROLLERS``) for ``params``.
 
     Raises ``ValueError`` for an unknown name; ``ImportError`` when the max-thrust controller
     cannot be imported (it is imported lazily)."""
@@ -133,7 +133,7 @@ class _Timed:
 
 @dataclass
 class FlipRun:
-    """A finished flip: ``controller`` name, ``params``, the :class:`~.simulator.SimulationResult`
+    """A finished flip: ``controller`` name, ``params``, the ``SimulationResult``
     ``result``, the controller object ``agent`` (its ``switch_time``, ``log``, ``counts``,
     ``paths``), ``step_times_s`` (N,) wall time and ``step_cpu_s`` (N,) CPU time of each
     controller call (s)."""
@@ -153,8 +153,8 @@ class FlipRun:
 def simulate_flip(params: RHexParams, controller: str, duration: float = 2.0, *,
                   progress: Callable[[float, float], None] | None = None, progress_every: float = 0.1,
                   initial_state=None) -> FlipRun:
-    """Simulate one flip from the flat start (:func:`~.simulator.initial_state`) or ``initial_state``
-    (18,) with controller ``controller`` (:data:`CONTROLLERS`) for at most ``duration`` s (the run
+    """Simulate one flip from the flat start (``initial_state``) or ``initial_state``
+    (18,) with controller ``controller`` (``CONTROLLERS``) for at most ``duration`` s (the run
     stops at the flip or the fall back).
 
     ``progress(t_s, pitch_rad)`` is called every ``progress_every`` s of simulated time.

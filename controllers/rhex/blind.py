@@ -8,8 +8,8 @@ tangent ``t = +x``, the robot's nose pointing ``+x``, so sliding forwards = ``R`
 * ``M2 = "RFLL"``: rear toe stuck (``F``), body slides forwards, middle and front toes backwards.
 
 At each control step the controller builds the rigid model (the closed-form terms of
-:func:`~.rigid_model.rigid_arrays`, nondimensionalized as every analysis is,
-:class:`~.max_thrust.StepModel` without max-thrust's normal-velocity classification) and solves,
+``rigid_arrays``, nondimensionalized as every analysis is,
+``StepModel`` without max-thrust's normal-velocity classification) and solves,
 for the assumed mode only (no enumeration of other modes), the LP
 
     max_{τ, w}  θ̈ = (P_q τ + Q_q w + r_q)[θ]   s.t.  (τ, w) ∈ D_c  (eq. 33, with the task
@@ -17,20 +17,20 @@ for the assumed mode only (no enumeration of other modes), the LP
                                                    lo <= τ <= hi   (motor limits at the hip speeds)
 
 on the machinery of the max-thrust controller: the mode's response from a
-:class:`contactmodes.realtime.plan.Layout` (certified pivoted solve, else the SVD) and the LP from
-:func:`polytopes.batchlp.solve_batch` (a verified dual simplex warm-started from the previous
-step's basis, :func:`polytopes.lp.solve_verified` when its answer does not verify). If the LP is
+``contactmodes.realtime.plan.Layout`` (certified pivoted solve, else the SVD) and the LP from
+``polytopes.batchlp.solve_batch`` (a verified dual simplex warm-started from the previous
+step's basis, ``polytopes.lp.solve_verified`` when its answer does not verify). If the LP is
 infeasible (the assumed mode cannot be realized with the task constraint — the blind controller
 cannot know), it falls back to the *elastic* LP ``max θ̈ − ρ Σ s`` with the inequality rows of
 ``D_c`` relaxed by slacks ``s >= 0`` (``ρ = 1e3`` per unit violation of a row in SI units, the
-rows of :func:`contactmodes.analysis.domains.domain_inequalities` of the SI system; solved in the
+rows of ``contactmodes.analysis.domains.domain_inequalities`` of the SI system; solved in the
 nondimensional variables with each slack weighted by its row's unit), i.e. the torque that
 realizes the assumed model as nearly as possible. (Before this machinery both LPs went through
 ``scipy.optimize.linprog``, about 1.3 ms per call on the shared machine.)
 
 Contacts left out of the rigid model (a toe more than ``params.toe_clearance`` above the ground)
 drop their letter from the LP's mode; the logged and reported mode is that effective mode in the
-4-letter form with ``S`` for the omitted toes (:func:`~.rigid_model.expand_mode`), i.e. the model
+4-letter form with ``S`` for the omitted toes (``expand_mode``), i.e. the model
 that produced the prediction.
 
 Model switch M1 → M2 (once, then left alone): a stiction detector on the measured pitch
@@ -43,8 +43,8 @@ Tuning: the paper tuned the detector on linoleum (μ_t = 0.39), where it "yields
 timing for the switching of models" (Sec. IV-C.2). We tune the threshold once, for that criterion
 only, at μ_t = 0.39 with every other parameter at its default: among the thresholds whose switch
 comes no earlier than the simulated rear-toe stiction of the same run
-(:func:`~.metrics.stiction_time`), the one with the smallest delay
-(:func:`~.calibration.select_detector_threshold`, run by ``benchmarks/tune_blind_detector.py``;
+(``stiction_time``), the one with the smallest delay
+(``select_detector_threshold``, run by ``benchmarks/tune_blind_detector.py``;
 result and band of thresholds in ``docs/rhex-reproduction.md``). It is then left alone at every
 other friction.
 
@@ -84,7 +84,7 @@ SLACK_BOUND = 1e6
 class _FixedModeEngine:
     """Structures and warm starts of the fixed-mode LP, kept across steps.
 
-    ``structures`` one :class:`~contactmodes.realtime.plan.Structure` per set of present
+    ``structures`` one ``Structure`` per set of present
     contacts; ``warm`` the last optimal basis (1, 3 + s) of the LP of each ``(contacts, mode)``
     (the mode over those contacts; ``s`` the layout's padded ambiguity width, fixed by the
     contacts): keyed by value, not by object identity, so a basis is reused only for an LP of
@@ -107,12 +107,12 @@ def max_thrust_fixed_mode(step, mode4: str, lo, hi, engine: _FixedModeEngine | N
                           counters: StepCounters | None = None):
     """Maximal-θ̈ torque under one assumed mode (the LP of the module docstring).
 
-    ``step`` a :class:`~.max_thrust.StepModel` (built with ``classify=False``); ``mode4`` a
+    ``step`` a ``StepModel`` (built with ``classify=False``); ``mode4`` a
     4-letter mode (body, toe1..3); ``lo``, ``hi`` (3,) torque bounds (N·m); ``engine`` the
     structures and warm starts kept across steps. Returns ``(tau (3,), predicted θ̈ (rad/s²),
     status)`` with status ``"optimal"``, ``"elastic"`` (LP infeasible, elastic fallback) or
     ``"inconsistent"`` (no torque satisfies the mode's equalities (31); ``tau = 0``, prediction
-    NaN). ``counters`` (optional :class:`~contactmodes.realtime.plan.StepCounters`): the
+    NaN). ``counters`` (optional ``StepCounters``): the
     response counted by the layout (``responses``, ``svd_responses``), the LPs (one, two with the
     elastic fallback) in ``lps``, those the exact solvers decided in ``fallback_lps``.
     """
@@ -200,12 +200,12 @@ class BlindController:
         After a run: list of ``(t, mode, predicted θ̈, status)``, one per step.
     compile_seconds : float
         The time the constructor spent compiling the LP and response kernels
-        (:mod:`polytopes.batchlp_kernel`, :mod:`contactmodes.realtime.kernels`; 0 when an earlier
+        (``polytopes.batchlp_kernel``, ``contactmodes.realtime.kernels``; 0 when an earlier
         controller of the process did).
 
     Notes
     -----
-    Create a new instance (or call :meth:`reset`) per run.
+    Create a new instance (or call ``reset``) per run.
     """
 
     def __init__(self, params: RHexParams | None = None, threshold: float | None = None,
@@ -272,7 +272,7 @@ class BlindController:
 
 def benchmark_lp(state, params: RHexParams | None = None, repeat: int = 20) -> dict:
     """Seconds per fixed-mode step (model, response and verified LP) of M1 at ``state``:
-    ``{"batch": s}``, the LP path of :func:`max_thrust_fixed_mode`."""
+    ``{"batch": s}``, the LP path of ``max_thrust_fixed_mode``."""
     from .max_thrust import StepModel
 
     p = params or RHexParams()

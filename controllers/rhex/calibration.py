@@ -3,23 +3,23 @@
 The scripts in ``benchmarks/`` run the simulations; the decisions are taken here, on plain data,
 so each rule can be tested on synthetic input with a known answer.
 
-1. **Effective torque limit** (:func:`select_torque`, ``benchmarks/calibrate_torque.py``). The paper
+1. **Effective torque limit** (``select_torque``, ``benchmarks/calibrate_torque.py``). The paper
    gives no torque limit. Target (its only stated time in the flip's time course, Sec. IV-C.4 on
    Fig. 13): in the new (max-thrust) controller's flip at μ_t = 0.39 the rear toe, stuck since
    mid-thrust, *slides again towards the end of the flip, around t = 0.45 s*
-   (:data:`TORQUE_TARGET_S`). Event: :func:`~.metrics.resliding_time` (the first sliding run of
+   (``TORQUE_TARGET_S``). Event: ``resliding_time`` (the first sliding run of
    the rear toe after its late stiction), counted only when it happens before the flip. The
    effective limit ``tau_limit`` is the grid value whose event time is closest to the target
    (other defaults fixed). Table V and the flip-time ratio are never looked at.
-2. **Blind stiction detector** (:func:`select_detector_threshold`,
+2. **Blind stiction detector** (``select_detector_threshold``,
    ``benchmarks/tune_blind_detector.py``). The paper's criterion: tuned on linoleum (μ_t = 0.39)
    for "relatively accurate timing for the switching of models". Per threshold, the blind run at
    μ_t = 0.39 gives its switch time and its own simulated rear-toe stiction
-   (:func:`~.metrics.stiction_time`); admissible thresholds switch no earlier than the stiction;
+   (``stiction_time``); admissible thresholds switch no earlier than the stiction;
    the chosen one has the smallest delay (ties: the middle of the tied thresholds). The *band* is
-   every threshold whose switch comes after the stiction and within :data:`DETECTOR_BAND_S`
+   every threshold whose switch comes after the stiction and within ``DETECTOR_BAND_S``
    (30 ms) of it.
-3. **Velocity thresholds** (:func:`velocity_thresholds`, ``benchmarks/velocity_thresholds.py``).
+3. **Velocity thresholds** (``velocity_thresholds``, ``benchmarks/velocity_thresholds.py``).
    The paper's Fig. 12 procedure (Sec. IV-C.3): over a typical blind flip, the rigid model's
    predicted tangential velocity of each contact during the intervals in which the simulated
    contact is fixed; ``v_i^0`` is the largest such speed, so that a contact the simulator holds
@@ -130,7 +130,7 @@ def velocity_thresholds(predicted, letters, floor: float = VELOCITY_FLOOR) -> li
     ``letters``: list of (N_r,) sequences of the simulated letters of those contacts (one string
     of ``k`` letters per step). A single run may be passed as an array and a sequence.
     Returns one dict per contact: ``{"max_speed": largest |v| over the fixed steps
-    (:func:`fixed_steps`) or None if there are none, "n_fixed": count, "threshold":
+    (``fixed_steps``) or None if there are none, "n_fixed": count, "threshold":
     max(floor, round_up(max_speed))}`` (``floor`` alone without fixed steps).
     Raises ``ValueError`` on mismatched shapes.
     """
@@ -169,7 +169,7 @@ def round_up(value: float, digits: int = 2) -> float:
 
 def predicted_contact_velocities(result) -> np.ndarray:
     """(N, 4) the rigid model's tangential velocities (m/s) of the contacts body, toe1..3 at the
-    start of each control step of ``result`` (:func:`~.rigid_model.rigid_model` at ``states[k]``:
+    start of each control step of ``result`` (``rigid_model`` at ``states[k]``:
     ``J q̇`` with the compliant legs' hip speeds and no radial rate), NaN for a toe the model
     leaves out (more than ``toe_clearance`` above the ground)."""
     p = result.params

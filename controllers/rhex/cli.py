@@ -1,16 +1,16 @@
 """``contactmodes flip --controller {max-thrust,blind} --mu-toe MU [options]``: one RHex flip.
 
-Runs the compliant simulator (:func:`~.simulator.simulate`, flipping paper Sec. IV-C.1) from the
-flat start (:func:`~.simulator.initial_state`) with the chosen controller through
-:func:`~.api.simulate_flip` (the code behind :func:`controllers.rhex.run_flip`) and prints a
+Runs the compliant simulator (``simulate``, flipping paper Sec. IV-C.1) from the
+flat start (``initial_state``) with the chosen controller through
+``simulate_flip`` (the code behind ``controllers.rhex.run_flip``) and prints a
 one-line summary or, with ``--json``, the ``contactmodes.flip/1`` document (fields in
-:mod:`controllers.rhex.api`: success, flip time, Table V's RMSE by the paper's definition and over
+``controllers.rhex.api``: success, flip time, Table V's RMSE by the paper's definition and over
 our documented window, the blind controller's switch time beside the simulated rear-toe stiction,
 controller statuses, the mode timeline).
 
 Parameters: ``--mu-toe`` (required), ``--mu-body``, ``--tau-limit`` (the calibrated effective
 torque limit, N·m per planar leg), ``--detector-threshold`` (blind), and ``--param NAME=VALUE``
-(repeatable) for any other :class:`~.params.RHexParams` field (``hips`` and ``v0`` take a comma
+(repeatable) for any other ``RHexParams`` field (``hips`` and ``v0`` take a comma
 list). Defaults: ``RHexParams()`` (``docs/rhex-reproduction.md`` says where each comes from).
 
 Exit status: **0** the body flipped; **1** no flip (``fell_back`` or ``timeout``) — the usual
@@ -21,10 +21,10 @@ controller not installed: one line on stderr, nothing written); **130** Ctrl-C (
 Progress: when stderr is a terminal, one line every 0.1 s of simulated time
 (``contactmodes: flip t=0.30 s pitch=45°``); nothing when stderr is redirected (scripts, tests).
 ``--plot`` / ``--animate`` / ``--output`` are written atomically
-(:func:`contactmodes.cli._common.write_atomic`) only after a complete run; their directories are checked
+(``contactmodes.cli._common.write_atomic``) only after a complete run; their directories are checked
 *before* the run, so a bad path fails at once.
 
-Exit status 1 goes through :class:`~contactmodes.cli._common.CommandOutput` (the CLI writes the usual
+Exit status 1 goes through ``CommandOutput`` (the CLI writes the usual
 output, then returns 1). Registered through the ``contactmodes.commands`` entry-point group
 (``pyproject.toml``).
 """
@@ -86,7 +86,7 @@ def _check_number(value: float | None, option: str, positive: bool = False) -> N
 
 
 def _parse_param(text: str) -> tuple[str, object]:
-    """``NAME=VALUE`` → ``(name, value)`` typed like the :class:`RHexParams` field."""
+    """``NAME=VALUE`` → ``(name, value)`` typed like the ``RHexParams`` field."""
     from .params import RHexParams
 
     name, sep, raw = text.partition("=")
@@ -110,7 +110,7 @@ def _parse_param(text: str) -> tuple[str, object]:
 
 
 def params_from_args(args: argparse.Namespace):
-    """The :class:`RHexParams` of the command line; :class:`UserError` naming the option."""
+    """The ``RHexParams`` of the command line; ``UserError`` naming the option."""
     from .params import RHexParams
 
     _check_number(args.mu_toe, "--mu-toe")
@@ -164,10 +164,10 @@ def summary(doc: dict) -> str:
 
 def run(args: argparse.Namespace) -> str | CommandOutput:
     """Validate, simulate, write the requested files, return the summary or JSON text — as a
-    :class:`~contactmodes.cli._common.CommandOutput` with status :data:`NO_FLIP` when the run ended
+    ``CommandOutput`` with status ``NO_FLIP`` when the run ended
     without a flip (the CLI writes it, then exits 1).
 
-    Raises :class:`UserError` on invalid options (nothing written) and ``KeyboardInterrupt`` when
+    Raises ``UserError`` on invalid options (nothing written) and ``KeyboardInterrupt`` when
     the run was interrupted (nothing written; the CLI exits 130)."""
     from .plots import animate, plot_run
 

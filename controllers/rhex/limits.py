@@ -56,7 +56,7 @@ def torque_limits(omega, params: RHexParams) -> tuple[np.ndarray, np.ndarray]:
 
 
 def torque_limit_polytope(omega, params: RHexParams) -> Polytope:
-    """The torque box of :func:`torque_limits` as a :class:`polytopes.Polytope` over τ (dim 3).
+    """The torque box of ``torque_limits`` as a ``polytopes.Polytope`` over τ (dim 3).
 
     H-form ``[I; −I] τ <= [hi; −lo]``; a hip at or above no-load speed gives ``τ_i = 0`` (a
     lower-dimensional box, which is a legal polytope).

@@ -2,22 +2,22 @@
 
 At every control step (``params.control_rate``, zero-order hold) the controller
 
-1. builds the rigid model (:func:`~.rigid_model.rigid_arrays`, task constraint
+1. builds the rigid model (``rigid_arrays``, task constraint
    ``f_n(body) >= params.min_body_normal_force``) at the measured state, with the normal contact
    velocities classified as described under *Velocity classification* below;
 2. enumerates the kinematically feasible modes ``M_f`` (Sec. III-F with the thresholds ``v0`` of
-   Sec. IV-C.3, :func:`contactmodes.modes.enumeration.enumerate_modes`);
+   Sec. IV-C.3, ``contactmodes.modes.enumeration.enumerate_modes``);
 3. for each mode ``c`` whose pitch acceleration is unique (the θ row of ``Q_q`` is zero: a
    force-only ambiguity, III-G.2, is tolerated; within-mode task negations are *not* removed, i.e.
-   ``within_mode=False`` of :func:`contactmodes.analysis.ambiguity.unambiguous`) maximizes
+   ``within_mode=False`` of ``contactmodes.analysis.ambiguity.unambiguous``) maximizes
    ``θ̈_c(τ) = P_q[θ] τ + r_q[θ]`` over
 
        T*_c ∩ L,   T*_c = T_c(with task) − ∪_{c' ∈ M_f, c' ≠ c} T_c'(without task)        (34)
 
    (task constraint applied *after* the mode intersections, Fig. 4(d)), ``L`` the motor-limit box
-   at the current hip speeds (:func:`~.limits.torque_limits`);
+   at the current hip speeds (``torque_limits``);
 4. applies the torque of the best mode ``c* = argmax_c θ̈*_c``, from t = 0 until the run ends
-   (flip or failure; no pitch stop, as :class:`~.blind.BlindController`).
+   (flip or failure; no pitch stop, as ``BlindController``).
 
 Lazy evaluation
 ---------------
@@ -31,65 +31,65 @@ The union of polytopes ``T*_c ∩ L`` is never built for every mode. Per step:
 
   - *fast path*: if ``τ°_c`` lies in no other ``T_c'`` (a point test per ``c'``: direct row check
     when ``n_w' = 0``, else a small max-slack LP over ``w'`` — still no projection; a point within
-    the tolerance :data:`POINT_TOL` of ``T_c'`` counts as inside, so the fast path never accepts a
+    the tolerance ``POINT_TOL`` of ``T_c'`` counts as inside, so the fast path never accepts a
     boundary point), then ``τ°_c`` is strictly outside every closed ``T_c'``, hence unambiguous,
     and ``θ̈*_c = β_c``;
   - *slow path* otherwise: ``K = T_c ∩ L`` is projected (the candidate's
-    :class:`~contactmodes.analysis.session.ModeSolution` of an analysis session of the step,
-    :meth:`~contactmodes.analysis.session.ModeSolution.projected` with the limit rows appended), the
+    ``ModeSolution`` of an analysis session of the step,
+    ``projected`` with the limit rows appended), the
     ``c'`` whose domains meet ``K`` are found by one lifted feasibility LP each over ``(τ, w')``
     (no projection), only those ``T_c'`` are projected (cached by the session), those meeting
-    ``K`` with full relative dimension are removed by :func:`polytopes.difference`, and ``θ̈`` is
+    ``K`` with full relative dimension are removed by ``polytopes.difference``, and ``θ̈`` is
     maximized over each remaining piece (one LP each).
 * **Stop** as soon as the best value found is ``>= β`` of the next candidate (minus
-  :data:`TIE_TOL`): no remaining mode can do better.
+  ``TIE_TOL``): no remaining mode can do better.
 
 Real time (1 kHz)
 -----------------
-The fast path runs on :mod:`contactmodes.realtime.plan` and :mod:`polytopes.batchlp`:
+The fast path runs on ``contactmodes.realtime.plan`` and ``polytopes.batchlp``:
 
-* the rigid model in closed form (:func:`~.rigid_model.rigid_arrays`), nondimensionalized by
-  the rule of every analysis session (:func:`contactmodes.model.scaling.scale_terms`) in one compiled
-  call (:func:`contactmodes.realtime.plan.scaled_terms`, bit-identical);
-* one :class:`~contactmodes.realtime.plan.Structure` per set of present contacts and one
-  :class:`~contactmodes.realtime.plan.Layout` per velocity pattern (Table III,
-  :attr:`~contactmodes.modes.contact_conditions.VelocityPattern.key`), kept across steps: the index tables, the
+* the rigid model in closed form (``rigid_arrays``), nondimensionalized by
+  the rule of every analysis session (``contactmodes.model.scaling.scale_terms``) in one compiled
+  call (``contactmodes.realtime.plan.scaled_terms``, bit-identical);
+* one ``Structure`` per set of present contacts and one
+  ``Layout`` per velocity pattern (Table III,
+  ``key``), kept across steps: the index tables, the
   per-mode pivot choices of (24) and the LP bases are reused while the pattern is unchanged;
 * every candidate's kinematic test, every mode's response, the bound LPs and the point-test LPs
   are evaluated in batches, each LP warm-started from the previous step's optimal basis and every
   answer verified (primal and dual feasibility, or a Farkas certificate); an answer that does not
-  verify goes to :func:`polytopes.lp.solve_verified` (cddlib, HiGHS), a response whose rank
+  verify goes to ``polytopes.lp.solve_verified`` (cddlib, HiGHS), a response whose rank
   decision is not certified to be the SVD's goes to the SVD
-  (:func:`contactmodes.modes.response.response_from_equations`) — the counts are in
-  :attr:`MaxThrustController.paths`;
+  (``contactmodes.modes.response.response_from_equations``) — the counts are in
+  ``MaxThrustController.paths``;
 * the small dense LPs, the responses, the domains (33) and the assembly around them (the
   kinematic LPs' rows and decisions, the bound LPs' rows over the real ambiguity columns only, the
   point test's row checks and LP rows) run in compiled kernels (numba:
-  :mod:`polytopes.batchlp_kernel`, :mod:`contactmodes.realtime.kernels`; the same computations as the
+  ``polytopes.batchlp_kernel``, ``contactmodes.realtime.kernels``; the same computations as the
   NumPy paths, which stay the tested reference), the LP answers verified inside the same compiled
   loop; the kernels are compiled (or loaded from the on-disk cache) in the constructor
-  (:attr:`MaxThrustController.compile_seconds`), never during a step;
-* the slow path runs on an :class:`~contactmodes.analysis.session.AnalysisSession` built, only
+  (``MaxThrustController.compile_seconds``), never during a step;
+* the slow path runs on an ``AnalysisSession`` built, only
   when a step needs it, from what the step has already decided: its system is the step's
-  nondimensional system assembled from the scaled terms (:attr:`StepModel.scaled_system`: not
+  nondimensional system assembled from the scaled terms (``StepModel.scaled_system``: not
   built in SI units, validated and nondimensionalized again) and its modes are the layout's
-  kinematic decisions (:meth:`contactmodes.realtime.plan.KinematicTest.enumeration`: not
+  kinematic decisions (``contactmodes.realtime.plan.KinematicTest.enumeration``: not
   enumerated again) — the same numbers and the same modes as a session of the SI system
   (compared in ``tests/controllers/rhex/test_rhex_max_thrust.py``). The reference
-  (:func:`max_thrust_reference`) keeps its own session of the SI system (:attr:`StepModel.session`),
+  (``max_thrust_reference``) keeps its own session of the SI system (``StepModel.session``),
   which nondimensionalizes and enumerates independently of the fast path it checks;
 * **precomputed before the run** (in the constructor, outside every timed step): the structures
   and pivot choices of every set of present contacts at the at-rest start
-  (:func:`~.simulator.initial_state`), and the answer at that start state itself (136 modes at
+  (``initial_state``), and the answer at that start state itself (136 modes at
   rest); a step whose state is exactly that start state returns the stored answer
   (``MaxThrustController.paths["precomputed"]``). Any other state is computed. Then a dry run of
-  :data:`PRECOMPUTE_STEPS` control periods of the compliant model from that start builds the
+  ``PRECOMPUTE_STEPS`` control periods of the compliant model from that start builds the
   layouts and pivots of the velocity patterns met just after it (113–120 and 64 modes in the
   default flips); its LP warm starts are cleared, so the run's answers do not depend on it.
 
 Decisions are those of the reference: the same enumeration (footnote 5's strict slack, decided by
 the batched LP unless within LP precision of the margin or leaning on its box, then by a second
-compiled solve in the unit box (:meth:`contactmodes.realtime.plan.Layout.kinematic`), then by the
+compiled solve in the unit box (``contactmodes.realtime.plan.Layout.kinematic``), then by the
 enumeration's own LP), the
 same rank and consistency decisions (certified, else the SVD), the same candidates, bounds, point
 tests and stopping rule, in nondimensional units throughout.
@@ -97,23 +97,23 @@ tests and stopping rule, in nondimensional units throughout.
 *Pending modes.* Near rest the strict-slack LP of some candidates is degenerate (its optimum
 floats at ``|q̈'| ~ 10⁷``) and the batch leaves it undecided; the second solve and the exact LP
 (about 0.13 ms each, 8–9 per step at the first steps after the at-rest start) are then run only
-where the answer can depend on the mode (:class:`_Modes`, :func:`_search`): before a pending
+where the answer can depend on the mode (``_Modes``, ``_search``): before a pending
 mode is examined as a candidate, when the point test finds ``τ°`` in a pending mode's ``T_c'``,
 and for every pending mode before the slow path. Until then the mode is treated as possibly
 feasible (it gets a response, a domain and a bound LP with the others); resolved infeasible, it
 is dropped as if never enumerated. The answer is the one with every mode decided first (the
 stopping rule needs no decision: dropping a candidate only lowers the next ``β``);
 ``n_modes`` counts the modes known feasible and ``n_pending`` those left undecided
-(:class:`MaxThrustResult`).
+(``MaxThrustResult``).
 
 Boundary convention (ties)
 --------------------------
-``T*_c`` follows :mod:`polytopes.regions`: pieces are closures, and a ``T_c'`` meeting ``K`` in a
+``T*_c`` follows ``polytopes.regions``: pieces are closures, and a ``T_c'`` meeting ``K`` in a
 set of lower dimension (typically the friction-cone edge shared by an ``F`` mode and the adjacent
 ``L``/``R`` mode) removes nothing. The *value* ``θ̈*_c`` is the maximum over these closures (what
 the slow reference computes). When the maximizer lies on a removed (full-dimensional) ambiguity
 set — a tie with the ambiguous region — the applied torque is pulled into the winning piece,
-``τ = τ° + NUDGE·(centre − τ°)`` (``centre`` the piece's Chebyshev centre, :data:`NUDGE` = 1 %),
+``τ = τ° + NUDGE·(centre − τ°)`` (``centre`` the piece's Chebyshev centre, ``NUDGE`` = 1 %),
 so it lies in the piece's relative interior and therefore outside every removed set; the prediction
 reported is ``θ̈_c`` at that torque (at most 1 % of the piece's θ̈ spread below the closure maximum).
 
@@ -123,13 +123,13 @@ The compliant simulator's contacts are not rigid: the body corner sinks into and
 penalty ground (up to ~4 cm/s), and the rigid toe velocity lacks the leg's radial rate (~3 cm/s),
 so normal contact velocities of touching contacts scatter around zero (measured over blind flips at
 μ_t = 0.39/0.6: −0.048 … +0.025 m/s while the simulator reports contact). The rigid model has no
-impact law (an approaching contact raises :class:`~contactmodes.errors.ApproachingContactError`),
+impact law (an approaching contact raises ``ApproachingContactError``),
 so before enumeration the controller replaces every normal velocity ``v_n <= normal_velocity_tol``
 (default 0.03 m/s) by 0 — the contact is *persistent* (Sec. IV-C.3: interval tests instead of
 equalities) — and leaves larger ones (lift-off, ``S`` only). Tangential velocities keep the paper's
 ``v0`` thresholds. The same classified system is used for the slow reference.
 
-Statuses (counted in :attr:`MaxThrustController.counts`, logged per step)
+Statuses (counted in ``MaxThrustController.counts``, logged per step)
 ------------------------------------------------------------------------
 ``"optimal"``: the regular case above. ``"ambiguous"``: no mode has a non-empty ``T*_c ∩ L``; the
 best mode of ``T_c ∩ L`` ignoring ambiguity is used (its bound maximizer ``τ°``).
@@ -140,8 +140,8 @@ the body corner); the same all-mode search is then run with the task row dropped
 ``T*_c`` without the task), as the method prescribes — there is no blind-model fallback.
 ``"no_mode"``: not even that leaves a mode (zero torque, no prediction). ``"error"``: the
 computation raised (zero torque, no prediction; the message is kept in
-:attr:`MaxThrustController.errors`). Lifted toes (left out of the rigid model) are ``S`` in the
-logged 4-letter modes (:func:`~.rigid_model.expand_mode`).
+``MaxThrustController.errors``). Lifted toes (left out of the rigid model) are ``S`` in the
+logged 4-letter modes (``expand_mode``).
 
 Speed
 -----
@@ -223,8 +223,8 @@ class MaxThrustRecord(NamedTuple):
     ``"task_dropped_ambiguous"``, ``"no_mode"``, ``"error"``), ``n_examined`` candidates examined
     for ambiguity, ``n_slow`` of them through the slow path, ``n_projections`` polytope
     projections done, ``cpu_time`` (s, this thread's CPU time for the step), ``path``
-    (:data:`PATHS`), ``n_pending`` candidates whose kinematic feasibility the step did not need
-    to decide (:attr:`MaxThrustResult.n_pending`)."""
+    (``PATHS``), ``n_pending`` candidates whose kinematic feasibility the step did not need
+    to decide (``MaxThrustResult.n_pending``)."""
 
     t: float
     mode: str | None
@@ -242,7 +242,7 @@ class MaxThrustRecord(NamedTuple):
 
 @dataclasses.dataclass
 class MaxThrustResult:
-    """Result of :func:`max_thrust` at one state.
+    """Result of ``max_thrust`` at one state.
 
     ``tau`` (3,) N·m; ``mode`` over the model's contacts (``None`` when no mode is left);
     ``mode4`` 4-letter form; ``value`` predicted θ̈ (rad/s²) at ``tau``; ``closure_value`` the
@@ -250,14 +250,14 @@ class MaxThrustResult:
     doc); ``n_examined``, ``n_slow``, ``n_projections`` work counters; ``n_modes`` the modes
     known to be kinematically feasible (footnote 5) and ``n_pending`` the candidates left
     undecided: near rest the batched kinematic test leaves some strict-slack LPs undecided, and
-    the step decides them (exact LP) only where its answer may depend on them (:func:`max_thrust`,
+    the step decides them (exact LP) only where its answer may depend on them (``max_thrust``,
     ``lazy``); so ``n_modes <= |M_f| <= n_modes + n_pending``, with ``n_modes = |M_f|`` (the
     enumeration's count) when ``n_pending`` is 0; ``bounds`` ``{mode: β_c}`` over the candidates
     known feasible; ``values`` ``{mode: θ̈*_c}`` for the examined modes (``-inf`` when ``T*_c ∩ L``
     is empty); ``nudged`` whether the tie rule moved the torque; ``lp_fallbacks`` the LPs the fast
-    path handed to the exact solvers (:func:`polytopes.lp.solve_verified`, the enumeration's
+    path handed to the exact solvers (``polytopes.lp.solve_verified``, the enumeration's
     kinematic LP), ``svd_fallbacks`` the responses it computed by the SVD (uncertified pivots),
-    ``fallbacks`` their sum (:data:`PATHS`).
+    ``fallbacks`` their sum (``PATHS``).
     """
 
     tau: np.ndarray
@@ -284,7 +284,7 @@ class MaxThrustResult:
 
 @functools.lru_cache(maxsize=32)
 def _task_rows(k: int, min_normal_force: float) -> tuple:
-    """``(qdd, f, tau, rhs)`` of :func:`~.rigid_model.task_constraint` for ``k`` contacts (read-only
+    """``(qdd, f, tau, rhs)`` of ``task_constraint`` for ``k`` contacts (read-only
     arrays; the row depends on nothing else, so it is built once per ``k``, not per step)."""
     tc = task_constraint(k, dataclasses.replace(RHexParams(), min_body_normal_force=min_normal_force))
     rows = (tc.qdd.copy(), tc.f.copy(), tc.tau.copy(), tc.rhs.copy())
@@ -305,14 +305,14 @@ def _classified(v_contact: np.ndarray, normal_velocity_tol: float) -> np.ndarray
 
 class StepModel:
     """The rigid model of one state as the controller sees it (module doc): closed-form terms
-    (:func:`~.rigid_model.rigid_arrays`), classified velocities, scaled terms
-    (:func:`contactmodes.model.scaling.scale_terms`) and the velocity pattern (on the scaled velocities).
-    :attr:`scaled_system` builds the nondimensional :class:`~contactmodes.model.system.ContactSystem`
-    from the scaled terms on first use (the slow path's); :attr:`system` and :attr:`session` the
-    SI one and its :class:`~contactmodes.analysis.session.AnalysisSession` (the reference's).
+    (``rigid_arrays``), classified velocities, scaled terms
+    (``contactmodes.model.scaling.scale_terms``) and the velocity pattern (on the scaled velocities).
+    ``scaled_system`` builds the nondimensional ``ContactSystem``
+    from the scaled terms on first use (the slow path's); ``system`` and ``session`` the
+    SI one and its ``AnalysisSession`` (the reference's).
     ``classify=False`` keeps the measured normal velocities (the blind controller's model; an
     approaching contact is then not an error); ``kinematics`` the state's
-    :func:`~.simulator.leg_kinematics` when the caller has it."""
+    ``leg_kinematics`` when the caller has it."""
 
     def __init__(self, state, params: RHexParams, normal_velocity_tol: float = NORMAL_VELOCITY_TOL,
                  classify: bool = True, kinematics=None) -> None:
@@ -332,7 +332,7 @@ class StepModel:
 
     @property
     def system(self):
-        """The :class:`~contactmodes.model.system.ContactSystem` (task on, classified velocities)."""
+        """The ``ContactSystem`` (task on, classified velocities)."""
         if self._system is None:
             from contactmodes.model.system import ContactSystem
 
@@ -345,14 +345,14 @@ class StepModel:
 
     @property
     def scaled_system(self):
-        """The nondimensional :class:`~contactmodes.model.system.ContactSystem` of the step (task
-        on, classified velocities), built once from :attr:`terms`
-        (:func:`contactmodes.model.scaling.scaled_system_fields`): the system a session of
-        :attr:`system` decides on (``system.scaling.system``, the same numbers bit for bit:
-        :attr:`terms` are that session's rule), without building, validating and
-        nondimensionalizing :attr:`system` first. Its scales are marked nondimensional, so its
+        """The nondimensional ``ContactSystem`` of the step (task
+        on, classified velocities), built once from ``terms``
+        (``contactmodes.model.scaling.scaled_system_fields``): the system a session of
+        ``system`` decides on (``system.scaling.system``, the same numbers bit for bit:
+        ``terms`` are that session's rule), without building, validating and
+        nondimensionalizing ``system`` first. Its scales are marked nondimensional, so its
         own scaling is the identity. The slow path's session is of this system
-        (:meth:`_Modes.session`)."""
+        (``_Modes.session``)."""
         if self._scaled_system is None:
             from contactmodes.model.system import ContactSystem
 
@@ -364,8 +364,8 @@ class StepModel:
 
     @property
     def session(self) -> AnalysisSession:
-        """An :class:`~contactmodes.analysis.session.AnalysisSession` of :attr:`system` (built once):
-        the reference's (:func:`max_thrust_reference`), which nondimensionalizes and enumerates
+        """An ``AnalysisSession`` of ``system`` (built once):
+        the reference's (``max_thrust_reference``), which nondimensionalizes and enumerates
         the modes itself, independently of the fast path."""
         if self._session is None:
             self._session = AnalysisSession(self.system)
@@ -373,7 +373,7 @@ class StepModel:
 
     @property
     def model(self) -> RigidModel:
-        """The :class:`~.rigid_model.RigidModel` of the step (closed-form terms)."""
+        """The ``RigidModel`` of the step (closed-form terms)."""
         ra = self.arrays
         return RigidModel(self.system, ra.contacts, ra.q, ra.qdot, None)
 
@@ -381,8 +381,8 @@ class StepModel:
 def controller_model(state, params: RHexParams, normal_velocity_tol: float = NORMAL_VELOCITY_TOL):
     """Rigid model at ``state`` (18,) with the velocity classification of the module doc.
 
-    Returns ``(model, system, n_clamped)``: the :class:`~.rigid_model.RigidModel` (closed-form
-    terms, task on), its :class:`~contactmodes.model.system.ContactSystem` with normal velocities
+    Returns ``(model, system, n_clamped)``: the ``RigidModel`` (closed-form
+    terms, task on), its ``ContactSystem`` with normal velocities
     ``<= normal_velocity_tol`` (m/s) set to 0, and how many contacts were changed by more than the
     zero threshold of Table III.
     """
@@ -398,11 +398,11 @@ def controller_model(state, params: RHexParams, normal_velocity_tol: float = NOR
 
 @dataclasses.dataclass(slots=True)
 class _Counters(StepCounters):
-    """The work counts of one :func:`max_thrust` call: the plan's
-    (:class:`~contactmodes.realtime.plan.StepCounters`: the kinematic test's LPs and their second
+    """The work counts of one ``max_thrust`` call: the plan's
+    (``StepCounters``: the kinematic test's LPs and their second
     solves and exact LPs, the responses and their SVDs) with the bound and point-test LPs added to
     ``lps`` and ``fallback_lps``, and ``projections`` the polytope projections of the slow path
-    (:func:`_slow`). They become :class:`MaxThrustResult`'s ``n_projections``, ``lp_fallbacks``
+    (``_slow``). They become ``MaxThrustResult``'s ``n_projections``, ``lp_fallbacks``
     (``fallback_lps``), ``svd_fallbacks`` (``svd_responses``) and ``fallbacks``."""
 
     projections: int = 0
@@ -410,8 +410,8 @@ class _Counters(StepCounters):
 
 @dataclasses.dataclass(slots=True)
 class _WarmStarts:
-    """The bound LPs' warm starts of one :class:`~contactmodes.realtime.plan.Layout`
-    (:func:`_bound_lps`), kept across steps by :class:`_Engine`.
+    """The bound LPs' warm starts of one ``Layout``
+    (``_bound_lps``), kept across steps by ``_Engine``.
 
     ``width`` the number of ``w`` columns of the layout's bound LPs (the largest real ``n_w`` any
     of its feasible modes has had; 0 before the first step); ``bases`` per task flag (``True``:
@@ -429,19 +429,19 @@ class _Modes:
     work of the search.
 
     *Pending modes.* Near rest some strict-slack LPs of footnote 5 are degenerate and the batched
-    kinematic test leaves them undecided (:meth:`~contactmodes.realtime.plan.Layout.kinematic_test`).
+    kinematic test leaves them undecided (``kinematic_test``).
     With ``lazy`` (the default) such a mode is *pending*: it is treated as possibly feasible (it
-    gets a response, a domain and a bound LP with the others) and :meth:`resolve` decides it — by
-    :meth:`~contactmodes.realtime.plan.KinematicTest.resolve`, the decision
-    :meth:`~contactmodes.realtime.plan.Layout.kinematic` takes — only when the search's answer may depend
-    on it (:func:`_search`); a mode resolved infeasible is dropped (``alive`` false), as if it had
+    gets a response, a domain and a bound LP with the others) and ``resolve`` decides it — by
+    ``resolve``, the decision
+    ``kinematic`` takes — only when the search's answer may depend
+    on it (``_search``); a mode resolved infeasible is dropped (``alive`` false), as if it had
     never been a candidate. ``lazy=False`` resolves every pending mode first. Positions (``j``)
-    index :attr:`names`, :attr:`index` and the arrays below.
+    index ``names``, ``index`` and the arrays below.
 
-    ``warm`` the layout's bound-LP warm starts (:class:`_WarmStarts`, kept across steps by the
-    :class:`_Engine`); ``counters`` the step's work counts (:class:`_Counters`), added to by every
-    helper of the step that is given this object. :meth:`session` is the slow path's
-    :class:`~contactmodes.analysis.session.AnalysisSession` (built on first use)."""
+    ``warm`` the layout's bound-LP warm starts (``_WarmStarts``, kept across steps by the
+    ``_Engine``); ``counters`` the step's work counts (``_Counters``), added to by every
+    helper of the step that is given this object. ``session`` is the slow path's
+    ``AnalysisSession`` (built on first use)."""
 
     def __init__(self, layout: Layout, banks, warm: _WarmStarts, counters: _Counters, lazy: bool = True) -> None:
         self.layout = layout
@@ -491,13 +491,13 @@ class _Modes:
             self.resolve(self.pending.nonzero()[0])
 
     def session(self, step: StepModel) -> AnalysisSession:
-        """The slow path's :class:`~contactmodes.analysis.session.AnalysisSession` of ``step`` (the
+        """The slow path's ``AnalysisSession`` of ``step`` (the
         step these modes were computed for), built once: of the step's nondimensional system
-        (:attr:`StepModel.scaled_system`, from the scaled terms the layout used) with the
+        (``StepModel.scaled_system``, from the scaled terms the layout used) with the
         layout's kinematic decisions as its enumeration
-        (:meth:`~contactmodes.realtime.plan.KinematicTest.enumeration`, every pending mode resolved
+        (``enumeration``, every pending mode resolved
         first) — nothing is nondimensionalized or enumerated again. Its modes are the
-        enumeration's (:func:`~contactmodes.modes.enumeration.enumerate_modes` on the SI system)
+        enumeration's (``enumerate_modes`` on the SI system)
         and its numbers those of a session of the SI system (module doc, *Real time*)."""
         if self._session is None:
             self.resolve_all()
@@ -529,7 +529,7 @@ class _Modes:
     def point_rows(self):
         """``(An, bn, bscale, w_used)``: the untasked rows of every domain divided by their norms
         (others ``0 <= 1``), each mode's largest ``|bn|``, and which real ``w`` columns enter
-        its rows — the NumPy point test's data (:func:`_inside`), computed on first use."""
+        its rows — the NumPy point test's data (``_inside``), computed on first use."""
         if self._point_rows is None:
             A, b = self.dom.A, self.dom.b
             keep = self.dom.valid & ~self.dom.task
@@ -586,10 +586,10 @@ def _bound_lps(md: _Modes, sel: np.ndarray, lo, hi, task: bool):
 
 def _inside(md: _Modes, others: np.ndarray, tau: np.ndarray, kernel: str = "auto") -> np.ndarray:
     """(len(others),) whether ``tau`` (3,) lies in ``T_c'`` (untasked) of each mode position in
-    ``others`` up to :data:`POINT_TOL` (module doc): row checks, then one batched max-slack LP for
+    ``others`` up to ``POINT_TOL`` (module doc): row checks, then one batched max-slack LP for
     the modes whose ``w`` enters their rows. ``kernel``: ``"numpy"`` (the reference below),
     ``"compiled"`` (the row checks and the LPs' rows by
-    :func:`contactmodes.realtime.kernels.point_test_kernel`) or ``"auto"`` (compiled when numba is
+    ``contactmodes.realtime.kernels.point_test_kernel``) or ``"auto"`` (compiled when numba is
     installed). The max-slack LPs are counted in ``md.counters`` (``lps``, ``fallback_lps``)."""
     out = np.zeros(others.size, dtype=bool)
     if others.size == 0:
@@ -629,7 +629,7 @@ def _inside(md: _Modes, others: np.ndarray, tau: np.ndarray, kernel: str = "auto
 
 
 def _inside_compiled(md: _Modes, others: np.ndarray, tau: np.ndarray) -> np.ndarray:
-    """:func:`_inside` through :func:`contactmodes.realtime.kernels.point_test_kernel`."""
+    """``_inside`` through ``contactmodes.realtime.kernels.point_test_kernel``."""
     r, dom = md.resp, md.dom
     K, (p, nz) = others.size, dom.A.shape[1:]
     s = nz - 3
@@ -738,7 +738,7 @@ def _search(md: _Modes, step: StepModel, lo, hi, task: bool, force_slow: bool):
     with a non-empty ``D_c ∩ L`` in decreasing bound order (without the modes resolved infeasible;
     pending modes after the stop may remain).
 
-    Pending modes (:class:`_Modes`) are resolved only where the answer can depend on them, so the
+    Pending modes (``_Modes``) are resolved only where the answer can depend on them, so the
     answer is the one with every mode decided first: a pending candidate before it is examined
     (the stop test before that needs no decision: removing a candidate only lowers the next ``β``);
     a pending mode whose ``T_c'`` the point test finds ``τ°`` in (if it is feasible, the slow path
@@ -780,15 +780,15 @@ def _search(md: _Modes, step: StepModel, lo, hi, task: bool, force_slow: bool):
 class _Engine:
     """Structures, layouts and warm starts kept across steps (module doc, *Real time*).
 
-    ``structures`` one :class:`~contactmodes.realtime.plan.Structure` per set of present contacts
-    (each keeps its :class:`~contactmodes.realtime.plan.Layout` per velocity pattern and, on the
+    ``structures`` one ``Structure`` per set of present contacts
+    (each keeps its ``Layout`` per velocity pattern and, on the
     layout, the kinematic LPs' warm starts); ``warm`` the bound LPs' warm starts of each layout
-    (:class:`_WarmStarts`), keyed by the layout object itself in a
-    :class:`weakref.WeakKeyDictionary`. Keyed by the object, not by ``id(layout)``: an id can be
+    (``_WarmStarts``), keyed by the layout object itself in a
+    ``weakref.WeakKeyDictionary``. Keyed by the object, not by ``id(layout)``: an id can be
     reused by a new object once the old one is collected, and bases sized and indexed for one
     layout's modes would then warm-start another's; a weak key compares by identity while the
     layout is alive and its entry goes with it. Not stored on the layout: the bound LPs (their
-    rows, the width rule of :func:`_bound_lps`) are this controller's, not the plan's."""
+    rows, the width rule of ``_bound_lps``) are this controller's, not the plan's."""
 
     def __init__(self, params: RHexParams) -> None:
         self.params = params
@@ -803,7 +803,7 @@ class _Engine:
         return st
 
     def modes(self, step: StepModel, counters: _Counters | None = None, lazy: bool = True) -> _Modes:
-        """The :class:`_Modes` of ``step`` on its layout (built on first use) with that layout's
+        """The ``_Modes`` of ``step`` on its layout (built on first use) with that layout's
         warm starts; ``counters`` the step's work counts (new ones if ``None``)."""
         st = self.structure(step)
         layout = st.layout(step.pattern)
@@ -817,11 +817,11 @@ def max_thrust(step: StepModel, lo, hi, force_slow: bool = False, engine: _Engin
                lazy: bool = True) -> MaxThrustResult:
     """The lazy max-thrust optimization of the module doc at one state.
 
-    ``step`` the :class:`StepModel` of the state; ``lo``, ``hi`` (3,) torque bounds (N·m).
+    ``step`` the ``StepModel`` of the state; ``lo``, ``hi`` (3,) torque bounds (N·m).
     ``force_slow`` skips the fast point test (every examined candidate goes through the slow path;
     for tests); ``engine`` the structures and warm starts kept across steps (a fresh one if
     ``None``); ``lazy`` (default) resolves the modes the batched kinematic test leaves undecided
-    only where the answer may depend on them (:class:`_Modes`, :func:`_search`: the same answer),
+    only where the answer may depend on them (``_Modes``, ``_search``: the same answer),
     ``lazy=False`` resolves them all first (then ``n_pending`` is 0). When no mode meets the task
     constraint the search is repeated with the task row dropped (status ``"task_dropped"`` /
     ``"task_dropped_ambiguous"``); when not even that leaves a mode, zero torque with status
@@ -882,14 +882,14 @@ class ReferenceResult:
     response: dict
 
     def optimal_modes(self, tol: float) -> list[str]:
-        """The modes whose value is within ``tol`` of :attr:`best`."""
+        """The modes whose value is within ``tol`` of ``best``."""
         return [m for m, v in self.values.items() if v >= self.best - tol]
 
 
 def max_thrust_reference(step: StepModel, lo, hi, task: bool = True) -> ReferenceResult:
     """Slow reference (``task=False``: with the task row dropped, status ``task_dropped``): one
-    :class:`~contactmodes.analysis.session.AnalysisSession` of the step's system;
-    :func:`contactmodes.analysis.ambiguity.unambiguous` (``within_mode=False``) for every kinematically
+    ``AnalysisSession`` of the step's system;
+    ``contactmodes.analysis.ambiguity.unambiguous`` (``within_mode=False``) for every kinematically
     feasible mode with a unique θ̈, its pieces intersected with ``L`` and one LP per piece.
     Projects every mode's domain: for tests, not for control."""
     ses = step.session
@@ -914,7 +914,7 @@ def max_thrust_reference(step: StepModel, lo, hi, task: bool = True) -> Referenc
 
 
 STATUSES = ("optimal", "ambiguous", "task_dropped", "task_dropped_ambiguous", "no_mode", "error")
-"""Every step status of :func:`max_thrust` and :class:`MaxThrustController` (module doc)."""
+"""Every step status of ``max_thrust`` and ``MaxThrustController`` (module doc)."""
 PATHS = ("fast", "slow", "fallback", "precomputed")
 """How a step was computed: ``"fast"`` (batched LPs and certified responses only), ``"slow"``
 (the slow path's projections ran for some candidate), ``"fallback"`` (an LP or a response went
@@ -933,17 +933,17 @@ class MaxThrustController:
     precompute : compute the at-rest start state's answer and every contact set's structure in
         the constructor (module doc, *Real time*; default true).
 
-    Calling convention as :class:`~.blind.BlindController`: ``__call__(t, state, params=None)``
-    with ``state`` (18,) (:data:`~.simulator.STATE_LAYOUT`); the rigid model uses the
+    Calling convention as ``BlindController``: ``__call__(t, state, params=None)``
+    with ``state`` (18,) (``STATE_LAYOUT``); the rigid model uses the
     controller's ``params``, the torque limits the passed ``params`` (default the controller's).
     Returns ``ControlOutput(tau (3,) N·m, mode (4 letters: body, toe1..3, ``S`` for lifted toes;
     ``None`` without a mode), predicted θ̈ (rad/s²) or ``None``)``.
 
     Attributes: ``compile_seconds`` the time this constructor spent compiling the kernels (0 when
-    an earlier controller of the process did), ``log`` list of :class:`MaxThrustRecord` (one per step), ``counts`` (one entry per
-    :data:`STATUSES` plus ``"nudged"`` and ``"slow_steps"``), ``paths`` (one entry per
-    :data:`PATHS` plus ``"lp_fallbacks"`` and ``"svd_fallbacks"``, LPs and responses handed to
-    the exact solvers), ``errors`` the messages of ``"error"`` steps (at most 10). :meth:`reset`
+    an earlier controller of the process did), ``log`` list of ``MaxThrustRecord`` (one per step), ``counts`` (one entry per
+    ``STATUSES`` plus ``"nudged"`` and ``"slow_steps"``), ``paths`` (one entry per
+    ``PATHS`` plus ``"lp_fallbacks"`` and ``"svd_fallbacks"``, LPs and responses handed to
+    the exact solvers), ``errors`` the messages of ``"error"`` steps (at most 10). ``reset``
     clears them (not the precomputed data).
     """
 
@@ -992,8 +992,8 @@ class MaxThrustController:
 
     def _dry_run(self) -> None:
         """The layouts of the velocity patterns met just after the start, and the pivots of their
-        modes: the first :data:`PRECOMPUTE_STEPS` control periods of the compliant model
-        (:func:`~.simulator.simulate`) from the at-rest start under this controller. Only the
+        modes: the first ``PRECOMPUTE_STEPS`` control periods of the compliant model
+        (``simulate``) from the at-rest start under this controller. Only the
         structure is kept (layouts, pivots): the LP warm starts are cleared, so the answers of
         the run do not depend on the dry run."""
         from .simulator import simulate

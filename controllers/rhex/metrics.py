@@ -1,13 +1,13 @@
 """Flip metrics from a recorded run (flipping paper, Sec. IV-C, Figs. 10–15, Table V).
 
-Everything here reads a :class:`~.simulator.SimulationResult` (or any object with the same
+Everything here reads a ``SimulationResult`` (or any object with the same
 attributes: ``times`` (N+1,) s, ``states`` (N+1, 18), ``predicted_pitch_acc`` (N,) rad/s²,
 ``sim_modes`` (N,) 4-letter strings, ``params``) and nothing else, so each metric can be checked
 on synthetic data.
 
 Pitch acceleration
 ------------------
-:func:`simulated_pitch_accel`: the finite difference of the recorded pitch rate at the control
+``simulated_pitch_accel``: the finite difference of the recorded pitch rate at the control
 rate, ``a_k = (θ̇(t_{k+1}) − θ̇(t_k)) / (t_{k+1} − t_k)``, the *exact mean* pitch acceleration over
 control period ``k``. No further filter: the mean over the 1 ms hold is already a box filter
 matched to the controller's zero-order hold; a wider filter would smear the model switches that
@@ -15,16 +15,16 @@ Figs. 10–14 are meant to show.
 
 Table V: two windows (say which one, everywhere)
 -------------------------------------------------
-* ``rmse_pitch_accel`` (:func:`rmse_pitch_accel`) — **the paper's definition**,
+* ``rmse_pitch_accel`` (``rmse_pitch_accel``) — **the paper's definition**,
   ``RMSE = ((1/t_f) ∫_0^{t_f} (α̈̂(t) − α̈(t))² dt)^{1/2}`` (Sec. IV-C.4) over the *thrust phase*
   ``[0, t_f]``. Both controllers thrust, and predict, from t = 0 until the run ends (the flip —
   pitch 90° with positive rate — or a failure; there is no pitch stop), so ``t_f`` is the end of
-  the last control step with a prediction (:func:`thrust_phase`). With the zero-order hold the
+  the last control step with a prediction (``thrust_phase``). With the zero-order hold the
   prediction is constant over each control period and is compared with the simulated mean over
   that period: the integral is the duration-weighted sum over the thrust steps. Steps without a
   prediction are left out of both the integral and ``t_f``.
-* ``rmse_pitch_accel_window`` (:func:`rmse_pitch_accel_window`) — **our documented window**
-  (:func:`rmse_window`): the thrust phase without (a) the first control step, the start-up
+* ``rmse_pitch_accel_window`` (``rmse_pitch_accel_window``) — **our documented window**
+  (``rmse_window``): the thrust phase without (a) the first control step, the start-up
   transient of the unloaded compliant legs (its simulated θ̈ overshoots every rigid prediction
   by 50–65 rad/s², about half the paper-definition mean square of a blind run by itself), and
   (b) everything from the rear-face landing on: the first control step at whose end the body's
@@ -34,9 +34,9 @@ Table V: two windows (say which one, everywhere)
 Rear-toe events (the paper's "stiction of the rear toe", Figs. 10–14)
 ---------------------------------------------------------------------
 From the simulated rear-toe letters (``sim_modes[k][1]``): maximal runs of one letter; a run
-shorter than :data:`MIN_RUN_S` (3 ms) that does not end the recording is chatter and is merged
-into the run before it. :func:`stiction_time` is the start of the first ``F`` run that follows a
-sliding (``R``/``L``) run — the rear toe sticking after its initial slide; :func:`resliding_time`
+shorter than ``MIN_RUN_S`` (3 ms) that does not end the recording is chatter and is merged
+into the run before it. ``stiction_time`` is the start of the first ``F`` run that follows a
+sliding (``R``/``L``) run — the rear toe sticking after its initial slide; ``resliding_time``
 the start of the first sliding run after that ``F`` run (the paper's "renewed sliding of the rear
 toe towards the end of the flip"). Times are the start ``times[k]`` of the first step of a run
 (the letters are the simulator's at the end of each control period), as in the mode timeline.
@@ -69,7 +69,7 @@ __all__ = [
 MIN_RUN_S = 0.003
 """Shortest run (s) of one rear-toe letter that counts as an event; shorter ones are chatter."""
 REAR_TOP = 3
-"""Index of the rear-top corner in :func:`~.simulator.body_corners`."""
+"""Index of the rear-top corner in ``body_corners``."""
 
 
 def simulated_pitch_accel(result) -> np.ndarray:
@@ -147,7 +147,7 @@ def landing_step(result) -> int | None:
 
 def rmse_window(result) -> tuple[int, int]:
     """Steps ``[k0, k1)`` of the documented RMSE window (module docstring): ``k0 = 1`` (without
-    the first control step), ``k1`` = the rear-face landing step (:func:`landing_step`) or the end
+    the first control step), ``k1`` = the rear-face landing step (``landing_step``) or the end
     of the thrust phase, whichever comes first. Times: ``result.times[k0]`` to
     ``result.times[k1]`` (s); empty when ``k1 <= k0``."""
     n_f = thrust_phase(result)
@@ -157,7 +157,7 @@ def rmse_window(result) -> tuple[int, int]:
 
 
 def rmse_pitch_accel_window(result) -> float | None:
-    """Table V's RMSE (rad/s²) over **our documented window** (:func:`rmse_window`, module
+    """Table V's RMSE (rad/s²) over **our documented window** (``rmse_window``, module
     docstring): the thrust phase without the first-step transient and the rear-face landing.
     ``None`` when the window holds no step with a prediction."""
     k0, k1 = rmse_window(result)
@@ -207,7 +207,7 @@ def stiction_time(result) -> float | None:
 
 
 def resliding_time(result) -> float | None:
-    """Start (s) of the rear toe's first sliding run after its stiction (:func:`stiction_time`):
+    """Start (s) of the rear toe's first sliding run after its stiction (``stiction_time``):
     the renewed sliding towards the end of the flip; ``None`` if there is none."""
     runs, times = _rear_toe_runs(result)
     slid = stuck = False
@@ -239,7 +239,7 @@ def mode_timeline(result) -> list[dict]:
     """The run as a list of segments ``{"t0", "t1", "simulated", "controller"}``.
 
     Consecutive control steps with the same simulated mode (4 letters body/toe1/toe2/toe3, as
-    :func:`~.simulator.simulate` records it over each step) and the same controller mode (4
+    ``simulate`` records it over each step) and the same controller mode (4
     letters, or ``None`` when the controller assumed none) are merged; ``t0``/``t1`` (s, rounded to
     1 µs) are the start of the first and the end of the last step, so segments tile
     ``[0, result.times[-1]]`` without gaps.

@@ -1,8 +1,8 @@
 """Parameters of the planar RHex flipping model (flipping paper, Sec. IV, Table IV).
 
-One frozen dataclass, :class:`RHexParams`, shared by the compliant simulator
-(:mod:`controllers.rhex.simulator`), the rigid model (:mod:`controllers.rhex.rigid_model`), the
-torque limits (:mod:`controllers.rhex.limits`) and the controllers. SI units throughout.
+One frozen dataclass, ``RHexParams``, shared by the compliant simulator
+(``controllers.rhex.simulator``), the rigid model (``controllers.rhex.rigid_model``), the
+torque limits (``controllers.rhex.limits``) and the controllers. SI units throughout.
 """
 
 from __future__ import annotations

@@ -1,19 +1,19 @@
 """Flip pictures and animation (flipping paper, Sec. IV-C, Figs. 10–15).
 
 Metrics (pitch acceleration, Table V's two RMSE windows, rear-toe events, the mode timeline) live
-in :mod:`~.metrics`; this module only draws (matplotlib, Agg backend, headless).
+in ``metrics``; this module only draws (matplotlib, Agg backend, headless).
 
-* :func:`plot_run` — Figs. 10/13/14: predicted vs simulated pitch acceleration above (our
+* ``plot_run`` — Figs. 10/13/14: predicted vs simulated pitch acceleration above (our
   documented RMSE window shaded as a time span, the thrust phase outlined, flip time, model switch
   and simulated rear-toe stiction marked); below, one row per contact (body, toe1 rear, toe2, toe3
   front) with the simulated mode as a wide bar and the controller's mode as a thin bar under it,
   one colour per letter.
-* :func:`plot_pitch` — Fig. 15: pitch against time for several runs on one axis.
-* :func:`animate` — a GIF (matplotlib's ``PillowWriter``) of the body, hips, legs, toes and
+* ``plot_pitch`` — Fig. 15: pitch against time for several runs on one axis.
+* ``animate`` — a GIF (matplotlib's ``PillowWriter``) of the body, hips, legs, toes and
   ground, each frame titled with the controller, the time and the pitch.
-* :func:`plot_velocity_thresholds` — Fig. 12: rigid-model toe velocities against the simulated
+* ``plot_velocity_thresholds`` — Fig. 12: rigid-model toe velocities against the simulated
   ones, the fixed-contact intervals shaded and the derived thresholds drawn.
-* :func:`plot_ratio_distribution`, :func:`plot_success_map`, :func:`plot_sweep` — the
+* ``plot_ratio_distribution``, ``plot_success_map``, ``plot_sweep`` — the
   reproduction's distributions (``benchmarks/``).
 """
 
@@ -71,13 +71,13 @@ def _letter_runs(times: np.ndarray, modes: Sequence, row: int):
 def plot_run(result: SimulationResult, path: str, title: str = "", switch_time: float | None = None) -> None:
     """Figs. 10/13/14 for one run, written as a PNG at ``path``.
 
-    Above: controller prediction and simulated pitch acceleration (:func:`~.metrics.simulated_pitch_accel`)
-    against time; our documented RMSE window (:func:`~.metrics.rmse_window`: from the second
+    Above: controller prediction and simulated pitch acceleration (``simulated_pitch_accel``)
+    against time; our documented RMSE window (``rmse_window``: from the second
     control step to the rear-face landing or the end of the thrust) shaded as a time span with its
     edges drawn, the thrust phase (Table V by the paper's definition; nearly the same times)
     outlined dashed, each with its times and RMSE in the legend, the flip time dashed and, when
     given, the blind controller's model switch ``switch_time`` (s) dotted beside the simulated
-    rear-toe stiction (:func:`~.metrics.stiction_time`). Below: per contact, the simulated mode
+    rear-toe stiction (``stiction_time``). Below: per contact, the simulated mode
     (wide bar) and the controller's mode (thin bar under it).
     Raises ``ValueError`` for an empty run; I/O errors from matplotlib propagate.
     """
@@ -204,7 +204,7 @@ def clip_to_ground(polygon) -> np.ndarray:
 
 
 def animate(result: SimulationResult, path: str, title: str = "", max_frames: int = 80, fps: int = 20) -> None:
-    """A GIF of the run at ``path``: body rectangle (clipped at the ground, :func:`clip_to_ground`),
+    """A GIF of the run at ``path``: body rectangle (clipped at the ground, ``clip_to_ground``),
     hips, legs (hip → toe), toes (coloured by their simulated contact letter), ground; each frame
     headed by ``title`` (e.g. the controller's name), the time and the pitch, and the simulated
     mode. At most ``max_frames`` frames evenly subsampled from ``result.states`` (N+1, 18), always
@@ -312,7 +312,7 @@ def plot_sweep(x, series: Mapping[str, Sequence], path: str, xlabel: str, ylabel
 def plot_velocity_thresholds(times, predicted, simulated, letters, thresholds, path: str, title: str = "") -> None:
     """Fig. 12: per contact (body, toe 1–3), the rigid model's predicted tangential velocity and the
     simulated one against time, the steps where the simulated contact is fixed shaded
-    (:func:`~.calibration.fixed_steps`) and ``±thresholds`` dashed; each axis spans
+    (``fixed_steps``) and ``±thresholds`` dashed; each axis spans
     ``±max(4 v0, 0.15)`` m/s (larger speeds of sliding or swinging contacts are clipped). ``times`` (N,) s (the start of
     each control step), ``predicted``/``simulated`` (N, 4) m/s (NaN = contact left out),
     ``letters`` (N,) 4-letter simulated modes, ``thresholds`` (4,) m/s. PNG at ``path``."""

@@ -1,8 +1,8 @@
 """Rigid planar RHex model for the controllers (flipping paper, Sec. IV-B.1, Fig. 7, eqs. 35–36).
 
-:func:`rigid_system` builds, from a compliant-simulator state, the instantaneous
-:class:`~contactmodes.model.system.ContactSystem` of the rigid model with
-:class:`~contactmodes.model.mechanism.PlanarMechanism` (rebuilt at every control step):
+``rigid_system`` builds, from a compliant-simulator state, the instantaneous
+``ContactSystem`` of the rigid model with
+``PlanarMechanism`` (rebuilt at every control step):
 
 * floating body ``(x, y, θ)`` (mass ``m``, inertia ``I``, frame at the centre of mass);
 * three massless rigid legs as zero-mass coordinates ``φ_1..φ_3`` relative to the body (view 2 of
@@ -24,8 +24,8 @@ configuration instead of a projected one.
 
 Contacts kept: the body corner always (the flip keeps it on the ground); a toe only while it is
 within ``params.toe_clearance`` (5 mm) of the ground. A toe above that is left out, so the mode
-strings then have fewer letters: :attr:`RigidModel.contacts` lists the contacts present, and
-:func:`expand_mode` maps a model mode to the 4-letter form with ``S`` for omitted toes.
+strings then have fewer letters: ``RigidModel.contacts`` lists the contacts present, and
+``expand_mode`` maps a model mode to the 4-letter form with ``S`` for omitted toes.
 
 Velocities: body ``(ẋ, ẏ, θ̇)`` as simulated; ``φ̇_i`` is the hip speed of the compliant leg
 (rotation rate of the hip→toe vector relative to the body). The leg's radial rate ``ṙ_i`` has no
@@ -33,8 +33,8 @@ rigid counterpart; the rigid toe velocity therefore differs from the simulated o
 
 Two constructions of the same model
 -----------------------------------
-:func:`rigid_model` builds it with the generic :class:`~contactmodes.model.mechanism.PlanarMechanism`
-(the reference; about 0.5 ms). :func:`rigid_arrays` evaluates the same terms in closed form for
+``rigid_model`` builds it with the generic ``PlanarMechanism``
+(the reference; about 0.5 ms). ``rigid_arrays`` evaluates the same terms in closed form for
 this tree — body plus three massless legs, coordinates ``q = (x, y, θ, φ_1, φ_2, φ_3)``:
 
 * ``M = diag(m, m, I, 0, 0, 0)`` (massless legs), ``h = (0, m g, 0, 0, 0, 0)`` (the body frame is
@@ -45,11 +45,11 @@ this tree — body plus three massless legs, coordinates ``q = (x, y, θ, φ_1, 
   ``β_i = θ + φ_i``: ``∂p_i/∂(x, y, θ, φ_i) = [I₂, (o_i − (x, y))⊥ + (p_i − o_i)⊥, (p_i − o_i)⊥]``,
   ``J̇q̇ = −θ̇² (o_i − (x, y)) − (θ̇ + φ̇_i)² (p_i − o_i)``;
 * rows in the contact frame ``(t, n) = ((1, 0), (0, 1))`` are the x and y components;
-* characteristic scales by :meth:`~contactmodes.model.system.CharacteristicScales.from_mechanism_data`
+* characteristic scales by ``from_mechanism_data``
   on the points the mechanism uses (body centre, hips, contact points).
 
-:func:`analytic_model` packs them into the same :class:`RigidModel` (without the mechanism); the
-controllers use it, ``tests/controllers/rhex/test_rhex_model.py`` checks it against :func:`rigid_model` to 1e-12.
+``analytic_model`` packs them into the same ``RigidModel`` (without the mechanism); the
+controllers use it, ``tests/controllers/rhex/test_rhex_model.py`` checks it against ``rigid_model`` to 1e-12.
 """
 
 from __future__ import annotations
@@ -80,8 +80,8 @@ TORQUES = ("tau1", "tau2", "tau3")
 
 @dataclass(frozen=True)
 class RigidModel:
-    """A rigid model at one state: ``system`` (:class:`ContactSystem`), ``contacts`` the contact
-    names present (subset of :data:`CONTACT_NAMES`, in order), ``q`` (6,) and ``qdot`` (6,)."""
+    """A rigid model at one state: ``system`` (``ContactSystem``), ``contacts`` the contact
+    names present (subset of ``CONTACT_NAMES``, in order), ``q`` (6,) and ``qdot`` (6,)."""
 
     system: ContactSystem
     contacts: tuple
@@ -143,10 +143,10 @@ def task_constraint(k: int, params: RHexParams) -> LinearConstraint:
 class RigidArrays:
     """The rigid model's terms at one state in closed form (module doc), SI units.
 
-    ``contacts`` names present (subset of :data:`CONTACT_NAMES`, ``k`` of them); ``q``, ``qdot``
+    ``contacts`` names present (subset of ``CONTACT_NAMES``, ``k`` of them); ``q``, ``qdot``
     (6,); ``M`` (6, 6); ``h`` (6,); ``J`` (2k, 6) rows ``(t, n)`` per contact; ``Jdot_qdot`` (2k,);
     ``v_contact`` (2k,) ``J q̇``; ``mu``, ``v0`` (k,); ``scales`` the mechanism's
-    :class:`~contactmodes.model.system.CharacteristicScales`."""
+    ``CharacteristicScales``."""
 
     contacts: tuple
     q: np.ndarray
@@ -163,8 +163,8 @@ class RigidArrays:
 
 def rigid_arrays(state, params: RHexParams, kinematics: LegKinematics | None = None) -> RigidArrays:
     """Closed-form rigid model (module doc) at simulator ``state`` (18,): the same numbers as
-    :func:`rigid_model`'s mechanism, in a few microseconds' worth of arithmetic. ``kinematics``:
-    :func:`~.simulator.leg_kinematics` of ``state`` when the caller has it already.
+    ``rigid_model``'s mechanism, in a few microseconds' worth of arithmetic. ``kinematics``:
+    ``leg_kinematics`` of ``state`` when the caller has it already.
 
     Raises ``ValueError`` for a bad state or a tilted-gravity model (``params.slope != 0``)."""
     p = params
@@ -226,7 +226,7 @@ def rigid_arrays(state, params: RHexParams, kinematics: LegKinematics | None = N
 
 def _largest_distance(points: list) -> float:
     """The largest distance between two of ``points`` (a list of ``(x, y)``), as
-    :meth:`~contactmodes.model.system.CharacteristicScales.from_mechanism_data` computes it: the square
+    ``from_mechanism_data`` computes it: the square
     root (correctly rounded, hence monotone) of the largest ``dx·dx + dy·dy``; NaN if a coordinate is."""
     d2 = [(px - qx) * (px - qx) + (py - qy) * (py - qy)
           for i, (px, py) in enumerate(points) for qx, qy in points[i + 1:]]
@@ -241,8 +241,8 @@ def _largest(values: list) -> float:
 
 
 def analytic_model(state, params: RHexParams, task: bool = True) -> RigidModel:
-    """:func:`rigid_model` from the closed-form terms of :func:`rigid_arrays` (``mechanism`` is
-    ``None``): the same :class:`~contactmodes.model.system.ContactSystem` to rounding."""
+    """``rigid_model`` from the closed-form terms of ``rigid_arrays`` (``mechanism`` is
+    ``None``): the same ``ContactSystem`` to rounding."""
     ra = rigid_arrays(state, params)
     cons = (task_constraint(len(ra.contacts), params),) if task else ()
     system = ContactSystem(M=ra.M, h=ra.h, S=np.vstack([np.zeros((3, 3)), np.eye(3)]), J=ra.J,
@@ -253,5 +253,5 @@ def analytic_model(state, params: RHexParams, task: bool = True) -> RigidModel:
 
 
 def rigid_system(state, params: RHexParams, task: bool = True) -> ContactSystem:
-    """The rigid model's :class:`ContactSystem` at ``state`` (see :func:`rigid_model`)."""
+    """The rigid model's ``ContactSystem`` at ``state`` (see ``rigid_model``)."""
     return rigid_model(state, params, task).system

@@ -118,7 +118,7 @@ class StepInfo:
 
 @dataclass
 class SimulationResult:
-    """Output of :func:`simulate`; ``N`` control steps.
+    """Output of ``simulate``; ``N`` control steps.
 
     times (N+1,) s; states (N+1, 18) (``STATE_LAYOUT``); torques (N, 3) applied hip torques (N·m,
     after motor saturation); commanded (N, 3) controller torques before saturation;
@@ -165,7 +165,7 @@ def body_corners(state, params: RHexParams) -> np.ndarray:
 
 
 def leg_kinematics(state, params: RHexParams) -> LegKinematics:
-    """Leg geometry and hip speeds (:class:`LegKinematics`) at ``state`` (18,)."""
+    """Leg geometry and hip speeds (``LegKinematics``) at ``state`` (18,)."""
     state = np.asarray(state, dtype=float)
     if state.shape != (N_STATE,):
         raise ValueError(f"state: expected shape ({N_STATE},), got {state.shape}")
@@ -290,7 +290,7 @@ def toe_contact_impulse(v_free, u, m_t: float, c_damp: float, target_n: float, m
 def step(state, tau, params: RHexParams, dt: float | None = None, info: bool = False):
     """Advance ``state`` (18,) by one time step ``dt`` (default ``params.sim_dt``) under hip
     torques ``tau`` (3,) (N·m, applied as given). Returns the new state, and with ``info=True`` also
-    a :class:`StepInfo`. See the module docstring for the scheme."""
+    a ``StepInfo``. See the module docstring for the scheme."""
     p = params
     dt = p.sim_dt if dt is None else dt
     st = state
@@ -402,7 +402,7 @@ def simulate(
     """Run the compliant model under ``controller`` at ``params.control_rate`` (zero-order hold).
 
     ``controller(t, state, params) -> ControlOutput`` (a bare (3,) array is accepted as the torque).
-    Torques are saturated at the motor limit (:func:`~controllers.rhex.limits.torque_limits` at the
+    Torques are saturated at the motor limit (``torque_limits`` at the
     hip speeds at the start of the period) when ``saturate``. ``progress(t)`` is called every
     ``progress_every`` s of simulated time. Ctrl-C ends the run cleanly (outcome ``"interrupted"``).
 

@@ -2,7 +2,7 @@
 
 Each grid point is one run of the compliant simulator from the flat start under a controller
 (``contactmodes flip``; flipping paper Sec. IV-C), with the varied parameters replaced. ``PARAM``
-is any field of :class:`~controllers.rhex.params.RHexParams` — discovered with
+is any field of ``RHexParams`` — discovered with
 ``dataclasses.fields``, so fields added later work unchanged (``mu_toe``, ``mu_body``,
 ``tau_stall``, ``v0.1`` for an entry of a tuple field, …) — or ``controller`` (``blind``,
 ``max-thrust``). A point's fields are those of ``flip --json`` (``contactmodes.flip/1``) without
@@ -13,7 +13,7 @@ measurement (not a result: it differs between runs and machines).
 Every point's parameters are built (``RHexParams`` validation) before anything runs; a rejected
 value is a one-line error naming the parameter. A run that raises (e.g. legs too short to reach
 the ground) is a failed point. Registered as the ``flip`` kind of the entry-point group
-``contactmodes.sweep_kinds`` (``pyproject.toml``; :mod:`contactmodes.sweeps.kinds`).
+``contactmodes.sweep_kinds`` (``pyproject.toml``; ``contactmodes.sweeps.kinds``).
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ UNITS = {
     "min_body_normal_force": "N", "detector_threshold": "rad/s²", "detector_filter_tau": "s", "detector_arm_time": "s",
     "normal_velocity_tol": "m/s", "control_rate": "Hz", "toe_clearance": "m", "sim_dt": "s",
 }
-"""Units of the :class:`~controllers.rhex.params.RHexParams` fields (its docstring); a field not
+"""Units of the ``RHexParams`` fields (its docstring); a field not
 listed is labelled without a unit."""
 
 DEFAULT_DURATION = 2.0  # s, as ``contactmodes flip``
@@ -49,10 +49,10 @@ flipped (``n/a`` otherwise: a run that fell back or timed out is not a flip to p
 
 def run_one_flip(params, controller: str, duration: float) -> dict:
     """Simulate one flip and return its ``contactmodes.flip/1`` fields without ``schema``,
-    ``mode_timeline`` and ``params`` (:func:`controllers.rhex.run_flip`; a sweep point carries
+    ``mode_timeline`` and ``params`` (``controllers.rhex.run_flip``; a sweep point carries
     its varied parameters, the others are the defaults).
 
-    ``params``: :class:`~controllers.rhex.params.RHexParams`; ``controller``: ``"blind"`` or
+    ``params``: ``RHexParams``; ``controller``: ``"blind"`` or
     ``"max-thrust"``; ``duration``: simulated seconds before giving up (s). Raises
     ``KeyboardInterrupt`` when the run was interrupted, and whatever the controller or the
     simulator raise (the sweep records it as a failed point).
@@ -73,7 +73,7 @@ def _fields() -> dict[str, Any]:
 
 
 def _table(values: Mapping[str, Any]) -> dict:
-    """RHexParams values → a nested document (tuples as lists) for :mod:`contactmodes.sweeps.keys`."""
+    """RHexParams values → a nested document (tuples as lists) for ``contactmodes.sweeps.keys``."""
     return {k: list(v) if isinstance(v, tuple) else v for k, v in values.items()}
 
 
@@ -85,7 +85,7 @@ def _params(table: Mapping[str, Any], defaults: Mapping[str, Any]):
 
 
 class FlipPoint:
-    """Picklable evaluator of one grid point: ``params`` → :func:`run_one_flip` fields."""
+    """Picklable evaluator of one grid point: ``params`` → ``run_one_flip`` fields."""
 
     def __init__(self, base: dict, paths: dict, defaults: dict, controller: str | None, duration: float) -> None:
         self.base, self.paths, self.defaults = base, paths, defaults
@@ -159,8 +159,8 @@ class FlipKind(SweepKind):
 
     def prepare(self, grid: Grid, controller: str | None = None,  # type: ignore[override]  # a kind takes its own options
                 duration: float = DEFAULT_DURATION, progress=None) -> Prepared:
-        """Validate and prepare (:meth:`SweepKind.prepare`). Options: ``controller`` (required
-        unless varied), ``duration`` (s, > 0); ``progress`` a stage (:mod:`contactmodes.progress`)
+        """Validate and prepare (``SweepKind.prepare``). Options: ``controller`` (required
+        unless varied), ``duration`` (s, > 0); ``progress`` a stage (``contactmodes.progress``)
         told of each point checked."""
         from .cli import CONTROLLERS
 

@@ -1,12 +1,12 @@
 """Outputs stored before the package redesign (issue 23), and how to compare with them.
 
 ``tests/data/golden/`` holds what the CLI printed or wrote, before the redesign moved any code, for
-every command of :data:`COMMANDS`: every example's ``analyze --json``; ``--unambiguous`` on the
+every command of ``COMMANDS``: every example's ``analyze --json``; ``--unambiguous`` on the
 examples with one or two torques and on RHex; ``brace --json`` on the climber; ``flip --json`` of
 both controllers at μ_t = 0.6 (the timings left out: they are the machine's, not the model's); and
 ``plot`` PNGs. ``tests/test_golden_outputs.py`` runs the same commands and compares.
 
-Comparison (:func:`compare`): the same keys, lists of the same lengths, equal strings, booleans
+Comparison (``compare``): the same keys, lists of the same lengths, equal strings, booleans
 and integers, and floats equal within ``RTOL`` of the document's own scale (the largest magnitude
 among the floats of the same key path, at least 1): the *documented float noise* a refactor may
 introduce (a summation reordered) but no change of answer can hide in. PNGs: the same size and at

@@ -2,16 +2,16 @@
 and shared-case tests).
 
 Written from Tables I–III and footnote 5 of the flipping paper, independently of
-:mod:`contactmodes.modes.enumeration` / ``response`` / ``domains``: for a torque τ and a mode c,
-:func:`oracle_slack` solves
+``contactmodes.modes.enumeration`` / ``response`` / ``domains``: for a torque τ and a mode c,
+``oracle_slack`` solves
 
     max σ  s.t.  M q̈ − Jᵀ f = S τ − h,  the mode's equalities (Tables I–II, eq-constraints),
                  every inequality row (normalized) >= σ,  σ <= 1
 
 (τ is a member when σ* > δ, a non-member when σ* < −δ or the LP is infeasible, too close to call
-otherwise). Kinematic pruning (:func:`kinematically_ok`) is decided by its own Table III rule and
+otherwise). Kinematic pruning (``kinematically_ok``) is decided by its own Table III rule and
 by a homogenized strict LP (exists q̈ with the equalities and the strict inequalities of S/L/R ⇔
-exists (q̈, t) with E q̈ + c_E t = 0, G q̈ + c_G t >= 1, t >= 1). :func:`max_violation`: the
+exists (q̈, t) with E q̈ + c_E t = 0, G q̈ + c_G t >= 1, t >= 1). ``max_violation``: the
 largest violation of a task row over a mode's solutions at a fixed τ (physical constraints only).
 """
 
@@ -158,7 +158,7 @@ def max_violation(s: ContactSystem, mode: str, tau, row) -> tuple[float, float]:
     fixed τ with the physical constraints only; ``(−inf, 0)`` if there is none, ``(inf, 0)`` if
     unbounded. Second item: ``‖x*‖_∞`` of the maximizer (a scale for the tolerance).
 
-    Tables I–II written out directly (with :func:`contact_rows` for the acceleration rows),
+    Tables I–II written out directly (with ``contact_rows`` for the acceleration rows),
     independently of ``contactmodes``: variables ``x = (q̈, f)``.
     """
     n_q, nf = s.n_q, 2 * s.k

@@ -1,7 +1,7 @@
 """The slow reference check of one max-thrust step (shared by the RHex controller tests).
 
-:func:`assert_matches_reference` compares a :class:`~controllers.rhex.max_thrust.MaxThrustResult`
-with :func:`~controllers.rhex.max_thrust.max_thrust_reference` — ``unambiguous()`` for every
+``assert_matches_reference`` compares a ``MaxThrustResult``
+with ``max_thrust_reference`` — ``unambiguous()`` for every
 kinematically feasible mode with a unique θ̈, its pieces cut by the torque box, one LP per piece —
 and, for the tolerances:
 

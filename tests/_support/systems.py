@@ -2,7 +2,7 @@
 
 Hand-built: a point mass ``M_`` on the floor ``y = 0`` (``t = +x``, ``n = +y``) with a horizontal
 force actuator, and the same point touching both the floor and a ceiling. Random:
-:func:`random_system`, the family the LP oracle (:mod:`_support.oracle`) is checked on.
+``random_system``, the family the LP oracle (``_support.oracle``) is checked on.
 """
 
 from __future__ import annotations

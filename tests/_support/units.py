@@ -1,9 +1,9 @@
 """Random SI system files and their hand rewrite in other units (shared by the unit, layout and
 session tests).
 
-:func:`random_system`: a random planar mechanism (floating base, 1–3 more links, some massless,
+``random_system``: a random planar mechanism (floating base, 1–3 more links, some massless,
 1–5 contacts, at rest or moving, with and without task rows) as an SI system file (dict) whose
-contacts touch their lines and none approaches. :func:`rewrite`: the same system in units where
+contacts touch their lines and none approaches. ``rewrite``: the same system in units where
 lengths are × λ and masses × μ (inertias × μλ², gravity × λ, a task row's coefficients divided by
 its variables' unit factors), and the factor of a torque (μλ²).
 """

@@ -1,7 +1,7 @@
-"""The compiled batched dual simplex (:mod:`polytopes.batchlp_kernel`) against its references:
-the NumPy kernel of :mod:`polytopes.batchlp` (same method, same verification rules), HiGHS through
-:func:`polytopes.lp.solve_verified` (``solver="highs"``, without the artificial bounds) and the
-verification rules of :mod:`polytopes.lp` applied in NumPy to the same claims.
+"""The compiled batched dual simplex (``polytopes.batchlp_kernel``) against its references:
+the NumPy kernel of ``polytopes.batchlp`` (same method, same verification rules), HiGHS through
+``polytopes.lp.solve_verified`` (``solver="highs"``, without the artificial bounds) and the
+verification rules of ``polytopes.lp`` applied in NumPy to the same claims.
 
 LPs captured from whole RHex flips are compared in ``tests/controllers/rhex/test_rhex_realtime.py``."""
 
@@ -110,7 +110,7 @@ def _claims(seed: int, B: int = 80):
 @pytest.mark.parametrize("seed", range(4))
 def test_compiled_verification_equals_lp_rules(seed):
     """The compiled check accepts exactly the claims the NumPy verification (``batchlp._verify``:
-    :func:`polytopes.lp.primal_ok`, :func:`~polytopes.lp.dual_ok`, :func:`~polytopes.lp.farkas_ok`)
+    ``polytopes.lp.primal_ok``, ``dual_ok``, ``farkas_ok``)
     accepts, and rejects wrong claims."""
     c, F, f, A, n, status, basis, enter = _claims(seed)
     ref = batchlp._verify(c, F, f, A, n, status.copy(), basis, enter, 0)
@@ -133,7 +133,7 @@ def test_kernel_choice_is_validated():
 
 
 def test_padding_changes_no_answer():
-    """:func:`batchlp.solve_padded` on LPs of different sizes (several chunks) gives, LP by LP,
+    """``batchlp.solve_padded`` on LPs of different sizes (several chunks) gives, LP by LP,
     exactly the answer it gives the LP alone (bit for bit: the padding depends on the LP's own
     size), the NumPy kernel's answer on the unpadded LP within rounding, and HiGHS's status and
     value."""
@@ -236,8 +236,8 @@ def test_kernel_choice_does_not_depend_on_the_process_history():
 
 
 def test_stacked_lps_get_their_padded_answers():
-    """:func:`batchlp.solve_stacked` (stacks of one size, several sizes sharing a padded size, in
-    chunks) gives each LP exactly the answer :func:`batchlp.solve_padded` gives it."""
+    """``batchlp.solve_stacked`` (stacks of one size, several sizes sharing a padded size, in
+    chunks) gives each LP exactly the answer ``batchlp.solve_padded`` gives it."""
     rng = np.random.default_rng(4)
     stacks, flat = [], []
     for m, n, S in [(5, 3, 30), (7, 4, 20), (6, 2, 25), (12, 5, 10), (3, 3, 1)]:

@@ -1,4 +1,4 @@
-"""Hand-computed oracles for :class:`polytopes.Polytope` (values derived on paper, not printed)."""
+"""Hand-computed oracles for ``polytopes.Polytope`` (values derived on paper, not printed)."""
 
 import json
 
@@ -245,7 +245,7 @@ def test_bounding_box_against_highs(seed, fail_dd, pool, kernel, monkeypatch):
     """Sides proven unbounded by recession rays (or by LPs when cddlib's DD is made to fail)
     equal HiGHS's per-side LPs, on random unbounded polyhedra, some with an equality and some
     lower-dimensional, and for a coordinate subset (the box of a projection) — also with a
-    :class:`~polytopes.RayPool` of random directions (hints that must be checked, most of them
+    ``RayPool`` of random directions (hints that must be checked, most of them
     wrong) or of the rays of a related set (the same rows, some moved), and with the support
     LPs through the batched simplex (NumPy or compiled kernel, then the single-LP path)."""
     from polytopes import RayPool, cdd_io
@@ -395,7 +395,7 @@ def test_tolerances_module():
 @pytest.mark.parametrize("fail_dd", [False, True])
 @pytest.mark.parametrize("pooled", [False, True])
 def test_bounding_boxes_of_many_sets_against_highs(fail_dd, pooled, monkeypatch):
-    """:meth:`Polytope.bounding_boxes` (every side in one batch, then rays and single LPs for
+    """``Polytope.bounding_boxes`` (every side in one batch, then rays and single LPs for
     what the batch leaves) against HiGHS's per-side LPs on a mix of bounded, unbounded,
     lower-dimensional, empty and lifted sets of different sizes, boxes over a coordinate subset."""
     from polytopes import RayPool, cdd_io

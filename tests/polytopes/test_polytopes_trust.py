@@ -263,7 +263,7 @@ def test_statuses_match_highs_on_random_badly_scaled_lps():
 
 
 def test_solve_many_matches_highs_on_random_lps():
-    """:func:`lp.solve_many` (one matrix, many costs, batch-verified) gives HiGHS's status and
+    """``lp.solve_many`` (one matrix, many costs, batch-verified) gives HiGHS's status and
     optimum for every cost, on random feasible systems with bounded and unbounded objectives, badly
     scaled rows included; "unbounded" answers carry a verified ray."""
     rng = np.random.default_rng(7)
@@ -440,7 +440,7 @@ def test_undecided_solvers_fall_back_to_point_and_ray(monkeypatch):
 
 def test_vertices_fall_back_to_exact_generators_when_cddlib_gives_up(monkeypatch):
     """cddlib's "numerical inconsistency" (seen on a T_c of the 8-contact chain) makes
-    :meth:`Polytope.vertices` use PPL's exact generators; without pplpy it is a NumericalError.
+    ``Polytope.vertices`` use PPL's exact generators; without pplpy it is a NumericalError.
     Oracle: the hand-written generators of the set {x >= 0, y >= 0, x + y <= 2, z free}."""
     from polytopes import cdd_io
 
@@ -509,7 +509,7 @@ def _highs_max_slack(A, b, C, d):
 
 
 def test_feasibility_many_is_the_emptiness_rule(monkeypatch):
-    """:func:`feasibility_many` (one batch) decides exactly as :func:`feasibility` (one LP each) on
+    """``feasibility_many`` (one batch) decides exactly as ``feasibility`` (one LP each) on
     600 random systems, with max slacks equal to HiGHS's on the same LP (within the LP tolerance);
     with the batch made to decide nothing, the fallback gives the same answers again."""
     from polytopes import batchlp
@@ -553,10 +553,10 @@ def test_are_empty_caches_the_rule_on_each_polytope():
 
 
 def test_stacked_setups_are_each_sets_own():
-    """:func:`feasibility_many` sets up the sets of one shape together (stacked norms, SVDs and
+    """``feasibility_many`` sets up the sets of one shape together (stacked norms, SVDs and
     products) and builds their max-slack LPs stacked (constant rows kept as zero rows); set by set
-    its result is exactly what the set's own set-up (:func:`polytopes.feasibility._setup`) and its
-    own LP (that template's LP, solved alone by :func:`polytopes.batchlp.solve_stacked`) give — on
+    its result is exactly what the set's own set-up (``polytopes.feasibility._setup``) and its
+    own LP (that template's LP, solved alone by ``polytopes.batchlp.solve_stacked``) give — on
     random systems of mixed shapes and on groups of one shape with equalities (some inconsistent,
     some with zero rows, some with rows constant over the equalities' null space)."""
     from polytopes import batchlp
@@ -590,9 +590,9 @@ def test_stacked_setups_are_each_sets_own():
 
 
 def test_empty_stacked_is_feasibility_many():
-    """:func:`polytopes.feasibility.empty_stacked` (stacks of one shape, set up and solved without
+    """``polytopes.feasibility.empty_stacked`` (stacks of one shape, set up and solved without
     an object per set) takes, set by set, the decision and the slack ``s*`` that
-    :func:`feasibility_many` (one :class:`Feasibility` each) takes — bit for bit — on stacks with
+    ``feasibility_many`` (one ``Feasibility`` each) takes — bit for bit — on stacks with
     rows constant over the equalities' null space, inconsistent equalities, zero rows, no free
     direction, a stack of one set, and stacks of the same width and equalities but different
     numbers of rows (joined by padding), and stacks of that width without inequality rows or with
@@ -635,7 +635,7 @@ def test_empty_stacked_is_feasibility_many():
 
 
 def test_hulls_together_are_each_sets_own():
-    """The affine-hull rule of many sets at once (:func:`polytopes.feasibility.hulls`: the thin
+    """The affine-hull rule of many sets at once (``polytopes.feasibility.hulls``: the thin
     sets' implicit-equality LPs in one batch per round) gives each set exactly the hull it gets
     alone, and on sets built with known implicit equalities (two pairs of opposite rows through a
     point, and rows through that point or beyond it that are not implied) finds exactly those
@@ -672,7 +672,7 @@ def test_hulls_together_are_each_sets_own():
 
 def _implicit_rows_one_lp_each(A, b, C, d, feas):
     """Reference for the implicit rows of the affine-hull rule: the rounds of Freund, Roundy & Todd
-    as :func:`polytopes.feasibility.hull` defines them, each LP solved alone by HiGHS
+    as ``polytopes.feasibility.hull`` defines them, each LP solved alone by HiGHS
     (``scipy.optimize.linprog``)."""
     from scipy.optimize import linprog
 

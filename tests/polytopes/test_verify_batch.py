@@ -1,7 +1,7 @@
-"""The projection check solves its LPs in verified batches (:func:`polytopes.projection.verify_projection`)
+"""The projection check solves its LPs in verified batches (``polytopes.projection.verify_projection``)
 and must decide exactly as the single-LP check it replaced. ``reference_verify`` below is that
 check, copied from the code before the batches (one verified LP at a time through
-:mod:`polytopes.lp`): on many random polytopes with their correct projections both accept; on
+``polytopes.lp``): on many random polytopes with their correct projections both accept; on
 deliberately wrong "projections" (a facet shifted or dropped, a vertex moved, a bounded result of
 an unbounded set, a full-dimensional result of a lower-dimensional set, a wrong equality) both
 reject, naming the same first failed check. Correct projections are known independently: sets
@@ -87,11 +87,11 @@ def _ref_lifts_to_ray(P: Polytope, ks: list[int], r: np.ndarray) -> bool:
 
 def reference_verify(P: Polytope, Q: Polytope, keep: Sequence[int]) -> str | None:
     """Check that ``Q`` is the projection of ``P`` onto ``keep``: the single-LP check as it was
-    before the batches (module docstring of :mod:`polytopes.projection`).
+    before the batches (module docstring of ``polytopes.projection``).
 
     Returns ``None`` when every check passes, else a sentence naming the first failed check.
     ``Q`` is expected in reduced form (unit rows). Raises
-    :class:`~polytopes.NumericalError` only if a check LP cannot be solved reliably.
+    ``NumericalError`` only if a check LP cannot be solved reliably.
     """
     ks = [int(k) for k in keep]
     n, k = P.dim, len(ks)
@@ -370,7 +370,7 @@ def test_without_certified_batch_answers_the_single_lp_path_decides(monkeypatch)
 
 def test_bounded_sets_need_no_single_support_or_membership_lp(monkeypatch):
     """The batch certifies every support and membership LP of a bounded set's check (none left
-    to :meth:`Polytope._inner_lp` or :func:`_in_projection`), however few they are."""
+    to ``Polytope._inner_lp`` or ``_in_projection``), however few they are."""
     monkeypatch.setattr(projection, "CHECK_BATCH_MIN_LPS", 0)
     calls = []
     inner, member = Polytope._inner_lp, projection._in_projection
@@ -383,7 +383,7 @@ def test_bounded_sets_need_no_single_support_or_membership_lp(monkeypatch):
 
 
 def _single_distance(P: Polytope, ks: list[int], y: np.ndarray) -> float:
-    """The optimal ``t`` of the reference's membership LP (:func:`_ref_in_projection`), one LP."""
+    """The optimal ``t`` of the reference's membership LP (``_ref_in_projection``), one LP."""
     h = P._hull()
     k = h.N.shape[1]
     M, r, one = h.N[ks], y - h.x0[ks], np.ones((len(ks), 1))
@@ -465,12 +465,12 @@ def test_few_check_lps_go_one_by_one_with_the_same_verdicts(monkeypatch):
 
 
 def test_project_many_gives_each_sets_projection(monkeypatch):
-    """:func:`polytopes.projection.project_many` (the sets' emptiness, hulls and checks decided
-    together) returns, set by set, exactly what :func:`project` returns for the set alone — on
+    """``polytopes.projection.project_many`` (the sets' emptiness, hulls and checks decided
+    together) returns, set by set, exactly what ``project`` returns for the set alone — on
     sets of different dimensions projected onto the same coordinates, an empty one among them, with
     each explicit method and ``auto`` — each result also the projection known by construction; and
     a first result that fails its check, or a joint check that raises, is done again by
-    :func:`project`."""
+    ``project``."""
     from polytopes.projection import project, project_many
 
     groups: dict[tuple, list] = {}

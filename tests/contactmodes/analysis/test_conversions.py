@@ -1,5 +1,5 @@
 """Scaling happens once on the way out (issue 23): every scaled polytope of an analysis is
-converted to the user's units at most once (:meth:`AnalysisSession.to_user`), so each user-unit
+converted to the user's units at most once (``AnalysisSession.to_user``), so each user-unit
 set is one object with warm LP caches. ``Scaling.polytope_to_user`` is wrapped by a counter that
 keeps every argument alive, so that an ``id`` is never reused during a run."""
 
@@ -21,7 +21,7 @@ from polytopes import Polytope
 
 @pytest.fixture
 def conversions(monkeypatch):
-    """A :class:`Counter` of ``Scaling.polytope_to_user`` calls per scaled object's ``id`` (the
+    """A ``Counter`` of ``Scaling.polytope_to_user`` calls per scaled object's ``id`` (the
     objects kept alive in the fixture)."""
     counts: Counter[int] = Counter()
     alive = []

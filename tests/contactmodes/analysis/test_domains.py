@@ -160,11 +160,11 @@ def test_no_actuators_rejected():
 
 
 def test_independent_equalities_stacked_against_least_squares():
-    """:func:`independent_equalities_stacked` on stacks with dependent rows and inconsistent
+    """``independent_equalities_stacked`` on stacks with dependent rows and inconsistent
     right-hand sides: a system is kept iff least squares (``np.linalg.lstsq``) solves it exactly;
     its rows are then orthonormal, span the row space of ``C`` (same rank as ``matrix_rank``) and
     are solved by the least-squares point; each result equals the one of the system alone (bit for
-    bit), which is what :func:`independent_equalities` returns."""
+    bit), which is what ``independent_equalities`` returns."""
     from contactmodes.analysis.domains import independent_equalities, independent_equalities_stacked
 
     rng = np.random.default_rng(5)

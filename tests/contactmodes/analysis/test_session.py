@@ -209,10 +209,10 @@ def test_overlapping_pairs_against_all_pairs_of_projected_domains(path):
 
 @pytest.mark.parametrize("path", [p for p in EXAMPLES if "rhex" in p] + ["chain4"])
 def test_lifted_pairs_decided_together_as_one_by_one(path):
-    """The lifted domains of many pairs decided together (:meth:`AnalysisSession._lifted_nonempty`:
+    """The lifted domains of many pairs decided together (``AnalysisSession._lifted_nonempty``:
     rows, independent equalities and max-slack LPs stacked by shape) take the decision the
-    emptiness rule takes on each pair's own rows (:meth:`AnalysisSession._lifted_pair`, then
-    :func:`polytopes.feasibility.feasibility_many`), on every candidate pair of feasible modes."""
+    emptiness rule takes on each pair's own rows (``AnalysisSession._lifted_pair``, then
+    ``polytopes.feasibility.feasibility_many``), on every candidate pair of feasible modes."""
     from polytopes.feasibility import feasibility_many
 
     s = parse_system(zigzag_chain(4)).system if path == "chain4" else load_system(path).system
@@ -230,7 +230,7 @@ def test_lifted_pairs_decided_together_as_one_by_one(path):
 
 
 def test_prime_T_gives_the_domains_computed_one_by_one():
-    """:meth:`AnalysisSession.prime_T` (emptiness and hulls of all domains decided together first)
+    """``AnalysisSession.prime_T`` (emptiness and hulls of all domains decided together first)
     gives every mode the ``T_c`` a fresh session computes for it alone — the same H-representation,
     in the solver's units and in the user's — and the same affine dimension and box."""
     path = [p for p in EXAMPLES if "rhex" in p][0]
@@ -319,7 +319,7 @@ def test_mode_methods_are_unit_invariant(seed):
 def test_a_given_enumeration_is_used_and_a_nondimensional_system_analysed_as_it_is(name, monkeypatch):
     """``AnalysisSession(system, enumeration=…)`` takes the given modes as the kinematically
     feasible ones without enumerating; here they are a real-time layout's kinematic decisions
-    (:meth:`contactmodes.realtime.plan.KinematicTest.enumeration`), equal to the session's own
+    (``contactmodes.realtime.plan.KinematicTest.enumeration``), equal to the session's own
     enumeration (modes, counts, Table III letters). A session of the nondimensional system
     (``system.scaling.system``) with that enumeration is analysed as it is (identity scaling)
     and decides every mode as the session of the system in its units does: the same

@@ -214,7 +214,7 @@ def test_internal_numerical_failure_exits_70_one_line_nothing_written(tmp_path, 
 
 
 def test_polytope_error_from_input_is_a_user_error_exit_2(tmp_path, monkeypatch, capsys):
-    """A :class:`polytopes.PolytopeError` (the geometry package's user error: bad polytope data)
+    """A ``polytopes.PolytopeError`` (the geometry package's user error: bad polytope data)
     reaching the CLI is reported as the user's mistake: one line, exit 2, nothing written — not
     as an internal error (issue 23: it exited 70)."""
     from polytopes import PolytopeError

@@ -1,4 +1,4 @@
-"""Tests of :mod:`contactmodes.model.mechanism` against independent derivations.
+"""Tests of ``contactmodes.model.mechanism`` against independent derivations.
 
 Reference values come from sympy Lagrange equations, finite differences of independently coded
 energies/kinematics, and hand-derived closed forms — never from output of the code under test.

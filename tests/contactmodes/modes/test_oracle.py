@@ -1,7 +1,7 @@
 """End-to-end check: T_c membership against a direct LP in (q̈, f) for every one of the 4^k modes.
 
 The oracle (``tests/_support/oracle.py``) is written from Tables I–III and footnote 5 of the
-flipping paper, independently of :mod:`contactmodes.modes.enumeration` / ``response`` / ``domains``: for a
+flipping paper, independently of ``contactmodes.modes.enumeration`` / ``response`` / ``domains``: for a
 torque τ and a mode c it solves
 
     max σ  s.t.  M q̈ − Jᵀ f = S τ − h,  the mode's equalities (Tables I–II, eq-constraints),

@@ -179,7 +179,7 @@ def test_evaluate_shape_errors():
 
 @pytest.mark.parametrize("seed", range(4))
 def test_batched_responses_and_rows_are_each_modes_own(seed):
-    """:func:`responses_from_equations` and :func:`substituted_rows_many` on every mode of a random
+    """``responses_from_equations`` and ``substituted_rows_many`` on every mode of a random
     system at once (several shapes and ranks per batch) give, mode by mode, exactly what each
     mode gets alone; and the batched response satisfies the equalities (24)."""
     from contactmodes.analysis.domains import substituted_rows, substituted_rows_many
@@ -205,7 +205,7 @@ def test_batched_responses_and_rows_are_each_modes_own(seed):
 
 
 def test_numerical_ranks_is_the_rank_rule_row_by_row():
-    """:func:`contactmodes._linalg.numerical_ranks` (stacked) equals :func:`numerical_rank` on each
+    """``contactmodes._linalg.numerical_ranks`` (stacked) equals ``numerical_rank`` on each
     row, with zero rows, no singular values and values straddling the threshold; and both agree
     with ``np.linalg.matrix_rank`` on matrices of known rank."""
     from contactmodes import tolerances

@@ -8,7 +8,7 @@
 * ``analyze --at``: the answer is the whole output; ``--table`` adds the table before it.
 
 The expected values come from elsewhere: the bounds from LPs (scipy's HiGHS) on the
-``contactmodes.analysis/1`` JSON H-representation, the display width from :mod:`unicodedata`, and
+``contactmodes.analysis/1`` JSON H-representation, the display width from ``unicodedata``, and
 the column spans from the dashes under the header.
 """
 

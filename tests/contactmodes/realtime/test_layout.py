@@ -1,10 +1,10 @@
-"""Real-time layouts (:mod:`contactmodes.realtime.plan`) against the analysis session.
+"""Real-time layouts (``contactmodes.realtime.plan``) against the analysis session.
 
 On the example systems and on random mechanisms (``_support.units.random_system``: floating base,
 massless links, 1–5 contacts, at rest or moving, task rows) written in SI and in millimetres and
 grams: the layout's kinematically feasible modes are the Table III candidates that
-:func:`~contactmodes.modes.enumeration.acceleration_feasible` accepts (the definition, Sec. III-F) and the
-session's enumeration (:func:`~contactmodes.modes.enumeration.enumerate_modes`, whose depth-first search once
+``acceleration_feasible`` accepts (the definition, Sec. III-F) and the
+session's enumeration (``enumerate_modes``, whose depth-first search once
 pruned seed 4's ``SFFF`` on a relaxed row that cancels only up to rounding); per feasible mode the consistency of (31), the
 number of ambiguity variables and the rank of (31) are the SVD response's; the torque domains
 ``T_c`` agree — every torque of a grid lies in the layout's ``D_c`` (one LP) exactly when the
@@ -111,8 +111,8 @@ def test_random_mechanisms_match_session_in_any_units(seed):
 
 @pytest.mark.parametrize("case", EXAMPLES + [f"random{seed}" for seed in range(8)])
 def test_compiled_responses_equal_numpy_reference(case):
-    """The compiled responses and domains (:mod:`contactmodes.realtime.kernels`) against the NumPy
-    path of :meth:`Layout.responses` and :meth:`Layout.domains` on every Table III candidate
+    """The compiled responses and domains (``contactmodes.realtime.kernels``) against the NumPy
+    path of ``Layout.responses`` and ``Layout.domains`` on every Table III candidate
     (feasible or not): the same certified decisions, the same ``P``, ``Q``, ``r`` (1e-12
     relative), the same admissible set (31) (the projector ``CᵀC`` and ``Cᵀd`` of the orthonormal
     rows, signs of the rows aside), the same rows (33) and the same cancelled entries."""
@@ -183,10 +183,10 @@ def test_kinematic_second_solve_matches_definition_near_rest():
     """The first steps of the μ_t = 0.39 RHex flip after the at-rest start (113 and 112 candidate
     modes): kinematic LPs the first batched solve leaves undecided (their strict-slack optimum
     leans on the artificial box) are decided by the second, unit-box solve
-    (:meth:`~contactmodes.realtime.plan.Layout._unit_box`) for some modes; every decision, whichever
-    solve took it, is the definition's (:func:`~contactmodes.modes.enumeration.acceleration_feasible` on the
+    (``_unit_box``) for some modes; every decision, whichever
+    solve took it, is the definition's (``acceleration_feasible`` on the
     session's system), also when the undecided candidates are resolved one at a time
-    (:meth:`~contactmodes.realtime.plan.Layout.kinematic_test`)."""
+    (``kinematic_test``)."""
     from controllers.rhex import RHexParams, simulate
     from controllers.rhex.max_thrust import MaxThrustController, StepModel
 
@@ -219,7 +219,7 @@ def test_kinematic_second_solve_matches_definition_near_rest():
 @pytest.mark.parametrize("seed", range(12))
 def test_compiled_scaling_equals_the_rule(seed):
     """``layout.scaled_terms`` (one compiled call) against the rule itself
-    (:func:`contactmodes.model.scaling.scale_terms`) on random mechanisms with constraint rows, in SI and
+    (``contactmodes.model.scaling.scale_terms``) on random mechanisms with constraint rows, in SI and
     in millimetres and grams, and with two stacked blocks: the same numbers, bit for bit."""
     from contactmodes.realtime.plan import scaled_terms
     from contactmodes.model.scaling import scale_terms
@@ -251,9 +251,9 @@ def _sorted_rows(M):
 
 @pytest.mark.parametrize("seed", range(8))
 def test_equation_bank_rows_equal_layout_rows(seed):
-    """The session's equation bank (:class:`contactmodes.modes.constraints.EquationBank`, rows stacked per
-    mode in the order of eqs. 24 and 32) and the layout's row banks (:meth:`Structure.banks`
-    indexed by :attr:`Layout.eq_rows` / ``geq_rows``: contact-interleaved, assembled by other
+    """The session's equation bank (``contactmodes.modes.constraints.EquationBank``, rows stacked per
+    mode in the order of eqs. 24 and 32) and the layout's row banks (``Structure.banks``
+    indexed by ``Layout.eq_rows`` / ``geq_rows``: contact-interleaved, assembled by other
     code) give every Table III candidate the same equality rows ``[A | B | b]`` and inequality
     rows ``[N | e]`` as sets, on random mechanisms without task equalities (scaled system)."""
     from contactmodes.modes.constraints import EquationBank

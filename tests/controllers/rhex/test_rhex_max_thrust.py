@@ -9,7 +9,7 @@
     all-mode search runs with the task row dropped (no blind fallback) and lifted toes are ``S``.
 
 The comparison states (a), (c) come from short runs with the parameters these tests were written
-for (hardware torque line 16.2 N·m, the paper's velocity thresholds; :data:`LEGACY`), so the
+for (hardware torque line 16.2 N·m, the paper's velocity thresholds; ``LEGACY``), so the
 controller's decisions at them are the same as before the reproduction's calibration; the
 calibrated defaults are exercised by (e) and by ``tests/controllers/rhex/test_flip_cli.py``.
 """
@@ -210,7 +210,7 @@ def test_task_dropped_instead_of_a_blind_fallback():
 
 
 def test_compiled_point_test_equals_numpy_reference(short_runs, slow_path_states):
-    """The compiled point test (:func:`contactmodes.realtime.kernels.point_test_kernel` behind
+    """The compiled point test (``contactmodes.realtime.kernels.point_test_kernel`` behind
     ``max_thrust._inside``) against its NumPy reference (``kernel="numpy"``) at the comparison
     states: the same answer for every mode and torque — each mode's bound maximizer, the box
     corners and centre, random torques of the box, and points pulled 1e-7 towards the maximizers
@@ -244,7 +244,7 @@ def test_compiled_point_test_equals_numpy_reference(short_runs, slow_path_states
 
 
 def _same_system(a, b):
-    """Two :class:`~contactmodes.model.system.ContactSystem` with the same fields, bit for bit."""
+    """Two ``ContactSystem`` with the same fields, bit for bit."""
     for f in ("M", "h", "S", "J", "Jdot_qdot", "v_contact", "v0", "mu"):
         x, y = getattr(a, f), getattr(b, f)
         assert x.shape == y.shape and x.tobytes() == y.tobytes(), f

@@ -46,7 +46,7 @@ N_HIGHS = 10_000
 
 
 class _Recording:
-    """The controller, recording each step's :class:`MaxThrustResult`."""
+    """The controller, recording each step's ``MaxThrustResult``."""
 
     def __init__(self, params):
         self.controller = MaxThrustController(params)
@@ -246,7 +246,7 @@ def test_lazy_kinematic_resolution_equals_resolving_every_mode_first(monkeypatch
 
 @pytest.mark.slow
 def test_batch_lp_matches_highs_on_captured_lps(flips):
-    """LPs the fast path solved in both flips, re-solved by HiGHS (:func:`polytopes.lp.solve_verified`)
+    """LPs the fast path solved in both flips, re-solved by HiGHS (``polytopes.lp.solve_verified``)
     without the artificial bounds: a decided status must be HiGHS's, an optimal value must be
     HiGHS's (relative 1e-7 of the terms)."""
     captured = flips["lps"]
@@ -275,8 +275,8 @@ def test_batch_lp_matches_highs_on_captured_lps(flips):
 
 @pytest.mark.slow
 def test_compiled_lp_kernel_matches_numpy_on_captured_lps(flips):
-    """The compiled kernel (:mod:`polytopes.batchlp_kernel`, used by the flips) against the NumPy
-    kernel of :mod:`polytopes.batchlp` on the captured batches, both from a cold start: the same
+    """The compiled kernel (``polytopes.batchlp_kernel``, used by the flips) against the NumPy
+    kernel of ``polytopes.batchlp`` on the captured batches, both from a cold start: the same
     status for every LP, the same optimal value (relative 1e-9), and the warm-started answers of
     the flips (the captured status) equal to the cold ones where both decided."""
     captured = flips["lps"]
@@ -353,7 +353,7 @@ def test_flip_document_step_times_and_paths():
 
 def test_fallback_counts_are_the_exact_solves_of_the_step(monkeypatch):
     """``paths["lp_fallbacks"]`` / ``["svd_fallbacks"]`` count what the step really handed to the
-    exact solvers: the calls of :func:`polytopes.lp.solve_verified` and of the layout's SVD
+    exact solvers: the calls of ``polytopes.lp.solve_verified`` and of the layout's SVD
     response during the step (forced: the batched simplex leaves every third LP undecided, and
     every pivot certificate is refused)."""
     from contactmodes.realtime import plan as layout
