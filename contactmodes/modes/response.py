@@ -1,4 +1,4 @@
-"""Mode-specific dynamic response by SVD (flipping paper, Sec. III-D, eqs. 24–31).
+"""Mode-specific dynamic response (flipping paper, Sec. III-D, eqs. 24–31): by SVD, and batched.
 
 For a contact mode ``c`` the unknowns are ``x = [q̈; f]`` (length ``n = n_q + 2k``). The equality
 constraints of the mode are stacked into (24)/(25), ``A x = B τ + b``, and the inequalities into
@@ -9,6 +9,13 @@ constraints of the mode are stacked into (24)/(25), ``A x = B τ + b``, and the 
 
 with ``N(A)`` an orthonormal null-space basis, ``w ∈ R^{n_w}`` the ambiguity variables and the
 admissible torque subspace (31) stored as ``tau_C τ = tau_d``.
+
+Many modes at once: ``batched_responses`` computes the same responses for a batch of modes
+sharing one bank of rows, through each mode's pivot block instead of an SVD, certified to take the
+SVD's decisions and falling back to ``response_from_equations`` where a certificate fails (the
+real-time plans, ``contactmodes.realtime.plan``, call it every control step). Its NumPy reference
+is ``contactmodes.modes._pivot_response``, its compiled form (numba, the optional ``compiled``
+extra) ``contactmodes.modes._response_kernels``.
 
 Units: ``solve_response`` takes every rank and consistency decision on the nondimensionalized
 system (``contactmodes.model.scaling``) and maps the result back; ``w`` are the null-space coordinates
@@ -27,9 +34,10 @@ from contactmodes._linalg import numerical_rank, numerical_ranks
 from contactmodes.modes.constraints import ModeEquations, mode_equations
 from contactmodes.modes.contact_conditions import validate_mode
 from contactmodes.model.system import ContactSystem
+from contactmodes.modes import _pivot_response, _response_kernels
 
-__all__ = ["ModeEquations", "ModeResponse", "mode_equations", "numerical_rank", "responses_from_equations",
-           "solve_response"]
+__all__ = ["BatchedResponses", "ModeEquations", "ModeResponse", "batched_responses", "mode_equations",
+           "numerical_rank", "pivot_choice", "responses_from_equations", "solve_response"]
 
 
 BATCH = 256
@@ -265,6 +273,189 @@ def _same_rank(eqs_list: list[ModeEquations], U: np.ndarray, s: np.ndarray, Vt: 
             w_moves_accelerations=moves_q[g], w_moves_forces=moves_f[g],
         ))
     return out
+
+
+@dataclass
+class BatchedResponses:
+    """The responses (24)–(31) of ``B`` modes computed together (``batched_responses``),
+    nondimensional, ``n = n_q + 2k``, ``s = max(m, n)`` padded ambiguity columns.
+
+    ``[q̈; f] = P τ + Q w + r`` with ``w`` the *pivot* ambiguity coordinates (the free columns of
+    each mode's pivoting, not the orthonormal null-space coordinates of ``ModeResponse``: the
+    torque sets, accelerations and forces are the same, the ``w``-coordinates are not, except
+    for the modes the SVD computed, whose first ``n_w`` columns are ``ModeResponse.Q``).
+
+    Attributes
+    ----------
+    P : numpy.ndarray
+        ``(B, n, n_τ)`` τ-coefficients of ``[q̈; f]``.
+    Q : numpy.ndarray
+        ``(B, n, s)`` w-coefficients (zero outside the real ambiguity columns).
+    r : numpy.ndarray
+        ``(B, n)`` constant part of ``[q̈; f]``.
+    wfree : numpy.ndarray
+        ``(B, s)`` bool, the real ambiguity columns of each mode.
+    C : numpy.ndarray
+        ``(B, n_τ, n_τ)`` admissible torques (31) ``C τ = d``, on the rows marked by ``cvalid``.
+    d : numpy.ndarray
+        ``(B, n_τ)`` right-hand sides of (31).
+    cvalid : numpy.ndarray
+        ``(B, n_τ)`` bool, the real rows of ``C``, ``d``.
+    consistent : numpy.ndarray
+        ``(B,)`` bool, some τ satisfies (31).
+    unique : numpy.ndarray
+        ``(B,)`` bool, the objective row of ``Q`` is zero: the objective does not depend on ``w``
+        (III-G.2).
+    n_w : numpy.ndarray
+        ``(B,)`` int, number of ambiguity variables.
+    certified : numpy.ndarray
+        ``(B,)`` bool, computed by the certified pivot path; the others by the SVD.
+    repivoted : dict
+        ``{position: (rows, columns, rank)}``: for every mode the SVD computed, the pivot choice
+        (``pivot_choice``) of its equalities at the current numbers (positions in the batch; row
+        indices local to the mode's rows), for the caller to use at the next call.
+    """
+
+    P: np.ndarray
+    Q: np.ndarray
+    r: np.ndarray
+    wfree: np.ndarray
+    C: np.ndarray
+    d: np.ndarray
+    cvalid: np.ndarray
+    consistent: np.ndarray
+    unique: np.ndarray
+    n_w: np.ndarray
+    certified: np.ndarray
+    repivoted: dict = field(default_factory=dict)
+
+
+def pivot_choice(A) -> tuple[np.ndarray, np.ndarray, int]:
+    """The pivot choice ``batched_responses`` expects for a mode's equalities ``A`` (m, n).
+
+    Parameters
+    ----------
+    A : numpy.ndarray
+        ``(m, n)`` the nondimensional equality matrix (24) of one mode.
+
+    Returns
+    -------
+    tuple
+        ``(rows (m,), columns (n,), rank)``: the SVD rank rule (``numerical_rank``), then pivoted
+        QR for ``rank`` independent columns and, among them, ``rank`` independent rows, first in
+        each order.
+    """
+    return _pivot_response.choose_pivots(np.asarray(A, dtype=float))
+
+
+def batched_responses(A, B, b, rows, pivot_rows, pivot_cols, pivot_rank, pivot_inv, n_q: int, row: int, *,
+                      kernel: str = "auto", modes: Sequence[str] | None = None) -> BatchedResponses:
+    """The response (24)–(31) for many modes at once; falls back to ``response_from_equations``
+    (SVD) where a certificate fails.
+
+    The modes share one bank of nondimensional equality rows ``A x = B τ + b`` (``x = (q̈, f)``);
+    each mode is given by its rows of the bank and a pivot choice (``pivot_choice``, typically
+    cached across calls). Per mode the pivot block ``A₁₁`` is inverted and ``x_C = A₁₁⁻¹(B_R τ +
+    b_R − A₁₂ w)``, ``x_C̄ = w``; the rank decision, the rank and consistency of (31) and the
+    uniqueness of the objective are *certified* to be the ones the SVD rule of
+    ``response_from_equations`` takes (``contactmodes.modes._pivot_response``). Where a
+    certificate fails, that mode is computed by ``response_from_equations`` on the same rows (in
+    their given order) and its pivots re-chosen (``BatchedResponses.repivoted``). Decisions are
+    taken on the given (nondimensional) numbers.
+
+    Parameters
+    ----------
+    A : numpy.ndarray
+        ``(E, n)`` equality bank, ``n = n_q + 2k``.
+    B : numpy.ndarray
+        ``(E, n_τ)`` its τ-coefficients.
+    b : numpy.ndarray
+        ``(E,)`` its constants.
+    rows : numpy.ndarray
+        ``(N, m)`` int, each mode's bank rows in their natural order (the SVD fallback's).
+    pivot_rows : numpy.ndarray
+        ``(N, m)`` int, each mode's bank rows in pivot order (``rows[pivot_choice(...)[0]]``).
+    pivot_cols : numpy.ndarray
+        ``(N, n)`` int, each mode's column order.
+    pivot_rank : numpy.ndarray
+        ``(N,)`` int, each mode's rank.
+    pivot_inv : numpy.ndarray
+        ``(N, n)`` int, the inverse permutations of ``pivot_cols``.
+    n_q : int
+        Number of generalized coordinates.
+    row : int
+        The objective row: the index in ``x = (q̈, f)`` whose dependence on ``w`` decides
+        ``BatchedResponses.unique``.
+    kernel : str, optional
+        ``"numpy"`` (the reference), ``"compiled"`` (``contactmodes.modes._response_kernels``,
+        the same computation compiled by numba) or ``"auto"`` (default: compiled when numba, the
+        optional ``compiled`` extra, is installed; the NumPy path otherwise).
+    modes : Sequence[str], optional
+        The modes' names (labels of the SVD fallback's ``ModeEquations`` only).
+
+    Returns
+    -------
+    BatchedResponses
+        The ``N`` responses in the given order.
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``kernel``.
+    """
+    if kernel not in ("auto", "numpy", "compiled"):
+        raise ValueError(f"kernel: must be 'auto', 'numpy' or 'compiled', got {kernel!r}")
+    rows = np.asarray(rows, dtype=int)
+    Bn, m = rows.shape
+    n, nt = A.shape[1], B.shape[1]
+    s = max(m, n)
+    if Bn == 0:
+        z = np.zeros((0,))
+        return BatchedResponses(np.zeros((0, n, nt)), np.zeros((0, n, s)), np.zeros((0, n)), np.zeros((0, s), bool),
+                                np.zeros((0, nt, nt)), np.zeros((0, nt)), np.zeros((0, nt), bool), z.astype(bool),
+                                z.astype(bool), z.astype(int), z.astype(bool))
+    if kernel == "compiled" or (kernel == "auto" and _response_kernels.AVAILABLE):
+        out = BatchedResponses(np.empty((Bn, n, nt)), np.empty((Bn, n, s)), np.empty((Bn, n)),
+                               np.empty((Bn, s), bool), np.empty((Bn, nt, nt)), np.empty((Bn, nt)),
+                               np.empty((Bn, nt), bool), np.empty(Bn, bool), np.empty(Bn, bool),
+                               np.empty(Bn, np.int64), np.empty(Bn, bool))
+        _response_kernels.responses_kernel(A, B, b, pivot_rows, pivot_cols, pivot_rank, pivot_inv, m, n, int(row),
+                                           out.P, out.Q, out.r, out.wfree, out.C, out.d, out.cvalid,
+                                           out.consistent, out.unique, out.n_w, out.certified)
+    else:
+        out = BatchedResponses(*_pivot_response.pivot_responses(A, B, b, pivot_rows, pivot_cols, pivot_rank,
+                                                                 pivot_inv, m, n, int(row)))
+    for j in (~out.certified).nonzero()[0].tolist():
+        _svd_entry(out, j, A, B, b, rows[j], n_q, int(row), "" if modes is None else modes[j])
+    return out
+
+
+def _svd_entry(out: BatchedResponses, j: int, Abank, Bbank, bbank, rows, n_q: int, row: int, mode: str) -> None:
+    """Fill entry ``j`` of ``out`` from the SVD response of the bank rows ``rows`` and re-choose
+    its pivots (``batched_responses``)."""
+    A = Abank[rows]
+    n, nt = A.shape[1], Bbank.shape[1]
+    eqs = ModeEquations(mode, A, Bbank[rows], bbank[rows], [], np.zeros((0, n + nt)), np.zeros(0), [], n_q, n - n_q,
+                        nt)
+    resp: ModeResponse = response_from_equations(eqs)
+    out.repivoted[j] = _pivot_response.choose_pivots(A)
+    out.P[j] = resp.P
+    out.r[j] = resp.r
+    out.Q[j] = 0.0
+    out.Q[j, :, :resp.n_w] = resp.Q
+    out.wfree[j] = False
+    out.wfree[j, :resp.n_w] = True
+    out.n_w[j] = resp.n_w
+    out.C[j] = 0.0
+    out.d[j] = 0.0
+    out.cvalid[j] = False
+    p = resp.tau_C.shape[0]
+    out.C[j, :p] = resp.tau_C
+    out.d[j, :p] = resp.tau_d
+    out.cvalid[j, :p] = True
+    out.consistent[j] = resp.consistent
+    out.unique[j] = not (resp.n_w and np.abs(resp.Q[row]).max() > tolerances.AMBIGUITY_ATOL)
+    out.certified[j] = False
 
 
 def solve_response(system: ContactSystem, mode: str, task: bool = True) -> ModeResponse:

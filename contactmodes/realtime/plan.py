@@ -21,20 +21,11 @@ modes at once:
   the batch and leaves the undecided candidates to ``KinematicTest.resolve`` (the same
   second solve and exact LP, for the candidates a caller needs: the RHex max-thrust controller
   resolves them only where its answer can depend on them).
-* **Responses** (24)–(31) without an SVD per mode and step. For each mode the layout keeps a
-  pivot choice (``r`` rows and columns of ``A`` found by pivoted QR once, cached per mode in the
-  ``Structure``); per step the pivot block ``A₁₁`` is inverted (batched) and the response is
-  ``x_C = A₁₁⁻¹(B_R τ + b_R − A₁₂ w)``, ``x_C̄ = w``, with the remaining rows giving the
-  admissible torques (31). The rank decision is *certified* to be the one the SVD rule
-  (``numerical_rank``) takes: ``σ_{r+1}(A) <= ‖Schur complement‖_F`` (a
-  rank-``r`` matrix differs from ``A`` by it) and ``σ_r(A) >= σ_min(A₁₁) >= 1/‖A₁₁⁻¹‖_F``
-  (interlacing), compared with the SVD threshold computed from bounds of ``σ_max``. The rank and
-  consistency of (31) and the "θ̈ unique" test (III-G.2) are certified the same way, through the
-  factor relating this (non-orthonormal) null-space basis to the orthonormal one of
-  ``contactmodes.modes.response`` (``‖(QᵀQ)^{-1/2}‖ <= 1`` because ``Q`` contains an identity
-  block). Where a certificate fails, that mode's response is computed by
-  ``response_from_equations`` (the SVD) on the same rows, and its
-  pivots are re-chosen at the current numbers.
+* **Responses** (24)–(31) without an SVD per mode and step: each mode's pivot choice of its
+  equalities (``contactmodes.modes.response.pivot_choice``, once per mode, cached in the
+  ``Structure``) and ``contactmodes.modes.response.batched_responses``, the one response
+  computation of the toolkit for many modes at once (certified to take the SVD's decisions, the
+  SVD where a certificate fails; then the mode's pivots are re-chosen at the current numbers).
 * **Domains** (33): the substituted rows of every mode with the cancellation rule of
   ``substituted_rows``, over ``z = (τ, w)`` padded to one width.
 
@@ -61,10 +52,9 @@ from polytopes import lp
 from contactmodes import tolerances
 from contactmodes.realtime import kernels
 from contactmodes.errors import ContactModelError
-from contactmodes._linalg import numerical_rank
 from contactmodes.modes.enumeration import Enumeration, strict_slack_of_rows
 from contactmodes.modes.contact_conditions import VelocityPattern, contact_rows
-from contactmodes.modes.response import ModeEquations, ModeResponse, response_from_equations
+from contactmodes.modes.response import batched_responses, pivot_choice
 from contactmodes.model.scaling import ScaledTerms, scale_terms
 
 __all__ = ["Structure", "Layout", "KinematicTest", "Responses", "Domains", "StepCounters", "KINEMATIC_BOUND",
@@ -592,142 +582,17 @@ class Layout:
                              np.zeros((0, nt), bool), z.astype(bool), z.astype(bool), z.astype(int), z.astype(bool))
         for i in index[~self.piv_known[index]]:
             piv = st.pivots.get(self.modes[i])
-            self._set_pivots(i, piv if piv is not None else _pivots(banks.A[self.eq_rows[i]]))
-        rowp, colp, rank = self.piv_rows[index], self.piv_cols[index], self.piv_rank[index]
-        if kernel not in ("auto", "numpy", "compiled"):
-            raise ValueError(f"kernel: must be 'auto', 'numpy' or 'compiled', got {kernel!r}")
-        if kernel == "compiled" or (kernel == "auto" and kernels.AVAILABLE):
-            out = Responses(index, np.empty((Bn, n, nt)), np.empty((Bn, n, s)), np.empty((Bn, n)),
-                            np.empty((Bn, s), bool), np.empty((Bn, nt, nt)), np.empty((Bn, nt)),
-                            np.empty((Bn, nt), bool), np.empty(Bn, bool), np.empty(Bn, bool),
-                            np.empty(Bn, np.int64), np.empty(Bn, bool))
-            kernels.responses_kernel(banks.A, banks.B, banks.b, rowp, colp, rank, self.piv_inv[index], m, n,
-                                           int(row), out.P, out.Q, out.r, out.wfree, out.C, out.d, out.cvalid,
-                                           out.consistent, out.unique, out.n_w, out.certified)
-            return self._finish(out, banks, row, counters)
-        A = banks.A[rowp[:, :, None], colp[:, None, :]]  # (B, m, n) permuted
-        Bt, b = banks.B[rowp], banks.b[rowp]
-        if m < s:
-            A = np.concatenate([A, np.zeros((Bn, s - m, n))], axis=1)
-            Bt = np.concatenate([Bt, np.zeros((Bn, s - m, nt))], axis=1)
-            b = np.concatenate([b, np.zeros((Bn, s - m))], axis=1)
-        if n < s:
-            A = np.concatenate([A, np.zeros((Bn, s, s - n))], axis=2)
-        ar = np.arange(s)
-        piv = ar[None, :] < rank[:, None]  # (B, s): pivot rows / columns come first
-        pf = piv.astype(float)
-        npf = 1.0 - pf
-        eye = np.eye(s)
-        K = A * (pf[:, :, None] * pf[:, None, :]) + eye * npf[:, None, :]
-        Kinv = _inverse(K)
-        ok = np.all(np.isfinite(Kinv), axis=(1, 2))
-        Kinv[~ok] = eye
-        AR = A * pf[:, :, None]
-        Q = eye * npf[:, None, :] - (Kinv @ AR) * npf[:, None, :]
-        P = Kinv @ (Bt * pf[:, :, None])
-        r = np.einsum("bij,bj->bi", Kinv, b * pf)
-        # certificate of the rank decision (module doc): σ_{r+1} <= ‖A Q‖_F, σ_r >= 1/‖A₁₁⁻¹‖_F
-        AQ = A @ Q
-        sq = A * A
-        fro2 = np.sum(sq, axis=(1, 2))
-        colmax2 = np.max(np.sum(sq, axis=1), axis=1)
-        thr = tolerances.RANK_RTOL * max(m, n)
-        ok &= (np.sum(AQ * AQ, axis=(1, 2)) <= thr * thr * colmax2) & \
-            (thr * thr * fro2 * np.sum(Kinv * Kinv, axis=(1, 2)) < 1.0)
-        # admissible torques (31) from the non-pivot rows, certified against the SVD rule applied
-        # by response_from_equations to the orthonormal left null space (module doc)
-        cvalid = np.zeros((Bn, nt), dtype=bool)
-        C = np.zeros((Bn, nt, nt))
-        d = np.zeros((Bn, nt))
-        consistent = np.ones(Bn, dtype=bool)
-        red = np.flatnonzero(rank < m)
-        if red.size:
-            pr, npr = pf[red], npf[red]
-            Ar = A[red]
-            G = (Ar @ P[red] - Bt[red]) * npr[:, :, None]
-            g = (b[red] - np.einsum("bij,bj->bi", Ar, r[red])) * npr
-            W = ((Ar * pr[:, None, :]) @ Kinv[red]) * npr[:, :, None]
-            ynorm = np.maximum(1.0, np.sqrt(np.sum(npr, axis=1) + np.sum(W * W, axis=(1, 2))))
-            U2, s2, V2t = np.linalg.svd(G, full_matrices=False)  # (R, s, nt), (R, nt), (R, nt, nt)
-            smax_hi = s2[:, 0]
-            rk = rank[red]
-            thr2 = (tolerances.RANK_RTOL * np.maximum(m - rk, nt))[:, None]  # the rule on C0: (m − rank, n_τ)
-            bcol = np.sqrt(np.sum(Bt[red] ** 2, axis=1))
-            bnorm = np.min(np.where(bcol > 0.0, bcol, np.inf), axis=1)
-            bnorm = np.where(np.isfinite(bnorm), bnorm, 1.0)[:, None]
-            # big: above the rule's threshold and far above the response's cancellation rule (entries
-            # of C0 below CANCEL_RTOL·‖B col‖ are zeroed there); small: at rounding level
-            lo_s = s2 / ynorm[:, None]
-            big = (lo_s > thr2 * smax_hi[:, None]) & (lo_s > 1e2 * tolerances.CANCEL_RTOL * bnorm)
-            small = (s2 <= thr2 * (smax_hi / ynorm)[:, None]) & (s2 <= 1e-2 * tolerances.CANCEL_RTOL * bnorm)
-            ok[red] &= np.all(big | small, axis=1)
-            r2 = np.sum(big, axis=1)
-            proj = np.einsum("bji,bj->bi", U2, g)
-            keep = np.arange(nt)[None, :] < r2[:, None]
-            resid = np.sqrt(np.sum((g - np.einsum("bij,bj->bi", U2, proj * keep)) ** 2, axis=1))
-            scale = np.maximum(1.0, np.maximum(np.max(np.abs(b[red]), axis=1), np.max(np.abs(Bt[red]), axis=(1, 2))))
-            tolc = tolerances.CONSISTENCY_RTOL * scale
-            cons = resid <= tolc
-            incons = resid / (ynorm * np.sqrt(np.maximum(m - rk - r2, 1))) > tolc
-            ok[red] &= cons | incons
-            consistent[red] = cons
-            cvalid[red] = keep
-            C[red] = V2t * keep[:, :, None]
-            d[red] = np.where(keep, proj / np.where(keep, s2, 1.0), 0.0)
-        # back to the natural order of x = (q̈, f)
-        inv = self.piv_inv[index]
-        bi = np.arange(Bn)[:, None]
-        P = P[bi, inv]
-        r = r[bi, inv]
-        wfree = ~piv
-        wfree[:, n:] = False
-        Q = Q[bi, inv] * wfree[:, None, :]
-        n_w = np.sum(wfree, axis=1)
-        qn = np.sqrt(np.sum(Q[:, row] ** 2, axis=1))
-        qfro = np.sqrt(np.sum(Q * Q, axis=(1, 2)))
-        zero = qn <= tolerances.AMBIGUITY_ATOL
-        moves = qn > tolerances.AMBIGUITY_ATOL * qfro * np.sqrt(np.maximum(n_w, 1))
-        ok &= zero | moves
-        return self._finish(Responses(index, P, Q, r, wfree, C, d, cvalid, consistent & ok, zero, n_w, ok), banks,
-                            row, counters)
-
-    def _finish(self, out: Responses, banks: Banks, row: int, counters: StepCounters | None) -> Responses:
-        """The SVD response for every uncertified mode of ``out`` (module doc), and the counts."""
-        bad = (~out.certified).nonzero()[0]
-        for j in bad:
-            self._exact(out, int(j), banks, row)
+            self._set_pivots(i, piv if piv is not None else pivot_choice(banks.A[self.eq_rows[i]]))
+        out = batched_responses(banks.A, banks.B, banks.b, self.eq_rows[index], self.piv_rows[index],
+                                self.piv_cols[index], self.piv_rank[index], self.piv_inv[index], st.n_q, row,
+                                kernel=kernel, modes=_Names(self.modes, index))
+        for j, piv in out.repivoted.items():
+            self._set_pivots(int(index[j]), piv)
         if counters is not None:
-            counters.responses += int(out.index.size)
-            counters.svd_responses += int(bad.size)
-        return out
-
-    def _exact(self, out: Responses, j: int, banks: Banks, row: int) -> None:
-        """Fill entry ``j`` of ``out`` from the SVD response of the same rows and re-choose its pivots."""
-        st = self.structure
-        i = out.index[j]
-        rows = self.eq_rows[i]
-        A = banks.A[rows]
-        eqs = ModeEquations(self.modes[i], A, banks.B[rows], banks.b[rows], [], np.zeros((0, st.n + st.n_tau)),
-                            np.zeros(0), [], st.n_q, 2 * st.k, st.n_tau)
-        resp: ModeResponse = response_from_equations(eqs)
-        self._set_pivots(i, _pivots(A))
-        out.P[j] = resp.P
-        out.r[j] = resp.r
-        out.Q[j] = 0.0
-        out.Q[j, :, :resp.n_w] = resp.Q
-        out.wfree[j] = False
-        out.wfree[j, :resp.n_w] = True
-        out.n_w[j] = resp.n_w
-        out.C[j] = 0.0
-        out.d[j] = 0.0
-        out.cvalid[j] = False
-        p = resp.tau_C.shape[0]
-        out.C[j, :p] = resp.tau_C
-        out.d[j, :p] = resp.tau_d
-        out.cvalid[j, :p] = True
-        out.consistent[j] = resp.consistent
-        out.unique[j] = not (resp.n_w and np.abs(resp.Q[row]).max() > tolerances.AMBIGUITY_ATOL)
-        out.certified[j] = False
+            counters.responses += int(Bn)
+            counters.svd_responses += len(out.repivoted)
+        return Responses(index, out.P, out.Q, out.r, out.wfree, out.C, out.d, out.cvalid, out.consistent, out.unique,
+                         out.n_w, out.certified)
 
     # ------------------------------------------------------------------ domains (33)
     def domains(self, banks: Banks, resp: Responses, kernel: str = "auto") -> Domains:
@@ -865,36 +730,16 @@ def terms_of(system) -> ScaledTerms:
                        system.scales, [(c.qdd, c.f, c.tau, c.rhs) for c in system.constraints])
 
 
-def _inverse(K: np.ndarray) -> np.ndarray:
-    """Batched inverse; exactly singular entries come back as NaN."""
-    try:
-        return np.linalg.inv(K)
-    except np.linalg.LinAlgError:
-        out = np.full(K.shape, np.nan)
-        good = np.abs(np.linalg.det(K)) > 0.0
-        if np.any(good):
-            out[good] = np.linalg.inv(K[good])
-        return out
-
-
 def _pad(lists, fill: int) -> np.ndarray:
     width = max((len(x) for x in lists), default=0)
     return np.array([x + [fill] * (width - len(x)) for x in lists], dtype=int).reshape(len(lists), width)
 
 
-def _pivots(A: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
-    """Row order, column order and rank of ``A`` (m, n): the SVD rank rule, then pivoted QR for
-    ``rank`` independent columns and, among them, ``rank`` independent rows (first in each order)."""
-    from scipy.linalg import qr
+class _Names:
+    """The names of the modes ``index`` of a layout, looked up only when asked (the SVD fallback's labels)."""
 
-    m, n = A.shape
-    s = np.linalg.svd(A, compute_uv=False)
-    r = numerical_rank(s, A.shape)
-    _, _, cp = qr(A, mode="economic", pivoting=True)
-    cols = np.concatenate([np.sort(cp[:r]), np.sort(cp[r:])])
-    if r:
-        _, _, rp = qr(A[:, cols[:r]].T, mode="economic", pivoting=True)
-        rows = np.concatenate([np.sort(rp[:r]), np.setdiff1d(np.arange(m), rp[:r])])
-    else:
-        rows = np.arange(m)
-    return rows.astype(int), cols.astype(int), int(r)
+    def __init__(self, modes, index) -> None:
+        self.modes, self.index = modes, index
+
+    def __getitem__(self, j: int) -> str:
+        return self.modes[int(self.index[j])]

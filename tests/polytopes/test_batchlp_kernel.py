@@ -205,7 +205,7 @@ def test_kernels_cache_into_their_own_directories():
     layout_dir = batchlp_kernel.cache_dir_for(layout_kernel.__file__, ctol.__file__, batchlp_kernel.__file__,
                                               batchlp_kernel.tol.__file__)
     assert layout_kernel.CACHE_DIR == layout_dir != expected
-    assert layout_kernel.responses_kernel._cache._cache_path.startswith(layout_dir + os.sep)
+    assert layout_kernel.domains_kernel._cache._cache_path.startswith(layout_dir + os.sep)
     assert batchlp_kernel.numba.config.CACHE_DIR != expected
 
 

@@ -353,15 +353,17 @@ def test_flip_document_step_times_and_paths():
 
 def test_fallback_counts_are_the_exact_solves_of_the_step(monkeypatch):
     """``paths["lp_fallbacks"]`` / ``["svd_fallbacks"]`` count what the step really handed to the
-    exact solvers: the calls of ``polytopes.lp.solve_verified`` and of the layout's SVD
-    response during the step (forced: the batched simplex leaves every third LP undecided, and
+    exact solvers: the calls of ``polytopes.lp.solve_verified`` and of the SVD response
+    (``contactmodes.modes.response.batched_responses``'s fallback) during the step (forced: the batched simplex leaves every third LP undecided, and
     every pivot certificate is refused)."""
-    from contactmodes.realtime import plan as layout
+    from contactmodes.modes import _pivot_response, _response_kernels
+    from contactmodes.modes import response as response_mod
 
     p = RHexParams(mu_toe=0.6)
     c = MaxThrustController(p, precompute=False)
     calls = {"lp": 0, "svd": 0, "depth": 0}
-    real_lp, real_exact, real_finish = lp.solve_verified, layout.Layout._exact, layout.Layout._finish
+    real_lp, real_svd = lp.solve_verified, response_mod._svd_entry
+    real_numpy, real_kernel = _pivot_response.pivot_responses, _response_kernels.responses_kernel
     real_simplex = batchlp.simplex_batch
 
     def counting_lp(*args, **kwargs):
@@ -377,17 +379,23 @@ def test_fallback_counts_are_the_exact_solves_of_the_step(monkeypatch):
         res.status[::3] = batchlp.UNDECIDED
         return res
 
-    def counting_exact(self, *args, **kwargs):
+    def counting_svd(*args, **kwargs):
         calls["svd"] += 1
-        return real_exact(self, *args, **kwargs)
+        return real_svd(*args, **kwargs)
 
-    def refusing_finish(self, out, *args, **kwargs):
-        out.certified[:] = False
-        return real_finish(self, out, *args, **kwargs)
+    def refusing_numpy(*args, **kwargs):  # every pivot certificate refused (the last array: ok)
+        out = real_numpy(*args, **kwargs)
+        out[-1][:] = False
+        return out
+
+    def refusing_kernel(*args):
+        real_kernel(*args)
+        args[-1][:] = False
 
     monkeypatch.setattr(lp, "solve_verified", counting_lp)
-    monkeypatch.setattr(layout.Layout, "_exact", counting_exact)
-    monkeypatch.setattr(layout.Layout, "_finish", refusing_finish)
+    monkeypatch.setattr(response_mod, "_svd_entry", counting_svd)
+    monkeypatch.setattr(_pivot_response, "pivot_responses", refusing_numpy)
+    monkeypatch.setattr(_response_kernels, "responses_kernel", refusing_kernel)
     monkeypatch.setattr(batchlp, "simplex_batch", lazy_simplex)
     c(0.0, initial_state(p))
     assert c.log[-1].path == "fallback" and c.log[-1].n_slow == 0

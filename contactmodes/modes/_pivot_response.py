@@ -1,0 +1,149 @@
+"""The batched pivot responses (24)–(31): the NumPy reference of
+``contactmodes.modes.response.batched_responses`` (private; ``_response_kernels`` compiles the
+same computation one mode at a time).
+
+For each mode a pivot choice (``r`` rows and columns of ``A``, ``choose_pivots``) is given; the
+pivot block ``A₁₁`` is inverted (batched) and the response is ``x_C = A₁₁⁻¹(B_R τ + b_R − A₁₂ w)``,
+``x_C̄ = w``, the remaining rows giving the admissible torques (31). The rank decision is
+*certified* to be the one the SVD rule (``contactmodes._linalg.numerical_rank``) takes:
+``σ_{r+1}(A) <= ‖Schur complement‖_F`` (a rank-``r`` matrix differs from ``A`` by it) and
+``σ_r(A) >= σ_min(A₁₁) >= 1/‖A₁₁⁻¹‖_F`` (interlacing), compared with the SVD threshold computed
+from bounds of ``σ_max``. The rank and consistency of (31) and the uniqueness of the objective
+(III-G.2) are certified the same way, through the factor relating this (non-orthonormal)
+null-space basis to the orthonormal one of ``response_from_equations`` (``‖(QᵀQ)^{-1/2}‖ <= 1``
+because ``Q`` contains an identity block). A mode whose certificate fails is reported
+uncertified; the public entry computes it by the SVD.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from contactmodes import tolerances
+from contactmodes._linalg import numerical_rank
+
+
+def pivot_responses(Abank, Bbank, bbank, rowp, colp, rank, inv, m: int, n: int, row: int):
+    """Certified responses of a batch of ``B`` modes (module doc), NumPy reference.
+
+    ``Abank`` (E, n), ``Bbank`` (E, n_τ), ``bbank`` (E,) the equality banks; per mode ``rowp``
+    (B, m) bank rows in pivot order, ``colp`` (B, n) column order, ``rank`` (B,), ``inv`` (B, n)
+    the inverse column order; ``row`` the objective row (an index in ``x = (q̈, f)``).
+    Returns ``(P, Q, r, wfree, C, d, cvalid, consistent, unique, n_w, ok)``, the arrays of
+    ``contactmodes.modes.response.BatchedResponses`` (``ok`` the certificate)."""
+    Bn = rowp.shape[0]
+    nt = Bbank.shape[1]
+    s = max(m, n)
+    A = Abank[rowp[:, :, None], colp[:, None, :]]  # (B, m, n) permuted
+    Bt, b = Bbank[rowp], bbank[rowp]
+    if m < s:
+        A = np.concatenate([A, np.zeros((Bn, s - m, n))], axis=1)
+        Bt = np.concatenate([Bt, np.zeros((Bn, s - m, nt))], axis=1)
+        b = np.concatenate([b, np.zeros((Bn, s - m))], axis=1)
+    if n < s:
+        A = np.concatenate([A, np.zeros((Bn, s, s - n))], axis=2)
+    ar = np.arange(s)
+    piv = ar[None, :] < rank[:, None]  # (B, s): pivot rows / columns come first
+    pf = piv.astype(float)
+    npf = 1.0 - pf
+    eye = np.eye(s)
+    K = A * (pf[:, :, None] * pf[:, None, :]) + eye * npf[:, None, :]
+    Kinv = inverse(K)
+    ok = np.all(np.isfinite(Kinv), axis=(1, 2))
+    Kinv[~ok] = eye
+    AR = A * pf[:, :, None]
+    Q = eye * npf[:, None, :] - (Kinv @ AR) * npf[:, None, :]
+    P = Kinv @ (Bt * pf[:, :, None])
+    r = np.einsum("bij,bj->bi", Kinv, b * pf)
+    # certificate of the rank decision (module doc): σ_{r+1} <= ‖A Q‖_F, σ_r >= 1/‖A₁₁⁻¹‖_F
+    AQ = A @ Q
+    sq = A * A
+    fro2 = np.sum(sq, axis=(1, 2))
+    colmax2 = np.max(np.sum(sq, axis=1), axis=1)
+    thr = tolerances.RANK_RTOL * max(m, n)
+    ok &= (np.sum(AQ * AQ, axis=(1, 2)) <= thr * thr * colmax2) & \
+        (thr * thr * fro2 * np.sum(Kinv * Kinv, axis=(1, 2)) < 1.0)
+    # admissible torques (31) from the non-pivot rows, certified against the SVD rule applied
+    # by response_from_equations to the orthonormal left null space (module doc)
+    cvalid = np.zeros((Bn, nt), dtype=bool)
+    C = np.zeros((Bn, nt, nt))
+    d = np.zeros((Bn, nt))
+    consistent = np.ones(Bn, dtype=bool)
+    red = np.flatnonzero(rank < m)
+    if red.size:
+        pr, npr = pf[red], npf[red]
+        Ar = A[red]
+        G = (Ar @ P[red] - Bt[red]) * npr[:, :, None]
+        g = (b[red] - np.einsum("bij,bj->bi", Ar, r[red])) * npr
+        W = ((Ar * pr[:, None, :]) @ Kinv[red]) * npr[:, :, None]
+        ynorm = np.maximum(1.0, np.sqrt(np.sum(npr, axis=1) + np.sum(W * W, axis=(1, 2))))
+        U2, s2, V2t = np.linalg.svd(G, full_matrices=False)  # (R, s, nt), (R, nt), (R, nt, nt)
+        smax_hi = s2[:, 0]
+        rk = rank[red]
+        thr2 = (tolerances.RANK_RTOL * np.maximum(m - rk, nt))[:, None]  # the rule on C0: (m − rank, n_τ)
+        bcol = np.sqrt(np.sum(Bt[red] ** 2, axis=1))
+        bnorm = np.min(np.where(bcol > 0.0, bcol, np.inf), axis=1)
+        bnorm = np.where(np.isfinite(bnorm), bnorm, 1.0)[:, None]
+        # big: above the rule's threshold and far above the response's cancellation rule (entries
+        # of C0 below CANCEL_RTOL·‖B col‖ are zeroed there); small: at rounding level
+        lo_s = s2 / ynorm[:, None]
+        big = (lo_s > thr2 * smax_hi[:, None]) & (lo_s > 1e2 * tolerances.CANCEL_RTOL * bnorm)
+        small = (s2 <= thr2 * (smax_hi / ynorm)[:, None]) & (s2 <= 1e-2 * tolerances.CANCEL_RTOL * bnorm)
+        ok[red] &= np.all(big | small, axis=1)
+        r2 = np.sum(big, axis=1)
+        proj = np.einsum("bji,bj->bi", U2, g)
+        keep = np.arange(nt)[None, :] < r2[:, None]
+        resid = np.sqrt(np.sum((g - np.einsum("bij,bj->bi", U2, proj * keep)) ** 2, axis=1))
+        scale = np.maximum(1.0, np.maximum(np.max(np.abs(b[red]), axis=1), np.max(np.abs(Bt[red]), axis=(1, 2))))
+        tolc = tolerances.CONSISTENCY_RTOL * scale
+        cons = resid <= tolc
+        incons = resid / (ynorm * np.sqrt(np.maximum(m - rk - r2, 1))) > tolc
+        ok[red] &= cons | incons
+        consistent[red] = cons
+        cvalid[red] = keep
+        C[red] = V2t * keep[:, :, None]
+        d[red] = np.where(keep, proj / np.where(keep, s2, 1.0), 0.0)
+    # back to the natural order of x = (q̈, f)
+    bi = np.arange(Bn)[:, None]
+    P = P[bi, inv]
+    r = r[bi, inv]
+    wfree = ~piv
+    wfree[:, n:] = False
+    Q = Q[bi, inv] * wfree[:, None, :]
+    n_w = np.sum(wfree, axis=1)
+    qn = np.sqrt(np.sum(Q[:, row] ** 2, axis=1))
+    qfro = np.sqrt(np.sum(Q * Q, axis=(1, 2)))
+    zero = qn <= tolerances.AMBIGUITY_ATOL
+    moves = qn > tolerances.AMBIGUITY_ATOL * qfro * np.sqrt(np.maximum(n_w, 1))
+    ok &= zero | moves
+    return P, Q, r, wfree, C, d, cvalid, consistent & ok, zero, n_w, ok
+
+
+def inverse(K: np.ndarray) -> np.ndarray:
+    """Batched inverse; exactly singular entries come back as NaN."""
+    try:
+        return np.linalg.inv(K)
+    except np.linalg.LinAlgError:
+        out = np.full(K.shape, np.nan)
+        good = np.abs(np.linalg.det(K)) > 0.0
+        if np.any(good):
+            out[good] = np.linalg.inv(K[good])
+        return out
+
+
+def choose_pivots(A: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+    """Row order, column order and rank of ``A`` (m, n): the SVD rank rule, then pivoted QR for
+    ``rank`` independent columns and, among them, ``rank`` independent rows (first in each order)."""
+    from scipy.linalg import qr
+
+    m, n = A.shape
+    s = np.linalg.svd(A, compute_uv=False)
+    r = numerical_rank(s, A.shape)
+    _, _, cp = qr(A, mode="economic", pivoting=True)
+    cols = np.concatenate([np.sort(cp[:r]), np.sort(cp[r:])])
+    if r:
+        _, _, rp = qr(A[:, cols[:r]].T, mode="economic", pivoting=True)
+        rows = np.concatenate([np.sort(rp[:r]), np.setdiff1d(np.arange(m), rp[:r])])
+    else:
+        rows = np.arange(m)
+    return rows.astype(int), cols.astype(int), int(r)

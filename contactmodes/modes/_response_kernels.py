@@ -1,0 +1,266 @@
+"""The compiled form of ``contactmodes.modes._pivot_response.pivot_responses``: one mode at a time.
+
+The same computation as the NumPy reference (its module doc: responses (24)–(31) through each
+mode's pivot block, the rank decision *certified* to be the SVD rule's, the rank and consistency
+of (31) and the objective's uniqueness certified the same way), written as loops over the modes
+of a batch and compiled by numba (``nopython``), because for the handful of modes of a control
+step the NumPy per-call overhead outweighs the arithmetic. Nothing is decided here that the NumPy
+path does not decide: a mode whose certificate fails is reported uncertified and
+``contactmodes.modes.response.batched_responses`` computes it by the SVD, exactly as on the NumPy
+path (``tests/contactmodes/realtime/test_layout.py`` compares the two).
+
+numba is optional (the ``compiled`` extra): without it ``AVAILABLE`` is false, the function below
+is plain Python and ``batched_responses`` uses the NumPy reference. Compilation costs a few
+seconds once per machine and version (the on-disk cache of ``polytopes.batchlp_kernel`` in
+``CACHE_DIR``); ``compile_kernel`` pays it up front.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from polytopes import batchlp_kernel
+
+from contactmodes import tolerances
+
+AVAILABLE = batchlp_kernel.AVAILABLE
+
+_RANK = float(tolerances.RANK_RTOL)
+_CANCEL = float(tolerances.CANCEL_RTOL)
+_CONS = float(tolerances.CONSISTENCY_RTOL)
+_AMB = float(tolerances.AMBIGUITY_ATOL)
+_compiled = None
+
+CACHE_DIR = batchlp_kernel.cache_dir_for(__file__, tolerances.__file__, batchlp_kernel.__file__,
+                                         batchlp_kernel.tol.__file__) if AVAILABLE else None
+"""Directory of this module's compiled-kernel cache (``polytopes.batchlp_kernel.cache_dir_for``
+of its sources, the tolerances it compiles in and the batched-LP kernel it calls), or ``None``."""
+
+
+def _jit(fn):
+    if not AVAILABLE:
+        return fn
+    with batchlp_kernel.caching_into(CACHE_DIR):
+        return batchlp_kernel.numba.njit(cache=CACHE_DIR is not None, nogil=True, error_model="numpy")(fn)
+
+
+@_jit
+def responses_kernel(Abank, Bbank, bbank, rowp, colp, rank, inv, m, n, row,
+                     P_out, Q_out, r_out, wfree, C_out, d_out, cvalid, consistent, unique, n_w, ok):  # pragma: no cover
+    """Certified responses of a batch of modes (module doc; the arrays of
+    ``contactmodes.modes.response.BatchedResponses``). ``Abank`` (E, n), ``Bbank`` (E, n_τ), ``bbank`` (E,)
+    the equality banks; per mode ``rowp`` (B, m) bank rows in pivot order, ``colp`` (B, n) column
+    order, ``rank`` (B,), ``inv`` (B, n) the inverse column order; ``row`` the objective row (an
+    index in ``x = (q̈, f)``, whose ``Q`` row decides ``unique``). Outputs are written in place; ``ok`` (B,) is the certificate."""
+    Bn = rowp.shape[0]
+    nt = Bbank.shape[1]
+    s = max(m, n)
+    thr = _RANK * max(m, n)
+    A = np.zeros((s, s))
+    Bt = np.zeros((s, nt))
+    bb = np.zeros(s)
+    K = np.zeros((s, s))
+    Kinv = np.zeros((s, s))
+    Q = np.zeros((s, s))
+    P = np.zeros((s, nt))
+    r = np.zeros(s)
+    G = np.zeros((s, nt))
+    g = np.zeros(s)
+    for j in range(Bn):
+        rk = rank[j]
+        A[:, :] = 0.0
+        Bt[:, :] = 0.0
+        bb[:] = 0.0
+        for a in range(m):
+            e = rowp[j, a]
+            for c in range(n):
+                A[a, c] = Abank[e, colp[j, c]]
+            for c in range(nt):
+                Bt[a, c] = Bbank[e, c]
+            bb[a] = bbank[e]
+        K[:, :] = 0.0
+        for a in range(s):
+            if a < rk:
+                for c in range(rk):
+                    K[a, c] = A[a, c]
+            else:
+                K[a, a] = 1.0
+        good = batchlp_kernel.invert(K, Kinv)
+        if not good:
+            Kinv[:, :] = 0.0
+            for a in range(s):
+                Kinv[a, a] = 1.0
+        # Q = diag(npf) − (Kinv @ AR)·npf, P = Kinv @ (Bt·pf), r = Kinv @ (b·pf); Kinv is block
+        # diagonal (A₁₁⁻¹ and the identity), so its rows >= rk only copy
+        for a in range(s):
+            for c in range(s):
+                if c < rk:
+                    Q[a, c] = 0.0
+                elif a >= rk:
+                    Q[a, c] = 1.0 if a == c else 0.0
+                else:
+                    acc = 0.0
+                    for l in range(rk):
+                        acc += Kinv[a, l] * A[l, c]
+                    Q[a, c] = -acc
+            for c in range(nt):
+                acc = 0.0
+                for l in range(rk):
+                    acc += Kinv[a, l] * Bt[l, c]
+                P[a, c] = acc
+            acc = 0.0
+            for l in range(rk):
+                acc += Kinv[a, l] * bb[l]
+            r[a] = acc
+        # certificate of the rank decision: σ_{r+1} <= ‖A Q‖_F, σ_r >= 1/‖A₁₁⁻¹‖_F
+        aq2 = 0.0
+        for a in range(m):  # rows >= m of A are padding zeros, columns < rk of Q zero
+            for c in range(rk, s):
+                acc = 0.0
+                for l in range(s):
+                    acc += A[a, l] * Q[l, c]
+                aq2 += acc * acc
+        fro2 = 0.0
+        colmax2 = 0.0
+        for c in range(s):
+            col = 0.0
+            for a in range(s):
+                col += A[a, c] * A[a, c]
+            fro2 += col
+            colmax2 = max(colmax2, col)
+        kinv2 = 0.0
+        for a in range(s):
+            for c in range(s):
+                kinv2 += Kinv[a, c] * Kinv[a, c]
+        okj = good and (aq2 <= thr * thr * colmax2) and (thr * thr * fro2 * kinv2 < 1.0)
+        # admissible torques (31) from the non-pivot rows, certified against the SVD rule
+        for c in range(nt):
+            cvalid[j, c] = False
+            d_out[j, c] = 0.0
+            for c2 in range(nt):
+                C_out[j, c, c2] = 0.0
+        cons = True
+        if rk < m:
+            wsum = 0.0
+            for a in range(s):
+                if a < rk:
+                    for c in range(nt):
+                        G[a, c] = 0.0
+                    g[a] = 0.0
+                    continue
+                for c in range(nt):  # rows >= rk of P and r are zero, columns >= rk of Kinv's top rows
+                    acc = 0.0
+                    for l in range(rk):
+                        acc += A[a, l] * P[l, c]
+                    G[a, c] = acc - Bt[a, c]
+                acc = 0.0
+                for l in range(rk):
+                    acc += A[a, l] * r[l]
+                g[a] = bb[a] - acc
+                for c in range(rk):
+                    acc = 0.0
+                    for l in range(rk):
+                        acc += A[a, l] * Kinv[l, c]
+                    wsum += acc * acc
+            ynorm = max(1.0, np.sqrt((s - rk) + wsum))
+            U2, s2, V2t = np.linalg.svd(G, full_matrices=False)
+            smax = s2[0]
+            thr2 = _RANK * max(m - rk, nt)
+            bnorm = np.inf
+            for c in range(nt):
+                col = 0.0
+                for a in range(s):
+                    col += Bt[a, c] * Bt[a, c]
+                col = np.sqrt(col)
+                if col > 0.0:
+                    bnorm = min(bnorm, col)
+            if not np.isfinite(bnorm):
+                bnorm = 1.0
+            r2 = 0
+            for c in range(nt):
+                lo_s = s2[c] / ynorm
+                big = (lo_s > thr2 * smax) and (lo_s > 1e2 * _CANCEL * bnorm)
+                small = (s2[c] <= thr2 * (smax / ynorm)) and (s2[c] <= 1e-2 * _CANCEL * bnorm)
+                if not (big or small):
+                    okj = False
+                if big:
+                    r2 += 1
+            res2 = 0.0
+            for a in range(s):
+                acc = g[a]
+                for c in range(r2):
+                    pc = 0.0
+                    for l in range(s):
+                        pc += U2[l, c] * g[l]
+                    acc -= U2[a, c] * pc
+                res2 += acc * acc
+            resid = np.sqrt(res2)
+            scale = 1.0
+            for a in range(s):
+                scale = max(scale, abs(bb[a]))
+                for c in range(nt):
+                    scale = max(scale, abs(Bt[a, c]))
+            tolc = _CONS * scale
+            cons = resid <= tolc
+            incons = resid / (ynorm * np.sqrt(max(m - rk - r2, 1))) > tolc
+            if not (cons or incons):
+                okj = False
+            for c in range(r2):
+                pc = 0.0
+                for l in range(s):
+                    pc += U2[l, c] * g[l]
+                cvalid[j, c] = True
+                d_out[j, c] = pc / s2[c]
+                for c2 in range(nt):
+                    C_out[j, c, c2] = V2t[c, c2]
+        # back to the natural order of x = (q̈, f)
+        nw = 0
+        for c in range(s):
+            wfree[j, c] = c >= rk and c < n
+            if wfree[j, c]:
+                nw += 1
+        qfro2 = 0.0
+        qn2 = 0.0
+        for a in range(n):
+            ia = inv[j, a]
+            for c in range(nt):
+                P_out[j, a, c] = P[ia, c]
+            r_out[j, a] = r[ia]
+            for c in range(s):
+                v = Q[ia, c] if wfree[j, c] else 0.0
+                Q_out[j, a, c] = v
+                qfro2 += v * v
+                if a == row:
+                    qn2 += v * v
+        qn = np.sqrt(qn2)
+        zero = qn <= _AMB
+        moves = qn > _AMB * np.sqrt(qfro2) * np.sqrt(max(nw, 1))
+        if not (zero or moves):
+            okj = False
+        n_w[j] = nw
+        unique[j] = zero
+        consistent[j] = cons and okj
+        ok[j] = okj
+
+
+def compile_kernel() -> float:
+    """Compile ``responses_kernel`` now (once per process) on a two-mode example; returns the
+    seconds spent (0 when already compiled or numba is missing)."""
+    global _compiled
+    if not AVAILABLE or _compiled is not None:
+        return 0.0
+    t0 = time.perf_counter()
+    m, n, nt = 4, 3, 2
+    Abank = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [1.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
+    Bbank, bbank = np.ones((4, nt)), np.ones(4)
+    B, s = 2, max(m, n)
+    rowp = np.tile(np.arange(m), (B, 1))
+    colp = np.tile(np.arange(n), (B, 1))
+    responses_kernel(Abank, Bbank, bbank, rowp, colp, np.array([3, 2]), colp.copy(), m, n, 0,
+                     np.zeros((B, n, nt)), np.zeros((B, n, s)), np.zeros((B, n)), np.zeros((B, s), np.bool_),
+                     np.zeros((B, nt, nt)), np.zeros((B, nt)), np.zeros((B, nt), np.bool_), np.zeros(B, np.bool_),
+                     np.zeros(B, np.bool_), np.zeros(B, np.int64), np.zeros(B, np.bool_))
+    _compiled = True
+    return time.perf_counter() - t0

@@ -1,0 +1,137 @@
+"""``contactmodes.modes.response.batched_responses``, the one response computation for many modes.
+
+Against the SVD response (``response_from_equations``, the definition of Sec. III-D) of the same
+rows, on every Table III candidate of the examples: the certified modes without ambiguity have
+the SVD's ``P`` and ``r``, every mode the SVD's consistency, ``n_w`` and rank of (31); a mode whose
+certificate fails is the SVD's response bit for bit and gets the SVD-rule pivots; and without
+numba (the optional ``compiled`` extra, blocked in a subprocess) the NumPy path answers.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from _support.paths import ROOT
+from contactmodes.modes import _pivot_response
+from contactmodes.modes.constraints import ModeEquations
+from contactmodes.modes.contact_conditions import classify_arrays
+from contactmodes.modes.response import batched_responses, pivot_choice, response_from_equations
+from contactmodes.realtime.plan import Structure, terms_of
+from contactmodes.system_file.loader import load_system
+
+EXAMPLES = ["two_link_brace", "painleve_rod", "table_two_legs", "rhex_flip_start"]  # no task equalities
+
+
+def _batch(name):
+    system = load_system(ROOT / "examples" / f"{name}.toml").system
+    terms = terms_of(system)
+    st = Structure.of(system)
+    lay = st.layout(classify_arrays(terms.v_contact, terms.v0, 1.0, system.contacts))
+    banks = st.banks(terms)
+    rows = lay.eq_rows
+    piv = [pivot_choice(banks.A[r]) for r in rows]
+    prow = np.array([r[p[0]] for r, p in zip(rows, piv)])
+    pcol = np.array([p[1] for p in piv])
+    rank = np.array([p[2] for p in piv])
+    return system, banks, rows, (prow, pcol, rank, np.argsort(pcol, axis=1)), lay.modes
+
+
+def _svd(banks, rows, n_q, mode=""):
+    A = banks.A[rows]
+    n, nt = A.shape[1], banks.B.shape[1]
+    return response_from_equations(ModeEquations(mode, A, banks.B[rows], banks.b[rows], [], np.zeros((0, n + nt)),
+                                                 np.zeros(0), [], n_q, n - n_q, nt))
+
+
+@pytest.mark.parametrize("name", EXAMPLES)
+@pytest.mark.parametrize("kernel", ["numpy", "compiled"])
+def test_batched_responses_are_the_svd_responses(name, kernel):
+    system, banks, rows, piv, modes = _batch(name)
+    out = batched_responses(banks.A, banks.B, banks.b, rows, *piv, system.n_q, 0, kernel=kernel, modes=modes)
+    assert out.P.shape[0] == len(modes)
+    for j in range(len(modes)):
+        ref = _svd(banks, rows[j], system.n_q)
+        assert (bool(out.consistent[j]), int(out.n_w[j])) == (ref.consistent, ref.n_w), modes[j]
+        if not ref.consistent:
+            continue
+        assert int(out.cvalid[j].sum()) == ref.tau_C.shape[0], modes[j]
+        assert bool(out.unique[j]) == (not (ref.n_w and np.abs(ref.Q[0]).max() > 1e-9)), modes[j]
+        if ref.n_w == 0:
+            scale = max(1.0, float(np.abs(ref.P).max()), float(np.abs(ref.r).max()))
+            assert np.allclose(out.P[j], ref.P, atol=1e-9 * scale) and np.allclose(out.r[j], ref.r, atol=1e-9 * scale)
+
+
+def test_a_refused_certificate_gives_the_svd_response_bit_for_bit(monkeypatch):
+    system, banks, rows, piv, modes = _batch("table_two_legs")
+    real = _pivot_response.pivot_responses
+
+    def refusing(*args):
+        out = real(*args)
+        out[-1][:] = False
+        return out
+
+    monkeypatch.setattr(_pivot_response, "pivot_responses", refusing)
+    out = batched_responses(banks.A, banks.B, banks.b, rows, *piv, system.n_q, 0, kernel="numpy", modes=modes)
+    assert not out.certified.any() and sorted(out.repivoted) == list(range(len(modes)))
+    for j in range(len(modes)):
+        ref = _svd(banks, rows[j], system.n_q, modes[j])
+        nw, p = ref.n_w, ref.tau_C.shape[0]
+        assert np.array_equal(out.P[j], ref.P) and np.array_equal(out.r[j], ref.r)
+        assert np.array_equal(out.Q[j][:, :nw], ref.Q) and not out.Q[j][:, nw:].any()
+        assert np.array_equal(out.C[j][:p], ref.tau_C) and np.array_equal(out.d[j][:p], ref.tau_d)
+        assert out.consistent[j] == ref.consistent and out.n_w[j] == nw
+        r0, c0, k0 = out.repivoted[j]
+        r1, c1, k1 = pivot_choice(banks.A[rows[j]])
+        assert np.array_equal(r0, r1) and np.array_equal(c0, c1) and k0 == k1
+
+
+def test_unknown_kernel_is_one_line():
+    system, banks, rows, piv, modes = _batch("painleve_rod")
+    with pytest.raises(ValueError, match="^kernel: must be"):
+        batched_responses(banks.A, banks.B, banks.b, rows, *piv, system.n_q, 0, kernel="gpu")
+
+
+_NO_NUMBA = r"""
+import sys
+
+
+class _NotInstalled:
+    def find_spec(self, name, path=None, target=None):
+        if name.partition(".")[0] == "numba":
+            raise ModuleNotFoundError("No module named 'numba'", name=name)
+        return None
+
+
+sys.meta_path.insert(0, _NotInstalled())
+import numpy as np
+from contactmodes.modes import _response_kernels
+from contactmodes.modes.response import batched_responses, pivot_choice
+from contactmodes.modes.contact_conditions import classify_arrays
+from contactmodes.realtime.plan import Structure, terms_of
+from contactmodes.system_file.loader import load_system
+
+assert not _response_kernels.AVAILABLE
+system = load_system("examples/two_link_brace.toml").system
+terms = terms_of(system)
+st = Structure.of(system)
+lay = st.layout(classify_arrays(terms.v_contact, terms.v0, 1.0, system.contacts))
+banks = st.banks(terms)
+piv = [pivot_choice(banks.A[r]) for r in lay.eq_rows]
+prow = np.array([r[p[0]] for r, p in zip(lay.eq_rows, piv)])
+pcol = np.array([p[1] for p in piv])
+args = (banks.A, banks.B, banks.b, lay.eq_rows, prow, pcol, np.array([p[2] for p in piv]), np.argsort(pcol, axis=1),
+        system.n_q, 0)
+a, b = batched_responses(*args), batched_responses(*args, kernel="numpy")
+assert all(np.array_equal(getattr(a, f), getattr(b, f)) for f in ("P", "Q", "r", "C", "d", "certified", "unique"))
+print("ok", len(lay.modes))
+"""
+
+
+def test_without_numba_the_numpy_path_answers():
+    proc = subprocess.run([sys.executable, "-c", _NO_NUMBA], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("ok ")
