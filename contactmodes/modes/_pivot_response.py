@@ -23,12 +23,13 @@ from contactmodes import tolerances
 from contactmodes._linalg import numerical_rank
 
 
-def pivot_responses(Abank, Bbank, bbank, rowp, colp, rank, inv, m: int, n: int, row: int):
+def pivot_responses(Abank, Bbank, bbank, rowp, colp, rank, inv, m: int, n: int, cobj):
     """Certified responses of a batch of ``B`` modes (module doc), NumPy reference.
 
     ``Abank`` (E, n), ``Bbank`` (E, n_τ), ``bbank`` (E,) the equality banks; per mode ``rowp``
     (B, m) bank rows in pivot order, ``colp`` (B, n) column order, ``rank`` (B,), ``inv`` (B, n)
-    the inverse column order; ``row`` the objective row (an index in ``x = (q̈, f)``).
+    the inverse column order; ``cobj`` (n,) the objective's coefficients on ``x = (q̈, f)``, unit 2-norm or zero
+    (``cobjᵀ Q`` decides ``unique``).
     Returns ``(P, Q, r, wfree, C, d, cvalid, consistent, unique, n_w, ok)``, the arrays of
     ``contactmodes.modes.response.BatchedResponses`` (``ok`` the certificate)."""
     Bn = rowp.shape[0]
@@ -111,7 +112,7 @@ def pivot_responses(Abank, Bbank, bbank, rowp, colp, rank, inv, m: int, n: int, 
     wfree[:, n:] = False
     Q = Q[bi, inv] * wfree[:, None, :]
     n_w = np.sum(wfree, axis=1)
-    qn = np.sqrt(np.sum(Q[:, row] ** 2, axis=1))
+    qn = np.sqrt(np.sum(np.einsum("a,bas->bs", cobj, Q) ** 2, axis=1))
     qfro = np.sqrt(np.sum(Q * Q, axis=(1, 2)))
     zero = qn <= tolerances.AMBIGUITY_ATOL
     moves = qn > tolerances.AMBIGUITY_ATOL * qfro * np.sqrt(np.maximum(n_w, 1))

@@ -47,13 +47,13 @@ def _jit(fn):
 
 
 @_jit
-def responses_kernel(Abank, Bbank, bbank, rowp, colp, rank, inv, m, n, row,
+def responses_kernel(Abank, Bbank, bbank, rowp, colp, rank, inv, m, n, cobj,
                      P_out, Q_out, r_out, wfree, C_out, d_out, cvalid, consistent, unique, n_w, ok):  # pragma: no cover
     """Certified responses of a batch of modes (module doc; the arrays of
     ``contactmodes.modes.response.BatchedResponses``). ``Abank`` (E, n), ``Bbank`` (E, n_τ), ``bbank`` (E,)
     the equality banks; per mode ``rowp`` (B, m) bank rows in pivot order, ``colp`` (B, n) column
-    order, ``rank`` (B,), ``inv`` (B, n) the inverse column order; ``row`` the objective row (an
-    index in ``x = (q̈, f)``, whose ``Q`` row decides ``unique``). Outputs are written in place; ``ok`` (B,) is the certificate."""
+    order, ``rank`` (B,), ``inv`` (B, n) the inverse column order; ``cobj`` (n,) the objective's
+    coefficients on ``x = (q̈, f)``, unit 2-norm or zero (``cobjᵀ Q`` decides ``unique``). Outputs are written in place; ``ok`` (B,) is the certificate."""
     Bn = rowp.shape[0]
     nt = Bbank.shape[1]
     s = max(m, n)
@@ -222,7 +222,6 @@ def responses_kernel(Abank, Bbank, bbank, rowp, colp, rank, inv, m, n, row,
             if wfree[j, c]:
                 nw += 1
         qfro2 = 0.0
-        qn2 = 0.0
         for a in range(n):
             ia = inv[j, a]
             for c in range(nt):
@@ -232,8 +231,12 @@ def responses_kernel(Abank, Bbank, bbank, rowp, colp, rank, inv, m, n, row,
                 v = Q[ia, c] if wfree[j, c] else 0.0
                 Q_out[j, a, c] = v
                 qfro2 += v * v
-                if a == row:
-                    qn2 += v * v
+        qn2 = 0.0
+        for c in range(s):
+            acc = 0.0
+            for a in range(n):
+                acc += cobj[a] * Q_out[j, a, c]
+            qn2 += acc * acc
         qn = np.sqrt(qn2)
         zero = qn <= _AMB
         moves = qn > _AMB * np.sqrt(qfro2) * np.sqrt(max(nw, 1))
@@ -258,7 +261,7 @@ def compile_kernel() -> float:
     B, s = 2, max(m, n)
     rowp = np.tile(np.arange(m), (B, 1))
     colp = np.tile(np.arange(n), (B, 1))
-    responses_kernel(Abank, Bbank, bbank, rowp, colp, np.array([3, 2]), colp.copy(), m, n, 0,
+    responses_kernel(Abank, Bbank, bbank, rowp, colp, np.array([3, 2]), colp.copy(), m, n, np.eye(n)[0],
                      np.zeros((B, n, nt)), np.zeros((B, n, s)), np.zeros((B, n)), np.zeros((B, s), np.bool_),
                      np.zeros((B, nt, nt)), np.zeros((B, nt)), np.zeros((B, nt), np.bool_), np.zeros(B, np.bool_),
                      np.zeros(B, np.bool_), np.zeros(B, np.int64), np.zeros(B, np.bool_))

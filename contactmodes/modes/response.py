@@ -304,8 +304,8 @@ class BatchedResponses:
     consistent : numpy.ndarray
         ``(B,)`` bool, some τ satisfies (31).
     unique : numpy.ndarray
-        ``(B,)`` bool, the objective row of ``Q`` is zero: the objective does not depend on ``w``
-        (III-G.2).
+        ``(B,)`` bool, ``cᵀ Q = 0`` for the objective ``c`` of ``batched_responses``: the objective
+        does not depend on ``w`` (III-G.2).
     n_w : numpy.ndarray
         ``(B,)`` int, number of ambiguity variables.
     certified : numpy.ndarray
@@ -348,7 +348,7 @@ def pivot_choice(A) -> tuple[np.ndarray, np.ndarray, int]:
     return _pivot_response.choose_pivots(np.asarray(A, dtype=float))
 
 
-def batched_responses(A, B, b, rows, pivot_rows, pivot_cols, pivot_rank, pivot_inv, n_q: int, row: int, *,
+def batched_responses(A, B, b, rows, pivot_rows, pivot_cols, pivot_rank, pivot_inv, n_q: int, objective, *,
                       kernel: str = "auto", modes: Sequence[str] | None = None) -> BatchedResponses:
     """The response (24)–(31) for many modes at once; falls back to ``response_from_equations``
     (SVD) where a certificate fails.
@@ -383,9 +383,13 @@ def batched_responses(A, B, b, rows, pivot_rows, pivot_cols, pivot_rank, pivot_i
         ``(N, n)`` int, the inverse permutations of ``pivot_cols``.
     n_q : int
         Number of generalized coordinates.
-    row : int
-        The objective row: the index in ``x = (q̈, f)`` whose dependence on ``w`` decides
-        ``BatchedResponses.unique``.
+    objective : numpy.ndarray
+        ``(n,)`` the coefficients ``c`` of a linear objective ``cᵀ x`` over ``x = (q̈, f)`` (a
+        τ-term never depends on ``w``): ``BatchedResponses.unique`` tells whether ``cᵀ x`` is
+        the same for every ``w`` (III-G.2: ``cᵀ Q = 0``, decided on ``c / ‖c‖₂`` with the SVD
+        rule ``max |cᵀ N(A)| <= AMBIGUITY_ATOL`` on the orthonormal null space, certified on the
+        pivot basis). A unit vector asks whether one component is unique (the RHex pitch
+        acceleration); zero makes every mode unique.
     kernel : str, optional
         ``"numpy"`` (the reference), ``"compiled"`` (``contactmodes.modes._response_kernels``,
         the same computation compiled by numba) or ``"auto"`` (default: compiled when numba, the
@@ -408,6 +412,11 @@ def batched_responses(A, B, b, rows, pivot_rows, pivot_cols, pivot_rank, pivot_i
     rows = np.asarray(rows, dtype=int)
     Bn, m = rows.shape
     n, nt = A.shape[1], B.shape[1]
+    cobj = np.asarray(objective, dtype=float).reshape(-1)
+    if cobj.shape != (n,) or not np.all(np.isfinite(cobj)):
+        raise ValueError(f"objective: expected {n} finite coefficients on (q̈, f), got shape {cobj.shape}")
+    norm = float(np.sqrt(cobj @ cobj))
+    cobj = np.ascontiguousarray(cobj / norm if norm > 0.0 else cobj)
     s = max(m, n)
     if Bn == 0:
         z = np.zeros((0,))
@@ -419,18 +428,19 @@ def batched_responses(A, B, b, rows, pivot_rows, pivot_cols, pivot_rank, pivot_i
                                np.empty((Bn, s), bool), np.empty((Bn, nt, nt)), np.empty((Bn, nt)),
                                np.empty((Bn, nt), bool), np.empty(Bn, bool), np.empty(Bn, bool),
                                np.empty(Bn, np.int64), np.empty(Bn, bool))
-        _response_kernels.responses_kernel(A, B, b, pivot_rows, pivot_cols, pivot_rank, pivot_inv, m, n, int(row),
+        _response_kernels.responses_kernel(A, B, b, pivot_rows, pivot_cols, pivot_rank, pivot_inv, m, n, cobj,
                                            out.P, out.Q, out.r, out.wfree, out.C, out.d, out.cvalid,
                                            out.consistent, out.unique, out.n_w, out.certified)
     else:
         out = BatchedResponses(*_pivot_response.pivot_responses(A, B, b, pivot_rows, pivot_cols, pivot_rank,
-                                                                 pivot_inv, m, n, int(row)))
+                                                                 pivot_inv, m, n, cobj))
     for j in (~out.certified).nonzero()[0].tolist():
-        _svd_entry(out, j, A, B, b, rows[j], n_q, int(row), "" if modes is None else modes[j])
+        _svd_entry(out, j, A, B, b, rows[j], n_q, cobj, "" if modes is None else modes[j])
     return out
 
 
-def _svd_entry(out: BatchedResponses, j: int, Abank, Bbank, bbank, rows, n_q: int, row: int, mode: str) -> None:
+def _svd_entry(out: BatchedResponses, j: int, Abank, Bbank, bbank, rows, n_q: int, cobj: np.ndarray,
+               mode: str) -> None:
     """Fill entry ``j`` of ``out`` from the SVD response of the bank rows ``rows`` and re-choose
     its pivots (``batched_responses``)."""
     A = Abank[rows]
@@ -454,7 +464,7 @@ def _svd_entry(out: BatchedResponses, j: int, Abank, Bbank, bbank, rows, n_q: in
     out.d[j, :p] = resp.tau_d
     out.cvalid[j, :p] = True
     out.consistent[j] = resp.consistent
-    out.unique[j] = not (resp.n_w and np.abs(resp.Q[row]).max() > tolerances.AMBIGUITY_ATOL)
+    out.unique[j] = not (resp.n_w and np.abs(cobj @ resp.Q).max() > tolerances.AMBIGUITY_ATOL)
     out.certified[j] = False
 
 

@@ -178,6 +178,39 @@ class Structure:
         return cls(system.n_q, system.n_tau, system.contacts, system.mu,
                    [(c.kind, c.type, c.n_rows) for c in system.constraints])
 
+    def objective(self, qdd=None, force=None, tau=None) -> np.ndarray:
+        """The objective vector ``Layout.responses`` takes, from its parts.
+
+        Parameters
+        ----------
+        qdd : array_like, optional
+            ``(n_q,)`` coefficients of ``q̈`` (default zero), nondimensional.
+        force : array_like, optional
+            ``(2k,)`` coefficients of ``f`` in the (t, n) per-contact order (default zero).
+        tau : array_like, optional
+            ``(n_τ,)`` coefficients of ``τ`` (default zero).
+
+        Returns
+        -------
+        numpy.ndarray
+            ``(n_q + 2k + n_τ,)`` the coefficients over ``(q̈, f, τ)``.
+
+        Raises
+        ------
+        ValueError
+            For a part of the wrong size (the message names it).
+        """
+        out = np.zeros(self.n + self.n_tau)
+        for name, part, lo, size in (("qdd", qdd, 0, self.n_q), ("force", force, self.n_q, 2 * self.k),
+                                     ("tau", tau, self.n, self.n_tau)):
+            if part is None:
+                continue
+            v = np.asarray(part, dtype=float).reshape(-1)
+            if v.shape != (size,):
+                raise ValueError(f"{name}: expected {size} coefficients, got shape {v.shape}")
+            out[lo:lo + size] = v
+        return out
+
     def layout(self, pattern: VelocityPattern) -> "Layout":
         """The ``Layout`` of ``pattern`` (built once, then cached)."""
         key = pattern.key
@@ -254,14 +287,43 @@ class Banks:
 
 @dataclass
 class Responses:
-    """Batched responses of the modes ``index`` (positions in ``Layout.modes``), nondimensional.
+    """Batched responses of the modes ``index`` (positions in ``Layout.modes``), nondimensional
+    (``Layout.responses``; the arrays of ``contactmodes.modes.response.BatchedResponses``).
 
-    ``P`` (B, n, n_τ), ``Q`` (B, n, s) (``s`` padded ambiguity columns; ``wfree`` (B, s) marks the
-    real ones), ``r`` (B, n): ``[q̈; f] = P τ + Q w + r``. ``C`` (B, n_τ, n_τ), ``d`` (B, n_τ),
-    ``cvalid`` (B, n_τ): admissible torques (31) ``C τ = d`` on the valid rows. ``consistent``
-    (B,), ``unique`` (B,) (the objective row of ``Q`` is zero, III-G.2: the row ``row`` of ``x =
-    (q̈, f)`` given to ``Layout.responses`` does not depend on ``w``),
-    ``n_w`` (B,), ``certified`` (B,) (fast path) — the others came from the SVD."""
+    ``[q̈; f] = P τ + Q w + r``, ``s`` padded ambiguity columns.
+
+    Attributes
+    ----------
+    index : numpy.ndarray
+        ``(B,)`` positions in ``Layout.modes``.
+    P : numpy.ndarray
+        ``(B, n, n_τ)`` τ-coefficients of ``[q̈; f]``, ``n = n_q + 2k``.
+    Q : numpy.ndarray
+        ``(B, n, s)`` w-coefficients.
+    r : numpy.ndarray
+        ``(B, n)`` constant part.
+    wfree : numpy.ndarray
+        ``(B, s)`` bool, the real ambiguity columns.
+    C : numpy.ndarray
+        ``(B, n_τ, n_τ)`` admissible torques (31) ``C τ = d`` on the rows ``cvalid``.
+    d : numpy.ndarray
+        ``(B, n_τ)`` right-hand sides of (31).
+    cvalid : numpy.ndarray
+        ``(B, n_τ)`` bool, the real rows of (31).
+    consistent : numpy.ndarray
+        ``(B,)`` bool, (31) has a solution.
+    unique : numpy.ndarray
+        ``(B,)`` bool, the objective given to ``Layout.responses`` does not depend on ``w``
+        (III-G.2).
+    n_w : numpy.ndarray
+        ``(B,)`` int, number of ambiguity variables.
+    certified : numpy.ndarray
+        ``(B,)`` bool, computed by the certified pivot path (the others by the SVD).
+    grad : numpy.ndarray
+        ``(B, n_τ)`` the objective's τ-coefficients ``c_xᵀ P + c_τ`` (meaningful where ``unique``).
+    offset : numpy.ndarray
+        ``(B,)`` the objective's constant ``c_xᵀ r``.
+    """
 
     index: np.ndarray
     P: np.ndarray
@@ -275,6 +337,8 @@ class Responses:
     unique: np.ndarray
     n_w: np.ndarray
     certified: np.ndarray
+    grad: np.ndarray
+    offset: np.ndarray
 
 
 @dataclass
@@ -558,20 +622,48 @@ class Layout:
             out[todo[dec]] = s[dec] > margin
 
     # ------------------------------------------------------------------ responses
-    def responses(self, banks: Banks, index: np.ndarray, row: int, counters: StepCounters | None = None,
+    def responses(self, banks: Banks, index: np.ndarray, objective, counters: StepCounters | None = None,
                   kernel: str = "auto") -> Responses:
-        """Responses (24)–(31) of the modes at positions ``index`` (module doc); ``row`` is the
-        *objective row*: the index in ``x = (q̈, f)`` (``0 <= row < n_q + 2k``) of the quantity the
-        caller optimizes, for which ``Responses.unique`` tells whether it is unique (its row of
-        ``Q`` zero: no dependence on the ambiguity variables ``w``, III-G.2). Any row of any
-        system; the plan assumes nothing about it (the RHex max-thrust controller passes its
-        pitch acceleration's row). ``counters`` (optional
-        ``StepCounters``): ``responses`` += the modes computed (none for an empty ``index``),
-        ``svd_responses`` += those the SVD computed. ``kernel``: ``"numpy"`` (the reference
-        below), ``"compiled"`` (``contactmodes.realtime.kernels``, the same computation
-        compiled) or ``"auto"`` (compiled when numba is installed)."""
+        """Responses (24)–(31) of the modes at positions ``index`` (module doc) through
+        ``contactmodes.modes.response.batched_responses``, and a linear objective on each.
+
+        Parameters
+        ----------
+        banks : Banks
+            The row banks of the state (``Structure.banks``).
+        index : numpy.ndarray
+            ``(B,)`` int, positions in ``modes``.
+        objective : numpy.ndarray
+            ``(n_q + 2k + n_τ,)`` the coefficients of a linear objective ``J = c_q·q̈ + c_f·f +
+            c_τ·τ`` over ``(q̈, f, τ)`` in the plan's nondimensional units (``f`` in the (t, n)
+            per-contact order). Any objective of any system; the plan assumes nothing about it
+            (the RHex max-thrust controller passes the unit vector of its pitch acceleration).
+            ``Responses.unique`` tells, per mode, whether ``J`` is unique (does not depend on the
+            ambiguity variables ``w``, III-G.2), ``Responses.grad`` and ``Responses.offset``
+            give ``J = grad·τ + offset`` where it is.
+        counters : StepCounters, optional
+            ``responses`` += the modes computed (none for an empty ``index``), ``svd_responses``
+            += those the SVD computed.
+        kernel : str, optional
+            ``"numpy"`` (the reference, ``contactmodes.modes._pivot_response``), ``"compiled"``
+            (the same computation compiled) or ``"auto"`` (default: compiled when numba is
+            installed).
+
+        Returns
+        -------
+        Responses
+            The batch, in the order of ``index``.
+
+        Raises
+        ------
+        ValueError
+            For an ``objective`` of the wrong size or an unknown ``kernel``.
+        """
         st = self.structure
         n, nt, m = st.n, st.n_tau, self.eq_rows.shape[1]
+        c = np.asarray(objective, dtype=float).reshape(-1)
+        if c.shape != (n + nt,):
+            raise ValueError(f"objective: expected {n + nt} coefficients on (q̈, f, τ), got shape {c.shape}")
         index = np.asarray(index, dtype=int)
         Bn = index.size
         s = max(m, n)
@@ -579,20 +671,24 @@ class Layout:
             z = np.zeros((0,))
             return Responses(index, np.zeros((0, n, nt)), np.zeros((0, n, s)), np.zeros((0, n)),
                              np.zeros((0, s), bool), np.zeros((0, nt, nt)), np.zeros((0, nt)),
-                             np.zeros((0, nt), bool), z.astype(bool), z.astype(bool), z.astype(int), z.astype(bool))
+                             np.zeros((0, nt), bool), z.astype(bool), z.astype(bool), z.astype(int), z.astype(bool),
+                             np.zeros((0, nt)), z.copy())
         for i in index[~self.piv_known[index]]:
             piv = st.pivots.get(self.modes[i])
             self._set_pivots(i, piv if piv is not None else pivot_choice(banks.A[self.eq_rows[i]]))
+        cx = c[:n]
         out = batched_responses(banks.A, banks.B, banks.b, self.eq_rows[index], self.piv_rows[index],
-                                self.piv_cols[index], self.piv_rank[index], self.piv_inv[index], st.n_q, row,
+                                self.piv_cols[index], self.piv_rank[index], self.piv_inv[index], st.n_q, cx,
                                 kernel=kernel, modes=_Names(self.modes, index))
         for j, piv in out.repivoted.items():
             self._set_pivots(int(index[j]), piv)
         if counters is not None:
             counters.responses += int(Bn)
             counters.svd_responses += len(out.repivoted)
+        grad = np.einsum("a,bat->bt", cx, out.P) + c[n:]
+        offset = np.einsum("a,ba->b", cx, out.r)
         return Responses(index, out.P, out.Q, out.r, out.wfree, out.C, out.d, out.cvalid, out.consistent, out.unique,
-                         out.n_w, out.certified)
+                         out.n_w, out.certified, grad, offset)
 
     # ------------------------------------------------------------------ domains (33)
     def domains(self, banks: Banks, resp: Responses, kernel: str = "auto") -> Domains:

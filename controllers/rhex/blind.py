@@ -122,7 +122,7 @@ def max_thrust_fixed_mode(step, mode4: str, lo, hi, engine: _FixedModeEngine | N
     mode = "".join(letters[c] for c in step.contacts)
     st, layout = engine.layout(step, mode)
     banks = st.banks(step.terms)
-    resp = layout.responses(banks, np.array([0]), PITCH_INDEX, counters)
+    resp = layout.responses(banks, np.array([0]), st.objective(qdd=np.eye(6)[PITCH_INDEX]), counters)
     if not resp.consistent[0]:
         return np.zeros(3), float("nan"), "inconsistent"
     dom = layout.domains(banks, resp)

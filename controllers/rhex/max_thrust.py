@@ -293,6 +293,12 @@ def _task_rows(k: int, min_normal_force: float) -> tuple:
     return rows
 
 
+def _pitch_objective(structure: Structure) -> np.ndarray:
+    """The plan's objective of this controller: the unit vector of the pitch acceleration θ̈'
+    over ``(q̈, f, τ)`` of ``structure`` (``Layout.responses``)."""
+    return structure.objective(qdd=np.eye(structure.n_q)[PITCH_INDEX])
+
+
 def _classified(v_contact: np.ndarray, normal_velocity_tol: float) -> np.ndarray:
     """Normal velocities ``<= normal_velocity_tol`` (m/s) set to 0 (module doc), (2k,)."""
     tol = max(0.0, float(normal_velocity_tol))
@@ -458,11 +464,11 @@ class _Modes:
         self.alive = np.empty(self.index.size, dtype=bool)  # not resolved infeasible
         self.alive.fill(True)
         self.names = [layout.modes[i] for i in self.index.tolist()]
-        self.resp = layout.responses(banks, self.index, PITCH_INDEX, counters)
+        self.resp = layout.responses(banks, self.index, _pitch_objective(layout.structure), counters)
         self.dom = layout.domains(banks, self.resp)
         r = self.resp
-        self.grad = r.P[:, PITCH_INDEX, :]
-        self.offset = r.r[:, PITCH_INDEX]
+        self.grad = r.grad
+        self.offset = r.offset
         self.unique = r.unique
         A, b = self.dom.A, self.dom.b
         zero = ~(A != 0.0).any(axis=2)
@@ -987,7 +993,7 @@ class MaxThrustController:
             pattern = classify_arrays(terms.v_contact, terms.v0, 1.0, contacts)
             layout = st.layout(pattern)
             banks = st.banks(terms)
-            layout.responses(banks, np.arange(len(layout.modes)), PITCH_INDEX)
+            layout.responses(banks, np.arange(len(layout.modes)), _pitch_objective(st))
         self._dry_run()
 
     def _dry_run(self) -> None:

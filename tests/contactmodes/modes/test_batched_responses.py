@@ -40,6 +40,11 @@ def _batch(name):
     return system, banks, rows, (prow, pcol, rank, np.argsort(pcol, axis=1)), lay.modes
 
 
+def _first(banks):
+    """The objective ``q̈_0`` (a unit vector over ``x = (q̈, f)``)."""
+    return np.eye(banks.A.shape[1])[0]
+
+
 def _svd(banks, rows, n_q, mode=""):
     A = banks.A[rows]
     n, nt = A.shape[1], banks.B.shape[1]
@@ -51,7 +56,7 @@ def _svd(banks, rows, n_q, mode=""):
 @pytest.mark.parametrize("kernel", ["numpy", "compiled"])
 def test_batched_responses_are_the_svd_responses(name, kernel):
     system, banks, rows, piv, modes = _batch(name)
-    out = batched_responses(banks.A, banks.B, banks.b, rows, *piv, system.n_q, 0, kernel=kernel, modes=modes)
+    out = batched_responses(banks.A, banks.B, banks.b, rows, *piv, system.n_q, _first(banks), kernel=kernel, modes=modes)
     assert out.P.shape[0] == len(modes)
     for j in range(len(modes)):
         ref = _svd(banks, rows[j], system.n_q)
@@ -75,7 +80,7 @@ def test_a_refused_certificate_gives_the_svd_response_bit_for_bit(monkeypatch):
         return out
 
     monkeypatch.setattr(_pivot_response, "pivot_responses", refusing)
-    out = batched_responses(banks.A, banks.B, banks.b, rows, *piv, system.n_q, 0, kernel="numpy", modes=modes)
+    out = batched_responses(banks.A, banks.B, banks.b, rows, *piv, system.n_q, _first(banks), kernel="numpy", modes=modes)
     assert not out.certified.any() and sorted(out.repivoted) == list(range(len(modes)))
     for j in range(len(modes)):
         ref = _svd(banks, rows[j], system.n_q, modes[j])
@@ -92,7 +97,7 @@ def test_a_refused_certificate_gives_the_svd_response_bit_for_bit(monkeypatch):
 def test_unknown_kernel_is_one_line():
     system, banks, rows, piv, modes = _batch("painleve_rod")
     with pytest.raises(ValueError, match="^kernel: must be"):
-        batched_responses(banks.A, banks.B, banks.b, rows, *piv, system.n_q, 0, kernel="gpu")
+        batched_responses(banks.A, banks.B, banks.b, rows, *piv, system.n_q, _first(banks), kernel="gpu")
 
 
 _NO_NUMBA = r"""
@@ -124,7 +129,7 @@ piv = [pivot_choice(banks.A[r]) for r in lay.eq_rows]
 prow = np.array([r[p[0]] for r, p in zip(lay.eq_rows, piv)])
 pcol = np.array([p[1] for p in piv])
 args = (banks.A, banks.B, banks.b, lay.eq_rows, prow, pcol, np.array([p[2] for p in piv]), np.argsort(pcol, axis=1),
-        system.n_q, 0)
+        system.n_q, np.eye(banks.A.shape[1])[0])
 a, b = batched_responses(*args), batched_responses(*args, kernel="numpy")
 assert all(np.array_equal(getattr(a, f), getattr(b, f)) for f in ("P", "Q", "r", "C", "d", "certified", "unique"))
 print("ok", len(lay.modes))
@@ -135,3 +140,25 @@ def test_without_numba_the_numpy_path_answers():
     proc = subprocess.run([sys.executable, "-c", _NO_NUMBA], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("ok ")
+
+
+@pytest.mark.parametrize("name", EXAMPLES)
+def test_a_general_objective_is_unique_as_the_svd_decides(name):
+    """Objectives over ``x = (q̈, f)``: random ones (moved by ``w`` wherever ``n_w > 0``) and ones
+    orthogonal to the SVD's null space of a mode (unique there), decided as the SVD rule decides
+    (``max |ĉᵀ N(A)| <= AMBIGUITY_ATOL``, ``ĉ`` the unit objective), in any positive scale."""
+    system, banks, rows, piv, modes = _batch(name)
+    rng = np.random.default_rng(7)
+    n = banks.A.shape[1]
+    for j in range(len(modes)):
+        ref = _svd(banks, rows[j], system.n_q)
+        if not ref.consistent or ref.n_w == 0:
+            continue
+        g = rng.normal(size=n)
+        orth = g - ref.Q @ (ref.Q.T @ g)
+        for c, unique in ((g, False), (orth, True)):
+            assert (np.abs(c @ ref.Q).max() / np.linalg.norm(c) <= 1e-9) == unique
+            sub = (rows[j:j + 1], *(p[j:j + 1] for p in piv))
+            for scale in (1.0, 1e-6, 1e6):
+                out = batched_responses(banks.A, banks.B, banks.b, *sub, system.n_q, scale * c, kernel="numpy")
+                assert bool(out.unique[0]) == unique, (modes[j], scale)

@@ -39,7 +39,7 @@ def _layout_answers(system):
     banks = st.banks(terms)
     feasible = lay.kinematic(banks)
     idx = np.flatnonzero(feasible)
-    resp = lay.responses(banks, idx, 0)
+    resp = lay.responses(banks, idx, st.objective(qdd=np.eye(system.n_q)[0]))
     dom = lay.domains(banks, resp)
     modes = [lay.modes[i] for i in idx]
     flags = {m: (bool(resp.consistent[j]), int(resp.n_w[j]), int(resp.cvalid[j].sum())) for j, m in enumerate(modes)}
@@ -125,8 +125,9 @@ def test_compiled_responses_equal_numpy_reference(case):
     lay = st.layout(classify_arrays(terms.v_contact, terms.v0, 1.0, system.contacts))
     banks = st.banks(terms)
     idx = np.arange(len(lay.modes))
-    a = lay.responses(banks, idx, 0, kernel="numpy")
-    b = lay.responses(banks, idx, 0, kernel="compiled")
+    first = st.objective(qdd=np.eye(system.n_q)[0])
+    a = lay.responses(banks, idx, first, kernel="numpy")
+    b = lay.responses(banks, idx, first, kernel="compiled")
     for f in ("consistent", "unique", "n_w", "certified", "wfree", "cvalid"):
         assert np.array_equal(getattr(a, f), getattr(b, f)), f
     for f in ("P", "Q", "r"):
