@@ -3,10 +3,10 @@
 Every comparison in the package is made on *normalized* rows: an inequality ``a x <= b`` is first
 divided by ``||a||_2`` so that its right-hand side is a signed distance. Absolute tolerances below
 are then multiplied by the problem scale ``max(1, max_i |b_i| / ||a_i||)`` (see
-``polytopes.linalg.data_scale``) so that a change of units does not change a decision.
+``polytopes._linalg.data_scale``) so that a change of units does not change a decision.
 
 ``FEASIBILITY_TOL``
-    The one emptiness rule (``polytopes.feasibility``): a set is empty when the largest common
+    The one emptiness rule (``polytopes._feasibility``): a set is empty when the largest common
     slack ``s`` of its normalized inequalities (``a_i x + s <= b_i``, ``C x = d``) is below
     ``-eps``, ``eps = FEASIBILITY_TOL * scale``; a row is an implicit equality when no point of the
     set relaxed by ``eps`` gives it a slack above ``eps``; LP queries on a set with ``s <= eps``
@@ -79,6 +79,15 @@ are then multiplied by the problem scale ``max(1, max_i |b_i| / ||a_i||)`` (see
     ``project(method="auto")`` tries Fourier–Motzkin (with LP pruning) first when at most this
     many variables are eliminated, else block elimination first (then the other, then vertex
     enumeration, then the exact method); every result is verified before it is returned.
+``AUTO_SUPPORT_MIN_ELIMINATED``, ``SUPPORT_HULL_TOL``, ``SUPPORT_PROJECTION_MAX_LPS``
+    ``project(method="auto")`` tries the support-LP projection (``polytopes._support_projection``:
+    two LPs for one kept coordinate, an incremental hull of support points for two or three)
+    first when at most three coordinates are kept and more than ``AUTO_SUPPORT_MIN_ELIMINATED``
+    variables are eliminated (the elimination methods' cost grows with the eliminated variables,
+    this one's with the facets of the result). A hull facet is final when the support LP along
+    its normal exceeds its offset by at most ``SUPPORT_HULL_TOL * scale``; a projection needing
+    more than ``SUPPORT_PROJECTION_MAX_LPS`` LPs is left to the elimination methods. The result
+    is verified as every method's is.
 ``LP_SMALL_ROWS``, ``LP_SMALL_COLS``
     Linear programs up to this many rows and variables go to cddlib's dense simplex (no per-call
     set-up cost); larger ones to HiGHS (``polytopes.lp.solve``). A size rule, not a tolerance,
@@ -105,6 +114,9 @@ DEFAULT_ROW_BUDGET: int = 20000
 FM_LP_PRUNE_ROWS: int = 64
 FM_PREFILTER_FACTOR: int = 20
 AUTO_FM_MAX_ELIMINATED: int = 2
+AUTO_SUPPORT_MIN_ELIMINATED: int = 8
+SUPPORT_HULL_TOL: float = 1e-8
+SUPPORT_PROJECTION_MAX_LPS: int = 2000
 LP_PRIMAL_TOL: float = 1e-8
 LP_DUAL_TOL: float = 1e-7
 PROJECTION_CHECK_TOL: float = 1e-6
