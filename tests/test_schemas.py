@@ -36,7 +36,8 @@ EXAMPLES = sorted(p.name for p in (ROOT / "examples").glob("*.toml"))
 GOLDEN = sorted((ROOT / "tests" / "data" / "golden").glob("*.json"))
 SYSTEM_FILES = sorted((ROOT / "examples").glob("*.toml")) + sorted((ROOT / "tests" / "data" / "cases").glob("*.toml"))
 DOCUMENTS = ["contactmodes.analysis/1", "contactmodes.brace/1", "contactmodes.check/1", "contactmodes.flip/1",
-             "contactmodes.sweep/1", "contactmodes.system/1"]
+             "contactmodes.simulation/1", "contactmodes.sweep/1",
+             "contactmodes.system/1"]
 
 # the rhex example's base position written with five digits: the loader rejects it (a gap), check
 # shows it and check --snap puts it back on the ground (as tests/contactmodes/system_file/test_snap.py)
@@ -74,6 +75,8 @@ COMMANDS: list[tuple[str, list[str], int]] = (
         ("brace", ["brace", "examples/five_link_climb.toml", "--json"], 0),
         ("brace-no-torque", ["brace", "examples/five_link_climb.toml", "--json", "--objective", "least-effort",
                              "--margin", "100"], 1),
+        ("simulate", ["simulate", "examples/two_link_brace.toml", "--controller", "constant:-0.5", "--duration", "0.1",
+                      "--json"], 0),
         ("flip-blind", ["flip", "--controller", "blind", "--mu-toe", "0.6", "--duration", "0.05", "--json"], 1),
         ("flip-max-thrust", ["flip", "--controller", "max-thrust", "--mu-toe", "0.6", "--duration", "0.05", "--json"], 1),
         ("sweep-analyze", ["sweep", "analyze", "examples/two_link_brace.toml", "--vary", "contacts.*.mu=0.1,0.3",
@@ -279,6 +282,13 @@ BREAKAGES = {
         ("success without a flip", lambda d: d.__setitem__("success", True), "outcome"),
         ("blind status from max-thrust", lambda d: d["controller_status"].__setitem__("elastic", 1), "controller_status"),
         ("timings without steps", lambda d: d["step_ms"].__setitem__("steps", 0), "step_ms"),
+    ],
+    "simulate": [
+        ("missing key", lambda d: _pop(d, "plant_difference"), "plant_difference"),
+        ("bad mode letter", lambda d: d["modes"]["tip"].__setitem__(0, "X"), "modes.tip[0]"),
+        ("NaN in a series", lambda d: d["q"]["x"].__setitem__(0, math.nan), "x[0]"),
+        ("another engine", lambda d: d["engine"].__setitem__("name", "bullet"), "engine.name"),
+        ("creep without its time", lambda d: _pop(d["creep"]["tip"], "sticking_s"), "creep.tip"),
     ],
     "sweep-analyze": [
         ("missing header", lambda d: _pop(d, "torques"), "torques"),

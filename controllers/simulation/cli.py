@@ -1,0 +1,139 @@
+"""``contactmodes simulate FILE --controller control|zero|constant:TAU1,... --duration T [--dt DT]
+[--rate HZ] [--plot PNG] [--animate GIF] [--json] [--output PATH]``: a closed loop on MuJoCo.
+
+Loads the system file (TOML; its mechanism may be a URDF file), builds the MuJoCo plant
+(``controllers.simulation.model``), runs the controller (``controllers.simulation.registry``) at
+``--rate`` Hz with MuJoCo steps of ``--dt`` s (``controllers.simulation.loop``) and prints a
+summary or, with ``--json``, the ``contactmodes.simulation/1`` document
+(``controllers.simulation.document``). Registered through the ``contactmodes.commands``
+entry-point group (``pyproject.toml``).
+
+Exit status: **0** the run completed; **2** user error (one line on stderr naming the option or
+the file's field, nothing written): an invalid file, option value or controller, a missing
+``sim`` extra (MuJoCo: ``pip install 'contactmodes[sim]'``) or ``plot`` extra for ``--plot`` /
+``--animate``, MuJoCo diverging; **70** internal error; **130** Ctrl-C (nothing written).
+
+Progress: a tqdm bar on stderr when it is a terminal and the run lasts over a second
+(``contactmodes.progress``). ``--plot``, ``--animate`` and ``--output`` are checked before the run
+and written atomically after it (``contactmodes.cli._common.write_all_atomic``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+
+from contactmodes._extras import require
+from contactmodes.cli._common import UserError, check_writable, write_all_atomic
+
+__all__ = ["add_parser", "run", "summary", "DEFAULT_RATE"]
+
+DEFAULT_RATE = 100.0
+"""Default control rate (Hz)."""
+
+
+def add_parser(sub) -> argparse.ArgumentParser:
+    """Register ``simulate`` on the ``contactmodes`` subparsers; returns the sub-parser."""
+    from .model import ContactSettings
+
+    p = sub.add_parser(
+        "simulate", help="run a controller in closed loop on a MuJoCo model of the system",
+        description="Simulate the system file's mechanism on MuJoCo under a controller and read each contact's mode. "
+                    "Exit status: 0 done, 2 user error (or the sim extra missing), 130 interrupted.",
+        epilog="Controllers: zero (no torque), constant:TAU1,TAU2,... (held, one value per actuator), "
+               "control (controllers.generic with the file's [control] objective).")
+    p.add_argument("file", help="system file (TOML, see docs/system-file.md)")
+    p.add_argument("--controller", required=True, metavar="control|zero|constant:TAU1,TAU2,...",
+                   help="the controller")
+    p.add_argument("--duration", type=float, required=True, metavar="T", help="simulated time (s, > 0)")
+    p.add_argument("--dt", type=float, default=ContactSettings().timestep, metavar="DT",
+                   help=f"MuJoCo time step (s; default {ContactSettings().timestep:g})")
+    p.add_argument("--rate", type=float, default=DEFAULT_RATE, metavar="HZ",
+                   help=f"control rate (Hz; default {DEFAULT_RATE:g}); 1/(rate·dt) must be a whole number")
+    p.add_argument("--plot", metavar="PNG", help="write q(t), the torques and the modes as a PNG figure")
+    p.add_argument("--animate", metavar="GIF", help="write an animation of the robot")
+    p.add_argument("--json", action="store_true", help="print the contactmodes.simulation/1 document")
+    p.add_argument("--output", metavar="PATH", help="write the text output to PATH instead of stdout")
+    p.set_defaults(run=run)
+    return p
+
+
+def summary(doc: dict) -> str:
+    """The text summary of a ``contactmodes.simulation/1`` document (a few lines)."""
+    N = len(doc["t"])
+    contacts = doc["contacts"]
+    modes = ["".join(doc["modes"][c][k] for c in contacts) for k in range(N)]
+    counts: dict[str, int] = {}
+    for m in modes:
+        counts[m] = counts.get(m, 0) + 1
+    share = ", ".join(f"{m or '-'} {100 * n / N:.0f} %" for m, n in sorted(counts.items(), key=lambda x: -x[1])[:4])
+    diff = doc["plant_difference"]
+    lines = [f"{doc['system']} under {doc['controller']}: {N} control steps of {doc['control_dt_s']:g} s "
+             f"(MuJoCo {doc['engine']['version']}, dt {doc['dt_s']:g} s)",
+             f"modes: {share}; first {modes[0] or '-'}, last {modes[-1] or '-'}",
+             "q at the end: " + ", ".join(f"{c} = {v:.6g}" for c, v in doc["q_end"].items()),
+             f"plant vs analysed model at the start: |dM|/|M| = {diff['M_rel']:.2e}, |dh|/|h| = {diff['h_rel']:.2e}"
+             + (f" (mass/inertia floor on {', '.join(diff['floored_links'])})" if diff["floored_links"] else "")]
+    creep = [f"{c} {v['speed_m_s']:.1e} m/s over {v['sticking_s']:.2f} s" for c, v in doc["creep"].items() if v]
+    if creep:
+        lines.append("creep while sticking: " + ", ".join(creep))
+    pred = doc["prediction"]
+    if pred is not None:
+        w = pred["windows"]["after_first"]
+        if w["rmse"]:
+            lines.append(f"RMSE predicted vs simulated q̈ (after the first step, {w['steps']} steps): "
+                         + ", ".join(f"{c} {v:.3g}" for c, v in w["rmse"].items()))
+    return "\n".join(lines) + "\n"
+
+
+def _check_positive(value: float, option: str) -> None:
+    if not (math.isfinite(value) and value > 0):
+        raise UserError(f"{option}: must be a finite number > 0, got {value:g}")
+
+
+def run(args: argparse.Namespace) -> str:
+    """Validate, simulate, write the requested files, return the summary or JSON text.
+
+    Raises ``UserError`` (or another ``ContactModelError``) on a user error, nothing written;
+    ``KeyboardInterrupt`` passes (the CLI exits 130, nothing written)."""
+    require("mujoco", "sim", "simulate")
+    _check_positive(args.duration, "--duration")
+    _check_positive(args.dt, "--dt")
+    _check_positive(args.rate, "--rate")
+    check_writable(args.plot, "--plot", ".png", inputs=[args.file])
+    check_writable(args.animate, "--animate", ".gif", inputs=[args.file])
+    check_writable(getattr(args, "output", None), "--output", inputs=[args.file])
+    for option, path in (("--plot", args.plot), ("--animate", args.animate)):
+        if path:
+            require("matplotlib", "plot", option)
+
+    from contactmodes.progress import Progress
+    from contactmodes.system_file.loader import load_system
+
+    from .document import simulation_document
+    from .loop import simulate, substeps
+    from .model import ContactSettings, build_plant
+    from .registry import file_limits, make_controller
+
+    loaded = load_system(args.file)
+    substeps(args.rate, args.dt)  # before building anything
+    choice = make_controller(args.controller, loaded)
+    _, box = file_limits(loaded)
+    plant = build_plant(loaded.mechanism, loaded.q, loaded.qdot, settings=ContactSettings(timestep=args.dt),
+                        limits=box)
+    result = simulate(plant, loaded.q, loaded.qdot, choice.controller, args.duration, args.rate,
+                      progress=Progress())
+    doc = simulation_document(result, loaded.name, args.controller, args.duration)
+    title = f"{loaded.name}, {args.controller}"
+    files = []
+    if args.plot:
+        from .plots import plot_run
+
+        files.append((args.plot, lambda tmp: plot_run(result, tmp, title), "--plot"))
+    if args.animate:
+        from .plots import animate
+
+        files.append((args.animate, lambda tmp: animate(result, tmp, title), "--animate"))
+    write_all_atomic(files, inputs=[args.file])
+    return json.dumps(doc, indent=2, allow_nan=False) + "\n" if args.json else summary(doc)

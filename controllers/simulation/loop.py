@@ -1,0 +1,185 @@
+"""The control loop: a controller driving the MuJoCo plant at a fixed rate (zero-order hold).
+
+Control step ``k`` (``k = 0 … N−1``, ``N = round(duration · rate)``) starts at ``t_k = k / rate``
+from the simulated state ``(q_k, q̇_k)``: the controller returns ``τ_k`` (clamped to the plant's
+limits by MuJoCo, which records the applied value), held for ``n_sub = 1 / (rate · dt)`` MuJoCo
+steps. Recorded per step: the state at ``t_k``, the applied torque, the contact forces and
+point velocities averaged over the period's MuJoCo steps (each read from the forward pass its step
+began with) and the mode letters of those means (``controllers.simulation.modes``), the
+controller's predicted ``q̈`` and mode when it gives them; and the state at the end ``t_N``.
+
+A controller is any callable ``controller(q, qdot) -> tau`` (``q``, ``qdot`` (n_q,) SI, ``tau``
+(n_τ,) in the file's units); after each call the loop reads its optional attributes
+``predicted_qdd`` ((n_q,) or ``None``) and ``predicted_mode`` (a mode string or ``None``).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+
+from contactmodes.errors import ContactModelError
+from contactmodes.progress import Progress, stage
+
+from .model import Plant
+from .modes import ModeThresholds, mode_letters, read_contacts
+
+__all__ = ["SimulationRun", "simulate", "substeps"]
+
+_STEP_TOL = 1e-9
+
+
+def substeps(rate: float, dt: float) -> int:
+    """MuJoCo steps per control step, ``1 / (rate · dt)``; ``ContactModelError`` naming ``--rate``
+    unless it is a whole number >= 1."""
+    if not (math.isfinite(rate) and rate > 0):
+        raise ContactModelError(f"--rate: must be a finite number > 0 (Hz), got {rate}")
+    n = 1.0 / (rate * dt)
+    if n < 1 - _STEP_TOL or abs(n - round(n)) > _STEP_TOL * max(1.0, n):
+        raise ContactModelError(f"--rate: the control period 1/{rate:g} s must be a whole number of simulation "
+                                f"steps of {dt:g} s (--dt), got {n:g}")
+    return int(round(n))
+
+
+@dataclass
+class SimulationRun:
+    """What one closed-loop run recorded (module docstring), SI units.
+
+    Attributes
+    ----------
+    plant : Plant
+        The simulated plant.
+    control_dt : float
+        Control period ``1 / rate`` (s).
+    times : numpy.ndarray
+        ``(N,)`` start of each control step (s).
+    q, qdot : numpy.ndarray
+        ``(N + 1, n_q)`` state at each step's start and at the end.
+    torque : numpy.ndarray
+        ``(N, n_τ)`` applied torques (after MuJoCo's clamping).
+    modes : list[str]
+        ``N`` mode strings (one letter per contact).
+    force, velocity : numpy.ndarray
+        ``(N, k, 2)`` contact forces ``(f_t, f_n)`` (N) and point velocities ``(v_t, v_n)`` (m/s),
+        means over each control period.
+    position : numpy.ndarray
+        ``(N + 1, k, 2)`` contact point positions (m) at each step's start and at the end.
+    predicted_qdd : numpy.ndarray
+        ``(N, n_q)`` the controller's predicted ``q̈`` (NaN where it gave none).
+    predicted_mode : list
+        ``N`` predicted mode strings or ``None``.
+    """
+
+    plant: Plant
+    control_dt: float
+    times: np.ndarray
+    q: np.ndarray
+    qdot: np.ndarray
+    torque: np.ndarray
+    modes: list[str]
+    force: np.ndarray
+    velocity: np.ndarray
+    position: np.ndarray
+    predicted_qdd: np.ndarray
+    predicted_mode: list
+
+    def simulated_qdd(self) -> np.ndarray:
+        """``(N, n_q)`` mean ``q̈`` over each control step, ``(q̇_{k+1} − q̇_k) / Δt``."""
+        return np.diff(self.qdot, axis=0) / self.control_dt
+
+
+def simulate(plant: Plant, q0: np.ndarray, qdot0: np.ndarray, controller: Callable[[np.ndarray, np.ndarray], Any],
+             duration: float, rate: float, thresholds: ModeThresholds | None = None,
+             progress: Progress | None = None) -> SimulationRun:
+    """Run ``controller`` on ``plant`` from ``(q0, qdot0)`` for ``duration`` s at ``rate`` Hz.
+
+    Parameters
+    ----------
+    plant : Plant
+        From ``controllers.simulation.model.build_plant``.
+    q0, qdot0 : numpy.ndarray
+        ``(n_q,)`` initial state (SI).
+    controller : callable
+        ``controller(q, qdot) -> tau`` ((n_τ,)); optional attributes ``predicted_qdd``,
+        ``predicted_mode`` (module docstring).
+    duration : float
+        Simulated time (s), > 0.
+    rate : float
+        Control rate (Hz); ``1 / (rate · dt)`` must be a whole number.
+    thresholds : ModeThresholds, optional
+        Mode letter thresholds.
+    progress : Progress, optional
+        Progress on stderr (one stage, one update per control step).
+
+    Returns
+    -------
+    SimulationRun
+
+    Raises
+    ------
+    ContactModelError
+        Bad duration or rate, a torque of the wrong shape or not finite, or MuJoCo diverging.
+    KeyboardInterrupt
+        Passed on (nothing is kept).
+    """
+    import mujoco
+
+    if not (math.isfinite(duration) and duration > 0):
+        raise ContactModelError(f"--duration: must be a finite number > 0 (s), got {duration}")
+    model = plant.model
+    n_sub = substeps(rate, model.opt.timestep)
+    control_dt = n_sub * model.opt.timestep
+    N = max(1, int(round(duration / control_dt)))
+    n, n_tau, k = len(plant.coordinates), len(plant.actuators), len(plant.contacts)
+    data = mujoco.MjData(model)
+    plant.set_state(data, np.asarray(q0, float), np.asarray(qdot0, float))
+    mujoco.mj_forward(model, data)
+    q = np.zeros((N + 1, n))
+    qdot = np.zeros((N + 1, n))
+    torque = np.zeros((N, n_tau))
+    force = np.zeros((N, k, 2))
+    velocity = np.zeros((N, k, 2))
+    position = np.zeros((N + 1, k, 2))
+    pred = np.full((N, n), np.nan)
+    pred_mode: list = [None] * N
+    modes: list[str] = []
+    bad = int(mujoco.mjtWarning.mjWARN_BADQACC)
+    with stage(progress, "simulate", N) as bar:
+        for step in range(N):
+            q[step], qdot[step] = plant.state(data)
+            mujoco.mj_kinematics(model, data)  # positions at q_k (the last step's pass saw the state before it)
+            position[step] = data.geom_xpos[plant.sphere_geoms][:, :2] if k else np.zeros((0, 2))
+            tau = np.asarray(controller(q[step].copy(), qdot[step].copy()), dtype=float).reshape(-1)
+            if tau.shape != (n_tau,) or not np.all(np.isfinite(tau)):
+                raise ContactModelError(f"--controller: returned {tau.tolist()} at t = {step * control_dt:g} s; "
+                                        f"expected {n_tau} finite torques")
+            p = getattr(controller, "predicted_qdd", None)
+            if p is not None:
+                pred[step] = np.asarray(p, float).reshape(n)
+            pred_mode[step] = getattr(controller, "predicted_mode", None)
+            if n_tau:
+                data.ctrl[plant.ctrl_index] = tau
+            f_sum = np.zeros((k, 2))
+            v_sum = np.zeros((k, 2))
+            for _ in range(n_sub):
+                mujoco.mj_step(model, data)
+                if k:
+                    reading = read_contacts(plant, data, thresholds)
+                    f_sum += reading.force
+                    v_sum += reading.velocity
+            if data.warning[bad].number > 0:
+                raise ContactModelError(f"simulation: MuJoCo diverged (bad accelerations) before t = "
+                                        f"{(step + 1) * control_dt:g} s; try a smaller --dt")
+            torque[step] = data.actuator_force[plant.ctrl_index] if n_tau else tau
+            force[step], velocity[step] = f_sum / n_sub, v_sum / n_sub
+            modes.append(mode_letters(plant, force[step], velocity[step], thresholds))
+            bar.update(1)
+    q[N], qdot[N] = plant.state(data)
+    mujoco.mj_kinematics(model, data)
+    position[N] = data.geom_xpos[plant.sphere_geoms][:, :2] if k else np.zeros((0, 2))
+    return SimulationRun(plant=plant, control_dt=control_dt, times=np.arange(N) * control_dt, q=q, qdot=qdot,
+                         torque=torque, modes=modes, force=force, velocity=velocity, position=position,
+                         predicted_qdd=pred, predicted_mode=pred_mode)

@@ -1,0 +1,184 @@
+"""The controllers ``contactmodes simulate --controller`` offers.
+
+* ``zero`` — no torque: ``τ = 0``;
+* ``constant:TAU1,TAU2,...`` — a held torque, one value per actuator in the file's units;
+* ``control`` — ``controllers.generic.UnambiguousOptimalController`` with the file's ``[control]``
+  objective, limits and modes (``contactmodes.control.spec``), imported only when chosen.
+
+Every controller is wrapped in the file's ``[control]`` torque limits when the file has some
+(``LimitedController``: the box and the torque–speed line at the current actuator speed); the
+same box is the plant's ``ctrlrange``. ``make_controller`` raises ``UserError`` naming
+``--controller`` for a spec it cannot use.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping
+
+import numpy as np
+
+from contactmodes.cli._common import UserError
+
+__all__ = ["CHOICES", "LimitedController", "Choice", "make_controller", "file_limits"]
+
+CHOICES = ("control", "zero", "constant:TAU1,TAU2,...")
+
+
+@dataclass(frozen=True)
+class Choice:
+    """A controller ready to run.
+
+    Attributes
+    ----------
+    name : str
+        ``"zero"``, ``"constant"`` or ``"control"``.
+    controller : callable
+        ``controller(q, qdot) -> tau`` (``controllers.simulation.loop``).
+    """
+
+    name: str
+    controller: Callable[[np.ndarray, np.ndarray], Any]
+
+
+class _Zero:
+    def __init__(self, n_tau: int) -> None:
+        self.tau = np.zeros(n_tau)
+
+    def __call__(self, q: np.ndarray, qdot: np.ndarray) -> np.ndarray:
+        return self.tau.copy()
+
+
+class _Constant(_Zero):
+    def __init__(self, tau: np.ndarray) -> None:
+        self.tau = np.asarray(tau, float)
+
+
+class LimitedController:
+    """A controller whose torque is clamped to per-actuator limits.
+
+    Parameters
+    ----------
+    inner : callable
+        ``inner(q, qdot) -> tau``; its ``predicted_qdd`` and ``predicted_mode`` are passed on.
+    limits : list
+        One ``contactmodes.control.limits.TorqueLimit`` or ``None`` per actuator.
+    S : numpy.ndarray
+        ``(n_q, n_τ)`` actuator matrix (the actuator speeds are ``Sᵀ q̇``).
+    """
+
+    def __init__(self, inner: Callable, limits: list, S: np.ndarray) -> None:
+        self.inner, self.limits, self.S = inner, limits, np.asarray(S, float)
+
+    @property
+    def predicted_qdd(self) -> Any:
+        """The inner controller's prediction (``None`` if it gives none)."""
+        return getattr(self.inner, "predicted_qdd", None)
+
+    @property
+    def predicted_mode(self) -> Any:
+        """The inner controller's predicted mode (``None`` if it gives none)."""
+        return getattr(self.inner, "predicted_mode", None)
+
+    def __call__(self, q: np.ndarray, qdot: np.ndarray) -> np.ndarray:
+        tau = np.array(self.inner(q, qdot), dtype=float).reshape(-1)
+        speeds = self.S.T @ np.asarray(qdot, float)
+        for j, limit in enumerate(self.limits):
+            if limit is not None and j < tau.size:
+                lo, hi = limit.bounds(float(speeds[j]))
+                tau[j] = min(max(tau[j], lo), hi)
+        return tau
+
+
+def file_limits(loaded: Any) -> tuple[list, np.ndarray | None]:
+    """The ``[control]`` torque limits of a loaded file: one ``TorqueLimit`` or ``None`` per actuator
+    and the ``(n_τ, 2)`` box (``None`` when the file gives none). A file without ``[control]`` (or
+    a toolkit without ``contactmodes.control``) has none."""
+    spec = _spec(loaded, required=False)
+    actuators = loaded.system.torques
+    if spec is None or not spec.limits:
+        return [None] * len(actuators), None
+    limits = [spec.limits.get(a) for a in actuators]
+    box = np.array([[l.lo, l.hi] if l is not None else [-math.inf, math.inf] for l in limits], float)
+    return limits, box
+
+
+def _spec(loaded: Any, required: bool) -> Any:
+    table = (loaded.raw or {}).get("control") if isinstance(loaded.raw, Mapping) else None
+    if table is None and not required:
+        return None
+    try:
+        from contactmodes.control.spec import parse_control_table
+    except ImportError:
+        if not required:
+            return None
+        raise UserError("--controller: control: this version has no [control] table support "
+                        "(contactmodes.control.spec)") from None
+    s = loaded.system
+    return parse_control_table({} if table is None else table, s.coordinates, s.contacts, s.torques)
+
+
+def _parse_constant(text: str, n_tau: int, names: tuple[str, ...]) -> np.ndarray:
+    parts = [p.strip() for p in text.split(",")] if text.strip() else []
+    try:
+        values = np.array([float(p) for p in parts], dtype=float)
+    except ValueError:
+        raise UserError(f"--controller: constant: expected numbers TAU1,TAU2,..., got {text!r}") from None
+    if values.shape != (n_tau,):
+        raise UserError(f"--controller: constant: expected {n_tau} value(s) (one per actuator: "
+                        f"{', '.join(names) or 'none'}), got {len(parts)}")
+    if not np.all(np.isfinite(values)):
+        raise UserError(f"--controller: constant: values must be finite, got {text!r}")
+    return values
+
+
+def _control(loaded: Any) -> Callable:
+    spec = _spec(loaded, required=True)
+    if spec.objective is None:
+        raise UserError("--controller: control: the file's [control] table has no objective "
+                        "(maximize = \"...\" or minimize = \"...\")")
+    try:
+        from controllers.generic import UnambiguousOptimalController
+    except ImportError as exc:
+        raise UserError(f"--controller: control: the generic controller is not available "
+                        f"(controllers.generic: {exc})") from None
+    return UnambiguousOptimalController(loaded, spec.objective, limits=spec.limits or None, modes=spec.modes)
+
+
+def make_controller(text: str, loaded: Any) -> Choice:
+    """The controller named by ``--controller TEXT`` for ``loaded`` (a ``LoadedSystem``).
+
+    Parameters
+    ----------
+    text : str
+        ``"zero"``, ``"constant:TAU1,TAU2,..."`` or ``"control"``.
+    loaded : LoadedSystem
+        The loaded system file.
+
+    Returns
+    -------
+    Choice
+
+    Raises
+    ------
+    UserError
+        Unknown name, wrong number of constant values, a ``control`` the file or the toolkit cannot
+        give (one line naming ``--controller``).
+    """
+    names = tuple(loaded.system.torques)
+    n_tau = len(names)
+    name, sep, rest = text.partition(":")
+    inner: Callable
+    if name == "zero" and not sep:
+        inner = _Zero(n_tau)
+    elif name == "constant" and sep:
+        inner = _Constant(_parse_constant(rest, n_tau, names))
+    elif name == "control" and not sep:
+        inner = _control(loaded)
+    else:
+        raise UserError(f"--controller: expected one of {', '.join(CHOICES)}, got {text!r}")
+    limits, _ = file_limits(loaded)
+    if any(l is not None for l in limits):
+        inner = LimitedController(inner, limits, loaded.system.S)
+    return Choice(name=name, controller=inner)

@@ -1,0 +1,111 @@
+"""``contactmodes simulate`` (controllers.simulation.cli): exit statuses, one-line errors,
+nothing written on an error, ``--json`` against its schema, the pictures, and the ``sim`` extra's
+message when MuJoCo is missing."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("mujoco", reason="MuJoCo is the 'sim' extra: pip install 'contactmodes[sim]'")
+
+from contactmodes.schemas import validate  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[3]
+BRACE = str(ROOT / "examples" / "two_link_brace.toml")
+
+# the packages named in argv[1] are not importable (as tests/test_extras.py does)
+_RUN = r"""
+import sys
+
+BLOCKED = set(filter(None, sys.argv[1].split(",")))
+
+
+class _NotInstalled:
+    def find_spec(self, name, path=None, target=None):
+        if name.partition(".")[0] in BLOCKED:
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return None
+
+
+sys.meta_path.insert(0, _NotInstalled())
+from contactmodes.cli import main
+
+sys.exit(main(sys.argv[2:]))
+"""
+
+
+def _cli(*argv, blocked=(), cwd=ROOT):
+    return subprocess.run([sys.executable, "-c", _RUN, ",".join(blocked), "simulate", *map(str, argv)], cwd=cwd,
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_json_is_valid_and_matches_the_run():
+    proc = _cli(BRACE, "--controller", "constant:-0.5", "--duration", "0.2", "--json")
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    validate(doc)
+    assert doc["schema"] == "contactmodes.simulation/1" and doc["engine"]["name"] == "mujoco"
+    assert len(doc["t"]) == 20 and doc["t"][1] == pytest.approx(0.01)
+    assert set(doc["q"]) == {"x", "y", "theta", "theta1"} and all(len(v) == 20 for v in doc["q"].values())
+    assert doc["torque"] == {"tau1": [-0.5] * 20}
+    assert doc["modes"] == {c: ["F"] * 20 for c in ("base", "tip", "joint")}
+    assert doc["prediction"] is None  # a constant torque predicts nothing
+    assert all(v["speed_m_s"] < 1e-4 for v in doc["creep"].values())
+    assert doc["plant_difference"]["floored_links"] == ["link2"]
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--controller", "spin", "--duration", "1"], "--controller: expected one of control, zero, constant:TAU1,TAU2,..., got 'spin'"),
+    (["--controller", "constant:1,2", "--duration", "1"], "--controller: constant: expected 1 value(s) (one per actuator: tau1), got 2"),
+    (["--controller", "constant:x", "--duration", "1"], "--controller: constant: expected numbers TAU1,TAU2,..., got 'x'"),
+    (["--controller", "zero", "--duration", "-1"], "--duration: must be a finite number > 0, got -1"),
+    (["--controller", "zero", "--duration", "1", "--rate", "300"],
+     "--rate: the control period 1/300 s must be a whole number of simulation steps of 0.0005 s (--dt), got 6.66667"),
+    (["--controller", "control", "--duration", "1"], None),
+])
+def test_user_errors_are_one_line_exit_2_and_write_nothing(tmp_path, argv, message):
+    out = tmp_path / "out.json"
+    plot = tmp_path / "p.png"
+    proc = _cli(BRACE, *argv, "--output", out, "--plot", plot)
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("contactmodes: error: ")
+    if message is not None:
+        assert lines[0] == f"contactmodes: error: {message}"
+    else:
+        assert lines[0].startswith("contactmodes: error: --controller: control: ")
+    assert not out.exists() and not plot.exists() and list(tmp_path.iterdir()) == []
+
+
+def test_a_bad_file_names_its_field(tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text(Path(BRACE).read_text().replace("mu = 0.3", "mu = -0.3", 1))
+    proc = _cli(bad, "--controller", "zero", "--duration", "0.1")
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("contactmodes: error: contacts[0].mu: ") and proc.stderr.count("\n") == 1
+
+
+def test_without_mujoco_it_names_the_extra(tmp_path):
+    out = tmp_path / "o.txt"
+    proc = _cli(BRACE, "--controller", "zero", "--duration", "0.1", "--output", out, blocked=("mujoco",))
+    assert proc.returncode == 2
+    assert proc.stderr == "contactmodes: error: simulate: needs mujoco: pip install 'contactmodes[sim]'\n"
+    assert not out.exists()
+
+
+def test_pictures_and_output_are_written(tmp_path):
+    pytest.importorskip("matplotlib", reason="the pictures are the 'plot' extra")
+    plot, gif, out = tmp_path / "run.png", tmp_path / "run.gif", tmp_path / "summary.txt"
+    proc = _cli(BRACE, "--controller", "zero", "--duration", "0.05", "--plot", plot, "--animate", gif,
+                "--output", out)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == ""
+    assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert gif.read_bytes()[:6] in (b"GIF89a", b"GIF87a")
+    assert out.read_text().startswith("two_link_brace under zero: 5 control steps of 0.01 s")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run.gif", "run.png", "summary.txt"]  # no temporaries
