@@ -11,6 +11,7 @@ The front door, in the system's units throughout:
     result = cm.analyze(system, unambiguous=True)             # or cm.analyze("file.toml", ...)
     result.modes["FFF"].T, result.modes["FFF"].box, result.locate([-0.5]), result.to_json()
     session = cm.AnalysisSession(system)                      # reuse across calls
+    touchdown = cm.impact("examples/impact/rocking_block.toml", pseudo_impulse=0.03)  # docs/impact.md
 
 The names below are imported on first use, so ``import contactmodes`` stays light (the CLI starts
 without loading the LP layer it may not need).
@@ -30,6 +31,8 @@ if TYPE_CHECKING:
     from contactmodes.analysis.ambiguity import UnambiguousResult, inconsistent, unambiguous
     from contactmodes.analysis.analyze import AnalysisResult, ModeAnalysis, analyze
     from contactmodes.analysis.session import AnalysisSession
+    from contactmodes.impact.outcomes import impact
+    from contactmodes.impact.result import ImpactResult
     from contactmodes.sweeps import sweep
 
 __all__ = [
@@ -42,6 +45,8 @@ __all__ = [
     "inconsistent",
     "UnambiguousResult",
     "sweep",
+    "impact",
+    "ImpactResult",
     "ApproachingContactError",
     "ContactModelError",
     "ContactSystem",
@@ -55,6 +60,7 @@ _LAZY = {
     "AnalysisSession": "analysis.session",
     "unambiguous": "analysis.ambiguity", "inconsistent": "analysis.ambiguity", "UnambiguousResult": "analysis.ambiguity",
     "sweep": "sweeps",
+    "impact": "impact", "ImpactResult": "impact.result",  # the callable sub-package (contactmodes/impact)
 }
 
 

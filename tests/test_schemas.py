@@ -34,9 +34,10 @@ from contactmodes.schemas import DocumentError, names, schema, validate
 
 EXAMPLES = sorted(p.name for p in (ROOT / "examples").glob("*.toml"))
 GOLDEN = sorted((ROOT / "tests" / "data" / "golden").glob("*.json"))
-SYSTEM_FILES = sorted((ROOT / "examples").glob("*.toml")) + sorted((ROOT / "tests" / "data" / "cases").glob("*.toml"))
+SYSTEM_FILES = (sorted((ROOT / "examples").glob("*.toml")) + sorted((ROOT / "examples" / "friction").glob("*.toml"))
+                + sorted((ROOT / "tests" / "data" / "cases").glob("*.toml")))
 DOCUMENTS = ["contactmodes.analysis/1", "contactmodes.brace/1", "contactmodes.check/1", "contactmodes.flip/1",
-             "contactmodes.simulation/1", "contactmodes.sweep/1",
+             "contactmodes.impact/1", "contactmodes.simulation/1", "contactmodes.sweep/1",
              "contactmodes.system/1"]
 
 # the rhex example's base position written with five digits: the loader rejects it (a gap), check
@@ -63,6 +64,9 @@ COMMANDS: list[tuple[str, list[str], int]] = (
                                         "--inconsistency-box=-20:20", "--at=-5"], 0),
         ("analyze-unambiguous-two_link", ["analyze", "examples/two_link_brace.toml", "--json", "--unambiguous"], 0),
         ("analyze-at", ["analyze", "examples/two_link_brace.toml", "--json", "--at=-0.5"], 0),
+        # mu = [1.0, 1.6]: the sets over the friction box (docs/friction-intervals.md)
+        ("analyze-friction-interval", ["analyze", "examples/friction/painleve_rod_interval.toml", "--json",
+                                       "--unambiguous"], 0),
         # FFS is pruned by the enumeration: kinematically_feasible false, its T_c shown all the same
         ("analyze-mode-pruned", ["analyze", "examples/two_link_brace.toml", "--json", "--mode", "FFF", "--mode", "FFS"], 0),
         ("analyze-no-task", ["analyze", "examples/table_two_legs.toml", "--json", "--no-task"], 0),
@@ -86,6 +90,9 @@ COMMANDS: list[tuple[str, list[str], int]] = (
                                         "--mode", "L", "--json"], 0),
         ("sweep-flip", ["sweep", "flip", "--vary", "mu_toe=0.6", "--vary", "controller=blind,max-thrust",
                         "--duration", "0.03", "--json"], 0),
+        ("impact", ["impact", "examples/impact/rocking_block.toml", "--json"], 0),
+        # torque sets (the wheel's moment) and inconsistent outcomes
+        ("impact-pseudo", ["impact", "examples/impact/rocking_block_wheel.toml", "--pseudo-impulse", "0.03", "--json"], 0),
     ]
 )
 
@@ -157,6 +164,10 @@ def test_the_variants_carry_what_they_add(documents):
     full = documents["analyze-unambiguous-box-at"]
     assert {"inconsistency_box", "inconsistent", "at"} <= set(full)
     assert all({"unambiguous", "ambiguity_sources"} <= set(m) for m in full["modes"])
+    interval = documents["analyze-friction-interval"]
+    assert interval["friction"] == {"lo": [1.0], "hi": [1.6]}
+    assert all({"torque_domain_exists", "torque_domain_forall", "unambiguous_robust",
+                "ambiguity_sources_robust"} <= set(m) for m in interval["modes"])
     pruned = {m["mode"]: m for m in documents["analyze-mode-pruned"]["modes"]}
     assert pruned["FFS"]["kinematically_feasible"] is False
     assert [m["mode"] for m in documents["analyze-no-contacts"]["modes"]] == [""]
@@ -301,6 +312,14 @@ BREAKAGES = {
     "sweep-analyze-failed-point": [
         ("failed point with fields", lambda d: d["points"][0].__setitem__("modes", {}), "points[0]"),
         ("failed point without error", lambda d: d["points"][0].__setitem__("error", None), "points[0].error"),
+    ],
+    "impact-pseudo": [
+        ("bad mode", lambda d: d["outcomes"][0].__setitem__("mode", "FX"), "outcomes[0].mode"),
+        ("missing key", lambda d: _pop(d["outcomes"][0], "energy_loss"), "outcomes[0]"),
+        ("inconsistent with a velocity", lambda d: next(o for o in d["outcomes"] if not o["consistent"])
+         .__setitem__("qdot_plus", [0.0, 0.0, 0.0]), "qdot_plus"),
+        ("negative energy loss", lambda d: d["outcomes"][0].__setitem__("energy_loss", -1.0), "energy_loss"),
+        ("torque set without dim", lambda d: _pop(d["outcomes"][0]["torque_set"][0], "dim"), "torque_set"),
     ],
     "sweep-flip": [
         ("point with a flip/1 field it drops", lambda d: d["points"][0].__setitem__("step_ms", {}), "points[0]"),

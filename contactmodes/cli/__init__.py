@@ -63,7 +63,7 @@ class _ArgumentParser(argparse.ArgumentParser):
         self._negative_number_matcher = re.compile(r"-\.?\d")
 
 
-_BUILTIN = ("analyze", "plot", "check")
+_BUILTIN = ("analyze", "plot", "check", "impact")
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
@@ -106,6 +106,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
     cli_plot.add_parser(sub).set_defaults(run=cli_plot.run)
     cli_check.add_parser(sub)
+    from contactmodes.cli import impact as cli_impact
+
+    cli_impact.add_parser(sub)  # contactmodes impact FILE [--pseudo-impulse DT]
     if command in _BUILTIN:
         return parser
     importlib.import_module("contactmodes.sweeps.cli").add_parser(sub)  # contactmodes sweep KIND ...

@@ -104,7 +104,8 @@ def classify_arrays(v_contact, v0, velocity: float, contacts: Sequence[str],
         if vl[i][1] < -el[i]:
             raise ApproachingContactError(
                 f"contact {i} ({contacts[i]}): approaching, normal velocity {vl[i][1]:g} < "
-                f"-{el[i]:g}; the rigid model without an impact law has no solution at this state"
+                f"-{el[i]:g}; the rigid model without an impact law has no solution at this state "
+                f"(its plastic impact outcomes: contactmodes impact FILE, or contactmodes.impact)"
             )
     t_zero = [abs(vt) <= e for (vt, _), e in zip(vl, el)]
     n_zero = [abs(vn) <= e for (_, vn), e in zip(vl, el)]

@@ -1,0 +1,286 @@
+"""The linear conditions of one impact outcome as ``ModeEquations`` (thesis Sec. 5.1.2–5.1.4).
+
+Plastic impact (thesis eq. 10 and Lemma 5.3)
+--------------------------------------------
+Over an impact the configuration ``q`` is fixed and the velocity jumps from ``q̇⁻`` to ``q̇⁺``.
+Integrating ``M q̈ + h = S τ + Jᵀ f`` over a vanishing interval leaves only the impulsive terms:
+
+    M (q̇⁺ − q̇⁻) = Jᵀ P,        P = (P_t1, P_n1, …, P_tk, P_nk)  (N·s in SI)
+
+— the continuous-time response (flipping paper eq. 24) with ``q̈ → q̇⁺``, ``f → P``,
+``S τ − h → M q̇⁻`` and ``J̇ q̇ → 0``. Each contact's outcome letter adds the rows of Tables I–II
+with the *velocity* ``J q̇⁺`` in place of the acceleration and every velocity row present (the
+post-impact velocity is the unknown), i.e. ``contact_rows(letter, μ, t_zero=True,
+n_zero=True)``:
+
+* ``F``: ``J_t q̇⁺ = 0``, ``J_n q̇⁺ = 0``; ``μ P_n ∓ P_t >= 0``, ``P_n >= 0`` (thesis eq. 28);
+* ``L``: ``J_n q̇⁺ = 0``, ``P_t = μ P_n``, ``P_n >= 0``, ``−J_t q̇⁺ >= 0`` (non-strict);
+* ``R``: ``J_n q̇⁺ = 0``, ``P_t = −μ P_n``, ``P_n >= 0``, ``J_t q̇⁺ >= 0``;
+* ``S``: ``P = 0``, ``J_n q̇⁺ >= 0`` (thesis eq. 31, non-strict).
+
+A separating contact (outside the scope) is ``S`` with ``P = 0`` and no velocity row. Solving these
+equalities by SVD (``contactmodes.modes.response.response_from_equations``) gives ``q̇⁺`` and ``P``
+affine in the ambiguity variables ``w`` — singular ``M`` (massless links) included, exactly as for
+modes (the block matrix of thesis eq. 2 is never inverted).
+
+Pseudo-impulse (thesis Sec. 5.1.4, eqs. 38–40), derived here
+-----------------------------------------------------------
+Let the impact last a short time ``δ_t``. Besides the impulse ``P`` the contacts then transmit the
+impulse of the non-impulsive forces, ``∫ f dt ≈ δ_t f``, where ``f`` is the contact force that
+holds the *kept* contacts of the outcome during that interval. To first order in the impact speed
+(velocity products ``C q̇ q̇`` and ``J̇ q̇`` are of second order, and are not defined across the
+jump) ``f`` is the continuous-time contact force of the outcome's mode at rest:
+
+    M q̈ − Jᵀ f = S τ − h(q, 0),   J_row q̈ = 0 (kept rows),   force rows of the letters,
+
+that is the thesis's ``P_δ = A_J^† (Υ − N̄) δ_t`` (eq. 39) with the centripetal terms dropped
+(eq. 39 keeps ``C̄ q̇⁻`` and drops ``Ȧ q̇``, which depends on the coordinates chosen; at rest
+both vanish). ``f`` is affine in the torques, so each outcome's consistency becomes a torque set.
+The pseudo-impulse only enters the guards (eq. 40), never the velocity:
+
+* a kept contact (``F``, ``L``, ``R``) needs its cone rows for ``P`` **or** for
+  ``P + δ_t f`` ("the pseudo-impulse should not break contacts that would otherwise persist");
+  each choice per kept contact is one *variant*, and the outcome's torque set is the union of
+  the variants' projections;
+* a touching contact released (``S``; it existed before the impact) needs, besides
+  ``J_n q̇⁺ >= 0``, the impulse-only release test of eq. (29) with the pseudo-impulse:
+  ``P_K,n + δ_t f_K,n <= 0`` where ``K`` is the outcome with this contact kept by its normal row
+  only (``J_n q̇_K⁺ = 0``, ``P_K,t = 0``, and likewise for ``f_K``). At ``δ_t = 0`` the test is
+  implied by ``J_n q̇⁺ >= 0`` (thesis Theorem 5.6), so it is only added for ``δ_t > 0``.
+
+Checked on the rocking block of thesis Fig. 5.4 (``tests/contactmodes/impact``): the impulse
+at the pivot corner when the other corner lands with both sticking is
+``P_1n = ż (m (w² − h²)/2 − 2 I)/w²`` (``ż`` the centre of mass's downward speed) — the printed
+eq. (41) has ``+2 I``, and eqs. (42), (44) inherit the sign — and with ``δ_t f_1n = δ_t m g/2``
+the block comes to rest below ``ż = δ_t m g w² / (m (h² − w²) + 4 I)`` = 6.31 cm/s for
+``h = 10 cm``, ``w = 5 cm``, ``δ_t = 0.03 s``: the 6.3 cm/s of Fig. 5.5.
+
+Variables and blocks
+--------------------
+``x = [q̇⁺; P]`` (``δ_t = 0``), then ``[a; f]`` (the pseudo block) and, per released touching
+contact, ``[q̇_K; P_K; a_K; f_K]``. ``ModeEquations.n_q`` is ``n_q`` (``q̇⁺`` first) and ``n_f`` the
+rest; ``n_τ`` is 0 at ``δ_t = 0`` (the impact does not depend on the torques).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from contactmodes.modes.constraints import ModeEquations
+from contactmodes.modes.contact_conditions import contact_rows
+
+__all__ = ["ImpactData", "kept_contacts", "outcome_equations", "released_touching"]
+
+KEPT = "FLR"
+"""Letters of a contact the impact keeps."""
+
+
+@dataclass(frozen=True)
+class ImpactData:
+    """The arrays of one impact, in one system of units (the nondimensional one in practice).
+
+    ``n_q`` coordinates, ``n_τ`` inputs, ``k`` contacts.
+
+    Attributes
+    ----------
+    M : numpy.ndarray
+        ``(n_q, n_q)`` inertia matrix (positive semi-definite).
+    J : numpy.ndarray
+        ``(2k, n_q)`` contact Jacobian, rows ``(t_i, n_i)``.
+    S : numpy.ndarray
+        ``(n_q, n_τ)`` actuator map.
+    h_rest : numpy.ndarray or None
+        ``(n_q,)`` ``h(q, 0)``: the generalized gravity force (needed for the pseudo-impulse only).
+    qdot_minus : numpy.ndarray
+        ``(n_q,)`` pre-impact velocity ``q̇⁻``.
+    mu : numpy.ndarray
+        ``(k,)`` friction coefficients.
+    in_scope : numpy.ndarray
+        ``(k,)`` bool: contacts in the impact's scope (``contactmodes.impact.scope``).
+    touching : numpy.ndarray
+        ``(k,)`` bool: contacts in scope that existed before the impact.
+    contacts : tuple[str, ...]
+        Contact names (row labels).
+    """
+
+    M: np.ndarray
+    J: np.ndarray
+    S: np.ndarray
+    h_rest: np.ndarray | None
+    qdot_minus: np.ndarray
+    mu: np.ndarray
+    in_scope: np.ndarray
+    touching: np.ndarray
+    contacts: tuple[str, ...]
+
+    @property
+    def n_q(self) -> int:
+        return int(self.M.shape[0])
+
+    @property
+    def k(self) -> int:
+        return len(self.contacts)
+
+    @property
+    def n_tau(self) -> int:
+        return int(self.S.shape[1])
+
+
+def kept_contacts(outcome: str) -> list[int]:
+    """Indices of the contacts ``outcome`` keeps (letters ``F``, ``L``, ``R``)."""
+    return [i for i, c in enumerate(outcome) if c in KEPT]
+
+
+def released_touching(data: ImpactData, outcome: str) -> list[int]:
+    """Indices of the touching contacts ``outcome`` releases (their eq. 29 test, ``δ_t > 0``)."""
+    return [i for i, c in enumerate(outcome) if c == "S" and bool(data.touching[i])]
+
+
+class _Rows:
+    """Rows accumulated over the full variable vector ``x`` (length ``n``) and ``τ``."""
+
+    def __init__(self, n: int, n_tau: int) -> None:
+        self.n, self.n_tau = n, n_tau
+        self.A: list[np.ndarray] = []
+        self.B: list[np.ndarray] = []
+        self.b: list[float] = []
+        self.eq_labels: list[str] = []
+        self.N: list[np.ndarray] = []
+        self.e: list[float] = []
+        self.ineq_labels: list[str] = []
+
+    def eq(self, coef: dict[int, np.ndarray], rhs: float, label: str, tau: np.ndarray | None = None) -> None:
+        row = np.zeros(self.n)
+        for off, c in coef.items():
+            row[off:off + len(c)] += c
+        self.A.append(row)
+        self.B.append(np.zeros(self.n_tau) if tau is None else tau)
+        self.b.append(float(rhs))
+        self.eq_labels.append(label)
+
+    def geq(self, coef: dict[int, np.ndarray], rhs: float, label: str) -> None:
+        row = np.zeros(self.n + self.n_tau)
+        for off, c in coef.items():
+            row[off:off + len(c)] += c
+        self.N.append(row)
+        self.e.append(float(rhs))
+        self.ineq_labels.append(label)
+
+
+def _letter_rows(data: ImpactData, i: int, letter: str):
+    """``(accel_eq, accel_geq, force_eq, force_geq)`` of contact ``i``: Tables I–II with every
+    velocity row present for a contact in scope, none for a separating one; letter ``"N"`` is a
+    contact kept by its normal row only (``J_n v = 0``, ``P_t = 0``, ``P_n >= 0``; the eq. 29 alternative), and
+    so is ``F`` for a frictionless contact in scope (``contactmodes.impact.scope``)."""
+    scope = bool(data.in_scope[i])
+    if letter == "N" or (letter == "F" and scope and float(data.mu[i]) == 0.0):  # frictionless: scope docstring
+        return (1,), (), ((1.0, 0.0),), ((0.0, 1.0),)
+    r = contact_rows(letter, float(data.mu[i]), scope, scope)
+    return r.accel_eq, r.accel_geq, r.force_eq, r.force_geq
+
+
+def _equality_block(rows: _Rows, data: ImpactData, letters: str, v: int, p: int, tag: str,
+                    continuous: bool) -> None:
+    """Equalities of one block: contact rows of ``letters`` on the velocity-like unknowns at offset
+    ``v`` and the impulse-like ones at ``p``, then the impulse balance (``continuous`` false:
+    ``M v − Jᵀ P = M q̇⁻``) or the rest dynamics (true: ``M a − Jᵀ f = S τ − h(q, 0)``)."""
+    J, n_q = data.J, data.n_q
+    what = ("accel", "force") if continuous else ("velocity", "impulse")
+    for i, letter in enumerate(letters):
+        acc, _, frc, _ = _letter_rows(data, i, letter)
+        for c in acc:
+            rows.eq({v: J[2 * i + c]}, 0.0, f"{tag}{what[0]} {'tn'[c]} {data.contacts[i]}")
+        for a_t, a_n in frc:
+            rows.eq({p + 2 * i: np.array([a_t, a_n])}, 0.0,
+                    f"{tag}{what[1]} {data.contacts[i]} ({a_t:g} t + {a_n:g} n = 0)")
+    for j in range(n_q):
+        if continuous:
+            assert data.h_rest is not None
+            rows.eq({v: data.M[j], p: -J[:, j]}, -data.h_rest[j], f"{tag}dynamics at rest {j}", tau=data.S[j])
+        else:
+            rows.eq({v: data.M[j], p: -J[:, j]}, float(data.M[j] @ data.qdot_minus), f"{tag}impulse balance {j}")
+
+
+def outcome_equations(data: ImpactData, outcome: str, delta: float = 0.0,
+                      pseudo: tuple[bool, ...] = ()) -> ModeEquations:
+    """The ``ModeEquations`` of ``outcome`` (module docstring), in the units of ``data``.
+
+    Parameters
+    ----------
+    data : ImpactData
+        The impact's arrays (``n_q`` coordinates, ``k`` contacts, ``n_τ`` inputs).
+    outcome : str
+        One letter of ``"FSLR"`` per contact; ``"S"`` for every contact out of scope.
+    delta : float, optional
+        The pseudo-impulse duration ``δ_t`` (time units of ``data``), ``>= 0``. At 0 the
+        equations have no torque column (``n_τ = 0``).
+    pseudo : tuple[bool, ...], optional
+        Per kept contact (``kept_contacts`` order), whether its cone rows are imposed on
+        ``P + δ_t f`` (the variant) instead of ``P``. Default: none. Ignored at ``δ_t = 0``.
+
+    Returns
+    -------
+    ModeEquations
+        ``A x = B τ + b`` and ``N [x; τ] >= e`` with ``x = [q̇⁺; P; …]`` (module docstring);
+        ``n_q = n_q``, ``n_f = len(x) − n_q``.
+
+    Raises
+    ------
+    ValueError
+        When ``pseudo`` does not have one flag per kept contact, or ``δ_t > 0`` without
+        ``data.h_rest``.
+    """
+    n_q, k = data.n_q, data.k
+    width = n_q + 2 * k
+    kept = kept_contacts(outcome)
+    with_pseudo = delta > 0.0
+    if with_pseudo:
+        if data.h_rest is None:
+            raise ValueError("a pseudo-impulse needs h(q, 0) (ImpactData.h_rest)")
+        pseudo = tuple(pseudo) if pseudo else (False,) * len(kept)
+        if len(pseudo) != len(kept):
+            raise ValueError(f"pseudo: expected {len(kept)} flags (one per kept contact), got {len(pseudo)}")
+    released = released_touching(data, outcome) if with_pseudo else []
+    n_blocks = 1 + (1 if with_pseudo else 0) + 2 * len(released)
+    n = n_blocks * width
+    n_tau = data.n_tau if with_pseudo else 0
+    rows = _Rows(n, n_tau)
+    _equality_block(rows, data, outcome, 0, n_q, "", continuous=False)
+    f0 = width  # the pseudo block [a; f]
+    if with_pseudo:
+        _equality_block(rows, data, outcome, f0, f0 + n_q, "pseudo ", continuous=True)
+    alt = []
+    for r, i in enumerate(released):
+        base = (2 + 2 * r) * width
+        letters = outcome[:i] + "N" + outcome[i + 1:]
+        tag = f"kept {data.contacts[i]}: "
+        _equality_block(rows, data, letters, base, base + n_q, tag, continuous=False)
+        _equality_block(rows, data, letters, base + width, base + width + n_q, tag + "pseudo ", continuous=True)
+        alt.append((i, base))
+    # inequalities: velocity rows, then the cone rows (variant), then the eq. 29 release tests
+    J = data.J
+    for i, letter in enumerate(outcome):
+        _, vel, _, _ = _letter_rows(data, i, letter)
+        for c, sign in vel:
+            rows.geq({0: sign * J[2 * i + c]}, 0.0, f"velocity {'tn'[c]} {data.contacts[i]} {'>=' if sign > 0 else '<='} 0")
+    for pos, i in enumerate(kept):
+        _, _, _, cone = _letter_rows(data, i, outcome[i])
+        use = with_pseudo and pseudo[pos]
+        for a_t, a_n in cone:
+            coef = {n_q + 2 * i: np.array([a_t, a_n])}
+            if use:
+                coef[f0 + n_q + 2 * i] = delta * np.array([a_t, a_n])
+            rows.geq(coef, 0.0, f"impulse {data.contacts[i]} ({a_t:g} t + {a_n:g} n{' + δ_t f' if use else ''} >= 0)")
+    for i, base in alt:
+        coef = {base + n_q + 2 * i + 1: np.array([-1.0]), base + width + n_q + 2 * i + 1: np.array([-delta])}
+        rows.geq(coef, 0.0, f"release {data.contacts[i]} (P_K,n + δ_t f_K,n <= 0)")
+
+    def mat(x, w):
+        return np.array(x, dtype=float).reshape(len(x), w)
+
+    return ModeEquations(mode=outcome, A=mat(rows.A, n), B=mat(rows.B, n_tau), b=np.array(rows.b, dtype=float),
+                         eq_labels=rows.eq_labels, N=mat(rows.N, n + n_tau), e=np.array(rows.e, dtype=float),
+                         ineq_labels=rows.ineq_labels, n_q=n_q, n_f=n - n_q, n_tau=n_tau,
+                         ineq_task=np.zeros(len(rows.N), dtype=bool))

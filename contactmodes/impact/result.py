@@ -1,0 +1,181 @@
+"""The outcomes of one impact in the user's units, and their JSON document ``contactmodes.impact/1``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from polytopes import Polytope
+
+from contactmodes import tolerances
+from contactmodes.impact.scope import ImpactScope
+from contactmodes.model.system import ContactSystem
+
+__all__ = ["ImpactOutcome", "ImpactResult", "SCHEMA"]
+
+SCHEMA = "contactmodes.impact/1"
+
+
+@dataclass
+class ImpactOutcome:
+    """One outcome of an impact (``contactmodes.impact.equations``), in the system's units.
+
+    ``n_q`` coordinates, ``k`` contacts, ``n_τ`` torques; quantities are ``None`` when the outcome
+    is not consistent.
+
+    Attributes
+    ----------
+    mode : str
+        One letter per contact: ``F`` sticks, ``L``/``R`` slides, ``S`` released or separating.
+    consistent : bool
+        The outcome's conditions have a solution (with a pseudo-impulse: for some torque).
+    qdot_plus : numpy.ndarray or None
+        ``(n_q,)`` a post-impact velocity ``q̇⁺`` of the outcome (m/s, rad/s in SI); the only one
+        unless ``qdot_plus_set`` is given.
+    impulse : numpy.ndarray or None
+        ``(2k,)`` contact impulses ``(P_t1, P_n1, …)`` (N·s) at that solution.
+    energy_loss : float or None
+        ``½ q̇⁻ᵀ M q̇⁻ − ½ q̇⁺ᵀ M q̇⁺`` (J), ``>= 0``.
+    qdot_plus_set : tuple or None
+        When the outcome leaves ``q̇⁺`` ambiguous: ``(offset (n_q,), directions (n_q, n_w),
+        W)``, ``q̇⁺ = offset + directions · w`` for ``w`` in the polytope ``W`` (the ambiguity
+        variables of the nondimensional response, ``contactmodes.modes.response``).
+    impulse_ambiguous : bool
+        The impulses vary over the outcome's solutions (e.g. two sticking contacts of one rigid
+        body share a tangential impulse).
+    torque_set : list[Polytope] or None
+        With a pseudo-impulse and actuators: the torques for which the outcome is consistent, a
+        union of polytopes over ``τ`` (user units); ``None`` otherwise.
+    """
+
+    mode: str
+    consistent: bool
+    qdot_plus: np.ndarray | None = None
+    impulse: np.ndarray | None = None
+    energy_loss: float | None = None
+    qdot_plus_set: tuple[np.ndarray, np.ndarray, Polytope] | None = field(default=None, repr=False)
+    impulse_ambiguous: bool = False
+    torque_set: list[Polytope] | None = field(default=None, repr=False)
+
+    def to_json(self, coordinates, contacts) -> dict:
+        """The outcome's entry of ``contactmodes.impact/1``."""
+        out: dict = {"mode": self.mode, "consistent": self.consistent, "qdot_plus": None, "qdot_plus_set": None,
+                     "impulse": None, "impulse_ambiguous": self.impulse_ambiguous, "energy_loss": self.energy_loss,
+                     "torque_set": None}
+        if self.qdot_plus is not None:
+            out["qdot_plus"] = [float(v) for v in self.qdot_plus]
+        if self.impulse is not None:
+            out["impulse"] = [{"contact": name, "t": float(self.impulse[2 * i]), "n": float(self.impulse[2 * i + 1])}
+                              for i, name in enumerate(contacts)]
+        if self.qdot_plus_set is not None:
+            offset, directions, W = self.qdot_plus_set
+            out["qdot_plus_set"] = {"offset": [float(v) for v in offset], "directions": directions.tolist(),
+                                    "w": W.to_json()}
+        if self.torque_set is not None:
+            out["torque_set"] = [T.to_json() for T in self.torque_set]
+        return out
+
+
+@dataclass
+class ImpactResult:
+    """Every outcome of one impact (``contactmodes.impact.outcomes.impact``).
+
+    Attributes
+    ----------
+    system : ContactSystem
+        The pre-impact system (user units).
+    qdot_minus : numpy.ndarray
+        ``(n_q,)`` the pre-impact velocity ``q̇⁻``.
+    pseudo_impulse : float
+        ``δ_t`` (s); 0 without a pseudo-impulse.
+    scope : ImpactScope
+        Which contacts approach, touch or separate (Table III on the nondimensional system).
+    outcomes : list[ImpactOutcome]
+        Every outcome, in enumeration order (``ImpactScope.outcomes``).
+    source : str or None
+        The system file, when given by path.
+    """
+
+    system: ContactSystem
+    qdot_minus: np.ndarray
+    pseudo_impulse: float
+    scope: ImpactScope
+    outcomes: list[ImpactOutcome]
+    source: str | None = None
+
+    @property
+    def consistent_modes(self) -> list[str]:
+        """The consistent outcomes' mode strings: none means impact-inconsistent, several
+        impact-ambiguous."""
+        return [o.mode for o in self.outcomes if o.consistent]
+
+    def outcome(self, mode: str) -> ImpactOutcome:
+        """The outcome of ``mode``; ``KeyError`` if it is not an outcome of this impact."""
+        for o in self.outcomes:
+            if o.mode == mode:
+                return o
+        raise KeyError(mode)
+
+    def to_json(self) -> dict:
+        """The ``contactmodes.impact/1`` document (``contactmodes/schemas``)."""
+        s = self.system
+        names = lambda mask: [c for c, m in zip(s.contacts, mask.tolist()) if m]  # noqa: E731
+        return {
+            "schema": SCHEMA,
+            "system": s.name,
+            "source": self.source,
+            "coordinates": list(s.coordinates),
+            "torques": list(s.torques),
+            "contacts": list(s.contacts),
+            "qdot_minus": [float(v) for v in self.qdot_minus],
+            "pseudo_impulse": float(self.pseudo_impulse),
+            "scope": {"approaching": names(self.scope.approaching), "touching": names(self.scope.touching),
+                      "separating": names(self.scope.separating)},
+            "consistent_modes": self.consistent_modes,
+            "outcomes": [o.to_json(s.coordinates, s.contacts) for o in self.outcomes],
+        }
+
+    def format_text(self) -> str:
+        """A short human-readable report: the scope, then one line per consistent outcome."""
+        s = self.system
+        lines = [f"impact of {s.name or 'system'}: approaching {self.scope_names('approaching') or '-'}, "
+                 f"touching {self.scope_names('touching') or '-'}"
+                 + (f", pseudo-impulse {self.pseudo_impulse:g} s" if self.pseudo_impulse else "")]
+        modes = self.consistent_modes
+        verdict = ("impact-inconsistent: no outcome" if not modes else
+                   f"impact-ambiguous: {len(modes)} outcomes, {self.distinct_velocities()} distinct q̇⁺"
+                   if len(modes) > 1 else "one outcome")
+        lines.append(verdict)
+        for o in self.outcomes:
+            if not o.consistent:
+                continue
+            assert o.qdot_plus is not None and o.impulse is not None
+            qd = ", ".join(f"{c}={v:.6g}" for c, v in zip(s.coordinates, o.qdot_plus))
+            imp = ", ".join(f"{c}=({o.impulse[2 * i]:.6g}, {o.impulse[2 * i + 1]:.6g})"
+                            for i, c in enumerate(s.contacts))
+            extra = " (q̇⁺ ambiguous)" if o.qdot_plus_set is not None else ""
+            extra += " (impulse ambiguous: one of them)" if o.impulse_ambiguous else ""
+            if o.torque_set is not None:
+                extra += f" (torque set: {len(o.torque_set)} polytope(s))"
+            lines.append(f"  {o.mode}: q̇⁺ [{qd}]{extra}; impulse (t, n) [{imp}] N·s; energy loss {o.energy_loss:.6g} J")
+        return "\n".join(lines)
+
+    def distinct_velocities(self) -> int:
+        """How many different ``q̇⁺`` the consistent outcomes have (outcomes on a boundary, e.g.
+        ``F`` and ``L`` at zero sliding speed, share one): equal within ``CONSISTENCY_RTOL``
+        times, per coordinate, the largest magnitude of that coordinate's velocity before and
+        after (so the count does not depend on the units)."""
+        found = [o.qdot_plus for o in self.outcomes if o.consistent and o.qdot_plus is not None]
+        scale = tolerances.CONSISTENCY_RTOL * np.max(np.abs(np.vstack([self.qdot_minus, *found])), axis=0)
+        seen: list[np.ndarray] = []
+        for v in found:
+            if not any(np.all(np.abs(v - u) <= scale) for u in seen):
+                seen.append(v)
+        return len(seen)
+
+    def scope_names(self, group: str) -> str:
+        """The names of the contacts of ``group`` (``"approaching"``, ``"touching"``,
+        ``"separating"``), comma-separated."""
+        mask = getattr(self.scope, group)
+        return ", ".join(c for c, m in zip(self.system.contacts, mask.tolist()) if m)

@@ -1,0 +1,84 @@
+"""``contactmodes impact``: exit statuses 0/1/2, one-line errors, nothing written on error, the
+JSON document, ``--output``, and the approaching-contact error of ``analyze`` pointing here."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from contactmodes.cli import main
+from contactmodes.schemas import validate
+
+BLOCK = "examples/impact/rocking_block.toml"
+
+
+def run(argv, capsys):
+    status = main(argv)
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_text_and_json(capsys):
+    status, out, err = run(["impact", BLOCK], capsys)
+    assert status == 0 and not err
+    assert "SF:" in out and "one outcome" in out
+    status, out, _ = run(["impact", BLOCK, "--json", "--pseudo-impulse", "0.03"], capsys)
+    doc = json.loads(out)
+    validate(doc)
+    assert status == 0 and doc["pseudo_impulse"] == 0.03 and "FF" in doc["consistent_modes"]
+    assert doc["scope"] == {"approaching": ["right"], "touching": ["left"], "separating": []}
+
+
+def test_output_file(tmp_path, capsys):
+    target = tmp_path / "impact.json"
+    status, out, _ = run(["impact", BLOCK, "--json", "--output", str(target)], capsys)
+    assert status == 0 and out == ""
+    assert json.loads(target.read_text())["consistent_modes"] == ["SF"]
+
+
+@pytest.mark.parametrize("argv, field", [
+    (["impact", "examples/impact/no_such.toml"], "no such file"),
+    (["impact", BLOCK, "--pseudo-impulse", "-0.1"], "--pseudo-impulse"),
+    (["impact", BLOCK, "--pseudo-impulse", "soon"], "--pseudo-impulse"),
+    (["impact", BLOCK, "--pseudo-impulse", "inf"], "--pseudo-impulse"),
+])
+def test_user_errors_exit_2_with_one_line(argv, field, tmp_path, capsys):
+    target = tmp_path / "never.json"
+    status, out, err = run(argv + ["--output", str(target)], capsys)
+    assert status == 2 and out == ""
+    assert err.count("\n") == 1 and err.startswith("contactmodes: error: ") and field in err
+    assert not target.exists()
+
+
+def test_output_into_a_missing_directory_is_refused(tmp_path, capsys):
+    status, _, err = run(["impact", BLOCK, "--output", str(tmp_path / "nope" / "x.json")], capsys)
+    assert status == 2 and "--output" in err and err.count("\n") == 1
+
+
+def test_no_consistent_outcome_exits_1(monkeypatch, tmp_path, capsys):
+    """Impact-inconsistent (no outcome) is the command's "no" answer: status 1, output still
+    written. A plastic impact with positive mass always has an outcome (the LCP has a solution),
+    so the empty result is substituted."""
+    import contactmodes.impact.outcomes as outcomes
+
+    class Empty:
+        consistent_modes: list = []
+
+        def format_text(self):
+            return "impact-inconsistent: no outcome"
+
+    monkeypatch.setattr(outcomes, "impact", lambda *a, **k: Empty())
+    target = tmp_path / "out.txt"
+    status, _, err = run(["impact", BLOCK, "--output", str(target)], capsys)
+    assert status == 1 and not err and "no outcome" in target.read_text()
+
+
+def test_analyze_points_to_impact(tmp_path, capsys):
+    text = open("examples/painleve_rod.toml").read().replace("y = 0.0, theta = 0.0 }\n", "y = -1.0, theta = 0.0 }\n")
+    path = tmp_path / "landing.toml"
+    path.write_text(text)
+    status, _, err = run(["analyze", str(path)], capsys)
+    assert status == 2 and "approaching" in err and "contactmodes impact" in err and err.count("\n") == 1
+    status, out, _ = run(["impact", str(path)], capsys)
+    assert status == 0 and "one outcome" in out

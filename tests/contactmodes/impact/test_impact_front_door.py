@@ -1,0 +1,69 @@
+"""``contactmodes.impact``: the callable sub-package, its arguments and errors, the scope rule
+(separating contacts keep ``S`` and carry nothing) and the passive systems it accepts."""
+
+from __future__ import annotations
+
+import importlib
+
+import numpy as np
+import pytest
+
+import contactmodes as cm
+from contactmodes.errors import ContactModelError
+from contactmodes.model.system import ContactSystem
+from contactmodes.system_file.loader import load_system
+
+BLOCK = "examples/impact/rocking_block.toml"
+
+
+def test_the_front_door_is_callable_however_it_was_reached():
+    importlib.import_module("contactmodes.impact.outcomes")  # the package imported as a package
+    assert callable(cm.impact)
+    a = cm.impact(BLOCK)
+    from contactmodes.impact.outcomes import impact
+
+    b = impact(BLOCK)
+    assert a.consistent_modes == b.consistent_modes == ["SF"]
+    assert np.array_equal(a.outcome("SF").qdot_plus, b.outcome("SF").qdot_plus)
+
+
+def test_a_system_needs_its_velocity():
+    loaded = load_system(BLOCK)
+    with pytest.raises(ContactModelError, match="qdot"):
+        cm.impact(loaded.system)
+    with pytest.raises(ContactModelError, match="qdot"):
+        cm.impact(loaded.system, qdot=np.zeros(3))  # not J q̇ of the system
+    with pytest.raises(ContactModelError, match="qdot"):
+        cm.impact(loaded.system, qdot=[1.0, 2.0])
+    with pytest.raises(ContactModelError, match="h_rest"):
+        cm.impact(loaded.system, qdot=loaded.qdot, pseudo_impulse=0.03)
+    with pytest.raises(ContactModelError, match="pseudo_impulse"):
+        cm.impact(BLOCK, pseudo_impulse=-1.0)
+    with pytest.raises(ContactModelError, match="system"):
+        cm.impact(42)
+    result = cm.impact(loaded.system, qdot=loaded.qdot)
+    assert result.consistent_modes == ["SF"] and result.source is None
+    assert result.system.n_tau == 0  # passive: accepted
+
+
+def test_separating_contacts_are_out_of_scope():
+    """A point mass (x, y) landing on the floor (n = +y) while leaving a wall (n = +x) at speed:
+    the wall keeps S with no impulse and no condition; the floor sticks (μ = 1 > |v_x/v_y|)."""
+    J = np.array([[1.0, 0.0], [0.0, 1.0], [0.0, -1.0], [1.0, 0.0]])  # floor (t = +x), wall (t = −y)
+    qdot = np.array([0.5, -1.0])
+    system = ContactSystem(M=2.0 * np.eye(2), h=[0.0, 19.62], S=np.zeros((2, 0)), J=J, Jdot_qdot=np.zeros(4),
+                           v_contact=J @ qdot, mu=[1.0, 1.0], coordinates=["x", "y"], torques=[],
+                           contacts=["floor", "wall"])
+    result = cm.impact(system, qdot=qdot)
+    assert [o.mode for o in result.outcomes] == ["FS", "SS", "LS", "RS"]
+    assert result.consistent_modes == ["FS"]
+    out = result.outcome("FS")
+    assert np.allclose(out.qdot_plus, 0.0) and np.allclose(out.impulse, [-1.0, 2.0, 0.0, 0.0])
+    assert result.to_json()["scope"] == {"approaching": ["floor"], "touching": [], "separating": ["wall"]}
+    # friction too small to stop the sliding: it slides towards +t (R), P_t = −μ P_n
+    low = ContactSystem(M=2.0 * np.eye(2), h=[0.0, 19.62], S=np.zeros((2, 0)), J=J, Jdot_qdot=np.zeros(4),
+                        v_contact=J @ qdot, mu=[0.25, 1.0], coordinates=["x", "y"], torques=[],
+                        contacts=["floor", "wall"])
+    slid = cm.impact(low, qdot=qdot)
+    assert slid.consistent_modes == ["RS"]
+    assert np.allclose(slid.outcome("RS").qdot_plus, [0.5 - 0.25 * 1.0, 0.0])  # Δv_x = −μ Δv_y
