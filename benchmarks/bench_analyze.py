@@ -42,7 +42,7 @@ What this session did (every example's ``analyze --json`` and text table byte-id
 throughout): the overlap pairs of modes without a computed ``T_c`` (now also those without
 ambiguity variables) decided on lifted domains stacked by shape (rows, independent equalities,
 set-ups and max-slack LPs with no object or loop per pair, stacks of one width joined by padding
-rows that cap nothing: ``polytopes.feasibility.empty_stacked``); LPs padded to 16 rows (one
+rows that cap nothing: ``polytopes.empty_stacked``); LPs padded to 16 rows (one
 batch where there were two); the batched simplex's bookkeeping without copies; affine hulls of
 many sets in one batch per round; the enumeration's unit-box LPs warm-started from the large-box
 ones; stacking by ``np.array`` and the rank rule of a stack at once. For the CLI: every shown

@@ -3,27 +3,47 @@ or empty), with verified LPs (cddlib fast path, HiGHS), pycddlib for conversions
 (optional, exact rationals) for reduction and projection.
 
 Trust model: every LP answer is verified (``polytopes.lp``); emptiness and affine hulls come
-from one rule (``polytopes.feasibility``), computed once per polytope; every projection is
+from one rule (``polytopes._feasibility``), computed once per polytope; every projection is
 verified before it is returned (``polytopes.projection``); cddlib never sees inputs known to
-crash it (``polytopes.cdd_io``). The empty set is a normal value everywhere.
+crash it (``polytopes._cdd_io``, the one boundary with pycddlib). The empty set is a normal value
+everywhere.
 
-Public names: ``Polytope``, ``Generators``, ``ChebyshevBall``,
+Public names: ``Polytope``, ``Generators``, ``ChebyshevBall``, ``Hull`` (``Polytope.inner_system``),
 ``PolytopeError`` (the caller's mistake), ``NumericalError`` (the package's own failure;
 not a ``ValueError``), ``ProjectionBudgetError``, ``fourier_motzkin``,
-``project``, ``project_many``, ``RayPool`` (recession-ray hints for bounding boxes), ``tolerances``; regions (unions of convex pieces): ``difference``,
-``union_contains``, ``union_is_empty``, ``union_bounding_box``, ``union_volume``,
-``simplify``.
+``project``, ``project_many``, ``RayPool`` (recession-ray hints for bounding boxes), ``tolerances``;
+regions (unions of convex pieces): ``difference``, ``union_contains``, ``union_is_empty``,
+``union_bounding_box``, ``union_volume``, ``simplify``; the emptiness rule on arrays:
+``is_empty``, ``empty_stacked``; ``normalize_rows``.
+
+Public and private modules (issue 23). A module is public when code outside ``polytopes`` has a
+reason to import it as a whole: ``polytope``, ``projection``, ``regions``, ``errors``,
+``tolerances``, ``lp`` (the verified LP and its certificate checks), ``batchlp`` (the batched
+dual simplex), ``batchlp_kernel`` (its compiled kernel: other packages' numba kernels call its
+compiled functions and share its cache, and importing it loads numba, so its names cannot be
+re-exported here) and ``ppl_io`` (whether the optional exact method is installed, ``available``
+and ``INSTALL_HINT``). Every other module is ``_``-private: ``_feasibility``, ``_redundancy``,
+``_linalg``, ``_cdd_io``, ``_raypool``; nothing outside ``polytopes`` imports them. When another
+package needs one function of a private module, that function is exported here, documented, rather
+than the module made public (``is_empty``, ``empty_stacked``, ``normalize_rows``, ``Hull``,
+``RayPool``). Inside the package no module other than ``polytope`` reads a private attribute of a
+``Polytope``: what the projection check needs is ``Polytope``'s public ``inner_system``,
+``data_scale``, ``maximize`` and ``support_lps`` (``tests/test_architecture.py`` checks both rules
+with ``ast``).
 """
 
 from . import tolerances
+from ._feasibility import Hull, empty_stacked, is_empty
+from ._linalg import normalize_rows
+from ._raypool import RayPool
 from .errors import NumericalError, PolytopeError, ProjectionBudgetError
 from .polytope import ChebyshevBall, Generators, Polytope
 from .projection import fourier_motzkin, project, project_many
-from .raypool import RayPool
 from .regions import (difference, simplify, union_bounding_box, union_contains, union_is_empty,
                       union_volume)
 
-__all__ = ["Polytope", "Generators", "ChebyshevBall", "PolytopeError", "NumericalError",
+__all__ = ["Polytope", "Generators", "ChebyshevBall", "Hull", "PolytopeError", "NumericalError",
            "ProjectionBudgetError", "RayPool",
            "fourier_motzkin", "project", "project_many", "tolerances", "difference", "simplify",
-           "union_bounding_box", "union_contains", "union_is_empty", "union_volume"]
+           "union_bounding_box", "union_contains", "union_is_empty", "union_volume",
+           "is_empty", "empty_stacked", "normalize_rows"]

@@ -45,7 +45,7 @@ import numpy as np
 
 from . import tolerances as tol
 from .errors import NumericalError, PolytopeError
-from .linalg import row_norms
+from ._linalg import row_norms
 
 OPTIMAL, INFEASIBLE, UNBOUNDED = 0, 2, 3
 _NAMES = {OPTIMAL: "optimal", INFEASIBLE: "infeasible", UNBOUNDED: "unbounded"}
@@ -352,7 +352,7 @@ def _cdd_claim(mat, c, m_g: int, m_e: int) -> _Claim:
 
 
 def _solve_cdd(c, G, h, E, f) -> _Claim:
-    """cddlib's dense simplex on one LP (no row passed is all zero: cdd_io guards against those;
+    """cddlib's dense simplex on one LP (no row passed is all zero: _cdd_io guards against those;
     here the rows are unit vectors)."""
     return _cdd_claim(_cdd_matrix(G, h, E, f), c, G.shape[0], E.shape[0])
 

@@ -7,12 +7,11 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from . import cdd_io, lp, ppl_io, redundancy
-from . import feasibility as _feasibility
+from . import _cdd_io, _feasibility, _redundancy, lp, ppl_io
 from . import tolerances as _tol
 from .errors import NumericalError, PolytopeError
-from .linalg import data_scale, normalize_rows
-from .raypool import RayPool
+from ._linalg import data_scale, normalize_rows
+from ._raypool import RayPool
 
 
 @dataclass(frozen=True)
@@ -93,7 +92,7 @@ class Polytope:
     Notes
     -----
     Emptiness, the affine hull and every support value are decided by verified linear programs
-    relative to the data's own scale (``polytopes.feasibility``, ``polytopes.tolerances``), so a
+    relative to the data's own scale (``polytopes._feasibility``, ``polytopes.tolerances``), so a
     set written in millimetres and the same set in metres get the same answers.
 
     References
@@ -241,7 +240,7 @@ class Polytope:
     @classmethod
     def empty(cls, n: int) -> "Polytope":
         """The canonical empty set of ``R^n``: ``0 x <= -1``."""
-        return cls(*redundancy.canonical_empty(int(n)))
+        return cls(*_redundancy.canonical_empty(int(n)))
 
     @classmethod
     def from_cdd(cls, mat) -> "Polytope":
@@ -250,7 +249,7 @@ class Polytope:
         import cdd
         if mat.rep_type == cdd.RepType.GENERATOR:
             mat = cdd.copy_inequalities(cdd.polyhedron_from_matrix(mat))
-        return cls(*cdd_io.h_from_cdd(mat))
+        return cls(*_cdd_io.h_from_cdd(mat))
 
     @classmethod
     def from_generators(cls, vertices: Any, rays: Any = None, lines: Any = None,
@@ -285,7 +284,7 @@ class Polytope:
             if R.shape[0] or L.shape[0]:
                 raise PolytopeError("vertices: at least one vertex is needed with rays or lines")
             return cls.empty(n)
-        return cls(*cdd_io.h_from_generators(V, R, L))
+        return cls(*_cdd_io.h_from_generators(V, R, L))
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> "Polytope":
@@ -319,7 +318,7 @@ class Polytope:
     # ----- conversions --------------------------------------------------------------------
     def to_cdd(self):
         """pycddlib H-matrix (rows ``[b, -A]``, equalities in ``lin_set``)."""
-        return cdd_io.h_to_cdd(*self._h())
+        return _cdd_io.h_to_cdd(*self._h())
 
     def to_json(self) -> dict:
         """``{"A", "b", "C", "d", "dim"}`` with plain Python floats and lists."""
@@ -344,7 +343,7 @@ class Polytope:
     @staticmethod
     def _prime_hulls(polys: Sequence["Polytope"]) -> None:
         """Compute the missing hulls of the non-empty ``polys`` (``_hull``) together: their
-        implicit-equality LPs in one batch per round (``polytopes.feasibility.hulls``)."""
+        implicit-equality LPs in one batch per round (``polytopes._feasibility.hulls``)."""
         todo = [P for P in polys if "hull" not in P._cache and not P.is_empty()]
         if len(todo) > 1:
             for P, h in zip(todo, _feasibility.hulls([(*P._h(), P._feas()) for P in todo])):
@@ -404,17 +403,141 @@ class Polytope:
         out[ok] = (directions @ h.x0)[ok] - res.fun[ok]
         return out
 
+    # ----- the LP data of the set (what the projection check reads) ------------------------
+    @property
+    def data_scale(self) -> float:
+        """The scale of the data's offsets, ``max(1, max_i |b_i| / ||a_i||, max_j |d_j| / ||c_j||)``
+        over the nonzero rows (float, at least 1): the scale the tolerances of
+        ``polytopes.tolerances`` are relative to (``FEASIBILITY_TOL * data_scale`` is the
+        emptiness rule's tolerance). No LP; computed once.
+
+        Examples
+        --------
+        >>> from polytopes import Polytope
+        >>> Polytope.box([0.0], [4.0]).data_scale, Polytope.box([0.0], [0.5]).data_scale
+        (4.0, 1.0)
+        """
+        f = self._cache.get("feas")
+        if f is not None:  # the emptiness rule's own (the same number)
+            return f.scale
+        s = self._cache.get("scale")
+        if s is None:
+            s = _feasibility.problem_scale(*self._h())
+            self._cache["scale"] = s
+        return s
+
+    def inner_system(self) -> _feasibility.Hull | None:
+        """The affine hull of the set and its inequalities over the hull's coordinates, by the
+        package's affine-hull rule; computed once and cached (shared with ``affine_hull``,
+        ``implicit_equalities``, ``chebyshev_center`` and every support LP).
+
+        The set is ``{x0 + N w : V w <= gamma}`` (``Hull``'s fields); LPs over it run on
+        ``V w <= gamma + relax``. The arrays are the cache's own: read them, do not modify them.
+
+        Returns
+        -------
+        Hull or None
+            ``None`` for the empty set.
+
+        Examples
+        --------
+        The segment ``y = 0.5``, ``-1 <= x <= 1`` has one hull coordinate and two inner rows:
+
+        >>> from polytopes import Polytope
+        >>> S = Polytope([[1.0, 0.0], [-1.0, 0.0]], [1.0, 1.0], C=[[0.0, 1.0]], d=[0.5])
+        >>> h = S.inner_system()
+        >>> h.dimension, h.V.shape, Polytope.empty(2).inner_system() is None
+        (1, (2, 1), True)
+        """
+        return self._hull()
+
+    def maximize(self, direction: Any) -> tuple[float, np.ndarray | None]:
+        """The support value ``max direction · x`` over the set and a maximizer, from one
+        verified LP (``support`` and ``argmax`` in one call).
+
+        Parameters
+        ----------
+        direction : array_like
+            The direction, shape ``(n,)``.
+
+        Returns
+        -------
+        value : float
+            The maximum; ``inf`` if unbounded, ``-inf`` for the empty set.
+        x : numpy.ndarray or None
+            A maximizer, shape ``(n,)``; ``None`` when the maximum is unbounded or the set empty.
+
+        Raises
+        ------
+        PolytopeError
+            When ``direction`` does not have shape ``(n,)``.
+
+        Examples
+        --------
+        >>> from polytopes import Polytope
+        >>> value, x = Polytope.box([0.0, 0.0], [1.0, 2.0]).maximize([0.0, 1.0])
+        >>> float(value), float(x[1])
+        (2.0, 2.0)
+        """
+        direction = np.asarray(direction, dtype=float)
+        if direction.shape != (self.dim,):
+            raise PolytopeError(f"direction: expected shape ({self.dim},), got {direction.shape}")
+        if self.is_empty():
+            return float("-inf"), None
+        return self._inner_lp(direction)
+
+    def support_lps(self, directions: Any) -> tuple[np.ndarray, ...]:
+        """The support LPs of the (nonempty) set along many directions, as one stack of
+        ``polytopes.batchlp.solve_stacked``.
+
+        For each row ``d`` of ``directions`` the LP ``min -(d N) · w  s.t.  V w <= gamma + relax``
+        over the inner system (``inner_system``), ``w`` in the artificial box ``|w| <=
+        BATCH_LP_BOUND * data_scale`` (``polytopes.tolerances``). Where the batch certifies an
+        optimum ``fun`` with ``w`` not on that box, the support is ``d · x0 - fun`` and ``x0 + N w``
+        a maximizer.
+
+        Parameters
+        ----------
+        directions : array_like
+            The directions, shape ``(B, n)``.
+
+        Returns
+        -------
+        c : numpy.ndarray
+            The costs ``-(d N)``, shape ``(B, k)`` (``k`` the affine dimension).
+        G : numpy.ndarray
+            The inner rows ``V``, shape ``(B, m, k)`` (``m`` the inner rows; a read-only
+            broadcast view).
+        h : numpy.ndarray
+            ``gamma + relax``, shape ``(B, m)`` (a read-only broadcast view).
+        lo, hi : numpy.ndarray
+            The artificial box, shape ``(B, k)`` each.
+        art_lo, art_hi : numpy.ndarray
+            Bool, shape ``(B, k)`` each: every bound is artificial.
+
+        Raises
+        ------
+        PolytopeError
+            When ``directions`` does not have shape ``(B, n)`` or the set is empty.
+        """
+        D = np.asarray(directions, dtype=float)
+        if D.ndim != 2 or D.shape[1] != self.dim:
+            raise PolytopeError(f"directions: expected shape (B, {self.dim}), got {D.shape}")
+        if self.is_empty():
+            raise PolytopeError("directions: the empty set has no support LPs")
+        return self._support_lps(D)
+
     # ----- queries ------------------------------------------------------------------------
     def is_empty(self) -> bool:
         """True for the empty set: the package's one emptiness rule (max-slack LP over normalized
         rows, ``tolerances.FEASIBILITY_TOL`` times the data scale; see
-        ``polytopes.feasibility``), computed once and cached."""
+        ``polytopes._feasibility``), computed once and cached."""
         return self._feas().empty
 
     @staticmethod
     def are_empty(polytopes: Sequence["Polytope"], kernel: str = "numpy") -> np.ndarray:
         """``is_empty`` of every polytope of the sequence (bool (N,)), with the max-slack LPs
-        of those not yet decided solved together (``polytopes.feasibility.feasibility_many``:
+        of those not yet decided solved together (``polytopes._feasibility.feasibility_many``:
         the same rule, the same verification, a batched solver; each result is cached on its
         polytope as ``is_empty`` would cache it). ``kernel``: a ``polytopes.batchlp``
         kernel (default NumPy: the same floats in every process)."""
@@ -426,7 +549,7 @@ class Polytope:
     @staticmethod
     def prepare_many(polytopes: Sequence["Polytope"]) -> None:
         """Decide the emptiness and the affine hull of every polytope of the sequence, their LPs
-        solved together (``are_empty``, ``polytopes.feasibility.hulls``: the same rules,
+        solved together (``are_empty``, ``polytopes._feasibility.hulls``: the same rules,
         each result cached on its polytope as ``is_empty`` and ``affine_hull`` would cache
         it). Worth it before many queries on many small sets (projections, supports, boxes)."""
         Polytope.are_empty(polytopes)
@@ -701,7 +824,7 @@ class Polytope:
             if np.count_nonzero(~up) + np.count_nonzero(~down) <= len(ks):
                 return up, down
         try:
-            _, rays, lines = cdd_io.generators(h.V, np.zeros(h.V.shape[0]), np.zeros((0, dim)), np.zeros(0))
+            _, rays, lines = _cdd_io.generators(h.V, np.zeros(h.V.shape[0]), np.zeros((0, dim)), np.zeros(0))
         except (RuntimeError, ValueError):  # cddlib's float DD gave up: the LPs decide the other sides
             return up, down
         R = np.vstack([rays, lines, -lines])
@@ -713,7 +836,7 @@ class Polytope:
 
     def implicit_equalities(self) -> np.ndarray:
         """Indices of inequality rows holding with equality on the whole set (the affine-hull
-        rule of ``polytopes.feasibility``). For the empty set every row (vacuously)."""
+        rule of ``polytopes._feasibility``). For the empty set every row (vacuously)."""
         h = self._hull()
         if h is None:
             return np.arange(self.n_ineq)
@@ -775,10 +898,10 @@ class Polytope:
         k = h.dimension
         if k == 0:
             return Generators(h.x0[None, :].copy(), np.zeros((0, n)), np.zeros((0, n)))
-        from .redundancy import inner_unit_system
+        from ._redundancy import inner_unit_system
         U, beta, beta_r = inner_unit_system(h)
         try:
-            V, R, L = cdd_io.generators(U, beta_r, np.zeros((0, k)), np.zeros(0))
+            V, R, L = _cdd_io.generators(U, beta_r, np.zeros((0, k)), np.zeros(0))
         except RuntimeError as exc:  # cddlib's floating-point double description gave up
             if not ppl_io.available():
                 raise NumericalError(f"vertex enumeration failed in cddlib ({exc}); installing "
@@ -835,11 +958,11 @@ class Polytope:
         Redundant inequalities removed, implicit equalities moved to ``C, d``, duplicates merged,
         equalities made independent; output rows are unit vectors (equalities orthonormal,
         inequalities orthogonal to the equalities). Emptiness and implicit equalities follow the
-        package's one rule (``polytopes.feasibility``); redundancy is decided on rows made
+        package's one rule (``polytopes._feasibility``); redundancy is decided on rows made
         unit vectors first, so scaling a row by any positive number changes nothing.
 
         ``method``: ``"cdd"`` (cddlib's redundancy removal, verified, falling back to ``"lp"``),
-        ``"lp"`` (verified LPs, ``polytopes.redundancy``), ``"exact"`` (PPL's minimized
+        ``"lp"`` (verified LPs, ``polytopes._redundancy``), ``"exact"`` (PPL's minimized
         constraints in rational arithmetic; needs pplpy, ``pip install 'contactmodes[exact]'``).
         The empty set gives ``Polytope.empty(n)``. Raises ``PolytopeError`` on an unknown
         method or ``"exact"`` without pplpy.
@@ -854,11 +977,11 @@ class Polytope:
             if np.any(np.all(A == 0, axis=1) & (b < 0)):
                 out = Polytope.empty(self.dim)
             else:
-                out = Polytope(*redundancy.canonical_form(A, b, C, d))
+                out = Polytope(*_redundancy.canonical_form(A, b, C, d))
         elif self.is_empty():
             out = Polytope.empty(self.dim)
         else:
-            out = Polytope(*redundancy.reduce(*self._h(), method=method, feas=self._feas(),
+            out = Polytope(*_redundancy.reduce(*self._h(), method=method, feas=self._feas(),
                                               hl=self._hull()))
         self._cache[key] = out
         return out

@@ -56,11 +56,11 @@ from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
-from . import cdd_io, lp, ppl_io, redundancy
+from . import _cdd_io, _redundancy, lp, ppl_io
 from . import tolerances as tol
 from .errors import NumericalError, PolytopeError, ProjectionBudgetError
-from .feasibility import feasibility, hull
-from .linalg import row_norms
+from ._feasibility import feasibility, hull
+from ._linalg import row_norms
 
 if TYPE_CHECKING:  # pragma: no cover
     from .polytope import Polytope
@@ -237,9 +237,9 @@ def fourier_motzkin(A: np.ndarray, b: np.ndarray, C: np.ndarray, d: np.ndarray,
 def _lp_prune(A, b, C, d):
     """Indices of rows to keep (implicit equalities and irredundant rows), ``None`` if empty.
 
-    Emptiness and implicit equalities by the package's rule (``polytopes.feasibility``); the
+    Emptiness and implicit equalities by the package's rule (``polytopes._feasibility``); the
     irredundant non-implicit rows by cddlib's redundancy removal on the clean inner system when
-    within its budget (verified, ``polytopes.redundancy.irredundant_cdd``), else by LPs."""
+    within its budget (verified, ``polytopes._redundancy.irredundant_cdd``), else by LPs."""
     feas = feasibility(A, b, C, d)
     if feas.empty:
         return None
@@ -249,11 +249,11 @@ def _lp_prune(A, b, C, d):
     if h.V.shape[0] == 0:
         return implicit
     U, beta = h.V / nv[:, None], (h.gamma + h.relax) / nv
-    k = redundancy._dedup(U, beta)
+    k = _redundancy.dedup(U, beta)
     rest, U, beta = h.rows[k], U[k], beta[k]
-    keep = redundancy.irredundant_cdd(U, beta, feas.scale)
+    keep = _redundancy.irredundant_cdd(U, beta, feas.scale)
     if keep is None:
-        keep = redundancy.irredundant_in_hull(U, beta, feas.scale)
+        keep = _redundancy.irredundant_in_hull(U, beta, feas.scale)
     return np.sort(np.concatenate([implicit, rest[keep]]))
 
 
@@ -313,7 +313,7 @@ def _near(t: float, y: np.ndarray, scale: float) -> bool:
 def _in_projection(P: "Polytope", ks: list[int], y: np.ndarray, scale: float) -> bool:
     """Whether ``y`` (k,) lies within ``PROJECTION_CHECK_TOL`` of the projection of ``P``: one LP
     over ``P``'s affine-hull coordinates, ``min t  s.t.  V w <= gamma, |x0[ks] + N[ks] w - y| <= t``."""
-    h = P._hull()
+    h = P.inner_system()
     assert h is not None  # callers pass non-empty sets
     k = h.N.shape[1]
     if k == 0:
@@ -326,7 +326,7 @@ def _in_projection(P: "Polytope", ks: list[int], y: np.ndarray, scale: float) ->
 def _lifts_to_ray(P: "Polytope", ks: list[int], r: np.ndarray) -> bool:
     """Whether the direction ``r`` (k,) is the projection of a recession direction of ``P``:
     ``V w <= 0, N[ks] w = r`` feasible (``r`` normalized to unit max-norm)."""
-    h = P._hull()
+    h = P.inner_system()
     assert h is not None  # callers pass non-empty sets
     k = h.N.shape[1]
     r = r / max(float(np.max(np.abs(r))), 1e-300)
@@ -344,7 +344,7 @@ class _Supports:
     """``max d.x`` over a nonempty set ``S`` and a maximizer, for the rows ``d`` of ``D`` (B, n):
     ``value`` (B,) and ``points`` (B entries, (n,) or ``None``) are the batch's certified answers
     (NaN where it certified none); ``at(i)`` returns ``(value, maximizer)`` — the maximizer
-    ``None`` when unbounded — from the batch, else from one LP (``Polytope._inner_lp``, the
+    ``None`` when unbounded — from the batch, else from one LP (``Polytope.maximize``, the
     single-LP path), solved only when asked for."""
 
     def __init__(self, S: "Polytope", D: np.ndarray, value: np.ndarray,
@@ -353,7 +353,7 @@ class _Supports:
 
     def at(self, i: int) -> tuple[float, np.ndarray | None]:
         if np.isnan(self.value[i]):
-            return self.S._inner_lp(self.D[i])
+            return self.S.maximize(self.D[i])
         return float(self.value[i]), self.points[i]
 
 
@@ -367,11 +367,11 @@ def _membership_stack(P: "Polytope", ks: list[int], Y: np.ndarray) -> tuple[np.n
     """``_in_projection``'s LPs for the points ``Y`` (N, len(ks)) as a stack of
     ``polytopes.batchlp.solve_stacked``: ``w`` in the artificial box ``|w| <= BATCH_LP_BOUND *
     scale``, ``0 <= t`` below it (that upper bound artificial too)."""
-    h = P._hull()
+    h = P.inner_system()
     assert h is not None  # callers pass non-empty sets
     N, k = len(Y), h.N.shape[1]
     c, A_ub, b_ub = _membership_lp(h, ks, Y)
-    bound = tol.BATCH_LP_BOUND * P._feas().scale
+    bound = tol.BATCH_LP_BOUND * P.data_scale
     lo, hi = np.append(np.full(k, -bound), 0.0), np.full(k + 1, bound)
     art_lo, art_hi = np.append(np.ones(k, dtype=bool), False), np.ones(k + 1, dtype=bool)
     return (np.broadcast_to(c, (N, k + 1)), np.broadcast_to(A_ub, (N, *A_ub.shape)), b_ub,
@@ -381,9 +381,9 @@ def _membership_stack(P: "Polytope", ks: list[int], Y: np.ndarray) -> tuple[np.n
 def _supports_from(S: "Polytope", D: np.ndarray, answers: tuple[np.ndarray, np.ndarray, np.ndarray] | None
                    ) -> _Supports:
     """``_Supports`` of ``S`` along the rows of ``D`` (B, n) from the batch's ``answers`` to
-    ``Polytope._support_lps`` (``None`` when the set's LPs were not batched): a value and a maximizer
+    ``Polytope.support_lps`` (``None`` when the set's LPs were not batched): a value and a maximizer
     where it certified an optimum."""
-    h = S._hull()
+    h = S.inner_system()
     assert h is not None  # callers pass non-empty sets
     value = np.full(len(D), np.nan)
     points: list[np.ndarray | None] = [None] * len(D)
@@ -404,11 +404,11 @@ def _check_stacks(P: "Polytope", Q: "Polytope", ks: list[int], lifted: np.ndarra
     ``dirs`` (D, k), ``"Y"`` the distances ``t`` of ``_in_projection`` of the points ``Y`` (N,
     k); a set without a hull coordinate or an inner row has none (its single LPs decide)."""
     stacks: dict[str, tuple[np.ndarray, ...]] = {}
-    if _batchable(P._hull()):
-        stacks["P"] = P._support_lps(lifted)
+    if _batchable(P.inner_system()):
+        stacks["P"] = P.support_lps(lifted)
         stacks["Y"] = _membership_stack(P, ks, Y)
-    if _batchable(Q._hull()):
-        stacks["Q"] = Q._support_lps(dirs)
+    if _batchable(Q.inner_system()):
+        stacks["Q"] = Q.support_lps(dirs)
     return stacks
 
 
@@ -505,7 +505,7 @@ def _check_setup(P: "Polytope", Q: "Polytope", ks: list[int]) -> "_Checks | str 
     lifted = np.zeros((Q.n_ineq + 2 * Q.n_eq + len(dirs), n))
     lifted[:, ks] = np.vstack([Q.A, Q.C, -Q.C, dirs])
     V = G.vertices[:lim] if G is not None else np.zeros((0, k))
-    return _Checks(P, Q, ks, P._feas().scale, G, dirs, lifted, V, _check_stacks(P, Q, ks, lifted, dirs, V))
+    return _Checks(P, Q, ks, P.data_scale, G, dirs, lifted, V, _check_stacks(P, Q, ks, lifted, dirs, V))
 
 
 def _check_run(ch: _Checks, answers: dict) -> str | None:
@@ -627,8 +627,8 @@ def _unreduced(P: "Polytope", ks: list[int], method: str, max_rows: int) -> "Pol
         A, b, C, d = _snapped_elimination_block(P.A, P.b, P.C, P.d, ks)
         A, b, C, d = ppl_io.project_exact(A, b, C, d, ks)
         if np.any(~np.any(A != 0, axis=1) & (b < 0)):
-            return cls(*redundancy.canonical_empty(k))
-        return cls(*redundancy.canonical_form(A, b, C, d))
+            return cls(*_redundancy.canonical_empty(k))
+        return cls(*_redundancy.canonical_form(A, b, C, d))
     R = P.reduce()
     sorted_keep = sorted(ks)
     perm = [sorted_keep.index(kk) for kk in ks]
@@ -639,7 +639,7 @@ def _unreduced(P: "Polytope", ks: list[int], method: str, max_rows: int) -> "Pol
         if not eliminate:
             A, b, C, d = R.A, R.b, R.C, R.d
         else:
-            A, b, C, d = cdd_io.block_eliminate(R.A, R.b, R.C, R.d, eliminate)
+            A, b, C, d = _cdd_io.block_eliminate(R.A, R.b, R.C, R.d, eliminate)
         rows = A.shape[0] + C.shape[0]
         if rows > min(max_rows, tol.BLOCK_ELIMINATION_MAX_ROWS):
             raise ProjectionBudgetError(
@@ -654,7 +654,7 @@ def _unreduced(P: "Polytope", ks: list[int], method: str, max_rows: int) -> "Pol
                 f"max_rows: vertex enumeration produced {ng} generators (> {max_rows}); use "
                 f"method='fourier_motzkin' or method='block_elimination'")
         Q = cls.from_generators(G.vertices[:, ks], G.rays[:, ks], G.lines[:, ks], dim=k)
-    A, b = _clean_rows(Q.A, Q.b, P._feas().scale)
+    A, b = _clean_rows(Q.A, Q.b, P.data_scale)
     return cls(A, b, Q.C, Q.d)
 
 
@@ -738,12 +738,12 @@ def project(P: "Polytope", keep: Sequence[int], method: str = "auto",
     ks = _check_keep(keep, n)
     if method not in METHODS:
         raise PolytopeError(f"method: expected one of {METHODS}, got {method!r}")
-    if method == "exact":
-        ppl_io._require()
+    if method == "exact" and not ppl_io.available():
+        raise PolytopeError(ppl_io.INSTALL_HINT)
     max_rows = tol.DEFAULT_ROW_BUDGET if max_rows is None else int(max_rows)
     k = len(ks)
     if P.is_empty():
-        return cls(*redundancy.canonical_empty(k))
+        return cls(*_redundancy.canonical_empty(k))
     if method == "exact":
         return _project_with(P, ks, "exact", max_rows)
     if method != "auto":

@@ -22,9 +22,8 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from polytopes import NumericalError, Polytope, RayPool
+from polytopes import NumericalError, Polytope, RayPool, empty_stacked, is_empty, normalize_rows
 from polytopes.batchlp import PADDED_CHUNK
-from polytopes.feasibility import empty_stacked
 
 from contactmodes.analysis.domains import (ModeDomain, domain_from_response, independent_equalities, independent_equalities_stacked,
                       intersect_domains, substituted_rows, substituted_rows_many)
@@ -92,9 +91,8 @@ def _near(T: Polytope, X: np.ndarray) -> np.ndarray:
     tolerance of ``polytopes`` (``FEASIBILITY_TOL`` times the data scale): then ``T`` and a set
     containing the point intersect by the same rule ``is_empty`` applies."""
     from polytopes import tolerances as ptol
-    from polytopes.linalg import data_scale, normalize_rows
 
-    tol = ptol.FEASIBILITY_TOL * max(1.0, data_scale(T.A, T.b), data_scale(T.C, T.d))
+    tol = ptol.FEASIBILITY_TOL * T.data_scale
     ok = np.ones(len(X), dtype=bool)
     if T.n_ineq:
         An, bn, _ = normalize_rows(T.A, T.b)
@@ -123,11 +121,10 @@ class _SetInfo:
 
     def __init__(self, T: Polytope) -> None:
         from polytopes import tolerances as ptol
-        from polytopes.linalg import data_scale, normalize_rows
 
         self.T = T
         self.An, self.bn, _ = normalize_rows(T.A, T.b)
-        self.tol = ptol.FEASIBILITY_TOL * max(1.0, data_scale(T.A, T.b), data_scale(T.C, T.d))
+        self.tol = ptol.FEASIBILITY_TOL * T.data_scale
         try:
             g = T.vertices()
             self.V, self.R, self.L = g.vertices, g.rays, g.lines
@@ -195,8 +192,6 @@ def _intersect(Ta: Polytope, Tb: Polytope) -> bool:
     """Whether ``Ta ∩ Tb`` is non-empty by the emptiness rule of ``polytopes`` (one max-slack
     LP on the stacked rows, without building intermediate objects); equalities are made
     independent first when both sets have some (``intersect_domains``)."""
-    from polytopes.redundancy import is_empty
-
     if Ta.n_eq and Tb.n_eq:
         inter = intersect_domains(Ta, Tb)
         return inter is not None and not inter.is_empty()
@@ -868,7 +863,7 @@ class AnalysisSession:
         """Whether the lifted domain of each pair (``_lifted_pair``) is non-empty by the
         emptiness rule, (len(pairs),) bool: the pairs whose two domains have the same shapes as
         another pair's stacked (their rows, ``independent_equalities_stacked``
-        and ``polytopes.feasibility.empty_stacked``), so no Python loop runs per pair beyond
+        and ``polytopes.empty_stacked``), so no Python loop runs per pair beyond
         grouping; each decision is the one ``feasibility_many`` takes on
         ``_lifted_pair``'s rows (``tests/contactmodes/analysis/test_session.py``)."""
         n = self.scaled.n_tau
@@ -921,7 +916,7 @@ class AnalysisSession:
         partners is not projected: its witness is the τ' part of ``D_c``'s max-slack point, and its
         pairs left undecided are decided by the emptiness rule on the lifted domains ``{(τ', w_a, w_b)}``
         (``_lifted_nonempty``), their LPs solved in verified batches
-        (``polytopes.feasibility.empty_stacked``).
+        (``polytopes.empty_stacked``).
         """
         cands = self.candidate_pairs(modes, task) if candidates is None else list(candidates)
         if not cands:

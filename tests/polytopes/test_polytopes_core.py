@@ -248,12 +248,12 @@ def test_bounding_box_against_highs(seed, fail_dd, pool, kernel, monkeypatch):
     ``RayPool`` of random directions (hints that must be checked, most of them
     wrong) or of the rays of a related set (the same rows, some moved), and with the support
     LPs through the batched simplex (NumPy or compiled kernel, then the single-LP path)."""
-    from polytopes import RayPool, cdd_io
+    from polytopes import RayPool, _cdd_io
 
     if fail_dd:
         def broken(*args, **kwargs):
             raise RuntimeError("Numerical inconsistency is found (simulated)")
-        monkeypatch.setattr(cdd_io, "generators", broken)
+        monkeypatch.setattr(_cdd_io, "generators", broken)
     rng = np.random.default_rng(seed)
     n = 3 + seed % 3
     m = n + rng.integers(0, 4)
@@ -398,12 +398,12 @@ def test_bounding_boxes_of_many_sets_against_highs(fail_dd, pooled, monkeypatch)
     """``Polytope.bounding_boxes`` (every side in one batch, then rays and single LPs for
     what the batch leaves) against HiGHS's per-side LPs on a mix of bounded, unbounded,
     lower-dimensional, empty and lifted sets of different sizes, boxes over a coordinate subset."""
-    from polytopes import RayPool, cdd_io
+    from polytopes import RayPool, _cdd_io
 
     if fail_dd:
         def broken(*args, **kwargs):
             raise RuntimeError("Numerical inconsistency is found (simulated)")
-        monkeypatch.setattr(cdd_io, "generators", broken)
+        monkeypatch.setattr(_cdd_io, "generators", broken)
     rng = np.random.default_rng(77)
     polys = []
     for i in range(30):

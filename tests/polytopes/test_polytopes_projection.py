@@ -233,7 +233,7 @@ def test_reduce_many_rows_cdd_vs_lp():
 
 
 def test_fm_and_reduce_fall_back_to_highs_when_cdd_fails(monkeypatch):
-    from polytopes import cdd_io
+    from polytopes import _cdd_io
 
     def broken(*args, **kwargs):
         raise RuntimeError("simulated cddlib failure")
@@ -241,8 +241,8 @@ def test_fm_and_reduce_fall_back_to_highs_when_cdd_fails(monkeypatch):
     A = np.vstack([rng.standard_normal((25, 4)), np.eye(4), -np.eye(4)])
     P = Polytope(A, np.concatenate([np.ones(25), 2 * np.ones(8)]))
     expected = P.project([1, 2], method="vertex")
-    monkeypatch.setattr(cdd_io, "irredundant_rows", broken)
-    monkeypatch.setattr(cdd_io, "canonicalize", broken)
+    monkeypatch.setattr(_cdd_io, "irredundant_rows", broken)
+    monkeypatch.setattr(_cdd_io, "canonicalize", broken)
     Q = P.project([1, 2], method="fourier_motzkin")
     assert Q.equals(expected, tol=1e-6)
     assert (Q.n_ineq, Q.n_eq) == (expected.n_ineq, expected.n_eq)

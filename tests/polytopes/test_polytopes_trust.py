@@ -341,10 +341,10 @@ def run_isolated(code: str) -> subprocess.CompletedProcess:
 def test_all_zero_rows_never_reach_cddlib():
     proc = run_isolated("""
         import numpy as np
-        from polytopes import Polytope, cdd_io
+        from polytopes import Polytope, _cdd_io
         Z = np.zeros((1, 2))
-        print(cdd_io.canonicalize(Z, np.zeros(1), np.zeros((0, 2)), np.zeros(0)))
-        print(cdd_io.canonicalize(Z, np.zeros(1), Z, np.zeros(1)))
+        print(_cdd_io.canonicalize(Z, np.zeros(1), np.zeros((0, 2)), np.zeros(0)))
+        print(_cdd_io.canonicalize(Z, np.zeros(1), Z, np.zeros(1)))
         P = Polytope(np.zeros((2, 2)), np.zeros(2), np.zeros((1, 2)), np.zeros(1))
         R = P.reduce("cdd")
         assert R.affine_dimension() == 2 and R.n_ineq == 0, R
@@ -442,7 +442,7 @@ def test_vertices_fall_back_to_exact_generators_when_cddlib_gives_up(monkeypatch
     """cddlib's "numerical inconsistency" (seen on a T_c of the 8-contact chain) makes
     ``Polytope.vertices`` use PPL's exact generators; without pplpy it is a NumericalError.
     Oracle: the hand-written generators of the set {x >= 0, y >= 0, x + y <= 2, z free}."""
-    from polytopes import cdd_io
+    from polytopes import _cdd_io
 
     def gives_up(*a):
         raise RuntimeError("*Error: Numerical inconsistency is found.  Use the GMP exact arithmetic.")
@@ -450,7 +450,7 @@ def test_vertices_fall_back_to_exact_generators_when_cddlib_gives_up(monkeypatch
     A = np.array([[-1.0, 0, 0], [0, -1.0, 0], [1.0, 1.0, 0]])
     b = np.array([0.0, 0.0, 2.0])
     P = Polytope(A, b)
-    monkeypatch.setattr(cdd_io, "generators", gives_up)
+    monkeypatch.setattr(_cdd_io, "generators", gives_up)
     g = P.vertices()
     got = sorted(map(tuple, np.round(g.vertices, 12)))
     assert got == [(0.0, 0.0, 0.0), (0.0, 2.0, 0.0), (2.0, 0.0, 0.0)]
@@ -489,7 +489,7 @@ def _random_systems(rng, count):
 def _highs_max_slack(A, b, C, d):
     """``max s`` with ``a_i x + ||a_i|| s <= b_i``, ``C x = d``, ``s <= scale`` by SciPy's HiGHS
     (the rule's LP written over x, not over the equality basis): ``None`` when infeasible."""
-    from polytopes.feasibility import problem_scale
+    from polytopes._feasibility import problem_scale
 
     m, n = A.shape
     nrm = np.linalg.norm(A, axis=1)
@@ -513,7 +513,7 @@ def test_feasibility_many_is_the_emptiness_rule(monkeypatch):
     600 random systems, with max slacks equal to HiGHS's on the same LP (within the LP tolerance);
     with the batch made to decide nothing, the fallback gives the same answers again."""
     from polytopes import batchlp
-    from polytopes.feasibility import feasibility, feasibility_many
+    from polytopes._feasibility import feasibility, feasibility_many
 
     rng = np.random.default_rng(11)
     systems = _random_systems(rng, 600)
@@ -555,12 +555,12 @@ def test_are_empty_caches_the_rule_on_each_polytope():
 def test_stacked_setups_are_each_sets_own():
     """``feasibility_many`` sets up the sets of one shape together (stacked norms, SVDs and
     products) and builds their max-slack LPs stacked (constant rows kept as zero rows); set by set
-    its result is exactly what the set's own set-up (``polytopes.feasibility._setup``) and its
+    its result is exactly what the set's own set-up (``polytopes._feasibility._setup``) and its
     own LP (that template's LP, solved alone by ``polytopes.batchlp.solve_stacked``) give — on
     random systems of mixed shapes and on groups of one shape with equalities (some inconsistent,
     some with zero rows, some with rows constant over the equalities' null space)."""
     from polytopes import batchlp
-    from polytopes.feasibility import _decide, _setup, _slack_problem, feasibility_many
+    from polytopes._feasibility import _decide, _setup, _slack_problem, feasibility_many
 
     rng = np.random.default_rng(13)
     systems = _random_systems(rng, 300)
@@ -590,14 +590,14 @@ def test_stacked_setups_are_each_sets_own():
 
 
 def test_empty_stacked_is_feasibility_many():
-    """``polytopes.feasibility.empty_stacked`` (stacks of one shape, set up and solved without
+    """``polytopes._feasibility.empty_stacked`` (stacks of one shape, set up and solved without
     an object per set) takes, set by set, the decision and the slack ``s*`` that
     ``feasibility_many`` (one ``Feasibility`` each) takes — bit for bit — on stacks with
     rows constant over the equalities' null space, inconsistent equalities, zero rows, no free
     direction, a stack of one set, and stacks of the same width and equalities but different
     numbers of rows (joined by padding), and stacks of that width without inequality rows or with
     zero rows only."""
-    from polytopes.feasibility import empty_stacked, feasibility_many
+    from polytopes._feasibility import empty_stacked, feasibility_many
 
     rng = np.random.default_rng(14)
     stacks = []
@@ -635,12 +635,12 @@ def test_empty_stacked_is_feasibility_many():
 
 
 def test_hulls_together_are_each_sets_own():
-    """The affine-hull rule of many sets at once (``polytopes.feasibility.hulls``: the thin
+    """The affine-hull rule of many sets at once (``polytopes._feasibility.hulls``: the thin
     sets' implicit-equality LPs in one batch per round) gives each set exactly the hull it gets
     alone, and on sets built with known implicit equalities (two pairs of opposite rows through a
     point, and rows through that point or beyond it that are not implied) finds exactly those
     rows."""
-    from polytopes.feasibility import feasibility, hull, hulls
+    from polytopes._feasibility import feasibility, hull, hulls
 
     rng = np.random.default_rng(15)
     systems = [s for s in _random_systems(rng, 200)]
@@ -672,7 +672,7 @@ def test_hulls_together_are_each_sets_own():
 
 def _implicit_rows_one_lp_each(A, b, C, d, feas):
     """Reference for the implicit rows of the affine-hull rule: the rounds of Freund, Roundy & Todd
-    as ``polytopes.feasibility.hull`` defines them, each LP solved alone by HiGHS
+    as ``polytopes._feasibility.hull`` defines them, each LP solved alone by HiGHS
     (``scipy.optimize.linprog``)."""
     from scipy.optimize import linprog
 

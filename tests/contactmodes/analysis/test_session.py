@@ -212,8 +212,8 @@ def test_lifted_pairs_decided_together_as_one_by_one(path):
     """The lifted domains of many pairs decided together (``AnalysisSession._lifted_nonempty``:
     rows, independent equalities and max-slack LPs stacked by shape) take the decision the
     emptiness rule takes on each pair's own rows (``AnalysisSession._lifted_pair``, then
-    ``polytopes.feasibility.feasibility_many``), on every candidate pair of feasible modes."""
-    from polytopes.feasibility import feasibility_many
+    ``polytopes._feasibility.feasibility_many``), on every candidate pair of feasible modes."""
+    from polytopes._feasibility import feasibility_many
 
     s = parse_system(zigzag_chain(4)).system if path == "chain4" else load_system(path).system
     session = AnalysisSession(s)

@@ -28,9 +28,33 @@ def data_scale(A: np.ndarray, b: np.ndarray, norms: np.ndarray | None = None) ->
 
 
 def normalize_rows(A: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Divide each row ``(a_i, b_i)`` by ``||a_i||_2``; zero rows are left unchanged.
+    """The rows ``a_i x <= b_i`` (or ``= b_i``) divided by ``||a_i||_2``, so that a row's
+    residual is a Euclidean distance (the normalization of ``Polytope.contains`` and of the
+    emptiness rule); zero rows are left unchanged.
 
-    Returns ``(An, bn, norms)``.
+    Parameters
+    ----------
+    A : numpy.ndarray
+        The rows, shape ``(m, n)``.
+    b : numpy.ndarray
+        Their right-hand side, shape ``(m,)``.
+
+    Returns
+    -------
+    An : numpy.ndarray
+        The normalized rows, shape ``(m, n)`` (new arrays).
+    bn : numpy.ndarray
+        The normalized right-hand side, shape ``(m,)``.
+    norms : numpy.ndarray
+        ``||a_i||_2``, shape ``(m,)`` (0 for a zero row).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from polytopes import normalize_rows
+    >>> An, bn, norms = normalize_rows(np.array([[3.0, 4.0], [0.0, 0.0]]), np.array([10.0, 1.0]))
+    >>> An.tolist(), bn.tolist(), norms.tolist()
+    ([[0.6, 0.8], [0.0, 0.0]], [2.0, 1.0], [5.0, 0.0])
     """
     nrm = row_norms(A)
     s = np.where(nrm > 0, nrm, 1.0)

@@ -47,7 +47,7 @@ import numpy as np
 
 from . import lp
 from . import tolerances as tol
-from .linalg import data_scale, equality_basis, rank_tol, row_norms
+from ._linalg import data_scale, equality_basis, rank_tol, row_norms
 
 
 @dataclass(frozen=True)
@@ -83,15 +83,33 @@ class Feasibility:
 
 @dataclass(frozen=True)
 class Hull:
-    """Affine hull of a nonempty set and its inequalities over hull coordinates.
+    """The affine hull of a nonempty set and its inequalities over the hull's coordinates
+    (``Polytope.inner_system``): the set is ``{x0 + N w : V w <= gamma}``.
 
-    ``implicit`` (m,) bool: rows of ``A`` holding with equality on the set. ``Q`` (r, n), ``q``
-    (r,): orthonormal equalities of the hull; ``x0`` (n,): a point of the hull; ``N`` (n, k):
-    orthonormal basis of its direction space (``k`` the affine dimension); ``x0`` is the least-norm
-point of the hull, not necessarily a point of the set (except when ``k = 0``). ``rows`` (m',) int:
-    indices of the rows of ``A`` kept in the inner system ``V w <= gamma`` (``V`` (m', k), rows
-    normalized by ``||a_i||``, so ``||V_i|| <= 1``); ``relax``: the amount LP queries add to
-    ``gamma`` (``eps`` for a thin set, else 0).
+    Attributes
+    ----------
+    implicit : numpy.ndarray
+        Bool, shape ``(m,)``: the rows of ``A`` holding with equality on the whole set.
+    Q : numpy.ndarray
+        Orthonormal equalities ``Q x = q`` of the hull, shape ``(r, n)``.
+    q : numpy.ndarray
+        Their right-hand side, shape ``(r,)``.
+    x0 : numpy.ndarray
+        The least-norm point of the hull, shape ``(n,)``; not necessarily a point of the set
+        (except when ``k = 0``).
+    N : numpy.ndarray
+        Orthonormal basis of the hull's direction space, shape ``(n, k)``, ``k`` the affine
+        dimension.
+    rows : numpy.ndarray
+        Int, shape ``(m',)``: the rows of ``A`` kept in the inner system (the non-implicit ones).
+    V : numpy.ndarray
+        The inner system's matrix over ``w``, shape ``(m', k)``, rows divided by ``||a_i||`` (so
+        ``||V_i|| <= 1``).
+    gamma : numpy.ndarray
+        Its right-hand side, shape ``(m',)``.
+    relax : float
+        What LP queries add to ``gamma``: ``FEASIBILITY_TOL * data_scale`` for a thin set (slack
+        within the emptiness tolerance), else 0.
     """
 
     implicit: np.ndarray
@@ -106,6 +124,7 @@ point of the hull, not necessarily a point of the set (except when ``k = 0``). `
 
     @property
     def dimension(self) -> int:
+        """The affine dimension ``k`` (columns of ``N``)."""
         return int(self.N.shape[1])
 
 
@@ -300,6 +319,43 @@ def feasibility(A, b, C, d) -> Feasibility:
     return _decide(template, zs)
 
 
+def is_empty(A, b, C, d) -> bool:
+    """The emptiness rule of ``Polytope.is_empty`` applied to arrays, without building a
+    ``Polytope`` (no copy, no validation, nothing cached).
+
+    Parameters
+    ----------
+    A : numpy.ndarray
+        Inequality matrix, shape ``(m, n)``.
+    b : numpy.ndarray
+        Inequality right-hand side, shape ``(m,)``.
+    C : numpy.ndarray
+        Equality matrix, shape ``(p, n)`` (``p`` may be 0).
+    d : numpy.ndarray
+        Equality right-hand side, shape ``(p,)``.
+
+    Returns
+    -------
+    bool
+        Whether ``{x : A x <= b, C x = d}`` is empty: the answer ``Polytope(A, b, C, d).is_empty()``
+        gives.
+
+    Raises
+    ------
+    NumericalError
+        When the max-slack LP cannot be solved reliably by any solver.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from polytopes import is_empty
+    >>> A, b = np.array([[1.0], [-1.0]]), np.array([1.0, -2.0])  # x <= 1 and x >= 2
+    >>> is_empty(A, b, np.zeros((0, 1)), np.zeros(0))
+    True
+    """
+    return feasibility(A, b, C, d).empty
+
+
 def feasibility_many(systems: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]],
                      kernel: str = "numpy") -> list[Feasibility]:
     """``feasibility`` of every ``(A, b, C, d)`` of ``systems``: the same set-up and the same
@@ -335,15 +391,42 @@ def feasibility_many(systems: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray,
 
 
 def empty_stacked(systems, kernel: str = "numpy") -> list[tuple[np.ndarray, np.ndarray]]:
-    """The emptiness rule's decisions for sets given as stacks of one shape each — ``systems`` a
-    sequence of ``(A, b, C, d)`` with shapes (G, m, n), (G, m), (G, p, n), (G, p) — without a
-    ``Feasibility`` object or a Python loop per set: stacks with the same ``(n, p)`` (and a
-    nonzero row in every set) are joined (rows padded, ``_pad_rows``) and decided as
-    ``feasibility_many`` decides them (the same set-up and LPs). Each decision and slack is the one ``feasibility_many`` gives
-    (``tests/polytopes/test_polytopes_trust.py``).
+    """The emptiness rule of ``Polytope.is_empty`` for many sets given as stacks of one shape
+    each, without a ``Polytope`` or a Python loop per set.
 
-    Returns, per stack, ``(empty (G,) bool, slack (G,))`` (``s*``; ``-inf`` for inconsistent
-    equalities). Raises ``NumericalError`` when an LP cannot be solved reliably.
+    Stacks with the same ``(n, p)`` (and a nonzero row in every set) are joined (rows padded)
+    and decided as ``Polytope.are_empty`` decides them (the same set-up and LPs); each decision
+    and slack is the one the set gets alone (``tests/polytopes/test_polytopes_trust.py``).
+
+    Parameters
+    ----------
+    systems : Sequence[tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray, numpy.ndarray]]
+        Stacks ``(A, b, C, d)`` with shapes ``(G, m, n)``, ``(G, m)``, ``(G, p, n)``, ``(G, p)``:
+        ``G`` sets ``{x : A_g x <= b_g, C_g x = d_g}`` each (``G``, ``m``, ``n``, ``p`` per stack).
+    kernel : str, optional
+        The ``polytopes.batchlp`` kernel of the max-slack LPs: ``"numpy"`` (default: the same
+        floats in every process), ``"compiled"`` or ``"auto"``.
+
+    Returns
+    -------
+    list of tuple of numpy.ndarray
+        Per stack, ``(empty, slack)``: ``empty`` bool, shape ``(G,)``; ``slack`` the max-slack
+        ``s*``, shape ``(G,)`` (``-inf`` for inconsistent equalities).
+
+    Raises
+    ------
+    NumericalError
+        When an LP cannot be solved reliably by any solver.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from polytopes import empty_stacked
+    >>> A = np.array([[[1.0], [-1.0]], [[1.0], [-1.0]]])  # x <= b_0, -x <= b_1
+    >>> b = np.array([[1.0, 0.0], [1.0, -2.0]])            # [0, 1], then x <= 1 and x >= 2
+    >>> empty, slack = empty_stacked([(A, b, np.zeros((2, 0, 1)), np.zeros((2, 0)))])[0]
+    >>> empty.tolist()
+    [False, True]
     """
     shapes: dict[tuple, list[int]] = {}
     for t, (A, _, C, _) in enumerate(systems):

@@ -1,6 +1,6 @@
 """Redundancy removal (minimal H-representations) on the inner system of ``feasibility``.
 
-Emptiness and the affine hull come from ``polytopes.feasibility`` (one rule for the whole
+Emptiness and the affine hull come from ``polytopes._feasibility`` (one rule for the whole
 package). What is left to decide here is which inequalities of the *inner system* — the
 non-implicit rows written over coordinates of the affine hull, full-dimensional there — are
 redundant. Rows are first made unit vectors within the hull (so a row multiplied by any positive
@@ -21,27 +21,22 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import cdd_io, lp
+from . import _cdd_io, lp
 from . import tolerances as tol
-from .feasibility import Feasibility, Hull, feasibility, hull
-from .linalg import equality_basis, row_norms
-
-
-def is_empty(A, b, C, d) -> bool:
-    """The package's emptiness rule (``polytopes.feasibility.feasibility``)."""
-    return feasibility(A, b, C, d).empty
+from ._feasibility import Feasibility, Hull, feasibility, hull
+from ._linalg import equality_basis, row_norms
 
 
 def implicit_equalities(A, b, C, d) -> np.ndarray:
     """Boolean mask (m,) of inequalities holding with equality on the whole set (the affine-hull
-    rule of ``polytopes.feasibility``); every row for the empty set (vacuously)."""
+    rule of ``polytopes._feasibility``); every row for the empty set (vacuously)."""
     feas = feasibility(A, b, C, d)
     if feas.empty:
         return np.ones(A.shape[0], dtype=bool)
     return hull(A, b, C, d, feas).implicit
 
 
-def _dedup(U: np.ndarray, beta: np.ndarray) -> np.ndarray:
+def dedup(U: np.ndarray, beta: np.ndarray) -> np.ndarray:
     """Indices of rows kept after merging duplicates of the unit rows ``U`` (smallest ``beta``)."""
     if U.shape[0] == 0:
         return np.zeros(0, dtype=int)
@@ -165,7 +160,7 @@ def irredundant_cdd(U: np.ndarray, beta: np.ndarray, scale: float) -> np.ndarray
     if m == 0:
         return np.zeros(0, dtype=int)
     try:
-        kept = cdd_io.irredundant_rows(U, beta, np.zeros((0, U.shape[1])), np.zeros(0))
+        kept = _cdd_io.irredundant_rows(U, beta, np.zeros((0, U.shape[1])), np.zeros(0))
     except (RuntimeError, ValueError):
         return None
     removed = np.setdiff1d(np.arange(m), kept)
@@ -194,7 +189,7 @@ def inner_unit_system(h: Hull):
         return np.zeros((0, k)), np.zeros(0), np.zeros(0)
     U, beta = h.V / nv[:, None], h.gamma / nv
     beta_r = (h.gamma + h.relax) / nv
-    keep = _dedup(U, beta)
+    keep = dedup(U, beta)
     return U[keep], beta[keep], beta_r[keep]
 
 
@@ -206,7 +201,7 @@ def reduce(A, b, C, d, method: str = "lp", feas: Feasibility | None = None,
     row of ``A`` is a unit vector orthogonal to the rows of ``C``; no redundant rows (``"cdd"``
     falls back to ``"lp"`` when its answer does not verify). Empty sets give
     ``canonical_empty``. ``feas``/``hl`` may pass cached results of
-    ``polytopes.feasibility``.
+    ``polytopes._feasibility``.
     """
     n = A.shape[1]
     feas = feasibility(A, b, C, d) if feas is None else feas
@@ -234,6 +229,6 @@ def canonical_form(A, b, C, d):
     nz = row_norms(Az)
     ok = nz > tol.COEF_ZERO_TOL * np.maximum(row_norms(A), 1e-300)
     U, beta = Az[ok] / nz[ok, None], (b[ok] - A[ok] @ x0) / nz[ok]
-    keep = _dedup(U, beta)
+    keep = dedup(U, beta)
     A_out = U[keep] @ N.T
     return A_out, beta[keep] + A_out @ x0, Q, q
