@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 
     from contactmodes.analysis.ambiguity import UnambiguousResult, inconsistent, unambiguous
     from contactmodes.analysis.analyze import AnalysisResult, ModeAnalysis, analyze
+    from contactmodes.analysis.robust import RobustResult, robust_feasible_set, robust_unambiguous
     from contactmodes.analysis.session import AnalysisSession
     from contactmodes.impact.outcomes import impact
     from contactmodes.impact.result import ImpactResult
@@ -44,6 +45,9 @@ __all__ = [
     "unambiguous",
     "inconsistent",
     "UnambiguousResult",
+    "robust_unambiguous",
+    "robust_feasible_set",
+    "RobustResult",
     "sweep",
     "impact",
     "ImpactResult",
@@ -59,6 +63,7 @@ _LAZY = {
     "analyze": "analysis.analyze", "AnalysisResult": "analysis.analyze", "ModeAnalysis": "analysis.analyze",
     "AnalysisSession": "analysis.session",
     "unambiguous": "analysis.ambiguity", "inconsistent": "analysis.ambiguity", "UnambiguousResult": "analysis.ambiguity",
+    "robust_unambiguous": "analysis.robust", "robust_feasible_set": "analysis.robust", "RobustResult": "analysis.robust",
     "sweep": "sweeps",
     "impact": "impact", "ImpactResult": "impact.result",  # the callable sub-package (contactmodes/impact)
 }

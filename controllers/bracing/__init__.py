@@ -1,7 +1,7 @@
 """Robust bracing of a snake robot between walls (Greenfield, Rizzi, Choset, ICRA 2005; bracing.md).
 
 Public API: ``BracingController``, ``BracingResult`` (``controller``). The robust
-sets themselves are computed by ``contactmodes.analysis.robust``; the climbing demo's disturbance model
+sets themselves are computed by ``contactmodes.robust_unambiguous`` (the front door); the climbing demo's disturbance model
 lives in ``climb``.
 """
 

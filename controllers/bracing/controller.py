@@ -1,7 +1,7 @@
 """Bracing controller: a brace torque in the robustly unambiguous set (bracing paper; bracing.md).
 
 ``BracingController`` computes, for a system with a disturbance set, the robustly
-unambiguous set ``T'*_c`` of the desired mode (``contactmodes.analysis.robust.robust_unambiguous``)
+unambiguous set ``T'*_c`` of the desired mode (``contactmodes.robust_unambiguous``)
 and picks one torque in it:
 
 * ``objective="max_margin"`` (default): the torque with the largest Euclidean distance (N·m) to
@@ -15,7 +15,7 @@ and picks one torque in it:
   boundary is at least ``margin`` (and inside the torque bound box).
 
 The Chebyshev ball is ``polytopes.Polytope.chebyshev_center`` (verified LPs, emptiness and
-affine hull by the one rule of ``polytopes.feasibility``, decided relative to the data's own
+affine hull by the one rule of ``Polytope.is_empty``, decided relative to the data's own
 scale); the least-effort torque is one small QP per piece (cvxpy) in scaled variables; the sets
 are computed once per call. The margin reported is measured afterwards, on the returned torque,
 to the boundary of ``piece ∩ box`` within its affine hull.
@@ -52,9 +52,7 @@ from typing import Sequence
 
 import numpy as np
 
-from contactmodes.errors import ContactModelError
-from contactmodes.analysis.robust import RobustResult, robust_unambiguous
-from contactmodes.model.system import ContactSystem
+from contactmodes import ContactModelError, ContactSystem, RobustResult, robust_unambiguous
 from contactmodes.tolerances import MAGNITUDE_MAX
 from polytopes import NumericalError, Polytope, simplify
 from polytopes.tolerances import COEF_ZERO_TOL, CONTAINMENT_TOL
@@ -250,7 +248,7 @@ class BracingController:
 
     See Also
     --------
-    contactmodes.analysis.robust.robust_unambiguous : The set the torque is chosen in.
+    contactmodes.robust_unambiguous : The set the torque is chosen in.
     BracingResult : What ``solve`` returns.
 
     References
