@@ -40,12 +40,12 @@ of ``h``) at the initial state.
 Contact settings
 ----------------
 MuJoCo's contacts are soft: with its defaults (``solref = (0.02, 1)``, ``solimp = (0.9, 0.95,
-0.001)``, ``impratio = 1``) a sticking point creeps: about 1e-4 m/s for a 1.5 kg block under a
+0.001)``, ``impratio = 1``) a sticking point creeps: about 1 mm/s for a 1.5 kg block under a
 tangential load of half ``μ f_n``, and the two-link brace slides down its walls
 (``tests/controllers/simulation/test_sim_contacts.py``). ``ContactSettings`` holds a sticking
 contact: the normal rows' time constant at its floor ``2 dt``, ``solimp = (0.99, 0.999, 0.001)``
 and ``impratio = 1000`` (friction rows 1000 times harder than the normal one; elliptic cones
-only). That bounds the creep by about 3e-7 m/s for that block and 2e-6 m/s for the brace held at
+only). That brings the creep down to about 4e-7 m/s for that block and 2e-6 m/s for the brace held at
 τ = −0.5 N·m (``dt = 5e-4 s``; ``noslip_iterations`` did not help). Hard friction rows with a
 short time constant make a *sliding* contact lift off, though: MuJoCo's convex model projects the
 friction rows' large reference force onto the cone, which raises the normal force with the slip

@@ -5,8 +5,8 @@ of mass (an actuator on ``x``):
 
 * below the friction limit (F = μ m g / 2) the rigid model says it sticks: q̈ = 0, the contact
   forces sum to (−F, m g). Bounds: the drift over 1 s below 1e-5 m, the creep over the last 0.8 s
-  below 2e-6 m/s (the soft friction rows: about 3e-7 m/s measured with our settings; with MuJoCo's
-  defaults at least ten times more).
+  below 2e-6 m/s (the soft friction rows: about 4e-7 m/s measured with our settings, 8e-4 m/s with MuJoCo's
+  defaults).
 * above it (F = 1.6 μ m g) both contacts slide towards +x (letter R: t = (n_y, −n_x) = +x) and
   ẍ = (F − μ m g) / m; the mean acceleration over [0.2, 1] s matches within 2 %.
 """
