@@ -11,6 +11,7 @@ The front door, in the system's units throughout:
     result = cm.analyze(system, unambiguous=True)             # or cm.analyze("file.toml", ...)
     result.modes["FFF"].T, result.modes["FFF"].box, result.locate([-0.5]), result.to_json()
     session = cm.AnalysisSession(system)                      # reuse across calls
+    best = cm.control(system, maximize="qdd.theta1", limits={"tau1": "-3:3"})  # docs/control.md
     touchdown = cm.impact("examples/impact/rocking_block.toml", pseudo_impulse=0.03)  # docs/impact.md
 
 The names below are imported on first use, so ``import contactmodes`` stays light (the CLI starts
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
     from contactmodes.analysis.analyze import AnalysisResult, ModeAnalysis, analyze
     from contactmodes.analysis.robust import RobustResult, robust_feasible_set, robust_unambiguous
     from contactmodes.analysis.session import AnalysisSession
+    from contactmodes.control.optimal import ControlResult, control
     from contactmodes.impact.outcomes import impact
     from contactmodes.impact.result import ImpactResult
     from contactmodes.sweeps import sweep
@@ -49,6 +51,8 @@ __all__ = [
     "robust_feasible_set",
     "RobustResult",
     "sweep",
+    "control",
+    "ControlResult",
     "impact",
     "ImpactResult",
     "ApproachingContactError",
@@ -65,6 +69,7 @@ _LAZY = {
     "unambiguous": "analysis.ambiguity", "inconsistent": "analysis.ambiguity", "UnambiguousResult": "analysis.ambiguity",
     "robust_unambiguous": "analysis.robust", "robust_feasible_set": "analysis.robust", "RobustResult": "analysis.robust",
     "sweep": "sweeps",
+    "control": "control.optimal", "ControlResult": "control.optimal",
     "impact": "impact", "ImpactResult": "impact.result",  # the callable sub-package (contactmodes/impact)
 }
 

@@ -50,6 +50,12 @@ units (say, mm instead of m) does not change a decision.
     ``0`` next to ``3.13``), not data. Without a unit (``format_bound`` called alone) the scale is
     the interval's own largest finite end.
 
+``INTERIOR_NUDGE``
+    One-shot controller (``contactmodes.control.per_mode``): when the maximizer over the closure
+    of a piece of ``T*_c ∩ L`` lies in a removed (ambiguous) set, the torque returned is moved
+    this fraction of the way to the piece's Chebyshev centre, into its relative interior
+    (dimensionless; the RHex max-thrust controller's ``NUDGE``, ``controllers.rhex.max_thrust``).
+
 Range limits (inputs outside them are rejected with an error naming the field)
 ---------------------------------------------------------------------------------
 ``MU_MAX``
@@ -94,3 +100,4 @@ NEGATION_RTOL: float = 1e-6
 BOUND_ZERO_RTOL: float = 1e-9
 PLANE_ATOL: float = 1e-5
 INERTIA_RTOL: float = 1e-6
+INTERIOR_NUDGE: float = 0.01

@@ -63,7 +63,7 @@ class _ArgumentParser(argparse.ArgumentParser):
         self._negative_number_matcher = re.compile(r"-\.?\d")
 
 
-_BUILTIN = ("analyze", "plot", "check", "impact")
+_BUILTIN = ("analyze", "plot", "check", "control", "impact")
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
@@ -109,6 +109,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     from contactmodes.cli import impact as cli_impact
 
     cli_impact.add_parser(sub)  # contactmodes impact FILE [--pseudo-impulse DT]
+    from contactmodes.cli import control as cli_control
+
+    cli_control.add_parser(sub)  # contactmodes control FILE --maximize EXPR ...
     if command in _BUILTIN:
         return parser
     importlib.import_module("contactmodes.sweeps.cli").add_parser(sub)  # contactmodes sweep KIND ...

@@ -5,3 +5,20 @@ while guaranteeing its contact mode (the unambiguous sets ``T*_c`` of the analys
 ``optimal`` solves the problem (``contactmodes.control`` is after ``contactmodes.analysis`` in
 the pipeline; ``docs/control.md``).
 """
+
+import sys
+import types
+
+
+class _CallablePackage(types.ModuleType):
+    """This package, callable as ``contactmodes.control.optimal.control``: the front door's
+    ``contactmodes.control(...)`` resolves to the package once the package has been imported
+    (the import system sets the parent's attribute), so calling it must still work."""
+
+    def __call__(self, *args, **kwargs):
+        from contactmodes.control.optimal import control
+
+        return control(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallablePackage

@@ -93,6 +93,7 @@ _TOP_KEYS = (
     "state",
     "constraints",
     "disturbance",
+    "control",
 )
 _FLOATING_LINEAR = ("x", "y")
 
@@ -127,6 +128,10 @@ class LoadedSystem:
         The parsed TOML table, unmodified.
     description : str
         The file's ``description`` (``""`` if absent).
+    control : ControlSpec or None
+        The file's ``[control]`` table (objective, limits, acceptable modes) as a
+        ``contactmodes.control.spec.ControlSpec``, the defaults of ``contactmodes control``;
+        ``None`` if absent.
 
     See Also
     --------
@@ -160,6 +165,7 @@ class LoadedSystem:
     source: str
     raw: dict = field(repr=False)
     description: str = ""
+    control: Any = field(default=None, repr=False)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -415,6 +421,7 @@ def parse_system(data: Mapping[str, Any], source: str = "<dict>") -> LoadedSyste
         source=source,
         raw=dict(data),
         description=parsed.description,
+        control=parsed.control,
     )
 
 
@@ -447,6 +454,7 @@ class _Parsed:
     disturbance: Disturbance | None
     contact_names: list[str]
     contact_links: list[str]
+    control: Any = None
 
 
 def _parse(data: Mapping[str, Any], source: str) -> _Parsed:
@@ -627,9 +635,18 @@ def _parse(data: Mapping[str, Any], source: str) -> _Parsed:
     if "disturbance" in top:
         disturbance = _disturbance(_table(top["disturbance"], "disturbance"), coords)
 
+    control = None
+    if "control" in top:  # the one-shot controller's defaults (docs/control.md)
+        from contactmodes.control.spec import parse_control_table
+
+        try:
+            control = parse_control_table(top["control"], coords, contact_names, actuator_names)
+        except ContactModelError as exc:
+            raise SystemFileError(str(exc)) from None
+
     return _Parsed(name=name, description=description, mechanism=mech, q=q, qdot=qdot,
                    constraints=tuple(constraints), desired_mode=desired_mode, disturbance=disturbance,
-                   contact_names=contact_names, contact_links=contact_links)
+                   contact_names=contact_names, contact_links=contact_links, control=control)
 
 
 def _urdf_mechanism(top: Mapping[str, Any], table: Mapping[str, Any], source: str, base: str,

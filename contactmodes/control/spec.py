@@ -1,0 +1,81 @@
+"""The ``[control]`` table of a system file: the controller's defaults (``docs/control.md``), e.g.
+
+    [control]
+    maximize = "qdd.theta"          # or minimize = "..." (one of the two)
+    modes = {tip = "F|S"}           # or ["FFF", "FFS"], or "all" (default)
+
+    [control.limits]                # per actuator; missing = unbounded
+    tau1 = "-2:2"                   # or [-2, 2], or {lo, hi, tau_max, omega_0}
+
+Every key is optional; ``contactmodes.control`` and ``contactmodes control`` take the file's
+values as defaults and their own arguments as overrides (an objective given replaces the file's,
+a limit given replaces that actuator's, ``modes`` given replaces the file's).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any, Mapping, Sequence
+
+from contactmodes.control.limits import TorqueLimit, parse_limits
+from contactmodes.control.objective import LinearObjective, parse_objective
+from contactmodes.control.selection import ModeSelection, parse_modes
+from contactmodes.errors import ContactModelError
+
+__all__ = ["ControlSpec", "CONTROL_KEYS", "parse_control_table"]
+
+#: Keys of the ``[control]`` table.
+CONTROL_KEYS = ("maximize", "minimize", "limits", "modes")
+
+
+@dataclass(frozen=True)
+class ControlSpec:
+    """What the controller is asked: objective, limits and acceptable modes (system units).
+
+    Attributes
+    ----------
+    objective : LinearObjective or None
+        The objective, ``None`` when not given.
+    limits : dict[str, TorqueLimit]
+        Actuator name → limit (an actuator not named is unbounded).
+    modes : ModeSelection
+        The acceptable modes (``contactmodes.control.selection``).
+    """
+
+    objective: LinearObjective | None = None
+    limits: dict[str, TorqueLimit] = field(default_factory=dict)
+    modes: ModeSelection = field(default_factory=ModeSelection)
+
+    def overridden(self, objective: LinearObjective | None = None, limits: Mapping[str, TorqueLimit] | None = None,
+                   modes: ModeSelection | None = None) -> "ControlSpec":
+        """This spec with the given parts replaced (limits merged per actuator)."""
+        return replace(self, objective=objective or self.objective,
+                       limits={**self.limits, **(limits or {})},
+                       modes=self.modes if modes is None else modes)
+
+
+def parse_control_table(table: Any, coordinates: Sequence[str], contacts: Sequence[str],
+                        actuators: Sequence[str], where: str = "control") -> ControlSpec:
+    """The ``ControlSpec`` of a ``[control]`` table (module doc), names checked.
+
+    Raises
+    ------
+    ContactModelError
+        One line starting with the key path (``control.maximize: unknown name 'qdd.foo' (...)``,
+        ``control.limits.hip: ...``, ``control.modes[0]: ...``); both ``maximize`` and
+        ``minimize``, or an unknown key.
+    """
+    if not isinstance(table, Mapping):
+        raise ContactModelError(f"{where}: must be a table, got {table!r}")
+    for key in table:
+        if key not in CONTROL_KEYS:
+            raise ContactModelError(f"{where}.{key}: unknown key (allowed: {', '.join(CONTROL_KEYS)})")
+    if "maximize" in table and "minimize" in table:
+        raise ContactModelError(f"{where}.minimize: give maximize or minimize, not both")
+    objective = None
+    for sense in ("maximize", "minimize"):
+        if sense in table:
+            objective = parse_objective(table[sense], coordinates, contacts, actuators, sense, f"{where}.{sense}")
+    limits = parse_limits(table.get("limits", {}), actuators, f"{where}.limits")
+    modes = parse_modes(table.get("modes"), contacts, f"{where}.modes")
+    return ControlSpec(objective, limits, modes)

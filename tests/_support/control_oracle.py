@@ -1,0 +1,152 @@
+"""Independent checks of the one-shot controller (``contactmodes.control``), shared by its tests.
+
+* ``objective_range``: the range of a linear objective ``c_x·(q̈, f)`` over the solutions of a
+  mode at a fixed torque, written from Tables I–II directly in ``(q̈, f)`` (``_support.oracle``'s
+  rows, no response, no null space): unique when the range is a point.
+* ``guaranteed_mode``: a torque guarantees a mode when it lies strictly inside the mode's ``T_c`` (with
+  tasks), strictly outside every other kinematically feasible mode's ``T_c'`` (without tasks) and
+  no solution of the mode violates a task row (``oracle_slack``, ``max_violation``).
+* ``closure_best`` / ``allowed_best``: per-mode LPs with SciPy's ``linprog`` over the pieces of
+  the analysis's ``T*_c`` (``cm.analyze(..., unambiguous=True)``) cut to a box, and over ``D_c``
+  in ``(τ, w)`` cut to the box, of the objective's gradient in τ from the analysis's response.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.optimize import linprog
+
+from _support.oracle import contact_rows, max_violation, oracle_slack
+
+from contactmodes.analysis.ambiguity import task_rows
+from contactmodes.model.system import ContactSystem
+
+#: a torque counts as strictly inside / outside when the oracle's normalized slack exceeds this
+SLACK = 1e-7
+
+
+def _mode_rows(s: ContactSystem, mode: str, tau, task: bool):
+    """Equalities and ``>=`` rows of ``mode`` at ``tau`` over ``x = (q̈, f)`` (Tables I–II)."""
+    n_q, nf = s.n_q, 2 * s.k
+    nx = n_q + nf
+    unit = np.eye(nx)
+    eqA, eqb, geA, geb = [], [], [], []
+    for j in range(n_q):  # M q̈ − Jᵀ f = S τ − h
+        eqA.append(np.concatenate([s.M[j], -s.J[:, j]]))
+        eqb.append(s.S[j] @ tau - s.h[j])
+    eq_rows, sign_rows = contact_rows(s, mode)
+    for j in eq_rows:
+        eqA.append(np.concatenate([s.J[j], np.zeros(nf)]))
+        eqb.append(-s.Jdot_qdot[j])
+    for sg, j in sign_rows:
+        geA.append(sg * np.concatenate([s.J[j], np.zeros(nf)]))
+        geb.append(-sg * s.Jdot_qdot[j])
+    for i, ch in enumerate(mode):
+        t, n = n_q + 2 * i, n_q + 2 * i + 1
+        if ch == "S":
+            eqA += [unit[t], unit[n]]
+            eqb += [0.0, 0.0]
+            continue
+        geA.append(unit[n])
+        geb.append(0.0)
+        if ch == "F":
+            geA += [s.mu[i] * unit[n] - unit[t], s.mu[i] * unit[n] + unit[t]]
+            geb += [0.0, 0.0]
+        else:
+            eqA.append(unit[t] - (s.mu[i] if ch == "L" else -s.mu[i]) * unit[n])
+            eqb.append(0.0)
+    for blk in s.constraints:
+        if blk.kind == "task" and not task:
+            continue
+        for r in range(blk.n_rows):
+            a = np.concatenate([blk.qdd[r], blk.f[r]])
+            (eqA if blk.type == "eq" else geA).append(a)
+            (eqb if blk.type == "eq" else geb).append(blk.rhs[r] - blk.tau[r] @ tau)
+    return (np.array(eqA).reshape(-1, nx), np.array(eqb), np.array(geA).reshape(-1, nx), np.array(geb))
+
+
+def objective_range(s: ContactSystem, mode: str, tau, c_x, task: bool = True) -> tuple[float, float] | None:
+    """``(min, max)`` of ``c_x·(q̈, f)`` over the solutions of ``mode`` at ``tau`` (``None``
+    if there is none; ``±inf`` when unbounded)."""
+    eqA, eqb, geA, geb = _mode_rows(s, mode, np.asarray(tau, dtype=float), task)
+    out = []
+    for sign in (1.0, -1.0):
+        res = linprog(sign * np.asarray(c_x, dtype=float), A_ub=-geA if len(geb) else None,
+                      b_ub=-geb if len(geb) else None, A_eq=eqA, b_eq=eqb,
+                      bounds=[(None, None)] * eqA.shape[1], method="highs")
+        if res.status == 2:
+            return None
+        if res.status == 3:
+            out.append(-sign * np.inf)
+            continue
+        assert res.status == 0, res.message
+        out.append(sign * res.fun)
+    return out[0], out[1]
+
+
+def guaranteed_mode(s: ContactSystem, tau, kinematic_modes, slack: float = SLACK) -> str | None:
+    """The mode ``tau`` certainly produces (module doc), decided with margin ``slack``, or
+    ``None``: one LP per kinematically feasible mode (without tasks), then the mode's own."""
+    tau = np.asarray(tau, dtype=float)
+    inside = []
+    for m in kinematic_modes:
+        sig = oracle_slack(s, m, tau, task=False)
+        if sig is not None and not sig < -slack:
+            inside.append((m, sig))
+    if len(inside) != 1 or not inside[0][1] > slack:
+        return None
+    mode = inside[0][0]
+    own = oracle_slack(s, mode, tau, task=True)
+    if own is None or not own > slack:
+        return None
+    for row in task_rows(s):
+        worst, scale = max_violation(s, mode, tau, row)
+        if worst > -slack * max(1.0, scale):
+            return None
+    return mode
+
+
+def _linprog_max(g, A_ub, b_ub, A_eq, b_eq, n) -> float | None:
+    res = linprog(-np.asarray(g, dtype=float), A_ub=A_ub if len(b_ub) else None, b_ub=b_ub if len(b_ub) else None,
+                  A_eq=A_eq if len(b_eq) else None, b_eq=b_eq if len(b_eq) else None,
+                  bounds=[(None, None)] * n, method="highs")
+    if res.status == 2:
+        return None
+    if res.status == 3:
+        return np.inf
+    assert res.status == 0, res.message
+    return -res.fun
+
+
+def gradient(mode_analysis, c_qdd, c_force, c_tau) -> tuple[np.ndarray, float, np.ndarray]:
+    """``(g, g0, w-part)`` of ``J = g·τ + g0 + (w-part)·w`` from the analysis's response (user units)."""
+    resp = mode_analysis.response
+    g = c_qdd @ resp.P_q + c_force @ resp.P_f + c_tau
+    g0 = float(c_qdd @ resp.r_q + c_force @ resp.r_f)
+    return g, g0, c_qdd @ resp.Q_q + c_force @ resp.Q_f
+
+
+def box_rows(lo, hi) -> tuple[np.ndarray, np.ndarray]:
+    """``A τ <= b`` of the box ``[lo, hi]``."""
+    n = len(lo)
+    return np.vstack([np.eye(n), -np.eye(n)]), np.concatenate([hi, -np.asarray(lo)])
+
+
+def closure_best(pieces, g, lo, hi) -> float | None:
+    """``max g·τ`` over the closures of ``pieces`` cut to the box (``None`` when all empty)."""
+    A_box, b_box = box_rows(lo, hi)
+    best = None
+    for P in pieces:
+        v = _linprog_max(g, np.vstack([P.A, A_box]), np.concatenate([P.b, b_box]), P.C, P.d, P.dim)
+        if v is not None and (best is None or v > best):
+            best = v
+    return best
+
+
+def allowed_best(D, g, lo, hi) -> float | None:
+    """``max g·τ`` over ``D_c`` (over ``(τ, w)``) cut to the box on τ."""
+    n_tau = len(lo)
+    A_box, b_box = box_rows(lo, hi)
+    A_box = np.hstack([A_box, np.zeros((A_box.shape[0], D.dim - n_tau))])
+    return _linprog_max(np.concatenate([g, np.zeros(D.dim - n_tau)]), np.vstack([D.A, A_box]),
+                        np.concatenate([D.b, b_box]), D.C, D.d, D.dim)
