@@ -114,14 +114,15 @@ def run(args: argparse.Namespace) -> str:
     from .document import simulation_document
     from .loop import simulate, substeps
     from .model import ContactSettings, build_plant
+    from .modes import ModeThresholds
     from .registry import file_limits, make_controller
 
     loaded = load_system(args.file)
     substeps(args.rate, args.dt)  # before building anything
-    choice = make_controller(args.controller, loaded)
     _, box = file_limits(loaded)
     plant = build_plant(loaded.mechanism, loaded.q, loaded.qdot, settings=ContactSettings(timestep=args.dt),
                         limits=box)
+    choice = make_controller(args.controller, loaded, velocity_tol=ModeThresholds().slip_tol(plant))
     result = simulate(plant, loaded.q, loaded.qdot, choice.controller, args.duration, args.rate,
                       progress=Progress())
     doc = simulation_document(result, loaded.name, args.controller, args.duration)

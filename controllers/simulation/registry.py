@@ -3,7 +3,9 @@
 * ``zero`` — no torque: ``τ = 0``;
 * ``constant:TAU1,TAU2,...`` — a held torque, one value per actuator in the file's units;
 * ``control`` — ``controllers.generic.UnambiguousOptimalController`` with the file's ``[control]``
-  objective, limits and modes (``contactmodes.control.spec``), imported only when chosen.
+  objective, limits (a finite box per actuator, the controller's requirement) and modes
+  (``LoadedSystem.control``), imported only when chosen, wrapped in ``GenericController`` for its
+  predicted mode and ``q̈``.
 
 Every controller is wrapped in the file's ``[control]`` torque limits when the file has some
 (``LimitedController``: the box and the torque–speed line at the current actuator speed); the
@@ -15,13 +17,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from typing import Any, Callable
 
 import numpy as np
 
 from contactmodes.cli._common import UserError
 
-__all__ = ["CHOICES", "LimitedController", "Choice", "make_controller", "file_limits"]
+__all__ = ["CHOICES", "Choice", "GenericController", "LimitedController", "file_limits", "make_controller"]
 
 CHOICES = ("control", "zero", "constant:TAU1,TAU2,...")
 
@@ -105,18 +107,14 @@ def file_limits(loaded: Any) -> tuple[list, np.ndarray | None]:
 
 
 def _spec(loaded: Any, required: bool) -> Any:
-    table = (loaded.raw or {}).get("control") if isinstance(loaded.raw, Mapping) else None
-    if table is None and not required:
-        return None
-    try:
-        from contactmodes.control.spec import parse_control_table
-    except ImportError:
-        if not required:
-            return None
+    """The file's ``ControlSpec`` (``LoadedSystem.control``), or ``None``; with ``required`` a
+    toolkit without ``[control]`` support is a ``UserError``."""
+    if hasattr(loaded, "control"):
+        return loaded.control
+    if required:
         raise UserError("--controller: control: this version has no [control] table support "
-                        "(contactmodes.control.spec)") from None
-    s = loaded.system
-    return parse_control_table({} if table is None else table, s.coordinates, s.contacts, s.torques)
+                        "(LoadedSystem.control)")
+    return None
 
 
 def _parse_constant(text: str, n_tau: int, names: tuple[str, ...]) -> np.ndarray:
@@ -133,20 +131,80 @@ def _parse_constant(text: str, n_tau: int, names: tuple[str, ...]) -> np.ndarray
     return values
 
 
-def _control(loaded: Any) -> Callable:
+class GenericController:
+    """``controllers.generic.UnambiguousOptimalController`` with the predictions the loop reads.
+
+    After each call ``predicted_mode`` is the mode the controller chose (its ``last.mode4``,
+    ``None`` without one) and ``predicted_qdd`` the controller's own ``predicted_qdd`` when it has
+    one, else the rigid model's ``q̈`` in the chosen mode under the returned torque
+    (``controllers.simulation.prediction.rigid_qdd``; ``None`` when not unique).
+
+    Parameters
+    ----------
+    inner : callable
+        The generic controller.
+    loaded : LoadedSystem
+        The loaded system file (its mechanism and friction coefficients).
+    """
+
+    def __init__(self, inner: Callable, loaded: Any) -> None:
+        self.inner = inner
+        self.mechanism = loaded.mechanism
+        self.mu = np.asarray(loaded.system.mu, float)
+        self.predicted_qdd: np.ndarray | None = None
+        self.predicted_mode: str | None = None
+
+    def __call__(self, q: np.ndarray, qdot: np.ndarray) -> np.ndarray:
+        from .prediction import rigid_qdd
+
+        tau = np.asarray(self.inner(q, qdot), dtype=float)
+        last = getattr(self.inner, "last", None)
+        mode = getattr(last, "mode4", None)
+        self.predicted_mode = mode
+        own = getattr(self.inner, "predicted_qdd", None)
+        if own is not None:
+            self.predicted_qdd = np.asarray(own, float)
+        elif mode is not None:
+            self.predicted_qdd = rigid_qdd(self.mechanism, q, qdot, tau, mode, self.mu)
+        else:
+            self.predicted_qdd = None
+        return tau
+
+
+def _torque_box(spec: Any, actuators: tuple[str, ...]) -> Any:
+    from controllers.generic.limits import TorqueBox
+
+    limits = [spec.limits.get(a) for a in actuators]
+    missing = [a for a, l in zip(actuators, limits) if l is None or not (math.isfinite(l.lo) and math.isfinite(l.hi))]
+    if missing:
+        raise UserError(f"--controller: control: needs a finite [control.limits] box for every actuator "
+                        f"(missing or unbounded: {', '.join(missing)})")
+    lo = [l.lo for l in limits]
+    hi = [l.hi for l in limits]
+    if not any(l.tau_max is not None for l in limits):
+        return TorqueBox(lo, hi, n_tau=len(actuators))
+    big = 1e300  # an actuator without a torque–speed line: a line that never cuts its box
+    return TorqueBox(lo, hi, tau_max=[l.tau_max or big for l in limits], omega_0=[l.omega_0 or big for l in limits],
+                     n_tau=len(actuators))
+
+
+def _control(loaded: Any, velocity_tol: float | None) -> Callable:
     spec = _spec(loaded, required=True)
-    if spec.objective is None:
-        raise UserError("--controller: control: the file's [control] table has no objective "
+    if spec is None or spec.objective is None:
+        raise UserError("--controller: control: the file has no [control] objective "
                         "(maximize = \"...\" or minimize = \"...\")")
     try:
         from controllers.generic import UnambiguousOptimalController
     except ImportError as exc:
         raise UserError(f"--controller: control: the generic controller is not available "
                         f"(controllers.generic: {exc})") from None
-    return UnambiguousOptimalController(loaded, spec.objective, limits=spec.limits or None, modes=spec.modes)
+    box = _torque_box(spec, tuple(loaded.system.torques))
+    inner = UnambiguousOptimalController(loaded, spec.objective, limits=box, modes=spec.modes.accepts,
+                                         normal_velocity_tol=velocity_tol)
+    return GenericController(inner, loaded)
 
 
-def make_controller(text: str, loaded: Any) -> Choice:
+def make_controller(text: str, loaded: Any, velocity_tol: float | None = None) -> Choice:
     """The controller named by ``--controller TEXT`` for ``loaded`` (a ``LoadedSystem``).
 
     Parameters
@@ -155,6 +213,12 @@ def make_controller(text: str, loaded: Any) -> Choice:
         ``"zero"``, ``"constant:TAU1,TAU2,..."`` or ``"control"``.
     loaded : LoadedSystem
         The loaded system file.
+    velocity_tol : float, optional
+        For ``control``: normal contact velocities (m/s) at or below it count as zero (the
+        controller's ``normal_velocity_tol``). A soft plant's loaded contacts move at µm/s, which
+        the rigid model would take for approaching contacts (no solution); the CLI passes the
+        slip threshold of the mode letters (``controllers.simulation.modes.ModeThresholds``).
+        Tangential velocities are the file's business: its contacts' ``v0`` thresholds.
 
     Returns
     -------
@@ -175,7 +239,7 @@ def make_controller(text: str, loaded: Any) -> Choice:
     elif name == "constant" and sep:
         inner = _Constant(_parse_constant(rest, n_tau, names))
     elif name == "control" and not sep:
-        inner = _control(loaded)
+        inner = _control(loaded, velocity_tol)
     else:
         raise UserError(f"--controller: expected one of {', '.join(CHOICES)}, got {text!r}")
     limits, _ = file_limits(loaded)

@@ -1,0 +1,83 @@
+"""The rigid prediction of q̈ per mode (controllers.simulation.prediction) against closed forms,
+and the ``control`` controller in closed loop (its predictions scored by the document's RMSE)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from contactmodes.system_file.loader import parse_system
+from controllers.simulation.prediction import rigid_qdd
+
+ROOT = Path(__file__).resolve().parents[3]
+M, MU, G, I = 1.5, 0.5, 9.81, 0.01
+
+
+def _block():
+    return parse_system({
+        "name": "block",
+        "links": [{"name": "b", "mass": M, "inertia": I}],
+        "contacts": [{"name": "left", "link": "b", "position": [-0.1, 0.0], "surface_point": [0, 0],
+                      "surface_normal": [0, 1], "mu": MU},
+                     {"name": "right", "link": "b", "position": [0.1, 0.0], "surface_point": [0, 0],
+                      "surface_normal": [0, 1], "mu": MU}],
+        "actuators": [{"name": "F", "coordinate": "x"}],
+        "state": {"q": {"x": 0.0, "y": 0.0, "theta": 0.0}, "qdot": {"x": 0.3}},
+    })
+
+
+@pytest.mark.parametrize("mode, force, expected", [
+    ("RR", 12.0, [(12.0 - MU * M * G) / M, 0.0, 0.0]),   # sliding towards +x: friction -mu m g
+    ("LL", -12.0, [(-12.0 + MU * M * G) / M, 0.0, 0.0]),
+    ("SS", 3.0, [3.0 / M, -G, 0.0]),                     # free flight
+])
+def test_rigid_qdd_matches_the_closed_forms(mode, force, expected):
+    loaded = _block()
+    qdd = rigid_qdd(loaded.mechanism, loaded.q, loaded.qdot, [force], mode, loaded.system.mu)
+    np.testing.assert_allclose(qdd, expected, atol=1e-12)
+
+
+def test_rigid_qdd_of_the_sticking_table_is_zero_though_its_forces_are_not_unique():
+    loaded = _block()
+    qdd = rigid_qdd(loaded.mechanism, loaded.q, np.zeros(3), [2.0], "FF", loaded.system.mu)
+    np.testing.assert_allclose(qdd, 0.0, atol=1e-12)
+
+
+def test_rigid_qdd_is_none_when_the_mode_leaves_it_free():
+    """A rod whose only mass is a point mass at its frame origin has a zero theta row and column
+    of M: without contacts nothing fixes its angular acceleration."""
+    loaded = parse_system({
+        "name": "rod", "links": [{"name": "r", "mass": 0.0}],
+        "point_masses": [{"link": "r", "mass": 1.0, "position": [0.0, 0.0]}],
+        "actuators": [{"name": "M", "coordinate": "theta"}],
+        "state": {"q": {"x": 0.0, "y": 1.0, "theta": 0.0}},
+    })
+    assert rigid_qdd(loaded.mechanism, loaded.q, loaded.qdot, [0.0], "", loaded.system.mu) is None
+
+
+def test_control_holds_the_brace_and_scores_its_predictions(tmp_path):
+    """The generic controller asked for the least tau1 in FFF within -1:1 N·m keeps the brace in
+    FFF on MuJoCo; its predicted q̈ (zero: the brace at rest) is met to within 0.05 rad/s²."""
+    pytest.importorskip("mujoco", reason="MuJoCo is the 'sim' extra: pip install 'contactmodes[sim]'")
+    pytest.importorskip("controllers.generic", reason="the generic controller (issue 24 item 3) is not in this tree")
+    from contactmodes.schemas import validate
+
+    text = (ROOT / "examples" / "two_link_brace.toml").read_text().replace("mu = 0.3\n", "mu = 0.3\nv0 = 0.001\n")
+    text += '\n[control]\nminimize = "tau.tau1"\nmodes = ["FFF"]\n\n[control.limits]\ntau1 = "-1:1"\n'
+    path = tmp_path / "brace_control.toml"
+    path.write_text(text)
+    proc = subprocess.run([sys.executable, "-m", "contactmodes", "simulate", str(path), "--controller", "control",
+                           "--duration", "0.2", "--json"], capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    validate(doc)
+    assert doc["torque"]["tau1"] == [-1.0] * 20
+    assert all(doc["modes"][c] == ["F"] * 20 for c in ("base", "tip", "joint"))
+    window = doc["prediction"]["windows"]["mode_agrees"]
+    assert window["steps"] == 19
+    assert max(window["rmse"].values()) < 0.05
