@@ -100,6 +100,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     an.add_argument("--table", action="store_true",
                     help="with --at: print the table (and what --unambiguous, --inconsistency-box, --overlaps "
                          "add to it) before the answer; without --at the table is the default output")
+    an.add_argument("--impact", action="store_true",
+                    help="at a touchdown: the plastic impact outcomes and the analysis after each (docs/impact.md)")
     an.set_defaults(run=_analyze)
     from contactmodes.cli import check as cli_check
     from contactmodes.cli import plot as cli_plot
@@ -141,6 +143,10 @@ def _write(text: str, path: str | None, inputs: Sequence[str] = ()) -> None:
 
 
 def _analyze(args: argparse.Namespace) -> str:
+    if args.impact:  # contactmodes analyze FILE --impact: contactmodes.cli.impact.run_analyze
+        from contactmodes.cli.impact import run_analyze
+
+        return run_analyze(args, OVERLAP_LP_LIMIT, OVERLAP_LIST_LIMIT)
     from contactmodes.analysis.analyze import analyze
     from contactmodes.system_file.loader import load_system
     from contactmodes.progress import Progress

@@ -14,7 +14,7 @@ import math
 
 from contactmodes.cli._common import NO_ANSWER, CommandOutput, UserError, check_output_path
 
-__all__ = ["add_parser", "run"]
+__all__ = ["add_parser", "run", "run_analyze"]
 
 
 def add_parser(sub) -> argparse.ArgumentParser:
@@ -53,3 +53,32 @@ def run(args: argparse.Namespace):
     result = impact(args.file, pseudo_impulse=delta)
     text = (json.dumps(result.to_json(), indent=2, allow_nan=False) if args.json else result.format_text()) + "\n"
     return text if result.consistent_modes else CommandOutput(text, NO_ANSWER)
+
+
+def run_analyze(args: argparse.Namespace, overlap_limit: int, list_limit: int):
+    """``contactmodes analyze FILE --impact``: the impact's outcomes (no pseudo-impulse) and,
+    grouped by consistent outcome, the analysis at the post-impact state; ``--mode``,
+    ``--no-task``, ``--method``, ``--unambiguous``, ``--overlaps``, ``--json``, ``--output`` as
+    for ``analyze``, with its default candidate-pair and listing limits ``overlap_limit`` and
+    ``list_limit``. Status 1 when no outcome is consistent."""
+    for option, given in (("--at", args.at is not None), ("--inconsistency-box", args.inconsistency_box is not None),
+                          ("--table", args.table)):
+        if given:
+            raise UserError(f"{option}: not available with --impact (one analysis per impact outcome)")
+    from contactmodes.impact.post import analyze_after_impact
+    from contactmodes.output.text import format_table
+    from contactmodes.progress import Progress
+
+    post = analyze_after_impact(args.file, modes=args.mode, task=not args.no_task, method=args.method,
+                                progress=Progress(), overlap_limit=None if args.overlaps else overlap_limit,
+                                unambiguous=args.unambiguous)
+    if args.json:
+        text = json.dumps(post.to_json(), indent=2, allow_nan=False) + "\n"
+    else:
+        parts = [post.impact.format_text()]
+        limit = None if args.overlaps else list_limit
+        for mode, result in post.analyses.items():
+            table = format_table(result, unambiguous=result.unambiguous, list_limit=limit)
+            parts.append(f"\n=== after outcome {mode} ===\n{table}")
+        text = "\n".join(parts) + "\n"
+    return text if post.impact.consistent_modes else CommandOutput(text, NO_ANSWER)

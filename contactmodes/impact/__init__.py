@@ -3,7 +3,8 @@
 Modules: ``scope`` (which contacts the impact concerns), ``equations`` (the conditions of one
 outcome as ``ModeEquations``, pseudo-impulse included), ``outcomes`` (``impact``: every outcome
 solved by the modes' response, domain and emptiness machinery on the nondimensional system) and
-``result`` (``ImpactResult``, the ``contactmodes.impact/1`` document).
+``result`` (``ImpactResult``, the ``contactmodes.impact/1`` document) and ``post`` (the analysis at
+the state after each outcome, ``contactmodes analyze FILE --impact``).
 
 This sub-package is also the front door's ``contactmodes.impact``: calling it,
 ``contactmodes.impact(system_or_path, pseudo_impulse=0.0, qdot=None, h_rest=None)``, calls

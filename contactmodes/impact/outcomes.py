@@ -2,7 +2,7 @@
 
 For each outcome of ``contactmodes.impact.scope`` the conditions of
 ``contactmodes.impact.equations`` are solved by the modes' SVD response
-(``contactmodes.modes.response.response_from_equations``: ``x = [q̇⁺; P; …]`` affine in the
+(``contactmodes.modes.response.responses_from_equations``: ``x = [q̇⁺; P; …]`` affine in the
 ambiguity variables ``w`` and, with a pseudo-impulse, the torques ``τ``), substituted into the
 outcome's inequalities (``contactmodes.analysis.domains.domain_inequalities``, eq. 33 of the
 flipping paper) and the resulting polytope over ``(τ, w)`` tested for emptiness (``polytopes``). An
@@ -11,6 +11,9 @@ union, over the variants of the pseudo-impulse guard, of the polytopes' projecti
 (as ``T_c``). Every rank, consistency and emptiness decision is taken on the nondimensional system
 (``contactmodes.model.scaling``: velocity of coordinate ``j`` in units ``s_j T``, impulses in
 ``F T``, torques in ``u``, time in ``T``); results are mapped back to the user's units.
+
+Not part of the impact model: the system's constraint blocks (flipping paper eqs. 11–18, rows
+over ``(q̈, f, τ)``; they have no impulse form in the file) and its disturbance.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ from contactmodes.impact.equations import ImpactData, kept_contacts, outcome_equ
 from contactmodes.impact.result import ImpactOutcome, ImpactResult
 from contactmodes.impact.scope import ImpactScope, impact_scope
 from contactmodes.model.system import ContactSystem
-from contactmodes.modes.response import ModeResponse, response_from_equations
+from contactmodes.modes.response import ModeResponse, responses_from_equations
 
 __all__ = ["impact", "impact_of_system"]
 
@@ -127,7 +130,11 @@ def impact_of_system(system: ContactSystem, qdot, pseudo_impulse: float = 0.0, h
                       qdot_minus=qdot_s, mu=np.asarray(scaled.mu), in_scope=scope.in_scope,
                       touching=scope.touching, contacts=tuple(system.contacts))
     delta_s = delta / sc.scales.time
-    outcomes = [_solve_outcome(data, mode, delta_s, system, qdot, sc, vel, scope) for mode in scope.outcomes()]
+    modes = scope.outcomes()
+    base = [outcome_equations(data, mode, delta_s) for mode in modes]
+    responses = responses_from_equations(base)  # one stacked SVD per shape (contactmodes.modes.response)
+    outcomes = [_solve_outcome(data, mode, resp, delta_s, system, qdot, sc, vel, scope)
+                for mode, resp in zip(modes, responses)]
     return ImpactResult(system=system, qdot_minus=qdot, pseudo_impulse=delta, scope=scope, outcomes=outcomes,
                         source=source)
 
@@ -151,13 +158,13 @@ def _variant_polytope(resp: ModeResponse) -> tuple[bool, Polytope | None]:
     return True, D
 
 
-def _solve_outcome(data: ImpactData, mode: str, delta: float, system: ContactSystem, qdot: np.ndarray,
-                   sc, vel: np.ndarray, scope: ImpactScope) -> ImpactOutcome:
-    """One outcome: response, variants, torque set, a witness point, mapped to user units."""
+def _solve_outcome(data: ImpactData, mode: str, resp: ModeResponse, delta: float, system: ContactSystem,
+                   qdot: np.ndarray, sc, vel: np.ndarray, scope: ImpactScope) -> ImpactOutcome:
+    """One outcome from its response ``resp`` (nondimensional, first variant): the variants'
+    polytopes, torque set and a witness point, mapped to user units. The variants differ in
+    their inequalities only, so they share the response."""
     n_kept = len(kept_contacts(mode))
     variants = [()] if delta == 0.0 else list(itertools.product((False, True), repeat=n_kept))
-    eqs = outcome_equations(data, mode, delta, variants[0])
-    resp = response_from_equations(eqs)
     n_tau = resp.P_q.shape[1]
     found: list[tuple[ModeResponse, Polytope | None]] = []
     for flags in variants:

@@ -82,3 +82,28 @@ def test_analyze_points_to_impact(tmp_path, capsys):
     assert status == 2 and "approaching" in err and "contactmodes impact" in err and err.count("\n") == 1
     status, out, _ = run(["impact", str(path)], capsys)
     assert status == 0 and "one outcome" in out
+
+
+def test_analyze_after_the_impact(capsys):
+    """``analyze --impact``: the outcomes, then the analysis at the post-impact state of each; the
+    block rocking onto its right corner has that corner touching and the left one separating."""
+    status, out, _ = run(["analyze", "examples/impact/rocking_block_wheel.toml", "--impact", "--json"], capsys)
+    doc = json.loads(out)
+    validate(doc)
+    assert status == 0 and doc["consistent_modes"] == ["SF"]
+    entry = next(o for o in doc["outcomes"] if o["mode"] == "SF")
+    post = entry["post_impact"]
+    assert post["schema"] == "contactmodes.analysis/1"
+    assert {m["mode"] for m in post["modes"]} <= {"SF", "SS", "SL", "SR"}  # left separating: S only
+    assert all(o["post_impact"] is None for o in doc["outcomes"] if not o["consistent"])
+    status, out, _ = run(["analyze", "examples/impact/rocking_block_wheel.toml", "--impact"], capsys)
+    assert status == 0 and "=== after outcome SF ===" in out
+
+
+@pytest.mark.parametrize("argv, field", [
+    (["analyze", BLOCK, "--impact"], "no actuators"),
+    (["analyze", "examples/impact/rocking_block_wheel.toml", "--impact", "--at", "1"], "--at"),
+])
+def test_analyze_impact_errors(argv, field, capsys):
+    status, out, err = run(argv, capsys)
+    assert status == 2 and out == "" and field in err and err.count("\n") == 1
