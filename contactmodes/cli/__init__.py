@@ -106,7 +106,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     from contactmodes.cli import check as cli_check
     from contactmodes.cli import plot as cli_plot
 
-    cli_plot.add_parser(sub).set_defaults(run=cli_plot.run)
+    from contactmodes.cli import plot_html as cli_plot_html
+
+    cli_plot.add_parser(sub).set_defaults(run=cli_plot_html.run)  # --output PNG and/or --html page
     cli_check.add_parser(sub)
     from contactmodes.cli import impact as cli_impact
 

@@ -85,6 +85,9 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--write", metavar="OUT",
                    help="with --snap: write OUT, the input file with only the snapped state values replaced "
                         "(never the input file itself)")
+    p.add_argument("--plot", metavar="PNG", default=None,
+                   help="also draw the robot at its state: links, joints, masses, contacts with their surfaces, "
+                        "friction cones and velocities (contactmodes.output.robot; needs the plot extra)")
     p.set_defaults(run=run)
     return p
 
@@ -95,6 +98,8 @@ def run(args: argparse.Namespace) -> str:
     ``UserError`` on a refused ``--write`` path."""
     from contactmodes.system_file.loader import system_geometry
 
+    if getattr(args, "plot", None) is not None:
+        _plot_robot(args.file, args.plot)
     if getattr(args, "snap", False):
         return _run_snap(args)
     if getattr(args, "write", None) is not None:
@@ -105,6 +110,26 @@ def run(args: argparse.Namespace) -> str:
     if args.json:
         return json.dumps(check_document(geometry), indent=2, allow_nan=False) + "\n"
     return format_check(geometry) + "\n"
+
+
+def _plot_robot(source: str, path: str) -> None:
+    """``check --plot PNG``: the robot at the file's state (``contactmodes.output.robot``), written atomically."""
+    from contactmodes._extras import require
+    from contactmodes.cli._common import UserError, check_output_path, write_atomic
+
+    require("matplotlib", "plot", "check --plot")
+    if not path.lower().endswith(".png"):
+        raise UserError(f"--plot: expected a .png file name, got {path!r}")
+    check_output_path(path, [source], "--plot")
+    from contactmodes.output.robot import draw_robot_file
+
+    fig = draw_robot_file(source)
+    try:
+        write_atomic(path, lambda tmp: fig.savefig(tmp, dpi=110, format="png"), option="--plot", inputs=[source])
+    finally:
+        import matplotlib.pyplot as plt
+
+        plt.close(fig)
 
 
 def _run_snap(args: argparse.Namespace) -> str:

@@ -64,7 +64,10 @@ def add_parser(sub) -> argparse.ArgumentParser:
                        description=DESCRIPTION, epilog=EPILOG,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("file", help="system file (TOML)")
-    p.add_argument("--output", required=True, metavar="PNG", help="image file to write")
+    p.add_argument("--output", default=None, metavar="PNG", help="image file to write (this, --html, or both)")
+    p.add_argument("--html", default=None, metavar="HTML",
+                   help="also (or instead) write an interactive page: 1-3 torques, 3-D hulls, sliders for the "
+                        "other torques, the robot at its state (contactmodes.cli.plot_html; needs the plot extra)")
     p.add_argument("--mode", action="append", default=None, metavar="MODE",
                    help="outline the unambiguous set T*_c of this mode (repeatable; default: the file's "
                         "desired_mode, else every feasible mode if there are at most 12)")

@@ -1,0 +1,193 @@
+"""``contactmodes plot FILE --html OUT.html``: the interactive page of the torque sets.
+
+The ``plot`` command's ``run``: ``--output PNG`` draws the matplotlib picture
+(``contactmodes.cli.plot``), ``--html OUT.html`` writes the page of
+``contactmodes.output.html`` (both may be given; at least one). What the page holds:
+
+* the drawn torques: ``--torques`` (one to three indices or names), default the first three;
+* with more torques, the others are held at the slice point (``--at``, else the Chebyshev centre
+  of the desired mode's ``T_c`` as for the PNG), and a slider per held torque moves it through
+  ``SLIDER_STEPS`` values over the range the feasible sets span in that torque;
+* every feasible mode's ``T_c`` (task constraints applied), the overlapping pairs
+  (``analyze``'s overlaps, at most ``OVERLAP_LIMIT`` drawn), ``T*_c`` of the outlined modes
+  (``--mode``, default as for the PNG) and the inconsistent torques of the plotting box (held
+  torques over their slider range);
+* below the figure, the robot at its state (``contactmodes.output.robot``).
+
+The page is written through ``write_atomic`` (never onto the input file). Needs the ``plot``
+extra (plotly, matplotlib): otherwise one line naming it, exit 2, nothing written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+
+import numpy as np
+
+from contactmodes.cli import plot as cli_plot
+from contactmodes.errors import ContactModelError
+
+__all__ = ["run", "run_html", "set_view"]
+
+
+def _axes(text: str | None, names: tuple[str, ...]) -> list[int]:
+    """``--torques`` for the page: one to three distinct torques, default the first three."""
+    if text is None:
+        return list(range(min(3, len(names))))
+    axes = []
+    for token in text.split(","):
+        token = token.strip()
+        if token in names:
+            axes.append(names.index(token))
+        elif token.isdigit() and int(token) < len(names):
+            axes.append(int(token))
+        else:
+            raise ContactModelError(f"--torques: unknown torque {token!r} (torques: {list(names)})")
+    if not 1 <= len(axes) <= 3 or len(set(axes)) != len(axes):
+        raise ContactModelError("--torques: with --html give one, two or three distinct torques")
+    return axes
+
+
+def _held_range(domains, k: int, at: float) -> tuple[float, float]:
+    """The range a slider moves held torque ``k`` over: the finite bounds of the feasible sets
+    in that torque, widened by 10 % (a unit around ``at`` when none is finite)."""
+    los, his = [], []
+    for T in domains.values():
+        lo, hi = T.bounding_box()
+        if np.isfinite(lo[k]):
+            los.append(lo[k])
+        if np.isfinite(hi[k]):
+            his.append(hi[k])
+    a = min(los + his) if los + his else at - 1.0
+    b = max(los + his) if los + his else at + 1.0
+    if b - a <= 0:
+        a, b = a - 1.0, b + 1.0
+    pad = 0.1 * (b - a)
+    return a - pad, b + pad
+
+
+def set_view(args: argparse.Namespace):
+    """The ``SetView`` the page draws for ``args`` (``file``, ``torques``, ``at``, ``box``,
+    ``mode``): file loaded, analysis gathered. Raises ``ContactModelError`` on bad input."""
+    from contactmodes.analysis.analyze import analyze
+    from contactmodes.cli._common import UserError, parse_box
+    from contactmodes.output.html import SLIDER_STEPS, SetView, Slice
+    from contactmodes.output.plot import slice_domain, torque_units
+    from contactmodes.system_file.loader import load_system
+
+    loaded = load_system(args.file)
+    system = loaded.system
+    n = system.n_tau
+    axes = _axes(args.torques, system.torques)
+    held = [k for k in range(n) if k not in axes]
+    at = cli_plot._slice_point(args.at, n, axes) if held else None
+    outlined = cli_plot._modes(args.mode, system.k)
+    box = None
+    if args.box:
+        box = parse_box(args.box, len(axes), "--box")
+        if np.any(box[0] >= box[1]):
+            raise UserError("--box: every plotting range needs LO < HI")
+    result = analyze(system, compute_overlaps=True)
+    feasible = result.feasible_modes()
+    result.session.prime_T(feasible, True, user_units=True)
+    domains = {m: result.modes[m].T for m in feasible}
+    words = ""
+    if held and at is None:
+        at, words = cli_plot._default_slice_point(domains, loaded.desired_mode, n)
+    elif held:
+        words = "slice at --at"
+    slices = []
+    if held:
+        slices.append(Slice(np.asarray(at, dtype=float)))
+        for k in held:
+            a, b = _held_range(domains, k, float(at[k]))
+            for v in np.linspace(a, b, SLIDER_STEPS):
+                point = np.array(at, dtype=float)
+                point[k] = v
+                slices.append(Slice(point, k, float(v)))
+    if box is None:
+        sliced = [S for sl in (slices or [None]) for S in
+                  (slice_domain(T, axes, None if sl is None else sl.point) for T in domains.values())
+                  if S is not None]
+        box = cli_plot._default_box(sliced, len(axes))
+    if outlined is None:
+        if loaded.desired_mode in domains:
+            outlined = [loaded.desired_mode]
+        else:
+            outlined = list(domains) if len(domains) <= cli_plot.MAX_DEFAULT_OUTLINED else []
+    star = {m: list(u.unambiguous) for m, u in result.unambiguous_for([m for m in outlined if m in domains]).items()}
+    lo = np.array(at if at is not None else np.zeros(n), dtype=float)
+    hi = lo.copy()
+    lo[axes], hi[axes] = box
+    for k in held:
+        values = [sl.point[k] for sl in slices]
+        lo[k], hi[k] = min(values), max(values)
+    bad = list(result.inconsistent_in(lo, hi))
+    overlaps = {pair: result.overlaps[pair] for pair in (result.overlaps or {})}
+    units = torque_units(loaded.mechanism)
+    caption = []
+    if held:
+        caption.append(f"{words}: " + ", ".join(
+            f"{system.torques[k]} = {at[k]:.4g}" + (f" {units.get(system.torques[k])}" if units.get(system.torques[k]) else "")
+            for k in held) + "; the sliders move one held torque at a time")
+    if system.constraints_of(("task",)):
+        caption.append("T_c drawn with the task constraints")
+    from contactmodes.output.html import OVERLAP_LIMIT
+
+    if len(overlaps) > OVERLAP_LIMIT:
+        caption.append(f"{OVERLAP_LIMIT} of {len(overlaps)} overlapping pairs drawn")
+    return SetView(name=system.name, torques=list(system.torques), units=[units.get(t) for t in system.torques],
+                   axes=axes, domains=domains, box=(np.asarray(box[0], float), np.asarray(box[1], float)),
+                   slices=slices, unambiguous=star, overlaps=overlaps, inconsistent=bad,
+                   caption="; ".join(caption))
+
+
+def _robot_png(path: str) -> bytes | None:
+    """The robot at the file's state as PNG bytes (``contactmodes.output.robot``)."""
+    from contactmodes.output.robot import draw_robot_file
+
+    fig = draw_robot_file(path)
+    try:
+        buf = io.BytesIO()
+        fig.savefig(buf, dpi=100, format="png")
+        return buf.getvalue()
+    finally:
+        import matplotlib.pyplot as plt
+
+        plt.close(fig)
+
+
+def run_html(args: argparse.Namespace) -> None:
+    """Write the page ``args.html`` (nothing written on any error)."""
+    from contactmodes._extras import require
+    from contactmodes.cli._common import check_output_path, write_atomic
+
+    require("plotly", "plot", "plot --html")
+    require("matplotlib", "plot", "plot --html")
+    if not args.html.lower().endswith((".html", ".htm")):
+        raise ContactModelError(f"--html: expected a .html file name, got {args.html!r}")
+    check_output_path(args.html, [args.file], "--html")
+    from contactmodes.output.html import page
+
+    text = page(set_view(args), robot_png=_robot_png(args.file))
+
+    def write(tmp: str) -> None:
+        with open(tmp, "w", encoding="utf-8") as fh:
+            fh.write(text)
+
+    write_atomic(args.html, write, option="--html", inputs=[args.file])
+
+
+def run(args: argparse.Namespace) -> None:
+    """The ``plot`` command: the PNG (``--output``), the page (``--html``), or both."""
+    if args.output is None and getattr(args, "html", None) is None:
+        raise ContactModelError("--output: give --output PNG, --html HTML, or both")
+    if args.output is not None and args.torques is not None and len(args.torques.split(",")) > 2:
+        raise ContactModelError("--torques: the PNG draws one or two torques (three only with --html alone)")
+    if args.output is not None and not args.output.lower().endswith(".png"):
+        raise ContactModelError(f"--output: expected a .png file name, got {args.output!r}")
+    if getattr(args, "html", None) is not None:
+        run_html(args)
+    if args.output is not None:
+        cli_plot.run(args)

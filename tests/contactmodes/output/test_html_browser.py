@@ -1,0 +1,131 @@
+"""The pages of ``contactmodes plot --html`` in a real browser (Debian's chromium, Playwright).
+
+Each page loads offline (file:// URL, every other request aborted) with no console error, holds
+one trace per feasible mode (counted from ``cm.analyze`` independently of the page), answers a
+mouse drag (the 3-D camera moves) and a legend click (the trace becomes ``legendonly``), and its
+screenshot is not blank. Marked ``browser`` (select with ``-m browser``); skipped with the reason
+where chromium or playwright is missing, failed instead in CI. About 25 s on the 2-core machine.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import contactmodes as cm
+from contactmodes.cli import main
+
+from _support.browser import browser, open_page, require_browser
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parents[3]
+EXAMPLES = ROOT / "examples"
+#: page name → (system file, extra options, drawn torques)
+PAGES = {
+    "painleve_1d": ("painleve_rod.toml", [], 1),
+    "rhex_2d_slider": ("rhex_flip_start.toml", ["--torques", "0,1", "--mode", "FFFF"], 2),
+    "rhex_3d": ("rhex_flip_start.toml", ["--mode", "FFFF"], 3),
+}
+
+
+@pytest.fixture(scope="module")
+def pages(tmp_path_factory):
+    require_browser()
+    out = tmp_path_factory.mktemp("pages")
+    paths = {}
+    for name, (file, options, _) in PAGES.items():
+        path = out / f"{name}.html"
+        assert main(["plot", str(EXAMPLES / file), "--html", str(path), *options]) == 0
+        paths[name] = path
+    return paths
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    require_browser()
+    with browser() as b:
+        yield b
+
+
+def _mode_traces(loaded) -> list[dict]:
+    return [t for t in loaded.traces() if t["meta"] and t["meta"]["kind"] == "mode" and t["meta"]["slice"] == 0]
+
+
+def _loads_with_one_trace_per_feasible_mode(loaded, name: str) -> list[str]:
+    """The checks every page passes; returns the feasible modes (from ``cm.analyze``)."""
+    assert loaded.errors == []
+    assert loaded.blocked == []  # self-contained: nothing asked of the network
+    feasible = cm.analyze(EXAMPLES / PAGES[name][0]).feasible_modes()
+    first = _mode_traces(loaded)
+    assert [t["meta"]["mode"] for t in first] == feasible
+    assert all(t["visible"] is True for t in first)
+    kinds = {t["type"] for t in first}
+    assert kinds <= ({"mesh3d", "scatter3d"} if PAGES[name][2] == 3 else {"scatter"})
+    assert loaded.screenshot_variance() > 100.0  # not blank
+    return feasible
+
+
+def _legend_click_hides(loaded, mode: str) -> None:
+    page = loaded.page
+    entry = page.locator(".legend .traces").filter(has_text=mode).first
+    entry.locator(".legendtoggle").click(force=True)
+    page.wait_for_timeout(900)  # plotly waits out its double-click delay before it toggles
+    visible = {t["meta"]["mode"]: t["visible"] for t in _mode_traces(loaded)}
+    assert visible.pop(mode) == "legendonly"
+    assert all(v is True for v in visible.values())
+
+
+def test_1d_page(pages, chromium):
+    loaded = open_page(chromium, pages["painleve_1d"])
+    try:
+        feasible = _loads_with_one_trace_per_feasible_mode(loaded, "painleve_1d")
+        kinds = {t["meta"]["kind"] for t in loaded.traces() if t["meta"]}
+        assert {"overlap", "inconsistent"} <= kinds  # Painlevé: ambiguous and inconsistent torques
+        _legend_click_hides(loaded, feasible[0])
+        assert loaded.errors == []
+    finally:
+        loaded.page.close()
+
+
+def test_2d_page_with_a_slider(pages, chromium):
+    loaded = open_page(chromium, pages["rhex_2d_slider"])
+    try:
+        _loads_with_one_trace_per_feasible_mode(loaded, "rhex_2d_slider")
+        page = loaded.page
+        page.locator(".slider-container .slider-rail-touch-rect").first.click(position={"x": 5, "y": 5})
+        page.wait_for_timeout(400)
+        shown = {t["meta"]["slice"] for t in loaded.traces() if t["visible"] is True and t["meta"]}
+        assert len(shown) == 1 and shown != {0}  # the first step: another slice, alone
+        assert loaded.errors == []
+    finally:
+        loaded.page.close()
+
+
+def test_3d_page_rotates_on_a_drag_and_hides_on_a_legend_click(pages, chromium):
+    loaded = open_page(chromium, pages["rhex_3d"])
+    try:
+        feasible = _loads_with_one_trace_per_feasible_mode(loaded, "rhex_3d")
+        assert "mesh3d" in {t["type"] for t in _mode_traces(loaded)}  # full-dimensional sets as hulls
+        page = loaded.page
+        camera = ("() => JSON.stringify((document.querySelector('.plotly-graph-div').layout.scene.camera || {}).eye"
+                  " || null)")
+        live = "() => document.querySelector('.plotly-graph-div')._fullLayout.scene._scene.getCamera().eye"
+        before, live_before = page.evaluate(camera), page.evaluate(live)
+        figure = page.locator(".plotly-graph-div").first.bounding_box()
+        size = page.evaluate("() => document.querySelector('.plotly-graph-div')._fullLayout._size")
+        x = figure["x"] + size["l"] + size["w"] / 2  # the middle of the scene
+        y = figure["y"] + size["t"] + size["h"] / 2
+        page.mouse.move(x, y)
+        page.mouse.down()
+        page.mouse.move(x + 150, y + 40, steps=15)
+        page.mouse.up()
+        page.wait_for_timeout(400)
+        after, live_after = page.evaluate(camera), page.evaluate(live)
+        assert after is not None and after != before  # written to layout.scene.camera
+        assert abs(live_after["x"] - live_before["x"]) + abs(live_after["z"] - live_before["z"]) > 0.1
+        _legend_click_hides(loaded, feasible[0])
+        assert loaded.errors == []
+    finally:
+        loaded.page.close()
