@@ -140,3 +140,31 @@ def test_limits_become_ctrlrange():
     plant = build_plant(loaded.mechanism, loaded.q, loaded.qdot, limits=np.array([[-2.0, 1.5]]))
     assert plant.model.actuator_ctrlrange[plant.ctrl_index[0]].tolist() == [-2.0, 1.5]
     assert bool(plant.model.actuator_ctrllimited[plant.ctrl_index[0]])
+
+
+def test_a_fixed_base_arm_matches_too():
+    """A fixed base (a hinge at base_position, the root's absolute angle) with a contact and
+    a second link, at a moving state: M, h and J as the toolkit's."""
+    from contactmodes.system_file.loader import parse_system
+
+    loaded = parse_system({
+        "name": "arm", "mechanism": {"base": "fixed", "base_position": [0.2, 0.5]},
+        "links": [{"name": "upper", "joint": "shoulder", "mass": 1.2, "com": [0.15, 0.01], "inertia": 0.02},
+                  {"name": "fore", "parent": "upper", "joint": "elbow", "joint_position": [0.3, 0.0], "mass": 0.7,
+                   "com": [0.12, 0.0], "inertia": 0.01}],
+        "contacts": [{"name": "tip", "link": "fore", "position": [0.25, 0.0], "surface_point": [0.0, 0.5 - 0.3 - 0.25],
+                      "surface_normal": [0, 1], "mu": 0.4}],
+        "actuators": [{"name": "t1", "coordinate": "shoulder"}, {"name": "t2", "coordinate": "elbow"}],
+        "state": {"q": {"shoulder_deg": -90.0, "elbow": 0.0}},
+    })
+    mech = loaded.mechanism
+    plant = build_plant(mech, loaded.q, loaded.qdot)
+    assert plant.difference.floored_links == []
+    q = np.array([-1.2, 0.4])
+    qdot = np.array([0.8, -1.3])
+    M_mj, h_mj, J_mj, pos_mj = _mujoco_terms(plant, q, qdot)
+    ref = mech.dynamics(q, qdot)
+    np.testing.assert_allclose(M_mj, ref.M, atol=1e-12)
+    np.testing.assert_allclose(h_mj, ref.h, atol=1e-12)
+    np.testing.assert_allclose(J_mj, ref.J, atol=1e-12)
+    np.testing.assert_allclose(pos_mj, ref.positions, atol=1e-12)

@@ -109,3 +109,19 @@ def test_pictures_and_output_are_written(tmp_path):
     assert gif.read_bytes()[:6] in (b"GIF89a", b"GIF87a")
     assert out.read_text().startswith("two_link_brace under zero: 5 control steps of 0.01 s")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["run.gif", "run.png", "summary.txt"]  # no temporaries
+
+
+def test_ctrl_c_stops_with_one_line_and_writes_nothing(tmp_path):
+    import signal
+    import time
+
+    out, plot = tmp_path / "o.json", tmp_path / "p.png"
+    proc = subprocess.Popen([sys.executable, "-m", "contactmodes", "simulate", BRACE, "--controller", "zero",
+                             "--duration", "1000", "--json", "--output", str(out), "--plot", str(plot)],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(4.0)  # past the imports: the loop is running
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130, stderr
+    assert stderr.splitlines()[-1] == "contactmodes: interrupted"
+    assert stdout == "" and list(tmp_path.iterdir()) == []
