@@ -162,3 +162,21 @@ def test_examples_give_the_documented_outcomes():
     assert "FF" in impact("examples/impact/rocking_block.toml", pseudo_impulse=DT).consistent_modes
     assert impact(SLOPE_DOC).consistent_modes == ["SR"]
     assert impact(SLOPE_DOC, pseudo_impulse=DT).consistent_modes == ["FF"]
+
+
+def test_reaction_wheel_torque_sets():
+    """examples/impact/rocking_block_wheel.toml (ż = 10 cm/s, above the passive 6.3 cm/s): with
+    both corners held at rest, moment balance about the centre of mass with the tangential forces
+    summing to zero gives the pivot's rest force f_1n = m g/2 + τ/w for a wheel moment τ, so the
+    block comes to rest (FF) iff P_1n + δ_t f_1n >= 0, i.e. τ >= w (−P_1n/δ_t − m g/2) = 0.718 N·m,
+    and rocks (SF) for the other moments (the release test of the left corner is the same
+    inequality reversed: kept by its normal row only, the block is at rest as in FF)."""
+    zdot = 0.1
+    tau_star = W * (-p1n_both_stick(zdot) / DT - MASS * G / 2)
+    assert tau_star == pytest.approx(0.7182, abs=1e-4)
+    result = impact("examples/impact/rocking_block_wheel.toml", pseudo_impulse=DT)
+    ff, sf = result.outcome("FF"), result.outcome("SF")
+    for tau, rests in ((tau_star * 1.01, True), (tau_star * 0.99, False), (-5.0, False), (5.0, True)):
+        assert any(T.contains([tau]) for T in ff.torque_set) is rests
+        assert any(T.contains([tau]) for T in sf.torque_set) is not rests
+    assert impact("examples/impact/rocking_block_wheel.toml").consistent_modes == ["SF"]  # no δ_t: always rocks
