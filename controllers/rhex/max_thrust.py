@@ -1,5 +1,12 @@
 """Max-thrust flipping controller across all contact modes (flipping paper, Sec. IV-B.2, Fig. 4).
 
+This is the generic unambiguous optimal controller (``controllers.generic``: the lazy search
+``controllers.generic.search.optimize`` and the bookkeeping of
+``controllers.generic.controller.OptimalControllerBase``) configured for RHex: the objective
+``PITCH_OBJECTIVE`` (maximize θ̈), the task row, the motor box at the hip speeds, the rigid model
+with its velocity classification (``StepModel``) and the precomputed at-rest start live here;
+everything below that is not RHex-specific is done by the generic search.
+
 At every control step (``params.control_rate``, zero-order hold) the controller
 
 1. builds the rigid model (``rigid_arrays``, task constraint
@@ -97,7 +104,7 @@ tests and stopping rule, in nondimensional units throughout.
 *Pending modes.* Near rest the strict-slack LP of some candidates is degenerate (its optimum
 floats at ``|q̈'| ~ 10⁷``) and the batch leaves it undecided; the second solve and the exact LP
 (about 0.13 ms each, 8–9 per step at the first steps after the at-rest start) are then run only
-where the answer can depend on the mode (``_Modes``, ``_search``): before a pending
+where the answer can depend on the mode (``controllers.generic.search``): before a pending
 mode is examined as a candidate, when the point test finds ``τ°`` in a pending mode's ``T_c'``,
 and for every pending mode before the slow path. Until then the mode is treated as possibly
 feasible (it gets a response, a domain and a bound LP with the others); resolved infeasible, it
@@ -155,26 +162,26 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
-import time
-import weakref
-from typing import NamedTuple
 
 import numpy as np
 
 from contactmodes.analysis.ambiguity import unambiguous
-from contactmodes.analysis.domains import intersect_domains
-from contactmodes.realtime.plan import W_BOUND, Layout, StepCounters, Structure, domain_lp_rows, scaled_terms
-from contactmodes.modes.contact_conditions import classify_arrays
-from contactmodes.model.scaling import ScaledTerms, scale_terms, scaled_system_fields
 from contactmodes.analysis.session import AnalysisSession
+from contactmodes.control.objective import LinearObjective
+from contactmodes.model.scaling import ScaledTerms, scale_terms, scaled_system_fields
+from contactmodes.modes.contact_conditions import classify_arrays
+from contactmodes.realtime.plan import Structure, scaled_terms
 from contactmodes.tolerances import AMBIGUITY_ATOL
-from contactmodes.realtime import kernels
-from polytopes import Polytope, batchlp, batchlp_kernel, difference
-from polytopes import lp
+from controllers.generic.controller import PATHS, OptimalControllerBase, StepRecord
+from controllers.generic.search import (NUDGE, POINT_TOL, SLACK_CAP, STATUSES, TIE_TOL, Engine, OptimalResult,
+                                        _bound_lps, _Counters, _inside, _maximize_pieces, _Modes, _search,
+                                        optimize, plan_objective)
+from controllers.generic.search import _slow as _generic_slow
+from polytopes import Polytope
 
 from .limits import torque_limits
 from .params import RHexParams
-from .rigid_model import (COORDINATES, PITCH_INDEX, TORQUES, RigidArrays, RigidModel, expand_mode,
+from .rigid_model import (CONTACT_NAMES, COORDINATES, PITCH_INDEX, TORQUES, RigidArrays, RigidModel, expand_mode,
                           rigid_arrays, task_constraint)
 from .simulator import ControlOutput, initial_state, leg_kinematics
 
@@ -183,11 +190,13 @@ __all__ = [
     "MaxThrustRecord",
     "MaxThrustResult",
     "ReferenceResult",
+    "StepModel",
     "controller_model",
     "max_thrust",
     "max_thrust_reference",
     "step_time_stats",
     "NORMAL_VELOCITY_TOL",
+    "PITCH_OBJECTIVE",
     "STATUSES",
     "PATHS",
     "NUDGE",
@@ -195,88 +204,34 @@ __all__ = [
     "TIE_TOL",
 ]
 
+# re-exported for the tests of the search's pieces on RHex states
+_REEXPORTED = (_bound_lps, _inside, _maximize_pieces, _Modes, _search, SLACK_CAP)
+
 NORMAL_VELOCITY_TOL = 0.03
 """Default (m/s): normal contact velocities ``<=`` this are treated as 0 (module doc)."""
-NUDGE = 0.01
-"""Fraction of the way towards the winning piece's Chebyshev centre a tied maximizer is moved."""
-POINT_TOL = 1e-6
-"""Fast-path point test: ``τ°`` counts as inside ``T_c'`` when the normalized rows of ``D_c'`` can
-be met to within ``POINT_TOL · max(1, ‖τ°‖∞, scale)`` (nondimensional torques; generous on
-purpose: near-boundary points go to the exact slow path)."""
-TIE_TOL = 1e-9
-"""Relative tolerance (× ``max(1, |θ̈|)``) of the stopping rule ``best >= β_next``."""
-SLACK_CAP = 1e6
 PRECOMPUTE_STEPS = 10
 """Control periods of the constructor's dry run from the at-rest start (module doc, *Real time*):
 the velocity patterns met there (113, 120 and 64 modes in the default flips) get their layouts
 and pivots before the run."""
-"""Upper bound of the point test's slack variable (a point outside by more is outside)."""
 
 S_MATRIX = np.vstack([np.zeros((3, 3)), np.eye(3)])
 """The rigid model's actuator map ``S`` (hip torques on ``phi1..phi3``)."""
 
+PITCH_OBJECTIVE = LinearObjective(qdd=np.eye(6)[PITCH_INDEX], force=np.zeros(2 * len(CONTACT_NAMES)), tau=np.zeros(3),
+                                  sense="maximize", text="qdd.theta")
+"""The controller's objective: maximize the pitch acceleration θ̈ (rad/s²), over the rigid
+model's coordinates ``COORDINATES`` and all four contacts ``CONTACT_NAMES``."""
 
-class MaxThrustRecord(NamedTuple):
-    """One controller step: ``t`` (s), ``mode`` (4 letters or ``None``), ``predicted`` θ̈ (rad/s²,
-    NaN if none), ``wall_time`` (s), ``n_modes`` modes known to be kinematically feasible,
-    ``status`` (module doc: ``"optimal"``, ``"ambiguous"``, ``"task_dropped"``,
-    ``"task_dropped_ambiguous"``, ``"no_mode"``, ``"error"``), ``n_examined`` candidates examined
-    for ambiguity, ``n_slow`` of them through the slow path, ``n_projections`` polytope
-    projections done, ``cpu_time`` (s, this thread's CPU time for the step), ``path``
-    (``PATHS``), ``n_pending`` candidates whose kinematic feasibility the step did not need
-    to decide (``MaxThrustResult.n_pending``)."""
+MaxThrustRecord = StepRecord
+"""One controller step (``controllers.generic.controller.StepRecord``): ``mode`` has 4 letters
+(body, toe1..3), ``predicted`` is θ̈ (rad/s²)."""
 
-    t: float
-    mode: str | None
-    predicted: float
-    wall_time: float
-    n_modes: int
-    status: str
-    n_examined: int
-    n_slow: int
-    n_projections: int
-    cpu_time: float = math.nan
-    path: str = "fast"
-    n_pending: int = 0
-
-
-@dataclasses.dataclass
-class MaxThrustResult:
-    """Result of ``max_thrust`` at one state.
-
-    ``tau`` (3,) N·m; ``mode`` over the model's contacts (``None`` when no mode is left);
-    ``mode4`` 4-letter form; ``value`` predicted θ̈ (rad/s²) at ``tau``; ``closure_value`` the
-    maximum over the closure of ``T*_c ∩ L`` (equal to ``value`` unless nudged); ``status`` (module
-    doc); ``n_examined``, ``n_slow``, ``n_projections`` work counters; ``n_modes`` the modes
-    known to be kinematically feasible (footnote 5) and ``n_pending`` the candidates left
-    undecided: near rest the batched kinematic test leaves some strict-slack LPs undecided, and
-    the step decides them (exact LP) only where its answer may depend on them (``max_thrust``,
-    ``lazy``); so ``n_modes <= |M_f| <= n_modes + n_pending``, with ``n_modes = |M_f|`` (the
-    enumeration's count) when ``n_pending`` is 0; ``bounds`` ``{mode: β_c}`` over the candidates
-    known feasible; ``values`` ``{mode: θ̈*_c}`` for the examined modes (``-inf`` when ``T*_c ∩ L``
-    is empty); ``nudged`` whether the tie rule moved the torque; ``lp_fallbacks`` the LPs the fast
-    path handed to the exact solvers (``polytopes.lp.solve_verified``, the enumeration's
-    kinematic LP), ``svd_fallbacks`` the responses it computed by the SVD (uncertified pivots),
-    ``fallbacks`` their sum (``PATHS``).
-    """
-
-    tau: np.ndarray
-    mode: str | None
-    mode4: str | None
-    value: float
-    closure_value: float
-    status: str
-    n_modes: int = 0
-    n_examined: int = 0
-    n_slow: int = 0
-    n_projections: int = 0
-    bounds: dict = dataclasses.field(default_factory=dict)
-    values: dict = dataclasses.field(default_factory=dict)
-    nudged: bool = False
-    fallbacks: int = 0
-    lp_fallbacks: int = 0
-    svd_fallbacks: int = 0
-    n_pending: int = 0
+MaxThrustResult = OptimalResult
+"""Result of ``max_thrust`` at one state (``controllers.generic.search.OptimalResult``): ``tau``
+(3,) N·m, ``mode`` over the model's contacts, ``mode4`` its 4-letter form, ``value`` the predicted
+θ̈ (rad/s²). Near rest the batched kinematic test leaves some strict-slack LPs undecided and the
+step decides them only where its answer may depend on them, so ``n_modes <= |M_f| <= n_modes +
+n_pending``."""
 
 
 # ----------------------------------------------------------------------------------- the step's model
@@ -336,6 +291,23 @@ class StepModel:
         self._scaled_system = None
         self._session = None
 
+    n_q = 6
+    """Coordinates of the rigid model (``COORDINATES``)."""
+    n_tau = 3
+    """Actuators (``TORQUES``)."""
+    blocks = (("task", "geq", 1),)
+    """The ``Structure`` block specification: the task row ``f_n(body) >= min``."""
+
+    @property
+    def mu(self) -> np.ndarray:
+        """``(k,)`` friction coefficients of the present contacts."""
+        return self.arrays.mu
+
+    @property
+    def contact_index(self) -> list:
+        """Positions of the present contacts in ``CONTACT_NAMES``."""
+        return [CONTACT_NAMES.index(c) for c in self.contacts]
+
     @property
     def system(self):
         """The ``ContactSystem`` (task on, classified velocities)."""
@@ -358,7 +330,7 @@ class StepModel:
         ``terms`` are that session's rule), without building, validating and
         nondimensionalizing ``system`` first. Its scales are marked nondimensional, so its
         own scaling is the identity. The slow path's session is of this system
-        (``_Modes.session``)."""
+        (``controllers.generic.search``)."""
         if self._scaled_system is None:
             from contactmodes.model.system import ContactSystem
 
@@ -399,477 +371,71 @@ def controller_model(state, params: RHexParams, normal_velocity_tol: float = NOR
     return sm.model, sm.system, n
 
 
-# ----------------------------------------------------------------------------------- the fast path
-
-
-@dataclasses.dataclass(slots=True)
-class _Counters(StepCounters):
-    """The work counts of one ``max_thrust`` call: the plan's
-    (``StepCounters``: the kinematic test's LPs and their second
-    solves and exact LPs, the responses and their SVDs) with the bound and point-test LPs added to
-    ``lps`` and ``fallback_lps``, and ``projections`` the polytope projections of the slow path
-    (``_slow``). They become ``MaxThrustResult``'s ``n_projections``, ``lp_fallbacks``
-    (``fallback_lps``), ``svd_fallbacks`` (``svd_responses``) and ``fallbacks``."""
-
-    projections: int = 0
-
-
-@dataclasses.dataclass(slots=True)
-class _WarmStarts:
-    """The bound LPs' warm starts of one ``Layout``
-    (``_bound_lps``), kept across steps by ``_Engine``.
-
-    ``width`` the number of ``w`` columns of the layout's bound LPs (the largest real ``n_w`` any
-    of its feasible modes has had; 0 before the first step); ``bases`` per task flag (``True``:
-    with the task rows, ``False``: without) an ``(N, 3 + width)`` int64 array, the last optimal
-    basis of each of the layout's ``N`` candidates (``-1``: none yet). Widening the LPs drops
-    both arrays."""
-
-    width: int = 0
-    bases: dict[bool, np.ndarray] = dataclasses.field(default_factory=dict)
-
-
-class _Modes:
-    """The fast path's data of one step: the layout's candidate modes that are kinematically
-    feasible or not decided yet, their responses and domains (nondimensional), and the per-mode
-    work of the search.
-
-    *Pending modes.* Near rest some strict-slack LPs of footnote 5 are degenerate and the batched
-    kinematic test leaves them undecided (``kinematic_test``).
-    With ``lazy`` (the default) such a mode is *pending*: it is treated as possibly feasible (it
-    gets a response, a domain and a bound LP with the others) and ``resolve`` decides it — by
-    ``resolve``, the decision
-    ``kinematic`` takes — only when the search's answer may depend
-    on it (``_search``); a mode resolved infeasible is dropped (``alive`` false), as if it had
-    never been a candidate. ``lazy=False`` resolves every pending mode first. Positions (``j``)
-    index ``names``, ``index`` and the arrays below.
-
-    ``warm`` the layout's bound-LP warm starts (``_WarmStarts``, kept across steps by the
-    ``_Engine``); ``counters`` the step's work counts (``_Counters``), added to by every
-    helper of the step that is given this object. ``session`` is the slow path's
-    ``AnalysisSession`` (built on first use)."""
-
-    def __init__(self, layout: Layout, banks, warm: _WarmStarts, counters: _Counters, lazy: bool = True) -> None:
-        self.layout = layout
-        self.warm = warm
-        self.counters = counters
-        self.kin = layout.kinematic_test(banks, counters)
-        if not lazy:
-            self.kin.resolve(self.kin.pending())
-        undecided = ~self.kin.decided
-        self.n_pending = int(np.count_nonzero(undecided))  # pending now (kept up to date by resolve)
-        self.n_dropped = 0  # pending modes resolved infeasible
-        self.index = (self.kin.feasible | undecided).nonzero()[0]  # the known feasible and the pending
-        self.pending = undecided[self.index]
-        self.alive = np.empty(self.index.size, dtype=bool)  # not resolved infeasible
-        self.alive.fill(True)
-        self.names = [layout.modes[i] for i in self.index.tolist()]
-        self.resp = layout.responses(banks, self.index, _pitch_objective(layout.structure), counters)
-        self.dom = layout.domains(banks, self.resp)
-        r = self.resp
-        self.grad = r.grad
-        self.offset = r.offset
-        self.unique = r.unique
-        A, b = self.dom.A, self.dom.b
-        zero = ~(A != 0.0).any(axis=2)
-        bad = zero & (b < 0.0) & self.dom.valid
-        self.feasible_u = r.consistent & ~(bad & ~self.dom.task).any(axis=1)
-        self.feasible_t = r.consistent & ~bad.any(axis=1)
-        self._point_rows = None
-        self._session: AnalysisSession | None = None
-
-    def resolve(self, pos) -> np.ndarray:
-        """Decide the pending modes among the positions ``pos`` (class doc); returns ``alive[pos]``
-        (whether each is a kinematically feasible mode)."""
-        pos = np.asarray(pos, dtype=np.int64)
-        todo = pos[self.pending[pos]]
-        if todo.size:
-            feasible = self.kin.resolve(self.index[todo])
-            self.alive[todo] = feasible
-            self.pending[todo] = False
-            self.n_pending -= todo.size
-            self.n_dropped += todo.size - int(feasible.sum())
-        return self.alive[pos]
-
-    def resolve_all(self) -> None:
-        """Decide every pending mode (before anything that uses the whole mode set)."""
-        if self.n_pending:
-            self.resolve(self.pending.nonzero()[0])
-
-    def session(self, step: StepModel) -> AnalysisSession:
-        """The slow path's ``AnalysisSession`` of ``step`` (the
-        step these modes were computed for), built once: of the step's nondimensional system
-        (``StepModel.scaled_system``, from the scaled terms the layout used) with the
-        layout's kinematic decisions as its enumeration
-        (``enumeration``, every pending mode resolved
-        first) — nothing is nondimensionalized or enumerated again. Its modes are the
-        enumeration's (``enumerate_modes`` on the SI system)
-        and its numbers those of a session of the SI system (module doc, *Real time*)."""
-        if self._session is None:
-            self.resolve_all()
-            self._session = AnalysisSession(step.scaled_system, enumeration=self.kin.enumeration(step.pattern))
-        return self._session
-
-    def any_feasible(self, pos: np.ndarray) -> bool:
-        """Whether any of the modes ``pos`` (not dropped) is kinematically feasible: resolves the
-        pending ones among them only when none of them is known feasible."""
-        if not self.n_pending or not self.pending[pos].all():
-            return bool(pos.size)
-        return bool(self.resolve(pos).any())
-
-    def others(self, j: int) -> np.ndarray:
-        """The positions of the modes other than ``j`` not known to be infeasible."""
-        if self.n_dropped:
-            others = self.alive.nonzero()[0]
-            return others[others != j]
-        others = np.arange(len(self.names) - 1)  # every position but j
-        others[j:] += 1
-        return others
-
-    @property
-    def n_modes(self) -> int:
-        """Modes known to be kinematically feasible (decided by the batch, or resolved)."""
-        return len(self.names) - self.n_pending - self.n_dropped
-
-    @property
-    def point_rows(self):
-        """``(An, bn, bscale, w_used)``: the untasked rows of every domain divided by their norms
-        (others ``0 <= 1``), each mode's largest ``|bn|``, and which real ``w`` columns enter
-        its rows — the NumPy point test's data (``_inside``), computed on first use."""
-        if self._point_rows is None:
-            A, b = self.dom.A, self.dom.b
-            keep = self.dom.valid & ~self.dom.task
-            nrm = np.sqrt(np.sum(A ** 2, axis=2))
-            nrm = np.where(nrm > 0.0, nrm, 1.0)
-            An = np.where(keep[:, :, None], A / nrm[:, :, None], 0.0)
-            bn = np.where(keep, b / nrm, 1.0)
-            bscale = np.max(np.where(keep, np.abs(bn), 0.0), axis=1, initial=0.0)
-            self._point_rows = (An, bn, bscale, np.any(An[:, :, 3:] != 0.0, axis=1) & self.resp.wfree)
-        return self._point_rows
-
-
-def _bound_lps(md: _Modes, sel: np.ndarray, lo, hi, task: bool):
-    """``β_c`` and ``τ°_c`` of the modes ``sel`` (positions in ``md``) by one batched LP each over
-    ``D_c ∩ L`` in ``(τ, w)`` (with or without the task rows); ``(sel, bound (len(sel),), tau0
-    (len(sel), 3))``, ``-inf`` / NaN where that set is empty, ``sel`` without the pending modes
-    resolved infeasible here (those whose ``n_w`` would widen the LPs). Warm-started from and
-    updating ``md.warm``; ``md.counters.lps`` and ``.fallback_lps`` counted."""
-    # only the real ambiguity columns: as many w columns as the most any mode of the layout has had
-    # (a layout-wide width, so that the warm starts keep their meaning from step to step); a pending
-    # mode that would widen the LPs is resolved first (the width is that of the feasible modes)
-    warm, counters = md.warm, md.counters
-    n_w = md.resp.n_w
-    if md.n_pending:
-        wide = sel[n_w[sel] > max(int(n_w[sel[~md.pending[sel]]].max(initial=0)), warm.width)]
-        if wide.size:
-            md.resolve(wide)
-            sel = sel[md.alive[sel]]
-    nsel = sel.size
-    if nsel == 0:
-        return sel, np.full(0, -math.inf), np.full((0, 3), np.nan)
-    s = max(int(n_w[sel].max()), warm.width)  # the pending modes left do not widen it
-    if s != warm.width:  # wider LPs: the bases of the narrower ones are dropped
-        warm.bases.clear()
-        warm.width = s
-    G, h, lo_, hi_, art = domain_lp_rows(md.resp, md.dom, sel, lo, hi, task, width=s)
-    grad = md.grad[sel]
-    cost = np.zeros((nsel, 3 + s))
-    cost[:, :3] = -grad
-    # warm starts: one row per candidate of the layout (``-1``: none yet, the box vertex is used)
-    bases = warm.bases.get(task)
-    if bases is None:
-        bases = warm.bases[task] = np.full((len(md.layout.modes), 3 + s), -1, dtype=np.int64)
-    pos = md.index[sel]
-    res = batchlp.solve_batch(cost, G, h, lo_, hi_, art, bases[pos])
-    bases[pos] = res.basis
-    counters.lps += nsel
-    counters.fallback_lps += res.n_fallback
-    ok = (res.status == lp.OPTIMAL)[:, None]
-    tau0 = np.where(ok, np.minimum(np.maximum(res.x[:, :3], lo), hi), np.nan)  # clipped (x is NaN unless optimal)
-    bound = np.einsum("bi,bi->b", grad, tau0) + md.offset[sel]
-    return sel, np.where(ok[:, 0], bound, -math.inf), tau0
-
-
-def _inside(md: _Modes, others: np.ndarray, tau: np.ndarray, kernel: str = "auto") -> np.ndarray:
-    """(len(others),) whether ``tau`` (3,) lies in ``T_c'`` (untasked) of each mode position in
-    ``others`` up to ``POINT_TOL`` (module doc): row checks, then one batched max-slack LP for
-    the modes whose ``w`` enters their rows. ``kernel``: ``"numpy"`` (the reference below),
-    ``"compiled"`` (the row checks and the LPs' rows by
-    ``contactmodes.realtime.kernels.point_test_kernel``) or ``"auto"`` (compiled when numba is
-    installed). The max-slack LPs are counted in ``md.counters`` (``lps``, ``fallback_lps``)."""
-    out = np.zeros(others.size, dtype=bool)
-    if others.size == 0:
-        return out
-    if kernel == "compiled" or (kernel == "auto" and kernels.AVAILABLE):
-        return _inside_compiled(md, others, tau)
-    r = md.resp
-    An_all, bn, bscale, w_used = md.point_rows
-    ok = md.feasible_u[others]
-    tol = POINT_TOL * np.maximum(max(1.0, float(np.abs(tau).max())), bscale[others])
-    eq = np.where(r.cvalid[others], np.abs(np.einsum("bij,j->bi", r.C[others], tau) - r.d[others]), 0.0)
-    ok &= np.max(eq, axis=1, initial=0.0) <= tol
-    An = An_all[others]
-    rhs = bn[others] - np.einsum("bpi,i->bp", An[:, :, :3], tau)
-    uses_w = np.any(w_used[others], axis=1)
-    direct = ok & ~uses_w
-    out[direct] = np.min(rhs[direct], axis=1, initial=np.inf) >= -tol[direct]
-    lpsel = np.flatnonzero(ok & uses_w)
-    if lpsel.size:
-        o = others[lpsel]
-        Aw = An[lpsel][:, :, 3:]
-        rowv = md.dom.valid[o] & ~md.dom.task[o]
-        s = Aw.shape[2]
-        G = np.concatenate([Aw, -rowv[:, :, None].astype(float)], axis=2)
-        h = np.where(rowv, rhs[lpsel], 1.0)
-        cost = np.zeros((lpsel.size, s + 1))
-        cost[:, -1] = 1.0
-        wf = r.wfree[o]
-        lo_ = np.concatenate([np.where(wf, -W_BOUND, 0.0), -np.ones((lpsel.size, 1))], axis=1)
-        hi_ = np.concatenate([np.where(wf, W_BOUND, 0.0), np.full((lpsel.size, 1), SLACK_CAP)], axis=1)
-        art = np.concatenate([wf, np.zeros((lpsel.size, 1), bool)], axis=1)
-        res = batchlp.solve_batch(cost, G, h, lo_, hi_, art)
-        md.counters.lps += int(lpsel.size)
-        md.counters.fallback_lps += res.n_fallback
-        out[lpsel] = (res.status == lp.OPTIMAL) & (res.fun <= tol[lpsel])
-    return out
-
-
-def _inside_compiled(md: _Modes, others: np.ndarray, tau: np.ndarray) -> np.ndarray:
-    """``_inside`` through ``contactmodes.realtime.kernels.point_test_kernel``."""
-    r, dom = md.resp, md.dom
-    K, (p, nz) = others.size, dom.A.shape[1:]
-    s = nz - 3
-    state, tol = np.empty(K, dtype=np.int64), np.empty(K)
-    G, h = np.empty((K, p, s + 1)), np.empty((K, p))
-    lo_, hi_, art = np.empty((K, s + 1)), np.empty((K, s + 1)), np.empty((K, s + 1), dtype=bool)
-    kernels.point_test_kernel(dom.A, dom.b, dom.valid, dom.task, r.C, r.d, r.cvalid, r.wfree, md.feasible_u,
-                                    np.asarray(others, dtype=np.int64), np.asarray(tau, dtype=float), POINT_TOL,
-                                    W_BOUND, SLACK_CAP, state, tol, G, h, lo_, hi_, art)
-    out = state == 1
-    lpsel = (state == 2).nonzero()[0]
-    if lpsel.size:
-        cost = np.zeros((lpsel.size, s + 1))
-        cost[:, -1] = 1.0
-        res = batchlp.solve_batch(cost, G[lpsel], h[lpsel], lo_[lpsel], hi_[lpsel], art[lpsel])
-        md.counters.lps += int(lpsel.size)
-        md.counters.fallback_lps += res.n_fallback
-        out[lpsel] = (res.status == lp.OPTIMAL) & (res.fun <= tol[lpsel])
-    return out
-
-
-# ----------------------------------------------------------------------------------- the slow path
-
-
-def _limit_rows(lo, hi, n_w: int):
-    E = np.hstack([np.eye(3), np.zeros((3, n_w))])
-    return np.vstack([E, -E]), np.concatenate([hi, -lo])
-
-
-def _meets(session: AnalysisSession, K: Polytope, mode: str) -> bool:
-    """Whether ``K`` (over τ') meets ``T_c'`` (untasked) — one feasibility LP over ``(τ', w')``."""
-    sol = session.mode(mode)
-    D, trivially = sol.raw_scaled(False)
-    if trivially:
-        return False
-    nw = D.dim - 3
-    pad = lambda M: np.hstack([M, np.zeros((M.shape[0], nw))])  # noqa: E731
-    A = np.vstack([pad(K.A), D.A])
-    b = np.concatenate([K.b, D.b])
-    C = np.vstack([pad(K.C), D.C])
-    d = np.concatenate([K.d, D.d])
-    st, _, _ = lp.solve(np.zeros(3 + nw), A if A.shape[0] else None, b if A.shape[0] else None,
-                        C if C.shape[0] else None, d if C.shape[0] else None)
-    return st == lp.OPTIMAL
-
-
-def _maximize_pieces(pieces, grad, offset):
-    """Best ``(value, tau, piece)`` of the linear θ̈ over polytope pieces (``-inf`` if none)."""
-    best = (-math.inf, None, None)
-    for P in pieces:
-        st, x, fun = lp.solve(-grad, P.A if P.n_ineq else None, P.b if P.n_ineq else None,
-                              P.C if P.n_eq else None, P.d if P.n_eq else None)
-        if st == lp.OPTIMAL:
-            v = float(grad @ x + offset)
-            if v > best[0]:
-                best = (v, x, P)
-    return best
-
-
-def _slow(session: AnalysisSession, mode: str, others: list, lo, hi, counters: _Counters, task: bool = True):
-    """Exact ``max θ̈' over T*_c ∩ L`` (closures, nondimensional) for candidate ``mode`` through the
-    session: ``(value, tau, nudged, closure)``; ``task=False`` drops the task row from ``T_c``.
-    ``counters.projections`` += the polytope projections done."""
-    sol = session.mode(mode)
-    resp = sol.response_scaled(task)
-    grad, offset = resp.P_q[PITCH_INDEX], float(resp.r_q[PITCH_INDEX])
-    K = sol.projected_scaled(_limit_rows(lo, hi, resp.n_w), task=task)
-    counters.projections += 1
-    if K is None:
-        return -math.inf, None, False, -math.inf
-    dim = K.affine_dimension()
-    removed = []
-    for o in others:
-        if not _meets(session, K, o):
-            continue
-        To = session.mode(o).T_scaled(False)
-        counters.projections += 1 if session.mode(o).response_scaled(False).n_w else 0
-        if To is None:
-            continue
-        # subtract K ∩ T_c' (as across_mode_sets does), not T_c' itself: the closure splitting of
-        # polytopes.difference differs between the two on degenerate (lower-dimensional) K
-        inter = intersect_domains(K, To)
-        if inter is not None and inter.affine_dimension() == dim:
-            removed.append(inter)
-    pieces = difference(K, removed) if removed else [K]
-    val, tau, piece = _maximize_pieces(pieces, grad, offset)
-    if tau is None:
-        return -math.inf, None, False, -math.inf
-    tau = np.asarray(tau, dtype=float)
-    nudged = False
-    if removed and any(T.contains(tau) for T in removed):
-        centre = piece.chebyshev_center().center
-        tau = tau + NUDGE * (centre - tau)
-        nudged = True
-    return float(grad @ tau + offset), tau, nudged, val
-
-
 # ----------------------------------------------------------------------------------- the search
 
 
-def _search(md: _Modes, step: StepModel, lo, hi, task: bool, force_slow: bool):
-    """The lazy all-mode search of the module doc (nondimensional torques ``lo``, ``hi``).
-
-    Returns ``(best, cands, values, n_exam, n_slow)``: ``best`` = ``(value, tau, mode, nudged,
-    closure)`` or ``None`` (no mode with a non-empty ``T*_c ∩ L``); ``cands`` ``[(mode, β, τ°)]``
-    with a non-empty ``D_c ∩ L`` in decreasing bound order (without the modes resolved infeasible;
-    pending modes after the stop may remain).
-
-    Pending modes (``_Modes``) are resolved only where the answer can depend on them, so the
-    answer is the one with every mode decided first: a pending candidate before it is examined
-    (the stop test before that needs no decision: removing a candidate only lowers the next ``β``);
-    a pending mode whose ``T_c'`` the point test finds ``τ°`` in (if it is feasible, the slow path
-    runs); every pending mode before the slow path (its ``others`` are the whole mode set)."""
-    feas = md.feasible_t if task else md.feasible_u
-    sel = (md.unique & feas & md.alive).nonzero()[0]
-    sel, bound, tau0 = _bound_lps(md, sel, lo, hi, task)
-    order = (-bound).argsort(kind="stable").tolist()
-    sel_l, bound_l = sel.tolist(), bound.tolist()
-    cands = [(sel_l[i], bound_l[i], tau0[i]) for i in order if math.isfinite(bound_l[i])]
-    best = None
-    n_exam = n_slow = 0
-    values = {}
-    for j, beta, t0 in cands:
-        if best is not None and best[0] >= beta - TIE_TOL * max(1.0, abs(beta)):
-            break
-        if md.n_pending and md.pending[j] and not md.resolve([j])[0]:
-            continue  # not kinematically feasible: never a candidate
-        n_exam += 1
-        others = md.others(j)
-        slow = force_slow
-        if not slow:
-            inside = _inside(md, others, t0)
-            slow = bool(inside.any()) and md.any_feasible(others[inside])
-        if not slow:
-            val, tau, nudged, closure = beta, t0, False, beta
-        else:
-            n_slow += 1
-            session = md.session(step)  # resolves every pending mode first
-            others = md.others(j)
-            val, tau, nudged, closure = _slow(session, md.names[j], [md.names[i] for i in others], lo, hi,
-                                              md.counters, task)
-        values[md.names[j]] = val
-        if tau is not None and (best is None or val > best[0]):
-            best = (val, tau, j, nudged, closure)
-    return best, [c for c in cands if md.alive[c[0]]] if md.n_dropped else cands, values, n_exam, n_slow
-
-
-class _Engine:
-    """Structures, layouts and warm starts kept across steps (module doc, *Real time*).
-
-    ``structures`` one ``Structure`` per set of present contacts
-    (each keeps its ``Layout`` per velocity pattern and, on the
-    layout, the kinematic LPs' warm starts); ``warm`` the bound LPs' warm starts of each layout
-    (``_WarmStarts``), keyed by the layout object itself in a
-    ``weakref.WeakKeyDictionary``. Keyed by the object, not by ``id(layout)``: an id can be
-    reused by a new object once the old one is collected, and bases sized and indexed for one
-    layout's modes would then warm-start another's; a weak key compares by identity while the
-    layout is alive and its entry goes with it. Not stored on the layout: the bound LPs (their
-    rows, the width rule of ``_bound_lps``) are this controller's, not the plan's."""
+class _Engine(Engine):
+    """The generic search's ``Engine`` for RHex: ``modes`` defaults to the pitch objective
+    (``PITCH_OBJECTIVE`` at the step, ``plan_objective``)."""
 
     def __init__(self, params: RHexParams) -> None:
+        super().__init__()
         self.params = params
-        self.structures: dict[tuple, Structure] = {}
-        self.warm: weakref.WeakKeyDictionary[Layout, _WarmStarts] = weakref.WeakKeyDictionary()
 
-    def structure(self, step: StepModel) -> Structure:
-        st = self.structures.get(step.contacts)
-        if st is None:
-            st = Structure(6, 3, step.contacts, step.arrays.mu, [("task", "geq", 1)])
-            self.structures[step.contacts] = st
-        return st
+    def modes(self, step, objective=None, counters=None, lazy: bool = True, accept=None):
+        """``Engine.modes`` with ``objective`` defaulting to the pitch objective at ``step``."""
+        if objective is None:
+            objective = plan_objective(PITCH_OBJECTIVE, step)[0]
+        return super().modes(step, objective, counters, lazy, accept)
 
-    def modes(self, step: StepModel, counters: _Counters | None = None, lazy: bool = True) -> _Modes:
-        """The ``_Modes`` of ``step`` on its layout (built on first use) with that layout's
-        warm starts; ``counters`` the step's work counts (new ones if ``None``)."""
-        st = self.structure(step)
-        layout = st.layout(step.pattern)
-        warm = self.warm.get(layout)
-        if warm is None:
-            warm = self.warm[layout] = _WarmStarts()
-        return _Modes(layout, st.banks(step.terms), warm, _Counters() if counters is None else counters, lazy)
+
+def _slow(session: AnalysisSession, mode: str, others: list, lo, hi, counters: _Counters, task: bool = True):
+    """The generic slow path (``controllers.generic.search``) with the pitch objective of the
+    session's system: ``(value, tau, nudged, closure)`` in nondimensional units."""
+    sys_ = session.system
+    return _generic_slow(session, mode, others, lo, hi, counters, task,
+                         np.eye(sys_.n_q + 2 * sys_.k + sys_.n_tau)[PITCH_INDEX])
 
 
 def max_thrust(step: StepModel, lo, hi, force_slow: bool = False, engine: _Engine | None = None,
                lazy: bool = True) -> MaxThrustResult:
     """The lazy max-thrust optimization of the module doc at one state.
 
-    ``step`` the ``StepModel`` of the state; ``lo``, ``hi`` (3,) torque bounds (N·m).
-    ``force_slow`` skips the fast point test (every examined candidate goes through the slow path;
-    for tests); ``engine`` the structures and warm starts kept across steps (a fresh one if
-    ``None``); ``lazy`` (default) resolves the modes the batched kinematic test leaves undecided
-    only where the answer may depend on them (``_Modes``, ``_search``: the same answer),
-    ``lazy=False`` resolves them all first (then ``n_pending`` is 0). When no mode meets the task
-    constraint the search is repeated with the task row dropped (status ``"task_dropped"`` /
-    ``"task_dropped_ambiguous"``); when not even that leaves a mode, zero torque with status
-    ``"no_mode"`` (prediction NaN). Errors of the LPs propagate.
+    The generic search (``controllers.generic.search.optimize``) with RHex's objective
+    (``PITCH_OBJECTIVE``, maximize θ̈), its task row and 4-letter mode labels.
+
+    Parameters
+    ----------
+    step : StepModel
+        The state.
+    lo : numpy.ndarray
+        ``(3,)`` lower torque bounds, N·m.
+    hi : numpy.ndarray
+        ``(3,)`` upper torque bounds, N·m.
+    force_slow : bool, optional
+        Skip the fast point test: every examined candidate goes through the slow path (tests).
+    engine : _Engine, optional
+        The structures and warm starts kept across steps (a fresh one if ``None``).
+    lazy : bool, optional
+        Resolve the modes the batched kinematic test leaves undecided only where the answer may
+        depend on them (default; the same answer); ``False`` resolves them all first (then
+        ``n_pending`` is 0).
+
+    Returns
+    -------
+    MaxThrustResult
+        When no mode meets the task constraint the search is repeated with the task row dropped
+        (status ``"task_dropped"`` / ``"task_dropped_ambiguous"``); when not even that leaves a
+        mode, zero torque with status ``"no_mode"`` (prediction NaN).
+
+    Raises
+    ------
+    Exception
+        Errors of the LPs propagate.
     """
-    engine = engine or _Engine(step.params)
-    u = step.terms.tau
-    s_theta = float(step.terms.qdd[PITCH_INDEX])
-    lo_u = np.asarray(lo, dtype=float)
-    hi_u = np.asarray(hi, dtype=float)
-    lo_s, hi_s = lo_u / u, hi_u / u
-    md = engine.modes(step, _Counters(), lazy)
-    cn = md.counters
-    n_exam = n_slow = 0
     contacts = step.contacts
-
-    def result(tau, mode, value, closure, status, bounds, values=None, nudged=False) -> MaxThrustResult:
-        return MaxThrustResult(tau, mode, None if mode is None else expand_mode(mode, contacts), value, closure,
-                               status, md.n_modes, n_exam, n_slow, cn.projections, bounds, values or {},
-                               nudged=nudged, fallbacks=cn.fallbacks, lp_fallbacks=cn.fallback_lps,
-                               svd_fallbacks=cn.svd_responses, n_pending=md.n_pending)
-
-    for task, prefix in ((True, ""), (False, "task_dropped")):
-        best, cands, values, e, s_ = _search(md, step, lo_s, hi_s, task, force_slow)
-        n_exam, n_slow = n_exam + e, n_slow + s_
-        bounds = {md.names[j]: b * s_theta for j, b, _ in cands if not (md.n_pending and md.pending[j])}
-        values = {m: v * s_theta for m, v in values.items()}
-        if best is not None:
-            val, tau, j, nudged, closure = best
-            tau_u = (np.asarray(tau) * u).clip(lo_u, hi_u)
-            mode = md.names[j]
-            if n_slow:
-                resp = md.session(step).mode(mode).response_scaled(task)
-                pred = float(resp.P_q[PITCH_INDEX] @ (tau_u / u) + resp.r_q[PITCH_INDEX]) * s_theta
-            else:
-                pred = float(md.grad[j] @ (tau_u / u) + md.offset[j]) * s_theta
-            return result(tau_u, mode, pred, closure * s_theta, prefix or "optimal", bounds, values, nudged)
-        if cands:  # every candidate was examined (so resolved): cands[0] is a feasible mode
-            j, beta, t0 = cands[0]
-            return result((t0 * u).clip(lo_u, hi_u), md.names[j], beta * s_theta, beta * s_theta,
-                          f"{prefix}_ambiguous" if prefix else "ambiguous", bounds)
-    return result(np.zeros(3), None, math.nan, math.nan, "no_mode", {})
+    return optimize(step, PITCH_OBJECTIVE, lo, hi, engine or _Engine(step.params), force_slow=force_slow, lazy=lazy,
+                    label=lambda m: expand_mode(m, contacts))
 
 
 # ----------------------------------------------------------------------------------- the reference
@@ -919,38 +485,42 @@ def max_thrust_reference(step: StepModel, lo, hi, task: bool = True) -> Referenc
     return ReferenceResult(values, best, pieces, responses)
 
 
-STATUSES = ("optimal", "ambiguous", "task_dropped", "task_dropped_ambiguous", "no_mode", "error")
-"""Every step status of ``max_thrust`` and ``MaxThrustController`` (module doc)."""
-PATHS = ("fast", "slow", "fallback", "precomputed")
-"""How a step was computed: ``"fast"`` (batched LPs and certified responses only), ``"slow"``
-(the slow path's projections ran for some candidate), ``"fallback"`` (an LP or a response went
-to the exact solvers, no slow path), ``"precomputed"`` (the at-rest start, module doc)."""
+class MaxThrustController(OptimalControllerBase):
+    """Max-thrust flipping controller (module doc): the generic unambiguous optimal controller
+    (``controllers.generic``) configured for RHex.
 
-
-class MaxThrustController:
-    """Max-thrust flipping controller (module doc); ``controller(t, state, params) -> ControlOutput``.
+    RHex's configuration: the objective ``PITCH_OBJECTIVE`` (maximize θ̈), the task row
+    ``f_n(body) >= params.min_body_normal_force``, the motor box at the hip speeds
+    (``torque_limits``), the rigid model of the state with the lifted toes left out and the normal
+    velocities classified (``StepModel``), the 4-letter mode labels and the at-rest start
+    precomputed.
 
     Parameters
     ----------
-    params : the robot as the controller models it (friction, velocity thresholds ``v0``, task
-        threshold, ``normal_velocity_tol``).
-    normal_velocity_tol : m/s, overrides ``params.normal_velocity_tol`` (velocity classification
-        of the module doc).
-    precompute : compute the at-rest start state's answer and every contact set's structure in
-        the constructor (module doc, *Real time*; default true).
+    params : RHexParams, optional
+        The robot as the controller models it (friction, velocity thresholds ``v0``, task
+        threshold, ``normal_velocity_tol``); default ``RHexParams()``.
+    normal_velocity_tol : float, optional
+        m/s, overrides ``params.normal_velocity_tol`` (velocity classification of the module doc).
+    precompute : bool, optional
+        Compute the at-rest start state's answer and every contact set's structure in the
+        constructor (module doc, *Real time*; default true).
 
-    Calling convention as ``BlindController``: ``__call__(t, state, params=None)``
-    with ``state`` (18,) (``STATE_LAYOUT``); the rigid model uses the
-    controller's ``params``, the torque limits the passed ``params`` (default the controller's).
-    Returns ``ControlOutput(tau (3,) N·m, mode (4 letters: body, toe1..3, ``S`` for lifted toes;
-    ``None`` without a mode), predicted θ̈ (rad/s²) or ``None``)``.
+    Notes
+    -----
+    Calling convention as ``BlindController``: ``controller(t, state, params=None)`` with ``state``
+    (18,) (``STATE_LAYOUT``); the rigid model uses the controller's ``params``, the torque limits
+    the passed ``params`` (default the controller's). Returns ``ControlOutput(tau (3,) N·m, mode (4
+    letters: body, toe1..3, ``S`` for lifted toes; ``None`` without a mode), predicted θ̈ (rad/s²)
+    or ``None``)``.
 
-    Attributes: ``compile_seconds`` the time this constructor spent compiling the kernels (0 when
-    an earlier controller of the process did), ``log`` list of ``MaxThrustRecord`` (one per step), ``counts`` (one entry per
-    ``STATUSES`` plus ``"nudged"`` and ``"slow_steps"``), ``paths`` (one entry per
-    ``PATHS`` plus ``"lp_fallbacks"`` and ``"svd_fallbacks"``, LPs and responses handed to
-    the exact solvers), ``errors`` the messages of ``"error"`` steps (at most 10). ``reset``
-    clears them (not the precomputed data).
+    Attributes (``controllers.generic.controller.OptimalControllerBase``): ``compile_seconds`` the
+    time this constructor spent compiling the kernels (0 when an earlier controller of the process
+    did), ``log`` one ``MaxThrustRecord`` per step, ``counts`` (one entry per ``STATUSES`` plus
+    ``"nudged"`` and ``"slow_steps"``), ``paths`` (one entry per ``PATHS`` plus
+    ``"lp_fallbacks"`` and ``"svd_fallbacks"``, LPs and responses handed to the exact solvers),
+    ``errors`` the messages of ``"error"`` steps (at most 10), ``last`` the last
+    ``MaxThrustResult``. ``reset`` clears them (not the precomputed data).
     """
 
     def __init__(self, params: RHexParams | None = None, normal_velocity_tol: float | None = None,
@@ -958,11 +528,9 @@ class MaxThrustController:
         self.params = params or RHexParams()
         self.normal_velocity_tol = float(self.params.normal_velocity_tol if normal_velocity_tol is None
                                          else normal_velocity_tol)
-        self.engine = _Engine(self.params)
         self._start = None
-        # the compiled kernels (polytopes.batchlp_kernel, contactmodes.realtime.kernels) are compiled here, once per process,
-        # outside every timed step; seconds spent in this constructor's call (0 if already done)
-        self.compile_seconds = batchlp_kernel.compile_kernel() + kernels.compile_kernel()
+        super().__init__(PITCH_OBJECTIVE)
+        self.engine = _Engine(self.params)
         if precompute:
             self._precompute()
         self.reset()
@@ -1013,51 +581,24 @@ class MaxThrustController:
             for layout in st.layouts.values():
                 layout.basis.clear()
 
-    def reset(self) -> None:
-        """Clear the log, the counters and the error messages."""
-        self.log: list[MaxThrustRecord] = []
-        self.counts = {**{s: 0 for s in STATUSES}, "nudged": 0, "slow_steps": 0}
-        self.paths = {**{s: 0 for s in PATHS}, "lp_fallbacks": 0, "svd_fallbacks": 0}
-        self.errors: list[str] = []
-        self.last = None
-
     def __call__(self, t: float, state, params: RHexParams | None = None) -> ControlOutput:
         p = params or self.params
         st = np.asarray(state, dtype=float)
-        w0, c0 = time.perf_counter(), time.thread_time()
-        path = "fast"
-        try:
+
+        def compute():
             lk = leg_kinematics(st, p)
             lo, hi = torque_limits(lk.phidot, p)
             start = self._start
             # (st, lo, hi have the start's shapes: leg_kinematics and torque_limits check them)
             if start is not None and (st == start[0]).all() and (lo == start[1]).all() and (hi == start[2]).all():
-                res, path = start[3], "precomputed"
-            else:
-                # the rigid model uses the controller's params: reuse the leg kinematics only when
-                # the limits were computed with the same params
-                step = StepModel(st, self.params, self.normal_velocity_tol,
-                                 kinematics=lk if p is self.params else None)
-                res = max_thrust(step, lo, hi, engine=self.engine)
-                path = "slow" if res.n_slow else ("fallback" if res.fallbacks else "fast")
-        except Exception as exc:  # noqa: BLE001 - a failed step is recorded, the run goes on
-            if len(self.errors) < 10:
-                self.errors.append(f"t={t:.3f} s: {type(exc).__name__}: {exc}")
-            res = MaxThrustResult(np.zeros(3), None, None, math.nan, math.nan, "error")
-            path = "fallback"
-        cpu, wall = time.thread_time() - c0, time.perf_counter() - w0
-        self.counts[res.status] += 1
-        self.counts["nudged"] += int(res.nudged)
-        self.counts["slow_steps"] += int(res.n_slow > 0)
-        self.paths[path] += 1
-        if path != "precomputed":  # that answer's fallbacks were counted before the run
-            self.paths["lp_fallbacks"] += res.lp_fallbacks
-            self.paths["svd_fallbacks"] += res.svd_fallbacks
-        self.last = res
+                return start[3], "precomputed"
+            # the rigid model uses the controller's params: reuse the leg kinematics only when
+            # the limits were computed with the same params
+            step = StepModel(st, self.params, self.normal_velocity_tol, kinematics=lk if p is self.params else None)
+            return max_thrust(step, lo, hi, engine=self.engine), None
+
+        res = self._run(t, compute, 3)
         pred = res.value if math.isfinite(res.value) else None
-        self.log.append(MaxThrustRecord(t, res.mode4, float("nan") if pred is None else pred, wall, res.n_modes,
-                                        res.status, res.n_examined, res.n_slow, res.n_projections, cpu, path,
-                                        res.n_pending))
         return ControlOutput(np.asarray(res.tau, dtype=float), res.mode4, pred)
 
 

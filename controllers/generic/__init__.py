@@ -1,0 +1,20 @@
+"""Generic real-time controllers for any planar system with rigid Coulomb contacts.
+
+``UnambiguousOptimalController(system, objective, limits, modes=None)`` maximizes or minimizes a
+linear objective over ``q̈``, the contact forces and ``τ`` on the unambiguous torque sets ``T*_c``
+of every contact mode (flipping paper Sec. IV-B.2, eq. (34)), at control rate (``controller``);
+the search itself is ``search.optimize``, the state ``step.MechanismStep``, the limits
+``limits.TorqueBox``. The objective type is ``contactmodes.control.objective.LinearObjective``.
+The RHex max-thrust controller is this controller configured for RHex
+(``controllers.rhex.max_thrust``).
+"""
+
+from contactmodes.control.objective import LinearObjective
+
+from .controller import PATHS, STATUSES, StepRecord, UnambiguousOptimalController, step_ms_stats
+from .limits import TorqueBox
+from .search import Engine, OptimalResult, optimize, plan_objective
+from .step import MechanismStep
+
+__all__ = ["LinearObjective", "UnambiguousOptimalController", "StepRecord", "PATHS", "STATUSES", "step_ms_stats",
+           "TorqueBox", "Engine", "OptimalResult", "optimize", "plan_objective", "MechanismStep"]

@@ -1,0 +1,281 @@
+"""The unambiguous optimal controller of any planar system with rigid Coulomb contacts.
+
+At every call ``controller(q, q̇) -> τ`` it evaluates the system's mechanism at the state
+(``MechanismStep``: ``M``, ``h``, ``J``, ``J̇q̇`` in closed form, nondimensionalized), takes the
+torque box ``L`` at the actuator speeds (``TorqueBox``) and returns the torque of
+``controllers.generic.search.optimize``: the largest (or smallest) value of a linear objective
+over ``q̈``, the contact forces and ``τ`` on ``T*_c ∩ L`` of every kinematically feasible mode
+(flipping paper Sec. IV-B.2, eq. (34)), where ``T*_c`` is the mode's torque set (33) without the
+torques that also admit another mode. The per-mode responses (24)–(31) come from the real-time
+plans (``contactmodes.realtime.plan``: one ``Structure`` per contact set, one ``Layout`` per
+velocity pattern, reused and warm-started across calls); fast answers are verified (batched LPs
+with certificates, a point test against every other mode's ``T_c'``) and anything not certified
+goes to the exact slow path (projections and ``polytopes.difference`` in an ``AnalysisSession``
+of the step), as in the RHex max-thrust controller, which is this controller configured for RHex
+(``controllers.rhex.max_thrust``).
+
+*Uniqueness.* A mode is a candidate only if its objective is unique: ``J`` must not depend on the
+mode's ambiguity variables ``w`` (the ``w``-coefficients ``c_qᵀ Q_q + c_fᵀ Q_f`` vanish, III-G.2;
+``contactmodes.modes.response.batched_responses``). An objective on accelerations only tolerates
+a force-only ambiguity (RHex requires θ̈ unique, not its forces); a mode whose objective moves
+with ``w`` has no well-defined value and is never chosen (its ``T_c`` still counts for the
+ambiguity of the others).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from pathlib import Path
+from typing import Callable, NamedTuple, Sequence
+
+import numpy as np
+
+from contactmodes.control.objective import LinearObjective
+from contactmodes.errors import ContactModelError
+from contactmodes.modes.contact_conditions import validate_mode
+from contactmodes.realtime import kernels
+from polytopes import batchlp_kernel
+
+from .limits import TorqueBox
+from .search import STATUSES, Engine, OptimalResult, optimize
+from .step import MechanismStep, check_constraints
+
+__all__ = ["UnambiguousOptimalController", "StepRecord", "PATHS", "STATUSES", "step_ms_stats"]
+
+PATHS = ("fast", "slow", "fallback", "precomputed")
+"""How a step was computed: ``"fast"`` (batched LPs and certified responses only), ``"slow"``
+(the slow path's projections ran for some candidate), ``"fallback"`` (an LP or a response went
+to the exact solvers, no slow path), ``"precomputed"`` (a stored answer, RHex's at-rest start)."""
+
+
+class StepRecord(NamedTuple):
+    """One controller step.
+
+    Attributes
+    ----------
+    t : float
+        Time (s) given by the caller, or the step's index for ``UnambiguousOptimalController``.
+    mode : str or None
+        The chosen mode, labelled over all of the system's contacts (``None`` without a mode).
+    predicted : float
+        The objective's predicted value at the applied torque (user units; NaN if none).
+    wall_time : float
+        Wall time of the step (s).
+    n_modes : int
+        Modes known to be kinematically feasible.
+    status : str
+        One of ``STATUSES``.
+    n_examined : int
+        Candidates examined for ambiguity.
+    n_slow : int
+        Of those, through the slow path.
+    n_projections : int
+        Polytope projections done.
+    cpu_time : float
+        This thread's CPU time for the step (s).
+    path : str
+        One of ``PATHS``.
+    n_pending : int
+        Candidates whose kinematic feasibility the step did not need to decide.
+    """
+
+    t: float
+    mode: str | None
+    predicted: float
+    wall_time: float
+    n_modes: int
+    status: str
+    n_examined: int
+    n_slow: int
+    n_projections: int
+    cpu_time: float = math.nan
+    path: str = "fast"
+    n_pending: int = 0
+
+
+def step_ms_stats(log) -> dict:
+    """Step-time statistics of a controller log in milliseconds.
+
+    Parameters
+    ----------
+    log : Sequence[StepRecord]
+        A controller's ``log``.
+
+    Returns
+    -------
+    dict
+        ``{"n", "median", "p90", "p99", "max", "mean"}`` of the steps' wall times (ms; NaN
+        without steps).
+    """
+    w = np.array([r.wall_time for r in log], dtype=float) * 1e3
+    if w.size == 0:
+        return {"n": 0, **{k: math.nan for k in ("median", "p90", "p99", "max", "mean")}}
+    return {"n": int(w.size), "median": float(np.median(w)), "p90": float(np.percentile(w, 90)),
+            "p99": float(np.percentile(w, 99)), "max": float(w.max()), "mean": float(w.mean())}
+
+
+class OptimalControllerBase:
+    """The bookkeeping shared by the generic controller and its RHex configuration: the engine
+    (structures, layouts, warm starts), the compiled kernels, and per step the timing, the
+    statuses, the paths and the errors.
+
+    Parameters
+    ----------
+    objective : LinearObjective
+        The objective (user units).
+    accept : callable, optional
+        ``accept(mode) -> bool``, the modes that may be chosen.
+    """
+
+    def __init__(self, objective: LinearObjective, accept: Callable[[str], bool] | None = None) -> None:
+        self.objective = objective
+        self.accept = accept
+        self.engine = Engine()
+        # the compiled kernels are compiled here, once per process, outside every timed step
+        self.compile_seconds = batchlp_kernel.compile_kernel() + kernels.compile_kernel()
+        self.reset()
+
+    def reset(self) -> None:
+        """Clear the log, the counters and the error messages (not the engine)."""
+        self.log: list[StepRecord] = []
+        self.counts = {**{s: 0 for s in STATUSES}, "nudged": 0, "slow_steps": 0}
+        self.paths = {**{s: 0 for s in PATHS}, "lp_fallbacks": 0, "svd_fallbacks": 0}
+        self.errors: list[str] = []
+        self.last = None
+
+    def _run(self, t: float, compute: Callable[[], tuple[OptimalResult, str | None]], n_tau: int) -> OptimalResult:
+        """One step: ``compute() -> (result, path or None)`` timed, recorded and counted; an
+        exception becomes an ``"error"`` step (zero torque, message kept in ``errors``)."""
+        w0, c0 = time.perf_counter(), time.thread_time()
+        try:
+            res, path = compute()
+            if path is None:
+                path = "slow" if res.n_slow else ("fallback" if res.fallbacks else "fast")
+        except Exception as exc:  # noqa: BLE001 - a failed step is recorded, the run goes on
+            if len(self.errors) < 10:
+                self.errors.append(f"t={t:.3f} s: {type(exc).__name__}: {exc}")
+            res = OptimalResult(np.zeros(n_tau), None, None, math.nan, math.nan, "error")
+            path = "fallback"
+        cpu, wall = time.thread_time() - c0, time.perf_counter() - w0
+        self.counts[res.status] += 1
+        self.counts["nudged"] += int(res.nudged)
+        self.counts["slow_steps"] += int(res.n_slow > 0)
+        self.paths[path] += 1
+        if path != "precomputed":  # a stored answer's fallbacks were counted when it was computed
+            self.paths["lp_fallbacks"] += res.lp_fallbacks
+            self.paths["svd_fallbacks"] += res.svd_fallbacks
+        self.last = res
+        pred = res.value if math.isfinite(res.value) else math.nan
+        self.log.append(StepRecord(t, res.mode4, pred, wall, res.n_modes, res.status, res.n_examined, res.n_slow,
+                                   res.n_projections, cpu, path, res.n_pending))
+        return res
+
+    @property
+    def step_ms(self) -> np.ndarray:
+        """``(steps,)`` the wall time of every logged step, ms."""
+        return np.array([r.wall_time for r in self.log], dtype=float) * 1e3
+
+    def stats(self) -> dict:
+        """``step_ms_stats`` of the log (ms)."""
+        return step_ms_stats(self.log)
+
+
+def _mode_filter(modes, contacts: Sequence[str]) -> Callable[[str], bool] | None:
+    """``modes`` (``None``, a list of mode strings or a callable) as a callable filter."""
+    if modes is None or callable(modes):
+        return modes
+    if isinstance(modes, str):
+        modes = [modes]
+    allowed = set()
+    for m in modes:
+        validate_mode(m, contacts)
+        allowed.add(m)
+    return allowed.__contains__
+
+
+class UnambiguousOptimalController(OptimalControllerBase):
+    """Unambiguous optimal control of a planar system loaded from a system file (module doc).
+
+    Parameters
+    ----------
+    system : LoadedSystem or str or Path
+        A system file's path or its ``LoadedSystem`` (``contactmodes.system_file.loader.load_system``:
+        the mechanism and its ``ContactSystem``; ``contactmodes.load_system`` gives the
+        ``ContactSystem`` alone, without the mechanism the controller evaluates at each state). Its constraint rows (e.g. a task ``f_n >= ...``) apply at every state;
+        task equalities and disturbances are not supported.
+    objective : LinearObjective
+        ``contactmodes.control.objective.LinearObjective`` in the system's units: ``qdd`` ``(n_q,)``,
+        ``force`` ``(2k,)`` in the (t, n) per-contact order, ``tau`` ``(n_τ,)``, ``sense``
+        ``"maximize"`` or ``"minimize"``.
+    limits : TorqueBox or tuple, optional
+        The torque box ``(lo, hi)`` (``(n_τ,)`` each, finite, the system's units) or a
+        ``TorqueBox`` (with a torque–speed line per actuator). Required: ``None`` raises.
+    modes : Sequence[str] or Callable[[str], bool], optional
+        The modes that may be chosen (mode strings over the system's contacts, or
+        ``accept(mode) -> bool``); default all. Every feasible mode still counts for ambiguity.
+    normal_velocity_tol : float, optional
+        Normal contact velocities ``<=`` this are set to 0 before classification (velocity
+        units; default none: an approaching contact makes the step an ``"error"`` step).
+
+    Raises
+    ------
+    ContactModelError
+        One line naming the field: an objective of the wrong sizes, missing or bad limits, an
+        unknown mode, task equalities, a disturbance.
+
+    Notes
+    -----
+    ``controller(q, qdot) -> tau`` (``(n_q,)`` each, the system's units; returns ``(n_τ,)``). The
+    objective is converted to the plan's units at each state (the units depend on the state,
+    ``controllers.generic.search.plan_objective``); every decision is taken on the
+    nondimensional problem. Attributes: ``log`` (``StepRecord`` per call; ``t`` the call's
+    index), ``last`` (the last ``OptimalResult``: mode, prediction, statuses and counts),
+    ``counts`` (per status, plus ``"nudged"``, ``"slow_steps"``), ``paths`` (per path, plus
+    ``"lp_fallbacks"``, ``"svd_fallbacks"``), ``errors``, ``step_ms``, ``stats()``,
+    ``compile_seconds``; ``reset()`` clears them.
+    """
+
+    def __init__(self, system, objective: LinearObjective, limits=None, modes=None, *,
+                 normal_velocity_tol: float | None = None) -> None:
+        if isinstance(system, (str, Path)):
+            from contactmodes.system_file.loader import load_system
+
+            system = load_system(system)
+        mech, template = getattr(system, "mechanism", None), getattr(system, "system", None)
+        if mech is None or template is None:
+            raise ContactModelError("system: expected a system file's path or its LoadedSystem "
+                                    "(contactmodes.system_file.loader.load_system), which carries the mechanism")
+        if template.disturbance is not None:
+            raise ContactModelError("disturbance: not supported by the real-time controller")
+        self.mechanism, self.template = mech, template
+        self.blocks = check_constraints(template.constraints)
+        n_q, n_tau, k = template.n_q, template.n_tau, template.k
+        if not isinstance(objective, LinearObjective):
+            raise ContactModelError("objective: expected a LinearObjective (contactmodes.control.objective)")
+        for name, arr, size in (("qdd", objective.qdd, n_q), ("force", objective.force, 2 * k),
+                                ("tau", objective.tau, n_tau)):
+            if arr.shape != (size,):
+                raise ContactModelError(f"objective.{name}: expected {size} coefficients, got {arr.size}")
+        self.limits = TorqueBox.of(limits, n_tau)
+        self.normal_velocity_tol = normal_velocity_tol
+        self.S = mech.actuator_matrix()
+        super().__init__(objective, _mode_filter(modes, template.contacts))
+
+    def step_model(self, q, qdot) -> MechanismStep:
+        """The ``MechanismStep`` of the state (what a call computes on)."""
+        return MechanismStep(self.mechanism, self.template, q, qdot, self.normal_velocity_tol, self.blocks)
+
+    def torque_limits(self, qdot) -> tuple[np.ndarray, np.ndarray]:
+        """``(lo, hi)`` ``(n_τ,)`` at the velocity ``qdot`` (actuator speeds ``Sᵀ q̇``)."""
+        return self.limits.at(self.S.T @ np.asarray(qdot, dtype=float))
+
+    def solve(self, q, qdot, **kwargs) -> OptimalResult:
+        """``optimize`` at ``(q, q̇)`` on this controller's engine, without logging (``kwargs``:
+        ``force_slow``, ``lazy``)."""
+        lo, hi = self.torque_limits(qdot)
+        return optimize(self.step_model(q, qdot), self.objective, lo, hi, self.engine, accept=self.accept, **kwargs)
+
+    def __call__(self, q, qdot) -> np.ndarray:
+        res = self._run(float(len(self.log)), lambda: (self.solve(q, qdot), None), self.template.n_tau)
+        return np.asarray(res.tau, dtype=float)

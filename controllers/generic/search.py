@@ -1,0 +1,717 @@
+"""The lazy search of the unambiguous optimal torque over all contact modes at one state.
+
+The computation of the flipping paper's Sec. IV-B.2 for any planar system and any linear
+objective ``J = c_q·q̈ + c_f·f + c_τ·τ``: maximize ``J_c(τ)`` over
+
+    T*_c ∩ L,   T*_c = T_c(with task) − ∪_{c' ∈ M_f, c' ≠ c} T_c'(without task)        (34)
+
+over the kinematically feasible modes ``c`` whose objective is unique (``J`` does not depend on
+the mode's ambiguity variables ``w``, III-G.2; eqs. (24)–(33) for the responses and domains),
+``L`` a torque box, and apply the best mode's torque. ``controllers.generic.controller`` wraps
+it into a controller; ``controllers.rhex.max_thrust`` configures it for RHex (maximize θ̈).
+
+Lazy evaluation (``T*_c ∩ L`` is never built for every mode): one response per mode
+(``contactmodes.realtime.plan.Layout.responses``, the objective's ``grad``/``offset``), one bound
+LP per mode over the lifted domain ``D_c ∩ L`` in ``(τ, w)`` giving ``β_c >= J*_c`` and its
+maximizer ``τ°_c``; candidates in decreasing ``β`` order: the *fast path* accepts ``τ°_c`` when a
+point test (``POINT_TOL``) finds it in no other mode's ``T_c'``, the *slow path* projects
+``K = T_c ∩ L`` in an ``AnalysisSession`` of the step's scaled system, removes the full-dimensional
+intersections with the other modes' ``T_c'`` (``polytopes.difference``) and maximizes over the
+pieces; stop when the best value is ``>= β`` of the next candidate (``TIE_TOL``). Ties with a
+removed set are broken by moving the torque ``NUDGE`` of the way to the winning piece's Chebyshev
+centre. When no mode meets the task rows the search runs again without them
+(``"task_dropped"``). Modes whose kinematic LP the batch leaves undecided (near rest) are
+resolved only where the answer can depend on them (*pending* modes, ``_Modes``).
+
+Everything here is nondimensional (the plan's units): ``plan_objective`` converts a user
+objective at a step, ``optimize`` converts torques and values back.
+
+A *step* (``optimize``'s ``step``) is any object with the attributes ``n_q``, ``n_tau``,
+``contacts`` (names of the present contacts), ``contact_index`` (their positions in the system's
+contact list), ``mu`` (k,), ``blocks`` (the ``Structure`` block specification), ``terms`` (the
+state's ``contactmodes.model.scaling.ScaledTerms``), ``pattern`` (its velocity pattern, scaled)
+and ``scaled_system`` (the nondimensional ``ContactSystem`` of the state, for the slow path):
+``controllers.generic.step.MechanismStep`` for a system file's mechanism,
+``controllers.rhex.max_thrust.StepModel`` for RHex.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import weakref
+from typing import Callable, Sequence
+
+import numpy as np
+
+from contactmodes.analysis.domains import intersect_domains
+from contactmodes.analysis.session import AnalysisSession
+from contactmodes.realtime import kernels
+from contactmodes.realtime.plan import W_BOUND, Layout, StepCounters, Structure, domain_lp_rows
+from polytopes import Polytope, batchlp, difference
+from polytopes import lp
+
+__all__ = ["Engine", "OptimalResult", "optimize", "plan_objective", "session_objective", "NUDGE", "POINT_TOL",
+           "TIE_TOL", "SLACK_CAP", "STATUSES"]
+
+NUDGE = 0.01
+"""Fraction of the way towards the winning piece's Chebyshev centre a tied maximizer is moved."""
+POINT_TOL = 1e-6
+"""Fast-path point test: ``τ°`` counts as inside ``T_c'`` when the normalized rows of ``D_c'`` can
+be met to within ``POINT_TOL · max(1, ‖τ°‖∞, scale)`` (nondimensional torques; generous on
+purpose: near-boundary points go to the exact slow path)."""
+TIE_TOL = 1e-9
+"""Relative tolerance (× ``max(1, |J|)``) of the stopping rule ``best >= β_next``."""
+SLACK_CAP = 1e6
+"""Upper bound of the point test's slack variable (a point outside by more is outside)."""
+STATUSES = ("optimal", "ambiguous", "task_dropped", "task_dropped_ambiguous", "no_mode", "error")
+"""Every step status (``OptimalResult.status``): ``"optimal"`` the regular case; ``"ambiguous"``
+no accepted mode has a non-empty ``T*_c ∩ L`` (the best bound maximizer of ``T_c ∩ L`` is used);
+``"task_dropped"``, ``"task_dropped_ambiguous"`` the same with the task rows dropped because no
+mode meets them; ``"no_mode"`` not even that leaves a mode (zero torque); ``"error"`` the
+computation raised (set by the controllers)."""
+
+
+@dataclasses.dataclass
+class OptimalResult:
+    """The answer of ``optimize`` at one state (user units).
+
+    Attributes
+    ----------
+    tau : numpy.ndarray
+        ``(n_τ,)`` the torque, user units, within the limits.
+    mode : str or None
+        The chosen mode over the step's contacts (``None`` when no mode is left).
+    mode4 : str or None
+        The chosen mode labelled over all of the system's contacts (``optimize``'s ``label``;
+        the name is RHex's, whose labels have four letters).
+    value : float
+        The objective ``J`` at ``tau`` (user units; NaN without a mode).
+    closure_value : float
+        The maximum of ``J`` over the closure of ``T*_c ∩ L`` (equal to ``value`` unless nudged).
+    status : str
+        One of ``STATUSES``.
+    n_modes : int
+        Modes known to be kinematically feasible (footnote 5).
+    n_examined : int
+        Candidates examined for ambiguity.
+    n_slow : int
+        Of those, the ones that went through the slow path.
+    n_projections : int
+        Polytope projections done.
+    bounds : dict
+        ``{mode: β_c}`` the bounds of the candidates known feasible (user units).
+    values : dict
+        ``{mode: J*_c}`` of the examined modes (``-inf`` when ``T*_c ∩ L`` is empty).
+    nudged : bool
+        Whether the tie rule moved the torque.
+    fallbacks : int
+        ``lp_fallbacks + svd_fallbacks``.
+    lp_fallbacks : int
+        LPs handed to the exact solvers.
+    svd_fallbacks : int
+        Responses computed by the SVD.
+    n_pending : int
+        Candidates whose kinematic feasibility the step did not need to decide.
+    """
+
+    tau: np.ndarray
+    mode: str | None
+    mode4: str | None
+    value: float
+    closure_value: float
+    status: str
+    n_modes: int = 0
+    n_examined: int = 0
+    n_slow: int = 0
+    n_projections: int = 0
+    bounds: dict = dataclasses.field(default_factory=dict)
+    values: dict = dataclasses.field(default_factory=dict)
+    nudged: bool = False
+    fallbacks: int = 0
+    lp_fallbacks: int = 0
+    svd_fallbacks: int = 0
+    n_pending: int = 0
+
+
+def plan_objective(objective, step) -> tuple[np.ndarray, float]:
+    """A user objective in the plan's nondimensional units at ``step``.
+
+    ``J = c_q·q̈ + c_f·f + c_τ·τ`` in user units is ``J = scale · (c'·(q̈', f', τ'))`` with
+    ``c' = sign · (c_q ⊙ s, c_f ⊙ F, c_τ ⊙ u) / scale`` (``s``, ``F``, ``u`` the step's units of
+    ``q̈``, ``f`` and ``τ``, ``contactmodes.model.scaling``), normalized to ``‖c'‖∞ = 1`` so that
+    every decision is taken on the same numbers in any unit system; ``sign`` is ``-1`` for
+    ``"minimize"`` (the plan always maximizes). A single coefficient becomes an exact unit vector.
+
+    Parameters
+    ----------
+    objective : LinearObjective
+        ``contactmodes.control.objective.LinearObjective`` over the system's contacts (``force``
+        of length ``2k`` for all ``k`` of the system's contacts, in the (t, n) per-contact order).
+    step : object
+        The step (module doc): its ``terms`` and ``contact_index``.
+
+    Returns
+    -------
+    tuple
+        ``(c', scale)``: ``c'`` ``(n_q + 2k_step + n_τ,)`` over the step's present contacts,
+        ``scale`` the signed factor with ``J = scale · J' (+ objective.constant)``; ``scale`` is
+        ``sign`` and ``c'`` zero for an objective that is zero at this step.
+    """
+    t = step.terms
+    idx = np.asarray(step.contact_index, dtype=int)
+    cols = np.stack([2 * idx, 2 * idx + 1], axis=1).reshape(-1)
+    c = np.concatenate([objective.qdd * t.qdd, objective.force[cols] * t.force, objective.tau * t.tau])
+    sign = objective.sign
+    if sign < 0.0:
+        c = -c
+    norm = float(np.abs(c).max(initial=0.0))
+    if norm == 0.0:
+        return c, sign
+    return c / norm, sign * norm
+
+
+def session_objective(resp, objective: np.ndarray) -> tuple[np.ndarray, float]:
+    """``(grad (n_τ,), offset)`` of the plan objective ``objective`` (over ``(q̈, f, τ)``) on a
+    session's ``contactmodes.modes.response.ModeResponse`` (the same units): ``J = grad·τ +
+    offset + Q-terms``; the slow path's objective."""
+    n_q, k2 = resp.P_q.shape[0], resp.P_f.shape[0]
+    cq, cf, ct = objective[:n_q], objective[n_q:n_q + k2], objective[n_q + k2:]
+    grad = cq @ resp.P_q
+    offset = cq @ resp.r_q
+    if cf.any():
+        grad = grad + cf @ resp.P_f
+        offset = offset + cf @ resp.r_f
+    if ct.any():
+        grad = grad + ct
+    return grad, float(offset)
+
+
+def _accepted(names: list, accept) -> np.ndarray:
+    """(len(names),) bool: the modes the filter ``accept`` lets be chosen (all for ``None``)."""
+    out = np.ones(len(names), dtype=bool)
+    if accept is None:
+        return out
+    for j, m in enumerate(names):
+        out[j] = bool(accept(m))
+    return out
+
+
+# ----------------------------------------------------------------------------------- the fast path
+
+
+@dataclasses.dataclass(slots=True)
+class _Counters(StepCounters):
+    """The work counts of one ``optimize`` call: the plan's
+    (``StepCounters``: the kinematic test's LPs and their second
+    solves and exact LPs, the responses and their SVDs) with the bound and point-test LPs added to
+    ``lps`` and ``fallback_lps``, and ``projections`` the polytope projections of the slow path
+    (``_slow``). They become ``OptimalResult``'s ``n_projections``, ``lp_fallbacks``
+    (``fallback_lps``), ``svd_fallbacks`` (``svd_responses``) and ``fallbacks``."""
+
+    projections: int = 0
+
+
+@dataclasses.dataclass(slots=True)
+class _WarmStarts:
+    """The bound LPs' warm starts of one ``Layout``
+    (``_bound_lps``), kept across steps by ``Engine``.
+
+    ``width`` the number of ``w`` columns of the layout's bound LPs (the largest real ``n_w`` any
+    of its feasible modes has had; 0 before the first step); ``bases`` per task flag (``True``:
+    with the task rows, ``False``: without) an ``(N, n_τ + width)`` int64 array, the last optimal
+    basis of each of the layout's ``N`` candidates (``-1``: none yet). Widening the LPs drops
+    both arrays."""
+
+    width: int = 0
+    bases: dict[bool, np.ndarray] = dataclasses.field(default_factory=dict)
+
+
+class _Modes:
+    """The fast path's data of one step: the layout's candidate modes that are kinematically
+    feasible or not decided yet, their responses and domains (nondimensional), and the per-mode
+    work of the search.
+
+    *Pending modes.* Near rest some strict-slack LPs of footnote 5 are degenerate and the batched
+    kinematic test leaves them undecided (``kinematic_test``).
+    With ``lazy`` (the default) such a mode is *pending*: it is treated as possibly feasible (it
+    gets a response, a domain and a bound LP with the others) and ``resolve`` decides it — by
+    ``resolve``, the decision
+    ``kinematic`` takes — only when the search's answer may depend
+    on it (``_search``); a mode resolved infeasible is dropped (``alive`` false), as if it had
+    never been a candidate. ``lazy=False`` resolves every pending mode first. Positions (``j``)
+    index ``names``, ``index`` and the arrays below.
+
+    ``warm`` the layout's bound-LP warm starts (``_WarmStarts``, kept across steps by the
+    ``Engine``); ``counters`` the step's work counts (``_Counters``), added to by every
+    helper of the step that is given this object. ``session`` is the slow path's
+    ``AnalysisSession`` (built on first use)."""
+
+    def __init__(self, layout: Layout, banks, warm: _WarmStarts, counters: _Counters, objective: np.ndarray,
+                 lazy: bool = True, accept=None) -> None:
+        self.layout = layout
+        self.objective = objective
+        self.n_tau = layout.structure.n_tau
+        self.warm = warm
+        self.counters = counters
+        self.kin = layout.kinematic_test(banks, counters)
+        if not lazy:
+            self.kin.resolve(self.kin.pending())
+        undecided = ~self.kin.decided
+        self.n_pending = int(np.count_nonzero(undecided))  # pending now (kept up to date by resolve)
+        self.n_dropped = 0  # pending modes resolved infeasible
+        self.index = (self.kin.feasible | undecided).nonzero()[0]  # the known feasible and the pending
+        self.pending = undecided[self.index]
+        self.alive = np.empty(self.index.size, dtype=bool)  # not resolved infeasible
+        self.alive.fill(True)
+        self.names = [layout.modes[i] for i in self.index.tolist()]
+        self.resp = layout.responses(banks, self.index, objective, counters)
+        self.accepted = _accepted(self.names, accept)
+        self.dom = layout.domains(banks, self.resp)
+        r = self.resp
+        self.grad = r.grad
+        self.offset = r.offset
+        self.unique = r.unique
+        A, b = self.dom.A, self.dom.b
+        zero = ~(A != 0.0).any(axis=2)
+        bad = zero & (b < 0.0) & self.dom.valid
+        self.feasible_u = r.consistent & ~(bad & ~self.dom.task).any(axis=1)
+        self.feasible_t = r.consistent & ~bad.any(axis=1)
+        self._point_rows = None
+        self._session: AnalysisSession | None = None
+
+    def resolve(self, pos) -> np.ndarray:
+        """Decide the pending modes among the positions ``pos`` (class doc); returns ``alive[pos]``
+        (whether each is a kinematically feasible mode)."""
+        pos = np.asarray(pos, dtype=np.int64)
+        todo = pos[self.pending[pos]]
+        if todo.size:
+            feasible = self.kin.resolve(self.index[todo])
+            self.alive[todo] = feasible
+            self.pending[todo] = False
+            self.n_pending -= todo.size
+            self.n_dropped += todo.size - int(feasible.sum())
+        return self.alive[pos]
+
+    def resolve_all(self) -> None:
+        """Decide every pending mode (before anything that uses the whole mode set)."""
+        if self.n_pending:
+            self.resolve(self.pending.nonzero()[0])
+
+    def session(self, step) -> AnalysisSession:
+        """The slow path's ``AnalysisSession`` of ``step`` (the
+        step these modes were computed for), built once: of the step's nondimensional system
+        (``step.scaled_system``, from the scaled terms the layout used) with the
+        layout's kinematic decisions as its enumeration
+        (``enumeration``, every pending mode resolved
+        first) — nothing is nondimensionalized or enumerated again. Its modes are the
+        enumeration's (``enumerate_modes`` on the SI system)
+        and its numbers those of a session of the SI system (module doc, *Real time*)."""
+        if self._session is None:
+            self.resolve_all()
+            self._session = AnalysisSession(step.scaled_system, enumeration=self.kin.enumeration(step.pattern))
+        return self._session
+
+    def any_feasible(self, pos: np.ndarray) -> bool:
+        """Whether any of the modes ``pos`` (not dropped) is kinematically feasible: resolves the
+        pending ones among them only when none of them is known feasible."""
+        if not self.n_pending or not self.pending[pos].all():
+            return bool(pos.size)
+        return bool(self.resolve(pos).any())
+
+    def others(self, j: int) -> np.ndarray:
+        """The positions of the modes other than ``j`` not known to be infeasible."""
+        if self.n_dropped:
+            others = self.alive.nonzero()[0]
+            return others[others != j]
+        others = np.arange(len(self.names) - 1)  # every position but j
+        others[j:] += 1
+        return others
+
+    @property
+    def n_modes(self) -> int:
+        """Modes known to be kinematically feasible (decided by the batch, or resolved)."""
+        return len(self.names) - self.n_pending - self.n_dropped
+
+    @property
+    def point_rows(self):
+        """``(An, bn, bscale, w_used)``: the untasked rows of every domain divided by their norms
+        (others ``0 <= 1``), each mode's largest ``|bn|``, and which real ``w`` columns enter
+        its rows — the NumPy point test's data (``_inside``), computed on first use."""
+        if self._point_rows is None:
+            A, b = self.dom.A, self.dom.b
+            keep = self.dom.valid & ~self.dom.task
+            nrm = np.sqrt(np.sum(A ** 2, axis=2))
+            nrm = np.where(nrm > 0.0, nrm, 1.0)
+            An = np.where(keep[:, :, None], A / nrm[:, :, None], 0.0)
+            bn = np.where(keep, b / nrm, 1.0)
+            bscale = np.max(np.where(keep, np.abs(bn), 0.0), axis=1, initial=0.0)
+            self._point_rows = (An, bn, bscale, np.any(An[:, :, self.n_tau:] != 0.0, axis=1) & self.resp.wfree)
+        return self._point_rows
+
+
+def _bound_lps(md: _Modes, sel: np.ndarray, lo, hi, task: bool):
+    """``β_c`` and ``τ°_c`` of the modes ``sel`` (positions in ``md``) by one batched LP each over
+    ``D_c ∩ L`` in ``(τ, w)`` (with or without the task rows); ``(sel, bound (len(sel),), tau0
+    (len(sel), n_τ))``, ``-inf`` / NaN where that set is empty, ``sel`` without the pending modes
+    resolved infeasible here (those whose ``n_w`` would widen the LPs). Warm-started from and
+    updating ``md.warm``; ``md.counters.lps`` and ``.fallback_lps`` counted."""
+    # only the real ambiguity columns: as many w columns as the most any mode of the layout has had
+    # (a layout-wide width, so that the warm starts keep their meaning from step to step); a pending
+    # mode that would widen the LPs is resolved first (the width is that of the feasible modes)
+    warm, counters = md.warm, md.counters
+    nt = md.n_tau
+    n_w = md.resp.n_w
+    if md.n_pending:
+        wide = sel[n_w[sel] > max(int(n_w[sel[~md.pending[sel]]].max(initial=0)), warm.width)]
+        if wide.size:
+            md.resolve(wide)
+            sel = sel[md.alive[sel]]
+    nsel = sel.size
+    if nsel == 0:
+        return sel, np.full(0, -math.inf), np.full((0, nt), np.nan)
+    s = max(int(n_w[sel].max()), warm.width)  # the pending modes left do not widen it
+    if s != warm.width:  # wider LPs: the bases of the narrower ones are dropped
+        warm.bases.clear()
+        warm.width = s
+    G, h, lo_, hi_, art = domain_lp_rows(md.resp, md.dom, sel, lo, hi, task, width=s)
+    grad = md.grad[sel]
+    cost = np.zeros((nsel, nt + s))
+    cost[:, :nt] = -grad
+    # warm starts: one row per candidate of the layout (``-1``: none yet, the box vertex is used)
+    bases = warm.bases.get(task)
+    if bases is None:
+        bases = warm.bases[task] = np.full((len(md.layout.modes), nt + s), -1, dtype=np.int64)
+    pos = md.index[sel]
+    res = batchlp.solve_batch(cost, G, h, lo_, hi_, art, bases[pos])
+    bases[pos] = res.basis
+    counters.lps += nsel
+    counters.fallback_lps += res.n_fallback
+    ok = (res.status == lp.OPTIMAL)[:, None]
+    tau0 = np.where(ok, np.minimum(np.maximum(res.x[:, :nt], lo), hi), np.nan)  # clipped (x is NaN unless optimal)
+    bound = np.einsum("bi,bi->b", grad, tau0) + md.offset[sel]
+    return sel, np.where(ok[:, 0], bound, -math.inf), tau0
+
+
+def _inside(md: _Modes, others: np.ndarray, tau: np.ndarray, kernel: str = "auto") -> np.ndarray:
+    """(len(others),) whether ``tau`` (n_τ,) lies in ``T_c'`` (untasked) of each mode position in
+    ``others`` up to ``POINT_TOL`` (module doc): row checks, then one batched max-slack LP for
+    the modes whose ``w`` enters their rows. ``kernel``: ``"numpy"`` (the reference below),
+    ``"compiled"`` (the row checks and the LPs' rows by
+    ``contactmodes.realtime.kernels.point_test_kernel``) or ``"auto"`` (compiled when numba is
+    installed). The max-slack LPs are counted in ``md.counters`` (``lps``, ``fallback_lps``)."""
+    out = np.zeros(others.size, dtype=bool)
+    if others.size == 0:
+        return out
+    if kernel == "compiled" or (kernel == "auto" and kernels.AVAILABLE):
+        return _inside_compiled(md, others, tau)
+    r = md.resp
+    An_all, bn, bscale, w_used = md.point_rows
+    ok = md.feasible_u[others]
+    tol = POINT_TOL * np.maximum(max(1.0, float(np.abs(tau).max())), bscale[others])
+    eq = np.where(r.cvalid[others], np.abs(np.einsum("bij,j->bi", r.C[others], tau) - r.d[others]), 0.0)
+    ok &= np.max(eq, axis=1, initial=0.0) <= tol
+    An = An_all[others]
+    nt = md.n_tau
+    rhs = bn[others] - np.einsum("bpi,i->bp", An[:, :, :nt], tau)
+    uses_w = np.any(w_used[others], axis=1)
+    direct = ok & ~uses_w
+    out[direct] = np.min(rhs[direct], axis=1, initial=np.inf) >= -tol[direct]
+    lpsel = np.flatnonzero(ok & uses_w)
+    if lpsel.size:
+        o = others[lpsel]
+        Aw = An[lpsel][:, :, nt:]
+        rowv = md.dom.valid[o] & ~md.dom.task[o]
+        s = Aw.shape[2]
+        G = np.concatenate([Aw, -rowv[:, :, None].astype(float)], axis=2)
+        h = np.where(rowv, rhs[lpsel], 1.0)
+        cost = np.zeros((lpsel.size, s + 1))
+        cost[:, -1] = 1.0
+        wf = r.wfree[o]
+        lo_ = np.concatenate([np.where(wf, -W_BOUND, 0.0), -np.ones((lpsel.size, 1))], axis=1)
+        hi_ = np.concatenate([np.where(wf, W_BOUND, 0.0), np.full((lpsel.size, 1), SLACK_CAP)], axis=1)
+        art = np.concatenate([wf, np.zeros((lpsel.size, 1), bool)], axis=1)
+        res = batchlp.solve_batch(cost, G, h, lo_, hi_, art)
+        md.counters.lps += int(lpsel.size)
+        md.counters.fallback_lps += res.n_fallback
+        out[lpsel] = (res.status == lp.OPTIMAL) & (res.fun <= tol[lpsel])
+    return out
+
+
+def _inside_compiled(md: _Modes, others: np.ndarray, tau: np.ndarray) -> np.ndarray:
+    """``_inside`` through ``contactmodes.realtime.kernels.point_test_kernel``."""
+    r, dom = md.resp, md.dom
+    K, (p, nz) = others.size, dom.A.shape[1:]
+    s = nz - md.n_tau
+    state, tol = np.empty(K, dtype=np.int64), np.empty(K)
+    G, h = np.empty((K, p, s + 1)), np.empty((K, p))
+    lo_, hi_, art = np.empty((K, s + 1)), np.empty((K, s + 1)), np.empty((K, s + 1), dtype=bool)
+    kernels.point_test_kernel(dom.A, dom.b, dom.valid, dom.task, r.C, r.d, r.cvalid, r.wfree, md.feasible_u,
+                                    np.asarray(others, dtype=np.int64), np.asarray(tau, dtype=float), POINT_TOL,
+                                    W_BOUND, SLACK_CAP, state, tol, G, h, lo_, hi_, art)
+    out = state == 1
+    lpsel = (state == 2).nonzero()[0]
+    if lpsel.size:
+        cost = np.zeros((lpsel.size, s + 1))
+        cost[:, -1] = 1.0
+        res = batchlp.solve_batch(cost, G[lpsel], h[lpsel], lo_[lpsel], hi_[lpsel], art[lpsel])
+        md.counters.lps += int(lpsel.size)
+        md.counters.fallback_lps += res.n_fallback
+        out[lpsel] = (res.status == lp.OPTIMAL) & (res.fun <= tol[lpsel])
+    return out
+
+
+# ----------------------------------------------------------------------------------- the slow path
+
+
+def _limit_rows(lo, hi, n_w: int):
+    nt = len(lo)
+    E = np.hstack([np.eye(nt), np.zeros((nt, n_w))])
+    return np.vstack([E, -E]), np.concatenate([hi, -lo])
+
+
+def _meets(session: AnalysisSession, K: Polytope, mode: str) -> bool:
+    """Whether ``K`` (over τ') meets ``T_c'`` (untasked) — one feasibility LP over ``(τ', w')``."""
+    sol = session.mode(mode)
+    D, trivially = sol.raw_scaled(False)
+    if trivially:
+        return False
+    nt = K.dim
+    nw = D.dim - nt
+    pad = lambda M: np.hstack([M, np.zeros((M.shape[0], nw))])  # noqa: E731
+    A = np.vstack([pad(K.A), D.A])
+    b = np.concatenate([K.b, D.b])
+    C = np.vstack([pad(K.C), D.C])
+    d = np.concatenate([K.d, D.d])
+    st, _, _ = lp.solve(np.zeros(nt + nw), A if A.shape[0] else None, b if A.shape[0] else None,
+                        C if C.shape[0] else None, d if C.shape[0] else None)
+    return st == lp.OPTIMAL
+
+
+def _maximize_pieces(pieces, grad, offset):
+    """Best ``(value, tau, piece)`` of the linear objective ``grad·τ + offset`` over polytope pieces (``-inf`` if none)."""
+    best = (-math.inf, None, None)
+    for P in pieces:
+        st, x, fun = lp.solve(-grad, P.A if P.n_ineq else None, P.b if P.n_ineq else None,
+                              P.C if P.n_eq else None, P.d if P.n_eq else None)
+        if st == lp.OPTIMAL:
+            v = float(grad @ x + offset)
+            if v > best[0]:
+                best = (v, x, P)
+    return best
+
+
+def _slow(session: AnalysisSession, mode: str, others: list, lo, hi, counters: _Counters, task: bool,
+          objective: np.ndarray):
+    """Exact ``max J' over T*_c ∩ L`` (closures, nondimensional; ``objective`` the plan's vector over
+    ``(q̈, f, τ)``) for candidate ``mode`` through the session: ``(value, tau, nudged, closure)``;
+    ``task=False`` drops the task rows from ``T_c``. ``counters.projections`` += the polytope
+    projections done."""
+    sol = session.mode(mode)
+    resp = sol.response_scaled(task)
+    grad, offset = session_objective(resp, objective)
+    K = sol.projected_scaled(_limit_rows(lo, hi, resp.n_w), task=task)
+    counters.projections += 1
+    if K is None:
+        return -math.inf, None, False, -math.inf
+    dim = K.affine_dimension()
+    removed = []
+    for o in others:
+        if not _meets(session, K, o):
+            continue
+        To = session.mode(o).T_scaled(False)
+        counters.projections += 1 if session.mode(o).response_scaled(False).n_w else 0
+        if To is None:
+            continue
+        # subtract K ∩ T_c' (as across_mode_sets does), not T_c' itself: the closure splitting of
+        # polytopes.difference differs between the two on degenerate (lower-dimensional) K
+        inter = intersect_domains(K, To)
+        if inter is not None and inter.affine_dimension() == dim:
+            removed.append(inter)
+    pieces = difference(K, removed) if removed else [K]
+    val, tau, piece = _maximize_pieces(pieces, grad, offset)
+    if tau is None:
+        return -math.inf, None, False, -math.inf
+    tau = np.asarray(tau, dtype=float)
+    nudged = False
+    if removed and any(T.contains(tau) for T in removed):
+        centre = piece.chebyshev_center().center
+        tau = tau + NUDGE * (centre - tau)
+        nudged = True
+    return float(grad @ tau + offset), tau, nudged, val
+
+
+# ----------------------------------------------------------------------------------- the search
+
+
+def _search(md: _Modes, step, lo, hi, task: bool, force_slow: bool):
+    """The lazy all-mode search of the module doc (nondimensional torques ``lo``, ``hi``).
+
+    Returns ``(best, cands, values, n_exam, n_slow)``: ``best`` = ``(value, tau, mode, nudged,
+    closure)`` or ``None`` (no mode with a non-empty ``T*_c ∩ L``); ``cands`` ``[(mode, β, τ°)]``
+    with a non-empty ``D_c ∩ L`` in decreasing bound order (without the modes resolved infeasible;
+    pending modes after the stop may remain).
+
+    Pending modes (``_Modes``) are resolved only where the answer can depend on them, so the
+    answer is the one with every mode decided first: a pending candidate before it is examined
+    (the stop test before that needs no decision: removing a candidate only lowers the next ``β``);
+    a pending mode whose ``T_c'`` the point test finds ``τ°`` in (if it is feasible, the slow path
+    runs); every pending mode before the slow path (its ``others`` are the whole mode set)."""
+    feas = md.feasible_t if task else md.feasible_u
+    sel = (md.unique & feas & md.alive & md.accepted).nonzero()[0]
+    sel, bound, tau0 = _bound_lps(md, sel, lo, hi, task)
+    order = (-bound).argsort(kind="stable").tolist()
+    sel_l, bound_l = sel.tolist(), bound.tolist()
+    cands = [(sel_l[i], bound_l[i], tau0[i]) for i in order if math.isfinite(bound_l[i])]
+    best = None
+    n_exam = n_slow = 0
+    values = {}
+    for j, beta, t0 in cands:
+        if best is not None and best[0] >= beta - TIE_TOL * max(1.0, abs(beta)):
+            break
+        if md.n_pending and md.pending[j] and not md.resolve([j])[0]:
+            continue  # not kinematically feasible: never a candidate
+        n_exam += 1
+        others = md.others(j)
+        slow = force_slow
+        if not slow:
+            inside = _inside(md, others, t0)
+            slow = bool(inside.any()) and md.any_feasible(others[inside])
+        if not slow:
+            val, tau, nudged, closure = beta, t0, False, beta
+        else:
+            n_slow += 1
+            session = md.session(step)  # resolves every pending mode first
+            others = md.others(j)
+            val, tau, nudged, closure = _slow(session, md.names[j], [md.names[i] for i in others], lo, hi,
+                                              md.counters, task, md.objective)
+        values[md.names[j]] = val
+        if tau is not None and (best is None or val > best[0]):
+            best = (val, tau, j, nudged, closure)
+    return best, [c for c in cands if md.alive[c[0]]] if md.n_dropped else cands, values, n_exam, n_slow
+
+
+class Engine:
+    """Structures, layouts and warm starts kept across steps.
+
+    ``structures`` one ``contactmodes.realtime.plan.Structure`` per set of present contacts (each
+    keeps its ``Layout`` per velocity pattern and, on the layout, the kinematic LPs' warm
+    starts and the modes' pivots); ``warm`` the bound LPs' warm starts of each layout, keyed by
+    the layout object itself in a ``weakref.WeakKeyDictionary`` (by identity while the layout
+    lives: an ``id`` could be reused by a new object). Not stored on the layout: the bound LPs
+    are this search's, not the plan's.
+    """
+
+    def __init__(self) -> None:
+        self.structures: dict[tuple, Structure] = {}
+        self.warm: weakref.WeakKeyDictionary[Layout, _WarmStarts] = weakref.WeakKeyDictionary()
+
+    def structure(self, step) -> Structure:
+        """The ``Structure`` of the step's present contacts (built on first use)."""
+        st = self.structures.get(step.contacts)
+        if st is None:
+            st = Structure(step.n_q, step.n_tau, step.contacts, step.mu, step.blocks)
+            self.structures[step.contacts] = st
+        return st
+
+    def modes(self, step, objective: np.ndarray, counters: _Counters | None = None, lazy: bool = True,
+              accept: Callable[[str], bool] | None = None) -> _Modes:
+        """The ``_Modes`` of ``step`` on its layout (built on first use) with that layout's warm
+        starts; ``objective`` the plan's vector (``plan_objective``); ``counters`` the step's
+        work counts (new ones if ``None``); ``accept`` the mode filter."""
+        st = self.structure(step)
+        layout = st.layout(step.pattern)
+        warm = self.warm.get(layout)
+        if warm is None:
+            warm = self.warm[layout] = _WarmStarts()
+        return _Modes(layout, st.banks(step.terms), warm, _Counters() if counters is None else counters, objective,
+                      lazy, accept)
+
+
+def optimize(step, objective, lo, hi, engine: Engine | None = None, *, force_slow: bool = False, lazy: bool = True,
+             accept: Callable[[str], bool] | None = None, label: Callable[[str], str] | None = None
+             ) -> OptimalResult:
+    """The unambiguous optimal torque at one state (module doc): maximize (or minimize) a linear
+    objective over ``T*_c ∩ L`` of every accepted, kinematically feasible mode with a unique
+    objective (flipping paper Sec. IV-B.2, eq. (34); responses (24)–(31), domains (33)).
+
+    Parameters
+    ----------
+    step : object
+        The state (module doc: ``MechanismStep``, RHex's ``StepModel``).
+    objective : LinearObjective
+        The objective in user units (``contactmodes.control.objective.LinearObjective``; its
+        ``force`` over all of the system's contacts).
+    lo : numpy.ndarray
+        ``(n_τ,)`` lower torque limits, user units.
+    hi : numpy.ndarray
+        ``(n_τ,)`` upper torque limits, user units.
+    engine : Engine, optional
+        Structures and warm starts kept across steps (a fresh one if ``None``).
+    force_slow : bool, optional
+        Skip the fast point test: every examined candidate goes through the slow path (tests).
+    lazy : bool, optional
+        Resolve the modes the batched kinematic test leaves undecided only where the answer may
+        depend on them (default; the same answer); ``False`` resolves them all first.
+    accept : callable, optional
+        ``accept(mode) -> bool``: the modes that may be chosen (default all). Every feasible
+        mode's ``T_c'`` still counts for ambiguity.
+    label : callable, optional
+        ``label(mode) -> str``: the mode over all of the system's contacts
+        (``OptimalResult.mode4``; default the mode itself).
+
+    Returns
+    -------
+    OptimalResult
+        The torque (clipped to ``[lo, hi]``), mode, objective value and work counts; status
+        ``"no_mode"`` with zero torque when no mode is left.
+
+    Raises
+    ------
+    Exception
+        Errors of the LPs and of the step's model propagate (the controllers record them).
+    """
+    engine = engine or Engine()
+    c, scale = plan_objective(objective, step)
+    const = float(objective.constant)
+    u = step.terms.tau
+    lo_u = np.asarray(lo, dtype=float)
+    hi_u = np.asarray(hi, dtype=float)
+    lo_s, hi_s = lo_u / u, hi_u / u
+    md = engine.modes(step, c, _Counters(), lazy, accept)
+    cn = md.counters
+    n_exam = n_slow = 0
+
+    def user(v: float) -> float:
+        return v * scale + const if const else v * scale
+
+    def result(tau, mode, value, closure, status, bounds, values=None, nudged=False) -> OptimalResult:
+        lab = None if mode is None else (label(mode) if label is not None else mode)
+        return OptimalResult(tau, mode, lab, value, closure, status, md.n_modes, n_exam, n_slow, cn.projections,
+                             bounds, values or {}, nudged=nudged, fallbacks=cn.fallbacks,
+                             lp_fallbacks=cn.fallback_lps, svd_fallbacks=cn.svd_responses, n_pending=md.n_pending)
+
+    has_task = any(kd == "task" for kd, _, _ in md.layout.structure.blocks)
+    for task, prefix in ((True, ""), (False, "task_dropped")):
+        if not task and not has_task:
+            break  # without task rows the second search would be the first one again
+        best, cands, values, e, s_ = _search(md, step, lo_s, hi_s, task, force_slow)
+        n_exam, n_slow = n_exam + e, n_slow + s_
+        bounds = {md.names[j]: user(b) for j, b, _ in cands if not (md.n_pending and md.pending[j])}
+        values = {m: user(v) for m, v in values.items()}
+        if best is not None:
+            val, tau, j, nudged, closure = best
+            tau_u = (np.asarray(tau) * u).clip(lo_u, hi_u)
+            mode = md.names[j]
+            if n_slow:
+                resp = md.session(step).mode(mode).response_scaled(task)
+                grad, offset = session_objective(resp, c)
+                pred = user(float(grad @ (tau_u / u) + offset))
+            else:
+                pred = user(float(md.grad[j] @ (tau_u / u) + md.offset[j]))
+            return result(tau_u, mode, pred, user(closure), prefix or "optimal", bounds, values, nudged)
+        if cands:  # every candidate was examined (so resolved): cands[0] is a feasible mode
+            j, beta, t0 = cands[0]
+            return result((t0 * u).clip(lo_u, hi_u), md.names[j], user(beta), user(beta),
+                          f"{prefix}_ambiguous" if prefix else "ambiguous", bounds)
+    return result(np.zeros(step.n_tau), None, math.nan, math.nan, "no_mode", {})

@@ -1,0 +1,133 @@
+"""One state of a system file's mechanism as the real-time controller sees it.
+
+``MechanismStep`` evaluates the mechanism's closed-form dynamics and contact kinematics at
+``(q, q̇)`` (``contactmodes.model.mechanism.PlanarMechanism.dynamics``: ``M``, ``h``, ``J``,
+``J̇q̇``, eqs. (3)–(5) of the flipping paper), nondimensionalizes them by the rule of every
+analysis session (``contactmodes.realtime.plan.scaled_terms``, the same numbers as
+``contactmodes.model.scaling.scale_terms``) with the system's constraint rows, and classifies the
+contact velocities (Table III) — the *step* of ``controllers.generic.search``. Every contact of
+the system is present (the mechanism's contacts are persistent contacts; a separating one is
+``S``). Optionally, normal velocities at most ``normal_velocity_tol`` are set to 0 first (as the
+RHex controller does for its compliant simulator's scattered velocities).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from contactmodes.errors import ContactModelError
+from contactmodes.model.scaling import ScaledTerms, scaled_system_fields
+from contactmodes.model.system import ContactSystem
+from contactmodes.modes.contact_conditions import VelocityPattern, classify_arrays
+from contactmodes.realtime.plan import scaled_terms
+
+__all__ = ["MechanismStep", "check_constraints", "classified_velocities"]
+
+
+def classified_velocities(v_contact, normal_velocity_tol: float | None) -> np.ndarray:
+    """Contact velocities ``v_contact`` (2k,) with every normal component ``<= normal_velocity_tol``
+    set to 0 (none changed for ``None``); same units as ``v_contact``."""
+    v = np.asarray(v_contact, dtype=float).reshape(-1)
+    if normal_velocity_tol is None:
+        return v
+    tol = max(0.0, float(normal_velocity_tol))
+    out = v.tolist()  # a few contacts: Python floats
+    for i in range(1, len(out), 2):
+        if out[i] <= tol and abs(out[i]) > 0.0:
+            out[i] = 0.0
+    return np.array(out)
+
+
+class MechanismStep:
+    """The state ``(q, q̇)`` of a mechanism with constant constraint rows (module doc).
+
+    Parameters
+    ----------
+    mechanism : PlanarMechanism
+        ``contactmodes.model.mechanism.PlanarMechanism`` (of a system file:
+        ``LoadedSystem.mechanism``).
+    template : ContactSystem
+        The system at any state (``LoadedSystem.system``): its constant parts are used — the
+        constraint blocks (constant rows), friction coefficients ``mu``, thresholds ``v0`` and
+        names.
+    q : numpy.ndarray
+        ``(n_q,)`` configuration, the mechanism's units.
+    qdot : numpy.ndarray
+        ``(n_q,)`` velocity.
+    normal_velocity_tol : float, optional
+        Normal contact velocities ``<=`` this are set to 0 (velocity units; default none).
+    blocks : tuple, optional
+        The ``Structure`` block specification of ``constraints`` (computed when not given).
+
+    Raises
+    ------
+    ContactModelError
+        From the mechanism for a wrong ``q``/``qdot``; ``ApproachingContactError`` for an
+        approaching contact (no impact law).
+
+    Notes
+    -----
+    Attributes: ``n_q``, ``n_tau``, ``contacts`` (all of the mechanism's), ``contact_index``,
+    ``mu``, ``v0``, ``blocks``, ``dynamics`` (the mechanism's ``Dynamics``), ``scales``, ``S``,
+    ``v_contact`` (classified), ``terms`` (``ScaledTerms``), ``pattern`` (``VelocityPattern``, on
+    the scaled velocities), and on first use ``scaled_system`` (nondimensional, the slow path's)
+    and ``system`` (user units, for references).
+    """
+
+    def __init__(self, mechanism, template: ContactSystem, q, qdot, normal_velocity_tol: float | None = None,
+                 blocks: tuple | None = None) -> None:
+        self.mechanism = mechanism
+        self.template = template
+        self.constraints = tuple(template.constraints)
+        self.q = np.asarray(q, dtype=float)
+        self.qdot = np.asarray(qdot, dtype=float)
+        d = mechanism.dynamics(q, qdot)
+        self.dynamics = d
+        self.scales = mechanism.characteristic_scales(q, qdot)
+        self.S = mechanism.actuator_matrix()
+        self.n_q, self.n_tau = self.S.shape
+        self.contacts = tuple(template.contacts)
+        self.contact_index = np.arange(len(self.contacts))
+        self.mu = template.mu
+        self.v0 = template.v0
+        self.blocks = tuple(blocks) if blocks is not None else tuple((c.kind, c.type, c.n_rows)
+                                                                       for c in self.constraints)
+        self.v_contact = classified_velocities(d.v_contact, normal_velocity_tol)
+        self.terms: ScaledTerms = scaled_terms(d.M, d.h, self.S, d.J, d.Jdot_qdot, self.v_contact, self.v0,
+                                               self.scales, [(c.qdd, c.f, c.tau, c.rhs) for c in self.constraints])
+        self.pattern: VelocityPattern = classify_arrays(self.terms.v_contact, self.terms.v0, 1.0, self.contacts)
+        self._scaled_system = None
+        self._system = None
+
+    @property
+    def scaled_system(self) -> ContactSystem:
+        """The nondimensional ``ContactSystem`` of the step, built once from ``terms``
+        (``contactmodes.model.scaling.scaled_system_fields``): the numbers a session of
+        ``system`` decides on, without nondimensionalizing again."""
+        if self._scaled_system is None:
+            m = self.template
+            fields = scaled_system_fields(self.terms, self.constraints, self.scales)
+            self._scaled_system = ContactSystem(mu=self.mu, coordinates=m.coordinates, torques=m.torques,
+                                                contacts=self.contacts, name=m.name, **fields)
+        return self._scaled_system
+
+    @property
+    def system(self) -> ContactSystem:
+        """The ``ContactSystem`` of the step in user units (classified velocities)."""
+        if self._system is None:
+            m, d = self.template, self.dynamics
+            self._system = ContactSystem(M=d.M, h=d.h, S=self.S, J=d.J, Jdot_qdot=d.Jdot_qdot,
+                                         v_contact=self.v_contact, mu=self.mu, coordinates=m.coordinates,
+                                         torques=m.torques, contacts=self.contacts, v0=self.v0,
+                                         constraints=self.constraints, name=m.name, scales=self.scales)
+        return self._system
+
+
+def check_constraints(constraints) -> tuple:
+    """The ``Structure`` block specification of ``constraints``; raises ``ContactModelError`` (one
+    line naming ``constraints``) for task equalities, which the real-time plans do not support."""
+    blocks = tuple((c.kind, c.type, c.n_rows) for c in constraints)
+    if any(kd == "task" and tp == "eq" for kd, tp, _ in blocks):
+        raise ContactModelError("constraints: task equalities are not supported by the real-time controller "
+                                "(their response differs with and without the task); use AnalysisSession")
+    return blocks
