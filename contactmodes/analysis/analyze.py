@@ -22,7 +22,8 @@ import numpy as np
 
 from polytopes import Polytope
 
-from contactmodes.analysis.ambiguity import UnambiguousResult, inconsistent, unambiguous
+from contactmodes.analysis.ambiguity import UnambiguousResult, inconsistent
+from contactmodes.analysis.ambiguity import unambiguous as _unambiguous  # analyze() has a parameter `unambiguous`
 from contactmodes.analysis.domains import ModeDomain
 from contactmodes.errors import ContactModelError
 from contactmodes.modes.enumeration import Enumeration
@@ -294,7 +295,7 @@ class AnalysisResult:
             self.unambiguous = {}
         for m in modes:
             if m not in self.unambiguous:
-                self.unambiguous[m] = unambiguous(self.session, m, task=self.task)
+                self.unambiguous[m] = _unambiguous(self.session, m, task=self.task)
         return {m: self.unambiguous[m] for m in modes}
 
     def inconsistent_in(self, lo, hi) -> list[Polytope]:

@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
+from contactmodes.errors import InternalError
 from polytopes import Polytope
 
 __all__ = ["ScaledTerms", "Scaling", "UserSets", "identity_scaling", "nondimensional_scales", "nondimensionalize",
@@ -154,8 +155,8 @@ class UserSets:
         if entry is None:
             n_extra = P.dim - len(self.scaling.tau)
             if n_extra < 0:
-                raise ValueError(f"a set over {P.dim} coordinates is not over the {len(self.scaling.tau)} "
-                                 f"torques (and trailing variables) of this scaling")
+                raise InternalError(f"a set over {P.dim} coordinates is not over the {len(self.scaling.tau)} "
+                                    f"torques (and trailing variables) of this scaling")
             entry = self._copies[id(P)] = (P, self.scaling.polytope_to_user(P, n_extra))
         return entry[1]
 

@@ -14,6 +14,7 @@ import pytest
 import contactmodes as cm
 from _support.paths import EXAMPLES
 from contactmodes.analysis.robust import robust_unambiguous
+from contactmodes.errors import InternalError
 from contactmodes.model.scaling import Scaling
 from contactmodes.system_file.loader import load_system
 from polytopes import Polytope
@@ -93,5 +94,5 @@ def test_user_sets_keep_trailing_variables_and_return_one_object():
     assert sets(P) is U and len(sets) == 1
     assert U.equals(sc.polytope_to_user(P, 2))
     assert np.allclose(U.bounding_box()[1], np.concatenate([sc.tau, np.ones(2)]))
-    with pytest.raises(ValueError):  # fewer coordinates than torques
+    with pytest.raises(InternalError, match="not over the"):  # fewer coordinates than torques: our bug, not the user's
         sets(Polytope.box(-np.ones(n - 1), np.ones(n - 1)))
