@@ -27,7 +27,7 @@ import griffe
 
 _ROLE = re.compile(r":(?:py:)?(?:class|func|meth|mod|attr|data|exc|obj):`(~?)([^`]+)`")
 
-_PENDING = frozenset({"contactmodes/realtime/plan.py"})
+_PENDING = frozenset(())
 _ITEM_SECTIONS = {"parameters", "other parameters", "attributes"}
 _ITEM = re.compile(r"^(\*{0,2}[A-Za-z_][\w, *]*)(?: : (.*))?$")
 _TYPE_JOINERS = re.compile(r", | \| | or ")

@@ -75,8 +75,8 @@ class StepCounters:
     The plan adds to the counts it knows about when a ``counters`` object is passed
     (``Layout.kinematic_test``, ``KinematicTest.resolve``, ``Layout.kinematic``,
     ``Layout.responses``); a caller that solves LPs of its own on the plan's rows adds them
-    to ``lps`` and ``fallback_lps``, and may subclass this class for counts of its own (the RHex
-    max-thrust controller adds its projections).
+    to ``lps`` and ``fallback_lps``, and may subclass this class for counts of its own (the search
+    of ``controllers.generic`` adds its projections).
 
     Attributes
     ----------
@@ -114,13 +114,29 @@ class Structure:
 
     Parameters
     ----------
-    n_q, n_tau : numbers of coordinates and actuators.
-    contacts : contact names (``k``); ``mu`` (k,) friction coefficients.
-    blocks : per constraint block ``(kind, type, n_rows)`` in system order (``"physical"`` or
-        ``"task"``, ``"eq"`` or ``"geq"``). Task equalities raise
-        ``ContactModelError`` (module doc).
+    n_q : int
+        Number of generalized coordinates.
+    n_tau : int
+        Number of actuators.
+    contacts : Sequence[str]
+        The ``k`` present contacts' names.
+    mu : array_like
+        ``(k,)`` friction coefficients.
+    blocks : Sequence[tuple], optional
+        Per constraint block ``(kind, type, n_rows)`` in system order (``"physical"`` or
+        ``"task"``, ``"eq"`` or ``"geq"``).
 
-    ``pivots`` caches, per mode, the pivot choice of its equalities (24) (module doc).
+    Raises
+    ------
+    ContactModelError
+        For task equalities (their response differs with and without the task; module doc).
+
+    Attributes
+    ----------
+    pivots : dict
+        Per mode, the pivot choice of its equalities (24) (``pivot_choice``; module doc).
+    layouts : dict
+        Per velocity-pattern key, its ``Layout`` (``layout``).
     """
 
     def __init__(self, n_q: int, n_tau: int, contacts, mu, blocks=()) -> None:
@@ -174,7 +190,7 @@ class Structure:
 
     @classmethod
     def of(cls, system) -> "Structure":
-        """The structure of a ``ContactSystem``."""
+        """The ``Structure`` of a ``ContactSystem`` (its sizes, contacts, friction and blocks)."""
         return cls(system.n_q, system.n_tau, system.contacts, system.mu,
                    [(c.kind, c.type, c.n_rows) for c in system.constraints])
 
@@ -212,7 +228,7 @@ class Structure:
         return out
 
     def layout(self, pattern: VelocityPattern) -> "Layout":
-        """The ``Layout`` of ``pattern`` (built once, then cached)."""
+        """The ``Layout`` of ``pattern`` (a ``VelocityPattern``; built once, then cached by its key)."""
         key = pattern.key
         lay = self.layouts.get(key)
         if lay is None:
@@ -222,7 +238,7 @@ class Structure:
 
     # ------------------------------------------------------------------ per-step banks
     def banks(self, t: ScaledTerms) -> "Banks":
-        """The row banks of one state's scaled terms (module doc)."""
+        """The row banks (``Banks``) of one state's scaled terms ``t`` (``ScaledTerms``; module doc)."""
         k, n_q, nt, n = self.k, self.n_q, self.n_tau, self.n
         J, c = t.J, t.Jdot_qdot
         # equalities: accel (2k) | force eq | eq blocks | dynamics (n_q)
@@ -269,11 +285,29 @@ class Structure:
 
 @dataclass
 class Banks:
-    """Row banks of one state (nondimensional): equalities ``A x = B τ + b`` over ``x = (q̈, f)``,
-    inequalities ``N (x, τ) >= e``, the contact Jacobian ``J`` and ``J̇q̇`` (``c``) rows, and the
-    unit of each inequality row (the user's row is ``unit`` times the scaled one: the
-    characteristic acceleration for contact accelerations, force for contact forces, the row
-    divisor for constraint rows)."""
+    """Row banks of one state, nondimensional (``Structure.banks``).
+
+    Attributes
+    ----------
+    A : numpy.ndarray
+        ``(E, n)`` equalities ``A x = B τ + b`` over ``x = (q̈, f)``, ``n = n_q + 2k``.
+    B : numpy.ndarray
+        ``(E, n_τ)`` their τ-coefficients.
+    b : numpy.ndarray
+        ``(E,)`` their constants.
+    N : numpy.ndarray
+        ``(I, n + n_τ)`` inequalities ``N (x, τ) >= e``.
+    e : numpy.ndarray
+        ``(I,)`` their right-hand sides.
+    J : numpy.ndarray
+        ``(2k, n_q)`` the contact Jacobian.
+    c : numpy.ndarray
+        ``(2k,)`` ``J̇q̇``.
+    unit : numpy.ndarray
+        ``(I,)`` the unit of each inequality row: the user's row is ``unit`` times the scaled one
+        (the characteristic acceleration for contact accelerations, force for contact forces,
+        the row divisor for constraint rows).
+    """
 
     A: np.ndarray
     B: np.ndarray
@@ -343,9 +377,21 @@ class Responses:
 
 @dataclass
 class Domains:
-    """Substituted inequalities (33) ``A z <= b`` over ``z = (τ, w)`` (B, p, n_τ + s), (B, p), with
-    ``task`` (B, p) marking task rows, ``valid`` (B, p) the real (non-padding) rows and ``unit``
-    (B, p) each row's unit (``Banks``)."""
+    """Substituted inequalities (33) ``A z <= b`` over ``z = (τ, w)`` (``Layout.domains``).
+
+    Attributes
+    ----------
+    A : numpy.ndarray
+        ``(B, p, n_τ + s)`` the rows.
+    b : numpy.ndarray
+        ``(B, p)`` the right-hand sides.
+    task : numpy.ndarray
+        ``(B, p)`` bool, the task rows.
+    valid : numpy.ndarray
+        ``(B, p)`` bool, the real (non-padding) rows.
+    unit : numpy.ndarray
+        ``(B, p)`` each row's unit (``Banks``).
+    """
 
     A: np.ndarray
     b: np.ndarray
@@ -358,8 +404,18 @@ class KinematicTest:
     """Footnote 5's kinematic test (Sec. III-F) of one step's candidates, decided in stages
     (``Layout.kinematic_test``; module doc).
 
-    ``feasible`` (N,) bool and ``decided`` (N,) bool over ``Layout.modes``: ``feasible[i]``
-    is final where ``decided[i]``. ``resolve`` decides the others — the unit-box solves
+    Attributes
+    ----------
+    feasible : numpy.ndarray
+        ``(N,)`` bool over ``Layout.modes``, final where ``decided``.
+    decided : numpy.ndarray
+        ``(N,)`` bool.
+    margin : float
+        The strict-slack margin of the step.
+
+    Notes
+    -----
+    ``resolve`` decides the others — the unit-box solves
     (``Layout._unit_box``), then the enumeration's own LP (``contactmodes.modes.enumeration.strict_slack_of_rows``)
     — for the candidates asked for, so a caller may decide only those whose feasibility can change
     its answer. Whatever is resolved when, each decision is the one ``Layout.kinematic`` takes
@@ -382,18 +438,31 @@ class KinematicTest:
         return (~self.decided).nonzero()[0]
 
     def enumeration(self, pattern: VelocityPattern | None = None) -> Enumeration:
-        """The kinematically feasible candidates as the
-        ``Enumeration`` of the state: the modes
-        ``enumerate_modes`` finds on the state's scaled system
-        (the same decisions, footnote 5, and the same product order over ``"FSLR"``; compared in
-        ``tests/contactmodes/realtime/test_layout.py``), for an
-        ``AnalysisSession`` of that system that need not
-        enumerate again (its ``enumeration`` argument). ``pattern`` the state's velocity pattern
-        (in the units of the scaled terms: the layout's key; default the layout's own, whose
-        thresholds are those of the state that built it); ``lps`` counts the batch's strict-slack
-        LPs (one per candidate). Every candidate must be decided (``resolve`` the
-        ``pending`` ones first): ``ValueError`` otherwise, or for a ``pattern`` of another
-        layout."""
+        """The kinematically feasible candidates as the ``Enumeration`` of the state.
+
+        The modes ``enumerate_modes`` finds on the state's scaled system (the same decisions,
+        footnote 5, and the same product order over ``"FSLR"``; compared in
+        ``tests/contactmodes/realtime/test_layout.py``), for an ``AnalysisSession`` of that
+        system that need not enumerate again (its ``enumeration`` argument); ``lps`` counts the
+        batch's strict-slack LPs (one per candidate).
+
+        Parameters
+        ----------
+        pattern : VelocityPattern, optional
+            The state's velocity pattern (in the units of the scaled terms: the layout's key;
+            default the layout's own, whose thresholds are those of the state that built it).
+
+        Returns
+        -------
+        Enumeration
+            The feasible candidates with the counts of Table III.
+
+        Raises
+        ------
+        ValueError
+            When a candidate is not decided yet (``resolve`` the ``pending`` ones first), or for
+            a ``pattern`` of another layout.
+        """
         lay = self.layout
         if pattern is None:
             pattern = lay.pattern
@@ -406,10 +475,23 @@ class KinematicTest:
                            modes=modes, allowed=list(pattern.allowed), pattern=pattern, lps=len(lay.modes))
 
     def resolve(self, index) -> np.ndarray:
-        """Decide the candidates ``index`` (positions, any order; decided ones are left alone) and
-        return ``feasible[index]``. The ``StepCounters`` given to ``Layout.kinematic_test``
-        (if any): ``second_solve_lps`` += those the unit-box solves decide, ``fallback_lps`` +=
-        those handed to the exact LP."""
+        """Decide the candidates ``index`` (decided ones are left alone).
+
+        Parameters
+        ----------
+        index : array_like
+            Positions in ``Layout.modes``, any order.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``feasible[index]``, bool.
+
+        Notes
+        -----
+        The ``StepCounters`` given to ``Layout.kinematic_test`` (if any): ``second_solve_lps``
+        += those the unit-box solves decide, ``fallback_lps`` += those handed to the exact LP.
+        """
         index = np.asarray(index, dtype=np.int64)
         lay, decided, out = self.layout, self.decided, self.feasible
         todo = np.unique(index[~decided[index]])
@@ -438,11 +520,28 @@ class KinematicTest:
 class Layout:
     """The candidate modes of one velocity pattern and their index tables (module doc).
 
-    Attributes: ``modes`` the Table III candidates in product order over ``"FSLR"`` (first
-    contact slowest, as ``enumerate_modes``); ``eq_rows`` (N, m) bank rows
-    of each mode's equalities; ``geq_rows`` (N, p) of its inequalities (padding: the null row);
-    ``kin_eq`` (N, pe), ``kin_geq`` (N, pg) signed Jacobian rows of the kinematic test (−1:
-    padding); ``basis``: warm starts kept from the previous evaluation.
+    Parameters
+    ----------
+    structure : Structure
+        The structure of the present contacts.
+    pattern : VelocityPattern
+        The velocity pattern (Table III).
+
+    Attributes
+    ----------
+    modes : list[str]
+        The Table III candidates in product order over ``"FSLR"`` (first contact slowest, as
+        ``enumerate_modes``).
+    eq_rows : numpy.ndarray
+        ``(N, m)`` bank rows of each mode's equalities.
+    geq_rows : numpy.ndarray
+        ``(N, p)`` bank rows of its inequalities (padding: the null row).
+    kin_eq : numpy.ndarray
+        ``(N, pe)`` signed Jacobian rows of the kinematic test's equalities (−1: padding).
+    kin_geq : numpy.ndarray
+        ``(N, pg)`` likewise for its inequalities.
+    basis : dict
+        Warm starts kept from the previous evaluation.
     """
 
     def __init__(self, structure: Structure, pattern: VelocityPattern) -> None:
@@ -525,27 +624,58 @@ class Layout:
 
     # ------------------------------------------------------------------ kinematic test
     def kinematic(self, banks: Banks, counters: StepCounters | None = None, kernel: str = "auto") -> np.ndarray:
-        """(N,) bool: the candidates that are kinematically feasible (Sec. III-F, footnote 5),
-        decided as ``acceleration_feasible`` decides them (module doc):
-        ``kinematic_test`` with every candidate the batch leaves undecided resolved at once.
-        ``counters`` (optional ``StepCounters``) as there. ``kernel`` as in ``responses``:
-        ``"numpy"`` (the reference: rows from a signed bank, the NumPy simplex), ``"compiled"``
-        (``kinematic_rows_kernel``, the compiled simplex,
-        ``kinematic_decide_kernel``)."""
+        """The candidates that are kinematically feasible (Sec. III-F, footnote 5).
+
+        Decided as ``acceleration_feasible`` decides them (module doc): ``kinematic_test`` with
+        every candidate the batch leaves undecided resolved at once.
+
+        Parameters
+        ----------
+        banks : Banks
+            The row banks of the state.
+        counters : StepCounters, optional
+            As in ``kinematic_test``.
+        kernel : str, optional
+            ``"numpy"`` (the reference: rows from a signed bank, the NumPy simplex),
+            ``"compiled"`` (``kinematic_rows_kernel``, the compiled simplex,
+            ``kinematic_decide_kernel``) or ``"auto"`` (compiled when numba is installed).
+
+        Returns
+        -------
+        numpy.ndarray
+            ``(N,)`` bool over ``modes``.
+        """
         test = self.kinematic_test(banks, counters, kernel)
         test.resolve(test.pending())
         return test.feasible
 
     def kinematic_test(self, banks: Banks, counters: StepCounters | None = None,
                        kernel: str = "auto") -> "KinematicTest":
-        """The first stage of ``kinematic``: footnote 5's strict-slack LP of every candidate
-        in one batch, warm-started from the previous step's bases. Returns a
-        ``KinematicTest`` whose ``decided`` candidates are final and whose others
-        (``KinematicTest.pending``) are decided by ``KinematicTest.resolve`` when the
-        caller needs them — with exactly the decisions ``kinematic`` takes. ``counters``
-        (optional ``StepCounters``): ``lps`` += N here, ``second_solve_lps`` and
-        ``fallback_lps`` (exact LPs) by ``KinematicTest.resolve``. Raises ``ValueError`` for
-        an unknown ``kernel``."""
+        """The first stage of ``kinematic``: footnote 5's strict-slack LP of every candidate in
+        one batch, warm-started from the previous step's bases.
+
+        Parameters
+        ----------
+        banks : Banks
+            The row banks of the state.
+        counters : StepCounters, optional
+            ``lps`` += N here, ``second_solve_lps`` and ``fallback_lps`` (exact LPs) by
+            ``KinematicTest.resolve``.
+        kernel : str, optional
+            As in ``kinematic``.
+
+        Returns
+        -------
+        KinematicTest
+            Its ``decided`` candidates are final; the others (``KinematicTest.pending``) are
+            decided by ``KinematicTest.resolve`` when the caller needs them — with exactly the
+            decisions ``kinematic`` takes.
+
+        Raises
+        ------
+        ValueError
+            For an unknown ``kernel``.
+        """
         J, c = banks.J, banks.c
         n_q = self.structure.n_q
         N = len(self.modes)
@@ -693,8 +823,27 @@ class Layout:
     # ------------------------------------------------------------------ domains (33)
     def domains(self, banks: Banks, resp: Responses, kernel: str = "auto") -> Domains:
         """The substituted inequalities (33) of the modes of ``resp``, cancellation noise zeroed
-        as ``substituted_rows`` does. ``kernel`` as in
-        ``responses`` (the NumPy computation below is the reference)."""
+        as ``substituted_rows`` does.
+
+        Parameters
+        ----------
+        banks : Banks
+            The row banks of the state.
+        resp : Responses
+            The modes' responses (``responses``).
+        kernel : str, optional
+            As in ``responses`` (the NumPy computation below is the reference).
+
+        Returns
+        -------
+        Domains
+            The rows over ``z = (τ, w)``, padded to one width.
+
+        Raises
+        ------
+        ValueError
+            For an unknown ``kernel``.
+        """
         st = self.structure
         n = st.n
         rows = self.geq_rows[resp.index]
@@ -725,20 +874,47 @@ class Layout:
 def domain_lp_rows(resp: Responses, dom: Domains, sel: np.ndarray, lo, hi, task: bool = True,
                    kernel: str = "auto", width: int | None = None
                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Rows of one LP per mode ``sel`` (positions in ``resp``/``dom``) over the lifted domain
-    ``D_c ∩ {lo <= τ <= hi}`` in ``z = (τ, w)`` (no projection), in the form of
-    ``polytopes.batchlp.simplex_batch``: ``G z <= h`` with ``G = [A; C; −C]``, ``h = [b; d;
-    −d]`` (the domain (33), its task rows replaced by ``0 <= 1`` when ``task`` is false, and the
-    valid rows of (31) as two inequalities each), the box ``lo``, ``hi`` (n_τ,) on τ and the
-    artificial box ``|w| <= W_BOUND`` on the real ambiguity columns.
+    """Rows of one LP per mode over the lifted domain ``D_c ∩ {lo <= τ <= hi}`` in ``z = (τ, w)``
+    (no projection), in the form of ``polytopes.batchlp.simplex_batch``.
 
-    ``width`` ``v`` (default ``s``, the padded width of ``resp``): the number of ``w`` columns of
-    the LPs, at least the largest ``n_w`` of ``sel``; each mode's real ambiguity columns come
-    first, in their order, and the remaining ones are fixed at 0 (the padding columns of ``D_c``
-    are zero, so the LP is the same; a narrower ``v`` makes it smaller). Returns ``(G (K, p +
-    2n_τ, n_τ + v), h (K, p + 2n_τ), lo (K, n_τ + v), hi, artificial (K, n_τ + v))``. ``kernel``
-    as in ``Layout.responses`` (the NumPy computation below is the reference). Raises
-    ``ValueError`` for a ``width`` below a mode's ``n_w``."""
+    ``G z <= h`` with ``G = [A; C; −C]``, ``h = [b; d; −d]``: the domain (33), its task rows
+    replaced by ``0 <= 1`` when ``task`` is false, and the valid rows of (31) as two
+    inequalities each; the box ``lo``, ``hi`` on τ and the artificial box ``|w| <= W_BOUND`` on
+    the real ambiguity columns.
+
+    Parameters
+    ----------
+    resp : Responses
+        The modes' responses.
+    dom : Domains
+        Their domains (33).
+    sel : array_like
+        ``(K,)`` positions in ``resp``/``dom``.
+    lo : array_like
+        ``(n_τ,)`` lower torque bounds (nondimensional).
+    hi : array_like
+        ``(n_τ,)`` upper torque bounds.
+    task : bool, optional
+        Keep the task rows (default).
+    kernel : str, optional
+        As in ``Layout.responses`` (the NumPy computation below is the reference).
+    width : int, optional
+        ``v``, the number of ``w`` columns of the LPs (default ``s``, the padded width of
+        ``resp``), at least the largest ``n_w`` of ``sel``; each mode's real ambiguity columns
+        come first, in their order, the remaining ones are fixed at 0 (the padding columns of
+        ``D_c`` are zero, so the LP is the same; a narrower ``v`` makes it smaller).
+
+    Returns
+    -------
+    tuple
+        ``(G (K, p + 2n_τ, n_τ + v), h (K, p + 2n_τ), lo (K, n_τ + v), hi (K, n_τ + v),
+        artificial (K, n_τ + v))``.
+
+    Raises
+    ------
+    ValueError
+        For a ``width`` below a mode's ``n_w`` or above ``s``, or an unknown ``kernel``.
+    """
     sel = np.asarray(sel, dtype=np.int64)
     K, p = sel.size, dom.A.shape[1]
     nt, s = resp.C.shape[1], resp.wfree.shape[1]
@@ -784,11 +960,33 @@ def domain_lp_rows(resp: Responses, dom: Domains, sel: np.ndarray, lo, hi, task:
 
 def scaled_terms(M, h, S, J, Jdot_qdot, v_contact, v0, scales, blocks=(), kernel: str = "auto") -> ScaledTerms:
     """``contactmodes.model.scaling.scale_terms`` (the one rule, arguments and result the same) in
-    one compiled call (``scale_terms_kernel``, the same operations
-    elementwise, so the same numbers: compared in ``tests/contactmodes/realtime/test_layout.py``) for callers that scale
-    one state per control step. ``kernel``: ``"numpy"`` calls
-    ``scale_terms`` itself, ``"compiled"`` the kernel, ``"auto"`` the
-    kernel when numba is installed."""
+    one compiled call, for callers that scale one state per control step.
+
+    The kernel (``scale_terms_kernel``) does the same operations elementwise, so it gives the
+    same numbers (compared in ``tests/contactmodes/realtime/test_layout.py``).
+
+    Parameters
+    ----------
+    M, h, S, J, Jdot_qdot, v_contact, v0 : numpy.ndarray
+        The state's terms in user units, as for ``scale_terms``.
+    scales : CharacteristicScales
+        The system's scales.
+    blocks : Sequence[tuple], optional
+        ``(qdd, f, tau, rhs)`` of each constraint block.
+    kernel : str, optional
+        ``"numpy"`` calls ``scale_terms`` itself, ``"compiled"`` the kernel, ``"auto"`` (default)
+        the kernel when numba is installed.
+
+    Returns
+    -------
+    ScaledTerms
+        The scaled terms.
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``kernel``.
+    """
     if kernel not in ("auto", "numpy", "compiled"):
         raise ValueError(f"kernel: must be 'auto', 'numpy' or 'compiled', got {kernel!r}")
     if not (kernel == "compiled" or (kernel == "auto" and kernels.AVAILABLE)):
@@ -820,8 +1018,7 @@ def scaled_terms(M, h, S, J, Jdot_qdot, v_contact, v0, scales, blocks=(), kernel
 
 
 def terms_of(system) -> ScaledTerms:
-    """The ``ScaledTerms`` of a
-    ``ContactSystem`` (the numbers its session decides on)."""
+    """The ``ScaledTerms`` of a ``ContactSystem``: the numbers its session decides on."""
     return scale_terms(system.M, system.h, system.S, system.J, system.Jdot_qdot, system.v_contact, system.v0,
                        system.scales, [(c.qdd, c.f, c.tau, c.rhs) for c in system.constraints])
 

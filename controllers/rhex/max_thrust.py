@@ -265,15 +265,29 @@ def _classified(v_contact: np.ndarray, normal_velocity_tol: float) -> np.ndarray
 
 
 class StepModel:
-    """The rigid model of one state as the controller sees it (module doc): closed-form terms
-    (``rigid_arrays``), classified velocities, scaled terms
-    (``contactmodes.model.scaling.scale_terms``) and the velocity pattern (on the scaled velocities).
-    ``scaled_system`` builds the nondimensional ``ContactSystem``
-    from the scaled terms on first use (the slow path's); ``system`` and ``session`` the
-    SI one and its ``AnalysisSession`` (the reference's).
-    ``classify=False`` keeps the measured normal velocities (the blind controller's model; an
-    approaching contact is then not an error); ``kinematics`` the state's
-    ``leg_kinematics`` when the caller has it."""
+    """The rigid model of one state as the controller sees it (module doc): the *step* of
+    ``controllers.generic.search``.
+
+    Closed-form terms (``rigid_arrays``), classified velocities, scaled terms
+    (``contactmodes.model.scaling.scale_terms``) and the velocity pattern (on the scaled
+    velocities); ``scaled_system`` builds the nondimensional ``ContactSystem`` from the scaled
+    terms on first use (the slow path's); ``system`` and ``session`` the SI one and its
+    ``AnalysisSession`` (the reference's).
+
+    Parameters
+    ----------
+    state : numpy.ndarray
+        ``(18,)`` the simulator's state (``STATE_LAYOUT``).
+    params : RHexParams
+        The robot as the controller models it.
+    normal_velocity_tol : float, optional
+        m/s: normal contact velocities ``<=`` this are set to 0 (module doc).
+    classify : bool, optional
+        ``False`` keeps the measured normal velocities (the blind controller's model; an
+        approaching contact is then not an error).
+    kinematics : LegKinematics, optional
+        The state's ``leg_kinematics`` when the caller has it.
+    """
 
     def __init__(self, state, params: RHexParams, normal_velocity_tol: float = NORMAL_VELOCITY_TOL,
                  classify: bool = True, kinematics=None) -> None:
@@ -357,12 +371,23 @@ class StepModel:
 
 
 def controller_model(state, params: RHexParams, normal_velocity_tol: float = NORMAL_VELOCITY_TOL):
-    """Rigid model at ``state`` (18,) with the velocity classification of the module doc.
+    """Rigid model at a state with the velocity classification of the module doc.
 
-    Returns ``(model, system, n_clamped)``: the ``RigidModel`` (closed-form
-    terms, task on), its ``ContactSystem`` with normal velocities
-    ``<= normal_velocity_tol`` (m/s) set to 0, and how many contacts were changed by more than the
-    zero threshold of Table III.
+    Parameters
+    ----------
+    state : numpy.ndarray
+        ``(18,)`` the simulator's state.
+    params : RHexParams
+        The robot.
+    normal_velocity_tol : float, optional
+        m/s: normal velocities ``<=`` this are set to 0.
+
+    Returns
+    -------
+    tuple
+        ``(model, system, n_clamped)``: the ``RigidModel`` (closed-form terms, task on), its
+        ``ContactSystem`` with the classified normal velocities, and how many contacts were
+        changed by more than the zero threshold of Table III.
     """
     sm = StepModel(state, params, normal_velocity_tol)
     v0 = sm.arrays.v_contact.reshape(-1, 2)
@@ -443,10 +468,20 @@ def max_thrust(step: StepModel, lo, hi, force_slow: bool = False, engine: _Engin
 
 @dataclasses.dataclass
 class ReferenceResult:
-    """The slow reference at one state (user units): ``values`` ``{mode: θ̈*_c}`` (rad/s², ``-inf``
-    when ``T*_c ∩ L`` is empty) over the kinematically feasible modes with a unique θ̈; ``best``
-    the largest value; ``pieces`` ``{mode: [T*_c ∩ L pieces]}`` over the user's torques;
-    ``response`` ``{mode: ModeResponse}`` (user units)."""
+    """The slow reference at one state (user units; ``max_thrust_reference``).
+
+    Attributes
+    ----------
+    values : dict
+        ``{mode: θ̈*_c}`` (rad/s², ``-inf`` when ``T*_c ∩ L`` is empty) over the kinematically
+        feasible modes with a unique θ̈.
+    best : float
+        The largest value.
+    pieces : dict
+        ``{mode: [T*_c ∩ L pieces]}`` over the user's torques.
+    response : dict
+        ``{mode: ModeResponse}`` (user units).
+    """
 
     values: dict
     best: float
@@ -459,11 +494,28 @@ class ReferenceResult:
 
 
 def max_thrust_reference(step: StepModel, lo, hi, task: bool = True) -> ReferenceResult:
-    """Slow reference (``task=False``: with the task row dropped, status ``task_dropped``): one
-    ``AnalysisSession`` of the step's system;
+    """Slow reference of ``max_thrust``: one ``AnalysisSession`` of the step's SI system,
     ``contactmodes.analysis.ambiguity.unambiguous`` (``within_mode=False``) for every kinematically
     feasible mode with a unique θ̈, its pieces intersected with ``L`` and one LP per piece.
-    Projects every mode's domain: for tests, not for control."""
+
+    Projects every mode's domain: for tests, not for control.
+
+    Parameters
+    ----------
+    step : StepModel
+        The state.
+    lo : numpy.ndarray
+        ``(3,)`` lower torque bounds, N·m.
+    hi : numpy.ndarray
+        ``(3,)`` upper torque bounds, N·m.
+    task : bool, optional
+        ``False`` drops the task row (status ``task_dropped``).
+
+    Returns
+    -------
+    ReferenceResult
+        The per-mode values, pieces and responses.
+    """
     ses = step.session
     sc = ses.scaling
     lo_s = sc.tau_from_user(np.asarray(lo, dtype=float))
@@ -603,7 +655,19 @@ class MaxThrustController(OptimalControllerBase):
 
 
 def step_time_stats(log) -> dict:
-    """``{"n", "median", "p90", "max", "mean"}`` of the step wall times (s) of a controller log."""
+    """Step wall-time statistics of a controller log, in seconds.
+
+    Parameters
+    ----------
+    log : Sequence[MaxThrustRecord]
+        A controller's ``log``.
+
+    Returns
+    -------
+    dict
+        ``{"n", "median", "p90", "max", "mean"}`` (s; NaN without steps). In milliseconds with
+        the p99: ``controllers.generic.controller.step_ms_stats``.
+    """
     w = np.array([r.wall_time for r in log], dtype=float)
     if w.size == 0:
         return {"n": 0, "median": math.nan, "p90": math.nan, "max": math.nan, "mean": math.nan}
