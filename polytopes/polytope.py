@@ -169,6 +169,26 @@ class Polytope:
     def __repr__(self) -> str:
         return f"Polytope(dim={self.dim}, n_ineq={self.n_ineq}, n_eq={self.n_eq})"
 
+    def _repr_html_(self) -> str:
+        """Jupyter's view: a table of the sizes, emptiness, affine dimension, bounding box and
+        Chebyshev centre (LPs, answered once and cached; numbers to four significant digits)."""
+        import html
+
+        def num(v: float) -> str:
+            return ("∞" if v > 0 else "−∞") if np.isinf(v) else f"{float(v) + 0.0:.4g}"  # no "-0"
+
+        head = f"Polytope in R^{self.dim}: {self.n_ineq} inequalities, {self.n_eq} equalities"
+        if self.is_empty():
+            return f"<p>{html.escape(head)}: <b>empty</b></p>"
+        lo, hi = self.bounding_box()
+        ball = self.chebyshev_center()
+        rows = "".join(f"<tr><td>x{k}</td><td>{num(lo[k])}</td><td>{num(hi[k])}</td><td>{num(ball.center[k])}</td></tr>"
+                       for k in range(min(self.dim, 40)))
+        more = f"<tr><td colspan='4'>… {self.dim - 40} more coordinates</td></tr>" if self.dim > 40 else ""
+        return (f"<p>{html.escape(head)}; affine dimension {self.affine_dimension()}, Chebyshev radius "
+                f"{num(ball.radius)}</p><table><tr><th>coordinate</th><th>lo</th><th>hi</th>"
+                f"<th>Chebyshev centre</th></tr>{rows}{more}</table>")
+
     # ----- attributes ---------------------------------------------------------------------
     A = property(lambda self: self._A, doc="Inequality matrix (m, n).")
     b = property(lambda self: self._b, doc="Inequality right-hand side (m,).")

@@ -158,6 +158,13 @@ class ModeAnalysis:
     def __repr__(self) -> str:
         return f"ModeAnalysis(mode={self.mode!r}, feasible={self.feasible})"
 
+    def _repr_html_(self) -> str:
+        """Jupyter's view: the mode's flags, ``dim T_c``, bounds and Chebyshev centre per torque
+        (``contactmodes.output.notebook.mode_html``)."""
+        from contactmodes.output.notebook import mode_html
+
+        return mode_html(self)
+
 
 class OverlapPairs(Mapping):
     """The overlapping pairs ``(a, b)`` (``a`` before ``b`` in analysis order) as a read-only
@@ -314,6 +321,19 @@ class AnalysisResult:
             return []
         others = self.overlaps.neighbours.get(mode, set())
         return [m for m in self.modes if m in others]
+
+    def __repr__(self) -> str:
+        n_feasible = sum(a.feasible for a in self.modes.values())
+        overlaps = "not computed" if self.overlaps is None else len(self.overlaps)
+        return (f"AnalysisResult(system={self.system.name!r}, modes={len(self.modes)}, feasible={n_feasible}, "
+                f"overlaps={overlaps})")
+
+    def _repr_html_(self) -> str:
+        """Jupyter's view: one row per mode (feasible, ``dim T_c``, bounds, overlaps) and, for one
+        or two torques, the picture of ``contactmodes plot`` (``contactmodes.output.notebook``)."""
+        from contactmodes.output.notebook import analysis_html
+
+        return analysis_html(self)
 
     def feasible_modes(self) -> list[str]:
         """Analysed modes with a non-empty domain."""

@@ -75,6 +75,16 @@ class SweepResult:
     scheduler: str
     workers: int
 
+    def __repr__(self) -> str:
+        return (f"SweepResult(kind={self.kind!r}, keys={list(self.grid.keys)}, points={len(self.points)}, "
+                f"failed={self.n_failed})")
+
+    def _repr_html_(self) -> str:
+        """Jupyter's view: the header and the table's first rows (``contactmodes.output.notebook.sweep_html``)."""
+        from contactmodes.output.notebook import sweep_html
+
+        return sweep_html(self)
+
     @property
     def n_failed(self) -> int:
         """Points whose evaluation raised."""
