@@ -25,11 +25,13 @@ from polytopes import Polytope
 from contactmodes.analysis.ambiguity import UnambiguousResult, inconsistent
 from contactmodes.analysis.ambiguity import unambiguous as _unambiguous  # analyze() has a parameter `unambiguous`
 from contactmodes.analysis.domains import ModeDomain
+from contactmodes.analysis.friction_interval import FrictionIntervalAnalysis, RobustFrictionResult
 from contactmodes.errors import ContactModelError
 from contactmodes.modes.enumeration import Enumeration
 from contactmodes.progress import Progress
 from contactmodes.modes.response import ModeResponse
 from contactmodes.analysis.session import AnalysisSession, ModeSolution
+from contactmodes.model.friction import FrictionBox
 from contactmodes.model.system import ContactSystem
 
 if TYPE_CHECKING:
@@ -247,6 +249,15 @@ class AnalysisResult:
     at : tuple[numpy.ndarray, list[str]] or None
         ``(τ, modes)``: a torque of shape ``(n_τ,)`` and the analysed modes whose ``T_c``
         contains it, or ``None``.
+    friction : FrictionIntervalAnalysis or None
+        With a friction box (``mu = [lo, hi]``, issue 26): the
+        ``contactmodes.analysis.friction_interval.FrictionIntervalAnalysis`` giving each mode's
+        ``exists(mode)`` (``T_c^∃``) and ``forall(mode)`` (``T_c^∀``); every other attribute is
+        then the analysis at the nominal μ (each interval's midpoint, ``system.mu``). ``None``
+        without a box.
+    robust : dict[str, RobustFrictionResult] or None
+        With a friction box and ``unambiguous``: mode → the robustly unambiguous set over the box
+        (``T_c^∀`` minus every other mode's ``T_{c'}^∃`` and the within-mode ``T_c^{i,∃}``).
 
     See Also
     --------
@@ -294,6 +305,8 @@ class AnalysisResult:
     inconsistency_box: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False)
     inconsistent: list[Polytope] | None = field(default=None, repr=False)
     at: tuple[np.ndarray, list[str]] | None = None
+    friction: FrictionIntervalAnalysis | None = field(default=None, repr=False)
+    robust: dict[str, RobustFrictionResult] | None = field(default=None, repr=False)
 
     def unambiguous_for(self, modes: Sequence[str]) -> dict[str, UnambiguousResult]:
         """``T*_c`` and the ambiguity sources of each of ``modes`` (analysed feasible modes; the
@@ -303,6 +316,10 @@ class AnalysisResult:
         for m in modes:
             if m not in self.unambiguous:
                 self.unambiguous[m] = _unambiguous(self.session, m, task=self.task)
+        if self.friction is not None:  # the sets over the friction box too (issue 26)
+            self.robust = self.robust or {}
+            for m in modes:
+                self.robust[m] = self.friction.unambiguous(m, task=self.task)
         return {m: self.unambiguous[m] for m in modes}
 
     def inconsistent_in(self, lo, hi) -> list[Polytope]:
@@ -399,6 +416,9 @@ class AnalysisResult:
                 u = self.unambiguous.get(entry["mode"])
                 entry["unambiguous"] = [] if u is None else [p.to_json() for p in u.unambiguous]
                 entry["ambiguity_sources"] = [] if u is None else [src.to_json() for src in u.sources]
+        if self.friction is not None:
+            for entry in modes:
+                entry.update(_friction_json(self.friction, entry["mode"], self.task, self.robust))
         doc: dict[str, Any] = {
             "schema": SCHEMA,
             "system": self.system.to_json(),
@@ -412,7 +432,23 @@ class AnalysisResult:
             doc["inconsistent"] = [p.to_json() for p in self.inconsistent]
         if self.at is not None:
             doc["at"] = {"tau": self.at[0].tolist(), "modes": self.at[1]}
+        if self.friction is not None:
+            doc["friction"] = self.friction.box.to_json()
         return doc
+
+
+def _friction_json(fa: FrictionIntervalAnalysis, mode: str, task: bool,
+                   robust: dict[str, RobustFrictionResult] | None) -> dict:
+    """A mode's fields over the friction box: ``torque_domain_exists``/``_forall`` (``null`` when
+    empty) and, when computed, ``unambiguous_robust``/``ambiguity_sources_robust``."""
+    E, A = fa.exists(mode, task), fa.forall(mode, task)
+    out: dict[str, Any] = {"torque_domain_exists": None if E is None else E.to_json(),
+                           "torque_domain_forall": None if A is None else A.to_json()}
+    if robust is not None:
+        r = robust.get(mode)
+        out["unambiguous_robust"] = [] if r is None else [p.to_json() for p in r.unambiguous]
+        out["ambiguity_sources_robust"] = [] if r is None else [s.to_json() for s in r.sources]
+    return out
 
 
 def _as_system(system: SystemLike) -> ContactSystem:
@@ -422,7 +458,7 @@ def _as_system(system: SystemLike) -> ContactSystem:
     if isinstance(system, (str, os.PathLike)):
         from contactmodes.system_file.loader import load_system
 
-        return load_system(system).system
+        return load_system(system, mu_intervals=True).system
     inner = getattr(system, "system", None)
     if isinstance(inner, ContactSystem):
         return inner
@@ -435,7 +471,7 @@ def analyze(system: SystemLike, modes: Sequence[str] | None = None, task: bool =
             overlap_limit: int | None = None, session: AnalysisSession | None = None, *,
             unambiguous: bool | Sequence[str] = False,
             inconsistency_box: tuple[Sequence[float], Sequence[float]] | None = None,
-            at: Sequence[float] | None = None) -> AnalysisResult:
+            at: Sequence[float] | None = None, friction: FrictionBox | None = None) -> AnalysisResult:
     """Run Sec. III on ``system`` and return the ``AnalysisResult`` (the system's units).
 
     Parameters
@@ -471,6 +507,11 @@ def analyze(system: SystemLike, modes: Sequence[str] | None = None, task: bool =
         that box for which no mode has a solution (Painlevé-type inconsistency).
     at : array_like, optional
         A torque ``(n_τ,)``, the system's units: also the analysed modes whose ``T_c`` contains it.
+    friction : FrictionBox, optional
+        Friction coefficients known to a box (issue 26, ``docs/friction-intervals.md``): adds
+        ``AnalysisResult.friction`` (``T_c^∃``, ``T_c^∀``) and, with ``unambiguous``,
+        ``AnalysisResult.robust``. Default: the box of a system file with ``mu = [lo, hi]``
+        (given as a path or a ``LoadedSystem``), else none.
 
     Returns
     -------
@@ -506,6 +547,12 @@ def analyze(system: SystemLike, modes: Sequence[str] | None = None, task: bool =
     >>> result.modes["FFF"].contains([-0.5]), result.at[1]
     (True, ['FFF'])
     """
+    if isinstance(system, (str, os.PathLike)):
+        from contactmodes.system_file.loader import load_system
+
+        system = load_system(system, mu_intervals=True)
+    if friction is None:
+        friction = getattr(system, "friction", None)  # a LoadedSystem's box, if any
     system = _as_system(system)
     if session is None:
         session = AnalysisSession(system, method=method, progress=progress)
@@ -531,6 +578,8 @@ def analyze(system: SystemLike, modes: Sequence[str] | None = None, task: bool =
     timing["overlaps"] = time.perf_counter() - t0
     result = AnalysisResult(system, enumeration, {s.mode: ModeAnalysis(s, task) for s in sols}, overlaps,
                             task, timing, session, n_cand)
+    if friction is not None:
+        result.friction = FrictionIntervalAnalysis(system, friction, method=method)
     if unambiguous is not False:
         result.unambiguous_for(feasible if unambiguous is True else list(unambiguous))
     if inconsistency_box is not None:

@@ -159,7 +159,8 @@ def _analyze(args: argparse.Namespace) -> str:
 
         if not ppl_io.available():
             raise UserError(f"--method: {ppl_io.INSTALL_HINT}")
-    system = load_system(args.file).system
+    loaded = load_system(args.file, mu_intervals=True)  # mu = [lo, hi]: docs/friction-intervals.md
+    system = loaded.system
     box = None
     if args.inconsistency_box is not None:
         box = parse_box(args.inconsistency_box, system.n_tau, "--inconsistency-box")
@@ -173,14 +174,16 @@ def _analyze(args: argparse.Namespace) -> str:
                                 f"add --table to print the table with {option}")
     result = analyze(system, modes=args.mode, task=not args.no_task, method=args.method, progress=Progress(),
                      compute_overlaps=not answer_only, overlap_limit=None if args.overlaps else OVERLAP_LP_LIMIT,
-                     unambiguous=args.unambiguous, inconsistency_box=box, at=at)
+                     unambiguous=args.unambiguous, inconsistency_box=box, at=at, friction=loaded.friction)
     if answer_only:
         assert result.at is not None
         return format_at(system.torques, *result.at) + "\n"
     if args.json:
         return json.dumps(result.to_json(), indent=2, allow_nan=False) + "\n"
+    from contactmodes.output.friction_text import format_friction
+
     return format_table(result, unambiguous=result.unambiguous, inconsistent=result.inconsistent, at=result.at,
-                        list_limit=None if args.overlaps else OVERLAP_LIST_LIMIT) + "\n"
+                        list_limit=None if args.overlaps else OVERLAP_LIST_LIMIT) + format_friction(result) + "\n"
 
 
 def main(argv: Sequence[str] | None = None) -> int:

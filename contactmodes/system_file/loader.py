@@ -132,6 +132,10 @@ class LoadedSystem:
         The file's ``[control]`` table (objective, limits, acceptable modes) as a
         ``contactmodes.control.spec.ControlSpec``, the defaults of ``contactmodes control``;
         ``None`` if absent.
+    friction : FrictionBox or None
+        The ``contactmodes.model.friction.FrictionBox`` of the contacts' ``mu`` when one of
+        them is an interval ``[lo, hi]`` (read with ``mu_intervals=True``), else ``None``;
+        ``system.mu`` is then each interval's midpoint (``docs/friction-intervals.md``).
 
     See Also
     --------
@@ -166,6 +170,7 @@ class LoadedSystem:
     raw: dict = field(repr=False)
     description: str = ""
     control: Any = field(default=None, repr=False)
+    friction: Any = field(default=None, repr=False)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -240,6 +245,29 @@ def _number(value: Any, path: str, minimum: float | None = None) -> float:
     return x
 
 
+def _mu(value: Any, path: str) -> float:
+    """One friction coefficient: a number in ``[0, MU_MAX]``."""
+    mu = _number(value, path, minimum=0.0)
+    if mu > MU_MAX:
+        raise _fail(path, f"must be <= {MU_MAX:g} (contactmodes.tolerances.MU_MAX: beyond it the "
+                          f"friction cone is numerically meaningless), got {mu:g}")
+    return mu
+
+
+def _friction(value: Any, path: str) -> tuple[float, float]:
+    """A contact's ``mu``: a number (``(μ, μ)``) or an interval ``[lo, hi]`` with
+    ``0 <= lo <= hi <= MU_MAX`` (issue 26, ``docs/friction-intervals.md``)."""
+    if not isinstance(value, (list, tuple)):
+        mu = _mu(value, path)
+        return mu, mu
+    if len(value) != 2:
+        raise _fail(path, f"an interval must be two numbers [lo, hi], got {len(value)}")
+    lo, hi = _mu(value[0], f"{path}[0]"), _mu(value[1], f"{path}[1]")
+    if lo > hi:
+        raise _fail(path, f"interval [{lo:g}, {hi:g}] needs lo <= hi")
+    return lo, hi
+
+
 def _inertial(value: Any, path: str) -> float:
     """A mass or an inertia: 0 (massless) or in ``[1/MAGNITUDE_MAX, MAGNITUDE_MAX]``."""
     x = _number(value, path, minimum=0.0)
@@ -303,7 +331,7 @@ def _builder(path: str, fn: Callable, *args, **kwargs):
 # public API
 
 
-def load_system(path: str | Path) -> LoadedSystem:
+def load_system(path: str | Path, mu_intervals: bool = False) -> LoadedSystem:
     """Read and validate a system file and evaluate its model at the file's state.
 
     The file is TOML (schema ``contactmodes.system/1``, ``docs/system-file.md``); a ``.json``
@@ -313,6 +341,8 @@ def load_system(path: str | Path) -> LoadedSystem:
     ----------
     path : str or os.PathLike
         The system file; a relative path is relative to the current directory.
+    mu_intervals : bool, optional
+        Accept friction intervals ``mu = [lo, hi]`` (``parse_system``).
 
     Returns
     -------
@@ -355,7 +385,7 @@ def load_system(path: str | Path) -> LoadedSystem:
     contactmodes.errors.SystemFileError: examples/no_such_file.toml: no such file
     """
     p = Path(path)
-    return parse_system(_read_document(p), source=str(p))
+    return parse_system(_read_document(p), source=str(p), mu_intervals=mu_intervals)
 
 
 def _read_document(p: Path) -> dict:
@@ -385,7 +415,7 @@ def _read_document(p: Path) -> dict:
     return data
 
 
-def parse_system(data: Mapping[str, Any], source: str = "<dict>") -> LoadedSystem:
+def parse_system(data: Mapping[str, Any], source: str = "<dict>", mu_intervals: bool = False) -> LoadedSystem:
     """Validate a parsed system file and build its ``LoadedSystem``.
 
     Parameters
@@ -395,6 +425,11 @@ def parse_system(data: Mapping[str, Any], source: str = "<dict>") -> LoadedSyste
     source : str, optional
         A label for ``LoadedSystem.source``; when it names a file, its stem is the
         default ``name``.
+    mu_intervals : bool, optional
+        Accept a contact's ``mu = [lo, hi]`` of positive width (``LoadedSystem.friction``; the
+        system's ``mu`` is then the interval's midpoint). Without it such a file is refused
+        (``"contacts[2].mu: an interval of friction coefficients is read by 'analyze' only …"``),
+        so that no command silently analyses one μ of the interval.
 
     Raises
     ------
@@ -403,6 +438,7 @@ def parse_system(data: Mapping[str, Any], source: str = "<dict>") -> LoadedSyste
         (``"contacts[2].mu: must be >= 0, got -0.3"``).
     """
     parsed = _parse(data, source)
+    friction = _friction_box(parsed, mu_intervals)
     gaps = _builder("state.q", parsed.mechanism.contact_gaps, parsed.q)
     tol = _gap_tolerance(parsed)
     for i, gap in enumerate(gaps):
@@ -422,7 +458,23 @@ def parse_system(data: Mapping[str, Any], source: str = "<dict>") -> LoadedSyste
         raw=dict(data),
         description=parsed.description,
         control=parsed.control,
+        friction=friction,
     )
+
+
+def _friction_box(parsed: "_Parsed", accept: bool):
+    """The file's ``FrictionBox`` when a contact gives ``mu`` as an interval (else ``None``);
+    refuses an interval of positive width unless ``accept`` (``parse_system``)."""
+    from contactmodes.model.friction import FrictionBox
+
+    for i, (lo, hi, _) in enumerate(parsed.mu_intervals):
+        if lo < hi and not accept:
+            raise _fail(f"contacts[{i}].mu", f"an interval of friction coefficients [{lo:g}, {hi:g}] is read by "
+                                             f"'analyze' only (docs/friction-intervals.md); give one number here")
+    if not any(given for _, _, given in parsed.mu_intervals):
+        return None
+    return FrictionBox([lo for lo, _, _ in parsed.mu_intervals], [hi for _, hi, _ in parsed.mu_intervals],
+                       tuple(parsed.contact_names))
 
 
 def _gap_tolerance(parsed: "_Parsed") -> float:
@@ -455,6 +507,8 @@ class _Parsed:
     contact_names: list[str]
     contact_links: list[str]
     control: Any = None
+    mu_intervals: tuple[tuple[float, float, bool], ...] = ()
+    """Per contact ``(lo, hi, given_as_interval)`` (``lo = hi`` for a number)."""
 
 
 def _parse(data: Mapping[str, Any], source: str) -> _Parsed:
@@ -565,6 +619,7 @@ def _parse(data: Mapping[str, Any], source: str) -> _Parsed:
     # -- contacts -------------------------------------------------------------------------------
     contact_names: list[str] = []
     contact_links: list[str] = []
+    mu_intervals: list[tuple[float, float, bool]] = []
     for i, c in enumerate(_tables(top, "contacts")):
         path = f"contacts[{i}]"
         _keys(
@@ -584,10 +639,9 @@ def _parse(data: Mapping[str, Any], source: str) -> _Parsed:
         normal = _point(c["surface_normal"], f"{path}.surface_normal")
         if math.hypot(*normal) == 0.0:
             raise _fail(f"{path}.surface_normal", "must be a non-zero vector")
-        mu = _number(c["mu"], f"{path}.mu", minimum=0.0)
-        if mu > MU_MAX:
-            raise _fail(f"{path}.mu", f"must be <= {MU_MAX:g} (contactmodes.tolerances.MU_MAX: beyond it the "
-                                      f"friction cone is numerically meaningless), got {mu:g}")
+        mu_lo, mu_hi = _friction(c["mu"], f"{path}.mu")
+        mu_intervals.append((mu_lo, mu_hi, isinstance(c["mu"], (list, tuple))))
+        mu = mu_lo if mu_lo == mu_hi else 0.5 * (mu_lo + mu_hi)  # the nominal μ (FrictionBox.nominal)
         v0 = _number(c.get("v0", 0.0), f"{path}.v0", minimum=0.0)
         _builder(path, mech.add_contact, cname, clink, position, surface_point, normal, mu, v0)
         contact_names.append(cname)
@@ -646,7 +700,8 @@ def _parse(data: Mapping[str, Any], source: str) -> _Parsed:
 
     return _Parsed(name=name, description=description, mechanism=mech, q=q, qdot=qdot,
                    constraints=tuple(constraints), desired_mode=desired_mode, disturbance=disturbance,
-                   contact_names=contact_names, contact_links=contact_links, control=control)
+                   contact_names=contact_names, contact_links=contact_links, control=control,
+                   mu_intervals=tuple(mu_intervals))
 
 
 def _urdf_mechanism(top: Mapping[str, Any], table: Mapping[str, Any], source: str, base: str,

@@ -58,7 +58,7 @@ def run(args: argparse.Namespace) -> str | CommandOutput:
     if args.torque_bound is not None and not 0 < args.torque_bound <= MAGNITUDE_MAX:  # NaN fails too
         raise UserError(f"--torque-bound: must be > 0 and <= {MAGNITUDE_MAX:g} N·m "
                         f"(contactmodes.tolerances.MAGNITUDE_MAX), got {args.torque_bound:g}")
-    loaded = load_system(args.file)
+    loaded = load_system(args.file, mu_intervals=True)  # mu = [lo, hi]: docs/friction-intervals.md
     system = loaded.system
     if system.disturbance is None:
         raise UserError(f"{args.file}: no [disturbance] table; brace needs a disturbance set")
@@ -68,7 +68,12 @@ def run(args: argparse.Namespace) -> str | CommandOutput:
     bound = DEFAULT_TORQUE_BOUND if args.torque_bound is None else args.torque_bound
     controller = BracingController(objective=args.objective.replace("-", "_"), margin=args.margin,
                                    torque_bound=bound)
-    res = controller.solve(system, mode)
+    robust = None
+    if loaded.friction is not None:  # robust over the friction box as well as the disturbance set
+        from contactmodes.analysis.friction_robust import robust_unambiguous_over_friction
+
+        robust = robust_unambiguous_over_friction(system, loaded.friction, mode, within_mode=controller.within_mode)
+    res = controller.solve(system, mode, robust=robust)
     bounds = np.broadcast_to(np.asarray(bound, dtype=float), (system.n_tau,))
     if args.json:
         doc = {
@@ -85,9 +90,14 @@ def run(args: argparse.Namespace) -> str | CommandOutput:
             "torque": None if res.torque is None else res.torque.tolist(),
             "margin": res.margin,
         }
+        if loaded.friction is not None:
+            doc["friction"] = loaded.friction.to_json()
         text = json.dumps(doc, indent=2, allow_nan=False) + "\n"
     else:
         text = _table(system, res) + "\n"
+        if loaded.friction is not None:
+            text += "friction known to intervals (every mu of the box): " + ", ".join(
+                f"{c} [{lo:g}, {hi:g}]" for c, lo, hi in zip(system.contacts, loaded.friction.lo, loaded.friction.hi)) + "\n"
     return text if res.success else CommandOutput(text)
 
 
