@@ -193,11 +193,19 @@ def _solve_outcome(data: ImpactData, mode: str, resp: ModeResponse, delta: float
         for _, Dv in found:
             assert Dv is not None
             T = Dv if Dv.dim == n_tau else Dv.reduce().project(list(range(n_tau)))
-            torque_set.append(sc.polytope_to_user(T, 0))
+            torque_set.append(T)
+        torque_set = [sc.polytope_to_user(T, 0) for T in _drop_contained(torque_set)]
     impulse_varies = bool(np.abs(r.Q_f[:2 * k]).max(initial=0.0) > tolerances.AMBIGUITY_ATOL)
     return ImpactOutcome(mode=mode, consistent=True, qdot_plus=qdot_plus, impulse=impulse,
                          energy_loss=_energy_loss(system, qdot, qdot_plus, impulse, mode),
                          qdot_plus_set=qdot_set, impulse_ambiguous=impulse_varies, torque_set=torque_set)
+
+
+def _drop_contained(pieces: list[Polytope]) -> list[Polytope]:
+    """The pieces of a union (nondimensional τ-polytopes) without those inside another piece
+    (``Polytope.issubset``; of two equal pieces the first is kept)."""
+    return [P for i, P in enumerate(pieces)
+            if not any(P.issubset(Q) and (j < i or not Q.issubset(P)) for j, Q in enumerate(pieces) if j != i)]
 
 
 def _frictionless_letters(mode: str, v_plus: np.ndarray, scope: ImpactScope) -> str:

@@ -58,8 +58,8 @@ class ImpactOutcome:
     impulse_ambiguous: bool = False
     torque_set: list[Polytope] | None = field(default=None, repr=False)
 
-    def to_json(self, coordinates, contacts) -> dict:
-        """The outcome's entry of ``contactmodes.impact/1``."""
+    def to_json(self, contacts) -> dict:
+        """The outcome's entry of ``contactmodes.impact/1``; ``contacts`` the ``k`` contact names."""
         out: dict = {"mode": self.mode, "consistent": self.consistent, "qdot_plus": None, "qdot_plus_set": None,
                      "impulse": None, "impulse_ambiguous": self.impulse_ambiguous, "energy_loss": self.energy_loss,
                      "torque_set": None}
@@ -133,7 +133,7 @@ class ImpactResult:
             "scope": {"approaching": names(self.scope.approaching), "touching": names(self.scope.touching),
                       "separating": names(self.scope.separating)},
             "consistent_modes": self.consistent_modes,
-            "outcomes": [o.to_json(s.coordinates, s.contacts) for o in self.outcomes],
+            "outcomes": [o.to_json(s.contacts) for o in self.outcomes],
         }
 
     def format_text(self) -> str:
@@ -157,7 +157,7 @@ class ImpactResult:
             extra = " (q̇⁺ ambiguous)" if o.qdot_plus_set is not None else ""
             extra += " (impulse ambiguous: one of them)" if o.impulse_ambiguous else ""
             if o.torque_set is not None:
-                extra += f" (torque set: {len(o.torque_set)} polytope(s))"
+                extra += f" (torques: {_union_text(o.torque_set, s.torques)})"
             lines.append(f"  {o.mode}: q̇⁺ [{qd}]{extra}; impulse (t, n) [{imp}] N·s; energy loss {o.energy_loss:.6g} J")
         return "\n".join(lines)
 
@@ -179,3 +179,22 @@ class ImpactResult:
         ``"separating"``), comma-separated."""
         mask = getattr(self.scope, group)
         return ", ".join(c for c, m in zip(self.system.contacts, mask.tolist()) if m)
+
+
+def _union_text(pieces: list[Polytope], torques) -> str:
+    """A union of torque polytopes in a line: one bound list per piece (its bounding box, exact
+    for one torque), ``" or "`` between pieces."""
+    out = []
+    for T in pieces:
+        lo, hi = T.bounding_box()
+        bounds = []
+        for name, a, b in zip(torques, lo.tolist(), hi.tolist()):
+            if np.isfinite(a) and np.isfinite(b):
+                bounds.append(f"{name} in [{a:.6g}, {b:.6g}]")
+            elif np.isfinite(a):
+                bounds.append(f"{name} >= {a:.6g}")
+            elif np.isfinite(b):
+                bounds.append(f"{name} <= {b:.6g}")
+        box = ", ".join(bounds) if bounds else "any"
+        out.append(box if T.dim == 1 else f"box {box}")
+    return " or ".join(out)

@@ -220,3 +220,17 @@ def test_massless_coordinate_is_the_limit_of_small_masses(seed):
         assert np.allclose(out.qdot_plus[:-1], refs[1][:-1], atol=1e-4 * max(1.0, np.abs(qdot).max()))
         if out.qdot_plus_set is not None:  # the ambiguity moves the massless coordinate only
             assert np.abs(out.qdot_plus_set[1][:-1]).max() <= 1e-9
+
+
+# ------------------------------------------------------------------------------------------ pseudo-impulse
+@pytest.mark.parametrize("seed", range(6))
+def test_a_vanishing_pseudo_impulse_changes_nothing_at_bounded_torques(seed):
+    """δ_t → 0: at a bounded torque (τ = 0) the outcomes consistent with the pseudo-impulse are
+    those without it (the eq. 29 release test is then implied by J_n q̇⁺ >= 0, thesis Theorem 5.6)."""
+    k = 1 + seed % 3
+    system, qdot = random_impact(500 + seed, k, n_q=2 * k + 1)
+    plain = impact(system, qdot=qdot).consistent_modes
+    h_rest = np.random.default_rng(seed).normal(size=system.n_q)
+    tiny = impact(system, qdot=qdot, pseudo_impulse=1e-9, h_rest=h_rest)
+    at_zero = [o.mode for o in tiny.outcomes if o.consistent and any(T.contains([0.0]) for T in o.torque_set)]
+    assert at_zero == plain
