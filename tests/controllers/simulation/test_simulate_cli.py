@@ -125,3 +125,15 @@ def test_ctrl_c_stops_with_one_line_and_writes_nothing(tmp_path):
     assert proc.returncode == 130, stderr
     assert stderr.splitlines()[-1] == "contactmodes: interrupted"
     assert stdout == "" and list(tmp_path.iterdir()) == []
+
+
+def test_the_files_limits_clamp_the_torque(tmp_path):
+    """[control.limits] tau1 = "-0.3:0.3": a held -0.5 N·m is applied as -0.3 (the motor's
+    ctrlrange and the controller's clamp), still inside FFF's domain (tau1 <= -0.1926): it holds."""
+    path = tmp_path / "limited.toml"
+    path.write_text(Path(BRACE).read_text() + '\n[control.limits]\ntau1 = "-0.3:0.3"\n')
+    proc = _cli(path, "--controller", "constant:-0.5", "--duration", "0.1", "--json")
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert doc["torque"]["tau1"] == [-0.3] * 10
+    assert all(doc["modes"][c] == ["F"] * 10 for c in doc["contacts"])
