@@ -57,8 +57,10 @@ the block comes to rest below ``ż = δ_t m g w² / (m (h² − w²) + 4 I)`` = 
 
 Variables and blocks
 --------------------
-``x = [q̇⁺; P]`` (``δ_t = 0``), then ``[a; f]`` (the pseudo block) and, per released touching
-contact, ``[q̇_K; P_K; a_K; f_K]``. ``ModeEquations.n_q`` is ``n_q`` (``q̇⁺`` first) and ``n_f`` the
+``x = [q̇⁺; P]`` (``δ_t = 0``), then ``[a; f]`` (the pseudo block, only in a variant that imposes
+some cone on ``P + δ_t f``: a variant that reads no ``f`` does not depend on the torques, even
+where the continuous-time problem admits only some of them, eq. 31 of the flipping paper — a
+massless leg in the air, say) and, per released touching contact, ``[q̇_K; P_K; a_K; f_K]``. ``ModeEquations.n_q`` is ``n_q`` (``q̇⁺`` first) and ``n_f`` the
 rest; ``n_τ`` is 0 at ``δ_t = 0`` (the impact does not depend on the torques).
 """
 
@@ -243,17 +245,18 @@ def outcome_equations(data: ImpactData, outcome: str, delta: float = 0.0,
         if len(pseudo) != len(kept):
             raise ValueError(f"pseudo: expected {len(kept)} flags (one per kept contact), got {len(pseudo)}")
     released = released_touching(data, outcome) if with_pseudo else []
-    n_blocks = 1 + (1 if with_pseudo else 0) + 2 * len(released)
+    block = with_pseudo and any(pseudo)  # the pseudo block [a; f] only where a guard reads f
+    n_blocks = 1 + int(block) + 2 * len(released)
     n = n_blocks * width
     n_tau = data.n_tau if with_pseudo else 0
     rows = _Rows(n, n_tau)
     _equality_block(rows, data, outcome, 0, n_q, "", continuous=False)
-    f0 = width  # the pseudo block [a; f]
-    if with_pseudo:
+    f0 = width
+    if block:
         _equality_block(rows, data, outcome, f0, f0 + n_q, "pseudo ", continuous=True)
     alt = []
     for r, i in enumerate(released):
-        base = (2 + 2 * r) * width
+        base = (1 + int(block) + 2 * r) * width
         letters = outcome[:i] + "N" + outcome[i + 1:]
         tag = f"kept {data.contacts[i]}: "
         _equality_block(rows, data, letters, base, base + n_q, tag, continuous=False)
@@ -267,7 +270,7 @@ def outcome_equations(data: ImpactData, outcome: str, delta: float = 0.0,
             rows.geq({0: sign * J[2 * i + c]}, 0.0, f"velocity {'tn'[c]} {data.contacts[i]} {'>=' if sign > 0 else '<='} 0")
     for pos, i in enumerate(kept):
         _, _, _, cone = _letter_rows(data, i, outcome[i])
-        use = with_pseudo and pseudo[pos]
+        use = block and pseudo[pos]
         for a_t, a_n in cone:
             coef = {n_q + 2 * i: np.array([a_t, a_n])}
             if use:

@@ -33,7 +33,7 @@ from contactmodes.impact.equations import ImpactData, kept_contacts, outcome_equ
 from contactmodes.impact.result import ImpactOutcome, ImpactResult
 from contactmodes.impact.scope import ImpactScope, impact_scope
 from contactmodes.model.system import ContactSystem
-from contactmodes.modes.response import ModeResponse, responses_from_equations
+from contactmodes.modes.response import ModeResponse, response_from_equations, responses_from_equations
 
 __all__ = ["impact", "impact_of_system"]
 
@@ -161,14 +161,22 @@ def _variant_polytope(resp: ModeResponse) -> tuple[bool, Polytope | None]:
 def _solve_outcome(data: ImpactData, mode: str, resp: ModeResponse, delta: float, system: ContactSystem,
                    qdot: np.ndarray, sc, vel: np.ndarray, scope: ImpactScope) -> ImpactOutcome:
     """One outcome from its response ``resp`` (nondimensional, first variant): the variants'
-    polytopes, torque set and a witness point, mapped to user units. The variants differ in
-    their inequalities only, so they share the response."""
+    polytopes, torque set and a witness point, mapped to user units. The variants that read the
+    pseudo block share one response (their equalities are the same), the others ``resp``."""
     n_kept = len(kept_contacts(mode))
     variants = [()] if delta == 0.0 else list(itertools.product((False, True), repeat=n_kept))
     n_tau = resp.P_q.shape[1]
     found: list[tuple[ModeResponse, Polytope | None]] = []
+    with_block = None  # the response of the variants with the pseudo block: one equality system
     for flags in variants:
-        r = resp if flags == variants[0] else replace(resp, equations=outcome_equations(data, mode, delta, flags))
+        if not any(flags):
+            r = resp
+        else:
+            eqs = outcome_equations(data, mode, delta, flags)
+            if with_block is None:
+                r = with_block = response_from_equations(eqs)
+            else:
+                r = replace(with_block, equations=eqs)
         ok, D = _variant_polytope(r)
         if ok:
             found.append((r, D))

@@ -157,7 +157,7 @@ class ImpactResult:
             extra = " (q̇⁺ ambiguous)" if o.qdot_plus_set is not None else ""
             extra += " (impulse ambiguous: one of them)" if o.impulse_ambiguous else ""
             if o.torque_set is not None:
-                extra += f" (torques: {_union_text(o.torque_set, s.torques)})"
+                extra += f" (torques: {_union_text(o.torque_set, s.torques, s.scaling.tau)})"
             lines.append(f"  {o.mode}: q̇⁺ [{qd}]{extra}; impulse (t, n) [{imp}] N·s; energy loss {o.energy_loss:.6g} J")
         return "\n".join(lines)
 
@@ -181,20 +181,15 @@ class ImpactResult:
         return ", ".join(c for c, m in zip(self.system.contacts, mask.tolist()) if m)
 
 
-def _union_text(pieces: list[Polytope], torques) -> str:
-    """A union of torque polytopes in a line: one bound list per piece (its bounding box, exact
-    for one torque), ``" or "`` between pieces."""
+def _union_text(pieces: list[Polytope], torques, units) -> str:
+    """A union of torque polytopes in a line: per piece its bounding box (exact for one torque),
+    each torque's interval as the analysis table writes it (``format_bound`` with the torque's
+    unit ``units[k]``, so solver noise at zero prints as 0), ``" or "`` between pieces."""
+    from contactmodes.output.text import format_bound
+
     out = []
     for T in pieces:
         lo, hi = T.bounding_box()
-        bounds = []
-        for name, a, b in zip(torques, lo.tolist(), hi.tolist()):
-            if np.isfinite(a) and np.isfinite(b):
-                bounds.append(f"{name} in [{a:.6g}, {b:.6g}]")
-            elif np.isfinite(a):
-                bounds.append(f"{name} >= {a:.6g}")
-            elif np.isfinite(b):
-                bounds.append(f"{name} <= {b:.6g}")
-        box = ", ".join(bounds) if bounds else "any"
+        box = ", ".join(f"{name} {format_bound(a, b, scale=u)}" for name, a, b, u in zip(torques, lo, hi, units))
         out.append(box if T.dim == 1 else f"box {box}")
     return " or ".join(out)
