@@ -217,6 +217,10 @@ class UnambiguousOptimalController(OptimalControllerBase):
     normal_velocity_tol : float, optional
         Normal contact velocities ``<=`` this are set to 0 before classification (velocity
         units; default none: an approaching contact makes the step an ``"error"`` step).
+    gap_tol : float, optional
+        Contacts whose gap exceeds this (length units) are left out of the step, their force
+        zero, ``S`` in the logged mode (``MechanismStep``); default ``GAP_RTOL`` times the
+        mechanism's characteristic length, ``inf`` keeps every contact.
 
     Raises
     ------
@@ -237,7 +241,7 @@ class UnambiguousOptimalController(OptimalControllerBase):
     """
 
     def __init__(self, system, objective: LinearObjective, limits=None, modes=None, *,
-                 normal_velocity_tol: float | None = None) -> None:
+                 normal_velocity_tol: float | None = None, gap_tol: float | None = None) -> None:
         if isinstance(system, (str, Path)):
             from contactmodes.system_file.loader import load_system
 
@@ -259,12 +263,14 @@ class UnambiguousOptimalController(OptimalControllerBase):
                 raise ContactModelError(f"objective.{name}: expected {size} coefficients, got {arr.size}")
         self.limits = TorqueBox.of(limits, n_tau)
         self.normal_velocity_tol = normal_velocity_tol
+        self.gap_tol = gap_tol
         self.S = mech.actuator_matrix()
         super().__init__(objective, _mode_filter(modes, template.contacts))
 
     def step_model(self, q, qdot) -> MechanismStep:
         """The ``MechanismStep`` of the state (what a call computes on)."""
-        return MechanismStep(self.mechanism, self.template, q, qdot, self.normal_velocity_tol, self.blocks)
+        return MechanismStep(self.mechanism, self.template, q, qdot, self.normal_velocity_tol, self.blocks,
+                             self.gap_tol)
 
     def torque_limits(self, qdot) -> tuple[np.ndarray, np.ndarray]:
         """``(lo, hi)`` ``(n_τ,)`` at the velocity ``qdot`` (actuator speeds ``Sᵀ q̇``)."""
@@ -274,7 +280,11 @@ class UnambiguousOptimalController(OptimalControllerBase):
         """``optimize`` at ``(q, q̇)`` on this controller's engine, without logging (``kwargs``:
         ``force_slow``, ``lazy``)."""
         lo, hi = self.torque_limits(qdot)
-        return optimize(self.step_model(q, qdot), self.objective, lo, hi, self.engine, accept=self.accept, **kwargs)
+        step = self.step_model(q, qdot)
+        accept = self.accept
+        if accept is not None and len(step.contacts) != len(step.all_contacts):
+            accept = lambda m: self.accept(step.label(m))  # noqa: E731 - the filter names all contacts
+        return optimize(step, self.objective, lo, hi, self.engine, accept=accept, label=step.label, **kwargs)
 
     def __call__(self, q, qdot) -> np.ndarray:
         res = self._run(float(len(self.log)), lambda: (self.solve(q, qdot), None), self.template.n_tau)

@@ -5,13 +5,17 @@
 ``J̇q̇``, eqs. (3)–(5) of the flipping paper), nondimensionalizes them by the rule of every
 analysis session (``contactmodes.realtime.plan.scaled_terms``, the same numbers as
 ``contactmodes.model.scaling.scale_terms``) with the system's constraint rows, and classifies the
-contact velocities (Table III) — the *step* of ``controllers.generic.search``. Every contact of
-the system is present (the mechanism's contacts are persistent contacts; a separating one is
-``S``). Optionally, normal velocities at most ``normal_velocity_tol`` are set to 0 first (as the
-RHex controller does for its compliant simulator's scattered velocities).
+contact velocities (Table III) — the *step* of ``controllers.generic.search``. A contact whose
+gap (``PlanarMechanism.contact_gaps``: the signed distance of the contact point from its line)
+exceeds ``gap_tol`` is left out of the step (its force is zero; labelled ``S``), as RHex's
+controller leaves lifted toes out; the others are present (persistent contacts; a separating one
+is ``S``). Optionally, normal velocities at most ``normal_velocity_tol`` are set to 0 first (as
+the RHex controller does for its compliant simulator's scattered velocities).
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import numpy as np
 
@@ -20,6 +24,7 @@ from contactmodes.model.scaling import ScaledTerms, scaled_system_fields
 from contactmodes.model.system import ContactSystem
 from contactmodes.modes.contact_conditions import VelocityPattern, classify_arrays
 from contactmodes.realtime.plan import scaled_terms
+from contactmodes.tolerances import GAP_RTOL
 
 __all__ = ["MechanismStep", "check_constraints", "classified_velocities"]
 
@@ -57,7 +62,11 @@ class MechanismStep:
     normal_velocity_tol : float, optional
         Normal contact velocities ``<=`` this are set to 0 (velocity units; default none).
     blocks : tuple, optional
-        The ``Structure`` block specification of ``constraints`` (computed when not given).
+        The ``Structure`` block specification of the constraints (computed when not given).
+    gap_tol : float, optional
+        Contacts with a gap above this (length units) are left out; default
+        ``contactmodes.tolerances.GAP_RTOL`` times the mechanism's characteristic length (the
+        system file's own test), ``inf`` keeps every contact.
 
     Raises
     ------
@@ -67,15 +76,17 @@ class MechanismStep:
 
     Notes
     -----
-    Attributes: ``n_q``, ``n_tau``, ``contacts`` (all of the mechanism's), ``contact_index``,
-    ``mu``, ``v0``, ``blocks``, ``dynamics`` (the mechanism's ``Dynamics``), ``scales``, ``S``,
+    Attributes: ``n_q``, ``n_tau``, ``all_contacts`` (the system's), ``contacts`` (the present
+    ones), ``contact_index`` (their positions in ``all_contacts``), ``mu``, ``v0``, ``J``,
+    ``Jdot_qdot`` (present contacts), ``constraints`` (their force columns on the present
+    contacts), ``blocks``, ``dynamics`` (the mechanism's ``Dynamics``), ``scales``, ``S``,
     ``v_contact`` (classified), ``terms`` (``ScaledTerms``), ``pattern`` (``VelocityPattern``, on
     the scaled velocities), and on first use ``scaled_system`` (nondimensional, the slow path's)
     and ``system`` (user units, for references).
     """
 
     def __init__(self, mechanism, template: ContactSystem, q, qdot, normal_velocity_tol: float | None = None,
-                 blocks: tuple | None = None) -> None:
+                 blocks: tuple | None = None, gap_tol: float | None = None) -> None:
         self.mechanism = mechanism
         self.template = template
         self.constraints = tuple(template.constraints)
@@ -86,18 +97,31 @@ class MechanismStep:
         self.scales = mechanism.characteristic_scales(q, qdot)
         self.S = mechanism.actuator_matrix()
         self.n_q, self.n_tau = self.S.shape
-        self.contacts = tuple(template.contacts)
-        self.contact_index = np.arange(len(self.contacts))
-        self.mu = template.mu
-        self.v0 = template.v0
+        tol = GAP_RTOL * self.scales.length if gap_tol is None else float(gap_tol)
+        keep = np.flatnonzero(~(d.gaps > tol))
+        self.all_contacts = tuple(template.contacts)
+        self.contact_index = keep
+        self.contacts = tuple(self.all_contacts[i] for i in keep)
+        rows = np.stack([2 * keep, 2 * keep + 1], axis=1).reshape(-1)
+        self.mu = template.mu[keep]
+        self.v0 = template.v0[keep]
+        self.J, self.Jdot_qdot = d.J[rows], d.Jdot_qdot[rows]
+        if keep.size != len(self.all_contacts):  # the constraint rows on the present contacts' forces
+            self.constraints = tuple(replace(c, f=c.f[:, rows]) for c in self.constraints)
         self.blocks = tuple(blocks) if blocks is not None else tuple((c.kind, c.type, c.n_rows)
                                                                        for c in self.constraints)
-        self.v_contact = classified_velocities(d.v_contact, normal_velocity_tol)
-        self.terms: ScaledTerms = scaled_terms(d.M, d.h, self.S, d.J, d.Jdot_qdot, self.v_contact, self.v0,
+        self.v_contact = classified_velocities(d.v_contact[rows], normal_velocity_tol)
+        self.terms: ScaledTerms = scaled_terms(d.M, d.h, self.S, self.J, self.Jdot_qdot, self.v_contact, self.v0,
                                                self.scales, [(c.qdd, c.f, c.tau, c.rhs) for c in self.constraints])
         self.pattern: VelocityPattern = classify_arrays(self.terms.v_contact, self.terms.v0, 1.0, self.contacts)
         self._scaled_system = None
         self._system = None
+
+    def label(self, mode: str) -> str:
+        """``mode`` over the present contacts as a mode over all of the system's contacts (``S``
+        for the contacts left out)."""
+        letters = dict(zip(self.contacts, mode))
+        return "".join(letters.get(c, "S") for c in self.all_contacts)
 
     @property
     def scaled_system(self) -> ContactSystem:
@@ -116,7 +140,7 @@ class MechanismStep:
         """The ``ContactSystem`` of the step in user units (classified velocities)."""
         if self._system is None:
             m, d = self.template, self.dynamics
-            self._system = ContactSystem(M=d.M, h=d.h, S=self.S, J=d.J, Jdot_qdot=d.Jdot_qdot,
+            self._system = ContactSystem(M=d.M, h=d.h, S=self.S, J=self.J, Jdot_qdot=self.Jdot_qdot,
                                          v_contact=self.v_contact, mu=self.mu, coordinates=m.coordinates,
                                          torques=m.torques, contacts=self.contacts, v0=self.v0,
                                          constraints=self.constraints, name=m.name, scales=self.scales)

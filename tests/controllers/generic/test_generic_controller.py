@@ -202,3 +202,40 @@ def test_records_and_step_statistics():
     st = ctrl.stats()
     assert st["n"] == 3 and st["max"] >= st["p99"] >= st["median"] > 0.0
     assert ctrl.step_ms.shape == (3,) and sum(ctrl.paths[p] for p in ("fast", "slow", "fallback")) == 3
+
+
+def test_a_lifted_contact_is_left_out():
+    """The table tilted by 0.01 rad on its left foot: the right foot is 8 mm up, beyond the gap
+    tolerance, so it is left out (``S`` in the logged mode) and the answer is the reference's on
+    the one-contact system (built here from the mechanism's dynamics rows of the left foot)."""
+    from contactmodes.model.system import ContactSystem
+
+    loaded = load_system(EXAMPLES / "table_two_legs.toml")
+    th = 0.01
+    q = np.array([0.0, 0.4 * np.sin(th) + 0.5 * np.cos(th), th])
+    qd = np.zeros(3)
+    gaps = loaded.mechanism.contact_gaps(q)
+    assert abs(gaps[0]) < 1e-12 and gaps[1] > 5e-3
+    obj = _objective(loaded, qdd=[0, 0, 1])  # maximize the tilt acceleration
+    ctrl = UnambiguousOptimalController(loaded, obj, limits=([-2.0], [2.0]))
+    tau = ctrl(q, qd)
+    res = ctrl.last
+    assert res.status == "optimal" and len(res.mode) == 1 and res.mode4 == res.mode + "S"
+    d, s = loaded.mechanism.dynamics(q, qd), loaded.system
+    one = ContactSystem(M=d.M, h=d.h, S=s.S, J=d.J[:2], Jdot_qdot=d.Jdot_qdot[:2], v_contact=d.v_contact[:2],
+                        mu=s.mu[:1], coordinates=s.coordinates, torques=s.torques, contacts=s.contacts[:1],
+                        v0=s.v0[:1], scales=loaded.mechanism.characteristic_scales(q, qd))
+    ses = AnalysisSession(one)
+    best = -math.inf
+    for m in ses.enumeration.modes:
+        rs = ses.mode(m).response_scaled(True)
+        if rs.n_w and np.abs(rs.Q_q[2]).max() > 1e-9:
+            continue
+        r = ses.mode(m).response(True)
+        for P in unambiguous(ses, m, task=True, within_mode=False).unambiguous:
+            K = P.intersect(Polytope.box(np.array([-2.0]), np.array([2.0])))
+            st, x, _ = lp.solve(-r.P_q[2], K.A if K.n_ineq else None, K.b if K.n_ineq else None,
+                                K.C if K.n_eq else None, K.d if K.n_eq else None)
+            if st == lp.OPTIMAL:
+                best = max(best, float(r.P_q[2] @ x + r.r_q[2]))
+    assert abs(res.value - best) <= VALUE_RTOL * max(1.0, abs(best)) and -2.0 <= tau[0] <= 2.0
