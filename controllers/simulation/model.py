@@ -78,7 +78,6 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["ContactSettings", "InertiaFloor", "Plant", "PlantDifference", "build_plant", "mechanism_parts",
            "MechanismParts"]
 
-_FLOATING = ("x", "y", "theta")
 _UNBOUNDED = 1e30  # the ctrlrange end written for an infinite limit
 
 
