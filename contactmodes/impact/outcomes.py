@@ -218,8 +218,9 @@ def _drop_contained(pieces: list[Polytope]) -> list[Polytope]:
 
 def _frictionless_letters(mode: str, v_plus: np.ndarray, scope: ImpactScope) -> str:
     """``mode`` with each kept frictionless contact (letter ``F``, normal row only) renamed after
-    its post-impact tangential velocity ``v_plus[2i]`` (nondimensional): ``R`` above the
-    contact's Table III threshold, ``L`` below minus it, else ``F`` (``contactmodes.impact.scope``)."""
+    its post-impact tangential velocity ``v_plus[2i]`` (nondimensional; at the reported ``q̇⁺``
+    when the outcome leaves it ambiguous): ``R`` above the contact's Table III threshold, ``L``
+    below minus it, else ``F`` (``contactmodes.impact.scope``)."""
     letters = list(mode)
     for i, c in enumerate(letters):
         if c == "F" and bool(scope.frictionless[i]) and bool(scope.in_scope[i]):

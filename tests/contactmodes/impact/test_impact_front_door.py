@@ -67,3 +67,37 @@ def test_separating_contacts_are_out_of_scope():
     slid = cm.impact(low, qdot=qdot)
     assert slid.consistent_modes == ["RS"]
     assert np.allclose(slid.outcome("RS").qdot_plus, [0.5 - 0.25 * 1.0, 0.0])  # Δv_x = −μ Δv_y
+
+
+def test_an_ambiguous_velocity_is_an_affine_set():
+    """A point mass (x, y) with a massless arm (angle φ) whose tip lands on a frictionless floor:
+    the tip stops the mass vertically, and φ̇⁺ is not determined (the arm has no inertia), so the
+    outcome's velocity is an affine set; every point of it keeps the tip on the floor (checked at
+    the set's witness and Chebyshev centre), and the document validates."""
+    from contactmodes.schemas import validate
+
+    # coordinates (x, y, φ), tip = (x + L cos φ, y + L sin φ) at φ = −90°: tip velocity
+    # (ẋ + L φ̇, ẏ) → tangential row (1, 0, L), normal row (0, 1, 0) for the floor.
+    L = 0.5
+    J = np.array([[1.0, 0.0, L], [0.0, 1.0, 0.0]])
+    qdot = np.array([0.3, -1.0, 0.0])
+    system = ContactSystem(M=np.diag([2.0, 2.0, 0.0]), h=[0.0, 19.62, 0.0], S=[[0.0], [0.0], [1.0]], J=J,
+                           Jdot_qdot=np.zeros(2), v_contact=J @ qdot, mu=[0.0], coordinates=["x", "y", "phi"],
+                           torques=["hip"], contacts=["tip"])
+    result = cm.impact(system, qdot=qdot)
+    doc = result.to_json()
+    validate(doc)
+    assert result.consistent_modes  # the point mass is stopped vertically through the massless arm
+    for mode in result.consistent_modes:
+        out = result.outcome(mode)
+        assert out.qdot_plus[1] == pytest.approx(0.0, abs=1e-12) and out.qdot_plus[0] == pytest.approx(0.3)
+        assert out.qdot_plus_set is not None  # φ̇⁺ is not determined: the arm has no inertia
+        offset, directions, W = out.qdot_plus_set
+        assert np.abs(directions[:2]).max() <= 1e-12  # the ambiguity moves φ̇ only
+        for w in (W.witness(), W.chebyshev_center().center):
+            v = J @ (offset + directions @ w)
+            assert v[1] == pytest.approx(0.0, abs=1e-9)  # kept by its normal row
+            if mode == "R":
+                assert v[0] >= -1e-9
+            elif mode == "L":
+                assert v[0] <= 1e-9
