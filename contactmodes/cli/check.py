@@ -347,7 +347,7 @@ def format_check(geometry: "SystemGeometry") -> str:
             lines.append(f"contacts[{i}]: {c.problem}")
         if c.approaching:
             lines.append(f"contacts[{i}]: contact {c.name!r} approaches its surface (v_n = {_num(float(c.velocity[1]))} "
-                         "m/s < 0): the analysis has no solution at this state (no impact model)")
+                         "m/s < 0): analyze has no solution at this state; contactmodes impact FILE gives its impact outcomes")
     verdict = ("the loader accepts every contact" if geometry.accepted
                else f"the loader rejects this file ({sum(c.problem is not None for c in geometry.contacts)} "
                     "contact(s) off their surfaces)")
