@@ -293,7 +293,7 @@ def runnable(cmd: DocCommand) -> bool:
 # --------------------------------------------------------------------------------------------
 
 # options whose value is a path the command writes
-OUTPUT_OPTIONS = ("--output", "--out", "--plot", "--animate", "--write")
+OUTPUT_OPTIONS = ("--output", "--out", "--plot", "--animate", "--write", "--html")
 # a documented output directory the reader chooses
 OUTPUT_PLACEHOLDERS = ("OUT", "DIR")
 
