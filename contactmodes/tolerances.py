@@ -56,6 +56,12 @@ units (say, mm instead of m) does not change a decision.
     this fraction of the way to the piece's Chebyshev centre, into its relative interior
     (dimensionless; the RHex max-thrust controller's ``NUDGE``, ``controllers.rhex.max_thrust``).
 
+``TIE_RTOL``
+    One-shot controller (``contactmodes.control.optimal``): two modes' optima ``a``, ``b`` of an
+    objective are tied when ``|a − b| <= TIE_RTOL · max(|a|, |b|, u)``, ``u`` the objective's size
+    for unit nondimensional quantities; the first tied mode in analysis order wins, so that the
+    choice does not follow rounding noise (or units).
+
 Range limits (inputs outside them are rejected with an error naming the field)
 ---------------------------------------------------------------------------------
 ``MU_MAX``
@@ -101,3 +107,4 @@ BOUND_ZERO_RTOL: float = 1e-9
 PLANE_ATOL: float = 1e-5
 INERTIA_RTOL: float = 1e-6
 INTERIOR_NUDGE: float = 0.01
+TIE_RTOL: float = 1e-9

@@ -36,7 +36,8 @@ EXAMPLES = sorted(p.name for p in (ROOT / "examples").glob("*.toml"))
 GOLDEN = sorted((ROOT / "tests" / "data" / "golden").glob("*.json"))
 SYSTEM_FILES = (sorted((ROOT / "examples").glob("*.toml")) + sorted((ROOT / "examples" / "friction").glob("*.toml"))
                 + sorted((ROOT / "tests" / "data" / "cases").glob("*.toml")))
-DOCUMENTS = ["contactmodes.analysis/1", "contactmodes.brace/1", "contactmodes.check/1", "contactmodes.flip/1",
+DOCUMENTS = ["contactmodes.analysis/1", "contactmodes.brace/1", "contactmodes.check/1", "contactmodes.control/1",
+             "contactmodes.flip/1",
              "contactmodes.impact/1", "contactmodes.simulation/1", "contactmodes.sweep/1",
              "contactmodes.system/1"]
 
@@ -91,6 +92,11 @@ COMMANDS: list[tuple[str, list[str], int]] = (
         ("sweep-flip", ["sweep", "flip", "--vary", "mu_toe=0.6", "--vary", "controller=blind,max-thrust",
                         "--duration", "0.03", "--json"], 0),
         ("impact", ["impact", "examples/impact/rocking_block.toml", "--json"], 0),
+        ("control", ["control", "examples/two_link_brace.toml", "--maximize", "qdd.theta1", "--limit", "tau1=-3:3",
+                     "--modes", "tip=F|S", "--json"], 0),
+        ("control-ambiguous", ["control", "examples/painleve_rod.toml", "--maximize", "qdd.y", "--limit", "M=-10:10",
+                               "--json"], 1),
+        ("control-unbounded", ["control", "examples/table_two_legs.toml", "--minimize", "qdd.x", "--json"], 1),
         # torque sets (the wheel's moment) and inconsistent outcomes
         ("impact-pseudo", ["impact", "examples/impact/rocking_block_wheel.toml", "--pseudo-impulse", "0.03", "--json"], 0),
     ]
@@ -320,6 +326,12 @@ BREAKAGES = {
          .__setitem__("qdot_plus", [0.0, 0.0, 0.0]), "qdot_plus"),
         ("negative energy loss", lambda d: d["outcomes"][0].__setitem__("energy_loss", -1.0), "energy_loss"),
         ("torque set without dim", lambda d: _pop(d["outcomes"][0]["torque_set"][0], "dim"), "torque_set"),
+    ],
+    "control": [
+        ("missing key", lambda d: _pop(d, "allowed"), "$"),
+        ("bad status", lambda d: d.__setitem__("status", "done"), "status"),
+        ("bad alternative mode", lambda d: d["alternatives"][0].__setitem__("mode", "FXF"), "alternatives[0].mode"),
+        ("extra alternative key", lambda d: d["alternatives"][0].__setitem__("value", 1.0), "alternatives[0]"),
     ],
     "sweep-flip": [
         ("point with a flip/1 field it drops", lambda d: d["points"][0].__setitem__("step_ms", {}), "points[0]"),

@@ -37,6 +37,7 @@ from typing import Any, Mapping, Sequence, Union
 
 import numpy as np
 
+from contactmodes import tolerances
 from contactmodes.analysis.session import AnalysisSession
 from contactmodes.control.limits import TorqueLimit, actuator_speeds, limit_polytope, parse_limit
 from contactmodes.control.objective import LinearObjective, objective_for
@@ -90,6 +91,9 @@ class ControlResult:
         The acceptable modes.
     system : ContactSystem
         The system.
+    unit : float
+        The objective's size for unit nondimensional quantities (the scale of the tie rule,
+        ``TIE_RTOL``); ``price`` is 0 for tied values.
     """
 
     status: str
@@ -106,6 +110,7 @@ class ControlResult:
     limits: dict = field(repr=False, default_factory=dict)
     modes: ModeSelection = field(repr=False, default_factory=ModeSelection)
     system: ContactSystem | None = field(repr=False, default=None)
+    unit: float = field(repr=False, default=0.0)
 
     @property
     def message(self) -> str:
@@ -123,6 +128,8 @@ class ControlResult:
         nudge), ``None`` when either is missing."""
         if self.objective is None or self.allowed is None or self.allowed.allowed_objective is None:
             return None
+        if _tied(self.allowed.allowed_objective, self.objective, self.unit):
+            return 0.0
         return self.objective_spec.sign * (self.allowed.allowed_objective - self.objective)
 
     def to_json(self) -> dict:
@@ -205,13 +212,39 @@ def _objective(system: ContactSystem, maximize, minimize, default: LinearObjecti
     return default
 
 
-def _sort_key(sign: float, alt: ModeOptimum) -> tuple:
-    """Best first: a guaranteed value, then an ambiguity-allowed one, then the rest."""
+def _class_value(sign: float, alt: ModeOptimum) -> tuple[int, float]:
+    """``(class, value)``: class 0 a guaranteed value, 1 an ambiguity-allowed one, 2 the rest;
+    the value made larger-is-better by ``sign``."""
     if alt.status in ("optimal", "unbounded"):
-        return (0, -sign * alt.supremum)
+        return 0, sign * alt.supremum
     if alt.status == "ambiguous" and alt.allowed_objective is not None:
-        return (1, -sign * alt.allowed_objective)
-    return (2, 0.0)
+        return 1, sign * alt.allowed_objective
+    return 2, 0.0
+
+
+def _tied(a: float, b: float, unit: float) -> bool:
+    """Whether two optima are equal up to ``TIE_RTOL · max(|a|, |b|, unit)`` (``unit``: the
+    objective's size for unit nondimensional quantities, so that the rule does not depend on units)."""
+    if a == b:
+        return True
+    if not (math.isfinite(a) and math.isfinite(b)):
+        return False
+    return abs(a - b) <= tolerances.TIE_RTOL * max(abs(a), abs(b), unit)
+
+
+def _ordered(alts: list[ModeOptimum], sign: float, unit: float, order: Mapping[str, int]) -> list[ModeOptimum]:
+    """Best first (``_class_value``); tied optima (``_tied``) in analysis order ``order``."""
+    out: list[ModeOptimum] = []
+    for cls in (0, 1, 2):
+        items = sorted(((v, a) for a in alts for c, v in [_class_value(sign, a)] if c == cls), key=lambda t: -t[0])
+        i = 0
+        while i < len(items):
+            j = i + 1
+            while j < len(items) and _tied(items[i][0], items[j][0], unit):
+                j += 1
+            out += sorted((a for _, a in items[i:j]), key=lambda a: order[a.mode])
+            i = j
+    return out
 
 
 def _prediction(system: ContactSystem, p: Prediction | None) -> dict | None:
@@ -221,25 +254,38 @@ def _prediction(system: ContactSystem, p: Prediction | None) -> dict | None:
             "f": {c: {"t": p.force[2 * i], "n": p.force[2 * i + 1]} for i, c in enumerate(system.contacts)}}
 
 
-def _search(session: AnalysisSession, problem: ScaledProblem, selection: ModeSelection, task: bool) -> list[ModeOptimum]:
-    """Every acceptable mode's optimum: the kinematically feasible ones, plus listed ones."""
+def _first_best(alts: list[ModeOptimum], sign: float, unit: float) -> ModeOptimum | None:
+    """The ambiguity-allowed best of ``alts`` (analysis order): the first whose optimum over
+    ``T_c ∩ L`` is tied (``_tied``) with the largest."""
+    items = [(sign * a.allowed_objective, a) for a in alts if a.allowed_objective is not None]
+    if not items:
+        return None
+    top = max(v for v, _ in items)
+    return next(a for v, a in items if _tied(v, top, unit))
+
+
+def _search(session: AnalysisSession, problem: ScaledProblem, selection: ModeSelection,
+            task: bool) -> tuple[list[ModeOptimum], ModeOptimum | None]:
+    """Every acceptable mode's optimum (the kinematically feasible ones, plus listed ones), best
+    first, ties in analysis order; and the ambiguity-allowed best."""
     names = [m for m in session.enumeration.modes if selection.accepts(m)]
     names += [m for m in (selection.modes or ()) if m not in names]
-    return [mode_optimum(session, m, problem, task) for m in names]
+    unit = float(np.linalg.norm(problem.c_x) + np.linalg.norm(problem.c_tau))
+    alts = [mode_optimum(session, m, problem, task) for m in names]
+    return (_ordered(alts, problem.sign, unit, {m: i for i, m in enumerate(names)}),
+            _first_best(alts, problem.sign, unit))
 
 
-def _decide(alts: list[ModeOptimum], sign: float) -> tuple[str, ModeOptimum | None, ModeOptimum | None]:
-    """``(status, chosen, allowed-best)`` from the sorted alternatives."""
-    allowed = [a for a in alts if a.allowed_objective is not None]
-    best_allowed = max(allowed, key=lambda a: sign * a.allowed_objective, default=None)
+def _decide(alts: list[ModeOptimum], best_allowed: ModeOptimum | None) -> tuple[str, ModeOptimum | None]:
+    """``(status, chosen)`` from the ordered alternatives and the ambiguity-allowed best."""
     guaranteed = [a for a in alts if a.status in ("optimal", "unbounded")]
     if guaranteed:
-        return guaranteed[0].status, guaranteed[0], best_allowed
+        return guaranteed[0].status, guaranteed[0]
     if best_allowed is not None:
-        return "ambiguous", best_allowed, best_allowed
+        return "ambiguous", best_allowed
     if any(a.status == "ambiguous_objective" for a in alts):
-        return "ambiguous_objective", None, None
-    return "infeasible", None, None
+        return "ambiguous_objective", None
+    return "infeasible", None
 
 
 def control(system: SystemLike, maximize: str | LinearObjective | None = None,
@@ -316,17 +362,20 @@ def control(system: SystemLike, maximize: str | LinearObjective | None = None,
     elif session.system is not sys_:
         raise ContactModelError("session: it analyses another system (pass the session's own system)")
     problem = ScaledProblem.of(session, objective, L)
-    sign = objective.sign
-    alts = sorted(_search(session, problem, spec.modes, task), key=lambda a: _sort_key(sign, a))
-    status, chosen, allowed = _decide(alts, sign)
+    alts, allowed = _search(session, problem, spec.modes, task)
+    status, chosen = _decide(alts, allowed)
     used_task = task
     if status == "infeasible" and task and any(c.kind == "task" for c in sys_.constraints):
-        alts = sorted(_search(session, problem, spec.modes, False), key=lambda a: _sort_key(sign, a))
-        retry, chosen, allowed = _decide(alts, sign)
+        alts, allowed = _search(session, problem, spec.modes, False)
+        retry, chosen = _decide(alts, allowed)
         if retry != "infeasible":
             status, used_task = "task_dropped", False
+    unit = float(np.linalg.norm(problem.c_x) + np.linalg.norm(problem.c_tau))
+    if chosen is not None and chosen.allowed_objective is not None and allowed is not None and \
+            _tied(chosen.allowed_objective, allowed.allowed_objective, unit):
+        allowed = chosen  # a tie: the chosen mode is also the ambiguity-allowed best
     result = ControlResult(status, None, None, None, None, None, False, alts, allowed, used_task, objective,
-                           spec.limits, spec.modes, sys_)
+                           spec.limits, spec.modes, sys_, unit)
     if chosen is not None:
         result.mode = chosen.mode
         if chosen.status == "optimal":

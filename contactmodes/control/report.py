@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from contactmodes.control.optimal import ControlResult
+from contactmodes.tolerances import BOUND_ZERO_RTOL
 
 __all__ = ["format_control"]
 
@@ -15,22 +18,29 @@ def _num(value: float | None) -> str:
         return "-"
     if math.isinf(value):
         return "+inf" if value > 0 else "-inf"
-    return f"{value:.6g}"
+    return f"{value + 0.0:.6g}"
 
 
-def _torque(names, tau) -> str:
-    return "-" if tau is None else ", ".join(f"{n}={float(v):.6g}" for n, v in zip(names, tau))
+def _torque(names, tau, units) -> str:
+    """``name=value, …``; a component within ``BOUND_ZERO_RTOL · max(u_k, max|τ|)`` of zero (``u_k``
+    the analysis's unit of torque ``k``: LP noise, not data) shows as ``0``."""
+    if tau is None:
+        return "-"
+    tau = np.asarray(tau, dtype=float)
+    floor = BOUND_ZERO_RTOL * np.maximum(units, np.abs(tau).max(initial=0.0))
+    return ", ".join(f"{n}={0.0 if abs(v) <= f else float(v):.6g}" for n, v, f in zip(names, tau, floor))
 
 
 def format_control(result: ControlResult, limit: int = 12) -> str:
     """The report: objective, status, the torque and its prediction, the ambiguity-allowed
     optimum and the price of the guarantee, and the best ``limit`` modes (one line each)."""
     sys_ = result.system
+    units = sys_.scaling.tau
     obj = result.objective_spec
     lines = [f"{obj.sense} {obj.text or '(objective)'}   [{sys_.name or 'system'}; system units]",
              f"status: {result.status}: {result.message}"]
     if result.torque is not None:
-        lines.append(f"torque: {_torque(sys_.torques, result.torque)}   mode {result.mode}"
+        lines.append(f"torque: {_torque(sys_.torques, result.torque, units)}   mode {result.mode}"
                      f"{'' if result.unambiguous else ' (not guaranteed)'}")
         lines.append(f"objective: {_num(result.objective)}")
     if result.prediction is not None:
@@ -42,11 +52,11 @@ def format_control(result: ControlResult, limit: int = 12) -> str:
     if result.allowed is not None:
         price = result.price
         lines.append(f"ambiguity allowed: {_num(result.allowed.allowed_objective)} in mode {result.allowed.mode} "
-                     f"at {_torque(sys_.torques, result.allowed.allowed_torque)}"
+                     f"at {_torque(sys_.torques, result.allowed.allowed_torque, units)}"
                      + ("" if price is None else f"; price of the guarantee {_num(price)}"))
     rows = [("mode", "status", "objective", "allowed", "torque")]
     for a in result.alternatives[:limit]:
-        rows.append((a.mode or '""', a.status, _num(a.supremum), _num(a.allowed_objective), _torque(sys_.torques, a.torque)))
+        rows.append((a.mode or '""', a.status, _num(a.supremum), _num(a.allowed_objective), _torque(sys_.torques, a.torque, units)))
     widths = [max(len(r[i]) for r in rows) for i in range(4)]
     lines.append("")
     lines += ["  ".join(c.ljust(w) for c, w in zip(r[:4], widths)) + "  " + r[4] for r in rows]

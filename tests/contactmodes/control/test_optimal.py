@@ -141,7 +141,7 @@ def test_no_acceptable_mode_does_better(case):
         assert all(a.status != "optimal" for a in r.alternatives)
         return
     values = [obj.sign * a.supremum for a in r.alternatives if a.status == "optimal"]
-    assert obj.sign * r.supremum == max(values)
+    assert obj.sign * r.supremum >= max(values) - 1e-9 * _scale(values)
     assert r.allowed is not None and obj.sign * r.allowed.allowed_objective >= obj.sign * r.supremum - 1e-9 * _scale(
         [r.supremum])
 
