@@ -12,6 +12,7 @@ extra         packages                      needed by
 ``urdf``      yourdfpy, lxml                a system file whose mechanism is a URDF file
 ``compiled``  numba                         the compiled kernels (the NumPy kernels without it)
 ``exact``     pplpy                         ``--method exact``
+``sim``       mujoco                        ``contactmodes simulate`` (``controllers.simulation``)
 ============  ============================  ===================================================
 
 Code that needs an optional package calls ``require`` where it starts (before any work, so

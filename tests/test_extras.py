@@ -22,8 +22,9 @@ ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
 
 # every package of an extra, as imported (dask[distributed] is dask + distributed; pplpy is ppl;
-# yourdfpy pulls trimesh)
-OPTIONAL = ("matplotlib", "dask", "distributed", "pandas", "pyarrow", "numba", "yourdfpy", "lxml", "trimesh", "ppl")
+# yourdfpy pulls trimesh; mujoco is the sim extra)
+OPTIONAL = ("matplotlib", "dask", "distributed", "pandas", "pyarrow", "numba", "yourdfpy", "lxml", "trimesh", "ppl",
+            "mujoco")
 
 _RUN = r"""
 import sys
@@ -118,6 +119,14 @@ def test_flip_pictures_without_matplotlib_are_refused_before_simulating(tmp_path
 def test_urdf_without_yourdfpy_names_the_extra():
     proc = _cli(["yourdfpy", "trimesh", "lxml"], "analyze", EXAMPLES / "two_link_brace_urdf.toml")
     _one_line(proc, "mechanism.urdf: URDF input: needs yourdfpy: pip install 'contactmodes[urdf]'")
+
+
+def test_simulate_without_mujoco_names_the_extra(tmp_path):
+    out = tmp_path / "run.png"
+    proc = _cli(["mujoco"], "simulate", EXAMPLES / "two_link_brace.toml", "--controller", "zero", "--duration", "0.1",
+                "--plot", out)
+    _one_line(proc, "simulate: needs mujoco: pip install 'contactmodes[sim]'")
+    assert not out.exists()
 
 
 def test_imports_load_no_optional_package():

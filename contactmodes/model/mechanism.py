@@ -44,7 +44,7 @@ if TYPE_CHECKING:  # pragma: no cover
 from contactmodes.errors import ContactModelError
 from contactmodes.model.system import CharacteristicScales, ContactSystem, Disturbance, LinearConstraint
 
-__all__ = ["Dynamics", "PlanarMechanism"]
+__all__ = ["Dynamics", "MechanismParts", "PlanarMechanism"]
 
 BASE_TYPES = ("floating", "fixed")
 FLOATING_COORDINATES = ("x", "y", "theta")
@@ -167,6 +167,32 @@ class Dynamics:
     v_contact: np.ndarray
     gaps: np.ndarray
     positions: np.ndarray
+
+
+@dataclass(frozen=True)
+class MechanismParts:
+    """What a ``PlanarMechanism`` is made of (``PlanarMechanism.parts``): new copies, SI units,
+    positions in the frame of the link they belong to.
+
+    Attributes
+    ----------
+    links : list[dict]
+        Per link in insertion order: ``name``, ``parent`` (``None`` for the root), ``joint``
+        (coordinate name or ``None`` for a floating root), ``joint_position`` (2,) m (parent frame),
+        ``mass`` kg, ``com`` (2,) m, ``inertia`` kg·m² (central).
+    point_masses : list[tuple]
+        ``(link, mass kg, position (2,) m)`` in insertion order.
+    contacts : list[dict]
+        Per contact in order: ``name``, ``link``, ``position`` (2,) m, ``surface_point`` (2,) m
+        (world), ``normal`` (2,) and ``tangent`` (2,) (world unit vectors), ``mu``, ``v0`` (m/s).
+    actuators : list[tuple]
+        ``(name, coordinate)`` in order (the columns of ``S``).
+    """
+
+    links: list[dict]
+    point_masses: list[tuple[str, float, np.ndarray]]
+    contacts: list[dict]
+    actuators: list[tuple[str, str]]
 
 
 # --------------------------------------------------------------------------------------------
@@ -440,6 +466,25 @@ class PlanarMechanism:
             if link.parent is not None:
                 graph.add_edge(link.parent, link.name, joint=link.joint, joint_position=link.joint_position)
         return graph
+
+    def parts(self) -> MechanismParts:
+        """The links, point masses, contacts and actuators as plain data (``MechanismParts``).
+
+        Returns
+        -------
+        MechanismParts
+            New lists and arrays (changing them does not change the mechanism); what a caller
+            needs to rebuild the mechanism elsewhere (a simulator's model, a drawing).
+        """
+        links = [dict(name=l.name, parent=l.parent, joint=l.joint, joint_position=np.array(l.joint_position, float),
+                      mass=float(l.mass), com=np.array(l.com, float), inertia=float(l.inertia))
+                 for l in self._links.values()]
+        pms = [(link, float(m), np.array(p, float)) for link, m, p in self._point_masses]
+        contacts = [dict(name=c.name, link=c.link, position=np.array(c.position, float),
+                         surface_point=np.array(c.surface_point, float), normal=np.array(c.normal, float),
+                         tangent=np.array(c.tangent, float), mu=float(c.mu), v0=float(c.v0))
+                    for c in self._contacts]
+        return MechanismParts(links, pms, contacts, list(self._actuators))
 
     def actuator_matrix(self) -> np.ndarray:
         """``S`` (n_q, n_τ): column ``j`` is the unit vector of actuator ``j``'s coordinate."""

@@ -70,7 +70,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from contactmodes.errors import ContactModelError
-from contactmodes.model.mechanism import PlanarMechanism
+from contactmodes.model.mechanism import MechanismParts, PlanarMechanism
 
 if TYPE_CHECKING:  # pragma: no cover
     import mujoco
@@ -146,47 +146,11 @@ class InertiaFloor:
     rog_rel: float = 0.1
 
 
-@dataclass(frozen=True)
-class MechanismParts:
-    """What a ``PlanarMechanism`` is made of, in mechanism-link frames (SI units).
-
-    Attributes
-    ----------
-    links : list[dict]
-        Per link in insertion order: ``name``, ``parent`` (``None`` for the root), ``joint``
-        (coordinate name or ``None``), ``joint_position`` (2,) m, ``mass`` kg, ``com`` (2,) m,
-        ``inertia`` kg·m².
-    point_masses : list[tuple]
-        ``(link, mass kg, position (2,) m)``.
-    contacts : list[dict]
-        Per contact: ``name``, ``link``, ``position`` (2,), ``surface_point`` (2,), ``normal`` (2,),
-        ``tangent`` (2,), ``mu``, ``v0``.
-    actuators : list[tuple]
-        ``(name, coordinate)``.
-    """
-
-    links: list[dict]
-    point_masses: list[tuple[str, float, np.ndarray]]
-    contacts: list[dict]
-    actuators: list[tuple[str, str]]
-
-
 def mechanism_parts(mechanism: PlanarMechanism) -> MechanismParts:
-    """The links, point masses, contacts and actuators of ``mechanism``.
-
-    ``PlanarMechanism`` exposes its links through ``graph`` but keeps contacts and point masses
-    private; this is the one place that reads them (a URDF mechanism stores them in mechanism-link
-    frames too, so both inputs read the same).
-    """
-    links = [dict(name=l.name, parent=l.parent, joint=l.joint, joint_position=np.array(l.joint_position, float),
-                  mass=float(l.mass), com=np.array(l.com, float), inertia=float(l.inertia))
-             for l in mechanism._links.values()]
-    pms = [(link, float(m), np.array(p, float)) for link, m, p in mechanism._point_masses]
-    contacts = [dict(name=c.name, link=c.link, position=np.array(c.position, float),
-                     surface_point=np.array(c.surface_point, float), normal=np.array(c.normal, float),
-                     tangent=np.array(c.tangent, float), mu=float(c.mu), v0=float(c.v0))
-                for c in mechanism._contacts]
-    return MechanismParts(links, pms, contacts, list(mechanism._actuators))
+    """The links, point masses, contacts and actuators of ``mechanism``: ``mechanism.parts()``
+    (``contactmodes.model.mechanism.MechanismParts``; a URDF mechanism stores them in
+    mechanism-link frames too, so both inputs read the same)."""
+    return mechanism.parts()
 
 
 @dataclass(frozen=True)

@@ -405,3 +405,24 @@ def test_base_errors():
     floating = PlanarMechanism()
     with err(r"links\[r\]\.joint: the root of a floating base"):
         floating.add_link("r", joint="j")
+
+
+def test_parts_give_back_what_was_added_as_copies():
+    mech = floating_chain()
+    parts = mech.parts()
+    assert [(l["name"], l["parent"], l["joint"]) for l in parts.links] == [(n, p, j) for n, p, j, *_ in FLOAT_LINKS]
+    for l, (_, _, _, jp, m, com, inertia) in zip(parts.links, FLOAT_LINKS):
+        assert np.allclose(l["joint_position"], jp) and l["mass"] == m and np.allclose(l["com"], com)
+        assert l["inertia"] == inertia
+    assert [(l, m, tuple(p)) for l, m, p in parts.point_masses] == FLOAT_POINT_MASSES
+    c, heel = parts.contacts
+    assert (heel["name"], heel["mu"], heel["v0"]) == ("heel", 0.4, 0.0) and np.allclose(heel["normal"], [0, 1])
+    assert c["mu"] == 0.6 and c["v0"] == 0.01
+    name, link, pos, s, n = FLOAT_CONTACT
+    n_unit = np.array(n) / np.hypot(*n)
+    assert (c["name"], c["link"]) == (name, link) and np.allclose(c["position"], pos)
+    assert np.allclose(c["surface_point"], s) and np.allclose(c["normal"], n_unit)
+    assert np.allclose(c["tangent"], [n_unit[1], -n_unit[0]])  # t = (n_y, -n_x), docs/conventions.md
+    assert parts.actuators == [("hip", "q1"), ("knee", "q2")]
+    parts.links[0]["com"][0] = 99.0  # a copy: the mechanism is unchanged
+    assert mech.parts().links[0]["com"][0] == FLOAT_LINKS[0][5][0]
