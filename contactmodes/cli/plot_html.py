@@ -25,6 +25,8 @@ import io
 
 import numpy as np
 
+from polytopes import Polytope
+
 from contactmodes.cli import plot as cli_plot
 from contactmodes.errors import ContactModelError
 
@@ -90,26 +92,31 @@ def set_view(args: argparse.Namespace):
             raise UserError("--box: every plotting range needs LO < HI")
     result = analyze(system, compute_overlaps=True)
     feasible = result.feasible_modes()
+    assert result.session is not None  # analyze always keeps its session
     result.session.prime_T(feasible, True, user_units=True)
-    domains = {m: result.modes[m].T for m in feasible}
+    domains: dict[str, Polytope] = {}
+    for m in feasible:
+        T = result.modes[m].T
+        assert T is not None  # a feasible mode has its T_c
+        domains[m] = T
     words = ""
     if held and at is None:
         at, words = cli_plot._default_slice_point(domains, loaded.desired_mode, n)
     elif held:
         words = "slice at --at"
-    slices = []
+    point0 = np.asarray(at if at is not None else np.zeros(n), dtype=float)  # (n_τ,) the slice point
+    slices: list[Slice] = []
     if held:
-        slices.append(Slice(np.asarray(at, dtype=float)))
+        slices.append(Slice(point0))
         for k in held:
-            a, b = _held_range(domains, k, float(at[k]))
+            a, b = _held_range(domains, k, float(point0[k]))
             for v in np.linspace(a, b, SLIDER_STEPS):
-                point = np.array(at, dtype=float)
+                point = point0.copy()
                 point[k] = v
                 slices.append(Slice(point, k, float(v)))
     if box is None:
-        sliced = [S for sl in (slices or [None]) for S in
-                  (slice_domain(T, axes, None if sl is None else sl.point) for T in domains.values())
-                  if S is not None]
+        points = [sl.point for sl in slices] if slices else [None]
+        sliced = [S for p in points for S in (slice_domain(T, axes, p) for T in domains.values()) if S is not None]
         box = cli_plot._default_box(sliced, len(axes))
     if outlined is None:
         if loaded.desired_mode in domains:
@@ -117,19 +124,19 @@ def set_view(args: argparse.Namespace):
         else:
             outlined = list(domains) if len(domains) <= cli_plot.MAX_DEFAULT_OUTLINED else []
     star = {m: list(u.unambiguous) for m, u in result.unambiguous_for([m for m in outlined if m in domains]).items()}
-    lo = np.array(at if at is not None else np.zeros(n), dtype=float)
+    lo = point0.copy()
     hi = lo.copy()
     lo[axes], hi[axes] = box
     for k in held:
         values = [sl.point[k] for sl in slices]
         lo[k], hi[k] = min(values), max(values)
     bad = list(result.inconsistent_in(lo, hi))
-    overlaps = {pair: result.overlaps[pair] for pair in (result.overlaps or {})}
+    overlaps = dict(result.overlaps.items()) if result.overlaps is not None else {}
     units = torque_units(loaded.mechanism)
     caption = []
     if held:
         caption.append(f"{words}: " + ", ".join(
-            f"{system.torques[k]} = {at[k]:.4g}" + (f" {units.get(system.torques[k])}" if units.get(system.torques[k]) else "")
+            f"{system.torques[k]} = {point0[k]:.4g}" + (f" {units[system.torques[k]]}" if units.get(system.torques[k]) else "")
             for k in held) + "; the sliders move one held torque at a time")
     if system.constraints_of(("task",)):
         caption.append("T_c drawn with the task constraints")

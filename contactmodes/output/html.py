@@ -216,7 +216,8 @@ def _shapes_trace(shapes: Sequence[Shape], d: int, colour: str, alpha: float, ro
         return {"type": "mesh3d", "x": P[:, 0].tolist(), "y": P[:, 1].tolist(), "z": P[:, 2].tolist(),
                 "i": T[:, 0].tolist(), "j": T[:, 1].tolist(), "k": T[:, 2].tolist(),
                 "color": colour, "opacity": max(alpha, 0.35), "flatshading": True}
-    xs, ys, zs = [], [], []
+    zs: list = []
+    xs, ys = [], []
     for s in shapes:
         for axis, out in zip(range(3), (xs, ys, zs)):
             out += [float(v) for v in s.points[:, axis]] + [None]
@@ -358,7 +359,7 @@ def _sliders(view: SetView, slices: Sequence[Slice], per_slice: Sequence[Sequenc
         steps, active = [], 0
         base_value = float(slices[0].point[k])
         members = [(i, sl) for i, sl in enumerate(slices) if sl.held == k]
-        values = sorted([(base_value, 0)] + [(float(sl.value), i) for i, sl in members])
+        values = sorted([(base_value, 0)] + [(float(sl.point[k]), i) for i, sl in members])
         for position, (value, s_index) in enumerate(values):
             visible: list[bool | str] = [False] * n_traces
             for t in per_slice[s_index]:

@@ -275,7 +275,7 @@ def draw_robot(pic: RobotPicture, title: str | None = None):
             ax.add_patch(Polygon(s.outline, closed=True, facecolor="0.85", edgecolor="0.2", linewidth=2, zorder=2))
         elif len(s.outline) == 2:
             ax.plot(s.outline[:, 0], s.outline[:, 1], color="0.2", linewidth=5, solid_capstyle="round", zorder=2)
-        ax.annotate(s.name, s.centre, textcoords="offset points", xytext=(0, 8), ha="center", fontsize=8,
+        ax.annotate(s.name, (float(s.centre[0]), float(s.centre[1])), textcoords="offset points", xytext=(0, 8), ha="center", fontsize=8,
                     color="0.15", zorder=6, bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none", "alpha": 0.7})
     for name, p in pic.joints:
         ax.plot(*p, marker="o", markersize=9, markerfacecolor="white", markeredgecolor="black", zorder=4)
@@ -296,12 +296,13 @@ def draw_robot(pic: RobotPicture, title: str | None = None):
                     linewidth=1.2, zorder=3)
         v = c.world_velocity
         if scale > 0 and np.linalg.norm(v) > 0:
-            ax.annotate("", xy=c.position + scale * v, xytext=c.position, zorder=6,
-                        arrowprops={"arrowstyle": "-|>", "color": ARROW_COLOUR, "linewidth": 2})
+            tip = c.position + scale * v
+            ax.annotate("", xy=(float(tip[0]), float(tip[1])), xytext=(float(c.position[0]), float(c.position[1])),
+                        zorder=6, arrowprops={"arrowstyle": "-|>", "color": ARROW_COLOUR, "linewidth": 2})
         ax.plot(*c.position, marker="o", markersize=7, color=colour, zorder=6)
         label = c.name + ("" if c.accepted else f"\ngap {c.gap:.3g} m: rejected")
         offset = 8 * c.normal - 14 * c.tangent  # beside the point along its surface, on the free side
-        ax.annotate(label, c.position, textcoords="offset points", xytext=tuple(offset), fontsize=8, color=colour,
+        ax.annotate(label, (float(c.position[0]), float(c.position[1])), textcoords="offset points", xytext=tuple(offset), fontsize=8, color=colour,
                     ha="right" if offset[0] < 0 else "left", va="top" if offset[1] < 0 else "bottom", zorder=7,
                     bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none", "alpha": 0.8})
     ax.set_xlim(lo[0], hi[0])
