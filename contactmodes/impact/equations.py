@@ -60,8 +60,9 @@ Variables and blocks
 ``x = [q̇⁺; P]`` (``δ_t = 0``), then ``[a; f]`` (the pseudo block, only in a variant that imposes
 some cone on ``P + δ_t f``: a variant that reads no ``f`` does not depend on the torques, even
 where the continuous-time problem admits only some of them, eq. 31 of the flipping paper — a
-massless leg in the air, say) and, per released touching contact, ``[q̇_K; P_K; a_K; f_K]``. ``ModeEquations.n_q`` is ``n_q`` (``q̇⁺`` first) and ``n_f`` the
-rest; ``n_τ`` is 0 at ``δ_t = 0`` (the impact does not depend on the torques).
+massless leg in the air, say) and, per released touching contact, ``[q̇_K; P_K; a_K; f_K]``.
+``ModeEquations.n_q`` is ``n_q`` (``q̇⁺`` first) and ``n_f`` the rest; ``n_τ`` is 0 at
+``δ_t = 0`` (the impact does not depend on the torques).
 """
 
 from __future__ import annotations
