@@ -1,5 +1,6 @@
 """``contactmodes simulate FILE --controller control|zero|constant:TAU1,... --duration T [--dt DT]
-[--rate HZ] [--plot PNG] [--animate GIF] [--json] [--output PATH]``: a closed loop on MuJoCo.
+[--rate HZ] [--disturbance COORD=VALUE,...] [--plot PNG] [--animate GIF] [--json] [--output PATH]``:
+a closed loop on MuJoCo.
 
 Loads the system file (TOML; its mechanism may be a URDF file), builds the MuJoCo plant
 (``controllers.simulation.model``), runs the controller (``controllers.simulation.registry``) at
@@ -27,7 +28,7 @@ import math
 from contactmodes._extras import require
 from contactmodes.cli._common import UserError, check_writable, write_all_atomic
 
-__all__ = ["add_parser", "run", "summary", "DEFAULT_RATE"]
+__all__ = ["add_parser", "run", "summary", "parse_disturbance", "DEFAULT_RATE"]
 
 DEFAULT_RATE = 100.0
 """Default control rate (Hz)."""
@@ -51,6 +52,9 @@ def add_parser(sub) -> argparse.ArgumentParser:
                    help=f"MuJoCo time step (s; default {ContactSettings().timestep:g})")
     p.add_argument("--rate", type=float, default=DEFAULT_RATE, metavar="HZ",
                    help=f"control rate (Hz; default {DEFAULT_RATE:g}); 1/(rate·dt) must be a whole number")
+    p.add_argument("--disturbance", metavar="COORD=VALUE,...",
+                   help="a generalized force held over the run on named coordinates (N on x/y, N·m on angles; "
+                        "the E δ of a [disturbance] table), e.g. y=-3,theta1=-0.25")
     p.add_argument("--plot", metavar="PNG", help="write q(t), the torques and the modes as a PNG figure")
     p.add_argument("--animate", metavar="GIF", help="write an animation of the robot")
     p.add_argument("--json", action="store_true", help="print the contactmodes.simulation/1 document")
@@ -75,6 +79,8 @@ def summary(doc: dict) -> str:
              "q at the end: " + ", ".join(f"{c} = {v:.6g}" for c, v in doc["q_end"].items()),
              f"plant vs analysed model at the start: |dM|/|M| = {diff['M_rel']:.2e}, |dh|/|h| = {diff['h_rel']:.2e}"
              + (f" (mass/inertia floor on {', '.join(diff['floored_links'])})" if diff["floored_links"] else "")]
+    if doc.get("disturbance"):
+        lines.append("held disturbance: " + ", ".join(f"{c} = {v:g}" for c, v in doc["disturbance"].items() if v))
     creep = [f"{c} {v['speed_m_s']:.1e} m/s over {v['sticking_s']:.2f} s" for c, v in doc["creep"].items() if v]
     if creep:
         lines.append("creep while sticking: " + ", ".join(creep))
@@ -90,6 +96,42 @@ def summary(doc: dict) -> str:
 def _check_positive(value: float, option: str) -> None:
     if not (math.isfinite(value) and value > 0):
         raise UserError(f"{option}: must be a finite number > 0, got {value:g}")
+
+
+def parse_disturbance(text: str | None, coordinates: tuple[str, ...]):
+    """``--disturbance COORD=VALUE,...`` as an ``(n_q,)`` generalized force (SI; zero on the
+    coordinates not named), ``None`` for ``None``.
+
+    Raises
+    ------
+    UserError
+        A malformed item, an unknown or repeated coordinate, or a value that is not finite
+        (one line naming ``--disturbance``).
+    """
+    if text is None:
+        return None
+    import numpy as np
+
+    tau_d = np.zeros(len(coordinates))
+    seen: set[str] = set()
+    for item in (p.strip() for p in text.split(",")):
+        name, sep, value = item.partition("=")
+        name = name.strip()
+        if not sep or not name:
+            raise UserError(f"--disturbance: expected COORD=VALUE[,COORD=VALUE...], got {text!r}")
+        if name not in coordinates:
+            raise UserError(f"--disturbance: unknown coordinate {name!r} (the file's: {', '.join(coordinates)})")
+        if name in seen:
+            raise UserError(f"--disturbance: coordinate {name!r} given twice")
+        seen.add(name)
+        try:
+            v = float(value)
+        except ValueError:
+            raise UserError(f"--disturbance: {name}: expected a number, got {value.strip()!r}") from None
+        if not math.isfinite(v):
+            raise UserError(f"--disturbance: {name}: must be finite, got {value.strip()!r}")
+        tau_d[coordinates.index(name)] = v
+    return tau_d
 
 
 def run(args: argparse.Namespace) -> str:
@@ -118,13 +160,14 @@ def run(args: argparse.Namespace) -> str:
     from .registry import file_limits, make_controller
 
     loaded = load_system(args.file)
+    disturbance = parse_disturbance(getattr(args, "disturbance", None), tuple(loaded.mechanism.coordinates))
     substeps(args.rate, args.dt)  # before building anything
     _, box = file_limits(loaded)
     plant = build_plant(loaded.mechanism, loaded.q, loaded.qdot, settings=ContactSettings(timestep=args.dt),
                         limits=box)
     choice = make_controller(args.controller, loaded, velocity_tol=ModeThresholds().slip_tol(plant))
     result = simulate(plant, loaded.q, loaded.qdot, choice.controller, args.duration, args.rate,
-                      progress=Progress())
+                      progress=Progress(), disturbance=disturbance)
     doc = simulation_document(result, loaded.name, args.controller, args.duration)
     title = f"{loaded.name}, {args.controller}"
     files = []

@@ -22,7 +22,9 @@ Keys (SI units; schema ``contactmodes/schemas/contactmodes.simulation-1.schema.j
   and the friction rows build up their force during it) and ``mode_agrees`` (``after_first``
   restricted to the steps whose simulated mode is the controller's predicted mode; ``null`` when
   the controller predicts no mode). Each window: ``{"steps": n, "rmse": {coordinate: value} |
-  null}`` (m/s² or rad/s²).
+  null}`` (m/s² or rad/s²);
+* ``disturbance`` (only when the run had one, ``--disturbance``): the held generalized force keyed
+  by coordinate (N on ``x``/``y``, N·m on angles; zero on the coordinates not named).
 """
 
 from __future__ import annotations
@@ -115,7 +117,7 @@ def simulation_document(run: SimulationRun, system: str, controller: str, durati
     th = ModeThresholds() if thresholds is None else thresholds
     s = plant.settings
     L = plant.length
-    return {
+    doc = {
         "schema": SCHEMA,
         "system": system,
         "controller": controller,
@@ -140,3 +142,6 @@ def simulation_document(run: SimulationRun, system: str, controller: str, durati
         "creep": creep(run),
         "prediction": prediction_rmse(run),
     }
+    if run.disturbance is not None:
+        doc["disturbance"] = {c: float(run.disturbance[j]) for j, c in enumerate(plant.coordinates)}
+    return doc

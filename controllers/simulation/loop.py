@@ -8,6 +8,10 @@ point velocities averaged over the period's MuJoCo steps (each read from the for
 began with) and the mode letters of those means (``controllers.simulation.modes``), the
 controller's predicted ``q̈`` and mode when it gives them; and the state at the end ``t_N``.
 
+An optional disturbance ``τ_d`` ((n_q,) generalized force, N on ``x``/``y``, N·m on angles) is
+held over the whole run (MuJoCo's ``qfrc_applied``): ``M q̈ + h = S τ + τ_d + Jᵀ f``, the
+``E δ`` of a system file's ``[disturbance]`` with ``τ_d = E δ`` (docs/conventions.md).
+
 A controller is any callable ``controller(q, qdot) -> tau`` (``q``, ``qdot`` (n_q,) SI, ``tau``
 (n_τ,) in the file's units); after each call the loop reads its optional attributes
 ``predicted_qdd`` ((n_q,) or ``None``) and ``predicted_mode`` (a mode string or ``None``).
@@ -71,6 +75,8 @@ class SimulationRun:
         ``(N, n_q)`` the controller's predicted ``q̈`` (NaN where it gave none).
     predicted_mode : list
         ``N`` predicted mode strings or ``None``.
+    disturbance : numpy.ndarray or None
+        ``(n_q,)`` the held disturbance generalized force (N, N·m), ``None`` without one.
     """
 
     plant: Plant
@@ -85,6 +91,7 @@ class SimulationRun:
     position: np.ndarray
     predicted_qdd: np.ndarray
     predicted_mode: list
+    disturbance: np.ndarray | None = None
 
     def simulated_qdd(self) -> np.ndarray:
         """``(N, n_q)`` mean ``q̈`` over each control step, ``(q̇_{k+1} − q̇_k) / Δt``."""
@@ -93,7 +100,7 @@ class SimulationRun:
 
 def simulate(plant: Plant, q0: np.ndarray, qdot0: np.ndarray, controller: Callable[[np.ndarray, np.ndarray], Any],
              duration: float, rate: float, thresholds: ModeThresholds | None = None,
-             progress: Progress | None = None) -> SimulationRun:
+             progress: Progress | None = None, disturbance: np.ndarray | None = None) -> SimulationRun:
     """Run ``controller`` on ``plant`` from ``(q0, qdot0)`` for ``duration`` s at ``rate`` Hz.
 
     Parameters
@@ -113,6 +120,9 @@ def simulate(plant: Plant, q0: np.ndarray, qdot0: np.ndarray, controller: Callab
         Mode letter thresholds.
     progress : Progress, optional
         Progress on stderr (one stage, one update per control step).
+    disturbance : numpy.ndarray, optional
+        ``(n_q,)`` generalized force held over the run (N on ``x``/``y``, N·m on angles), added
+        to the right-hand side as ``S τ`` is (module docstring).
 
     Returns
     -------
@@ -121,7 +131,8 @@ def simulate(plant: Plant, q0: np.ndarray, qdot0: np.ndarray, controller: Callab
     Raises
     ------
     ContactModelError
-        Bad duration or rate, a torque of the wrong shape or not finite, or MuJoCo diverging.
+        Bad duration or rate, a torque or disturbance of the wrong shape or not finite, or MuJoCo
+        diverging.
     KeyboardInterrupt
         Passed on (nothing is kept).
     """
@@ -136,6 +147,12 @@ def simulate(plant: Plant, q0: np.ndarray, qdot0: np.ndarray, controller: Callab
     n, n_tau, k = len(plant.coordinates), len(plant.actuators), len(plant.contacts)
     data = mujoco.MjData(model)
     plant.set_state(data, np.asarray(q0, float), np.asarray(qdot0, float))
+    if disturbance is not None:
+        disturbance = np.array(disturbance, dtype=float).reshape(-1)
+        if disturbance.shape != (n,) or not np.all(np.isfinite(disturbance)):
+            raise ContactModelError(f"--disturbance: expected {n} finite generalized forces, got "
+                                    f"{disturbance.tolist()}")
+        data.qfrc_applied[plant.qpos_index] = disturbance  # held: mj_step never clears it
     mujoco.mj_forward(model, data)
     q = np.zeros((N + 1, n))
     qdot = np.zeros((N + 1, n))
@@ -182,4 +199,4 @@ def simulate(plant: Plant, q0: np.ndarray, qdot0: np.ndarray, controller: Callab
     position[N] = data.geom_xpos[plant.sphere_geoms][:, :2] if k else np.zeros((0, 2))
     return SimulationRun(plant=plant, control_dt=control_dt, times=np.arange(N) * control_dt, q=q, qdot=qdot,
                          torque=torque, modes=modes, force=force, velocity=velocity, position=position,
-                         predicted_qdd=pred, predicted_mode=pred_mode)
+                         predicted_qdd=pred, predicted_mode=pred_mode, disturbance=disturbance)
