@@ -180,3 +180,24 @@ def test_reaction_wheel_torque_sets():
         assert any(T.contains([tau]) for T in ff.torque_set) is rests
         assert any(T.contains([tau]) for T in sf.torque_set) is not rests
     assert impact("examples/impact/rocking_block_wheel.toml").consistent_modes == ["SF"]  # no δ_t: always rocks
+
+
+@pytest.mark.parametrize("factor", [0.9, 0.98, 1.02, 1.5, 2.0])
+def test_eq_42_corrected_decides_whether_the_block_stops(factor):
+    """Corrected eq. (42): the pivot's impulse is negative iff h² > w² − 4 I/m, i.e. h > w/√2 for a
+    uniform block; below, the block stops (FF, and the pivot cannot be released: rocking onto the
+    landing corner would drive the pivot into the ground, ω⁺/ω < 0), above it rocks (SF). The
+    printed (42), h² > w² + 4 I/m, i.e. h > √2 w, puts the switch at twice that height: the blocks
+    with factor 1.02 and 1.5 rock although the printed condition says they stop."""
+    h = W / math.sqrt(2.0) * factor
+    result = run(block(0.05, h=h))
+    modes = result.consistent_modes
+    inertia = MASS * (W * W + h * h) / 12.0
+    breaks = h * h > W * W - 4 * inertia / MASS
+    assert breaks == (factor > 1.0)
+    if breaks:
+        assert modes == ["SF"]
+    else:  # at rest; LF, RF: the same rest with the pivot's impulse on its cone's edge
+        assert "FF" in modes and set(modes) <= {"FF", "LF", "RF"}
+        assert all(np.allclose(result.outcome(m).qdot_plus, 0.0, atol=1e-12) for m in modes)
+    assert (h * h > W * W + 4 * inertia / MASS) == (factor > 2.0)  # the printed condition
