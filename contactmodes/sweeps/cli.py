@@ -84,6 +84,8 @@ def _common(p: argparse.ArgumentParser, what: str, in_process_points: int) -> No
                         "instead of printing it")
     p.add_argument("--plot", metavar="PNG", default=None,
                    help="write a line plot (one varied key) or heat maps (two)")
+    p.add_argument("--html", metavar="PAGE", default=None,
+                   help="write the same maps as an interactive page, one panel at a time (plotly, offline)")
     p.add_argument("--json", action="store_true", help="print the contactmodes.sweep/1 document")
 
 
@@ -109,6 +111,8 @@ def _sweep(args: argparse.Namespace) -> str:
         require(module, "sweep", "sweep")
     if args.plot is not None:
         require("matplotlib", "plot", "--plot")
+    if args.html is not None:
+        require("plotly", "plot", "--html")
     from contactmodes.progress import Progress
     from contactmodes.sweeps import run_sweep
     from contactmodes.sweeps.engine import check_resources
@@ -125,6 +129,11 @@ def _sweep(args: argparse.Namespace) -> str:
     if args.plot is not None:
         check_plot(len(args.vary), args.plot)
         check_writable(args.plot, "--plot", ".png")
+    if args.html is not None:
+        from contactmodes.sweeps.html import check_html
+
+        check_html(len(args.vary), args.html)
+        check_writable(args.html, "--html", ".html")
     result = run_sweep(kind.name, grid, scheduler=args.scheduler, workers=args.workers, announce=True,
                        progress=Progress(), max_points=args.max_points, **kind.options_from_args(args))
     if args.json:
@@ -138,6 +147,10 @@ def _sweep(args: argparse.Namespace) -> str:
         files.append((args.table_output, result.write_table, "--output"))
     if args.plot is not None:
         files.append((args.plot, lambda tmp: plot_sweep(result, tmp), "--plot"))
+    if args.html is not None:
+        from contactmodes.sweeps.html import write_sweep_html
+
+        files.append((args.html, lambda tmp: write_sweep_html(result, tmp), "--html"))
     write_all_atomic(files)
     if result.n_failed and not args.json and args.table_output is not None:
         print(f"contactmodes: sweep: {result.n_failed} of {len(result.points)} points failed "

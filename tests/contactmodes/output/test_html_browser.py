@@ -129,3 +129,18 @@ def test_3d_page_rotates_on_a_drag_and_hides_on_a_legend_click(pages, chromium):
         assert loaded.errors == []
     finally:
         loaded.page.close()
+
+
+def test_sweep_page_loads_offline_and_shows_one_panel(chromium, tmp_path):
+    out = tmp_path / "sweep.html"
+    assert main(["sweep", "analyze", str(EXAMPLES / "painleve_rod.toml"), "--vary", "contacts.0.mu=0.25:3:4",
+                 "--vary", "state.qdot.x=-2:2:3", "--html", str(out), "--workers", "0"]) == 0
+    loaded = open_page(chromium, out)
+    try:
+        assert loaded.errors == [] and loaded.blocked == []
+        traces = loaded.traces()
+        assert traces and all(t["type"] == "heatmap" for t in traces)
+        assert sum(t["visible"] is True for t in traces) == 2  # one panel: its heat map and its overlay
+        assert loaded.screenshot_variance() > 100.0
+    finally:
+        loaded.page.close()
