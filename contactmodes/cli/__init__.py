@@ -10,8 +10,9 @@ Subcommands: ``analyze`` and ``plot`` live here; packages layered above ``contac
 user error. Files a command writes go through ``write_atomic``.
 
 Exit statuses (``contactmodes.cli._common``): 0 success; 1 a command's documented "no" answer
-(``brace``: no bracing torque, ``flip``: no flip); 2 user error — one line on stderr naming the
-field, nothing written (a malformed or invalid system file, an unknown mode, an approaching
+(``brace``: no bracing torque, ``flip``: no flip, ``control``: no guaranteed torque); 2 user
+error — one line on stderr naming the field, nothing written (a malformed or invalid system
+file, an unknown mode, an approaching
 contact, an output path that is the input file, not a regular file, or in a missing directory);
 70 the toolkit's own failure (``internal error (please report): …``, never a traceback); 130
 interrupted (Ctrl-C), nothing written.

@@ -80,7 +80,7 @@ class TorqueLimit:
         Raises ``ContactModelError`` when the limit has a torque–speed line and ``omega`` is
         ``None`` (the state's velocity is unknown)."""
         lo, hi = self.lo, self.hi
-        if self.tau_max is not None:
+        if self.tau_max is not None and self.omega_0 is not None:
             if omega is None:
                 raise ContactModelError("limit: a torque–speed line needs the state's velocity q̇")
             cap = self.tau_max * max(0.0, 1.0 - abs(float(omega)) / self.omega_0)

@@ -33,6 +33,7 @@ from __future__ import annotations
 import math
 import os
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Mapping, Sequence, Union
 
 import numpy as np
@@ -107,9 +108,9 @@ class ControlResult:
     allowed: ModeOptimum | None
     task: bool
     objective_spec: LinearObjective = field(repr=False)
-    limits: dict = field(repr=False, default_factory=dict)
-    modes: ModeSelection = field(repr=False, default_factory=ModeSelection)
-    system: ContactSystem | None = field(repr=False, default=None)
+    limits: dict = field(repr=False)
+    modes: ModeSelection = field(repr=False)
+    system: ContactSystem = field(repr=False)
     unit: float = field(repr=False, default=0.0)
 
     @property
@@ -190,7 +191,7 @@ def _loaded(system: SystemLike):
     if isinstance(system, (str, os.PathLike)):
         from contactmodes.system_file.loader import load_system
 
-        system = load_system(system)
+        system = load_system(Path(system))
     inner = getattr(system, "system", None)
     if isinstance(inner, ContactSystem):
         return inner, getattr(system, "qdot", None), getattr(system, "control", None) or ControlSpec()
@@ -215,7 +216,7 @@ def _objective(system: ContactSystem, maximize, minimize, default: LinearObjecti
 def _class_value(sign: float, alt: ModeOptimum) -> tuple[int, float]:
     """``(class, value)``: class 0 a guaranteed value, 1 an ambiguity-allowed one, 2 the rest;
     the value made larger-is-better by ``sign``."""
-    if alt.status in ("optimal", "unbounded"):
+    if alt.status in ("optimal", "unbounded") and alt.supremum is not None:
         return 0, sign * alt.supremum
     if alt.status == "ambiguous" and alt.allowed_objective is not None:
         return 1, sign * alt.allowed_objective
@@ -372,7 +373,7 @@ def control(system: SystemLike, maximize: str | LinearObjective | None = None,
             status, used_task = "task_dropped", False
     unit = float(np.linalg.norm(problem.c_x) + np.linalg.norm(problem.c_tau))
     if chosen is not None and chosen.allowed_objective is not None and allowed is not None and \
-            _tied(chosen.allowed_objective, allowed.allowed_objective, unit):
+            allowed.allowed_objective is not None and _tied(chosen.allowed_objective, allowed.allowed_objective, unit):
         allowed = chosen  # a tie: the chosen mode is also the ambiguity-allowed best
     result = ControlResult(status, None, None, None, None, None, False, alts, allowed, used_task, objective,
                            spec.limits, spec.modes, sys_, unit)

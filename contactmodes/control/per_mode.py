@@ -272,7 +272,7 @@ def mode_optimum(session: AnalysisSession, mode: str, problem: ScaledProblem, ta
     if tau is None:
         return out
     closure = J(tau)
-    if removed and any(R.contains(tau) for R in removed):
+    if removed and piece is not None and any(R.contains(tau) for R in removed):
         centre = piece.chebyshev_center().center
         tau = tau + tolerances.INTERIOR_NUDGE * (centre - tau)
         out.nudged = True

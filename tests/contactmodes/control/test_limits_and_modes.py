@@ -185,3 +185,21 @@ def test_no_objective_anywhere():
         cm.control(BRACE)
     with pytest.raises(ContactModelError, match=r"^control.minimize: give maximize or minimize, not both"):
         cm.control(BRACE, maximize="tau.tau1", minimize="tau.tau1")
+
+
+def test_task_dropped_is_the_search_without_the_task(tmp_path):
+    """RHex's body must keep 500 N on the ground: no torque of the ±5 N·m box does it in any
+    mode, so the search runs without the task row — the answer of ``task=False`` on the
+    original file (whose only task row is that one)."""
+    rhex = EXAMPLES / "rhex_flip_start.toml"
+    text = rhex.read_text()
+    assert text.count("value = 5.0") == 1
+    path = tmp_path / "rhex_500N.toml"
+    path.write_text(text.replace("value = 5.0", "value = 500.0"))
+    box = {k: "-5:5" for k in ("tau1", "tau2", "tau3")}
+    dropped = cm.control(path, maximize="qdd.theta", limits=box)
+    untasked = cm.control(rhex, maximize="qdd.theta", limits=box, task=False)
+    assert dropped.status == "task_dropped" and dropped.task is False and untasked.status == "optimal"
+    assert dropped.mode == untasked.mode and dropped.unambiguous
+    assert dropped.torque.tolist() == pytest.approx(untasked.torque.tolist(), abs=1e-9)
+    assert dropped.supremum == pytest.approx(untasked.supremum, abs=1e-9)
