@@ -8,7 +8,7 @@ extra         packages                      needed by
 ============  ============================  ===================================================
 ``sweep``     dask[distributed], pandas     ``contactmodes sweep``, ``contactmodes.sweep``
 ``parquet``   pyarrow                       ``sweep --output X.parquet``
-``plot``      matplotlib                    ``contactmodes plot``, ``--plot``, ``--animate``
+``plot``      matplotlib, plotly            ``contactmodes plot`` (plotly: ``--html``), ``--plot``, ``--animate``
 ``urdf``      yourdfpy, lxml                a system file whose mechanism is a URDF file
 ``compiled``  numba                         the compiled kernels (the NumPy kernels without it)
 ``exact``     pplpy                         ``--method exact``

@@ -23,7 +23,7 @@ EXAMPLES = ROOT / "examples"
 
 # every package of an extra, as imported (dask[distributed] is dask + distributed; pplpy is ppl;
 # yourdfpy pulls trimesh; mujoco is the sim extra)
-OPTIONAL = ("matplotlib", "dask", "distributed", "pandas", "pyarrow", "numba", "yourdfpy", "lxml", "trimesh", "ppl",
+OPTIONAL = ("matplotlib", "plotly", "dask", "distributed", "pandas", "pyarrow", "numba", "yourdfpy", "lxml", "trimesh", "ppl",
             "mujoco")
 
 _RUN = r"""
