@@ -28,7 +28,7 @@ from polytopes import Polytope
 
 from contactmodes import tolerances
 from contactmodes.analysis.domains import domain_inequalities
-from contactmodes.errors import ContactModelError
+from contactmodes.errors import ContactModelError, InternalError
 from contactmodes.impact.equations import ImpactData, kept_contacts, outcome_equations
 from contactmodes.impact.result import ImpactOutcome, ImpactResult
 from contactmodes.impact.scope import ImpactScope, impact_scope
@@ -184,6 +184,8 @@ def _solve_outcome(data: ImpactData, mode: str, resp: ModeResponse, delta: float
         return ImpactOutcome(mode=mode, consistent=False)
     r, D = found[0]
     z = np.zeros(0) if D is None else D.witness()
+    if z is None:  # D was found non-empty
+        raise InternalError(f"outcome {mode}: a non-empty polytope without a witness point")
     tau_s, w = z[:n_tau], z[n_tau:]
     x = r.P @ tau_s + r.Q @ w + r.r
     n_q, k = data.n_q, data.k
@@ -192,17 +194,16 @@ def _solve_outcome(data: ImpactData, mode: str, resp: ModeResponse, delta: float
     qdot_plus = x[:n_q] * vel
     impulse = x[n_q:n_q + 2 * k] * unit_p
     qdot_set = None
-    if r.w_moves_accelerations:  # the w-block of q̇⁺ (nondimensional, orthonormal null space)
+    if r.w_moves_accelerations and D is not None:  # the w-block of q̇⁺ (nondimensional, orthonormal)
         w_set = D if n_tau == 0 else D.project(list(range(n_tau, D.dim)))
         qdot_set = ((r.P_q @ tau_s + r.r_q) * vel, r.Q_q * vel[:, None], w_set)
-    torque_set = None
+    torque_set: list[Polytope] | None = None
     if delta > 0.0 and n_tau > 0:
-        torque_set = []
+        pieces: list[Polytope] = []
         for _, Dv in found:
-            assert Dv is not None
-            T = Dv if Dv.dim == n_tau else Dv.reduce().project(list(range(n_tau)))
-            torque_set.append(T)
-        torque_set = [sc.polytope_to_user(T, 0) for T in _drop_contained(torque_set)]
+            assert Dv is not None  # dimension n_τ + n_w >= 1
+            pieces.append(Dv if Dv.dim == n_tau else Dv.reduce().project(list(range(n_tau))))
+        torque_set = [sc.polytope_to_user(T, 0) for T in _drop_contained(pieces)]
     impulse_varies = bool(np.abs(r.Q_f[:2 * k]).max(initial=0.0) > tolerances.AMBIGUITY_ATOL)
     return ImpactOutcome(mode=mode, consistent=True, qdot_plus=qdot_plus, impulse=impulse,
                          energy_loss=_energy_loss(system, qdot, qdot_plus, impulse, mode),

@@ -76,7 +76,7 @@ def analyze_after_impact(path: str | Path, pseudo_impulse: float = 0.0, **option
     result = impact(path, pseudo_impulse=pseudo_impulse)
     analyses = {}
     for outcome in result.outcomes:
-        if not outcome.consistent:
+        if not outcome.consistent or outcome.qdot_plus is None:
             continue
         after = loaded.mechanism.contact_system(loaded.q, outcome.qdot_plus, constraints=system.constraints,
                                                 name=system.name, disturbance=system.disturbance)
