@@ -235,11 +235,13 @@ def _energy_loss(system: ContactSystem, qdot_minus: np.ndarray, qdot_plus: np.nd
     """``½ q̇⁻ᵀ M q̇⁻ − ½ q̇⁺ᵀ M q̇⁺`` (J in SI) in the form that shows its sign: with
     ``Δ = q̇⁻ − q̇⁺`` and ``M Δ = −Jᵀ P``, it is ``½ Δᵀ M Δ − (J q̇⁺)·P``, where ``(J q̇⁺)·P`` vanishes on
     the stuck and released contacts and is ``−μ P_n |v_t⁺|`` on the sliding ones; each term is
-    taken with its sign (noise at zero cut)."""
+    taken with its sign (noise at zero cut), and a loss within ``CANCEL_RTOL`` of the pre-impact
+    energy is rounding of a zero loss: 0."""
     d = qdot_minus - qdot_plus
     loss = max(0.0, 0.5 * float(d @ system.M @ d))
     v = system.J @ qdot_plus
     for i, letter in enumerate(mode):
         if letter in "LR":
             loss += float(system.mu[i]) * max(0.0, float(impulse[2 * i + 1])) * abs(float(v[2 * i]))
-    return loss
+    before = 0.5 * float(qdot_minus @ system.M @ qdot_minus)
+    return 0.0 if loss <= tolerances.CANCEL_RTOL * before else loss
