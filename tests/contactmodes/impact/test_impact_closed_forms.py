@@ -201,3 +201,23 @@ def test_eq_42_corrected_decides_whether_the_block_stops(factor):
         assert "FF" in modes and set(modes) <= {"FF", "LF", "RF"}
         assert all(np.allclose(result.outcome(m).qdot_plus, 0.0, atol=1e-12) for m in modes)
     assert (h * h > W * W + 4 * inertia / MASS) == (factor > 2.0)  # the printed condition
+
+
+def test_painleve_rod_can_stop_impulsively():
+    """examples/painleve_rod.toml (m = 1 kg, L = 1 m, θ = atan 2, end sliding at 1 m/s in −x): an
+    impulse at the end that stops it conserves the angular momentum about the end,
+    m (r × v) = (I + m |r|²) ω⁺ with r = (L/2)(cos θ, sin θ), v = (−1, 0): ω⁺ = 0.4472/(1/3);
+    the impulse m (ω⁺ × r − v) = (0.4, 0.3) needs μ >= 4/3: consistent at μ = 2 (besides sliding
+    on), not at μ = 0.5."""
+    th = math.atan(2.0)
+    r = 0.5 * np.array([math.cos(th), math.sin(th)])
+    v = np.array([-1.0, 0.0])
+    omega = (r[0] * v[1] - r[1] * v[0]) / (1.0 / 12.0 + r @ r)
+    P = omega * np.array([-r[1], r[0]]) - v
+    assert P == pytest.approx([0.4, 0.3]) and abs(P[0]) / P[1] == pytest.approx(4.0 / 3.0)
+    result = impact("examples/painleve_rod.toml")
+    assert set(result.consistent_modes) == {"F", "S", "L"}
+    out = result.outcome("F")
+    assert out.qdot_plus == pytest.approx([0.0, 0.0, omega], abs=1e-12)
+    assert out.impulse == pytest.approx(P)
+    assert impact("examples/painleve_rod_mu05.toml").consistent_modes == ["S", "L"]  # no stop at μ = 0.5
