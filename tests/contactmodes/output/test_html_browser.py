@@ -104,7 +104,7 @@ def test_2d_page_with_a_slider(pages, chromium):
 
 
 def test_3d_page_rotates_on_a_drag_and_hides_on_a_legend_click(pages, chromium):
-    loaded = open_page(chromium, pages["rhex_3d"])
+    loaded = open_page(chromium, pages["rhex_3d"], width=900, height=650)  # software WebGL: fewer pixels
     try:
         feasible = _loads_with_one_trace_per_feasible_mode(loaded, "rhex_3d")
         assert "mesh3d" in {t["type"] for t in _mode_traces(loaded)}  # full-dimensional sets as hulls
@@ -119,7 +119,7 @@ def test_3d_page_rotates_on_a_drag_and_hides_on_a_legend_click(pages, chromium):
         y = figure["y"] + size["t"] + size["h"] / 2
         page.mouse.move(x, y)
         page.mouse.down()
-        page.mouse.move(x + 150, y + 40, steps=15)
+        page.mouse.move(x + 150, y + 40, steps=3)  # each step re-renders the scene
         page.mouse.up()
         page.wait_for_timeout(400)
         after, live_after = page.evaluate(camera), page.evaluate(live)
