@@ -349,7 +349,7 @@ def pivot_choice(A) -> tuple[np.ndarray, np.ndarray, int]:
 
 
 def batched_responses(A, B, b, rows, pivot_rows, pivot_cols, pivot_rank, pivot_inv, n_q: int, objective, *,
-                      kernel: str = "auto", modes: Sequence[str] | None = None) -> BatchedResponses:
+                      kernel: str = "auto", modes=None) -> BatchedResponses:
     """The response (24)–(31) for many modes at once; falls back to ``response_from_equations``
     (SVD) where a certificate fails.
 
@@ -395,7 +395,8 @@ def batched_responses(A, B, b, rows, pivot_rows, pivot_cols, pivot_rank, pivot_i
         the same computation compiled by numba) or ``"auto"`` (default: compiled when numba, the
         optional ``compiled`` extra, is installed; the NumPy path otherwise).
     modes : Sequence[str], optional
-        The modes' names (labels of the SVD fallback's ``ModeEquations`` only).
+        The modes' names, indexable by position in the batch (labels of the SVD fallback's
+        ``ModeEquations`` only).
 
     Returns
     -------

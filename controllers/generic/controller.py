@@ -41,7 +41,7 @@ from .limits import TorqueBox
 from .search import STATUSES, Engine, OptimalResult, optimize
 from .step import MechanismStep, check_constraints
 
-__all__ = ["UnambiguousOptimalController", "StepRecord", "PATHS", "STATUSES", "step_ms_stats"]
+__all__ = ["UnambiguousOptimalController", "OptimalControllerBase", "StepRecord", "PATHS", "STATUSES", "step_ms_stats"]
 
 PATHS = ("fast", "slow", "fallback", "precomputed")
 """How a step was computed: ``"fast"`` (batched LPs and certified responses only), ``"slow"``
@@ -142,7 +142,7 @@ class OptimalControllerBase:
         self.counts = {**{s: 0 for s in STATUSES}, "nudged": 0, "slow_steps": 0}
         self.paths = {**{s: 0 for s in PATHS}, "lp_fallbacks": 0, "svd_fallbacks": 0}
         self.errors: list[str] = []
-        self.last = None
+        self.last: OptimalResult | None = None
 
     def _run(self, t: float, compute: Callable[[], tuple[OptimalResult, str | None]], n_tau: int) -> OptimalResult:
         """One step: ``compute() -> (result, path or None)`` timed, recorded and counted; an
@@ -283,7 +283,8 @@ class UnambiguousOptimalController(OptimalControllerBase):
         step = self.step_model(q, qdot)
         accept = self.accept
         if accept is not None and len(step.contacts) != len(step.all_contacts):
-            accept = lambda m: self.accept(step.label(m))  # noqa: E731 - the filter names all contacts
+            full = accept
+            accept = lambda m: full(step.label(m))  # noqa: E731 - the filter names all contacts
         return optimize(step, self.objective, lo, hi, self.engine, accept=accept, label=step.label, **kwargs)
 
     def __call__(self, q, qdot) -> np.ndarray:

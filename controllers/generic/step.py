@@ -104,7 +104,7 @@ class MechanismStep:
         self.contacts = tuple(self.all_contacts[i] for i in keep)
         rows = np.stack([2 * keep, 2 * keep + 1], axis=1).reshape(-1)
         self.mu = template.mu[keep]
-        self.v0 = template.v0[keep]
+        self.v0 = np.asarray(template.v0, dtype=float)[keep]
         self.J, self.Jdot_qdot = d.J[rows], d.Jdot_qdot[rows]
         if keep.size != len(self.all_contacts):  # the constraint rows on the present contacts' forces
             self.constraints = tuple(replace(c, f=c.f[:, rows]) for c in self.constraints)
@@ -114,8 +114,8 @@ class MechanismStep:
         self.terms: ScaledTerms = scaled_terms(d.M, d.h, self.S, self.J, self.Jdot_qdot, self.v_contact, self.v0,
                                                self.scales, [(c.qdd, c.f, c.tau, c.rhs) for c in self.constraints])
         self.pattern: VelocityPattern = classify_arrays(self.terms.v_contact, self.terms.v0, 1.0, self.contacts)
-        self._scaled_system = None
-        self._system = None
+        self._scaled_system: ContactSystem | None = None
+        self._system: ContactSystem | None = None
 
     def label(self, mode: str) -> str:
         """``mode`` over the present contacts as a mode over all of the system's contacts (``S``
