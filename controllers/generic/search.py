@@ -40,7 +40,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import weakref
-from typing import Callable, Sequence
+from typing import Callable
 
 import numpy as np
 
