@@ -324,6 +324,9 @@ def figure_dict(view: SetView) -> dict[str, Any]:
                                         row_of.get(m, 0) + 0.25 if d == 1 else None):
                 if d == 2 and shapes:
                     trace.update(fill="none", line={"color": UNAMBIGUOUS_COLOUR, "width": 2.5})
+                if d == 1:  # a thin black bar over the top edge of the mode's own bar
+                    trace.update(line={"color": UNAMBIGUOUS_COLOUR, "width": LINE_WIDTH / 1.5},
+                                 marker={"color": UNAMBIGUOUS_COLOUR, "size": MARKER_SIZE / 1.5})
                 add(trace, "unambiguous", m, "T*_c (unambiguous)", "unambiguous", first_legend["unambiguous"],
                     f"<b>T*_{m}</b>: torques that give mode {m} only")
                 first_legend["unambiguous"] = False
