@@ -125,7 +125,7 @@ def _plot_robot(source: str, path: str) -> None:
 
     fig = draw_robot_file(source)
     try:
-        write_atomic(path, lambda tmp: fig.savefig(tmp, dpi=110, format="png"), option="--plot", inputs=[source])
+        write_atomic(path, lambda tmp: fig.savefig(tmp, dpi=110, format="png", bbox_inches="tight"), option="--plot", inputs=[source])
     finally:
         import matplotlib.pyplot as plt
 

@@ -81,6 +81,8 @@ def set_view(args: argparse.Namespace):
     loaded = load_system(args.file)
     system = loaded.system
     n = system.n_tau
+    if n == 0:
+        raise ContactModelError("--html: the system has no actuators: there is no torque to draw")
     axes = _axes(args.torques, system.torques)
     held = [k for k in range(n) if k not in axes]
     at = cli_plot._slice_point(args.at, n, axes) if held else None
@@ -157,7 +159,7 @@ def _robot_png(path: str) -> bytes | None:
     fig = draw_robot_file(path)
     try:
         buf = io.BytesIO()
-        fig.savefig(buf, dpi=100, format="png")
+        fig.savefig(buf, dpi=100, format="png", bbox_inches="tight")
         return buf.getvalue()
     finally:
         import matplotlib.pyplot as plt

@@ -261,7 +261,7 @@ def draw_robot(pic: RobotPicture, title: str | None = None):
     pad = 0.12 * L
     lo, hi = lo - pad, hi + pad
     aspect = (hi[1] - lo[1]) / (hi[0] - lo[0])
-    fig, ax = plt.subplots(figsize=(8.0, float(np.clip(4.6 * aspect + 1.4, 3.2, 8.5))))
+    fig, ax = plt.subplots(figsize=(8.0, float(np.clip(4.6 * aspect + 1.4, 3.2, 8.5))), layout="constrained")
     # surfaces first (under everything), hatched on the solid side
     for c in pic.contacts:
         a = c.surface_point + np.dot(c.position - c.surface_point, c.tangent) * c.tangent  # foot of the contact point
@@ -331,7 +331,6 @@ def draw_robot(pic: RobotPicture, title: str | None = None):
     import textwrap
 
     ax.set_title(textwrap.fill(title if title is not None else f"{pic.name} at its state", 70), fontsize=9)
-    fig.tight_layout()
     return fig
 
 
