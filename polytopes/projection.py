@@ -26,10 +26,20 @@ Methods:
     row) on the eliminated coefficients: tiny ones are zero, and eliminated parts parallel up to
     rounding are made exactly parallel (``_snapped_elimination_block``: without it, rows
     tilted by rounding give the exact projection slivers no float method sees).
+``"support"``
+    Ours (``polytopes._support_projection``). For at most three kept coordinates: verified
+    support LPs only — two for one dimension, the Bretl–Lall incremental hull of support points
+    for two and three — so the cost grows with the facets of the result, not with the
+    eliminated variables. Refused (``ProjectionBudgetError``) for an affine dimension above
+    three, an unbounded two- or three-dimensional result, or more than
+    ``SUPPORT_PROJECTION_MAX_LPS`` LPs.
 ``"auto"``
-    Fourier–Motzkin first when at most ``AUTO_FM_MAX_ELIMINATED`` variables are eliminated, else
-    block elimination first; then the other of the two, then vertex enumeration, then the exact
-    method if pplpy is installed. The first result that passes verification is returned; if none
+    The support method first when at most three coordinates are kept and more than
+    ``AUTO_SUPPORT_MIN_ELIMINATED`` variables are eliminated (a box on 40 contacts: its
+    one-torque domains over dozens of ambiguity variables took Fourier–Motzkin 175 s, two LPs
+    here). Then Fourier–Motzkin first when at most ``AUTO_FM_MAX_ELIMINATED`` variables are
+    eliminated, else block elimination first; then the other of the two, then vertex
+    enumeration, then the exact method if pplpy is installed. The first result that passes verification is returned; if none
     does, ``NumericalError`` is raised. ``auto`` never returns an unverified set.
 
 Verification (``verify_projection``) of ``Q`` against ``P`` (``lift(u)`` puts ``u`` on the
@@ -59,13 +69,14 @@ import numpy as np
 from . import _cdd_io, _redundancy, lp, ppl_io
 from . import tolerances as tol
 from .errors import NumericalError, PolytopeError, ProjectionBudgetError
+from ._support_projection import SupportProjectionUnavailable, support_projection
 from ._feasibility import feasibility, hull
 from ._linalg import row_norms
 
 if TYPE_CHECKING:  # pragma: no cover
     from .polytope import Polytope
 
-METHODS = ("auto", "fourier_motzkin", "block_elimination", "vertex", "exact")
+METHODS = ("auto", "support", "fourier_motzkin", "block_elimination", "vertex", "exact")
 
 CHECK_BATCH_MIN_LPS = 12
 """``verify_projections`` solves its check LPs in batches when there are at least this many
@@ -629,6 +640,11 @@ def _unreduced(P: "Polytope", ks: list[int], method: str, max_rows: int) -> "Pol
         if np.any(~np.any(A != 0, axis=1) & (b < 0)):
             return cls(*_redundancy.canonical_empty(k))
         return cls(*_redundancy.canonical_form(A, b, C, d))
+    if method == "support":
+        try:
+            return cls(*support_projection(P, ks))
+        except SupportProjectionUnavailable as exc:
+            raise ProjectionBudgetError(f"support: {exc}") from exc
     R = P.reduce()
     sorted_keep = sorted(ks)
     perm = [sorted_keep.index(kk) for kk in ks]
@@ -677,8 +693,8 @@ def project(P: "Polytope", keep: Sequence[int], method: str = "auto",
         the result.
     method : str, optional
         ``"auto"`` (default: the float methods in turn until one passes verification, then the
-        exact one if pplpy is installed), ``"fourier_motzkin"``, ``"block_elimination"``,
-        ``"vertex"`` or ``"exact"`` (rational arithmetic, needs pplpy).
+        exact one if pplpy is installed), ``"support"``, ``"fourier_motzkin"``,
+        ``"block_elimination"``, ``"vertex"`` or ``"exact"`` (rational arithmetic, needs pplpy).
     max_rows : int, optional
         Row budget of an intermediate representation (default
         ``polytopes.tolerances.DEFAULT_ROW_BUDGET``).
@@ -754,7 +770,7 @@ def project(P: "Polytope", keep: Sequence[int], method: str = "auto",
                                  f"use method='auto' or method='exact'")
         return Q
     failures = []
-    for mth in _auto_order(n - k):
+    for mth in _auto_order(n - k, k):
         try:
             Q = _project_with(P, ks, mth, max_rows)
             reason = verify_projection(P, Q, ks)
@@ -770,11 +786,38 @@ def project(P: "Polytope", keep: Sequence[int], method: str = "auto",
                          + "; ".join(failures))
 
 
-def _auto_order(n_elim: int) -> list[str]:
-    """The float methods ``"auto"`` tries, in order, when ``n_elim`` variables are eliminated."""
+def support_first(n_elim: int, n_keep: int) -> bool:
+    """Whether ``project(method="auto")`` tries the support-LP method first.
+
+    Parameters
+    ----------
+    n_elim : int
+        Number of eliminated variables.
+    n_keep : int
+        Number of kept coordinates.
+
+    Returns
+    -------
+    bool
+        ``n_keep <= 3`` and ``n_elim > tolerances.AUTO_SUPPORT_MIN_ELIMINATED``. That method never
+        reduces its input, so a caller holding an unreduced set may project it as it is.
+
+    Examples
+    --------
+    >>> from polytopes.projection import support_first
+    >>> support_first(40, 1), support_first(3, 1), support_first(40, 4)
+    (True, False, False)
+    """
+    return n_keep <= 3 and n_elim > tol.AUTO_SUPPORT_MIN_ELIMINATED
+
+
+def _auto_order(n_elim: int, n_keep: int) -> list[str]:
+    """The float methods ``"auto"`` tries, in order, when ``n_elim`` variables are eliminated
+    onto ``n_keep`` kept ones."""
+    first = ["support"] if support_first(n_elim, n_keep) else []
     if n_elim <= tol.AUTO_FM_MAX_ELIMINATED:
-        return ["fourier_motzkin", "block_elimination", "vertex"]
-    return ["block_elimination", "fourier_motzkin", "vertex"]
+        return first + ["fourier_motzkin", "block_elimination", "vertex"]
+    return first + ["block_elimination", "fourier_motzkin", "vertex"]
 
 
 def project_many(polytopes: Sequence["Polytope"], keep: Sequence[int], method: str = "auto",
@@ -802,7 +845,7 @@ def project_many(polytopes: Sequence["Polytope"], keep: Sequence[int], method: s
     for i, P in enumerate(polys):
         if P.is_empty():
             continue  # project(): the canonical empty set
-        mth = _auto_order(P.dim - len(ks))[0] if method == "auto" else method
+        mth = _auto_order(P.dim - len(ks), len(ks))[0] if method == "auto" else method
         try:
             first.append((i, _unreduced(P, ks, mth, budget)))
         except (ProjectionBudgetError, NumericalError, RuntimeError):

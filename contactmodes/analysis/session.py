@@ -24,6 +24,7 @@ import numpy as np
 
 from polytopes import NumericalError, Polytope, RayPool, empty_stacked, is_empty, normalize_rows
 from polytopes.batchlp import PADDED_CHUNK
+from polytopes.projection import support_first
 
 from contactmodes.analysis.domains import (ModeDomain, domain_from_response, independent_equalities, independent_equalities_stacked,
                       intersect_domains, substituted_rows, substituted_rows_many)
@@ -329,6 +330,16 @@ class ModeSolution:
             return self._cached(("raw", task), lambda: self._raw(task, None, None))
         return self._raw(task, extra, drop_task)
 
+    def _projection_input(self, task: bool) -> Polytope:
+        """What ``T_scaled`` projects: ``D_c`` reduced, or the raw system (the same set) when the
+        projection will go to the support-LP method first
+        (``polytopes.projection.support_first``), which needs no reduction — reducing a domain
+        over dozens of ambiguity variables costs more than projecting it (a box on 64
+        contacts: 8 s of cdd redundancy removal for a one-torque projection of two LPs)."""
+        if self.session.method == "auto" and support_first(self.response_scaled(task).n_w, self.n_tau):
+            return self._D_or_raw(task)
+        return self.D_scaled(task)
+
     def _D_or_raw(self, task: bool) -> Polytope:
         """``D_c`` reduced if ``D`` has run, else the raw system (the same set): what the
         cheap queries (boxes, points, LPs) use without forcing a reduction."""
@@ -381,10 +392,10 @@ class ModeSolution:
         def build():
             if not self.feasible(task):
                 return None
-            D = self.D_scaled(task)
-            if self.response_scaled(task).n_w == 0:
-                return D
-            return D.project(list(range(self.n_tau)), method=self.session.method)
+            n_w = self.response_scaled(task).n_w
+            if n_w == 0:
+                return self.D_scaled(task)
+            return self._projection_input(task).project(list(range(self.n_tau)), method=self.session.method)
 
         return self._timed(("T", task), "project", build)
 
@@ -397,7 +408,7 @@ class ModeSolution:
         if not self.feasible(task) or self.response_scaled(task).n_w == 0:
             return False
         T = self.T_scaled(task)
-        return T is not None and self.D_scaled(task).affine_dimension() > T.affine_dimension()
+        return T is not None and self._D_or_raw(task).affine_dimension() > T.affine_dimension()
 
     def box_scaled(self, task: bool = True) -> tuple[np.ndarray, np.ndarray]:
         """Bounding box ``(lo, hi)`` of ``T_c`` over τ' (±inf where unbounded; the empty box
@@ -727,11 +738,11 @@ class AnalysisSession:
     def _prime_T_chunk(self, todo: Sequence[ModeSolution], task: bool) -> None:
         """``prime_T``'s ``T_c`` of ``todo`` (feasible modes without one yet)."""
         if len(todo) >= PREPARE_MIN:
-            Polytope.prepare_many([sol.D_scaled(task) for sol in todo])
+            Polytope.prepare_many([sol._projection_input(task) for sol in todo])
             lifted = [sol for sol in todo if sol.response_scaled(task).n_w > 0]  # the others' T_c is D_c
             if lifted:
                 t0 = time.perf_counter()
-                Ts = Polytope.project_many([sol.D_scaled(task) for sol in lifted], list(range(self.scaled.n_tau)),
+                Ts = Polytope.project_many([sol._projection_input(task) for sol in lifted], list(range(self.scaled.n_tau)),
                                            self.method)
                 _charge(lifted, "project", time.perf_counter() - t0)
                 for sol, T in zip(lifted, Ts):

@@ -27,7 +27,10 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-EXAMPLES = sorted(p.name for p in (ROOT / "examples").glob("*.toml"))
+#: the examples that existed when the outputs were stored (f25fc73); examples added since have no
+#: pre-redesign output to equal (their own tests check them)
+EXAMPLES = ["five_link_climb.toml", "painleve_rod.toml", "painleve_rod_mu05.toml", "rhex_flip_start.toml",
+            "six_link_brace.toml", "table_two_legs.toml", "two_link_brace.toml", "two_link_brace_urdf.toml"]
 RTOL = 1e-9
 PNG_PIXEL_FRACTION = 1e-3
 PNG_LEVEL = 8
