@@ -180,3 +180,29 @@ def test_check_plot_writes_a_png_of_the_robot_and_refuses_the_input(tmp_path):
     assert img.shape[0] > 200 and img.var() > 100.0  # a drawing, not a blank image
     assert main(["check", str(EXAMPLES / "rhex_flip_start.toml"), "--plot", str(tmp_path / "r.jpg")]) == 2
     assert not (tmp_path / "r.jpg").exists()
+
+
+def test_each_slider_step_shows_exactly_the_traces_of_its_slice():
+    r = cm.analyze(EXAMPLES / "rhex_flip_start.toml", modes=["FFFF", "FFSF", "FSFF", "LLLL"], compute_overlaps=False)
+    domains = {m: r.modes[m].T for m in r.feasible_modes()}
+    base = np.asarray(domains["FFFF"].chebyshev_center().center, dtype=float)
+    slices = [Slice(base)]
+    for v in (0.0, 10.0, 20.0):
+        p = base.copy()
+        p[2] = v
+        slices.append(Slice(p, 2, v))
+    view = SetView("rhex", r.system.torques, ["N·m"] * 3, [0, 1], domains,
+                   (np.array([-1.0, -1.5]), np.array([4.0, 6.0])), slices=slices)
+    fig = figure_dict(view)
+    (slider,) = fig["layout"]["sliders"]
+    values = sorted([base[2], 0.0, 10.0, 20.0])
+    assert [s["label"] for s in slider["steps"]] == [f"{v:.3g}" for v in values]
+    assert slider["steps"][slider["active"]]["label"] == f"{base[2]:.3g}"  # starts at the default slice
+    by_value = {0.0: 1, 10.0: 2, 20.0: 3, float(base[2]): 0}
+    for step, value in zip(slider["steps"], values):
+        visible = step["args"][0]["visible"]
+        expected = [t["meta"]["slice"] == by_value[float(value)] for t in fig["data"]]
+        assert [bool(v) for v in visible] == expected
+        # every slice has one trace per feasible mode
+        assert sum(1 for t, v in zip(fig["data"], visible) if v and t["meta"]["kind"] == "mode") == len(domains)
+    assert "tau3 (N·m)" in slider["currentvalue"]["prefix"]
