@@ -331,7 +331,7 @@ def _builder(path: str, fn: Callable, *args, **kwargs):
 # public API
 
 
-def load_system(path: str | Path, mu_intervals: bool = False) -> LoadedSystem:
+def load_system(path: str | Path, mu_intervals: bool = False, lifted_contacts: bool = False) -> LoadedSystem:
     """Read and validate a system file and evaluate its model at the file's state.
 
     The file is TOML (schema ``contactmodes.system/1``, ``docs/system-file.md``); a ``.json``
@@ -343,6 +343,8 @@ def load_system(path: str | Path, mu_intervals: bool = False) -> LoadedSystem:
         The system file; a relative path is relative to the current directory.
     mu_intervals : bool, optional
         Accept friction intervals ``mu = [lo, hi]`` (``parse_system``).
+    lifted_contacts : bool, optional
+        Accept contacts above their surface at the file's state (``parse_system``).
 
     Returns
     -------
@@ -385,7 +387,7 @@ def load_system(path: str | Path, mu_intervals: bool = False) -> LoadedSystem:
     contactmodes.errors.SystemFileError: examples/no_such_file.toml: no such file
     """
     p = Path(path)
-    return parse_system(_read_document(p), source=str(p), mu_intervals=mu_intervals)
+    return parse_system(_read_document(p), source=str(p), mu_intervals=mu_intervals, lifted_contacts=lifted_contacts)
 
 
 def _read_document(p: Path) -> dict:
@@ -415,7 +417,8 @@ def _read_document(p: Path) -> dict:
     return data
 
 
-def parse_system(data: Mapping[str, Any], source: str = "<dict>", mu_intervals: bool = False) -> LoadedSystem:
+def parse_system(data: Mapping[str, Any], source: str = "<dict>", mu_intervals: bool = False,
+                 lifted_contacts: bool = False) -> LoadedSystem:
     """Validate a parsed system file and build its ``LoadedSystem``.
 
     Parameters
@@ -430,6 +433,13 @@ def parse_system(data: Mapping[str, Any], source: str = "<dict>", mu_intervals: 
         system's ``mu`` is then the interval's midpoint). Without it such a file is refused
         (``"contacts[2].mu: an interval of friction coefficients is read by 'analyze' only …"``),
         so that no command silently analyses one μ of the interval.
+    lifted_contacts : bool, optional
+        Accept a contact *above* its surface at the file's state (a foot in the air, a body edge
+        that will touch down later); one below it (penetrating) is refused all the same. Only
+        readers that leave a lifted contact out of each state's model may opt in: ``contactmodes
+        simulate`` does (MuJoCo collides every contact; the generic controller leaves out the
+        contacts whose gap exceeds its ``gap_tol``). ``LoadedSystem.system`` is then the model
+        as if every contact touched, which no analysis should read.
 
     Raises
     ------
@@ -443,7 +453,7 @@ def parse_system(data: Mapping[str, Any], source: str = "<dict>", mu_intervals: 
     tol = _gap_tolerance(parsed)
     for i, gap in enumerate(gaps):
         problem = _gap_problem(parsed.contact_names[i], float(gap), tol)
-        if problem is not None:
+        if problem is not None and not (lifted_contacts and gap > 0):
             raise _fail(f"contacts[{i}]", problem)
     system = _builder("state", parsed.mechanism.contact_system, parsed.q, parsed.qdot,
                       constraints=parsed.constraints, name=parsed.name, disturbance=parsed.disturbance)

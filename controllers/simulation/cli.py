@@ -159,7 +159,7 @@ def run(args: argparse.Namespace) -> str:
     from .modes import ModeThresholds
     from .registry import file_limits, make_controller
 
-    loaded = load_system(args.file)
+    loaded = load_system(args.file, lifted_contacts=True)  # a contact in the air touches down on MuJoCo
     disturbance = parse_disturbance(getattr(args, "disturbance", None), tuple(loaded.mechanism.coordinates))
     substeps(args.rate, args.dt)  # before building anything
     _, box = file_limits(loaded)

@@ -358,3 +358,20 @@ def test_json_file(tmp_path):
     path.write_text("{")
     with pytest.raises(SystemFileError, match="invalid JSON"):
         load_system(path)
+
+
+def test_lifted_contacts_are_read_only_on_request(tmp_path):
+    """``lifted_contacts=True`` (``contactmodes simulate``) accepts a contact above its surface, never
+    one below it. p3's surface has normal +x through x = -0.0898 m, the point itself; moving the
+    surface to x = -0.1 leaves the point 0.0102 m above it, to x = -0.08 0.0098 m inside it."""
+    lifted = mutate((("contacts", 2, "surface_point"), [-0.1, 0.0]))
+    expect_error(tmp_path, lifted, "contacts[2]: contact 'p3' does not touch its surface")
+    path = tmp_path / "lifted.toml"
+    path.write_text(to_toml(lifted), encoding="utf-8")
+    loaded = load_system(path, lifted_contacts=True)
+    gap = loaded.mechanism.contact_gaps(loaded.q)[2]
+    assert gap == pytest.approx(0.1 - 0.08980256121069154, abs=1e-12)
+    inside = mutate((("contacts", 2, "surface_point"), [-0.08, 0.0]))
+    path.write_text(to_toml(inside), encoding="utf-8")
+    with pytest.raises(SystemFileError, match=r"^contacts\[2\]: contact 'p3' does not touch its surface"):
+        load_system(path, lifted_contacts=True)
