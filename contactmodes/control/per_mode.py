@@ -12,7 +12,7 @@ the objective ``J = c_q·q̈ + c_f·f + c_τ·τ (+ c_0)`` is
     J = g·τ + (c_q Q_q + c_f Q_f)·w + g_0,   g = c_q P_q + c_f P_f + c_τ,   g_0 = c_q r_q + c_f r_f + c_0.
 
 It is unique within the mode (the same for every solution at a torque) only when its ``w``
-coefficients vanish: ``‖c_xᵀ Q‖ <= AMBIGUITY_ATOL · ‖c_x‖`` with ``c_x = (c_q, c_f)`` in the
+coefficients vanish: ``max |c_xᵀ Q| <= AMBIGUITY_ATOL · ‖c_x‖₂`` with ``c_x = (c_q, c_f)`` in the
 nondimensional variables, where the columns of ``Q`` are orthonormal (the test of III-G.2 applied to
 the objective's direction). Otherwise the mode is reported as ``"ambiguous_objective"``.
 
@@ -182,10 +182,12 @@ class ModeOptimum:
 
 def objective_is_unique(problem: ScaledProblem, Q: np.ndarray) -> bool:
     """Whether ``J`` has no ``w`` part in a mode with null-space block ``Q`` (n_q + 2k, n_w)
-    (module doc: ``‖c_xᵀ Q‖ <= AMBIGUITY_ATOL · ‖c_x‖``)."""
+    (module doc: ``max |c_xᵀ Q| <= AMBIGUITY_ATOL · ‖c_x‖₂``, the rule of
+    ``contactmodes.modes.response.batched_responses`` on the unit objective, so that the real-time
+    controllers and this one accept the same modes)."""
     if Q.shape[1] == 0:
         return True
-    return float(np.linalg.norm(problem.c_x @ Q)) <= tolerances.AMBIGUITY_ATOL * float(np.linalg.norm(problem.c_x))
+    return float(np.abs(problem.c_x @ Q).max()) <= tolerances.AMBIGUITY_ATOL * float(np.linalg.norm(problem.c_x))
 
 
 def predict(session: AnalysisSession, mode: str, tau_scaled: np.ndarray, task: bool) -> Prediction:
