@@ -49,7 +49,7 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
-from scipy.optimize import differential_evolution, linprog
+from scipy.optimize import differential_evolution, linprog, minimize_scalar
 
 from _support.paths import EXAMPLES
 from _support.systems import random_system
@@ -486,3 +486,74 @@ def test_brace_cli_reads_intervals_and_reports_the_box(tmp_path):
                           capture_output=True, text=True, timeout=600)
     assert proc.returncode == 2 and proc.stderr.strip().endswith("give one number here")
     assert "an interval of friction coefficients [0.25, 0.35] is read by 'analyze' only" in proc.stderr
+
+
+# ------------------------------------------------------------------ near the boundaries ------
+def _best_slack_1d(system, mode, box, i, tau) -> float:
+    """``max σ*(μ_i)`` over ``[lo_i, hi_i]`` (the one sliding contact ``i``; the others at ``hi``,
+    where their cones are widest): a grid of 101 points, then a bounded scalar search around the best."""
+    def minus(x):
+        mu = box.hi.copy()
+        mu[i] = x
+        v = slack(system, mode, mu, tau)
+        return 10.0 if v is None else -v
+
+    xs = np.linspace(box.lo[i], box.hi[i], 101)
+    vals = [minus(x) for x in xs]
+    j = int(np.argmin(vals))
+    a, b = xs[max(j - 1, 0)], xs[min(j + 1, len(xs) - 1)]
+    res = minimize_scalar(minus, bounds=(a, b), method="bounded", options={"xatol": 1e-12 * max(1.0, b)})
+    return -min(float(res.fun), min(vals))
+
+
+def _facet_points(P, eps_rel=1e-3):
+    """Per facet of ``P`` (reduced, full-dimensional): a point in the facet's relative interior
+    (its Chebyshev centre within the facet) moved by ``±eps`` along the outer normal:
+    ``[(inside, outside), …]``."""
+    from polytopes import Polytope
+
+    P = P.reduce()
+    out = []
+    for j in range(P.A.shape[0]):
+        a, b = P.A[j], P.b[j]
+        rest = np.delete(np.arange(P.A.shape[0]), j)
+        facet = Polytope(P.A[rest], P.b[rest], np.vstack([P.C, a[None, :]]), np.concatenate([P.d, [b]]))
+        ball = facet.chebyshev_center()
+        if ball.center is None:
+            continue
+        x = np.asarray(ball.center, dtype=float)
+        u = a / np.linalg.norm(a)
+        eps = eps_rel * max(1.0, float(np.abs(x).max()))
+        out.append((x - eps * u, x + eps * u))
+    return out
+
+
+@pytest.mark.parametrize("seed", range(80, 85))
+def test_torques_just_inside_and_outside_the_facets(seed):
+    """Just inside a facet of ``T^∀`` every vertex μ works and just outside some vertex μ fails
+    (the vertex theorem, by per-μ LPs); just inside a facet of ``T^∃`` some μ of the box works and
+    just outside none does (a search over the box by differential evolution)."""
+    rng = np.random.default_rng(seed)
+    k = int(rng.integers(1, 3))
+    system = random_system(rng, int(rng.integers(2, 4)), 2, k)
+    lo = rng.uniform(0.1, 0.8, size=k)
+    box = FrictionBox(lo, lo + rng.uniform(0.05, 0.6, size=k))
+    fa = FrictionIntervalAnalysis(system, box)
+    checked, searched = 0, 0
+    for mode in enumerate_modes(system).modes:
+        E, A = fa.exists(mode), fa.forall(mode)
+        if A is not None and A.affine_dimension() == 2:
+            vertices = forall_vertices(box, mode)
+            for inside, outside in _facet_points(A):
+                assert all((s := slack(system, mode, mu, inside)) is not None and s > -1e-9 for mu in vertices)
+                outs = [slack(system, mode, mu, outside) for mu in vertices]
+                assert any(v is None or v < 0.0 for v in outs), (mode, outside)
+                checked += 1
+        sliding = [i for i, c in enumerate(mode) if c in "LR"]
+        if E is not None and E.affine_dimension() == 2 and len(sliding) == 1 and searched < 2:
+            searched += 1  # a search per point: two modes per system, two facets each, keep it fast
+            for inside, outside in _facet_points(E)[:2]:
+                assert _best_slack_1d(system, mode, box, sliding[0], inside) > -1e-6, (mode, inside)
+                assert _best_slack_1d(system, mode, box, sliding[0], outside) < 0.0, (mode, outside)
+                checked += 1
+    assert checked >= 1
