@@ -38,6 +38,8 @@ from typing import Any, Mapping, Sequence, Union
 
 import numpy as np
 
+from polytopes import Polytope
+
 from contactmodes import tolerances
 from contactmodes.analysis.session import AnalysisSession
 from contactmodes.control.limits import TorqueLimit, actuator_speeds, limit_polytope, parse_limit
@@ -339,30 +341,20 @@ def control(system: SystemLike, maximize: str | LinearObjective | None = None,
     --------
     >>> import contactmodes as cm
     >>> r = cm.control("examples/painleve_rod.toml", maximize="qdd.y", limits={"M": "-10:10"})
-    >>> r.status, r.mode
-    ('ambiguous', 'L')
+    >>> r.status, r.mode, r.unambiguous   # M <= -3.656 N·m: separation and sliding both predicted
+    ('ambiguous', 'S', False)
+    >>> round(float(r.torque[0]), 6)      # N·m: the best of S, not guaranteed
+    -10.0
     """
     sys_, file_qdot, spec = _loaded(system)
-    objective = _objective(sys_, maximize, minimize, spec.objective)
-    given = {} if limits is None else limits
-    if not isinstance(given, Mapping):
-        raise ContactModelError(f"control.limits: must be a mapping of actuator to limit, got {given!r}")
-    for name in given:
-        if name not in sys_.torques:
-            raise ContactModelError(f"control.limits.{name}: unknown actuator (actuators: {', '.join(sys_.torques)})")
-    parsed = {str(k): parse_limit(v, f"control.limits.{k}") for k, v in given.items()}
-    spec = spec.overridden(objective, parsed, None if modes is None else parse_modes(modes, sys_.contacts))
-    v = file_qdot if qdot is None else np.asarray(qdot, dtype=float).reshape(-1)
-    if v is not None and v.shape != (sys_.n_q,):
-        raise ContactModelError(f"qdot: expected {sys_.n_q} values (one per coordinate), got {v.shape[0]}")
-    if v is None and any(lim.tau_max is not None for lim in spec.limits.values()):
-        raise ContactModelError("control.limits: a torque–speed line needs the state's velocity (pass qdot=)")
-    L = limit_polytope(spec.limits, sys_.torques, None if v is None else actuator_speeds(sys_.S, v))
+    spec = _merged(sys_, spec, maximize, minimize, limits, modes)
+    L = _limit_set(sys_, spec, file_qdot if qdot is None else qdot)
     if session is None:
         session = AnalysisSession(sys_)
     elif session.system is not sys_:
         raise ContactModelError("session: it analyses another system (pass the session's own system)")
-    problem = ScaledProblem.of(session, objective, L)
+    assert spec.objective is not None  # _merged raises without one
+    problem = ScaledProblem.of(session, spec.objective, L)
     alts, allowed = _search(session, problem, spec.modes, task)
     status, chosen = _decide(alts, allowed)
     used_task = task
@@ -375,18 +367,48 @@ def control(system: SystemLike, maximize: str | LinearObjective | None = None,
     if chosen is not None and chosen.allowed_objective is not None and allowed is not None and \
             allowed.allowed_objective is not None and _tied(chosen.allowed_objective, allowed.allowed_objective, unit):
         allowed = chosen  # a tie: the chosen mode is also the ambiguity-allowed best
-    result = ControlResult(status, None, None, None, None, None, False, alts, allowed, used_task, objective,
+    result = ControlResult(status, None, None, None, None, None, False, alts, allowed, used_task, spec.objective,
                            spec.limits, spec.modes, sys_, unit)
     if chosen is not None:
-        result.mode = chosen.mode
-        if chosen.status == "optimal":
-            result.torque, result.objective, result.supremum = chosen.torque, chosen.objective, chosen.supremum
-            result.prediction, result.unambiguous = _prediction(sys_, chosen.prediction), True
-        elif chosen.status == "unbounded":
-            result.supremum = chosen.supremum
-        elif chosen.allowed_torque is not None:  # ambiguous: the ambiguity-allowed optimum
-            result.torque, result.objective = chosen.allowed_torque, chosen.allowed_objective
-            result.supremum = chosen.allowed_objective
-            tau_s = session.scaling.tau_from_user(chosen.allowed_torque)
-            result.prediction = _prediction(sys_, predict(session, chosen.mode, tau_s, used_task))
+        _fill(result, chosen, session)
     return result
+
+
+def _merged(system: ContactSystem, spec: ControlSpec, maximize, minimize, limits, modes) -> ControlSpec:
+    """The file's ``spec`` with the arguments of ``control`` over it (names checked)."""
+    objective = _objective(system, maximize, minimize, spec.objective)
+    given = {} if limits is None else limits
+    if not isinstance(given, Mapping):
+        raise ContactModelError(f"control.limits: must be a mapping of actuator to limit, got {given!r}")
+    for name in given:
+        if name not in system.torques:
+            raise ContactModelError(f"control.limits.{name}: unknown actuator (actuators: {', '.join(system.torques)})")
+    parsed = {str(k): parse_limit(v, f"control.limits.{k}") for k, v in given.items()}
+    return spec.overridden(objective, parsed, None if modes is None else parse_modes(modes, system.contacts))
+
+
+def _limit_set(system: ContactSystem, spec: ControlSpec, qdot) -> Polytope:
+    """The limit polytope ``L`` over τ (system units) at the velocity ``qdot`` (``None``: unknown)."""
+    v = None if qdot is None else np.asarray(qdot, dtype=float).reshape(-1)
+    if v is not None and v.shape != (system.n_q,):
+        raise ContactModelError(f"qdot: expected {system.n_q} values (one per coordinate), got {v.shape[0]}")
+    if v is None and any(lim.tau_max is not None for lim in spec.limits.values()):
+        raise ContactModelError("control.limits: a torque–speed line needs the state's velocity (pass qdot=)")
+    return limit_polytope(spec.limits, system.torques, None if v is None else actuator_speeds(system.S, v))
+
+
+def _fill(result: ControlResult, chosen: ModeOptimum, session: AnalysisSession) -> None:
+    """Set ``result``'s mode, torque, objective and prediction from the chosen mode's optimum (the
+    guaranteed one; for ``"ambiguous"`` the ambiguity-allowed one)."""
+    system = result.system
+    result.mode = chosen.mode
+    if chosen.status == "optimal":
+        result.torque, result.objective, result.supremum = chosen.torque, chosen.objective, chosen.supremum
+        result.prediction, result.unambiguous = _prediction(system, chosen.prediction), True
+    elif chosen.status == "unbounded":
+        result.supremum = chosen.supremum
+    elif chosen.allowed_torque is not None:
+        result.torque, result.objective = chosen.allowed_torque, chosen.allowed_objective
+        result.supremum = chosen.allowed_objective
+        tau_s = session.scaling.tau_from_user(chosen.allowed_torque)
+        result.prediction = _prediction(system, predict(session, chosen.mode, tau_s, result.task))
