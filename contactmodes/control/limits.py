@@ -151,7 +151,12 @@ def parse_limit(value: Any, where: str) -> TorqueLimit:
 def parse_limits(value: Any, actuators: Sequence[str], where: str = "control.limits") -> dict[str, TorqueLimit]:
     """Actuator name → ``TorqueLimit`` from a mapping (names checked against ``actuators``).
 
-    Raises ``ContactModelError`` naming ``where.<name>`` for an unknown actuator or a bad limit."""
+    Raises
+    ------
+    ContactModelError
+        Naming ``where.<name>`` for an unknown actuator or a bad limit, or ``where`` when
+        ``value`` is not a mapping.
+    """
     if not isinstance(value, Mapping):
         raise ContactModelError(f"{where}: must be a table of actuator = limit, got {value!r}")
     out = {}
@@ -185,6 +190,11 @@ def limit_polytope(limits: Mapping[str, TorqueLimit], actuators: Sequence[str],
     Polytope
         ``{τ : A τ <= b}`` over ``n_τ`` torques (system units), one row per finite bound
         (``n_τ``-dimensional, unbounded where no limit is given).
+
+    Raises
+    ------
+    ContactModelError
+        When a limit has a torque–speed line and ``omega`` is ``None``.
     """
     n = len(actuators)
     rows, rhs = [], []

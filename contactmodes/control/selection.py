@@ -76,7 +76,26 @@ def parse_modes(value: Any, contacts: Sequence[str], where: str = "control.modes
     """A ``ModeSelection`` from ``"all"``, a list of mode strings or a mapping contact → letters
     (module doc); a ``ModeSelection`` or ``None`` (all) pass through.
 
-    Raises ``ContactModelError`` naming ``where`` (``where[i]``, ``where.<contact>``)."""
+    Parameters
+    ----------
+    value : str or Sequence[str] or Mapping[str, str] or ModeSelection or None
+        The selection as written in a file or given in Python.
+    contacts : Sequence[str]
+        The ``k`` contact names, in system order.
+    where : str, optional
+        The field named in error messages.
+
+    Returns
+    -------
+    ModeSelection
+        The acceptable modes.
+
+    Raises
+    ------
+    ContactModelError
+        One line naming ``where`` (``where[i]`` for a bad mode string, ``where.<contact>`` for an
+        unknown contact or letter), or an empty list.
+    """
     if value is None or isinstance(value, ModeSelection):
         return value or ModeSelection()
     if isinstance(value, str):
@@ -99,7 +118,13 @@ def parse_modes(value: Any, contacts: Sequence[str], where: str = "control.modes
 
 
 def parse_modes_text(text: str, contacts: Sequence[str], where: str = "--modes") -> ModeSelection:
-    """The command-line form: ``all``, ``FFF,FFS`` or ``tip=F|S,base=F`` (module doc)."""
+    """The command-line form: ``all``, ``FFF,FFS`` or ``tip=F|S,base=F`` (module doc).
+
+    Raises
+    ------
+    ContactModelError
+        As ``parse_modes``, naming ``where`` (``--modes``).
+    """
     text = text.strip()
     if text == "all":
         return ModeSelection()
