@@ -371,7 +371,7 @@ def test_an_interval_is_refused_where_it_is_not_read():
     doc = _rod_doc()
     doc["contacts"][0]["mu"] = [1.0, 1.5]
     with pytest.raises(SystemFileError, match=r"^contacts\[0\]\.mu: an interval of friction coefficients "
-                                              r"\[1, 1\.5\] is read by 'analyze' only"):
+                                              r"\[1, 1\.5\] is read by 'analyze' and 'brace' only"):
         parse_system(doc)
     doc["contacts"][0]["mu"] = [1.5, 1.5]  # zero width: an exact μ, read everywhere
     loaded = parse_system(doc)
@@ -485,7 +485,7 @@ def test_brace_cli_reads_intervals_and_reports_the_box(tmp_path):
                            str(EXAMPLES / "friction" / "five_link_climb_interval.toml"), "--output", str(tmp_path / "x.png")],
                           capture_output=True, text=True, timeout=600)
     assert proc.returncode == 2 and proc.stderr.strip().endswith("give one number here")
-    assert "an interval of friction coefficients [0.25, 0.35] is read by 'analyze' only" in proc.stderr
+    assert "an interval of friction coefficients [0.25, 0.35] is read by 'analyze' and 'brace' only" in proc.stderr
 
 
 # ------------------------------------------------------------------ near the boundaries ------
