@@ -203,3 +203,13 @@ def test_task_dropped_is_the_search_without_the_task(tmp_path):
     assert dropped.mode == untasked.mode and dropped.unambiguous
     assert dropped.torque.tolist() == pytest.approx(untasked.torque.tolist(), abs=1e-9)
     assert dropped.supremum == pytest.approx(untasked.supremum, abs=1e-9)
+
+
+def test_a_files_torque_speed_line_uses_its_state(tmp_path):
+    """The brace file is at rest (ω = 0): its line caps |τ1| at tau_max = 2 N·m, inside the box
+    [−3, 3]; θ̈1 grows with τ1 in the separating mode, so the best torque is 2."""
+    path = _with_table(tmp_path, '[control]\nmaximize = "qdd.theta1"\n\n[control.limits]\n'
+                                 'tau1 = { lo = -3, hi = 3, tau_max = 2, omega_0 = 4 }\n')
+    r = cm.control(path)
+    assert r.status == "optimal" and r.torque.tolist() == pytest.approx([2.0], abs=1e-12)
+    assert r.to_json()["problem"]["limits"]["tau1"] == {"lo": -3.0, "hi": 3.0, "tau_max": 2.0, "omega_0": 4.0}
