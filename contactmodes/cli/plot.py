@@ -293,7 +293,7 @@ def plot_data(args: argparse.Namespace):
     from contactmodes.system_file.loader import load_system
     from contactmodes.output.plot import torque_units
 
-    loaded = load_system(args.file)
+    loaded = load_system(args.file, mu_intervals=True)  # mu = [lo, hi]: docs/friction-intervals.md
     system = loaded.system
     axes = _axes(args.torques, system.torques)
     box = None
@@ -303,6 +303,15 @@ def plot_data(args: argparse.Namespace):
             raise UserError("--box: every plotting range needs LO < HI")
     view = _View(system, loaded.desired_mode, axes, _slice_point(args.at, system.n_tau, axes), box,
                  _modes(args.mode, system.k))
+    if loaded.friction is not None:  # T_c^E filled, robust T*_c outlined (contactmodes.output.friction_sets)
+        from dataclasses import replace
+
+        from contactmodes.output.friction_sets import CAPTION, gather_over_friction
+
+        data = view.data(Gathered(*gather_over_friction(system, loaded.friction, view.choose)),
+                         torque_units(loaded.mechanism))
+        return replace(data, caption="\n".join(filter(None, [CAPTION, data.caption])),
+                       title=data.title.replace("torque domains T_c", "torque domains T_c^E (mu known to intervals)", 1))
     return view.data(_gather(system, view.choose), torque_units(loaded.mechanism))
 
 

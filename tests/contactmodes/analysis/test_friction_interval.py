@@ -371,7 +371,7 @@ def test_an_interval_is_refused_where_it_is_not_read():
     doc = _rod_doc()
     doc["contacts"][0]["mu"] = [1.0, 1.5]
     with pytest.raises(SystemFileError, match=r"^contacts\[0\]\.mu: an interval of friction coefficients "
-                                              r"\[1, 1\.5\] is read by 'analyze' and 'brace' only"):
+                                              r"\[1, 1\.5\] is read by 'analyze', 'brace' and 'plot' \(PNG\) only"):
         parse_system(doc)
     doc["contacts"][0]["mu"] = [1.5, 1.5]  # zero width: an exact μ, read everywhere
     loaded = parse_system(doc)
@@ -481,11 +481,12 @@ def test_brace_cli_reads_intervals_and_reports_the_box(tmp_path):
     doc = json.loads(proc.stdout)
     validate(doc)
     assert doc["friction"] == {"lo": [0.25] * 3, "hi": [0.35] * 3}
-    proc = subprocess.run([sys.executable, "-m", "contactmodes", "plot",
-                           str(EXAMPLES / "friction" / "five_link_climb_interval.toml"), "--output", str(tmp_path / "x.png")],
+    proc = subprocess.run([sys.executable, "-m", "contactmodes", "plot",  # the interactive page: not over a box
+                           str(EXAMPLES / "friction" / "five_link_climb_interval.toml"), "--html", str(tmp_path / "x.html")],
                           capture_output=True, text=True, timeout=600)
     assert proc.returncode == 2 and proc.stderr.strip().endswith("give one number here")
-    assert "an interval of friction coefficients [0.25, 0.35] is read by 'analyze' and 'brace' only" in proc.stderr
+    assert "an interval of friction coefficients [0.25, 0.35] is read by 'analyze', 'brace' and 'plot' (PNG) only" \
+        in proc.stderr
 
 
 # ------------------------------------------------------------------ near the boundaries ------
@@ -557,3 +558,32 @@ def test_torques_just_inside_and_outside_the_facets(seed):
                 assert _best_slack_1d(system, mode, box, sliding[0], outside) < 0.0, (mode, outside)
                 checked += 1
     assert checked >= 1
+
+
+# ------------------------------------------------------------------ the picture --------------
+@pytest.mark.parametrize("lo, hi, inconsistent", [(0.5, 1.0, None), (1.5, 2.0, (ROD_M_STAR, 20.0))])
+def test_plot_sets_over_the_box(lo, hi, inconsistent):
+    """What ``plot`` draws for the rod (module doc's closed forms): ``T^∃`` per mode, the robust
+    sets outlined, and the moments of [−20, 20] with no solution for any μ."""
+    from contactmodes.output.friction_sets import gather_over_friction
+
+    rod = load_system(EXAMPLES / "painleve_rod.toml").system
+    domains, star, bad = gather_over_friction(rod, FrictionBox([lo], [hi]),
+                                              lambda d: (list(d), np.array([-20.0]), np.array([20.0])))
+    assert sorted(domains) == ["L", "S"]
+    assert tuple(v[0] for v in domains["S"].bounding_box()) == pytest.approx((-math.inf, ROD_M_STAR))
+    if inconsistent is None:
+        assert bad == [] and [len(star[m]) for m in "SL"] == [1, 1]
+    else:
+        (piece,) = bad
+        assert tuple(v[0] for v in piece.bounding_box()) == pytest.approx(inconsistent, rel=1e-9)
+        assert star == {"S": [], "L": []}
+
+
+def test_plot_cli_draws_a_file_with_intervals(tmp_path):
+    out = tmp_path / "rod.png"
+    proc = subprocess.run([sys.executable, "-m", "contactmodes", "plot",
+                           str(EXAMPLES / "friction" / "painleve_rod_interval.toml"), "--output", str(out)],
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    assert out.stat().st_size > 1000
