@@ -587,3 +587,42 @@ def test_plot_cli_draws_a_file_with_intervals(tmp_path):
                           capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr
     assert out.stat().st_size > 1000
+
+
+# ------------------------------------------------------------------ the front door -----------
+def test_analyze_of_an_interval_file_reports_both_sets_and_the_robust_ones():
+    """``cm.analyze`` on the rod with μ ∈ [1.0, 1.6] (straddling 4/3, module doc): the plain fields
+    are those of the nominal μ = 1.3 (below 4/3: S and L meet at M* only), the box's sets are
+    ``T_L^∃ = R``, ``T_L^∀ = {M*}``, and nothing is robustly unambiguous."""
+    import contactmodes as cm
+
+    r = cm.analyze(EXAMPLES / "friction" / "painleve_rod_interval.toml", unambiguous=True)
+    assert r.system.mu.tolist() == [1.3]
+    assert r.modes["L"].box[0][0] == pytest.approx(ROD_M_STAR) and r.modes["L"].box[1][0] == math.inf
+    doc = r.to_json()
+    assert doc["friction"] == {"lo": [1.0], "hi": [1.6]}
+    entry = {m["mode"]: m for m in doc["modes"]}
+    assert entry["L"]["torque_domain_exists"] == {"A": [], "b": [], "C": [], "d": [], "dim": 1}
+    (c,), (d,) = entry["L"]["torque_domain_forall"]["C"], entry["L"]["torque_domain_forall"]["d"]
+    assert d / c[0] == pytest.approx(ROD_M_STAR, rel=1e-9)
+    assert entry["S"]["unambiguous_robust"] == [] and entry["L"]["unambiguous_robust"] == []
+    assert [s["source"] for s in entry["S"]["ambiguity_sources_robust"]] == ["L"]
+    assert len(entry["S"]["unambiguous"]) == 1  # at the nominal μ, S is unambiguous below M*
+    plain = cm.analyze(EXAMPLES / "painleve_rod.toml").to_json()
+    assert "friction" not in plain and all("torque_domain_exists" not in m for m in plain["modes"])
+
+
+def test_robust_sets_lie_in_the_nominal_unambiguous_sets():
+    """The nominal μ is in the box, so ``T*_c`` over the box is inside the exact ``T*_c`` at it."""
+    import contactmodes as cm
+
+    for seed in range(90, 94):
+        system, box, rng = random_case(seed)
+        nominal = replace(system, mu=box.nominal())
+        r = cm.analyze(nominal, unambiguous=True, friction=box)
+        for mode, robust in r.robust.items():
+            exact = r.unambiguous[mode]
+            for piece in robust.unambiguous:
+                ball = piece.chebyshev_center()
+                if ball.center is not None and ball.radius is not None and ball.radius > 1e-6:
+                    assert exact.contains(ball.center), (seed, mode)
