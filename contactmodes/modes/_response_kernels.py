@@ -231,11 +231,13 @@ def responses_kernel(Abank, Bbank, bbank, rowp, colp, rank, inv, m, n, cobj,
                 v = Q[ia, c] if wfree[j, c] else 0.0
                 Q_out[j, a, c] = v
                 qfro2 += v * v
+        nw_first = rk
         qn2 = 0.0
-        for c in range(s):
+        for c in range(nw_first, s):  # columns < rank are zero
             acc = 0.0
             for a in range(n):
-                acc += cobj[a] * Q_out[j, a, c]
+                if cobj[a] != 0.0:  # the objective's terms only (a zero term adds a signed zero)
+                    acc += cobj[a] * Q_out[j, a, c]
             qn2 += acc * acc
         qn = np.sqrt(qn2)
         zero = qn <= _AMB

@@ -815,8 +815,13 @@ class Layout:
         if counters is not None:
             counters.responses += int(Bn)
             counters.svd_responses += len(out.repivoted)
-        grad = np.einsum("a,bat->bt", cx, out.P) + c[n:]
-        offset = np.einsum("a,ba->b", cx, out.r)
+        i = int(np.abs(c).argmax()) if np.count_nonzero(c) == 1 else -1
+        if 0 <= i < n:  # one term on (q̈, f) (RHex's θ̈): its row, the same numbers, cheaper
+            ci = float(c[i])
+            grad, offset = out.P[:, i, :] * ci, out.r[:, i] * ci
+        else:
+            grad = np.einsum("a,bat->bt", cx, out.P) + c[n:]
+            offset = np.einsum("a,ba->b", cx, out.r)
         return Responses(index, out.P, out.Q, out.r, out.wfree, out.C, out.d, out.cvalid, out.consistent, out.unique,
                          out.n_w, out.certified, grad, offset)
 

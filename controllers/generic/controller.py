@@ -38,7 +38,7 @@ from contactmodes.realtime import kernels
 from polytopes import batchlp_kernel
 
 from .limits import TorqueBox
-from .search import STATUSES, Engine, OptimalResult, optimize
+from .search import STATUSES, Engine, ObjectivePlan, OptimalResult, optimize
 from .step import MechanismStep, check_constraints
 
 __all__ = ["UnambiguousOptimalController", "OptimalControllerBase", "StepRecord", "PATHS", "STATUSES", "step_ms_stats"]
@@ -130,6 +130,7 @@ class OptimalControllerBase:
 
     def __init__(self, objective: LinearObjective, accept: Callable[[str], bool] | None = None) -> None:
         self.objective = objective
+        self.objective_plan = ObjectivePlan(objective)  # the conversion's step-independent part, once
         self.accept = accept
         self.engine = Engine()
         # the compiled kernels are compiled here, once per process, outside every timed step
@@ -285,7 +286,7 @@ class UnambiguousOptimalController(OptimalControllerBase):
         if accept is not None and len(step.contacts) != len(step.all_contacts):
             full = accept
             accept = lambda m: full(step.label(m))  # noqa: E731 - the filter names all contacts
-        return optimize(step, self.objective, lo, hi, self.engine, accept=accept, label=step.label, **kwargs)
+        return optimize(step, self.objective_plan, lo, hi, self.engine, accept=accept, label=step.label, **kwargs)
 
     def __call__(self, q, qdot) -> np.ndarray:
         res = self._run(float(len(self.log)), lambda: (self.solve(q, qdot), None), self.template.n_tau)

@@ -51,7 +51,7 @@ from contactmodes.realtime.plan import W_BOUND, Layout, StepCounters, Structure,
 from polytopes import Polytope, batchlp, difference
 from polytopes import lp
 
-__all__ = ["Engine", "OptimalResult", "optimize", "plan_objective", "session_objective", "NUDGE", "POINT_TOL",
+__all__ = ["Engine", "ObjectivePlan", "OptimalResult", "optimize", "plan_objective", "session_objective", "NUDGE", "POINT_TOL",
            "TIE_TOL", "SLACK_CAP", "STATUSES"]
 
 NUDGE = 0.01
@@ -134,6 +134,29 @@ class OptimalResult:
     n_pending: int = 0
 
 
+class ObjectivePlan:
+    """A ``LinearObjective`` prepared once (when a controller is built) for ``plan_objective`` at
+    every step: its sign, constant, force coefficients per contact, and whether it has a single
+    term (then each step's conversion is one product and one division).
+
+    Parameters
+    ----------
+    objective : LinearObjective
+        ``contactmodes.control.objective.LinearObjective`` in user units.
+    """
+
+    def __init__(self, objective) -> None:
+        self.objective = objective
+        self.sign = float(objective.sign)
+        self.constant = float(objective.constant)
+        self.has_force = bool(objective.force.any())
+        self.force2 = objective.force.reshape(-1, 2)
+        terms = [(part, i, float(v)) for part, arr in (("qdd", objective.qdd), ("force", objective.force),
+                                                       ("tau", objective.tau)) for i, v in enumerate(arr.tolist())
+                 if v != 0.0]
+        self.single = terms[0] if len(terms) == 1 else None
+
+
 def plan_objective(objective, step) -> tuple[np.ndarray, float]:
     """A user objective in the plan's nondimensional units at ``step``.
 
@@ -142,14 +165,18 @@ def plan_objective(objective, step) -> tuple[np.ndarray, float]:
     ``q̈``, ``f`` and ``τ``, ``contactmodes.model.scaling``), normalized to ``‖c'‖∞ = 1`` so that
     every decision is taken on the same numbers in any unit system; ``sign`` is ``-1`` for
     ``"minimize"`` (the plan always maximizes). A single coefficient becomes an exact unit vector.
+    The units depend on the state (``s_j`` on ``M(q)``), so the conversion is made per step; what
+    does not depend on it is prepared once (``ObjectivePlan``).
 
     Parameters
     ----------
-    objective : LinearObjective
+    objective : LinearObjective or ObjectivePlan
         ``contactmodes.control.objective.LinearObjective`` over the system's contacts (``force``
-        of length ``2k`` for all ``k`` of the system's contacts, in the (t, n) per-contact order).
+        of length ``2k`` for all ``k`` of the system's contacts, in the (t, n) per-contact order),
+        or its ``ObjectivePlan``.
     step : object
-        The step (module doc): its ``terms`` and ``contact_index``.
+        The step (module doc): its ``terms``, ``n_q``, ``n_tau``, ``contacts`` and
+        ``contact_index``.
 
     Returns
     -------
@@ -158,11 +185,36 @@ def plan_objective(objective, step) -> tuple[np.ndarray, float]:
         ``scale`` the signed factor with ``J = scale · J' (+ objective.constant)``; ``scale`` is
         ``sign`` and ``c'`` zero for an objective that is zero at this step.
     """
+    plan = objective if isinstance(objective, ObjectivePlan) else ObjectivePlan(objective)
     t = step.terms
-    idx = np.asarray(step.contact_index, dtype=int)
-    cols = np.stack([2 * idx, 2 * idx + 1], axis=1).reshape(-1)
-    c = np.concatenate([objective.qdd * t.qdd, objective.force[cols] * t.force, objective.tau * t.tau])
-    sign = objective.sign
+    sign = plan.sign
+    if plan.single is not None:  # one term: the general rule below on one entry, the same numbers
+        part, i, coef = plan.single
+        n_q, k2 = step.n_q, 2 * len(step.contacts)
+        c = np.zeros(n_q + k2 + step.n_tau)
+        if part == "qdd":
+            j, unit = i, t.qdd[i]
+        elif part == "tau":
+            j, unit = n_q + k2 + i, t.tau[i]
+        else:
+            present = list(step.contact_index)
+            if i // 2 not in present:
+                return c, sign
+            j, unit = n_q + 2 * present.index(i // 2) + i % 2, t.force
+        v = coef * unit
+        if sign < 0.0:
+            v = -v
+        norm = float(abs(v))
+        if norm == 0.0:
+            return c, sign
+        c[j] = v / norm
+        return c, sign * norm
+    obj = plan.objective
+    if plan.has_force:
+        cf = plan.force2[np.asarray(step.contact_index, dtype=int)].reshape(-1) * t.force
+    else:
+        cf = np.zeros(2 * len(step.contacts))
+    c = np.concatenate([obj.qdd * t.qdd, cf, obj.tau * t.tau])
     if sign < 0.0:
         c = -c
     norm = float(np.abs(c).max(initial=0.0))
@@ -187,11 +239,12 @@ def session_objective(resp, objective: np.ndarray) -> tuple[np.ndarray, float]:
     return grad, float(offset)
 
 
-def _accepted(names: list, accept) -> np.ndarray:
-    """(len(names),) bool: the modes the filter ``accept`` lets be chosen (all for ``None``)."""
-    out = np.ones(len(names), dtype=bool)
+def _accepted(names: list, accept):
+    """(len(names),) bool: the modes the filter ``accept`` lets be chosen; ``True`` (every mode,
+    broadcast) for ``None``."""
     if accept is None:
-        return out
+        return True
+    out = np.ones(len(names), dtype=bool)
     for j, m in enumerate(names):
         out[j] = bool(accept(m))
     return out
@@ -639,9 +692,9 @@ def optimize(step, objective, lo, hi, engine: Engine | None = None, *, force_slo
     ----------
     step : object
         The state (module doc: ``MechanismStep``, RHex's ``StepModel``).
-    objective : LinearObjective
+    objective : LinearObjective or ObjectivePlan
         The objective in user units (``contactmodes.control.objective.LinearObjective``; its
-        ``force`` over all of the system's contacts).
+        ``force`` over all of the system's contacts), or its ``ObjectivePlan`` (prepared once).
     lo : numpy.ndarray
         ``(n_τ,)`` lower torque limits, user units.
     hi : numpy.ndarray
@@ -672,8 +725,9 @@ def optimize(step, objective, lo, hi, engine: Engine | None = None, *, force_slo
         Errors of the LPs and of the step's model propagate (the controllers record them).
     """
     engine = engine or Engine()
-    c, scale = plan_objective(objective, step)
-    const = float(objective.constant)
+    plan = objective if isinstance(objective, ObjectivePlan) else ObjectivePlan(objective)
+    c, scale = plan_objective(plan, step)
+    const = plan.constant
     u = step.terms.tau
     lo_u = np.asarray(lo, dtype=float)
     hi_u = np.asarray(hi, dtype=float)

@@ -173,8 +173,8 @@ from contactmodes.modes.contact_conditions import classify_arrays
 from contactmodes.realtime.plan import Structure, scaled_terms
 from contactmodes.tolerances import AMBIGUITY_ATOL
 from controllers.generic.controller import PATHS, OptimalControllerBase, StepRecord
-from controllers.generic.search import (NUDGE, POINT_TOL, SLACK_CAP, STATUSES, TIE_TOL, Engine, OptimalResult,
-                                        _bound_lps, _Counters, _inside, _maximize_pieces, _Modes, _search,
+from controllers.generic.search import (NUDGE, POINT_TOL, SLACK_CAP, STATUSES, TIE_TOL, Engine, ObjectivePlan,
+                                        OptimalResult, _bound_lps, _Counters, _inside, _maximize_pieces, _Modes, _search,
                                         optimize, plan_objective)
 from controllers.generic.search import _slow as _generic_slow
 from polytopes import Polytope
@@ -221,6 +221,8 @@ PITCH_OBJECTIVE = LinearObjective(qdd=np.eye(6)[PITCH_INDEX], force=np.zeros(2 *
                                   sense="maximize", text="qdd.theta")
 """The controller's objective: maximize the pitch acceleration θ̈ (rad/s²), over the rigid
 model's coordinates ``COORDINATES`` and all four contacts ``CONTACT_NAMES``."""
+
+_PITCH_PLAN = ObjectivePlan(PITCH_OBJECTIVE)
 
 MaxThrustRecord = StepRecord
 """One controller step (``controllers.generic.controller.StepRecord``): ``mode`` has 4 letters
@@ -410,7 +412,7 @@ class _Engine(Engine):
     def modes(self, step, objective=None, counters=None, lazy: bool = True, accept=None):
         """``Engine.modes`` with ``objective`` defaulting to the pitch objective at ``step``."""
         if objective is None:
-            objective = plan_objective(PITCH_OBJECTIVE, step)[0]
+            objective = plan_objective(_PITCH_PLAN, step)[0]
         return super().modes(step, objective, counters, lazy, accept)
 
 
@@ -459,7 +461,7 @@ def max_thrust(step: StepModel, lo, hi, force_slow: bool = False, engine: _Engin
         Errors of the LPs propagate.
     """
     contacts = step.contacts
-    return optimize(step, PITCH_OBJECTIVE, lo, hi, engine or _Engine(step.params), force_slow=force_slow, lazy=lazy,
+    return optimize(step, _PITCH_PLAN, lo, hi, engine or _Engine(step.params), force_slow=force_slow, lazy=lazy,
                     label=lambda m: expand_mode(m, contacts))
 
 

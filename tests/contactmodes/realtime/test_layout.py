@@ -279,3 +279,29 @@ def test_equation_bank_rows_equal_layout_rows(seed):
         theirs = np.hstack([banks.N[g], banks.e[g][:, None]])
         np.testing.assert_allclose(_sorted_rows(mine), _sorted_rows(theirs), atol=1e-12)
         assert int(eqs.ineq_task.sum()) == int(lay.geq_task[i][lay.geq_valid[i]].sum())
+
+
+@pytest.mark.parametrize("name", ["two_link_brace", "table_two_legs", "rhex_flip_start"])
+def test_objective_gradient_and_offset(name):
+    """``Responses.grad``/``offset`` are ``c_xᵀP + c_τ`` and ``c_xᵀr`` for objectives with one
+    term (positive or negative, on ``q̈``, ``f`` or ``τ``) and several terms; uniqueness does
+    not depend on the τ part or on a positive scale."""
+    system = load_system(ROOT / "examples" / f"{name}.toml").system
+    terms = terms_of(system)
+    st = Structure.of(system)
+    lay = st.layout(classify_arrays(terms.v_contact, terms.v0, 1.0, system.contacts))
+    banks = st.banks(terms)
+    idx = np.arange(len(lay.modes))
+    n, nt = st.n, st.n_tau
+    rng = np.random.default_rng(5)
+    objectives = [np.eye(n + nt)[j] * s for j in (0, n - 1, n + nt - 1) for s in (1.0, -2.0)]
+    objectives += [rng.normal(size=n + nt) for _ in range(3)]
+    base = lay.responses(banks, idx, np.eye(n + nt)[0])
+    for c in objectives:
+        r = lay.responses(banks, idx, c)
+        assert np.allclose(r.grad, np.einsum("a,bat->bt", c[:n], r.P) + c[n:], rtol=0, atol=1e-12)
+        assert np.allclose(r.offset, np.einsum("a,ba->b", c[:n], r.r), rtol=0, atol=1e-12)
+        r2 = lay.responses(banks, idx, 3.0 * c + np.concatenate([np.zeros(n), rng.normal(size=nt)]))
+        assert np.array_equal(r.unique, lay.responses(banks, idx, 3.0 * c).unique)
+        assert np.array_equal(r2.unique, r.unique)
+    assert np.array_equal(base.P, r.P)  # the responses do not depend on the objective

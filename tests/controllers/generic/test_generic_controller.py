@@ -239,3 +239,29 @@ def test_a_lifted_contact_is_left_out():
             if st == lp.OPTIMAL:
                 best = max(best, float(r.P_q[2] @ x + r.r_q[2]))
     assert abs(res.value - best) <= VALUE_RTOL * max(1.0, abs(best)) and -2.0 <= tau[0] <= 2.0
+
+
+def test_a_single_term_objective_converts_as_the_general_rule():
+    """``plan_objective``'s one-term shortcut gives the general rule's numbers (each part, both
+    senses, a force of a contact left out), and the result is a unit vector."""
+    from controllers.generic.search import ObjectivePlan, plan_objective
+    from controllers.generic.step import MechanismStep
+
+    loaded = load_system(EXAMPLES / "table_two_legs.toml")
+    th = 0.01
+    tilted = np.array([0.0, 0.4 * np.sin(th) + 0.5 * np.cos(th), th])
+    for q in (loaded.q, tilted):
+        step = MechanismStep(loaded.mechanism, loaded.system, q, np.zeros(3))
+        for part, size in (("qdd", 3), ("force", 4), ("tau", 1)):
+            for i in range(size):
+                for coef, sense in ((2.5, "maximize"), (-0.3, "minimize")):
+                    v = np.zeros(size)
+                    v[i] = coef
+                    obj = _objective(loaded, **{part: v}, sense=sense)
+                    fast = ObjectivePlan(obj)
+                    general = ObjectivePlan(obj)
+                    general.single = None
+                    (a, sa), (b, sb) = plan_objective(fast, step), plan_objective(general, step)
+                    # equal numbers (the general rule's negation leaves signed zeros, -0.0 == 0.0)
+                    assert fast.single is not None and np.array_equal(a, b) and sa == sb, (part, i, sense)
+                    assert np.abs(a).max() in (0.0, 1.0)
