@@ -29,7 +29,8 @@ import numpy as np
 
 from polytopes import Polytope, union_bounding_box, union_volume
 
-__all__ = ["load_document", "build_system", "check_modes", "torque_names", "analyze_point", "box_json", "measure"]
+__all__ = ["load_document", "build_system", "build_loaded", "check_modes", "torque_names", "analyze_point", "box_json",
+           "measure"]
 
 
 def load_document(system: str | Path | Mapping[str, Any]) -> tuple[dict, str]:
@@ -42,9 +43,9 @@ def load_document(system: str | Path | Mapping[str, Any]) -> tuple[dict, str]:
     from contactmodes.system_file.loader import load_system, parse_system
 
     if isinstance(system, Mapping):
-        loaded = parse_system(system)
+        loaded = parse_system(system, mu_intervals=True)
         return copy.deepcopy(dict(system)), loaded.name
-    loaded = load_system(system)
+    loaded = load_system(system, mu_intervals=True)  # mu = [lo, hi]: docs/friction-intervals.md
     return copy.deepcopy(dict(loaded.raw)), str(system)
 
 
@@ -53,9 +54,15 @@ def build_system(doc: Mapping[str, Any]):
 
     Raises ``ContactModelError`` naming the key path when the loader
     rejects the table."""
+    return build_loaded(doc).system
+
+
+def build_loaded(doc: Mapping[str, Any]):
+    """The ``LoadedSystem`` of a parsed system table (friction intervals accepted: its
+    ``friction``); errors as ``build_system``."""
     from contactmodes.system_file.loader import parse_system
 
-    return parse_system(doc).system
+    return parse_system(doc, mu_intervals=True)
 
 
 def check_modes(system, modes: Sequence[str]) -> list[str]:
@@ -92,7 +99,7 @@ def measure(pieces: Sequence[Polytope], box: tuple[np.ndarray, np.ndarray] | Non
 
 
 def analyze_point(system, modes: Sequence[str], want_unambiguous: bool,
-                  box: tuple[np.ndarray, np.ndarray] | None) -> dict:
+                  box: tuple[np.ndarray, np.ndarray] | None, friction=None) -> dict:
     """The ``analyze`` fields of one grid point (``contactmodes.sweep/1``, ``docs/sweeps.md``).
 
     Parameters
@@ -106,6 +113,11 @@ def analyze_point(system, modes: Sequence[str], want_unambiguous: bool,
     box : tuple[numpy.ndarray, numpy.ndarray] or None
         ``(lo, hi)``, each ``(n_τ,)``, the inconsistency box: the measure of the torques with no
         solution in it, and the box the ``T*_c`` measures are taken in; ``None`` for neither.
+    friction : FrictionBox, optional
+        The point's friction box (``mu = [lo, hi]``, ``docs/friction-intervals.md``): each mode
+        also gets ``exists_box`` and ``forall_box`` (of ``T_c^∃``, ``T_c^∀``) and, with
+        ``want_unambiguous``, ``robust_unambiguous_box`` and ``robust_unambiguous_measure``; the
+        other fields are at the nominal μ (each interval's midpoint).
 
     Returns
     -------
@@ -121,7 +133,7 @@ def analyze_point(system, modes: Sequence[str], want_unambiguous: bool,
     """
     from contactmodes.analysis.analyze import analyze
 
-    result = analyze(system)
+    result = analyze(system, friction=friction)
     entries: dict[str, dict] = {}
     for m in modes:
         a = result.modes.get(m)  # None: pruned by the enumeration (Table III / Sec. III-F)
@@ -138,6 +150,8 @@ def analyze_point(system, modes: Sequence[str], want_unambiguous: bool,
                 pieces = [p for p in u.unambiguous if not p.is_empty()]
             entry["unambiguous_box"] = box_json(*union_bounding_box(pieces)) if pieces else None
             entry["unambiguous_measure"] = measure(pieces, box)
+        if result.friction is not None:
+            entry.update(_friction_entry(result.friction, m, want_unambiguous, box))
         entries[m] = entry
     out: dict[str, Any] = {
         "feasible_modes": list(result.feasible_modes()),
@@ -146,4 +160,18 @@ def analyze_point(system, modes: Sequence[str], want_unambiguous: bool,
     }
     if box is not None:
         out["inconsistent_measure"] = measure(result.inconsistent_in(box[0], box[1]), None)
+    return out
+
+
+def _friction_entry(fa, mode: str, want_unambiguous: bool, box) -> dict:
+    """A mode's fields over the friction box (``analyze_point``): the bounding boxes of
+    ``T_c^∃`` and ``T_c^∀`` (``None`` when empty) and, with ``want_unambiguous``, the bounding
+    box and measure of the robust ``T*_c`` (``contactmodes.analysis.friction_interval``)."""
+    E, A = fa.exists(mode), fa.forall(mode)
+    out: dict[str, Any] = {"exists_box": None if E is None else box_json(*E.bounding_box()),
+                           "forall_box": None if A is None else box_json(*A.bounding_box())}
+    if want_unambiguous:
+        pieces = [p for p in fa.unambiguous(mode).unambiguous if not p.is_empty()]
+        out["robust_unambiguous_box"] = box_json(*union_bounding_box(pieces)) if pieces else None
+        out["robust_unambiguous_measure"] = measure(pieces, box)
     return out

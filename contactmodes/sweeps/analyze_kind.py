@@ -66,15 +66,17 @@ class AnalyzePoint:
         return apply_overrides(self.base, self.paths, self.overrides(params))
 
     def __call__(self, params: Mapping[str, Any]) -> dict:
-        system = adapter.build_system(self.document(params))
-        return adapter.analyze_point(system, self.modes, self.unambiguous, self.box)
+        loaded = adapter.build_loaded(self.document(params))
+        return adapter.analyze_point(loaded.system, self.modes, self.unambiguous, self.box, loaded.friction)
 
 
 class AnalyzeRow:
     """Table columns of an ``analyze`` point: ``feasible_modes`` (space-separated),
     ``n_feasible_modes``, ``overlapping_pairs``, per mode ``M.feasible``, ``M.kinematically_feasible``,
     ``M.T_lo.<torque>``/``M.T_hi.<torque>`` and with ``--unambiguous`` ``M.unambiguous_lo.<torque>``,
-    ``M.unambiguous_hi.<torque>``, ``M.unambiguous_measure``; with a box ``inconsistent_measure``.
+    ``M.unambiguous_hi.<torque>``, ``M.unambiguous_measure``; with a box ``inconsistent_measure``;
+    with a friction box ``M.exists_lo/hi.<torque>``, ``M.forall_lo/hi.<torque>`` and with
+    ``--unambiguous`` ``M.robust_unambiguous_lo/hi.<torque>``, ``M.robust_unambiguous_measure``.
     NaN where not applicable (an empty set), ±inf where unbounded."""
 
     def __init__(self, modes: list[str], torques: list[str], unambiguous: bool, box: bool) -> None:
@@ -103,6 +105,13 @@ class AnalyzeRow:
             if self.unambiguous:
                 self._bounds(row, f"{m}.unambiguous", e["unambiguous_box"])
                 row[f"{m}.unambiguous_measure"] = math.inf if e["unambiguous_measure"] is None else e["unambiguous_measure"]
+            if "forall_box" in e:  # a friction box (docs/friction-intervals.md): T^∃, T^∀, robust T*_c
+                self._bounds(row, f"{m}.exists", e["exists_box"])
+                self._bounds(row, f"{m}.forall", e["forall_box"])
+                if self.unambiguous:
+                    self._bounds(row, f"{m}.robust_unambiguous", e["robust_unambiguous_box"])
+                    value = e["robust_unambiguous_measure"]
+                    row[f"{m}.robust_unambiguous_measure"] = math.inf if value is None else value
         if self.box:
             value = point["inconsistent_measure"]
             row["inconsistent_measure"] = math.inf if value is None else value

@@ -431,7 +431,7 @@ def parse_system(data: Mapping[str, Any], source: str = "<dict>", mu_intervals: 
     mu_intervals : bool, optional
         Accept a contact's ``mu = [lo, hi]`` of positive width (``LoadedSystem.friction``; the
         system's ``mu`` is then the interval's midpoint). Without it such a file is refused
-        (``"contacts[2].mu: an interval of friction coefficients is read by 'analyze', 'brace' and 'plot' (PNG) only …"``),
+        (``"contacts[2].mu: an interval of friction coefficients is read by 'analyze', 'brace', 'plot' (PNG) and 'sweep analyze' only …"``),
         so that no command silently analyses one μ of the interval.
     lifted_contacts : bool, optional
         Accept a contact *above* its surface at the file's state (a foot in the air, a body edge
@@ -480,7 +480,8 @@ def _friction_box(parsed: "_Parsed", accept: bool):
     for i, (lo, hi, _) in enumerate(parsed.mu_intervals):
         if lo < hi and not accept:
             raise _fail(f"contacts[{i}].mu", f"an interval of friction coefficients [{lo:g}, {hi:g}] is read by "
-                                             f"'analyze', 'brace' and 'plot' (PNG) only (docs/friction-intervals.md); give one number here")
+                                             f"'analyze', 'brace', 'plot' (PNG) and 'sweep analyze' only (docs/friction-intervals.md); "
+                                             f"give one number here")
     if not any(given for _, _, given in parsed.mu_intervals):
         return None
     return FrictionBox([lo for lo, _, _ in parsed.mu_intervals], [hi for _, hi, _ in parsed.mu_intervals],

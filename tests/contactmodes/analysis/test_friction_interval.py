@@ -371,7 +371,8 @@ def test_an_interval_is_refused_where_it_is_not_read():
     doc = _rod_doc()
     doc["contacts"][0]["mu"] = [1.0, 1.5]
     with pytest.raises(SystemFileError, match=r"^contacts\[0\]\.mu: an interval of friction coefficients "
-                                              r"\[1, 1\.5\] is read by 'analyze', 'brace' and 'plot' \(PNG\) only"):
+                                              r"\[1, 1\.5\] is read by 'analyze', 'brace', 'plot' \(PNG\) and "
+                                              r"'sweep analyze' only"):
         parse_system(doc)
     doc["contacts"][0]["mu"] = [1.5, 1.5]  # zero width: an exact μ, read everywhere
     loaded = parse_system(doc)
@@ -485,7 +486,7 @@ def test_brace_cli_reads_intervals_and_reports_the_box(tmp_path):
                            str(EXAMPLES / "friction" / "five_link_climb_interval.toml"), "--html", str(tmp_path / "x.html")],
                           capture_output=True, text=True, timeout=600)
     assert proc.returncode == 2 and proc.stderr.strip().endswith("give one number here")
-    assert "an interval of friction coefficients [0.25, 0.35] is read by 'analyze', 'brace' and 'plot' (PNG) only" \
+    assert "an interval of friction coefficients [0.25, 0.35] is read by 'analyze', 'brace', 'plot' (PNG) and 'sweep analyze' only" \
         in proc.stderr
 
 
@@ -626,3 +627,21 @@ def test_robust_sets_lie_in_the_nominal_unambiguous_sets():
                 ball = piece.chebyshev_center()
                 if ball.center is not None and ball.radius is not None and ball.radius > 1e-6:
                     assert exact.contains(ball.center), (seed, mode)
+
+
+def test_sweep_reports_the_sets_over_the_box():
+    """``sweep analyze`` of the brace with every μ in [0.25, 0.35], gravity varied: the bounds of
+    ``T^∀``/``T^∃`` are the hand bound at lo/hi, proportional to g (module doc)."""
+    proc = subprocess.run([sys.executable, "-m", "contactmodes", "sweep", "analyze",
+                           str(EXAMPLES / "friction" / "two_link_brace_interval.toml"), "--vary", "gravity=9.81,19.62",
+                           "--unambiguous", "--json"], capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    validate(doc)
+    for point in doc["points"]:
+        scale = point["params"]["gravity"] / 9.81
+        e = point["modes"]["FFF"]
+        assert e["forall_box"][0] == [None, pytest.approx(scale * _brace_h(0.25), rel=1e-9)]
+        assert e["exists_box"][0] == [None, pytest.approx(scale * _brace_h(0.35), rel=1e-9)]
+        assert e["robust_unambiguous_box"] == e["forall_box"]
+        assert e["bounding_box"][0][1] == pytest.approx(scale * _brace_h(0.3), rel=1e-9)  # the nominal μ
