@@ -19,7 +19,7 @@ The examples and their closed loops (``docs/examples.md``):
   the controller does not take one) with ``minimize = "tau.tau1"``, modes ``["FFF"]``, box
   ``±1 N·m`` and ``v0 = 0.001 m/s`` on its contacts (``docs/simulate.md``: a soft plant's
   sticking contacts creep at µm/s); 1 s;
-* ``quadruped``: ``examples/quadruped.toml`` (lifted contacts read) under
+* ``quadruped``: ``examples/quadruped/quadruped.toml`` (lifted contacts read) under
   ``controllers.simulation.goal.GoalSwitch`` of two generic controllers, as
   ``examples/quadruped_selfright.py``; 2 s;
 * ``snake``: ``examples/snake_chimney.toml`` under ``--controller control``; 0.3 s;
@@ -149,7 +149,7 @@ def _quadruped():
     from controllers.simulation.modes import ModeThresholds
     from controllers.simulation.registry import file_limits
 
-    loaded = load_system(EXAMPLES / "quadruped.toml", lifted_contacts=True)
+    loaded = load_system(EXAMPLES / "quadruped" / "quadruped.toml", lifted_contacts=True)
     _, box = file_limits(loaded)
     plant = build_plant(loaded.mechanism, loaded.q, loaded.qdot, limits=box)
     up, down, i, drive_up = goal_controllers(loaded, ModeThresholds().slip_tol(plant))

@@ -1,7 +1,7 @@
 """A quadruped on its back rolls itself upright on MuJoCo under the generic controller.
 
-``examples/quadruped.toml`` (with ``examples/quadruped.urdf``, read in the robot's frontal plane)
-asks the generic controller to maximize the body's roll acceleration ``qdd.theta``. A fixed
+``examples/quadruped/quadruped.toml`` (with ``quadruped.urdf`` beside it, read in the robot's
+frontal plane) asks the generic controller to maximize the body's roll acceleration ``qdd.theta``. A fixed
 objective knows no goal, so this script drives the robot with
 ``controllers.simulation.goal.GoalSwitch``: the file's objective until the roll angle is first
 within 10° of upright, then, at every control step, the generic controller maximizing or
@@ -32,7 +32,7 @@ from controllers.simulation.model import build_plant
 from controllers.simulation.modes import ModeThresholds
 from controllers.simulation.registry import file_limits
 
-QUADRUPED = Path(__file__).resolve().parent / "quadruped.toml"
+QUADRUPED = Path(__file__).resolve().parent / "quadruped" / "quadruped.toml"
 GOAL_TOLERANCE = math.radians(10.0)  # "upright": the roll angle within 10 deg of 0 (mod 360 deg)
 LEG = 0.25  # m, the legs' length (quadruped.urdf)
 T_D = math.sqrt(LEG / 9.81)  # s, braking time of the hold phase: a leg-length pendulum's time scale

@@ -22,9 +22,12 @@ METHODS = ("fourier_motzkin", "block_elimination", "vertex")
 
 def _support(P, direction):
     """max direction·x over P by HiGHS directly (inf if unbounded)."""
-    res = linprog(-direction, A_ub=P.A if P.n_ineq else None, b_ub=P.b if P.n_ineq else None,
-                  A_eq=P.C if P.n_eq else None, b_eq=P.d if P.n_eq else None,
-                  bounds=(None, None), method="highs", options={"presolve": False})
+    for presolve in (False, True):  # without presolve HiGHS may end an unbounded LP "unknown" (status 4)
+        res = linprog(-direction, A_ub=P.A if P.n_ineq else None, b_ub=P.b if P.n_ineq else None,
+                      A_eq=P.C if P.n_eq else None, b_eq=P.d if P.n_eq else None,
+                      bounds=(None, None), method="highs", options={"presolve": presolve})
+        if res.status != 4:
+            break
     if res.status == 3:
         return np.inf
     assert res.status == 0, res.message
