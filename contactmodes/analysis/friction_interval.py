@@ -109,7 +109,7 @@ from contactmodes.model.scaling import Scaling, UserSets
 from contactmodes.model.system import ContactSystem
 from contactmodes.modes.constraints import ModeEquations, mode_equations
 from contactmodes.modes.contact_conditions import validate_mode
-from contactmodes.modes.enumeration import enumerate_modes
+from contactmodes.modes.enumeration import Enumeration, enumerate_modes
 from contactmodes.modes.response import ModeResponse, response_from_equations
 
 __all__ = ["FrictionIntervalAnalysis", "MAX_SLIDING_INTERVALS", "RobustFrictionResult", "exists_equations",
@@ -312,7 +312,7 @@ class FrictionIntervalAnalysis:
         self.scaled = self.scaling.system
         self._user = UserSets(self.scaling)
         self._cache: dict[tuple, object] = {}
-        self._enumeration = None
+        self._enumeration: Enumeration | None = None
 
     def _memo(self, key: tuple, build):
         if key not in self._cache:

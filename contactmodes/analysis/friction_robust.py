@@ -97,7 +97,9 @@ def robust_unambiguous_over_friction(system: ContactSystem, box: FrictionBox, mo
     box.check_system(system)
     fa = FrictionIntervalAnalysis(augmented_system(system), box, method=method)
     n_tau = system.n_tau
-    scaled_D = system.scaling.system.disturbance.set  # the augmented session's δ' (robust.py, module doc)
+    scaled_disturbance = system.scaling.system.disturbance
+    assert scaled_disturbance is not None  # the scaled copy keeps the user's disturbance
+    scaled_D = scaled_disturbance.set  # the augmented session's δ' (robust.py, module doc)
     lifted_D = _lift(scaled_D, n_tau)
     V = system.disturbance.set.vertices().vertices
     timing: dict[str, float] = {}
@@ -125,11 +127,11 @@ def robust_unambiguous_over_friction(system: ContactSystem, box: FrictionBox, mo
                 sources.append(src)
         if within_mode:
             for label, sets in fa.within_sets_scaled(mode):
-                pieces = [p for Ti in sets
+                within = [p for Ti in sets
                           if (src := _source(label, "task", Ti, lifted_D, n_tau, T_robust, method)) is not None
                           for p in src.set]
-                if pieces:
-                    sources.append(AmbiguitySource(label, "task", pieces))
+                if within:
+                    sources.append(AmbiguitySource(label, "task", within))
     timing["ambiguity"] = time.perf_counter() - t0
 
     t0 = time.perf_counter()

@@ -109,7 +109,7 @@ class FrictionBox:
             raise ContactModelError(f"mu: the friction box has {self.k} intervals, the system "
                                     f"{system.k} contacts ({list(system.contacts)})")
 
-    def at(self, system: ContactSystem, mu: Sequence[float]) -> ContactSystem:
+    def at(self, system: ContactSystem, mu: "Sequence[float] | np.ndarray") -> ContactSystem:
         """``system`` with friction coefficients ``mu`` (k,) — a point of the box or not — and
         everything else unchanged (a new object; its scaling is computed afresh, and μ, being
         dimensionless, does not enter it)."""

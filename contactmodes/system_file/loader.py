@@ -484,7 +484,8 @@ def _friction_box(parsed: "_Parsed", accept: bool):
                                              f"give one number here")
     if not any(given for _, _, given in parsed.mu_intervals):
         return None
-    return FrictionBox([lo for lo, _, _ in parsed.mu_intervals], [hi for _, hi, _ in parsed.mu_intervals],
+    return FrictionBox(np.array([lo for lo, _, _ in parsed.mu_intervals], dtype=float),
+                       np.array([hi for _, hi, _ in parsed.mu_intervals], dtype=float),
                        tuple(parsed.contact_names))
 
 
