@@ -688,7 +688,8 @@ class Polytope:
         the recession cone (one double description) or, with a ``RayPool``
         of the same dimension, first the pooled rays of related sets: the double description runs
         only when they leave more than half of the sides undecided; its rays, and those of the
-        support LPs found unbounded, join the pool. The support LPs of one box share one
+        support LPs found unbounded, join the pool (the double description only for sets of at most
+        ``BOX_RAYS_MAX_DIM`` dimensions, ``polytopes.tolerances``). The support LPs of one box share one
         normalization and cddlib matrix (``polytopes.lp.solve_many``); with ``kernel``
         (``"auto"``, ``"compiled"`` or ``"numpy"``, ``polytopes.batchlp``) they are first solved
         together by the verified batched dual simplex in the box ``|w| <= BATCH_LP_BOUND · scale``
@@ -843,6 +844,8 @@ class Polytope:
             prove(pool.rays @ h.N)  # the pooled directions, in the hull's coordinates
             if np.count_nonzero(~up) + np.count_nonzero(~down) <= len(ks):
                 return up, down
+        if dim > _tol.BOX_RAYS_MAX_DIM:  # the double description costs more than the LPs it saves
+            return up, down
         try:
             _, rays, lines = _cdd_io.generators(h.V, np.zeros(h.V.shape[0]), np.zeros((0, dim)), np.zeros(0))
         except (RuntimeError, ValueError):  # cddlib's float DD gave up: the LPs decide the other sides

@@ -88,6 +88,13 @@ are then multiplied by the problem scale ``max(1, max_i |b_i| / ||a_i||)`` (see
     its normal exceeds its offset by at most ``SUPPORT_HULL_TOL * scale``; a projection needing
     more than ``SUPPORT_PROJECTION_MAX_LPS`` LPs is left to the elimination methods. The result
     is verified as every method's is.
+``BOX_RAYS_MAX_DIM``
+    ``Polytope.bounding_box`` computes the recession cone's generators (one double description)
+    to prove unbounded sides without LPs only for sets whose affine hull has at most this many
+    dimensions; above, every side left undecided by a ray pool is one verified support LP (the
+    same values: an unbounded LP answers ``inf``). The double description grows with the
+    dimension: a box at rest on 64 contacts, a domain over 1 torque and 125 ambiguity variables,
+    spent 0.3–1 s in it for two sides. A cost knob, not a tolerance.
 ``LP_SMALL_ROWS``, ``LP_SMALL_COLS``
     Linear programs up to this many rows and variables go to cddlib's dense simplex (no per-call
     set-up cost); larger ones to HiGHS (``polytopes.lp.solve``). A size rule, not a tolerance,
@@ -126,6 +133,7 @@ EFFECTIVELY_INFINITE: float = 1e12
 PROJECTION_CHECK_MAX_GENERATORS: int = 200
 CDD_CANONICALIZE_MAX_ROWS: int = 400
 BLOCK_ELIMINATION_MAX_ROWS: int = 4000
+BOX_RAYS_MAX_DIM: int = 24
 LP_SMALL_ROWS: int = 400
 LP_SMALL_COLS: int = 60
 BATCH_LP_BOUND: float = 1e3
