@@ -13,8 +13,8 @@ from contactmodes.control.objective import LinearObjective
 
 from .controller import PATHS, STATUSES, StepRecord, UnambiguousOptimalController, step_ms_stats
 from .limits import TorqueBox
-from .search import Engine, OptimalResult, optimize, plan_objective
+from .search import Engine, ObjectivePlan, OptimalResult, optimize, plan_objective
 from .step import MechanismStep
 
 __all__ = ["LinearObjective", "UnambiguousOptimalController", "StepRecord", "PATHS", "STATUSES", "step_ms_stats",
-           "TorqueBox", "Engine", "OptimalResult", "optimize", "plan_objective", "MechanismStep"]
+           "TorqueBox", "Engine", "ObjectivePlan", "OptimalResult", "optimize", "plan_objective", "MechanismStep"]
