@@ -22,7 +22,7 @@ The examples and their closed loops (``docs/examples.md``):
 * ``quadruped``: ``examples/quadruped/quadruped.toml`` (lifted contacts read) under
   ``controllers.simulation.goal.GoalSwitch`` of two generic controllers, as
   ``examples/quadruped_selfright.py``; 2 s;
-* ``snake``: ``examples/snake_chimney.toml`` under ``--controller control``; 0.3 s;
+* ``snake``: ``examples/snake/snake_chimney.toml`` under ``--controller control``; 0.3 s;
 * ``rhex``: ``examples/rhex_flip_start.toml`` (the rigid RHex from its system file, massless legs
   floored on the plant) under the generic controller maximizing ``qdd.theta`` within the RHex
   motors' box and torque–speed line (``RHexParams``' defaults ``tau_limit = 10.25 N·m``,
@@ -163,7 +163,7 @@ def _snake():
     from controllers.simulation.modes import ModeThresholds
     from controllers.simulation.registry import file_limits, make_controller
 
-    loaded = load_system(EXAMPLES / "snake_chimney.toml", lifted_contacts=True)
+    loaded = load_system(EXAMPLES / "snake" / "snake_chimney.toml", lifted_contacts=True)
     _, box = file_limits(loaded)
     plant = build_plant(loaded.mechanism, loaded.q, loaded.qdot, limits=box)
     choice = make_controller("control", loaded, velocity_tol=ModeThresholds().slip_tol(plant))

@@ -77,10 +77,6 @@ EXPECTED = {
     "table_two_legs": (("x", "y", "theta"), ("left", "right"), [0.5, 0.5], 2.0, "FF"),
     "painleve_rod": (("x", "y", "theta"), ("end",), [2.0], 1.0, None),
     "painleve_rod_mu05": (("x", "y", "theta"), ("end",), [0.5], 1.0, None),
-    "snake_chimney": (
-        ("x", "y", "theta", "t1", "t2", "t3", "t4"), ("tail", "joint1", "joint2", "joint3", "joint4", "head"),
-        [0.5] * 6, 5 * 0.1, None,
-    ),
     "rhex_flip_start": (
         ("x", "y", "theta", "phi1", "phi2", "phi3"), ("body", "toe1", "toe2", "toe3"), [0.3, 0.6, 0.6, 0.6], 8.5, None,
     ),
