@@ -24,6 +24,7 @@ system (``contactmodes.model.scaling``) and maps the result back; ``w`` are the 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Sequence
 
@@ -414,9 +415,9 @@ def batched_responses(A, B, b, rows, pivot_rows, pivot_cols, pivot_rank, pivot_i
     Bn, m = rows.shape
     n, nt = A.shape[1], B.shape[1]
     cobj = np.asarray(objective, dtype=float).reshape(-1)
-    if cobj.shape != (n,) or not np.all(np.isfinite(cobj)):
+    norm = float(np.sqrt(cobj @ cobj)) if cobj.shape == (n,) else math.nan
+    if not math.isfinite(norm):  # a wrong size, or a NaN or infinite coefficient
         raise ValueError(f"objective: expected {n} finite coefficients on (q̈, f), got shape {cobj.shape}")
-    norm = float(np.sqrt(cobj @ cobj))
     cobj = np.ascontiguousarray(cobj / norm if norm > 0.0 else cobj)
     s = max(m, n)
     if Bn == 0:
