@@ -1,6 +1,7 @@
 """Every public docstring of ``polytopes``, ``contactmodes`` and ``controllers`` is standard numpydoc
-(issue 23, item 6), so that the documentation site renders it with griffe's own NumPy parser:
-``docs/griffe_project.py`` only turns Sphinx roles into inline code.
+(issue 23, item 6), so that the documentation site renders it with griffe's own NumPy parser and no
+project extension: cross-references are inline code (````name````), never Sphinx roles
+(``:func:`name```), which Markdown would print as they are.
 
 What the old house dialect did and numpydoc does not (each is a failure here):
 
@@ -14,10 +15,11 @@ What the old house dialect did and numpydoc does not (each is a failure here):
 * A section heading with a note, ``Attributes (``k`` contacts)`` (numpydoc: the plain heading, the
   note a sentence before it).
 * A reST literal-block marker, a line ending in ``::``.
+* A Sphinx cross-reference role (``:class:``, ``:func:``, ``:meth:``, ...).
 
 Public: modules whose path has no ``_``-prefixed part, their classes and functions and the
 methods of those classes whose names do not start with ``_`` (dunders included), read with
-``ast`` (nothing is imported). ``PENDING`` lists the files another change is converting.
+``ast`` (nothing is imported).
 """
 
 from __future__ import annotations
@@ -33,10 +35,6 @@ import pytest
 from _support.paths import ROOT
 
 PACKAGES = ("polytopes", "contactmodes", "controllers")
-#: Files being converted in a separate change, kept in their old dialect until then; the same set as
-#: ``_PENDING`` in ``docs/griffe_project.py``, which reads their dialect for the site. Remove a file
-#: from both when it is converted (``test_a_pending_file_still_needs_the_dialect`` then fails).
-PENDING = frozenset(())
 
 SECTION_NAMES = ("Parameters", "Other Parameters", "Attributes", "Methods", "Returns", "Yields", "Receives",
                  "Raises", "Warns", "Warnings", "See Also", "Notes", "References", "Examples")
@@ -47,6 +45,7 @@ _ENTRY = re.compile(r"^(.+?) : (.*)$")
 _NAMES = re.compile(r"^\*{0,2}[A-Za-z_]\w*(?:, \*{0,2}[A-Za-z_]\w*)*$")
 _TOP_ENTRY = re.compile(r"^[A-Za-z_]\w*(?:, [A-Za-z_]\w*)* : (.*)$")
 _LITERAL_MARKER = re.compile(r"\S::\s*$")
+_ROLE = re.compile(r":(?:py:)?(?:class|func|meth|mod|attr|data|exc|obj):`")
 
 
 def is_prose(text: str) -> bool:
@@ -78,6 +77,8 @@ def problems(doc: str) -> list[str]:
             continue
         if _LITERAL_MARKER.search(line):
             found.append(f"reST literal marker '::' (end the line with one colon): {stripped!r}")
+        if _ROLE.search(line):
+            found.append(f"Sphinx role (write ``name`` as inline code): {stripped!r}")
         if not stripped:
             paragraph = False
         if not stripped or line[0].isspace() or paragraph:
@@ -142,25 +143,20 @@ def test_the_walk_finds_the_public_docstrings():
     assert sum(len(public_docstrings(f)) for f in FILES) > 500
 
 
-@pytest.mark.parametrize("rel", [f for f in FILES if f not in PENDING])
+@pytest.mark.parametrize("rel", FILES)
 def test_public_docstrings_are_numpydoc(rel):
     bad = [f"{rel}:{line} {where}: {msg}" for where, line, doc in public_docstrings(rel) for msg in problems(doc)]
     assert not bad, "\n".join(bad)
 
 
-@pytest.mark.parametrize("rel", sorted(PENDING))
-@pytest.mark.xfail(strict=True, reason="being converted in a separate change (PENDING)")
-def test_a_pending_file_still_needs_the_dialect(rel):
-    """Fails (strict XPASS) once ``rel`` is numpydoc: then remove it from ``PENDING`` here and from
-    ``_PENDING`` in ``docs/griffe_project.py``."""
-    assert not [msg for _, _, doc in public_docstrings(rel) for msg in problems(doc)]
+def test_a_sphinx_role_is_a_problem():
+    assert problems("Summary, see :func:`polytopes.project`.") and not problems("Summary, see ``project``.")
 
 
-def test_pending_is_the_extensions_list():
-    tree = ast.parse((ROOT / "docs" / "griffe_project.py").read_text(encoding="utf-8"))
-    values = [ast.literal_eval(node.value.args[0]) for node in tree.body if isinstance(node, ast.Assign)
-              and any(isinstance(t, ast.Name) and t.id == "_PENDING" for t in node.targets)]
-    assert values and set(values[0]) == PENDING and PENDING <= set(FILES)
+def test_the_site_needs_no_docstring_extension():
+    config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    assert "extensions:" not in config.split("mkdocstrings:")[1].split("\n  - ")[0]
+    assert not (ROOT / "docs" / "griffe_project.py").exists()
 
 
 def test_the_check_sees_every_habit():
@@ -236,7 +232,7 @@ def test_the_check_sees_every_habit():
 
 
 def test_griffes_numpy_parser_reads_them_without_a_warning():
-    """The site's parser, without the project's extension (Sphinx roles are text to it): no
+    """The site's parser as the site runs it (no extension): no
     "Could not parse line", no "does not appear in the function signature", no missing type."""
     griffe = pytest.importorskip("griffe")
     messages: list[str] = []
@@ -263,7 +259,7 @@ def test_griffes_numpy_parser_reads_them_without_a_warning():
             root = griffe.load(pkg, search_paths=[str(ROOT)], allow_inspection=False)
             for obj in [root, *members(root)]:
                 path = obj.filepath
-                if obj.docstring is None or isinstance(path, list) or Path(path).relative_to(ROOT).as_posix() in PENDING:
+                if obj.docstring is None or isinstance(path, list):
                     continue
                 obj.docstring.parse("numpy")
                 parsed += 1
