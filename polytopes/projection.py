@@ -277,8 +277,6 @@ def _check_keep(keep, n: int) -> list[int]:
         ks = [int(k) for k in keep]
     except (TypeError, ValueError) as exc:
         raise PolytopeError(f"keep: expected a sequence of coordinate indices ({exc})") from None
-    if not ks:
-        raise PolytopeError("keep: must list at least one coordinate")
     if len(set(ks)) != len(ks):
         raise PolytopeError(f"keep: duplicate coordinates in {ks}")
     bad = [k for k in ks if not 0 <= k < n]
@@ -349,10 +347,41 @@ def _lifts_to_ray(P: "Polytope", ks: list[int], r: np.ndarray) -> bool:
         return False
     # min t  s.t.  V w <= 0, |N[ks] w - r| <= t, |w| <= big: a direction exists iff t* ~ 0
     c, A_ub, b_ub = _distance_lps(h, ks, np.zeros(h.V.shape[0]), r[None, :])
-    bound = 1e6
+    bound = tol.RAY_LP_BOUND
     st, _, fun = lp.solve(c, A_ub, b_ub[0], bounds=[(-bound, bound)] * k + [(0.0, None)],
                           bounded=True)
     return st == lp.OPTIMAL and fun <= tol.PROJECTION_CHECK_TOL
+
+
+def _ray_directions(G) -> np.ndarray:
+    """The directions whose lifts ``verify_projection`` checks (``_lifts_to_ray``), (N, k): the
+    first ``PROJECTION_CHECK_MAX_GENERATORS`` rays, then as many lines, then those lines negated,
+    each of unit max-norm."""
+    lim = tol.PROJECTION_CHECK_MAX_GENERATORS
+    R = np.vstack([G.rays[:lim], G.lines[:lim], -G.lines[:lim]])
+    return R / np.maximum(np.abs(R).max(axis=1, initial=0.0), 1e-300)[:, None] if len(R) else R
+
+
+def _ray_stack(P: "Polytope", ks: list[int], R: np.ndarray) -> tuple[np.ndarray, ...]:
+    """``_lifts_to_ray``'s LPs for the unit directions ``R`` (N, len(ks)) as a stack of
+    ``polytopes.batchlp.solve_stacked``: the same LPs (``|w| <= tol.RAY_LP_BOUND`` a real bound),
+    ``0 <= t`` below an artificial bound (``t* <= 1`` at ``w = 0``: never leaned on)."""
+    h = P.inner_system()
+    assert h is not None  # callers pass non-empty sets
+    N, k = len(R), h.N.shape[1]
+    c, A_ub, b_ub = _distance_lps(h, ks, np.zeros(h.V.shape[0]), R)
+    lo, hi = np.append(np.full(k, -tol.RAY_LP_BOUND), 0.0), np.append(np.full(k, tol.RAY_LP_BOUND), tol.BATCH_LP_BOUND)
+    art_lo, art_hi = np.zeros(k + 1, dtype=bool), np.append(np.zeros(k, dtype=bool), True)
+    return (np.broadcast_to(c, (N, k + 1)), np.broadcast_to(A_ub, (N, *A_ub.shape)), b_ub,
+            *(np.broadcast_to(v, (N, k + 1)) for v in (lo, hi, art_lo, art_hi)))
+
+
+def _lifts(P: "Polytope", ks: list[int], R: np.ndarray, answers, i: int) -> bool:
+    """``_lifts_to_ray(P, ks, R[i])`` from the batch's ``answers`` to ``_ray_stack`` where it
+    certified an optimum of the same LP, else by the single LP."""
+    if answers is not None and answers[0][i] == lp.OPTIMAL:
+        return bool(answers[2][i] <= tol.PROJECTION_CHECK_TOL)
+    return _lifts_to_ray(P, ks, R[i])
 
 
 class _Supports:
@@ -413,7 +442,7 @@ def _supports_from(S: "Polytope", D: np.ndarray, answers: tuple[np.ndarray, np.n
 
 
 def _check_stacks(P: "Polytope", Q: "Polytope", ks: list[int], lifted: np.ndarray, dirs: np.ndarray,
-                  Y: np.ndarray) -> dict:
+                  Y: np.ndarray, R: np.ndarray | None = None) -> dict:
     """The LPs of ``verify_projection`` as stacks of ``polytopes.batchlp.solve_stacked``:
     ``"P"`` the supports of ``P`` along the rows of ``lifted`` (B, n), ``"Q"`` those of ``Q`` along
     ``dirs`` (D, k), ``"Y"`` the distances ``t`` of ``_in_projection`` of the points ``Y`` (N,
@@ -422,6 +451,8 @@ def _check_stacks(P: "Polytope", Q: "Polytope", ks: list[int], lifted: np.ndarra
     if _batchable(P.inner_system()):
         stacks["P"] = P.support_lps(lifted)
         stacks["Y"] = _membership_stack(P, ks, Y)
+        if R is not None and len(R):
+            stacks["R"] = _ray_stack(P, ks, R)
     if _batchable(Q.inner_system()):
         stacks["Q"] = Q.support_lps(dirs)
     return stacks
@@ -520,7 +551,8 @@ def _check_setup(P: "Polytope", Q: "Polytope", ks: list[int]) -> "_Checks | str 
     lifted = np.zeros((Q.n_ineq + 2 * Q.n_eq + len(dirs), n))
     lifted[:, ks] = np.vstack([Q.A, Q.C, -Q.C, dirs])
     V = G.vertices[:lim] if G is not None else np.zeros((0, k))
-    return _Checks(P, Q, ks, P.data_scale, G, dirs, lifted, V, _check_stacks(P, Q, ks, lifted, dirs, V))
+    R = _ray_directions(G) if G is not None else None
+    return _Checks(P, Q, ks, P.data_scale, G, dirs, lifted, V, _check_stacks(P, Q, ks, lifted, dirs, V, R))
 
 
 def _check_run(ch: _Checks, answers: dict) -> str | None:
@@ -555,11 +587,13 @@ def _check_run(ch: _Checks, answers: dict) -> str | None:
             inside = _in_projection(P, ks, v, scale) if np.isnan(tv) else _near(float(tv), v, scale)
             if not inside:
                 return f"vertex {np.round(v, 6).tolist()} of the result is not in the projection of P"
-        for r in G.rays[:lim]:  # type: ignore[attr-defined]
-            if not _lifts_to_ray(P, ks, r):
+        R, rays, lines = _ray_directions(G), G.rays[:lim], G.lines[:lim]  # type: ignore[attr-defined]
+        for i, r in enumerate(rays):
+            if not _lifts(P, ks, R, answers.get("R"), i):
                 return f"ray {np.round(r, 6).tolist()} of the result is not a direction of P"
-        for line in G.lines[:lim]:  # type: ignore[attr-defined]
-            if not (_lifts_to_ray(P, ks, line) and _lifts_to_ray(P, ks, -line)):
+        for i, line in enumerate(lines):
+            j = len(rays) + i
+            if not (_lifts(P, ks, R, answers.get("R"), j) and _lifts(P, ks, R, answers.get("R"), j + len(lines))):
                 return f"line {np.round(line, 6).tolist()} of the result is not a direction of P"
     return None
 
@@ -698,7 +732,9 @@ def project(P: "Polytope", keep: Sequence[int], method: str = "auto",
 
     The result is ``{y : y = x[keep] for some x in P}`` with its coordinates in the order of
     ``keep``, reduced to a minimal H-representation (``Polytope.reduce``). The empty set projects
-    to the empty set of dimension ``len(keep)``. The methods and the verification are described
+    to the empty set of dimension ``len(keep)``. With ``keep`` empty the result lives in ``R^0``
+    (one point): ``universe(0)`` when ``P`` is not empty, ``empty(0)`` when it is (the package's
+    one emptiness rule decides; no other LP). The methods and the verification are described
     in the module docstring.
 
     Parameters
@@ -707,8 +743,8 @@ def project(P: "Polytope", keep: Sequence[int], method: str = "auto",
         The set to project, of dimension ``n`` (in the caller's units; the result is in the same
         units).
     keep : Sequence[int]
-        The coordinates kept, ``k`` distinct indices in ``range(n)``, in the order wanted for
-        the result.
+        The coordinates kept, ``k >= 0`` distinct indices in ``range(n)``, in the order wanted
+        for the result.
     method : str, optional
         ``"auto"`` (default: the float methods in turn until one passes verification, then the
         exact one if pplpy is installed), ``"support"``, ``"fourier_motzkin"``,
@@ -725,7 +761,7 @@ def project(P: "Polytope", keep: Sequence[int], method: str = "auto",
     Raises
     ------
     PolytopeError
-        When ``keep`` is empty, has an index out of range or a repeated one, ``method`` is not one of
+        When ``keep`` has an index out of range or a repeated one, ``method`` is not one of
         ``METHODS``, or ``method="exact"`` is asked for without pplpy.
     ProjectionBudgetError
         When an explicit method's intermediate representation would exceed ``max_rows`` rows.
@@ -778,6 +814,8 @@ def project(P: "Polytope", keep: Sequence[int], method: str = "auto",
     k = len(ks)
     if P.is_empty():
         return cls(*_redundancy.canonical_empty(k))
+    if k == 0:  # onto R^0: its one point, since P is not empty (the one emptiness rule)
+        return cls(np.zeros((0, 0)), np.zeros(0))
     if method == "exact":
         return _project_with(P, ks, "exact", max_rows)
     if method != "auto":
@@ -855,7 +893,8 @@ def project_many(polytopes: Sequence["Polytope"], keep: Sequence[int], method: s
         ks = _check_keep(keep, P.dim)
     if method not in METHODS:
         raise PolytopeError(f"method: expected one of {METHODS}, got {method!r}")
-    if method == "exact" or len(polys) < 2:
+    if method == "exact" or len(polys) < 2 or not ks:  # onto R^0: each set's emptiness (in one batch)
+        cls.are_empty(polys)
         return [project(P, keep, method, max_rows) for P in polys]
     budget = tol.DEFAULT_ROW_BUDGET if max_rows is None else int(max_rows)
     out: list["Polytope | None"] = [None] * len(polys)

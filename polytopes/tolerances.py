@@ -88,6 +88,10 @@ are then multiplied by the problem scale ``max(1, max_i |b_i| / ||a_i||)`` (see
     its normal exceeds its offset by at most ``SUPPORT_HULL_TOL * scale``; a projection needing
     more than ``SUPPORT_PROJECTION_MAX_LPS`` LPs is left to the elimination methods. The result
     is verified as every method's is.
+``RAY_LP_BOUND``
+    The bound ``|w| <= RAY_LP_BOUND`` on the hull coordinates of the LPs that check a ray of a
+    projection lifts to a direction of the projected set (``verify_projection``; directions of
+    unit max-norm): part of the LP, in the single and the batched path alike.
 ``BOX_RAYS_MAX_DIM``
     ``Polytope.bounding_box`` computes the recession cone's generators (one double description)
     to prove unbounded sides without LPs only for sets whose affine hull has at most this many
@@ -134,6 +138,7 @@ PROJECTION_CHECK_MAX_GENERATORS: int = 200
 CDD_CANONICALIZE_MAX_ROWS: int = 400
 BLOCK_ELIMINATION_MAX_ROWS: int = 4000
 BOX_RAYS_MAX_DIM: int = 24
+RAY_LP_BOUND: float = 1e6
 LP_SMALL_ROWS: int = 400
 LP_SMALL_COLS: int = 60
 BATCH_LP_BOUND: float = 1e3
