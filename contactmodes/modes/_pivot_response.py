@@ -11,7 +11,11 @@ pivot block ``A₁₁`` is inverted (batched) and the response is ``x_C = A₁�
 from bounds of ``σ_max``. The rank and consistency of (31) and the uniqueness of the objective
 (III-G.2) are certified the same way, through the factor relating this (non-orthonormal)
 null-space basis to the orthonormal one of ``response_from_equations`` (``‖(QᵀQ)^{-1/2}‖ <= 1``
-because ``Q`` contains an identity block). A mode whose certificate fails is reported
+because ``Q`` contains an identity block); when every singular value of the rows of (31) is at
+rounding level (below ``1e-2 · CANCEL_RTOL`` times the smallest nonzero column norm of ``B``),
+``response_from_equations`` cleans them all to zero, so their rank is certified to be 0 without
+the relative rule (which compares noise with noise: statically indeterminate systems such as a
+snake wedged by six contacts have hundreds of such modes). A mode whose certificate fails is reported
 uncertified; the public entry computes it by the SVD.
 """
 
@@ -87,10 +91,13 @@ def pivot_responses(Abank, Bbank, bbank, rowp, colp, rank, inv, m: int, n: int, 
         bnorm = np.where(np.isfinite(bnorm), bnorm, 1.0)[:, None]
         # big: above the rule's threshold and far above the response's cancellation rule (entries
         # of C0 below CANCEL_RTOL·‖B col‖ are zeroed there); small: at rounding level
+        # (when every singular value is at rounding level, the response cleans all of C0 to zero:
+        # rank 0 whatever the relative rule says about noise against noise)
         lo_s = s2 / ynorm[:, None]
         big = (lo_s > thr2 * smax_hi[:, None]) & (lo_s > 1e2 * tolerances.CANCEL_RTOL * bnorm)
-        small = (s2 <= thr2 * (smax_hi / ynorm)[:, None]) & (s2 <= 1e-2 * tolerances.CANCEL_RTOL * bnorm)
-        ok[red] &= np.all(big | small, axis=1)
+        noise = s2 <= 1e-2 * tolerances.CANCEL_RTOL * bnorm
+        small = (s2 <= thr2 * (smax_hi / ynorm)[:, None]) & noise
+        ok[red] &= np.all(big | small, axis=1) | np.all(noise, axis=1)
         r2 = np.sum(big, axis=1)
         proj = np.einsum("bji,bj->bi", U2, g)
         keep = np.arange(nt)[None, :] < r2[:, None]

@@ -179,14 +179,21 @@ def responses_kernel(Abank, Bbank, bbank, rowp, colp, rank, inv, m, n, cobj,
             if not np.isfinite(bnorm):
                 bnorm = 1.0
             r2 = 0
+            undecided = False  # a singular value neither big nor small
+            noise = True  # every singular value at rounding level: C0 cleaned to zero, rank 0
             for c in range(nt):
                 lo_s = s2[c] / ynorm
                 big = (lo_s > thr2 * smax) and (lo_s > 1e2 * _CANCEL * bnorm)
-                small = (s2[c] <= thr2 * (smax / ynorm)) and (s2[c] <= 1e-2 * _CANCEL * bnorm)
+                small_abs = s2[c] <= 1e-2 * _CANCEL * bnorm
+                small = (s2[c] <= thr2 * (smax / ynorm)) and small_abs
+                if not small_abs:
+                    noise = False
                 if not (big or small):
-                    okj = False
+                    undecided = True
                 if big:
                     r2 += 1
+            if undecided and not noise:
+                okj = False
             res2 = 0.0
             for a in range(s):
                 acc = g[a]

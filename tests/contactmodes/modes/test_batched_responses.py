@@ -162,3 +162,36 @@ def test_a_general_objective_is_unique_as_the_svd_decides(name):
             for scale in (1.0, 1e-6, 1e6):
                 out = batched_responses(banks.A, banks.B, banks.b, *sub, system.n_q, scale * c, kernel="numpy")
                 assert bool(out.unique[0]) == unique, (modes[j], scale)
+
+
+@pytest.mark.parametrize("kernel", ["numpy", "compiled"])
+def test_rounding_level_admissible_rows_are_certified_rank_zero(kernel):
+    """The snake wedged by six contacts (statically indeterminate): many modes' rows (31) are
+    rounding noise only, which the SVD response cleans to zero (rank 0). The certificate now
+    takes that decision itself (before, hundreds of modes per step went to the SVD): every
+    candidate is certified, with the SVD's decisions."""
+    system = load_system(ROOT / "examples" / "snake" / "snake_chimney.toml").system
+    terms = terms_of(system)
+    st = Structure.of(system)
+    lay = st.layout(classify_arrays(terms.v_contact, terms.v0, 1.0, system.contacts))
+    banks = st.banks(terms)
+    sel = np.arange(0, len(lay.modes), 7)  # a stride of the 4096 candidates: every letter at every contact
+    rows = lay.eq_rows[sel]
+    piv = [pivot_choice(banks.A[r]) for r in rows]
+    prow = np.array([r[p[0]] for r, p in zip(rows, piv)])
+    pcol = np.array([p[1] for p in piv])
+    rank = np.array([p[2] for p in piv])
+    out = batched_responses(banks.A, banks.B, banks.b, rows, prow, pcol, rank, np.argsort(pcol, axis=1),
+                            system.n_q, _first(banks), kernel=kernel)
+    noise_only = 0
+    for j in range(sel.size):
+        ref = _svd(banks, rows[j], system.n_q)
+        m = rows.shape[1]
+        if ref.rank < m and ref.tau_C.shape[0] == 0:
+            noise_only += 1
+        assert (bool(out.consistent[j]), int(out.n_w[j])) == (ref.consistent, ref.n_w), lay.modes[sel[j]]
+        if ref.consistent:
+            assert int(out.cvalid[j].sum()) == ref.tau_C.shape[0], lay.modes[sel[j]]
+            assert bool(out.unique[j]) == (not (ref.n_w and np.abs(ref.Q[0]).max() > 1e-9)), lay.modes[sel[j]]
+    assert out.certified.all()
+    assert noise_only >= 50  # the case is exercised: rows (31) present, none of them kept by the SVD
