@@ -99,6 +99,9 @@ COMMANDS: list[tuple[str, list[str], int]] = (
         ("control-unbounded", ["control", "examples/table_two_legs.toml", "--minimize", "qdd.x", "--json"], 1),
         # torque sets (the wheel's moment) and inconsistent outcomes
         ("impact-pseudo", ["impact", "examples/impact/rocking_block_wheel.toml", "--pseudo-impulse", "0.03", "--json"], 0),
+        # a touchdown event (the optional touchdowns)
+        ("simulate-drop", ["simulate", "examples/impact/block_drop.toml", "--controller", "zero", "--duration", "0.02",
+                           "--json"], 0),
     ]
 )
 
@@ -186,6 +189,7 @@ def test_the_variants_carry_what_they_add(documents):
     assert [p["ok"] for p in failed] == [False, True]
     assert documents["sweep-analyze"]["points"][0]["modes"]["FFS"]["feasible"] is False
     assert {p["controller"] for p in documents["sweep-flip"]["points"]} == {"blind", "max-thrust"}
+    assert documents["simulate-drop"]["touchdowns"][0]["predicted"]["chosen"] == "FS"
 
 
 @pytest.mark.parametrize("path", GOLDEN, ids=[p.stem for p in GOLDEN])
@@ -306,6 +310,9 @@ BREAKAGES = {
         ("NaN in a series", lambda d: d["q"]["x"].__setitem__(0, math.nan), "x[0]"),
         ("another engine", lambda d: d["engine"].__setitem__("name", "bullet"), "engine.name"),
         ("creep without its time", lambda d: _pop(d["creep"]["tip"], "sticking_s"), "creep.tip"),
+    ],
+    "simulate-drop": [
+        ("touchdown without its prediction", lambda d: _pop(d["touchdowns"][0], "predicted"), "touchdowns[0]"),
     ],
     "sweep-analyze": [
         ("missing header", lambda d: _pop(d, "torques"), "torques"),

@@ -4,7 +4,8 @@
 linear objective over ``q̈``, the contact forces and ``τ`` on the unambiguous torque sets ``T*_c``
 of every contact mode (flipping paper Sec. IV-B.2, eq. (34)), at control rate (``controller``);
 the search itself is ``search.optimize``, the state ``step.MechanismStep``, the limits
-``limits.TorqueBox``. The objective type is ``contactmodes.control.objective.LinearObjective``.
+``limits.TorqueBox``, a touchdown state (an approaching contact) ``touchdown`` (the plastic
+impact first, then the step at the post-impact state). The objective type is ``contactmodes.control.objective.LinearObjective``.
 The RHex max-thrust controller is this controller configured for RHex
 (``controllers.rhex.max_thrust``).
 """

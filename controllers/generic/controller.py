@@ -14,6 +14,12 @@ goes to the exact slow path (projections and ``polytopes.difference`` in an ``An
 of the step), as in the RHex max-thrust controller, which is this controller configured for RHex
 (``controllers.rhex.max_thrust``).
 
+*Touchdown.* At a state with an approaching contact (Table III) the step takes the plastic impact
+first and optimizes at the post-impact state ``(q, q̇⁺)`` of one outcome
+(``controllers.generic.touchdown``: the rule that chooses it, the frictionless fallback), recorded
+per step (``StepRecord.touchdown``, ``touchdown_status``); zeroing small normal velocities instead
+is the explicit opt-in ``normal_velocity_tol``.
+
 *Uniqueness.* A mode is a candidate only if its objective is unique: ``J`` must not depend on the
 mode's ambiguity variables ``w`` (the ``w``-coefficients ``c_qᵀ Q_q + c_fᵀ Q_f`` vanish, III-G.2;
 ``contactmodes.modes.response.batched_responses``). An objective on accelerations only tolerates
@@ -26,13 +32,14 @@ from __future__ import annotations
 
 import math
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Callable, NamedTuple, Sequence
 
 import numpy as np
 
 from contactmodes.control.objective import LinearObjective
-from contactmodes.errors import ContactModelError
+from contactmodes.errors import ApproachingContactError, ContactModelError
 from contactmodes.modes.contact_conditions import validate_mode
 from contactmodes.realtime import kernels
 from polytopes import batchlp_kernel
@@ -40,6 +47,7 @@ from polytopes import batchlp_kernel
 from .limits import TorqueBox
 from .search import STATUSES, Engine, ObjectivePlan, OptimalResult, optimize
 from .step import MechanismStep, check_constraints
+from .touchdown import Touchdown, resolve_touchdown, torque_box
 
 __all__ = ["UnambiguousOptimalController", "OptimalControllerBase", "StepRecord", "PATHS", "STATUSES", "step_ms_stats"]
 
@@ -78,6 +86,12 @@ class StepRecord(NamedTuple):
         One of ``PATHS``.
     n_pending : int
         Candidates whose kinematic feasibility the step did not need to decide.
+    touchdown : str or None
+        At a touchdown state (an approaching contact): the impact outcome the step followed
+        (``controllers.generic.touchdown``), labelled over all contacts; ``None`` otherwise.
+    touchdown_status : str or None
+        ``"impact"`` or ``"frictionless"`` (the fallback) at a touchdown, ``None`` otherwise
+        (``controllers.generic.touchdown.TOUCHDOWN_STATUSES``).
     """
 
     t: float
@@ -92,6 +106,8 @@ class StepRecord(NamedTuple):
     cpu_time: float = math.nan
     path: str = "fast"
     n_pending: int = 0
+    touchdown: str | None = None
+    touchdown_status: str | None = None
 
 
 def step_ms_stats(log) -> dict:
@@ -216,8 +232,16 @@ class UnambiguousOptimalController(OptimalControllerBase):
         The modes that may be chosen (mode strings over the system's contacts, or
         ``accept(mode) -> bool``); default all. Every feasible mode still counts for ambiguity.
     normal_velocity_tol : float, optional
-        Normal contact velocities ``<=`` this are set to 0 before classification (velocity
-        units; default none: an approaching contact makes the step an ``"error"`` step).
+        Opt-in, the old behaviour: normal contact velocities ``<=`` this are set to 0 before
+        classification (velocity units; for a soft plant's scattered velocities, as RHex's
+        controller does). Default ``None``: no velocity is changed, and a state with an
+        approaching contact goes through the impact law (``pseudo_impulse``).
+    pseudo_impulse : float, optional
+        At a touchdown state (a contact approaching by the Table III rule): the plastic impact
+        is taken first with this ``δ_t`` (s, thesis eq. 39; default 0, none), one reachable
+        outcome chosen and the step optimized at the post-impact state ``(q, q̇⁺)``
+        (``controllers.generic.touchdown``: the rule, the fallback). Recorded in the
+        ``StepRecord`` (``touchdown``, ``touchdown_status``) and in ``touchdowns``.
     gap_tol : float, optional
         Contacts whose gap exceeds this (length units) are left out of the step, their force
         zero, ``S`` in the logged mode (``MechanismStep``); default ``GAP_RTOL`` times the
@@ -238,11 +262,13 @@ class UnambiguousOptimalController(OptimalControllerBase):
     index), ``last`` (the last ``OptimalResult``: mode, prediction, statuses and counts),
     ``counts`` (per status, plus ``"nudged"``, ``"slow_steps"``), ``paths`` (per path, plus
     ``"lp_fallbacks"``, ``"svd_fallbacks"``), ``errors``, ``step_ms``, ``stats()``,
-    ``compile_seconds``; ``reset()`` clears them.
+    ``compile_seconds``, ``touchdowns`` (``(step index, Touchdown)`` per touchdown handled),
+    ``last_touchdown`` (the last step's ``Touchdown`` or ``None``); ``reset()`` clears them.
     """
 
     def __init__(self, system, objective: LinearObjective, limits=None, modes=None, *,
-                 normal_velocity_tol: float | None = None, gap_tol: float | None = None) -> None:
+                 normal_velocity_tol: float | None = None, gap_tol: float | None = None,
+                 pseudo_impulse: float = 0.0) -> None:
         if isinstance(system, (str, Path)):
             from contactmodes.system_file.loader import load_system
 
@@ -265,6 +291,11 @@ class UnambiguousOptimalController(OptimalControllerBase):
         self.limits = TorqueBox.of(limits, n_tau)
         self.normal_velocity_tol = normal_velocity_tol
         self.gap_tol = gap_tol
+        if not (math.isfinite(float(pseudo_impulse)) and float(pseudo_impulse) >= 0.0):
+            raise ContactModelError(f"pseudo_impulse: must be a finite duration >= 0 s, got {pseudo_impulse!r}")
+        self.pseudo_impulse = float(pseudo_impulse)
+        self.touchdowns: list = []
+        self.last_touchdown: Touchdown | None = None
         self.S = mech.actuator_matrix()
         super().__init__(objective, _mode_filter(modes, template.contacts))
 
@@ -277,17 +308,43 @@ class UnambiguousOptimalController(OptimalControllerBase):
         """``(lo, hi)`` ``(n_τ,)`` at the velocity ``qdot`` (actuator speeds ``Sᵀ q̇``)."""
         return self.limits.at(self.S.T @ np.asarray(qdot, dtype=float))
 
+    def reset(self) -> None:
+        """``OptimalControllerBase.reset`` and the touchdowns."""
+        super().reset()
+        self.touchdowns = []
+        self.last_touchdown = None
+
     def solve(self, q, qdot, **kwargs) -> OptimalResult:
         """``optimize`` at ``(q, q̇)`` on this controller's engine, without logging (``kwargs``:
-        ``force_slow``, ``lazy``)."""
+        ``force_slow``, ``lazy``); at a touchdown state, at ``(q, q̇⁺)`` of the impact outcome
+        ``controllers.generic.touchdown.resolve_touchdown`` chooses (kept in ``last_touchdown``)."""
+        self.last_touchdown = None
+        td: Touchdown | None = None
+        try:
+            step = self.step_model(q, qdot)
+        except ApproachingContactError:
+            lo, hi = self.torque_limits(qdot)  # the torque acts during the impact: pre-impact speeds
+            td = resolve_touchdown(self.mechanism, self.template, q, qdot, lo, hi, self.pseudo_impulse, self.gap_tol)
+            self.last_touchdown = td
+            qdot = td.qdot_plus
+            step = self.step_model(q, qdot)
         lo, hi = self.torque_limits(qdot)
-        step = self.step_model(q, qdot)
+        if td is not None:
+            lo, hi = torque_box(td, lo, hi)
         accept = self.accept
         if accept is not None and len(step.contacts) != len(step.all_contacts):
             full = accept
             accept = lambda m: full(step.label(m))  # noqa: E731 - the filter names all contacts
-        return optimize(step, self.objective_plan, lo, hi, self.engine, accept=accept, label=step.label, **kwargs)
+        res = optimize(step, self.objective_plan, lo, hi, self.engine, accept=accept, label=step.label, **kwargs)
+        if td is not None and td.torque_set is not None:
+            self.last_touchdown = replace(td, torque_in_set=td.contains_torque(res.tau))
+        return res
 
     def __call__(self, q, qdot) -> np.ndarray:
+        self.last_touchdown = None
         res = self._run(float(len(self.log)), lambda: (self.solve(q, qdot), None), self.template.n_tau)
+        td = self.last_touchdown
+        if td is not None:
+            self.touchdowns.append((len(self.log) - 1, td))
+            self.log[-1] = self.log[-1]._replace(touchdown=td.outcome, touchdown_status=td.status)
         return np.asarray(res.tau, dtype=float)

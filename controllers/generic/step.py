@@ -9,8 +9,10 @@ contact velocities (Table III) — the *step* of ``controllers.generic.search``.
 gap (``PlanarMechanism.contact_gaps``: the signed distance of the contact point from its line)
 exceeds ``gap_tol`` is left out of the step (its force is zero; labelled ``S``), as RHex's
 controller leaves lifted toes out; the others are present (persistent contacts; a separating one
-is ``S``). Optionally, normal velocities at most ``normal_velocity_tol`` are set to 0 first (as
-the RHex controller does for its compliant simulator's scattered velocities).
+is ``S``). Optionally (an explicit opt-in), normal velocities at most ``normal_velocity_tol`` are
+set to 0 first (as the RHex controller does for its compliant simulator's scattered velocities);
+without it an approaching contact raises ``ApproachingContactError``, which the controller answers
+with the impact law (``controllers.generic.touchdown``).
 """
 
 from __future__ import annotations

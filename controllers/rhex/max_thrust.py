@@ -129,12 +129,19 @@ Velocity classification
 The compliant simulator's contacts are not rigid: the body corner sinks into and rises out of its
 penalty ground (up to ~4 cm/s), and the rigid toe velocity lacks the leg's radial rate (~3 cm/s),
 so normal contact velocities of touching contacts scatter around zero (measured over blind flips at
-μ_t = 0.39/0.6: −0.048 … +0.025 m/s while the simulator reports contact). The rigid model has no
-impact law (an approaching contact raises ``ApproachingContactError``),
-so before enumeration the controller replaces every normal velocity ``v_n <= normal_velocity_tol``
-(default 0.03 m/s) by 0 — the contact is *persistent* (Sec. IV-C.3: interval tests instead of
+μ_t = 0.39/0.6: −0.048 … +0.025 m/s while the simulator reports contact). Before enumeration the
+controller therefore replaces every normal velocity ``v_n <= normal_velocity_tol`` (default 0.03
+m/s, ``RHexParams``) by 0 — the contact is *persistent* (Sec. IV-C.3: interval tests instead of
 equalities) — and leaves larger ones (lift-off, ``S`` only). Tangential velocities keep the paper's
 ``v0`` thresholds. The same classified system is used for the slow reference.
+
+This is a documented, explicit parameter, not the toolkit's default: the generic controller
+(``controllers.generic``) answers an approaching contact with the plastic impact law
+(``controllers.generic.touchdown``) unless given a tolerance. RHex keeps its tolerance because
+its approaching velocities are the penalty ground's scatter of contacts that persist, not
+touchdowns: without it 70 of the 476 steps of the reference flip at μ_t = 0.39 and 176 of 536 at
+0.6 would take an impact (measured; ``docs/impact.md``), and the
+recorded reference flips (``tests/data/flip_steps/``) are this classification's.
 
 Statuses (counted in ``MaxThrustController.counts``, logged per step)
 ------------------------------------------------------------------------

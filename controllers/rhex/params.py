@@ -98,6 +98,8 @@ class RHexParams:
         Max-thrust's classification of normal contact velocities, m/s
         (``controllers.rhex.max_thrust``, *Velocity classification*): ``v_n <= this`` counts as
         persistent contact; our choice 0.03 from the measured scatter of the compliant contacts.
+        An explicit setting of RHex's (the generic controller's default is the impact law,
+        ``controllers.generic.touchdown``), kept for the recorded reference flips.
     detector_threshold : float, optional
         Blind controller's rear-toe stiction detector (``controllers.rhex.blind``), rad/s²:
         switch M1 → M2 when the filtered measured minus the predicted pitch acceleration exceeds

@@ -84,6 +84,12 @@ def summary(doc: dict) -> str:
     creep = [f"{c} {v['speed_m_s']:.1e} m/s over {v['sticking_s']:.2f} s" for c, v in doc["creep"].items() if v]
     if creep:
         lines.append("creep while sticking: " + ", ".join(creep))
+    for e in doc.get("touchdowns") or []:
+        obs = e["observed"]
+        lines.append(f"touchdown of {e['contact']} at {e['t_s']:.4g} s, v_n {e['vn_before_m_s']:.3g} m/s: predicted "
+                     f"{e['predicted']['chosen'] or 'no outcome'}"
+                     + (f", observed {obs['modes']} {1e3 * obs['after_s']:.3g} ms later (v_n {obs['vn_m_s']:.3g} m/s)"
+                        if obs else ""))
     pred = doc["prediction"]
     if pred is not None:
         w = pred["windows"]["after_first"]
@@ -158,6 +164,7 @@ def run(args: argparse.Namespace) -> str:
     from .model import ContactSettings, build_plant
     from .modes import ModeThresholds
     from .registry import file_limits, make_controller
+    from .touchdown import touchdown_entries
 
     loaded = load_system(args.file, lifted_contacts=True)  # a contact in the air touches down on MuJoCo
     disturbance = parse_disturbance(getattr(args, "disturbance", None), tuple(loaded.mechanism.coordinates))
@@ -168,7 +175,8 @@ def run(args: argparse.Namespace) -> str:
     choice = make_controller(args.controller, loaded, velocity_tol=ModeThresholds().slip_tol(plant))
     result = simulate(plant, loaded.q, loaded.qdot, choice.controller, args.duration, args.rate,
                       progress=Progress(), disturbance=disturbance)
-    doc = simulation_document(result, loaded.name, args.controller, args.duration)
+    doc = simulation_document(result, loaded.name, args.controller, args.duration,
+                              touchdowns=touchdown_entries(result.touchdowns, loaded, plant))
     title = f"{loaded.name}, {args.controller}"
     files = []
     if args.plot:

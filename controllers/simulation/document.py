@@ -24,7 +24,11 @@ Keys (SI units; schema ``contactmodes/schemas/contactmodes.simulation-1.schema.j
   the controller predicts no mode). Each window: ``{"steps": n, "rmse": {coordinate: value} |
   null}`` (m/s² or rad/s²);
 * ``disturbance`` (only when the run had one, ``--disturbance``): the held generalized force keyed
-  by coordinate (N on ``x``/``y``, N·m on angles; zero on the coordinates not named).
+  by coordinate (N on ``x``/``y``, N·m on angles; zero on the coordinates not named);
+* ``touchdowns`` (when given, ``contactmodes simulate`` always gives it): one entry per touchdown
+  event, MuJoCo's pre-impact state and observed post-impact velocity and modes beside the
+  toolkit's predicted plastic impact outcomes
+  (``controllers.simulation.touchdown.touchdown_entries``).
 """
 
 from __future__ import annotations
@@ -90,7 +94,7 @@ def prediction_rmse(run: SimulationRun) -> dict | None:
 
 
 def simulation_document(run: SimulationRun, system: str, controller: str, duration: float,
-                        thresholds: ModeThresholds | None = None) -> dict:
+                        thresholds: ModeThresholds | None = None, touchdowns: list | None = None) -> dict:
     """The ``contactmodes.simulation/1`` document of ``run`` (module docstring).
 
     Parameters
@@ -105,6 +109,9 @@ def simulation_document(run: SimulationRun, system: str, controller: str, durati
         The requested duration (s).
     thresholds : ModeThresholds, optional
         The thresholds the letters were read with (default ``ModeThresholds()``).
+    touchdowns : list[dict], optional
+        The ``touchdowns`` entries (``controllers.simulation.touchdown.touchdown_entries``);
+        left out of the document when ``None``.
 
     Returns
     -------
@@ -144,4 +151,6 @@ def simulation_document(run: SimulationRun, system: str, controller: str, durati
     }
     if run.disturbance is not None:
         doc["disturbance"] = {c: float(run.disturbance[j]) for j, c in enumerate(plant.coordinates)}
+    if touchdowns is not None:
+        doc["touchdowns"] = touchdowns
     return doc

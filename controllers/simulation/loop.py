@@ -6,7 +6,8 @@ limits by MuJoCo, which records the applied value), held for ``n_sub = 1 / (rate
 steps. Recorded per step: the state at ``t_k``, the applied torque, the contact forces and
 point velocities averaged over the period's MuJoCo steps (each read from the forward pass its step
 began with) and the mode letters of those means (``controllers.simulation.modes``), the
-controller's predicted ``q̈`` and mode when it gives them; and the state at the end ``t_N``.
+controller's predicted ``q̈`` and mode when it gives them; and the state at the end ``t_N``. Every
+MuJoCo step also feeds the touchdown detector (``controllers.simulation.touchdown``).
 
 An optional disturbance ``τ_d`` ((n_q,) generalized force, N on ``x``/``y``, N·m on angles) is
 held over the whole run (MuJoCo's ``qfrc_applied``): ``M q̈ + h = S τ + τ_d + Jᵀ f``, the
@@ -20,7 +21,7 @@ A controller is any callable ``controller(q, qdot) -> tau`` (``q``, ``qdot`` (n_
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import numpy as np
@@ -30,6 +31,7 @@ from contactmodes.progress import Progress, stage
 
 from .model import Plant
 from .modes import ModeThresholds, mode_letters, read_contacts
+from .touchdown import TouchdownDetector
 
 __all__ = ["SimulationRun", "simulate", "substeps"]
 
@@ -77,6 +79,8 @@ class SimulationRun:
         ``N`` predicted mode strings or ``None``.
     disturbance : numpy.ndarray or None
         ``(n_q,)`` the held disturbance generalized force (N, N·m), ``None`` without one.
+    touchdowns : list[TouchdownEvent]
+        The touchdowns of the run (``controllers.simulation.touchdown``), in time order.
     """
 
     plant: Plant
@@ -92,6 +96,7 @@ class SimulationRun:
     predicted_qdd: np.ndarray
     predicted_mode: list
     disturbance: np.ndarray | None = None
+    touchdowns: list = field(default_factory=list)
 
     def simulated_qdd(self) -> np.ndarray:
         """``(N, n_q)`` mean ``q̈`` over each control step, ``(q̇_{k+1} − q̇_k) / Δt``."""
@@ -164,6 +169,7 @@ def simulate(plant: Plant, q0: np.ndarray, qdot0: np.ndarray, controller: Callab
     pred_mode: list = [None] * N
     modes: list[str] = []
     bad = int(mujoco.mjtWarning.mjWARN_BADQACC)
+    detector = TouchdownDetector(plant, thresholds) if k else None
     with stage(progress, "simulate", N) as bar:
         for step in range(N):
             q[step], qdot[step] = plant.state(data)
@@ -181,12 +187,17 @@ def simulate(plant: Plant, q0: np.ndarray, qdot0: np.ndarray, controller: Callab
                 data.ctrl[plant.ctrl_index] = tau
             f_sum = np.zeros((k, 2))
             v_sum = np.zeros((k, 2))
-            for _ in range(n_sub):
+            for sub in range(n_sub):
+                if detector is not None:
+                    q_j, qdot_j = plant.state(data)
                 mujoco.mj_step(model, data)
                 if k:
                     reading = read_contacts(plant, data, thresholds)
                     f_sum += reading.force
                     v_sum += reading.velocity
+                if detector is not None:
+                    detector.update(step * control_dt + sub * model.opt.timestep, q_j, qdot_j, reading.force,
+                                    reading.velocity, data.qvel[plant.qpos_index])
             if data.warning[bad].number > 0:
                 raise ContactModelError(f"simulation: MuJoCo diverged (bad accelerations) before t = "
                                         f"{(step + 1) * control_dt:g} s; try a smaller --dt")
@@ -199,4 +210,5 @@ def simulate(plant: Plant, q0: np.ndarray, qdot0: np.ndarray, controller: Callab
     position[N] = data.geom_xpos[plant.sphere_geoms][:, :2] if k else np.zeros((0, 2))
     return SimulationRun(plant=plant, control_dt=control_dt, times=np.arange(N) * control_dt, q=q, qdot=qdot,
                          torque=torque, modes=modes, force=force, velocity=velocity, position=position,
-                         predicted_qdd=pred, predicted_mode=pred_mode, disturbance=disturbance)
+                         predicted_qdd=pred, predicted_mode=pred_mode, disturbance=disturbance,
+                         touchdowns=[] if detector is None else detector.finished())
