@@ -80,8 +80,8 @@ class Polytope:
     ------
     PolytopeError
         When an argument is not numeric, has the wrong number of dimensions, a shape that does
-        not match the others, a NaN or an infinite value, or when ``n = 0``; the message starts
-        with the argument's name (``"b: expected shape (3,), got (2,)"``).
+        not match the others, a NaN or an infinite value; the message starts with the
+        argument's name (``"b: expected shape (3,), got (2,)"``).
 
     See Also
     --------
@@ -94,6 +94,18 @@ class Polytope:
     Emptiness, the affine hull and every support value are decided by verified linear programs
     relative to the data's own scale (``polytopes._feasibility``, ``polytopes.tolerances``), so a
     set written in millimetres and the same set in metres get the same answers.
+
+    Dimension ``n = 0`` is a legal value (give ``A`` shape ``(m, 0)``): ``R^0`` has one point,
+    the empty tuple, so a set in it is either ``{()}`` or empty. Its rows read ``0 <= b_i`` and
+    ``0 = d_i`` and the package's one emptiness rule decides them (a zero row carries no scale,
+    so the data scale is 1 and the tolerance ``FEASIBILITY_TOL``). Every query answers: ``contains`` (points of shape ``(0,)`` or ``(N,
+    0)``), ``bounding_box`` (two arrays of shape ``(0,)``), ``chebyshev_center`` (centre of shape
+    ``(0,)``, radius 0, or ``-inf`` when empty), ``vertices`` (one vertex of shape ``(0,)``, or
+    none), ``affine_dimension`` (0 or -1), ``equals``/``issubset``, ``intersect``,
+    ``polytopes.regions.difference``, ``reduce`` (``universe(0)`` or ``empty(0)``),
+    ``to_json``/``from_json`` (``"dim": 0``), and ``project`` onto no coordinate (``keep=[]``)
+    maps any set to ``universe(0)`` or ``empty(0)`` by its emptiness. (The contact-mode analysis
+    of a system without actuators gives its torque sets ``T_c`` in ``R^0``.)
 
     References
     ----------
@@ -152,8 +164,6 @@ class Polytope:
             raise PolytopeError(f"C: expected {n} columns, got shape {C_.shape}")
         if d_.shape != (C_.shape[0],):
             raise PolytopeError(f"d: expected shape ({C_.shape[0]},), got {d_.shape}")
-        if n == 0:
-            raise PolytopeError("A: dimension must be at least 1 (give A shape (0, n))")
         object.__setattr__(self, "_A", _frozen(A_))
         object.__setattr__(self, "_b", _frozen(b_))
         object.__setattr__(self, "_C", _frozen(C_))
@@ -281,6 +291,8 @@ class Polytope:
         ``PolytopeError`` when shapes disagree, the dimension is unknown, or rays/lines are
         given without a vertex.
         """
+        if dim is not None and int(dim) == 0 and np.ndim(vertices) == 2 and np.shape(vertices)[1] == 0:
+            return cls.universe(0) if np.shape(vertices)[0] else cls.empty(0)  # R^0: one point
         arrs = {}
         for name, v in (("vertices", vertices), ("rays", rays), ("lines", lines)):
             if v is None:
@@ -309,7 +321,8 @@ class Polytope:
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> "Polytope":
         """From ``{"A": [[..]], "b": [..], "C": [[..]], "d": [..], "dim": n}`` (``C``, ``d``
-        optional; ``dim`` needed only when ``A`` and ``C`` have no rows)."""
+        optional; ``dim`` needed only when ``A`` and ``C`` have no rows, and for ``"dim": 0``,
+        whose rows are empty lists: ``{"A": [[]], "b": [-1.0], "dim": 0}`` is ``empty(0)``)."""
         if not isinstance(data, Mapping):
             raise PolytopeError("json: expected an object")
         if "A" not in data or "b" not in data:
@@ -321,7 +334,8 @@ class Polytope:
             if a.size == 0:
                 if n is None:
                     raise PolytopeError(f"{name}: empty; give 'dim'")
-                return np.zeros((0, int(n)))
+                rows = a.shape[0] if a.ndim == 2 and int(n) == 0 else 0  # R^0: rows of no entry
+                return np.zeros((rows, int(n)))
             return a
         A = mat("A", data["A"])
         if n is not None and A.ndim == 2 and A.shape[1] != int(n):
@@ -616,6 +630,9 @@ class Polytope:
         X = np.atleast_2d(X)
         if X.ndim != 2 or X.shape[1] != self.dim:
             raise PolytopeError(f"x: expected shape ({self.dim},) or (N, {self.dim}), got {np.shape(x)}")
+        if self.dim == 0:  # R^0 has one point: in the set iff the set is not empty
+            ok = np.full(X.shape[0], not self.is_empty())
+            return bool(ok[0]) if single else ok
         An, bn, _ = normalize_rows(self._A, self._b)
         Cn, dn, _ = normalize_rows(self._C, self._d)
         lim = t * np.maximum(max(1.0, data_scale(self._A, self._b)), np.max(np.abs(X), axis=1))
@@ -995,7 +1012,9 @@ class Polytope:
         key = ("reduce", method)
         if key in self._cache:
             return self._cache[key]
-        if method == "exact":
+        if method == "exact" and self.dim == 0 and ppl_io.available():  # R^0: the one emptiness rule
+            out = Polytope.empty(0) if self.is_empty() else Polytope.universe(0)
+        elif method == "exact":
             A, b, C, d = ppl_io.reduce_exact(*self._h())
             if np.any(np.all(A == 0, axis=1) & (b < 0)):
                 out = Polytope.empty(self.dim)
@@ -1003,6 +1022,8 @@ class Polytope:
                 out = Polytope(*_redundancy.canonical_form(A, b, C, d))
         elif self.is_empty():
             out = Polytope.empty(self.dim)
+        elif self.dim == 0:  # R^0: the one point, no row needed
+            out = Polytope.universe(0)
         else:
             out = Polytope(*_redundancy.reduce(*self._h(), method=method, feas=self._feas(),
                                               hl=self._hull()))
