@@ -405,10 +405,13 @@ class ModeSolution:
 
     def w_varies(self, task: bool = True) -> bool:
         """``affine_dimension(D_c) > affine_dimension(T_c)`` (III-G.2)."""
-        if not self.feasible(task) or self.response_scaled(task).n_w == 0:
-            return False
-        T = self.T_scaled(task)
-        return T is not None and self._D_or_raw(task).affine_dimension() > T.affine_dimension()
+        def build():
+            if not self.feasible(task) or self.response_scaled(task).n_w == 0:
+                return False
+            T = self.T_scaled(task)
+            return T is not None and self._D_or_raw(task).affine_dimension() > T.affine_dimension()
+
+        return self._cached(("w_varies", task), build)
 
     def box_scaled(self, task: bool = True) -> tuple[np.ndarray, np.ndarray]:
         """Bounding box ``(lo, hi)`` of ``T_c`` over τ' (±inf where unbounded; the empty box
@@ -575,17 +578,12 @@ class AnalysisSession:
     Raises
     ------
     ContactModelError
-        For a system without actuators (torque domains need at least one input), or an
-        ``enumeration`` with a string that is not a mode of the system's contacts or with a mode
+        For an ``enumeration`` with a string that is not a mode of the system's contacts or with a mode
         twice (named ``enumeration.modes[i]``).
     """
 
     def __init__(self, system: ContactSystem, method: str = "auto", progress: Progress | None = None,
                  enumeration: Enumeration | None = None) -> None:
-        if system.n_tau == 0:
-            raise ContactModelError(
-                "torques: the system has no actuators; torque domains T_c need at least one "
-                "(polytopes has no 0-dimensional sets)")
         if enumeration is not None:
             seen: set[str] = set()
             for i, m in enumerate(enumeration.modes):
@@ -604,6 +602,9 @@ class AnalysisSession:
         self._pools: dict[bool, RayPool] = {}
         self._banks: dict[tuple[bool, bool], EquationBank] = {}
         self._user_sets = UserSets(self.scaling)
+        #: decides ``overlapping_pairs`` elsewhere when set (``contactmodes.analysis.distributed``:
+        #: a Dask cluster); ``None``: in this process
+        self.executor = None
 
     def to_user(self, P: Polytope) -> Polytope:
         """A set of this session over ``(τ', z)`` (``z``: trailing variables kept as they are,
@@ -686,7 +687,8 @@ class AnalysisSession:
     def feasible_modes(self, task: bool = True, selection: Iterable[str] | None = None) -> list[str]:
         """Modes (default: the kinematically feasible ones) whose ``D_c`` is non-empty, with a
         progress stage."""
-        sols = self.modes(selection)
+        every = self.modes(selection)
+        sols = [sol for sol in every if not sol._has("feasible", task)]  # not decided elsewhere already
         self._prime_responses(sols, task)
         with stage(self.progress, "domains", len(sols)) as st:
             raws = []
@@ -697,7 +699,7 @@ class AnalysisSession:
         polys = [P for P, trivially in raws if not trivially]
         if len(polys) >= BATCH_MIN:
             Polytope.are_empty(polys)
-        return [sol.mode for sol in sols if sol.feasible(task)]
+        return [sol.mode for sol in every if sol.feasible(task)]
 
     def _prime_responses(self, sols: Sequence[ModeSolution], task: bool) -> None:
         """Compute the missing responses of ``sols`` (``ModeSolution.response``) and their
@@ -777,6 +779,11 @@ class AnalysisSession:
         boxes = [self.mode(m).box_scaled(task) for m in modes]
         lo = np.array([b[0] for b in boxes])
         hi = np.array([b[1] for b in boxes])
+        if lo.ndim == 2 and lo.shape[1] == 0:  # no torque: the boxes are the one point of R^0, all meet
+            i, j = np.triu_indices(len(modes), 1)
+            if i.size:
+                yield i, j
+            return
         finite = np.abs(np.concatenate([lo[np.isfinite(lo)], hi[np.isfinite(hi)]]))
         from contactmodes import tolerances
 
@@ -932,6 +939,8 @@ class AnalysisSession:
         cands = self.candidate_pairs(modes, task) if candidates is None else list(candidates)
         if not cands:
             return []
+        if self.executor is not None and len(cands) > DIRECT_PAIRS:  # on a cluster, in blocks
+            return self.executor.overlapping_pairs(self, modes, task, cands)
         if len(cands) <= DIRECT_PAIRS:  # a few pairs: one LP each costs less than the witnesses
             out = []
             with stage(self.progress, "overlaps", len(cands)) as st:
@@ -1017,7 +1026,7 @@ class AnalysisSession:
             if not sol.feasible(task):
                 continue
             lo, hi = sol.box_scaled(task)
-            slack = 1e-7 * max(1.0, float(np.abs(t).max()))
+            slack = 1e-7 * max(1.0, float(np.abs(t).max(initial=0.0)))  # no torque: no box to filter by
             if np.any(t < lo - slack) or np.any(t > hi + slack):
                 continue
             if sol.contains_scaled(t, task):
@@ -1037,8 +1046,8 @@ def mode_domain(system: ContactSystem, mode: str, task: bool = True, method: str
     ``A_x z <= b_x`` over ``z = (τ, w)`` of that response, the domain of exactly that response is
     built (``domain_from_response``).
 
-    Raises ``ContactModelError`` for an invalid mode or a system without
-    actuators.
+    Raises ``ContactModelError`` for an invalid mode. A system without actuators gives its
+    ``T_c`` in ``R^0`` (nonempty iff the mode is consistent).
     """
     if response is None and extra is None:
         return AnalysisSession(system, method=method).mode(mode).domain(task)

@@ -33,7 +33,7 @@ import importlib
 import json
 import re
 import sys
-from typing import Sequence
+from typing import Any, Sequence
 
 from polytopes import PolytopeError
 
@@ -103,6 +103,11 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                          "add to it) before the answer; without --at the table is the default output")
     an.add_argument("--impact", action="store_true",
                     help="at a touchdown: the plastic impact outcomes and the analysis after each (docs/impact.md)")
+    an.add_argument("--workers", type=int, default=None, metavar="N",
+                    help="spread the per-mode work and the overlap tests over a local Dask cluster of N worker "
+                         "processes (the sweep extra); the output is the single-process one")
+    an.add_argument("--scheduler", default=None, metavar="ADDR",
+                    help="the same on a running Dask cluster (tcp://host:port) whose workers have contactmodes")
     an.set_defaults(run=_analyze)
     from contactmodes.cli import check as cli_check
     from contactmodes.cli import plot as cli_plot
@@ -173,9 +178,27 @@ def _analyze(args: argparse.Namespace) -> str:
             if given:
                 raise UserError(f"{option}: --at prints only the modes that contain the torque; "
                                 f"add --table to print the table with {option}")
-    result = analyze(system, modes=args.mode, task=not args.no_task, method=args.method, progress=Progress(),
-                     compute_overlaps=not answer_only, overlap_limit=None if args.overlaps else OVERLAP_LP_LIMIT,
-                     unambiguous=args.unambiguous, inconsistency_box=box, at=at, friction=loaded.friction)
+    kwargs: dict[str, Any] = dict(modes=args.mode, task=not args.no_task, method=args.method, progress=Progress(),
+                                  compute_overlaps=not answer_only,
+                                  overlap_limit=None if args.overlaps else OVERLAP_LP_LIMIT,
+                                  unambiguous=args.unambiguous, inconsistency_box=box, at=at, friction=loaded.friction)
+    if args.workers is not None or args.scheduler is not None:  # on a Dask cluster: contactmodes.cli._cluster
+        from contactmodes.cli._cluster import analysis_client, check_cluster_args
+        from contactmodes.analysis.distributed import ClusterOverlaps
+        from contactmodes.analysis.session import AnalysisSession
+
+        check_cluster_args(args.scheduler, args.workers)
+        with analysis_client(args.scheduler, args.workers) as client:
+            session = AnalysisSession(system, method=args.method, progress=kwargs["progress"])
+            session.executor = ClusterOverlaps(client)
+            session.executor.prime(session, args.mode, not args.no_task, project=args.json)
+            result = analyze(system, session=session, **kwargs)
+            if args.json:
+                doc = result.to_json()
+        if args.json:
+            return json.dumps(doc, indent=2, allow_nan=False) + "\n"
+    else:
+        result = analyze(system, **kwargs)
     if answer_only:
         assert result.at is not None
         return format_at(system.torques, *result.at) + "\n"

@@ -1,0 +1,173 @@
+"""One analysis spread over a Dask cluster (issue 28): the per-mode work and the overlap
+candidate blocks of an ``AnalysisSession`` computed by workers, the answers those of one process.
+
+``prime_on_client(client, session, modes, task)`` sends the modes, ``CHUNK_MODES`` at a time, to
+the cluster's workers; each chunk is solved by a fresh ``AnalysisSession`` of the same system on
+a worker — given the main session's enumeration, so nothing is enumerated twice — exactly as the
+main session solves its modes: the responses and their emptiness LPs together
+(``AnalysisSession.feasible_modes``), the bounding boxes of the feasible ones
+(``AnalysisSession.candidate_pairs_within``'s priming, from the domains as in one process),
+then, with ``project``, their torque domains ``T_c`` (``AnalysisSession.prime_T``) and whether
+``w`` varies. The main session accepts each mode's results as its own (``ModeSolution._provide``:
+the values the mode's own methods give), so ``cm.analyze`` and ``to_json`` find them computed.
+
+``ClusterOverlaps`` is the session's overlap executor (``AnalysisSession.executor``): the
+candidate pairs of ``AnalysisSession.overlapping_pairs`` are decided ``OVERLAP_BLOCK`` pairs per
+task, each block by a worker's session that holds the ``T_c`` of the block's modes (computed
+on the cluster before, so every pair is decided on two torque domains as one process decides a
+pair of computed ``T_c``: a witness point, a certified separating facet, or one LP); the pairs
+come back in the order of the candidates.
+
+Every decision is one of the package's verified rules on the same sets; what may differ from a
+single process is the order in which LPs of a batch are grouped, i.e. floats within the
+documented noise of ``tests/_support/golden.py`` (``tests/contactmodes/analysis/test_distributed.py``
+compares the ``analyze --json`` documents). Ctrl-C: the caller's (``contactmodes.cli._cluster``)
+— the futures are cancelled when the client closes.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from contactmodes.analysis.session import AnalysisSession
+from contactmodes.progress import stage
+
+__all__ = ["CHUNK_MODES", "OVERLAP_BLOCK", "ClusterOverlaps", "prime_on_client"]
+
+CHUNK_MODES = 64
+"""Modes per task of ``prime_on_client`` (a cost knob: the stacked SVDs and LP batches of a chunk
+amortize their set-up; a chunk takes a few seconds on the zig-zag chain, so progress moves)."""
+
+OVERLAP_BLOCK = 4096
+"""Candidate pairs per task of ``ClusterOverlaps`` (a cost knob)."""
+
+
+def _solve_chunk(system, enumeration, method: str, task: bool, modes: list[str], project: bool) -> list[dict]:
+    """A worker's results for ``modes``: per mode ``{"mode", "response", "feasible", "box", "T",
+    "w_varies"}`` (``T``/``w_varies`` only with ``project``; ``box``/``T`` for feasible modes)."""
+    session = AnalysisSession(system, method=method, enumeration=enumeration)
+    feasible = session.feasible_modes(task, modes)
+    session._prime_boxes(feasible, task)  # as candidate_pairs_within primes them: from the domains
+    if project:
+        session.prime_T(feasible, task)
+    out = []
+    for m in modes:
+        sol = session.mode(m)
+        entry: dict[str, Any] = {"mode": m, "response": sol.response_scaled(task), "feasible": sol.feasible(task)}
+        if entry["feasible"]:
+            entry["box"] = sol.box_scaled(task)
+            if project:
+                entry["T"] = sol.T_scaled(task)
+                entry["w_varies"] = sol.w_varies(task)
+        out.append(entry)
+    return out
+
+
+def _accept(session: AnalysisSession, entry: dict, task: bool) -> None:
+    """Give the main session's mode a worker's results (``_solve_chunk``)."""
+    sol = session.mode(entry["mode"])
+    sol._provide("response", task, entry["response"])
+    sol._provide("feasible", task, entry["feasible"])
+    for kind in ("box", "T", "w_varies"):
+        if kind in entry:
+            sol._provide(kind, task, entry[kind])
+
+
+def _gather(client, futures, on_result, bar) -> None:
+    """Wait for ``futures`` in completion order, ``on_result(index, value)`` each; on any error
+    or Ctrl-C the outstanding ones are cancelled and the exception re-raised."""
+    from dask.distributed import as_completed
+
+    index = {f.key: i for i, f in enumerate(futures)}
+    try:
+        for fut in as_completed(futures):
+            on_result(index[fut.key], fut.result())
+            bar(index[fut.key])
+    except BaseException:
+        client.cancel(futures, force=True)
+        raise
+
+
+def prime_on_client(client, session: AnalysisSession, modes: Sequence[str] | None = None, task: bool = True,
+                    project: bool = True) -> None:
+    """Solve ``modes`` (default: the kinematically feasible ones) of ``session`` on the cluster of
+    ``client`` (module docstring); ``project``: their ``T_c`` too. Returns when every mode's
+    results are in the session. Modes already solved there are not sent."""
+    names = [s.mode for s in session.modes(modes) if not s._has("feasible", task)]
+    if not names:
+        return
+    enumeration = session.enumeration
+    [system] = client.scatter([session.system], broadcast=True, hash=False)
+    chunks = [names[i:i + CHUNK_MODES] for i in range(0, len(names), CHUNK_MODES)]
+    futures = [client.submit(_solve_chunk, system, enumeration, session.method, task, chunk, project, pure=False)
+               for chunk in chunks]
+    with stage(session.progress, f"modes on {len(client.nthreads())} workers", len(names)) as st:
+        def accept(i: int, entries: list[dict]) -> None:
+            for entry in entries:
+                _accept(session, entry, task)
+
+        _gather(client, futures, accept, lambda i: st.update(len(chunks[i]), chunks[i][-1]))
+
+
+def _overlap_block(system, enumeration, method: str, task: bool, sets: dict, block: list[tuple[str, str]]
+                   ) -> list[tuple[str, str]]:
+    """A worker's overlapping pairs of ``block`` (in its order), ``sets`` the ``T_c`` (scaled) of
+    the block's modes."""
+    session = AnalysisSession(system, method=method, enumeration=enumeration)
+    for m, T in sets.items():
+        sol = session.mode(m)
+        sol._provide("feasible", task, True)
+        sol._provide("T", task, T)
+    order = {m: i for i, m in enumerate(enumeration.modes)}
+    modes = sorted(sets, key=lambda m: order.get(m, len(order)))
+    return session.overlapping_pairs(modes, task, candidates=block)
+
+
+class ClusterOverlaps:
+    """The overlap executor of a session (``AnalysisSession.executor``) on the cluster of
+    ``client``: ``overlapping_pairs`` decided in blocks (module docstring)."""
+
+    def __init__(self, client) -> None:
+        self.client = client
+
+    def prime(self, session: AnalysisSession, modes: Sequence[str] | None = None, task: bool = True,
+              project: bool = True) -> None:
+        """``prime_on_client`` on this executor's client."""
+        prime_on_client(self.client, session, modes, task, project)
+
+    def overlapping_pairs(self, session: AnalysisSession, modes: Sequence[str], task: bool,
+                          cands: list[tuple[str, str]]) -> list[tuple[str, str]]:
+        """``session.overlapping_pairs(modes, task, cands)`` decided on the cluster, in the order
+        of ``cands``; the ``T_c`` of the candidates' modes are computed on the cluster first."""
+        involved = sorted({m for pair in cands for m in pair})
+        todo = [m for m in involved if not session.mode(m).has_T(task)]
+        if todo:  # their T_c, on the cluster
+            self._project(session, todo, task)
+        [system] = self.client.scatter([session.system], broadcast=True, hash=False)
+        enumeration = session.enumeration
+        blocks = [cands[i:i + OVERLAP_BLOCK] for i in range(0, len(cands), OVERLAP_BLOCK)]
+        futures = []
+        for block in blocks:
+            sets = {m: session.mode(m).T_scaled(task) for m in {m for pair in block for m in pair}}
+            futures.append(self.client.submit(_overlap_block, system, enumeration, session.method, task, sets, block,
+                                              pure=False))
+        results: list[list[tuple[str, str]]] = [[] for _ in blocks]
+        with stage(session.progress, "overlaps on the cluster", len(cands)) as st:
+            def keep(i: int, pairs: list) -> None:
+                results[i] = [tuple(p) for p in pairs]
+
+            _gather(self.client, futures, keep, lambda i: st.update(len(blocks[i])))
+        return [p for block in results for p in block]  # type: ignore[misc]
+
+    def _project(self, session: AnalysisSession, modes: list[str], task: bool) -> None:
+        """The ``T_c`` (and ``w_varies``) of feasible ``modes`` already solved without them."""
+        [system] = self.client.scatter([session.system], broadcast=True, hash=False)
+        chunks = [modes[i:i + CHUNK_MODES] for i in range(0, len(modes), CHUNK_MODES)]
+        futures = [self.client.submit(_solve_chunk, system, session.enumeration, session.method, task, chunk, True,
+                                      pure=False) for chunk in chunks]
+        with stage(session.progress, "projections on the cluster", len(modes)) as st:
+            def accept(i: int, entries: list[dict]) -> None:
+                for entry in entries:
+                    _accept(session, entry, task)
+
+            _gather(self.client, futures, accept, lambda i: st.update(len(chunks[i]), chunks[i][-1]))
