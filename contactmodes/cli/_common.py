@@ -125,13 +125,18 @@ def write_atomic(path: str, write: Callable[[str], None], option: str = "--outpu
 
 def parse_floats(text: str, n: int | None, option: str) -> np.ndarray:
     """Comma-separated finite numbers (exactly ``n`` if given) → array; ``UserError``
-    naming ``option`` otherwise."""
+    naming ``option`` otherwise. With ``n = 0`` (a system without actuators) the empty text is
+    the one point of ``R^0`` (``--at=``)."""
+    if n == 0 and not text.strip():
+        return np.zeros(0)
     try:
         values = np.array([float(v) for v in text.split(",")])
     except ValueError:
         raise UserError(f"{option}: expected comma-separated numbers, got {text!r}") from None
     if not np.all(np.isfinite(values)):
         raise UserError(f"{option}: values must be finite, got {text!r}")
+    if n == 0:
+        raise UserError(f"{option}: the system has no actuators: give no value ({option}=), got {len(values)}")
     if n is not None and len(values) != n:
         raise UserError(f"{option}: expected {n} values (one per torque), got {len(values)}")
     return values
@@ -139,7 +144,12 @@ def parse_floats(text: str, n: int | None, option: str) -> np.ndarray:
 
 def parse_box(text: str, n: int, option: str) -> tuple[np.ndarray, np.ndarray]:
     """Parse ``LO:HI[,LO:HI...]`` with exactly ``n`` ranges into ``(lo, hi)``, each (n,) floats;
-    ``UserError`` naming ``option`` on a malformed, non-finite or reversed range."""
+    ``UserError`` naming ``option`` on a malformed, non-finite or reversed range. With ``n = 0`` (a
+    system without actuators) the empty text is the box of ``R^0``, its one point (``option=``)."""
+    if n == 0:
+        if text.strip():
+            raise UserError(f"{option}: the system has no actuators: give no range ({option}=), got {text!r}")
+        return np.zeros(0), np.zeros(0)
     parts = text.split(",")
     if len(parts) != n:
         raise UserError(f"{option}: expected {n} LO:HI ranges (one per torque), got {len(parts)}")

@@ -295,6 +295,9 @@ def plot_data(args: argparse.Namespace):
 
     loaded = load_system(args.file, mu_intervals=True)  # mu = [lo, hi]: docs/friction-intervals.md
     system = loaded.system
+    if system.n_tau == 0:  # T_c in R^0: nothing to draw; the table says which modes are consistent
+        raise ContactModelError("torques: the system has no actuators: there is no torque to draw "
+                                "(contactmodes analyze FILE lists the consistent modes)")
     axes = _axes(args.torques, system.torques)
     box = None
     if args.box:

@@ -7,7 +7,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from contactmodes.errors import ContactModelError
 from contactmodes.impact.outcomes import impact
 from contactmodes.impact.result import ImpactResult
 
@@ -63,16 +62,14 @@ def analyze_after_impact(path: str | Path, pseudo_impulse: float = 0.0, **option
     Raises
     ------
     ContactModelError
-        A bad file, or a system without actuators (the analysis needs torque domains).
+        A bad file. (A system without actuators is analysed as any other: each post-impact mode
+        is then consistent or not, its ``T_c`` in ``R^0``.)
     """
     from contactmodes.analysis.analyze import analyze
     from contactmodes.system_file.loader import load_system
 
     loaded = load_system(path)
     system = loaded.system
-    if system.n_tau == 0:
-        raise ContactModelError("torques: the system has no actuators, so there are no torque domains to analyse "
-                                "after the impact; contactmodes impact FILE gives the outcomes")
     result = impact(path, pseudo_impulse=pseudo_impulse)
     analyses = {}
     for outcome in result.outcomes:

@@ -31,6 +31,14 @@ and shows for them only the bounds (from the bounding boxes the analysis already
 projected for the table, which at thousands of modes would cost minutes; ``--mode MODE`` gives the
 full columns). Overlapping pairs are listed in full while there are at most ``list_limit`` of them,
 else summarized with the hint ``--overlaps``.
+
+A system without actuators (a falling block, a robot with its motors off) has its torque sets in
+``R^0``: a mode is simply consistent or not. Its table has the column ``consistent`` (``yes`` /
+``no``: ``D_c`` nonempty over ``w``) in place of ``feasible`` and no torque, facet or dimension
+column; ``T*_c`` becomes ``unambiguous`` (``yes`` when the mode is the only consistent one and its
+task rows hold over all its solutions), overlaps are the other consistent modes, and a last line
+gives the verdict: ``unique``, ``ambiguous`` (several consistent modes) or ``inconsistent`` (none:
+Painlevé).
 """
 
 from __future__ import annotations
@@ -172,7 +180,10 @@ def format_bound(lo: float, hi: float, scale: float | None = None, width: int | 
 
 def format_at(names: Sequence[str], tau, modes: Sequence[str]) -> str:
     """The answer of ``analyze --at``: the modes whose ``T_c`` contains the torque ``tau``, as lines
-    of at most ``WIDTH`` columns (broken after commas)."""
+    of at most ``WIDTH`` columns (broken after commas). With no torque (a system without
+    actuators, ``T_c`` in ``R^0``) the modes containing the one point ``()`` are the consistent ones."""
+    if not len(names):
+        return "\n".join(_wrap(f"consistent modes (no actuators: T_c contains the point ()): {', '.join(modes) or 'none'}"))
     point = ", ".join(f"{n}={float(v):.12g}" for n, v in zip(names, np.asarray(tau, dtype=float)))
     return "\n".join(_wrap(f"modes whose T_c contains ({point}): {', '.join(modes) or 'none'}"))
 
@@ -440,26 +451,28 @@ def format_table(result: Any, unambiguous: dict | None = None, inconsistent: lis
     # the analysis's unit of each torque: the scale of the display's zero rule
     units = list(np.asarray(session.scaling.tau, dtype=float)) if session is not None else [None] * n_tau
     feasible = result.feasible_modes()
+    passive = n_tau == 0  # torque sets in R^0: each mode consistent or not (module doc)
     out = [
         *_wrap(f"system: {system.name or '(unnamed)'}   coordinates: {', '.join(system.coordinates)}"),
         *_wrap(f"torques: {', '.join(names) or '(none)'}   contacts: {', '.join(system.contacts)}"),
         *_wrap(f"modes: {enum.total} total, {enum.after_velocity} after velocity pruning (Table III), "
                f"{enum.after_acceleration} after acceleration pruning (Sec. III-F)"),
-        f"feasible: {len(feasible)} of the {len(result.modes)} analysed modes",
+        f"{'consistent' if passive else 'feasible'}: {len(feasible)} of the {len(result.modes)} analysed modes"
+        + (" (no actuators: a mode is consistent or not)" if passive else ""),
         "",
     ]
     wide = n_tau > 3
     # a large analysis (rows summarized) shows what the analysis already has — each T_c's
     # bounding box — and projects no domain for the table
     boxes_only = len(result.modes) > MAX_ROWS
-    header = ["mode", "case", "dim w", "w→q̈", "feasible"]
-    if boxes_only:
+    header = ["mode", "case", "dim w", "w→q̈", "consistent" if passive else "feasible"]
+    if boxes_only and not passive:
         header += ["finite bounds of T_c"] if wide else [f"{name} bounds" for name in names]
-    else:
+    elif not passive:
         header += ["dim T_c", "facets", "centre", "radius", "bounds"] if wide else \
             [f"{name} bounds" for name in names] + ["facets", "dim T_c"]
     if unambiguous is not None:
-        header.append("T*_c")
+        header.append("unambiguous" if passive else "T*_c")
     header.append("overlaps")
     rows = [[_header(h) for h in header]]
     shown = list(result.modes.items())[:MAX_ROWS]
@@ -475,7 +488,10 @@ def format_table(result: Any, unambiguous: dict | None = None, inconsistent: lis
             scales = [max([u or 0.0] + [abs(x) for x in (a, b) if math.isfinite(x)])
                       for u, a, b in zip(units, lo, hi)]
             row.append(_text("yes"))
-        if item.feasible and boxes_only:
+        if passive:
+            if not item.feasible:
+                row.append(_text("no"))
+        elif item.feasible and boxes_only:
             row += [_finite_cell(names, lo, hi, scales)] if wide else \
                 [_bound_cell(a, b, u) for a, b, u in zip(lo, hi, units)]
         elif item.feasible:
@@ -495,7 +511,12 @@ def format_table(result: Any, unambiguous: dict | None = None, inconsistent: lis
             row += [_text("-")] * (len(header) - 5 - (unambiguous is not None) - 1)
         if unambiguous is not None:
             u = unambiguous.get(mode)
-            row.append(_text("-") if u is None else _pieces_cell(u.unambiguous, units[0]))
+            if u is None:
+                row.append(_text("-"))
+            elif passive:
+                row.append(_text("yes" if u.unambiguous else "no"))
+            else:
+                row.append(_pieces_cell(u.unambiguous, units[0]))
         if result.overlaps is None:
             row.append(_text("?" if item.feasible else ""))
         else:
@@ -547,7 +568,9 @@ def format_table(result: Any, unambiguous: dict | None = None, inconsistent: lis
             out += _wrap(f"  {mode}: {', '.join(srcs) or 'none'}", indent="    ")
     if inconsistent is not None:
         out.append("")
-        if inconsistent:
+        if passive:
+            out.append(f"inconsistent (no mode has a solution): {'yes' if inconsistent else 'no'}")
+        elif inconsistent:
             pieces = _pieces_cell(inconsistent, units[0] if n_tau == 1 else None).variants[0]
             out += _wrap(f"inconsistent torques (no mode has a solution): {pieces}", sep=" ∪ ")
         else:
@@ -556,4 +579,18 @@ def format_table(result: Any, unambiguous: dict | None = None, inconsistent: lis
         tau, modes = at
         out.append("")
         out.append(format_at(names, tau, modes))
+    if passive:
+        out.append("")
+        out.append(_verdict(result, feasible))
     return "\n".join(out)
+
+
+def _verdict(result: Any, feasible: Sequence[str]) -> str:
+    """The last line of a passive system's table: ``unique``, ``ambiguous`` or ``inconsistent``
+    among the analysed modes (``--mode`` may have left some out)."""
+    some = "" if len(result.modes) == result.enumeration.after_acceleration else " among the analysed modes"
+    if not feasible:
+        return f"verdict: inconsistent{some} (no mode has a solution: Painlevé)"
+    if len(feasible) == 1:
+        return f"verdict: unique{some} (the one consistent mode is {feasible[0]})"
+    return f"verdict: ambiguous{some} ({len(feasible)} consistent modes: {', '.join(feasible)})"

@@ -101,7 +101,6 @@ def test_analyze_after_the_impact(capsys):
 
 
 @pytest.mark.parametrize("argv, field", [
-    (["analyze", BLOCK, "--impact"], "no actuators"),
     (["analyze", "examples/impact/rocking_block_wheel.toml", "--impact", "--at", "1"], "--at"),
 ])
 def test_analyze_impact_errors(argv, field, capsys):
