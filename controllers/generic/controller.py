@@ -236,6 +236,10 @@ class UnambiguousOptimalController(OptimalControllerBase):
         classification (velocity units; for a soft plant's scattered velocities, as RHex's
         controller does). Default ``None``: no velocity is changed, and a state with an
         approaching contact goes through the impact law (``pseudo_impulse``).
+    touching_velocity_tol : float, optional
+        Normal contact velocities within ``±`` this count as zero (velocity units; default none):
+        the touching contacts of a soft plant, whose velocities scatter at µm/s, while a contact
+        approaching faster still goes through the impact law (``docs/impact.md``).
     pseudo_impulse : float, optional
         At a touchdown state (a contact approaching by the Table III rule): the plastic impact
         is taken first with this ``δ_t`` (s, thesis eq. 39; default 0, none), one reachable
@@ -268,7 +272,7 @@ class UnambiguousOptimalController(OptimalControllerBase):
 
     def __init__(self, system, objective: LinearObjective, limits=None, modes=None, *,
                  normal_velocity_tol: float | None = None, gap_tol: float | None = None,
-                 pseudo_impulse: float = 0.0) -> None:
+                 pseudo_impulse: float = 0.0, touching_velocity_tol: float | None = None) -> None:
         if isinstance(system, (str, Path)):
             from contactmodes.system_file.loader import load_system
 
@@ -290,6 +294,7 @@ class UnambiguousOptimalController(OptimalControllerBase):
                 raise ContactModelError(f"objective.{name}: expected {size} coefficients, got {arr.size}")
         self.limits = TorqueBox.of(limits, n_tau)
         self.normal_velocity_tol = normal_velocity_tol
+        self.touching_velocity_tol = touching_velocity_tol
         self.gap_tol = gap_tol
         if not (math.isfinite(float(pseudo_impulse)) and float(pseudo_impulse) >= 0.0):
             raise ContactModelError(f"pseudo_impulse: must be a finite duration >= 0 s, got {pseudo_impulse!r}")
@@ -302,7 +307,7 @@ class UnambiguousOptimalController(OptimalControllerBase):
     def step_model(self, q, qdot) -> MechanismStep:
         """The ``MechanismStep`` of the state (what a call computes on)."""
         return MechanismStep(self.mechanism, self.template, q, qdot, self.normal_velocity_tol, self.blocks,
-                             self.gap_tol)
+                             self.gap_tol, self.touching_velocity_tol)
 
     def torque_limits(self, qdot) -> tuple[np.ndarray, np.ndarray]:
         """``(lo, hi)`` ``(n_τ,)`` at the velocity ``qdot`` (actuator speeds ``Sᵀ q̇``)."""
@@ -324,7 +329,8 @@ class UnambiguousOptimalController(OptimalControllerBase):
             step = self.step_model(q, qdot)
         except ApproachingContactError:
             lo, hi = self.torque_limits(qdot)  # the torque acts during the impact: pre-impact speeds
-            td = resolve_touchdown(self.mechanism, self.template, q, qdot, lo, hi, self.pseudo_impulse, self.gap_tol)
+            td = resolve_touchdown(self.mechanism, self.template, q, qdot, lo, hi, self.pseudo_impulse, self.gap_tol,
+                                   v0_floor=self.touching_velocity_tol)
             self.last_touchdown = td
             qdot = td.qdot_plus
             step = self.step_model(q, qdot)

@@ -10,13 +10,15 @@ gap (``PlanarMechanism.contact_gaps``: the signed distance of the contact point 
 exceeds ``gap_tol`` is left out of the step (its force is zero; labelled ``S``), as RHex's
 controller leaves lifted toes out; the others are present (persistent contacts; a separating one
 is ``S``). Optionally (an explicit opt-in), normal velocities at most ``normal_velocity_tol`` are
-set to 0 first (as the RHex controller does for its compliant simulator's scattered velocities);
-without it an approaching contact raises ``ApproachingContactError``, which the controller answers
-with the impact law (``controllers.generic.touchdown``).
+set to 0 first (as the RHex controller does for its compliant simulator's scattered velocities), or
+only those within ``±touching_tol`` (a soft plant's touching contacts); an approaching contact
+left raises ``ApproachingContactError``, which the controller answers with the impact law
+(``controllers.generic.touchdown``).
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 import numpy as np
@@ -31,16 +33,20 @@ from contactmodes.tolerances import GAP_RTOL
 __all__ = ["MechanismStep", "check_constraints", "classified_velocities"]
 
 
-def classified_velocities(v_contact, normal_velocity_tol: float | None) -> np.ndarray:
+def classified_velocities(v_contact, normal_velocity_tol: float | None,
+                          touching_tol: float | None = None) -> np.ndarray:
     """Contact velocities ``v_contact`` (2k,) with every normal component ``<= normal_velocity_tol``
-    set to 0 (none changed for ``None``); same units as ``v_contact``."""
+    set to 0, or with ``touching_tol``, every normal component of magnitude ``<= touching_tol``
+    (an approaching one faster than it is kept); none changed for ``None``; same units as
+    ``v_contact``."""
     v = np.asarray(v_contact, dtype=float).reshape(-1)
-    if normal_velocity_tol is None:
+    if normal_velocity_tol is None and touching_tol is None:
         return v
-    tol = max(0.0, float(normal_velocity_tol))
+    tol = -math.inf if normal_velocity_tol is None else max(0.0, float(normal_velocity_tol))
+    band = -math.inf if touching_tol is None else max(0.0, float(touching_tol))
     out = v.tolist()  # a few contacts: Python floats
     for i in range(1, len(out), 2):
-        if out[i] <= tol and abs(out[i]) > 0.0:
+        if (out[i] <= tol or abs(out[i]) <= band) and abs(out[i]) > 0.0:
             out[i] = 0.0
     return np.array(out)
 
@@ -63,6 +69,9 @@ class MechanismStep:
         ``(n_q,)`` velocity.
     normal_velocity_tol : float, optional
         Normal contact velocities ``<=`` this are set to 0 (velocity units; default none).
+    touching_tol : float, optional
+        Normal contact velocities within ``±`` this are set to 0 (velocity units; default none):
+        a soft plant's touching contacts; faster approaching ones still raise.
     blocks : tuple, optional
         The ``Structure`` block specification of the constraints (computed when not given).
     gap_tol : float, optional
@@ -88,7 +97,8 @@ class MechanismStep:
     """
 
     def __init__(self, mechanism, template: ContactSystem, q, qdot, normal_velocity_tol: float | None = None,
-                 blocks: tuple | None = None, gap_tol: float | None = None) -> None:
+                 blocks: tuple | None = None, gap_tol: float | None = None,
+                 touching_tol: float | None = None) -> None:
         self.mechanism = mechanism
         self.template = template
         self.constraints = tuple(template.constraints)
@@ -112,7 +122,7 @@ class MechanismStep:
             self.constraints = tuple(replace(c, f=c.f[:, rows]) for c in self.constraints)
         self.blocks = tuple(blocks) if blocks is not None else tuple((c.kind, c.type, c.n_rows)
                                                                        for c in self.constraints)
-        self.v_contact = classified_velocities(d.v_contact[rows], normal_velocity_tol)
+        self.v_contact = classified_velocities(d.v_contact[rows], normal_velocity_tol, touching_tol)
         self.terms: ScaledTerms = scaled_terms(d.M, d.h, self.S, self.J, self.Jdot_qdot, self.v_contact, self.v0,
                                                self.scales, [(c.qdd, c.f, c.tau, c.rhs) for c in self.constraints])
         self.pattern: VelocityPattern = classify_arrays(self.terms.v_contact, self.terms.v0, 1.0, self.contacts)

@@ -120,7 +120,7 @@ class Touchdown:
 
 
 def impact_system(mechanism, template, q, qdot, gap_tol: float | None = None,
-                  frictionless: bool = False):
+                  frictionless: bool = False, v0_floor: float | None = None):
     """The ``ContactSystem`` (user units) of the state for ``contactmodes.impact``.
 
     Parameters
@@ -136,6 +136,9 @@ def impact_system(mechanism, template, q, qdot, gap_tol: float | None = None,
         ``GAP_RTOL`` times the characteristic length.
     frictionless : bool, optional
         ``μ = 0`` on every contact (the fallback).
+    v0_floor : float, optional
+        Each contact's Table III threshold ``v0`` at least this (m/s): contacts within ``±`` it are
+        touching (the controller's ``touching_velocity_tol``, a soft plant's contacts at rest).
 
     Returns
     -------
@@ -156,7 +159,8 @@ def impact_system(mechanism, template, q, qdot, gap_tol: float | None = None,
     system = cm.ContactSystem(M=d.M, h=d.h, S=mechanism.actuator_matrix(), J=d.J[rows], Jdot_qdot=d.Jdot_qdot[rows],
                               v_contact=d.v_contact[rows], mu=mu, coordinates=template.coordinates,
                               torques=template.torques, contacts=tuple(template.contacts[i] for i in keep),
-                              v0=np.asarray(template.v0, dtype=float)[keep], name=template.name, scales=scales)
+                              v0=np.maximum(np.asarray(template.v0, dtype=float)[keep], v0_floor or 0.0),
+                              name=template.name, scales=scales)
     h_rest = mechanism.dynamics(q, np.zeros_like(qdot)).h
     return system, keep, h_rest
 
@@ -228,7 +232,7 @@ def _label(mode: str, keep: np.ndarray, k: int) -> str:
 
 
 def resolve_touchdown(mechanism, template, q, qdot, lo=None, hi=None, pseudo_impulse: float = 0.0,
-                      gap_tol: float | None = None) -> Touchdown:
+                      gap_tol: float | None = None, v0_floor: float | None = None) -> Touchdown:
     """The impact at a touchdown state and the outcome the controller follows (module docstring).
 
     Parameters
@@ -245,6 +249,8 @@ def resolve_touchdown(mechanism, template, q, qdot, lo=None, hi=None, pseudo_imp
         ``δ_t`` (s) of thesis eq. (39); 0 for none.
     gap_tol : float, optional
         As ``MechanismStep``'s.
+    v0_floor : float, optional
+        As ``impact_system``'s.
 
     Returns
     -------
@@ -255,12 +261,12 @@ def resolve_touchdown(mechanism, template, q, qdot, lo=None, hi=None, pseudo_imp
     ContactModelError
         No outcome even without friction (module docstring, *Fallback*).
     """
-    system, keep, h_rest = impact_system(mechanism, template, q, qdot, gap_tol)
+    system, keep, h_rest = impact_system(mechanism, template, q, qdot, gap_tol, v0_floor=v0_floor)
     result = cm.impact(system, qdot=qdot, pseudo_impulse=pseudo_impulse, h_rest=h_rest)
     chosen, reachable = choose_outcome(result, lo, hi)
     status = "impact"
     if chosen is None:
-        system, keep, h_rest = impact_system(mechanism, template, q, qdot, gap_tol, frictionless=True)
+        system, keep, h_rest = impact_system(mechanism, template, q, qdot, gap_tol, frictionless=True, v0_floor=v0_floor)
         result = cm.impact(system, qdot=qdot)
         chosen, reachable = choose_outcome(result)
         status = "frictionless"

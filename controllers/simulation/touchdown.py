@@ -40,7 +40,7 @@ within 0.1 % of the velocity change; with ``e`` > 0 the landing corner bounces o
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -163,12 +163,11 @@ def _prediction(loaded: Any, plant, ev: TouchdownEvent, v_slip: float) -> dict:
     from controllers.generic.touchdown import choose_outcome, impact_system
 
     template = loaded.system
-    v0 = np.maximum(np.asarray(template.v0, dtype=float), v_slip)
     speed = float(np.abs(loaded.mechanism.dynamics(ev.q_before, ev.qdot_before).v_contact).max(initial=0.0))
     gap_tol = plant.settings.margin_rel * plant.length + speed * float(plant.model.opt.timestep)
     try:
-        system, keep, _ = impact_system(loaded.mechanism, template, ev.q_before, ev.qdot_before, gap_tol)
-        system = replace(system, v0=v0[keep])
+        system, keep, _ = impact_system(loaded.mechanism, template, ev.q_before, ev.qdot_before, gap_tol,
+                                        v0_floor=v_slip)
         result = cm.impact(system, qdot=ev.qdot_before)
     except cm.ContactModelError as exc:
         return {"consistent_modes": [], "chosen": None, "outcomes": [], "error": str(exc)}

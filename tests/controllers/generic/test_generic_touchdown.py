@@ -171,10 +171,16 @@ def test_no_consistent_outcome_falls_back_to_frictionless(wheel, monkeypatch):
     assert td.outcome[0] == "S" and td.outcome[1] in "FLR"
 
 
-def test_the_velocity_tolerance_is_an_explicit_opt_in(wheel):
+def test_the_velocity_tolerances_are_explicit_opt_ins(wheel):
     ctrl = UnambiguousOptimalController(wheel, _objective(), limits=([-1.0], [1.0]), normal_velocity_tol=0.5)
     ctrl(wheel.q, wheel.qdot)
     assert ctrl.log[-1].touchdown is None and not ctrl.touchdowns  # the old zeroing: no impact
+    band = UnambiguousOptimalController(wheel, _objective(), limits=([-1.0], [1.0]), touching_velocity_tol=0.5)
+    band(wheel.q, wheel.qdot)  # the landing corner's -0.2 m/s within the band: touching, no impact
+    assert band.log[-1].touchdown is None and not band.errors
+    narrow = UnambiguousOptimalController(wheel, _objective(), limits=([-1.0], [1.0]), touching_velocity_tol=0.01)
+    narrow(wheel.q, wheel.qdot)  # approaching faster than the band: the impact
+    assert narrow.log[-1].touchdown == "SF" and not narrow.errors
     plain = UnambiguousOptimalController(wheel, _objective(), limits=([-1.0], [1.0]))
     qdot = np.array([0.2, 0.1, -4.0])  # the right corner at rest, the left one leaving: no touchdown
     plain(wheel.q, qdot)
