@@ -1,13 +1,18 @@
 """Progress on stderr for long computations: a tqdm bar on a terminal, a periodic line otherwise.
 
 The library is silent by default; the CLI passes a ``Progress`` to the analysis session. A
-stage that ends within ``after`` seconds shows nothing. Interruption (Ctrl-C) is not caught here:
+stage that ends within ``after`` seconds shows nothing. Off a terminal a stage also has a
+heartbeat (a daemon thread, stopped when the stage closes): a stage whose items take long — the
+last contacts of an enumeration, a chunk of projections — still prints its line once ``after``
+seconds have passed and then every ``every`` seconds, not only when an item is done
+(``every = 0`` asks for one line per update and has no heartbeat). Interruption (Ctrl-C) is not caught here:
 the bar is closed by its context manager and the ``KeyboardInterrupt`` propagates to the caller.
 """
 
 from __future__ import annotations
 
 import sys
+import threading
 import time
 from typing import IO, Any
 
@@ -38,9 +43,32 @@ class Stage(NullStage):
         self.done = 0
         self.start = self.last = time.monotonic()
         self.bar: Any = None
+        self.label = ""
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        if not owner.tty and owner.every > 0:  # the heartbeat (module docstring; every = 0: a line per update)
+            threading.Thread(target=self._heartbeat, name=f"progress: {what}", daemon=True).start()
+
+    def _heartbeat(self) -> None:
+        period = max(0.05, min(self.owner.every, 1.0))
+        while not self._stop.wait(period):
+            now = time.monotonic()
+            if now - self.start >= self.owner.after and now - self.last >= self.owner.every:
+                self._line(now)
+
+    def _line(self, now: float) -> None:
+        """Print the stage's line (off a terminal)."""
+        with self._lock:
+            if self._stop.is_set():
+                return
+            self.last = now
+            of = f"/{self.total}" if self.total is not None else ""
+            extra = f" ({self.label})" if self.label else ""
+            print(f"contactmodes: {self.what} {self.done}{of}{extra}", file=self.owner.stream, flush=True)
 
     def update(self, n: int = 1, label: str = "") -> None:
         self.done += n
+        self.label = label
         now = time.monotonic()
         if now - self.start < self.owner.after:
             return
@@ -54,12 +82,11 @@ class Stage(NullStage):
             if label:
                 self.bar.set_postfix_str(label, refresh=False)
         elif now - self.last >= self.owner.every:
-            self.last = now
-            of = f"/{self.total}" if self.total is not None else ""
-            extra = f" ({label})" if label else ""
-            print(f"contactmodes: {self.what} {self.done}{of}{extra}", file=self.owner.stream, flush=True)
+            self._line(now)
 
     def close(self) -> None:
+        with self._lock:
+            self._stop.set()
         if self.bar is not None:
             self.bar.close()
             self.bar = None
