@@ -18,6 +18,8 @@ __all__ = ["format_friction"]
 def _bounds(P, names, scales) -> str:
     if P is None:
         return "none"
+    if not len(names):  # no actuators: T_c in R^0, the mode consistent or not
+        return "none" if P.is_empty() else "consistent"
     lo, hi = P.bounding_box()
     return ", ".join(f"{n} {format_bound(float(a), float(b), float(s))}" for n, a, b, s in zip(names, lo, hi, scales))
 

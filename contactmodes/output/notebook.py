@@ -72,10 +72,10 @@ def table(header: Sequence[str], rows: Sequence[Sequence[Any]], caption: str = "
 
 def _picture(result) -> str:
     """The ``contactmodes plot`` picture of ``result`` (1 or 2 torques, matplotlib installed) as an
-    ``<img>``, else ``""``."""
+    ``<img>``, else ``""`` (also without actuators: ``T_c`` in ``R^0``, nothing to draw)."""
     n = result.system.n_tau
     feasible = result.feasible_modes()
-    if n > 2 or not feasible or len(feasible) > MAX_PICTURE_MODES or importlib.util.find_spec("matplotlib") is None:
+    if n == 0 or n > 2 or not feasible or len(feasible) > MAX_PICTURE_MODES or importlib.util.find_spec("matplotlib") is None:
         return ""
     from contactmodes.output.plot import PlotData, draw_domains
 

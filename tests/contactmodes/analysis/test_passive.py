@@ -160,3 +160,8 @@ def test_session_and_json():
     rod = cm.analyze(ROD, inconsistency_box=([], [])).to_json()
     validate(rod)
     assert [Polytope.from_json(p).is_empty() for p in rod["inconsistent"]] == [False]
+
+
+def test_notebook_view_has_no_picture():
+    html = cm.analyze(BLOCK, unambiguous=True)._repr_html_()
+    assert "FF" in html and "<img" not in html  # T_c in R^0: nothing to draw

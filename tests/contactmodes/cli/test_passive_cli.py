@@ -89,3 +89,11 @@ def test_analyze_impact_of_a_passive_block(capsys):
     assert "=== after outcome SF ===" in out and "\nverdict: " in out
     # after the impact (q' = (0.07, 0.035, -1.4)) the left corner lifts at (0, 0.07): S only
     assert set(rows(out.split("=== after outcome SF ===")[1])) <= {"SS", "SF", "SL", "SR"}
+
+
+def test_friction_interval_section(capsys, tmp_path):
+    # at rest FF holds for every mu >= 0 (the squeeze w = 0 needs no friction): consistent over the box
+    box = tmp_path / "block.toml"
+    box.write_text(open(BLOCK).read().replace("mu = 0.5", "mu = [0.4, 0.6]"))
+    status, out, _ = run(["analyze", str(box), "--unambiguous"], capsys)
+    assert status == 0 and "FF: some mu consistent; every mu consistent; T*_c robust consistent" in out
