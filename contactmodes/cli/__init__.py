@@ -151,6 +151,15 @@ def _write(text: str, path: str | None, inputs: Sequence[str] = ()) -> None:
 
 
 def _analyze(args: argparse.Namespace) -> str:
+    """``contactmodes analyze``, with one BLAS thread (``contactmodes._blas``: the analysis
+    parallelizes over modes; BLAS threads spinning on a busy machine cost more than they save)."""
+    from contactmodes._blas import single_blas_thread
+
+    with single_blas_thread():
+        return _analyze_run(args)
+
+
+def _analyze_run(args: argparse.Namespace) -> str:
     if args.impact:  # contactmodes analyze FILE --impact: contactmodes.cli.impact.run_analyze
         from contactmodes.cli.impact import run_analyze
 
