@@ -148,15 +148,18 @@ def test_task_inequality_shrinks_fixed_domain():
     assert interval(d.T) == pytest.approx((-LIM, 2.0), rel=1e-9)
 
 
-def test_no_actuators_rejected():
+def test_no_actuators_consistent_or_not():
+    # a unit point mass at rest on the ground, no actuator (issue 25 item 5): T_c lives in R^0.
+    # F: f = (0, g), |0| <= mu g, consistent; S: y'' = -g sinks; L/R from rest: x'' = ±mu f_n
+    # against the sliding direction unless f_n = 0, which sinks: only F
     s = ContactSystem(
         M=np.eye(2), h=[0.0, 9.81], S=np.zeros((2, 0)), J=np.eye(2), Jdot_qdot=[0.0, 0.0],
         v_contact=[0.0, 0.0], mu=[MU], coordinates=["x", "y"], torques=[], contacts=["g"],
     )
-    with pytest.raises(ContactModelError, match="torques"):
-        analyze(s)
-    with pytest.raises(ContactModelError, match="torques"):
-        mode_domain(s, "F")
+    assert analyze(s).feasible_modes() == ["F"]
+    T = mode_domain(s, "F").T
+    assert T is not None and T.dim == 0 and not T.is_empty()
+    assert mode_domain(s, "S").T is None or mode_domain(s, "S").T.is_empty()
 
 
 def test_independent_equalities_stacked_against_least_squares():
