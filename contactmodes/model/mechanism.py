@@ -601,28 +601,49 @@ class PlanarMechanism:
         self._check_ready()
         q_ = self._state(q, "q")
         qd = self._state(qdot, "qdot")
-        n, k = self.n_q, len(self._contacts)
+        return self._dynamics(self._link_states(q_, qd), qd)
+
+    def dynamics_and_scales(self, q: ArrayLike, qdot: ArrayLike) -> tuple[Dynamics, CharacteristicScales]:
+        """``(dynamics(q, qdot), characteristic_scales(q, qdot))``, the same numbers bit for bit,
+        computed on one evaluation of the link kinematics (the points both use — centres of
+        mass, point masses, contact points — are evaluated once).
+
+        Raises ``ContactModelError`` as ``dynamics``.
+        """
+        self._check_ready()
+        q_ = self._state(q, "q")
+        qd = self._state(qdot, "qdot")
         states = self._link_states(q_, qd)
+        points: dict = {}
+        d = self._dynamics(states, qd, points)
+        return d, self._scales(states, qd, points)
+
+    def _dynamics(self, states: dict[str, _LinkState], qd: np.ndarray, points: dict | None = None) -> Dynamics:
+        """``dynamics`` from the link states; ``points`` (if given) receives ``(p, Jp)`` of every
+        point evaluated, keyed as ``_scales`` reads them."""
+        n, k = self.n_q, len(self._contacts)
 
         M = np.zeros((n, n))
         h = np.zeros(n)
         up = np.array([0.0, self.gravity])
 
-        def add_mass(ls: _LinkState, m: float, position: np.ndarray) -> None:
+        def add_mass(ls: _LinkState, m: float, position: np.ndarray, key) -> None:
             nonlocal M, h
             if m == 0.0:
                 return
-            _, Jp, a0 = self._point(ls, position)
+            p, Jp, a0 = self._point(ls, position)
+            if points is not None:
+                points[key] = (p, Jp)
             M += m * (Jp.T @ Jp)
             h += m * (Jp.T @ (a0 + up))
 
         for link in self._links.values():
             ls = states[link.name]
-            add_mass(ls, link.mass, link.com)
+            add_mass(ls, link.mass, link.com, ("com", link.name))
             if link.inertia != 0.0:
                 M += link.inertia * np.outer(ls.J_angle, ls.J_angle)
-        for link_name, m, pos in self._point_masses:
-            add_mass(states[link_name], m, pos)
+        for j, (link_name, m, pos) in enumerate(self._point_masses):
+            add_mass(states[link_name], m, pos, ("mass", j))
         M = 0.5 * (M + M.T)
 
         J = np.zeros((2 * k, n))
@@ -631,6 +652,8 @@ class PlanarMechanism:
         positions = np.zeros((k, 2))
         for i, c in enumerate(self._contacts):
             p, Jp, a0 = self._point(states[c.link], c.position)
+            if points is not None:
+                points[("contact", i)] = (p, Jp)
             J[2 * i] = c.tangent @ Jp
             J[2 * i + 1] = c.normal @ Jp
             Jdot_qdot[2 * i] = c.tangent @ a0
@@ -654,11 +677,17 @@ class PlanarMechanism:
         self._check_ready()
         q_ = self._state(q, "q")
         qd = self._state(qdot, "qdot")
-        states = self._link_states(q_, qd)
+        return self._scales(self._link_states(q_, qd), qd)
+
+    def _scales(self, states: dict[str, _LinkState], qd: np.ndarray, known: dict | None = None
+                ) -> CharacteristicScales:
+        """``characteristic_scales`` from the link states; ``known`` the ``(p, Jp)`` of points
+        ``_dynamics`` evaluated (the same numbers as ``_point`` gives again)."""
         points, speeds = [], []
 
-        def add(ls: _LinkState, position: np.ndarray) -> None:
-            p, Jp, _ = self._point(ls, position)
+        def add(ls: _LinkState, position: np.ndarray, key=None) -> None:
+            pj = known.get(key) if known is not None and key is not None else None
+            p, Jp = pj if pj is not None else self._point(ls, position)[:2]
             points.append(p)
             speeds.append(float(np.linalg.norm(Jp @ qd)))
 
@@ -666,13 +695,13 @@ class PlanarMechanism:
         for link in self._links.values():
             ls = states[link.name]
             add(ls, np.zeros(2))
-            add(ls, link.com)
+            add(ls, link.com, ("com", link.name))
             total += link.mass
-        for link_name, m, pos in self._point_masses:
-            add(states[link_name], pos)
+        for j, (link_name, m, pos) in enumerate(self._point_masses):
+            add(states[link_name], pos, ("mass", j))
             total += m
-        for c in self._contacts:
-            add(states[c.link], c.position)
+        for i, c in enumerate(self._contacts):
+            add(states[c.link], c.position, ("contact", i))
         return CharacteristicScales.from_mechanism_data(np.array(points), total, self.gravity,
                                                         np.array(speeds))
 

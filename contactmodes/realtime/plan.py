@@ -613,6 +613,9 @@ class Layout:
         self.piv_rank = np.zeros(N, dtype=int)
         self.piv_known = np.zeros(N, dtype=bool)
         self.piv_inv = np.zeros((N, st.n), dtype=int)
+        # the rows and pivots of a set of modes gathered for ``responses``, by the set's index
+        # bytes: the same candidates recur step after step (cleared when a pivot changes)
+        self._gathered: dict[bytes, tuple] = {}
 
     def _set_pivots(self, i: int, piv: tuple[np.ndarray, np.ndarray, int]) -> None:
         self.structure.pivots[self.modes[i]] = piv
@@ -621,6 +624,7 @@ class Layout:
         self.piv_rank[i] = piv[2]
         self.piv_inv[i] = np.argsort(piv[1])
         self.piv_known[i] = True
+        self._gathered.clear()
 
     # ------------------------------------------------------------------ kinematic test
     def kinematic(self, banks: Banks, counters: StepCounters | None = None, kernel: str = "auto") -> np.ndarray:
@@ -803,19 +807,29 @@ class Layout:
                              np.zeros((0, s), bool), np.zeros((0, nt, nt)), np.zeros((0, nt)),
                              np.zeros((0, nt), bool), z.astype(bool), z.astype(bool), z.astype(int), z.astype(bool),
                              np.zeros((0, nt)), z.copy())
-        for i in index[~self.piv_known[index]]:
-            piv = st.pivots.get(self.modes[i])
-            self._set_pivots(i, piv if piv is not None else pivot_choice(banks.A[self.eq_rows[i]]))
+        key = index.tobytes()
+        gathered = self._gathered.get(key)
+        if gathered is None:  # (an entry is only made once every pivot of its modes is known)
+            known = self.piv_known[index]
+            if not known.all():
+                for i in index[~known]:
+                    piv = st.pivots.get(self.modes[i])
+                    self._set_pivots(i, piv if piv is not None else pivot_choice(banks.A[self.eq_rows[i]]))
+            gathered = (self.eq_rows[index], self.piv_rows[index], self.piv_cols[index], self.piv_rank[index],
+                        self.piv_inv[index])
+            if len(self._gathered) >= 64:
+                self._gathered.clear()
+            self._gathered[key] = gathered
         cx = c[:n]
-        out = batched_responses(banks.A, banks.B, banks.b, self.eq_rows[index], self.piv_rows[index],
-                                self.piv_cols[index], self.piv_rank[index], self.piv_inv[index], st.n_q, cx,
-                                kernel=kernel, modes=_Names(self.modes, index))
+        out = batched_responses(banks.A, banks.B, banks.b, *gathered, st.n_q, cx, kernel=kernel,
+                                modes=_Names(self.modes, index))
         for j, piv in out.repivoted.items():
             self._set_pivots(int(index[j]), piv)
         if counters is not None:
             counters.responses += int(Bn)
             counters.svd_responses += len(out.repivoted)
-        i = int(np.abs(c).argmax()) if np.count_nonzero(c) == 1 else -1
+        nz = c.nonzero()[0]
+        i = int(nz[0]) if nz.size == 1 else -1
         if 0 <= i < n:  # one term on (q̈, f) (RHex's θ̈): its row, the same numbers, cheaper
             ci = float(c[i])
             grad, offset = out.P[:, i, :] * ci, out.r[:, i] * ci

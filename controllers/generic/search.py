@@ -745,14 +745,19 @@ def optimize(step, objective, lo, hi, engine: Engine | None = None, *, force_slo
                              bounds, values or {}, nudged=nudged, fallbacks=cn.fallbacks,
                              lp_fallbacks=cn.fallback_lps, svd_fallbacks=cn.svd_responses, n_pending=md.n_pending)
 
-    has_task = any(kd == "task" for kd, _, _ in md.layout.structure.blocks)
     for task, prefix in ((True, ""), (False, "task_dropped")):
-        if not task and not has_task:
+        if not task and not any(kd == "task" for kd, _, _ in md.layout.structure.blocks):
             break  # without task rows the second search would be the first one again
         best, cands, values, e, s_ = _search(md, step, lo_s, hi_s, task, force_slow)
         n_exam, n_slow = n_exam + e, n_slow + s_
-        bounds = {md.names[j]: user(b) for j, b, _ in cands if not (md.n_pending and md.pending[j])}
-        values = {m: user(v) for m, v in values.items()}
+        # user(b) written out (a call per candidate saved; the same operations)
+        names, pending = md.names, md.pending if md.n_pending else None
+        if const:
+            bounds = {names[j]: b * scale + const for j, b, _ in cands if pending is None or not pending[j]}
+            values = {m: v * scale + const for m, v in values.items()}
+        else:
+            bounds = {names[j]: b * scale for j, b, _ in cands if pending is None or not pending[j]}
+            values = {m: v * scale for m, v in values.items()}
         if best is not None:
             val, tau, j, nudged, closure = best
             tau_u = (np.asarray(tau) * u).clip(lo_u, hi_u)

@@ -104,9 +104,8 @@ class MechanismStep:
         self.constraints = tuple(template.constraints)
         self.q = np.asarray(q, dtype=float)
         self.qdot = np.asarray(qdot, dtype=float)
-        d = mechanism.dynamics(q, qdot)
+        d, self.scales = mechanism.dynamics_and_scales(q, qdot)  # one kinematics pass for both
         self.dynamics = d
-        self.scales = mechanism.characteristic_scales(q, qdot)
         self.S = mechanism.actuator_matrix()
         self.n_q, self.n_tau = self.S.shape
         tol = GAP_RTOL * self.scales.length if gap_tol is None else float(gap_tol)

@@ -426,3 +426,27 @@ def test_parts_give_back_what_was_added_as_copies():
     assert parts.actuators == [("hip", "q1"), ("knee", "q2")]
     parts.links[0]["com"][0] = 99.0  # a copy: the mechanism is unchanged
     assert mech.parts().links[0]["com"][0] == FLOAT_LINKS[0][5][0]
+
+
+@pytest.mark.parametrize("path", ["snake/snake_chimney.toml", "quadruped/quadruped.toml", "rhex_flip_start.toml",
+                                  "five_link_climb.toml", "two_link_brace.toml"])
+def test_dynamics_and_scales_are_the_two_calls_bit_for_bit(path):
+    """``dynamics_and_scales`` (one kinematics pass, shared points) gives exactly ``dynamics`` and
+    ``characteristic_scales`` at random states (point masses, floating and fixed bases)."""
+    from pathlib import Path
+
+    from contactmodes.system_file.loader import load_system
+
+    loaded = load_system(Path(__file__).resolve().parents[3] / "examples" / path,
+                         lifted_contacts=path.startswith(("snake", "quadruped")))
+    mech = loaded.mechanism
+    rng = np.random.default_rng(7)
+    for _ in range(5):
+        q = np.asarray(loaded.q, dtype=float) + rng.normal(scale=0.2, size=mech.n_q)
+        qdot = rng.normal(size=mech.n_q)
+        d, s = mech.dynamics_and_scales(q, qdot)
+        d0, s0 = mech.dynamics(q, qdot), mech.characteristic_scales(q, qdot)
+        for field in ("M", "h", "J", "Jdot_qdot", "v_contact", "gaps", "positions"):
+            a, b = getattr(d, field), getattr(d0, field)
+            assert a.shape == b.shape and a.tobytes() == b.tobytes(), field
+        assert (s.length, s.mass, s.time) == (s0.length, s0.mass, s0.time)
