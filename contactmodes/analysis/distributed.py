@@ -11,6 +11,9 @@ then, with ``project``, their torque domains ``T_c`` (``AnalysisSession.prime_T`
 ``w`` varies. The main session accepts each mode's results as its own (``ModeSolution._provide``:
 the values the mode's own methods give), so ``cm.analyze`` and ``to_json`` find them computed.
 
+``ClusterDecide`` decides the enumeration's large levels (``enumerate_modes``'s ``decide``) in
+chunks of prefixes on the workers: the subtrees below them are the next level's work.
+
 ``ClusterOverlaps`` is the session's overlap executor (``AnalysisSession.executor``): the
 candidate pairs of ``AnalysisSession.overlapping_pairs`` are decided ``OVERLAP_BLOCK`` pairs per
 task, each block by a worker's session that holds the ``T_c`` of the block's modes (computed
@@ -32,7 +35,7 @@ from typing import Any, Sequence
 from contactmodes.analysis.session import AnalysisSession
 from contactmodes.progress import stage
 
-__all__ = ["CHUNK_MODES", "OVERLAP_BLOCK", "ClusterOverlaps", "prime_on_client"]
+__all__ = ["CHUNK_MODES", "CHUNK_PREFIXES", "OVERLAP_BLOCK", "ClusterDecide", "ClusterOverlaps", "prime_on_client"]
 
 CHUNK_MODES = 64
 """Modes per task of ``prime_on_client`` (a cost knob: the stacked SVDs and LP batches of a chunk
@@ -40,6 +43,10 @@ amortize their set-up; a chunk takes a few seconds on the zig-zag chain, so prog
 
 OVERLAP_BLOCK = 4096
 """Candidate pairs per task of ``ClusterOverlaps`` (a cost knob)."""
+
+CHUNK_PREFIXES = 2048
+"""Prefixes per task of ``ClusterDecide`` (a cost knob: one batched LP chunk's worth of the
+enumeration's ``LEAF_BATCH`` and more)."""
 
 
 def _solve_chunk(system, enumeration, method: str, task: bool, modes: list[str], project: bool) -> list[dict]:
@@ -107,6 +114,50 @@ def prime_on_client(client, session: AnalysisSession, modes: Sequence[str] | Non
                 _accept(session, entry, task)
 
         _gather(client, futures, accept, lambda i: st.update(len(chunks[i]), chunks[i][-1]))
+
+
+def _decide_prefixes(search, prefixes: list[str], warm: dict) -> tuple[list[str], dict, int]:
+    """A worker's ``search.decide(prefixes, warm)`` and the LPs it solved."""
+    before = search.lps
+    kept, bases = search.decide(prefixes, warm)
+    return kept, bases, search.lps - before
+
+
+class ClusterDecide:
+    """The enumeration's level decisions on the cluster of ``client`` (``enumerate_modes``'s
+    ``decide``): a level of at least ``2 * CHUNK_PREFIXES`` prefixes is decided in chunks of
+    ``CHUNK_PREFIXES`` by workers (each prefix's subtree below it is the next level's), the
+    kept prefixes and their warm-start bases joined in the level's order; smaller levels here.
+    A prefix's decision is its own verified LP (or the definition's), whoever solves it."""
+
+    def __init__(self, client) -> None:
+        self.client = client
+        self._search = None
+        self._scattered = None
+
+    def __call__(self, search, prefixes: list[str], bases: dict) -> tuple[list[str], dict]:
+        if len(prefixes) < 2 * CHUNK_PREFIXES:
+            return search.decide(prefixes, bases)
+        if self._search is not search:  # the search's fixed data, to every worker once
+            [self._scattered] = self.client.scatter([search], broadcast=True, hash=False)
+            self._search = search
+        chunks = [prefixes[i:i + CHUNK_PREFIXES] for i in range(0, len(prefixes), CHUNK_PREFIXES)]
+        futures = [self.client.submit(_decide_prefixes, self._scattered, chunk,
+                                      {p[:-1]: bases[p[:-1]] for p in chunk if p[:-1] in bases}, pure=False)
+                   for chunk in chunks]
+        results: list = [None] * len(chunks)
+
+        def keep(i: int, value) -> None:
+            results[i] = value
+
+        _gather(self.client, futures, keep, lambda i: None)
+        kept: list[str] = []
+        new: dict = {}
+        for chunk_kept, chunk_bases, lps in results:
+            kept += chunk_kept
+            new.update(chunk_bases)
+            search.lps += lps
+        return kept, new
 
 
 def _overlap_block(system, enumeration, method: str, task: bool, sets: dict, block: list[tuple[str, str]]

@@ -193,12 +193,14 @@ def _analyze_run(args: argparse.Namespace) -> str:
                                   unambiguous=args.unambiguous, inconsistency_box=box, at=at, friction=loaded.friction)
     if args.workers is not None or args.scheduler is not None:  # on a Dask cluster: contactmodes.cli._cluster
         from contactmodes.cli._cluster import analysis_client, check_cluster_args
-        from contactmodes.analysis.distributed import ClusterOverlaps
+        from contactmodes.analysis.distributed import ClusterDecide, ClusterOverlaps
         from contactmodes.analysis.session import AnalysisSession
+        from contactmodes.modes.enumeration import enumerate_modes
 
         check_cluster_args(args.scheduler, args.workers)
         with analysis_client(args.scheduler, args.workers) as client:
-            session = AnalysisSession(system, method=args.method, progress=kwargs["progress"])
+            enumeration = enumerate_modes(system, progress=kwargs["progress"], decide=ClusterDecide(client))
+            session = AnalysisSession(system, method=args.method, progress=kwargs["progress"], enumeration=enumeration)
             session.executor = ClusterOverlaps(client)
             session.executor.prime(session, args.mode, not args.no_task, project=args.json)
             result = analyze(system, session=session, **kwargs)

@@ -462,11 +462,15 @@ def _reduced_slack(x0, Z, G, g, R, r) -> float:
     return float(-fun)
 
 
-def enumerate_modes(system: ContactSystem, progress: Progress | None = None) -> Enumeration:
+def enumerate_modes(system: ContactSystem, progress: Progress | None = None, decide=None) -> Enumeration:
     """Kinematically feasible contact modes of ``system`` (Sec. III-F), by the output-sensitive
     level-by-level search of the module docstring.
 
     ``progress`` (optional) shows the stage ``enumerating modes``, one step per contact assigned.
+    ``decide`` (optional) decides one level's prefixes: ``decide(search, prefixes, bases) ->
+    (kept, bases)``, what ``search.decide(prefixes, bases)`` returns (the default;
+    ``contactmodes.analysis.distributed.ClusterDecide`` spreads a level's subtrees over a Dask
+    cluster).
 
     Raises
     ------
@@ -488,7 +492,8 @@ def enumerate_modes(system: ContactSystem, progress: Progress | None = None) -> 
             st.update(scaled.k, f"{len(frontier)} modes")
         else:
             for i in range(scaled.k):  # level by level: the prefixes of length i + 1, in product order
-                frontier, bases = search.decide([p + letter for p in frontier for letter in allowed[i]], bases)
+                children = [p + letter for p in frontier for letter in allowed[i]]
+                frontier, bases = search.decide(children, bases) if decide is None else decide(search, children, bases)
                 st.update(1, f"contact {i + 1} of {scaled.k}: {len(frontier)} prefixes")
                 if not frontier:
                     break

@@ -98,3 +98,19 @@ def test_cli_json_on_a_local_cluster_equals_the_single_process_one(capsys):
     single = json.loads(capsys.readouterr().out)
     assert main(["analyze", path, "--json", "--workers", "2"]) == 0
     assert compare(json.loads(capsys.readouterr().out), single) == []
+
+
+def test_enumeration_on_the_cluster_equals_the_single_process_one(tmp_path, client, monkeypatch):
+    """Chain k = 7: its last levels (hundreds of prefixes) in chunks of 64 on the workers."""
+    from contactmodes.modes.enumeration import enumerate_modes
+
+    monkeypatch.setattr(distributed, "CHUNK_PREFIXES", 64)
+    path = tmp_path / "chain7.toml"
+    path.write_text(to_toml(zigzag_chain(7)))
+    system = cm.load_system(path)
+    here = enumerate_modes(system)
+    decide = distributed.ClusterDecide(client)
+    there = enumerate_modes(system, decide=decide)
+    assert decide._search is not None  # some level went to the workers
+    assert there.to_json() == here.to_json()
+    assert len(here.modes) == (7 + 3) * 2 ** 6  # the chain's count, (k + 3) 2^(k - 1)
