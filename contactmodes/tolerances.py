@@ -62,6 +62,17 @@ units (say, mm instead of m) does not change a decision.
     for unit nondimensional quantities; the first tied mode in analysis order wins, so that the
     choice does not follow rounding noise (or units).
 
+``LOCATE_BOX_RTOL``
+    ``AnalysisSession.locate``: a torque (nondimensional) more than ``LOCATE_BOX_RTOL · max(1,
+    ‖τ‖_∞)`` outside a mode's bounding box is not in ``T_c`` and skips that mode's LP (a filter
+    only: every torque it lets through is decided by the mode's own membership LP).
+``SEPARATION_RESID_RTOL``, ``SEPARATION_ACTIVE_FACTOR``
+    Overlap screening (``contactmodes.analysis.session``): a separating facet's duality
+    certificate is accepted when the least-squares residual of ``A_Jᵀ y + Cᵀ z = −d`` (unit ``d``)
+    is at most ``SEPARATION_RESID_RTOL``; the rows ``J`` are those within
+    ``SEPARATION_ACTIVE_FACTOR`` emptiness tolerances of the vertex (a wider ``J`` can only help
+    the fit; the certificate's bound is then checked against the margin).
+
 Range limits (inputs outside them are rejected with an error naming the field)
 ---------------------------------------------------------------------------------
 ``MU_MAX``
@@ -108,3 +119,6 @@ PLANE_ATOL: float = 1e-5
 INERTIA_RTOL: float = 1e-6
 INTERIOR_NUDGE: float = 0.01
 TIE_RTOL: float = 1e-9
+LOCATE_BOX_RTOL: float = 1e-7
+SEPARATION_RESID_RTOL: float = 1e-9
+SEPARATION_ACTIVE_FACTOR: float = 1e3

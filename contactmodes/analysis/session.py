@@ -28,6 +28,7 @@ from polytopes.projection import support_first
 
 from contactmodes.analysis.domains import (ModeDomain, domain_from_response, independent_equalities, independent_equalities_stacked,
                       intersect_domains, substituted_rows, substituted_rows_many)
+from contactmodes import tolerances
 from contactmodes.errors import ContactModelError
 from contactmodes.modes.enumeration import Enumeration, enumerate_modes
 from contactmodes.modes.contact_conditions import validate_mode
@@ -175,7 +176,7 @@ def _separated(b: "_SetInfo", sets: Sequence["_SetInfo"], names: Sequence[str]) 
         fac = fac[~certified[owner[fac]]]
         if fac.size == 0:
             continue
-        active = (np.flatnonzero(np.abs(b.An @ b.V[v] - b.bn) <= 1e3 * b.tol) if b.An.shape[0]
+        active = (np.flatnonzero(np.abs(b.An @ b.V[v] - b.bn) <= tolerances.SEPARATION_ACTIVE_FACTOR * b.tol) if b.An.shape[0]
                   else np.zeros(0, dtype=int))
         M = np.vstack([TB.A[active], TB.C]).T  # (n, |J| + p)
         if M.shape[1] == 0:
@@ -184,7 +185,7 @@ def _separated(b: "_SetInfo", sets: Sequence["_SetInfo"], names: Sequence[str]) 
         y, z = coef[: len(active)], coef[len(active):]
         resid = np.linalg.norm(M @ coef + D[fac].T, axis=0)
         lower = -(TB.b[active] @ y + TB.d @ z)
-        ok = np.all(y >= 0.0, axis=0) & (resid <= 1e-9) & (lower > beta[fac] + margin[fac])
+        ok = np.all(y >= 0.0, axis=0) & (resid <= tolerances.SEPARATION_RESID_RTOL) & (lower > beta[fac] + margin[fac])
         certified[owner[fac[ok]]] = True
     return [n for n, c in zip(names, certified) if c]
 
@@ -785,7 +786,6 @@ class AnalysisSession:
                 yield i, j
             return
         finite = np.abs(np.concatenate([lo[np.isfinite(lo)], hi[np.isfinite(hi)]]))
-        from contactmodes import tolerances
 
         gap = tolerances.CONSISTENCY_RTOL * max(1.0, float(finite.max(initial=0.0)))
         order = np.argsort(lo[:, 0], kind="stable")
@@ -1026,7 +1026,7 @@ class AnalysisSession:
             if not sol.feasible(task):
                 continue
             lo, hi = sol.box_scaled(task)
-            slack = 1e-7 * max(1.0, float(np.abs(t).max(initial=0.0)))  # no torque: no box to filter by
+            slack = tolerances.LOCATE_BOX_RTOL * max(1.0, float(np.abs(t).max(initial=0.0)))  # no torque: no box to filter by
             if np.any(t < lo - slack) or np.any(t > hi + slack):
                 continue
             if sol.contains_scaled(t, task):
