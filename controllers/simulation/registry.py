@@ -22,6 +22,7 @@ from typing import Any, Callable
 import numpy as np
 
 from contactmodes.cli._common import UserError
+from contactmodes.errors import ContactModelError
 
 __all__ = ["CHOICES", "Choice", "GenericController", "LimitedController", "file_limits", "make_controller"]
 
@@ -174,18 +175,11 @@ class GenericController:
 def _torque_box(spec: Any, actuators: tuple[str, ...]) -> Any:
     from controllers.generic.limits import TorqueBox
 
-    limits = [spec.limits.get(a) for a in actuators]
-    missing = [a for a, l in zip(actuators, limits) if l is None or not (math.isfinite(l.lo) and math.isfinite(l.hi))]
-    if missing:
+    try:
+        return TorqueBox.from_limits(spec.limits, actuators)
+    except ContactModelError as exc:
         raise UserError(f"--controller: control: needs a finite [control.limits] box for every actuator "
-                        f"(missing or unbounded: {', '.join(missing)})")
-    lo = [l.lo for l in limits]
-    hi = [l.hi for l in limits]
-    if not any(l.tau_max is not None for l in limits):
-        return TorqueBox(lo, hi, n_tau=len(actuators))
-    big = 1e300  # an actuator without a torque–speed line: a line that never cuts its box
-    return TorqueBox(lo, hi, tau_max=[l.tau_max or big for l in limits], omega_0=[l.omega_0 or big for l in limits],
-                     n_tau=len(actuators))
+                        f"({str(exc).split('(', 1)[-1]}") from None
 
 
 def _control(loaded: Any, velocity_tol: float | None) -> Callable:
