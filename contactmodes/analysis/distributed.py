@@ -1,9 +1,10 @@
 """One analysis spread over a Dask cluster (issue 28): the per-mode work and the overlap
 candidate blocks of an ``AnalysisSession`` computed by workers, the answers those of one process.
 
-``prime_on_client(client, session, modes, task)`` sends the modes, ``CHUNK_MODES`` at a time, to
-the cluster's workers; each chunk is solved by a fresh ``AnalysisSession`` of the same system on
-a worker — given the main session's enumeration, so nothing is enumerated twice — exactly as the
+``prime_on_client(client, session, modes, task)`` sends the modes in chunks (``CHUNK_MODES``) to
+the cluster's workers; each chunk is solved by an ``AnalysisSession`` of the same system on a
+worker (one per worker thread and call, ``_worker_session``) — given the main session's
+enumeration, so nothing is enumerated twice — exactly as the
 main session solves its modes: the responses and their emptiness LPs together
 (``AnalysisSession.feasible_modes``), the bounding boxes of the feasible ones
 (``AnalysisSession.candidate_pairs_within``'s priming, from the domains as in one process),
@@ -30,16 +31,27 @@ compares the ``analyze --json`` documents). Ctrl-C: the caller's (``contactmodes
 
 from __future__ import annotations
 
+import math
+import threading
+import uuid
 from typing import Any, Sequence
 
 from contactmodes.analysis.session import AnalysisSession
 from contactmodes.progress import stage
 
-__all__ = ["CHUNK_MODES", "CHUNK_PREFIXES", "OVERLAP_BLOCK", "ClusterDecide", "ClusterOverlaps", "prime_on_client"]
+__all__ = ["CHUNK_MODES", "CHUNK_MODES_MIN", "CHUNK_PREFIXES", "OVERLAP_BLOCK", "TASKS_PER_WORKER", "ClusterDecide",
+           "ClusterOverlaps", "prime_on_client"]
 
-CHUNK_MODES = 64
-"""Modes per task of ``prime_on_client`` (a cost knob: the stacked SVDs and LP batches of a chunk
-amortize their set-up; a chunk takes a few seconds on the zig-zag chain, so progress moves)."""
+CHUNK_MODES = 256
+"""At most this many modes per task of ``prime_on_client``, and fewer so that each worker gets
+at least ``TASKS_PER_WORKER`` tasks, but not below ``CHUNK_MODES_MIN`` (cost knobs: the stacked
+SVDs and LP batches of a chunk amortize their set-up, as ``AnalysisSession.prime_T``'s chunks of
+``PRIME_CHUNK``; smaller chunks balance the workers and move the progress line)."""
+CHUNK_MODES_MIN = 32
+TASKS_PER_WORKER = 4
+
+_LOCAL = threading.local()
+"""A worker thread's session of the current call (``_worker_session``)."""
 
 OVERLAP_BLOCK = 4096
 """Candidate pairs per task of ``ClusterOverlaps`` (a cost knob)."""
@@ -49,10 +61,27 @@ CHUNK_PREFIXES = 2048
 enumeration's ``LEAF_BATCH`` and more)."""
 
 
-def _solve_chunk(system, enumeration, method: str, task: bool, modes: list[str], project: bool) -> list[dict]:
+def _worker_session(token: str, system, enumeration, method: str) -> AnalysisSession:
+    """This worker thread's session for the call ``token``: one per call, kept across its chunks
+    (its equation banks and recession-ray pool serve every chunk), its modes dropped between
+    chunks (their results went back)."""
+    if getattr(_LOCAL, "token", None) != token:
+        _LOCAL.token, _LOCAL.session = token, AnalysisSession(system, method=method, enumeration=enumeration)
+    session = _LOCAL.session
+    session._modes.clear()
+    return session
+
+
+def _chunk_size(n: int, workers: int) -> int:
+    """Modes per task for ``n`` modes on ``workers`` workers (``CHUNK_MODES``)."""
+    return max(CHUNK_MODES_MIN, min(CHUNK_MODES, math.ceil(n / max(1, TASKS_PER_WORKER * workers))))
+
+
+def _solve_chunk(token: str, system, enumeration, method: str, task: bool, modes: list[str], project: bool
+                 ) -> list[dict]:
     """A worker's results for ``modes``: per mode ``{"mode", "response", "feasible", "box", "T",
     "w_varies"}`` (``T``/``w_varies`` only with ``project``; ``box``/``T`` for feasible modes)."""
-    session = AnalysisSession(system, method=method, enumeration=enumeration)
+    session = _worker_session(token, system, enumeration, method)
     feasible = session.feasible_modes(task, modes)
     session._prime_boxes(feasible, task)  # as candidate_pairs_within primes them: from the domains
     if project:
@@ -105,9 +134,11 @@ def prime_on_client(client, session: AnalysisSession, modes: Sequence[str] | Non
         return
     enumeration = session.enumeration
     [system] = client.scatter([session.system], broadcast=True, hash=False)
-    chunks = [names[i:i + CHUNK_MODES] for i in range(0, len(names), CHUNK_MODES)]
-    futures = [client.submit(_solve_chunk, system, enumeration, session.method, task, chunk, project, pure=False)
-               for chunk in chunks]
+    size = _chunk_size(len(names), len(client.nthreads()))
+    chunks = [names[i:i + size] for i in range(0, len(names), size)]
+    token = uuid.uuid4().hex
+    futures = [client.submit(_solve_chunk, token, system, enumeration, session.method, task, chunk, project,
+                             pure=False) for chunk in chunks]
     with stage(session.progress, f"modes on {len(client.nthreads())} workers", len(names)) as st:
         def accept(i: int, entries: list[dict]) -> None:
             for entry in entries:
@@ -213,9 +244,11 @@ class ClusterOverlaps:
     def _project(self, session: AnalysisSession, modes: list[str], task: bool) -> None:
         """The ``T_c`` (and ``w_varies``) of feasible ``modes`` already solved without them."""
         [system] = self.client.scatter([session.system], broadcast=True, hash=False)
-        chunks = [modes[i:i + CHUNK_MODES] for i in range(0, len(modes), CHUNK_MODES)]
-        futures = [self.client.submit(_solve_chunk, system, session.enumeration, session.method, task, chunk, True,
-                                      pure=False) for chunk in chunks]
+        size = _chunk_size(len(modes), len(self.client.nthreads()))
+        chunks = [modes[i:i + size] for i in range(0, len(modes), size)]
+        token = uuid.uuid4().hex
+        futures = [self.client.submit(_solve_chunk, token, system, session.enumeration, session.method, task, chunk,
+                                      True, pure=False) for chunk in chunks]
         with stage(session.progress, "projections on the cluster", len(modes)) as st:
             def accept(i: int, entries: list[dict]) -> None:
                 for entry in entries:

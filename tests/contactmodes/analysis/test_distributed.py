@@ -37,6 +37,7 @@ def client():
 def _on_cluster(client, system, monkeypatch, **kw):
     # small chunks and blocks: several tasks per stage even on small systems
     monkeypatch.setattr(distributed, "CHUNK_MODES", 16)
+    monkeypatch.setattr(distributed, "CHUNK_MODES_MIN", 16)
     monkeypatch.setattr(distributed, "OVERLAP_BLOCK", 200)
     session = AnalysisSession(cm.load_system(system) if isinstance(system, (str, Path)) else system,
                               progress=kw.pop("progress", None))
