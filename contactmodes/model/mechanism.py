@@ -724,7 +724,7 @@ class PlanarMechanism:
         ContactModelError
             As ``dynamics``, or from ``ContactSystem`` validation of the constraints.
         """
-        d = self.dynamics(q, qdot)
+        d, scales = self.dynamics_and_scales(q, qdot)
         return ContactSystem(
             M=d.M,
             h=d.h,
@@ -740,5 +740,5 @@ class PlanarMechanism:
             constraints=tuple(constraints),
             name=self.name if name is None else name,
             disturbance=disturbance,
-            scales=self.characteristic_scales(q, qdot),
+            scales=scales,
         )
