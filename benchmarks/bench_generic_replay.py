@@ -1,0 +1,119 @@
+"""Step times of the generic controller on recorded closed loops, without MuJoCo, old code against new.
+
+Run: ``python benchmarks/bench_generic_replay.py [--baseline REV] [--rounds R]``.
+
+The closed loops of ``bench_mujoco_examples.py`` (issue 24's targets: the snake, the quadruped,
+the generic controller on RHex's system file) were recorded by
+``tests/_support/record_generic_steps.py`` into ``tests/data/generic_steps/`` (every state the
+controllers were called at). Here each code — this tree, and ``--baseline REV`` extracted by
+``git archive`` — runs in a child process outside the source tree, builds the controllers as the
+loops did (``record_generic_steps.controllers``, read from *this* tree, so the baseline needs only
+the packages' public API) and calls them at the recorded states in the recorded order: the same
+work in both codes, without the plant's cost and its load on the timings. Per run: median, p99
+and max of the wall time per call (ms) with the first call apart (``first``: it builds the first
+structures). The codes are run in turn, ``--rounds`` times (default 2); every round is printed.
+
+Measured on the shared 2-core machine (load average 3.5–4 from other work), ``--baseline
+f6888c7 --rounds 2`` (issue 24), ms, the two rounds:
+
+=========  ===========  ===========  ============  ============  =========
+run        code         median       p99           max           first
+=========  ===========  ===========  ============  ============  =========
+snake      ``f6888c7``  88.7, 88.6   462, 491      515, 555      257, 261
+snake      now          21.8, 30.2   211, 216      268, 272      199, 198
+quadruped  ``f6888c7``  0.84, 0.86   2.06, 3.51    33.6, 49.0    995, 1033
+quadruped  now          0.73, 0.70   2.93, 5.27    33.3, 33.6    911, 974
+rhex file  ``f6888c7``  0.61, 0.64   97.4, 113     101, 124      568, 510
+rhex file  now          0.55, 0.55   107, 97.9     120, 98.0     541, 521
+=========  ===========  ===========  ============  ============  =========
+
+Median ratios before/now: snake 2.9–4.1, quadruped 1.15–1.23, RHex's file 1.11–1.16, every
+answer the same (``tests/controllers/generic/test_generic_replay.py``). Against issue 24's
+targets (≤ 1 ms median, ≤ 3 ms max): the quadruped and RHex's file meet the median, not the
+max (the quadruped's largest steps are its slow-path step and new layouts, RHex's file's the
+slow path of its first steps after the start, 32–142 modes with projections); the snake meets
+neither (``bench_mujoco_examples.py`` says why).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+RUNS = ("snake", "quadruped", "rhex")
+
+CHILD = r"""
+import importlib.util, json, sys, time
+import numpy as np
+spec = importlib.util.spec_from_file_location("record_generic_steps", sys.argv[1])
+rec = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(rec)
+import controllers.generic as cg
+out = {"__file__": cg.__file__}
+for name in sys.argv[3:]:
+    doc = json.loads(open(f"{sys.argv[2]}/{name}.json", encoding="utf-8").read())
+    loaded = rec.loaded_system(name)
+    built = rec.controllers(name, loaded, float.fromhex(doc["velocity_tol"]))
+    ms = []
+    for key, calls in doc["calls"].items():
+        c = built["inner"][key]
+        for call in calls:
+            q = np.array([float.fromhex(x) for x in call["q"]])
+            qd = np.array([float.fromhex(x) for x in call["qdot"]])
+            t0 = time.perf_counter()
+            c(q, qd)
+            ms.append((time.perf_counter() - t0) * 1e3)
+    w = np.array(ms[1:])
+    out[name] = {"steps": int(w.size), "median": float(np.median(w)), "p99": float(np.percentile(w, 99)),
+                 "max": float(w.max()), "first": ms[0]}
+print(json.dumps(out))
+"""
+
+
+def run_tree(tree: str) -> dict:
+    """The child's results for the code at ``tree`` (raises if it imported another tree)."""
+    env = dict(os.environ, PYTHONPATH=tree)
+    proc = subprocess.run([sys.executable, "-c", CHILD, str(ROOT / "tests" / "_support" / "record_generic_steps.py"),
+                           str(ROOT / "tests" / "data" / "generic_steps"), *RUNS], capture_output=True, text=True,
+                          env=env, check=False, cwd=tempfile.gettempdir())
+    if proc.returncode:
+        raise RuntimeError(f"benchmark child failed for {tree}:\n{proc.stderr[-2000:]}")
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    where = out.pop("__file__")
+    if not where.startswith(tree):
+        raise RuntimeError(f"benchmark child imported {where}, not the tree at {tree}")
+    return out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--baseline", default="", help="git revision of the previous code (default: none)")
+    ap.add_argument("--rounds", type=int, default=2, help="rounds over the codes (default 2)")
+    args = ap.parse_args(argv)
+    if args.rounds < 1:
+        ap.error("--rounds: must be at least 1")
+    print(f"{'round':5s} {'code':10s} {'run':10s} {'steps':>5s} {'median':>8s} {'p99':>8s} {'max':>8s} {'first':>8s}")
+    with tempfile.TemporaryDirectory() as tmp:
+        trees = {}
+        if args.baseline:
+            archive = subprocess.run(["git", "-C", str(ROOT), "archive", args.baseline], capture_output=True,
+                                     check=True)
+            subprocess.run(["tar", "-x", "-C", tmp], input=archive.stdout, check=True)
+            trees[args.baseline] = tmp
+        trees["now"] = str(ROOT)
+        for rnd in range(args.rounds):
+            for code, tree in trees.items():
+                for name, r in run_tree(tree).items():
+                    print(f"{rnd:5d} {code:10s} {name:10s} {r['steps']:5d} {r['median']:8.2f} {r['p99']:8.2f} "
+                          f"{r['max']:8.2f} {r['first']:8.1f}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
