@@ -27,10 +27,11 @@ this round (the working tree)              349 / 394       351 / 392       1.03
 =========================================  ==============  ==============  =================
 
 (This round: the gathered pivots of ``Layout.responses``, fewer calls in ``optimize``; RHex's
-step does not use ``PlanarMechanism.dynamics_and_scales``.) So the generalization's slowdown was real (+8–9 % at the median, about 30 µs per step) and this
-round took back about two thirds of it (f6888c7 / now: 1.05–1.06). What is left (about 10 µs) is
-the general objective's handling per step (``plan_objective``, the normalization and checks of
-``batched_responses``, the two result objects of ``Layout.responses``), a few µs each.
+step does not use ``PlanarMechanism.dynamics_and_scales``.) So the generalization's slowdown was
+real (+8–9 % at the median, about 30 µs per step) and this round took back about two thirds of
+it (f6888c7 / now: 1.05–1.06). What is left (about 10 µs) is the general objective's handling
+per step (``plan_objective``, the normalization and checks of ``batched_responses``, the two
+result objects of ``Layout.responses``), a few µs each.
 """
 
 from __future__ import annotations

@@ -817,7 +817,7 @@ class Layout:
                     self._set_pivots(i, piv if piv is not None else pivot_choice(banks.A[self.eq_rows[i]]))
             gathered = (self.eq_rows[index], self.piv_rows[index], self.piv_cols[index], self.piv_rank[index],
                         self.piv_inv[index])
-            if len(self._gathered) >= 64:
+            if len(self._gathered) >= 16:  # bounded (a snake's entry is about 0.4 MB)
                 self._gathered.clear()
             self._gathered[key] = gathered
         cx = c[:n]
