@@ -714,7 +714,7 @@ def test_the_docs_have_commands():
     """The reader finds the README's quick start and commands on the worked-example pages."""
     texts = {c.text for c in COMMANDS}
     assert "contactmodes analyze examples/two_link_brace.toml" in texts
-    assert "python -m pytest" in texts
+    assert "python -m pytest -n auto --dist loadfile" in texts
     places = {c.where.split(":")[0] for c in COMMANDS} | {w.split(":")[0] for c in COMMANDS for w in c.also}
     assert {"README.md", "docs/index.md", "docs/examples/flipping.md", "docs/sweeps.md"} <= places
     assert len(COMMANDS) >= 25
