@@ -821,7 +821,8 @@ class Layout:
                 self._gathered.clear()
             self._gathered[key] = gathered
         cx = c[:n]
-        out = batched_responses(banks.A, banks.B, banks.b, *gathered, st.n_q, cx, kernel=kernel,
+        rows, prow, pcol, prank, pinv = gathered
+        out = batched_responses(banks.A, banks.B, banks.b, rows, prow, pcol, prank, pinv, st.n_q, cx, kernel=kernel,
                                 modes=_Names(self.modes, index))
         for j, piv in out.repivoted.items():
             self._set_pivots(int(index[j]), piv)
