@@ -54,7 +54,7 @@ from contactmodes.realtime import kernels
 from contactmodes.errors import ContactModelError
 from contactmodes.modes.enumeration import Enumeration, strict_slack_of_rows
 from contactmodes.modes.contact_conditions import VelocityPattern, contact_rows
-from contactmodes.modes.response import batched_responses, pivot_choice
+from contactmodes.modes.response import BatchedResponses, batched_responses, pivot_choice
 from contactmodes.model.scaling import ScaledTerms, scale_terms
 
 __all__ = ["Structure", "Layout", "KinematicTest", "Responses", "Domains", "StepCounters", "KINEMATIC_BOUND",
@@ -319,40 +319,17 @@ class Banks:
     unit: np.ndarray
 
 
-@dataclass
-class Responses:
+@dataclass(kw_only=True)
+class Responses(BatchedResponses):
     """Batched responses of the modes ``index`` (positions in ``Layout.modes``), nondimensional
-    (``Layout.responses``; the arrays of ``contactmodes.modes.response.BatchedResponses``).
-
-    ``[q̈; f] = P τ + Q w + r``, ``s`` padded ambiguity columns.
+    (``Layout.responses``): the arrays of ``contactmodes.modes.response.BatchedResponses``
+    (``[q̈; f] = P τ + Q w + r``, its attributes ``P`` … ``repivoted``; ``unique`` is decided for
+    the objective given to ``Layout.responses``), and the objective evaluated on them.
 
     Attributes
     ----------
     index : numpy.ndarray
         ``(B,)`` positions in ``Layout.modes``.
-    P : numpy.ndarray
-        ``(B, n, n_τ)`` τ-coefficients of ``[q̈; f]``, ``n = n_q + 2k``.
-    Q : numpy.ndarray
-        ``(B, n, s)`` w-coefficients.
-    r : numpy.ndarray
-        ``(B, n)`` constant part.
-    wfree : numpy.ndarray
-        ``(B, s)`` bool, the real ambiguity columns.
-    C : numpy.ndarray
-        ``(B, n_τ, n_τ)`` admissible torques (31) ``C τ = d`` on the rows ``cvalid``.
-    d : numpy.ndarray
-        ``(B, n_τ)`` right-hand sides of (31).
-    cvalid : numpy.ndarray
-        ``(B, n_τ)`` bool, the real rows of (31).
-    consistent : numpy.ndarray
-        ``(B,)`` bool, (31) has a solution.
-    unique : numpy.ndarray
-        ``(B,)`` bool, the objective given to ``Layout.responses`` does not depend on ``w``
-        (III-G.2).
-    n_w : numpy.ndarray
-        ``(B,)`` int, number of ambiguity variables.
-    certified : numpy.ndarray
-        ``(B,)`` bool, computed by the certified pivot path (the others by the SVD).
     grad : numpy.ndarray
         ``(B, n_τ)`` the objective's τ-coefficients ``c_xᵀ P + c_τ`` (meaningful where ``unique``).
     offset : numpy.ndarray
@@ -360,17 +337,6 @@ class Responses:
     """
 
     index: np.ndarray
-    P: np.ndarray
-    Q: np.ndarray
-    r: np.ndarray
-    wfree: np.ndarray
-    C: np.ndarray
-    d: np.ndarray
-    cvalid: np.ndarray
-    consistent: np.ndarray
-    unique: np.ndarray
-    n_w: np.ndarray
-    certified: np.ndarray
     grad: np.ndarray
     offset: np.ndarray
 
@@ -803,10 +769,10 @@ class Layout:
         s = max(m, n)
         if Bn == 0:
             z = np.zeros((0,))
-            return Responses(index, np.zeros((0, n, nt)), np.zeros((0, n, s)), np.zeros((0, n)),
+            return Responses(np.zeros((0, n, nt)), np.zeros((0, n, s)), np.zeros((0, n)),
                              np.zeros((0, s), bool), np.zeros((0, nt, nt)), np.zeros((0, nt)),
                              np.zeros((0, nt), bool), z.astype(bool), z.astype(bool), z.astype(int), z.astype(bool),
-                             np.zeros((0, nt)), z.copy())
+                             index=index, grad=np.zeros((0, nt)), offset=z.copy())
         key = index.tobytes()
         gathered = self._gathered.get(key)
         if gathered is None:  # (an entry is only made once every pivot of its modes is known)
@@ -837,8 +803,8 @@ class Layout:
         else:
             grad = np.einsum("a,bat->bt", cx, out.P) + c[n:]
             offset = np.einsum("a,ba->b", cx, out.r)
-        return Responses(index, out.P, out.Q, out.r, out.wfree, out.C, out.d, out.cvalid, out.consistent, out.unique,
-                         out.n_w, out.certified, grad, offset)
+        return Responses(out.P, out.Q, out.r, out.wfree, out.C, out.d, out.cvalid, out.consistent, out.unique,
+                         out.n_w, out.certified, out.repivoted, index=index, grad=grad, offset=offset)
 
     # ------------------------------------------------------------------ domains (33)
     def domains(self, banks: Banks, resp: Responses, kernel: str = "auto") -> Domains:
