@@ -83,9 +83,12 @@ def add_parser(sub) -> argparse.ArgumentParser:
     return p
 
 
-def _axes(text: str | None, names: tuple[str, ...]) -> list[int]:
+def _axes(text: str | None, names: tuple[str, ...], most: int = 2,
+          rule: str = "give one or two distinct torques") -> list[int]:
+    """``--torques``: one to ``most`` distinct torques by name or index, default the first
+    ``most``; ``rule`` is the error's wording of that limit."""
     if text is None:
-        return list(range(min(2, len(names))))
+        return list(range(min(most, len(names))))
     axes = []
     for token in text.split(","):
         token = token.strip()
@@ -95,8 +98,8 @@ def _axes(text: str | None, names: tuple[str, ...]) -> list[int]:
             axes.append(int(token))
         else:
             raise ContactModelError(f"--torques: unknown torque {token!r} (torques: {list(names)})")
-    if not 1 <= len(axes) <= 2 or len(set(axes)) != len(axes):
-        raise ContactModelError("--torques: give one or two distinct torques")
+    if not 1 <= len(axes) <= most or len(set(axes)) != len(axes):
+        raise ContactModelError(f"--torques: {rule}")
     return axes
 
 

@@ -35,20 +35,7 @@ __all__ = ["run", "run_html", "set_view"]
 
 def _axes(text: str | None, names: tuple[str, ...]) -> list[int]:
     """``--torques`` for the page: one to three distinct torques, default the first three."""
-    if text is None:
-        return list(range(min(3, len(names))))
-    axes = []
-    for token in text.split(","):
-        token = token.strip()
-        if token in names:
-            axes.append(names.index(token))
-        elif token.isdigit() and int(token) < len(names):
-            axes.append(int(token))
-        else:
-            raise ContactModelError(f"--torques: unknown torque {token!r} (torques: {list(names)})")
-    if not 1 <= len(axes) <= 3 or len(set(axes)) != len(axes):
-        raise ContactModelError("--torques: with --html give one, two or three distinct torques")
-    return axes
+    return cli_plot._axes(text, names, 3, "with --html give one, two or three distinct torques")
 
 
 def _held_range(domains, k: int, at: float) -> tuple[float, float]:
