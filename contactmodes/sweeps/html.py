@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from contactmodes.sweeps.grid import SweepError
-from contactmodes.sweeps.plot import MAX_PANELS, _cell_text, _column, _constant, _fmt, _numeric
+from contactmodes.sweeps.plot import _cell_text, _fmt, _numeric, _panels
 
 __all__ = ["check_html", "sweep_figure", "write_sweep_html"]
 
@@ -38,25 +38,6 @@ def check_html(n_keys: int, path: str) -> None:
         raise SweepError(f"--html: expected a .html file name, got {path!r}")
     if n_keys not in (1, 2):
         raise SweepError(f"--html: shows one varied key (lines) or two (heat maps), got {n_keys}")
-
-
-def _panels(result) -> tuple[list[tuple[Any, np.ndarray]], list[str]]:
-    """``[(Panel, values (n_points,))]`` worth showing and the words for the constant ones (as ``--plot``)."""
-    df = result.to_frame()
-    panels, constant = [], []
-    for panel in result.prepared.panels:
-        if panel.column not in df.columns:
-            continue
-        values = _column(df, panel.column)
-        if panel.where is not None:
-            where = _column(df, panel.where) if panel.where in df.columns else np.zeros(len(df))
-            values = np.where(where == 1, values, np.nan)
-        if _constant(values):
-            unit = f" {panel.unit}" if panel.unit and np.isfinite(values).any() else ""
-            constant.append(f"{panel.title.replace(chr(10), ' ')} = {_cell_text(values[0])}{unit}")
-        else:
-            panels.append((panel, values))
-    return panels[:MAX_PANELS], constant
 
 
 def _heat_trace(values: np.ndarray, xs: list, ys: list, unit: str) -> dict[str, Any]:

@@ -173,6 +173,26 @@ def _line(ax, x: Sequence, y: np.ndarray) -> None:
     ax.grid(True, alpha=0.3)
 
 
+def _panels(result) -> tuple[list, list[str]]:
+    """``[(Panel, values (n_points,))]`` worth showing (at most ``MAX_PANELS``) and the words for
+    the constant ones, of a sweep result: the panels of ``--plot`` and ``--html``."""
+    df = result.to_frame()
+    panels, constant = [], []
+    for panel in result.prepared.panels:
+        if panel.column not in df.columns:
+            continue
+        values = _column(df, panel.column)
+        if panel.where is not None:
+            where = _column(df, panel.where) if panel.where in df.columns else np.zeros(len(df))
+            values = np.where(where == 1, values, np.nan)
+        if _constant(values):
+            unit = f" {panel.unit}" if panel.unit and np.isfinite(values).any() else ""
+            constant.append(f"{panel.title.replace(chr(10), ' ')} = {_cell_text(values[0])}{unit}")
+        else:
+            panels.append((panel, values))
+    return panels[:MAX_PANELS], constant
+
+
 def plot_sweep(result, path: str, title: str | None = None) -> None:
     """Draw ``result`` (``SweepResult``) to the PNG ``path`` (module doc).
 
@@ -185,22 +205,8 @@ def plot_sweep(result, path: str, title: str | None = None) -> None:
 
     keys = result.grid.keys
     check_plot(len(keys), path if path.lower().endswith(".png") else path + ".png")
-    df = result.to_frame()
     prepared = result.prepared
-    panels, constant = [], []
-    for panel in prepared.panels:
-        if panel.column not in df.columns:
-            continue
-        values = _column(df, panel.column)
-        if panel.where is not None:
-            where = _column(df, panel.where) if panel.where in df.columns else np.zeros(len(df))
-            values = np.where(where == 1, values, np.nan)
-        if _constant(values):
-            unit = f" {panel.unit}" if panel.unit and np.isfinite(values).any() else ""
-            constant.append(f"{panel.title.replace(chr(10), ' ')} = {_cell_text(values[0])}{unit}")
-        else:
-            panels.append((panel, values))
-    panels = panels[:MAX_PANELS]
+    panels, constant = _panels(result)
     n = max(1, len(panels))
     ncols = min(3, n)
     nrows = math.ceil(n / ncols)
