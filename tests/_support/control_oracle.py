@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import linprog
 
-from _support.oracle import contact_rows, max_violation, oracle_slack
+from _support.oracle import max_violation, mode_rows, oracle_slack
 
 from contactmodes.analysis.ambiguity import task_rows
 from contactmodes.model.system import ContactSystem
@@ -25,50 +25,10 @@ from contactmodes.model.system import ContactSystem
 SLACK = 1e-7
 
 
-def _mode_rows(s: ContactSystem, mode: str, tau, task: bool):
-    """Equalities and ``>=`` rows of ``mode`` at ``tau`` over ``x = (q̈, f)`` (Tables I–II)."""
-    n_q, nf = s.n_q, 2 * s.k
-    nx = n_q + nf
-    unit = np.eye(nx)
-    eqA, eqb, geA, geb = [], [], [], []
-    for j in range(n_q):  # M q̈ − Jᵀ f = S τ − h
-        eqA.append(np.concatenate([s.M[j], -s.J[:, j]]))
-        eqb.append(s.S[j] @ tau - s.h[j])
-    eq_rows, sign_rows = contact_rows(s, mode)
-    for j in eq_rows:
-        eqA.append(np.concatenate([s.J[j], np.zeros(nf)]))
-        eqb.append(-s.Jdot_qdot[j])
-    for sg, j in sign_rows:
-        geA.append(sg * np.concatenate([s.J[j], np.zeros(nf)]))
-        geb.append(-sg * s.Jdot_qdot[j])
-    for i, ch in enumerate(mode):
-        t, n = n_q + 2 * i, n_q + 2 * i + 1
-        if ch == "S":
-            eqA += [unit[t], unit[n]]
-            eqb += [0.0, 0.0]
-            continue
-        geA.append(unit[n])
-        geb.append(0.0)
-        if ch == "F":
-            geA += [s.mu[i] * unit[n] - unit[t], s.mu[i] * unit[n] + unit[t]]
-            geb += [0.0, 0.0]
-        else:
-            eqA.append(unit[t] - (s.mu[i] if ch == "L" else -s.mu[i]) * unit[n])
-            eqb.append(0.0)
-    for blk in s.constraints:
-        if blk.kind == "task" and not task:
-            continue
-        for r in range(blk.n_rows):
-            a = np.concatenate([blk.qdd[r], blk.f[r]])
-            (eqA if blk.type == "eq" else geA).append(a)
-            (eqb if blk.type == "eq" else geb).append(blk.rhs[r] - blk.tau[r] @ tau)
-    return (np.array(eqA).reshape(-1, nx), np.array(eqb), np.array(geA).reshape(-1, nx), np.array(geb))
-
-
 def objective_range(s: ContactSystem, mode: str, tau, c_x, task: bool = True) -> tuple[float, float] | None:
     """``(min, max)`` of ``c_x·(q̈, f)`` over the solutions of ``mode`` at ``tau`` (``None``
     if there is none; ``±inf`` when unbounded)."""
-    eqA, eqb, geA, geb = _mode_rows(s, mode, np.asarray(tau, dtype=float), task)
+    eqA, eqb, geA, geb = mode_rows(s, mode, np.asarray(tau, dtype=float), ("physical", "task") if task else ("physical",))
     out = []
     for sign in (1.0, -1.0):
         res = linprog(sign * np.asarray(c_x, dtype=float), A_ub=-geA if len(geb) else None,

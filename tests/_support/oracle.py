@@ -79,72 +79,64 @@ def kinematically_ok(s: ContactSystem, mode: str) -> bool:
     return res.status == 0
 
 
-def oracle_slack(s: ContactSystem, mode: str, tau: np.ndarray, task: bool = True):
-    """σ* of the module docstring, or None when the LP is infeasible."""
-    n_q, k = s.n_q, s.k
-    nf = 2 * k
+def mode_rows(s: ContactSystem, mode: str, tau, kinds=("physical", "task")):
+    """``(eqA, eqb, geA, geb)``: the equalities ``eqA x = eqb`` and rows ``geA x >= geb`` of
+    ``mode`` at the torque ``tau`` over ``x = (q̈, f)``, ``(·, n_q + 2k)``: dynamics, Tables I–II
+    written out directly (``contact_rows`` for the acceleration rows) and the constraint blocks
+    of ``kinds``, independently of ``contactmodes``."""
+    n_q, nf = s.n_q, 2 * s.k
     nx = n_q + nf
     J, c, mu = s.J, s.Jdot_qdot, s.mu
+    unit = np.eye(nx)
     eqA, eqb, geA, geb = [], [], [], []
-
-    def e_f(j):
-        u = np.zeros(nx)
-        u[n_q + j] = 1.0
-        return u
-
-    def e_acc(j):
-        return np.concatenate([J[j], np.zeros(nf)])
-
-    # dynamics
-    for j in range(n_q):
+    for j in range(n_q):  # M q̈ − Jᵀ f = S τ − h
         eqA.append(np.concatenate([s.M[j], -J[:, j]]))
         eqb.append(s.S[j] @ tau - s.h[j])
     eq_rows, sign_rows = contact_rows(s, mode)
     for j in eq_rows:  # ẍ_j = 0
-        eqA.append(e_acc(j))
+        eqA.append(np.concatenate([J[j], np.zeros(nf)]))
         eqb.append(-c[j])
     for sg, j in sign_rows:  # sg ẍ_j >= 0 (non-strict inside a mode's domain)
-        geA.append(sg * e_acc(j))
+        geA.append(sg * np.concatenate([J[j], np.zeros(nf)]))
         geb.append(-sg * c[j])
     for i, ch in enumerate(mode):
-        t, n = 2 * i, 2 * i + 1
+        t, n = n_q + 2 * i, n_q + 2 * i + 1
         if ch == "S":
-            eqA += [e_f(t), e_f(n)]
+            eqA += [unit[t], unit[n]]
             eqb += [0.0, 0.0]
             continue
-        geA.append(e_f(n))  # f_n >= 0
+        geA.append(unit[n])  # f_n >= 0
         geb.append(0.0)
         if ch == "F":
-            geA += [mu[i] * e_f(n) - e_f(t), mu[i] * e_f(n) + e_f(t)]
+            geA += [mu[i] * unit[n] - unit[t], mu[i] * unit[n] + unit[t]]
             geb += [0.0, 0.0]
-        elif ch == "L":
-            eqA.append(e_f(t) - mu[i] * e_f(n))
-            eqb.append(0.0)
         else:
-            eqA.append(e_f(t) + mu[i] * e_f(n))
+            eqA.append(unit[t] - (mu[i] if ch == "L" else -mu[i]) * unit[n])
             eqb.append(0.0)
     for blk in s.constraints:
-        if blk.kind == "task" and not task:
+        if blk.kind not in kinds:
             continue
         for r in range(blk.n_rows):
-            row = np.concatenate([blk.qdd[r], blk.f[r]])
-            rhs = blk.rhs[r] - blk.tau[r] @ tau
-            if blk.type == "eq":
-                eqA.append(row)
-                eqb.append(rhs)
-            else:
-                geA.append(row)
-                geb.append(rhs)
-    geA, geb = np.array(geA).reshape(-1, nx), np.array(geb)
+            a = np.concatenate([blk.qdd[r], blk.f[r]])
+            (eqA if blk.type == "eq" else geA).append(a)
+            (eqb if blk.type == "eq" else geb).append(blk.rhs[r] - blk.tau[r] @ tau)
+    return (np.array(eqA, dtype=float).reshape(-1, nx), np.array(eqb, dtype=float),
+            np.array(geA, dtype=float).reshape(-1, nx), np.array(geb, dtype=float))
+
+
+def oracle_slack(s: ContactSystem, mode: str, tau: np.ndarray, task: bool = True):
+    """σ* of the module docstring, or None when the LP is infeasible."""
+    nx = s.n_q + 2 * s.k
+    eqA, eqb, geA, geb = mode_rows(s, mode, tau, ("physical", "task") if task else ("physical",))
     norms = np.linalg.norm(geA, axis=1)
     norms[norms == 0] = 1.0
     geA, geb = geA / norms[:, None], geb / norms
     # variables (x, σ): maximize σ; -geA x + σ <= -geb; σ <= 1
     A_ub = np.hstack([-geA, np.ones((geA.shape[0], 1))])
-    A_eq = np.hstack([np.array(eqA).reshape(-1, nx), np.zeros((len(eqA), 1))])
+    A_eq = np.hstack([eqA, np.zeros((len(eqA), 1))])
     cost = np.zeros(nx + 1)
     cost[-1] = -1.0
-    res = linprog(cost, A_ub=A_ub, b_ub=-geb, A_eq=A_eq, b_eq=np.array(eqb),
+    res = linprog(cost, A_ub=A_ub, b_ub=-geb, A_eq=A_eq, b_eq=eqb,
                   bounds=[(None, None)] * nx + [(None, 1.0)], method="highs")
     if res.status == 2:
         return None
@@ -161,46 +153,14 @@ def max_violation(s: ContactSystem, mode: str, tau, row) -> tuple[float, float]:
     Tables I–II written out directly (with ``contact_rows`` for the acceleration rows),
     independently of ``contactmodes``: variables ``x = (q̈, f)``.
     """
-    n_q, nf = s.n_q, 2 * s.k
-    nx = n_q + nf
-    J, c, mu = s.J, s.Jdot_qdot, s.mu
-    eqA, eqb, geA, geb = [], [], [], []
-    unit = np.eye(nx)
-    for j in range(n_q):  # M q̈ − Jᵀ f = S τ − h
-        eqA.append(np.concatenate([s.M[j], -J[:, j]]))
-        eqb.append(s.S[j] @ tau - s.h[j])
-    eq_rows, sign_rows = contact_rows(s, mode)
-    for j in eq_rows:
-        eqA.append(np.concatenate([J[j], np.zeros(nf)]))
-        eqb.append(-c[j])
-    for sg, j in sign_rows:
-        geA.append(sg * np.concatenate([J[j], np.zeros(nf)]))
-        geb.append(-sg * c[j])
-    for i, ch in enumerate(mode):
-        t, n = n_q + 2 * i, n_q + 2 * i + 1
-        if ch == "S":
-            eqA += [unit[t], unit[n]]
-            eqb += [0.0, 0.0]
-            continue
-        geA.append(unit[n])
-        geb.append(0.0)
-        if ch == "F":
-            geA += [mu[i] * unit[n] - unit[t], mu[i] * unit[n] + unit[t]]
-            geb += [0.0, 0.0]
-        else:
-            eqA.append(unit[t] - (mu[i] if ch == "L" else -mu[i]) * unit[n])
-            eqb.append(0.0)
-    for blk in s.constraints_of(("physical",)):
-        for r in range(blk.n_rows):
-            a = np.concatenate([blk.qdd[r], blk.f[r]])
-            (eqA if blk.type == "eq" else geA).append(a)
-            (eqb if blk.type == "eq" else geb).append(blk.rhs[r] - blk.tau[r] @ tau)
+    nx = s.n_q + 2 * s.k
+    eqA, eqb, geA, geb = mode_rows(s, mode, tau, ("physical",))
     a_x = np.concatenate([row.qdd, row.f])
     best, xnorm = -np.inf, 0.0
     for sign in ((1.0, -1.0) if row.type == "eq" else (1.0,)):
         # violation sign·(rhs − a_x·x − a_τ·τ): maximize ⇔ minimize sign·a_x·x
-        res = linprog(sign * a_x, A_ub=-np.array(geA).reshape(-1, nx) if geA else None,
-                      b_ub=-np.array(geb) if geb else None, A_eq=np.array(eqA), b_eq=np.array(eqb),
+        res = linprog(sign * a_x, A_ub=-geA if len(geb) else None,
+                      b_ub=-geb if len(geb) else None, A_eq=eqA, b_eq=eqb,
                       bounds=[(None, None)] * nx, method="highs")
         if res.status == 3:
             return np.inf, 0.0
