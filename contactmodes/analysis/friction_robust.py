@@ -28,15 +28,14 @@ import time
 
 import numpy as np
 
-from polytopes import Polytope, difference
+from polytopes import Polytope
 
-from contactmodes.analysis.ambiguity import AmbiguitySource, mark_boundary_only
+from contactmodes.analysis.ambiguity import AmbiguitySource
 from contactmodes.analysis.domains import boxes_disjoint, intersect_domains
 from contactmodes.analysis.friction_interval import FrictionIntervalAnalysis
-from contactmodes.analysis.robust import RobustResult, augmented_system, slice_at
+from contactmodes.analysis.robust import RobustResult, augmented_system, robust_result, slice_at
 from contactmodes.errors import ContactModelError
 from contactmodes.model.friction import FrictionBox
-from contactmodes.model.scaling import UserSets
 from contactmodes.model.system import ContactSystem
 
 __all__ = ["robust_unambiguous_over_friction"]
@@ -134,12 +133,4 @@ def robust_unambiguous_over_friction(system: ContactSystem, box: FrictionBox, mo
                     sources.append(AmbiguitySource(label, "task", within))
     timing["ambiguity"] = time.perf_counter() - t0
 
-    t0 = time.perf_counter()
-    pieces: list[Polytope] = []
-    if not T_robust.is_empty():
-        sources = mark_boundary_only(sources, T_robust.affine_dimension())
-        pieces = difference(T_robust, [p for s in sources if not s.boundary_only for p in s.set])
-    timing["difference"] = time.perf_counter() - t0
-    to_user = UserSets(system.scaling)
-    user_sources = [AmbiguitySource(s.source, s.kind, [to_user(p) for p in s.set], s.boundary_only) for s in sources]
-    return RobustResult(mode, to_user(T_robust), [to_user(p) for p in pieces], user_sources, V, timing)
+    return robust_result(mode, system, T_robust, sources, V, timing)

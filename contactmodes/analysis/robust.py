@@ -38,7 +38,7 @@ from contactmodes.analysis.session import AnalysisSession
 from contactmodes.model.scaling import UserSets
 from contactmodes.model.system import ContactSystem, LinearConstraint
 
-__all__ = ["RobustResult", "augmented_system", "robust_feasible_set", "robust_unambiguous", "slice_at"]
+__all__ = ["RobustResult", "augmented_system", "robust_feasible_set", "robust_result", "robust_unambiguous", "slice_at"]
 
 
 def _disturbance(system: ContactSystem):
@@ -225,12 +225,21 @@ def robust_unambiguous(system: ContactSystem, mode: str, within_mode: bool = Tru
                     sources.append(AmbiguitySource(row.label, "task", pieces))
     timing["ambiguity"] = time.perf_counter() - t0
 
+    return robust_result(mode, system, T_robust, sources, V, timing)
+
+
+def robust_result(mode: str, system: ContactSystem, T_robust: Polytope, sources: list[AmbiguitySource],
+                  V: np.ndarray, timing: dict[str, float]) -> RobustResult:
+    """The ``RobustResult`` of ``mode``: ``T_robust`` minus its full-dimensional ambiguity
+    ``sources`` (``polytopes.difference``; sources meeting it only on its boundary are marked and
+    kept out), every set over τ converted to the user's units once (``UserSets``: the nominal
+    torques' units, module doc). Scaled inputs; adds ``timing["difference"]`` (s)."""
     t0 = time.perf_counter()
     pieces: list[Polytope] = []
     if not T_robust.is_empty():
         sources = mark_boundary_only(sources, T_robust.affine_dimension())
         pieces = difference(T_robust, [p for s in sources if not s.boundary_only for p in s.set])
     timing["difference"] = time.perf_counter() - t0
-    to_user = UserSets(system.scaling)  # sets over τ: the nominal torques' units (module doc), each set once
+    to_user = UserSets(system.scaling)
     user_sources = [AmbiguitySource(s.source, s.kind, [to_user(p) for p in s.set], s.boundary_only) for s in sources]
     return RobustResult(mode, to_user(T_robust), [to_user(p) for p in pieces], user_sources, V, timing)
