@@ -48,6 +48,7 @@ import numpy as np
 from polytopes import Polytope
 
 from contactmodes.errors import ContactModelError
+from contactmodes.output.shapes import extreme_pair
 
 __all__ = [
     "PlotData",
@@ -240,16 +241,6 @@ def _polygon(P: Polytope) -> np.ndarray:
     return V[np.argsort(np.arctan2(V[:, 1] - c[1], V[:, 0] - c[0]))]
 
 
-def _segment(V: np.ndarray) -> np.ndarray:
-    """The two extreme points (2, 2) of collinear points ``V`` (k, 2)."""
-    if len(V) <= 2:
-        return V
-    d = V - V.mean(axis=0)
-    axis = np.linalg.svd(d, full_matrices=False)[2][0]
-    s = d @ axis
-    return V[[int(np.argmin(s)), int(np.argmax(s))]]
-
-
 # ------------------------------------------------------------------------------------------------
 # 2-D pictures
 
@@ -269,7 +260,7 @@ def _shape(P: Polytope) -> _Shape:
     if dim == 2 and len(V) >= 3:
         return _Shape(2, V)
     if dim == 1 or len(V) == 2:
-        return _Shape(1, _segment(V))
+        return _Shape(1, extreme_pair(V))
     return _Shape(0, V[:1])
 
 
