@@ -10,7 +10,7 @@ import numpy as np
 from . import _cdd_io, _feasibility, _redundancy, lp, ppl_io
 from . import tolerances as _tol
 from .errors import NumericalError, PolytopeError
-from ._linalg import data_scale, normalize_rows
+from ._linalg import data_scale, normalize_rows, row_norms
 from ._raypool import RayPool
 
 
@@ -437,6 +437,47 @@ class Polytope:
         out[ok] = (directions @ h.x0)[ok] - res.fun[ok]
         return out
 
+    def _recession_lps(self, D: np.ndarray) -> tuple[np.ndarray, ...]:
+        """The LPs ``max (d N).w  s.t.  V w <= 0, |w|_inf <= 1`` over the recession cone of the
+        (nonempty) set's inner system, one per row ``d`` of ``D`` (B, n): a stack of
+        ``polytopes.batchlp.solve_stacked`` whose bounds are real (bounded LPs the batch
+        certifies), read by ``_recession_proof``."""
+        h = self._hull()
+        assert h is not None  # callers pass non-empty sets
+        B, (m, kw) = len(D), h.V.shape
+        one, real = np.ones((B, kw)), np.zeros((B, kw), dtype=bool)
+        return -(D @ h.N), np.broadcast_to(h.V, (B, m, kw)), np.zeros((B, m)), -one, one, real, real
+
+    def _recession_proof(self, D: np.ndarray, answer: tuple[np.ndarray, np.ndarray, np.ndarray]
+                         ) -> tuple[np.ndarray, list[np.ndarray]]:
+        """Which rows ``d`` of ``D`` (B, n) the set is proven unbounded along by the batch's
+        ``answer`` (status, x, fun) to ``_recession_lps(D)``: an optimum ``w`` counts only when it
+        passes the ray check of ``polytopes.lp.rays_ok`` (as an unbounded single LP's ray).
+        Returns the mask (B,) and the proven directions ``N w`` ((n,) each)."""
+        h = self._hull()
+        status, X, _ = answer
+        proven = np.zeros(len(D), dtype=bool)
+        opt = np.flatnonzero(status == lp.OPTIMAL)
+        if not opt.size or h.V.shape[0] == 0:
+            return proven, []
+        W, cw = X[opt], -(D[opt] @ h.N)
+        V = h.V / np.maximum(row_norms(h.V), 1e-300)[:, None]
+        good = np.diagonal(lp.rays_ok(cw, W, V, np.zeros((0, W.shape[1]))))  # (B, B): a few dozen sides
+        proven[opt[good]] = True
+        return proven, [h.N @ w for w in W[good]]
+
+    def _batched_recession(self, D: np.ndarray, kernel: str) -> tuple[np.ndarray, list[np.ndarray]]:
+        """``_recession_proof`` of the rows of ``D`` (B, n), the LPs solved by the batched dual
+        simplex (``kernel``): the sides a support LP left undecided (leaning on its artificial
+        box), mostly unbounded ones no pooled ray proved; those not proven go to the single LP."""
+        from . import batchlp
+
+        h = self._hull()
+        if h.N.shape[1] == 0 or h.V.shape[0] == 0:
+            return np.zeros(len(D), dtype=bool), []
+        return self._recession_proof(D, batchlp.solve_stacked([self._recession_lps(D)], fallback=False,
+                                                              kernel=kernel)[0])
+
     # ----- the LP data of the set (what the projection check reads) ------------------------
     @property
     def data_scale(self) -> float:
@@ -754,14 +795,19 @@ class Polytope:
         E = np.zeros((len(sides), self.dim))
         E[np.arange(len(sides)), [ks[i] for i, _ in sides]] = [sg for _, sg in sides]
         values = np.full(len(sides), np.nan)
+        rays = []
         if kernel is not None:
             values = self._batched_support(E, kernel)
+            undecided = np.flatnonzero(np.isnan(values))
+            if undecided.size:  # mostly unbounded sides no pooled ray proved: batched recession LPs
+                unbounded, found = self._batched_recession(E[undecided], kernel)
+                values[undecided[unbounded]] = np.inf
+                rays.extend(found)
         todo = np.flatnonzero(np.isnan(values))
         answers: list[tuple[float, np.ndarray | None, np.ndarray | None]] = [(float(v), None, None) for v in values]
         if todo.size:
             for t, ans in zip(todo, self._inner_lps(E[todo])):
                 answers[t] = ans
-        rays = []
         for (i, sg), (value, _, ray) in zip(sides, answers):
             if sg > 0:
                 hi[i] = value

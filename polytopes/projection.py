@@ -362,14 +362,28 @@ def _ray_directions(G) -> np.ndarray:
     return R / np.maximum(np.abs(R).max(axis=1, initial=0.0), 1e-300)[:, None] if len(R) else R
 
 
+def _perturbed(c: np.ndarray) -> np.ndarray:
+    """The costs ``c`` (k + 1,) of a distance LP over ``(w, t)`` with ``± CHECK_COST_PERTURBATION``
+    on ``w`` (``polytopes.tolerances``; magnitudes in ``[0.5, 1]`` fixed by ``k`` alone, so an
+    LP's answer does not depend on the process): the batch's costs, whose optima serve only as
+    primal witnesses."""
+    k = c.size - 1
+    rng = np.random.default_rng(2718)
+    out = c.copy()
+    out[:k] = tol.CHECK_COST_PERTURBATION * rng.uniform(0.5, 1.0, k) * rng.choice([-1.0, 1.0], k)
+    return out
+
+
 def _ray_stack(P: "Polytope", ks: list[int], R: np.ndarray) -> tuple[np.ndarray, ...]:
     """``_lifts_to_ray``'s LPs for the unit directions ``R`` (N, len(ks)) as a stack of
-    ``polytopes.batchlp.solve_stacked``: the same LPs (``|w| <= tol.RAY_LP_BOUND`` a real bound),
-    ``0 <= t`` below an artificial bound (``t* <= 1`` at ``w = 0``: never leaned on)."""
+    ``polytopes.batchlp.solve_stacked``: the same constraints (``|w| <= tol.RAY_LP_BOUND`` a real
+    bound), ``0 <= t`` below an artificial bound (``t* <= 1`` at ``w = 0``: never leaned on), the
+    costs ``_perturbed`` (an optimum is a primal witness: its ``t``, not its value, is read)."""
     h = P.inner_system()
     assert h is not None  # callers pass non-empty sets
     N, k = len(R), h.N.shape[1]
     c, A_ub, b_ub = _distance_lps(h, ks, np.zeros(h.V.shape[0]), R)
+    c = _perturbed(c)
     lo, hi = np.append(np.full(k, -tol.RAY_LP_BOUND), 0.0), np.append(np.full(k, tol.RAY_LP_BOUND), tol.BATCH_LP_BOUND)
     art_lo, art_hi = np.zeros(k + 1, dtype=bool), np.append(np.zeros(k, dtype=bool), True)
     return (np.broadcast_to(c, (N, k + 1)), np.broadcast_to(A_ub, (N, *A_ub.shape)), b_ub,
@@ -377,11 +391,35 @@ def _ray_stack(P: "Polytope", ks: list[int], R: np.ndarray) -> tuple[np.ndarray,
 
 
 def _lifts(P: "Polytope", ks: list[int], R: np.ndarray, answers, i: int) -> bool:
-    """``_lifts_to_ray(P, ks, R[i])`` from the batch's ``answers`` to ``_ray_stack`` where it
-    certified an optimum of the same LP, else by the single LP."""
-    if answers is not None and answers[0][i] == lp.OPTIMAL:
-        return bool(answers[2][i] <= tol.PROJECTION_CHECK_TOL)
+    """``_lifts_to_ray(P, ks, R[i])``: true from the batch's ``answers`` to ``_ray_stack`` where
+    its verified point has ``t`` within ``PROJECTION_CHECK_TOL`` (a primal witness), else decided
+    by the single unperturbed LP."""
+    if answers is not None and answers[0][i] == lp.OPTIMAL and answers[1][i, -1] <= tol.PROJECTION_CHECK_TOL:
+        return True
     return _lifts_to_ray(P, ks, R[i])
+
+
+def _unbounded_both(ch: "_Checks", answers: dict, i: int) -> bool:
+    """Whether ``Q`` and ``P`` are both proven unbounded along the check direction ``ch.dirs[i]``
+    (``u``) without an LP: some ray of ``Q``'s generators passes ``polytopes.lp.rays_ok`` for
+    ``max u.y`` over ``Q`` (the test an unbounded answer of the single LP passes), and some point
+    ``w`` of the batch's ray LPs (``_ray_stack``) passes it for ``max u.(N[ks] w)`` over ``V w <=
+    0``, the recession cone of ``P``'s hull coordinates. Both supports are then ``inf``, as the
+    single LPs would find."""
+    if ch.G is None or "R" not in answers:
+        return False
+    u = ch.dirs[i]
+    R = _ray_directions(ch.G)
+    if not len(R) or not lp.rays_ok(-u[None, :], R, ch.Q.A, ch.Q.C)[0].any():
+        return False
+    status, X, _ = answers["R"]
+    W = X[status == lp.OPTIMAL, :-1]
+    h = ch.P.inner_system()
+    if not len(W) or h is None:
+        return False
+    V = h.V / np.maximum(row_norms(h.V), 1e-300)[:, None]
+    cost = -(u @ h.N[ch.ks])
+    return bool(lp.rays_ok(cost[None, :], W, V, np.zeros((0, W.shape[1])))[0].any())
 
 
 class _Supports:
@@ -410,11 +448,13 @@ def _batchable(h) -> bool:
 def _membership_stack(P: "Polytope", ks: list[int], Y: np.ndarray) -> tuple[np.ndarray, ...]:
     """``_in_projection``'s LPs for the points ``Y`` (N, len(ks)) as a stack of
     ``polytopes.batchlp.solve_stacked``: ``w`` in the artificial box ``|w| <= BATCH_LP_BOUND *
-    scale``, ``0 <= t`` below it (that upper bound artificial too)."""
+    scale``, ``0 <= t`` below it (that upper bound artificial too), the costs ``_perturbed`` (an
+    optimum is a primal witness: its ``t`` is read)."""
     h = P.inner_system()
     assert h is not None  # callers pass non-empty sets
     N, k = len(Y), h.N.shape[1]
     c, A_ub, b_ub = _membership_lp(h, ks, Y)
+    c = _perturbed(c)
     bound = tol.BATCH_LP_BOUND * P.data_scale
     lo, hi = np.append(np.full(k, -bound), 0.0), np.full(k + 1, bound)
     art_lo, art_hi = np.append(np.ones(k, dtype=bool), False), np.ones(k + 1, dtype=bool)
@@ -460,14 +500,16 @@ def _check_stacks(P: "Polytope", Q: "Polytope", ks: list[int], lifted: np.ndarra
 
 def _check_answers(P: "Polytope", Q: "Polytope", lifted: np.ndarray, dirs: np.ndarray, Y: np.ndarray,
                    answers: dict) -> tuple[_Supports, _Supports, np.ndarray]:
-    """The batch's ``answers`` to ``_check_stacks`` (solved without the fallback; NumPy
-    kernel: the same floats in every process) as the two ``_Supports`` and the distances
-    (N,), NaN where the batch certified no optimum (the caller then asks the single-LP path)."""
+    """The batch's ``answers`` to ``_check_stacks`` (solved without the fallback, by the kernel
+    ``polytopes.batchlp.preferred_kernel`` picks for their number: a choice by the problem's size)
+    as the two ``_Supports`` and the distances ``t`` (N,) of the verified points of the perturbed
+    membership LPs (upper bounds of the distances; NaN where the batch certified no optimum: the
+    caller then asks the single-LP path, as it does where such a ``t`` is not small)."""
     t = np.full(len(Y), np.nan)
     if "Y" in answers:
-        status, _, fun = answers["Y"]
+        status, X, _ = answers["Y"]
         ok = status == lp.OPTIMAL
-        t[ok] = fun[ok]
+        t[ok] = X[ok, -1]
     return _supports_from(P, lifted, answers.get("P")), _supports_from(Q, dirs, answers.get("Q")), t
 
 
@@ -500,8 +542,10 @@ def verify_projections(pairs: Sequence[tuple["Polytope", "Polytope"]], keep: Seq
                 stacks.append(stack)
                 owner.append((i, name))
     answers: list[dict] = [{} for _ in pairs]
-    if sum(st[1].shape[0] for st in stacks) >= CHECK_BATCH_MIN_LPS:  # else the single LPs, asked one by one
-        for (i, name), ans in zip(owner, batchlp.solve_stacked(stacks, fallback=False, kernel="numpy")):
+    total = sum(st[1].shape[0] for st in stacks)
+    if total >= CHECK_BATCH_MIN_LPS:  # else the single LPs, asked one by one
+        kernel = batchlp.preferred_kernel(total)
+        for (i, name), ans in zip(owner, batchlp.solve_stacked(stacks, fallback=False, kernel=kernel)):
             answers[i][name] = ans
     return [_check_run(st, ans) if isinstance(st, _Checks) else st for st, ans in zip(setups, answers)]
 
@@ -570,6 +614,8 @@ def _check_run(ch: _Checks, answers: dict) -> str | None:
             return f"equality {np.round(c, 6).tolist()} . y = {dd:.6g} does not hold on P"
     points = []
     for i, u in enumerate(ch.dirs):
+        if np.isnan(sq.value[i]) and np.isnan(sp.value[m + 2 * p + i]) and _unbounded_both(ch, answers, i):
+            continue  # both supports inf, proven by rays: the single LPs would answer inf twice
         hq = sq.at(i)[0]
         hp, xp = sp.at(m + 2 * p + i)
         if not _close(hq, hp, scale):
@@ -584,7 +630,7 @@ def _check_run(ch: _Checks, answers: dict) -> str | None:
     if G is not None:
         lim = tol.PROJECTION_CHECK_MAX_GENERATORS
         for v, tv in zip(ch.V, dist):
-            inside = _in_projection(P, ks, v, scale) if np.isnan(tv) else _near(float(tv), v, scale)
+            inside = (not np.isnan(tv) and _near(float(tv), v, scale)) or _in_projection(P, ks, v, scale)
             if not inside:
                 return f"vertex {np.round(v, 6).tolist()} of the result is not in the projection of P"
         R, rays, lines = _ray_directions(G), G.rays[:lim], G.lines[:lim]  # type: ignore[attr-defined]

@@ -110,6 +110,15 @@ are then multiplied by the problem scale ``max(1, max_i |b_i| / ||a_i||)`` (see
     ``polytopes.projection.verify_projection``); an answer leaning on it is not accepted (it
     goes to the single-LP path of ``polytopes.lp`` without the box). A cost knob, not a
     tolerance.
+``CHECK_COST_PERTURBATION``
+    The distance LPs of the projection check (``min t`` over ``(w, t)``: does a vertex of the
+    result lie in the projection, does a ray lift), when solved by the batched dual simplex,
+    carry the costs ``± CHECK_COST_PERTURBATION`` (fixed pseudo-random magnitudes in ``[0.5, 1]``)
+    on ``w``: with zero costs on ``w`` the dual simplex cycles on their degenerate optima (a
+    10-contact chain: a third of them undecided after 50 times its iteration limit). A
+    perturbed optimum is used only as a *primal witness*: its verified feasible point with
+    ``t`` within ``PROJECTION_CHECK_TOL`` proves the check; any other answer goes to the single
+    unperturbed LP, so no check is failed on a perturbed answer. A cost knob, not a tolerance.
 """
 
 FEASIBILITY_TOL: float = 1e-9
@@ -142,3 +151,4 @@ RAY_LP_BOUND: float = 1e6
 LP_SMALL_ROWS: int = 400
 LP_SMALL_COLS: int = 60
 BATCH_LP_BOUND: float = 1e3
+CHECK_COST_PERTURBATION: float = 1e-7

@@ -678,11 +678,11 @@ class AnalysisSession:
         else:
             if isinstance(selection, str):
                 raise ContactModelError(f"{where}: expected a list of mode strings, got the string {selection!r}")
-            names = []
+            seen: dict[str, None] = {}  # ordered, O(1) membership (a list made this quadratic: 6 s at 28 000 modes)
             for i, m in enumerate(selection):
                 validate_mode(m, self.system.contacts, f"{where}[{i}]")
-                if m not in names:
-                    names.append(m)
+                seen.setdefault(m)
+            names = list(seen)
         return [self.mode(m) for m in names]
 
     def feasible_modes(self, task: bool = True, selection: Iterable[str] | None = None) -> list[str]:
