@@ -60,7 +60,15 @@ of a verification (of all the verifications of ``verify_projections``, for
 ``project_many``) are solved together by the verified dual simplex of ``polytopes.batchlp``
 when there are at least ``CHECK_BATCH_MIN_LPS`` (hull coordinates in the artificial box
 ``BATCH_LP_BOUND * scale``); an answer it does not certify goes to the single verified LP of
-``polytopes.lp`` (as do the Chebyshev center and the rays and lines of ``Q``).
+``polytopes.lp`` (as does the Chebyshev center). The batch's kernel is the one
+``polytopes.batchlp.preferred_kernel`` picks for the number of LPs (a choice by the problem's
+size). Two shortcuts keep single LPs rare, each proving exactly what the single LP would: the
+distance LPs (vertex membership, ray lifting) carry perturbed costs in the batch
+(``CHECK_COST_PERTURBATION``: unperturbed, the dual simplex cycles on their degenerate optima)
+and their verified points serve as primal witnesses (``t`` within tolerance proves the check;
+anything else goes to the single unperturbed LP); and a check direction along which a verified
+ray of ``Q`` and a verified recession direction of ``P`` (from the batch's ray LPs) both point
+outward has both supports infinite, with no LP (``_unbounded_both``).
 """
 
 from __future__ import annotations
