@@ -26,8 +26,9 @@ def add_parser(sub) -> argparse.ArgumentParser:
                                                       "'tau.hip1 - tau.hip2' (docs/control.md)")
     p.add_argument("--minimize", metavar="EXPR", help="objective to minimize")
     p.add_argument("--limit", action="append", default=None, metavar="ACT=LO:HI",
-                   help="torque limit of actuator ACT (system units; an empty end for none); repeatable, "
-                        "replaces the file's limit of ACT")
+                   help="torque limit of actuator ACT (system units; an empty end for none), or "
+                        "ACT='{lo = .., hi = .., tau_max = .., omega_0 = ..}' (a TOML inline table, as in the "
+                        "file's [control.limits]: a torque-speed line); repeatable, replaces the file's limit of ACT")
     p.add_argument("--modes", metavar="SPEC", default=None,
                    help="acceptable modes: 'all', a list 'FFF,FFS', or per contact 'tip=F|S,base=F'")
     p.add_argument("--no-task", action="store_true", help="ignore the file's task constraints")
@@ -37,9 +38,11 @@ def add_parser(sub) -> argparse.ArgumentParser:
     return p
 
 
-def parse_limit_options(items: list[str], actuators) -> dict[str, str]:
-    """``["ACT=LO:HI", ...]`` → ``{ACT: "LO:HI"}``; ``UserError`` naming ``--limit``."""
-    out: dict[str, str] = {}
+def parse_limit_options(items: list[str], actuators) -> dict[str, object]:
+    """``["ACT=LO:HI", "ACT={tau_max = 8, omega_0 = 20}", ...]`` → ``{ACT: "LO:HI" or the inline
+    table as a dict}`` (values for ``contactmodes.control.limits.parse_limit``, which checks their
+    keys and numbers); ``UserError`` naming ``--limit``."""
+    out: dict[str, object] = {}
     for item in items:
         name, sep, value = item.partition("=")
         name = name.strip()
@@ -49,8 +52,20 @@ def parse_limit_options(items: list[str], actuators) -> dict[str, str]:
             raise UserError(f"--limit: unknown actuator {name!r} (actuators: {', '.join(actuators)})")
         if name in out:
             raise UserError(f"--limit: actuator {name!r} given twice")
-        out[name] = value
+        out[name] = _inline_table(value, name) if value.lstrip().startswith("{") else value
     return out
+
+
+def _inline_table(text: str, name: str) -> dict:
+    """The TOML inline table ``text`` (``{tau_max = 8, omega_0 = 20}``) as a dict; ``UserError``
+    naming ``--limit ACT`` when it does not parse."""
+    import tomllib
+
+    try:
+        return dict(tomllib.loads(f"limit = {text}")["limit"])
+    except (tomllib.TOMLDecodeError, TypeError, ValueError) as exc:
+        raise UserError(f"--limit {name}: expected LO:HI or a TOML inline table such as "
+                        f"{{lo = -5, hi = 5, tau_max = 8, omega_0 = 20}}, got {text!r} ({exc})") from None
 
 
 def run(args: argparse.Namespace) -> str | CommandOutput:

@@ -13,7 +13,8 @@ limit is unbounded.
 
 Text form (system file ``[control.limits]``, CLI ``--limit ACT=LO:HI``): ``"LO:HI"``, an empty end
 meaning unbounded (``"-2:"``, ``":2"``); in a file also ``[lo, hi]`` or a table
-``{lo = -2, hi = 2, tau_max = 3, omega_0 = 20}`` (every key optional).
+``{lo = -2, hi = 2, tau_max = 3, omega_0 = 20}`` (every key optional), which the CLI also takes as
+``--limit 'ACT={...}'`` (a TOML inline table).
 """
 
 from __future__ import annotations

@@ -114,3 +114,26 @@ def test_internal_error_exits_70(capsys, monkeypatch):
     assert main(["control", BRACE, "--maximize", "qdd.theta1"]) == 70
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("contactmodes: internal error (please report): RuntimeError")
+
+
+def test_limit_as_an_inline_table_gives_the_torque_speed_line(capsys):
+    """``--limit 'ACT={...}'`` takes the ``[control.limits]`` keys: at the brace's state (at rest,
+    ``ω = 0``) the line ``|τ| <= τ_max (1 − |ω|/ω_0)`` is the box ``±τ_max`` (closed form), so the
+    answer is that of ``--limit tau1=-2:2``, and the document reports the line's numbers."""
+    table = "{lo = -3, hi = 3, tau_max = 2, omega_0 = 10}"
+    assert main(["control", BRACE, "--maximize", "qdd.theta1", "--limit", f"tau1={table}", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["problem"]["limits"] == {"tau1": {"lo": -3.0, "hi": 3.0, "tau_max": 2.0, "omega_0": 10.0}}
+    assert main(["control", BRACE, "--maximize", "qdd.theta1", "--limit", "tau1=-2:2", "--json"]) == 0
+    box = json.loads(capsys.readouterr().out)
+    assert doc["torque"] == box["torque"] and doc["mode"] == box["mode"] and abs(doc["torque"][0]) <= 2.0
+
+
+@pytest.mark.parametrize("value, start", [
+    ("tau1={lo = -3, hi = }", "--limit tau1: expected LO:HI or a TOML inline table"),
+    ("tau1={lo = -3, foo = 2}", "--limit tau1.foo: unknown key"),
+    ("tau1={tau_max = 'x'}", "--limit tau1.tau_max"),
+])
+def test_bad_inline_limit_is_one_line(capsys, value, start):
+    assert main(["control", BRACE, "--maximize", "qdd.theta1", "--limit", value]) == 2
+    one_line_error(capsys, start)
