@@ -51,6 +51,7 @@ from polytopes import lp
 
 from contactmodes import tolerances
 from contactmodes.realtime import kernels
+from contactmodes.realtime.prefix import PREFIX_MIN_CANDIDATES, PrefixPruning
 from contactmodes.errors import ContactModelError
 from contactmodes.modes.enumeration import Enumeration, strict_slack_of_rows
 from contactmodes.modes.contact_conditions import VelocityPattern, contact_rows
@@ -390,9 +391,10 @@ class KinematicTest:
 
     def __init__(self, layout: "Layout", J: np.ndarray, c: np.ndarray, rows: np.ndarray, rhs: np.ndarray,
                  margin: float, kernel: str, feasible: np.ndarray, decided: np.ndarray,
-                 counters: StepCounters | None) -> None:
+                 counters: StepCounters | None, slot: np.ndarray | None = None) -> None:
         self.layout = layout
         self._J, self._c, self._rows, self._rhs = J, c, rows, rhs
+        self._slot = slot  # where a candidate's rows are in ``rows`` (None: at its position)
         self.margin = margin
         self._kernel = kernel
         self.feasible = feasible
@@ -463,7 +465,7 @@ class KinematicTest:
         todo = np.unique(index[~decided[index]])
         left = todo
         if todo.size:
-            lay._unit_box(todo, self._rows, self._rhs, self.margin, decided, out, self._kernel)
+            lay._unit_box(todo, self._rows, self._rhs, self.margin, decided, out, self._kernel, self._slot)
             left = todo[~decided[todo]]
         if left.size:
             J, c = self._J, self._c
@@ -528,6 +530,8 @@ class Layout:
                 kin_geq = [(2 * i + cp) + (0 if sg > 0 else 2 * k) for cp, sg in rows.accel_geq]
                 opts.append((letter, eq, geq, kin_eq, kin_geq))
             per_contact.append(opts)
+        self.options = per_contact
+        self._prefix: PrefixPruning | None = None
         modes: list[str] = []
         eq_rows: list[list[int]] = []
         geq_rows: list[list[int]] = []
@@ -593,7 +597,8 @@ class Layout:
         self._gathered.clear()
 
     # ------------------------------------------------------------------ kinematic test
-    def kinematic(self, banks: Banks, counters: StepCounters | None = None, kernel: str = "auto") -> np.ndarray:
+    def kinematic(self, banks: Banks, counters: StepCounters | None = None, kernel: str = "auto",
+                  prune: bool | None = None) -> np.ndarray:
         """The candidates that are kinematically feasible (Sec. III-F, footnote 5).
 
         Decided as ``acceleration_feasible`` decides them (module doc): ``kinematic_test`` with
@@ -609,30 +614,47 @@ class Layout:
             ``"numpy"`` (the reference: rows from a signed bank, the NumPy simplex),
             ``"compiled"`` (``kinematic_rows_kernel``, the compiled simplex,
             ``kinematic_decide_kernel``) or ``"auto"`` (compiled when numba is installed).
+        prune : bool, optional
+            As in ``kinematic_test`` (the same decisions either way).
 
         Returns
         -------
         numpy.ndarray
             ``(N,)`` bool over ``modes``.
         """
-        test = self.kinematic_test(banks, counters, kernel)
+        test = self.kinematic_test(banks, counters, kernel, prune)
         test.resolve(test.pending())
         return test.feasible
 
     def kinematic_test(self, banks: Banks, counters: StepCounters | None = None,
-                       kernel: str = "auto") -> "KinematicTest":
+                       kernel: str = "auto", prune: bool | None = None) -> "KinematicTest":
         """The first stage of ``kinematic``: footnote 5's strict-slack LP of every candidate in
         one batch, warm-started from the previous step's bases.
+
+        With ``prune`` (by default for layouts of more than ``PREFIX_MIN_CANDIDATES`` candidates)
+        the candidates are first pruned by prefixes (``contactmodes.realtime.prefix``: a
+        certificate that a prefix's relaxed slack LP is at most the margin in the box
+        ``|q̈'| <= KINEMATIC_BOUND`` decides its whole subtree infeasible) and only the remaining
+        candidates' LPs are solved, with the same rows and decisions, each warm-started from its
+        own last basis; of those the batch leaves undecided, the ones the first unit-box solve
+        decides infeasible (``_unit_box``, stage (1)) are dropped at once — the decision
+        ``KinematicTest.resolve`` takes for them — so they are not carried as pending modes. The
+        known feasible candidates are the same; the pending ones are fewer (those left out are
+        infeasible; prefix module doc for rows dependent up to rounding).
 
         Parameters
         ----------
         banks : Banks
             The row banks of the state.
         counters : StepCounters, optional
-            ``lps`` += N here, ``second_solve_lps`` and ``fallback_lps`` (exact LPs) by
+            ``lps`` += the candidates' (and prefixes') LPs here, ``second_solve_lps`` += the
+            candidates dropped early, and ``second_solve_lps`` and ``fallback_lps`` (exact LPs) by
             ``KinematicTest.resolve``.
         kernel : str, optional
             As in ``kinematic``.
+        prune : bool, optional
+            Prune by prefixes (above); ``None`` (default): when the layout has more than
+            ``PREFIX_MIN_CANDIDATES`` candidates and more than one contact.
 
         Returns
         -------
@@ -652,15 +674,29 @@ class Layout:
         if kernel not in ("auto", "numpy", "compiled"):
             raise ValueError(f"kernel: must be 'auto', 'numpy' or 'compiled', got {kernel!r}")
         cost, lo, hi, art = self.kin_cost, self.kin_lo, self.kin_hi, self.kin_art
+        kin_rows, warm = self.kin_rows, self.basis.get("kinematic")
         band_rtol = tolerances.FEASIBILITY_RTOL * 10
         kern = "compiled" if kernel == "compiled" or (kernel == "auto" and kernels.AVAILABLE) else "numpy"
+        if prune is None:
+            prune = N > PREFIX_MIN_CANDIDATES and self.structure.k > 1
+        cand = None
+        if prune:
+            margin = tolerances.STRICT_MARGIN * max(1.0, float(np.abs(J).max(initial=0.0)),
+                                                    float(np.abs(c).max(initial=0.0)))
+            if self._prefix is None:
+                self._prefix = PrefixPruning(self)
+            cand = self._prefix.candidates(J, c, margin, kern, counters)
+            cost, lo, hi, art, kin_rows = cost[cand], lo[cand], hi[cand], art[cand], kin_rows[cand]
+            if warm is not None:
+                warm = warm[cand]
+        B = kin_rows.shape[0]
         if kern == "compiled":
-            rows, rhs = np.empty((N, self.kin_rows.shape[1], n_q + 1)), np.empty((N, self.kin_rows.shape[1]))
+            rows, rhs = np.empty((B, kin_rows.shape[1], n_q + 1)), np.empty((B, kin_rows.shape[1]))
             margin = kernels.kinematic_rows_kernel(np.ascontiguousarray(J, dtype=float),
-                                                         np.ascontiguousarray(c, dtype=float), self.kin_rows,
+                                                         np.ascontiguousarray(c, dtype=float), kin_rows,
                                                          float(tolerances.STRICT_MARGIN), rows, rhs)
-            res = batchlp.simplex_batch(cost, rows, rhs, lo, hi, art, self.basis.get("kinematic"), kernel="compiled")
-            out, decided = np.empty(N, dtype=bool), np.empty(N, dtype=bool)
+            res = batchlp.simplex_batch(cost, rows, rhs, lo, hi, art, warm, kernel="compiled")
+            out, decided = np.empty(B, dtype=bool), np.empty(B, dtype=bool)
             kernels.kinematic_decide_kernel(res.status, res.x, res.fun, margin, band_rtol, out, decided)
         else:
             k = self.structure.k
@@ -677,19 +713,36 @@ class Layout:
             rb[2 * k:4 * k] = c
             rb[4 * k:6 * k] = c
             rb[6 * k:8 * k] = -c
-            rows, rhs = bank[self.kin_rows], rb[self.kin_rows]
-            res = batchlp.simplex_batch(cost, rows, rhs, lo, hi, art, self.basis.get("kinematic"), kernel="numpy")
+            rows, rhs = bank[kin_rows], rb[kin_rows]
+            res = batchlp.simplex_batch(cost, rows, rhs, lo, hi, art, warm, kernel="numpy")
             s = -res.fun  # NaN unless optimal (then x is NaN too and every comparison below is false)
             band = band_rtol * np.maximum(1.0, np.max(np.abs(res.x), axis=1))
             decided = (np.abs(s - margin) > band) | (res.status == lp.INFEASIBLE)
             out = s > margin
-        self.basis["kinematic"] = res.basis
         if counters is not None:
-            counters.lps += N
-        return KinematicTest(self, J, c, rows, rhs, float(margin), kern, out, decided, counters)
+            counters.lps += B
+        if cand is None:
+            self.basis["kinematic"] = res.basis
+            return KinematicTest(self, J, c, rows, rhs, float(margin), kern, out, decided, counters)
+        # pruned: each candidate keeps its own last basis; the others are decided infeasible
+        bases = self.basis.get("kinematic")
+        if bases is None:
+            bases = self.basis["kinematic"] = np.full((N, n_q + 1), -1, dtype=np.int64)
+        bases[cand] = res.basis
+        feasible, known = np.zeros(N, dtype=bool), np.ones(N, dtype=bool)
+        feasible[cand], known[cand] = out, decided
+        slot = np.full(N, -1, dtype=np.int64)
+        slot[cand] = np.arange(B)
+        pend = cand[~decided]
+        if pend.size:
+            self._unit_box(pend, rows, rhs, float(margin), known, feasible, kern, slot, drop_only=True)
+            if counters is not None:
+                counters.second_solve_lps += int(np.count_nonzero(known[pend]))
+        return KinematicTest(self, J, c, rows, rhs, float(margin), kern, feasible, known, counters, slot)
 
     def _unit_box(self, todo: np.ndarray, rows: np.ndarray, rhs: np.ndarray, margin: float, decided: np.ndarray,
-                  out: np.ndarray, kernel: str = "auto") -> None:
+                  out: np.ndarray, kernel: str = "auto", slot: np.ndarray | None = None,
+                  drop_only: bool = False) -> None:
         """Second compiled solve of the kinematic LPs ``todo`` the first one left undecided (in place
         on ``decided``, ``out``). Near rest their optimum leans on the box ``KINEMATIC_BOUND`` or
         sits within the precision band, which grows with ``|q̈'|``. (1) In the unit box, still
@@ -699,10 +752,17 @@ class Layout:
         ``s₁`` (a point meeting the rows to ``LP_PRIMAL_TOL``) is a lower bound of the strict
         slack, and ``s₁ > margin + band`` (the band of the first solve, grown with ``|q̈'|``)
         proves the mode kinematically feasible. Neither proves more than that; the rest goes to
-        the exact LP."""
+        the exact LP.
+
+        ``rows``, ``rhs`` hold the LPs' rows at ``slot[todo]`` (default ``todo``: one row per
+        candidate). ``drop_only`` runs stage (1) alone and takes only its *infeasible* decisions
+        (``Layout.kinematic_test``'s early drop: each LP is solved independently of the others of
+        its batch and without a warm start, so these are the decisions ``KinematicTest.resolve``
+        takes for those candidates whenever it runs)."""
         n_q = self.structure.n_q
         lo, hi = self.kin_lo[todo].copy(), self.kin_hi[todo].copy()
-        cost, G, h = self.kin_cost[todo], rows[todo], rhs[todo]
+        at = todo if slot is None else slot[todo]
+        cost, G, h = self.kin_cost[todo], rows[at], rhs[at]
         for real, box in ((False, 1.0), (True, 1.0), (True, KINEMATIC_BOUND)):
             if np.all(decided[todo]):
                 return
@@ -718,8 +778,12 @@ class Layout:
             else:
                 dec = (np.abs(s - margin) > band) | (res.status == lp.INFEASIBLE)
             dec &= ~decided[todo]
+            if drop_only:
+                dec &= ~(s > margin)
             decided[todo[dec]] = True
             out[todo[dec]] = s[dec] > margin
+            if drop_only:
+                return
 
     # ------------------------------------------------------------------ responses
     def responses(self, banks: Banks, index: np.ndarray, objective, counters: StepCounters | None = None,
