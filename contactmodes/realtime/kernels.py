@@ -93,6 +93,9 @@ def domains_kernel(Nbank, ebank, rows, n, P, Q, r, A_out, b_out):  # pragma: no 
                 acc += Nt
                 A_out[j, i, c] = 0.0 if abs(acc) <= _CANCEL * (nN * Pn[c] + abs(Nt)) else -acc
             for c in range(s):
+                if Qn[c] == 0.0:  # a zero column (not a free w): the rule below gives 0.0, skip the sum
+                    A_out[j, i, nt + c] = 0.0
+                    continue
                 acc = 0.0
                 for a in range(n):
                     acc += Nbank[e, a] * Q[j, a, c]
