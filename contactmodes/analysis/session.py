@@ -690,7 +690,10 @@ class AnalysisSession:
         progress stage."""
         every = self.modes(selection)
         sols = [sol for sol in every if not sol._has("feasible", task)]  # not decided elsewhere already
-        self._prime_responses(sols, task)
+        with stage(self.progress, "mode responses", len(sols)) as st:  # one batched call: the heartbeat shows it
+            st.update(0, "stacked SVDs")
+            self._prime_responses(sols, task)
+            st.update(len(sols))
         with stage(self.progress, "domains", len(sols)) as st:
             raws = []
             for sol in sols:
@@ -699,7 +702,10 @@ class AnalysisSession:
         # the emptiness LPs of all modes in one verified batch (each result cached on its D_c)
         polys = [P for P, trivially in raws if not trivially]
         if len(polys) >= BATCH_MIN:
-            Polytope.are_empty(polys)
+            with stage(self.progress, "emptiness of the domains", len(polys)) as st:
+                st.update(0, "one verified LP batch")
+                Polytope.are_empty(polys)
+                st.update(len(polys))
         return [sol.mode for sol in every if sol.feasible(task)]
 
     def _prime_responses(self, sols: Sequence[ModeSolution], task: bool) -> None:
@@ -777,7 +783,11 @@ class AnalysisSession:
         this block (``i`` earlier in the sweep order than ``j``, indices into ``modes``) whose
         boxes meet. Stores nothing quadratic beyond one block."""
         self._prime_boxes(modes, task)
-        boxes = [self.mode(m).box_scaled(task) for m in modes]
+        boxes = []
+        with stage(self.progress, "bounding boxes", len(modes)) as st:
+            for m in modes:
+                boxes.append(self.mode(m).box_scaled(task))
+                st.update(1, m)
         lo = np.array([b[0] for b in boxes])
         hi = np.array([b[1] for b in boxes])
         if lo.ndim == 2 and lo.shape[1] == 0:  # no torque: the boxes are the one point of R^0, all meet
