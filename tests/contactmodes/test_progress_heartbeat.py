@@ -65,3 +65,23 @@ def test_the_enumeration_reports_while_a_contact_takes_long(monkeypatch):
     monkeypatch.setattr(enumeration, "stage", slow_stage)
     cm.AnalysisSession(cm.load_system("examples/two_link_brace.toml"), progress=progress).enumeration
     assert held == ["enumerating modes"]
+
+
+def test_the_stages_after_the_enumeration_report(monkeypatch):
+    """The batched mode responses, the emptiness batch of the domains and the bounding boxes of
+    the overlap sweep each have a stage: with a line per update (``every = 0``, ``after = 0``)
+    each appears, in that order, for a system with enough modes to batch (the six-link brace)."""
+    import contactmodes as cm
+    from contactmodes.analysis.session import AnalysisSession
+
+    from _support.paths import EXAMPLES
+
+    stream = io.StringIO()
+    s = AnalysisSession(cm.load_system(str(EXAMPLES / "six_link_brace.toml")),
+                        progress=Progress(after=0.0, every=0.0, stream=stream))
+    modes = s.feasible_modes()
+    s.candidate_pairs_within(modes)
+    text = stream.getvalue()
+    at = [text.find(f"contactmodes: {what} ") for what in ("mode responses", "emptiness of the domains", "bounding boxes")]
+    assert all(i >= 0 for i in at) and at == sorted(at), text[:2000]
+    assert f"contactmodes: bounding boxes {len(modes)}/{len(modes)}" in text
