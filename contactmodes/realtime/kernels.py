@@ -32,7 +32,7 @@ from contactmodes.modes import _response_kernels
 
 AVAILABLE = batchlp_kernel.AVAILABLE
 __all__ = ["AVAILABLE", "CACHE_DIR", "compile_kernel", "domain_lp_kernel", "domains_kernel", "kinematic_decide_kernel",
-           "kinematic_rows_kernel", "point_test_kernel", "scale_terms_kernel"]
+           "kinematic_rows_kernel", "point_test_kernel", "prefix_certify_kernel", "scale_terms_kernel"]
 
 _CANCEL = float(tolerances.CANCEL_RTOL)
 _compiled = None
@@ -246,6 +246,76 @@ def kinematic_decide_kernel(status, x, fun, margin, band_rtol, out, decided):  #
 
 
 @_jit
+def prefix_certify_kernel(G, h, basis, cost, lo, hi, n_art, zbound, margin, out):  # pragma: no cover - compiled
+    """The prune certificates of ``contactmodes.realtime.prefix.PrefixPruning._certified`` (the same
+    rule, one LP at a time): ``G`` (K, m, n), ``h`` (K, m) the rows ``G z <= h``, ``basis`` (K, n)
+    the final bases (rows ``< m``, then the upper and the lower bounds), ``cost`` (n,), ``lo``,
+    ``hi`` (n,) the bounds, ``n_art`` the leading variables whose bounds are artificial (their
+    multipliers go to the residual), ``zbound`` the box ``‖z‖∞ <= zbound`` the bound holds on;
+    writes ``out`` (K,): whether ``y⁺·f + ‖r‖₁ · zbound`` plus the rounding allowance is at most
+    ``margin``."""
+    K, m, n = G.shape
+    M = m + 2 * n
+    F = np.zeros((M, n))
+    f = np.empty(M)
+    FB = np.empty((n, n))
+    Binv = np.empty((n, n))
+    y = np.zeros(M)
+    eps = np.finfo(np.float64).eps
+    for j in range(n):
+        F[m + j, j] = 1.0
+        F[m + n + j, j] = -1.0
+        f[m + j] = hi[j]
+        f[m + n + j] = -lo[j]
+    for k in range(K):
+        out[k] = False
+        for i in range(m):
+            acc = 0.0
+            for j in range(n):
+                acc += G[k, i, j] * G[k, i, j]
+            nrm = np.sqrt(acc)
+            if nrm > 0.0:
+                for j in range(n):
+                    F[i, j] = G[k, i, j] / nrm
+                f[i] = h[k, i] / nrm
+            else:
+                for j in range(n):
+                    F[i, j] = 0.0
+                f[i] = h[k, i]
+        for i in range(n):
+            for j in range(n):
+                FB[i, j] = F[basis[k, i], j]
+        if not batchlp_kernel.invert(FB, Binv):
+            continue
+        for i in range(M):
+            y[i] = 0.0
+        for i in range(n):  # y_B = −F_B^{-T} c, negative parts dropped
+            acc = 0.0
+            for j in range(n):
+                acc += Binv[j, i] * cost[j]
+            y[basis[k, i]] = max(-acc, 0.0)
+        for j in range(n_art):
+            y[m + j] = 0.0
+            y[m + n + j] = 0.0
+        terms = 0.0
+        absterms = 0.0
+        ysum = 0.0
+        for i in range(M):
+            terms += y[i] * f[i]
+            absterms += abs(y[i] * f[i])
+            ysum += y[i]
+        rsum = 0.0
+        for j in range(n):
+            acc = cost[j]
+            for i in range(M):
+                acc += F[i, j] * y[i]
+            rsum += abs(acc)
+        bound = terms + rsum * zbound
+        rounding = 4.0 * eps * (M + n) * (absterms + n * ysum * zbound + 1.0)
+        out[k] = np.isfinite(bound) and bound + rounding <= margin
+
+
+@_jit
 def domain_lp_kernel(A, b, task, C, d, cvalid, wfree, sel, lo, hi, keep_task, w_bound,
                      G_out, h_out, lo_out, hi_out, art_out):  # pragma: no cover - compiled
     """The rows of ``contactmodes.realtime.plan.domain_lp_rows`` (the same arrays, one mode at a time):
@@ -414,6 +484,8 @@ def compile_kernel() -> float:
     kinematic_rows_kernel(np.ones((2, n)), np.ones(2), kin, 1e-7, Gk, hk)
     kinematic_decide_kernel(np.array([0, 2]), np.zeros((2, n + 1)), np.zeros(2), 1e-7, 1e-8, np.zeros(2, np.bool_),
                             np.zeros(2, np.bool_))
+    prefix_certify_kernel(Gk, hk, np.array([[3, 4, 5, 6], [3, 4, 5, 6]]), np.array([0.0, 0.0, 0.0, -1.0]),
+                          -np.ones(n + 1), np.ones(n + 1), n, 1.0, 1e-7, np.zeros(2, np.bool_))
     scale_terms_kernel(np.eye(n), np.ones(n), np.ones((n, nt)), np.ones((2, n)), np.ones(2), np.ones(2), np.ones(1),
                        1.0, 1.0, 1.0, 1.0, 1.0, np.ones((1, n)), np.ones((1, 2)), np.ones((1, nt)), np.ones(1))
     _compiled = True

@@ -57,6 +57,7 @@ from polytopes import lp
 
 from contactmodes import tolerances
 from contactmodes.modes.contact_conditions import relaxed_rows
+from contactmodes.realtime import kernels
 
 __all__ = ["PrefixPruning", "PREFIX_MIN_CANDIDATES"]
 
@@ -169,12 +170,13 @@ class PrefixPruning:
             n_lps += todo.size
         sel = pruned.nonzero()[0]
         if sel.size:
-            pruned[sel] = self._certified(G[sel], h[sel], res.basis[sel], margin)
+            pruned[sel] = self._certified(G[sel], h[sel], res.basis[sel], margin, kernel)
         if counters is not None:
             counters.lps += n_lps
         return pruned
 
-    def _certified(self, G: np.ndarray, h: np.ndarray, basis: np.ndarray, margin: float) -> np.ndarray:
+    def _certified(self, G: np.ndarray, h: np.ndarray, basis: np.ndarray, margin: float,
+                   kernel: str = "auto") -> np.ndarray:
         """``(K,)`` bool: whether the final bases ``basis`` (K, n_q + 1) of the slack LPs with rows
         ``G (q̈, s) <= h`` ((K, m, n_q + 1), (K, m)) prove the strict slack at most ``margin`` for
         every ``|q̈'| <= KINEMATIC_BOUND`` — by the LP's own numbers, without its tolerances.
@@ -189,35 +191,42 @@ class PrefixPruning:
         recomputed, their negative parts and those of the ``q̈`` bounds dropped (``y⁺``), and weak
         duality is applied with the residual ``r = c + Fᵀ y⁺`` kept: for every point of the rows
         with ``‖(q̈, s)‖∞ <= KINEMATIC_BOUND``, ``s <= y⁺·f + ‖r‖₁ · KINEMATIC_BOUND``; the
-        prefix is pruned only when that bound, with an allowance for the rounding of the sum
-        itself, is at most the margin."""
+        prefix is pruned only when that bound, plus an allowance for the rounding of these sums
+        (``4 ε (M + n) (Σ|y⁺ f| + n Σ y⁺ · KINEMATIC_BOUND + 1)``, ``M`` rows with the bounds), is at
+        most the margin. ``kernel``: ``"compiled"`` (``kernels.prefix_certify_kernel``, one LP at a
+        time), ``"numpy"`` (below, the reference) or ``"auto"``."""
         K, m, nv = G.shape
         n_q = nv - 1
+        zb = tolerances.KINEMATIC_BOUND
+        if kernel == "compiled" or (kernel == "auto" and kernels.AVAILABLE):
+            out = np.empty(K, dtype=bool)
+            kernels.prefix_certify_kernel(np.ascontiguousarray(G), np.ascontiguousarray(h),
+                                          np.ascontiguousarray(basis, dtype=np.int64), self._cost, self._lo,
+                                          self._hi, n_q, float(zb), float(margin), out)
+            return out
+        M = m + 2 * nv
         nrm = np.sqrt(np.sum(G ** 2, axis=2))
         safe = np.where(nrm > 0.0, nrm, 1.0)
         eye = np.broadcast_to(np.eye(nv), (K, nv, nv))
-        F = np.concatenate([G / safe[:, :, None], eye, -eye], axis=1)  # (K, m + 2nv, nv)
+        F = np.concatenate([G / safe[:, :, None], eye, -eye], axis=1)  # (K, M, nv)
         f = np.concatenate([h / safe, np.broadcast_to(self._hi, (K, nv)), -np.broadcast_to(self._lo, (K, nv))], axis=1)
         FB = np.take_along_axis(F, basis[:, :, None], axis=1)  # (K, nv, nv)
         c = np.broadcast_to(self._cost, (K, nv))
         yB = np.full((K, nv), np.nan)
-        try:
-            yB = np.linalg.solve(np.swapaxes(FB, 1, 2), -c[:, :, None])[:, :, 0]
-        except np.linalg.LinAlgError:  # one singular basis: solve them one at a time
-            for i in range(K):
-                try:
-                    yB[i] = np.linalg.solve(FB[i].T, -c[i])
-                except np.linalg.LinAlgError:
-                    pass
-        y = np.zeros((K, m + 2 * nv))
+        for i in range(K):
+            try:
+                yB[i] = np.linalg.solve(FB[i].T, -c[i])
+            except np.linalg.LinAlgError:  # singular: no certificate
+                pass
+        y = np.zeros((K, M))
         np.put_along_axis(y, basis, yB, axis=1)
-        y = np.maximum(y, 0.0)
+        y = np.maximum(y, 0.0)  # (NaN stays NaN: no certificate)
         y[:, m:m + n_q] = 0.0  # the artificial q̈ bounds: their multipliers go to the residual
         y[:, m + nv:m + nv + n_q] = 0.0
         r = c + np.einsum("kmn,km->kn", F, y)
         terms = y * f
-        bound = terms.sum(axis=1) + np.abs(r).sum(axis=1) * tolerances.KINEMATIC_BOUND
-        rounding = 4.0 * np.finfo(float).eps * (m + 3 * nv) * (np.abs(terms).sum(axis=1) + 1.0)
+        bound = terms.sum(axis=1) + np.abs(r).sum(axis=1) * zb
+        rounding = 4.0 * np.finfo(float).eps * (M + nv) * (np.abs(terms).sum(axis=1) + nv * y.sum(axis=1) * zb + 1.0)
         return np.isfinite(bound) & (bound + rounding <= margin)
 
     def candidates(self, J: np.ndarray, c: np.ndarray, margin: float, kernel: str = "auto",
@@ -233,7 +242,7 @@ class PrefixPruning:
         margin : float
             The strict-slack margin of the step (``STRICT_MARGIN · max(1, max|J|, max|c|)``).
         kernel : str, optional
-            The simplex kernel (``polytopes.batchlp.simplex_batch``).
+            The simplex kernel (``polytopes.batchlp.simplex_batch``) and of the certificates.
         counters : StepCounters, optional
             ``lps`` += the prefix LPs solved (second solves included).
 
@@ -241,7 +250,7 @@ class PrefixPruning:
         -------
         numpy.ndarray
             Increasing int64 positions in ``Layout.modes``; every other candidate has a pruned
-            prefix (a verified certificate that it is kinematically infeasible).
+            prefix (a certificate, at this state, that it is kinematically infeasible).
         """
         F, f = self._bank(J, c, margin)
         ids = np.arange(self.radix[0], dtype=np.int64)

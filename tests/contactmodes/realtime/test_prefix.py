@@ -206,3 +206,35 @@ def test_snake_states():
             sizes.append((N, cand))
     at_rest = [cand for N, cand in sizes if N == 4096]
     assert len(at_rest) >= 5 and max(at_rest) < 4096 // 4, sizes
+
+
+@pytest.mark.parametrize("rank", [7, 5])
+def test_certificate_kernels_agree(rank):
+    """The prune certificate (``PrefixPruning._certified``) compiled and in NumPy: the same
+    decisions on every level-3 prefix LP of random Jacobians (full rank, and of rank 5 with
+    rounding noise, where some verified optima are not certified), and a certified prefix has
+    the oracle's slack at most the margin."""
+    from polytopes import batchlp
+
+    rng = np.random.default_rng(rank)
+    k, n_q = 6, 7
+    st = Structure(n_q, 1, [f"c{i}" for i in range(k)], rng.uniform(0.2, 1.2, k))
+    pp = PrefixPruning(st.layout(_rest_pattern(k)))
+    J = rng.normal(size=(2 * k, rank)) @ rng.normal(size=(rank, n_q)) + 1e-15 * rng.normal(size=(2 * k, n_q))
+    c = 1e-9 * rng.normal(size=2 * k)
+    margin = _margin(J, c)
+    F, f = pp._bank(J, c, margin)
+    ids = np.arange(64)
+    rows = pp._rows(3, ids)
+    G, h = F[rows], f[rows]
+    K, nv = ids.size, n_q + 1
+    lo, hi = np.tile(pp._lo, (K, 1)), np.tile(pp._hi, (K, 1))
+    res = batchlp.simplex_batch(np.tile(pp._cost, (K, 1)), G, h, lo, hi, np.tile(pp._art, (K, 1)), kernel="compiled")
+    a = pp._certified(G, h, res.basis, margin, "compiled")
+    b = pp._certified(G, h, res.basis, margin, "numpy")
+    assert np.array_equal(a, b) and a.any()
+    for i in np.flatnonzero(a):  # a certified prefix: no point of its rows in the box beats the margin
+        A = np.vstack([G[i], np.eye(nv), -np.eye(nv)])
+        bb = np.concatenate([h[i], pp._hi, -pp._lo])
+        st_, x, fun = lp.solve(pp._cost, A, bb)
+        assert st_ == lp.INFEASIBLE or -fun <= margin
