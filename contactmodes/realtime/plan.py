@@ -86,7 +86,8 @@ class StepCounters:
         ``solve_batch``): the ``N`` strict-slack LPs of each
         ``Layout.kinematic_test``, plus the caller's.
     second_solve_lps : int
-        Undecided kinematic LPs that the second, unit-box solve decided (``Layout._unit_box``).
+        Undecided kinematic LPs that the second, unit-box solve decided (``Layout._unit_box``), or
+        that ``Layout.kinematic_test`` dropped on their first solve's certificate (pruned layouts).
     fallback_lps : int
         LPs handed to the exact solvers: kinematic LPs left to the enumeration's own LP
         (``strict_slack_of_rows``), plus the caller's LPs whose
@@ -636,11 +637,13 @@ class Layout:
         certificate that a prefix's relaxed slack LP is at most the margin in the box
         ``|q̈'| <= KINEMATIC_BOUND`` decides its whole subtree infeasible) and only the remaining
         candidates' LPs are solved, with the same rows and decisions, each warm-started from its
-        own last basis; of those the batch leaves undecided, the ones the first unit-box solve
-        decides infeasible (``_unit_box``, stage (1)) are dropped at once — the decision
-        ``KinematicTest.resolve`` takes for them — so they are not carried as pending modes. The
-        known feasible candidates are the same; the pending ones are fewer (those left out are
-        infeasible; prefix module doc for rows dependent up to rounding).
+        own last basis; of those the batch leaves undecided, the ones whose final basis certifies
+        the slack at most the margin in that box (the prefixes' certificate,
+        ``PrefixPruning._certified``) or which the first unit-box solve decides infeasible
+        (``_unit_box``, stage (1), the decision ``KinematicTest.resolve`` takes for them) are
+        dropped at once, so they are not carried as pending modes. The known feasible candidates
+        are the same; the pending ones are fewer (those left out are infeasible; prefix module doc
+        for rows dependent up to rounding).
 
         Parameters
         ----------
@@ -734,8 +737,13 @@ class Layout:
         slot = np.full(N, -1, dtype=np.int64)
         slot[cand] = np.arange(B)
         pend = cand[~decided]
-        if pend.size:
-            self._unit_box(pend, rows, rhs, float(margin), known, feasible, kern, slot, drop_only=True)
+        if pend.size:  # dropped when their own basis certifies them (prefix rule), else by stage (1)
+            at = slot[pend]
+            opt = res.status[at] == lp.OPTIMAL
+            if opt.any():
+                known[pend[opt]] = self._prefix._certified(rows[at[opt]], rhs[at[opt]], res.basis[at[opt]],
+                                                           float(margin), kern)
+            self._unit_box(pend[~known[pend]], rows, rhs, float(margin), known, feasible, kern, slot, drop_only=True)
             if counters is not None:
                 counters.second_solve_lps += int(np.count_nonzero(known[pend]))
         return KinematicTest(self, J, c, rows, rhs, float(margin), kern, feasible, known, counters, slot)
