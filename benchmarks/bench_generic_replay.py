@@ -11,10 +11,45 @@ loops did (``record_generic_steps.controllers``, read from *this* tree, so the b
 the packages' public API) and calls them at the recorded states in the recorded order: the same
 work in both codes, without the plant's cost and its load on the timings. Per run: median, p99
 and max of the wall time per call (ms) with the first call apart (``first``: it builds the first
-structures). The codes are run in turn, ``--rounds`` times (default 2); every round is printed.
+structures), and the same statistics of the process's CPU time per call (``cpu med``, ``cpu
+p99``, ``cpu max``: on the loaded shared machine the wall time includes waiting for a core). The
+codes are run in turn, ``--rounds`` times (default 2); every round is printed.
 
-Measured on the shared 2-core machine (load average 3.5–4 from other work), ``--baseline
-f6888c7 --rounds 2`` (issue 24), ms, the two rounds:
+**Prefix pruning of the kinematic test** (``contactmodes.realtime.prefix``, 5c4278a–7f23a6c,
+``docs/realtime.md``), ``--baseline 64c8119 --rounds 3`` on a clean checkout of 7f23a6c, load
+average 4.9–5.1 on the 2 cores from other work during the run; ms, the three rounds, CPU time
+first (the comparable number under this load), then wall:
+
+=========  ===========  =================  =================  =================  ==============
+run        code         CPU median         CPU p99            CPU max            first (wall)
+=========  ===========  =================  =================  =================  ==============
+snake      ``64c8119``  23.1, 34.2, 23.6   247, 332, 260      307, 424, 334      350, 495, 205
+snake      now          10.7, 9.9, 10.4    51.9, 30.7, 34.1   61.6, 36.2, 40.1   266, 100, 150
+quadruped  ``64c8119``  0.84, 0.96, 0.73   2.47, 2.85, 2.21   37.4, 40.3, 33.9   1895, 1549, 1497
+quadruped  now          0.81, 0.74, 0.81   2.53, 3.18, 2.32   39.1, 33.3, 36.4   964, 612, 1152
+rhex file  ``64c8119``  0.61, 0.57, 0.62   115, 119, 110      116, 119, 110      820, 987, 818
+rhex file  now          0.62, 0.60, 0.66   122, 118, 122      124, 126, 126      1225, 523, 894
+=========  ===========  =================  =================  =================  ==============
+
+Wall medians in the same rounds: snake 35.1, 51.4, 34.6 → 16.3, 10.0, 14.2; quadruped 0.87,
+0.96, 0.73 → 0.82, 0.75, 0.81; RHex's file 0.62, 0.58, 0.63 → 0.63, 0.60, 0.67. Ratios
+before/now of the CPU median: snake 2.2–3.4, of the CPU max: snake 5.0–11.7 (its largest steps
+were the first ones after the start, 1500 newly pending modes given pivots and responses);
+quadruped and RHex's file about 1 (their layouts have at most 256 candidates, except the
+quadruped's first, at rest on six contacts: 4096, which its first call now prunes; that call
+costs about half). Every answer is the same
+(``tests/controllers/generic/test_generic_replay.py``). What is left of the snake's step (CPU,
+about 10 ms): the prefix LPs (about 410) and the surviving leaves' LPs (512–624) about 4 ms, the
+responses (24)–(31) of the 288 feasible modes about 2.5 ms, their domains 1 ms, the point test
+of ``FFFFFF``'s maximizer against the other 287 modes about 1 ms, the state's model and the
+rest about 1.5 ms. **Targets still not met** for the snake (≤ 1 ms median, ≤ 3 ms max); the
+quadruped's and RHex's file's max are their slow-path steps (the quadruped's step 51: modes
+``SS`` and ``RS`` of two present contacts with the same ``T_c`` up to rounding, both examined
+by projection and ``polytopes.difference``, about 33 ms).
+
+The previous measurement (the session before; its ``now`` is an ancestor of ``64c8119``), on
+the shared 2-core machine (load average 3.5–4 from other work), ``--baseline f6888c7 --rounds
+2`` (issue 24), ms, the two rounds, wall time:
 
 =========  ===========  ===========  ============  ============  =========
 run        code         median       p99           max           first
@@ -60,18 +95,20 @@ for name in sys.argv[3:]:
     doc = json.loads(open(f"{sys.argv[2]}/{name}.json", encoding="utf-8").read())
     loaded = rec.loaded_system(name)
     built = rec.controllers(name, loaded, float.fromhex(doc["velocity_tol"]))
-    ms = []
+    ms, cpu = [], []
     for key, calls in doc["calls"].items():
         c = built["inner"][key]
         for call in calls:
             q = np.array([float.fromhex(x) for x in call["q"]])
             qd = np.array([float.fromhex(x) for x in call["qdot"]])
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             c(q, qd)
+            cpu.append((time.process_time() - c0) * 1e3)
             ms.append((time.perf_counter() - t0) * 1e3)
-    w = np.array(ms[1:])
+    w, u = np.array(ms[1:]), np.array(cpu[1:])
     out[name] = {"steps": int(w.size), "median": float(np.median(w)), "p99": float(np.percentile(w, 99)),
-                 "max": float(w.max()), "first": ms[0]}
+                 "max": float(w.max()), "first": ms[0], "cpu_median": float(np.median(u)),
+                 "cpu_p99": float(np.percentile(u, 99)), "cpu_max": float(u.max())}
 print(json.dumps(out))
 """
 
@@ -98,7 +135,8 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if args.rounds < 1:
         ap.error("--rounds: must be at least 1")
-    print(f"{'round':5s} {'code':10s} {'run':10s} {'steps':>5s} {'median':>8s} {'p99':>8s} {'max':>8s} {'first':>8s}")
+    print(f"{'round':5s} {'code':10s} {'run':10s} {'steps':>5s} {'median':>8s} {'p99':>8s} {'max':>8s} {'first':>8s}"
+          f" {'cpu med':>8s} {'cpu p99':>8s} {'cpu max':>8s}")
     with tempfile.TemporaryDirectory() as tmp:
         trees = {}
         if args.baseline:
@@ -111,7 +149,8 @@ def main(argv=None) -> int:
             for code, tree in trees.items():
                 for name, r in run_tree(tree).items():
                     print(f"{rnd:5d} {code:10s} {name:10s} {r['steps']:5d} {r['median']:8.2f} {r['p99']:8.2f} "
-                          f"{r['max']:8.2f} {r['first']:8.1f}", flush=True)
+                          f"{r['max']:8.2f} {r['first']:8.1f} {r['cpu_median']:8.2f} {r['cpu_p99']:8.2f} "
+                          f"{r['cpu_max']:8.2f}", flush=True)
     return 0
 
 

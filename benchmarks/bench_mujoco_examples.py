@@ -90,7 +90,12 @@ the snake, the quadruped and RHex recorded before the change, bit for bit). What
   against every other mode; the first steps after the start also choose the pivots of about
   1500 newly pending modes and resolve some pending modes with the exact LP (300–600 ms).
   **Targets not met** (two orders of magnitude off): the search's cost grows with the number of
-  candidate modes (4^6), and its answer is defined over all of them.
+  candidate modes (4^6), and its answer is defined over all of them. *Since* (not re-measured
+  here: ``bench_generic_replay.py`` replays these loops without MuJoCo, old code against new,
+  with CPU times): the kinematic test prunes the candidates by prefixes on certificates
+  (``contactmodes.realtime.prefix``: about 410 prefix LPs and 512–624 leaf LPs instead of 4096,
+  0–115 pending modes instead of 408–1583), CPU median 23–34 → 10–11 ms, max 310–420 → 36–62
+  ms, the same answers; the targets are still not met.
 * *Quadruped.* Median 1.4–2.4 ms under this load (about 0.9 ms replayed on a quieter machine),
   so at the target's edge; its largest steps are the slow path (1 step of 2 modes with
   projections, 35–200 ms) and the steps that meet a new contact set or velocity pattern (40 of
