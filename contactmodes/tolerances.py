@@ -28,6 +28,22 @@ units (say, mm instead of m) does not change a decision.
     Entries of a substituted constraint matrix (eq. 33) or of the admissible-torque equalities (31)
     whose magnitude is at most ``CANCEL_RTOL`` times the magnitude of the terms that produced them
     (``‖N_x row i‖·‖P col j‖ + |N_τ ij|`` and the like) are cancellation noise and set to exactly zero.
+``PIVOT_CERT_GAP``
+    The batched pivot response's certificate (``contactmodes.modes._pivot_response`` and its
+    compiled copy) counts a singular value of the reduced task block as rank only above
+    ``PIVOT_CERT_GAP · CANCEL_RTOL · ‖B col‖`` and as rounding noise only below
+    ``CANCEL_RTOL · ‖B col‖ / PIVOT_CERT_GAP``: a band of ``PIVOT_CERT_GAP²`` around the
+    response's cancellation rule in which it refuses (the SVD response decides), so a value the
+    two rules could judge differently never gets the fast answer.
+``SYMMETRY_RTOL``
+    A user's inertia matrix ``M`` is symmetric when ``|M − Mᵀ| <= SYMMETRY_RTOL · max|M|``
+    entrywise (``ContactSystem``; relative, so any units).
+``ROUNDTRIP_RTOL``
+    ``check --write`` accepts the file it wrote when its state reads back equal to the snapped one
+    within ``ROUNDTRIP_RTOL · max(1, max|q|)`` (and the same for ``q̇``): the decimal text's rounding.
+``DISPLAY_ZERO_RTOL``
+    Plots label an interval end as ``0``, and treat an end as on an axis edge, within
+    ``DISPLAY_ZERO_RTOL`` of the axis span (numerical noise such as −7e-16).
 ``CONSISTENCY_RTOL``
     The admissible-torque equalities (31) are inconsistent (no τ at all) when a left-null-space
     residual exceeds ``CONSISTENCY_RTOL · max(1, max|B|, max|b|)``; a τ satisfies them when
@@ -110,6 +126,10 @@ GAP_RTOL: float = 1e-6
 FEASIBILITY_RTOL: float = 1e-9
 STRICT_MARGIN: float = 1e-7
 CANCEL_RTOL: float = 1e-10
+PIVOT_CERT_GAP: float = 1e2
+SYMMETRY_RTOL: float = 1e-9
+ROUNDTRIP_RTOL: float = 1e-12
+DISPLAY_ZERO_RTOL: float = 1e-9
 KINEMATIC_BOUND: float = 1e3
 CONSISTENCY_RTOL: float = 1e-8
 AMBIGUITY_ATOL: float = 1e-8

@@ -61,6 +61,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from contactmodes import tolerances
+
 if TYPE_CHECKING:  # pragma: no cover
     from contactmodes.system_file.loader import SystemGeometry
     from contactmodes.system_file.snap import SnapResult
@@ -246,8 +248,9 @@ def _write_snapped(source: str, out: str, data: dict, snapped: dict, changes: di
             written = load_system(tmp)  # relative paths (mechanism.urdf) resolve from OUT's directory
         except ContactModelError as exc:
             raise UserError(f"--write: {out} would not load: {exc}") from None
-        if not (np.allclose(written.q, q, rtol=0.0, atol=1e-12 * max(1.0, float(np.abs(q).max())))
-                and np.allclose(written.qdot, qdot, rtol=0.0, atol=1e-12 * max(1.0, float(np.abs(qdot).max())))):
+        rt = tolerances.ROUNDTRIP_RTOL
+        if not (np.allclose(written.q, q, rtol=0.0, atol=rt * max(1.0, float(np.abs(q).max())))
+                and np.allclose(written.qdot, qdot, rtol=0.0, atol=rt * max(1.0, float(np.abs(qdot).max())))):
             raise UserError(f"--write: {out} would not hold the snapped state")
 
     write_atomic(out, write, option="--write", inputs=[source])

@@ -23,6 +23,7 @@ import numpy as np
 from polytopes import Polytope
 
 from contactmodes.errors import ContactModelError
+from contactmodes import tolerances
 from contactmodes.tolerances import MU_MAX
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -413,7 +414,7 @@ class ContactSystem:
         elif not isinstance(self.scales, CharacteristicScales):
             raise ContactModelError(f"scales: expected CharacteristicScales, got {type(self.scales).__name__}")
         scale = float(np.abs(self.M).max(initial=0.0))  # relative: no unit-dependent floor
-        if not np.allclose(self.M, self.M.T, rtol=0.0, atol=1e-9 * scale):
+        if not np.allclose(self.M, self.M.T, rtol=0.0, atol=tolerances.SYMMETRY_RTOL * scale):
             raise ContactModelError("M: inertia matrix must be symmetric")
         for i in range(k):
             if self.mu[i] < 0:

@@ -94,8 +94,9 @@ def pivot_responses(Abank, Bbank, bbank, rowp, colp, rank, inv, m: int, n: int, 
         # (when every singular value is at rounding level, the response cleans all of C0 to zero:
         # rank 0 whatever the relative rule says about noise against noise)
         lo_s = s2 / ynorm[:, None]
-        big = (lo_s > thr2 * smax_hi[:, None]) & (lo_s > 1e2 * tolerances.CANCEL_RTOL * bnorm)
-        noise = s2 <= 1e-2 * tolerances.CANCEL_RTOL * bnorm
+        gap = tolerances.PIVOT_CERT_GAP
+        big = (lo_s > thr2 * smax_hi[:, None]) & (lo_s > gap * tolerances.CANCEL_RTOL * bnorm)
+        noise = s2 <= tolerances.CANCEL_RTOL / gap * bnorm
         small = (s2 <= thr2 * (smax_hi / ynorm)[:, None]) & noise
         ok[red] &= np.all(big | small, axis=1) | np.all(noise, axis=1)
         r2 = np.sum(big, axis=1)

@@ -29,6 +29,7 @@ AVAILABLE = batchlp_kernel.AVAILABLE
 
 _RANK = float(tolerances.RANK_RTOL)
 _CANCEL = float(tolerances.CANCEL_RTOL)
+_GAP = float(tolerances.PIVOT_CERT_GAP)
 _CONS = float(tolerances.CONSISTENCY_RTOL)
 _AMB = float(tolerances.AMBIGUITY_ATOL)
 _compiled = None
@@ -183,8 +184,8 @@ def responses_kernel(Abank, Bbank, bbank, rowp, colp, rank, inv, m, n, cobj,
             noise = True  # every singular value at rounding level: C0 cleaned to zero, rank 0
             for c in range(nt):
                 lo_s = s2[c] / ynorm
-                big = (lo_s > thr2 * smax) and (lo_s > 1e2 * _CANCEL * bnorm)
-                small_abs = s2[c] <= 1e-2 * _CANCEL * bnorm
+                big = (lo_s > thr2 * smax) and (lo_s > _GAP * _CANCEL * bnorm)
+                small_abs = s2[c] <= _CANCEL / _GAP * bnorm
                 small = (s2[c] <= thr2 * (smax / ynorm)) and small_abs
                 if not small_abs:
                     noise = False

@@ -47,6 +47,7 @@ import numpy as np
 
 from polytopes import Polytope
 
+from contactmodes import tolerances
 from contactmodes.errors import ContactModelError
 from contactmodes.output.shapes import extreme_pair
 
@@ -411,8 +412,8 @@ def _union(intervals: Sequence[tuple[float, float]]) -> list[tuple[float, float]
 
 def _value_text(v: float, span: float) -> str:
     """An end's value as labelled: three significant digits, a true minus sign, and ``0`` for a
-    value that is zero to 1e-9 of the axis (numerical noise such as −7e-16)."""
-    if abs(v) <= 1e-9 * span:
+    value that is zero to ``DISPLAY_ZERO_RTOL`` of the axis (numerical noise such as −7e-16)."""
+    if abs(v) <= tolerances.DISPLAY_ZERO_RTOL * span:
         return "0"
     return f"{v:.3g}".replace("-", "\u2212")
 
@@ -428,7 +429,7 @@ def _mark_ends_1d(ax, row: int, T: Polytope, a: float, b: float, box, marker: bo
     lo, hi = float(box[0][0]), float(box[1][0])
     span = hi - lo
     tlo, thi = (float(v[0]) for v in T.bounding_box())
-    tol = 1e-9 * span
+    tol = tolerances.DISPLAY_ZERO_RTOL * span
     edge_coords = ax.get_yaxis_transform()  # x in axes fraction (0 left edge, 1 right), y in data
     unbounded = clipped = False
     for end, beyond, edge, sign in ((tlo, tlo < lo - tol, 0.0, 1.0), (thi, thi > hi + tol, 1.0, -1.0)):
