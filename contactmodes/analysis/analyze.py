@@ -12,8 +12,10 @@ public value is in the system's units (the nondimensional ones stay in the sessi
 
 from __future__ import annotations
 
+import json
 import os
 import time
+import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterator, Sequence, Union
@@ -45,6 +47,9 @@ __all__ = ["AnalysisResult", "ModeAnalysis", "OverlapPairs", "SCHEMA", "analyze"
 SystemLike = Union[ContactSystem, "LoadedSystem", str, os.PathLike]
 
 SCHEMA = "contactmodes.analysis/1"
+
+JSON_INDENT = 2
+"""The indentation of the document's text (``contactmodes analyze --json``, ``iter_json``)."""
 
 
 class ModeAnalysis:
@@ -393,32 +398,80 @@ class AnalysisResult:
         """The ``contactmodes.analysis/1`` document (``"overlaps"`` per mode is ``null`` when
         overlaps were not computed or ``include_overlaps`` is false; ``"unambiguous"`` and
         ``"ambiguity_sources"`` per mode when ``unambiguous`` was computed, ``[]`` for the
-        modes without; ``"inconsistency_box"``/``"inconsistent"`` and ``"at"`` when computed)."""
+        modes without; ``"inconsistency_box"``/``"inconsistent"`` and ``"at"`` when computed).
+        ``iter_json`` gives its text without building it whole."""
         self.session.prime_T(self.feasible_modes(), self.task)
-        modes = []
-        for m, a in self.modes.items():
-            resp = a.response
-            T = a.T
-            modes.append({
-                "mode": m,
-                "kinematically_feasible": a.kinematically_feasible,
-                "rank_case": resp.rank_case,
-                "n_w": resp.n_w,
-                "w_moves_accelerations": resp.w_moves_accelerations,
-                "w_moves_forces": resp.w_moves_forces,
-                "w_varies": a.solution.w_varies(self.task),
-                "feasible": a.feasible,
-                "torque_domain": T.to_json() if T is not None else None,
-                "overlaps": self.overlapping(m) if (include_overlaps and self.overlaps is not None) else None,
-            })
+        return self._document([self._mode_json(m, include_overlaps) for m in self.modes])
+
+    def iter_json(self, include_overlaps: bool = True, release: bool = False) -> Iterator[str]:
+        """The text of the ``contactmodes.analysis/1`` document, piece by piece, as it is
+        produced: the pieces joined are ``json.dumps(self.to_json(include_overlaps),
+        indent=JSON_INDENT, allow_nan=False)`` byte for byte (no final newline), but the
+        per-mode entries are computed and encoded a chunk at a time — the ``T_c`` of
+        ``contactmodes.analysis.session.PRIME_CHUNK`` feasible modes
+        (``AnalysisSession.T_chunks``) — so the document never exists whole in memory.
+
+        ``release=True`` also drops each mode's computed objects (responses, ``D_c``, ``T_c``,
+        their LP caches) once its entry is encoded (``ModeSolution.release``; kept: whether it is
+        feasible, its bounding box): for a caller done with the result, as ``contactmodes
+        analyze --json``; memory then does not grow with the number of modes. A released mode
+        computes its sets again when asked (the same sets)."""
+        encoder = json.JSONEncoder(indent=JSON_INDENT, allow_nan=False)  # json.dumps' encoder
+        marker = f"\x00modes {uuid.uuid4().hex}"  # stands for the "modes" list in the skeleton
+        slot = encoder.encode(marker)
+        head, found, tail = encoder.encode(self._document(marker)).partition(slot)
+        assert found and slot not in tail, "the modes' place in the document"
+        yield head
+        # a list item at depth 2 (the document, "modes"): each line indented by two levels more
+        newline = "\n" + " " * (2 * JSON_INDENT)
+        names = list(self.modes)
+        done = 0
+        opened = False
+
+        def entries(end: int) -> Iterator[str]:
+            nonlocal done, opened
+            for m in names[done:end]:
+                text = encoder.encode(self._mode_json(m, include_overlaps)).replace("\n", newline)
+                yield ("," if opened else "[") + newline + text
+                opened = True
+            if release:
+                for m in names[done:end]:
+                    self.modes[m].solution.release()
+            done = end
+
+        place = {m: i for i, m in enumerate(names)}
+        for chunk in self.session.T_chunks(self.feasible_modes(), self.task):
+            yield "".join(entries(place[chunk[-1]] + 1))
+        yield "".join(entries(len(names)))
+        yield ("\n" + " " * JSON_INDENT + "]" if opened else "[]") + tail
+
+    def _mode_json(self, m: str, include_overlaps: bool) -> dict:
+        """The entry of mode ``m`` in the document's ``"modes"``."""
+        a = self.modes[m]
+        resp = a.response
+        T = a.T
+        entry: dict[str, Any] = {
+            "mode": m,
+            "kinematically_feasible": a.kinematically_feasible,
+            "rank_case": resp.rank_case,
+            "n_w": resp.n_w,
+            "w_moves_accelerations": resp.w_moves_accelerations,
+            "w_moves_forces": resp.w_moves_forces,
+            "w_varies": a.solution.w_varies(self.task),
+            "feasible": a.feasible,
+            "torque_domain": T.to_json() if T is not None else None,
+            "overlaps": self.overlapping(m) if (include_overlaps and self.overlaps is not None) else None,
+        }
         if self.unambiguous is not None:
-            for entry in modes:
-                u = self.unambiguous.get(entry["mode"])
-                entry["unambiguous"] = [] if u is None else [p.to_json() for p in u.unambiguous]
-                entry["ambiguity_sources"] = [] if u is None else [src.to_json() for src in u.sources]
+            u = self.unambiguous.get(m)
+            entry["unambiguous"] = [] if u is None else [p.to_json() for p in u.unambiguous]
+            entry["ambiguity_sources"] = [] if u is None else [src.to_json() for src in u.sources]
         if self.friction is not None:
-            for entry in modes:
-                entry.update(_friction_json(self.friction, entry["mode"], self.task, self.robust))
+            entry.update(_friction_json(self.friction, m, self.task, self.robust))
+        return entry
+
+    def _document(self, modes: Any) -> dict:
+        """The document around its ``"modes"`` value ``modes``."""
         doc: dict[str, Any] = {
             "schema": SCHEMA,
             "system": self.system.to_json(),

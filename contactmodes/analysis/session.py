@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import time
 from functools import cached_property
-from typing import Iterable, Sequence
+from typing import Iterable, Iterator, Sequence
 
 import numpy as np
 
@@ -83,6 +83,10 @@ more, one projection of its ``T_c`` (about 10–15 ms, verified) costs less than
 on RHex's start (34 modes with ambiguity variables, 7–25 partners each): 766 → 350 ms for the
 whole ``analyze``; the 10 modes without them, lifted too (their projections, reductions and
 vertices are not needed for the overlaps): 82 → 68 ms."""
+
+_KEPT_ON_RELEASE = frozenset({"feasible", "box", "w_varies"})
+"""What ``ModeSolution.release`` keeps: booleans and a bounding box per mode (the overlap stage's
+sweep needs the boxes only)."""
 
 PIPELINE_STAGES = ("response", "assemble", "reduce", "project")
 """The per-mode stages of Sec. III-D/E whose times a ``ModeDomain`` reports."""
@@ -295,6 +299,21 @@ class ModeSolution:
         LPs): the value this mode's own method gives; a value already computed is kept. The one
         way anything but this object fills its cache."""
         self._cache.setdefault(self._key(kind, task), value)
+
+    def release(self) -> None:
+        """Drop what this mode computed — responses, rows, ``D_c``, ``T_c`` and their LP caches,
+        the ``ModeDomain`` and the session's user-unit copies of its sets — except its small
+        answers (``feasible``, ``box``, ``w_varies``), for a caller done with them (a document
+        written out, ``AnalysisResult.iter_json``): memory then does not grow with the number of
+        modes. Anything asked later is computed again (the same sets; not necessarily the same
+        objects or the same last bits)."""
+        for key in list(self._cache):
+            if key[0] in _KEPT_ON_RELEASE:
+                continue
+            value = self._cache.pop(key)
+            for P in (value if isinstance(value, tuple) else (value,)):
+                if isinstance(P, Polytope):
+                    self.session._user_sets.forget(P)
 
     def _variant(self, task: bool) -> str:
         return "task" if task and self.session.has_task_eq else "phys"
@@ -737,6 +756,15 @@ class AnalysisSession:
         memory), and for ``PREPARE_MIN`` or more the emptiness and hull LPs of their ``D_c`` (and
         of the user-unit ``T_c``) solved together (``polytopes.Polytope.prepare_many``), and
         the projections' LPs too (``polytopes.Polytope.project_many``) — the same sets."""
+        for _ in self.T_chunks(modes, task, user_units):
+            pass
+
+    def T_chunks(self, modes: Sequence[str], task: bool = True, user_units: bool = False) -> Iterator[list[str]]:
+        """``prime_T`` one chunk at a time: yields the names of each chunk of (at most
+        ``PRIME_CHUNK``) feasible ``modes``, in their order, once their ``T_c`` are computed — the
+        same chunks and sets as ``prime_T``, so that a caller can use a chunk (write it out) and
+        release it (``ModeSolution.release``) before the next is computed
+        (``AnalysisResult.iter_json``)."""
         sols = [sol for sol in (self.mode(m) for m in modes) if sol.feasible(task)]
         with stage(self.progress, "projections", len(sols)) as st:
             for start in range(0, len(sols), PRIME_CHUNK):
@@ -745,6 +773,7 @@ class AnalysisSession:
                 if user_units and len(chunk) >= PREPARE_MIN:
                     Polytope.prepare_many([T for T in (sol.T(task) for sol in chunk) if T is not None])
                 st.update(len(chunk), chunk[-1].mode)
+                yield [sol.mode for sol in chunk]
 
     def _prime_T_chunk(self, todo: Sequence[ModeSolution], task: bool) -> None:
         """``prime_T``'s ``T_c`` of ``todo`` (feasible modes without one yet)."""

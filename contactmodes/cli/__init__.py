@@ -7,7 +7,9 @@ Subcommands: ``analyze`` and ``plot`` live here; packages layered above ``contac
 ``add_parser(sub) -> argparse.ArgumentParser`` that calls ``parser.set_defaults(run=func)``;
 ``func(args) -> str | None`` returns the text for stdout (or ``--output``) and raises
 ``UserError`` or ``ContactModelError`` on
-user error. Files a command writes go through ``write_atomic``.
+user error. Files a command writes go through ``write_atomic``. A ``StreamedText`` (``analyze
+--json``) is written as it is computed, into a temporary file renamed onto ``--output`` or copied to
+stdout only when complete: nothing partial either (``docs/cli.md``).
 
 Exit statuses (``contactmodes.cli._common``): 0 success; 1 a command's documented "no" answer
 (``brace``: no bracing torque, ``flip``: no flip, ``control``: no guaranteed torque); 2 user
@@ -30,16 +32,19 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import itertools
 import json
 import re
+import shutil
 import sys
-from typing import Any, Sequence
+import tempfile
+from typing import Any, Iterable, Iterator, Sequence
 
 from polytopes import PolytopeError
 
 from contactmodes.cli._common import (INTERNAL_ERROR, INTERRUPTED, NO_ANSWER, USAGE_ERROR, CommandOutput, UserError,
                       check_output_path, parse_box, parse_floats, write_atomic)
-from contactmodes.errors import ContactModelError
+from contactmodes.errors import ContactModelError, InternalError
 
 __all__ = ["main", "build_parser", "write_atomic", "parse_box", "UserError", "CommandOutput", "COMMAND_GROUP",
            "NO_ANSWER"]
@@ -137,29 +142,81 @@ def _command_plugins() -> list:
     return [ep.load() for ep in sorted(entry_points(group=COMMAND_GROUP), key=lambda e: e.name)]
 
 
-def _write(text: str, path: str | None, inputs: Sequence[str] = ()) -> None:
-    """Write ``text`` to stdout, or atomically to ``path`` (nothing partial on failure)."""
+class StreamedText:
+    """A command's output produced piece by piece (``analyze --json``: each chunk of modes'
+    entries as their ``T_c`` are computed), so that it never exists whole in memory. ``_write``
+    writes the pieces, as they come, to a temporary file — next to ``--output``, else in the
+    system's temporary directory (``tempfile``, ``TMPDIR``) — and only a complete output is renamed
+    onto ``--output`` or copied to stdout: an error or Ctrl-C while it is produced leaves nothing
+    written, as for any other output."""
+
+    def __init__(self, pieces: Iterable[str]) -> None:
+        self.pieces = pieces
+
+
+def _pieces(output: StreamedText) -> Iterator[str]:
+    """The output's pieces; an ``OSError`` raised while computing them is the toolkit's failure,
+    not the output file's (``write_atomic`` reports an ``OSError`` as one that cannot be written)."""
+    pieces = iter(output.pieces)
+    while True:
+        try:
+            piece = next(pieces)
+        except StopIteration:
+            return
+        except OSError as exc:
+            raise InternalError(f"{type(exc).__name__}: {exc}") from exc
+        yield piece
+
+
+def _write(text: str | StreamedText, path: str | None, inputs: Sequence[str] = ()) -> None:
+    """Write ``text`` to stdout, or atomically to ``path`` (nothing partial on failure); a
+    ``StreamedText`` through a temporary file (nothing partial either)."""
     if path is None:
+        if isinstance(text, StreamedText):
+            with tempfile.TemporaryFile("w+", encoding="utf-8", prefix="contactmodes-") as spool:
+                for piece in _pieces(text):
+                    spool.write(piece)
+                spool.seek(0)
+                shutil.copyfileobj(spool, sys.stdout)
+            return
         sys.stdout.write(text)
         return
 
     def write(tmp: str) -> None:
         with open(tmp, "w", encoding="utf-8") as fh:
-            fh.write(text)
+            if isinstance(text, StreamedText):
+                for piece in _pieces(text):
+                    fh.write(piece)
+            else:
+                fh.write(text)
 
     write_atomic(path, write, inputs=inputs)
 
 
-def _analyze(args: argparse.Namespace) -> str:
+def _analyze(args: argparse.Namespace) -> str | StreamedText:
     """``contactmodes analyze``, with one BLAS thread (``contactmodes._blas``: the analysis
     parallelizes over modes; BLAS threads spinning on a busy machine cost more than they save)."""
     from contactmodes._blas import single_blas_thread
 
     with single_blas_thread():
-        return _analyze_run(args)
+        out = _analyze_run(args)
+    if isinstance(out, StreamedText):  # computed while it is written: on one BLAS thread too
+        out.pieces = _on_one_blas_thread(out.pieces)
+    return out
 
 
-def _analyze_run(args: argparse.Namespace) -> str:
+def _on_one_blas_thread(pieces: Iterable[str]) -> Iterator[str]:
+    """``pieces``, each computed with one BLAS thread (``contactmodes._blas``)."""
+    from contactmodes._blas import single_blas_thread
+
+    with single_blas_thread():
+        yield from pieces
+
+
+def _analyze_run(args: argparse.Namespace) -> str | StreamedText:
+    """``contactmodes analyze``: the text table, the ``--at`` answer or, with ``--json``, the
+    document streamed (``AnalysisResult.iter_json``, each mode's sets released once written;
+    with ``--workers``/``--scheduler`` and ``--impact``: built whole, as ``json.dumps``)."""
     if args.impact:  # contactmodes analyze FILE --impact: contactmodes.cli.impact.run_analyze
         from contactmodes.cli.impact import run_analyze
 
@@ -213,8 +270,8 @@ def _analyze_run(args: argparse.Namespace) -> str:
     if answer_only:
         assert result.at is not None
         return format_at(system.torques, *result.at) + "\n"
-    if args.json:
-        return json.dumps(result.to_json(), indent=2, allow_nan=False) + "\n"
+    if args.json:  # written as it is computed: memory does not grow with the number of modes
+        return StreamedText(itertools.chain(result.iter_json(release=True), ["\n"]))
     from contactmodes.output.friction_text import format_friction
 
     return format_table(result, unambiguous=result.unambiguous, inconsistent=result.inconsistent, at=result.at,
@@ -224,9 +281,9 @@ def _analyze_run(args: argparse.Namespace) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``contactmodes`` console script; returns the exit status (module doc).
 
-    A command's ``run`` returns the text for stdout/``--output``, or a
-    ``CommandOutput`` to exit with a status other than 0 after writing
-    it (``NO_ANSWER`` = 1: the command's documented "no" answer)."""
+    A command's ``run`` returns the text for stdout/``--output``, a ``StreamedText`` (written as
+    it is computed, ``_write``), or a ``CommandOutput`` to exit with a status other than 0 after
+    writing it (``NO_ANSWER`` = 1: the command's documented "no" answer)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(argv[0] if argv and not argv[0].startswith("-") else None)
     args = parser.parse_args(argv)

@@ -160,6 +160,12 @@ class UserSets:
             entry = self._copies[id(P)] = (P, self.scaling.polytope_to_user(P, n_extra))
         return entry[1]
 
+    def forget(self, P: Polytope) -> None:
+        """Drop the copy of the scaled ``P`` (if any): a later call converts it again."""
+        entry = self._copies.get(id(P))
+        if entry is not None and entry[0] is P:
+            del self._copies[id(P)]
+
     def __len__(self) -> int:
         """How many scaled objects were converted."""
         return len(self._copies)
