@@ -15,7 +15,8 @@ in a fresh process (CPU seconds and peak resident memory of that process):
   ``--overlaps``, up to ``--baseline-max-k`` (the pre-round code grows 6–7× per contact).
 
 Usage: ``python benchmarks/bench_chain.py [--kmax 12] [--overlaps-max-k 8] [--baseline 4728fe8]
-[--baseline-max-k 7] [--timeout 900]``. Prints a table; writes nothing outside a temporary
+[--baseline-max-k 7] [--json-max-k 10] [--timeout 900]`` (``--json-max-k``: also ``analyze FILE
+--json``, this code's and the baseline's, up to that k). Prints a table; writes nothing outside a temporary
 directory.
 
 Measured on 2026-11-25 on the 2-core development machine (CPU seconds and peak MB of one CLI
@@ -66,7 +67,7 @@ from _support.chains import zigzag_chain  # noqa: E402
 
 CHILD = r"""
 import resource, sys, time, runpy
-t0 = time.process_time()
+t0, w0 = time.process_time(), time.perf_counter()
 sys.argv = ["contactmodes"] + sys.argv[1:]
 code = 0
 try:
@@ -77,8 +78,8 @@ except SystemExit as exc:
 out = sys.stdout
 sys.stdout = sys.__stderr__
 import contactmodes
-print(f"BENCH {time.process_time() - t0:.3f} {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} {code} "
-      f"{contactmodes.__file__}", file=sys.stderr)
+print(f"BENCH {time.process_time() - t0:.3f} {time.perf_counter() - w0:.3f} "
+      f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} {code} {contactmodes.__file__}", file=sys.stderr)
 """
 
 
@@ -105,6 +106,9 @@ def toml(doc: dict) -> str:
 
 
 def run(pythonpath: str, args: list[str], timeout: float) -> tuple[float | None, float | None, str, str]:
+    """``contactmodes ARGS`` in a child on the tree ``pythonpath``: ``(cpu s, peak MB, status,
+    stdout)`` (``None`` s and MB with the failure as status); the child's wall seconds are kept in
+    ``LAST_WALL``."""
     env = dict(os.environ, PYTHONPATH=pythonpath)
     try:
         proc = subprocess.run([sys.executable, "-c", CHILD, *args], capture_output=True, text=True, env=env,
@@ -114,11 +118,16 @@ def run(pythonpath: str, args: list[str], timeout: float) -> tuple[float | None,
     line = [ln for ln in proc.stderr.splitlines() if ln.startswith("BENCH ")]
     if not line:
         return None, None, proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else "failed", proc.stdout
-    _, cpu, mb, code, where = line[-1].split(maxsplit=4)
+    _, cpu, wall, mb, code, where = line[-1].split(maxsplit=5)
+    LAST_WALL[0] = float(wall)
     if not where.startswith(pythonpath):  # the code measured must be the code asked for
         raise RuntimeError(f"benchmark child imported {where}, not the tree at {pythonpath}")
     status = "ok" if code in ("0", "None") else f"exit {code}: " + (proc.stderr.strip().splitlines()[0] if proc.stderr else "")
     return float(cpu), float(mb), status, proc.stdout
+
+
+LAST_WALL = [float("nan")]
+"""The wall seconds of the last child ``run`` measured (its own clock, start-up included)."""
 
 
 def counts(stdout: str) -> tuple[str, str]:
@@ -149,6 +158,8 @@ def main() -> None:
     ap.add_argument("--overlaps-max-k", type=int, default=8)
     ap.add_argument("--baseline", default="4728fe8", help="git revision of the previous code ('' to skip)")
     ap.add_argument("--baseline-max-k", type=int, default=7)
+    ap.add_argument("--json-max-k", type=int, default=0,
+                    help="also time 'analyze FILE --json' (CPU s, wall s, MB) up to this k, and the baseline's")
     ap.add_argument("--timeout", type=float, default=900.0)
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
@@ -159,16 +170,19 @@ def main() -> None:
             archive = subprocess.run(["git", "-C", str(ROOT), "archive", args.baseline], capture_output=True, check=True)
             subprocess.run(["tar", "-x", "-C", base], input=archive.stdout, check=True)
             # a baseline with --overlaps (this round's code) is asked for every pair, as "--overlaps" is
-            base_args = ["--overlaps"] if '"--overlaps"' in Path(base, "contactmodes", "cli.py").read_text() else []
-        print("| k | 4^k | after accel. | default s | MB | pairs (default) | --overlaps s | MB | pairs | "
-              "baseline s | baseline / --overlaps |")
-        print("|---|---|---|---|---|---|---|---|---|---|---|")
+            cli = Path(base, "contactmodes", "cli.py")  # a package since the redesign
+            cli = cli if cli.exists() else Path(base, "contactmodes", "cli", "__init__.py")
+            base_args = ["--overlaps"] if '"--overlaps"' in cli.read_text() else []
+        print("| k | 4^k | after accel. | default s | wall s | MB | pairs (default) | --overlaps s | MB | pairs | "
+              "baseline s | baseline / --overlaps | --json s | wall s | MB | baseline --json s | wall s | MB |")
+        print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
         for k in range(args.kmin, args.kmax + 1):
             path = os.path.join(tmp, f"chain{k}.toml")
             Path(path).write_text(toml(zigzag_chain(k)))
             cpu, mb, status, out = run(str(ROOT), ["analyze", path], args.timeout)
             acc, pairs = counts(out)
-            row = [str(k), str(4 ** k), acc, f"{cpu:.2f}" if cpu is not None else status, f"{mb:.0f}" if mb else "-", pairs]
+            row = [str(k), str(4 ** k), acc, f"{cpu:.2f}" if cpu is not None else status,
+                   f"{LAST_WALL[0]:.2f}" if cpu is not None else "-", f"{mb:.0f}" if mb else "-", pairs]
             cpu2 = None
             if k <= args.overlaps_max_k:
                 cpu2, mb2, status2, out2 = run(str(ROOT), ["analyze", path, "--overlaps"], args.timeout)
@@ -182,6 +196,12 @@ def main() -> None:
                 row += [f"{cpu3:.2f}" if cpu3 is not None else status3, ratio]
             else:
                 row += ["-", "-"]
+            for tree in (str(ROOT), base):
+                if k > args.json_max_k or tree is None:
+                    row += ["-", "-", "-"]
+                    continue
+                cpu4, mb4, status4, _ = run(tree, ["analyze", path, "--json"], args.timeout)
+                row += [f"{cpu4:.2f}", f"{LAST_WALL[0]:.2f}", f"{mb4:.0f}"] if cpu4 is not None else [status4, "-", "-"]
             print("| " + " | ".join(row) + " |", flush=True)
 
 
