@@ -682,13 +682,14 @@ class Layout:
         kern = "compiled" if kernel == "compiled" or (kernel == "auto" and kernels.AVAILABLE) else "numpy"
         if prune is None:
             prune = N > PREFIX_MIN_CANDIDATES and self.structure.k > 1
-        cand = None
+        cand, pruning = None, None
         if prune:
             margin = tolerances.STRICT_MARGIN * max(1.0, float(np.abs(J).max(initial=0.0)),
                                                     float(np.abs(c).max(initial=0.0)))
             if self._prefix is None:
                 self._prefix = PrefixPruning(self)
-            cand = self._prefix.candidates(J, c, margin, kern, counters)
+            pruning = self._prefix
+            cand = pruning.candidates(J, c, margin, kern, counters)
             cost, lo, hi, art, kin_rows = cost[cand], lo[cand], hi[cand], art[cand], kin_rows[cand]
             if warm is not None:
                 warm = warm[cand]
@@ -724,7 +725,7 @@ class Layout:
             out = s > margin
         if counters is not None:
             counters.lps += B
-        if cand is None:
+        if cand is None or pruning is None:
             self.basis["kinematic"] = res.basis
             return KinematicTest(self, J, c, rows, rhs, float(margin), kern, out, decided, counters)
         # pruned: each candidate keeps its own last basis; the others are decided infeasible
@@ -741,8 +742,8 @@ class Layout:
             at = slot[pend]
             opt = res.status[at] == lp.OPTIMAL
             if opt.any():
-                known[pend[opt]] = self._prefix._certified(rows[at[opt]], rhs[at[opt]], res.basis[at[opt]],
-                                                           float(margin), kern)
+                known[pend[opt]] = pruning._certified(rows[at[opt]], rhs[at[opt]], res.basis[at[opt]],
+                                                      float(margin), kern)
             self._unit_box(pend[~known[pend]], rows, rhs, float(margin), known, feasible, kern, slot, drop_only=True)
             if counters is not None:
                 counters.second_solve_lps += int(np.count_nonzero(known[pend]))
