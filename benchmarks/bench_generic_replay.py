@@ -31,14 +31,30 @@ rhex file  ``64c8119``  0.61, 0.57, 0.62   115, 119, 110      116, 119, 110     
 rhex file  now          0.62, 0.60, 0.66   122, 118, 122      124, 126, 126      1225, 523, 894
 =========  ===========  =================  =================  =================  ==============
 
-Wall medians in the same rounds: snake 35.1, 51.4, 34.6 → 16.3, 10.0, 14.2; quadruped 0.87,
+A second run on a quieter machine (load average 1.1–1.5), ``--baseline 64c8119 --rounds 2`` on
+a clean checkout of a4a3d23 (the same code), CPU ms, the two rounds (wall within 1 % of CPU):
+
+=========  ===========  ============  ============  ============  ===========
+run        code         CPU median    CPU p99       CPU max       first (wall)
+=========  ===========  ============  ============  ============  ===========
+snake      ``64c8119``  25.1, 22.6    241, 280      310, 362      229, 210
+snake      now          9.9, 10.2     34.4, 33.8    41.3, 37.0    103, 98
+quadruped  ``64c8119``  0.70, 0.76    2.09, 2.97    33.3, 34.5    1079, 1255
+quadruped  now          0.74, 0.73    1.96, 2.36    33.7, 36.0    595, 872
+rhex file  ``64c8119``  0.78, 0.60    107, 111      111, 114      607, 550
+rhex file  now          0.57, 0.55    109, 117      114, 117      531, 547
+=========  ===========  ============  ============  ============  ===========
+
+Wall medians in the first run's rounds: snake 35.1, 51.4, 34.6 → 16.3, 10.0, 14.2; quadruped 0.87,
 0.96, 0.73 → 0.82, 0.75, 0.81; RHex's file 0.62, 0.58, 0.63 → 0.63, 0.60, 0.67. Ratios
-before/now of the CPU median: snake 2.2–3.4, of the CPU max: snake 5.0–11.7 (its largest steps
-were the first ones after the start, 1500 newly pending modes given pivots and responses);
-quadruped and RHex's file about 1 (their layouts have at most 256 candidates, except the
-quadruped's first, at rest on six contacts: 4096, which its first call now prunes; that call
-costs about half). Every answer is the same
-(``tests/controllers/generic/test_generic_replay.py``). What is left of the snake's step (CPU,
+before/now of the CPU median: snake 2.2–3.4 (2.2–2.5 on the quieter machine), of the CPU max:
+snake 5.0–11.7 (7.5–9.8; its largest steps were the first ones after the start, 1500 newly
+pending modes given pivots and responses); quadruped and RHex's file about 1 (their layouts
+have at most 256 candidates, except the quadruped's first, at rest on six contacts: 4096,
+which its first call now prunes; that call costs about half). RHex's own configuration
+(``bench_step_replay.py --baseline 64c8119 --replays 3 --rounds 2``, same session): 358 / 361
+→ 353 / 352 µs CPU median per step (μ_t 0.39 / 0.6; its layouts are not pruned, its domains
+are cheaper). Every answer is the same (``tests/controllers/generic/test_generic_replay.py``). What is left of the snake's step (CPU,
 about 10 ms): the prefix LPs (about 410) and the surviving leaves' LPs (512–624) about 4 ms, the
 responses (24)–(31) of the 288 feasible modes about 2.5 ms, their domains 1 ms, the point test
 of ``FFFFFF``'s maximizer against the other 287 modes about 1 ms, the state's model and the
