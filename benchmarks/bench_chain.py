@@ -49,6 +49,26 @@ proven by the session's recession-ray pool, the bounded ones by the compiled bat
 enumeration (of which about 1 s loads the compiled kernel), the box sweep counting 15.6 million
 candidate pairs.
 Machines and loads differ: quote the ratios.
+
+Issue 28's chain targets, measured on 2026-11-26 (this code at 40b6e7d against dcf4e96, the
+previous session's final code, extracted by ``git archive``; one after the other, load average
+1.2–1.5 from one other process; ``/usr/bin/time`` on ``contactmodes analyze``; outputs
+byte-identical, ``cmp``):
+
+| run | this code: wall s | CPU s | peak MB | dcf4e96: wall s | CPU s | peak MB | target |
+|---|---|---|---|---|---|---|---|
+| chain 10 ``--json`` | 27.5 | 27.5 | 495 | 47.1 | 46.9 | 844 | ≤ 30 s, ≤ 2 GB: met |
+| chain 12 default (text) | 53.1 | 53.3 | 2053 | 64.3 | 64.3 | 2055 | ≤ 30 s: not met |
+
+Where the chain-10 ``--json`` time went: the projections' verification (17 s of 42 in a profile)
+— the check LPs now go to the compiled kernel, their distance LPs carry perturbed costs (the dual
+simplex cycled on a third of them: each then a single cddlib LP), and check directions along
+which both sets are unbounded are settled by verified rays; the document is streamed
+(``AnalysisResult.iter_json``: 844 → 495 MB). What is left at k = 12: the 28 003 bounding
+boxes of the overlap sweep (about half the time: some 400 000 support LPs, one compiled batch per
+mode, the recession cone's double description for 6 800 of them), the enumeration (7 s), the
+batched responses (stacked SVDs, 5 s) and the emptiness batch (now compiled). Halving the boxes
+needs warm starts across modes or fewer sides per box, not tuning.
 """
 
 from __future__ import annotations
