@@ -72,7 +72,11 @@ a worker's per-mode work costs more than the same work in one process (chain k =
 worker: 21 s against 12 s; chunk for chunk 1.3–1.5× plus about 2 s of start-up per worker
 process — not yet explained: not serialization (4.6 MB per 256 modes, 20 ms), not Dask's
 profiler, not the allocator's trim threshold). Every cluster document equals the single-process
-one.
+one. A later check (2026-11-26, load 2): the chain-9 chunks of ``_solve_chunk`` on one warmed
+worker (numba kernels loaded by ``client.run`` first) cost 10.2 CPU s against 8.8 s for the same
+chunks in one process, so a worker's per-mode work is only about 1.16× dearer; the rest of the
+gap is the workers' start-up and kernel loads and the main process's share (enumeration, the
+overlap sweep, the document), which two workers on two cores compete with.
 
 Estimate for a 64-core cluster, printed by the script from chain k = 10: 6.6 ms of parallel
 work per mode (``modes`` + ``pairs`` + ``proj`` per mode after acceleration pruning); serial
