@@ -153,7 +153,7 @@ def test_random_jacobians_at_and_near_rest(seed):
     assert max(pruned) > 0  # the pruning did prune
 
 
-@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("seed", [0, 4, 6, 7])  # (seeds whose Farkas or ill-conditioned prunes failed before)
 def test_rank_deficient_jacobians_near_rest(seed):
     """The wedged case that showed why infeasibility certificates do not prune: 6 contacts whose
     12 Jacobian rows span fewer than ``n_q`` directions up to rounding, ``J̇q̇`` at rounding level
