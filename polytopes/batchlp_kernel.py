@@ -113,7 +113,7 @@ CACHE_DIR = cache_dir_for(__file__, tol.__file__) if AVAILABLE else None
 it compiles in), or ``None`` (no cache)."""
 
 __all__ = ["AVAILABLE", "CACHE_DIR", "CACHE_ROOT", "cache_dir_for", "caching_into", "compile_kernel", "invert",
-           "simplex_kernel", "verify_kernel"]
+           "jit_cached", "simplex_kernel", "verify_kernel"]
 
 # the constants of polytopes.batchlp and polytopes.tolerances, as plain floats for the compiler
 _ENTER_TOL = 1e-10
@@ -128,11 +128,22 @@ COMPILE_SECONDS = float("nan")
 """Wall time (s) the last ``compile_kernel`` spent compiling (NaN before)."""
 
 
-def _jit(fn):
-    if not AVAILABLE:
-        return fn
-    with caching_into(CACHE_DIR):
-        return numba.njit(cache=CACHE_DIR is not None, nogil=True, fastmath=False, error_model="numpy")(fn)
+def jit_cached(cache_dir: str | None):
+    """The decorator of every compiled kernel of the package and of ``contactmodes``: numba's
+    ``njit`` (no GIL, no fast math, NumPy's error model) caching into ``cache_dir``
+    (``cache_dir_for`` of the kernel module's sources; ``None``: no cache); without numba the
+    function itself (the NumPy paths serve every call)."""
+
+    def jit(fn):
+        if not AVAILABLE:
+            return fn
+        with caching_into(cache_dir):
+            return numba.njit(cache=cache_dir is not None, nogil=True, fastmath=False, error_model="numpy")(fn)
+
+    return jit
+
+
+_jit = jit_cached(CACHE_DIR)
 
 
 @_jit

@@ -40,11 +40,7 @@ CACHE_DIR = batchlp_kernel.cache_dir_for(__file__, tolerances.__file__, batchlp_
 of its sources, the tolerances it compiles in and the batched-LP kernel it calls), or ``None``."""
 
 
-def _jit(fn):
-    if not AVAILABLE:
-        return fn
-    with batchlp_kernel.caching_into(CACHE_DIR):
-        return batchlp_kernel.numba.njit(cache=CACHE_DIR is not None, nogil=True, error_model="numpy")(fn)
+_jit = batchlp_kernel.jit_cached(CACHE_DIR)
 
 
 @_jit

@@ -45,11 +45,7 @@ compiles in and ``polytopes.batchlp_kernel``, whose functions it calls
 (``polytopes.batchlp_kernel.cache_dir_for``), or ``None`` (no cache)."""
 
 
-def _jit(fn):
-    if not AVAILABLE:
-        return fn
-    with batchlp_kernel.caching_into(CACHE_DIR):
-        return batchlp_kernel.numba.njit(cache=CACHE_DIR is not None, nogil=True, error_model="numpy")(fn)
+_jit = batchlp_kernel.jit_cached(CACHE_DIR)
 
 
 @_jit
