@@ -184,7 +184,7 @@ def test_kinematic_second_solve_matches_definition_near_rest():
     """The first steps of the μ_t = 0.39 RHex flip after the at-rest start (113 and 112 candidate
     modes): kinematic LPs the first batched solve leaves undecided (their strict-slack optimum
     leans on the artificial box) are decided by the second, unit-box solve
-    (``_unit_box``) for some modes; every decision, whichever
+    (``contactmodes.realtime.kinematic.unit_box``) for some modes; every decision, whichever
     solve took it, is the definition's (``acceleration_feasible`` on the
     session's system), also when the undecided candidates are resolved one at a time
     (``kinematic_test``)."""
