@@ -1,4 +1,4 @@
-"""Optional dependencies (pyproject.toml's extras, contactmodes/_extras.py).
+"""Optional dependencies (pyproject.toml's extras, contactmodes/extras.py).
 
 Each CLI run here is a subprocess whose import system refuses the named packages (a finder first
 on ``sys.meta_path`` that raises ``ModuleNotFoundError`` for them, as when they are not
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from contactmodes._extras import MissingExtraError, install_hint, require
+from contactmodes.extras import MissingExtraError, install_hint, require
 from contactmodes.errors import ContactModelError
 
 ROOT = Path(__file__).resolve().parents[1]

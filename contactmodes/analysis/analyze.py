@@ -375,7 +375,7 @@ class AnalysisResult:
 
         Raises ``MissingExtraError`` (a
         ``ContactModelError``) when pandas is not installed."""
-        from contactmodes._extras import require
+        from contactmodes.extras import require
 
         require("pandas", "sweep", "to_frame")
         import pandas as pd

@@ -43,11 +43,13 @@ from typing import Any, Iterable, Iterator, Sequence
 from polytopes import PolytopeError
 
 from contactmodes.cli._common import (INTERNAL_ERROR, INTERRUPTED, NO_ANSWER, USAGE_ERROR, CommandOutput, UserError,
-                      check_output_path, parse_box, parse_floats, write_atomic)
+                      check_output_path, check_writable, parse_box, parse_floats, write_all_atomic, write_atomic)
 from contactmodes.errors import ContactModelError, InternalError
 
-__all__ = ["main", "build_parser", "write_atomic", "parse_box", "UserError", "CommandOutput", "COMMAND_GROUP",
-           "NO_ANSWER"]
+__all__ = ["main", "build_parser", "write_atomic", "write_all_atomic", "check_writable", "parse_box", "UserError",
+           "CommandOutput", "COMMAND_GROUP", "NO_ANSWER"]
+# the names above are the interface of the subcommands other packages register (``COMMAND_GROUP``:
+# ``controllers``' flip, brace, simulate): they import them from here, not from ``_common``
 
 COMMAND_GROUP = "contactmodes.commands"
 

@@ -63,7 +63,7 @@ def analysis_client(scheduler: str | None, workers: int | None, processes: bool 
 
     Raises ``MissingExtraError`` without dask[distributed], ``UserError`` for an unreachable
     scheduler or one without workers."""
-    from contactmodes._extras import require
+    from contactmodes.extras import require
 
     require("distributed", "sweep", "analyze --workers/--scheduler")
     from dask.distributed import Client, LocalCluster

@@ -116,7 +116,7 @@ def run(args: argparse.Namespace) -> str:
 
 def _plot_robot(source: str, path: str) -> None:
     """``check --plot PNG``: the robot at the file's state (``contactmodes.output.robot``), written atomically."""
-    from contactmodes._extras import require
+    from contactmodes.extras import require
     from contactmodes.cli._common import UserError, check_output_path, write_atomic
 
     require("matplotlib", "plot", "check --plot")

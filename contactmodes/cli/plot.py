@@ -323,7 +323,7 @@ def plot_data(args: argparse.Namespace):
 
 def run(args: argparse.Namespace) -> None:
     """Compute and write the picture; raises ContactModelError on bad input (nothing written)."""
-    from contactmodes._extras import require
+    from contactmodes.extras import require
     from contactmodes.cli._common import check_output_path, write_atomic
 
     require("matplotlib", "plot", "plot")

@@ -156,7 +156,7 @@ def _robot_png(path: str) -> bytes | None:
 
 def run_html(args: argparse.Namespace) -> None:
     """Write the page ``args.html`` (nothing written on any error)."""
-    from contactmodes._extras import require
+    from contactmodes.extras import require
     from contactmodes.cli._common import check_output_path, write_atomic
 
     require("plotly", "plot", "plot --html")

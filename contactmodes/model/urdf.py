@@ -199,7 +199,7 @@ def _read_robot(path: Path) -> Any:
         raise ContactModelError(f"{path}: no such file")
     if path.is_dir():
         raise ContactModelError(f"{path}: is a directory, not a URDF file")
-    from contactmodes._extras import require
+    from contactmodes.extras import require
 
     require("yourdfpy", "urdf", "URDF input")
     require("lxml", "urdf", "URDF input")

@@ -388,7 +388,7 @@ def page(view: SetView, robot_png: bytes | None = None, notes: Sequence[str] = (
     """The whole HTML page (text): the interactive figure with plotly's JavaScript inline (no
     network needed), the caption and notes, and the robot at its state (``robot_png``, a PNG
     embedded as a data URL) when given. Raises ``MissingExtraError`` without plotly."""
-    from contactmodes._extras import require
+    from contactmodes.extras import require
 
     require("plotly", "plot", "--html")
     import plotly.graph_objects as go

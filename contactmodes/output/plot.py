@@ -561,7 +561,7 @@ def draw_domains(data: PlotData):
     legend (modes in the order of ``data.domains``, then the keys) sits right of the axes.
     Raises ``MissingExtraError`` without matplotlib (the ``plot`` extra).
     """
-    from contactmodes._extras import require
+    from contactmodes.extras import require
 
     require("matplotlib", "plot", "draw_domains")
     import matplotlib

@@ -241,7 +241,7 @@ def draw_robot(pic: RobotPicture, title: str | None = None):
     """Draw ``pic`` on a new matplotlib figure (Agg) and return it; equal axes in metres.
 
     Raises ``MissingExtraError`` without matplotlib (the ``plot`` extra)."""
-    from contactmodes._extras import require
+    from contactmodes.extras import require
 
     require("matplotlib", "plot", "draw_robot")
     import matplotlib

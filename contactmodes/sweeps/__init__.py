@@ -105,7 +105,7 @@ def sweep(kind: str, vary: Mapping[str, Any] | Sequence[str] | Grid, *, schedule
     ``MissingExtraError`` without pandas (the ``sweep`` extra) before
     anything runs.
     """
-    from contactmodes._extras import require
+    from contactmodes.extras import require
 
     require("pandas", "sweep", "sweep")
     return run_sweep(kind, vary, scheduler=scheduler, workers=workers, progress=progress, max_points=max_points,

@@ -105,7 +105,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
 
 
 def _sweep(args: argparse.Namespace) -> str:
-    from contactmodes._extras import require
+    from contactmodes.extras import require
 
     for module in ("dask", "distributed", "pandas"):  # also in this process: one rule for every grid size
         require(module, "sweep", "sweep")

@@ -217,7 +217,7 @@ def execute(evaluate: Callable[[dict], dict], points: Sequence[dict], scheduler:
         _say(f"{len(points)} point{'s' * (len(points) != 1)} in this process", announce)
         with _bar(len(points), progress) as bar:
             return _serial(evaluate, points, bar), "serial", 0
-    from contactmodes._extras import require
+    from contactmodes.extras import require
 
     require("distributed", "sweep", "sweep on Dask")
     from dask.distributed import Client, LocalCluster

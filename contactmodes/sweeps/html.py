@@ -142,7 +142,7 @@ def sweep_figure(result, title: str | None = None) -> dict[str, Any]:
 def write_sweep_html(result, path: str, title: str | None = None) -> None:
     """Write the page of ``result`` (``SweepResult``) to ``path`` (module doc). Raises
     ``MissingExtraError`` without plotly, ``SweepError`` for more than two varied keys."""
-    from contactmodes._extras import require
+    from contactmodes.extras import require
 
     require("plotly", "plot", "--html")
     import plotly.graph_objects as go

@@ -198,7 +198,7 @@ def plot_sweep(result, path: str, title: str | None = None) -> None:
 
     Raises ``SweepError`` when the sweep varies more than two keys, and
     ``MissingExtraError`` without matplotlib (the ``plot`` extra)."""
-    from contactmodes._extras import require
+    from contactmodes.extras import require
 
     require("matplotlib", "plot", "plot_sweep")
     from matplotlib.figure import Figure

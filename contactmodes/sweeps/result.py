@@ -106,7 +106,7 @@ class SweepResult:
         """The table as a ``pandas.DataFrame`` (module doc); ``df.attrs`` holds the document's
         header (``schema``, ``kind``, ``vary``, ``scheduler``, ``workers`` and the kind's inputs).
         Raises ``MissingExtraError`` without pandas (the ``sweep`` extra)."""
-        from contactmodes._extras import require
+        from contactmodes.extras import require
 
         require("pandas", "sweep", "to_frame")
         import pandas as pd

@@ -21,7 +21,7 @@ import json
 
 import numpy as np
 
-from contactmodes.cli._common import CommandOutput, UserError
+from contactmodes.cli import CommandOutput, UserError
 from contactmodes.output.text import format_bound
 
 SCHEMA = "contactmodes.brace/1"

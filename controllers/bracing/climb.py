@@ -336,7 +336,7 @@ def plot_disturbance(times, tau_d: np.ndarray, box, path, reference=D_BOX) -> No
     ``times`` (n,) s; ``tau_d`` (n, 4) in (N, N, N·m, N·m). Raises ``ValueError`` on mismatched
     shapes.
     """
-    from contactmodes._extras import require
+    from contactmodes.extras import require
 
     require("matplotlib", "plot", "plot_disturbance")
     import matplotlib

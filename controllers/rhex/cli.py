@@ -21,7 +21,7 @@ controller not installed: one line on stderr, nothing written); **130** Ctrl-C (
 Progress: when stderr is a terminal, one line every 0.1 s of simulated time
 (``contactmodes: flip t=0.30 s pitch=45°``); nothing when stderr is redirected (scripts, tests).
 ``--plot`` / ``--animate`` / ``--output`` are written atomically
-(``contactmodes.cli._common.write_atomic``) only after a complete run; their directories are checked
+(``contactmodes.cli.write_atomic``) only after a complete run; their directories are checked
 *before* the run, so a bad path fails at once.
 
 Exit status 1 goes through ``CommandOutput`` (the CLI writes the usual
@@ -37,8 +37,8 @@ import math
 import sys
 from dataclasses import fields
 
-from contactmodes._extras import require
-from contactmodes.cli._common import CommandOutput, UserError, check_writable, write_all_atomic
+from contactmodes.extras import require
+from contactmodes.cli import CommandOutput, UserError, check_writable, write_all_atomic
 
 from .api import CONTROLLERS, SCHEMA, flip_document, simulate_flip
 

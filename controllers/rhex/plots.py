@@ -24,7 +24,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from contactmodes._extras import require
+from contactmodes.extras import require
 
 from .metrics import (landing_step, rmse_pitch_accel, rmse_pitch_accel_window, rmse_window, simulated_pitch_accel,
                       stiction_time, thrust_phase)

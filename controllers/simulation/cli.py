@@ -16,7 +16,7 @@ the file's field, nothing written): an invalid file, option value or controller,
 
 Progress: a tqdm bar on stderr when it is a terminal and the run lasts over a second
 (``contactmodes.progress``). ``--plot``, ``--animate`` and ``--output`` are checked before the run
-and written atomically after it (``contactmodes.cli._common.write_all_atomic``).
+and written atomically after it (``contactmodes.cli.write_all_atomic``).
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ import argparse
 import json
 import math
 
-from contactmodes._extras import require
-from contactmodes.cli._common import UserError, check_writable, write_all_atomic
+from contactmodes.extras import require
+from contactmodes.cli import UserError, check_writable, write_all_atomic
 
 __all__ = ["add_parser", "run", "summary", "parse_disturbance", "DEFAULT_RATE"]
 

@@ -21,7 +21,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from contactmodes.cli._common import UserError
+from contactmodes.cli import UserError
 from contactmodes.errors import ContactModelError
 
 __all__ = ["CHOICES", "Choice", "GenericController", "LimitedController", "file_limits", "make_controller"]

@@ -238,7 +238,7 @@ def test_error_tree_has_one_user_root():
     from contactmodes.errors import ContactModelError
     from contactmodes.system_file.snap import SnapError
     from contactmodes.sweeps.grid import SweepError
-    from contactmodes._extras import MissingExtraError
+    from contactmodes.extras import MissingExtraError
     from contactmodes.schemas import DocumentError
     from contactmodes.system_file._tomledit import TomlEditError
 
