@@ -156,6 +156,16 @@ def test_private_modules_of_polytopes_are_imported_only_by_polytopes():
     assert names_from_package == []
 
 
+def test_controllers_import_no_private_module_of_contactmodes():
+    """``controllers`` builds on ``contactmodes``' public modules only (a name starting with ``_``
+    anywhere in the imported module's path is private: ``contactmodes.cli._common``,
+    ``contactmodes.modes._pivot_response``)."""
+    G = import_graph()
+    private = [(a, b) for a, b in G.edges if a.startswith("controllers") and b.startswith("contactmodes")
+               and any(part.startswith("_") for part in b.split(".")[1:])]
+    assert G.has_edge("controllers.rhex.cli", "contactmodes.cli") and private == []
+
+
 def test_polytope_imports_projection_and_not_back():
     """The review's ``polytope`` ↔ ``projection``: ``Polytope.project`` imports ``projection`` (at
     call time), ``projection`` never imports ``polytope`` at run time (it builds results of its
