@@ -1,6 +1,14 @@
 """``contactmodes simulate FILE --controller control|zero|constant:TAU1,... --duration T [--dt DT]
-[--rate HZ] [--disturbance COORD=VALUE,...] [--plot PNG] [--animate GIF] [--json] [--output PATH]``:
-a closed loop on MuJoCo.
+[--rate HZ] [--disturbance COORD=VALUE,...] [--goal COORD=VALUE[:TOL] [--brake T_D]] [--plot PNG]
+[--animate GIF] [--json] [--output PATH]``: a closed loop on MuJoCo.
+
+``--goal`` (with ``--controller control`` on a file whose ``[control]`` objective is one
+coordinate's acceleration, ``maximize = "qdd.theta"``) gives that objective a goal: the controller
+drives the coordinate until it is within ``TOL`` of ``VALUE`` (SI: rad for an angle, compared
+modulo 2π; m for the base's ``x``, ``y``), then holds it there by switching between maximizing and
+minimizing its acceleration on the sign of a PD law with braking time ``--brake`` (s; default the
+system's characteristic time ``√(L/g)``, ``CharacteristicScales.time``; TOL default
+``GOAL_TOLERANCE`` rad or ``GOAL_TOLERANCE · L``): ``controllers.simulation.goal.GoalSwitch``.
 
 Loads the system file (TOML; its mechanism may be a URDF file), builds the MuJoCo plant
 (``controllers.simulation.model``), runs the controller (``controllers.simulation.registry``) at
@@ -28,7 +36,11 @@ import math
 from contactmodes.extras import require
 from contactmodes.cli import UserError, check_writable, write_all_atomic
 
-__all__ = ["add_parser", "run", "summary", "parse_disturbance", "DEFAULT_RATE"]
+__all__ = ["add_parser", "run", "summary", "parse_disturbance", "parse_goal", "goal_controller", "DEFAULT_RATE",
+           "GOAL_TOLERANCE"]
+
+GOAL_TOLERANCE = 0.1
+"""``--goal``'s default tolerance: rad for an angle, times the characteristic length for ``x``, ``y``."""
 
 DEFAULT_RATE = 100.0
 """Default control rate (Hz)."""
@@ -55,6 +67,11 @@ def add_parser(sub) -> argparse.ArgumentParser:
     p.add_argument("--disturbance", metavar="COORD=VALUE,...",
                    help="a generalized force held over the run on named coordinates (N on x/y, N·m on angles; "
                         "the E δ of a [disturbance] table), e.g. y=-3,theta1=-0.25")
+    p.add_argument("--goal", metavar="COORD=VALUE[:TOL]",
+                   help="with --controller control and an objective qdd.COORD: drive COORD to VALUE (rad, or m "
+                        "for x/y), then hold it (module doc); TOL: reached within it (default 0.1 rad or 0.1 L)")
+    p.add_argument("--brake", type=float, default=None, metavar="T_D",
+                   help="braking time of --goal's hold phase (s, >= 0; default the system's time scale sqrt(L/g))")
     p.add_argument("--plot", metavar="PNG", help="write q(t), the torques and the modes as a PNG figure")
     p.add_argument("--animate", metavar="GIF", help="write an animation of the robot")
     p.add_argument("--json", action="store_true", help="print the contactmodes.simulation/1 document")
@@ -79,6 +96,10 @@ def summary(doc: dict) -> str:
              "q at the end: " + ", ".join(f"{c} = {v:.6g}" for c, v in doc["q_end"].items()),
              f"plant vs analysed model at the start: |dM|/|M| = {diff['M_rel']:.2e}, |dh|/|h| = {diff['h_rel']:.2e}"
              + (f" (mass/inertia floor on {', '.join(diff['floored_links'])})" if diff["floored_links"] else "")]
+    goal = doc.get("goal")
+    if goal:
+        lines.append(f"goal {goal['coordinate']} = {goal['value']:g} ± {goal['tolerance']:g}: "
+                     + ("never reached" if goal["reached_s"] is None else f"first reached at {goal['reached_s']:.3g} s"))
     if doc.get("disturbance"):
         lines.append("held disturbance: " + ", ".join(f"{c} = {v:g}" for c, v in doc["disturbance"].items() if v))
     creep = [f"{c} {v['speed_m_s']:.1e} m/s over {v['sticking_s']:.2f} s" for c, v in doc["creep"].items() if v]
@@ -102,6 +123,66 @@ def summary(doc: dict) -> str:
 def _check_positive(value: float, option: str) -> None:
     if not (math.isfinite(value) and value > 0):
         raise UserError(f"{option}: must be a finite number > 0, got {value:g}")
+
+
+def parse_goal(text: str, coordinates: tuple[str, ...]) -> tuple[str, float, float | None]:
+    """``--goal COORD=VALUE[:TOL]`` as ``(coordinate, value, tolerance or None)``.
+
+    Raises
+    ------
+    UserError
+        A malformed goal, an unknown coordinate, a value that is not finite or a tolerance that is
+        not > 0 (one line naming ``--goal``).
+    """
+    name, sep, rest = text.partition("=")
+    name = name.strip()
+    if not sep or not name:
+        raise UserError(f"--goal: expected COORD=VALUE[:TOL], got {text!r}")
+    if name not in coordinates:
+        raise UserError(f"--goal: unknown coordinate {name!r} (the file's: {', '.join(coordinates)})")
+    value_text, colon, tol_text = rest.partition(":")
+    try:
+        value = float(value_text)
+        tol = float(tol_text) if colon else None
+    except ValueError:
+        raise UserError(f"--goal: expected numbers in COORD=VALUE[:TOL], got {text!r}") from None
+    if not math.isfinite(value):
+        raise UserError(f"--goal: {name}: the value must be finite, got {value_text.strip()!r}")
+    if tol is not None and not (math.isfinite(tol) and tol > 0):
+        raise UserError(f"--goal: {name}: the tolerance must be a finite number > 0, got {tol_text.strip()!r}")
+    return name, value, tol
+
+
+def goal_controller(args: argparse.Namespace, loaded, velocity_tol: float | None):
+    """The ``GoalSwitch`` of ``--goal`` (module doc) for ``loaded``, wrapped in the file's limits
+    as ``make_controller`` wraps every controller. Raises ``UserError`` naming ``--goal`` or
+    ``--brake``."""
+    from contactmodes.errors import ContactModelError
+
+    from .goal import GoalSwitch, goal_controllers
+    from .registry import LimitedController, file_limits
+
+    if args.controller != "control":
+        raise UserError(f"--goal: needs --controller control (got {args.controller!r})")
+    coords = tuple(loaded.mechanism.coordinates)
+    name, value, tol = parse_goal(args.goal, coords)
+    try:
+        up, down, index, drive_up = goal_controllers(loaded, velocity_tol)
+    except ContactModelError as exc:
+        raise UserError(f"--goal: {exc}") from None
+    if coords[index] != name:
+        raise UserError(f"--goal: the file's objective drives qdd.{coords[index]}: the goal must be on "
+                        f"{coords[index]}, got {name!r}")
+    angle = not (loaded.mechanism.base == "floating" and index < 2)
+    scales = loaded.system.scales
+    if tol is None:
+        tol = GOAL_TOLERANCE if angle else GOAL_TOLERANCE * scales.length
+    brake = scales.time if args.brake is None else args.brake
+    if not (math.isfinite(brake) and brake >= 0):
+        raise UserError(f"--brake: must be a finite number >= 0, got {brake:g}")
+    switch = GoalSwitch(up, down, index, value, tol, brake, angle=angle, drive_up=drive_up)
+    limits, _ = file_limits(loaded)
+    return LimitedController(switch, limits, loaded.system.S) if any(l is not None for l in limits) else switch
 
 
 def parse_disturbance(text: str | None, coordinates: tuple[str, ...]):
@@ -172,11 +253,22 @@ def run(args: argparse.Namespace) -> str:
     _, box = file_limits(loaded)
     plant = build_plant(loaded.mechanism, loaded.q, loaded.qdot, settings=ContactSettings(timestep=args.dt),
                         limits=box)
-    choice = make_controller(args.controller, loaded, velocity_tol=ModeThresholds().slip_tol(plant))
-    result = simulate(plant, loaded.q, loaded.qdot, choice.controller, args.duration, args.rate,
+    velocity_tol = ModeThresholds().slip_tol(plant)
+    if getattr(args, "goal", None) is not None:
+        controller = goal_controller(args, loaded, velocity_tol)
+    else:
+        if getattr(args, "brake", None) is not None:
+            raise UserError("--brake: only with --goal")
+        controller = make_controller(args.controller, loaded, velocity_tol=velocity_tol).controller
+    result = simulate(plant, loaded.q, loaded.qdot, controller, args.duration, args.rate,
                       progress=Progress(), disturbance=disturbance)
     doc = simulation_document(result, loaded.name, args.controller, args.duration,
                               touchdowns=touchdown_entries(result.touchdowns, loaded, plant))
+    if getattr(args, "goal", None) is not None:
+        switch = getattr(controller, "inner", controller)  # the GoalSwitch inside the file's limits
+        reached = None if switch.reached_at is None else float(result.times[switch.reached_at])
+        doc["goal"] = {"coordinate": loaded.mechanism.coordinates[switch.index], "value": switch.goal,
+                       "tolerance": switch.tolerance, "brake_s": switch.T_d, "reached_s": reached}
     title = f"{loaded.name}, {args.controller}"
     files = []
     if args.plot:
