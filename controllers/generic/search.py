@@ -44,18 +44,18 @@ from typing import Callable
 
 import numpy as np
 
-from contactmodes.analysis.domains import intersect_domains
 from contactmodes.analysis.session import AnalysisSession
 from contactmodes.realtime import kernels
 from contactmodes.realtime.plan import W_BOUND, Layout, StepCounters, Structure, domain_lp_rows
-from polytopes import Polytope, batchlp, difference
+from polytopes import batchlp
 from polytopes import lp
+
+from controllers.generic.exact import NUDGE, slow_optimum
+from controllers.generic.objective_plan import ObjectivePlan, plan_objective, session_objective
 
 __all__ = ["Engine", "ObjectivePlan", "OptimalResult", "optimize", "plan_objective", "session_objective", "NUDGE", "POINT_TOL",
            "TIE_TOL", "SLACK_CAP", "STATUSES"]
 
-NUDGE = 0.01
-"""Fraction of the way towards the winning piece's Chebyshev centre a tied maximizer is moved."""
 POINT_TOL = 1e-6
 """Fast-path point test: ``τ°`` counts as inside ``T_c'`` when the normalized rows of ``D_c'`` can
 be met to within ``POINT_TOL · max(1, ‖τ°‖∞, scale)`` (nondimensional torques; generous on
@@ -132,111 +132,6 @@ class OptimalResult:
     lp_fallbacks: int = 0
     svd_fallbacks: int = 0
     n_pending: int = 0
-
-
-class ObjectivePlan:
-    """A ``LinearObjective`` prepared once (when a controller is built) for ``plan_objective`` at
-    every step: its sign, constant, force coefficients per contact, and whether it has a single
-    term (then each step's conversion is one product and one division).
-
-    Parameters
-    ----------
-    objective : LinearObjective
-        ``contactmodes.control.objective.LinearObjective`` in user units.
-    """
-
-    def __init__(self, objective) -> None:
-        self.objective = objective
-        self.sign = float(objective.sign)
-        self.constant = float(objective.constant)
-        self.has_force = bool(objective.force.any())
-        self.force2 = objective.force.reshape(-1, 2)
-        terms = [(part, i, float(v)) for part, arr in (("qdd", objective.qdd), ("force", objective.force),
-                                                       ("tau", objective.tau)) for i, v in enumerate(arr.tolist())
-                 if v != 0.0]
-        self.single = terms[0] if len(terms) == 1 else None
-
-
-def plan_objective(objective, step) -> tuple[np.ndarray, float]:
-    """A user objective in the plan's nondimensional units at ``step``.
-
-    ``J = c_q·q̈ + c_f·f + c_τ·τ`` in user units is ``J = scale · (c'·(q̈', f', τ'))`` with
-    ``c' = sign · (c_q ⊙ s, c_f ⊙ F, c_τ ⊙ u) / scale`` (``s``, ``F``, ``u`` the step's units of
-    ``q̈``, ``f`` and ``τ``, ``contactmodes.model.scaling``), normalized to ``‖c'‖∞ = 1`` so that
-    every decision is taken on the same numbers in any unit system; ``sign`` is ``-1`` for
-    ``"minimize"`` (the plan always maximizes). A single coefficient becomes an exact unit vector.
-    The units depend on the state (``s_j`` on ``M(q)``), so the conversion is made per step; what
-    does not depend on it is prepared once (``ObjectivePlan``).
-
-    Parameters
-    ----------
-    objective : LinearObjective or ObjectivePlan
-        ``contactmodes.control.objective.LinearObjective`` over the system's contacts (``force``
-        of length ``2k`` for all ``k`` of the system's contacts, in the (t, n) per-contact order),
-        or its ``ObjectivePlan``.
-    step : object
-        The step (module doc): its ``terms``, ``n_q``, ``n_tau``, ``contacts`` and
-        ``contact_index``.
-
-    Returns
-    -------
-    tuple
-        ``(c', scale)``: ``c'`` ``(n_q + 2k_step + n_τ,)`` over the step's present contacts,
-        ``scale`` the signed factor with ``J = scale · J' (+ objective.constant)``; ``scale`` is
-        ``sign`` and ``c'`` zero for an objective that is zero at this step.
-    """
-    plan = objective if isinstance(objective, ObjectivePlan) else ObjectivePlan(objective)
-    t = step.terms
-    sign = plan.sign
-    if plan.single is not None:  # one term: the general rule below on one entry, the same numbers
-        part, i, coef = plan.single
-        n_q, k2 = step.n_q, 2 * len(step.contacts)
-        c = np.zeros(n_q + k2 + step.n_tau)
-        if part == "qdd":
-            j, unit = i, t.qdd[i]
-        elif part == "tau":
-            j, unit = n_q + k2 + i, t.tau[i]
-        else:
-            present = list(step.contact_index)
-            if i // 2 not in present:
-                return c, sign
-            j, unit = n_q + 2 * present.index(i // 2) + i % 2, t.force
-        v = coef * unit
-        if sign < 0.0:
-            v = -v
-        norm = float(abs(v))
-        if norm == 0.0:
-            return c, sign
-        c[j] = v / norm
-        return c, sign * norm
-    obj = plan.objective
-    if plan.has_force:
-        cf = plan.force2[np.asarray(step.contact_index, dtype=int)].reshape(-1) * t.force
-    else:
-        cf = np.zeros(2 * len(step.contacts))
-    c = np.concatenate([obj.qdd * t.qdd, cf, obj.tau * t.tau])
-    if sign < 0.0:
-        c = -c
-    norm = float(np.abs(c).max(initial=0.0))
-    if norm == 0.0:
-        return c, sign
-    return c / norm, sign * norm
-
-
-def session_objective(resp, objective: np.ndarray) -> tuple[np.ndarray, float]:
-    """``(grad (n_τ,), offset)`` of the plan objective ``objective`` (over ``(q̈, f, τ)``) on a
-    session's ``contactmodes.modes.response.ModeResponse`` (the same units): ``J = grad·τ +
-    offset + Q-terms``; the slow path's objective."""
-    n_q, k2 = resp.P_q.shape[0], resp.P_f.shape[0]
-    cq, cf, ct = objective[:n_q], objective[n_q:n_q + k2], objective[n_q + k2:]
-    grad = cq @ resp.P_q
-    offset = cq @ resp.r_q
-    if cf.any():
-        grad = grad + cf @ resp.P_f
-        offset = offset + cf @ resp.r_f
-    if ct.any():
-        grad = grad + ct
-    return grad, float(offset)
 
 
 def _accepted(names: list, accept):
@@ -514,86 +409,6 @@ def _inside_compiled(md: _Modes, others: np.ndarray, tau: np.ndarray) -> np.ndar
     return out
 
 
-# ----------------------------------------------------------------------------------- the slow path
-
-
-def _limit_rows(lo, hi, n_w: int):
-    nt = len(lo)
-    E = np.hstack([np.eye(nt), np.zeros((nt, n_w))])
-    return np.vstack([E, -E]), np.concatenate([hi, -lo])
-
-
-def _meets(session: AnalysisSession, K: Polytope, mode: str) -> bool:
-    """Whether ``K`` (over τ') meets ``T_c'`` (untasked) — one feasibility LP over ``(τ', w')``."""
-    sol = session.mode(mode)
-    D, trivially = sol.raw_scaled(False)
-    if trivially:
-        return False
-    nt = K.dim
-    nw = D.dim - nt
-    pad = lambda M: np.hstack([M, np.zeros((M.shape[0], nw))])  # noqa: E731
-    A = np.vstack([pad(K.A), D.A])
-    b = np.concatenate([K.b, D.b])
-    C = np.vstack([pad(K.C), D.C])
-    d = np.concatenate([K.d, D.d])
-    st, _, _ = lp.solve(np.zeros(nt + nw), A if A.shape[0] else None, b if A.shape[0] else None,
-                        C if C.shape[0] else None, d if C.shape[0] else None)
-    return st == lp.OPTIMAL
-
-
-def _maximize_pieces(pieces, grad, offset):
-    """Best ``(value, tau, piece)`` of the linear objective ``grad·τ + offset`` over polytope pieces (``-inf`` if none)."""
-    best = (-math.inf, None, None)
-    for P in pieces:
-        st, x, fun = lp.solve(-grad, P.A if P.n_ineq else None, P.b if P.n_ineq else None,
-                              P.C if P.n_eq else None, P.d if P.n_eq else None)
-        if st == lp.OPTIMAL:
-            v = float(grad @ x + offset)
-            if v > best[0]:
-                best = (v, x, P)
-    return best
-
-
-def _slow(session: AnalysisSession, mode: str, others: list, lo, hi, counters: _Counters, task: bool,
-          objective: np.ndarray):
-    """Exact ``max J' over T*_c ∩ L`` (closures, nondimensional; ``objective`` the plan's vector over
-    ``(q̈, f, τ)``) for candidate ``mode`` through the session: ``(value, tau, nudged, closure)``;
-    ``task=False`` drops the task rows from ``T_c``. ``counters.projections`` += the polytope
-    projections done."""
-    sol = session.mode(mode)
-    resp = sol.response_scaled(task)
-    grad, offset = session_objective(resp, objective)
-    K = sol.projected_scaled(_limit_rows(lo, hi, resp.n_w), task=task)
-    counters.projections += 1
-    if K is None:
-        return -math.inf, None, False, -math.inf
-    dim = K.affine_dimension()
-    removed = []
-    for o in others:
-        if not _meets(session, K, o):
-            continue
-        To = session.mode(o).T_scaled(False)
-        counters.projections += 1 if session.mode(o).response_scaled(False).n_w else 0
-        if To is None:
-            continue
-        # subtract K ∩ T_c' (as across_mode_sets does), not T_c' itself: the closure splitting of
-        # polytopes.difference differs between the two on degenerate (lower-dimensional) K
-        inter = intersect_domains(K, To)
-        if inter is not None and inter.affine_dimension() == dim:
-            removed.append(inter)
-    pieces = difference(K, removed) if removed else [K]
-    val, tau, piece = _maximize_pieces(pieces, grad, offset)
-    if tau is None:
-        return -math.inf, None, False, -math.inf
-    tau = np.asarray(tau, dtype=float)
-    nudged = False
-    if removed and any(T.contains(tau) for T in removed):
-        centre = piece.chebyshev_center().center
-        tau = tau + NUDGE * (centre - tau)
-        nudged = True
-    return float(grad @ tau + offset), tau, nudged, val
-
-
 # ----------------------------------------------------------------------------------- the search
 
 
@@ -636,7 +451,7 @@ def _search(md: _Modes, step, lo, hi, task: bool, force_slow: bool):
             n_slow += 1
             session = md.session(step)  # resolves every pending mode first
             others = md.others(j)
-            val, tau, nudged, closure = _slow(session, md.names[j], [md.names[i] for i in others], lo, hi,
+            val, tau, nudged, closure = slow_optimum(session, md.names[j], [md.names[i] for i in others], lo, hi,
                                               md.counters, task, md.objective)
         values[md.names[j]] = val
         if tau is not None and (best is None or val > best[0]):

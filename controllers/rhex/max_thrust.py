@@ -181,9 +181,10 @@ from contactmodes.realtime.plan import Structure, scaled_terms
 from contactmodes.tolerances import AMBIGUITY_ATOL
 from controllers.generic.controller import PATHS, OptimalControllerBase, StepRecord
 from controllers.generic.search import (NUDGE, POINT_TOL, SLACK_CAP, STATUSES, TIE_TOL, Engine, ObjectivePlan,
-                                        OptimalResult, _bound_lps, _Counters, _inside, _maximize_pieces, _Modes, _search,
+                                        OptimalResult, _bound_lps, _Counters, _inside, _Modes, _search,
                                         optimize, plan_objective)
-from controllers.generic.search import _slow as _generic_slow
+from controllers.generic.exact import maximize_pieces as _maximize_pieces
+from controllers.generic.exact import slow_optimum as _generic_slow
 from polytopes import Polytope
 
 from .limits import torque_limits

@@ -1,0 +1,103 @@
+"""The exact slow path of the generic search (``controllers.generic.search``): ``max J'`` over
+``T*_c ∩ L`` for one candidate mode through an ``AnalysisSession`` of the step's scaled system —
+``K = T_c ∩ L`` projected, its full-dimensional intersections with the other modes' ``T_c'``
+removed (``polytopes.difference``, eq. (34) of the flipping paper), the objective maximized over
+the pieces, and a maximizer on a removed set's boundary moved ``NUDGE`` of the way to its piece's
+Chebyshev centre. Nondimensional, as the search."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from contactmodes.analysis.domains import intersect_domains
+from contactmodes.analysis.session import AnalysisSession
+from polytopes import Polytope, difference
+from polytopes import lp
+
+from controllers.generic.objective_plan import session_objective
+
+__all__ = ["NUDGE", "limit_rows", "meets", "maximize_pieces", "slow_optimum"]
+
+NUDGE = 0.01
+"""Fraction of the way towards the winning piece's Chebyshev centre a tied maximizer is moved."""
+
+
+def limit_rows(lo, hi, n_w: int) -> tuple[np.ndarray, np.ndarray]:
+    """The torque box ``lo <= τ' <= hi`` (n_τ,) as rows over ``(τ', w)`` with ``n_w`` ambiguity
+    variables: ``(A (2n_τ, n_τ + n_w), b (2n_τ,))``."""
+    nt = len(lo)
+    E = np.hstack([np.eye(nt), np.zeros((nt, n_w))])
+    return np.vstack([E, -E]), np.concatenate([hi, -lo])
+
+
+def meets(session: AnalysisSession, K: Polytope, mode: str) -> bool:
+    """Whether ``K`` (over τ') meets ``T_c'`` (untasked) — one feasibility LP over ``(τ', w')``."""
+    sol = session.mode(mode)
+    D, trivially = sol.raw_scaled(False)
+    if trivially:
+        return False
+    nt = K.dim
+    nw = D.dim - nt
+    pad = lambda M: np.hstack([M, np.zeros((M.shape[0], nw))])  # noqa: E731
+    A = np.vstack([pad(K.A), D.A])
+    b = np.concatenate([K.b, D.b])
+    C = np.vstack([pad(K.C), D.C])
+    d = np.concatenate([K.d, D.d])
+    st, _, _ = lp.solve(np.zeros(nt + nw), A if A.shape[0] else None, b if A.shape[0] else None,
+                        C if C.shape[0] else None, d if C.shape[0] else None)
+    return st == lp.OPTIMAL
+
+
+def maximize_pieces(pieces, grad, offset):
+    """Best ``(value, tau, piece)`` of the linear objective ``grad·τ + offset`` over polytope pieces (``-inf`` if none)."""
+    best = (-math.inf, None, None)
+    for P in pieces:
+        st, x, fun = lp.solve(-grad, P.A if P.n_ineq else None, P.b if P.n_ineq else None,
+                              P.C if P.n_eq else None, P.d if P.n_eq else None)
+        if st == lp.OPTIMAL:
+            v = float(grad @ x + offset)
+            if v > best[0]:
+                best = (v, x, P)
+    return best
+
+
+def slow_optimum(session: AnalysisSession, mode: str, others: list, lo, hi, counters, task: bool,
+          objective: np.ndarray):
+    """Exact ``max J' over T*_c ∩ L`` (closures, nondimensional; ``objective`` the plan's vector over
+    ``(q̈, f, τ)``) for candidate ``mode`` through the session: ``(value, tau, nudged, closure)``;
+    ``task=False`` drops the task rows from ``T_c``. ``counters`` (the search's ``StepCounters``
+    with ``projections``): ``counters.projections`` += the polytope projections done."""
+    sol = session.mode(mode)
+    resp = sol.response_scaled(task)
+    grad, offset = session_objective(resp, objective)
+    K = sol.projected_scaled(limit_rows(lo, hi, resp.n_w), task=task)
+    counters.projections += 1
+    if K is None:
+        return -math.inf, None, False, -math.inf
+    dim = K.affine_dimension()
+    removed = []
+    for o in others:
+        if not meets(session, K, o):
+            continue
+        To = session.mode(o).T_scaled(False)
+        counters.projections += 1 if session.mode(o).response_scaled(False).n_w else 0
+        if To is None:
+            continue
+        # subtract K ∩ T_c' (as across_mode_sets does), not T_c' itself: the closure splitting of
+        # polytopes.difference differs between the two on degenerate (lower-dimensional) K
+        inter = intersect_domains(K, To)
+        if inter is not None and inter.affine_dimension() == dim:
+            removed.append(inter)
+    pieces = difference(K, removed) if removed else [K]
+    val, tau, piece = maximize_pieces(pieces, grad, offset)
+    if tau is None:
+        return -math.inf, None, False, -math.inf
+    tau = np.asarray(tau, dtype=float)
+    nudged = False
+    if removed and any(T.contains(tau) for T in removed):
+        centre = piece.chebyshev_center().center
+        tau = tau + NUDGE * (centre - tau)
+        nudged = True
+    return float(grad @ tau + offset), tau, nudged, val
