@@ -30,23 +30,16 @@ Progress (``progress``): ``None`` a bar on stderr when it is a terminal, nothing
 
 from __future__ import annotations
 
-import contextlib
-import logging
 import os
-import signal
 import sys
-import threading
 from typing import Any, Callable, Sequence
 
+from contactmodes._dask import CONNECT_TIMEOUT, WORKER_WAIT, dask_client, held_interrupt, quiet_dask
 from contactmodes.sweeps.grid import SweepError
 
 __all__ = ["run_point", "execute", "check_resources", "runs_in_process", "progress_of", "held_interrupt",
            "CONNECT_TIMEOUT", "WORKER_WAIT"]
 
-CONNECT_TIMEOUT = "10s"
-"""How long to try to reach a ``--scheduler`` before giving up (a user error)."""
-WORKER_WAIT = 60.0
-"""Seconds to wait for at least one worker to join a ``--scheduler`` that has none."""
 
 
 def run_point(evaluate: Callable[[dict], dict], params: dict) -> dict:
@@ -111,53 +104,10 @@ def _on_client(client, evaluate, points, bar) -> list[dict]:
             failed += not results[i]["ok"]
             bar.update(1, f"{failed} failed" if failed else "")
     except BaseException:
-        with held_interrupt(), _quiet_dask():
+        with held_interrupt(), quiet_dask():
             client.cancel(futures, force=True)
         raise
     return results
-
-
-@contextlib.contextmanager
-def held_interrupt():
-    """Hold Ctrl-C in the block (a ``LocalCluster`` starting or closing); yields a list that is
-    non-empty if Ctrl-C came meanwhile. No-op off the main thread.
-
-    SIGINT is also *blocked* in this thread meanwhile (``pthread_sigmask``, where it exists):
-    threads and processes started in the block inherit the mask, so the Dask loop thread and the
-    worker processes it spawns never receive Ctrl-C; a Ctrl-C that came meanwhile is delivered,
-    and recorded, when the block ends."""
-    got: list[int] = []
-    if threading.current_thread() is not threading.main_thread():
-        yield got
-        return
-    previous = signal.signal(signal.SIGINT, lambda signum, frame: got.append(signum))
-    mask = getattr(signal, "pthread_sigmask", None)
-    old = mask(signal.SIG_BLOCK, {signal.SIGINT}) if mask is not None else None
-    try:
-        yield got
-    finally:
-        if mask is not None:
-            mask(signal.SIG_SETMASK, old)  # a pending Ctrl-C runs the handler above here
-        signal.signal(signal.SIGINT, previous)
-
-
-_DASK_LOGGERS = ("distributed", "tornado", "asyncio", "bokeh")
-
-
-@contextlib.contextmanager
-def _quiet_dask():
-    """Dask's (and its event loop's) loggers in this process silenced: closing a cluster with
-    cancelled tasks logs warnings that mean nothing to the user of a sweep."""
-    saved = []
-    for name in _DASK_LOGGERS:
-        log = logging.getLogger(name)
-        saved.append((log, log.disabled))
-        log.disabled = True
-    try:
-        yield
-    finally:
-        for log, disabled in saved:
-            log.disabled = disabled
 
 
 def runs_in_process(n_points: int, scheduler: str | None, workers: int | None, in_process_points: int = 0) -> bool:
@@ -173,30 +123,6 @@ def check_resources(scheduler: str | None, workers: int | None) -> None:
         raise SweepError(f"--workers: must be an integer >= 0, got {workers!r}")
     if scheduler is not None and (not isinstance(scheduler, str) or not scheduler.strip()):
         raise SweepError(f"--scheduler: expected an address such as tcp://127.0.0.1:8786, got {scheduler!r}")
-
-
-def _start_resource_tracker() -> None:
-    """Start multiprocessing's resource tracker now, from this thread, if it is not running.
-
-    Dask's loop thread would otherwise start it while creating the first worker, and starting it
-    *unblocks* SIGINT in the calling thread (``resource_tracker.ensure_running``): the worker
-    processes spawned from that thread afterwards would get the terminal's Ctrl-C again."""
-    try:
-        from multiprocessing import resource_tracker
-    except ImportError:  # pragma: no cover - no resource tracker on this platform
-        return
-    resource_tracker.ensure_running()
-
-
-def _close(*closables) -> None:
-    """Close a client and its cluster, holding Ctrl-C, with Dask's loggers silenced; a Ctrl-C
-    that came meanwhile is raised (``KeyboardInterrupt``) once they are closed."""
-    with held_interrupt() as interrupted, _quiet_dask():
-        for c in closables:
-            if c is not None:
-                c.close()
-    if interrupted:
-        raise KeyboardInterrupt
 
 
 def execute(evaluate: Callable[[dict], dict], points: Sequence[dict], scheduler: str | None = None,
@@ -220,46 +146,13 @@ def execute(evaluate: Callable[[dict], dict], points: Sequence[dict], scheduler:
     from contactmodes.extras import require
 
     require("distributed", "sweep", "sweep on Dask")
-    from dask.distributed import Client, LocalCluster
-
     if scheduler is None:
         n = max(1, min(workers or os.cpu_count() or 1, len(points)))
         _say(f"starting a LocalCluster with {n} worker{'s' * (n > 1)} for {len(points)} points", announce)
-        client = None
-        _start_resource_tracker()
-        with held_interrupt() as interrupted:
-            try:
-                cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=":0",
-                                       silence_logs=logging.CRITICAL)
-            except Exception as exc:
-                raise RuntimeError(
-                    f"could not start a local Dask cluster ({type(exc).__name__}: {exc}); worker processes "
-                    "re-import the main module, so a script must start a sweep under "
-                    "`if __name__ == \"__main__\":`") from exc
-            try:
-                client = Client(cluster)
-            except BaseException:
-                _close(cluster)
-                raise
-        try:
-            if interrupted:
-                raise KeyboardInterrupt
-            with _bar(len(points), progress) as bar:
-                return _on_client(client, evaluate, points, bar), "local", n
-        finally:
-            _close(client, cluster)
-    try:
-        client = Client(scheduler, timeout=CONNECT_TIMEOUT)
-    except (OSError, TimeoutError, ValueError) as exc:
-        raise SweepError(f"--scheduler: cannot connect to {scheduler}: {exc}") from None
-    try:
-        try:
-            client.wait_for_workers(1, timeout=WORKER_WAIT)
-        except TimeoutError:
-            raise SweepError(f"--scheduler: {scheduler} has no workers (waited {WORKER_WAIT:g} s)") from None
+        with dask_client(None, n, SweepError) as client, _bar(len(points), progress) as bar:
+            return _on_client(client, evaluate, points, bar), "local", n
+    with dask_client(scheduler, None, SweepError) as client:
         n = len(client.nthreads())
         _say(f"{len(points)} points on {scheduler} ({n} worker{'s' * (n > 1)})", announce)
         with _bar(len(points), progress) as bar:
             return _on_client(client, evaluate, points, bar), scheduler, n
-    finally:
-        _close(client)
