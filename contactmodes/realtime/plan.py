@@ -508,47 +508,15 @@ class Layout:
 
     def kinematic_test(self, banks: Banks, counters: StepCounters | None = None,
                        kernel: str = "auto", prune: bool | None = None) -> "KinematicTest":
-        """The first stage of ``kinematic``: footnote 5's strict-slack LP of every candidate in
-        one batch, warm-started from the previous step's bases.
-
-        With ``prune`` (by default for layouts of more than ``PREFIX_MIN_CANDIDATES`` candidates)
-        the candidates are first pruned by prefixes (``contactmodes.realtime.prefix``: a
-        certificate that a prefix's relaxed slack LP is at most the margin in the box
-        ``|q̈'| <= KINEMATIC_BOUND`` decides its whole subtree infeasible) and only the remaining
-        candidates' LPs are solved, with the same rows and decisions, each warm-started from its
-        own last basis; of those the batch leaves undecided, the ones whose final basis certifies
-        the slack at most the margin in that box (the prefixes' certificate,
-        ``PrefixPruning._certified``) or which the first unit-box solve decides infeasible
-        (``contactmodes.realtime.kinematic.unit_box``, stage (1), the decision ``KinematicTest.resolve`` takes for them) are
-        dropped at once, so they are not carried as pending modes. The known feasible candidates
-        are the same; the pending ones are fewer (those left out are infeasible; prefix module doc
-        for rows dependent up to rounding).
-
-        Parameters
-        ----------
-        banks : Banks
-            The row banks of the state.
-        counters : StepCounters, optional
-            ``lps`` += the candidates' (and prefixes') LPs here, ``second_solve_lps`` += the
-            candidates dropped early, and ``second_solve_lps`` and ``fallback_lps`` (exact LPs) by
-            ``KinematicTest.resolve``.
-        kernel : str, optional
-            As in ``kinematic``.
-        prune : bool, optional
-            Prune by prefixes (above); ``None`` (default): when the layout has more than
-            ``PREFIX_MIN_CANDIDATES`` candidates and more than one contact.
+        """The first stage of ``kinematic``: footnote 5's strict-slack LPs of the candidates in one
+        warm-started batch, pruned by prefixes for large layouts
+        (``contactmodes.realtime.kinematic.kinematic_test``, which documents the stages, the
+        arguments and the errors).
 
         Returns
         -------
         KinematicTest
-            Its ``decided`` candidates are final; the others (``KinematicTest.pending``) are
-            decided by ``KinematicTest.resolve`` when the caller needs them — with exactly the
-            decisions ``kinematic`` takes.
-
-        Raises
-        ------
-        ValueError
-            For an unknown ``kernel``.
+            Its ``decided`` candidates are final; ``KinematicTest.resolve`` decides the others.
         """
         return kinematic_test(self, banks, counters, kernel, prune)
 

@@ -125,6 +125,19 @@ def _check_positive(value: float, option: str) -> None:
         raise UserError(f"{option}: must be a finite number > 0, got {value:g}")
 
 
+def _named(item: str, text: str, coordinates: tuple[str, ...], option: str, form: str) -> tuple[str, str]:
+    """``COORD=REST`` of ``item`` (part of the option's ``text``) as ``(COORD, REST)``, the
+    coordinate checked against the file's; ``UserError`` naming ``option`` (``form`` in the
+    message)."""
+    name, sep, rest = item.partition("=")
+    name = name.strip()
+    if not sep or not name:
+        raise UserError(f"{option}: expected {form}, got {text!r}")
+    if name not in coordinates:
+        raise UserError(f"{option}: unknown coordinate {name!r} (the file's: {', '.join(coordinates)})")
+    return name, rest
+
+
 def parse_goal(text: str, coordinates: tuple[str, ...]) -> tuple[str, float, float | None]:
     """``--goal COORD=VALUE[:TOL]`` as ``(coordinate, value, tolerance or None)``.
 
@@ -134,12 +147,7 @@ def parse_goal(text: str, coordinates: tuple[str, ...]) -> tuple[str, float, flo
         A malformed goal, an unknown coordinate, a value that is not finite or a tolerance that is
         not > 0 (one line naming ``--goal``).
     """
-    name, sep, rest = text.partition("=")
-    name = name.strip()
-    if not sep or not name:
-        raise UserError(f"--goal: expected COORD=VALUE[:TOL], got {text!r}")
-    if name not in coordinates:
-        raise UserError(f"--goal: unknown coordinate {name!r} (the file's: {', '.join(coordinates)})")
+    name, rest = _named(text, text, coordinates, "--goal", "COORD=VALUE[:TOL]")
     value_text, colon, tol_text = rest.partition(":")
     try:
         value = float(value_text)
@@ -202,12 +210,7 @@ def parse_disturbance(text: str | None, coordinates: tuple[str, ...]):
     tau_d = np.zeros(len(coordinates))
     seen: set[str] = set()
     for item in (p.strip() for p in text.split(",")):
-        name, sep, value = item.partition("=")
-        name = name.strip()
-        if not sep or not name:
-            raise UserError(f"--disturbance: expected COORD=VALUE[,COORD=VALUE...], got {text!r}")
-        if name not in coordinates:
-            raise UserError(f"--disturbance: unknown coordinate {name!r} (the file's: {', '.join(coordinates)})")
+        name, value = _named(item, text, coordinates, "--disturbance", "COORD=VALUE[,COORD=VALUE...]")
         if name in seen:
             raise UserError(f"--disturbance: coordinate {name!r} given twice")
         seen.add(name)
