@@ -113,7 +113,7 @@ CACHE_DIR = cache_dir_for(__file__, tol.__file__) if AVAILABLE else None
 it compiles in), or ``None`` (no cache)."""
 
 __all__ = ["AVAILABLE", "CACHE_DIR", "CACHE_ROOT", "cache_dir_for", "caching_into", "compile_kernel", "invert",
-           "jit_cached", "simplex_kernel", "verify_kernel"]
+           "jit_cached", "kernel_choice", "simplex_kernel", "verify_kernel"]
 
 # the constants of polytopes.batchlp and polytopes.tolerances, as plain floats for the compiler
 _ENTER_TOL = 1e-10
@@ -126,6 +126,21 @@ _UNDECIDED, _OPTIMAL, _INFEASIBLE = -1, 0, 2
 _compiled = None
 COMPILE_SECONDS = float("nan")
 """Wall time (s) the last ``compile_kernel`` spent compiling (NaN before)."""
+
+
+def kernel_choice(kernel: str) -> str:
+    """The implementation a ``kernel`` argument of the compiled kernels' callers (here and in
+    ``contactmodes``) asks for: ``"compiled"`` for ``"compiled"``, and for ``"auto"`` when numba is
+    installed; else ``"numpy"`` (the reference).
+
+    Raises
+    ------
+    ValueError
+        For a ``kernel`` other than ``"auto"``, ``"numpy"``, ``"compiled"``.
+    """
+    if kernel not in ("auto", "numpy", "compiled"):
+        raise ValueError(f"kernel: must be 'auto', 'numpy' or 'compiled', got {kernel!r}")
+    return "compiled" if kernel == "compiled" or (kernel == "auto" and AVAILABLE) else "numpy"
 
 
 def jit_cached(cache_dir: str | None):

@@ -30,6 +30,8 @@ from typing import Sequence
 
 import numpy as np
 
+from polytopes import batchlp_kernel
+
 from contactmodes import tolerances
 from contactmodes._linalg import numerical_rank, numerical_ranks
 from contactmodes.modes.constraints import ModeEquations, mode_equations
@@ -409,8 +411,6 @@ def batched_responses(A, B, b, rows, pivot_rows, pivot_cols, pivot_rank, pivot_i
     ValueError
         For an unknown ``kernel``.
     """
-    if kernel not in ("auto", "numpy", "compiled"):
-        raise ValueError(f"kernel: must be 'auto', 'numpy' or 'compiled', got {kernel!r}")
     rows = np.asarray(rows, dtype=int)
     Bn, m = rows.shape
     n, nt = A.shape[1], B.shape[1]
@@ -425,7 +425,7 @@ def batched_responses(A, B, b, rows, pivot_rows, pivot_cols, pivot_rank, pivot_i
         return BatchedResponses(np.zeros((0, n, nt)), np.zeros((0, n, s)), np.zeros((0, n)), np.zeros((0, s), bool),
                                 np.zeros((0, nt, nt)), np.zeros((0, nt)), np.zeros((0, nt), bool), z.astype(bool),
                                 z.astype(bool), z.astype(int), z.astype(bool))
-    if kernel == "compiled" or (kernel == "auto" and _response_kernels.AVAILABLE):
+    if batchlp_kernel.kernel_choice(kernel) == "compiled":
         out = BatchedResponses(np.empty((Bn, n, nt)), np.empty((Bn, n, s)), np.empty((Bn, n)),
                                np.empty((Bn, s), bool), np.empty((Bn, nt, nt)), np.empty((Bn, nt)),
                                np.empty((Bn, nt), bool), np.empty(Bn, bool), np.empty(Bn, bool),

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from polytopes import batchlp
+from polytopes import batchlp, batchlp_kernel
 from polytopes import lp
 
 from contactmodes import tolerances
@@ -192,12 +192,10 @@ def kinematic_test(layout: "Layout", banks: "Banks", counters: "StepCounters | N
     J, c = banks.J, banks.c
     n_q = layout.structure.n_q
     N = len(layout.modes)
-    if kernel not in ("auto", "numpy", "compiled"):
-        raise ValueError(f"kernel: must be 'auto', 'numpy' or 'compiled', got {kernel!r}")
     cost, lo, hi, art = layout.kin_cost, layout.kin_lo, layout.kin_hi, layout.kin_art
     kin_rows, warm = layout.kin_rows, layout.basis.get("kinematic")
     band_rtol = tolerances.FEASIBILITY_RTOL * 10
-    kern = "compiled" if kernel == "compiled" or (kernel == "auto" and kernels.AVAILABLE) else "numpy"
+    kern = batchlp_kernel.kernel_choice(kernel)
     if prune is None:
         prune = N > PREFIX_MIN_CANDIDATES and layout.structure.k > 1
     cand, pruning = None, None

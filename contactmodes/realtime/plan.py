@@ -46,6 +46,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from polytopes import batchlp_kernel
+
 from contactmodes import tolerances
 from contactmodes.realtime import kernels
 from contactmodes.realtime.kinematic import KinematicTest, kinematic_test
@@ -632,9 +634,7 @@ class Layout:
         st = self.structure
         n = st.n
         rows = self.geq_rows[resp.index]
-        if kernel not in ("auto", "numpy", "compiled"):
-            raise ValueError(f"kernel: must be 'auto', 'numpy' or 'compiled', got {kernel!r}")
-        if kernel == "compiled" or (kernel == "auto" and kernels.AVAILABLE):
+        if batchlp_kernel.kernel_choice(kernel) == "compiled":
             Bn, p = rows.shape
             A = np.empty((Bn, p, st.n_tau + resp.Q.shape[2]))
             b = np.empty((Bn, p))
@@ -707,9 +707,7 @@ def domain_lp_rows(resp: Responses, dom: Domains, sel: np.ndarray, lo, hi, task:
     wf = resp.wfree[sel]
     if v > s or v < int(wf.sum(axis=1).max(initial=0)):
         raise ValueError(f"width: must lie between the modes' largest n_w and {s}, got {v}")
-    if kernel not in ("auto", "numpy", "compiled"):
-        raise ValueError(f"kernel: must be 'auto', 'numpy' or 'compiled', got {kernel!r}")
-    if kernel == "compiled" or (kernel == "auto" and kernels.AVAILABLE):
+    if batchlp_kernel.kernel_choice(kernel) == "compiled":
         G, h = np.empty((K, p + 2 * nt, nt + v)), np.empty((K, p + 2 * nt))
         lo_, hi_, art = np.empty((K, nt + v)), np.empty((K, nt + v)), np.empty((K, nt + v), dtype=bool)
         kernels.domain_lp_kernel(dom.A, dom.b, dom.task, resp.C, resp.d, resp.cvalid, resp.wfree, sel,
@@ -772,9 +770,7 @@ def scaled_terms(M, h, S, J, Jdot_qdot, v_contact, v0, scales, blocks=(), kernel
     ValueError
         For an unknown ``kernel``.
     """
-    if kernel not in ("auto", "numpy", "compiled"):
-        raise ValueError(f"kernel: must be 'auto', 'numpy' or 'compiled', got {kernel!r}")
-    if not (kernel == "compiled" or (kernel == "auto" and kernels.AVAILABLE)):
+    if batchlp_kernel.kernel_choice(kernel) == "numpy":
         return scale_terms(M, h, S, J, Jdot_qdot, v_contact, v0, scales, blocks)
     f = np.ascontiguousarray
     blocks = list(blocks)

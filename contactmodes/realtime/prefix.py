@@ -52,7 +52,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from polytopes import batchlp
+from polytopes import batchlp, batchlp_kernel
 from polytopes import lp
 
 from contactmodes import tolerances
@@ -198,7 +198,7 @@ class PrefixPruning:
         K, m, nv = G.shape
         n_q = nv - 1
         zb = tolerances.KINEMATIC_BOUND
-        if kernel == "compiled" or (kernel == "auto" and kernels.AVAILABLE):
+        if batchlp_kernel.kernel_choice(kernel) == "compiled":
             out = np.empty(K, dtype=bool)
             kernels.prefix_certify_kernel(np.ascontiguousarray(G), np.ascontiguousarray(h),
                                           np.ascontiguousarray(basis, dtype=np.int64), self._cost, self._lo,
