@@ -18,6 +18,7 @@ seconds once per machine and version (the on-disk cache of ``polytopes.batchlp_k
 from __future__ import annotations
 
 import time
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -254,22 +255,32 @@ def responses_kernel(Abank, Bbank, bbank, rowp, colp, rank, inv, m, n, cobj,
         ok[j] = okj
 
 
+def warm_up() -> SimpleNamespace:
+    """The two-mode example the compile functions warm the kernels up on (this module's and
+    ``contactmodes.realtime.kernels``'): ``m = 4`` rows, ``n = 3`` unknowns, ``nt = 2`` torques,
+    ``B = 2`` modes, ``s = max(m, n)``; the banks ``Abank`` (m, n), ``Bbank`` (m, nt), ``bbank``
+    (m,); the pivots ``rowp`` (B, m), ``colp`` (B, n); ``out``, the eleven output arrays of
+    ``responses_kernel`` in its order."""
+    m, n, nt, B = 4, 3, 2, 2
+    s = max(m, n)
+    out = (np.zeros((B, n, nt)), np.zeros((B, n, s)), np.zeros((B, n)), np.zeros((B, s), np.bool_),
+           np.zeros((B, nt, nt)), np.zeros((B, nt)), np.zeros((B, nt), np.bool_), np.zeros(B, np.bool_),
+           np.zeros(B, np.bool_), np.zeros(B, np.int64), np.zeros(B, np.bool_))
+    return SimpleNamespace(m=m, n=n, nt=nt, B=B, s=s, out=out,
+                           Abank=np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [1.0, 1.0, 0.0], [0.0, 0.0, 1.0]]),
+                           Bbank=np.ones((m, nt)), bbank=np.ones(m), rowp=np.tile(np.arange(m), (B, 1)),
+                           colp=np.tile(np.arange(n), (B, 1)))
+
+
 def compile_kernel() -> float:
-    """Compile ``responses_kernel`` now (once per process) on a two-mode example; returns the
-    seconds spent (0 when already compiled or numba is missing)."""
+    """Compile ``responses_kernel`` now (once per process) on a two-mode example (``warm_up``);
+    returns the seconds spent (0 when already compiled or numba is missing)."""
     global _compiled
     if not AVAILABLE or _compiled is not None:
         return 0.0
     t0 = time.perf_counter()
-    m, n, nt = 4, 3, 2
-    Abank = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [1.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
-    Bbank, bbank = np.ones((4, nt)), np.ones(4)
-    B, s = 2, max(m, n)
-    rowp = np.tile(np.arange(m), (B, 1))
-    colp = np.tile(np.arange(n), (B, 1))
-    responses_kernel(Abank, Bbank, bbank, rowp, colp, np.array([3, 2]), colp.copy(), m, n, np.eye(n)[0],
-                     np.zeros((B, n, nt)), np.zeros((B, n, s)), np.zeros((B, n)), np.zeros((B, s), np.bool_),
-                     np.zeros((B, nt, nt)), np.zeros((B, nt)), np.zeros((B, nt), np.bool_), np.zeros(B, np.bool_),
-                     np.zeros(B, np.bool_), np.zeros(B, np.int64), np.zeros(B, np.bool_))
+    w = warm_up()
+    responses_kernel(w.Abank, w.Bbank, w.bbank, w.rowp, w.colp, np.array([3, 2]), w.colp.copy(), w.m, w.n,
+                     np.eye(w.n)[0], *w.out)
     _compiled = True
     return time.perf_counter() - t0

@@ -456,17 +456,11 @@ def compile_kernel() -> float:
         return 0.0
     t0 = time.perf_counter()
     _response_kernels.compile_kernel()
-    m, n, nt = 4, 3, 2
-    Abank = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [1.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
-    Bbank, bbank = np.ones((4, nt)), np.ones(4)
-    B, s = 2, max(m, n)
-    rowp = np.tile(np.arange(m), (B, 1))
-    colp = np.tile(np.arange(n), (B, 1))
-    args = (np.zeros((B, n, nt)), np.zeros((B, n, s)), np.zeros((B, n)), np.zeros((B, s), np.bool_),
-            np.zeros((B, nt, nt)), np.zeros((B, nt)), np.zeros((B, nt), np.bool_), np.zeros(B, np.bool_),
-            np.zeros(B, np.bool_), np.zeros(B, np.int64), np.zeros(B, np.bool_))
-    domains_kernel(np.hstack([Abank, Bbank]), bbank, rowp, n, args[0], args[1], args[2], np.zeros((B, m, nt + s)),
-                   np.zeros((B, m)))
+    w = _response_kernels.warm_up()
+    m, n, nt, B, s = w.m, w.n, w.nt, w.B, w.s
+    args = w.out
+    domains_kernel(np.hstack([w.Abank, w.Bbank]), w.bbank, w.rowp, n, args[0], args[1], args[2],
+                   np.zeros((B, m, nt + s)), np.zeros((B, m)))
     K, p, nz = 2, m, nt + s
     A, b, task = np.zeros((B, p, nz)), np.zeros((B, p)), np.zeros((B, p), np.bool_)
     domain_lp_kernel(A, b, task, args[4], args[5], args[6], args[3], np.arange(K), np.zeros(nt), np.ones(nt), True,
