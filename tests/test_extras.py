@@ -9,11 +9,12 @@ also runs ``analyze`` and the core tests in a real base install (``.ci/run``, le
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from _support.without import run_without
 
 from contactmodes.extras import MissingExtraError, install_hint, require
 from contactmodes.errors import ContactModelError
@@ -26,34 +27,7 @@ EXAMPLES = ROOT / "examples"
 OPTIONAL = ("matplotlib", "plotly", "dask", "distributed", "pandas", "pyarrow", "numba", "yourdfpy", "lxml", "trimesh", "ppl",
             "mujoco")
 
-_RUN = r"""
-import sys
-
-BLOCKED = set(filter(None, sys.argv[1].split(",")))
-
-
-class _NotInstalled:
-    def find_spec(self, name, path=None, target=None):
-        if name.partition(".")[0] in BLOCKED:
-            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
-        return None
-
-
-sys.meta_path.insert(0, _NotInstalled())
-if sys.argv[2] == "--import":
-    import contactmodes, controllers, polytopes  # noqa: E401
-    print(",".join(sorted(m for m in sys.modules if m.partition(".")[0] in set(sys.argv[3].split(",")))))
-    sys.exit(0)
-from contactmodes.cli import main
-
-sys.exit(main(sys.argv[2:]))
-"""
-
-
-def _cli(blocked, *argv, timeout: float = 300):
-    """``contactmodes *argv`` from the source tree with the packages ``blocked`` not importable."""
-    return subprocess.run([sys.executable, "-c", _RUN, ",".join(blocked), *map(str, argv)], cwd=ROOT,
-                          capture_output=True, text=True, timeout=timeout)
+_cli = run_without  # contactmodes *argv from the source tree with the packages ``blocked`` not importable
 
 
 def _one_line(proc, expected: str) -> None:

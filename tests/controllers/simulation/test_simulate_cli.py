@@ -13,35 +13,14 @@ import pytest
 
 pytest.importorskip("mujoco", reason="MuJoCo is the 'sim' extra: pip install 'contactmodes[sim]'")
 
+from _support.without import run_without  # noqa: E402
 from contactmodes.schemas import validate  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[3]
 BRACE = str(ROOT / "examples" / "two_link_brace.toml")
 
-# the packages named in argv[1] are not importable (as tests/test_extras.py does)
-_RUN = r"""
-import sys
-
-BLOCKED = set(filter(None, sys.argv[1].split(",")))
-
-
-class _NotInstalled:
-    def find_spec(self, name, path=None, target=None):
-        if name.partition(".")[0] in BLOCKED:
-            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
-        return None
-
-
-sys.meta_path.insert(0, _NotInstalled())
-from contactmodes.cli import main
-
-sys.exit(main(sys.argv[2:]))
-"""
-
-
 def _cli(*argv, blocked=(), cwd=ROOT):
-    return subprocess.run([sys.executable, "-c", _RUN, ",".join(blocked), "simulate", *map(str, argv)], cwd=cwd,
-                          capture_output=True, text=True, timeout=300)
+    return run_without(blocked, "simulate", *argv, cwd=cwd)
 
 
 def test_json_is_valid_and_matches_the_run():
