@@ -84,6 +84,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.append(str(ROOT / "tests"))
 
 from _support.chains import zigzag_chain  # noqa: E402
+from _support.toml_writer import to_toml  # noqa: E402
 
 CHILD = r"""
 import resource, sys, time, runpy
@@ -101,28 +102,6 @@ import contactmodes
 print(f"BENCH {time.process_time() - t0:.3f} {time.perf_counter() - w0:.3f} "
       f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} {code} {contactmodes.__file__}", file=sys.stderr)
 """
-
-
-def toml(doc: dict) -> str:
-    import json
-
-    def value(v):
-        if isinstance(v, str):
-            return json.dumps(v)
-        if isinstance(v, (list, tuple)):
-            return "[" + ", ".join(value(x) for x in v) + "]"
-        if isinstance(v, dict):
-            return "{" + ", ".join(f"{k} = {value(x)}" for k, x in v.items()) + "}"
-        return repr(float(v)) if isinstance(v, float) else str(v)
-
-    lines = [f"name = {value(doc['name'])}"]
-    for key in ("links", "contacts", "actuators"):
-        for item in doc[key]:
-            lines.append(f"[[{key}]]")
-            lines += [f"{k} = {value(v)}" for k, v in item.items()]
-    lines.append("[state]")
-    lines.append(f"q = {value(doc['state']['q'])}")
-    return "\n".join(lines) + "\n"
 
 
 def run(pythonpath: str, args: list[str], timeout: float) -> tuple[float | None, float | None, str, str]:
@@ -198,7 +177,7 @@ def main() -> None:
         print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
         for k in range(args.kmin, args.kmax + 1):
             path = os.path.join(tmp, f"chain{k}.toml")
-            Path(path).write_text(toml(zigzag_chain(k)))
+            Path(path).write_text(to_toml(zigzag_chain(k)))
             cpu, mb, status, out = run(str(ROOT), ["analyze", path], args.timeout)
             acc, pairs = counts(out)
             row = [str(k), str(4 ** k), acc, f"{cpu:.2f}" if cpu is not None else status,

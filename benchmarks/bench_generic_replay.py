@@ -89,14 +89,15 @@ neither (``bench_mujoco_examples.py`` says why).
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # _child, beside this script
+
+import _child  # noqa: E402
 RUNS = ("snake", "quadruped", "rhex")
 
 CHILD = r"""
@@ -130,18 +131,9 @@ print(json.dumps(out))
 
 
 def run_tree(tree: str) -> dict:
-    """The child's results for the code at ``tree`` (raises if it imported another tree)."""
-    env = dict(os.environ, PYTHONPATH=tree)
-    proc = subprocess.run([sys.executable, "-c", CHILD, str(ROOT / "tests" / "_support" / "record_generic_steps.py"),
-                           str(ROOT / "tests" / "data" / "generic_steps"), *RUNS], capture_output=True, text=True,
-                          env=env, check=False, cwd=tempfile.gettempdir())
-    if proc.returncode:
-        raise RuntimeError(f"benchmark child failed for {tree}:\n{proc.stderr[-2000:]}")
-    out = json.loads(proc.stdout.strip().splitlines()[-1])
-    where = out.pop("__file__")
-    if not where.startswith(tree):
-        raise RuntimeError(f"benchmark child imported {where}, not the tree at {tree}")
-    return out
+    """The child's results for the code at ``tree`` (``_child.run_tree``)."""
+    return _child.run_tree(tree, CHILD, str(ROOT / "tests" / "_support" / "record_generic_steps.py"),
+                           str(ROOT / "tests" / "data" / "generic_steps"), *RUNS)
 
 
 def main(argv=None) -> int:

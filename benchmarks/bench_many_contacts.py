@@ -112,6 +112,7 @@ sys.path.append(str(ROOT / "tests"))
 from _support.boxes import box_on_contacts  # noqa: E402
 from _support.chains import zigzag_chain  # noqa: E402
 from _support.golden import compare  # noqa: E402
+from _support.toml_writer import to_toml  # noqa: E402
 
 CHILD = r"""
 import json, resource, sys, time
@@ -167,28 +168,6 @@ print("BENCH " + json.dumps({"wall": time.perf_counter() - t_start, "cpu": self_
 """
 
 
-def toml(doc: dict) -> str:
-    """A system document as TOML (the subset the test systems use)."""
-
-    def value(v):
-        if isinstance(v, str):
-            return json.dumps(v)
-        if isinstance(v, (list, tuple)):
-            return "[" + ", ".join(value(x) for x in v) + "]"
-        if isinstance(v, dict):
-            return "{" + ", ".join(f"{k} = {value(x)}" for k, x in v.items()) + "}"
-        return repr(float(v)) if isinstance(v, float) else str(v)
-
-    lines = [f"{k} = {value(doc[k])}" for k in ("name", "gravity") if k in doc]
-    for key in ("links", "contacts", "actuators"):
-        for item in doc[key]:
-            lines.append(f"[[{key}]]")
-            lines += [f"{k} = {value(v)}" for k, v in item.items()]
-    lines.append("[state]")
-    lines.append(f"q = {value(doc['state']['q'])}")
-    return "\n".join(lines) + "\n"
-
-
 def run(path: str, workers: int, out: str, timeout: float) -> dict | str:
     """The child's measurements, or the reason it gave none."""
     env = dict(os.environ, PYTHONPATH=str(ROOT))
@@ -235,7 +214,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         for name, doc in systems:
             path = os.path.join(tmp, name.replace(" ", "_") + ".toml")
-            Path(path).write_text(toml(doc))
+            Path(path).write_text(to_toml(doc))
             one = run(path, 0, os.path.join(tmp, "one.json"), args.timeout)
             if isinstance(one, str):
                 print(f"| {name} | – | – | {one} | | | | | | | | | | |", flush=True)

@@ -37,14 +37,15 @@ result objects of ``Layout.responses``), a few µs each.
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # _child, beside this script
+
+import _child  # noqa: E402
 MUS = (0.39, 0.6)
 
 CHILD = r"""
@@ -84,17 +85,8 @@ print(json.dumps(out))
 
 
 def run_tree(tree: str, replays: int) -> dict:
-    """The child's results for the code at ``tree`` (raises if it imported another tree)."""
-    env = dict(os.environ, PYTHONPATH=tree)
-    proc = subprocess.run([sys.executable, "-c", CHILD, str(replays), *map(str, MUS)], capture_output=True,
-                          text=True, env=env, check=False, cwd=tempfile.gettempdir())
-    if proc.returncode:
-        raise RuntimeError(f"benchmark child failed for {tree}:\n{proc.stderr[-2000:]}")
-    out = json.loads(proc.stdout.strip().splitlines()[-1])
-    where = out.pop("__file__")
-    if not where.startswith(tree):
-        raise RuntimeError(f"benchmark child imported {where}, not the tree at {tree}")
-    return out
+    """The child's results for the code at ``tree`` (``_child.run_tree``)."""
+    return _child.run_tree(tree, CHILD, str(replays), *map(str, MUS))
 
 
 def main(argv=None) -> int:
