@@ -414,10 +414,10 @@ def _unbounded_both(ch: "_Checks", answers: dict, i: int) -> bool:
     ``w`` of the batch's ray LPs (``_ray_stack``) passes it for ``max u.(N[ks] w)`` over ``V w <=
     0``, the recession cone of ``P``'s hull coordinates. Both supports are then ``inf``, as the
     single LPs would find."""
-    if ch.G is None or "R" not in answers:
+    if ch.R is None or "R" not in answers:
         return False
     u = ch.dirs[i]
-    R = _ray_directions(ch.G)
+    R = ch.R
     if not len(R) or not lp.rays_ok(-u[None, :], R, ch.Q.A, ch.Q.C)[0].any():
         return False
     status, X, _ = answers["R"]
@@ -564,7 +564,8 @@ class _Checks:
     coordinates ``ks``, ``P``'s data scale, ``Q``'s generators ``G`` (``None`` when cdd gave up), the
     check directions ``dirs`` (D, k), the support directions of ``P`` ``lifted`` (B, n: ``Q``'s
     facets, equalities both ways, then ``dirs``), the vertices ``V`` (N, k) whose membership is
-    checked, and the batch's stacks of ``_check_stacks``."""
+    checked, the unit directions ``R`` of ``Q``'s rays and lines (``_ray_directions``; ``None``
+    without generators) and the batch's stacks of ``_check_stacks``."""
 
     P: "Polytope"
     Q: "Polytope"
@@ -574,6 +575,7 @@ class _Checks:
     dirs: np.ndarray
     lifted: np.ndarray
     V: np.ndarray
+    R: np.ndarray | None
     stacks: dict
 
 
@@ -604,7 +606,7 @@ def _check_setup(P: "Polytope", Q: "Polytope", ks: list[int]) -> "_Checks | str 
     lifted[:, ks] = np.vstack([Q.A, Q.C, -Q.C, dirs])
     V = G.vertices[:lim] if G is not None else np.zeros((0, k))
     R = _ray_directions(G) if G is not None else None
-    return _Checks(P, Q, ks, P.data_scale, G, dirs, lifted, V, _check_stacks(P, Q, ks, lifted, dirs, V, R))
+    return _Checks(P, Q, ks, P.data_scale, G, dirs, lifted, V, R, _check_stacks(P, Q, ks, lifted, dirs, V, R))
 
 
 def _check_run(ch: _Checks, answers: dict) -> str | None:
@@ -635,13 +637,13 @@ def _check_run(ch: _Checks, answers: dict) -> str | None:
     for y, inside in zip(points, Q.contains(np.array(points), tol=tol.PROJECTION_CHECK_TOL)):
         if not inside:
             return f"the projection of a point of P, {np.round(y, 6).tolist()}, is not in the result"
-    if G is not None:
+    if G is not None and ch.R is not None:  # R is set exactly when G is
         lim = tol.PROJECTION_CHECK_MAX_GENERATORS
         for v, tv in zip(ch.V, dist):
             inside = (not np.isnan(tv) and _near(float(tv), v, scale)) or _in_projection(P, ks, v, scale)
             if not inside:
                 return f"vertex {np.round(v, 6).tolist()} of the result is not in the projection of P"
-        R, rays, lines = _ray_directions(G), G.rays[:lim], G.lines[:lim]  # type: ignore[attr-defined]
+        R, rays, lines = ch.R, G.rays[:lim], G.lines[:lim]  # type: ignore[attr-defined]
         for i, r in enumerate(rays):
             if not _lifts(P, ks, R, answers.get("R"), i):
                 return f"ray {np.round(r, 6).tolist()} of the result is not a direction of P"
