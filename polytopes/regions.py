@@ -39,6 +39,11 @@ __all__ = [
 ]
 
 
+SPLIT_CHUNK = 8
+"""``difference`` splits a piece along this many facets of a removed set at a time, their sets'
+affine hulls computed in one batch (``_split``)."""
+
+
 def _as_list(Q: Polytope | Iterable[Polytope]) -> list[Polytope]:
     return [Q] if isinstance(Q, Polytope) else list(Q)
 
@@ -48,17 +53,39 @@ def _halfspace(P: Polytope, a: np.ndarray, b: float) -> Polytope:
     return P.intersect(Polytope(a.reshape(1, -1), np.array([b])))
 
 
+def _prepare(polys: list[Polytope]) -> None:
+    """Decide the emptiness of each of ``polys`` alone (``is_empty``) and then their affine
+    hulls together (``Polytope.prepare_many``: the implicit-equality LPs of the thin ones in one
+    batch per round, each set's hull the one it gets alone, bit for bit), cached on each."""
+    for P in polys:
+        P.is_empty()
+    Polytope.prepare_many(polys)
+
+
 def _split(R: Polytope, Q: Polytope, dim: int) -> list[Polytope]:
-    """Pieces of ``R − Q`` (closures) of affine dimension ``dim``."""
+    """Pieces of ``R − Q`` (closures) of affine dimension ``dim``.
+
+    The sets the loop asks the dimension of (the piece beyond each facet of ``Q`` and what is
+    left inside it) are built ``SPLIT_CHUNK`` facets ahead and their hulls computed together
+    (``_prepare``): the same sets and the same decisions as one at a time (the loop stops at the
+    same facet; at most ``SPLIT_CHUNK - 1`` facets' sets are prepared beyond it)."""
     out: list[Polytope] = []
     inside = R
-    for a, b in zip(Q.A, Q.b):
-        piece = _halfspace(inside, -a, -b)
-        if piece.affine_dimension() == dim:
-            out.append(piece.reduce())
-        inside = _halfspace(inside, a, b)
-        if inside.affine_dimension() < dim:
-            break
+    rows = list(zip(Q.A, Q.b))
+    for start in range(0, len(rows), SPLIT_CHUNK):
+        chunk = []  # (piece beyond the facet, what is left inside it)
+        ins = inside
+        for a, b in rows[start:start + SPLIT_CHUNK]:
+            piece = _halfspace(ins, -a, -b)
+            ins = _halfspace(ins, a, b)
+            chunk.append((piece, ins))
+        _prepare([P for pair in chunk for P in pair])
+        for piece, ins in chunk:
+            if piece.affine_dimension() == dim:
+                out.append(piece.reduce())
+            inside = ins
+            if inside.affine_dimension() < dim:
+                return out
     return out
 
 

@@ -110,3 +110,52 @@ def test_membership_property(qs, seed):
         for j in range(i + 1, len(pieces)):
             assert pieces[i].intersect(pieces[j]).affine_dimension() < 2
     assert union_volume(pieces) <= union_volume([P]) + 1e-9
+
+
+def _split_one_at_a_time(R, Q, dim):
+    """The split as it was before the hulls were batched: each set's dimension decided alone."""
+    out, inside = [], R
+    for a, b in zip(Q.A, Q.b):
+        piece = R.__class__(np.vstack([inside.A, -a[None]]), np.append(inside.b, -b), inside.C, inside.d)
+        if piece.affine_dimension() == dim:
+            out.append(piece.reduce())
+        inside = R.__class__(np.vstack([inside.A, a[None]]), np.append(inside.b, b), inside.C, inside.d)
+        if inside.affine_dimension() < dim:
+            break
+    return out
+
+
+def _same(p, q) -> bool:
+    return all(np.array_equal(x, y) for x, y in ((p.A, q.A), (p.b, q.b), (p.C, q.C), (p.d, q.d)))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_batched_split_is_the_one_at_a_time_split(seed, monkeypatch):
+    """``difference`` decides the dimensions of a split's sets with their hulls computed together
+    (``regions._split``, ``SPLIT_CHUNK`` facets at a time): the same pieces, bit for bit, as
+    deciding each set alone — on random boxes and polygons, on removed sets equal to ``P`` up to
+    rounding (slivers), on lower-dimensional ``P``, with chunks of 1, 3 and the default."""
+    from polytopes import regions
+
+    rng = np.random.default_rng(seed)
+    n = 2 + seed % 3
+    cases = []
+    for _ in range(4):
+        A = rng.standard_normal((n + 4, n))
+        P = Polytope(A, np.abs(rng.standard_normal(n + 4)) + 0.5)
+        Q = Polytope(A + 1e-15 * rng.standard_normal(A.shape), P.b * (1 + 1e-15))  # P up to rounding
+        Q2 = Polytope(rng.standard_normal((n + 3, n)), np.abs(rng.standard_normal(n + 3)) + 0.2)
+        cases += [(P, [Q]), (P, [Q2]), (P, [Q2, Q])]
+    flat = Polytope(np.vstack([np.eye(n), -np.eye(n)]), np.ones(2 * n), np.eye(n)[:1], np.zeros(1))
+    cases.append((flat, [Polytope(np.vstack([np.eye(n), -np.eye(n)]), 0.5 * np.ones(2 * n))]))
+    n_pieces = 0
+    for P, Qs in cases:
+        with monkeypatch.context() as m:
+            m.setattr(regions, "_split", _split_one_at_a_time)
+            want = difference(Polytope(P.A, P.b, P.C, P.d), [Polytope(q.A, q.b, q.C, q.d) for q in Qs])
+        for chunk in (1, 3, regions.SPLIT_CHUNK):
+            monkeypatch.setattr(regions, "SPLIT_CHUNK", chunk)
+            got = difference(Polytope(P.A, P.b, P.C, P.d), [Polytope(q.A, q.b, q.C, q.d) for q in Qs])
+            assert len(got) == len(want) and all(_same(g, w) for g, w in zip(got, want))
+        n_pieces += len(want)
+    assert n_pieces > 0
