@@ -88,6 +88,15 @@ units (say, mm instead of m) does not change a decision.
     is at most ``SEPARATION_RESID_RTOL``; the rows ``J`` are those within
     ``SEPARATION_ACTIVE_FACTOR`` emptiness tolerances of the vertex (a wider ``J`` can only help
     the fit; the certificate's bound is then checked against the margin).
+``MEETS_MARGIN``
+    Generic controller's slow path (``controllers.generic.exact.slow_optimum``): another mode's
+    ``T_c'`` is taken as not meeting the candidate's ``K = T_c ∩ L`` without its exact LP
+    (``controllers.generic.exact.meets``) when one batched, verified max-slack LP over the
+    layout's lifted domains shows every ``(τ, w')`` violating a row of ``K`` or of ``D_c'``
+    (normalized) by more than ``MEETS_MARGIN · max(1, ‖lo‖_∞, ‖hi‖_∞)`` (nondimensional torque
+    box): far beyond the LP tolerances (``polytopes.tolerances.LP_PRIMAL_TOL``) and the rounding
+    between the layout's and the session's domains, so the exact LP could not find a point.
+    Anything less certain goes to the exact LP.
 
 Range limits (inputs outside them are rejected with an error naming the field)
 ---------------------------------------------------------------------------------
@@ -142,3 +151,4 @@ TIE_RTOL: float = 1e-9
 LOCATE_BOX_RTOL: float = 1e-7
 SEPARATION_RESID_RTOL: float = 1e-9
 SEPARATION_ACTIVE_FACTOR: float = 1e3
+MEETS_MARGIN: float = 1e-6

@@ -64,11 +64,14 @@ def maximize_pieces(pieces, grad, offset):
 
 
 def slow_optimum(session: AnalysisSession, mode: str, others: list, lo, hi, counters, task: bool,
-          objective: np.ndarray):
+          objective: np.ndarray, disjoint=None):
     """Exact ``max J' over T*_c ∩ L`` (closures, nondimensional; ``objective`` the plan's vector over
     ``(q̈, f, τ)``) for candidate ``mode`` through the session: ``(value, tau, nudged, closure)``;
     ``task=False`` drops the task rows from ``T_c``. ``counters`` (the search's ``StepCounters``
-    with ``projections``): ``counters.projections`` += the polytope projections done."""
+    with ``projections``): ``counters.projections`` += the polytope projections done.
+    ``disjoint`` (optional): ``disjoint(K) -> set`` of the ``others`` certified not to meet ``K``
+    (``meets`` would say ``False``: ``contactmodes.tolerances.MEETS_MARGIN``); their ``meets``
+    LPs are skipped, every other mode gets its own."""
     sol = session.mode(mode)
     resp = sol.response_scaled(task)
     grad, offset = session_objective(resp, objective)
@@ -78,8 +81,9 @@ def slow_optimum(session: AnalysisSession, mode: str, others: list, lo, hi, coun
         return -math.inf, None, False, -math.inf
     dim = K.affine_dimension()
     removed = []
+    skip = disjoint(K) if disjoint is not None else ()
     for o in others:
-        if not meets(session, K, o):
+        if o in skip or not meets(session, K, o):
             continue
         To = session.mode(o).T_scaled(False)
         counters.projections += 1 if session.mode(o).response_scaled(False).n_w else 0

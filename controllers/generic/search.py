@@ -46,6 +46,7 @@ import numpy as np
 
 from contactmodes.analysis.session import AnalysisSession
 from contactmodes.realtime import kernels
+from contactmodes.tolerances import MEETS_MARGIN
 from contactmodes.realtime.plan import W_BOUND, Layout, StepCounters, Structure, domain_lp_rows
 from polytopes import batchlp
 from polytopes import lp
@@ -409,6 +410,54 @@ def _inside_compiled(md: _Modes, others: np.ndarray, tau: np.ndarray) -> np.ndar
     return out
 
 
+def _disjoint(md: _Modes, others: np.ndarray, K, lo, hi) -> set:
+    """The names of the modes at positions ``others`` whose ``T_c'`` (untasked) certainly does
+    not meet ``K`` (a ``Polytope`` over ``τ``, nondimensional; ``lo``, ``hi`` the torque box):
+    ``controllers.generic.exact.meets`` would answer ``False`` for each.
+
+    One batched max-slack LP per mode over ``(τ, w', t)`` (``polytopes.batchlp.solve_batch``,
+    verified; ``τ`` and the real ``w'`` in artificial boxes an accepted answer does not lean on):
+    maximize ``t`` subject to every row of ``K`` and of the layout's lifted domain ``D_c'``
+    (``domain_lp_rows``, untasked), each normalized, holding with slack ``t`` (an equality as two
+    rows). A mode is certified when the optimum is below ``−MEETS_MARGIN · max(1, ‖lo‖_∞,
+    ‖hi‖_∞)``: every point misses some row of ``K ∩ D_c'`` by more than that, far beyond the
+    exact LP's tolerances. Modes without a consistent response or with a trivially violated row
+    are never certified (the exact LP decides them)."""
+    r = md.resp
+    sel = others[md.feasible_u[others]]
+    if sel.size == 0 or K.dim != md.n_tau:
+        return set()
+    nt = md.n_tau
+    v = int(r.wfree[sel].sum(axis=1).max(initial=0))
+    box = W_BOUND * max(1.0, float(np.max(np.abs(lo), initial=0.0)), float(np.max(np.abs(hi), initial=0.0)))
+    G_d, h_d, lo_, hi_, art = domain_lp_rows(r, md.dom, sel, np.full(nt, -box), np.full(nt, box), False,
+                                             width=v)
+    art[:, :nt] = True  # the τ box is artificial too (K's rows bound τ)
+    KA = np.vstack([K.A, K.C, -K.C]) if K.n_eq else K.A
+    Kb = np.concatenate([K.b, K.d, -K.d]) if K.n_eq else K.b
+    nk, B = KA.shape[0], sel.size
+    G = np.zeros((B, nk + G_d.shape[1], nt + v + 1))
+    G[:, :nk, :nt] = KA
+    G[:, nk:, :nt + v] = G_d
+    h = np.concatenate([np.broadcast_to(Kb, (B, nk)), h_d], axis=1)
+    nrm = np.sqrt(np.einsum("bij,bij->bi", G[:, :, :nt + v], G[:, :, :nt + v]))
+    G[:, :, -1] = nrm  # slack t in each row's own units (zero rows: none)
+    cost = np.zeros((B, nt + v + 1))
+    cost[:, -1] = -1.0
+    lo_t = np.concatenate([lo_, np.full((B, 1), -SLACK_CAP)], axis=1)
+    hi_t = np.concatenate([hi_, np.ones((B, 1))], axis=1)
+    art_t = np.concatenate([art, np.zeros((B, 1), dtype=bool)], axis=1)
+    res = batchlp.solve_batch(cost, G, h, lo_t, hi_t, art_t)
+    md.counters.lps += B
+    md.counters.fallback_lps += res.n_fallback
+    margin = MEETS_MARGIN * max(1.0, float(np.max(np.abs(lo), initial=0.0)), float(np.max(np.abs(hi), initial=0.0)))
+    ok = res.status == lp.OPTIMAL
+    certain = np.zeros(B, dtype=bool)
+    certain[ok] = res.x[ok, -1] < -margin
+    names = md.names
+    return {names[i] for i in sel[certain].tolist()}
+
+
 # ----------------------------------------------------------------------------------- the search
 
 
@@ -452,7 +501,8 @@ def _search(md: _Modes, step, lo, hi, task: bool, force_slow: bool):
             session = md.session(step)  # resolves every pending mode first
             others = md.others(j)
             val, tau, nudged, closure = slow_optimum(session, md.names[j], [md.names[i] for i in others], lo, hi,
-                                              md.counters, task, md.objective)
+                                              md.counters, task, md.objective,
+                                              disjoint=lambda K, o=others: _disjoint(md, o, K, lo, hi))
         values[md.names[j]] = val
         if tau is not None and (best is None or val > best[0]):
             best = (val, tau, j, nudged, closure)

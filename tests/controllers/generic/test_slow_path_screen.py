@@ -1,0 +1,65 @@
+"""The slow path's screen of the other modes (``controllers.generic.search._disjoint``): the
+modes it certifies not to meet a candidate's ``K = T_c ∩ L`` are modes the exact LP
+(``controllers.generic.exact.meets``) says do not meet it, and the slow path's answer with the
+screen is the one without it, bit for bit — at the slow-path steps of the recorded RHex and
+quadruped replays (``tests/data/generic_steps``)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import controllers.generic.exact as exact
+import controllers.generic.search as search
+from tests._support import record_generic_steps as rec
+
+DATA = Path(__file__).resolve().parents[2] / "data" / "generic_steps"
+
+
+def _same(a, b) -> bool:
+    va, ta, na, ca = a
+    vb, tb, nb, cb = b
+    same_tau = (ta is None and tb is None) or (ta is not None and tb is not None and np.array_equal(ta, tb))
+    return same_tau and na == nb and repr(va) == repr(vb) and repr(ca) == repr(cb)
+
+
+@pytest.mark.parametrize("name, key, steps", [("rhex", "main", 4), ("quadruped", "up", 52)])
+def test_screen_is_the_exact_meets(name, key, steps, monkeypatch):
+    doc = json.loads((DATA / f"{name}.json").read_text(encoding="utf-8"))
+    loaded = rec.loaded_system(name)
+    controller = rec.controllers(name, loaded, float.fromhex(doc["velocity_tol"]))["inner"][key]
+    real = exact.slow_optimum
+    seen = {"pairs": 0, "certified": 0, "calls": 0}
+
+    def checked(session, mode, others, lo, hi, counters, task, objective, disjoint=None):
+        assert disjoint is not None  # the search hands its screen to the slow path
+
+        def screen(K):
+            got = disjoint(K)
+            assert got <= set(others)
+            for o in others:
+                seen["pairs"] += 1
+                if o in got:
+                    seen["certified"] += 1
+                    assert not exact.meets(session, K, o), (mode, o)
+            return got
+
+        with_screen = real(session, mode, others, lo, hi, counters, task, objective, disjoint=screen)
+        without = real(session, mode, others, lo, hi, counters, task, objective)
+        assert _same(with_screen, without), (mode, with_screen, without)
+        seen["calls"] += 1
+        return with_screen
+
+    monkeypatch.setattr(search, "slow_optimum", checked)
+    for call in doc["calls"][key][:steps]:
+        q = np.array([float.fromhex(x) for x in call["q"]])
+        qdot = np.array([float.fromhex(x) for x in call["qdot"]])
+        tau = controller(q, qdot)
+        got = rec.answer(controller, tau)
+        assert got == {k: call[k] for k in got}
+    assert seen["calls"] >= 2
+    # most of the others do not meet K: the screen must certify a good part of them
+    assert seen["certified"] >= seen["pairs"] // 2, seen
