@@ -80,8 +80,8 @@ def slow_optimum(session: AnalysisSession, mode: str, others: list, lo, hi, coun
     if K is None:
         return -math.inf, None, False, -math.inf
     dim = K.affine_dimension()
-    removed = []
     skip = disjoint(K) if disjoint is not None else ()
+    inters = []
     for o in others:
         if o in skip or not meets(session, K, o):
             continue
@@ -92,8 +92,13 @@ def slow_optimum(session: AnalysisSession, mode: str, others: list, lo, hi, coun
         # subtract K ∩ T_c' (as across_mode_sets does), not T_c' itself: the closure splitting of
         # polytopes.difference differs between the two on degenerate (lower-dimensional) K
         inter = intersect_domains(K, To)
-        if inter is not None and inter.affine_dimension() == dim:
-            removed.append(inter)
+        if inter is not None:
+            inters.append(inter)
+    if len(inters) > 1:  # each emptiness decided alone, the hulls together: the same dimensions
+        for inter in inters:
+            inter.is_empty()
+        Polytope.prepare_many(inters)
+    removed = [inter for inter in inters if inter.affine_dimension() == dim]
     pieces = difference(K, removed) if removed else [K]
     val, tau, piece = maximize_pieces(pieces, grad, offset)
     if tau is None:
