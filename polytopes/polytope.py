@@ -416,10 +416,13 @@ class Polytope:
                 out.append((float(v) - float(res.fun), h.x0 + h.N @ res.x, None))
         return out
 
-    def _batched_support(self, directions: np.ndarray, kernel: str) -> np.ndarray:
+    def _batched_support(self, directions: np.ndarray, kernel: str) -> tuple[np.ndarray, list[np.ndarray]]:
         """``max d.x`` for the rows ``d`` of ``directions`` (k, n) by the batched, verified dual
         simplex of ``polytopes.batchlp`` on the inner system, inside the artificial box of
-        ``BATCH_LP_BOUND``; NaN where it certifies no answer (nonempty set)."""
+        ``BATCH_LP_BOUND``: ``(values (k,), rays)``, a value NaN where the batch certifies no
+        answer (nonempty set) and ``inf`` where the final basis of such an LP yields a verified
+        direction of unboundedness (``_rays_from_bases``; its direction ``N r`` (n,) in
+        ``rays``)."""
         from . import batchlp
 
         h = self._hull()
@@ -427,7 +430,7 @@ class Polytope:
         B, k = cw.shape
         out = np.full(B, np.nan)
         if k == 0 or h.V.shape[0] == 0:
-            return out
+            return out, []
         bound = _tol.BATCH_LP_BOUND * self._feas().scale
         box = np.full((B, k), bound)
         res = batchlp.simplex_batch(cw, np.broadcast_to(h.V, (B, *h.V.shape)),
@@ -435,48 +438,46 @@ class Polytope:
                                     artificial=np.ones((B, k), dtype=bool), kernel=kernel)
         ok = res.status == lp.OPTIMAL
         out[ok] = (directions @ h.x0)[ok] - res.fun[ok]
-        return out
+        rays: list[np.ndarray] = []
+        open_ = np.flatnonzero(~ok)
+        if open_.size:
+            proven, W = self._rays_from_bases(cw[open_], res.basis[open_])
+            out[open_[proven]] = np.inf
+            rays = [h.N @ w for w in W[proven]]
+        return out, rays
 
-    def _recession_lps(self, D: np.ndarray) -> tuple[np.ndarray, ...]:
-        """The LPs ``max (d N).w  s.t.  V w <= 0, |w|_inf <= 1`` over the recession cone of the
-        (nonempty) set's inner system, one per row ``d`` of ``D`` (B, n): a stack of
-        ``polytopes.batchlp.solve_stacked`` whose bounds are real (bounded LPs the batch
-        certifies), read by ``_recession_proof``."""
+    def _rays_from_bases(self, cw: np.ndarray, basis: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Directions of unboundedness read off the final bases of support LPs ``min cw.w`` that
+        leaned on their artificial box ``|w_j| <= s`` (``_batched_support``): with the basis
+        fixed, the vertex moves with ``s`` along ``r = F_B^{-1} e``, ``e`` 1 on the basis's
+        bound rows (``±w_j <= s``) and 0 on its rows of ``V``; an ``r`` counts only when it
+        passes the ray check of ``polytopes.lp.rays_ok`` (``V r <= 0``, ``cw.r < 0``), as an
+        unbounded single LP's ray. ``cw`` (B, k) costs, ``basis`` (B, k) row indices as in
+        ``polytopes.batchlp.BatchResult`` (rows of ``V``, then the upper and the lower bounds).
+        Returns the mask (B,) of LPs proven unbounded and the rays (B, k) (rows meaningful
+        where proven)."""
         h = self._hull()
-        assert h is not None  # callers pass non-empty sets
-        B, (m, kw) = len(D), h.V.shape
-        one, real = np.ones((B, kw)), np.zeros((B, kw), dtype=bool)
-        return -(D @ h.N), np.broadcast_to(h.V, (B, m, kw)), np.zeros((B, m)), -one, one, real, real
-
-    def _recession_proof(self, D: np.ndarray, answer: tuple[np.ndarray, np.ndarray, np.ndarray]
-                         ) -> tuple[np.ndarray, list[np.ndarray]]:
-        """Which rows ``d`` of ``D`` (B, n) the set is proven unbounded along by the batch's
-        ``answer`` (status, x, fun) to ``_recession_lps(D)``: an optimum ``w`` counts only when it
-        passes the ray check of ``polytopes.lp.rays_ok`` (as an unbounded single LP's ray).
-        Returns the mask (B,) and the proven directions ``N w`` ((n,) each)."""
-        h = self._hull()
-        status, X, _ = answer
-        proven = np.zeros(len(D), dtype=bool)
-        opt = np.flatnonzero(status == lp.OPTIMAL)
-        if not opt.size or h.V.shape[0] == 0:
-            return proven, []
-        W, cw = X[opt], -(D[opt] @ h.N)
+        m, k = h.V.shape
+        B = len(cw)
         V = h.V / np.maximum(row_norms(h.V), 1e-300)[:, None]
-        good = np.diagonal(lp.rays_ok(cw, W, V, np.zeros((0, W.shape[1]))))  # (B, B): a few dozen sides
-        proven[opt[good]] = True
-        return proven, [h.N @ w for w in W[good]]
-
-    def _batched_recession(self, D: np.ndarray, kernel: str) -> tuple[np.ndarray, list[np.ndarray]]:
-        """``_recession_proof`` of the rows of ``D`` (B, n), the LPs solved by the batched dual
-        simplex (``kernel``): the sides a support LP left undecided (leaning on its artificial
-        box), mostly unbounded ones no pooled ray proved; those not proven go to the single LP."""
-        from . import batchlp
-
-        h = self._hull()
-        if h.N.shape[1] == 0 or h.V.shape[0] == 0:
-            return np.zeros(len(D), dtype=bool), []
-        return self._recession_proof(D, batchlp.solve_stacked([self._recession_lps(D)], fallback=False,
-                                                              kernel=kernel)[0])
+        F = np.vstack([V, np.eye(k), -np.eye(k)])
+        basis = np.clip(basis, 0, m + 2 * k - 1)
+        FB = F[basis]  # (B, k, k)
+        e = (basis >= m).astype(float)
+        W = np.zeros((B, k))
+        proven = np.zeros(B, dtype=bool)
+        usable = np.flatnonzero(e.any(axis=1))  # a basis of rows of V alone: a finite vertex
+        if usable.size:
+            try:
+                W[usable] = np.linalg.solve(FB[usable], e[usable][:, :, None])[:, :, 0]
+            except np.linalg.LinAlgError:  # a singular basis (the batch did not verify it): one by one
+                for b in usable:
+                    try:
+                        W[b] = np.linalg.solve(FB[b], e[b])
+                    except np.linalg.LinAlgError:
+                        W[b] = np.nan  # no ray: rays_ok refuses it
+            proven[usable] = np.diagonal(lp.rays_ok(cw[usable], W[usable], V, np.zeros((0, k))))
+        return proven, W
 
     # ----- the LP data of the set (what the projection check reads) ------------------------
     @property
@@ -751,8 +752,10 @@ class Polytope:
         normalization and cddlib matrix (``polytopes.lp.solve_many``); with ``kernel``
         (``"auto"``, ``"compiled"`` or ``"numpy"``, ``polytopes.batchlp``) they are first solved
         together by the verified batched dual simplex in the box ``|w| <= BATCH_LP_BOUND · scale``
-        of ``polytopes.tolerances``, and only the answers it does not certify (e.g. a side
-        leaning on that box) go to ``solve_many``. Worth it for callers that
+        of ``polytopes.tolerances``; a side whose LP leans on that box is proven unbounded by
+        the direction its final basis moves along as the box grows, when that direction passes
+        the ray check (``_rays_from_bases``; it joins the pool), and only the sides still
+        undecided go to ``solve_many``. Worth it for callers that
         compute many boxes in one process (the compiled kernel's first call loads numba).
 
         The empty set gives ``lo = +inf``, ``hi = -inf`` componentwise (the infimum and supremum
@@ -779,14 +782,14 @@ class Polytope:
             if proven:
                 up = down = np.zeros(k, dtype=bool)
             else:
-                up, down = self._unbounded_axes(ks, pool)
+                up, down = self._unbounded_axes(ks, pool, describe=kernel is None)
                 up &= np.isnan(hi_k)
                 down &= np.isnan(lo_k)
             hi[~np.isnan(hi_k)] = hi_k[~np.isnan(hi_k)]
             lo[~np.isnan(lo_k)] = lo_k[~np.isnan(lo_k)]
             done_hi, done_lo = ~np.isnan(hi_k), ~np.isnan(lo_k)
         else:
-            up, down = self._unbounded_axes(ks, pool)
+            up, down = self._unbounded_axes(ks, pool, describe=kernel is None)
             done_hi = done_lo = np.zeros(k, dtype=bool)
         sides = ([(i, 1.0) for i in range(k) if not (up[i] or done_hi[i])]
                  + [(i, -1.0) for i in range(k) if not (down[i] or done_lo[i])])
@@ -797,12 +800,8 @@ class Polytope:
         values = np.full(len(sides), np.nan)
         rays = []
         if kernel is not None:
-            values = self._batched_support(E, kernel)
-            undecided = np.flatnonzero(np.isnan(values))
-            if undecided.size:  # mostly unbounded sides no pooled ray proved: batched recession LPs
-                unbounded, found = self._batched_recession(E[undecided], kernel)
-                values[undecided[unbounded]] = np.inf
-                rays.extend(found)
+            values, found = self._batched_support(E, kernel)  # unbounded sides: rays from the bases
+            rays.extend(found)
         todo = np.flatnonzero(np.isnan(values))
         answers: list[tuple[float, np.ndarray | None, np.ndarray | None]] = [(float(v), None, None) for v in values]
         if todo.size:
@@ -881,10 +880,14 @@ class Polytope:
         return (-(D @ h.N), np.broadcast_to(h.V, (B, m, kw)), np.broadcast_to(h.gamma + h.relax, (B, m)),
                 -box, box, art, art)
 
-    def _unbounded_axes(self, ks: list[int], pool: RayPool | None = None) -> tuple[np.ndarray, np.ndarray]:
+    def _unbounded_axes(self, ks: list[int], pool: RayPool | None = None, describe: bool = True
+                        ) -> tuple[np.ndarray, np.ndarray]:
         """(k,) bool each: coordinates ``ks`` proven unbounded above / below by a verified
-        recession direction (nonempty set), from ``pool`` and/or the double description of the
-        recession cone (``bounding_box``); all ``False`` where neither proves a side."""
+        recession direction (nonempty set), from ``pool`` and, with ``describe``, the double
+        description of the recession cone (``bounding_box``); all ``False`` where neither proves
+        a side. Without ``describe`` (a box whose support LPs are batched) the LPs decide the
+        sides the pool leaves: an unbounded one by the ray of its final basis
+        (``_rays_from_bases``), cheaper than the double description on the chains' domains."""
         h = self._hull()
         up = np.zeros(len(ks), dtype=bool)
         down = np.zeros(len(ks), dtype=bool)
@@ -907,7 +910,7 @@ class Polytope:
             prove(pool.rays @ h.N)  # the pooled directions, in the hull's coordinates
             if np.count_nonzero(~up) + np.count_nonzero(~down) <= len(ks):
                 return up, down
-        if dim > _tol.BOX_RAYS_MAX_DIM:  # the double description costs more than the LPs it saves
+        if not describe or dim > _tol.BOX_RAYS_MAX_DIM:  # the DD costs more than the LPs it saves
             return up, down
         try:
             _, rays, lines = _cdd_io.generators(h.V, np.zeros(h.V.shape[0]), np.zeros((0, dim)), np.zeros(0))

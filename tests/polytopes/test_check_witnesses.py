@@ -8,9 +8,10 @@
 * a check direction along which both sets are unbounded is decided by verified rays
   (``_unbounded_both``) as the single LPs decide it (both supports infinite), and a result with a
   ray the set does not have still fails;
-* box sides a support batch leaves open go to batched recession LPs
-  (``Polytope._batched_recession``): boxes equal those of the single-LP path on random unbounded
-  sets, with no single LP for a side a recession LP proved unbounded.
+* box sides whose support LP leans on the batch's artificial box are proven unbounded by the
+  direction the final basis moves along as that box grows (``Polytope._rays_from_bases``): boxes
+  equal those of the single-LP path on random unbounded sets, with no single LP for a side so
+  proven, and no basis of a bounded set yields a ray (the ray check refuses every one).
 """
 
 from __future__ import annotations
@@ -143,7 +144,7 @@ def _random_unbounded(seed: int, n: int = 5, m: int = 9) -> Polytope:
 
 
 @pytest.mark.parametrize("kernel", ["numpy", "compiled"])
-def test_boxes_with_recession_lps_equal_the_single_lp_boxes(kernel, monkeypatch):
+def test_boxes_with_rays_from_bases_equal_the_single_lp_boxes(kernel, monkeypatch):
     if kernel == "compiled" and not batchlp.available():
         pytest.skip("numba not installed")
     monkeypatch.setattr(tol, "BOX_RAYS_MAX_DIM", 0)  # no double description: the LPs decide every side
@@ -164,3 +165,19 @@ def test_boxes_with_recession_lps_equal_the_single_lp_boxes(kernel, monkeypatch)
         n_inf += int(np.sum(np.isinf(hi)) + np.sum(np.isinf(lo)))
         assert sum(calls) <= int(np.sum(np.isfinite(lo_ref)) + np.sum(np.isfinite(hi_ref)))  # none for a proven side
     assert n_inf >= 30
+
+
+def test_no_basis_of_a_bounded_set_yields_a_ray():
+    """A bounded set has no direction of unboundedness: whatever basis is offered (random rows of
+    ``V`` and of the artificial bounds), ``_rays_from_bases`` proves no side."""
+    rng = np.random.default_rng(7)
+    n = 4
+    A = rng.standard_normal((12, n))
+    P = Polytope(np.vstack([A, np.eye(n), -np.eye(n)]), np.concatenate([rng.uniform(1, 2, 12), np.full(2 * n, 3.0)]))
+    h = P.inner_system()
+    m, k = h.V.shape
+    cw = -np.vstack([np.eye(n), -np.eye(n)]) @ h.N
+    for _ in range(50):
+        basis = np.array([rng.choice(m + 2 * k, size=k, replace=False) for _ in range(len(cw))])
+        proven, _ = P._rays_from_bases(cw, basis)
+        assert not proven.any()
