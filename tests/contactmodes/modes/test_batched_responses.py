@@ -195,3 +195,56 @@ def test_rounding_level_admissible_rows_are_certified_rank_zero(kernel):
             assert bool(out.unique[j]) == (not (ref.n_w and np.abs(ref.Q[0]).max() > 1e-9)), lay.modes[sel[j]]
     assert out.certified.all()
     assert noise_only >= 50  # the case is exercised: rows (31) present, none of them kept by the SVD
+
+
+def _pivots_by_scipy_qr(A):
+    """``choose_pivots`` as it was written before (SciPy's ``qr`` wrapper, ``setdiff1d``): the oracle."""
+    from scipy.linalg import qr
+
+    from contactmodes._linalg import numerical_rank
+
+    m, n = A.shape
+    r = numerical_rank(np.linalg.svd(A, compute_uv=False), A.shape)
+    _, _, cp = qr(A, mode="economic", pivoting=True)
+    cols = np.concatenate([np.sort(cp[:r]), np.sort(cp[r:])])
+    rows = np.arange(m)
+    if r:
+        _, _, rp = qr(A[:, cols[:r]].T, mode="economic", pivoting=True)
+        rows = np.concatenate([np.sort(rp[:r]), np.setdiff1d(np.arange(m), rp[:r])])
+    return rows.astype(int), cols.astype(int), int(r)
+
+
+def test_choose_pivots_is_scipys_pivoted_qr():
+    """``choose_pivots`` calls LAPACK's ``geqp3`` directly (``_qr_pivots``): the same rows, columns
+    and rank as through ``scipy.linalg.qr`` — on random matrices of every rank, with zero,
+    repeated and integer columns (ties in the pivoting), with rounding-level noise, and on the
+    snake's equation banks (every candidate of its layout at rest, 4096 modes)."""
+    rng = np.random.default_rng(7)
+    mats = []
+    for _ in range(1500):
+        m, n = int(rng.integers(1, 25)), int(rng.integers(1, 25))
+        k = int(rng.integers(0, min(m, n) + 1))
+        A = rng.standard_normal((m, k)) @ rng.standard_normal((k, n))
+        if rng.random() < 0.3:
+            A[:, rng.integers(0, n)] = 0.0
+        if rng.random() < 0.3:
+            A = np.round(A)
+        if rng.random() < 0.3 and n > 1:
+            A[:, 1] = A[:, 0]
+        if rng.random() < 0.2:
+            A = A + 1e-14 * rng.standard_normal(A.shape)
+        mats.append(A)
+    system = load_system(ROOT / "examples" / "snake" / "snake_chimney.toml").system
+    terms = terms_of(system)
+    st = Structure.of(system)
+    lay = st.layout(classify_arrays(terms.v_contact, terms.v0, 1.0, system.contacts))
+    banks = st.banks(terms)
+    mats += [banks.A[r] for r in lay.eq_rows]
+    assert len(mats) > 1500 + 1000
+    with pytest.raises(ValueError):
+        _pivot_response.choose_pivots(np.array([[1.0, np.nan]]))
+    for A in mats:
+        got, want = _pivot_response.choose_pivots(A), _pivots_by_scipy_qr(A)
+        assert got[2] == want[2]
+        for g, w in zip(got[:2], want[:2]):
+            assert g.dtype == w.dtype and np.array_equal(g, w)
