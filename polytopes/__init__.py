@@ -23,7 +23,8 @@ dual simplex), ``batchlp_kernel`` (its compiled kernel: other packages' numba ke
 compiled functions and share its cache, and importing it loads numba, so its names cannot be
 re-exported here) and ``ppl_io`` (whether the optional exact method is installed, ``available``
 and ``INSTALL_HINT``). Every other module is ``_``-private: ``_feasibility``, ``_redundancy``,
-``_linalg``, ``_cdd_io``, ``_raypool``; nothing outside ``polytopes`` imports them. When another
+``_linalg``, ``_cdd_io``, ``_raypool``, ``_box_kernel`` (the compiled sides of a bounding
+box); nothing outside ``polytopes`` imports them. When another
 package needs one function of a private module, that function is exported here, documented, rather
 than the module made public (``is_empty``, ``empty_stacked``, ``normalize_rows``, ``Hull``,
 ``RayPool``). Inside the package no module other than ``polytope`` reads a private attribute of a

@@ -774,6 +774,8 @@ class Polytope:
         k = len(ks)
         if self.is_empty():
             return np.full(k, np.inf), np.full(k, -np.inf)
+        if known is None and kernel is not None and self._compiled_sides(kernel):
+            return self._compiled_box(ks, pool)
         hi, lo = np.full(k, np.inf), np.full(k, -np.inf)
         if known is not None:
             lo_k, hi_k = known
@@ -817,6 +819,44 @@ class Polytope:
         if rays and pool is not None and pool.dim == self.dim:
             pool.add(np.array(rays))
         return lo, hi
+
+    def _compiled_sides(self, kernel: str) -> bool:
+        """Whether the box's sides go through ``polytopes._box_kernel`` (``kernel`` resolves to
+        the compiled one, and the nonempty set has free directions and inequalities)."""
+        from . import _box_kernel, batchlp_kernel
+
+        if not _box_kernel.AVAILABLE or batchlp_kernel.kernel_choice(kernel) != "compiled":
+            return False
+        h = self._hull()
+        return h.N.shape[1] > 0 and h.V.shape[0] > 0
+
+    def _compiled_box(self, ks: list[int], pool: RayPool | None) -> tuple[np.ndarray, np.ndarray]:
+        """``_box`` by ``polytopes._box_kernel.box_sides`` (pooled rays, the support LPs as
+        ``_batched_support`` forms them, rays from leaning bases, in one compiled call), the
+        sides it leaves to single verified LPs (``_inner_lps``); the rays found join ``pool``."""
+        from . import _box_kernel
+
+        h = self._hull()
+        k, d = len(ks), h.N.shape[1]
+        E = np.zeros((2 * k, self.dim))
+        E[np.arange(k), ks] = 1.0
+        E[k + np.arange(k), ks] = -1.0
+        pooled = pool is not None and pool.dim == self.dim
+        R = pool.rays @ h.N if pooled and len(pool) else np.zeros((0, d))
+        values, W = np.empty(2 * k), np.empty((2 * k, d))
+        n_rays = _box_kernel.box_sides(np.ascontiguousarray(h.V), h.gamma + h.relax, -(E @ h.N), E @ h.x0,
+                                       _tol.BATCH_LP_BOUND * self._feas().scale, np.ascontiguousarray(R),
+                                       np.ones(2 * k, dtype=np.bool_), values, W)
+        rays = [h.N @ w for w in W[:n_rays]]
+        todo = np.flatnonzero(np.isnan(values))
+        if todo.size:
+            for t, (value, _, ray) in zip(todo, self._inner_lps(E[todo])):
+                values[t] = value
+                if ray is not None:
+                    rays.append(ray)
+        if rays and pooled:
+            pool.add(np.array(rays))
+        return -values[k:], values[:k].copy()
 
     @staticmethod
     def bounding_boxes(polytopes: Sequence["Polytope"], coords: Sequence[int] | None = None,
