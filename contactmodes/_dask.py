@@ -130,8 +130,10 @@ def dask_client(scheduler: str | None, workers: int | None, error: type[Exceptio
         cluster = client = None
         with held_interrupt() as interrupted:
             try:
+                # worker processes run side by side: one thread each for the large batches too
+                extra = {"env": {"CONTACTMODES_THREADS": "1"}} if processes else {}
                 cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=processes,
-                                       dashboard_address=":0", silence_logs=logging.CRITICAL)
+                                       dashboard_address=":0", silence_logs=logging.CRITICAL, **extra)
             except Exception as exc:
                 raise RuntimeError(
                     f"could not start a local Dask cluster ({type(exc).__name__}: {exc}); worker processes "

@@ -14,7 +14,8 @@ not a ``ValueError``), ``ProjectionBudgetError``, ``fourier_motzkin``,
 ``project``, ``project_many``, ``RayPool`` (recession-ray hints for bounding boxes), ``tolerances``;
 regions (unions of convex pieces): ``difference``, ``union_contains``, ``union_is_empty``,
 ``union_bounding_box``, ``union_volume``, ``simplify``; the emptiness rule on arrays:
-``is_empty``, ``empty_stacked``; ``normalize_rows``.
+``is_empty``, ``empty_stacked``; ``normalize_rows``; ``stacked_svd`` (stacked SVDs shared by
+threads, ``polytopes._threads``).
 
 Public and private modules (issue 23). A module is public when code outside ``polytopes`` has a
 reason to import it as a whole: ``polytope``, ``projection``, ``regions``, ``errors``,
@@ -24,10 +25,10 @@ compiled functions and share its cache, and importing it loads numba, so its nam
 re-exported here) and ``ppl_io`` (whether the optional exact method is installed, ``available``
 and ``INSTALL_HINT``). Every other module is ``_``-private: ``_feasibility``, ``_redundancy``,
 ``_linalg``, ``_cdd_io``, ``_raypool``, ``_box_kernel`` (the compiled sides of a bounding
-box); nothing outside ``polytopes`` imports them. When another
+box), ``_threads`` (large batches shared by threads); nothing outside ``polytopes`` imports them. When another
 package needs one function of a private module, that function is exported here, documented, rather
 than the module made public (``is_empty``, ``empty_stacked``, ``normalize_rows``, ``Hull``,
-``RayPool``). Inside the package no module other than ``polytope`` reads a private attribute of a
+``RayPool``, ``stacked_svd``). Inside the package no module other than ``polytope`` reads a private attribute of a
 ``Polytope``: what the projection check needs is ``Polytope``'s public ``inner_system``,
 ``data_scale``, ``maximize`` and ``support_lps`` (``tests/test_architecture.py`` checks both rules
 with ``ast``).
@@ -35,7 +36,7 @@ with ``ast``).
 
 from . import tolerances
 from ._feasibility import Hull, empty_stacked, is_empty
-from ._linalg import normalize_rows
+from ._linalg import normalize_rows, stacked_svd
 from ._raypool import RayPool
 from .errors import NumericalError, PolytopeError, ProjectionBudgetError
 from .polytope import ChebyshevBall, Generators, Polytope
@@ -47,4 +48,4 @@ __all__ = ["Polytope", "Generators", "ChebyshevBall", "Hull", "PolytopeError", "
            "ProjectionBudgetError", "RayPool",
            "fourier_motzkin", "project", "project_many", "tolerances", "difference", "simplify",
            "union_bounding_box", "union_contains", "union_is_empty", "union_volume",
-           "is_empty", "empty_stacked", "normalize_rows"]
+           "is_empty", "empty_stacked", "normalize_rows", "stacked_svd"]

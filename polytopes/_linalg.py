@@ -98,3 +98,20 @@ def equality_basis(C: np.ndarray, d: np.ndarray, n: int):
     resid = Cn @ x0 - dn
     consistent = consistent_zero and bool((np.abs(resid) <= tol.FEASIBILITY_TOL * 10 * scale).all())
     return Q, Q @ x0, x0, N, consistent
+
+
+def stacked_svd(A: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``np.linalg.svd(A, full_matrices=True)`` of a stack ``A`` (B, m, n): ``U`` (B, m, m),
+    ``s`` (B, min(m, n)), ``Vt`` (B, n, n), each matrix's the same bits as its own SVD (LAPACK
+    runs on one matrix at a time), a large stack cut into slices that threads share (LAPACK
+    releases the GIL; ``polytopes._threads``)."""
+    from . import _threads
+
+    B, m, n = A.shape
+    U, s, Vt = np.empty((B, m, m)), np.empty((B, min(m, n))), np.empty((B, n, n))
+
+    def one(z: slice) -> None:
+        U[z], s[z], Vt[z] = np.linalg.svd(A[z], full_matrices=True)
+
+    _threads.run(one, B, _threads.MIN_PER_THREAD // 4)  # an SVD costs about what four small LPs cost
+    return U, s, Vt

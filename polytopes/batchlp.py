@@ -45,7 +45,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import lp
+from . import _threads, lp
 
 __all__ = ["BatchResult", "UNDECIDED", "KERNEL", "KERNELS", "COMPILED_MIN_LPS", "available", "preferred_kernel",
            "solve_batch", "simplex_batch", "solve_padded", "solve_stacked", "PADDED_CHUNK", "PAD_ROWS", "PAD_COLS"]
@@ -298,9 +298,14 @@ def _compiled(c, G, h, lo, hi, artificial, basis, max_iter) -> BatchResult:
     basis_out = np.empty((Bn, n), dtype=np.int64)
     limit = max_iter if max_iter is not None else 4 * (m + 2 * n)
     f64 = np.ascontiguousarray
-    it = batchlp_kernel.simplex_kernel(f64(c, dtype=np.float64), f64(G, dtype=np.float64), f64(h, dtype=np.float64),
-                                       f64(lo, dtype=np.float64), f64(hi, dtype=np.float64), art, basis_in, warm,
-                                       int(limit), status, x, fun, basis_out)
+    ins = (f64(c, dtype=np.float64), f64(G, dtype=np.float64), f64(h, dtype=np.float64),
+           f64(lo, dtype=np.float64), f64(hi, dtype=np.float64), art, basis_in)
+
+    def solve(z: slice) -> int:  # the LPs z, each solved alone: the same answer in any slice
+        return batchlp_kernel.simplex_kernel(*(a[z] for a in ins), warm, int(limit), status[z], x[z], fun[z],
+                                             basis_out[z])
+
+    it = max(_threads.run(solve, Bn))  # a large batch shared by threads (the kernel releases the GIL)
     return BatchResult(status, x, fun, basis_out, _batch_solver(Bn), int(it))
 
 

@@ -16,6 +16,7 @@ second response for ``task=True``.
 
 from __future__ import annotations
 
+import functools
 import time
 from functools import cached_property
 from typing import Iterable, Iterator, Sequence
@@ -229,6 +230,14 @@ def _user_tau(values, n: int, name: str = "tau", torques=None) -> np.ndarray:
         shown = x.tolist() if x.size else values
         raise ContactModelError(f"{name}: expected {n} finite values{which}, got {shown}")
     return x
+
+
+def _block_pairs(order: np.ndarray, a0: int, ok: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The pairs ``(i, j)`` of one block of ``AnalysisSession._box_sweep``: ``ok`` (rows, cols)
+    marks the meeting boxes of sweep positions ``a0 + row`` and ``a0 + 1 + col``; ``order``
+    (N,) maps sweep positions to indices into the modes."""
+    bi, bj = np.nonzero(ok)
+    return order[a0 + bi], order[a0 + 1 + bj]
 
 
 def empty_box(n: int) -> tuple[np.ndarray, np.ndarray]:
@@ -810,9 +819,11 @@ class AnalysisSession:
 
     def _box_sweep(self, modes: Sequence[str], task: bool):
         """The bounding-box sweep along the first torque (the other axes checked), in blocks of
-        ``SWEEP_BLOCK`` modes: yields ``(i, j)``, two index arrays of equal length, the pairs of
-        this block (``i`` earlier in the sweep order than ``j``, indices into ``modes``) whose
-        boxes meet. Stores nothing quadratic beyond one block."""
+        ``SWEEP_BLOCK`` modes: yields ``(count, pairs)`` per block, ``count`` how many pairs of
+        this block have meeting boxes and ``pairs()`` those pairs as ``(i, j)``, two index arrays
+        of length ``count`` (``i`` earlier in the sweep order than ``j``, indices into ``modes``),
+        built only when called (a caller past its limit only counts). Stores nothing quadratic
+        beyond one block."""
         self._prime_boxes(modes, task)
         boxes = []
         with stage(self.progress, "bounding boxes", len(modes)) as st:
@@ -822,9 +833,9 @@ class AnalysisSession:
         lo = np.array([b[0] for b in boxes])
         hi = np.array([b[1] for b in boxes])
         if lo.ndim == 2 and lo.shape[1] == 0:  # no torque: the boxes are the one point of R^0, all meet
-            i, j = np.triu_indices(len(modes), 1)
-            if i.size:
-                yield i, j
+            N = len(modes)
+            if N > 1:
+                yield N * (N - 1) // 2, lambda: np.triu_indices(N, 1)
             return
         finite = np.abs(np.concatenate([lo[np.isfinite(lo)], hi[np.isfinite(hi)]]))
 
@@ -843,9 +854,9 @@ class AnalysisSession:
             for k in range(loT.shape[0]):
                 ok &= loT[k, a0 + 1:end][None, :] <= hiT[k, a0:a1, None] + gap
                 ok &= loT[k, a0:a1, None] <= hiT[k, a0 + 1:end][None, :] + gap
-            bi, bj = np.nonzero(ok)
-            if bi.size:
-                yield order[a0 + bi], order[a0 + 1 + bj]
+            count = int(np.count_nonzero(ok))
+            if count:
+                yield count, functools.partial(_block_pairs, order, a0, ok)
 
     def candidate_pairs_within(self, modes: Sequence[str], task: bool = True, limit: int | None = None
                                ) -> tuple[int, list[tuple[str, str]] | None]:
@@ -856,11 +867,12 @@ class AnalysisSession:
             return 0, []
         count = 0
         parts: list[np.ndarray] | None = []
-        for i, j in self._box_sweep(modes, task):
-            count += len(i)
+        for n, block in self._box_sweep(modes, task):
+            count += n
             if parts is not None and limit is not None and count > limit:
                 parts = None
             if parts is not None:
+                i, j = block()
                 parts.append(np.stack([np.minimum(i, j), np.maximum(i, j)], axis=1))
         if parts is None:
             return count, None

@@ -30,7 +30,7 @@ from typing import Sequence
 
 import numpy as np
 
-from polytopes import batchlp_kernel
+from polytopes import batchlp_kernel, stacked_svd
 
 from contactmodes import tolerances
 from contactmodes._linalg import numerical_rank, numerical_ranks
@@ -203,7 +203,7 @@ def responses_from_equations(eqs_list: Sequence[ModeEquations]) -> list[ModeResp
     chunks = [(key, idx[j:j + BATCH]) for key, idx in groups.items() for j in range(0, len(idx), BATCH)]
     for (m, n, _), idx in chunks:  # bounded memory: at most BATCH modes' arrays at a time
         A = np.array([eqs_list[i].A for i in idx])
-        U, s, Vt = np.linalg.svd(A, full_matrices=True)
+        U, s, Vt = stacked_svd(A)  # LAPACK per matrix, large stacks shared by threads
         ranks: dict[int, list[int]] = {}
         for g, r in enumerate(numerical_ranks(s, (m, n)).tolist()):
             ranks.setdefault(r, []).append(g)
