@@ -33,7 +33,6 @@ from __future__ import annotations
 import argparse
 import importlib
 import itertools
-import json
 import re
 import shutil
 import sys
@@ -218,7 +217,8 @@ def _on_one_blas_thread(pieces: Iterable[str]) -> Iterator[str]:
 def _analyze_run(args: argparse.Namespace) -> str | StreamedText:
     """``contactmodes analyze``: the text table, the ``--at`` answer or, with ``--json``, the
     document streamed (``AnalysisResult.iter_json``, each mode's sets released once written;
-    with ``--workers``/``--scheduler`` and ``--impact``: built whole, as ``json.dumps``)."""
+    with ``--workers``/``--scheduler`` the sets come from the cluster first; with ``--impact``:
+    built whole, as ``json.dumps``)."""
     if args.impact:  # contactmodes analyze FILE --impact: contactmodes.cli.impact.run_analyze
         from contactmodes.cli.impact import run_analyze
 
@@ -263,10 +263,7 @@ def _analyze_run(args: argparse.Namespace) -> str | StreamedText:
             session.executor = ClusterOverlaps(client)
             session.executor.prime(session, args.mode, not args.no_task, project=args.json)
             result = analyze(system, session=session, **kwargs)
-            if args.json:
-                doc = result.to_json()
-        if args.json:
-            return json.dumps(doc, indent=2, allow_nan=False) + "\n"
+        # the cluster primed every T_c the document needs: written below as in one process
     else:
         result = analyze(system, **kwargs)
     if answer_only:
