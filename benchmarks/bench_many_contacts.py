@@ -10,8 +10,11 @@ analysis with the default overlap limit, then the document and its ``json.dumps`
 stages: ``enum`` (the enumeration, in the main process in both cases), ``modes`` (responses,
 emptiness LPs; on the cluster also the boxes and every ``T_c``), ``pairs`` (the rest of
 ``analyze``: bounding boxes, the candidate sweep, overlap tests when there are at most 20 000
-candidates), ``proj`` (every feasible mode's ``T_c``, single process) and ``json`` (document
-and text). ``--workers N`` adds the same run on a ``LocalCluster`` of ``N`` worker processes
+candidates) and ``json`` (the document streamed to a file as ``analyze --json`` streams it,
+``AnalysisResult.iter_json``: in one process every feasible mode's ``T_c`` is computed here,
+256 modes at a time, and released once written; the tables below up to 2026-11-26 morning were
+taken with an earlier version of this script that computed every ``T_c`` first, ``proj``, and
+built the document whole, so their MB overstate what the CLI uses). ``--workers N`` adds the same run on a ``LocalCluster`` of ``N`` worker processes
 (``analyze --workers N``; ``wall`` includes starting the cluster, ``cpu`` is this process's plus
 its finished children's, the workers'). Peak memory: the child's (``ru_maxrss``; on the cluster
 also the largest worker's). Every cluster document is compared with the single-process one
@@ -151,14 +154,17 @@ else:
 t["modes"] = time.perf_counter() - s
 s = time.perf_counter(); result = analyze(system, session=session, overlap_limit=OVERLAP_LP_LIMIT)
 t["pairs"] = time.perf_counter() - s
-s = time.perf_counter(); session.prime_T(result.feasible_modes(), True); t["proj"] = time.perf_counter() - s
-s = time.perf_counter(); text = json.dumps(result.to_json(), indent=2, allow_nan=False) + "\n"
-t["json"] = time.perf_counter() - s
 if ctx is not None:
     ctx.__exit__(None, None, None)
-open(out, "w").write(text)
-doc = json.loads(text)
+s = time.perf_counter()
+with open(out, "w") as fh:  # streamed as analyze --json streams it: each T_c computed, written, released
+    for piece in result.iter_json(release=True):
+        fh.write(piece)
+    fh.write("\n")
+t["json"] = time.perf_counter() - s
 self_, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+with open(out) as fh:
+    doc = json.load(fh)
 e = doc["enumeration"]
 print("BENCH " + json.dumps({"wall": time.perf_counter() - t_start, "cpu": self_.ru_utime + self_.ru_stime,
       "cpu_children": kids.ru_utime + kids.ru_stime, "mb": self_.ru_maxrss / 1024, "mb_children": kids.ru_maxrss / 1024,
@@ -245,22 +251,24 @@ def main() -> None:
 
 def estimate(costs: list[tuple[int, dict]], cores: int = 64) -> None:
     """The 64-core estimate at k = 14–16 from the largest chain measured: per-mode cost of the
-    parallel stages (``modes`` + ``proj`` + the boxes, taken as all of ``pairs`` — an upper
-    bound), the serial stages (``enum``, ``json``) grown by their measured factor per contact,
-    the modes after acceleration pruning ``(k+3)·2^(k−1)`` (the chain's count)."""
+    parallel stages (``modes``, the boxes, taken as all of ``pairs`` — an upper bound — and
+    ``json``, nearly all of it the ``T_c`` projections computed while the document is written;
+    its writing, a few per cent, is counted as parallel too), the serial stage ``enum`` grown by
+    its measured factor per contact, the modes after acceleration pruning ``(k+3)·2^(k−1)`` (the
+    chain's count)."""
     k0, m = costs[-1]
     st = m["stages"]
-    per_mode = (st["modes"] + st["pairs"] + st["proj"]) / max(1, m["accel"])
+    per_mode = (st["modes"] + st["pairs"] + st["json"]) / max(1, m["accel"])
     grow = {}
     if len(costs) >= 2:
         k1, m1 = costs[-2]
-        for key in ("enum", "json"):
+        for key in ("enum",):
             grow[key] = max(1.0, st[key] / max(1e-3, m1["stages"][key])) ** (1.0 / (k0 - k1))
     print(f"\nestimate on {cores} cores from chain k = {k0}: {per_mode * 1e3:.2f} ms per mode (parallel stages), "
           f"serial growth per contact: " + ", ".join(f"{k} ×{v:.2f}" for k, v in grow.items()))
     for k in (14, 15, 16):
         n = (k + 3) * 2 ** (k - 1)
-        serial = sum(st[key] * grow.get(key, 2.2) ** (k - k0) for key in ("enum", "json"))
+        serial = st["enum"] * grow.get("enum", 2.2) ** (k - k0)
         print(f"  k = {k}: {n} modes: parallel {n * per_mode / cores:.0f} s + serial {serial:.0f} s "
               f"≈ {n * per_mode / cores + serial:.0f} s (1 core: {n * per_mode + serial:.0f} s)")
 
