@@ -14,6 +14,7 @@ already run side by side (the workers of a Dask cluster) set it to 1.
 from __future__ import annotations
 
 import os
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Callable, TypeVar
 
@@ -42,6 +43,7 @@ def _default_threads() -> int:
 
 THREADS = _default_threads()
 _pool: ThreadPoolExecutor | None = None
+_pool_lock = threading.Lock()
 
 
 def slices(n: int, min_per: int = MIN_PER_THREAD) -> list[slice]:
@@ -59,6 +61,7 @@ def run(fn: Callable[[slice], T], n: int, min_per: int = MIN_PER_THREAD) -> list
     parts = slices(n, min_per)
     if len(parts) == 1:
         return [fn(parts[0])]
-    if _pool is None:
-        _pool = ThreadPoolExecutor(max_workers=THREADS, thread_name_prefix="contactmodes")
+    with _pool_lock:  # one pool per process, whichever thread asks first (its tasks never submit)
+        if _pool is None:
+            _pool = ThreadPoolExecutor(max_workers=THREADS, thread_name_prefix="contactmodes")
     return list(_pool.map(fn, parts))
