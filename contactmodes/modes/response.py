@@ -30,14 +30,14 @@ from typing import Sequence
 
 import numpy as np
 
-from polytopes import batchlp_kernel, stacked_svd
+from polytopes import stacked_svd
 
 from contactmodes import tolerances
 from contactmodes._linalg import numerical_rank, numerical_ranks
 from contactmodes.modes.constraints import ModeEquations, mode_equations
 from contactmodes.modes.contact_conditions import validate_mode
 from contactmodes.model.system import ContactSystem
-from contactmodes.modes import _pivot_response, _response_kernels
+from contactmodes.modes import _pivot_response
 
 __all__ = ["BatchedResponses", "ModeEquations", "ModeResponse", "batched_responses", "mode_equations",
            "numerical_rank", "pivot_choice", "responses_from_equations", "solve_response"]
@@ -351,6 +351,24 @@ def pivot_choice(A) -> tuple[np.ndarray, np.ndarray, int]:
     return _pivot_response.choose_pivots(np.asarray(A, dtype=float))
 
 
+_kernels = None  # contactmodes.modes._response_kernels once imported (it imports numba, about 0.5 s)
+
+
+def _compiled_kernels(kernel: str):
+    """``contactmodes.modes._response_kernels`` when ``kernel`` resolves to the compiled one
+    (``polytopes.batchlp_kernel.kernel_choice``), else ``None``: numba is imported only by the
+    calls that use it (an analysis of a few modes never does). Raises ``ValueError`` for an
+    unknown ``kernel``."""
+    global _kernels
+    if kernel == "numpy":
+        return None
+    if _kernels is None:
+        from contactmodes.modes import _response_kernels
+
+        _kernels = _response_kernels
+    return _kernels if _kernels.batchlp_kernel.kernel_choice(kernel) == "compiled" else None
+
+
 def batched_responses(A, B, b, rows, pivot_rows, pivot_cols, pivot_rank, pivot_inv, n_q: int, objective, *,
                       kernel: str = "auto", modes=None) -> BatchedResponses:
     """The response (24)–(31) for many modes at once; falls back to ``response_from_equations``
@@ -425,12 +443,13 @@ def batched_responses(A, B, b, rows, pivot_rows, pivot_cols, pivot_rank, pivot_i
         return BatchedResponses(np.zeros((0, n, nt)), np.zeros((0, n, s)), np.zeros((0, n)), np.zeros((0, s), bool),
                                 np.zeros((0, nt, nt)), np.zeros((0, nt)), np.zeros((0, nt), bool), z.astype(bool),
                                 z.astype(bool), z.astype(int), z.astype(bool))
-    if batchlp_kernel.kernel_choice(kernel) == "compiled":
+    compiled = _compiled_kernels(kernel)
+    if compiled is not None:
         out = BatchedResponses(np.empty((Bn, n, nt)), np.empty((Bn, n, s)), np.empty((Bn, n)),
                                np.empty((Bn, s), bool), np.empty((Bn, nt, nt)), np.empty((Bn, nt)),
                                np.empty((Bn, nt), bool), np.empty(Bn, bool), np.empty(Bn, bool),
                                np.empty(Bn, np.int64), np.empty(Bn, bool))
-        _response_kernels.responses_kernel(A, B, b, pivot_rows, pivot_cols, pivot_rank, pivot_inv, m, n, cobj,
+        compiled.responses_kernel(A, B, b, pivot_rows, pivot_cols, pivot_rank, pivot_inv, m, n, cobj,
                                            out.P, out.Q, out.r, out.wfree, out.C, out.d, out.cvalid,
                                            out.consistent, out.unique, out.n_w, out.certified)
     else:
