@@ -50,6 +50,7 @@ from contactmodes.tolerances import MEETS_MARGIN
 from contactmodes.realtime.plan import W_BOUND, Layout, StepCounters, Structure, domain_lp_rows
 from polytopes import batchlp
 from polytopes import lp
+from polytopes.errors import NumericalError
 
 from controllers.generic.exact import NUDGE, slow_optimum
 from controllers.generic.objective_plan import ObjectivePlan, plan_objective, session_objective
@@ -422,7 +423,8 @@ def _disjoint(md: _Modes, others: np.ndarray, K, lo, hi) -> set:
     rows). A mode is certified when the optimum is below ``−MEETS_MARGIN · max(1, ‖lo‖_∞,
     ‖hi‖_∞)``: every point misses some row of ``K ∩ D_c'`` by more than that, far beyond the
     exact LP's tolerances. Modes without a consistent response or with a trivially violated row
-    are never certified (the exact LP decides them)."""
+    are never certified (the exact LP decides them), nor is any when an LP of the batch cannot
+    be verified."""
     r = md.resp
     sel = others[md.feasible_u[others]]
     if sel.size == 0 or K.dim != md.n_tau:
@@ -447,7 +449,10 @@ def _disjoint(md: _Modes, others: np.ndarray, K, lo, hi) -> set:
     lo_t = np.concatenate([lo_, np.full((B, 1), -SLACK_CAP)], axis=1)
     hi_t = np.concatenate([hi_, np.ones((B, 1))], axis=1)
     art_t = np.concatenate([art, np.zeros((B, 1), dtype=bool)], axis=1)
-    res = batchlp.solve_batch(cost, G, h, lo_t, hi_t, art_t)
+    try:
+        res = batchlp.solve_batch(cost, G, h, lo_t, hi_t, art_t)
+    except NumericalError:  # an LP nothing verifies: certify nothing (the exact LPs decide)
+        return set()
     md.counters.lps += B
     md.counters.fallback_lps += res.n_fallback
     margin = MEETS_MARGIN * max(1.0, float(np.max(np.abs(lo), initial=0.0)), float(np.max(np.abs(hi), initial=0.0)))
