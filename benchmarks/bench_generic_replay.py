@@ -15,6 +15,38 @@ structures), and the same statistics of the process's CPU time per call (``cpu m
 p99``, ``cpu max``: on the loaded shared machine the wall time includes waiting for a core). The
 codes are run in turn, ``--rounds`` times (default 2); every round is printed.
 
+**The slow path and the pivots** (issue 24 item 1: ``regions.difference`` deciding the hulls of
+a split's sets together, 7478e1f; the slow path screening the other modes with one batched
+verified LP before their exact ``meets`` LPs, ``MEETS_MARGIN``, 8cb80e0, and deciding the hulls
+of its intersections together, 40521c7; ``choose_pivots`` on LAPACK's ``geqp3`` directly,
+d291d9f), ``--baseline 6545e40 --rounds 3``, load average 2.3–3.3 on the 2 cores from other work
+during the run; CPU ms, the three rounds (first: wall):
+
+=========  ===========  =================  =================  =================  ==============
+run        code         CPU median         CPU p99            CPU max            first (wall)
+=========  ===========  =================  =================  =================  ==============
+snake      ``6545e40``  15.2, 10.3, 10.2   52.0, 32.0, 31.8   62.1, 37.9, 37.9   157, 172, 98
+snake      now          10.6, 11.2, 13.3   27.8, 25.9, 26.1   31.2, 28.1, 28.7   75, 73, 73
+quadruped  ``6545e40``  0.74, 0.72, 0.71   2.06, 1.82, 2.01   35.2, 34.1, 32.3   611, 563, 551
+quadruped  now          0.77, 0.75, 0.74   1.88, 1.67, 1.58   26.4, 24.6, 23.9   200, 110, 118
+rhex file  ``6545e40``  0.65, 0.61, 0.56   110, 116, 103      111, 122, 105      701, 679, 508
+rhex file  now          0.71, 0.57, 0.57   62.1, 64.8, 69.9   62.2, 72.3, 80.8   284, 146, 141
+=========  ===========  =================  =================  =================  ==============
+
+Every answer is the same (``tests/controllers/generic/test_generic_replay.py``; the screen against
+the exact LPs: ``test_slow_path_screen.py``). The medians are the fast path's, unchanged (the
+snake's differ by the load); the maxima are the slow-path steps (quadruped's step 51, RHex's file
+steps 1–3 and 5) and the snake's step 1 (105 modes given pivots). What is left there is the
+exact rule's own work, and no certificate with a margin can take its decisions: at the
+quadruped's step 51 ``K`` of ``SS`` and ``T_c'`` of ``RS`` differ by 4e-16 (one facet; the
+other five are the same rows), so whether ``T*_c`` is empty is the emptiness rule's decision on
+slivers; at RHex's file steps 1–3 ``K`` of ``LSF`` is a segment covered by ``T_c'`` of ``LRF``
+and ``LLF``, which meet at one point (0.67336863270029 of the way along it, both), and ``LLF``'s
+answer is the LP over its projected ``K`` (nothing removed), bit for bit. Per RHex slow step
+about 25 ms are the five ``T_c'`` projections with their checks and 10 ms the two ``K``
+projections; per quadruped step 51 about 5 ms the two ``K`` and 13 ms ``difference``. Issue 24's
+targets (≤ 1 ms median, ≤ 3 ms max) are still not met by these maxima, nor by the snake's median.
+
 **Prefix pruning of the kinematic test** (``contactmodes.realtime.prefix``, 5c4278a–7f23a6c,
 ``docs/realtime.md``), ``--baseline 64c8119 --rounds 3`` on a clean checkout of 7f23a6c, load
 average 4.9–5.1 on the 2 cores from other work during the run; ms, the three rounds, CPU time
