@@ -18,19 +18,21 @@ codes are run in turn, ``--rounds`` times (default 2); every round is printed.
 **The slow path and the pivots** (issue 24 item 1: ``regions.difference`` deciding the hulls of
 a split's sets together, 7478e1f; the slow path screening the other modes with one batched
 verified LP before their exact ``meets`` LPs, ``MEETS_MARGIN``, 8cb80e0, and deciding the hulls
-of its intersections together, 40521c7; ``choose_pivots`` on LAPACK's ``geqp3`` directly,
-d291d9f), ``--baseline 6545e40 --rounds 3``, load average 2.3–3.3 on the 2 cores from other work
-during the run; CPU ms, the three rounds (first: wall):
+of its intersections together, 40521c7, 0bac8a2; ``choose_pivots`` on LAPACK's ``geqp3`` directly,
+d291d9f), measured apart from the other work of the same hour: ``6545e40`` against
+``6545e40`` with these commits applied (both trees extracted to /tmp and run by this script's
+child, ``run_tree``), three rounds, load average 3.5–3.8 on the 2 cores from other work (round 0
+of the new code was disturbed: snake 14.8 ms median); CPU ms, the three rounds (first: wall):
 
 =========  ===========  =================  =================  =================  ==============
 run        code         CPU median         CPU p99            CPU max            first (wall)
 =========  ===========  =================  =================  =================  ==============
-snake      ``6545e40``  15.2, 10.3, 10.2   52.0, 32.0, 31.8   62.1, 37.9, 37.9   157, 172, 98
-snake      now          10.6, 11.2, 13.3   27.8, 25.9, 26.1   31.2, 28.1, 28.7   75, 73, 73
-quadruped  ``6545e40``  0.74, 0.72, 0.71   2.06, 1.82, 2.01   35.2, 34.1, 32.3   611, 563, 551
-quadruped  now          0.77, 0.75, 0.74   1.88, 1.67, 1.58   26.4, 24.6, 23.9   200, 110, 118
-rhex file  ``6545e40``  0.65, 0.61, 0.56   110, 116, 103      111, 122, 105      701, 679, 508
-rhex file  now          0.71, 0.57, 0.57   62.1, 64.8, 69.9   62.2, 72.3, 80.8   284, 146, 141
+snake      ``6545e40``  10.9, 10.7, 10.3   32.5, 35.5, 32.0   38.4, 41.7, 37.9   109, 103, 100
+snake      new          14.8, 11.0, 9.81   36.7, 27.1, 23.5   41.4, 30.3, 26.4   107, 76, 91
+quadruped  ``6545e40``  0.74, 0.78, 0.73   2.38, 2.59, 2.12   34.7, 35.5, 33.5   723, 645, 561
+quadruped  new          0.78, 0.71, 0.72   2.02, 1.64, 1.55   25.0, 24.1, 24.0   152, 113, 115
+rhex file  ``6545e40``  0.62, 0.55, 0.56   133, 116, 107      144, 117, 112      808, 578, 535
+rhex file  new          1.22, 0.55, 0.55   81.6, 55.3, 54.4   93.3, 55.6, 56.9   443, 149, 151
 =========  ===========  =================  =================  =================  ==============
 
 Every answer is the same (``tests/controllers/generic/test_generic_replay.py``; the screen against
