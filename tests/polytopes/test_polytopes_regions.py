@@ -148,6 +148,15 @@ def test_batched_split_is_the_one_at_a_time_split(seed, monkeypatch):
         cases += [(P, [Q]), (P, [Q2]), (P, [Q2, Q])]
     flat = Polytope(np.vstack([np.eye(n), -np.eye(n)]), np.ones(2 * n), np.eye(n)[:1], np.zeros(1))
     cases.append((flat, [Polytope(np.vstack([np.eye(n), -np.eye(n)]), 0.5 * np.ones(2 * n))]))
+    from polytopes import _feasibility
+
+    real_hulls, sizes = _feasibility.hulls, []
+
+    def hulls(items):
+        sizes.append(len(items))
+        return real_hulls(items)
+
+    monkeypatch.setattr(_feasibility, "hulls", hulls)
     n_pieces = 0
     for P, Qs in cases:
         with monkeypatch.context() as m:
@@ -159,3 +168,4 @@ def test_batched_split_is_the_one_at_a_time_split(seed, monkeypatch):
             assert len(got) == len(want) and all(_same(g, w) for g, w in zip(got, want))
         n_pieces += len(want)
     assert n_pieces > 0
+    assert max(sizes) > 2  # the split's hulls were decided together
