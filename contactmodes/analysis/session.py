@@ -17,13 +17,14 @@ second response for ``task=True``.
 from __future__ import annotations
 
 import functools
+import threading
 import time
 from functools import cached_property
 from typing import Iterable, Iterator, Sequence
 
 import numpy as np
 
-from polytopes import NumericalError, Polytope, RayPool, empty_stacked, is_empty, normalize_rows
+from polytopes import NumericalError, Polytope, RayPool, empty_stacked, in_threads, is_empty, normalize_rows
 from polytopes.batchlp import PADDED_CHUNK, preferred_kernel
 from polytopes.projection import support_first
 
@@ -56,6 +57,9 @@ the compiled batched simplex first (``AnalysisSession.box_kernel``; a cost knob)
 BOX_LPS_PER_MODE = 4
 """About how many support LPs a bounding box needs after the ray pool (measured on the zig-zag
 chain: 3–5), for ``AnalysisSession.box_kernel``'s estimate."""
+BOX_MODES_PER_THREAD = 256
+"""``AnalysisSession._boxes``: a thread computes the boxes of at least this many modes (fewer
+do not pay for the hand-off); the boxes of a few modes stay in the calling thread."""
 
 SEPARATION_FACTOR = 1e3
 """A pair of τ-sets is certified disjoint without an LP only when a facet separates them by this
@@ -628,7 +632,7 @@ class AnalysisSession:
         self.scaled = self.scaling.system
         self.has_task_eq = any(c.kind == "task" and c.type == "eq" for c in self.scaled.constraints)
         self._modes: dict[str, ModeSolution] = {}
-        self._pools: dict[bool, RayPool] = {}
+        self._pools: dict[tuple[bool, int], RayPool] = {}  # per (task, thread): a pool is not thread-safe
         self._banks: dict[tuple[bool, bool], EquationBank] = {}
         self._user_sets = UserSets(self.scaling)
         #: decides ``overlapping_pairs`` elsewhere when set (``contactmodes.analysis.distributed``:
@@ -678,11 +682,13 @@ class AnalysisSession:
 
     def _ray_pool(self, task: bool = True) -> RayPool:
         """The ``RayPool`` of recession rays met on this session's domains over τ'
-        (with or without task rows): hints for the bounding boxes of later modes, each checked on
-        the domain it serves."""
-        pool = self._pools.get(task)
+        (with or without task rows) in the calling thread (``_boxes`` shares boxes between
+        threads; a pool is not thread-safe): hints for the bounding boxes of later modes, each
+        checked on the domain it serves."""
+        key = (task, threading.get_ident())
+        pool = self._pools.get(key)
         if pool is None:
-            pool = self._pools[task] = RayPool(self.scaled.n_tau)
+            pool = self._pools[key] = RayPool(self.scaled.n_tau)
         return pool
 
     def mode(self, mode: str, where: str = "mode") -> ModeSolution:
@@ -817,6 +823,25 @@ class AnalysisSession:
         for sol, box in zip(sols, boxes):
             sol._provide("box", task, box)
 
+    def _boxes(self, modes: Sequence[str], task: bool) -> list[tuple[np.ndarray, np.ndarray]]:
+        """``box_scaled`` of every mode of ``modes``, with a progress stage; the boxes of many
+        modes by the compiled kernel (``box_kernel``) are shared by threads
+        (``polytopes.in_threads``; the kernel releases the GIL), each thread with its own ray
+        pool (``_ray_pool``): a box's values do not depend on which rays proved its unbounded
+        sides (``polytopes.Polytope.bounding_box``), so the boxes are those of one thread."""
+        sols = [self.mode(m) for m in modes]
+        boxes: list = [None] * len(sols)
+        lock = threading.Lock()
+        with stage(self.progress, "bounding boxes", len(sols)) as st:
+            def some(z: slice) -> None:
+                for i in range(z.start, z.stop):
+                    boxes[i] = sols[i].box_scaled(task)
+                    with lock:
+                        st.update(1, sols[i].mode)
+
+            in_threads(some, len(sols), BOX_MODES_PER_THREAD if self.box_kernel is not None else len(sols) + 1)
+        return boxes
+
     def _box_sweep(self, modes: Sequence[str], task: bool):
         """The bounding-box sweep along the first torque (the other axes checked), in blocks of
         ``SWEEP_BLOCK`` modes: yields ``(count, pairs)`` per block, ``count`` how many pairs of
@@ -825,11 +850,7 @@ class AnalysisSession:
         built only when called (a caller past its limit only counts). Stores nothing quadratic
         beyond one block."""
         self._prime_boxes(modes, task)
-        boxes = []
-        with stage(self.progress, "bounding boxes", len(modes)) as st:
-            for m in modes:
-                boxes.append(self.mode(m).box_scaled(task))
-                st.update(1, m)
+        boxes = self._boxes(modes, task)
         lo = np.array([b[0] for b in boxes])
         hi = np.array([b[1] for b in boxes])
         if lo.ndim == 2 and lo.shape[1] == 0:  # no torque: the boxes are the one point of R^0, all meet
