@@ -69,6 +69,30 @@ boxes of the overlap sweep (about half the time: some 400 000 support LPs, one c
 mode, the recession cone's double description for 6 800 of them), the enumeration (7 s), the
 batched responses (stacked SVDs, 5 s) and the emptiness batch (now compiled). Halving the boxes
 needs warm starts across modes or fewer sides per box, not tuning.
+
+Later the same day (``python benchmarks/bench_chain.py --kmin 8 --kmax 12 --overlaps-max-k 1
+--baseline '' --json-max-k 10``, idle machine, 2 cores; CPU s counts both threads):
+
+| k | after accel. | default CPU s | wall s | MB | --json CPU s | wall s | MB |
+|---|---|---|---|---|---|---|---|
+| 8 | 1408 | 2.33 | 1.93 | 217 | 4.64 | 4.26 | 236 |
+| 9 | 3072 | 3.36 | 2.67 | 286 | 10.10 | 9.20 | 306 |
+| 10 | 6656 | 6.23 | 4.78 | 466 | 26.93 | 24.65 | 487 |
+| 11 | 14336 | 14.71 | 10.81 | 917 | – | – | – |
+| 12 | 30720 | 33.81 | 24.58 | 1997 | – | – | – |
+
+Chain 12 by default against 6545e40 (the code before these changes, ``git archive``, run just
+before on the same idle machine): 55.2 s wall → 24.4–28.1 s over five runs (30.05 s with
+``CONTACTMODES_THREADS=1``); chain 10 ``--json`` 25.0 → 22.7–24.7 s, 0.5 GB; outputs
+byte-identical (``cmp``). What changed, in order of effect: a box side whose batched support LP
+leans on its artificial box is proven unbounded by the ray of its final basis (no recession LP, no
+double description); the sides of one box are decided in one compiled call
+(``polytopes._box_kernel``: NumPy's per-call overhead had cost more than the LPs); large LP
+batches, the stacked SVDs and the boxes of many modes are shared by threads
+(``polytopes._threads``; every LP, matrix and box is solved on its own, so the answers are one
+thread's); the sweep past its list limit only counts. Chain 12 time now: enumeration ~6 s,
+responses ~7 s (stacked SVDs 5 s of CPU), emptiness ~3 s, boxes ~7 s, the sweep counting 359
+million candidate pairs ~3 s.
 """
 
 from __future__ import annotations
