@@ -82,7 +82,7 @@ Later the same day (``python benchmarks/bench_chain.py --kmin 8 --kmax 12 --over
 | 12 | 30720 | 33.81 | 24.58 | 1997 | – | – | – |
 
 Chain 12 by default against 6545e40 (the code before these changes, ``git archive``, run just
-before on the same idle machine): 55.2 s wall → 24.4–28.1 s over five runs (30.05 s with
+before on the same idle machine): 55.2 s wall → 24.4–25.8 s over three runs (30.05 s, before the boxes were threaded, with
 ``CONTACTMODES_THREADS=1``); chain 10 ``--json`` 25.0 → 22.7–24.7 s, 0.5 GB; outputs
 byte-identical (``cmp``). What changed, in order of effect: a box side whose batched support LP
 leans on its artificial box is proven unbounded by the ray of its final basis (no recession LP, no
