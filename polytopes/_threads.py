@@ -22,9 +22,13 @@ T = TypeVar("T")
 
 MAX_THREADS = 8
 """The most threads used by default (more cores than this are left to other work)."""
-MIN_PER_THREAD = 256
+MIN_PER_THREAD = 512
 """A thread gets at least this many problems of a batch (below, the hand-off costs more than it
-saves); a batch of fewer than ``2 * MIN_PER_THREAD`` runs in the calling thread."""
+saves); a batch of fewer than ``2 * MIN_PER_THREAD`` runs in the calling thread. With 256 the
+6-contact snake's control steps (a few hundred kinematic LPs of ~3.5 µs per call) took 14.4 ms
+instead of 10.5 ms (``benchmarks/bench_generic_replay.py``): hand-offs of a fraction of a
+millisecond do not pay; the analyses' batches of 1024 LPs (the emptiness and enumeration chunks)
+still do."""
 
 
 def _default_threads() -> int:
