@@ -111,6 +111,29 @@ the snake, the quadruped and RHex recorded before the change, bit for bit). What
 
 The numbers move by up to a factor of 3 with the load from run to run: compare within one run
 and with the MuJoCo steps/s of each arm.
+
+Run 3 (2026-11-26, a later session: ``--baseline 6545e40``, that session's final code; idle
+machine, the MuJoCo steps/s of the two arms alike except the quadruped's), ms:
+
+=========  ======  ===========  =====  ======  ======  ======  =====
+example    code    MuJoCo st/s  steps  median  p99     max     first
+=========  ======  ===========  =====  ======  ======  ======  =====
+brace      now     447 576      99     1.24    1.99    2.76    7
+brace      before  450 468      99     1.24    2.21    3.26    10
+quadruped  now     117 004      199    1.40    2.31    27.58   146
+quadruped  before  170 669      199    1.38    3.00    34.67   585
+snake      now     352 899      29     9.81    24.52   28.30   100
+snake      before  345 209      29     9.75    29.49   35.12   242
+rhex       now     209 895      49     0.89    53.87   54.66   225
+rhex       before  214 511      49     1.06    115.60  116.97  570
+=========  ======  ===========  =====  ======  ======  ======  =====
+
+Medians unchanged; maxima 1.2–2.1× lower and first steps 2.4–4× faster (the slow path's
+screen of the other modes and its batched hulls, the pivots from LAPACK's ``geqp3``:
+``bench_generic_replay.py``). Still not met: the snake's median (~10 ms) and every example's
+max but the brace's. An earlier run the same morning, with LP batches of 512 or more shared
+by threads, had the snake at 14.0 ms median: hand-offs of a fraction of a millisecond do not
+pay, so only batches of 1024 LPs or more are shared now (``polytopes._threads``).
 """
 
 from __future__ import annotations
