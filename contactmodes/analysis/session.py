@@ -863,7 +863,8 @@ class AnalysisSession:
         gap = tolerances.CONSISTENCY_RTOL * max(1.0, float(finite.max(initial=0.0)))
         order = np.argsort(lo[:, 0], kind="stable")
         loT, hiT = np.ascontiguousarray(lo[order].T), np.ascontiguousarray(hi[order].T)
-        ends = np.searchsorted(loT[0], hiT[0] + gap, side="right")
+        hiG = hiT + gap
+        ends = np.searchsorted(loT[0], hiG[0], side="right")
         N = len(order)
         for a0 in range(0, N, SWEEP_BLOCK):
             a1 = min(N, a0 + SWEEP_BLOCK)
@@ -873,8 +874,14 @@ class AnalysisSession:
             rows, cols = np.arange(a0, a1)[:, None], np.arange(a0 + 1, end)[None, :]
             ok = (cols > rows) & (cols < ends[a0:a1, None])
             for k in range(loT.shape[0]):
-                ok &= loT[k, a0 + 1:end][None, :] <= hiT[k, a0:a1, None] + gap
-                ok &= loT[k, a0:a1, None] <= hiT[k, a0 + 1:end][None, :] + gap
+                # a comparison every pair of the block passes (max lo <= min hi, most sides being
+                # infinite) is skipped: the same mask (a NaN fails the test, so it is compared)
+                lo_c, hi_r = loT[k, a0 + 1:end], hiG[k, a0:a1]
+                if not lo_c.max() <= hi_r.min():
+                    ok &= lo_c[None, :] <= hi_r[:, None]
+                lo_r, hi_c = loT[k, a0:a1], hiG[k, a0 + 1:end]
+                if not lo_r.max() <= hi_c.min():
+                    ok &= lo_r[:, None] <= hi_c[None, :]
             count = int(np.count_nonzero(ok))
             if count:
                 yield count, functools.partial(_block_pairs, order, a0, ok)
