@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import _threads
 from . import tolerances as tol
 
 
@@ -105,8 +106,6 @@ def stacked_svd(A: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     ``s`` (B, min(m, n)), ``Vt`` (B, n, n), each matrix's the same bits as its own SVD (LAPACK
     runs on one matrix at a time), a large stack cut into slices that threads share (LAPACK
     releases the GIL; ``polytopes._threads``)."""
-    from . import _threads
-
     B, m, n = A.shape
     U, s, Vt = np.empty((B, m, m)), np.empty((B, min(m, n))), np.empty((B, n, n))
 

@@ -55,6 +55,16 @@ def _as_array(name: str, value: Any, ndim: int) -> np.ndarray:
     return arr
 
 
+
+def _side_directions(n: int, ks: Sequence[int]) -> np.ndarray:
+    """The directions of a box's sides over the coordinates ``ks`` (k,) of ``R^n``: ``(2k, n)``,
+    ``+e_k`` for the upper sides, then ``-e_k`` for the lower ones."""
+    k = len(ks)
+    E = np.zeros((2 * k, n))
+    E[np.arange(k), ks] = 1.0
+    E[k + np.arange(k), ks] = -1.0
+    return E
+
 class Polytope:
     """Convex polyhedron ``{x in R^n : A x <= b, C x = d}`` in H-representation.
 
@@ -800,25 +810,30 @@ class Polytope:
         E = np.zeros((len(sides), self.dim))
         E[np.arange(len(sides)), [ks[i] for i, _ in sides]] = [sg for _, sg in sides]
         values = np.full(len(sides), np.nan)
-        rays = []
+        rays: list[np.ndarray] = []
         if kernel is not None:
-            values, found = self._batched_support(E, kernel)  # unbounded sides: rays from the bases
-            rays.extend(found)
-        todo = np.flatnonzero(np.isnan(values))
-        answers: list[tuple[float, np.ndarray | None, np.ndarray | None]] = [(float(v), None, None) for v in values]
-        if todo.size:
-            for t, ans in zip(todo, self._inner_lps(E[todo])):
-                answers[t] = ans
-        for (i, sg), (value, _, ray) in zip(sides, answers):
+            values, rays = self._batched_support(E, kernel)  # unbounded sides: rays from the bases
+        self._settle_sides(E, values, rays, pool)
+        for (i, sg), value in zip(sides, values.tolist()):
             if sg > 0:
                 hi[i] = value
             else:
                 lo[i] = -value
-            if ray is not None:
-                rays.append(ray)
+        return lo, hi
+
+    def _settle_sides(self, E: np.ndarray, values: np.ndarray, rays: list[np.ndarray],
+                      pool: RayPool | None) -> None:
+        """The end of a box: the supports along the rows of ``E`` (S, n) still NaN in ``values``
+        (S,) by single verified LPs (``_inner_lps``), written into ``values``; the rays found
+        (theirs added to ``rays``, (n,) each) join ``pool`` when it is of the set's dimension."""
+        todo = np.flatnonzero(np.isnan(values))
+        if todo.size:
+            for t, (value, _, ray) in zip(todo, self._inner_lps(E[todo])):
+                values[t] = value
+                if ray is not None:
+                    rays.append(ray)
         if rays and pool is not None and pool.dim == self.dim:
             pool.add(np.array(rays))
-        return lo, hi
 
     def _compiled_sides(self, kernel: str) -> bool:
         """Whether the box's sides go through ``polytopes._box_kernel`` (``kernel`` resolves to
@@ -838,24 +853,13 @@ class Polytope:
 
         h = self._hull()
         k, d = len(ks), h.N.shape[1]
-        E = np.zeros((2 * k, self.dim))
-        E[np.arange(k), ks] = 1.0
-        E[k + np.arange(k), ks] = -1.0
-        pooled = pool is not None and pool.dim == self.dim
-        R = pool.rays @ h.N if pooled and len(pool) else np.zeros((0, d))
+        E = _side_directions(self.dim, ks)
+        R = pool.rays @ h.N if pool is not None and pool.dim == self.dim and len(pool) else np.zeros((0, d))
         values, W = np.empty(2 * k), np.empty((2 * k, d))
         n_rays = _box_kernel.box_sides(np.ascontiguousarray(h.V), h.gamma + h.relax, -(E @ h.N), E @ h.x0,
                                        _tol.BATCH_LP_BOUND * self._feas().scale, np.ascontiguousarray(R),
                                        np.ones(2 * k, dtype=np.bool_), values, W)
-        rays = [h.N @ w for w in W[:n_rays]]
-        todo = np.flatnonzero(np.isnan(values))
-        if todo.size:
-            for t, (value, _, ray) in zip(todo, self._inner_lps(E[todo])):
-                values[t] = value
-                if ray is not None:
-                    rays.append(ray)
-        if rays and pooled:
-            pool.add(np.array(rays))
+        self._settle_sides(E, values, [h.N @ w for w in W[:n_rays]], pool)
         return -values[k:], values[:k].copy()
 
     @staticmethod
@@ -889,9 +893,7 @@ class Polytope:
                 up, down = P._unbounded_axes(ks, own_pool)
             else:
                 up = down = np.zeros(k, dtype=bool)
-            E = np.zeros((2 * k, P.dim))
-            E[np.arange(k), ks] = 1.0
-            E[k + np.arange(k), ks] = -1.0
+            E = _side_directions(P.dim, ks)
             jobs.append((i, ks, h, E[np.concatenate([~up, ~down])], up, down))
         solved = batchlp.solve_stacked([polys[i]._support_lps(E) for i, _, _, E, _, _ in jobs], fallback=False,
                                        kernel=kernel)
