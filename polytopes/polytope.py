@@ -641,6 +641,18 @@ class Polytope:
         Polytope.are_empty(polytopes)
         Polytope._prime_hulls(polytopes)
 
+    @staticmethod
+    def prepare_hulls(polytopes: Sequence["Polytope"]) -> None:
+        """Decide the emptiness of every polytope of the sequence alone (``is_empty``: its own
+        LP, the floats it gets alone) and then their affine hulls together (the thin sets'
+        implicit-equality LPs in one batch per round, ``polytopes._feasibility.hulls``: each
+        hull the one it gets alone, bit for bit), cached on each. For callers whose later floats
+        must not depend on what else is prepared with a set (``regions.difference``, the generic
+        controller's slow path); ``prepare_many`` batches the emptiness LPs too."""
+        for P in polytopes:
+            P.is_empty()
+        Polytope._prime_hulls(polytopes)
+
     def witness(self) -> np.ndarray | None:
         """A point (n,) of the set by the emptiness rule: its max-slack point (within
         ``FEASIBILITY_TOL`` times the data scale of every row; inside when the set has an

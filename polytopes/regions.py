@@ -53,22 +53,13 @@ def _halfspace(P: Polytope, a: np.ndarray, b: float) -> Polytope:
     return P.intersect(Polytope(a.reshape(1, -1), np.array([b])))
 
 
-def _prepare(polys: list[Polytope]) -> None:
-    """Decide the emptiness of each of ``polys`` alone (``is_empty``) and then their affine
-    hulls together (``Polytope.prepare_many``: the implicit-equality LPs of the thin ones in one
-    batch per round, each set's hull the one it gets alone, bit for bit), cached on each."""
-    for P in polys:
-        P.is_empty()
-    Polytope.prepare_many(polys)
-
-
 def _split(R: Polytope, Q: Polytope, dim: int) -> list[Polytope]:
     """Pieces of ``R − Q`` (closures) of affine dimension ``dim``.
 
     The sets the loop asks the dimension of (the piece beyond each facet of ``Q`` and what is
     left inside it) are built ``SPLIT_CHUNK`` facets ahead and their hulls computed together
-    (``_prepare``): the same sets and the same decisions as one at a time (the loop stops at the
-    same facet; at most ``SPLIT_CHUNK - 1`` facets' sets are prepared beyond it)."""
+    (``Polytope.prepare_hulls``): the same sets and the same decisions as one at a time (the loop
+    stops at the same facet; at most ``SPLIT_CHUNK - 1`` facets' sets are prepared beyond it)."""
     out: list[Polytope] = []
     inside = R
     rows = list(zip(Q.A, Q.b))
@@ -79,7 +70,7 @@ def _split(R: Polytope, Q: Polytope, dim: int) -> list[Polytope]:
             piece = _halfspace(ins, -a, -b)
             ins = _halfspace(ins, a, b)
             chunk.append((piece, ins))
-        _prepare([P for pair in chunk for P in pair])
+        Polytope.prepare_hulls([P for pair in chunk for P in pair])
         for piece, ins in chunk:
             if piece.affine_dimension() == dim:
                 out.append(piece.reduce())

@@ -94,10 +94,7 @@ def slow_optimum(session: AnalysisSession, mode: str, others: list, lo, hi, coun
         inter = intersect_domains(K, To)
         if inter is not None:
             inters.append(inter)
-    if len(inters) > 1:  # each emptiness decided alone, the hulls together: the same dimensions
-        for inter in inters:
-            inter.is_empty()
-        Polytope.prepare_many(inters)
+    Polytope.prepare_hulls(inters)  # each emptiness decided alone, the hulls together: the same dimensions
     removed = [inter for inter in inters if inter.affine_dimension() == dim]
     pieces = difference(K, removed) if removed else [K]
     val, tau, piece = maximize_pieces(pieces, grad, offset)
