@@ -140,6 +140,11 @@ class GenericController:
     one, else the rigid model's ``q̈`` in the chosen mode under the returned torque
     (``controllers.simulation.prediction.rigid_qdd``; ``None`` when not unique).
 
+    The rigid model's ``q̈`` is the loop's measurement of the controller, not part of the
+    control: it is computed when ``predicted_qdd`` is first read after a call (the loop reads it
+    once per step), so a call's time is the controller's alone — the step time issue 24 targets
+    (``benchmarks/bench_mujoco_examples.py``). The same numbers as computing it in the call.
+
     Parameters
     ----------
     inner : callable
@@ -152,23 +157,35 @@ class GenericController:
         self.inner = inner
         self.mechanism = loaded.mechanism
         self.mu = np.asarray(loaded.system.mu, float)
-        self.predicted_qdd: np.ndarray | None = None
+        self._predicted: np.ndarray | None = None
+        self._pending: tuple | None = None  # (q, qdot, tau, mode) of the call whose q̈ is not computed yet
         self.predicted_mode: str | None = None
 
-    def __call__(self, q: np.ndarray, qdot: np.ndarray) -> np.ndarray:
-        from .prediction import rigid_qdd
+    @property
+    def predicted_qdd(self) -> np.ndarray | None:
+        """``(n_q,)`` the predicted ``q̈`` of the last call (class doc), or ``None``."""
+        if self._pending is not None:
+            q, qdot, tau, mode = self._pending
+            self._pending = None
+            from .prediction import rigid_qdd
 
+            self._predicted = rigid_qdd(self.mechanism, q, qdot, tau, mode, self.mu)
+        return self._predicted
+
+    def __call__(self, q: np.ndarray, qdot: np.ndarray) -> np.ndarray:
         tau = np.asarray(self.inner(q, qdot), dtype=float)
         last = getattr(self.inner, "last", None)
         mode = getattr(last, "mode4", None)
         self.predicted_mode = mode
         own = getattr(self.inner, "predicted_qdd", None)
+        self._pending = None
         if own is not None:
-            self.predicted_qdd = np.asarray(own, float)
+            self._predicted = np.asarray(own, float)
         elif mode is not None:
-            self.predicted_qdd = rigid_qdd(self.mechanism, q, qdot, tau, mode, self.mu)
+            self._predicted = None
+            self._pending = (np.array(q, dtype=float), np.array(qdot, dtype=float), tau.copy(), mode)
         else:
-            self.predicted_qdd = None
+            self._predicted = None
         return tau
 
 

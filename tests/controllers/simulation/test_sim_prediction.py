@@ -81,3 +81,36 @@ def test_control_holds_the_brace_and_scores_its_predictions(tmp_path):
     window = doc["prediction"]["windows"]["mode_agrees"]
     assert window["steps"] == 19
     assert max(window["rmse"].values()) < 0.05
+
+
+class _FixedMode:
+    """A controller that returns a given torque and reports a given mode (``last.mode4``)."""
+
+    def __init__(self, tau, mode):
+        self.tau, self.mode = tau, mode
+        self.last = None
+
+    def __call__(self, q, qdot):
+        self.last = type("Last", (), {"mode4": self.mode})()
+        return np.array(self.tau, dtype=float)
+
+
+def test_generic_controller_predicts_the_last_calls_qdd_when_read():
+    """``GenericController.predicted_qdd`` is computed when read (not in the timed call), for the
+    state, torque and mode of the last call — the closed form of the sliding block, also when a
+    second call came before the read; ``None`` without a mode."""
+    from controllers.simulation.registry import GenericController
+
+    loaded = _block()
+    inner = _FixedMode([12.0], "RR")
+    g = GenericController(inner, loaded)
+    g(loaded.q, loaded.qdot)
+    assert g._pending is not None  # nothing computed in the call
+    inner.tau, inner.mode = [-12.0], "LL"
+    g(loaded.q, -loaded.qdot)
+    np.testing.assert_allclose(g.predicted_qdd, [(-12.0 + MU * M * G) / M, 0.0, 0.0], atol=1e-12)
+    assert g.predicted_qdd is g.predicted_qdd  # computed once
+    assert g.predicted_mode == "LL"
+    inner.mode = None
+    g(loaded.q, loaded.qdot)
+    assert g.predicted_qdd is None and g.predicted_mode is None
