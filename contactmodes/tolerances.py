@@ -97,6 +97,17 @@ units (say, mm instead of m) does not change a decision.
     box): far beyond the LP tolerances (``polytopes.tolerances.LP_PRIMAL_TOL``) and the rounding
     between the layout's and the session's domains, so the exact LP could not find a point.
     Anything less certain goes to the exact LP.
+``SCREEN_MARGIN``
+    Generic controller's screened step (``contactmodes.realtime.torque_screen``): a prefix of
+    contact letters is taken as admitting no solution at the candidate's torque ``τ°`` (every
+    mode below it has ``τ° ∉ T_c'``) when one verified max-slack LP over ``(q̈, f)`` shows every
+    point violating a row of the prefix's relaxation (normalized) by more than ``SCREEN_MARGIN ·
+    max(1, ‖τ°‖_∞)`` (nondimensional). A hundred times the fast point test's ``POINT_TOL``
+    (``controllers.generic.search``), which tests the same membership on the domains' rows: a
+    mode the screen leaves out is one that test finds ``τ°`` far outside of, so a screened step
+    takes the fast path's answer (compared step by step with the unscreened search in
+    ``tests/controllers/generic/test_screened_search.py``). Anything less certain survives the
+    screen.
 
 Range limits (inputs outside them are rejected with an error naming the field)
 ---------------------------------------------------------------------------------
@@ -152,3 +163,4 @@ LOCATE_BOX_RTOL: float = 1e-7
 SEPARATION_RESID_RTOL: float = 1e-9
 SEPARATION_ACTIVE_FACTOR: float = 1e3
 MEETS_MARGIN: float = 1e-6
+SCREEN_MARGIN: float = 1e-4

@@ -146,7 +146,8 @@ class KinematicTest:
 
 
 def kinematic_test(layout: "Layout", banks: "Banks", counters: "StepCounters | None" = None,
-                   kernel: str = "auto", prune: bool | None = None) -> KinematicTest:
+                   kernel: str = "auto", prune: bool | None = None, exclude=None,
+                   subset: np.ndarray | None = None) -> KinematicTest:
     """The first stage of ``kinematic``: footnote 5's strict-slack LP of every candidate in
     one batch, warm-started from the previous step's bases.
 
@@ -176,6 +177,16 @@ def kinematic_test(layout: "Layout", banks: "Banks", counters: "StepCounters | N
     prune : bool, optional
         Prune by prefixes (above); ``None`` (default): when the layout has more than
         ``PREFIX_MIN_CANDIDATES`` candidates and more than one contact.
+    exclude : callable, optional
+        Passed to ``PrefixPruning.candidates`` (implies ``prune``): prefixes left out before
+        their LPs (``contactmodes.realtime.torque_screen``: no mode below them admits a torque).
+        The candidates it leaves out are *not* decided infeasible by kinematics: they count as
+        infeasible in the returned test, which is then the test of the screened candidates only
+        (what ``controllers.generic.search`` needs at a screened step, never an enumeration).
+    subset : numpy.ndarray, optional
+        Test only these candidates (positions in ``Layout.modes``), each by its own LP as above,
+        without prefixes; the others count as infeasible in the returned test, as with
+        ``exclude``. Each decision is the one the whole test takes.
 
     Returns
     -------
@@ -199,13 +210,21 @@ def kinematic_test(layout: "Layout", banks: "Banks", counters: "StepCounters | N
     if prune is None:
         prune = N > PREFIX_MIN_CANDIDATES and layout.structure.k > 1
     cand, pruning = None, None
-    if prune:
+    if subset is not None:
+        cand = np.unique(np.asarray(subset, dtype=np.int64))
+        if layout._prefix is None:
+            layout._prefix = PrefixPruning(layout)
+        pruning = layout._prefix
+        cost, lo, hi, art, kin_rows = cost[cand], lo[cand], hi[cand], art[cand], kin_rows[cand]
+        if warm is not None:
+            warm = warm[cand]
+    elif prune or exclude is not None:
         margin = tolerances.STRICT_MARGIN * max(1.0, float(np.abs(J).max(initial=0.0)),
                                                 float(np.abs(c).max(initial=0.0)))
         if layout._prefix is None:
             layout._prefix = PrefixPruning(layout)
         pruning = layout._prefix
-        cand = pruning.candidates(J, c, margin, kern, counters)
+        cand = pruning.candidates(J, c, margin, kern, counters, exclude)
         cost, lo, hi, art, kin_rows = cost[cand], lo[cand], hi[cand], art[cand], kin_rows[cand]
         if warm is not None:
             warm = warm[cand]

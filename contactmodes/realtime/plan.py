@@ -52,6 +52,7 @@ from contactmodes import tolerances
 from contactmodes.realtime import kernels
 from contactmodes.realtime.kinematic import KinematicTest, kinematic_test
 from contactmodes.realtime.prefix import PrefixPruning
+from contactmodes.realtime.torque_screen import TorqueScreen
 from contactmodes.errors import ContactModelError
 from contactmodes.modes.contact_conditions import VelocityPattern, contact_rows
 from contactmodes.modes.response import BatchedResponses, batched_responses, pivot_choice
@@ -414,6 +415,7 @@ class Layout:
             per_contact.append(opts)
         self.options = per_contact
         self._prefix: PrefixPruning | None = None
+        self._screen: TorqueScreen | None = None
         modes: list[str] = []
         eq_rows: list[list[int]] = []
         geq_rows: list[list[int]] = []
@@ -509,18 +511,27 @@ class Layout:
         return test.feasible
 
     def kinematic_test(self, banks: Banks, counters: StepCounters | None = None,
-                       kernel: str = "auto", prune: bool | None = None) -> "KinematicTest":
+                       kernel: str = "auto", prune: bool | None = None, exclude=None,
+                       subset: np.ndarray | None = None) -> "KinematicTest":
         """The first stage of ``kinematic``: footnote 5's strict-slack LPs of the candidates in one
         warm-started batch, pruned by prefixes for large layouts
         (``contactmodes.realtime.kinematic.kinematic_test``, which documents the stages, the
-        arguments and the errors).
+        arguments — the screen ``exclude`` and the ``subset`` — and the errors).
 
         Returns
         -------
         KinematicTest
             Its ``decided`` candidates are final; ``KinematicTest.resolve`` decides the others.
         """
-        return kinematic_test(self, banks, counters, kernel, prune)
+        return kinematic_test(self, banks, counters, kernel, prune, exclude, subset)
+
+    @property
+    def screen(self) -> TorqueScreen:
+        """The layout's ``contactmodes.realtime.torque_screen.TorqueScreen`` (built on first use;
+        it keeps its prefixes' warm starts)."""
+        if self._screen is None:
+            self._screen = TorqueScreen(self)
+        return self._screen
 
     # ------------------------------------------------------------------ responses
     def responses(self, banks: Banks, index: np.ndarray, objective, counters: StepCounters | None = None,

@@ -230,7 +230,7 @@ class PrefixPruning:
         return np.isfinite(bound) & (bound + rounding <= margin)
 
     def candidates(self, J: np.ndarray, c: np.ndarray, margin: float, kernel: str = "auto",
-                   counters=None) -> np.ndarray:
+                   counters=None, exclude=None) -> np.ndarray:
         """The layout positions of the candidates no pruned prefix covers (module doc).
 
         Parameters
@@ -245,20 +245,30 @@ class PrefixPruning:
             The simplex kernel (``polytopes.batchlp.simplex_batch``) and of the certificates.
         counters : StepCounters, optional
             ``lps`` += the prefix LPs solved (second solves included).
+        exclude : callable, optional
+            ``exclude(level, ids) -> (len(ids),) bool``: prefixes to leave out before their
+            kinematic LPs, and at ``level = k`` the candidates left out of the answer
+            (``contactmodes.realtime.torque_screen.TorqueScreen.excluder``: no mode below them
+            admits a given torque). Default none.
 
         Returns
         -------
         numpy.ndarray
             Increasing int64 positions in ``Layout.modes``; every other candidate has a pruned
-            prefix (a certificate, at this state, that it is kinematically infeasible).
+            prefix (a certificate, at this state, that it is kinematically infeasible) or one
+            ``exclude`` left out.
         """
         F, f = self._bank(J, c, margin)
         ids = np.arange(self.radix[0], dtype=np.int64)
         for level in range(1, self.k):
+            if ids.size and exclude is not None:
+                ids = ids[~exclude(level, ids)]
             if ids.size == 0:
                 break
             ids = ids[~self._pruned(level, ids, F, f, margin, kernel, counters)]
             ids = (ids[:, None] * self.radix[level] + np.arange(self.radix[level])).reshape(-1)
+        if ids.size and exclude is not None:
+            ids = ids[~exclude(self.k, ids)]
         return ids
 
 

@@ -71,7 +71,8 @@ class StepRecord(NamedTuple):
     wall_time : float
         Wall time of the step (s).
     n_modes : int
-        Modes known to be kinematically feasible.
+        Modes known to be kinematically feasible (at a screened step, of the modes the screen
+        kept: ``OptimalResult.screened``).
     status : str
         One of ``STATUSES``.
     n_examined : int
@@ -156,7 +157,7 @@ class OptimalControllerBase:
     def reset(self) -> None:
         """Clear the log, the counters and the error messages (not the engine)."""
         self.log: list[StepRecord] = []
-        self.counts = {**{s: 0 for s in STATUSES}, "nudged": 0, "slow_steps": 0}
+        self.counts = {**{s: 0 for s in STATUSES}, "nudged": 0, "slow_steps": 0, "screened_steps": 0}
         self.paths = {**{s: 0 for s in PATHS}, "lp_fallbacks": 0, "svd_fallbacks": 0}
         self.errors: list[str] = []
         self.last: OptimalResult | None = None
@@ -178,6 +179,7 @@ class OptimalControllerBase:
         self.counts[res.status] += 1
         self.counts["nudged"] += int(res.nudged)
         self.counts["slow_steps"] += int(res.n_slow > 0)
+        self.counts["screened_steps"] += int(res.screened)
         self.paths[path] += 1
         if path != "precomputed":  # a stored answer's fallbacks were counted when it was computed
             self.paths["lp_fallbacks"] += res.lp_fallbacks
@@ -250,6 +252,11 @@ class UnambiguousOptimalController(OptimalControllerBase):
         Contacts whose gap exceeds this (length units) are left out of the step, their force
         zero, ``S`` in the logged mode (``MechanismStep``); default ``GAP_RTOL`` times the
         mechanism's characteristic length, ``inf`` keeps every contact.
+    screen : bool, optional
+        Screen steps whose ``modes`` accept few of many candidate modes
+        (``controllers.generic.search``, *Screened steps*; default ``True``): the same torques,
+        modes and values, with ``n_modes`` counting only the modes the screen kept. ``False``
+        searches every feasible mode at every step (``n_modes`` the whole count).
 
     Raises
     ------
@@ -264,7 +271,7 @@ class UnambiguousOptimalController(OptimalControllerBase):
     ``controllers.generic.search.plan_objective``); every decision is taken on the
     nondimensional problem. Attributes: ``log`` (``StepRecord`` per call; ``t`` the call's
     index), ``last`` (the last ``OptimalResult``: mode, prediction, statuses and counts),
-    ``counts`` (per status, plus ``"nudged"``, ``"slow_steps"``), ``paths`` (per path, plus
+    ``counts`` (per status, plus ``"nudged"``, ``"slow_steps"``, ``"screened_steps"``), ``paths`` (per path, plus
     ``"lp_fallbacks"``, ``"svd_fallbacks"``), ``errors``, ``step_ms``, ``stats()``,
     ``compile_seconds``, ``touchdowns`` (``(step index, Touchdown)`` per touchdown handled),
     ``last_touchdown`` (the last step's ``Touchdown`` or ``None``); ``reset()`` clears them.
@@ -272,7 +279,7 @@ class UnambiguousOptimalController(OptimalControllerBase):
 
     def __init__(self, system, objective: LinearObjective, limits=None, modes=None, *,
                  normal_velocity_tol: float | None = None, gap_tol: float | None = None,
-                 pseudo_impulse: float = 0.0, touching_velocity_tol: float | None = None) -> None:
+                 pseudo_impulse: float = 0.0, touching_velocity_tol: float | None = None, screen: bool = True) -> None:
         if isinstance(system, (str, Path)):
             from contactmodes.system_file.loader import load_system
 
@@ -299,9 +306,11 @@ class UnambiguousOptimalController(OptimalControllerBase):
         if not (math.isfinite(float(pseudo_impulse)) and float(pseudo_impulse) >= 0.0):
             raise ContactModelError(f"pseudo_impulse: must be a finite duration >= 0 s, got {pseudo_impulse!r}")
         self.pseudo_impulse = float(pseudo_impulse)
+        self.screen = bool(screen)
         self.touchdowns: list = []
         self.last_touchdown: Touchdown | None = None
         self.S = mech.actuator_matrix()
+        self._accepts: dict[tuple, Callable[[str], bool]] = {}
         super().__init__(objective, _mode_filter(modes, template.contacts))
 
     def step_model(self, q, qdot) -> MechanismStep:
@@ -321,7 +330,7 @@ class UnambiguousOptimalController(OptimalControllerBase):
 
     def solve(self, q, qdot, **kwargs) -> OptimalResult:
         """``optimize`` at ``(q, q̇)`` on this controller's engine, without logging (``kwargs``:
-        ``force_slow``, ``lazy``); at a touchdown state, at ``(q, q̇⁺)`` of the impact outcome
+        ``force_slow``, ``lazy``, ``screen``); at a touchdown state, at ``(q, q̇⁺)`` of the impact outcome
         ``controllers.generic.touchdown.resolve_touchdown`` chooses (kept in ``last_touchdown``)."""
         self.last_touchdown = None
         td: Touchdown | None = None
@@ -339,8 +348,13 @@ class UnambiguousOptimalController(OptimalControllerBase):
             lo, hi = torque_box(td, lo, hi)
         accept = self.accept
         if accept is not None and len(step.contacts) != len(step.all_contacts):
-            full = accept
-            accept = lambda m: full(step.label(m))  # noqa: E731 - the filter names all contacts
+            # the filter names all contacts; one wrapper per set of present contacts, so that the
+            # engine's per-layout mask of accepted modes is kept (Engine.accepted: by identity)
+            wrapped = self._accepts.get(step.contacts)
+            if wrapped is None:
+                full, label = accept, step.label
+                wrapped = self._accepts[step.contacts] = lambda m: full(label(m))
+            accept = wrapped
         res = optimize(step, self.objective_plan, lo, hi, self.engine, accept=accept, label=step.label, **kwargs)
         if td is not None and td.torque_set is not None:
             self.last_touchdown = replace(td, torque_in_set=td.contains_torque(res.tau))
@@ -348,7 +362,8 @@ class UnambiguousOptimalController(OptimalControllerBase):
 
     def __call__(self, q, qdot) -> np.ndarray:
         self.last_touchdown = None
-        res = self._run(float(len(self.log)), lambda: (self.solve(q, qdot), None), self.template.n_tau)
+        res = self._run(float(len(self.log)), lambda: (self.solve(q, qdot, screen=self.screen), None),
+                        self.template.n_tau)
         td = self.last_touchdown
         if td is not None:
             self.touchdowns.append((len(self.log) - 1, td))

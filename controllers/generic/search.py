@@ -23,6 +23,24 @@ centre. When no mode meets the task rows the search runs again without them
 (``"task_dropped"``). Modes whose kinematic LP the batch leaves undecided (near rest) are
 resolved only where the answer can depend on them (*pending* modes, ``_Modes``).
 
+*Screened steps* (``_screened``). When the mode filter accepts few modes
+(``SCREEN_MAX_CANDIDATES``) of a layout large enough for the prefix search
+(``contactmodes.realtime.prefix``; the snake that may only stick, ``FFFFFF`` of 4096), the
+point test against every feasible mode is most of the step, and most of those modes cannot hold
+the candidate's torque at all. Such a step first computes only the accepted modes (kinematic
+test, responses, domains, bound LPs), takes the best candidate's ``τ°``, and then runs the
+kinematic test's prefix search with a *screen* at ``τ°``
+(``contactmodes.realtime.torque_screen``: one verified LP per contact and letter proves that no
+mode with that letter there has ``τ°`` in its ``T_c'``, by ``SCREEN_MARGIN``); the modes the
+screen keeps get responses and domains and the usual point test. If the point test finds ``τ°``
+in none of them, ``τ°`` is the fast path's answer — the same torque, mode and value as the
+whole search, which would examine this candidate first and stop there; anything else (a
+candidate resolved infeasible, ``τ°`` in a kept mode's ``T_c'``) runs the whole search. A
+screened step decides the feasibility of the kept modes only (``OptimalResult.n_modes``,
+``screened``). For the snake: 3 modes kept of 288, about 2 ms instead of 8–10 ms a step
+(``benchmarks/bench_mujoco_examples.py``); the same answers at every recorded state
+(``tests/controllers/generic/test_generic_replay.py``, ``test_screened_search.py``).
+
 Everything here is nondimensional (the plan's units): ``plan_objective`` converts a user
 objective at a step, ``optimize`` converts torques and values back.
 
@@ -48,6 +66,7 @@ from contactmodes.analysis.session import AnalysisSession
 from contactmodes.realtime import kernels
 from contactmodes.tolerances import MEETS_MARGIN
 from contactmodes.realtime.plan import W_BOUND, Layout, StepCounters, Structure, domain_lp_rows
+from contactmodes.realtime.prefix import PREFIX_MIN_CANDIDATES
 from polytopes import batchlp
 from polytopes import lp
 from polytopes.errors import NumericalError
@@ -66,6 +85,9 @@ TIE_TOL = 1e-9
 """Relative tolerance (× ``max(1, |J|)``) of the stopping rule ``best >= β_next``."""
 SLACK_CAP = 1e6
 """Upper bound of the point test's slack variable (a point outside by more is outside)."""
+SCREEN_MAX_CANDIDATES = 4
+"""Steps whose filter accepts at most this many of a prefix-pruned layout's modes are screened
+first (``_screened``; module doc, *Screened steps*)."""
 STATUSES = ("optimal", "ambiguous", "task_dropped", "task_dropped_ambiguous", "no_mode", "error")
 """Every step status (``OptimalResult.status``): ``"optimal"`` the regular case; ``"ambiguous"``
 no accepted mode has a non-empty ``T*_c ∩ L`` (the best bound maximizer of ``T_c ∩ L`` is used);
@@ -94,7 +116,8 @@ class OptimalResult:
     status : str
         One of ``STATUSES``.
     n_modes : int
-        Modes known to be kinematically feasible (footnote 5).
+        Modes known to be kinematically feasible (footnote 5; at a screened step only those the
+        screen kept, ``screened``).
     n_examined : int
         Candidates examined for ambiguity.
     n_slow : int
@@ -115,6 +138,9 @@ class OptimalResult:
         Responses computed by the SVD.
     n_pending : int
         Candidates whose kinematic feasibility the step did not need to decide.
+    screened : bool
+        Whether the step was screened (module doc, *Screened steps*): then ``n_modes`` and
+        ``n_pending`` count only the modes the screen kept, and ``n_examined`` is 1.
     """
 
     tau: np.ndarray
@@ -134,6 +160,7 @@ class OptimalResult:
     lp_fallbacks: int = 0
     svd_fallbacks: int = 0
     n_pending: int = 0
+    screened: bool = False
 
 
 def _accepted(names: list, accept):
@@ -195,16 +222,19 @@ class _Modes:
     ``warm`` the layout's bound-LP warm starts (``_WarmStarts``, kept across steps by the
     ``Engine``); ``counters`` the step's work counts (``_Counters``), added to by every
     helper of the step that is given this object. ``session`` is the slow path's
-    ``AnalysisSession`` (built on first use)."""
+    ``AnalysisSession`` (built on first use). ``kin`` a kinematic test of the step already run
+    (``Layout.kinematic_test``; default: the whole test, run here) — a screened step's
+    (``_screened``) counts only some candidates; ``accepted`` the layout's accepted-mode mask
+    (``Engine.accepted``; default: ``accept`` asked per mode)."""
 
     def __init__(self, layout: Layout, banks, warm: _WarmStarts, counters: _Counters, objective: np.ndarray,
-                 lazy: bool = True, accept=None) -> None:
+                 lazy: bool = True, accept=None, kin=None, accepted: np.ndarray | None = None) -> None:
         self.layout = layout
         self.objective = objective
         self.n_tau = layout.structure.n_tau
         self.warm = warm
         self.counters = counters
-        self.kin = layout.kinematic_test(banks, counters)
+        self.kin = layout.kinematic_test(banks, counters) if kin is None else kin
         if not lazy:
             self.kin.resolve(self.kin.pending())
         undecided = ~self.kin.decided
@@ -216,7 +246,7 @@ class _Modes:
         self.alive.fill(True)
         self.names = [layout.modes[i] for i in self.index.tolist()]
         self.resp = layout.responses(banks, self.index, objective, counters)
-        self.accepted = _accepted(self.names, accept)
+        self.accepted = _accepted(self.names, accept) if accepted is None else accepted[self.index]
         self.dom = layout.domains(banks, self.resp)
         r = self.resp
         self.grad = r.grad
@@ -514,6 +544,52 @@ def _search(md: _Modes, step, lo, hi, task: bool, force_slow: bool):
     return best, [c for c in cands if md.alive[c[0]]] if md.n_dropped else cands, values, n_exam, n_slow
 
 
+def _screened(engine: "Engine", step, objective: np.ndarray, lo, hi, accept, lazy: bool):
+    """The search of a step with few accepted modes in a large layout, screened (module doc,
+    *Screened steps*): ``(md_c, j, β, τ°, cands, md)`` when the best candidate's ``τ°`` is
+    certified in no other mode's ``T_c'`` — ``md_c`` the accepted modes' ``_Modes`` (``j`` the
+    candidate's position there, ``cands`` as ``_search`` gives them), ``md`` the screened
+    modes' (their counts are the step's) — else ``None``, and the step is searched as before.
+
+    Only the first search (with the task rows) is screened; a best candidate resolved infeasible
+    (``_Modes.resolve``, as ``_search`` resolves it), a screen that leaves out the candidate
+    itself, and a ``τ°`` the point test finds in a screened mode's ``T_c'`` all give ``None``."""
+    st = engine.structure(step)
+    layout = st.layout(step.pattern)
+    if accept is None or st.k < 2 or len(layout.modes) <= PREFIX_MIN_CANDIDATES:
+        return None
+    mask = engine.accepted(layout, accept)
+    pos = mask.nonzero()[0]
+    if pos.size == 0 or pos.size > SCREEN_MAX_CANDIDATES:
+        return None
+    banks = st.banks(step.terms)
+    counters = _Counters()
+    warm = engine.warm_starts(layout)
+    md_c = _Modes(layout, banks, warm, counters, objective, lazy,
+                  kin=layout.kinematic_test(banks, counters, subset=pos), accepted=mask)
+    sel = (md_c.unique & md_c.feasible_t & md_c.alive & md_c.accepted).nonzero()[0]
+    sel, bound, tau0 = _bound_lps(md_c, sel, lo, hi, True)
+    order = (-bound).argsort(kind="stable").tolist()
+    sel_l, bound_l = sel.tolist(), bound.tolist()
+    cands = [(sel_l[i], bound_l[i], tau0[i]) for i in order if math.isfinite(bound_l[i])]
+    if not cands:
+        return None
+    j, beta, t0 = cands[0]
+    if md_c.n_pending and md_c.pending[j] and not md_c.resolve([j])[0]:
+        return None  # not kinematically feasible: the whole search takes the next candidate
+    kin = layout.kinematic_test(banks, counters, exclude=layout.screen.excluder(banks, t0, counters))
+    at = int(md_c.index[j])
+    if not (kin.feasible[at] or not kin.decided[at]):
+        return None  # the screen left out the candidate itself: no certificate
+    md = _Modes(layout, banks, warm, counters, objective, lazy, kin=kin, accepted=mask)
+    jo = int(np.searchsorted(md.index, at))
+    others = md.others(jo)
+    inside = _inside(md, others, t0)
+    if inside.any() and md.any_feasible(others[inside]):
+        return None
+    return md_c, j, beta, t0, cands, md
+
+
 class Engine:
     """Structures, layouts and warm starts kept across steps.
 
@@ -528,6 +604,25 @@ class Engine:
     def __init__(self) -> None:
         self.structures: dict[tuple, Structure] = {}
         self.warm: weakref.WeakKeyDictionary[Layout, _WarmStarts] = weakref.WeakKeyDictionary()
+        self._accepted: weakref.WeakKeyDictionary[Layout, dict] = weakref.WeakKeyDictionary()
+
+    def warm_starts(self, layout: Layout) -> _WarmStarts:
+        """The bound LPs' warm starts of ``layout`` (made on first use)."""
+        warm = self.warm.get(layout)
+        if warm is None:
+            warm = self.warm[layout] = _WarmStarts()
+        return warm
+
+    def accepted(self, layout: Layout, accept: Callable[[str], bool]) -> np.ndarray:
+        """``(N,)`` bool over ``layout.modes``: the modes ``accept`` lets be chosen, asked once per
+        layout and filter (kept while both live; the filter by identity)."""
+        per = self._accepted.get(layout)
+        if per is None:
+            per = self._accepted[layout] = {}
+        mask = per.get(accept)
+        if mask is None:
+            mask = per[accept] = np.asarray(_accepted(layout.modes, accept), dtype=bool)
+        return mask
 
     def structure(self, step) -> Structure:
         """The ``Structure`` of the step's present contacts (built on first use)."""
@@ -544,16 +639,14 @@ class Engine:
         work counts (new ones if ``None``); ``accept`` the mode filter."""
         st = self.structure(step)
         layout = st.layout(step.pattern)
-        warm = self.warm.get(layout)
-        if warm is None:
-            warm = self.warm[layout] = _WarmStarts()
-        return _Modes(layout, st.banks(step.terms), warm, _Counters() if counters is None else counters, objective,
-                      lazy, accept)
+        accepted = None if accept is None else self.accepted(layout, accept)
+        return _Modes(layout, st.banks(step.terms), self.warm_starts(layout),
+                      _Counters() if counters is None else counters, objective, lazy, accept, accepted=accepted)
 
 
 def optimize(step, objective, lo, hi, engine: Engine | None = None, *, force_slow: bool = False, lazy: bool = True,
-             accept: Callable[[str], bool] | None = None, label: Callable[[str], str] | None = None
-             ) -> OptimalResult:
+             accept: Callable[[str], bool] | None = None, label: Callable[[str], str] | None = None,
+             screen: bool = True) -> OptimalResult:
     """The unambiguous optimal torque at one state (module doc): maximize (or minimize) a linear
     objective over ``T*_c ∩ L`` of every accepted, kinematically feasible mode with a unique
     objective (flipping paper Sec. IV-B.2, eq. (34); responses (24)–(31), domains (33)).
@@ -582,6 +675,9 @@ def optimize(step, objective, lo, hi, engine: Engine | None = None, *, force_slo
     label : callable, optional
         ``label(mode) -> str``: the mode over all of the system's contacts
         (``OptimalResult.mode4``; default the mode itself).
+    screen : bool, optional
+        Try the screened search first (module doc, *Screened steps*; default). ``False``: the
+        search of every feasible mode (the same answer; tests compare the two).
 
     Returns
     -------
@@ -602,12 +698,25 @@ def optimize(step, objective, lo, hi, engine: Engine | None = None, *, force_slo
     lo_u = np.asarray(lo, dtype=float)
     hi_u = np.asarray(hi, dtype=float)
     lo_s, hi_s = lo_u / u, hi_u / u
-    md = engine.modes(step, c, _Counters(), lazy, accept)
-    cn = md.counters
-    n_exam = n_slow = 0
 
     def user(v: float) -> float:
         return v * scale + const if const else v * scale
+
+    screened = _screened(engine, step, c, lo_s, hi_s, accept, lazy) if screen and not force_slow else None
+    if screened is not None:  # the fast path's answer for the best candidate, certified by the screen
+        md_c, j, beta, t0, cands, md = screened
+        cn = md.counters
+        tau_u = (t0 * u).clip(lo_u, hi_u)
+        mode = md_c.names[j]
+        bounds = {md_c.names[i]: user(b) for i, b, _ in cands}
+        return OptimalResult(tau_u, mode, label(mode) if label is not None else mode,
+                             user(float(md_c.grad[j] @ (tau_u / u) + md_c.offset[j])), user(beta), "optimal",
+                             md.n_modes, 1, 0, cn.projections, bounds, {mode: user(beta)},
+                             fallbacks=cn.fallbacks, lp_fallbacks=cn.fallback_lps, svd_fallbacks=cn.svd_responses,
+                             n_pending=md.n_pending, screened=True)
+    md = engine.modes(step, c, _Counters(), lazy, accept)
+    cn = md.counters
+    n_exam = n_slow = 0
 
     def result(tau, mode, value, closure, status, bounds, values=None, nudged=False) -> OptimalResult:
         lab = None if mode is None else (label(mode) if label is not None else mode)

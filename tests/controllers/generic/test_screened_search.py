@@ -1,0 +1,85 @@
+"""The screened search (``controllers.generic.search._screened``, ``contactmodes.realtime.torque_screen``).
+
+* Its answers are the whole search's: a controller that screens and one that does not
+  (``screen=False``) give the same torque, mode, status and value, bit for bit, at every
+  recorded state of the snake's closed loop (``tests/data/generic_steps/snake.json``) and at
+  perturbed states; the steps are screened.
+* What the screen leaves out is right: at the controller's torques and at random torques of the
+  box, every mode with a letter the screen excludes has no solution at that torque in the
+  independent per-mode LP (``_support.oracle.oracle_slack``, Tables I–II written out in
+  ``(q̈, f)``), and the screen does exclude some letters and keeps others.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from pathlib import Path
+
+import numpy as np
+
+from _support.oracle import oracle_slack
+from tests._support import record_generic_steps as rec
+
+DATA = Path(__file__).resolve().parents[2] / "data" / "generic_steps"
+
+
+def _snake():
+    doc = json.loads((DATA / "snake.json").read_text(encoding="utf-8"))
+    loaded = rec.loaded_system("snake")
+    states = [(np.array([float.fromhex(x) for x in c["q"]]), np.array([float.fromhex(x) for x in c["qdot"]]))
+              for c in doc["calls"]["main"]]
+    return doc, loaded, states
+
+
+def _controller(doc, loaded, screen: bool):
+    inner = rec.controllers("snake", loaded, float.fromhex(doc["velocity_tol"]))["inner"]["main"]
+    inner.screen = screen
+    return inner
+
+
+def test_screened_answers_are_the_whole_search():
+    doc, loaded, states = _snake()
+    rng = np.random.default_rng(7)
+    perturbed = [(q + rng.normal(scale=2e-5, size=q.size), qd + rng.normal(scale=2e-5, size=qd.size))
+                 for q, qd in states[::3]]
+    screened, whole = _controller(doc, loaded, True), _controller(doc, loaded, False)
+    n_screened = 0
+    for q, qd in states + perturbed:
+        a, b = screened(q, qd), whole(q, qd)
+        ra, rb = screened.last, whole.last
+        assert np.array_equal(a, b), (a, b)
+        assert (ra.mode4, ra.status, repr(ra.value)) == (rb.mode4, rb.status, repr(rb.value))
+        assert not rb.screened
+        if ra.screened:
+            n_screened += 1
+            assert ra.n_modes <= rb.n_modes  # the screen's kept modes only
+    assert n_screened >= len(states)  # every recorded step, at least, is screened
+
+
+def test_excluded_letters_admit_no_solution_in_the_oracle():
+    doc, loaded, states = _snake()
+    ctl = _controller(doc, loaded, True)
+    rng = np.random.default_rng(3)
+    checked = kept = excluded_groups = 0
+    for q, qd in (states[0], states[15], states[29]):
+        tau_star = ctl(q, qd)
+        step = ctl.step_model(q, qd)
+        st = ctl.engine.structure(step)
+        layout = st.layout(step.pattern)
+        banks = st.banks(step.terms)
+        system = step.system  # user units, the oracle's input
+        lo, hi = ctl.torque_limits(qd)
+        for tau in [tau_star] + [rng.uniform(lo, hi) for _ in range(2)]:
+            bad = layout.screen.excluded(banks, np.asarray(tau) / step.terms.tau)
+            letters = [[o[0] for o in opts] for opts in layout.options]
+            out = [{letters[i][j] for j in np.flatnonzero(b)} for i, b in enumerate(bad)]
+            excluded_groups += sum(len(x) for x in out)
+            kept += sum(len(letters[i]) - len(out[i]) for i in range(len(out)))
+            modes = ["".join(m) for m in itertools.product(*letters)
+                     if any(m[i] in out[i] for i in range(len(out)))]
+            for m in rng.choice(modes, size=min(120, len(modes)), replace=False) if modes else []:
+                sigma = oracle_slack(system, str(m), np.asarray(tau, dtype=float), task=False)
+                assert sigma is None or sigma < -1e-7, (m, tau, sigma)
+                checked += 1
+    assert checked >= 300 and excluded_groups > 0 and kept > 0
