@@ -83,6 +83,7 @@ class TorqueScreen:
             return [2 * n_eq + r for r in rows]
 
         self.radix = np.array([len(opts) for opts in layout.options], dtype=np.int64)
+        self._letters = [{o[0]: j for j, o in enumerate(opts)} for opts in layout.options]
         self.segments: list[np.ndarray] = []  # per contact: (options, width) rows of each letter
         for opts in layout.options:
             rows = [eq(o[1]) + geq(o[2]) for o in opts]
@@ -110,6 +111,11 @@ class TorqueScreen:
         self._lo[-1], self._hi[-1] = -1e6, 1.0
         self._art = np.ones(nv, dtype=bool)
         self._art[-1] = False  # the slack's bounds are real: an optimum on them is an answer
+
+    def positions(self, mode: str) -> np.ndarray:
+        """``(k,)`` int: the position of each letter of ``mode`` (one of the layout's candidates)
+        among its contact's letters (``Layout.options`` order; ``excluded``'s ``keep``)."""
+        return np.array([self._letters[i][ch] for i, ch in enumerate(mode)], dtype=np.int64)
 
     def bank(self, banks, tau: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(Z (R, n + 1), z (R,))``: every row of the state's banks at the torque ``tau``
@@ -146,7 +152,7 @@ class TorqueScreen:
                 self._rows[j, :g.size] = g
         return self._rows
 
-    def excluded(self, banks, tau, counters=None) -> list[np.ndarray]:
+    def excluded(self, banks, tau, counters=None, keep: np.ndarray | None = None) -> list[np.ndarray]:
         """Per contact, ``(letters,)`` bool: the letters (in ``Layout.options`` order) whose group
         admits no solution at ``tau`` — certified (module doc), so no mode with that letter at
         that contact has ``tau`` in its ``T_c'``.
@@ -158,31 +164,41 @@ class TorqueScreen:
         tau : numpy.ndarray
             ``(n_τ,)`` the torque, nondimensional (the plan's units).
         counters : StepCounters, optional
-            ``lps`` += the screen's LPs (one per contact and letter).
+            ``lps`` += the screen's LPs (one per contact and letter tested).
+        keep : numpy.ndarray, optional
+            ``(k,)`` int: per contact, the position of a letter not to test (kept): the
+            candidate's own, whose group holds ``tau`` when ``tau`` is in its ``T_c``.
         """
         tau = np.asarray(tau, dtype=float)
         Z, z = self.bank(banks, tau)
         rows = self.rows()
-        K, nv = rows.shape[0], self.n + 1
+        G, nv = rows.shape[0], self.n + 1
         if self.basis is None:
-            self.basis = np.full((K, nv), -1, dtype=np.int64)
+            self.basis = np.full((G, nv), -1, dtype=np.int64)
+        test = np.ones(G, dtype=bool)
+        if keep is not None:
+            test[np.cumsum(self.radix) - self.radix + np.asarray(keep, dtype=np.int64)] = False
+        sel = test.nonzero()[0]
+        K = sel.size
+        rows = rows[sel]
         res = batchlp.simplex_batch(np.broadcast_to(self._cost, (K, nv)), Z[rows], z[rows], np.tile(self._lo, (K, 1)),
-                                    np.tile(self._hi, (K, 1)), np.broadcast_to(self._art, (K, nv)), self.basis)
+                                    np.tile(self._hi, (K, 1)), np.broadcast_to(self._art, (K, nv)), self.basis[sel])
         ok = res.status == lp.OPTIMAL
-        self.basis[ok] = res.basis[ok]
+        self.basis[sel[ok]] = res.basis[ok]
         if counters is not None:
             counters.lps += K
         margin = tolerances.SCREEN_MARGIN * max(1.0, float(np.max(np.abs(tau), initial=0.0)))
-        out = np.zeros(K, dtype=bool)
-        out[ok] = -res.fun[ok] < -margin
+        out = np.zeros(G, dtype=bool)
+        out[sel[ok]] = -res.fun[ok] < -margin
         return np.split(out, np.cumsum(self.radix)[:-1])
 
-    def excluder(self, banks, tau, counters=None) -> Callable[[int, np.ndarray], np.ndarray]:
+    def excluder(self, banks, tau, counters=None, keep: np.ndarray | None = None
+                 ) -> Callable[[int, np.ndarray], np.ndarray]:
         """The screen at ``tau`` (``excluded``) as ``exclude(level, ids) -> (len(ids),) bool``: the
         prefixes of length ``level`` (mixed-radix indices over ``radix[:level]``, first contact
         slowest, as ``contactmodes.realtime.prefix.PrefixPruning``) with an excluded letter, for
         ``PrefixPruning.candidates``. Arguments as ``excluded``; its LPs are solved here, once."""
-        bad = self.excluded(banks, tau, counters)
+        bad = self.excluded(banks, tau, counters, keep)
 
         def exclude(level: int, ids: np.ndarray) -> np.ndarray:
             codes = np.unravel_index(ids, tuple(self.radix[:level].tolist()))

@@ -577,8 +577,10 @@ def _screened(engine: "Engine", step, objective: np.ndarray, lo, hi, accept, laz
     j, beta, t0 = cands[0]
     if md_c.n_pending and md_c.pending[j] and not md_c.resolve([j])[0]:
         return None  # not kinematically feasible: the whole search takes the next candidate
-    kin = layout.kinematic_test(banks, counters, exclude=layout.screen.excluder(banks, t0, counters))
     at = int(md_c.index[j])
+    screen = layout.screen
+    kin = layout.kinematic_test(banks, counters,
+                                exclude=screen.excluder(banks, t0, counters, keep=screen.positions(layout.modes[at])))
     if not (kin.feasible[at] or not kin.decided[at]):
         return None  # the screen left out the candidate itself: no certificate
     md = _Modes(layout, banks, warm, counters, objective, lazy, kin=kin, accepted=mask)

@@ -72,6 +72,11 @@ def test_excluded_letters_admit_no_solution_in_the_oracle():
         lo, hi = ctl.torque_limits(qd)
         for tau in [tau_star] + [rng.uniform(lo, hi) for _ in range(2)]:
             bad = layout.screen.excluded(banks, np.asarray(tau) / step.terms.tau)
+            own = layout.screen.positions(ctl.last.mode)
+            kept_own = layout.screen.excluded(banks, np.asarray(tau) / step.terms.tau, keep=own)
+            for i, (b, b_own) in enumerate(zip(bad, kept_own)):  # keep: those letters untested, the rest alike
+                assert not b_own[own[i]]
+                assert np.array_equal(np.delete(b, own[i]), np.delete(b_own, own[i]))
             letters = [[o[0] for o in opts] for opts in layout.options]
             out = [{letters[i][j] for j in np.flatnonzero(b)} for i, b in enumerate(bad)]
             excluded_groups += sum(len(x) for x in out)
