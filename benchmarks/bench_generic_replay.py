@@ -15,6 +15,26 @@ structures), and the same statistics of the process's CPU time per call (``cpu m
 p99``, ``cpu max``: on the loaded shared machine the wall time includes waiting for a core). The
 codes are run in turn, ``--rounds`` times (default 2); every round is printed.
 
+**Screened steps** (``controllers.generic.search._screened``, ``contactmodes.realtime.torque_screen``;
+``docs/realtime.md``), ``--baseline 887a83f --rounds 2`` on an idle machine (load average
+0.3–0.4), CPU ms, the two rounds:
+
+=========  ===========  ============  ============  ============  ===========
+run        code         CPU median    CPU p99       CPU max       first (wall)
+=========  ===========  ============  ============  ============  ===========
+snake      ``887a83f``  8.31, 9.91    23.1, 23.9    26.0, 26.9    71, 70
+snake      now          2.04, 2.03    7.14, 7.45    8.04, 8.30    36, 36
+quadruped  ``887a83f``  0.77, 0.72    1.70, 1.58    28.5, 23.9    119, 110
+quadruped  now          0.72, 0.72    1.77, 1.86    23.5, 25.2    117, 117
+rhex file  ``887a83f``  0.61, 0.56    57.5, 54.3    58.7, 55.4    187, 141
+rhex file  now          0.60, 0.60    55.1, 56.0    56.3, 57.2    142, 140
+=========  ===========  ============  ============  ============  ===========
+
+The snake's steps are all screened (3 modes checked at rest instead of 288; its p99 and max are
+steps 1–8 after the start, whose degenerate near-rest kinematic LPs leave 20–30 kept modes
+pending); the quadruped and RHex's file are never screened (no mode filter, or too few
+candidates) and unchanged. Every answer is the same.
+
 **The slow path and the pivots** (issue 24 item 1: ``regions.difference`` deciding the hulls of
 a split's sets together, 7478e1f; the slow path screening the other modes with one batched
 verified LP before their exact ``meets`` LPs, ``MEETS_MARGIN``, 8cb80e0, and deciding the hulls

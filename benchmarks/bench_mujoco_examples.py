@@ -134,6 +134,33 @@ screen of the other modes and its batched hulls, the pivots from LAPACK's ``geqp
 max but the brace's. An earlier run the same morning, with LP batches of 512 or more shared
 by threads, had the snake at 14.0 ms median: hand-offs of a fraction of a millisecond do not
 pay, so only batches of 1024 LPs or more are shared now (``polytopes._threads``).
+
+Run 4 (2026-11-26, the next session: ``--baseline 887a83f``, the previous session's final code;
+idle machine, load average 0.2–0.4), ms:
+
+=========  ======  ===========  =====  ======  ======  ======  =====
+example    code    MuJoCo st/s  steps  median  p99     max     first
+=========  ======  ===========  =====  ======  ======  ======  =====
+brace      now     451 437      99     0.84    1.72    2.47    5
+brace      before  453 022      99     1.14    1.82    2.54    6
+quadruped  now     171 202      199    0.80    1.59    24.07   116
+quadruped  before  171 300      199    1.25    2.08    24.54   117
+snake      now     352 021      29     2.39    6.98    7.75    34
+snake      before  353 590      29     8.88    21.63   24.59   193
+rhex       now     213 078      49     0.62    53.59   54.87   218
+rhex       before  218 050      49     0.94    56.14   57.39   141
+=========  ======  ===========  =====  ======  ======  ======  =====
+
+Two changes. (1) ``controllers.simulation.registry.GenericController`` computes the rigid
+model's ``q̈`` (the loop's measurement of the controller's prediction, ``rigid_qdd``: the
+mechanism's dynamics evaluated again) when the loop reads it, no longer inside the timed call:
+0.3–0.5 ms of every example's step were that. (2) The snake's steps are *screened*
+(``controllers.generic.search``, *Screened steps*; ``docs/realtime.md``): 3 modes checked instead
+of 288. Every answer is the same (``test_generic_replay.py``). The medians of the brace, the
+quadruped and RHex's file now meet the 1 ms target (an earlier run the same hour, with a host
+taking the second vCPU at times, had the brace at 1.57 ms: compare within one run); the snake's
+(2.4 ms) does not, nor does any maximum but the brace's (the slow path's steps and the snake's
+first steps).
 """
 
 from __future__ import annotations

@@ -32,8 +32,9 @@ leaves out nothing.
 left-out letter is dropped before its kinematic LP, and so are such leaves. For the snake at a
 squeezing torque every separating letter is left out (its group's slack is −0.03 to −0.18; the
 sliding ones are not: ``F``'s solutions with a force on the cone's edge satisfy their non-strict
-rows), and the kinematic prefixes of the sliding letters, a wedged chain's, are pruned: 3 of the
-4096 candidates are left (about 24 screen LPs and 30 kinematic prefix LPs). What the screen
+rows), and most kinematic prefixes of the sliding letters, a wedged chain's, are pruned: 3 of the
+4096 candidates are left (18 screen LPs, the candidate's own letters untested, and about 30
+kinematic prefix LPs). What the screen
 leaves out is not *decided*: the caller (``controllers.generic.search``) tests the kept modes as
 before and reports only their feasibility.
 """
