@@ -39,6 +39,10 @@ class KinematicTest:
         ``(N,)`` bool.
     margin : float
         The strict-slack margin of the step.
+    partial : bool
+        Whether only some candidates were tested (``kinematic_test``'s ``subset`` or
+        ``exclude``): the others count as infeasible here without a decision, so such a test
+        gives no ``enumeration``.
 
     Notes
     -----
@@ -51,7 +55,7 @@ class KinematicTest:
 
     def __init__(self, layout: "Layout", J: np.ndarray, c: np.ndarray, rows: np.ndarray, rhs: np.ndarray,
                  margin: float, kernel: str, feasible: np.ndarray, decided: np.ndarray,
-                 counters: StepCounters | None, slot: np.ndarray | None = None) -> None:
+                 counters: StepCounters | None, slot: np.ndarray | None = None, partial: bool = False) -> None:
         self.layout = layout
         self._J, self._c, self._rows, self._rhs = J, c, rows, rhs
         self._slot = slot  # where a candidate's rows are in ``rows`` (None: at its position)
@@ -60,6 +64,7 @@ class KinematicTest:
         self.feasible = feasible
         self.decided = decided
         self._counters = counters
+        self.partial = partial  # only some candidates tested (a subset, or a screen): not an enumeration
 
     def pending(self) -> np.ndarray:
         """Positions (in ``Layout.modes``) of the candidates not decided yet, increasing."""
@@ -88,10 +93,12 @@ class KinematicTest:
         Raises
         ------
         ValueError
-            When a candidate is not decided yet (``resolve`` the ``pending`` ones first), or for
-            a ``pattern`` of another layout.
+            When a candidate is not decided yet (``resolve`` the ``pending`` ones first), for
+            a ``pattern`` of another layout, or for a ``partial`` test.
         """
         lay = self.layout
+        if self.partial:
+            raise ValueError("a test of some candidates only (subset or screen): not the state's enumeration")
         if pattern is None:
             pattern = lay.pattern
         elif pattern.key != lay.pattern.key:
@@ -282,7 +289,8 @@ def kinematic_test(layout: "Layout", banks: "Banks", counters: "StepCounters | N
         unit_box(layout, pend[~known[pend]], rows, rhs, float(margin), known, feasible, kern, slot, drop_only=True)
         if counters is not None:
             counters.second_solve_lps += int(np.count_nonzero(known[pend]))
-    return KinematicTest(layout, J, c, rows, rhs, float(margin), kern, feasible, known, counters, slot)
+    return KinematicTest(layout, J, c, rows, rhs, float(margin), kern, feasible, known, counters, slot,
+                         partial=subset is not None or exclude is not None)
 
 
 def unit_box(layout: "Layout", todo: np.ndarray, rows: np.ndarray, rhs: np.ndarray, margin: float, decided: np.ndarray,
