@@ -554,9 +554,11 @@ def _screened(engine: "Engine", step, objective: np.ndarray, lo, hi, accept, laz
     Only the first search (with the task rows) is screened; a best candidate resolved infeasible
     (``_Modes.resolve``, as ``_search`` resolves it), a screen that leaves out the candidate
     itself, and a ``τ°`` the point test finds in a screened mode's ``T_c'`` all give ``None``."""
+    if accept is None:
+        return None
     st = engine.structure(step)
     layout = st.layout(step.pattern)
-    if accept is None or st.k < 2 or len(layout.modes) <= PREFIX_MIN_CANDIDATES:
+    if st.k < 2 or len(layout.modes) <= PREFIX_MIN_CANDIDATES:
         return None
     mask = engine.accepted(layout, accept)
     pos = mask.nonzero()[0]
