@@ -88,3 +88,36 @@ def test_excluded_letters_admit_no_solution_in_the_oracle():
                 assert sigma is None or sigma < -1e-7, (m, tau, sigma)
                 checked += 1
     assert checked >= 300 and excluded_groups > 0 and kept > 0
+
+
+def test_screened_answers_on_a_wedged_chain():
+    """A second system: the 5-link zig-zag chain wedged between floor and ceiling
+    (``_support.chains``, 1024 candidates at rest, 128 feasible), sticking only, torques in a
+    ±0.3 N·m box, at rest and at small random velocities: the screened and the whole search give
+    the same answers. Each joint's torque alone, maximized or minimized, has its maximizer in a
+    kept mode's ``T_c'`` too (an end of the chain may lift: ``SFFFF``), so those steps fall back to
+    the whole search; the squeezing objectives ``−u1 + u2 − u3 + u4`` and ``−u1 + u2 + u3 + u4``
+    are screened at rest (8 and 14 modes kept)."""
+    from _support.chains import zigzag_chain
+
+    from contactmodes.control.objective import LinearObjective
+    from contactmodes.system_file.loader import parse_system
+    from controllers.generic import UnambiguousOptimalController
+
+    loaded = parse_system(zigzag_chain(5))
+    s = loaded.system
+    rng = np.random.default_rng(11)
+    objectives = [(sign * np.eye(s.n_tau)[j], False) for j in range(s.n_tau) for sign in (1.0, -1.0)]
+    objectives += [(np.array([-1.0, 1.0, -1.0, 1.0]), True), (np.array([-1.0, 1.0, 1.0, 1.0]), True)]
+    box = (np.full(s.n_tau, -0.3), np.full(s.n_tau, 0.3))
+    for c, squeezing in objectives:
+        objective = LinearObjective(np.zeros(s.n_q), np.zeros(2 * s.k), c, "maximize", "tau")
+        a, b = (UnambiguousOptimalController(loaded, objective, box, modes=["FFFFF"], screen=flag,
+                                             normal_velocity_tol=1e-6) for flag in (True, False))
+        for i, qd in enumerate([np.zeros(s.n_q)] + [rng.normal(scale=1e-7, size=s.n_q) for _ in range(2)]):
+            ta, tb = a(loaded.q, qd), b(loaded.q, qd)
+            assert np.array_equal(ta, tb)
+            assert (a.last.mode4, a.last.status, repr(a.last.value)) == (b.last.mode4, b.last.status, repr(b.last.value))
+            if i == 0:  # at rest
+                assert a.last.screened == squeezing
+                assert b.last.n_modes == 128 and (a.last.n_modes < 128 or not squeezing)
