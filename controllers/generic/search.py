@@ -88,6 +88,9 @@ SLACK_CAP = 1e6
 SCREEN_MAX_CANDIDATES = 4
 """Steps whose filter accepts at most this many of a prefix-pruned layout's modes are screened
 first (``_screened``; module doc, *Screened steps*)."""
+SCREEN_RETRY = 16
+"""After a screened attempt that falls back to the whole search (its work wasted: about a quarter
+of the step on the 5-link wedged chain), the layout's next this many steps are not screened."""
 STATUSES = ("optimal", "ambiguous", "task_dropped", "task_dropped_ambiguous", "no_mode", "error")
 """Every step status (``OptimalResult.status``): ``"optimal"`` the regular case; ``"ambiguous"``
 no accepted mode has a non-empty ``T*_c ∩ L`` (the best bound maximizer of ``T_c ∩ L`` is used);
@@ -553,13 +556,27 @@ def _screened(engine: "Engine", step, objective: np.ndarray, lo, hi, accept, laz
 
     Only the first search (with the task rows) is screened; a best candidate resolved infeasible
     (``_Modes.resolve``, as ``_search`` resolves it), a screen that leaves out the candidate
-    itself, and a ``τ°`` the point test finds in a screened mode's ``T_c'`` all give ``None``."""
+    itself, and a ``τ°`` the point test finds in a screened mode's ``T_c'`` all give ``None``,
+    and then the layout's next ``SCREEN_RETRY`` steps are not screened (``Engine.screen_wait``)."""
     if accept is None:
         return None
     st = engine.structure(step)
     layout = st.layout(step.pattern)
     if st.k < 2 or len(layout.modes) <= PREFIX_MIN_CANDIDATES:
         return None
+    wait = engine.screen_wait.get(layout, 0)
+    if wait:  # a recent attempt fell back (SCREEN_RETRY)
+        engine.screen_wait[layout] = wait - 1
+        return None
+    got = _screen_attempt(engine, st, layout, step, objective, lo, hi, accept, lazy)
+    if got is None:
+        engine.screen_wait[layout] = SCREEN_RETRY
+    return got
+
+
+def _screen_attempt(engine: "Engine", st: Structure, layout: Layout, step, objective: np.ndarray, lo, hi, accept,
+                    lazy: bool):
+    """``_screened``'s work on a layout it applies to (same returns)."""
     mask = engine.accepted(layout, accept)
     pos = mask.nonzero()[0]
     if pos.size == 0 or pos.size > SCREEN_MAX_CANDIDATES:
@@ -602,13 +619,15 @@ class Engine:
     starts and the modes' pivots); ``warm`` the bound LPs' warm starts of each layout, keyed by
     the layout object itself in a ``weakref.WeakKeyDictionary`` (by identity while the layout
     lives: an ``id`` could be reused by a new object). Not stored on the layout: the bound LPs
-    are this search's, not the plan's.
+    are this search's, not the plan's. ``screen_wait`` per layout the steps left before the next
+    screened attempt (``SCREEN_RETRY``).
     """
 
     def __init__(self) -> None:
         self.structures: dict[tuple, Structure] = {}
         self.warm: weakref.WeakKeyDictionary[Layout, _WarmStarts] = weakref.WeakKeyDictionary()
         self._accepted: weakref.WeakKeyDictionary[Layout, dict] = weakref.WeakKeyDictionary()
+        self.screen_wait: weakref.WeakKeyDictionary[Layout, int] = weakref.WeakKeyDictionary()
 
     def warm_starts(self, layout: Layout) -> _WarmStarts:
         """The bound LPs' warm starts of ``layout`` (made on first use)."""
