@@ -547,12 +547,13 @@ def _search(md: _Modes, step, lo, hi, task: bool, force_slow: bool):
     return best, [c for c in cands if md.alive[c[0]]] if md.n_dropped else cands, values, n_exam, n_slow
 
 
-def _screened(engine: "Engine", step, objective: np.ndarray, lo, hi, accept, lazy: bool):
+def _screened(engine: "Engine", step, objective: np.ndarray, lo, hi, accept, lazy: bool, counters: _Counters):
     """The search of a step with few accepted modes in a large layout, screened (module doc,
     *Screened steps*): ``(md_c, j, β, τ°, cands, md)`` when the best candidate's ``τ°`` is
     certified in no other mode's ``T_c'`` — ``md_c`` the accepted modes' ``_Modes`` (``j`` the
     candidate's position there, ``cands`` as ``_search`` gives them), ``md`` the screened
     modes' (their counts are the step's) — else ``None``, and the step is searched as before.
+    ``counters`` the step's work counts (an attempt that falls back is counted too).
 
     Only the first search (with the task rows) is screened; a best candidate resolved infeasible
     (``_Modes.resolve``, as ``_search`` resolves it), a screen that leaves out the candidate
@@ -564,25 +565,25 @@ def _screened(engine: "Engine", step, objective: np.ndarray, lo, hi, accept, laz
     layout = st.layout(step.pattern)
     if st.k < 2 or len(layout.modes) <= PREFIX_MIN_CANDIDATES:
         return None
+    mask = engine.accepted(layout, accept)
+    pos = mask.nonzero()[0]
+    if pos.size == 0 or pos.size > SCREEN_MAX_CANDIDATES:
+        return None
     wait = engine.screen_wait.get(layout, 0)
     if wait:  # a recent attempt fell back (SCREEN_RETRY)
         engine.screen_wait[layout] = wait - 1
         return None
-    got = _screen_attempt(engine, st, layout, step, objective, lo, hi, accept, lazy)
+    got = _screen_attempt(engine, st, layout, step, objective, lo, hi, mask, lazy, counters)
     if got is None:
         engine.screen_wait[layout] = SCREEN_RETRY
     return got
 
 
-def _screen_attempt(engine: "Engine", st: Structure, layout: Layout, step, objective: np.ndarray, lo, hi, accept,
-                    lazy: bool):
-    """``_screened``'s work on a layout it applies to (same returns)."""
-    mask = engine.accepted(layout, accept)
+def _screen_attempt(engine: "Engine", st: Structure, layout: Layout, step, objective: np.ndarray, lo, hi,
+                    mask: np.ndarray, lazy: bool, counters: _Counters):
+    """``_screened``'s work on a layout it applies to, ``mask`` the accepted modes (same returns)."""
     pos = mask.nonzero()[0]
-    if pos.size == 0 or pos.size > SCREEN_MAX_CANDIDATES:
-        return None
     banks = st.banks(step.terms)
-    counters = _Counters()
     warm = engine.warm_starts(layout)
     md_c = _Modes(layout, banks, warm, counters, objective, lazy,
                   kin=layout.kinematic_test(banks, counters, subset=pos), accepted=mask)
@@ -725,7 +726,8 @@ def optimize(step, objective, lo, hi, engine: Engine | None = None, *, force_slo
     def user(v: float) -> float:
         return v * scale + const if const else v * scale
 
-    screened = _screened(engine, step, c, lo_s, hi_s, accept, lazy) if screen and not force_slow else None
+    counters = _Counters()
+    screened = _screened(engine, step, c, lo_s, hi_s, accept, lazy, counters) if screen and not force_slow else None
     if screened is not None:  # the fast path's answer for the best candidate, certified by the screen
         md_c, j, beta, t0, cands, md = screened
         cn = md.counters
@@ -737,7 +739,7 @@ def optimize(step, objective, lo, hi, engine: Engine | None = None, *, force_slo
                              md.n_modes, 1, 0, cn.projections, bounds, {mode: user(beta)},
                              fallbacks=cn.fallbacks, lp_fallbacks=cn.fallback_lps, svd_fallbacks=cn.svd_responses,
                              n_pending=md.n_pending, screened=True)
-    md = engine.modes(step, c, _Counters(), lazy, accept)
+    md = engine.modes(step, c, counters, lazy, accept)
     cn = md.counters
     n_exam = n_slow = 0
 
