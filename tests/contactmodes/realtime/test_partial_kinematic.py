@@ -67,3 +67,26 @@ def test_screened_test_leaves_out_the_excluded_letters_only():
         # every feasible mode without an excluded letter is kept, with the whole test's decision
         assert np.array_equal(test.feasible, whole & ~has_bad)
         assert has_bad.any() and (whole & ~has_bad).sum() < whole.sum()
+
+
+def test_screened_prefix_search_reuses_its_prunes_only_when_they_are_proved_again():
+    """The prefix search of a screened step keeps its prunes; at the next state with the same
+    screen each is proved again by its old basis (``certified_slack``), and when one is not
+    (bases spoiled here) the search runs again: either way the same candidates."""
+    steps = list(_snake_steps([10, 20]))
+    for ctl, step, layout, banks, tau in steps:
+        screen = layout.screen
+        tau_s = np.asarray(tau) / step.terms.tau
+        exclude = screen.excluder(banks, tau_s, keep=screen.positions(ctl.last.mode))
+        pruning = layout._prefix
+        first = layout.kinematic_test(banks, exclude=exclude)
+        key, record, leaves = pruning._screened
+        assert key == exclude.key and record
+        again = layout.kinematic_test(banks, exclude=exclude)  # reused: the same record object
+        assert pruning._screened[1] is record
+        for rows, bases in record:
+            bases[:] = 0  # a basis of one row repeated: singular, no certificate
+        third = layout.kinematic_test(banks, exclude=exclude)  # searched again
+        assert pruning._screened[1] is not record
+        for test in (again, third):
+            assert np.array_equal(test.feasible, first.feasible) and np.array_equal(test.decided, first.decided)

@@ -72,6 +72,9 @@ def test_excluded_letters_admit_no_solution_in_the_oracle():
         lo, hi = ctl.torque_limits(qd)
         for tau in [tau_star] + [rng.uniform(lo, hi) for _ in range(2)]:
             bad = layout.screen.excluded(banks, np.asarray(tau) / step.terms.tau)
+            again = layout.screen.excluded(banks, np.asarray(tau) / step.terms.tau)  # old bases' certificates
+            assert layout.screen._last[2] == 1  # the certificates' path was taken, and agrees
+            assert all(np.array_equal(a, b) for a, b in zip(bad, again))
             own = layout.screen.positions(ctl.last.mode)
             kept_own = layout.screen.excluded(banks, np.asarray(tau) / step.terms.tau, keep=own)
             for i, (b, b_own) in enumerate(zip(bad, kept_own)):  # keep: those letters untested, the rest alike
