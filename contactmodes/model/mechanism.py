@@ -134,6 +134,7 @@ class _LinkState:
     J_angle: np.ndarray  # (n,) ∂φ/∂q (constant 0/1 entries)
     omega: float  # φ̇ (rad/s)
     a_origin: np.ndarray  # (2,) origin acceleration at q̈ = 0 (m/s²)
+    R: np.ndarray  # (2, 2) the frame's rotation ``_rot(angle)``, computed once per link and state
 
 
 @dataclass(frozen=True)
@@ -522,9 +523,9 @@ class PlanarMechanism:
                 a_origin = np.zeros(2)
             else:
                 ps = states[link.parent]
-                r = _rot(ps.angle) @ link.joint_position
+                r = ps.R @ link.joint_position
                 origin = ps.origin + r
-                J_origin = ps.J_origin + np.outer(_perp(r), ps.J_angle)
+                J_origin = ps.J_origin + _perp(r)[:, None] * ps.J_angle  # np.outer, the same products
                 a_origin = ps.a_origin - ps.omega**2 * r
                 assert link.joint is not None  # every non-root link has a joint (add_link)
                 i = self._coordinates.index(link.joint)
@@ -532,15 +533,15 @@ class PlanarMechanism:
                 J_angle = ps.J_angle.copy()
                 J_angle[i] += 1.0
             omega = float(J_angle @ qdot)
-            states[link.name] = _LinkState(angle, origin, J_origin, J_angle, omega, a_origin)
+            states[link.name] = _LinkState(angle, origin, J_origin, J_angle, omega, a_origin, _rot(angle))
         return states
 
     @staticmethod
     def _point(ls: _LinkState, position: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """World position (2,), Jacobian (2, n) and acceleration at q̈ = 0 (2,) of a link point."""
-        r = _rot(ls.angle) @ position
+        r = ls.R @ position
         p = ls.origin + r
-        Jp = ls.J_origin + np.outer(_perp(r), ls.J_angle)
+        Jp = ls.J_origin + _perp(r)[:, None] * ls.J_angle  # np.outer, the same products
         a0 = ls.a_origin - ls.omega**2 * r
         return p, Jp, a0
 
@@ -641,7 +642,7 @@ class PlanarMechanism:
             ls = states[link.name]
             add_mass(ls, link.mass, link.com, ("com", link.name))
             if link.inertia != 0.0:
-                M += link.inertia * np.outer(ls.J_angle, ls.J_angle)
+                M += link.inertia * (ls.J_angle[:, None] * ls.J_angle)  # np.outer, the same products
         for j, (link_name, m, pos) in enumerate(self._point_masses):
             add_mass(states[link_name], m, pos, ("mass", j))
         M = 0.5 * (M + M.T)
@@ -685,16 +686,19 @@ class PlanarMechanism:
         ``_dynamics`` evaluated (the same numbers as ``_point`` gives again)."""
         points, speeds = [], []
 
-        def add(ls: _LinkState, position: np.ndarray, key=None) -> None:
+        def add(ls: _LinkState, position: np.ndarray | None, key=None) -> None:
             pj = known.get(key) if known is not None and key is not None else None
-            p, Jp = pj if pj is not None else self._point(ls, position)[:2]
+            if pj is None:  # the frame origin itself (position None): the point r = 0 of _point
+                pj = (ls.origin, ls.J_origin) if position is None else self._point(ls, position)[:2]
+            p, Jp = pj
             points.append(p)
-            speeds.append(float(np.linalg.norm(Jp @ qd)))
+            v = Jp @ qd
+            speeds.append(math.sqrt(v.dot(v)))  # np.linalg.norm of a vector, the same operations
 
         total = 0.0
         for link in self._links.values():
             ls = states[link.name]
-            add(ls, np.zeros(2))
+            add(ls, None)
             add(ls, link.com, ("com", link.name))
             total += link.mass
         for j, (link_name, m, pos) in enumerate(self._point_masses):

@@ -193,7 +193,8 @@ def kinematic_test(layout: "Layout", banks: "Banks", counters: "StepCounters | N
     subset : numpy.ndarray, optional
         Test only these candidates (positions in ``Layout.modes``), each by its own LP as above,
         without prefixes; the others count as infeasible in the returned test, as with
-        ``exclude``. Each decision is the one the whole test takes.
+        ``exclude``. Each decision is the one the whole test takes. With ``exclude`` as well:
+        the screened search's candidates and these.
 
     Returns
     -------
@@ -217,21 +218,18 @@ def kinematic_test(layout: "Layout", banks: "Banks", counters: "StepCounters | N
     if prune is None:
         prune = N > PREFIX_MIN_CANDIDATES and layout.structure.k > 1
     cand, pruning = None, None
-    if subset is not None:
-        cand = np.unique(np.asarray(subset, dtype=np.int64))
+    if exclude is not None or subset is not None or prune:
         if layout._prefix is None:
             layout._prefix = PrefixPruning(layout)
         pruning = layout._prefix
-        cost, lo, hi, art, kin_rows = cost[cand], lo[cand], hi[cand], art[cand], kin_rows[cand]
-        if warm is not None:
-            warm = warm[cand]
-    elif prune or exclude is not None:
+    if exclude is not None or (prune and subset is None):
         margin = tolerances.STRICT_MARGIN * max(1.0, float(np.abs(J).max(initial=0.0)),
                                                 float(np.abs(c).max(initial=0.0)))
-        if layout._prefix is None:
-            layout._prefix = PrefixPruning(layout)
-        pruning = layout._prefix
         cand = pruning.candidates(J, c, margin, kern, counters, exclude)
+    if subset is not None:
+        sub = np.unique(np.asarray(subset, dtype=np.int64))
+        cand = sub if cand is None else np.union1d(cand, sub)
+    if cand is not None:
         cost, lo, hi, art, kin_rows = cost[cand], lo[cand], hi[cand], art[cand], kin_rows[cand]
         if warm is not None:
             warm = warm[cand]

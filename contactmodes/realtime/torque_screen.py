@@ -192,15 +192,8 @@ class TorqueScreen:
         if self.basis is None:
             self.basis = np.full((G, nv), -1, dtype=np.int64)
         kept = b"" if keep is None else np.asarray(keep, dtype=np.int64).tobytes()
-        last = self._last
-        if last is not None and last[0] == kept and last[2] < SCREEN_REFRESH:
-            # the last exclusions again, each proved by its old basis at this state (module doc)
-            sel = last[1].nonzero()[0]
-            r = rows[sel]
-            if sel.size and certified_slack(Z[r], z[r], self.basis[sel], self._cost, self._lo, self._hi,
-                                            -margin).all():
-                self._last = (kept, last[1], last[2] + 1)
-                return np.split(last[1].copy(), np.cumsum(self.radix)[:-1])
+        if self._proved_again(Z, z, kept, margin):
+            return self._split(self._last[1])
         test = np.ones(G, dtype=bool)
         if keep is not None:
             test[np.cumsum(self.radix) - self.radix + np.asarray(keep, dtype=np.int64)] = False
@@ -216,7 +209,45 @@ class TorqueScreen:
         out = np.zeros(G, dtype=bool)
         out[sel[ok]] = -res.fun[ok] < -margin
         self._last = (kept, out, 0)
-        return np.split(out.copy(), np.cumsum(self.radix)[:-1])
+        return self._split(out)
+
+    def _split(self, flat: np.ndarray) -> list[np.ndarray]:
+        """Per contact, a copy of its letters' part of ``flat`` ``(groups,)``."""
+        ends = np.cumsum(self.radix)
+        return [flat[e - r:e].copy() for e, r in zip(ends.tolist(), self.radix.tolist())]
+
+    def _proved_again(self, Z: np.ndarray, z: np.ndarray, kept: bytes, margin: float) -> bool:
+        """Whether the last screen's exclusions (``_last``, for the same kept letters, fewer than
+        ``SCREEN_REFRESH`` screens since its LPs) are each proved by its old basis on the rows
+        ``Z``, ``z`` (``bank``) with ``margin`` (module doc); counts the screen when they are."""
+        last = self._last
+        if last is None or last[0] != kept or last[2] >= SCREEN_REFRESH or self.basis is None:
+            return False
+        sel = last[1].nonzero()[0]
+        if sel.size == 0:
+            return False
+        r = self.rows()[sel]
+        if not certified_slack(Z[r], z[r], self.basis[sel], self._cost, self._lo, self._hi, -margin).all():
+            return False
+        self._last = (kept, last[1], last[2] + 1)
+        return True
+
+    def last_exclusion(self) -> "Exclusion | None":
+        """The last screen's exclusions as an ``Exclusion`` (``None`` before the first screen):
+        what the next screen will try to prove again (``recertify``)."""
+        return None if self._last is None else Exclusion(self._split(self._last[1]), self.radix)
+
+    def recertify(self, banks, tau, keep: np.ndarray | None = None) -> bool:
+        """Whether the last screen's exclusions hold at ``tau`` (``(n_τ,)``, nondimensional) and
+        this state, each proved by its old basis (module doc) for the same ``keep``; counted as a
+        screen when they do. Arguments as ``excluded``."""
+        tau = np.asarray(tau, dtype=float)
+        kept = b"" if keep is None else np.asarray(keep, dtype=np.int64).tobytes()
+        if self._last is None or self._last[0] != kept:
+            return False
+        Z, z = self.bank(banks, tau)
+        margin = tolerances.SCREEN_MARGIN * max(1.0, float(np.max(np.abs(tau), initial=0.0)))
+        return self._proved_again(Z, z, kept, margin)
 
     def excluder(self, banks, tau, counters=None, keep: np.ndarray | None = None) -> "Exclusion":
         """The screen at ``tau`` (``excluded``) as ``exclude(level, ids) -> (len(ids),) bool``: the

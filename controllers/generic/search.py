@@ -581,10 +581,17 @@ def _screened(engine: "Engine", step, objective: np.ndarray, lo, hi, accept, laz
 
 def _screen_attempt(engine: "Engine", st: Structure, layout: Layout, step, objective: np.ndarray, lo, hi,
                     mask: np.ndarray, lazy: bool, counters: _Counters):
-    """``_screened``'s work on a layout it applies to, ``mask`` the accepted modes (same returns)."""
+    """``_screened``'s work on a layout it applies to, ``mask`` the accepted modes (same returns):
+    ``_carried`` when the layout's screen has exclusions from an earlier step, else (or when
+    those do not hold at this step's ``τ°``) the screen's LPs at ``τ°``."""
     pos = mask.nonzero()[0]
     banks = st.banks(step.terms)
     warm = engine.warm_starts(layout)
+    last = layout.screen.last_exclusion()
+    if last is not None:
+        got = _carried(layout, banks, objective, lo, hi, mask, lazy, counters, warm, last)
+        if got is not _REDO:
+            return got
     md_c = _Modes(layout, banks, warm, counters, objective, lazy,
                   kin=layout.kinematic_test(banks, counters, subset=pos), accepted=mask)
     sel = (md_c.unique & md_c.feasible_t & md_c.alive & md_c.accepted).nonzero()[0]
@@ -610,6 +617,43 @@ def _screen_attempt(engine: "Engine", st: Structure, layout: Layout, step, objec
     if inside.any() and md.any_feasible(others[inside]):
         return None
     return md_c, j, beta, t0, cands, md
+
+
+_REDO = object()
+"""``_carried``'s answer when the earlier exclusions do not hold at this step's ``τ°``."""
+
+
+def _carried(layout: Layout, banks, objective: np.ndarray, lo, hi, mask: np.ndarray, lazy: bool, counters: _Counters,
+             warm: _WarmStarts, last):
+    """A screened step on the screen's exclusions from an earlier step (``last``, an
+    ``Exclusion``): the prefix search under them (its prunes proved again, or searched) with the
+    accepted modes added, one ``_Modes`` of those, the bound LPs, and the exclusions proved again
+    at the best candidate's ``τ°`` (``TorqueScreen.recertify``: the same candidate's letters kept,
+    each exclusion by its old basis) before the point test. Returns ``_screened``'s tuple,
+    ``None`` (fall back to the whole search), or ``_REDO`` when the exclusions do not hold at
+    ``τ°`` (the screen's LPs then run at ``τ°``). The same bound LPs, hence the same ``τ°``, as
+    ``_screen_attempt``'s: each LP is solved alone, warm-started from the same basis."""
+    pos = mask.nonzero()[0]
+    kin = layout.kinematic_test(banks, counters, exclude=last, subset=pos)
+    md = _Modes(layout, banks, warm, counters, objective, lazy, kin=kin, accepted=mask)
+    sel = (md.unique & md.feasible_t & md.alive & md.accepted).nonzero()[0]
+    sel, bound, tau0 = _bound_lps(md, sel, lo, hi, True)
+    order = (-bound).argsort(kind="stable").tolist()
+    sel_l, bound_l = sel.tolist(), bound.tolist()
+    cands = [(sel_l[i], bound_l[i], tau0[i]) for i in order if math.isfinite(bound_l[i])]
+    if not cands:
+        return None
+    j, beta, t0 = cands[0]
+    if md.n_pending and md.pending[j] and not md.resolve([j])[0]:
+        return None
+    screen = layout.screen
+    if not screen.recertify(banks, t0, keep=screen.positions(layout.modes[int(md.index[j])])):
+        return _REDO
+    others = md.others(j)
+    inside = _inside(md, others, t0)
+    if inside.any() and md.any_feasible(others[inside]):
+        return None
+    return md, j, beta, t0, cands, md
 
 
 class Engine:
