@@ -193,10 +193,26 @@ class PrefixPruning:
         final bases of the prefixes pruned at an earlier state) is pruned at this state by its old
         basis alone (``_certified`` on this state's rows: a certificate, whatever basis it comes
         from)."""
+        if not record:
+            return True
+        rows, bases = record[0] if len(record) == 1 else self._padded(record)
+        return bool(self._certified(F[rows], f[rows], bases, margin, kernel).all())
+
+    def _padded(self, record: list) -> tuple[np.ndarray, np.ndarray]:
+        """``record``'s levels as one batch ``(rows, bases)``: the shorter levels' rows padded with
+        the padding row ``0 <= 0`` after their own rows, so a basis index below a level's row
+        count keeps its row and the bounds' indices move by the padding (the same
+        certificates)."""
+        width = max(rows.shape[1] for rows, _ in record)
+        out_rows = np.full((sum(rows.shape[0] for rows, _ in record), width), self.null, dtype=np.int64)
+        out_bases = np.empty((out_rows.shape[0], self.n_q + 1), dtype=np.int64)
+        at = 0
         for rows, bases in record:
-            if not self._certified(F[rows], f[rows], bases, margin, kernel).all():
-                return False
-        return True
+            K, m = rows.shape
+            out_rows[at:at + K, :m] = rows
+            out_bases[at:at + K] = np.where(bases >= m, bases + (width - m), bases)
+            at += K
+        return out_rows, out_bases
 
     def _certified(self, G: np.ndarray, h: np.ndarray, basis: np.ndarray, margin: float,
                    kernel: str = "auto") -> np.ndarray:
@@ -252,7 +268,7 @@ class PrefixPruning:
         if ids.size and exclude is not None:
             ids = ids[~exclude(self.k, ids)]
         if record is not None:
-            self._screened = (key, record, ids.copy())
+            self._screened = (key, [self._padded(record)] if len(record) > 1 else record, ids.copy())
         return ids
 
 

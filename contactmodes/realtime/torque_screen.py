@@ -118,6 +118,7 @@ class TorqueScreen:
         self.basis: np.ndarray | None = None
         self._rows: np.ndarray | None = None
         self._last: tuple | None = None  # (keep, exclusions, screens since the LPs) of the last screen
+        self._exclusion: tuple | None = None  # (exclusions, their Exclusion): last_exclusion's, made once
         nv = self.n + 1
         self._cost = np.zeros(nv)
         self._cost[-1] = -1.0
@@ -235,7 +236,11 @@ class TorqueScreen:
     def last_exclusion(self) -> "Exclusion | None":
         """The last screen's exclusions as an ``Exclusion`` (``None`` before the first screen):
         what the next screen will try to prove again (``recertify``)."""
-        return None if self._last is None else Exclusion(self._split(self._last[1]), self.radix)
+        if self._last is None:
+            return None
+        if self._exclusion is None or self._exclusion[0] is not self._last[1]:  # one object per screen's LPs
+            self._exclusion = (self._last[1], Exclusion(self._split(self._last[1]), self.radix))
+        return self._exclusion[1]
 
     def recertify(self, banks, tau, keep: np.ndarray | None = None) -> bool:
         """Whether the last screen's exclusions hold at ``tau`` (``(n_τ,)``, nondimensional) and
