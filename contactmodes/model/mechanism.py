@@ -683,17 +683,19 @@ class PlanarMechanism:
     def _scales(self, states: dict[str, _LinkState], qd: np.ndarray, known: dict | None = None
                 ) -> CharacteristicScales:
         """``characteristic_scales`` from the link states; ``known`` the ``(p, Jp)`` of points
-        ``_dynamics`` evaluated (the same numbers as ``_point`` gives again)."""
-        points, speeds = [], []
+        ``_dynamics`` evaluated (the same numbers as ``_point`` gives again).
+
+        The point speeds enter only through ``a = max(g, v²/L)``: when a bound on every speed
+        already gives ``v²/L < g`` (slow motion, ``_speeds_below_gravity``), they are not
+        computed and ``a = g``, the value they would give."""
+        points, jacobians = [], []
 
         def add(ls: _LinkState, position: np.ndarray | None, key=None) -> None:
             pj = known.get(key) if known is not None and key is not None else None
             if pj is None:  # the frame origin itself (position None): the point r = 0 of _point
                 pj = (ls.origin, ls.J_origin) if position is None else self._point(ls, position)[:2]
-            p, Jp = pj
-            points.append(p)
-            v = Jp @ qd
-            speeds.append(math.sqrt(v.dot(v)))  # np.linalg.norm of a vector, the same operations
+            points.append(pj[0])
+            jacobians.append(pj[1])
 
         total = 0.0
         for link in self._links.values():
@@ -706,8 +708,31 @@ class PlanarMechanism:
             total += m
         for i, c in enumerate(self._contacts):
             add(states[c.link], c.position, ("contact", i))
-        return CharacteristicScales.from_mechanism_data(np.array(points), total, self.gravity,
-                                                        np.array(speeds))
+        pts = np.array(points)
+        length = CharacteristicScales.extent(pts)
+        if self._speeds_below_gravity(length, qd):
+            return CharacteristicScales.from_extent(length, total, self.gravity, 0.0)
+        speeds = []
+        for Jp in jacobians:
+            v = Jp @ qd
+            speeds.append(math.sqrt(v.dot(v)))  # np.linalg.norm of a vector, the same operations
+        return CharacteristicScales.from_extent(length, total, self.gravity, float(np.max(np.abs(speeds), initial=0.0)))
+
+    def _speeds_below_gravity(self, length: float, qd: np.ndarray) -> bool:
+        """Whether every point speed ``v`` of the scales satisfies ``v²/L < g`` for sure: ``v <=
+        |(ẋ, ẏ)| + L · Σ|q̇_θ|`` (a point moves with the base origin plus, per angle coordinate
+        of its chain, ``q̇ᵢ`` times its distance to that joint, at most ``L``, the largest distance
+        between two of the points, joints included), with a relative allowance for rounding.
+        ``L`` as ``CharacteristicScales.from_extent`` takes it (1 when not positive)."""
+        g = float(self.gravity)
+        if not g > 0.0:
+            return False
+        eff = length if length > 0.0 and math.isfinite(length) else 1.0
+        floating = self.base == "floating"
+        trans = math.hypot(float(qd[0]), float(qd[1])) if floating else 0.0
+        turn = float(np.abs(qd[2:] if floating else qd).sum())
+        vb = (trans + max(length, 0.0) * turn) * (1.0 + 1e-9)
+        return vb * vb / eff < g * (1.0 - 1e-9)
 
     def contact_system(
         self,

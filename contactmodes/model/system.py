@@ -251,12 +251,18 @@ class CharacteristicScales:
         acceleration ``a = max(g, v²/L)``, ``v`` the largest point speed in ``speeds`` (P,)
         (``T = 1`` when ``a = 0``: no gravity and at rest, where time does not enter).
         """
+        return cls.from_extent(cls.extent(points), total_mass, gravity, float(np.max(np.abs(speeds), initial=0.0)))
+
+    @staticmethod
+    def extent(points: np.ndarray) -> float:
+        """The largest distance between two of the points ``points`` ``(P, 2)`` (0 for fewer than
+        two): ``from_mechanism_data``'s ``L`` before the rule for coincident points."""
         pts = np.asarray(points, dtype=float).reshape(-1, 2)
         length = 0.0
         if len(pts) > 1:
             diff = pts[:, None, :] - pts[None, :, :]
             length = float(np.sqrt((diff ** 2).sum(axis=2)).max())
-        return cls.from_extent(length, total_mass, gravity, float(np.max(np.abs(speeds), initial=0.0)))
+        return length
 
     @classmethod
     def from_extent(cls, length: float, total_mass: float, gravity: float, max_speed: float) -> "CharacteristicScales":

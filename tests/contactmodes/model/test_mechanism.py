@@ -450,3 +450,43 @@ def test_dynamics_and_scales_are_the_two_calls_bit_for_bit(path):
             a, b = getattr(d, field), getattr(d0, field)
             assert a.shape == b.shape and a.tobytes() == b.tobytes(), field
         assert (s.length, s.mass, s.time) == (s0.length, s0.mass, s0.time)
+
+
+@pytest.mark.parametrize("path", ["snake/snake_chimney.toml", "rhex_flip_start.toml", "two_link_brace.toml"])
+def test_characteristic_time_without_the_speeds_when_they_are_below_gravity(path):
+    """``characteristic_scales`` skips the point speeds when a bound proves ``v²/L < g``; its time
+    is the one of ``from_extent`` with the largest point speed found independently (central
+    differences of the points' positions along ``q̇``: frame origins, centres of mass, contacts),
+    slow (the shortcut) and fast (the speeds computed) alike, and ``√(L/g)`` when slow."""
+    from pathlib import Path
+
+    from contactmodes.model.system import CharacteristicScales
+    from contactmodes.system_file.loader import load_system
+
+    loaded = load_system(Path(__file__).resolve().parents[3] / "examples" / path,
+                         lifted_contacts=path.startswith("snake"))
+    mech = loaded.mechanism
+    parts = mech.parts()
+    rng = np.random.default_rng(3)
+
+    def points(q):
+        pts = []
+        for link in parts.links:
+            pts.append(mech.point_position(q, link["name"], [0.0, 0.0]))
+            pts.append(mech.point_position(q, link["name"], link["com"]))
+        pts += [mech.point_position(q, c["link"], c["position"]) for c in parts.contacts]
+        return np.array(pts)
+
+    slow = 0
+    for speed in (1e-4, 1e-2, 1.0, 30.0):
+        q = np.asarray(loaded.q, dtype=float) + rng.normal(scale=0.1, size=mech.n_q)
+        qdot = rng.normal(scale=speed, size=mech.n_q)
+        eps = 1e-6 / max(1.0, float(np.abs(qdot).max()))
+        v = np.linalg.norm(points(q + eps * qdot) - points(q - eps * qdot), axis=1) / (2 * eps)
+        s = mech.characteristic_scales(q, qdot)
+        ref = CharacteristicScales.from_extent(s.length, s.mass, mech.gravity, float(v.max()))
+        assert s.time == pytest.approx(ref.time, rel=1e-6)
+        if v.max() ** 2 / s.length < 0.5 * mech.gravity:
+            slow += 1
+            assert s.time == pytest.approx(np.sqrt(s.length / mech.gravity), rel=1e-15)
+    assert slow >= 1
