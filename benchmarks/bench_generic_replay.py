@@ -35,6 +35,25 @@ steps 1–8 after the start, whose degenerate near-rest kinematic LPs leave 20�
 pending); the quadruped and RHex's file are never screened (no mode filter, or too few
 candidates) and unchanged. Every answer is the same.
 
+Then the screen's exclusions and the kinematic prefixes' prunes carried from step to step (each
+proved again from its old LP basis, ``_carried``), the mechanism's rotations once per link and
+the scales without the point speeds when a bound decides ``a = g``: ``--baseline 887a83f
+--rounds 3``, a busy host (the baseline's own snake median moved 10.3–16.1), CPU ms, the three
+rounds:
+
+=========  ===========  ==================  ==================  ==================
+run        code         CPU median          CPU p99             CPU max
+=========  ===========  ==================  ==================  ==================
+snake      ``887a83f``  12.2, 10.3, 16.1    28.4, 24.6, 36.7    29.3, 27.5, 40.7
+snake      now          0.93, 1.05, 0.88    2.66, 2.84, 2.36    2.85, 2.90, 2.51
+quadruped  ``887a83f``  0.74, 0.72, 1.30    1.85, 1.61, 2.49    24.5, 23.8, 44.6
+quadruped  now          0.72, 1.06, 0.94    2.09, 2.46, 2.14    35.6, 27.4, 31.9
+rhex file  ``887a83f``  0.62, 0.58, 0.66    73.1, 70.9, 61.3    84.3, 73.7, 62.1
+rhex file  now          0.71, 0.83, 0.55    73.5, 62.3, 57.0    77.9, 63.8, 58.9
+=========  ===========  ==================  ==================  ==================
+
+The quadruped's and RHex's rows move with the host's load only (the same work).
+
 **The slow path and the pivots** (issue 24 item 1: ``regions.difference`` deciding the hulls of
 a split's sets together, 7478e1f; the slow path screening the other modes with one batched
 verified LP before their exact ``meets`` LPs, ``MEETS_MARGIN``, 8cb80e0, and deciding the hulls

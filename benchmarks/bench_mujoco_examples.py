@@ -161,6 +161,26 @@ quadruped and RHex's file now meet the 1 ms target (an earlier run the same hour
 taking the second vCPU at times, had the brace at 1.57 ms: compare within one run); the snake's
 (2.4 ms) does not, nor does any maximum but the brace's (the slow path's steps and the snake's
 first steps).
+
+Run 5 (the same session, later): the screened snake's proofs carried from step to step
+(``controllers.generic.search._carried``), the mechanism's rotations once per link, the scales
+without the point speeds when a bound decides ``a = g``. Six runs of this code in a row (no
+baseline; the host busy at times), median / p99 / max ms:
+
+=========  ==========================================================================
+example    six runs
+=========  ==========================================================================
+brace      1.00/2.51/2.99, 0.75/1.60/2.45, 0.77/1.62/2.38, 0.81/1.80/2.62, 0.87/2.29/2.46, 0.77/1.56/2.46
+quadruped  0.99/2.97/25.6, 0.74/1.59/23.4, 0.74/1.91/23.5, 0.77/1.99/24.8, 0.81/1.80/24.9, 0.90/1.77/26.3
+snake      1.22/2.72/2.82, 1.27/2.48/2.57, 1.20/2.29/2.32, 1.20/2.45/2.51, 1.28/2.50/2.58, 1.52/2.85/2.90
+rhex       0.61/56.4/57.6, 0.60/61.5/69.1, 0.63/56.1/57.1, 0.55/54.1/55.1, 0.61/56.3/58.0, 0.60/54.2/55.0
+=========  ==========================================================================
+
+(one run with ``--baseline 887a83f`` just before: snake 12.8 → 1.53 ms median, 29.8 → 4.2 ms
+max, under load). Met: the medians of the brace, the quadruped and RHex's file, and the brace's
+and the snake's maxima. Not met: the snake's median (1.2–1.5 ms; its calls take about a third
+more CPU time in the loop than replayed alone, ``bench_generic_replay.py``: 0.9–1.05 ms), and the
+maxima of the quadruped (one slow-path step) and RHex's file (its first steps' slow path).
 """
 
 from __future__ import annotations

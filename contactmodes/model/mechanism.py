@@ -671,7 +671,9 @@ class PlanarMechanism:
         with ``a = max(g, v²/L)``, ``v`` the largest speed of those points
         (``CharacteristicScales.from_mechanism_data
         <contactmodes.model.system.CharacteristicScales.from_mechanism_data>``). They fix the units in
-        which ``contactmodes.model.scaling`` takes every numerical decision.
+        which ``contactmodes.model.scaling`` takes every numerical decision. The point speeds are
+        computed only when they can change ``a``: when a bound on them already gives ``v²/L < g``
+        (``_speeds_below_gravity``), ``a = g`` as they would give.
 
         Raises ``ContactModelError`` as ``dynamics``.
         """
