@@ -267,7 +267,7 @@ class Exclusion:
 
     Parameters
     ----------
-    bad : list of numpy.ndarray
+    bad : list[numpy.ndarray]
         Per contact, ``(letters,)`` bool: the letters left out (``TorqueScreen.excluded``).
     radix : numpy.ndarray
         ``(k,)`` the number of letters of each contact.
