@@ -217,12 +217,12 @@ def kinematic_test(layout: "Layout", banks: "Banks", counters: "StepCounters | N
     kern = batchlp_kernel.kernel_choice(kernel)
     if prune is None:
         prune = N > PREFIX_MIN_CANDIDATES and layout.structure.k > 1
-    cand, pruning = None, None
+    cand: np.ndarray | None = None
+    pruning: PrefixPruning | None = None
     if exclude is not None or subset is not None or prune:
-        if layout._prefix is None:
-            layout._prefix = PrefixPruning(layout)
-        pruning = layout._prefix
-    if exclude is not None or (prune and subset is None):
+        pruning = layout._prefix if layout._prefix is not None else PrefixPruning(layout)
+        layout._prefix = pruning
+    if pruning is not None and (exclude is not None or (prune and subset is None)):
         margin = tolerances.STRICT_MARGIN * max(1.0, float(np.abs(J).max(initial=0.0)),
                                                 float(np.abs(c).max(initial=0.0)))
         cand = pruning.candidates(J, c, margin, kern, counters, exclude)

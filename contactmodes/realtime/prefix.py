@@ -118,9 +118,8 @@ class PrefixPruning:
             self.relaxed.append([(8 * k if sg > 0 else 10 * k) + 2 * i + cp for cp, sg in rel])
         self.basis: dict[int, np.ndarray] = {}
         self._screened: tuple | None = None  # (screen key, prunes, candidates) of the last screened search
-        self._bank_signs: np.ndarray | None = None  # _bank's constant columns, made on first use
-        self._bank_scol: np.ndarray | None = None
-        self._bank_relaxed: np.ndarray | None = None
+        # _bank's constant columns (signs, slack column, relaxed rows), made on first use
+        self._bank_cols: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
         nv = n_q + 1
         self._cost = np.zeros(nv)
         self._cost[-1] = -1.0
@@ -136,18 +135,17 @@ class PrefixPruning:
         ``c``, ``c``, ``−c``; ``Layout.kinematic_test``), then the relaxed rows ``±ẍ >= −margin``
         (``−J | 0 <= c + margin``, ``J | 0 <= −c + margin``) and the padding row ``0 <= 0``."""
         k2, n_q = J.shape
-        if self._bank_signs is None or self._bank_signs.shape[0] != 6 * k2:
-            signs = np.repeat([1.0, -1.0, -1.0, 1.0, -1.0, 1.0], k2)
-            self._bank_signs = signs
-            self._bank_scol = np.repeat([0.0, 0.0, 1.0, 1.0, 0.0, 0.0], k2)
-            self._bank_relaxed = np.repeat([0.0, 0.0, 0.0, 0.0, 1.0, 1.0], k2) > 0.0
-        signs = self._bank_signs
+        if self._bank_cols is None or self._bank_cols[0].shape[0] != 6 * k2:
+            self._bank_cols = (np.repeat([1.0, -1.0, -1.0, 1.0, -1.0, 1.0], k2),
+                               np.repeat([0.0, 0.0, 1.0, 1.0, 0.0, 0.0], k2),
+                               np.repeat([0.0, 0.0, 0.0, 0.0, 1.0, 1.0], k2) > 0.0)
+        signs, scol, relaxed = self._bank_cols
         F = np.zeros((6 * k2 + 1, n_q + 1))
         f = np.zeros(6 * k2 + 1)
         # block by block as ``sign * J``, ``−sign * c + (margin or 0.0)``: the same operations
         F[:6 * k2, :n_q] = signs[:, None] * np.tile(J, (6, 1))
-        F[:6 * k2, n_q] = self._bank_scol
-        f[:6 * k2] = -signs * np.tile(c, 6) + np.where(self._bank_relaxed, margin, 0.0)
+        F[:6 * k2, n_q] = scol
+        f[:6 * k2] = -signs * np.tile(c, 6) + np.where(relaxed, margin, 0.0)
         return F, f
 
     def _rows(self, level: int, ids: np.ndarray) -> np.ndarray:

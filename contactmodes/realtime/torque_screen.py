@@ -194,7 +194,9 @@ class TorqueScreen:
             self.basis = np.full((G, nv), -1, dtype=np.int64)
         kept = b"" if keep is None else np.asarray(keep, dtype=np.int64).tobytes()
         if self._proved_again(Z, z, kept, margin):
-            return self._split(self._last[1])
+            last = self._last
+            assert last is not None  # set by _proved_again's proof
+            return self._split(last[1])
         test = np.ones(G, dtype=bool)
         if keep is not None:
             test[np.cumsum(self.radix) - self.radix + np.asarray(keep, dtype=np.int64)] = False

@@ -597,16 +597,10 @@ def _screen_attempt(engine: "Engine", st: Structure, layout: Layout, step, objec
             return got
     md_c = _Modes(layout, banks, warm, counters, objective, lazy,
                   kin=layout.kinematic_test(banks, counters, subset=pos), accepted=mask)
-    sel = (md_c.unique & md_c.feasible_t & md_c.alive & md_c.accepted).nonzero()[0]
-    sel, bound, tau0 = _bound_lps(md_c, sel, lo, hi, True)
-    order = (-bound).argsort(kind="stable").tolist()
-    sel_l, bound_l = sel.tolist(), bound.tolist()
-    cands = [(sel_l[i], bound_l[i], tau0[i]) for i in order if math.isfinite(bound_l[i])]
-    if not cands:
+    best = _best_bound(md_c, lo, hi)
+    if best is None:
         return None
-    j, beta, t0 = cands[0]
-    if md_c.n_pending and md_c.pending[j] and not md_c.resolve([j])[0]:
-        return None  # not kinematically feasible: the whole search takes the next candidate
+    cands, j, beta, t0 = best
     at = int(md_c.index[j])
     screen = layout.screen
     kin = layout.kinematic_test(banks, counters,
@@ -620,6 +614,24 @@ def _screen_attempt(engine: "Engine", st: Structure, layout: Layout, step, objec
     if inside.any() and md.any_feasible(others[inside]):
         return None
     return md_c, j, beta, t0, cands, md
+
+
+def _best_bound(md: _Modes, lo, hi):
+    """The bound LPs (with the task rows) of ``md``'s accepted candidates: ``(cands, j, β, τ°)``
+    (``cands`` as ``_search`` orders them, ``j`` the best, resolved when pending), or ``None``
+    when there is none or the best is resolved infeasible (the whole search then takes the next
+    candidate)."""
+    sel = (md.unique & md.feasible_t & md.alive & md.accepted).nonzero()[0]
+    sel, bound, tau0 = _bound_lps(md, sel, lo, hi, True)
+    order = (-bound).argsort(kind="stable").tolist()
+    sel_l, bound_l = sel.tolist(), bound.tolist()
+    cands = [(sel_l[i], bound_l[i], tau0[i]) for i in order if math.isfinite(bound_l[i])]
+    if not cands:
+        return None
+    j, beta, t0 = cands[0]
+    if md.n_pending and md.pending[j] and not md.resolve([j])[0]:
+        return None
+    return cands, j, beta, t0
 
 
 _REDO = object()
@@ -639,16 +651,10 @@ def _carried(layout: Layout, banks, objective: np.ndarray, lo, hi, mask: np.ndar
     pos = mask.nonzero()[0]
     kin = layout.kinematic_test(banks, counters, exclude=last, subset=pos)
     md = _Modes(layout, banks, warm, counters, objective, lazy, kin=kin, accepted=mask)
-    sel = (md.unique & md.feasible_t & md.alive & md.accepted).nonzero()[0]
-    sel, bound, tau0 = _bound_lps(md, sel, lo, hi, True)
-    order = (-bound).argsort(kind="stable").tolist()
-    sel_l, bound_l = sel.tolist(), bound.tolist()
-    cands = [(sel_l[i], bound_l[i], tau0[i]) for i in order if math.isfinite(bound_l[i])]
-    if not cands:
+    best = _best_bound(md, lo, hi)
+    if best is None:
         return None
-    j, beta, t0 = cands[0]
-    if md.n_pending and md.pending[j] and not md.resolve([j])[0]:
-        return None
+    cands, j, beta, t0 = best
     screen = layout.screen
     if not screen.recertify(banks, t0, keep=screen.positions(layout.modes[int(md.index[j])])):
         return _REDO
