@@ -36,7 +36,7 @@ pending); the quadruped and RHex's file are never screened (no mode filter, or t
 candidates) and unchanged. Every answer is the same.
 
 Then the screen's exclusions and the kinematic prefixes' prunes carried from step to step (each
-proved again from its old LP basis, ``_carried``), the mechanism's rotations once per link and
+proved again from its old LP basis, ``_screen_attempt``), the mechanism's rotations once per link and
 the scales without the point speeds when a bound decides ``a = g``: ``--baseline 887a83f
 --rounds 3``, a busy host (the baseline's own snake median moved 10.3–16.1), CPU ms, the three
 rounds:

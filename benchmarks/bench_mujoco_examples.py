@@ -163,7 +163,7 @@ taking the second vCPU at times, had the brace at 1.57 ms: compare within one ru
 first steps).
 
 Run 5 (the same session, later): the screened snake's proofs carried from step to step
-(``controllers.generic.search._carried``), the mechanism's rotations once per link, the scales
+(``controllers.generic.search._screen_attempt``), the mechanism's rotations once per link, the scales
 without the point speeds when a bound decides ``a = g``. Six runs of this code in a row (no
 baseline; the host busy at times), median / p99 / max ms:
 

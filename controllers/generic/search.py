@@ -38,7 +38,7 @@ whole search, which would examine this candidate first and stop there; anything 
 candidate resolved infeasible, ``τ°`` in a kept mode's ``T_c'``) runs the whole search. A
 screened step decides the feasibility of the kept modes only (``OptimalResult.n_modes``,
 ``screened``). From step to step the screen's exclusions and the kinematic pruning's prunes are
-proved again from their old LP bases (``_carried``; ``TorqueScreen.recertify``,
+proved again from their old LP bases (``_screen_attempt``; ``TorqueScreen.recertify``,
 ``PrefixPruning.candidates``), their LPs run only when a proof fails. For the snake: 3 modes kept
 of 288, about 0.9 ms of CPU a step instead of 10–16 ms (``benchmarks/bench_generic_replay.py``);
 the same answers at every recorded state (``tests/controllers/generic/test_generic_replay.py``,
@@ -584,31 +584,37 @@ def _screened(engine: "Engine", step, objective: np.ndarray, lo, hi, accept, laz
 
 def _screen_attempt(engine: "Engine", st: Structure, layout: Layout, step, objective: np.ndarray, lo, hi,
                     mask: np.ndarray, lazy: bool, counters: _Counters):
-    """``_screened``'s work on a layout it applies to, ``mask`` the accepted modes (same returns):
-    ``_carried`` when the layout's screen has exclusions from an earlier step, else (or when
-    those do not hold at this step's ``τ°``) the screen's LPs at ``τ°``."""
+    """``_screened``'s work on a layout it applies to, ``mask`` the accepted modes (same returns).
+
+    One kinematic test of the accepted modes — and, when the layout's screen has exclusions from
+    an earlier step (``TorqueScreen.last_exclusion``), of the prefix search under them, whose
+    prunes are proved again from their old bases (``PrefixPruning.candidates``) — with their
+    responses, domains and bound LPs gives the best candidate's ``τ°``. When those exclusions are
+    proved again at ``τ°`` (``TorqueScreen.recertify``: the same candidate's letters kept), the
+    modes of that test are the kept ones; else the screen's LPs run at ``τ°`` and the prefix
+    search under their exclusions gives the kept modes. The bound LPs, hence ``τ°``, are the same
+    whatever else the test holds (each LP is solved alone, warm-started from the same basis)."""
     pos = mask.nonzero()[0]
     banks = st.banks(step.terms)
     warm = engine.warm_starts(layout)
-    last = layout.screen.last_exclusion()
-    if last is not None:
-        got = _carried(layout, banks, objective, lo, hi, mask, lazy, counters, warm, last)
-        if got is not _REDO:
-            return got
+    screen = layout.screen
+    last = screen.last_exclusion()
     md_c = _Modes(layout, banks, warm, counters, objective, lazy,
-                  kin=layout.kinematic_test(banks, counters, subset=pos), accepted=mask)
+                  kin=layout.kinematic_test(banks, counters, exclude=last, subset=pos), accepted=mask)
     best = _best_bound(md_c, lo, hi)
     if best is None:
         return None
     cands, j, beta, t0 = best
     at = int(md_c.index[j])
-    screen = layout.screen
-    kin = layout.kinematic_test(banks, counters,
-                                exclude=screen.excluder(banks, t0, counters, keep=screen.positions(layout.modes[at])))
-    if not (kin.feasible[at] or not kin.decided[at]):
-        return None  # the screen left out the candidate itself: no certificate
-    md = _Modes(layout, banks, warm, counters, objective, lazy, kin=kin, accepted=mask)
-    jo = int(np.searchsorted(md.index, at))
+    keep = screen.positions(layout.modes[at])
+    if last is not None and screen.recertify(banks, t0, keep=keep):
+        md, jo = md_c, j  # the kept modes: the prefix search under the exclusions proved at τ°
+    else:
+        kin = layout.kinematic_test(banks, counters, exclude=screen.excluder(banks, t0, counters, keep=keep))
+        if not (kin.feasible[at] or not kin.decided[at]):
+            return None  # the screen left out the candidate itself: no certificate
+        md = _Modes(layout, banks, warm, counters, objective, lazy, kin=kin, accepted=mask)
+        jo = int(np.searchsorted(md.index, at))
     others = md.others(jo)
     inside = _inside(md, others, t0)
     if inside.any() and md.any_feasible(others[inside]):
@@ -632,37 +638,6 @@ def _best_bound(md: _Modes, lo, hi):
     if md.n_pending and md.pending[j] and not md.resolve([j])[0]:
         return None
     return cands, j, beta, t0
-
-
-_REDO = object()
-"""``_carried``'s answer when the earlier exclusions do not hold at this step's ``τ°``."""
-
-
-def _carried(layout: Layout, banks, objective: np.ndarray, lo, hi, mask: np.ndarray, lazy: bool, counters: _Counters,
-             warm: _WarmStarts, last):
-    """A screened step on the screen's exclusions from an earlier step (``last``, an
-    ``Exclusion``): the prefix search under them (its prunes proved again, or searched) with the
-    accepted modes added, one ``_Modes`` of those, the bound LPs, and the exclusions proved again
-    at the best candidate's ``τ°`` (``TorqueScreen.recertify``: the same candidate's letters kept,
-    each exclusion by its old basis) before the point test. Returns ``_screened``'s tuple,
-    ``None`` (fall back to the whole search), or ``_REDO`` when the exclusions do not hold at
-    ``τ°`` (the screen's LPs then run at ``τ°``). The same bound LPs, hence the same ``τ°``, as
-    ``_screen_attempt``'s: each LP is solved alone, warm-started from the same basis."""
-    pos = mask.nonzero()[0]
-    kin = layout.kinematic_test(banks, counters, exclude=last, subset=pos)
-    md = _Modes(layout, banks, warm, counters, objective, lazy, kin=kin, accepted=mask)
-    best = _best_bound(md, lo, hi)
-    if best is None:
-        return None
-    cands, j, beta, t0 = best
-    screen = layout.screen
-    if not screen.recertify(banks, t0, keep=screen.positions(layout.modes[int(md.index[j])])):
-        return _REDO
-    others = md.others(j)
-    inside = _inside(md, others, t0)
-    if inside.any() and md.any_feasible(others[inside]):
-        return None
-    return md, j, beta, t0, cands, md
 
 
 class Engine:
