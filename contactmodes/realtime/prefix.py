@@ -163,7 +163,8 @@ class PrefixPruning:
                 counters, record: list | None = None) -> np.ndarray:
         """``(len(ids),)`` bool: the prefixes whose verified slack is decided at most the margin
         (module doc); their LPs warm-started from and updating ``basis[level]``. ``record`` (if
-        given) receives ``(level, pruned ids, their certifying bases)``."""
+        given) receives ``(rows, bases)`` of the pruned prefixes: their bank rows and certifying
+        bases (``_recertified``)."""
         rows = self._rows(level, ids)
         K, nv = ids.size, self.n_q + 1
         G, h = F[rows], f[rows]

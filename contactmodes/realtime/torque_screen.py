@@ -185,14 +185,11 @@ class TorqueScreen:
             ``(k,)`` int: per contact, the position of a letter not to test (kept): the
             candidate's own, whose group holds ``tau`` when ``tau`` is in its ``T_c``.
         """
-        tau = np.asarray(tau, dtype=float)
-        Z, z = self.bank(banks, tau)
+        Z, z, kept, margin = self._at(banks, tau, keep)
         rows = self.rows()
         G, nv = rows.shape[0], self.n + 1
-        margin = tolerances.SCREEN_MARGIN * max(1.0, float(np.max(np.abs(tau), initial=0.0)))
         if self.basis is None:
             self.basis = np.full((G, nv), -1, dtype=np.int64)
-        kept = b"" if keep is None else np.asarray(keep, dtype=np.int64).tobytes()
         if self._proved_again(Z, z, kept, margin):
             last = self._last
             assert last is not None  # set by _proved_again's proof
@@ -213,6 +210,14 @@ class TorqueScreen:
         out[sel[ok]] = -res.fun[ok] < -margin
         self._last = (kept, out, 0)
         return self._split(out)
+
+    def _at(self, banks, tau, keep: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, bytes, float]:
+        """``(Z, z, kept, margin)`` of a screen at ``tau``: the rows (``bank``), the kept letters as
+        bytes (``_last``'s key) and the margin ``SCREEN_MARGIN · max(1, ‖τ‖∞)``."""
+        tau = np.asarray(tau, dtype=float)
+        Z, z = self.bank(banks, tau)
+        kept = b"" if keep is None else np.asarray(keep, dtype=np.int64).tobytes()
+        return Z, z, kept, tolerances.SCREEN_MARGIN * max(1.0, float(np.max(np.abs(tau), initial=0.0)))
 
     def _split(self, flat: np.ndarray) -> list[np.ndarray]:
         """Per contact, a copy of its letters' part of ``flat`` ``(groups,)``."""
@@ -248,12 +253,9 @@ class TorqueScreen:
         """Whether the last screen's exclusions hold at ``tau`` (``(n_τ,)``, nondimensional) and
         this state, each proved by its old basis (module doc) for the same ``keep``; counted as a
         screen when they do. Arguments as ``excluded``."""
-        tau = np.asarray(tau, dtype=float)
-        kept = b"" if keep is None else np.asarray(keep, dtype=np.int64).tobytes()
-        if self._last is None or self._last[0] != kept:
+        if self._last is None:
             return False
-        Z, z = self.bank(banks, tau)
-        margin = tolerances.SCREEN_MARGIN * max(1.0, float(np.max(np.abs(tau), initial=0.0)))
+        Z, z, kept, margin = self._at(banks, tau, keep)
         return self._proved_again(Z, z, kept, margin)
 
     def excluder(self, banks, tau, counters=None, keep: np.ndarray | None = None) -> "Exclusion":
