@@ -528,7 +528,7 @@ class Layout:
     @property
     def screen(self) -> TorqueScreen:
         """The layout's ``contactmodes.realtime.torque_screen.TorqueScreen`` (built on first use;
-        it keeps its prefixes' warm starts)."""
+        it keeps its groups' warm starts and its last exclusions from step to step)."""
         if self._screen is None:
             self._screen = TorqueScreen(self)
         return self._screen
