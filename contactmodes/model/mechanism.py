@@ -41,6 +41,8 @@ from numpy.typing import ArrayLike
 if TYPE_CHECKING:  # pragma: no cover
     import networkx as nx
 
+    from contactmodes.model._mechanism_kernel import CompiledDynamics
+
 from contactmodes.errors import ContactModelError
 from contactmodes.model.system import CharacteristicScales, ContactSystem, Disturbance, LinearConstraint
 
@@ -248,6 +250,15 @@ class PlanarMechanism:
         self._point_masses: list[tuple[str, float, np.ndarray]] = []
         self._contacts: list[_Contact] = []
         self._actuators: list[tuple[str, str]] = []
+        self._kernel_key: tuple | None = None  # what _compiled_dynamics last checked (None: the parts changed)
+        self._kernel_form: CompiledDynamics | None = None
+
+    def __getstate__(self) -> dict:
+        """The mechanism without its checked compiled form (``_compiled_dynamics``): a copy sent
+        to another process (a Dask worker) checks it again against that machine's NumPy."""
+        state = self.__dict__.copy()
+        state["_kernel_key"], state["_kernel_form"] = None, None
+        return state
 
     # ---------------------------------------------------------------- building
 
@@ -324,6 +335,7 @@ class PlanarMechanism:
 
         link = _Link(name, parent, joint, jp, mass_, com_, inertia_)
         self._links[name] = link
+        self._kernel_key = None
         if joint is not None:
             self._coordinates.append(joint)
         if parent is None:
@@ -343,6 +355,7 @@ class PlanarMechanism:
         m = _scalar(mass, f"{where}.mass", 0.0)
         pos = _vector(position, f"{where}.position", 2)
         self._point_masses.append((link, m, pos))
+        self._kernel_key = None
 
     def add_contact(
         self,
@@ -398,6 +411,7 @@ class PlanarMechanism:
         mu_ = _scalar(mu, f"{where}.mu", 0.0)
         v0_ = _scalar(v0, f"{where}.v0", 0.0)
         self._contacts.append(_Contact(name, link, pos, sp, n, t, mu_, v0_))
+        self._kernel_key = None
 
     def add_actuator(self, name: str, coordinate: str) -> None:
         """Add an actuator: a unit generalized force on ``coordinate``.
@@ -607,17 +621,106 @@ class PlanarMechanism:
     def dynamics_and_scales(self, q: ArrayLike, qdot: ArrayLike) -> tuple[Dynamics, CharacteristicScales]:
         """``(dynamics(q, qdot), characteristic_scales(q, qdot))``, the same numbers bit for bit,
         computed on one evaluation of the link kinematics (the points both use — centres of
-        mass, point masses, contact points — are evaluated once).
+        mass, point masses, contact points — are evaluated once). The control step's evaluation
+        (``controllers.generic.step.MechanismStep``): with numba installed it runs compiled
+        (``contactmodes.model._mechanism_kernel``, about 30 µs instead of 220 µs for the
+        6-contact snake) once a check on a few states has shown the compiled form gives the NumPy
+        reference's numbers bit for bit (``_compiled_dynamics``); ``dynamics`` and
+        ``contact_system`` stay on NumPy (commands do not load numba for one evaluation).
 
         Raises ``ContactModelError`` as ``dynamics``.
         """
         self._check_ready()
         q_ = self._state(q, "q")
         qd = self._state(qdot, "qdot")
+        form = self._compiled_dynamics()
+        if form is not None:
+            M, h, J, Jdq, gaps, positions, _, jac, length = form.evaluate(q_, qd)
+            d = Dynamics(M=M, h=h, J=J, Jdot_qdot=Jdq, v_contact=J @ qd, gaps=gaps, positions=positions)
+            return d, self._scales_from(length, jac, qd)
+        return self._numpy_dynamics_and_scales(q_, qd)
+
+    def compile_dynamics(self) -> bool:
+        """Compile and check the compiled form of ``dynamics_and_scales`` now (outside a timed
+        control step; otherwise its first call does it).
+
+        Returns
+        -------
+        bool
+            Whether ``dynamics_and_scales`` runs compiled: numba is installed, the mechanism has
+            at most ``contactmodes.model._mechanism_kernel.MAX_COORDINATES`` coordinates, and the
+            compiled form gave the NumPy reference's numbers bit for bit (``_compiled_dynamics``).
+
+        Raises
+        ------
+        ContactModelError
+            When the mechanism has no root link.
+        """
+        self._check_ready()
+        return self._compiled_dynamics() is not None
+
+    def _numpy_dynamics_and_scales(self, q_: np.ndarray, qd: np.ndarray) -> tuple[Dynamics, CharacteristicScales]:
+        """``dynamics_and_scales`` by the NumPy reference (validated ``q_``, ``qd``)."""
         states = self._link_states(q_, qd)
         points: dict = {}
         d = self._dynamics(states, qd, points)
         return d, self._scales(states, qd, points)
+
+    def _compiled_dynamics(self) -> CompiledDynamics | None:
+        """The compiled form of ``dynamics_and_scales`` (``contactmodes.model._mechanism_kernel``)
+        when it gives the NumPy reference's numbers bit for bit, else ``None``.
+
+        It is built from the mechanism's parts and checked once (again after any ``add_*`` or a
+        change of ``base``, ``gravity`` or ``base_position``): at rest (``+0`` and ``-0``
+        velocities) and at four seeded random states, every output of both paths — ``M``, ``h``,
+        ``J``, ``J̇q̇``, gaps, positions, the scales' points, Jacobians and extent — must have the
+        same bits. Without numba, above ``_mechanism_kernel.MAX_COORDINATES`` coordinates, or
+        when a number differs (another BLAS's rounding), NumPy serves every call."""
+        key = (self.base, self.gravity, float(self.base_position[0]), float(self.base_position[1]))
+        if self._kernel_key == key:
+            return self._kernel_form
+        form = self._kernel_parts()
+        if form is not None and not self._kernel_agrees(form):
+            form = None
+        self._kernel_key, self._kernel_form = key, form
+        return form
+
+    def _kernel_parts(self) -> CompiledDynamics | None:
+        """The mechanism's parts as a ``CompiledDynamics`` (not checked), or ``None`` without
+        numba, a root, or above ``_mechanism_kernel.MAX_COORDINATES`` coordinates."""
+        from contactmodes.model import _mechanism_kernel  # numba: the control step's, not every command's
+
+        n = self.n_q
+        if not (_mechanism_kernel.AVAILABLE and 0 < n <= _mechanism_kernel.MAX_COORDINATES and self._root is not None):
+            return None
+        names = list(self._links)
+        links = [(names.index(lk.parent) if lk.parent is not None else -1,
+                  self._coordinates.index(lk.joint) if lk.joint is not None else -1,
+                  lk.joint_position, lk.mass, lk.com, lk.inertia) for lk in self._links.values()]
+        return _mechanism_kernel.CompiledDynamics(
+            links, [(names.index(lk), m, pos) for lk, m, pos in self._point_masses],
+            [(names.index(c.link), c.position, c.surface_point, c.normal, c.tangent) for c in self._contacts],
+            self.base == "floating", self.base_position, self.gravity, n)
+
+    def _kernel_agrees(self, form: CompiledDynamics) -> bool:
+        """Whether ``form`` gives the NumPy reference's numbers bit for bit (``_compiled_dynamics``)."""
+        n = self.n_q
+        rng = np.random.default_rng(20261126)
+        states = [(np.zeros(n), np.zeros(n)), (np.full(n, -0.0), np.full(n, -0.0))]
+        states += [(rng.normal(0.0, 1.5, n), rng.normal(0.0, 4.0, n)) for _ in range(4)]
+        same = lambda a, b: np.asarray(a).shape == np.asarray(b).shape and \
+            np.asarray(a, dtype=float).tobytes() == np.asarray(b, dtype=float).tobytes()  # noqa: E731
+        for q_, qd in states:
+            M, h, J, Jdq, gaps, positions, pts, jac, length = form.evaluate(q_, qd)
+            link_states = self._link_states(q_, qd)
+            known: dict = {}
+            d = self._dynamics(link_states, qd, known)
+            ref_pts, ref_jac = self._scale_points(link_states, known)
+            ref = (d.M, d.h, d.J, d.Jdot_qdot, d.gaps, d.positions, np.array(ref_pts), np.array(ref_jac),
+                   CharacteristicScales.extent(np.array(ref_pts)))
+            if not all(same(a, b) for a, b in zip((M, h, J, Jdq, gaps, positions, pts, jac, length), ref)):
+                return False
+        return True
 
     def _dynamics(self, states: dict[str, _LinkState], qd: np.ndarray, points: dict | None = None) -> Dynamics:
         """``dynamics`` from the link states; ``points`` (if given) receives ``(p, Jp)`` of every
@@ -690,6 +793,13 @@ class PlanarMechanism:
         The point speeds enter only through ``a = max(g, v²/L)``: when a bound on every speed
         already gives ``v²/L < g`` (slow motion, ``_speeds_below_gravity``), they are not
         computed and ``a = g``, the value they would give."""
+        points, jacobians = self._scale_points(states, known)
+        return self._scales_from(CharacteristicScales.extent(np.array(points)), jacobians, qd)
+
+    def _scale_points(self, states: dict[str, _LinkState], known: dict | None = None) -> tuple[list, list]:
+        """The points of the scales and their Jacobians ``(points [(2,)], jacobians [(2, n)])``:
+        per link its frame origin and centre of mass, then the point masses, then the contacts;
+        ``known`` as in ``_scales``."""
         points, jacobians = [], []
 
         def add(ls: _LinkState, position: np.ndarray | None, key=None) -> None:
@@ -699,19 +809,25 @@ class PlanarMechanism:
             points.append(pj[0])
             jacobians.append(pj[1])
 
-        total = 0.0
         for link in self._links.values():
             ls = states[link.name]
             add(ls, None)
             add(ls, link.com, ("com", link.name))
-            total += link.mass
-        for j, (link_name, m, pos) in enumerate(self._point_masses):
+        for j, (link_name, _, pos) in enumerate(self._point_masses):
             add(states[link_name], pos, ("mass", j))
-            total += m
         for i, c in enumerate(self._contacts):
             add(states[c.link], c.position, ("contact", i))
-        pts = np.array(points)
-        length = CharacteristicScales.extent(pts)
+        return points, jacobians
+
+    def _scales_from(self, length: float, jacobians, qd: np.ndarray) -> CharacteristicScales:
+        """The scales from the points' extent ``length`` and Jacobians (``_scale_points``' order,
+        a list or a ``(P, 2, n)`` array): the speeds enter only when ``_speeds_below_gravity``
+        cannot rule them out."""
+        total = 0.0
+        for link in self._links.values():
+            total += link.mass
+        for _, m, _ in self._point_masses:
+            total += m
         if self._speeds_below_gravity(length, qd):
             return CharacteristicScales.from_extent(length, total, self.gravity, 0.0)
         speeds = []
@@ -755,7 +871,8 @@ class PlanarMechanism:
         ContactModelError
             As ``dynamics``, or from ``ContactSystem`` validation of the constraints.
         """
-        d, scales = self.dynamics_and_scales(q, qdot)
+        self._check_ready()  # the NumPy path: the same numbers as the kernel's, without loading numba
+        d, scales = self._numpy_dynamics_and_scales(self._state(q, "q"), self._state(qdot, "qdot"))
         return ContactSystem(
             M=d.M,
             h=d.h,

@@ -291,6 +291,7 @@ class UnambiguousOptimalController(OptimalControllerBase):
         if template.disturbance is not None:
             raise ContactModelError("disturbance: not supported by the real-time controller")
         self.mechanism, self.template = mech, template
+        mech.compile_dynamics()  # compiled and checked here, outside every timed step
         self.blocks = check_constraints(template.constraints)
         n_q, n_tau, k = template.n_q, template.n_tau, template.k
         if not isinstance(objective, LinearObjective):
