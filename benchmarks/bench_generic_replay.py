@@ -54,6 +54,26 @@ rhex file  now          0.71, 0.83, 0.55    73.5, 62.3, 57.0    77.9, 63.8, 58.9
 
 The quadruped's and RHex's rows move with the host's load only (the same work).
 
+**The mechanism compiled** (``contactmodes.model._mechanism_kernel``: ``PlanarMechanism.dynamics_and_scales``
+in one numba call, the NumPy path's numbers bit for bit; ``docs/realtime.md``): ``--baseline
+07055ad --rounds 3`` on a quiet host (a fixed pure-Python loop took 13.6–14.0 ms before and after,
+against 20–22 ms in the busy hour before), CPU ms, the three rounds:
+
+=========  ===========  ==================  ==================  ==================
+run        code         CPU median          CPU p99             CPU max
+=========  ===========  ==================  ==================  ==================
+snake      ``07055ad``  0.96, 0.88, 0.93    2.32, 2.16, 2.33    2.49, 2.27, 2.46
+snake      now          0.68, 0.66, 0.70    2.17, 1.96, 2.11    2.37, 2.12, 2.29
+quadruped  ``07055ad``  0.65, 0.63, 0.65    1.41, 1.37, 1.51    23.8, 23.3, 24.2
+quadruped  now          0.39, 0.67, 0.40    1.15, 1.96, 1.27    23.5, 38.5, 23.6
+rhex file  ``07055ad``  0.54, 0.50, 0.57    57.1, 53.2, 56.3    58.1, 54.9, 57.5
+rhex file  now          0.36, 0.35, 0.37    56.7, 54.2, 55.5    57.4, 55.0, 56.7
+=========  ===========  ==================  ==================  ==================
+
+Every example's median drops by 0.2–0.3 ms (the quadruped's round 1 met a burst of load); the
+maxima are the slow path's steps (projections and set differences), which the mechanism does
+not touch. The same answers (``test_generic_replay.py``).
+
 **The slow path and the pivots** (issue 24 item 1: ``regions.difference`` deciding the hulls of
 a split's sets together, 7478e1f; the slow path screening the other modes with one batched
 verified LP before their exact ``meets`` LPs, ``MEETS_MARGIN``, 8cb80e0, and deciding the hulls

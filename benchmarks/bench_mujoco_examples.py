@@ -181,6 +181,30 @@ max, under load). Met: the medians of the brace, the quadruped and RHex's file, 
 and the snake's maxima. Not met: the snake's median (1.2–1.5 ms; its calls take about a third
 more CPU time in the loop than replayed alone, ``bench_generic_replay.py``: 0.9–1.05 ms), and the
 maxima of the quadruped (one slow-path step) and RHex's file (its first steps' slow path).
+
+Run 6 (a later session): the mechanism's evaluation compiled (``PlanarMechanism.dynamics_and_scales``
+in one numba call with the NumPy path's numbers bit for bit, ``contactmodes.model._mechanism_kernel``).
+Five runs of this code in a row on a mostly quiet host (a fixed pure-Python loop took 12.8–14.6 ms
+before each run, 21.8 ms once: the host busy during run 3), median / p99 / max ms:
+
+=========  ==========================================================================
+example    five runs
+=========  ==========================================================================
+brace      0.69/1.45/2.28, 0.63/1.36/2.14, 0.70/1.57/2.28, 0.97/1.38/2.24, 0.68/2.25/2.40
+quadruped  0.50/1.31/23.6, 0.49/1.32/23.0, 0.50/1.55/23.5, 0.51/1.62/23.8, 0.49/1.18/23.0
+snake      0.79/1.94/2.05, 0.82/1.91/1.98, 0.96/2.18/2.29, 1.06/2.01/2.02, 0.81/1.93/2.07
+rhex       0.43/51.9/52.7, 0.64/51.0/52.3, 0.44/55.8/56.7, 0.49/57.4/57.7, 0.43/52.0/53.6
+=========  ==========================================================================
+
+Two runs with ``--baseline 07055ad`` (the previous code) in the same hour, the host busy at times,
+median before → now: brace 1.04 → 0.79 and 0.92 → 0.72, quadruped 1.05 → 0.70 and 0.93 → 0.75,
+RHex's file 0.65 → 0.47 and 0.94 → 0.54, the snake 1.05 → 1.12 and 1.49 → 1.30 (its arms met
+different load: replayed without the plant, ``bench_generic_replay.py``, its CPU median went
+0.88–0.96 → 0.66–0.70 ms). Met: every example's median (the snake's in 4 of 5 runs: 0.79–1.06 ms,
+at the target's edge when the host is busy), the brace's and the snake's maxima. Not met: the
+maxima of the quadruped (its one slow-path step, 23 ms) and RHex's file (its first steps' slow
+path, 52–58 ms): the exact answer's projections and set differences, which this change does not
+touch.
 """
 
 from __future__ import annotations
