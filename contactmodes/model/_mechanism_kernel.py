@@ -161,17 +161,8 @@ def dynamics_kernel(parent, joint, jpos, lmass, com, inertia, pm_link, pm_mass, 
                 org[link, 1] = base_pos[1]
                 ang[link] = q[0]
                 Ja[link, 0] = 1.0
-        else:
-            r0 = _fma(R[p, 0, 0], jpos[link, 0], _fma(R[p, 0, 1], jpos[link, 1], 0.0))
-            r1 = _fma(R[p, 1, 0], jpos[link, 0], _fma(R[p, 1, 1], jpos[link, 1], 0.0))
-            org[link, 0] = org[p, 0] + r0
-            org[link, 1] = org[p, 1] + r1
-            for j in range(n):
-                Jo[link, 0, j] = Jo[p, 0, j] + (-r1) * Ja[p, j]
-                Jo[link, 1, j] = Jo[p, 1, j] + r0 * Ja[p, j]
-            w2 = om[p] ** two[0]
-            ao[link, 0] = ao[p, 0] - w2 * r0
-            ao[link, 1] = ao[p, 1] - w2 * r1
+        else:  # the frame origin: the parent's point at the joint position
+            _point(R, org, Jo, Ja, om, ao, p, jpos[link, 0], jpos[link, 1], two, org[link], Jo[link], ao[link])
             i = joint[link]
             ang[link] = ang[p] + q[i]
             for j in range(n):
