@@ -54,6 +54,25 @@ rhex file  now          0.71, 0.83, 0.55    73.5, 62.3, 57.0    77.9, 63.8, 58.9
 
 The quadruped's and RHex's rows move with the host's load only (the same work).
 
+**Twin modes settled** (``controllers.generic.certify``; the search's *Settled candidates* and
+*The tie rule*), ``--baseline aecb311 --rounds 2`` on a busy host (probe loop 21 ms), CPU ms,
+the two rounds:
+
+=========  ===========  ============  ============  ============
+run        code         CPU median    CPU p99       CPU max
+=========  ===========  ============  ============  ============
+snake      ``aecb311``  0.76, 0.67    2.17, 1.90    2.40, 2.01
+snake      now          0.90, 0.67    1.96, 1.94    2.10, 2.08
+quadruped  ``aecb311``  0.40, 0.46    1.26, 1.24    23.7, 25.8
+quadruped  now          0.40, 0.50    1.37, 1.62    1.49, 1.97
+rhex file  ``aecb311``  0.37, 0.36    55.6, 55.8    56.8, 57.8
+rhex file  now          0.38, 0.59    7.74, 11.3    10.7, 14.6
+=========  ===========  ============  ============  ============
+
+The slow-path steps of the quadruped (its first and its goal switch, ``SS``/``RS``) and of
+RHex's file (steps 0–3 and 5, ``LSF``/``LLF``) are settled without projections; RHex's file's
+worst step is now step 1 (a new velocity pattern's layout, then one settled pair).
+
 **The mechanism compiled** (``contactmodes.model._mechanism_kernel``: ``PlanarMechanism.dynamics_and_scales``
 in one numba call, the NumPy path's numbers bit for bit; ``docs/realtime.md``): ``--baseline
 07055ad --rounds 3`` on a quiet host (a fixed pure-Python loop took 13.6–14.0 ms before and after,

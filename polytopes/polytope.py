@@ -10,7 +10,7 @@ import numpy as np
 from . import _cdd_io, _feasibility, _redundancy, lp, ppl_io
 from . import tolerances as _tol
 from .errors import NumericalError, PolytopeError
-from ._linalg import data_scale, normalize_rows, row_norms
+from ._linalg import data_scale, normalize_rows, rank_tol, row_norms
 from ._raypool import RayPool
 
 
@@ -998,6 +998,41 @@ class Polytope:
         """Dimension of the affine hull; ``-1`` for the empty set."""
         h = self._hull()
         return -1 if h is None else h.dimension
+
+    def projected_dimension(self, keep: Sequence[int]) -> int:
+        """Affine dimension of the projection onto the coordinates ``keep``, without projecting.
+
+        The affine hull of a projection is the projection of the affine hull, so this is the
+        rank of the hull's direction basis restricted to ``keep`` (``(len(keep), k)``, singular
+        values against ``RANK_RTOL`` as every rank decision of the package); ``-1`` for the
+        empty set. Equal to ``self.project(keep).affine_dimension()`` up to those tolerances.
+
+        Parameters
+        ----------
+        keep : Sequence[int]
+            The kept coordinates (indices into ``0 .. dim - 1``).
+
+        Returns
+        -------
+        int
+            The dimension, ``-1`` .. ``len(keep)``.
+
+        Raises
+        ------
+        PolytopeError
+            On an index outside ``0 .. dim - 1``.
+        """
+        ks = [int(k) for k in keep]
+        if any(k < 0 or k >= self.dim for k in ks):
+            raise PolytopeError(f"keep: indices must lie in 0..{self.dim - 1}, got {ks}")
+        h = self._hull()
+        if h is None:
+            return -1
+        Nk = h.N[ks, :]
+        if Nk.size == 0:
+            return 0
+        sv = np.linalg.svd(Nk, compute_uv=False)
+        return int((sv > rank_tol(sv, Nk.shape)).sum())
 
     def chebyshev_center(self) -> ChebyshevBall:
         """Center and radius of the largest ball inside the set *within its affine hull*.

@@ -23,6 +23,26 @@ centre. When no mode meets the task rows the search runs again without them
 (``"task_dropped"``). Modes whose kinematic LP the batch leaves undecided (near rest) are
 resolved only where the answer can depend on them (*pending* modes, ``_Modes``).
 
+*Settled candidates* (``controllers.generic.certify``). A candidate whose ``τ°`` the point test
+finds in other modes' ``T_c'`` is first offered to two certificates that need no projection,
+only the lifted domains and a few LPs: **kept** when each of those ``T_c'`` meets ``K`` in a set
+of lower dimension than ``K`` (then ``τ°`` attains ``β_c`` over the closure of ``T*_c ∩ L``, and
+it is the answer, un-nudged) and **empty** when one of them, without ambiguity variables,
+contains ``K`` (then ``T*_c ∩ L`` is empty). Only when neither applies does the slow path run.
+These are the *twin modes* of the slow steps seen in closed loop (two modes differing at one
+contact, ``S``/``L`` or ``S``/``R``, with equal bounds): RHex's file's ``LSF``/``LLF`` and the
+quadruped's ``SS``/``RS``, whose steps took 24–58 ms through the slow path and take 2–4 ms
+settled (``benchmarks/bench_generic_replay.py``).
+
+*The tie rule.* Before a candidate's slow path runs, the candidates whose bounds tie with its
+own (within ``TIE_TOL``) are tried by the point test and the certificates, in order; the first
+whose ``τ°`` is so accepted (fast or kept) is the answer — an optimum, since no mode's
+``T*_c ∩ L`` exceeds its bound. Otherwise the slow path runs as before. Compared with running
+the first tied candidate's slow path first: the same optimal value; the mode differs only where
+two tied modes both attain the bound (then either is an optimum), and a kept candidate's torque
+is ``τ°`` rather than the slow path's maximizer of the projected ``K`` — the same point where
+the maximizer is unique, up to rounding. ``OptimalResult.settled`` lists the settled candidates.
+
 *Screened steps* (``_screened``). When the mode filter accepts few modes
 (``SCREEN_MAX_CANDIDATES``) of a layout large enough for the prefix search
 (``contactmodes.realtime.prefix``; the snake that may only stick, ``FFFFFF`` of 4096), the
@@ -74,6 +94,7 @@ from polytopes import batchlp
 from polytopes import lp
 from polytopes.errors import NumericalError
 
+from controllers.generic.certify import EMPTY, KEPT, settle
 from controllers.generic.exact import NUDGE, slow_optimum
 from controllers.generic.objective_plan import ObjectivePlan, plan_objective, session_objective
 
@@ -147,6 +168,10 @@ class OptimalResult:
     screened : bool
         Whether the step was screened (module doc, *Screened steps*): then ``n_modes`` and
         ``n_pending`` count only the modes the screen kept, and ``n_examined`` is 1.
+    settled : dict
+        ``{mode: "kept" | "empty"}`` the candidates settled without the slow path although the
+        point test found their ``τ°`` in another mode's ``T_c'`` (module doc, *Settled
+        candidates*; ``controllers.generic.certify``).
     """
 
     tau: np.ndarray
@@ -167,6 +192,7 @@ class OptimalResult:
     svd_fallbacks: int = 0
     n_pending: int = 0
     screened: bool = False
+    settled: dict = dataclasses.field(default_factory=dict)
 
 
 def _accepted(names: list, accept):
@@ -505,10 +531,11 @@ def _disjoint(md: _Modes, others: np.ndarray, K, lo, hi) -> set:
 def _search(md: _Modes, step, lo, hi, task: bool, force_slow: bool):
     """The lazy all-mode search of the module doc (nondimensional torques ``lo``, ``hi``).
 
-    Returns ``(best, cands, values, n_exam, n_slow)``: ``best`` = ``(value, tau, mode, nudged,
+    Returns ``(best, cands, values, n_exam, n_slow, settled)``: ``best`` = ``(value, tau, mode, nudged,
     closure)`` or ``None`` (no mode with a non-empty ``T*_c ∩ L``); ``cands`` ``[(mode, β, τ°)]``
     with a non-empty ``D_c ∩ L`` in decreasing bound order (without the modes resolved infeasible;
-    pending modes after the stop may remain).
+    pending modes after the stop may remain); ``settled`` ``{mode: KEPT | EMPTY}`` (*Settled
+    candidates*: the certificates that spared a slow path, the tie rule's included).
 
     Pending modes (``_Modes``) are resolved only where the answer can depend on them, so the
     answer is the one with every mode decided first: a pending candidate before it is examined
@@ -524,19 +551,46 @@ def _search(md: _Modes, step, lo, hi, task: bool, force_slow: bool):
     best = None
     n_exam = n_slow = 0
     values = {}
-    for j, beta, t0 in cands:
+    settled: dict[int, str | None] = {}  # the candidates the fast path settled (fast, KEPT, EMPTY) or could not (None)
+
+    def fast(j: int, t0) -> str | None:
+        """``"fast"`` (the point test), ``KEPT`` or ``EMPTY`` (``certify.settle``), or ``None``."""
+        if j not in settled:
+            if md.n_pending and md.pending[j] and not md.resolve([j])[0]:
+                settled[j] = "infeasible"
+                return settled[j]
+            others = md.others(j)
+            inside = _inside(md, others, t0)
+            if not (inside.any() and md.any_feasible(others[inside])):
+                settled[j] = "fast"
+            else:
+                holders = others[inside]
+                known = ~md.pending[holders] if md.n_pending else np.ones(holders.size, dtype=bool)
+                settled[j] = settle(md.resp, md.dom, j, holders, known, lo, hi, task)
+        return settled[j]
+
+    for i, (j, beta, t0) in enumerate(cands):
         if best is not None and best[0] >= beta - TIE_TOL * max(1.0, abs(beta)):
             break
         if md.n_pending and md.pending[j] and not md.resolve([j])[0]:
             continue  # not kinematically feasible: never a candidate
         n_exam += 1
-        others = md.others(j)
-        slow = force_slow
-        if not slow:
-            inside = _inside(md, others, t0)
-            slow = bool(inside.any()) and md.any_feasible(others[inside])
-        if not slow:
+        way = None if force_slow else fast(j, t0)
+        if way is None and not force_slow:  # the tie rule: a tied candidate settled without the slow path
+            tied = beta - TIE_TOL * max(1.0, abs(beta))
+            twin = next((c for c in cands[i + 1:] if c[1] >= tied and fast(c[0], c[2]) in ("fast", KEPT)), None)
+            if twin is not None:
+                j2, beta2, t2 = twin
+                values[md.names[j2]] = beta2
+                best = (beta2, t2, j2, False, beta2)
+                break
+        if way == EMPTY:
+            values[md.names[j]] = -math.inf
+            continue
+        if way in ("fast", KEPT):
             val, tau, nudged, closure = beta, t0, False, beta
+        elif way == "infeasible":
+            continue
         else:
             n_slow += 1
             session = md.session(step)  # resolves every pending mode first
@@ -547,7 +601,8 @@ def _search(md: _Modes, step, lo, hi, task: bool, force_slow: bool):
         values[md.names[j]] = val
         if tau is not None and (best is None or val > best[0]):
             best = (val, tau, j, nudged, closure)
-    return best, [c for c in cands if md.alive[c[0]]] if md.n_dropped else cands, values, n_exam, n_slow
+    certified = {md.names[j]: way for j, way in settled.items() if way in (KEPT, EMPTY)}
+    return best, [c for c in cands if md.alive[c[0]]] if md.n_dropped else cands, values, n_exam, n_slow, certified
 
 
 def _screened(engine: "Engine", step, objective: np.ndarray, lo, hi, accept, lazy: bool, counters: _Counters):
@@ -771,16 +826,20 @@ def optimize(step, objective, lo, hi, engine: Engine | None = None, *, force_slo
     cn = md.counters
     n_exam = n_slow = 0
 
+    settled: dict = {}
+
     def result(tau, mode, value, closure, status, bounds, values=None, nudged=False) -> OptimalResult:
         lab = None if mode is None else (label(mode) if label is not None else mode)
         return OptimalResult(tau, mode, lab, value, closure, status, md.n_modes, n_exam, n_slow, cn.projections,
                              bounds, values or {}, nudged=nudged, fallbacks=cn.fallbacks,
-                             lp_fallbacks=cn.fallback_lps, svd_fallbacks=cn.svd_responses, n_pending=md.n_pending)
+                             lp_fallbacks=cn.fallback_lps, svd_fallbacks=cn.svd_responses, n_pending=md.n_pending,
+                             settled=settled)
 
     for task, prefix in ((True, ""), (False, "task_dropped")):
         if not task and not any(kd == "task" for kd, _, _ in md.layout.structure.blocks):
             break  # without task rows the second search would be the first one again
-        best, cands, values, e, s_ = _search(md, step, lo_s, hi_s, task, force_slow)
+        best, cands, values, e, s_, certified = _search(md, step, lo_s, hi_s, task, force_slow)
+        settled.update(certified)
         n_exam, n_slow = n_exam + e, n_slow + s_
         # user(b) written out (a call per candidate saved; the same operations)
         names, pending = md.names, md.pending if md.n_pending else None

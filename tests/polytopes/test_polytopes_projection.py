@@ -292,3 +292,27 @@ def test_exact_projection_ignores_rounding_tilts_of_parallel_rows(seed):
     Q = Polytope(np.column_stack([tau, rows_w]), b).project([0], method="exact")
     assert Q.contains(np.array([0.0])) and not Q.contains(np.array([-1e-6]))
     assert Q.contains(np.array([1e6]))
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_projected_dimension_is_the_projections(seed):
+    """``Polytope.projected_dimension`` (the hull's direction basis restricted to the kept
+    coordinates) against the dimension of the verified projection itself, on random polytopes
+    with equalities and thin directions (lower-dimensional images included)."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 6))
+    A = rng.standard_normal((n + 4, n))
+    b = rng.uniform(0.5, 2.0, n + 4)
+    n_eq = int(rng.integers(0, n))
+    C = rng.standard_normal((n_eq, n))
+    if n_eq and seed % 3 == 0:  # an equality that does not involve the first coordinate
+        C[0, 0] = 0.0
+    d = np.zeros(n_eq)
+    if seed % 4 == 1:  # a thin slab: an implicit equality through a pair of inequalities
+        a = rng.standard_normal(n)
+        A, b = np.vstack([A, a, -a]), np.concatenate([b, [0.0, 0.0]])
+    P = Polytope(A, b, C, d)
+    k = int(rng.integers(1, n + 1))
+    keep = sorted(rng.choice(n, size=k, replace=False).tolist())
+    assert P.projected_dimension(keep) == P.project(keep).affine_dimension()
+    assert Polytope(np.array([[1.0], [-1.0]]), np.array([-1.0, -1.0])).projected_dimension([0]) == -1

@@ -1,0 +1,151 @@
+"""Certificates that settle a candidate of the generic search without its slow path.
+
+The fast path of ``controllers.generic.search`` accepts a candidate's bound maximizer ``τ°_c``
+when the point test finds it in no other mode's ``T_c'``. When the test finds it in some, the
+exact slow path (``controllers.generic.exact``) projects ``K = T_c ∩ L`` and the other modes'
+``T_c'`` and computes the region difference of eq. (34) of the flipping paper: tens of
+milliseconds. Two situations are common at the states where that happens — *twin modes*, two
+modes differing at one contact (``S``/``L``, ``S``/``R``) whose domains coincide or touch, with
+equal bounds — and each has a certificate that needs no projection, only the lifted domains
+``D_c`` over ``(τ, w)`` (``contactmodes.realtime.plan.domain_lp_rows``) and a few LPs:
+
+* **kept** — every ``T_c'`` holding ``τ°`` meets ``K`` in a set of lower dimension than ``K``.
+  The affine hull of a projection is the projection of the affine hull, so the dimension of
+  ``K ∩ T_c' = proj_τ{(τ, w, w') : (τ, w) ∈ D_c ∩ L, (τ, w') ∈ D_c'}`` is read off the lifted
+  set's hull (``polytopes.Polytope.projected_dimension``). Such intersections remove nothing under
+  the closure convention (``polytopes.regions``), and the other sets do not hold ``τ°``, so
+  ``τ°`` lies in the closure of ``T*_c ∩ L`` and attains the bound ``β_c``: the slow path's
+  value, at ``τ°`` itself (no removed set holds it, so nothing is nudged).
+* **empty** — some ``T_c'`` holding ``τ°`` has no ambiguity variables (``n_w = 0``: ``D_c'`` is
+  ``T_c'``) and contains ``K``: the support LPs of ``D_c ∩ L`` along its rows
+  (``Polytope.issubset``) stay within them. Then ``K ∩ T_c' = K`` is removed whole and
+  ``T*_c ∩ L`` is empty (value ``-inf``), as the slow path would find.
+
+Neither certificate decides anything the slow path would decide differently except through the
+tolerances of the two ways (a hull's rank, a containment to ``CONTAINMENT_TOL``); when neither
+applies the slow path runs. Nondimensional, as the search.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from contactmodes.realtime.plan import Domains, Responses, domain_lp_rows
+from polytopes import Polytope, batchlp, lp
+from polytopes.errors import NumericalError
+from polytopes.tolerances import CONTAINMENT_TOL
+
+__all__ = ["KEPT", "EMPTY", "lifted_domain", "settle"]
+
+KEPT = "kept"
+"""``settle``'s answer when ``τ°`` attains ``β_c`` over ``T*_c ∩ L``."""
+EMPTY = "empty"
+"""``settle``'s answer when ``T*_c ∩ L`` is empty."""
+
+
+def lifted_domain(resp: Responses, dom: Domains, j: int, lo, hi, task: bool, box: bool) -> Polytope:
+    """Mode ``j``'s domain ``D_c`` (33) over ``(τ, w)`` (its own ``n_w`` ambiguity variables, free;
+    dimension ``n_τ + n_w``), with the task rows when ``task`` and the torque box
+    ``lo <= τ <= hi`` (each ``(n_τ,)``) when ``box``; the response's equalities (31) as
+    equalities (the rows ``domain_lp_rows`` gives, without its artificial box on ``w``)."""
+    nw = int(resp.n_w[j])
+    nt = len(lo)
+    G, h, _, _, _ = domain_lp_rows(resp, dom, np.array([j]), lo, hi, task, width=nw)
+    p = G.shape[1] - 2 * nt
+    A, b = G[0, :p], h[0, :p]
+    C, d = G[0, p:p + nt], h[0, p:p + nt]
+    if box:
+        E = np.zeros((nt, nt + nw))
+        E[:, :nt] = np.eye(nt)
+        A = np.vstack([A, E, -E])
+        b = np.concatenate([b, np.asarray(hi, dtype=float), -np.asarray(lo, dtype=float)])
+    return Polytope(A, b, C, d)
+
+
+def _pad(P: Polytope, before: int, after: int, nt: int) -> Polytope:
+    """``P`` over ``(τ, w)`` lifted to ``(τ, u, w, v)``: ``before`` zero columns ``u`` inserted after τ,
+    ``after`` zero columns ``v`` appended (the rows do not involve them)."""
+
+    def cols(M: np.ndarray) -> np.ndarray:
+        m = M.shape[0]
+        return np.hstack([M[:, :nt], np.zeros((m, before)), M[:, nt:], np.zeros((m, after))])
+
+    return Polytope(cols(P.A), P.b, cols(P.C), P.d)
+
+
+def _contains(resp: Responses, dom: Domains, j: int, lo, hi, task: bool, T: Polytope) -> bool:
+    """Whether ``K = T_c ∩ L`` of mode ``j`` lies in the τ-polytope ``T`` (``n_w = 0``): the
+    support of ``D_c ∩ L`` along each normalized row of ``T`` (an equality both ways) stays
+    within ``CONTAINMENT_TOL`` (``polytopes.tolerances``, the rule of ``Polytope.issubset``) times
+    ``max(1, ‖lo‖∞, ‖hi‖∞, |b|)`` of it. One verified batch (``polytopes.batchlp.solve_batch``;
+    ``w`` in its artificial box, an answer leaning on it solved again without it); ``False``
+    when an LP is not optimal (``K`` empty or a support unbounded: the slow path decides)."""
+    A = np.vstack([T.A, T.C, -T.C])
+    b = np.concatenate([T.b, T.d, -T.d])
+    nrm = np.sqrt(np.einsum("ij,ij->i", A, A))
+    live = nrm > 0.0
+    if not live.any():
+        return True
+    A, b = A[live] / nrm[live, None], b[live] / nrm[live]
+    nw = int(resp.n_w[j])
+    G, h, lo_, hi_, art = domain_lp_rows(resp, dom, np.array([j]), lo, hi, task, width=nw)
+    B, nt = A.shape[0], len(lo)
+    cost = np.zeros((B, nt + nw))
+    cost[:, :nt] = -A
+    rep = lambda M: np.repeat(M, B, axis=0)  # noqa: E731
+    try:
+        res = batchlp.solve_batch(cost, rep(G), rep(h), rep(lo_), rep(hi_), rep(art))
+    except NumericalError:
+        return False
+    if not (res.status == lp.OPTIMAL).all():
+        return False
+    scale = max(1.0, float(np.abs(lo).max(initial=0.0)), float(np.abs(hi).max(initial=0.0)), float(np.abs(b).max()))
+    return bool((-res.fun <= b + CONTAINMENT_TOL * scale).all())
+
+
+def settle(resp: Responses, dom: Domains, j: int, holders: np.ndarray, known: np.ndarray, lo, hi,
+           task: bool) -> str | None:
+    """Settle candidate ``j`` (a position in ``resp``/``dom``) without the slow path (module doc).
+
+    Parameters
+    ----------
+    resp : Responses
+        The step's responses (nondimensional).
+    dom : Domains
+        Their domains (33).
+    j : int
+        The candidate.
+    holders : numpy.ndarray
+        ``(m,)`` positions of the modes not known to be kinematically infeasible whose ``T_c'``
+        (untasked) the point test found ``τ°_c`` in (``m >= 1``).
+    known : numpy.ndarray
+        ``(m,)`` bool: the holders known to be feasible. A pending one (not decided yet) counts
+        against ``KEPT`` as if feasible and never gives ``EMPTY``, so that neither certificate
+        needs it decided.
+    lo : numpy.ndarray
+        ``(n_τ,)`` lower torque limits (nondimensional).
+    hi : numpy.ndarray
+        ``(n_τ,)`` upper torque limits.
+    task : bool
+        Whether ``T_c`` has its task rows (the search's pass).
+
+    Returns
+    -------
+    str or None
+        ``KEPT`` (``τ°_c`` attains ``β_c`` over ``T*_c ∩ L``), ``EMPTY`` (``T*_c ∩ L`` is empty) or
+        ``None`` (the slow path decides).
+    """
+    nt = len(lo)
+    ks = range(nt)
+    K = lifted_domain(resp, dom, j, lo, hi, task, box=True)
+    nwc = K.dim - nt
+    Ts = {o: lifted_domain(resp, dom, o, lo, hi, False, box=False) for o in holders.tolist()}
+    for o in holders[known].tolist():  # first: a few batched support LPs, no hull
+        if Ts[o].dim == nt and _contains(resp, dom, j, lo, hi, task, Ts[o]):
+            return EMPTY
+    pairs = [_pad(K, 0, T.dim - nt, nt).intersect(_pad(T, nwc, 0, nt)) for T in Ts.values()]
+    Polytope.prepare_hulls([K, *pairs])
+    dim = K.projected_dimension(ks)
+    if all(P.projected_dimension(ks) < dim for P in pairs):
+        return KEPT
+    return None

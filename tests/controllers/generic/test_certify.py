@@ -1,0 +1,81 @@
+"""The candidate certificates of the generic search (``controllers.generic.certify``; the search
+module doc, *Settled candidates* and *The tie rule*) against the exact slow path.
+
+At the recorded closed-loop states where they settle a step (RHex's file: the twins
+``LSF``/``LLF``; the quadruped's first step and its goal switch, ``SS``/``RS``), every verdict is
+checked by ``controllers.generic.exact.slow_optimum`` on the step's ``AnalysisSession`` (the
+projections and region difference of eq. (34)): ``kept`` — the slow path's value over the closure
+is the bound ``β`` and its maximizer is not nudged (no removed set holds it); ``empty`` — the
+slow path finds ``T*_c ∩ L`` empty. The answers at those steps against the recorded slow-path
+answers: ``test_generic_replay``; against RHex's independent reference:
+``tests/controllers/rhex/test_rhex_max_thrust.py::test_slow_path_matches_reference``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import controllers.generic.certify as certify
+import controllers.generic.search as search
+from controllers.generic.exact import slow_optimum
+from tests._support import record_generic_steps as rec
+
+DATA = Path(__file__).resolve().parents[2] / "data" / "generic_steps"
+
+
+def _states(name: str, key: str, steps):
+    doc = json.loads((DATA / f"{name}.json").read_text(encoding="utf-8"))
+    calls = doc["calls"][key]
+    for i in steps:
+        yield i, (np.array([float.fromhex(x) for x in calls[i]["q"]]),
+                  np.array([float.fromhex(x) for x in calls[i]["qdot"]])), float.fromhex(doc["velocity_tol"])
+
+
+@pytest.mark.parametrize("name, key, steps", [("rhex", "main", (0, 1, 2, 3, 5)), ("quadruped", "up", (0, 51))])
+def test_verdicts_are_the_slow_paths(name, key, steps, monkeypatch):
+    loaded = rec.loaded_system(name)
+    seen = []
+    real = certify.settle
+
+    def spy(resp, dom, j, holders, known, lo, hi, task):
+        way = real(resp, dom, j, holders, known, lo, hi, task)
+        seen.append((j, way, task, lo, hi))
+        return way
+
+    monkeypatch.setattr(search, "settle", spy)
+    real_search = search._search
+    checked = {"kept": 0, "empty": 0}
+
+    def search_and_check(md, step, lo, hi, task, force_slow):
+        seen.clear()
+        out = real_search(md, step, lo, hi, task, force_slow)
+        bounds = {j: b for j, b, _ in out[1]}
+        for j, way, t, lo_, hi_ in seen:
+            if way is None:
+                continue
+            session = md.session(step)
+            others = [md.names[o] for o in md.others(j)]
+            val, tau, nudged, closure = slow_optimum(session, md.names[j], others, lo_, hi_, search._Counters(), t,
+                                                     md.objective)
+            if way == certify.EMPTY:
+                assert val == -math.inf, (md.names[j], val)
+            else:
+                beta = bounds[j]
+                assert abs(closure - beta) <= 1e-9 * max(1.0, abs(beta)), (md.names[j], closure, beta)
+                assert not nudged, md.names[j]
+            checked[way] += 1
+        return out
+
+    monkeypatch.setattr(search, "_search", search_and_check)
+    for i, (q, qdot), vtol in _states(name, key, steps):
+        ctrl = rec.controllers(name, loaded, vtol)["inner"][key]
+        ctrl(q, qdot)
+        assert ctrl.last.settled, (name, i)
+    assert checked["kept"] >= 1
+    if name == "quadruped":
+        assert checked["empty"] >= 1
