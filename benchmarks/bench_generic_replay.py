@@ -55,18 +55,18 @@ rhex file  now          0.71, 0.83, 0.55    73.5, 62.3, 57.0    77.9, 63.8, 58.9
 The quadruped's and RHex's rows move with the host's load only (the same work).
 
 **Twin modes settled** (``controllers.generic.certify``; the search's *Settled candidates* and
-*The tie rule*), ``--baseline aecb311 --rounds 2`` on a busy host (probe loop 21 ms), CPU ms,
-the two rounds:
+*The tie rule*; the certificates' hulls by the compiled batch kernel), ``--baseline aecb311
+--rounds 2`` on a busy host (probe loop 16–21 ms), CPU ms, the two rounds:
 
 =========  ===========  ============  ============  ============
 run        code         CPU median    CPU p99       CPU max
 =========  ===========  ============  ============  ============
-snake      ``aecb311``  0.76, 0.67    2.17, 1.90    2.40, 2.01
-snake      now          0.90, 0.67    1.96, 1.94    2.10, 2.08
-quadruped  ``aecb311``  0.40, 0.46    1.26, 1.24    23.7, 25.8
-quadruped  now          0.40, 0.50    1.37, 1.62    1.49, 1.97
-rhex file  ``aecb311``  0.37, 0.36    55.6, 55.8    56.8, 57.8
-rhex file  now          0.38, 0.59    7.74, 11.3    10.7, 14.6
+snake      ``aecb311``  0.70, 0.76    2.08, 1.88    2.19, 2.00
+snake      now          0.68, 0.65    1.98, 2.08    2.08, 2.12
+quadruped  ``aecb311``  0.39, 0.39    1.90, 1.14    22.9, 22.7
+quadruped  now          0.42, 0.40    1.73, 1.16    2.07, 1.34
+rhex file  ``aecb311``  0.36, 0.37    54.6, 53.2    55.5, 53.8
+rhex file  now          0.42, 0.36    4.67, 4.48    6.20, 5.99
 =========  ===========  ============  ============  ============
 
 The slow-path steps of the quadruped (its first and its goal switch, ``SS``/``RS``) and of

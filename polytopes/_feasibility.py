@@ -619,12 +619,16 @@ class _Implicit:
     cap: float
 
 
-def hulls(items: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, Feasibility]]) -> list[Hull]:
+def hulls(items: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, Feasibility]],
+          kernel: str = "numpy") -> list[Hull]:
     """``hull`` of each ``(A, b, C, d, feas)`` (sets ``feas`` calls nonempty), the slack LPs of
     the thin sets' implicit-equality rounds solved together, one verified batch per round
     (``polytopes.batchlp.solve_padded``, each LP padded by its own size, so a set's answer
     does not depend on the others; free variables in the artificial box ``BATCH_LP_BOUND`` times
     the set's data scale, an answer leaning on it solved again without it).
+
+    ``kernel``: the ``polytopes.batchlp`` kernel of the rounds (default NumPy: the same floats in
+    every process).
 
     Raises ``ValueError`` when a set is empty by ``feas``, and
     ``NumericalError`` only if an LP cannot be solved reliably.
@@ -651,7 +655,7 @@ def hulls(items: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, 
         problems = []
         for i in order:
             problems.append(_implicit_lp(items[i][4], searches[i]))
-        status, xs, _ = batchlp.solve_padded(problems, fallback=True)
+        status, xs, _ = batchlp.solve_padded(problems, fallback=True, kernel=kernel)
         for i, st, zt in zip(order, status, xs):
             if st != lp.OPTIMAL or zt is None:  # feasible by construction: (z_pt, 0)
                 from .errors import NumericalError

@@ -385,12 +385,13 @@ class Polytope:
         return self._cache["hull"]
 
     @staticmethod
-    def _prime_hulls(polys: Sequence["Polytope"]) -> None:
+    def _prime_hulls(polys: Sequence["Polytope"], kernel: str = "numpy", alone: bool = True) -> None:
         """Compute the missing hulls of the non-empty ``polys`` (``_hull``) together: their
-        implicit-equality LPs in one batch per round (``polytopes._feasibility.hulls``)."""
+        implicit-equality LPs in one batch per round (``polytopes._feasibility.hulls``, by
+        ``kernel``); a single one is left to ``_hull`` when ``alone`` (the same LPs)."""
         todo = [P for P in polys if "hull" not in P._cache and not P.is_empty()]
-        if len(todo) > 1:
-            for P, h in zip(todo, _feasibility.hulls([(*P._h(), P._feas()) for P in todo])):
+        if len(todo) > (1 if alone else 0):
+            for P, h in zip(todo, _feasibility.hulls([(*P._h(), P._feas()) for P in todo], kernel=kernel)):
                 P._cache["hull"] = h
 
     def _inner_lp(self, direction: np.ndarray):
@@ -633,13 +634,15 @@ class Polytope:
         return np.array([P._feas().empty for P in polytopes], dtype=bool)
 
     @staticmethod
-    def prepare_many(polytopes: Sequence["Polytope"]) -> None:
+    def prepare_many(polytopes: Sequence["Polytope"], kernel: str = "numpy") -> None:
         """Decide the emptiness and the affine hull of every polytope of the sequence, their LPs
         solved together (``are_empty``, ``polytopes._feasibility.hulls``: the same rules,
         each result cached on its polytope as ``is_empty`` and ``affine_hull`` would cache
-        it). Worth it before many queries on many small sets (projections, supports, boxes)."""
-        Polytope.are_empty(polytopes)
-        Polytope._prime_hulls(polytopes)
+        it). Worth it before many queries on many small sets (projections, supports, boxes).
+        ``kernel``: the ``polytopes.batchlp`` kernel of those LPs (default NumPy: the same floats
+        in every process; ``"auto"`` the compiled one when numba is installed)."""
+        Polytope.are_empty(polytopes, kernel=kernel)
+        Polytope._prime_hulls(polytopes, kernel=kernel, alone=False)
 
     @staticmethod
     def prepare_hulls(polytopes: Sequence["Polytope"]) -> None:

@@ -21,6 +21,10 @@ equal bounds — and each has a certificate that needs no projection, only the l
   (``Polytope.issubset``) stay within them. Then ``K ∩ T_c' = K`` is removed whole and
   ``T*_c ∩ L`` is empty (value ``-inf``), as the slow path would find.
 
+The LPs of both go in batches through the compiled batch kernel when numba is installed
+(``Polytope.prepare_many(..., kernel="auto")``, ``polytopes.batchlp.solve_batch``): about 0.9 ms
+for a kept verdict at RHex's twins, replayed.
+
 Neither certificate decides anything the slow path would decide differently except through the
 tolerances of the two ways (a hull's rank, a containment to ``CONTAINMENT_TOL``); when neither
 applies the slow path runs. Nondimensional, as the search.
@@ -144,7 +148,7 @@ def settle(resp: Responses, dom: Domains, j: int, holders: np.ndarray, known: np
         if Ts[o].dim == nt and _contains(resp, dom, j, lo, hi, task, Ts[o]):
             return EMPTY
     pairs = [_pad(K, 0, T.dim - nt, nt).intersect(_pad(T, nwc, 0, nt)) for T in Ts.values()]
-    Polytope.prepare_hulls([K, *pairs])
+    Polytope.prepare_many([K, *pairs], kernel="auto")
     dim = K.projected_dimension(ks)
     if all(P.projected_dimension(ks) < dim for P in pairs):
         return KEPT

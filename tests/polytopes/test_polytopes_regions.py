@@ -152,9 +152,9 @@ def test_batched_split_is_the_one_at_a_time_split(seed, monkeypatch):
 
     real_hulls, sizes = _feasibility.hulls, []
 
-    def hulls(items):
+    def hulls(items, **kwargs):
         sizes.append(len(items))
-        return real_hulls(items)
+        return real_hulls(items, **kwargs)
 
     monkeypatch.setattr(_feasibility, "hulls", hulls)
     n_pieces = 0
