@@ -207,6 +207,27 @@ path, 52–58 ms): the exact answer's projections and set differences, which thi
 touch.
 """
 
+Run 7 (a later session): twin modes settled without the slow path (``controllers.generic.certify``;
+the search's *Settled candidates*, *The tie rule*). One run with ``--baseline aecb311`` on a busy
+host (probe loop 13–19 ms), median / p99 / max ms, before → now: brace 0.88/1.62/2.38 →
+1.35/2.70/3.99, quadruped 0.83/1.90/39.3 → 1.02/2.59/3.78, snake 1.86/3.50/3.55 →
+1.33/3.22/3.27, RHex's file 0.47/56.6/58.3 → 0.70/6.79/8.02 (the medians moved with the load:
+the brace and the snake are not affected by the change). Then three runs of this code, the probe
+loop 12.4, 22.2 and 21.4 ms before them:
+
+=========  ==========================================================================
+example    three runs
+=========  ==========================================================================
+brace      0.71/1.54/2.48, 1.50/2.99/4.40, 0.73/1.52/2.53
+quadruped  0.62/1.67/1.98, 0.62/1.72/1.99, 0.77/2.62/2.74
+snake      1.22/2.36/2.41, 0.97/2.17/2.26, 1.15/2.55/2.67
+rhex       0.57/6.65/8.83, 0.52/4.82/6.33, 0.57/5.01/6.71
+=========  ==========================================================================
+
+Met now: the quadruped's maximum (2.0–2.7 ms; 23–39 ms before). Not met: RHex's file's maximum
+(6.3–8.8 ms, 52–58 before: its step 1 builds a new velocity pattern's layout and settles a tied
+pair), and the snake's median when the host is busy.
+
 from __future__ import annotations
 
 import argparse

@@ -31,8 +31,9 @@ it is the answer, un-nudged) and **empty** when one of them, without ambiguity v
 contains ``K`` (then ``T*_c ∩ L`` is empty). Only when neither applies does the slow path run.
 These are the *twin modes* of the slow steps seen in closed loop (two modes differing at one
 contact, ``S``/``L`` or ``S``/``R``, with equal bounds): RHex's file's ``LSF``/``LLF`` and the
-quadruped's ``SS``/``RS``, whose steps took 24–58 ms through the slow path and take 2–4 ms
-settled (``benchmarks/bench_generic_replay.py``).
+quadruped's ``SS``/``RS``, whose steps took 23–58 ms through the slow path; a certificate
+costs about 1 ms and those steps 1.3–2.8 ms replayed (RHex's file's step 1, which also builds a
+new velocity pattern's layout, 6 ms; ``benchmarks/bench_generic_replay.py``).
 
 *The tie rule.* Before a candidate's slow path runs, the candidates whose bounds tie with its
 own (within ``TIE_TOL``) are tried by the point test and the certificates, in order; the first
@@ -549,36 +550,48 @@ def _search(md: _Modes, step, lo, hi, task: bool, force_slow: bool):
     sel_l, bound_l = sel.tolist(), bound.tolist()
     cands = [(sel_l[i], bound_l[i], tau0[i]) for i in order if math.isfinite(bound_l[i])]
     best = None
-    n_exam = n_slow = 0
+    n_slow = 0
+    examined: set[int] = set()  # the candidates examined (by the loop, or tried by the tie rule)
     values = {}
-    settled: dict[int, str | None] = {}  # the candidates the fast path settled (fast, KEPT, EMPTY) or could not (None)
+    ways: dict[int, str | None] = {}  # per candidate position: how the fast path settled it (once)
 
     def fast(j: int, t0) -> str | None:
-        """``"fast"`` (the point test), ``KEPT`` or ``EMPTY`` (``certify.settle``), or ``None``."""
-        if j not in settled:
+        """How candidate ``j`` (``τ° = t0``) is settled without the slow path: ``"fast"`` (the
+        point test), ``KEPT`` or ``EMPTY`` (``certify.settle``), ``"infeasible"`` (a pending mode
+        resolved infeasible), or ``None`` (the slow path decides)."""
+        if j not in ways:
             if md.n_pending and md.pending[j] and not md.resolve([j])[0]:
-                settled[j] = "infeasible"
-                return settled[j]
+                ways[j] = "infeasible"
+                return ways[j]
             others = md.others(j)
             inside = _inside(md, others, t0)
             if not (inside.any() and md.any_feasible(others[inside])):
-                settled[j] = "fast"
+                ways[j] = "fast"
             else:
                 holders = others[inside]
                 known = ~md.pending[holders] if md.n_pending else np.ones(holders.size, dtype=bool)
-                settled[j] = settle(md.resp, md.dom, j, holders, known, lo, hi, task)
-        return settled[j]
+                ways[j] = settle(md.resp, md.dom, j, holders, known, lo, hi, task)
+        return ways[j]
 
     for i, (j, beta, t0) in enumerate(cands):
         if best is not None and best[0] >= beta - TIE_TOL * max(1.0, abs(beta)):
             break
         if md.n_pending and md.pending[j] and not md.resolve([j])[0]:
             continue  # not kinematically feasible: never a candidate
-        n_exam += 1
+        examined.add(j)
         way = None if force_slow else fast(j, t0)
         if way is None and not force_slow:  # the tie rule: a tied candidate settled without the slow path
             tied = beta - TIE_TOL * max(1.0, abs(beta))
-            twin = next((c for c in cands[i + 1:] if c[1] >= tied and fast(c[0], c[2]) in ("fast", KEPT)), None)
+            twin = None
+            for c in cands[i + 1:]:
+                if c[1] < tied:
+                    break
+                way2 = fast(c[0], c[2])
+                if way2 != "infeasible":
+                    examined.add(c[0])
+                if way2 in ("fast", KEPT):
+                    twin = c
+                    break
             if twin is not None:
                 j2, beta2, t2 = twin
                 values[md.names[j2]] = beta2
@@ -601,8 +614,9 @@ def _search(md: _Modes, step, lo, hi, task: bool, force_slow: bool):
         values[md.names[j]] = val
         if tau is not None and (best is None or val > best[0]):
             best = (val, tau, j, nudged, closure)
-    certified = {md.names[j]: way for j, way in settled.items() if way in (KEPT, EMPTY)}
-    return best, [c for c in cands if md.alive[c[0]]] if md.n_dropped else cands, values, n_exam, n_slow, certified
+    certified = {md.names[j]: way for j, way in ways.items() if way in (KEPT, EMPTY)}
+    return (best, [c for c in cands if md.alive[c[0]]] if md.n_dropped else cands, values, len(examined), n_slow,
+            certified)
 
 
 def _screened(engine: "Engine", step, objective: np.ndarray, lo, hi, accept, lazy: bool, counters: _Counters):
