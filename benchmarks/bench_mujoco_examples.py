@@ -205,28 +205,32 @@ at the target's edge when the host is busy), the brace's and the snake's maxima.
 maxima of the quadruped (its one slow-path step, 23 ms) and RHex's file (its first steps' slow
 path, 52–58 ms): the exact answer's projections and set differences, which this change does not
 touch.
-"""
 
 Run 7 (a later session): twin modes settled without the slow path (``controllers.generic.certify``;
 the search's *Settled candidates*, *The tie rule*). One run with ``--baseline aecb311`` on a busy
 host (probe loop 13–19 ms), median / p99 / max ms, before → now: brace 0.88/1.62/2.38 →
 1.35/2.70/3.99, quadruped 0.83/1.90/39.3 → 1.02/2.59/3.78, snake 1.86/3.50/3.55 →
 1.33/3.22/3.27, RHex's file 0.47/56.6/58.3 → 0.70/6.79/8.02 (the medians moved with the load:
-the brace and the snake are not affected by the change). Then three runs of this code, the probe
-loop 12.4, 22.2 and 21.4 ms before them:
+the brace and the snake are not affected by the change). Then five runs of this code, the probe
+loop 12.4, 22.2, 21.4, 13.0 and 20.5 ms before them:
 
 =========  ==========================================================================
-example    three runs
+example    five runs
 =========  ==========================================================================
-brace      0.71/1.54/2.48, 1.50/2.99/4.40, 0.73/1.52/2.53
-quadruped  0.62/1.67/1.98, 0.62/1.72/1.99, 0.77/2.62/2.74
-snake      1.22/2.36/2.41, 0.97/2.17/2.26, 1.15/2.55/2.67
-rhex       0.57/6.65/8.83, 0.52/4.82/6.33, 0.57/5.01/6.71
+brace      0.71/1.54/2.48, 1.50/2.99/4.40, 0.73/1.52/2.53, 0.84/2.24/2.56, 0.79/1.84/2.74
+quadruped  0.62/1.67/1.98, 0.62/1.72/1.99, 0.77/2.62/2.74, 0.65/1.67/2.04, 0.64/1.54/2.05
+snake      1.22/2.36/2.41, 0.97/2.17/2.26, 1.15/2.55/2.67, 1.13/2.26/2.30, 1.15/2.44/2.52
+rhex       0.57/6.65/8.83, 0.52/4.82/6.33, 0.57/5.01/6.71, 0.95/5.11/6.60, 0.55/4.90/6.55
 =========  ==========================================================================
 
-Met now: the quadruped's maximum (2.0–2.7 ms; 23–39 ms before). Not met: RHex's file's maximum
-(6.3–8.8 ms, 52–58 before: its step 1 builds a new velocity pattern's layout and settles a tied
-pair), and the snake's median when the host is busy.
+A second ``--baseline aecb311`` run met heavy load in the new code's arm only (its MuJoCo steps
+per second 35–40 % below the old arm's, every median about 2× the old one's): such a pair
+says nothing; the CPU-time replays (``bench_generic_replay.py``) compare the codes without the
+plant and its load. Met now: the quadruped's maximum (2.0–2.7 ms; 23–41 ms before). Not met: RHex's file's maximum
+(6.3–8.8 ms, 52–62 before: its step 1 builds a new velocity pattern's layout and settles a tied
+pair), and the snake's median in the loop (0.97–1.22 ms in these runs; replayed, its CPU median
+is 0.65–0.68 ms against the old code's 0.70–0.76 in the same run).
+"""
 
 from __future__ import annotations
 
