@@ -52,7 +52,8 @@ from .touchdown import Touchdown, resolve_touchdown, torque_box
 __all__ = ["UnambiguousOptimalController", "OptimalControllerBase", "StepRecord", "PATHS", "STATUSES", "step_ms_stats"]
 
 PATHS = ("fast", "slow", "fallback", "precomputed")
-"""How a step was computed: ``"fast"`` (batched LPs and certified responses only), ``"slow"``
+"""How a step was computed: ``"fast"`` (batched LPs and certified responses only; a step whose
+candidates the certificates settled is fast too, ``OptimalResult.settled`` says which), ``"slow"``
 (the slow path's projections ran for some candidate), ``"fallback"`` (an LP or a response went
 to the exact solvers, no slow path), ``"precomputed"`` (a stored answer, RHex's at-rest start)."""
 
