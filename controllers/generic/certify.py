@@ -137,7 +137,8 @@ def settle(resp: Responses, dom: Domains, j: int, holders: np.ndarray, known: np
     -------
     str or None
         ``KEPT`` (``τ°_c`` attains ``β_c`` over ``T*_c ∩ L``), ``EMPTY`` (``T*_c ∩ L`` is empty) or
-        ``None`` (the slow path decides).
+        ``None`` (the slow path decides; also when an LP of either certificate cannot be verified,
+        ``NumericalError`` caught).
     """
     nt = len(lo)
     ks = range(nt)
@@ -148,8 +149,10 @@ def settle(resp: Responses, dom: Domains, j: int, holders: np.ndarray, known: np
         if Ts[o].dim == nt and _contains(resp, dom, j, lo, hi, task, Ts[o]):
             return EMPTY
     pairs = [_pad(K, 0, T.dim - nt, nt).intersect(_pad(T, nwc, 0, nt)) for T in Ts.values()]
-    Polytope.prepare_many([K, *pairs], kernel="auto")
-    dim = K.projected_dimension(ks)
-    if all(P.projected_dimension(ks) < dim for P in pairs):
-        return KEPT
-    return None
+    try:
+        Polytope.prepare_many([K, *pairs], kernel="auto")
+        dim = K.projected_dimension(ks)
+        kept = all(P.projected_dimension(ks) < dim for P in pairs)
+    except NumericalError:  # an LP nothing verifies: no certificate (the slow path decides)
+        return None
+    return KEPT if kept else None

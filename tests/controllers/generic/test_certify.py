@@ -79,3 +79,35 @@ def test_verdicts_are_the_slow_paths(name, key, steps, monkeypatch):
     assert checked["kept"] >= 1
     if name == "quadruped":
         assert checked["empty"] >= 1
+
+
+def test_an_unverifiable_certificate_leaves_the_step_to_the_slow_path(monkeypatch):
+    """When an LP of a certificate cannot be verified (``NumericalError`` from the batch or the
+    hulls), ``settle`` gives no verdict and the slow path answers: RHex's file's first steps as
+    recorded, bit for bit, through the slow path."""
+    from polytopes import Polytope
+    from polytopes.errors import NumericalError
+
+    def unverifiable(*args, **kwargs):
+        raise NumericalError("no verified answer (test)")
+
+    real = certify.settle
+
+    def settle_unverifiable(*args):  # the LPs fail inside the certificates only
+        with monkeypatch.context() as m:
+            m.setattr(certify.batchlp, "solve_batch", unverifiable)
+            m.setattr(Polytope, "prepare_many", staticmethod(unverifiable))
+            return real(*args)
+
+    monkeypatch.setattr(search, "settle", settle_unverifiable)
+    doc = json.loads((DATA / "rhex.json").read_text(encoding="utf-8"))
+    loaded = rec.loaded_system("rhex")
+    ctrl = rec.controllers("rhex", loaded, float.fromhex(doc["velocity_tol"]))["inner"]["main"]
+    n_slow = 0
+    for call in doc["calls"]["main"][:4]:
+        tau = ctrl(np.array([float.fromhex(x) for x in call["q"]]), np.array([float.fromhex(x) for x in call["qdot"]]))
+        assert not ctrl.errors and not ctrl.last.settled
+        n_slow += ctrl.last.n_slow > 0
+        got = rec.answer(ctrl, tau)
+        assert got == {k: call[k] for k in got}
+    assert n_slow >= 3
