@@ -385,12 +385,12 @@ class Polytope:
         return self._cache["hull"]
 
     @staticmethod
-    def _prime_hulls(polys: Sequence["Polytope"], kernel: str = "numpy", alone: bool = True) -> None:
+    def _prime_hulls(polys: Sequence["Polytope"], kernel: str = "numpy") -> None:
         """Compute the missing hulls of the non-empty ``polys`` (``_hull``) together: their
         implicit-equality LPs in one batch per round (``polytopes._feasibility.hulls``, by
-        ``kernel``); a single one is left to ``_hull`` when ``alone`` (the same LPs)."""
+        ``kernel``). A single one by the NumPy kernel is left to ``_hull``: the same LPs."""
         todo = [P for P in polys if "hull" not in P._cache and not P.is_empty()]
-        if len(todo) > (1 if alone else 0):
+        if len(todo) > 1 or (todo and kernel != "numpy"):
             for P, h in zip(todo, _feasibility.hulls([(*P._h(), P._feas()) for P in todo], kernel=kernel)):
                 P._cache["hull"] = h
 
@@ -642,7 +642,7 @@ class Polytope:
         ``kernel``: the ``polytopes.batchlp`` kernel of those LPs (default NumPy: the same floats
         in every process; ``"auto"`` the compiled one when numba is installed)."""
         Polytope.are_empty(polytopes, kernel=kernel)
-        Polytope._prime_hulls(polytopes, kernel=kernel, alone=False)
+        Polytope._prime_hulls(polytopes, kernel=kernel)
 
     @staticmethod
     def prepare_hulls(polytopes: Sequence["Polytope"]) -> None:

@@ -17,9 +17,10 @@ equal bounds — and each has a certificate that needs no projection, only the l
   ``τ°`` lies in the closure of ``T*_c ∩ L`` and attains the bound ``β_c``: the slow path's
   value, at ``τ°`` itself (no removed set holds it, so nothing is nudged).
 * **empty** — some ``T_c'`` holding ``τ°`` has no ambiguity variables (``n_w = 0``: ``D_c'`` is
-  ``T_c'``) and contains ``K``: the support LPs of ``D_c ∩ L`` along its rows
-  (``Polytope.issubset``) stay within them. Then ``K ∩ T_c' = K`` is removed whole and
-  ``T*_c ∩ L`` is empty (value ``-inf``), as the slow path would find.
+  ``T_c'``) and contains ``K``: the support LPs of ``D_c ∩ L`` along its rows stay within them
+  (``_contains``: the rule of ``Polytope.issubset``, the LPs in one batch). Then
+  ``K ∩ T_c' = K`` is removed whole and ``T*_c ∩ L`` is empty (value ``-inf``), as the slow path
+  would find.
 
 The LPs of both go in batches through the compiled batch kernel when numba is installed
 (``Polytope.prepare_many(..., kernel="auto")``, ``polytopes.batchlp.solve_batch``): about 0.9 ms
@@ -47,14 +48,22 @@ EMPTY = "empty"
 """``settle``'s answer when ``T*_c ∩ L`` is empty."""
 
 
-def lifted_domain(resp: Responses, dom: Domains, j: int, lo, hi, task: bool, box: bool) -> Polytope:
+def _lp_rows(resp: Responses, dom: Domains, j: int, lo, hi, task: bool) -> tuple[np.ndarray, ...]:
+    """``domain_lp_rows`` of mode ``j`` alone, over its own ``n_w`` ambiguity columns:
+    ``(G (1, p + 2n_τ, n_τ + n_w), h, lo, hi, artificial)``."""
+    return domain_lp_rows(resp, dom, np.array([j]), lo, hi, task, width=int(resp.n_w[j]))
+
+
+def lifted_domain(resp: Responses, dom: Domains, j: int, lo, hi, task: bool, box: bool,
+                  rows: tuple[np.ndarray, ...] | None = None) -> Polytope:
     """Mode ``j``'s domain ``D_c`` (33) over ``(τ, w)`` (its own ``n_w`` ambiguity variables, free;
     dimension ``n_τ + n_w``), with the task rows when ``task`` and the torque box
     ``lo <= τ <= hi`` (each ``(n_τ,)``) when ``box``; the response's equalities (31) as
-    equalities (the rows ``domain_lp_rows`` gives, without its artificial box on ``w``)."""
-    nw = int(resp.n_w[j])
+    equalities (the rows ``domain_lp_rows`` gives, without its artificial box on ``w``).
+    ``rows``: those rows (``_lp_rows`` with the same arguments) when already computed."""
     nt = len(lo)
-    G, h, _, _, _ = domain_lp_rows(resp, dom, np.array([j]), lo, hi, task, width=nw)
+    G, h = (rows if rows is not None else _lp_rows(resp, dom, j, lo, hi, task))[:2]
+    nw = G.shape[2] - nt
     p = G.shape[1] - 2 * nt
     A, b = G[0, :p], h[0, :p]
     C, d = G[0, p:p + nt], h[0, p:p + nt]
@@ -77,8 +86,9 @@ def _pad(P: Polytope, before: int, after: int, nt: int) -> Polytope:
     return Polytope(cols(P.A), P.b, cols(P.C), P.d)
 
 
-def _contains(resp: Responses, dom: Domains, j: int, lo, hi, task: bool, T: Polytope) -> bool:
-    """Whether ``K = T_c ∩ L`` of mode ``j`` lies in the τ-polytope ``T`` (``n_w = 0``): the
+def _contains(rows: tuple[np.ndarray, ...], lo, hi, T: Polytope) -> bool:
+    """Whether ``K = T_c ∩ L`` of the mode whose LP rows are ``rows`` (``_lp_rows``) lies in the
+    τ-polytope ``T`` (``n_w = 0``): the
     support of ``D_c ∩ L`` along each normalized row of ``T`` (an equality both ways) stays
     within ``CONTAINMENT_TOL`` (``polytopes.tolerances``, the rule of ``Polytope.issubset``) times
     ``max(1, ‖lo‖∞, ‖hi‖∞, |b|)`` of it. One verified batch (``polytopes.batchlp.solve_batch``;
@@ -91,10 +101,9 @@ def _contains(resp: Responses, dom: Domains, j: int, lo, hi, task: bool, T: Poly
     if not live.any():
         return True
     A, b = A[live] / nrm[live, None], b[live] / nrm[live]
-    nw = int(resp.n_w[j])
-    G, h, lo_, hi_, art = domain_lp_rows(resp, dom, np.array([j]), lo, hi, task, width=nw)
+    G, h, lo_, hi_, art = rows
     B, nt = A.shape[0], len(lo)
-    cost = np.zeros((B, nt + nw))
+    cost = np.zeros((B, G.shape[2]))
     cost[:, :nt] = -A
     rep = lambda M: np.repeat(M, B, axis=0)  # noqa: E731
     try:
@@ -142,11 +151,12 @@ def settle(resp: Responses, dom: Domains, j: int, holders: np.ndarray, known: np
     """
     nt = len(lo)
     ks = range(nt)
-    K = lifted_domain(resp, dom, j, lo, hi, task, box=True)
+    rows = _lp_rows(resp, dom, j, lo, hi, task)
+    K = lifted_domain(resp, dom, j, lo, hi, task, box=True, rows=rows)
     nwc = K.dim - nt
     Ts = {o: lifted_domain(resp, dom, o, lo, hi, False, box=False) for o in holders.tolist()}
     for o in holders[known].tolist():  # first: a few batched support LPs, no hull
-        if Ts[o].dim == nt and _contains(resp, dom, j, lo, hi, task, Ts[o]):
+        if Ts[o].dim == nt and _contains(rows, lo, hi, Ts[o]):
             return EMPTY
     pairs = [_pad(K, 0, T.dim - nt, nt).intersect(_pad(T, nwc, 0, nt)) for T in Ts.values()]
     try:

@@ -574,14 +574,14 @@ def _search(md: _Modes, step, lo, hi, task: bool, force_slow: bool):
         return ways[j]
 
     for i, (j, beta, t0) in enumerate(cands):
-        if best is not None and best[0] >= beta - TIE_TOL * max(1.0, abs(beta)):
+        tied = beta - TIE_TOL * max(1.0, abs(beta))  # bounds from here up tie with β
+        if best is not None and best[0] >= tied:
             break
         if md.n_pending and md.pending[j] and not md.resolve([j])[0]:
             continue  # not kinematically feasible: never a candidate
         examined.add(j)
-        way = None if force_slow else fast(j, t0)
+        way = None if force_slow else fast(j, t0)  # (j is decided here: never "infeasible")
         if way is None and not force_slow:  # the tie rule: a tied candidate settled without the slow path
-            tied = beta - TIE_TOL * max(1.0, abs(beta))
             twin = None
             for c in cands[i + 1:]:
                 if c[1] < tied:
@@ -602,8 +602,6 @@ def _search(md: _Modes, step, lo, hi, task: bool, force_slow: bool):
             continue
         if way in ("fast", KEPT):
             val, tau, nudged, closure = beta, t0, False, beta
-        elif way == "infeasible":
-            continue
         else:
             n_slow += 1
             session = md.session(step)  # resolves every pending mode first
