@@ -108,6 +108,16 @@ def answer(controller, tau) -> dict:
             "status": last.status, "value": hexf(last.value), "n_modes": int(last.n_modes)}
 
 
+def floats(hexes) -> np.ndarray:
+    """The floats of a recorded list of ``float.hex`` strings, bit for bit."""
+    return np.array([float.fromhex(x) for x in hexes])
+
+
+def state(call: dict) -> tuple[np.ndarray, np.ndarray]:
+    """``(q, qdot)`` of one recorded call (the inverse of ``_Recorder``'s writing)."""
+    return floats(call["q"]), floats(call["qdot"])
+
+
 class _Recorder:
     """Forwards calls to a generic controller and records each state and answer."""
 

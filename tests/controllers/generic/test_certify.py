@@ -17,7 +17,6 @@ import json
 import math
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 import controllers.generic.certify as certify
@@ -32,8 +31,7 @@ def _states(name: str, key: str, steps):
     doc = json.loads((DATA / f"{name}.json").read_text(encoding="utf-8"))
     calls = doc["calls"][key]
     for i in steps:
-        yield i, (np.array([float.fromhex(x) for x in calls[i]["q"]]),
-                  np.array([float.fromhex(x) for x in calls[i]["qdot"]])), float.fromhex(doc["velocity_tol"])
+        yield i, rec.state(calls[i]), float.fromhex(doc["velocity_tol"])
 
 
 @pytest.mark.parametrize("name, key, steps", [("rhex", "main", (0, 1, 2, 3, 5)), ("quadruped", "up", (0, 51))])
@@ -105,7 +103,7 @@ def test_an_unverifiable_certificate_leaves_the_step_to_the_slow_path(monkeypatc
     ctrl = rec.controllers("rhex", loaded, float.fromhex(doc["velocity_tol"]))["inner"]["main"]
     n_slow = 0
     for call in doc["calls"]["main"][:4]:
-        tau = ctrl(np.array([float.fromhex(x) for x in call["q"]]), np.array([float.fromhex(x) for x in call["qdot"]]))
+        tau = ctrl(*rec.state(call))
         assert not ctrl.errors and not ctrl.last.settled
         n_slow += ctrl.last.n_slow > 0
         got = rec.answer(ctrl, tau)

@@ -36,8 +36,7 @@ def _settled_answer(got: dict, want: dict, where: str) -> None:
     assert got["n_modes"] <= want["n_modes"], where
     g, w = float.fromhex(got["value"]), float.fromhex(want["value"])
     assert abs(g - w) <= 1e-9 * max(1.0, abs(w)), (where, g, w)
-    tg = np.array([float.fromhex(x) for x in got["tau"]])
-    tw = np.array([float.fromhex(x) for x in want["tau"]])
+    tg, tw = rec.floats(got["tau"]), rec.floats(want["tau"])
     assert np.abs(tg - tw).max() <= 1e-9 * max(1.0, np.abs(tw).max()), (where, tg, tw)
 
 
@@ -53,8 +52,7 @@ def _replay(name: str, screen: bool = True, certificates: bool = True) -> int:
         controller.screen = screen
         assert calls, key
         for i, call in enumerate(calls):
-            q = np.array([float.fromhex(x) for x in call["q"]])
-            qdot = np.array([float.fromhex(x) for x in call["qdot"]])
+            q, qdot = rec.state(call)
             tau = controller(q, qdot)
             got = rec.answer(controller, tau)
             want = {k: call[k] for k in got}

@@ -27,8 +27,7 @@ DATA = Path(__file__).resolve().parents[2] / "data" / "generic_steps"
 def _snake():
     doc = json.loads((DATA / "snake.json").read_text(encoding="utf-8"))
     loaded = rec.loaded_system("snake")
-    states = [(np.array([float.fromhex(x) for x in c["q"]]), np.array([float.fromhex(x) for x in c["qdot"]]))
-              for c in doc["calls"]["main"]]
+    states = [rec.state(c) for c in doc["calls"]["main"]]
     return doc, loaded, states
 
 

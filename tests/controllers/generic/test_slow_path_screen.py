@@ -69,8 +69,7 @@ def test_screen_is_the_exact_meets(name, key, steps, monkeypatch):
     # *Settled candidates*); without them the slow path runs, as when the steps were recorded
     monkeypatch.setattr(search, "settle", lambda *args, **kwargs: None)
     for call in doc["calls"][key][:steps]:
-        q = np.array([float.fromhex(x) for x in call["q"]])
-        qdot = np.array([float.fromhex(x) for x in call["qdot"]])
+        q, qdot = rec.state(call)
         tau = controller(q, qdot)
         got = rec.answer(controller, tau)
         assert got == {k: call[k] for k in got}
