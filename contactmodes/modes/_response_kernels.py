@@ -1,4 +1,6 @@
-"""The compiled form of ``contactmodes.modes._pivot_response.pivot_responses``: one mode at a time.
+"""The compiled form of ``contactmodes.modes._pivot_response.pivot_responses``: one mode at a time
+(and of its pivot choice, ``pivots_kernel``: LAPACK's ``dgeqp3`` called from the compiled loop,
+the rank proved from the QR factor where it can be, the SVD rule's otherwise).
 
 The same computation as the NumPy reference (its module doc: responses (24)–(31) through each
 mode's pivot block, the rank decision *certified* to be the SVD rule's, the rank and consistency
@@ -255,6 +257,138 @@ def responses_kernel(Abank, Bbank, bbank, rowp, colp, rank, inv, m, n, cobj,
         ok[j] = okj
 
 
+_LAPACK = None  # (dgeqp3,) as ctypes functions once asked for (``lapack``)
+
+
+def lapack():
+    """LAPACK's ``dgeqp3`` (pivoted QR) from ``scipy.linalg.cython_lapack`` as a ctypes function
+    (the library SciPy's ``geqp3`` wrapper calls), for ``pivots_kernel``, which takes it as an
+    argument (a function pointer compiled in would keep numba from caching the kernel)."""
+    global _LAPACK
+    if _LAPACK is None:
+        import ctypes
+
+        from numba.extending import get_cython_function_address
+
+        i_p, d_p = ctypes.POINTER(ctypes.c_int), ctypes.POINTER(ctypes.c_double)
+        geqp3 = ctypes.CFUNCTYPE(None, i_p, i_p, d_p, i_p, i_p, d_p, d_p, i_p, i_p)(
+            get_cython_function_address("scipy.linalg.cython_lapack", "dgeqp3"))
+        _LAPACK = (geqp3,)
+    return _LAPACK
+
+
+@_jit
+def _geqp3(geqp3, a, jpvt, tau, work, lwork, iv):  # pragma: no cover
+    """LAPACK ``dgeqp3`` on the Fortran-ordered ``a`` (m, n), in place (``jpvt`` (n,) int32 zeroed
+    by the caller: every column free); ``lwork = -1`` queries the workspace into ``work[0]``.
+    Returns LAPACK's ``info``."""
+    iv[0] = a.shape[0]
+    iv[1] = a.shape[1]
+    iv[2] = max(a.shape[0], 1)
+    iv[3] = lwork
+    iv[4] = 0
+    geqp3(iv[0:].ctypes, iv[1:].ctypes, a.ctypes, iv[2:].ctypes, jpvt.ctypes, tau.ctypes, work.ctypes,
+          iv[3:].ctypes, iv[4:].ctypes)
+    return iv[4]
+
+
+@_jit
+def _lwork(geqp3, m, n, iv):  # pragma: no cover
+    """``dgeqp3``'s optimal workspace for an (m, n) matrix (its query; SciPy's wrapper asks the same)."""
+    a = np.zeros((n, m)).T
+    work = np.zeros(1)
+    _geqp3(geqp3, a, np.zeros(n, np.int32), np.zeros(max(min(m, n), 1)), work, -1, iv)
+    return max(int(work[0]), 1)
+
+
+@_jit
+def pivots_kernel(geqp3, As, thr, gap, rows_out, cols_out, rank_out, certified):  # pragma: no cover
+    """``contactmodes.modes._pivot_response.choose_pivots`` of each matrix of ``As`` (B, m, n)
+    where its rank is certified without an SVD: per matrix one ``dgeqp3`` (the same call as
+    ``_qr_pivots``), the rank ``r`` guessed from ``R``'s diagonal (the leading run above
+    ``thr·|R₀₀|``, ``thr = RANK_RTOL·max(m, n)``) and proved to be the SVD rule's by
+    ``σ_{r+1} <= ‖R₂₂‖_F <= thr·σ_max / gap`` and ``σ_r >= 1/‖R₁₁⁻¹‖_F > gap·thr·‖A‖_F``
+    (``|R₀₀|``, the largest column norm, ``<= σ_max <= ‖A‖_F``; the margin ``gap`` dwarfs the
+    rounding of ``R`` and of an SVD), then the second ``dgeqp3`` for the rows. Writes
+    ``rows_out`` (B, m), ``cols_out`` (B, n), ``rank_out`` (B,) and ``certified`` (B,); an
+    uncertified matrix is left to the caller (the SVD rule)."""
+    Bn, m, n = As.shape
+    k = min(m, n)
+    iv = np.zeros(5, np.int32)
+    a = np.zeros((n, m)).T  # Fortran order, as SciPy's wrapper copies its argument
+    jp = np.zeros(n, np.int32)
+    tau = np.zeros(max(k, 1))
+    work = np.zeros(_lwork(geqp3, m, n, iv))
+    lw2 = np.zeros(k + 1, np.int64)  # the row pivoting's workspace per rank (queried when needed)
+    jp2 = np.zeros(m, np.int32)
+    tau2 = np.zeros(max(k, 1))
+    R11 = np.zeros((k, k))
+    for b in range(Bn):
+        A = As[b]
+        certified[b] = False
+        a[:, :] = A
+        jp[:] = 0
+        if _geqp3(geqp3, a, jp, tau, work, work.shape[0], iv) != 0:
+            continue
+        r00 = abs(a[0, 0]) if k > 0 else 0.0
+        r = 0
+        while r < k and abs(a[r, r]) > thr * r00:
+            r += 1
+        s22 = 0.0
+        for i in range(r, k):
+            for j in range(i, n):
+                s22 += a[i, j] * a[i, j]
+        ok = gap * np.sqrt(s22) <= thr * r00
+        if ok and r > 0:
+            fro = 0.0
+            for i in range(m):
+                for j in range(n):
+                    fro += A[i, j] * A[i, j]
+            # ‖R₁₁⁻¹‖_F by back substitution, column by column (R₁₁ upper triangular)
+            ninv = 0.0
+            for c in range(r):
+                for i in range(r - 1, -1, -1):
+                    v = 1.0 if i == c else 0.0
+                    for j in range(i + 1, r):
+                        v -= a[i, j] * R11[j, c]
+                    R11[i, c] = v / a[i, i]
+                    ninv += R11[i, c] * R11[i, c]
+            ok = np.isfinite(ninv) and gap * thr * np.sqrt(fro) * np.sqrt(ninv) < 1.0
+        if not ok:
+            continue
+        cols = jp - 1
+        cols[:r] = np.sort(cols[:r])
+        cols[r:] = np.sort(cols[r:])
+        if r > 0:
+            if lw2[r] == 0:
+                lw2[r] = _lwork(geqp3, r, m, iv)
+            a2 = np.zeros((m, r)).T
+            for i in range(r):
+                for j in range(m):
+                    a2[i, j] = A[j, cols[i]]
+            w2 = np.zeros(lw2[r])
+            jp2[:] = 0
+            if _geqp3(geqp3, a2, jp2, tau2, w2, w2.shape[0], iv) != 0:
+                continue
+            top = np.sort(jp2[:r] - 1)
+            chosen = np.zeros(m, np.bool_)
+            for i in range(r):
+                rows_out[b, i] = top[i]
+                chosen[top[i]] = True
+            p = r
+            for i in range(m):
+                if not chosen[i]:
+                    rows_out[b, p] = i
+                    p += 1
+        else:
+            for i in range(m):
+                rows_out[b, i] = i
+        for j in range(n):
+            cols_out[b, j] = cols[j]
+        rank_out[b] = r
+        certified[b] = True
+
+
 def warm_up() -> SimpleNamespace:
     """The two-mode example the compile functions warm the kernels up on (this module's and
     ``contactmodes.realtime.kernels``'): ``m = 4`` rows, ``n = 3`` unknowns, ``nt = 2`` torques,
@@ -273,7 +407,7 @@ def warm_up() -> SimpleNamespace:
 
 
 def compile_kernel() -> float:
-    """Compile ``responses_kernel`` now (once per process) on a two-mode example (``warm_up``);
+    """Compile ``responses_kernel`` and ``pivots_kernel`` now (once per process) on a two-mode example (``warm_up``);
     returns the seconds spent (0 when already compiled or numba is missing)."""
     global _compiled
     if not AVAILABLE or _compiled is not None:
@@ -282,5 +416,8 @@ def compile_kernel() -> float:
     w = warm_up()
     responses_kernel(w.Abank, w.Bbank, w.bbank, w.rowp, w.colp, np.array([3, 2]), w.colp.copy(), w.m, w.n,
                      np.eye(w.n)[0], *w.out)
+    As = np.stack([w.Abank, w.Abank])
+    pivots_kernel(lapack()[0], As, 1e-10, 1e2, np.zeros((2, w.m), np.int64), np.zeros((2, w.n), np.int64),
+                  np.zeros(2, np.int64), np.zeros(2, np.bool_))
     _compiled = True
     return time.perf_counter() - t0

@@ -40,7 +40,7 @@ from contactmodes.model.system import ContactSystem
 from contactmodes.modes import _pivot_response
 
 __all__ = ["BatchedResponses", "ModeEquations", "ModeResponse", "batched_responses", "mode_equations",
-           "numerical_rank", "pivot_choice", "responses_from_equations", "solve_response"]
+           "numerical_rank", "pivot_choice", "pivot_choices", "responses_from_equations", "solve_response"]
 
 
 BATCH = 256
@@ -349,6 +349,47 @@ def pivot_choice(A) -> tuple[np.ndarray, np.ndarray, int]:
         each order.
     """
     return _pivot_response.choose_pivots(np.asarray(A, dtype=float))
+
+
+def pivot_choices(As, kernel: str = "auto") -> list[tuple[np.ndarray, np.ndarray, int]]:
+    """``pivot_choice`` of each matrix of a stack, the same integers, computed together.
+
+    Parameters
+    ----------
+    As : numpy.ndarray
+        ``(B, m, n)`` the nondimensional equality matrices (24) of ``B`` modes with the same number
+        of rows (a layout's modes).
+    kernel : str, optional
+        ``"numpy"`` (``contactmodes.modes._pivot_response.choose_pivots_many``: one batched SVD for
+        the ranks, one ``geqp3`` call per pivoted QR), ``"compiled"``
+        (``contactmodes.modes._response_kernels.pivots_kernel``: the same LAPACK calls in a
+        compiled loop, the rank proved from the QR's ``R`` without an SVD, the matrices it cannot
+        prove by the NumPy path) or ``"auto"`` (default: compiled when numba is installed).
+
+    Returns
+    -------
+    list
+        ``B`` tuples ``(rows (m,), columns (n,), rank)``, each the one ``pivot_choice`` gives
+        for its matrix.
+
+    Raises
+    ------
+    ValueError
+        For a stack that is not 3-D or has a non-finite entry, or an unknown ``kernel``.
+    """
+    As = np.asarray(As, dtype=float)
+    compiled = _compiled_kernels(kernel)
+    if compiled is None or As.ndim != 3 or 0 in As.shape or not np.isfinite(As).all():
+        return _pivot_response.choose_pivots_many(As)  # (its errors for a wrong or non-finite stack)
+    Bn, m, n = As.shape
+    rows, cols = np.empty((Bn, m), np.int64), np.empty((Bn, n), np.int64)
+    rank, ok = np.empty(Bn, np.int64), np.empty(Bn, np.bool_)
+    compiled.pivots_kernel(compiled.lapack()[0], np.ascontiguousarray(As), tolerances.RANK_RTOL * max(m, n),
+                           tolerances.PIVOT_CERT_GAP, rows, cols, rank, ok)
+    out = [(rows[i], cols[i], int(rank[i])) for i in range(Bn)]
+    for i in (~ok).nonzero()[0].tolist():  # the rank not proved from R: the SVD rule
+        out[i] = _pivot_response.choose_pivots(As[i])
+    return out
 
 
 _kernels = None  # contactmodes.modes._response_kernels once imported (it imports numba, about 0.5 s)

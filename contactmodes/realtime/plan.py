@@ -22,7 +22,7 @@ modes at once:
   second solve and exact LP, for the candidates a caller needs: the RHex max-thrust controller
   resolves them only where its answer can depend on them).
 * **Responses** (24)–(31) without an SVD per mode and step: each mode's pivot choice of its
-  equalities (``contactmodes.modes.response.pivot_choice``, once per mode, cached in the
+  equalities (``contactmodes.modes.response.pivot_choices``, once per mode, cached in the
   ``Structure``) and ``contactmodes.modes.response.batched_responses``, the one response
   computation of the toolkit for many modes at once (certified to take the SVD's decisions, the
   SVD where a certificate fails; then the mode's pivots are re-chosen at the current numbers).
@@ -55,7 +55,7 @@ from contactmodes.realtime.prefix import PrefixPruning
 from contactmodes.realtime.torque_screen import TorqueScreen
 from contactmodes.errors import ContactModelError
 from contactmodes.modes.contact_conditions import VelocityPattern, contact_rows
-from contactmodes.modes.response import BatchedResponses, batched_responses, pivot_choice
+from contactmodes.modes.response import BatchedResponses, batched_responses, pivot_choices
 from contactmodes.model.scaling import ScaledTerms, scale_terms
 
 __all__ = ["Structure", "Layout", "KinematicTest", "Responses", "Domains", "StepCounters", "KINEMATIC_BOUND",
@@ -136,7 +136,7 @@ class Structure:
     Attributes
     ----------
     pivots : dict
-        Per mode, the pivot choice of its equalities (24) (``pivot_choice``; module doc).
+        Per mode, the pivot choice of its equalities (24) (``pivot_choices``; module doc).
     layouts : dict
         Per velocity-pattern key, its ``Layout`` (``layout``).
     """
@@ -471,6 +471,20 @@ class Layout:
         # bytes: the same candidates recur step after step (cleared when a pivot changes)
         self._gathered: dict[bytes, tuple] = {}
 
+    def _set_pivots_many(self, index: list[int], pivs: list[tuple[np.ndarray, np.ndarray, int]]) -> None:
+        """``_set_pivots`` of the modes at ``index``, one NumPy call per array."""
+        i = np.asarray(index, dtype=int)
+        for m, piv in zip(index, pivs):
+            self.structure.pivots[self.modes[m]] = piv
+        rows = np.array([piv[0] for piv in pivs], dtype=int)
+        cols = np.array([piv[1] for piv in pivs], dtype=int)
+        self.piv_rows[i] = np.take_along_axis(self.eq_rows[i], rows, axis=1)
+        self.piv_cols[i] = cols
+        self.piv_rank[i] = [piv[2] for piv in pivs]
+        self.piv_inv[i] = np.argsort(cols, axis=1)
+        self.piv_known[i] = True
+        self._gathered.clear()
+
     def _set_pivots(self, i: int, piv: tuple[np.ndarray, np.ndarray, int]) -> None:
         self.structure.pivots[self.modes[i]] = piv
         self.piv_rows[i] = self.eq_rows[i][piv[0]]
@@ -590,9 +604,15 @@ class Layout:
         if gathered is None:  # (an entry is only made once every pivot of its modes is known)
             known = self.piv_known[index]
             if not known.all():
-                for i in index[~known]:
+                new = []
+                for i in index[~known].tolist():
                     piv = st.pivots.get(self.modes[i])
-                    self._set_pivots(i, piv if piv is not None else pivot_choice(banks.A[self.eq_rows[i]]))
+                    if piv is None:
+                        new.append(i)
+                    else:
+                        self._set_pivots(i, piv)
+                if new:  # chosen together (``pivot_choices``)
+                    self._set_pivots_many(new, pivot_choices(banks.A[self.eq_rows[new]], kernel=kernel))
             gathered = (self.eq_rows[index], self.piv_rows[index], self.piv_cols[index], self.piv_rank[index],
                         self.piv_inv[index])
             if len(self._gathered) >= 16:  # bounded (a snake's entry is about 0.4 MB)

@@ -16,10 +16,10 @@ import numpy as np
 import pytest
 
 from _support.paths import ROOT
-from contactmodes.modes import _pivot_response
+from contactmodes.modes import _pivot_response, _response_kernels
 from contactmodes.modes.constraints import ModeEquations
 from contactmodes.modes.contact_conditions import classify_arrays
-from contactmodes.modes.response import batched_responses, pivot_choice, response_from_equations
+from contactmodes.modes.response import batched_responses, pivot_choice, pivot_choices, response_from_equations
 from contactmodes.realtime.plan import Structure, terms_of
 from contactmodes.system_file.loader import load_system
 
@@ -114,7 +114,7 @@ class _NotInstalled:
 sys.meta_path.insert(0, _NotInstalled())
 import numpy as np
 from contactmodes.modes import _response_kernels
-from contactmodes.modes.response import batched_responses, pivot_choice
+from contactmodes.modes.response import batched_responses, pivot_choice, pivot_choices
 from contactmodes.modes.contact_conditions import classify_arrays
 from contactmodes.realtime.plan import Structure, terms_of
 from contactmodes.system_file.loader import load_system
@@ -126,6 +126,8 @@ st = Structure.of(system)
 lay = st.layout(classify_arrays(terms.v_contact, terms.v0, 1.0, system.contacts))
 banks = st.banks(terms)
 piv = [pivot_choice(banks.A[r]) for r in lay.eq_rows]
+both = pivot_choices(banks.A[lay.eq_rows])  # "auto" without numba: the NumPy path
+assert all(np.array_equal(x[0], y[0]) and np.array_equal(x[1], y[1]) and x[2] == y[2] for x, y in zip(piv, both))
 prow = np.array([r[p[0]] for r, p in zip(lay.eq_rows, piv)])
 pcol = np.array([p[1] for p in piv])
 args = (banks.A, banks.B, banks.b, lay.eq_rows, prow, pcol, np.array([p[2] for p in piv]), np.argsort(pcol, axis=1),
@@ -218,7 +220,8 @@ def test_choose_pivots_is_scipys_pivoted_qr():
     """``choose_pivots`` calls LAPACK's ``geqp3`` directly (``_qr_pivots``): the same rows, columns
     and rank as through ``scipy.linalg.qr`` — on random matrices of every rank, with zero,
     repeated and integer columns (ties in the pivoting), with rounding-level noise, and on the
-    snake's equation banks (every candidate of its layout at rest, 4096 modes)."""
+    snake's equation banks (every candidate of its layout at rest, 4096 modes); and the batched
+    ``pivot_choices`` gives the same integers on the same matrices stacked by shape."""
     rng = np.random.default_rng(7)
     mats = []
     for _ in range(1500):
@@ -248,3 +251,32 @@ def test_choose_pivots_is_scipys_pivoted_qr():
         assert got[2] == want[2]
         for g, w in zip(got[:2], want[:2]):
             assert g.dtype == w.dtype and np.array_equal(g, w)
+    # the batched twins (``pivot_choices``, NumPy and compiled): the same integers, stacked by shape
+    stacks: dict = {}
+    for A in mats:
+        stacks.setdefault(A.shape, []).append(A)
+    assert max(len(v) for v in stacks.values()) > 1000  # the snake's banks: one big stack
+    kernels = ["numpy"] + (["compiled"] if _response_kernels.AVAILABLE else [])
+    for kernel in kernels:
+        for group in stacks.values():
+            for A, got in zip(group, pivot_choices(np.stack(group), kernel=kernel)):
+                want = _pivots_by_scipy_qr(A)
+                assert got[2] == want[2]
+                for g, w in zip(got[:2], want[:2]):
+                    assert g.dtype == w.dtype and np.array_equal(g, w)
+    if _response_kernels.AVAILABLE:  # the compiled kernel proves most ranks itself (the rest: the SVD)
+        proved = 0
+        for group in stacks.values():
+            G = np.stack(group)
+            B, m, n = G.shape
+            ok = np.zeros(B, dtype=bool)
+            _response_kernels.pivots_kernel(_response_kernels.lapack()[0], G, 1e-10 * max(m, n), 1e2,
+                                            np.zeros((B, m), np.int64), np.zeros((B, n), np.int64),
+                                            np.zeros(B, np.int64), ok)
+            proved += int(ok.sum())
+        assert proved >= 0.9 * len(mats)
+    with pytest.raises(ValueError):
+        pivot_choices(np.array([[[1.0, np.inf]]]))
+    with pytest.raises(ValueError):
+        pivot_choices(np.zeros((2, 2)))
+    assert pivot_choices(np.zeros((0, 3, 3))) == []
