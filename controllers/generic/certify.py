@@ -15,7 +15,11 @@ equal bounds — and each has a certificate that needs no projection, only the l
   set's hull (``polytopes.Polytope.projected_dimension``). Such intersections remove nothing under
   the closure convention (``polytopes.regions``), and the other sets do not hold ``τ°``, so
   ``τ°`` lies in the closure of ``T*_c ∩ L`` and attains the bound ``β_c``: the slow path's
-  value, at ``τ°`` itself (no removed set holds it, so nothing is nudged).
+  value, at ``τ°`` itself (no removed set holds it, so nothing is nudged). A holder's
+  ``T_c'`` lies in the affine subspace of its ``p`` admissible-torque equalities (31), whose rows
+  are orthonormal (``Responses.cvalid``), so ``dim(K ∩ T_c') <= n_τ − p``: when that is below
+  ``dim K`` the lifted intersection is not needed (RHex's ``LLF``/``LSF`` twins: every holder so
+  counted, one hull instead of two).
 * **empty** — some ``T_c'`` holding ``τ°`` has no ambiguity variables (``n_w = 0``: ``D_c'`` is
   ``T_c'``) and contains ``K``: the support LPs of ``D_c ∩ L`` along its rows stay within them
   (``_contains``: the rule of ``Polytope.issubset``, the LPs in one batch). Then
@@ -158,10 +162,20 @@ def settle(resp: Responses, dom: Domains, j: int, holders: np.ndarray, known: np
     for o in holders[known].tolist():  # first: a few batched support LPs, no hull
         if Ts[o].dim == nt and _contains(rows, lo, hi, Ts[o]):
             return EMPTY
-    pairs = [_pad(K, 0, T.dim - nt, nt).intersect(_pad(T, nwc, 0, nt)) for T in Ts.values()]
+    # dim T_c' <= n_τ − p: its rows (31) are p orthonormal equalities on τ (``cvalid``)
+    cap = {o: nt - int(resp.cvalid[o].sum()) for o in Ts}
     try:
-        Polytope.prepare_many([K, *pairs], kernel="auto")
-        dim = K.projected_dimension(ks)
+        if all(c < nt for c in cap.values()):  # K's hull first: it may settle every holder by count
+            Polytope.prepare_many([K], kernel="auto")
+            dim = K.projected_dimension(ks)
+            rest = [o for o in Ts if cap[o] >= dim]
+            pairs = [_pad(K, 0, Ts[o].dim - nt, nt).intersect(_pad(Ts[o], nwc, 0, nt)) for o in rest]
+            if pairs:
+                Polytope.prepare_many(pairs, kernel="auto")
+        else:
+            pairs = [_pad(K, 0, T.dim - nt, nt).intersect(_pad(T, nwc, 0, nt)) for T in Ts.values()]
+            Polytope.prepare_many([K, *pairs], kernel="auto")
+            dim = K.projected_dimension(ks)
         kept = all(P.projected_dimension(ks) < dim for P in pairs)
     except NumericalError:  # an LP nothing verifies: no certificate (the slow path decides)
         return None

@@ -36,9 +36,12 @@ costs about 1 ms and those steps 1.3–2.8 ms replayed (RHex's file's step 1, wh
 new velocity pattern's layout, 6 ms; ``benchmarks/bench_generic_replay.py``).
 
 *The tie rule.* Before a candidate's slow path runs, the candidates whose bounds tie with its
-own (within ``TIE_TOL``) are tried by the point test and the certificates, in order; the first
-whose ``τ°`` is so accepted (fast or kept) is the answer — an optimum, since no mode's
-``T*_c ∩ L`` exceeds its bound. Otherwise the slow path runs as before. Compared with running
+own (within ``TIE_TOL``) are tried: first by the point test, in bound order, then — the
+candidate itself among them — by the certificates, fewest ambiguity variables ``n_w`` first (a
+mode with fewer is the one whose ``T_c`` is not a lower-dimensional slice of its twin's at the
+recorded twins, so the first certificate tried settles the step: RHex's file's ``LLF`` before
+``LSF``); the first whose ``τ°`` is so accepted (fast or kept) is the answer — an optimum, since
+no mode's ``T*_c ∩ L`` exceeds its bound. Otherwise the slow path runs as before. Compared with running
 the first tied candidate's slow path first: the same optimal value; the mode differs only where
 two tied modes both attain the bound (then either is an optimum), and a kept candidate's torque
 is ``τ°`` rather than the slow path's maximizer of the projected ``K`` — the same point where
@@ -80,6 +83,7 @@ and ``scaled_system`` (the nondimensional ``ContactSystem`` of the state, for th
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import math
 import weakref
 from typing import Callable
@@ -554,23 +558,31 @@ def _search(md: _Modes, step, lo, hi, task: bool, force_slow: bool):
     examined: set[int] = set()  # the candidates examined (by the loop, or tried by the tie rule)
     values = {}
     ways: dict[int, str | None] = {}  # per candidate position: how the fast path settled it (once)
+    held: dict[int, tuple] = {}  # per candidate the point test found held: (holders, known)
 
-    def fast(j: int, t0) -> str | None:
-        """How candidate ``j`` (``τ° = t0``) is settled without the slow path: ``"fast"`` (the
-        point test), ``KEPT`` or ``EMPTY`` (``certify.settle``), ``"infeasible"`` (a pending mode
-        resolved infeasible), or ``None`` (the slow path decides)."""
-        if j not in ways:
+    def point(j: int, t0) -> str | None:
+        """The point test of candidate ``j`` (``τ° = t0``), once: ``"fast"`` (held by no other
+        feasible mode's ``T_c'``), ``"infeasible"`` (a pending mode resolved infeasible), else
+        ``ways[j]`` when its certificates ran (``KEPT``, ``EMPTY`` or ``None``) or ``None`` (held:
+        ``held[j]`` names the holders for ``certificate``)."""
+        if j not in ways and j not in held:
             if md.n_pending and md.pending[j] and not md.resolve([j])[0]:
                 ways[j] = "infeasible"
-                return ways[j]
-            others = md.others(j)
-            inside = _inside(md, others, t0)
-            if not (inside.any() and md.any_feasible(others[inside])):
-                ways[j] = "fast"
             else:
-                holders = others[inside]
-                known = ~md.pending[holders] if md.n_pending else np.ones(holders.size, dtype=bool)
-                ways[j] = settle(md.resp, md.dom, j, holders, known, lo, hi, task)
+                others = md.others(j)
+                inside = _inside(md, others, t0)
+                if not (inside.any() and md.any_feasible(others[inside])):
+                    ways[j] = "fast"
+                else:
+                    holders = others[inside]
+                    held[j] = (holders, ~md.pending[holders] if md.n_pending else np.ones(holders.size, dtype=bool))
+        return ways.get(j)
+
+    def certificate(j: int) -> str | None:
+        """``certify.settle`` of a held candidate ``j``, once: ``KEPT``, ``EMPTY`` or ``None``."""
+        if j not in ways:
+            holders, known = held[j]
+            ways[j] = settle(md.resp, md.dom, j, holders, known, lo, hi, task)
         return ways[j]
 
     for i, (j, beta, t0) in enumerate(cands):
@@ -580,18 +592,24 @@ def _search(md: _Modes, step, lo, hi, task: bool, force_slow: bool):
         if md.n_pending and md.pending[j] and not md.resolve([j])[0]:
             continue  # not kinematically feasible: never a candidate
         examined.add(j)
-        way = None if force_slow else fast(j, t0)  # (j is decided here: never "infeasible")
-        if way is None and not force_slow:  # the tie rule: a tied candidate settled without the slow path
+        way = None if force_slow else point(j, t0)  # (j is decided here: never "infeasible")
+        if way is None and not force_slow:  # the tie rule (module doc)
+            group = list(itertools.takewhile(lambda c: c[1] >= tied, cands[i + 1:]))
             twin = None
-            for c in cands[i + 1:]:
-                if c[1] < tied:
-                    break
-                way2 = fast(c[0], c[2])
+            for c in group:  # first the point test, in bound order
+                way2 = point(c[0], c[2])
                 if way2 != "infeasible":
                     examined.add(c[0])
-                if way2 in ("fast", KEPT):
+                if way2 == "fast":
                     twin = c
                     break
+            if twin is None:  # then the certificates, fewest ambiguity variables first
+                held_group = [(j, beta, t0)] + [c for c in group if c[0] in held]
+                for c in sorted(held_group, key=lambda c: int(md.resp.n_w[c[0]])):
+                    if certificate(c[0]) == KEPT:
+                        twin = c
+                        break
+                way = ways[j] if j in ways else None
             if twin is not None:
                 j2, beta2, t2 = twin
                 values[md.names[j2]] = beta2

@@ -109,3 +109,39 @@ def test_an_unverifiable_certificate_leaves_the_step_to_the_slow_path(monkeypatc
         got = rec.answer(ctrl, tau)
         assert got == {k: call[k] for k in got}
     assert n_slow >= 3
+
+
+def test_the_dimension_count_agrees_with_the_lifted_intersections(monkeypatch):
+    """``settle``'s count (``dim(K ∩ T_c') <= n_τ − p``, ``p`` the holder's equalities (31))
+    against the lifted intersection it spares: at RHex's settled states, every holder the count
+    settles has ``dim proj(K ∩ T_c')`` (``Polytope.projected_dimension`` of the lifted pair, the
+    certificate's other way) at most its count and below ``dim K``; and the count settles them all
+    there (the shortcut is exercised)."""
+    from polytopes import Polytope
+
+    real = certify.settle
+    counted = 0
+
+    def spy(resp, dom, j, holders, known, lo, hi, task):
+        nonlocal counted
+        way = real(resp, dom, j, holders, known, lo, hi, task)
+        nt = len(lo)
+        K = certify.lifted_domain(resp, dom, j, lo, hi, task, box=True)
+        dim = K.projected_dimension(range(nt))
+        for o in holders.tolist():
+            cap = nt - int(resp.cvalid[o].sum())
+            if cap >= dim:
+                continue
+            T = certify.lifted_domain(resp, dom, o, lo, hi, False, box=False)
+            pair = certify._pad(K, 0, T.dim - nt, nt).intersect(certify._pad(T, K.dim - nt, 0, nt))
+            Polytope.prepare_many([pair])
+            assert pair.projected_dimension(range(nt)) <= cap < dim
+            counted += 1
+        return way
+
+    monkeypatch.setattr(search, "settle", spy)
+    for i, (q, qdot), vtol in _states("rhex", "main", (0, 1, 2, 3, 5)):
+        ctrl = rec.controllers("rhex", rec.loaded_system("rhex"), vtol)["inner"]["main"]
+        ctrl(q, qdot)
+        assert certify.KEPT in ctrl.last.settled.values(), i
+    assert counted >= 5
