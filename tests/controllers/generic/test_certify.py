@@ -17,6 +17,7 @@ import json
 import math
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import controllers.generic.certify as certify
@@ -116,11 +117,14 @@ def test_the_dimension_count_agrees_with_the_lifted_intersections(monkeypatch):
     against the lifted intersection it spares: at RHex's settled states, every holder the count
     settles has ``dim proj(K ∩ T_c')`` (``Polytope.projected_dimension`` of the lifted pair, the
     certificate's other way) at most its count and below ``dim K``; and the count settles them all
-    there (the shortcut is exercised)."""
+    there (the shortcut is exercised). ``dim K`` itself from ``_interior`` (one LP) against the
+    hull's: equal wherever ``_interior`` claims it, and a box pinned in one torque is never
+    called interior."""
     from polytopes import Polytope
 
     real = certify.settle
     counted = 0
+    interior: list[int] = []
 
     def spy(resp, dom, j, holders, known, lo, hi, task):
         nonlocal counted
@@ -128,6 +132,13 @@ def test_the_dimension_count_agrees_with_the_lifted_intersections(monkeypatch):
         nt = len(lo)
         K = certify.lifted_domain(resp, dom, j, lo, hi, task, box=True)
         dim = K.projected_dimension(range(nt))
+        rows = certify._lp_rows(resp, dom, j, lo, hi, task)
+        if certify._interior(rows, lo, hi):  # its claim, against the hull's decision
+            assert dim == nt - int(resp.cvalid[j].sum()) and not K._feas().thin
+            interior.append(j)
+        lo_thin = np.array(lo, dtype=float)
+        lo_thin[0] = hi[0]  # the box pinned in one torque: K thin (or empty)
+        assert not certify._interior(certify._lp_rows(resp, dom, j, lo_thin, hi, task), lo_thin, hi)
         for o in holders.tolist():
             cap = nt - int(resp.cvalid[o].sum())
             if cap >= dim:
@@ -144,4 +155,4 @@ def test_the_dimension_count_agrees_with_the_lifted_intersections(monkeypatch):
         ctrl = rec.controllers("rhex", rec.loaded_system("rhex"), vtol)["inner"]["main"]
         ctrl(q, qdot)
         assert certify.KEPT in ctrl.last.settled.values(), i
-    assert counted >= 5
+    assert counted >= 5 and len(interior) >= 5
