@@ -73,6 +73,25 @@ The slow-path steps of the quadruped (its first and its goal switch, ``SS``/``RS
 RHex's file (steps 0–3 and 5, ``LSF``/``LLF``) are settled without projections; RHex's file's
 worst step is now step 1 (a new velocity pattern's layout, then one settled pair).
 
+**New layouts and settled twins made cheaper** (pivot choices together and compiled,
+``contactmodes.modes.response.pivot_choices``; the tie rule's certificates fewest ``n_w`` first;
+the kept certificate counting dimensions, ``dim K`` from one LP; ``docs/realtime.md``),
+``--baseline 98af7a2 --rounds 2`` on a quiet host (probe loop 12–14 ms), CPU ms, the two rounds:
+
+=========  ===========  ============  ============  ============
+run        code         CPU median    CPU p99       CPU max
+=========  ===========  ============  ============  ============
+snake      ``98af7a2``  0.70, 0.67    2.35, 2.22    2.53, 2.27
+snake      now          0.71, 0.69    2.15, 2.31    2.34, 2.56
+quadruped  ``98af7a2``  0.40, 0.41    1.21, 1.53    1.31, 3.62
+quadruped  now          0.41, 0.41    1.47, 1.02    1.61, 2.35
+rhex file  ``98af7a2``  0.37, 0.41    4.68, 4.97    6.31, 6.67
+rhex file  now          0.37, 0.38    1.67, 1.78    2.17, 2.28
+=========  ===========  ============  ============  ============
+
+RHex's file's step 1 (a new contact set: 32 modes' pivots, then one settled pair) 6.3 → 2.2 ms;
+its steps 2, 3 and 5 (one settled pair each) 2.8 → 1.1 ms. The same answers.
+
 **The mechanism compiled** (``contactmodes.model._mechanism_kernel``: ``PlanarMechanism.dynamics_and_scales``
 in one numba call, the NumPy path's numbers bit for bit; ``docs/realtime.md``): ``--baseline
 07055ad --rounds 3`` on a quiet host (a fixed pure-Python loop took 13.6–14.0 ms before and after,

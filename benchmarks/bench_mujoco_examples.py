@@ -230,6 +230,29 @@ plant and its load. Met now: the quadruped's maximum (2.0–2.7 ms; 23–41 ms b
 (6.3–8.8 ms, 52–62 before: its step 1 builds a new velocity pattern's layout and settles a tied
 pair), and the snake's median in the loop (0.97–1.22 ms in these runs; replayed, its CPU median
 is 0.65–0.68 ms against the old code's 0.70–0.76 in the same run).
+
+Run 8 (a later session): pivot choices of a new layout computed together and compiled
+(``contactmodes.modes.response.pivot_choices``), the tie rule's certificates fewest ``n_w`` first,
+and the kept certificate counting dimensions (``controllers.generic.certify``; ``docs/realtime.md``,
+*New layouts and settled twins made cheaper*). One run with ``--baseline 98af7a2``, median / p99 /
+max ms, before → now: brace 0.91/2.04/2.83 → 0.78/1.82/2.32, quadruped 0.70/1.59/2.14 →
+0.74/1.51/2.29, snake 1.22/2.26/2.31 → 1.17/3.16/3.27, RHex's file 0.59/4.86/6.43 →
+0.59/1.94/2.36. Then four runs of this code, the probe loop 13.2, 14.5, 12.5 and 21.8 ms before
+them:
+
+=========  ============================================================
+example    four runs
+=========  ============================================================
+brace      0.71/1.63/2.17, 0.83/1.81/2.35, 0.86/1.82/2.24, 1.54/1.97/2.40
+quadruped  0.69/1.26/2.53, 0.63/1.58/3.61, 0.70/1.21/2.37, 0.63/1.15/2.15
+snake      1.27/2.82/2.84, 1.10/2.16/2.21, 1.21/2.29/2.33, 1.29/2.36/2.37
+rhex       0.57/2.30/2.66, 0.57/1.98/2.52, 0.63/2.11/2.60, 0.54/1.94/2.40
+=========  ============================================================
+
+Met now: RHex's file's maximum (2.36–2.66 ms in five runs). The quadruped's max is 2.15–2.53 ms
+in four runs and 3.61 ms in one; the snake's 2.2–2.8 ms in four and 3.27 ms in the paired run,
+whose snake p99 (3.16) says the whole run was slowed. Not met: the snake's median (1.10–1.29 ms;
+``docs/realtime.md`` on why the 29-step run's median is its steady steps' 75th percentile).
 """
 
 from __future__ import annotations

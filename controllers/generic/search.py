@@ -32,8 +32,10 @@ contains ``K`` (then ``T*_c ∩ L`` is empty). Only when neither applies does th
 These are the *twin modes* of the slow steps seen in closed loop (two modes differing at one
 contact, ``S``/``L`` or ``S``/``R``, with equal bounds): RHex's file's ``LSF``/``LLF`` and the
 quadruped's ``SS``/``RS``, whose steps took 23–58 ms through the slow path; a certificate
-costs about 1 ms and those steps 1.3–2.8 ms replayed (RHex's file's step 1, which also builds a
-new velocity pattern's layout, 6 ms; ``benchmarks/bench_generic_replay.py``).
+costs 0.1–0.2 ms at RHex's twins and about 1 ms at the quadruped's (whose holder has no
+equalities: the lifted intersection's hull), and those steps 1.0–1.6 ms replayed (RHex's file's
+step 1, which also builds a new velocity pattern's layout, 2.2 ms;
+``benchmarks/bench_generic_replay.py``).
 
 *The tie rule.* Before a candidate's slow path runs, the candidates whose bounds tie with its
 own (within ``TIE_TOL``) are tried: first by the point test, in bound order, then — the
