@@ -1,6 +1,6 @@
 """Step times of the generic controller on recorded closed loops, without MuJoCo, old code against new.
 
-Run: ``python benchmarks/bench_generic_replay.py [--baseline REV] [--rounds R]``.
+Run: ``python benchmarks/bench_generic_replay.py [--baseline REV] [--rounds R] [--evict MB]``.
 
 The closed loops of ``bench_mujoco_examples.py`` (issue 24's targets: the snake, the quadruped,
 the generic controller on RHex's system file) were recorded by
@@ -13,7 +13,9 @@ work in both codes, without the plant's cost and its load on the timings. Per ru
 and max of the wall time per call (ms) with the first call apart (``first``: it builds the first
 structures), and the same statistics of the process's CPU time per call (``cpu med``, ``cpu
 p99``, ``cpu max``: on the loaded shared machine the wall time includes waiting for a core). The
-codes are run in turn, ``--rounds`` times (default 2); every round is printed.
+codes are run in turn, ``--rounds`` times (default 2); every round is printed. ``--evict MB``
+writes that much other data between two calls (outside the timings), evicting the caches as a
+plant's simulation steps do between two control steps (default 0: calls back to back).
 
 **Screened steps** (``controllers.generic.search._screened``, ``contactmodes.realtime.torque_screen``;
 ``docs/realtime.md``), ``--baseline 887a83f --rounds 2`` on an idle machine (load average
@@ -239,7 +241,8 @@ rec = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(rec)
 import controllers.generic as cg
 out = {"__file__": cg.__file__}
-for name in sys.argv[3:]:
+evict = np.ones(int(float(sys.argv[3]) * 1e6) // 8) if float(sys.argv[3]) > 0 else None
+for name in sys.argv[4:]:
     doc = json.loads(open(f"{sys.argv[2]}/{name}.json", encoding="utf-8").read())
     loaded = rec.loaded_system(name)
     built = rec.controllers(name, loaded, float.fromhex(doc["velocity_tol"]))
@@ -249,6 +252,8 @@ for name in sys.argv[3:]:
         for call in calls:
             q = np.array([float.fromhex(x) for x in call["q"]])
             qd = np.array([float.fromhex(x) for x in call["qdot"]])
+            if evict is not None:  # other data written between two calls (--evict)
+                evict += 1.0
             t0, c0 = time.perf_counter(), time.process_time()
             c(q, qd)
             cpu.append((time.process_time() - c0) * 1e3)
@@ -261,19 +266,25 @@ print(json.dumps(out))
 """
 
 
-def run_tree(tree: str) -> dict:
-    """The child's results for the code at ``tree`` (``_child.run_tree``)."""
+def run_tree(tree: str, evict_mb: float = 0.0) -> dict:
+    """The child's results for the code at ``tree`` (``_child.run_tree``), ``evict_mb`` MB of other
+    data written between two calls (``--evict``)."""
     return _child.run_tree(tree, CHILD, str(ROOT / "tests" / "_support" / "record_generic_steps.py"),
-                           str(ROOT / "tests" / "data" / "generic_steps"), *RUNS)
+                           str(ROOT / "tests" / "data" / "generic_steps"), repr(float(evict_mb)), *RUNS)
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--baseline", default="", help="git revision of the previous code (default: none)")
     ap.add_argument("--rounds", type=int, default=2, help="rounds over the codes (default 2)")
+    ap.add_argument("--evict", type=float, default=0.0,
+                    help="MB of other data written between two calls, to evict the caches as a plant's "
+                         "simulation steps do (default 0: calls back to back)")
     args = ap.parse_args(argv)
     if args.rounds < 1:
         ap.error("--rounds: must be at least 1")
+    if not (0.0 <= args.evict <= 4096.0):
+        ap.error(f"--evict: must lie in 0..4096 MB, got {args.evict:g}")
     print(f"{'round':5s} {'code':10s} {'run':10s} {'steps':>5s} {'median':>8s} {'p99':>8s} {'max':>8s} {'first':>8s}"
           f" {'cpu med':>8s} {'cpu p99':>8s} {'cpu max':>8s}")
     with tempfile.TemporaryDirectory() as tmp:
@@ -286,7 +297,7 @@ def main(argv=None) -> int:
         trees["now"] = str(ROOT)
         for rnd in range(args.rounds):
             for code, tree in trees.items():
-                for name, r in run_tree(tree).items():
+                for name, r in run_tree(tree, args.evict).items():
                     print(f"{rnd:5d} {code:10s} {name:10s} {r['steps']:5d} {r['median']:8.2f} {r['p99']:8.2f} "
                           f"{r['max']:8.2f} {r['first']:8.1f} {r['cpu_median']:8.2f} {r['cpu_p99']:8.2f} "
                           f"{r['cpu_max']:8.2f}", flush=True)
