@@ -257,24 +257,27 @@ def responses_kernel(Abank, Bbank, bbank, rowp, colp, rank, inv, m, n, cobj,
         ok[j] = okj
 
 
-_LAPACK = None  # (dgeqp3,) as ctypes functions once asked for (``lapack``)
+_LAPACK: list = []  # [(dgeqp3,) or None] once asked for (``lapack``)
 
 
 def lapack():
     """LAPACK's ``dgeqp3`` (pivoted QR) from ``scipy.linalg.cython_lapack`` as a ctypes function
-    (the library SciPy's ``geqp3`` wrapper calls), for ``pivots_kernel``, which takes it as an
-    argument (a function pointer compiled in would keep numba from caching the kernel)."""
-    global _LAPACK
-    if _LAPACK is None:
-        import ctypes
+    (the library SciPy's ``geqp3`` wrapper calls), in a 1-tuple, for ``pivots_kernel``, which takes
+    it as an argument (a function pointer compiled in would keep numba from caching the kernel);
+    ``None`` without numba or when SciPy does not export it (then ``pivot_choices`` takes the NumPy
+    path)."""
+    if not _LAPACK:
+        try:
+            import ctypes
 
-        from numba.extending import get_cython_function_address
+            from numba.extending import get_cython_function_address
 
-        i_p, d_p = ctypes.POINTER(ctypes.c_int), ctypes.POINTER(ctypes.c_double)
-        geqp3 = ctypes.CFUNCTYPE(None, i_p, i_p, d_p, i_p, i_p, d_p, d_p, i_p, i_p)(
-            get_cython_function_address("scipy.linalg.cython_lapack", "dgeqp3"))
-        _LAPACK = (geqp3,)
-    return _LAPACK
+            i_p, d_p = ctypes.POINTER(ctypes.c_int), ctypes.POINTER(ctypes.c_double)
+            _LAPACK.append((ctypes.CFUNCTYPE(None, i_p, i_p, d_p, i_p, i_p, d_p, d_p, i_p, i_p)(
+                get_cython_function_address("scipy.linalg.cython_lapack", "dgeqp3")),))
+        except (ImportError, AttributeError, ValueError):  # no numba, or no dgeqp3 in this SciPy
+            _LAPACK.append(None)
+    return _LAPACK[0]
 
 
 @_jit
@@ -416,8 +419,8 @@ def compile_kernel() -> float:
     w = warm_up()
     responses_kernel(w.Abank, w.Bbank, w.bbank, w.rowp, w.colp, np.array([3, 2]), w.colp.copy(), w.m, w.n,
                      np.eye(w.n)[0], *w.out)
-    As = np.stack([w.Abank, w.Abank])
-    pivots_kernel(lapack()[0], As, 1e-10, 1e2, np.zeros((2, w.m), np.int64), np.zeros((2, w.n), np.int64),
-                  np.zeros(2, np.int64), np.zeros(2, np.bool_))
+    if lapack() is not None:
+        pivots_kernel(lapack()[0], np.stack([w.Abank, w.Abank]), 1e-10, 1e2, np.zeros((2, w.m), np.int64),
+                      np.zeros((2, w.n), np.int64), np.zeros(2, np.int64), np.zeros(2, np.bool_))
     _compiled = True
     return time.perf_counter() - t0

@@ -379,12 +379,13 @@ def pivot_choices(As, kernel: str = "auto") -> list[tuple[np.ndarray, np.ndarray
     """
     As = np.asarray(As, dtype=float)
     compiled = _compiled_kernels(kernel)
-    if compiled is None or As.ndim != 3 or 0 in As.shape or not np.isfinite(As).all():
+    routines = None if compiled is None else compiled.lapack()
+    if routines is None or As.ndim != 3 or 0 in As.shape or not np.isfinite(As).all():
         return _pivot_response.choose_pivots_many(As)  # (its errors for a wrong or non-finite stack)
     Bn, m, n = As.shape
     rows, cols = np.empty((Bn, m), np.int64), np.empty((Bn, n), np.int64)
     rank, ok = np.empty(Bn, np.int64), np.empty(Bn, np.bool_)
-    compiled.pivots_kernel(compiled.lapack()[0], np.ascontiguousarray(As), tolerances.RANK_RTOL * max(m, n),
+    compiled.pivots_kernel(routines[0], np.ascontiguousarray(As), tolerances.RANK_RTOL * max(m, n),
                            tolerances.PIVOT_CERT_GAP, rows, cols, rank, ok)
     out = [(rows[i], cols[i], int(rank[i])) for i in range(Bn)]
     for i in (~ok).nonzero()[0].tolist():  # the rank not proved from R: the SVD rule

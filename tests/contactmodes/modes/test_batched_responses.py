@@ -265,6 +265,7 @@ def test_choose_pivots_is_scipys_pivoted_qr():
                 for g, w in zip(got[:2], want[:2]):
                     assert g.dtype == w.dtype and np.array_equal(g, w)
     if _response_kernels.AVAILABLE:  # the compiled kernel proves most ranks itself (the rest: the SVD)
+        assert _response_kernels.lapack() is not None  # SciPy exports dgeqp3: the compiled path is the one tested
         proved = 0
         for group in stacks.values():
             G = np.stack(group)
@@ -280,3 +281,15 @@ def test_choose_pivots_is_scipys_pivoted_qr():
     with pytest.raises(ValueError):
         pivot_choices(np.zeros((2, 2)))
     assert pivot_choices(np.zeros((0, 3, 3))) == []
+
+
+def test_pivot_choices_without_scipys_dgeqp3(monkeypatch):
+    """When SciPy's ``cython_lapack`` does not give ``dgeqp3`` (``_response_kernels.lapack()`` is
+    ``None``), ``pivot_choices`` takes the NumPy path: the same integers as ``pivot_choice``."""
+    monkeypatch.setattr(_response_kernels, "_LAPACK", [None])
+    rng = np.random.default_rng(11)
+    As = rng.standard_normal((6, 5, 3)) @ rng.standard_normal((6, 3, 7))  # rank 3 of 5 × 7
+    for A, got in zip(As, pivot_choices(As)):
+        want = pivot_choice(A)
+        assert got[2] == want[2] == 3
+        assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
