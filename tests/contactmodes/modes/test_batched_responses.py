@@ -287,6 +287,11 @@ def test_pivot_choices_without_scipys_dgeqp3(monkeypatch):
     """When SciPy's ``cython_lapack`` does not give ``dgeqp3`` (``_response_kernels.lapack()`` is
     ``None``), ``pivot_choices`` takes the NumPy path: the same integers as ``pivot_choice``."""
     monkeypatch.setattr(_response_kernels, "_LAPACK", [None])
+
+    def not_called(*args):
+        raise AssertionError("pivots_kernel called without dgeqp3")
+
+    monkeypatch.setattr(_response_kernels, "pivots_kernel", not_called)
     rng = np.random.default_rng(11)
     As = rng.standard_normal((6, 5, 3)) @ rng.standard_normal((6, 3, 7))  # rank 3 of 5 × 7
     for A, got in zip(As, pivot_choices(As)):
