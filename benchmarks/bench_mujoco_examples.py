@@ -249,7 +249,8 @@ snake      1.27/2.82/2.84, 1.10/2.16/2.21, 1.21/2.29/2.33, 1.29/2.36/2.37
 rhex       0.57/2.30/2.66, 0.57/1.98/2.52, 0.63/2.11/2.60, 0.54/1.94/2.40
 =========  ============================================================
 
-Met now: RHex's file's maximum (2.36–2.66 ms in five runs). The quadruped's max is 2.15–2.53 ms
+Met now: RHex's file's maximum (2.36–2.66 ms in five runs; 2.10–2.45 ms in eight more closed
+loops of RHex's file alone, each in its own process). The quadruped's max is 2.15–2.53 ms
 in four runs and 3.61 ms in one; the snake's 2.2–2.8 ms in four and 3.27 ms in the paired run,
 whose snake p99 (3.16) says the whole run was slowed. Not met: the snake's median (1.10–1.29 ms;
 ``docs/realtime.md`` on why the 29-step run's median is its steady steps' 75th percentile).
