@@ -126,33 +126,23 @@ def _contains(rows: tuple[np.ndarray, ...], lo, hi, T: Polytope) -> bool:
     return bool((-res.fun <= b + CONTAINMENT_TOL * scale).all())
 
 
-def _interior(rows: tuple[np.ndarray, ...], lo, hi) -> bool:
-    """Whether ``K = D_c ∩ L`` (its LP rows, ``_lp_rows``) is full-dimensional within its
-    equalities (31): a point of ``K`` at normalized distance at least ``INTERIOR_MARGIN`` times
-    the data scale from every inequality row and every face of the box ``L`` (one Chebyshev-type
-    LP, ``max r`` s.t. ``a_i z + ‖a_i‖ r <= b_i``, ``C z = d``; one verified batch). Then its
-    affine hull is the subspace of (31) and ``dim K = n_τ − p`` — the hull's decision too, whose
-    max-slack LP (the same normalized slack) finds at least that margin, far above its
+def _interior(K: Polytope, rows: tuple[np.ndarray, ...]) -> bool:
+    """Whether ``K = D_c ∩ L`` (``lifted_domain`` with the box; ``rows`` its ``_lp_rows``, whose
+    variable bounds the LP keeps) is full-dimensional within its equalities (31): a point of ``K``
+    at normalized distance at least ``INTERIOR_MARGIN`` times its ``data_scale`` from every
+    inequality row, the box's faces included (one Chebyshev-type LP, ``max r`` s.t.
+    ``a_i z + ‖a_i‖ r <= b_i``, ``C z = d``; one verified batch). Then its affine hull is the
+    subspace of (31) and ``dim K = n_τ − p`` — the hull's decision too, whose max-slack LP (the
+    same normalized slack, the same data scale) finds at least that margin, far above its
     ``FEASIBILITY_TOL``. ``False`` when the LP finds less or is not optimal (the hull decides)."""
-    G, h, lo_, hi_, art = rows
-    nt = len(lo)
-    nz = G.shape[2]
-    p = G.shape[1] - 2 * nt
-    A, b = G[0, :p], h[0, :p]
-    nrm = np.sqrt(np.einsum("ij,ij->i", A, A))
-    lo, hi = np.asarray(lo, dtype=float), np.asarray(hi, dtype=float)
-    C, d = G[0, p:p + nt], h[0, p:p + nt]
-    cn = np.sqrt(np.einsum("ij,ij->i", C, C))
-    live, clive = nrm > 0.0, cn > 0.0
-    scale = max(1.0, float(np.abs(lo).max(initial=0.0)), float(np.abs(hi).max(initial=0.0)),
-                float((np.abs(b[live]) / nrm[live]).max(initial=0.0)),
-                float((np.abs(d[clive]) / cn[clive]).max(initial=0.0)))  # the emptiness rule's data scale
-    Gs = np.zeros((1, p + 4 * nt, nz + 1))
-    Gs[0, :p, :nz], Gs[0, :p, nz] = A, nrm
-    Gs[0, p:p + nt, :nt], Gs[0, p + nt:p + 2 * nt, :nt] = np.eye(nt), -np.eye(nt)
-    Gs[0, p:p + 2 * nt, nz] = 1.0
-    Gs[0, p + 2 * nt:, :nz] = G[0, p:]  # (31) both ways, no slack
-    hs = np.concatenate([b, hi, -lo, h[0, p:]])[None]
+    _, _, lo_, hi_, art = rows
+    A, b, C, d = K.A, K.b, K.C, K.d
+    m, p, nz = A.shape[0], C.shape[0], K.dim
+    scale = K.data_scale  # the emptiness rule's
+    Gs = np.zeros((1, m + 2 * p, nz + 1))
+    Gs[0, :m, :nz], Gs[0, :m, nz] = A, np.sqrt(np.einsum("ij,ij->i", A, A))
+    Gs[0, m:m + p, :nz], Gs[0, m + p:, :nz] = C, -C  # (31) both ways, no slack
+    hs = np.concatenate([b, d, -d])[None]
     cost = np.zeros((1, nz + 1))
     cost[0, nz] = -1.0
     lo_s = np.concatenate([lo_[0], [-scale]])[None]
@@ -215,7 +205,7 @@ def settle(resp: Responses, dom: Domains, j: int, holders: np.ndarray, known: np
 
     try:
         # dim K: n_τ − p when K is full-dimensional within its equalities (31), else its hull's
-        dim = nt - int(resp.cvalid[j].sum()) if _interior(rows, lo, hi) else None
+        dim = nt - int(resp.cvalid[j].sum()) if _interior(K, rows) else None
         if dim is None and all(c < nt for c in cap.values()):  # it may settle every holder by count
             Polytope.prepare_many([K], kernel="auto")
             dim = K.projected_dimension(ks)

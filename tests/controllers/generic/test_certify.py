@@ -132,13 +132,14 @@ def test_the_dimension_count_agrees_with_the_lifted_intersections(monkeypatch):
         nt = len(lo)
         K = certify.lifted_domain(resp, dom, j, lo, hi, task, box=True)
         dim = K.projected_dimension(range(nt))
-        rows = certify._lp_rows(resp, dom, j, lo, hi, task)
-        if certify._interior(rows, lo, hi):  # its claim, against the hull's decision
+        if certify._interior(K, certify._lp_rows(resp, dom, j, lo, hi, task)):  # its claim, against the hull's
             assert dim == nt - int(resp.cvalid[j].sum()) and not K._feas().thin
             interior.append(j)
         lo_thin = np.array(lo, dtype=float)
         lo_thin[0] = hi[0]  # the box pinned in one torque: K thin (or empty)
-        assert not certify._interior(certify._lp_rows(resp, dom, j, lo_thin, hi, task), lo_thin, hi)
+        rows_thin = certify._lp_rows(resp, dom, j, lo_thin, hi, task)
+        K_thin = certify.lifted_domain(resp, dom, j, lo_thin, hi, task, box=True, rows=rows_thin)
+        assert not certify._interior(K_thin, rows_thin)
         for o in holders.tolist():
             cap = nt - int(resp.cvalid[o].sum())
             if cap >= dim:
