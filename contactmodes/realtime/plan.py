@@ -471,26 +471,17 @@ class Layout:
         # bytes: the same candidates recur step after step (cleared when a pivot changes)
         self._gathered: dict[bytes, tuple] = {}
 
-    def _set_pivots_many(self, index: list[int], pivs: list[tuple[np.ndarray, np.ndarray, int]]) -> None:
-        """``_set_pivots`` of the modes at ``index``, one NumPy call per array."""
+    def _set_pivots(self, index: list[int], pivs: list[tuple[np.ndarray, np.ndarray, int]]) -> None:
+        """Record the pivot choices ``pivs`` of the modes at ``index`` (positions in ``modes``) in
+        the structure's cache and in this layout's arrays, one NumPy call per array."""
         i = np.asarray(index, dtype=int)
         for m, piv in zip(index, pivs):
             self.structure.pivots[self.modes[m]] = piv
-        rows = np.array([piv[0] for piv in pivs], dtype=int)
         cols = np.array([piv[1] for piv in pivs], dtype=int)
-        self.piv_rows[i] = np.take_along_axis(self.eq_rows[i], rows, axis=1)
+        self.piv_rows[i] = np.take_along_axis(self.eq_rows[i], np.array([piv[0] for piv in pivs], dtype=int), axis=1)
         self.piv_cols[i] = cols
         self.piv_rank[i] = [piv[2] for piv in pivs]
         self.piv_inv[i] = np.argsort(cols, axis=1)
-        self.piv_known[i] = True
-        self._gathered.clear()
-
-    def _set_pivots(self, i: int, piv: tuple[np.ndarray, np.ndarray, int]) -> None:
-        self.structure.pivots[self.modes[i]] = piv
-        self.piv_rows[i] = self.eq_rows[i][piv[0]]
-        self.piv_cols[i] = piv[1]
-        self.piv_rank[i] = piv[2]
-        self.piv_inv[i] = np.argsort(piv[1])
         self.piv_known[i] = True
         self._gathered.clear()
 
@@ -603,16 +594,15 @@ class Layout:
         gathered = self._gathered.get(key)
         if gathered is None:  # (an entry is only made once every pivot of its modes is known)
             known = self.piv_known[index]
-            if not known.all():
-                new = []
-                for i in index[~known].tolist():
-                    piv = st.pivots.get(self.modes[i])
-                    if piv is None:
-                        new.append(i)
-                    else:
-                        self._set_pivots(i, piv)
-                if new:  # chosen together (``pivot_choices``)
-                    self._set_pivots_many(new, pivot_choices(banks.A[self.eq_rows[new]], kernel=kernel))
+            if not known.all():  # the structure's cached choices, the others chosen together
+                todo = index[~known].tolist()
+                pivs: list = [st.pivots.get(self.modes[i]) for i in todo]  # (None: not chosen yet)
+                new = [a for a, piv in enumerate(pivs) if piv is None]
+                if new:
+                    chosen = pivot_choices(banks.A[self.eq_rows[[todo[a] for a in new]]], kernel=kernel)
+                    for a, piv in zip(new, chosen):
+                        pivs[a] = piv
+                self._set_pivots(todo, pivs)
             gathered = (self.eq_rows[index], self.piv_rows[index], self.piv_cols[index], self.piv_rank[index],
                         self.piv_inv[index])
             if len(self._gathered) >= 16:  # bounded (a snake's entry is about 0.4 MB)
@@ -622,8 +612,8 @@ class Layout:
         rows, prow, pcol, prank, pinv = gathered
         out = batched_responses(banks.A, banks.B, banks.b, rows, prow, pcol, prank, pinv, st.n_q, cx, kernel=kernel,
                                 modes=_Names(self.modes, index))
-        for j, piv in out.repivoted.items():
-            self._set_pivots(int(index[j]), piv)
+        if out.repivoted:
+            self._set_pivots([int(index[j]) for j in out.repivoted], list(out.repivoted.values()))
         if counters is not None:
             counters.responses += int(Bn)
             counters.svd_responses += len(out.repivoted)
