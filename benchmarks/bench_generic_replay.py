@@ -250,8 +250,7 @@ for name in sys.argv[4:]:
     for key, calls in doc["calls"].items():
         c = built["inner"][key]
         for call in calls:
-            q = np.array([float.fromhex(x) for x in call["q"]])
-            qd = np.array([float.fromhex(x) for x in call["qdot"]])
+            q, qd = rec.state(call)
             if evict is not None:  # other data written between two calls (--evict)
                 evict += 1.0
             t0, c0 = time.perf_counter(), time.process_time()
