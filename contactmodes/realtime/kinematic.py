@@ -18,7 +18,7 @@ from polytopes import lp
 from contactmodes import tolerances
 from contactmodes.realtime import kernels
 from contactmodes.realtime.prefix import PREFIX_MIN_CANDIDATES, PrefixPruning
-from contactmodes.modes.enumeration import Enumeration, strict_slack_of_rows
+from contactmodes.modes.enumeration import SMALL_LEVEL, Enumeration, strict_slack_of_rows
 from contactmodes.modes.contact_conditions import VelocityPattern
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -47,9 +47,10 @@ class KinematicTest:
     Notes
     -----
     ``resolve`` decides the others — the unit-box solves
-    (``unit_box``), then the enumeration's own LP (``contactmodes.modes.enumeration.strict_slack_of_rows``)
-    — for the candidates asked for, so a caller may decide only those whose feasibility can change
-    its answer. Whatever is resolved when, each decision is the one ``Layout.kinematic`` takes
+    (``unit_box``), then the enumeration's own LP (``contactmodes.modes.enumeration.strict_slack_of_rows``);
+    fewer than ``SMALL_LEVEL`` at once go to that LP directly, as the enumeration decides a small
+    level (``_Search.decide``) — for the candidates asked for, so a caller may decide only those
+    whose feasibility can change its answer. Whatever is resolved when, each decision is the one ``Layout.kinematic`` takes
     (each unit-box LP is solved independently of the others in its batch, so a decision does not
     depend on which candidates are resolved with it; compared in ``tests/controllers/rhex/test_rhex_realtime.py``)."""
 
@@ -124,6 +125,14 @@ class KinematicTest:
 
         Notes
         -----
+        Fewer than ``SMALL_LEVEL`` (``contactmodes.modes.enumeration``) undecided candidates go
+        straight to the definition's LP (``strict_slack_of_rows``), as the enumeration decides a
+        level that small: near rest the unit-box solves leave them undecided anyway (the snake
+        wedged by six contacts: its all-``F`` mode, whose twelve equality rows are dependent up to
+        rounding, and the modes that slide one end of the rigid chain), and for a rigid chain that
+        LP is one SVD. More go to the unit-box solves first. Either way each decision is the
+        definition's (the unit-box solves decide only where they agree with it).
+
         The ``StepCounters`` given to ``Layout.kinematic_test`` (if any): ``second_solve_lps``
         += those the unit-box solves decide, ``fallback_lps`` += those handed to the exact LP.
         """
@@ -131,7 +140,7 @@ class KinematicTest:
         lay, decided, out = self.layout, self.decided, self.feasible
         todo = np.unique(index[~decided[index]])
         left = todo
-        if todo.size:
+        if todo.size >= SMALL_LEVEL:  # fewer: the definition's own LP, no batch set-up (as _Search.decide)
             unit_box(lay, todo, self._rows, self._rhs, self.margin, decided, out, self._kernel, self._slot)
             left = todo[~decided[todo]]
         if left.size:
@@ -226,9 +235,9 @@ def kinematic_test(layout: "Layout", banks: "Banks", counters: "StepCounters | N
         margin = tolerances.STRICT_MARGIN * max(1.0, float(np.abs(J).max(initial=0.0)),
                                                 float(np.abs(c).max(initial=0.0)))
         cand = pruning.candidates(J, c, margin, kern, counters, exclude)
-    if subset is not None:
-        sub = np.unique(np.asarray(subset, dtype=np.int64))
-        cand = sub if cand is None else np.union1d(cand, sub)
+    if subset is not None:  # (one sort: np.union1d's, the same positions)
+        sub = np.asarray(subset, dtype=np.int64).reshape(-1)
+        cand = np.unique(sub if cand is None else np.concatenate([cand, sub]))
     if cand is not None:
         cost, lo, hi, art, kin_rows = cost[cand], lo[cand], hi[cand], art[cand], kin_rows[cand]
         if warm is not None:

@@ -90,3 +90,25 @@ def test_screened_prefix_search_reuses_its_prunes_only_when_they_are_proved_agai
         assert pruning._screened[1] is not record
         for test in (again, third):
             assert np.array_equal(test.feasible, first.feasible) and np.array_equal(test.decided, first.decided)
+
+
+def test_few_pending_candidates_take_the_definitions_lp_with_the_same_decisions():
+    """Near rest (the snake's steps 1–8) fewer than ``SMALL_LEVEL`` undecided candidates go straight
+    to the definition's LP (``KinematicTest.resolve``): resolved one at a time they get the
+    decisions of the whole test's resolve (all at once: the unit-box solves first) and of
+    ``acceleration_feasible`` on the step's system in user units."""
+    from contactmodes.modes.enumeration import SMALL_LEVEL, acceleration_feasible
+
+    routes = 0
+    for _, step, layout, banks, _ in _snake_steps([1, 4, 8]):
+        together = layout.kinematic_test(banks)
+        pend = together.pending()
+        assert pend.size >= SMALL_LEVEL  # the unit-box route is taken for these
+        want = together.resolve(pend)
+        alone = layout.kinematic_test(banks)
+        got = np.array([alone.resolve([i])[0] for i in pend.tolist()])
+        assert np.array_equal(got, want)
+        oracle = [acceleration_feasible(step.system, layout.modes[i]) for i in pend.tolist()]
+        assert np.array_equal(want, oracle)
+        routes += pend.size
+    assert routes
