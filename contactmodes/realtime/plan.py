@@ -796,7 +796,9 @@ def scaled_terms(M, h, S, J, Jdot_qdot, v_contact, v0, scales, blocks=(), kernel
     f = np.ascontiguousarray
     blocks = list(blocks)
     n_q, nt, k2 = M.shape[0], S.shape[1], J.shape[0]
-    if len(blocks) == 1:
+    if not blocks:  # (empty rows: what the stacks below give)
+        Bq, Bf, Bt, Br = np.zeros((0, n_q)), np.zeros((0, k2)), np.zeros((0, nt)), np.zeros(0)
+    elif len(blocks) == 1:
         Bq, Bf, Bt, Br = (f(x, dtype=float) for x in blocks[0])
     else:
         Bq = f(np.vstack([b[0] for b in blocks] + [np.zeros((0, n_q))]), dtype=float)

@@ -75,6 +75,12 @@ PREFIX_MIN_CANDIDATES = 256
 (the enumeration's ``DIRECT_CANDIDATES``: below it the levels cost more than they prune; RHex's
 four contacts have at most 256 candidates and keep the single batch)."""
 
+# the six blocks of ``PrefixPruning._bank``: ``±J`` (equalities), ``∓J`` with the slack (strict
+# rows, both signs) and ``∓J`` relaxed by the margin
+_SIGNS = np.array([1.0, -1.0, -1.0, 1.0, -1.0, 1.0])
+_SLACK_COLUMN = np.array([0.0, 0.0, 1.0, 1.0, 0.0, 0.0])
+_RELAXED = np.array([False, False, False, False, True, True])
+
 
 class PrefixPruning:
     """The prefix search of the module doc over one ``Layout``'s candidates.
@@ -119,7 +125,6 @@ class PrefixPruning:
         self.basis: dict[int, np.ndarray] = {}
         self._screened: tuple | None = None  # (screen key, prunes, candidates) of the last screened search
         # _bank's constant columns (signs, slack column, relaxed rows), made on first use
-        self._bank_cols: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
         nv = n_q + 1
         self._cost = np.zeros(nv)
         self._cost[-1] = -1.0
@@ -135,17 +140,15 @@ class PrefixPruning:
         ``c``, ``c``, ``−c``; ``Layout.kinematic_test``), then the relaxed rows ``±ẍ >= −margin``
         (``−J | 0 <= c + margin``, ``J | 0 <= −c + margin``) and the padding row ``0 <= 0``."""
         k2, n_q = J.shape
-        if self._bank_cols is None or self._bank_cols[0].shape[0] != 6 * k2:
-            self._bank_cols = (np.repeat([1.0, -1.0, -1.0, 1.0, -1.0, 1.0], k2),
-                               np.repeat([0.0, 0.0, 1.0, 1.0, 0.0, 0.0], k2),
-                               np.repeat([0.0, 0.0, 0.0, 0.0, 1.0, 1.0], k2) > 0.0)
-        signs, scol, relaxed = self._bank_cols
+        signs, scol, relaxed = _SIGNS, _SLACK_COLUMN, _RELAXED
         F = np.zeros((6 * k2 + 1, n_q + 1))
         f = np.zeros(6 * k2 + 1)
-        # block by block as ``sign * J``, ``−sign * c + (margin or 0.0)``: the same operations
-        F[:6 * k2, :n_q] = signs[:, None] * np.tile(J, (6, 1))
-        F[:6 * k2, n_q] = scol
-        f[:6 * k2] = -signs * np.tile(c, 6) + np.where(relaxed, margin, 0.0)
+        # block by block (views of F's and f's first 6 · 2k rows) ``sign * J``, ``−sign * c + (margin
+        # or 0.0)``: the same operations
+        F6, f6 = F[:6 * k2].reshape(6, k2, n_q + 1), f[:6 * k2].reshape(6, k2)
+        F6[:, :, :n_q] = signs[:, None, None] * J
+        F6[:, :, n_q] = scol[:, None]
+        f6[:] = -signs[:, None] * c + np.where(relaxed, margin, 0.0)[:, None]
         return F, f
 
     def _rows(self, level: int, ids: np.ndarray) -> np.ndarray:

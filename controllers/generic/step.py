@@ -32,6 +32,8 @@ from contactmodes.tolerances import GAP_RTOL
 
 __all__ = ["MechanismStep", "check_constraints", "classified_velocities"]
 
+_PAIR = np.array([0, 1])
+
 
 def classified_velocities(v_contact, normal_velocity_tol: float | None,
                           touching_tol: float | None = None) -> np.ndarray:
@@ -113,7 +115,7 @@ class MechanismStep:
         self.all_contacts = tuple(template.contacts)
         self.contact_index = keep
         self.contacts = tuple(self.all_contacts[i] for i in keep)
-        rows = np.stack([2 * keep, 2 * keep + 1], axis=1).reshape(-1)
+        rows = (2 * keep[:, None] + _PAIR).reshape(-1)  # each present contact's (t, n) rows
         self.mu = template.mu[keep]
         self.v0 = np.asarray(template.v0, dtype=float)[keep]
         self.J, self.Jdot_qdot = d.J[rows], d.Jdot_qdot[rows]
