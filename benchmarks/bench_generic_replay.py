@@ -94,6 +94,21 @@ rhex file  now          0.37, 0.38    1.67, 1.78    2.17, 2.28
 RHex's file's step 1 (a new contact set: 32 modes' pivots, then one settled pair) 6.3 → 2.2 ms;
 its steps 2, 3 and 5 (one settled pair each) 2.8 → 1.1 ms. The same answers.
 
+**The snake's steps made cheaper** (a few undecided candidates by the definition's LP, the prune
+certificates by one solve, the steady step's glue; ``docs/realtime.md``), ``--baseline a8b5e3a``,
+``--rounds 2`` then ``--rounds 3`` on a quiet host, the snake's CPU ms, the five rounds:
+
+=========  ===========  ==============================  ==============================  ==============================
+run        code         CPU median                      CPU p99                         CPU max
+=========  ===========  ==============================  ==============================  ==============================
+snake      ``a8b5e3a``  0.66, 0.66, 0.72, 0.67, 0.66    1.98, 2.09, 2.04, 2.02, 1.96    2.14, 2.26, 2.17, 2.19, 2.06
+snake      now          0.78, 0.61, 0.60, 0.61, 0.82    1.91, 1.63, 1.66, 1.62, 1.75    1.99, 1.77, 1.79, 1.78, 1.80
+=========  ===========  ==============================  ==============================  ==============================
+
+Two of the new code's rounds were slowed (medians 0.78 and 0.82; the other three 0.60–0.61);
+the snake's near-rest steps 1–8, 1.4–1.5 ms before, are 1.1 ms. The quadruped and RHex's file
+are unchanged (CPU medians 0.37–0.40 and 0.36–0.37 in both codes, the first two rounds).
+
 **The mechanism compiled** (``contactmodes.model._mechanism_kernel``: ``PlanarMechanism.dynamics_and_scales``
 in one numba call, the NumPy path's numbers bit for bit; ``docs/realtime.md``): ``--baseline
 07055ad --rounds 3`` on a quiet host (a fixed pure-Python loop took 13.6–14.0 ms before and after,

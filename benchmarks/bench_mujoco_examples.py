@@ -254,6 +254,29 @@ loops of RHex's file alone, each in its own process). The quadruped's max is 2.1
 in four runs and 3.61 ms in one; the snake's 2.2–2.8 ms in four and 3.27 ms in the paired run,
 whose snake p99 (3.16) says the whole run was slowed. Not met: the snake's median (1.10–1.29 ms;
 ``docs/realtime.md`` on why the 29-step run's median is its steady steps' 75th percentile).
+
+Run 9 (a later session): the snake's near-rest candidates decided by the definition's LP, the
+prune certificates by one solve, the steady step's glue, and the loop's prediction compiled
+(``docs/realtime.md``, *The snake's steps made cheaper*). Three runs with ``--baseline a8b5e3a``,
+the probe loop 15.3, 13.1 and 20.9 ms before them, median / p99 / max ms, before → now:
+
+=========  ============================================================================
+example    three paired runs
+=========  ============================================================================
+brace      0.63/1.99/2.63 → 0.64/1.21/1.76, 0.68/1.90/2.88 → 0.60/1.19/1.48,
+           0.63/1.84/2.60 → 0.64/1.31/1.38
+quadruped  0.48/1.09/1.91 → 0.54/1.34/1.92, 0.50/1.34/2.03 → 0.46/0.99/1.95,
+           0.56/1.09/2.06 → 0.55/1.07/2.06
+snake      0.79/1.84/1.91 → 0.94/1.73/1.74, 0.88/1.86/1.88 → 0.80/1.61/1.66,
+           1.00/2.05/2.08 → 0.85/1.83/1.83
+rhex       0.44/1.66/2.02 → 0.42/1.66/2.10, 0.44/1.69/2.05 → 0.41/1.50/1.88,
+           0.46/1.79/2.16 → 0.43/1.68/2.10
+=========  ============================================================================
+
+Six more pairs, each code's ``run()`` in its own process, alternated (probe loop 12–13 ms): the
+snake's median 0.78–0.92 ms before and 0.69–0.82 now, p99 1.79–2.04 and 1.42–1.75, max 1.87–2.04
+and 1.45–1.83. Met now: the snake's median, in all nine runs of this code (0.69–0.94 ms). In a
+busier stretch of the same day, before the last two changes, both codes gave 0.92–1.21 ms.
 """
 
 from __future__ import annotations
