@@ -113,7 +113,7 @@ CACHE_DIR = cache_dir_for(__file__, tol.__file__) if AVAILABLE else None
 it compiles in), or ``None`` (no cache)."""
 
 __all__ = ["AVAILABLE", "CACHE_DIR", "CACHE_ROOT", "cache_dir_for", "caching_into", "compile_kernel", "invert",
-           "jit_cached", "kernel_choice", "simplex_kernel", "verify_kernel"]
+           "jit_cached", "kernel_choice", "simplex_kernel", "solve_in_place", "verify_kernel"]
 
 # the constants of polytopes.batchlp and polytopes.tolerances, as plain floats for the compiler
 _ENTER_TOL = 1e-10
@@ -162,6 +162,19 @@ _jit = jit_cached(CACHE_DIR)
 
 
 @_jit
+def _pivot_row(a, k):  # pragma: no cover - compiled
+    """Partial pivoting's choice in column ``k`` of ``a`` (n × n): the row ``p >= k`` of the largest
+    ``|a[p, k]|`` (the first of equals) and that magnitude."""
+    p = k
+    best = abs(a[k, k])
+    for i in range(k + 1, a.shape[0]):
+        if abs(a[i, k]) > best:
+            best = abs(a[i, k])
+            p = i
+    return p, best
+
+
+@_jit
 def invert(FB, out):  # pragma: no cover - compiled
     """``out = FB^{-1}`` (n × n) by Gauss–Jordan elimination with partial pivoting; False when a
     pivot is exactly zero or the result is not finite."""
@@ -171,12 +184,7 @@ def invert(FB, out):  # pragma: no cover - compiled
         for j in range(n):
             out[i, j] = 1.0 if i == j else 0.0
     for k in range(n):
-        p = k
-        best = abs(a[k, k])
-        for i in range(k + 1, n):
-            if abs(a[i, k]) > best:
-                best = abs(a[i, k])
-                p = i
+        p, best = _pivot_row(a, k)
         if best == 0.0:
             return False
         if p != k:
@@ -202,6 +210,41 @@ def invert(FB, out):  # pragma: no cover - compiled
         for j in range(n):
             if not np.isfinite(out[i, j]):
                 return False
+    return True
+
+
+@_jit
+def solve_in_place(a, x):  # pragma: no cover - compiled
+    """``x = a^{-1} x`` (``a`` (n, n), ``x`` (n,), both overwritten) by Gaussian elimination with
+    partial pivoting; False when a pivot is exactly zero or the result is not finite (``invert``'s
+    rule, without forming the inverse: one right-hand side at a sixth of the work)."""
+    n = a.shape[0]
+    for k in range(n):
+        p, best = _pivot_row(a, k)
+        if best == 0.0:
+            return False
+        if p != k:
+            for j in range(k, n):
+                t = a[k, j]
+                a[k, j] = a[p, j]
+                a[p, j] = t
+            t = x[k]
+            x[k] = x[p]
+            x[p] = t
+        piv = a[k, k]
+        for i in range(k + 1, n):
+            fac = a[i, k] / piv
+            if fac != 0.0:
+                for j in range(k + 1, n):
+                    a[i, j] -= fac * a[k, j]
+                x[i] -= fac * x[k]
+    for i in range(n - 1, -1, -1):
+        acc = x[i]
+        for j in range(i + 1, n):
+            acc -= a[i, j] * x[j]
+        x[i] = acc / a[i, i]
+        if not np.isfinite(x[i]):
+            return False
     return True
 
 

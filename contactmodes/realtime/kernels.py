@@ -242,46 +242,6 @@ def kinematic_decide_kernel(status, x, fun, margin, band_rtol, out, decided):  #
 
 
 @_jit
-def solve_in_place(a, x):  # pragma: no cover - compiled
-    """``x = a^{-1} x`` (``a`` (n, n), ``x`` (n,), both overwritten) by Gaussian elimination with
-    partial pivoting; False when a pivot is exactly zero or the result is not finite (the
-    singularity rule of ``polytopes.batchlp_kernel.invert``, without forming the inverse)."""
-    n = a.shape[0]
-    for k in range(n):
-        p = k
-        best = abs(a[k, k])
-        for i in range(k + 1, n):
-            if abs(a[i, k]) > best:
-                best = abs(a[i, k])
-                p = i
-        if best == 0.0:
-            return False
-        if p != k:
-            for j in range(k, n):
-                t = a[k, j]
-                a[k, j] = a[p, j]
-                a[p, j] = t
-            t = x[k]
-            x[k] = x[p]
-            x[p] = t
-        piv = a[k, k]
-        for i in range(k + 1, n):
-            fac = a[i, k] / piv
-            if fac != 0.0:
-                for j in range(k + 1, n):
-                    a[i, j] -= fac * a[k, j]
-                x[i] -= fac * x[k]
-    for i in range(n - 1, -1, -1):
-        acc = x[i]
-        for j in range(i + 1, n):
-            acc -= a[i, j] * x[j]
-        x[i] = acc / a[i, i]
-        if not np.isfinite(x[i]):
-            return False
-    return True
-
-
-@_jit
 def prefix_certify_kernel(G, h, basis, cost, lo, hi, n_art, zbound, margin, out):  # pragma: no cover - compiled
     """The prune certificates of ``contactmodes.realtime.prefix.PrefixPruning._certified`` (the same
     rule, one LP at a time): ``G`` (K, m, n), ``h`` (K, m) the rows ``G z <= h``, ``basis`` (K, n)
@@ -322,7 +282,7 @@ def prefix_certify_kernel(G, h, basis, cost, lo, hi, n_art, zbound, margin, out)
             for j in range(n):
                 FBt[j, i] = F[basis[k, i], j]
             yB[i] = -cost[i]
-        if not solve_in_place(FBt, yB):  # y_B = −F_B^{-T} c
+        if not batchlp_kernel.solve_in_place(FBt, yB):  # y_B = −F_B^{-T} c
             continue
         for i in range(M):
             y[i] = 0.0

@@ -259,3 +259,24 @@ def test_stacked_lps_get_their_padded_answers():
             assert np.all(np.isnan(x[i])) if ref is None else np.array_equal(x[i], ref)
         at += S
     assert 0 < np.count_nonzero(status == lp.OPTIMAL) < len(flat)
+
+
+@pytest.mark.skipif(not batchlp_kernel.AVAILABLE, reason="numba not installed")
+def test_solve_in_place_against_lapack():
+    """``batchlp_kernel.solve_in_place`` (a basis's dual solve ``F_Bᵀ y_B = −c``) against LAPACK's solve on
+    random, badly scaled and permuted systems; False for an exactly singular one (a zero pivot), as
+    ``batchlp_kernel.invert``."""
+    rng = np.random.default_rng(5)
+    for n in (1, 3, 8, 20):
+        for _ in range(20):
+            a = rng.normal(size=(n, n)) * 10.0 ** rng.uniform(-3, 3, size=(n, 1))
+            a = a[rng.permutation(n)]
+            x = rng.normal(size=n)
+            want = np.linalg.solve(a, x)
+            aa, xx = a.copy(), x.copy()
+            assert batchlp_kernel.solve_in_place(aa, xx)
+            assert np.allclose(xx, want, rtol=1e-8, atol=1e-10 * np.abs(want).max())
+    a = rng.normal(size=(4, 4))
+    a[:, 2] = 0.0  # a zero column: an exactly zero pivot
+    assert not batchlp_kernel.solve_in_place(a, np.ones(4))
+    assert not batchlp_kernel.solve_in_place(np.array([[1e308, 1.0], [1.0, 1e-308]]), np.array([1e308, 1.0]))

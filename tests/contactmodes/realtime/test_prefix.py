@@ -23,7 +23,6 @@ from _support.units import random_system
 from contactmodes import tolerances
 from contactmodes.modes.contact_conditions import VelocityPattern, classify_arrays
 from contactmodes.modes.enumeration import acceleration_feasible, strict_slack_of_rows
-from contactmodes.realtime import kernels
 from contactmodes.realtime.plan import StepCounters, Structure, terms_of
 from contactmodes.realtime.prefix import PREFIX_MIN_CANDIDATES, PrefixPruning
 from contactmodes.system_file.loader import parse_system
@@ -239,24 +238,3 @@ def test_certificate_kernels_agree(rank):
         bb = np.concatenate([h[i], pp._hi, -pp._lo])
         st_, x, fun = lp.solve(pp._cost, A, bb)
         assert st_ == lp.INFEASIBLE or -fun <= margin
-
-
-@pytest.mark.skipif(not kernels.AVAILABLE, reason="numba not installed")
-def test_solve_in_place_against_lapack():
-    """``kernels.solve_in_place`` (the certificates' ``F_Bᵀ y_B = −c``) against LAPACK's solve on
-    random, badly scaled and permuted systems; False for an exactly singular one (a zero pivot), as
-    ``batchlp_kernel.invert``."""
-    rng = np.random.default_rng(5)
-    for n in (1, 3, 8, 20):
-        for _ in range(20):
-            a = rng.normal(size=(n, n)) * 10.0 ** rng.uniform(-3, 3, size=(n, 1))
-            a = a[rng.permutation(n)]
-            x = rng.normal(size=n)
-            want = np.linalg.solve(a, x)
-            aa, xx = a.copy(), x.copy()
-            assert kernels.solve_in_place(aa, xx)
-            assert np.allclose(xx, want, rtol=1e-8, atol=1e-10 * np.abs(want).max())
-    a = rng.normal(size=(4, 4))
-    a[:, 2] = 0.0  # a zero column: an exactly zero pivot
-    assert not kernels.solve_in_place(a, np.ones(4))
-    assert not kernels.solve_in_place(np.array([[1e308, 1.0], [1.0, 1e-308]]), np.array([1e308, 1.0]))
