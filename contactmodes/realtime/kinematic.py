@@ -46,12 +46,12 @@ class KinematicTest:
 
     Notes
     -----
-    ``resolve`` decides the others — the unit-box solves
-    (``unit_box``), then the enumeration's own LP (``contactmodes.modes.enumeration.strict_slack_of_rows``);
-    fewer than ``SMALL_LEVEL`` at once go to that LP directly, as the enumeration decides a small
-    level (``_Search.decide``) — for the candidates asked for, so a caller may decide only those
-    whose feasibility can change its answer. Whatever is resolved when, each decision is the one ``Layout.kinematic`` takes
-    (each unit-box LP is solved independently of the others in its batch, so a decision does not
+    ``resolve`` decides the others — the unit-box solves (``unit_box``), then the enumeration's
+    own LP (``contactmodes.modes.enumeration.strict_slack_of_rows``); fewer than ``SMALL_LEVEL``
+    at once go to that LP directly, as the enumeration decides a small level (``_Search.decide``)
+    — for the candidates asked for, so a caller may decide only those whose feasibility can
+    change its answer. Whatever is resolved when, each decision is the one ``Layout.kinematic``
+    takes (each unit-box LP is solved independently of the others in its batch, so a decision does not
     depend on which candidates are resolved with it; compared in ``tests/controllers/rhex/test_rhex_realtime.py``)."""
 
     def __init__(self, layout: "Layout", J: np.ndarray, c: np.ndarray, rows: np.ndarray, rhs: np.ndarray,

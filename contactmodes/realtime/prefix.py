@@ -124,7 +124,6 @@ class PrefixPruning:
             self.relaxed.append([(8 * k if sg > 0 else 10 * k) + 2 * i + cp for cp, sg in rel])
         self.basis: dict[int, np.ndarray] = {}
         self._screened: tuple | None = None  # (screen key, prunes, candidates) of the last screened search
-        # _bank's constant columns (signs, slack column, relaxed rows), made on first use
         nv = n_q + 1
         self._cost = np.zeros(nv)
         self._cost[-1] = -1.0
