@@ -195,8 +195,10 @@ def settle(resp: Responses, dom: Domains, j: int, holders: np.ndarray, known: np
     for o in holders[known].tolist():  # first: a few batched support LPs, no hull
         if resp.n_w[o] == 0 and _contains(rows, lo, hi, holder(o)):
             return EMPTY
-    # dim T_c' <= n_τ − p: its rows (31) are p orthonormal equalities on τ (``cvalid``)
-    cap = {o: nt - int(resp.cvalid[o].sum()) for o in holders.tolist()}
+    def subspace_dim(o: int) -> int:  # n_τ − p: mode o's rows (31) are p orthonormal equalities on τ (``cvalid``)
+        return nt - int(resp.cvalid[o].sum())
+
+    cap = {o: subspace_dim(o) for o in holders.tolist()}  # dim T_c' <= n_τ − p
     K = lifted_domain(resp, dom, j, lo, hi, task, box=True, rows=rows)
 
     def pair(o: int) -> Polytope:
@@ -205,7 +207,7 @@ def settle(resp: Responses, dom: Domains, j: int, holders: np.ndarray, known: np
 
     try:
         # dim K: n_τ − p when K is full-dimensional within its equalities (31), else its hull's
-        dim = nt - int(resp.cvalid[j].sum()) if _interior(K, rows) else None
+        dim = subspace_dim(j) if _interior(K, rows) else None
         if dim is None and all(c < nt for c in cap.values()):  # it may settle every holder by count
             Polytope.prepare_many([K], kernel="auto")
             dim = K.projected_dimension(ks)

@@ -611,7 +611,7 @@ def _search(md: _Modes, step, lo, hi, task: bool, force_slow: bool):
                     if certificate(c[0]) == KEPT:
                         twin = c
                         break
-                way = ways[j] if j in ways else None
+                way = ways.get(j)
             if twin is not None:
                 j2, beta2, t2 = twin
                 values[md.names[j2]] = beta2

@@ -22,8 +22,7 @@ def _snake_steps(indices):
     ctl = rec.controllers("snake", loaded, float.fromhex(doc["velocity_tol"]))["inner"]["main"]
     calls = doc["calls"]["main"]
     for i in indices:
-        q = np.array([float.fromhex(x) for x in calls[i]["q"]])
-        qd = np.array([float.fromhex(x) for x in calls[i]["qdot"]])
+        q, qd = rec.state(calls[i])
         tau = ctl(q, qd)
         step = ctl.step_model(q, qd)
         st = ctl.engine.structure(step)

@@ -191,8 +191,7 @@ def test_snake_states():
     lay = fresh = None
     sizes = []
     for i in (0, 1, 5, 12, 29):
-        q = np.array([float.fromhex(x) for x in calls[i]["q"]])
-        qd = np.array([float.fromhex(x) for x in calls[i]["qdot"]])
+        q, qd = rec.state(calls[i])
         for qq, qqd in ((q, qd), (q + 1e-5 * rng.normal(size=q.size), qd * rng.uniform(0.5, 1.5))):
             step = ctrl.step_model(qq, qqd)
             st = Structure(step.n_q, step.n_tau, step.contacts, step.mu, step.blocks)
