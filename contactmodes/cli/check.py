@@ -105,7 +105,7 @@ def run(args: argparse.Namespace) -> str:
     if getattr(args, "snap", False):
         return _run_snap(args)
     if getattr(args, "write", None) is not None:
-        from contactmodes.cli._common import UserError
+        from contactmodes._command_line import UserError
 
         raise UserError("--write: needs --snap (it writes the snapped state)")
     geometry = system_geometry(args.file)
@@ -117,7 +117,7 @@ def run(args: argparse.Namespace) -> str:
 def _plot_robot(source: str, path: str) -> None:
     """``check --plot PNG``: the robot at the file's state (``contactmodes.output.robot``), written atomically."""
     from contactmodes.extras import require
-    from contactmodes.cli._common import UserError, check_output_path, write_atomic
+    from contactmodes._command_line import UserError, check_output_path, write_atomic
 
     require("matplotlib", "plot", "check --plot")
     if not path.lower().endswith(".png"):
@@ -136,7 +136,7 @@ def _plot_robot(source: str, path: str) -> None:
 
 def _run_snap(args: argparse.Namespace) -> str:
     """``check --snap [--write OUT]``: snap the file's state, verify it with the loader, show (and write) it."""
-    from contactmodes.cli._common import UserError, check_output_path
+    from contactmodes._command_line import UserError, check_output_path
     from contactmodes.errors import InternalError, SystemFileError
     from contactmodes.system_file.loader import _parse, _read_document, parse_geometry, parse_system
     from contactmodes.system_file.snap import snap_state
@@ -225,7 +225,7 @@ def _state_changes(data: dict, coordinates: tuple[str, ...], q0: np.ndarray, q: 
 def _write_snapped(source: str, out: str, data: dict, snapped: dict, changes: dict, q: np.ndarray,
                    qdot: np.ndarray) -> None:
     """Write OUT: the input text with only ``changes`` made, loaded by the loader before it replaces OUT."""
-    from contactmodes.cli._common import UserError, write_atomic
+    from contactmodes._command_line import UserError, write_atomic
     from contactmodes.errors import ContactModelError
     from contactmodes.system_file.loader import load_system
     from contactmodes.system_file._tomledit import TomlEditError, edit_numbers

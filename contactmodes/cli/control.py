@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from contactmodes.cli._common import NO_ANSWER, CommandOutput, UserError, check_output_path
+from contactmodes._command_line import NO_ANSWER, CommandOutput, UserError, check_output_path
 
 __all__ = ["add_parser", "run", "parse_limit_options"]
 

@@ -234,7 +234,7 @@ def test_polytope_error_from_input_is_a_user_error_exit_2(tmp_path, monkeypatch,
 
 def test_error_tree_has_one_user_root():
     """Every user-facing exception class of contactmodes derives from ContactModelError."""
-    from contactmodes.cli._common import UserError
+    from contactmodes.cli import UserError
     from contactmodes.errors import ContactModelError
     from contactmodes.system_file.snap import SnapError
     from contactmodes.sweeps.grid import SweepError

@@ -22,7 +22,7 @@ pytest.importorskip("mujoco")
 import contactmodes as cm  # noqa: E402
 from contactmodes.analysis.robust import augmented_system, robust_feasible_set  # noqa: E402
 from contactmodes.cli import main  # noqa: E402
-from contactmodes.cli._common import UserError  # noqa: E402
+from contactmodes.cli import UserError  # noqa: E402
 from controllers.bracing import BracingController  # noqa: E402
 from controllers.simulation.cli import parse_disturbance  # noqa: E402
 from controllers.simulation.loop import simulate  # noqa: E402
