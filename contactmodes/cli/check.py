@@ -228,7 +228,7 @@ def _write_snapped(source: str, out: str, data: dict, snapped: dict, changes: di
     from contactmodes._command_line import UserError, write_atomic
     from contactmodes.errors import ContactModelError
     from contactmodes.system_file.loader import load_system
-    from contactmodes.system_file._tomledit import TomlEditError, edit_numbers
+    from contactmodes.system_file.tomledit import TomlEditError, edit_numbers
 
     text = Path(source).read_bytes().decode("utf-8")
     if not changes:

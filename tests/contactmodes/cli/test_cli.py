@@ -240,7 +240,7 @@ def test_error_tree_has_one_user_root():
     from contactmodes.sweeps.grid import SweepError
     from contactmodes.extras import MissingExtraError
     from contactmodes.schemas import DocumentError
-    from contactmodes.system_file._tomledit import TomlEditError
+    from contactmodes.system_file.tomledit import TomlEditError
 
     for cls in (UserError, SnapError, SweepError, TomlEditError, MissingExtraError, DocumentError):
         assert issubclass(cls, ContactModelError), cls
