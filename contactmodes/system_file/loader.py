@@ -61,6 +61,7 @@ __all__ = [
     "load_system",
     "parse_geometry",
     "parse_system",
+    "read_document",
     "system_geometry",
 ]
 
@@ -387,11 +388,30 @@ def load_system(path: str | Path, mu_intervals: bool = False, lifted_contacts: b
     contactmodes.errors.SystemFileError: examples/no_such_file.toml: no such file
     """
     p = Path(path)
-    return parse_system(_read_document(p), source=str(p), mu_intervals=mu_intervals, lifted_contacts=lifted_contacts)
+    return parse_system(read_document(p), source=str(p), mu_intervals=mu_intervals, lifted_contacts=lifted_contacts)
 
 
-def _read_document(p: Path) -> dict:
-    """The parsed TOML (or JSON) table of the system file ``p``; ``SystemFileError`` otherwise."""
+def read_document(p: Path) -> dict:
+    """The parsed TOML (or JSON) table of the system file ``p``, not yet validated (``parse_system``
+    validates it; ``contactmodes check`` and ``contactmodes.output.robot`` read a file the loader
+    may refuse).
+
+    Parameters
+    ----------
+    p : Path
+        The system file: JSON when its suffix is ``.json`` (any case), TOML otherwise.
+
+    Returns
+    -------
+    dict
+        The document's top-level table.
+
+    Raises
+    ------
+    SystemFileError
+        The file is missing, a directory or unreadable, not UTF-8, not valid TOML/JSON, or its
+        document is not a table (the message starts with the path).
+    """
     try:
         blob = p.read_bytes()
     except FileNotFoundError:
@@ -811,7 +831,7 @@ def system_geometry(path: str | Path) -> SystemGeometry:
         Any problem with the file other than a gap (as ``load_system``).
     """
     p = Path(path)
-    return parse_geometry(_read_document(p), source=str(p))
+    return parse_geometry(read_document(p), source=str(p))
 
 
 def parse_geometry(data: Mapping[str, Any], source: str = "<dict>") -> SystemGeometry:
