@@ -57,6 +57,7 @@ __all__ = [
     "LoadedSystem",
     "PRESETS",
     "SCHEMA",
+    "SystemFileContents",
     "SystemGeometry",
     "load_system",
     "parse_geometry",
@@ -492,7 +493,7 @@ def parse_system(data: Mapping[str, Any], source: str = "<dict>", mu_intervals: 
     )
 
 
-def _friction_box(parsed: "_Parsed", accept: bool):
+def _friction_box(parsed: "SystemFileContents", accept: bool):
     """The file's ``FrictionBox`` when a contact gives ``mu`` as an interval (else ``None``);
     refuses an interval of positive width unless ``accept`` (``parse_system``)."""
     from contactmodes.model.friction import FrictionBox
@@ -509,7 +510,7 @@ def _friction_box(parsed: "_Parsed", accept: bool):
                        tuple(parsed.contact_names))
 
 
-def _gap_tolerance(parsed: "_Parsed") -> float:
+def _gap_tolerance(parsed: "SystemFileContents") -> float:
     """Largest accepted gap: ``GAP_RTOL`` times the mechanism's characteristic length (the file's
     length unit)."""
     return GAP_RTOL * _builder("state", parsed.mechanism.characteristic_scales, parsed.q, parsed.qdot).length
@@ -525,8 +526,32 @@ def _gap_problem(contact: str, gap: float, tol: float) -> str | None:
 
 
 @dataclass(frozen=True)
-class _Parsed:
-    """Everything a system file says, validated, before the contacts are checked to touch."""
+class SystemFileContents:
+    """Everything a system file says, validated, before the contacts are checked to touch
+    (``parse_contents``; ``parse_system`` goes on to check the gaps and build the ``ContactSystem``).
+    The arrays are in the file's units.
+
+    Attributes
+    ----------
+    name, description : str
+        The file's ``name`` (default: the file's stem) and ``description``.
+    mechanism : PlanarMechanism
+        The mechanism of the file's links, joints, contacts and actuators (or its URDF).
+    q, qdot : numpy.ndarray
+        The state ``(q, q̇)``, each ``(n_q,)`` in ``mechanism.coordinates`` order.
+    constraints : tuple[LinearConstraint, ...]
+        The file's constraints, in file order.
+    desired_mode : str or None
+        The file's ``desired_mode``.
+    disturbance : Disturbance or None
+        The file's ``[disturbance]``.
+    contact_names, contact_links : list[str]
+        Per contact, its name and the link it is on.
+    control : ControlSpec or None
+        The file's ``[control]`` table (``LoadedSystem.control``).
+    mu_intervals : tuple[tuple[float, float, bool], ...]
+        Per contact ``(lo, hi, given_as_interval)`` (``lo = hi`` for a number).
+    """
 
     name: str
     description: str
@@ -540,10 +565,9 @@ class _Parsed:
     contact_links: list[str]
     control: Any = None
     mu_intervals: tuple[tuple[float, float, bool], ...] = ()
-    """Per contact ``(lo, hi, given_as_interval)`` (``lo = hi`` for a number)."""
 
 
-def _parse(data: Mapping[str, Any], source: str) -> _Parsed:
+def _parse(data: Mapping[str, Any], source: str) -> SystemFileContents:
     """Validate a parsed system file and build its mechanism (no gap check); see ``parse_system``."""
     top = _table(data, "")
     urdf = isinstance(top.get("mechanism"), Mapping) and "urdf" in top["mechanism"]
@@ -730,7 +754,7 @@ def _parse(data: Mapping[str, Any], source: str) -> _Parsed:
         except ContactModelError as exc:
             raise SystemFileError(str(exc)) from None
 
-    return _Parsed(name=name, description=description, mechanism=mech, q=q, qdot=qdot,
+    return SystemFileContents(name=name, description=description, mechanism=mech, q=q, qdot=qdot,
                    constraints=tuple(constraints), desired_mode=desired_mode, disturbance=disturbance,
                    contact_names=contact_names, contact_links=contact_links, control=control,
                    mu_intervals=tuple(mu_intervals))
