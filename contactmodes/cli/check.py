@@ -138,7 +138,7 @@ def _run_snap(args: argparse.Namespace) -> str:
     """``check --snap [--write OUT]``: snap the file's state, verify it with the loader, show (and write) it."""
     from contactmodes._command_line import UserError, check_output_path
     from contactmodes.errors import InternalError, SystemFileError
-    from contactmodes.system_file.loader import _parse, read_document, parse_geometry, parse_system
+    from contactmodes.system_file.loader import parse_contents, read_document, parse_geometry, parse_system
     from contactmodes.system_file.snap import snap_state
 
     source = str(args.file)
@@ -154,7 +154,7 @@ def _run_snap(args: argparse.Namespace) -> str:
             raise UserError(f"--output: {args.output} is also the --write file")
     data = read_document(Path(source))
     before = parse_geometry(data, source)
-    parsed = _parse(data, source)
+    parsed = parse_contents(data, source)
     if before.accepted:
         result = None
         q, qdot = parsed.q, parsed.qdot

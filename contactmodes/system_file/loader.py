@@ -60,6 +60,7 @@ __all__ = [
     "SystemFileContents",
     "SystemGeometry",
     "load_system",
+    "parse_contents",
     "parse_geometry",
     "parse_system",
     "read_document",
@@ -468,7 +469,7 @@ def parse_system(data: Mapping[str, Any], source: str = "<dict>", mu_intervals: 
         On any schema violation; the message starts with the key path
         (``"contacts[2].mu: must be >= 0, got -0.3"``).
     """
-    parsed = _parse(data, source)
+    parsed = parse_contents(data, source)
     friction = _friction_box(parsed, mu_intervals)
     gaps = _builder("state.q", parsed.mechanism.contact_gaps, parsed.q)
     tol = _gap_tolerance(parsed)
@@ -567,8 +568,28 @@ class SystemFileContents:
     mu_intervals: tuple[tuple[float, float, bool], ...] = ()
 
 
-def _parse(data: Mapping[str, Any], source: str) -> SystemFileContents:
-    """Validate a parsed system file and build its mechanism (no gap check); see ``parse_system``."""
+def parse_contents(data: Mapping[str, Any], source: str) -> SystemFileContents:
+    """Validate a parsed system file and build its mechanism, without checking that the contacts
+    touch their surfaces (``parse_system`` does, then builds the model): for readers of a file the
+    loader may refuse for a gap (``contactmodes check --snap``, ``contactmodes.output.robot``).
+
+    Parameters
+    ----------
+    data : Mapping[str, Any]
+        The parsed document (``read_document``); schema in ``docs/system-file.md``.
+    source : str
+        A label for the messages; when it names a file, its stem is the default ``name``.
+
+    Returns
+    -------
+    SystemFileContents
+        Everything the file says, validated.
+
+    Raises
+    ------
+    SystemFileError
+        On any schema violation other than a gap; the message starts with the key path.
+    """
     top = _table(data, "")
     urdf = isinstance(top.get("mechanism"), Mapping) and "urdf" in top["mechanism"]
     _keys(top, "", _TOP_KEYS, required=("state",) if urdf else ("links", "state"))
@@ -862,7 +883,7 @@ def parse_geometry(data: Mapping[str, Any], source: str = "<dict>") -> SystemGeo
     """``system_geometry`` for an already parsed table (see ``parse_system``)."""
     from contactmodes.modes.enumeration import zero_threshold
 
-    parsed = _parse(data, source)
+    parsed = parse_contents(data, source)
     mech = parsed.mechanism
     dyn = _builder("state", mech.dynamics, parsed.q, parsed.qdot)
     eps = zero_threshold(_builder("state", mech.contact_system, parsed.q, parsed.qdot))
