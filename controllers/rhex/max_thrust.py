@@ -181,7 +181,7 @@ from contactmodes.realtime.plan import Structure, scaled_terms
 from contactmodes.tolerances import AMBIGUITY_ATOL
 from controllers.generic.controller import PATHS, OptimalControllerBase, StepRecord
 from controllers.generic.search import (NUDGE, POINT_TOL, SLACK_CAP, STATUSES, TIE_TOL, Engine, ObjectivePlan,
-                                        OptimalResult, _bound_lps, _Counters, _inside, _Modes, _search,
+                                        OptimalResult, _bound_lps, SearchCounters, _inside, _Modes, _search,
                                         optimize, plan_objective)
 from controllers.generic.exact import maximize_pieces as _maximize_pieces
 from controllers.generic.exact import slow_optimum as _generic_slow
@@ -424,7 +424,7 @@ class _Engine(Engine):
         return super().modes(step, objective, counters, lazy, accept)
 
 
-def _slow(session: AnalysisSession, mode: str, others: list, lo, hi, counters: _Counters, task: bool = True):
+def _slow(session: AnalysisSession, mode: str, others: list, lo, hi, counters: SearchCounters, task: bool = True):
     """The generic slow path (``controllers.generic.search``) with the pitch objective of the
     session's system: ``(value, tau, nudged, closure)`` in nondimensional units."""
     sys_ = session.system

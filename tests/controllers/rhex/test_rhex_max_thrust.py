@@ -277,7 +277,7 @@ def test_slow_path_session_is_the_steps_own_decisions(short_runs, slow_path_stat
     the slow path gives the same answer on it as on the session of the SI system, bit for bit,
     with and without the task row."""
     from contactmodes.analysis import session as session_module
-    from controllers.rhex.max_thrust import _Counters, _Engine, _search, _slow
+    from controllers.rhex.max_thrust import SearchCounters, _Engine, _search, _slow
 
     near_rest = []
     for p in (RHexParams(mu_toe=0.39), RHexParams(mu_toe=0.6)):  # the first computed steps: modes pending
@@ -303,7 +303,7 @@ def test_slow_path_session_is_the_steps_own_decisions(short_runs, slow_path_stat
             if slow:
                 j = best[2]
                 others = [md.names[i] for i in md.others(j)]
-                own = [_slow(ses, md.names[j], others, lo_s, hi_s, _Counters(), task) for task in (True, False)]
+                own = [_slow(ses, md.names[j], others, lo_s, hi_s, SearchCounters(), task) for task in (True, False)]
         ref = step.session  # AnalysisSession(step.system): SI system, nondimensionalized, enumerated
         _same_system(ses.system, ref.scaled)
         mine, theirs = ses.enumeration, ref.enumeration
@@ -313,7 +313,7 @@ def test_slow_path_session_is_the_steps_own_decisions(short_runs, slow_path_stat
         assert all(ses.mode(x).kinematically_feasible for x in mine.modes)
         if own is not None:
             for task, (val, tau, nudged, closure) in zip((True, False), own):
-                v2, t2, n2, c2 = _slow(ref, md.names[j], others, lo_s, hi_s, _Counters(), task)
+                v2, t2, n2, c2 = _slow(ref, md.names[j], others, lo_s, hi_s, SearchCounters(), task)
                 assert (val, nudged, closure) == (v2, n2, c2) and np.asarray(tau).tobytes() == np.asarray(t2).tobytes()
             compared += 1
     assert pending > 0 and compared == 6
