@@ -365,7 +365,7 @@ def point_test_kernel(A, b, valid, task, C, d, cvalid, wfree, feasible, others, 
                       state, tol_out, G_out, h_out, lo_out, hi_out, art_out):  # pragma: no cover - compiled
     """Whether ``tau`` (n_τ,) lies in ``T_c`` (untasked) of each mode ``others`` (K,) up to
     ``point_tol`` — the row checks of the max-thrust controller's point test
-    (``controllers.rhex.max_thrust._inside``, its NumPy reference), one mode at a time. Domain
+    (``controllers.generic.search._inside``, its NumPy reference), one mode at a time. Domain
     rows (``A`` (B, p, n_τ + s), ``b``, ``valid``, ``task`` (B, p)) are divided by their norms;
     the tolerance ``tol_out`` (K,) is ``point_tol · max(1, ‖τ‖∞, max|b_normalized|)``. Writes
     ``state`` (K,): 0 outside, 1 inside (decided by the rows), 2 not decided by the rows because

@@ -181,7 +181,7 @@ def _same_answer(lazy, eager, where):
 
 
 def test_lazy_kinematic_resolution_equals_resolving_every_mode_first(monkeypatch):
-    """Pending modes (``max_thrust._Modes``): the kinematic LPs the batch leaves undecided are
+    """Pending modes (``controllers.generic.search._Modes``): the kinematic LPs the batch leaves undecided are
     resolved only where the answer depends on them; the answer equals the one with every mode
     decided before the search (``lazy=False``, each on a fresh engine), and the eager count of
     modes is the session's enumeration (the definition). (1) The first computed steps of both
