@@ -129,7 +129,7 @@ def prime_on_client(client, session: AnalysisSession, modes: Sequence[str] | Non
     """Solve ``modes`` (default: the kinematically feasible ones) of ``session`` on the cluster of
     ``client`` (module docstring); ``project``: their ``T_c`` too. Returns when every mode's
     results are in the session. Modes already solved there are not sent."""
-    names = [s.mode for s in session.modes(modes) if not s._has("feasible", task)]
+    names = [s.mode for s in session.modes(modes) if not s.has("feasible", task)]
     if not names:
         return
     enumeration = session.enumeration

@@ -303,8 +303,21 @@ class ModeSolution:
         """The cache key of a per-variant (``response``, ``rows``) or per-task quantity."""
         return (kind, self._variant(task)) if kind in ("response", "rows") else (kind, task)
 
-    def _has(self, kind: str, task: bool) -> bool:
-        """Whether ``kind`` (``"response"``, ``"rows"``, ``"T"``, ``"box"``) is computed."""
+    def has(self, kind: str, task: bool) -> bool:
+        """Whether this mode's ``kind`` is computed (or provided, ``provide``) already.
+
+        Parameters
+        ----------
+        kind : str
+            ``"response"``, ``"rows"``, ``"feasible"``, ``"D"``, ``"T"``, ``"box"`` or ``"w_varies"``.
+        task : bool
+            With the task rows (``True``) or without.
+
+        Returns
+        -------
+        bool
+            Whether the value is in the mode's cache.
+        """
         return self._key(kind, task) in self._cache
 
     def _provide(self, kind: str, task: bool, value) -> None:
@@ -723,7 +736,7 @@ class AnalysisSession:
         """Modes (default: the kinematically feasible ones) whose ``D_c`` is non-empty, with a
         progress stage."""
         every = self.modes(selection)
-        sols = [sol for sol in every if not sol._has("feasible", task)]  # not decided elsewhere already
+        sols = [sol for sol in every if not sol.has("feasible", task)]  # not decided elsewhere already
         with stage(self.progress, "mode responses", len(sols)) as st:  # one batched call: the heartbeat shows it
             st.update(0, "stacked SVDs")
             self._prime_responses(sols, task)
@@ -749,7 +762,7 @@ class AnalysisSession:
         substituted rows together (``responses_from_equations``,
         ``substituted_rows_many``: the same numbers, stacked SVDs and
         products per shape)."""
-        todo = [sol for sol in sols if not sol._has("response", task)]
+        todo = [sol for sol in sols if not sol.has("response", task)]
         if len(todo) < BATCH_MIN:
             return
         t0 = time.perf_counter()
@@ -813,7 +826,7 @@ class AnalysisSession:
         if self.box_kernel is not None:
             return
         sols = [sol for sol in (self.mode(m) for m in modes)
-                if not sol._has("box", task) and not sol.has_T(task) and sol.feasible(task)]
+                if not sol.has("box", task) and not sol.has_T(task) and sol.feasible(task)]
         if len(sols) < BATCH_MIN:
             return
         t0 = time.perf_counter()
