@@ -320,10 +320,22 @@ class ModeSolution:
         """
         return self._key(kind, task) in self._cache
 
-    def _provide(self, kind: str, task: bool, value) -> None:
+    def provide(self, kind: str, task: bool, value) -> None:
         """Accept ``kind`` computed by the session for many modes at once (stacked SVDs, batched
-        LPs): the value this mode's own method gives; a value already computed is kept. The one
-        way anything but this object fills its cache."""
+        LPs) or by a cluster's worker (``contactmodes.analysis.distributed``): the value this
+        mode's own method gives; a value already computed is kept. The one way anything but this
+        object fills its cache.
+
+        Parameters
+        ----------
+        kind : str
+            As in ``has``.
+        task : bool
+            With the task rows (``True``) or without.
+        value : object
+            What this mode's method for ``kind`` returns (``response_scaled``, ``feasible``,
+            ``box_scaled``, ``T_scaled``, ``w_varies``...), in the session's nondimensional units.
+        """
         self._cache.setdefault(self._key(kind, task), value)
 
     def release(self) -> None:
@@ -770,12 +782,12 @@ class AnalysisSession:
         responses = responses_from_equations([bank.equations(sol.mode) for sol in todo])
         _charge(todo, "response", time.perf_counter() - t0)
         for sol, resp in zip(todo, responses):
-            sol._provide("response", task, resp)
+            sol.provide("response", task, resp)
         t0 = time.perf_counter()  # and their substituted rows (33), likewise
         rows = substituted_rows_many(responses)
         _charge(todo, "assemble", time.perf_counter() - t0)
         for sol, resp, ab in zip(todo, responses, rows):
-            sol._provide("rows", task, _rows_entry(resp, ab))
+            sol.provide("rows", task, _rows_entry(resp, ab))
 
     def prime_T(self, modes: Sequence[str], task: bool = True, user_units: bool = False) -> None:
         """Compute the ``T_c`` of the feasible ``modes`` (``ModeSolution.T_scaled``; and in the
@@ -814,7 +826,7 @@ class AnalysisSession:
                                            self.method)
                 _charge(lifted, "project", time.perf_counter() - t0)
                 for sol, T in zip(lifted, Ts):
-                    sol._provide("T", task, T)
+                    sol.provide("T", task, T)
         for sol in todo:
             sol.T_scaled(task)
 
@@ -834,7 +846,7 @@ class AnalysisSession:
         boxes = Polytope.bounding_boxes(polys, range(self.scaled.n_tau), pool=self._ray_pool(task))
         _charge(sols, "box", time.perf_counter() - t0)
         for sol, box in zip(sols, boxes):
-            sol._provide("box", task, box)
+            sol.provide("box", task, box)
 
     def _boxes(self, modes: Sequence[str], task: bool) -> list[tuple[np.ndarray, np.ndarray]]:
         """``box_scaled`` of every mode of ``modes``, with a progress stage; the boxes of many
