@@ -83,7 +83,7 @@ def _solve_chunk(token: str, system, enumeration, method: str, task: bool, modes
     "w_varies"}`` (``T``/``w_varies`` only with ``project``; ``box``/``T`` for feasible modes)."""
     session = _worker_session(token, system, enumeration, method)
     feasible = session.feasible_modes(task, modes)
-    session._prime_boxes(feasible, task)  # as candidate_pairs_within primes them: from the domains
+    session.prime_boxes(feasible, task)  # as candidate_pairs_within primes them: from the domains
     if project:
         session.prime_T(feasible, task)
     out = []

@@ -831,10 +831,18 @@ class AnalysisSession:
             sol.T_scaled(task)
 
     # ------------------------------------------------------------------ overlaps (III-G.1)
-    def _prime_boxes(self, modes: Sequence[str], task: bool) -> None:
+    def prime_boxes(self, modes: Sequence[str], task: bool) -> None:
         """Compute the missing bounding boxes of ``modes`` (``ModeSolution.box``) with their
         support LPs in one verified batch (``polytopes.Polytope.bounding_boxes``) — for the
-        analyses whose boxes go through cddlib one side at a time (``box_kernel`` ``None``)."""
+        analyses whose boxes go through cddlib one side at a time (``box_kernel`` ``None``).
+
+        Parameters
+        ----------
+        modes : Sequence[str]
+            The modes (only the feasible ones without a box or ``T_c`` yet are computed).
+        task : bool
+            With the task rows (``True``) or without.
+        """
         if self.box_kernel is not None:
             return
         sols = [sol for sol in (self.mode(m) for m in modes)
@@ -874,7 +882,7 @@ class AnalysisSession:
         of length ``count`` (``i`` earlier in the sweep order than ``j``, indices into ``modes``),
         built only when called (a caller past its limit only counts). Stores nothing quadratic
         beyond one block."""
-        self._prime_boxes(modes, task)
+        self.prime_boxes(modes, task)
         boxes = self._boxes(modes, task)
         lo = np.array([b[0] for b in boxes])
         hi = np.array([b[1] for b in boxes])
