@@ -68,7 +68,7 @@ def _worker_session(token: str, system, enumeration, method: str) -> AnalysisSes
     if getattr(_LOCAL, "token", None) != token:
         _LOCAL.token, _LOCAL.session = token, AnalysisSession(system, method=method, enumeration=enumeration)
     session = _LOCAL.session
-    session._modes.clear()
+    session.forget_modes()
     return session
 
 

@@ -729,6 +729,12 @@ class AnalysisSession:
     def _surviving(self) -> frozenset[str]:
         return frozenset(self.enumeration.modes)
 
+    def forget_modes(self) -> None:
+        """Drop every mode's ``ModeSolution`` and what it computed; the session's equation banks,
+        ray pools and enumeration stay (a cluster worker's session between two chunks of modes,
+        ``contactmodes.analysis.distributed``). A mode asked later starts afresh."""
+        self._modes.clear()
+
     def modes(self, selection: Iterable[str] | None = None, where: str = "modes") -> list[ModeSolution]:
         """Mode objects for ``selection`` (default: the kinematically feasible modes), validated,
         duplicates dropped, order kept."""
