@@ -229,8 +229,7 @@ def kinematic_test(layout: "Layout", banks: "Banks", counters: "StepCounters | N
     cand: np.ndarray | None = None
     pruning: PrefixPruning | None = None
     if exclude is not None or subset is not None or prune:
-        pruning = layout._prefix if layout._prefix is not None else PrefixPruning(layout)
-        layout._prefix = pruning
+        pruning = layout.prefix_pruning
     if pruning is not None and (exclude is not None or (prune and subset is None)):
         margin = tolerances.STRICT_MARGIN * max(1.0, float(np.abs(J).max(initial=0.0)),
                                                 float(np.abs(c).max(initial=0.0)))

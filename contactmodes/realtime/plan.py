@@ -531,6 +531,15 @@ class Layout:
         return kinematic_test(self, banks, counters, kernel, prune, exclude, subset)
 
     @property
+    def prefix_pruning(self) -> PrefixPruning:
+        """The layout's ``contactmodes.realtime.prefix.PrefixPruning`` (built on first use by the
+        kinematic test, ``contactmodes.realtime.kinematic``; it keeps its pruned prefixes' rows
+        from step to step)."""
+        if self._prefix is None:
+            self._prefix = PrefixPruning(self)
+        return self._prefix
+
+    @property
     def screen(self) -> TorqueScreen:
         """The layout's ``contactmodes.realtime.torque_screen.TorqueScreen`` (built on first use;
         it keeps its groups' warm starts and its last exclusions from step to step)."""
