@@ -438,7 +438,7 @@ class Layout:
         self.geq_task = st.geq_task[self.geq_rows]
         self.geq_valid = self.geq_rows != st.geq_null
         self.basis: dict[str, np.ndarray] = {}
-        # kinematic LP over (q̈, s): row indices into the per-step bank of ``_kin_bank``
+        # kinematic LP over (q̈, s): row indices into the per-step bank of ``kin_bank``
         N, n_q = len(modes), st.n_q
         ke = np.where(self.kin_eq >= 0, self.kin_eq, -1)
         kg = np.where(self.kin_geq >= 0, self.kin_geq, -1)
@@ -457,8 +457,8 @@ class Layout:
         self.kin_art[:, -1] = False
         # the per-step bank of the kinematic LPs' rows (filled by ``kinematic``): J | 0, −J | 0,
         # −J | 1, J | 1 (2k rows each) and the padding row
-        self._kin_bank = np.zeros((8 * k + 1, nv))
-        self._kin_bank[4 * k:8 * k, -1] = 1.0
+        self.kin_bank = np.zeros((8 * k + 1, nv))
+        self.kin_bank[4 * k:8 * k, -1] = 1.0
         self._kin_rhs = np.zeros(8 * k + 1)
         # pivot choices of (24), mirrored from the structure's cache (module doc)
         m = self.eq_rows.shape[1]
