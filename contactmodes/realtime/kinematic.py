@@ -256,7 +256,7 @@ def kinematic_test(layout: "Layout", banks: "Banks", counters: "StepCounters | N
                                                 float(np.abs(c).max(initial=0.0)))
         # E q̈ <= e, −E q̈ <= −e (E = J rows, e = −J̇q̇), and −sign·J q̈ + s <= sign·J̇q̇ for the strict
         # rows sign·ẍ >= 0 (sign = +1: rows 0..2k−1 of the signed bank, −1: 2k..4k−1); last: padding
-        bank, rb = layout.kin_bank, layout._kin_rhs  # the s column and the padding row are constant
+        bank, rb = layout.kin_bank, layout.kin_rhs  # the s column and the padding row are constant
         bank[0:2 * k, :n_q] = J
         bank[2 * k:4 * k, :n_q] = -J
         bank[4 * k:6 * k, :n_q] = bank[2 * k:4 * k, :n_q]

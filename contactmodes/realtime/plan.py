@@ -459,7 +459,7 @@ class Layout:
         # −J | 1, J | 1 (2k rows each) and the padding row
         self.kin_bank = np.zeros((8 * k + 1, nv))
         self.kin_bank[4 * k:8 * k, -1] = 1.0
-        self._kin_rhs = np.zeros(8 * k + 1)
+        self.kin_rhs = np.zeros(8 * k + 1)
         # pivot choices of (24), mirrored from the structure's cache (module doc)
         m = self.eq_rows.shape[1]
         self.piv_rows = np.zeros((N, m), dtype=int)
