@@ -243,7 +243,7 @@ def kinematic_decide_kernel(status, x, fun, margin, band_rtol, out, decided):  #
 
 @_jit
 def prefix_certify_kernel(G, h, basis, cost, lo, hi, n_art, zbound, margin, out):  # pragma: no cover - compiled
-    """The prune certificates of ``contactmodes.realtime.prefix.PrefixPruning._certified`` (the same
+    """The prune certificates of ``contactmodes.realtime.prefix.PrefixPruning.certified`` (the same
     rule, one LP at a time): ``G`` (K, m, n), ``h`` (K, m) the rows ``G z <= h``, ``basis`` (K, n)
     the final bases (rows ``< m``, then the upper and the lower bounds), ``cost`` (n,), ``lo``,
     ``hi`` (n,) the bounds, ``n_art`` the leading variables whose bounds are artificial (their

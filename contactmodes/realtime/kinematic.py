@@ -174,7 +174,7 @@ def kinematic_test(layout: "Layout", banks: "Banks", counters: "StepCounters | N
     candidates' LPs are solved, with the same rows and decisions, each warm-started from its
     own last basis; of those the batch leaves undecided, the ones whose final basis certifies
     the slack at most the margin in that box (the prefixes' certificate,
-    ``PrefixPruning._certified``) or which the first unit-box solve decides infeasible
+    ``PrefixPruning.certified``) or which the first unit-box solve decides infeasible
     (``unit_box``, stage (1), the decision ``KinematicTest.resolve`` takes for them) are
     dropped at once, so they are not carried as pending modes. The known feasible candidates
     are the same; the pending ones are fewer (those left out are infeasible; prefix module doc
@@ -290,7 +290,7 @@ def kinematic_test(layout: "Layout", banks: "Banks", counters: "StepCounters | N
         at = slot[pend]
         opt = res.status[at] == lp.OPTIMAL
         if opt.any():
-            known[pend[opt]] = pruning._certified(rows[at[opt]], rhs[at[opt]], res.basis[at[opt]],
+            known[pend[opt]] = pruning.certified(rows[at[opt]], rhs[at[opt]], res.basis[at[opt]],
                                                   float(margin), kern)
         unit_box(layout, pend[~known[pend]], rows, rhs, float(margin), known, feasible, kern, slot, drop_only=True)
         if counters is not None:
