@@ -391,6 +391,11 @@ class Layout:
         ``(N, pe)`` signed Jacobian rows of the kinematic test's equalities (−1: padding).
     kin_geq : numpy.ndarray
         ``(N, pg)`` likewise for its inequalities.
+    kin_bank, kin_rhs : numpy.ndarray
+        ``(8k + 1, n_q + 1)`` and ``(8k + 1,)``: the per-step bank of the kinematic LPs' rows
+        ``J | 0, −J | 0, −J | 1, J | 1`` and the padding row, and their right-hand sides (filled
+        at each step by ``contactmodes.realtime.kinematic``; the ``s`` column and the padding
+        row are constant).
     basis : dict
         Warm starts kept from the previous evaluation.
     """
