@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from contactmodes.errors import ApproachingContactError, ContactModelError, SystemFileError
 from contactmodes.model.system import ContactSystem, LinearConstraint
+from contactmodes import output as _output  # noqa: F401 - registers the results' views (contactmodes.views)
 
 if TYPE_CHECKING:
     from pathlib import Path

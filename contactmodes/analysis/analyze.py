@@ -28,6 +28,7 @@ from contactmodes.analysis.ambiguity import UnambiguousResult, inconsistent
 from contactmodes.analysis.ambiguity import unambiguous as _unambiguous  # analyze() has a parameter `unambiguous`
 from contactmodes.analysis.domains import ModeDomain
 from contactmodes.analysis.friction_interval import FrictionIntervalAnalysis, RobustFrictionResult
+from contactmodes import views
 from contactmodes.errors import ContactModelError
 from contactmodes.modes.enumeration import Enumeration
 from contactmodes.progress import Progress
@@ -167,10 +168,8 @@ class ModeAnalysis:
 
     def _repr_html_(self) -> str:
         """Jupyter's view: the mode's flags, ``dim T_c``, bounds and Chebyshev centre per torque
-        (``contactmodes.output.notebook.mode_html``)."""
-        from contactmodes.output.notebook import mode_html
-
-        return mode_html(self)
+        (``contactmodes.output.notebook.mode_html``, reached through ``contactmodes.views``)."""
+        return views.render("mode", "html", self)
 
 
 class OverlapPairs(Mapping):
@@ -352,10 +351,9 @@ class AnalysisResult:
 
     def _repr_html_(self) -> str:
         """Jupyter's view: one row per mode (feasible, ``dim T_c``, bounds, overlaps) and, for one
-        or two torques, the picture of ``contactmodes plot`` (``contactmodes.output.notebook``)."""
-        from contactmodes.output.notebook import analysis_html
-
-        return analysis_html(self)
+        or two torques, the picture of ``contactmodes plot`` (``contactmodes.output.notebook``,
+        reached through ``contactmodes.views``)."""
+        return views.render("analysis", "html", self)
 
     def feasible_modes(self) -> list[str]:
         """Analysed modes with a non-empty domain."""
