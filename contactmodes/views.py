@@ -4,7 +4,8 @@ that draws them.
 The pipeline runs one way (``model`` → ``modes`` → ``system_file`` → ``analysis`` → ``control``
 and ``impact`` → ``output`` → ``cli``; ``tests/test_architecture.py`` declares and checks it),
 yet an ``AnalysisResult`` shows the tables and pictures of ``contactmodes.output`` in a notebook
-(``_repr_html_``). So a result asks this module, below every stage, for the renderer of its kind and format,
+(``_repr_html_``), and ``ImpactResult.format_text`` writes its intervals as the analysis table
+does. So a result asks this module, below every stage, for the renderer of its kind and format,
 and ``contactmodes.output`` registers its renderers here when it is imported. The front door
 (``contactmodes/__init__.py``) imports ``contactmodes.output``, and Python runs the front door
 before any module of the package, so a result of any ``contactmodes`` import finds them; the
@@ -12,7 +13,8 @@ renderers import their modules only when called (``import contactmodes`` stays l
 
 Kinds and formats registered by ``contactmodes.output``: ``("analysis", "html")`` and
 ``("mode", "html")`` (``contactmodes.output.notebook``: ``AnalysisResult``, ``ModeAnalysis``),
-``("sweep", "html")`` (``SweepResult``).
+``("sweep", "html")`` (``SweepResult``), ``("impact", "text")``
+(``contactmodes.output.impact_text``: ``ImpactResult.format_text``).
 """
 
 from __future__ import annotations

@@ -30,6 +30,13 @@ def _sweep_html(result: Any) -> str:
     return sweep_html(result)
 
 
+def _impact_text(result: Any) -> str:
+    from contactmodes.output.impact_text import format_impact
+
+    return format_impact(result)
+
+
 views.register("analysis", "html", _analysis_html)
 views.register("mode", "html", _mode_html)
 views.register("sweep", "html", _sweep_html)
+views.register("impact", "text", _impact_text)

@@ -12,19 +12,23 @@ import pytest
 import contactmodes as cm
 from contactmodes import views
 from contactmodes.errors import InternalError
+from contactmodes.output.impact_text import format_impact
 from contactmodes.output.notebook import analysis_html, mode_html
 
 from _support.paths import EXAMPLES, ROOT
 
 
 def test_the_front_door_registers_every_view_of_output():
-    assert views.registered() == [("analysis", "html"), ("mode", "html"), ("sweep", "html")]
+    assert views.registered() == [("analysis", "html"), ("impact", "text"), ("mode", "html"), ("sweep", "html")]
 
 
 def test_a_result_renders_with_the_output_stage_renderer():
     result = cm.analyze(EXAMPLES / "two_link_brace.toml")
     assert result._repr_html_() == analysis_html(result)
     assert result.modes["FFF"]._repr_html_() == mode_html(result.modes["FFF"])
+    touchdown = cm.impact(EXAMPLES / "impact" / "rocking_block.toml", pseudo_impulse=0.03)
+    text = touchdown.format_text()
+    assert text == format_impact(touchdown) and text.startswith("impact of rocking_block: approaching right")
 
 
 def test_a_missing_renderer_is_the_toolkits_error():
