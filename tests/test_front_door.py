@@ -12,7 +12,7 @@ import pytest
 
 import contactmodes as cm
 from contactmodes.errors import ContactModelError
-from contactmodes.system_file.loader import load_system as load_file
+from contactmodes.system_file.loader import load_system_file as load_file
 
 ROOT = Path(__file__).resolve().parents[1]
 TWO_LINK = ROOT / "examples" / "two_link_brace.toml"

@@ -507,9 +507,9 @@ def _as_system(system: SystemLike) -> ContactSystem:
     if isinstance(system, ContactSystem):
         return system
     if isinstance(system, (str, os.PathLike)):
-        from contactmodes.system_file.loader import load_system
+        from contactmodes.system_file.loader import load_system_file
 
-        return load_system(system, mu_intervals=True).system
+        return load_system_file(system, mu_intervals=True).system
     inner = getattr(system, "system", None)
     if isinstance(inner, ContactSystem):
         return inner
@@ -599,9 +599,9 @@ def analyze(system: SystemLike, modes: Sequence[str] | None = None, task: bool =
     (True, ['FFF'])
     """
     if isinstance(system, (str, os.PathLike)):
-        from contactmodes.system_file.loader import load_system
+        from contactmodes.system_file.loader import load_system_file
 
-        system = load_system(system, mu_intervals=True)
+        system = load_system_file(system, mu_intervals=True)
     if friction is None:
         friction = getattr(system, "friction", None)  # a LoadedSystem's box, if any
     system = _as_system(system)

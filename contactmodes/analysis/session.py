@@ -260,8 +260,8 @@ class ModeSolution:
 
     Examples
     --------
-    >>> from contactmodes.system_file.loader import load_system
-    >>> session = AnalysisSession(load_system("examples/two_link_brace.toml").system)
+    >>> from contactmodes.system_file.loader import load_system_file
+    >>> session = AnalysisSession(load_system_file("examples/two_link_brace.toml").system)
     >>> lo, hi = session.mode("FFF").box()          # N·m
     >>> round(float(hi[0]), 4)
     -0.1926

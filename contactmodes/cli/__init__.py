@@ -225,7 +225,7 @@ def _analyze_run(args: argparse.Namespace) -> str | StreamedText:
 
         return run_analyze(args, OVERLAP_LP_LIMIT, OVERLAP_LIST_LIMIT)
     from contactmodes.analysis.analyze import analyze
-    from contactmodes.system_file.loader import load_system
+    from contactmodes.system_file.loader import load_system_file
     from contactmodes.progress import Progress
     from contactmodes.output.text import format_at, format_table
 
@@ -234,7 +234,7 @@ def _analyze_run(args: argparse.Namespace) -> str | StreamedText:
 
         if not ppl_io.available():
             raise UserError(f"--method: {ppl_io.INSTALL_HINT}")
-    loaded = load_system(args.file, mu_intervals=True)  # mu = [lo, hi]: docs/friction-intervals.md
+    loaded = load_system_file(args.file, mu_intervals=True)  # mu = [lo, hi]: docs/friction-intervals.md
     system = loaded.system
     box = None
     if args.inconsistency_box is not None:

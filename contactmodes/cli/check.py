@@ -227,7 +227,7 @@ def _write_snapped(source: str, out: str, data: dict, snapped: dict, changes: di
     """Write OUT: the input text with only ``changes`` made, loaded by the loader before it replaces OUT."""
     from contactmodes._command_line import UserError, write_atomic
     from contactmodes.errors import ContactModelError
-    from contactmodes.system_file.loader import load_system
+    from contactmodes.system_file.loader import load_system_file
     from contactmodes.system_file.tomledit import TomlEditError, edit_numbers
 
     text = Path(source).read_bytes().decode("utf-8")
@@ -245,7 +245,7 @@ def _write_snapped(source: str, out: str, data: dict, snapped: dict, changes: di
         with open(tmp, "w", encoding="utf-8", newline="") as fh:
             fh.write(new_text)
         try:
-            written = load_system(tmp)  # relative paths (mechanism.urdf) resolve from OUT's directory
+            written = load_system_file(tmp)  # relative paths (mechanism.urdf) resolve from OUT's directory
         except ContactModelError as exc:
             raise UserError(f"--write: {out} would not load: {exc}") from None
         rt = tolerances.ROUNDTRIP_RTOL

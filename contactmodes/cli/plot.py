@@ -293,10 +293,10 @@ def plot_data(args: argparse.Namespace):
 
     Raises ``ContactModelError`` or ``UserError`` on bad input."""
     from contactmodes._command_line import UserError, parse_box
-    from contactmodes.system_file.loader import load_system
+    from contactmodes.system_file.loader import load_system_file
     from contactmodes.output.plot import torque_units
 
-    loaded = load_system(args.file, mu_intervals=True)  # mu = [lo, hi]: docs/friction-intervals.md
+    loaded = load_system_file(args.file, mu_intervals=True)  # mu = [lo, hi]: docs/friction-intervals.md
     system = loaded.system
     if system.n_tau == 0:  # T_c in R^0: nothing to draw; the table says which modes are consistent
         raise ContactModelError("torques: the system has no actuators: there is no torque to draw "

@@ -63,9 +63,9 @@ def set_view(args: argparse.Namespace):
     from contactmodes._command_line import UserError, parse_box
     from contactmodes.output.html import SLIDER_STEPS, SetView, Slice
     from contactmodes.output.plot import slice_domain, torque_units
-    from contactmodes.system_file.loader import load_system
+    from contactmodes.system_file.loader import load_system_file
 
-    loaded = load_system(args.file)
+    loaded = load_system_file(args.file)
     system = loaded.system
     n = system.n_tau
     if n == 0:

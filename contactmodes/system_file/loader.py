@@ -3,7 +3,7 @@
 A system file describes a ``PlanarMechanism`` (links, point masses,
 contacts on straight environment lines, actuators), the state ``(q, q̇)`` at which it is analysed,
 optional physical/task constraints (flipping paper, eqs. 11–18; bracing paper) and an optional
-desired contact mode. ``load_system`` reads a file, ``parse_system`` the already parsed
+desired contact mode. ``load_system_file`` reads a file, ``parse_system`` the already parsed
 table; both return a ``LoadedSystem`` holding the evaluated
 ``ContactSystem``.
 
@@ -59,7 +59,7 @@ __all__ = [
     "SCHEMA",
     "SystemFileContents",
     "SystemGeometry",
-    "load_system",
+    "load_system_file",
     "parse_contents",
     "parse_geometry",
     "parse_system",
@@ -105,7 +105,7 @@ _FLOATING_LINEAR = ("x", "y")
 class LoadedSystem:
     """A system file, loaded and evaluated at its state: the mechanism, the state and the model.
 
-    Returned by ``load_system`` and ``parse_system``; not meant to be built by hand. The arrays
+    Returned by ``load_system_file`` and ``parse_system``; not meant to be built by hand. The arrays
     are in the file's units (SI: m, rad, kg, s).
 
     Attributes
@@ -142,7 +142,7 @@ class LoadedSystem:
 
     See Also
     --------
-    load_system : Read and validate a system file.
+    load_system_file : Read and validate a system file.
     contactmodes.load_system : The same, returning only the ``ContactSystem``.
 
     References
@@ -153,8 +153,8 @@ class LoadedSystem:
 
     Examples
     --------
-    >>> from contactmodes.system_file.loader import load_system
-    >>> loaded = load_system("examples/two_link_brace.toml")
+    >>> from contactmodes.system_file.loader import load_system_file
+    >>> loaded = load_system_file("examples/two_link_brace.toml")
     >>> loaded.name, loaded.desired_mode, loaded.mechanism.coordinates
     ('two_link_brace', 'FFF', ('x', 'y', 'theta', 'theta1'))
     >>> [round(float(v), 4) for v in loaded.q]        # m, m, rad, rad
@@ -334,11 +334,14 @@ def _builder(path: str, fn: Callable, *args, **kwargs):
 # public API
 
 
-def load_system(path: str | Path, mu_intervals: bool = False, lifted_contacts: bool = False) -> LoadedSystem:
+def load_system_file(path: str | Path, mu_intervals: bool = False, lifted_contacts: bool = False) -> LoadedSystem:
     """Read and validate a system file and evaluate its model at the file's state.
 
     The file is TOML (schema ``contactmodes.system/1``, ``docs/system-file.md``); a ``.json``
-    file with the same schema is read as well.
+    file with the same schema is read as well. The toolkit's one reader of a system file: it
+    returns everything the file says (mechanism, state, model, ``[control]``, friction
+    intervals), which controllers and commands need; the front door's ``contactmodes.load_system``
+    is ``load_system_file(path).system``, the model alone.
 
     Parameters
     ----------
@@ -378,13 +381,13 @@ def load_system(path: str | Path, mu_intervals: bool = False, lifted_contacts: b
 
     Examples
     --------
-    >>> from contactmodes.system_file.loader import load_system
-    >>> loaded = load_system("examples/five_link_climb.toml")
+    >>> from contactmodes.system_file.loader import load_system_file
+    >>> loaded = load_system_file("examples/five_link_climb.toml")
     >>> loaded.system.n_q, loaded.system.n_tau, loaded.system.k
     (4, 1, 3)
     >>> loaded.system.disturbance.coordinates
     ('x', 'y', 'theta', 'theta1')
-    >>> load_system("examples/no_such_file.toml")
+    >>> load_system_file("examples/no_such_file.toml")
     Traceback (most recent call last):
     ...
     contactmodes.errors.SystemFileError: examples/no_such_file.toml: no such file
@@ -862,7 +865,7 @@ class SystemGeometry:
 
     @property
     def accepted(self) -> bool:
-        """Whether ``load_system`` accepts every contact (no gap problem)."""
+        """Whether ``load_system_file`` accepts every contact (no gap problem)."""
         return all(c.problem is None for c in self.contacts)
 
 
@@ -873,7 +876,7 @@ def system_geometry(path: str | Path) -> SystemGeometry:
     Raises
     ------
     SystemFileError
-        Any problem with the file other than a gap (as ``load_system``).
+        Any problem with the file other than a gap (as ``load_system_file``).
     """
     p = Path(path)
     return parse_geometry(read_document(p), source=str(p))

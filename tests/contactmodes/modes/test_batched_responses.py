@@ -21,13 +21,13 @@ from contactmodes.modes.constraints import ModeEquations
 from contactmodes.modes.contact_conditions import classify_arrays
 from contactmodes.modes.response import batched_responses, pivot_choice, pivot_choices, response_from_equations
 from contactmodes.realtime.plan import Structure, terms_of
-from contactmodes.system_file.loader import load_system
+from contactmodes.system_file.loader import load_system_file
 
 EXAMPLES = ["two_link_brace", "painleve_rod", "table_two_legs", "rhex_flip_start"]  # no task equalities
 
 
 def _batch(name):
-    system = load_system(ROOT / "examples" / f"{name}.toml").system
+    system = load_system_file(ROOT / "examples" / f"{name}.toml").system
     terms = terms_of(system)
     st = Structure.of(system)
     lay = st.layout(classify_arrays(terms.v_contact, terms.v0, 1.0, system.contacts))
@@ -117,10 +117,10 @@ from contactmodes.modes import response_kernels
 from contactmodes.modes.response import batched_responses, pivot_choice, pivot_choices
 from contactmodes.modes.contact_conditions import classify_arrays
 from contactmodes.realtime.plan import Structure, terms_of
-from contactmodes.system_file.loader import load_system
+from contactmodes.system_file.loader import load_system_file
 
 assert not response_kernels.AVAILABLE
-system = load_system("examples/two_link_brace.toml").system
+system = load_system_file("examples/two_link_brace.toml").system
 terms = terms_of(system)
 st = Structure.of(system)
 lay = st.layout(classify_arrays(terms.v_contact, terms.v0, 1.0, system.contacts))
@@ -172,7 +172,7 @@ def test_rounding_level_admissible_rows_are_certified_rank_zero(kernel):
     rounding noise only, which the SVD response cleans to zero (rank 0). The certificate now
     takes that decision itself (before, hundreds of modes per step went to the SVD): every
     candidate is certified, with the SVD's decisions."""
-    system = load_system(ROOT / "examples" / "snake" / "snake_chimney.toml").system
+    system = load_system_file(ROOT / "examples" / "snake" / "snake_chimney.toml").system
     terms = terms_of(system)
     st = Structure.of(system)
     lay = st.layout(classify_arrays(terms.v_contact, terms.v0, 1.0, system.contacts))
@@ -237,7 +237,7 @@ def test_choose_pivots_is_scipys_pivoted_qr():
         if rng.random() < 0.2:
             A = A + 1e-14 * rng.standard_normal(A.shape)
         mats.append(A)
-    system = load_system(ROOT / "examples" / "snake" / "snake_chimney.toml").system
+    system = load_system_file(ROOT / "examples" / "snake" / "snake_chimney.toml").system
     terms = terms_of(system)
     st = Structure.of(system)
     lay = st.layout(classify_arrays(terms.v_contact, terms.v0, 1.0, system.contacts))

@@ -46,9 +46,9 @@ def brace():
 
 def _run(system, tau, delta, duration=0.3):
     """MuJoCo run under the held torque and ``τ_d = E δ``; returns the run."""
-    from contactmodes.system_file.loader import load_system
+    from contactmodes.system_file.loader import load_system_file
 
-    loaded = load_system(CLIMB)
+    loaded = load_system_file(CLIMB)
     plant = build_plant(loaded.mechanism, loaded.q, loaded.qdot)
     tau_d = system.disturbance.E @ np.asarray(delta, float)
     return simulate(plant, loaded.q, loaded.qdot, lambda q, qd: tau, duration, 100.0, disturbance=tau_d)
