@@ -72,17 +72,17 @@ TARGETS_MS = {"two_link_brace": 10.0, "six_link_brace": 100.0, "rhex_flip_start"
 TIMER = r"""
 import contextlib, io, json, statistics, sys, time
 try:  # the layout since the package redesign
-    from contactmodes.system_file.loader import load_system
+    from contactmodes.system_file.loader import load_system_file
     from contactmodes.analysis.analyze import analyze
 except ImportError:  # a baseline from before it
-    from contactmodes.io import load_system
+    from contactmodes.io import load_system_file
     from contactmodes.analysis import analyze
 from contactmodes.cli import main as cli
 out = {"analyze": {}, "cli": {}}
 for path in sys.argv[2:]:
     times = []
     for _ in range(int(sys.argv[1]) + 1):
-        system = load_system(path).system  # fresh: no cached scaling or session
+        system = load_system_file(path).system  # fresh: no cached scaling or session
         t0 = time.process_time()
         analyze(system)
         times.append(time.process_time() - t0)
@@ -118,12 +118,12 @@ def timed(pythonpath: str, paths: list[str], repeat: int) -> dict[str, dict[str,
 
 
 def scaling_ms(path: Path, repeat: int) -> float:
-    from contactmodes.system_file.loader import load_system
+    from contactmodes.system_file.loader import load_system_file
     from contactmodes.model.scaling import nondimensionalize
 
     times = []
     for _ in range(repeat):
-        system = load_system(path).system
+        system = load_system_file(path).system
         t0 = time.process_time()
         nondimensionalize(system)
         times.append(time.process_time() - t0)

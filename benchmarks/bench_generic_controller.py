@@ -79,14 +79,14 @@ def _stats(ms) -> dict:
 def run(mu: float, repeat: int) -> dict:
     """Both controllers' step times (module doc) at toe friction ``mu``."""
     from contactmodes.control.objective import LinearObjective
-    from contactmodes.system_file.loader import load_system
+    from contactmodes.system_file.loader import load_system_file
     from controllers.generic import TorqueBox, UnambiguousOptimalController
     from controllers.rhex import RHexParams, simulate
     from controllers.rhex.max_thrust import MaxThrustController
     from controllers.rhex.rigid_model import rigid_arrays
 
     p = RHexParams(mu_toe=mu)
-    loaded = load_system(SYSTEM_FILE)
+    loaded = load_system_file(SYSTEM_FILE)
     s = loaded.system
     theta = list(s.coordinates).index("theta")
     objective = LinearObjective(np.eye(s.n_q)[theta], np.zeros(2 * s.k), np.zeros(s.n_tau), "maximize", "qdd.theta")

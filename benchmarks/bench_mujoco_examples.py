@@ -351,13 +351,13 @@ def _raw_steps_per_s(plant, q, qdot) -> float:
 
 def _brace():
     from contactmodes.control.objective import LinearObjective
-    from contactmodes.system_file.loader import load_system, parse_system
+    from contactmodes.system_file.loader import load_system_file, parse_system
     from controllers.generic import UnambiguousOptimalController
     from controllers.simulation.model import build_plant
     from controllers.simulation.modes import ModeThresholds
     from controllers.simulation.registry import GenericController
 
-    climb = load_system(EXAMPLES / "five_link_climb.toml")
+    climb = load_system_file(EXAMPLES / "five_link_climb.toml")
     with open(EXAMPLES / "two_link_brace.toml", "rb") as f:
         table = tomllib.load(f)
     for contact in table["contacts"]:  # a soft plant's sticking contacts creep at um/s (docs/simulate.md)
@@ -373,13 +373,13 @@ def _brace():
 
 
 def _quadruped():
-    from contactmodes.system_file.loader import load_system
+    from contactmodes.system_file.loader import load_system_file
     from controllers.simulation.goal import GoalSwitch, goal_controllers
     from controllers.simulation.model import build_plant
     from controllers.simulation.modes import ModeThresholds
     from controllers.simulation.registry import file_limits
 
-    loaded = load_system(EXAMPLES / "quadruped" / "quadruped.toml", lifted_contacts=True)
+    loaded = load_system_file(EXAMPLES / "quadruped" / "quadruped.toml", lifted_contacts=True)
     _, box = file_limits(loaded)
     plant = build_plant(loaded.mechanism, loaded.q, loaded.qdot, limits=box)
     up, down, i, drive_up = goal_controllers(loaded, ModeThresholds().slip_tol(plant))
@@ -388,12 +388,12 @@ def _quadruped():
 
 
 def _snake():
-    from contactmodes.system_file.loader import load_system
+    from contactmodes.system_file.loader import load_system_file
     from controllers.simulation.model import build_plant
     from controllers.simulation.modes import ModeThresholds
     from controllers.simulation.registry import file_limits, make_controller
 
-    loaded = load_system(EXAMPLES / "snake" / "snake_chimney.toml", lifted_contacts=True)
+    loaded = load_system_file(EXAMPLES / "snake" / "snake_chimney.toml", lifted_contacts=True)
     _, box = file_limits(loaded)
     plant = build_plant(loaded.mechanism, loaded.q, loaded.qdot, limits=box)
     choice = make_controller("control", loaded, velocity_tol=ModeThresholds().slip_tol(plant))
@@ -402,14 +402,14 @@ def _snake():
 
 def _rhex():
     from contactmodes.control.objective import LinearObjective
-    from contactmodes.system_file.loader import load_system
+    from contactmodes.system_file.loader import load_system_file
     from controllers.generic import TorqueBox, UnambiguousOptimalController
     from controllers.simulation.model import build_plant
     from controllers.simulation.modes import ModeThresholds
     from controllers.simulation.registry import GenericController
 
     tau_limit, omega_noload = RHEX_TAU_LIMIT, RHEX_OMEGA_NOLOAD
-    loaded = load_system(EXAMPLES / "rhex_flip_start.toml")
+    loaded = load_system_file(EXAMPLES / "rhex_flip_start.toml")
     s = loaded.system
     box = np.tile([-tau_limit, tau_limit], (s.n_tau, 1))
     plant = build_plant(loaded.mechanism, loaded.q, loaded.qdot, limits=box)

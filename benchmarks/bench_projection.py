@@ -53,7 +53,7 @@ BIG = 1e12
 
 def example_domains():
     from contactmodes.analysis.session import mode_domain
-    from contactmodes.system_file.loader import load_system
+    from contactmodes.system_file.loader import load_system_file
     import itertools
 
     from contactmodes.modes.enumeration import acceleration_feasible, velocity_allowed
@@ -61,7 +61,7 @@ def example_domains():
     out = []
     for path in sorted(glob.glob(os.path.join(ROOT, "examples", "*.toml"))):
         try:
-            system = load_system(path).system
+            system = load_system_file(path).system
         except Exception:  # noqa: BLE001 - an example this benchmark cannot load is skipped
             continue
         if system.n_tau == 0:

@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 
 from contactmodes.analysis.ambiguity import unambiguous, untasked_domains  # noqa: E402
 from contactmodes.analysis.analyze import analyze  # noqa: E402
-from contactmodes.system_file.loader import load_system  # noqa: E402
+from contactmodes.system_file.loader import load_system_file  # noqa: E402
 
 STAGES = ("feasible", "across", "within", "difference")
 
@@ -83,7 +83,7 @@ def main() -> None:
     print("| " + " | ".join(header) + " |")
     print("|" + "---|" * len(header))
     for path in sorted((ROOT / "examples").glob("*.toml")):
-        system = load_system(path).system
+        system = load_system_file(path).system
         run_once(system)  # warm-up (imports, caches)
         runs = [run_once(system) for _ in range(args.repeat)]
         total = statistics.median(r["total"] for r in runs)

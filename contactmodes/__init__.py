@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from contactmodes.errors import ApproachingContactError, ContactModelError, SystemFileError
 from contactmodes.model.system import ContactSystem, LinearConstraint
+from contactmodes import output as _output  # noqa: F401 - registers the results' views (contactmodes.views)
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -86,8 +87,10 @@ def load_system(path: str | Path) -> ContactSystem:
     Returns
     -------
     ContactSystem
-        The instantaneous model at the file's state (eqs. 1–10 of the flipping paper evaluated).
-        ``contactmodes.system_file.loader.load_system`` also returns the mechanism and the state.
+        The instantaneous model at the file's state (eqs. 1–10 of the flipping paper evaluated):
+        ``contactmodes.system_file.loader.load_system_file(path).system``. That reader (the only
+        one) returns the whole file too — mechanism, state, ``[control]``, friction intervals —
+        for controllers that simulate the mechanism.
 
     Raises
     ------
@@ -104,7 +107,7 @@ def load_system(path: str | Path) -> ContactSystem:
     >>> system.n_tau, list(system.contacts)
     (1, ['base', 'tip', 'joint'])
     """
-    from contactmodes.system_file.loader import load_system as load
+    from contactmodes.system_file.loader import load_system_file as load
 
     return load(path).system
 

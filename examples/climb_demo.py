@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from contactmodes.system_file.loader import load_system
+from contactmodes.system_file.loader import load_system_file
 from contactmodes.model.system import Disturbance
 from controllers.bracing import BracingController
 from controllers.bracing.climb import D_BOX, DURATION, disturbance_along, disturbance_box, inside_box, plot_disturbance
@@ -32,7 +32,7 @@ def run(output: str, samples: int = 151, margin: float = 0.1) -> dict:
     times = np.linspace(0.0, DURATION, samples)
     tau_d = disturbance_along(times)
     box = disturbance_box(tau_d, margin)
-    brace = load_system(HERE / "five_link_climb.toml").system
+    brace = load_system_file(HERE / "five_link_climb.toml").system
     controller = BracingController("max_margin")
     results = {}
     for label, (lo, hi) in (("trajectory box", box), ("D of bracing.md", D_BOX)):

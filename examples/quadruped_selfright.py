@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from contactmodes.system_file.loader import load_system
+from contactmodes.system_file.loader import load_system_file
 from controllers.simulation.goal import GoalSwitch, goal_controllers
 from controllers.simulation.loop import SimulationRun, simulate
 from controllers.simulation.model import build_plant
@@ -42,7 +42,7 @@ def run(duration: float = 2.0, fixed: bool = False, rate: float = 100.0,
         path: Path = QUADRUPED) -> tuple[SimulationRun, GoalSwitch | None, int]:
     """Simulate the quadruped; returns the run, the ``GoalSwitch`` (``None`` with ``fixed``) and
     the index of ``theta`` in ``q``."""
-    loaded = load_system(path, lifted_contacts=True)
+    loaded = load_system_file(path, lifted_contacts=True)
     _, box = file_limits(loaded)
     plant = build_plant(loaded.mechanism, loaded.q, loaded.qdot, limits=box)
     up, down, index, drive_up = goal_controllers(loaded, ModeThresholds().slip_tol(plant))

@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 import contactmodes as cm
-from contactmodes.system_file.loader import load_system
+from contactmodes.system_file.loader import load_system_file
 from controllers.simulation.document import creep
 from controllers.simulation.loop import simulate
 from controllers.simulation.model import build_plant
@@ -32,7 +32,7 @@ BRACE = Path(__file__).resolve().parent / "two_link_brace.toml"
 def run(taus: list[float], duration: float = 1.0) -> list[dict]:
     """Per torque: the toolkit's modes containing it, MuJoCo's mode shares, the largest change of
     ``q`` (m, rad) and the largest creep speed (m/s, ``None`` when nothing sticks)."""
-    loaded = load_system(BRACE)
+    loaded = load_system_file(BRACE)
     result = cm.analyze(BRACE)
     plant = build_plant(loaded.mechanism, loaded.q, loaded.qdot)
     rows = []

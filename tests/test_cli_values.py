@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from contactmodes.cli import build_parser, main
-from contactmodes.system_file.loader import load_system
+from contactmodes.system_file.loader import load_system_file
 from contactmodes.analysis.robust import robust_feasible_set
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -95,7 +95,7 @@ def test_plot_with_negative_box_and_point(tmp_path):
 
 @pytest.fixture(scope="module")
 def robust_top():
-    T, _ = robust_feasible_set(load_system(CLIMB).system, "FFF")
+    T, _ = robust_feasible_set(load_system_file(CLIMB).system, "FFF")
     lo, hi = T.bounding_box()
     assert lo[0] == -np.inf and hi[0] < 0
     return float(hi[0])

@@ -12,7 +12,7 @@ import pytest
 
 import contactmodes as cm
 from contactmodes.errors import ContactModelError
-from contactmodes.system_file.loader import load_system as load_file
+from contactmodes.system_file.loader import load_system_file as load_file
 
 ROOT = Path(__file__).resolve().parents[1]
 TWO_LINK = ROOT / "examples" / "two_link_brace.toml"
@@ -34,6 +34,24 @@ def test_docstring_examples_run(module, monkeypatch):
 def test_every_public_name_resolves():
     for name in cm.__all__:
         assert getattr(cm, name) is not None, name
+
+
+def test_one_load_system_and_one_reader_of_the_whole_file():
+    """Issue 39: ``contactmodes.load_system`` (the model) and the loader's ``load_system`` (the
+    whole file) had one name and two return types. Now ``load_system`` is the front door's only,
+    and the one reader of the file is ``load_system_file``, whose ``system`` it returns."""
+    import re
+
+    from contactmodes.system_file import loader
+
+    defs = [str(p.relative_to(ROOT)) for pkg in ("polytopes", "contactmodes", "controllers")
+            for p in sorted((ROOT / pkg).rglob("*.py")) if re.search(r"^\s*def load_system\(", p.read_text(), re.M)]
+    assert defs == ["contactmodes/__init__.py"] and not hasattr(loader, "load_system")
+    system, loaded = cm.load_system(TWO_LINK), load_file(TWO_LINK)
+    assert isinstance(system, cm.ContactSystem) and isinstance(loaded, loader.LoadedSystem)
+    assert loaded.mechanism.coordinates == system.coordinates and system.contacts == loaded.system.contacts
+    np.testing.assert_array_equal(system.M, loaded.system.M)
+    np.testing.assert_array_equal(system.J, loaded.system.J)
 
 
 def test_a_path_a_loaded_file_and_a_system_give_the_same_analysis():

@@ -16,7 +16,7 @@ import pytest
 from _support.oracle import kinematically_ok, oracle_slack
 from contactmodes.analysis.analyze import analyze
 from contactmodes.cli import main
-from contactmodes.system_file.loader import load_system
+from contactmodes.system_file.loader import load_system_file
 
 
 CASES = Path(__file__).resolve().parent / "data" / "cases"
@@ -40,7 +40,7 @@ def test_lp_status_cases_give_a_result_that_agrees_with_the_oracle(capsys, name,
     path = CASES / f"{name}.toml"
     doc = run_json(capsys, str(path), "--mode", mode)
     assert [m["mode"] for m in doc["modes"]] == [mode]
-    s = load_system(path).system
+    s = load_system_file(path).system
     res = analyze(s, modes=[mode], compute_overlaps=False)
     a = res.modes[mode]
     assert a.kinematically_feasible == kinematically_ok(s, mode)
@@ -58,7 +58,7 @@ def test_lp_status_cases_give_a_result_that_agrees_with_the_oracle(capsys, name,
 
 
 def test_ssmall100_ss_is_feasible_at_the_certified_moment():
-    loaded = load_system(CASES / "ssmall100.toml")
+    loaded = load_system_file(CASES / "ssmall100.toml")
     s = loaded.system
     res = analyze(s, compute_overlaps=False)
     M = 0.013563110554468915
@@ -74,15 +74,15 @@ def test_ssmall100_ss_is_feasible_at_the_certified_moment():
 
 @pytest.mark.parametrize("name, factor", [("m014", 1.0), ("m014_L1000_M1", 1e6)])
 def test_m014_ff_contains_the_certified_torque_in_both_units(name, factor):
-    res = analyze(load_system(CASES / f"{name}.toml").system, modes=["FF"], compute_overlaps=False)
+    res = analyze(load_system_file(CASES / f"{name}.toml").system, modes=["FF"], compute_overlaps=False)
     ff = res.modes["FF"]
     assert ff.feasible
     assert ff.T.contains(M014_TAU * factor)
 
 
 def test_m014_same_torque_domains_in_si_and_millimetres():
-    si = analyze(load_system(CASES / "m014.toml").system, compute_overlaps=False)
-    mm = analyze(load_system(CASES / "m014_L1000_M1.toml").system, compute_overlaps=False)
+    si = analyze(load_system_file(CASES / "m014.toml").system, compute_overlaps=False)
+    mm = analyze(load_system_file(CASES / "m014_L1000_M1.toml").system, compute_overlaps=False)
     assert si.enumeration.modes == mm.enumeration.modes
     assert si.feasible_modes() == mm.feasible_modes()
     from polytopes import Polytope
@@ -115,7 +115,7 @@ def test_big718_analyzes_and_rrlr_is_the_oracles_set(capsys):
     doc = run_json(capsys, str(CASES / "big718.toml"), "--mode", "RRLR")
     (entry,) = doc["modes"]
     assert entry["feasible"]
-    s = load_system(CASES / "big718.toml").system
+    s = load_system_file(CASES / "big718.toml").system
     T = analyze(s, modes=["RRLR"], compute_overlaps=False).modes["RRLR"].T
     assert T.contains(BIG718_TAU)
     lo, hi = T.bounding_box()

@@ -28,6 +28,7 @@ from contactmodes.analysis.ambiguity import UnambiguousResult, inconsistent
 from contactmodes.analysis.ambiguity import unambiguous as _unambiguous  # analyze() has a parameter `unambiguous`
 from contactmodes.analysis.domains import ModeDomain
 from contactmodes.analysis.friction_interval import FrictionIntervalAnalysis, RobustFrictionResult
+from contactmodes import views
 from contactmodes.errors import ContactModelError
 from contactmodes.modes.enumeration import Enumeration
 from contactmodes.progress import Progress
@@ -167,10 +168,8 @@ class ModeAnalysis:
 
     def _repr_html_(self) -> str:
         """Jupyter's view: the mode's flags, ``dim T_c``, bounds and Chebyshev centre per torque
-        (``contactmodes.output.notebook.mode_html``)."""
-        from contactmodes.output.notebook import mode_html
-
-        return mode_html(self)
+        (``contactmodes.output.notebook.mode_html``, reached through ``contactmodes.views``)."""
+        return views.render("mode", "html", self)
 
 
 class OverlapPairs(Mapping):
@@ -352,10 +351,9 @@ class AnalysisResult:
 
     def _repr_html_(self) -> str:
         """Jupyter's view: one row per mode (feasible, ``dim T_c``, bounds, overlaps) and, for one
-        or two torques, the picture of ``contactmodes plot`` (``contactmodes.output.notebook``)."""
-        from contactmodes.output.notebook import analysis_html
-
-        return analysis_html(self)
+        or two torques, the picture of ``contactmodes plot`` (``contactmodes.output.notebook``,
+        reached through ``contactmodes.views``)."""
+        return views.render("analysis", "html", self)
 
     def feasible_modes(self) -> list[str]:
         """Analysed modes with a non-empty domain."""
@@ -509,9 +507,9 @@ def _as_system(system: SystemLike) -> ContactSystem:
     if isinstance(system, ContactSystem):
         return system
     if isinstance(system, (str, os.PathLike)):
-        from contactmodes.system_file.loader import load_system
+        from contactmodes.system_file.loader import load_system_file
 
-        return load_system(system, mu_intervals=True).system
+        return load_system_file(system, mu_intervals=True).system
     inner = getattr(system, "system", None)
     if isinstance(inner, ContactSystem):
         return inner
@@ -601,9 +599,9 @@ def analyze(system: SystemLike, modes: Sequence[str] | None = None, task: bool =
     (True, ['FFF'])
     """
     if isinstance(system, (str, os.PathLike)):
-        from contactmodes.system_file.loader import load_system
+        from contactmodes.system_file.loader import load_system_file
 
-        system = load_system(system, mu_intervals=True)
+        system = load_system_file(system, mu_intervals=True)
     if friction is None:
         friction = getattr(system, "friction", None)  # a LoadedSystem's box, if any
     system = _as_system(system)

@@ -9,7 +9,7 @@ main session solves its modes: the responses and their emptiness LPs together
 (``AnalysisSession.feasible_modes``), the bounding boxes of the feasible ones
 (``AnalysisSession.candidate_pairs_within``'s priming, from the domains as in one process),
 then, with ``project``, their torque domains ``T_c`` (``AnalysisSession.prime_T``) and whether
-``w`` varies. The main session accepts each mode's results as its own (``ModeSolution._provide``:
+``w`` varies. The main session accepts each mode's results as its own (``ModeSolution.provide``:
 the values the mode's own methods give), so ``cm.analyze`` and ``to_json`` find them computed.
 
 ``ClusterDecide`` decides the enumeration's large levels (``enumerate_modes``'s ``decide``) in
@@ -68,7 +68,7 @@ def _worker_session(token: str, system, enumeration, method: str) -> AnalysisSes
     if getattr(_LOCAL, "token", None) != token:
         _LOCAL.token, _LOCAL.session = token, AnalysisSession(system, method=method, enumeration=enumeration)
     session = _LOCAL.session
-    session._modes.clear()
+    session.forget_modes()
     return session
 
 
@@ -83,7 +83,7 @@ def _solve_chunk(token: str, system, enumeration, method: str, task: bool, modes
     "w_varies"}`` (``T``/``w_varies`` only with ``project``; ``box``/``T`` for feasible modes)."""
     session = _worker_session(token, system, enumeration, method)
     feasible = session.feasible_modes(task, modes)
-    session._prime_boxes(feasible, task)  # as candidate_pairs_within primes them: from the domains
+    session.prime_boxes(feasible, task)  # as candidate_pairs_within primes them: from the domains
     if project:
         session.prime_T(feasible, task)
     out = []
@@ -102,11 +102,11 @@ def _solve_chunk(token: str, system, enumeration, method: str, task: bool, modes
 def _accept(session: AnalysisSession, entry: dict, task: bool) -> None:
     """Give the main session's mode a worker's results (``_solve_chunk``)."""
     sol = session.mode(entry["mode"])
-    sol._provide("response", task, entry["response"])
-    sol._provide("feasible", task, entry["feasible"])
+    sol.provide("response", task, entry["response"])
+    sol.provide("feasible", task, entry["feasible"])
     for kind in ("box", "T", "w_varies"):
         if kind in entry:
-            sol._provide(kind, task, entry[kind])
+            sol.provide(kind, task, entry[kind])
 
 
 def _gather(client, futures, on_result, bar) -> None:
@@ -129,7 +129,7 @@ def prime_on_client(client, session: AnalysisSession, modes: Sequence[str] | Non
     """Solve ``modes`` (default: the kinematically feasible ones) of ``session`` on the cluster of
     ``client`` (module docstring); ``project``: their ``T_c`` too. Returns when every mode's
     results are in the session. Modes already solved there are not sent."""
-    names = [s.mode for s in session.modes(modes) if not s._has("feasible", task)]
+    names = [s.mode for s in session.modes(modes) if not s.has("feasible", task)]
     if not names:
         return
     enumeration = session.enumeration
@@ -198,8 +198,8 @@ def _overlap_block(system, enumeration, method: str, task: bool, sets: dict, blo
     session = AnalysisSession(system, method=method, enumeration=enumeration)
     for m, T in sets.items():
         sol = session.mode(m)
-        sol._provide("feasible", task, True)
-        sol._provide("T", task, T)
+        sol.provide("feasible", task, True)
+        sol.provide("T", task, T)
     order = {m: i for i, m in enumerate(enumeration.modes)}
     modes = sorted(sets, key=lambda m: order.get(m, len(order)))
     return session.overlapping_pairs(modes, task, candidates=block)

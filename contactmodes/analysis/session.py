@@ -260,8 +260,8 @@ class ModeSolution:
 
     Examples
     --------
-    >>> from contactmodes.system_file.loader import load_system
-    >>> session = AnalysisSession(load_system("examples/two_link_brace.toml").system)
+    >>> from contactmodes.system_file.loader import load_system_file
+    >>> session = AnalysisSession(load_system_file("examples/two_link_brace.toml").system)
     >>> lo, hi = session.mode("FFF").box()          # N·m
     >>> round(float(hi[0]), 4)
     -0.1926
@@ -303,14 +303,39 @@ class ModeSolution:
         """The cache key of a per-variant (``response``, ``rows``) or per-task quantity."""
         return (kind, self._variant(task)) if kind in ("response", "rows") else (kind, task)
 
-    def _has(self, kind: str, task: bool) -> bool:
-        """Whether ``kind`` (``"response"``, ``"rows"``, ``"T"``, ``"box"``) is computed."""
+    def has(self, kind: str, task: bool) -> bool:
+        """Whether this mode's ``kind`` is computed (or provided, ``provide``) already.
+
+        Parameters
+        ----------
+        kind : str
+            ``"response"``, ``"rows"``, ``"feasible"``, ``"D"``, ``"T"``, ``"box"`` or ``"w_varies"``.
+        task : bool
+            With the task rows (``True``) or without.
+
+        Returns
+        -------
+        bool
+            Whether the value is in the mode's cache.
+        """
         return self._key(kind, task) in self._cache
 
-    def _provide(self, kind: str, task: bool, value) -> None:
+    def provide(self, kind: str, task: bool, value) -> None:
         """Accept ``kind`` computed by the session for many modes at once (stacked SVDs, batched
-        LPs): the value this mode's own method gives; a value already computed is kept. The one
-        way anything but this object fills its cache."""
+        LPs) or by a cluster's worker (``contactmodes.analysis.distributed``): the value this
+        mode's own method gives; a value already computed is kept. The one way anything but this
+        object fills its cache.
+
+        Parameters
+        ----------
+        kind : str
+            As in ``has``.
+        task : bool
+            With the task rows (``True``) or without.
+        value : object
+            What this mode's method for ``kind`` returns (``response_scaled``, ``feasible``,
+            ``box_scaled``, ``T_scaled``, ``w_varies``...), in the session's nondimensional units.
+        """
         self._cache.setdefault(self._key(kind, task), value)
 
     def release(self) -> None:
@@ -704,6 +729,12 @@ class AnalysisSession:
     def _surviving(self) -> frozenset[str]:
         return frozenset(self.enumeration.modes)
 
+    def forget_modes(self) -> None:
+        """Drop every mode's ``ModeSolution`` and what it computed; the session's equation banks,
+        ray pools and enumeration stay (a cluster worker's session between two chunks of modes,
+        ``contactmodes.analysis.distributed``). A mode asked later starts afresh."""
+        self._modes.clear()
+
     def modes(self, selection: Iterable[str] | None = None, where: str = "modes") -> list[ModeSolution]:
         """Mode objects for ``selection`` (default: the kinematically feasible modes), validated,
         duplicates dropped, order kept."""
@@ -723,7 +754,7 @@ class AnalysisSession:
         """Modes (default: the kinematically feasible ones) whose ``D_c`` is non-empty, with a
         progress stage."""
         every = self.modes(selection)
-        sols = [sol for sol in every if not sol._has("feasible", task)]  # not decided elsewhere already
+        sols = [sol for sol in every if not sol.has("feasible", task)]  # not decided elsewhere already
         with stage(self.progress, "mode responses", len(sols)) as st:  # one batched call: the heartbeat shows it
             st.update(0, "stacked SVDs")
             self._prime_responses(sols, task)
@@ -749,7 +780,7 @@ class AnalysisSession:
         substituted rows together (``responses_from_equations``,
         ``substituted_rows_many``: the same numbers, stacked SVDs and
         products per shape)."""
-        todo = [sol for sol in sols if not sol._has("response", task)]
+        todo = [sol for sol in sols if not sol.has("response", task)]
         if len(todo) < BATCH_MIN:
             return
         t0 = time.perf_counter()
@@ -757,12 +788,12 @@ class AnalysisSession:
         responses = responses_from_equations([bank.equations(sol.mode) for sol in todo])
         _charge(todo, "response", time.perf_counter() - t0)
         for sol, resp in zip(todo, responses):
-            sol._provide("response", task, resp)
+            sol.provide("response", task, resp)
         t0 = time.perf_counter()  # and their substituted rows (33), likewise
         rows = substituted_rows_many(responses)
         _charge(todo, "assemble", time.perf_counter() - t0)
         for sol, resp, ab in zip(todo, responses, rows):
-            sol._provide("rows", task, _rows_entry(resp, ab))
+            sol.provide("rows", task, _rows_entry(resp, ab))
 
     def prime_T(self, modes: Sequence[str], task: bool = True, user_units: bool = False) -> None:
         """Compute the ``T_c`` of the feasible ``modes`` (``ModeSolution.T_scaled``; and in the
@@ -801,19 +832,27 @@ class AnalysisSession:
                                            self.method)
                 _charge(lifted, "project", time.perf_counter() - t0)
                 for sol, T in zip(lifted, Ts):
-                    sol._provide("T", task, T)
+                    sol.provide("T", task, T)
         for sol in todo:
             sol.T_scaled(task)
 
     # ------------------------------------------------------------------ overlaps (III-G.1)
-    def _prime_boxes(self, modes: Sequence[str], task: bool) -> None:
+    def prime_boxes(self, modes: Sequence[str], task: bool) -> None:
         """Compute the missing bounding boxes of ``modes`` (``ModeSolution.box``) with their
         support LPs in one verified batch (``polytopes.Polytope.bounding_boxes``) — for the
-        analyses whose boxes go through cddlib one side at a time (``box_kernel`` ``None``)."""
+        analyses whose boxes go through cddlib one side at a time (``box_kernel`` ``None``).
+
+        Parameters
+        ----------
+        modes : Sequence[str]
+            The modes (only the feasible ones without a box or ``T_c`` yet are computed).
+        task : bool
+            With the task rows (``True``) or without.
+        """
         if self.box_kernel is not None:
             return
         sols = [sol for sol in (self.mode(m) for m in modes)
-                if not sol._has("box", task) and not sol.has_T(task) and sol.feasible(task)]
+                if not sol.has("box", task) and not sol.has_T(task) and sol.feasible(task)]
         if len(sols) < BATCH_MIN:
             return
         t0 = time.perf_counter()
@@ -821,7 +860,7 @@ class AnalysisSession:
         boxes = Polytope.bounding_boxes(polys, range(self.scaled.n_tau), pool=self._ray_pool(task))
         _charge(sols, "box", time.perf_counter() - t0)
         for sol, box in zip(sols, boxes):
-            sol._provide("box", task, box)
+            sol.provide("box", task, box)
 
     def _boxes(self, modes: Sequence[str], task: bool) -> list[tuple[np.ndarray, np.ndarray]]:
         """``box_scaled`` of every mode of ``modes``, with a progress stage; the boxes of many
@@ -849,7 +888,7 @@ class AnalysisSession:
         of length ``count`` (``i`` earlier in the sweep order than ``j``, indices into ``modes``),
         built only when called (a caller past its limit only counts). Stores nothing quadratic
         beyond one block."""
-        self._prime_boxes(modes, task)
+        self.prime_boxes(modes, task)
         boxes = self._boxes(modes, task)
         lo = np.array([b[0] for b in boxes])
         hi = np.array([b[1] for b in boxes])

@@ -11,7 +11,7 @@ user error. Files a command writes go through ``write_atomic``. A ``StreamedText
 --json``) is written as it is computed, into a temporary file renamed onto ``--output`` or copied to
 stdout only when complete: nothing partial either (``docs/cli.md``).
 
-Exit statuses (``contactmodes.cli._common``): 0 success; 1 a command's documented "no" answer
+Exit statuses (``contactmodes._command_line``): 0 success; 1 a command's documented "no" answer
 (``brace``: no bracing torque, ``flip``: no flip, ``control``: no guaranteed torque); 2 user
 error — one line on stderr naming the field, nothing written (a malformed or invalid system
 file, an unknown mode, an approaching
@@ -31,7 +31,6 @@ a value, never an option, in every subcommand (no option of the toolkit starts w
 from __future__ import annotations
 
 import argparse
-import importlib
 import itertools
 import re
 import shutil
@@ -41,14 +40,14 @@ from typing import Any, Iterable, Iterator, Sequence
 
 from polytopes import PolytopeError
 
-from contactmodes.cli._common import (INTERNAL_ERROR, INTERRUPTED, NO_ANSWER, USAGE_ERROR, CommandOutput, UserError,
+from contactmodes._command_line import (INTERNAL_ERROR, INTERRUPTED, NO_ANSWER, USAGE_ERROR, CommandOutput, UserError,
                       check_output_path, check_writable, parse_box, parse_floats, write_all_atomic, write_atomic)
 from contactmodes.errors import ContactModelError, InternalError
 
 __all__ = ["main", "build_parser", "write_atomic", "write_all_atomic", "check_writable", "parse_box", "UserError",
            "CommandOutput", "COMMAND_GROUP", "NO_ANSWER"]
 # the names above are the interface of the subcommands other packages register (``COMMAND_GROUP``:
-# ``controllers``' flip, brace, simulate): they import them from here, not from ``_common``
+# ``controllers``' flip, brace, simulate): they import them from here, not from ``contactmodes._command_line``
 
 COMMAND_GROUP = "contactmodes.commands"
 
@@ -130,7 +129,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     cli_control.add_parser(sub)  # contactmodes control FILE --maximize EXPR ...
     if command in _BUILTIN:
         return parser
-    importlib.import_module("contactmodes.sweeps.cli").add_parser(sub)  # contactmodes sweep KIND ...
+    from contactmodes.sweeps import cli as sweep_cli
+
+    sweep_cli.add_parser(sub)  # contactmodes sweep KIND ...
     for plugin in _command_plugins():
         plugin.add_parser(sub)
     return parser
@@ -224,7 +225,7 @@ def _analyze_run(args: argparse.Namespace) -> str | StreamedText:
 
         return run_analyze(args, OVERLAP_LP_LIMIT, OVERLAP_LIST_LIMIT)
     from contactmodes.analysis.analyze import analyze
-    from contactmodes.system_file.loader import load_system
+    from contactmodes.system_file.loader import load_system_file
     from contactmodes.progress import Progress
     from contactmodes.output.text import format_at, format_table
 
@@ -233,7 +234,7 @@ def _analyze_run(args: argparse.Namespace) -> str | StreamedText:
 
         if not ppl_io.available():
             raise UserError(f"--method: {ppl_io.INSTALL_HINT}")
-    loaded = load_system(args.file, mu_intervals=True)  # mu = [lo, hi]: docs/friction-intervals.md
+    loaded = load_system_file(args.file, mu_intervals=True)  # mu = [lo, hi]: docs/friction-intervals.md
     system = loaded.system
     box = None
     if args.inconsistency_box is not None:

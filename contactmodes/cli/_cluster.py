@@ -14,7 +14,7 @@ from __future__ import annotations
 import contextlib
 from typing import Iterator
 
-from contactmodes.cli._common import UserError
+from contactmodes._command_line import UserError
 
 __all__ = ["analysis_client", "check_cluster_args"]
 

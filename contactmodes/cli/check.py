@@ -105,7 +105,7 @@ def run(args: argparse.Namespace) -> str:
     if getattr(args, "snap", False):
         return _run_snap(args)
     if getattr(args, "write", None) is not None:
-        from contactmodes.cli._common import UserError
+        from contactmodes._command_line import UserError
 
         raise UserError("--write: needs --snap (it writes the snapped state)")
     geometry = system_geometry(args.file)
@@ -117,7 +117,7 @@ def run(args: argparse.Namespace) -> str:
 def _plot_robot(source: str, path: str) -> None:
     """``check --plot PNG``: the robot at the file's state (``contactmodes.output.robot``), written atomically."""
     from contactmodes.extras import require
-    from contactmodes.cli._common import UserError, check_output_path, write_atomic
+    from contactmodes._command_line import UserError, check_output_path, write_atomic
 
     require("matplotlib", "plot", "check --plot")
     if not path.lower().endswith(".png"):
@@ -136,9 +136,9 @@ def _plot_robot(source: str, path: str) -> None:
 
 def _run_snap(args: argparse.Namespace) -> str:
     """``check --snap [--write OUT]``: snap the file's state, verify it with the loader, show (and write) it."""
-    from contactmodes.cli._common import UserError, check_output_path
+    from contactmodes._command_line import UserError, check_output_path
     from contactmodes.errors import InternalError, SystemFileError
-    from contactmodes.system_file.loader import _parse, _read_document, parse_geometry, parse_system
+    from contactmodes.system_file.loader import parse_contents, read_document, parse_geometry, parse_system
     from contactmodes.system_file.snap import snap_state
 
     source = str(args.file)
@@ -152,9 +152,9 @@ def _run_snap(args: argparse.Namespace) -> str:
             raise UserError(f"--write: {out} must be {kind}, like the input {source}")
         if args.output is not None and os.path.realpath(args.output) == os.path.realpath(out):
             raise UserError(f"--output: {args.output} is also the --write file")
-    data = _read_document(Path(source))
+    data = read_document(Path(source))
     before = parse_geometry(data, source)
-    parsed = _parse(data, source)
+    parsed = parse_contents(data, source)
     if before.accepted:
         result = None
         q, qdot = parsed.q, parsed.qdot
@@ -225,10 +225,10 @@ def _state_changes(data: dict, coordinates: tuple[str, ...], q0: np.ndarray, q: 
 def _write_snapped(source: str, out: str, data: dict, snapped: dict, changes: dict, q: np.ndarray,
                    qdot: np.ndarray) -> None:
     """Write OUT: the input text with only ``changes`` made, loaded by the loader before it replaces OUT."""
-    from contactmodes.cli._common import UserError, write_atomic
+    from contactmodes._command_line import UserError, write_atomic
     from contactmodes.errors import ContactModelError
-    from contactmodes.system_file.loader import load_system
-    from contactmodes.system_file._tomledit import TomlEditError, edit_numbers
+    from contactmodes.system_file.loader import load_system_file
+    from contactmodes.system_file.tomledit import TomlEditError, edit_numbers
 
     text = Path(source).read_bytes().decode("utf-8")
     if not changes:
@@ -245,7 +245,7 @@ def _write_snapped(source: str, out: str, data: dict, snapped: dict, changes: di
         with open(tmp, "w", encoding="utf-8", newline="") as fh:
             fh.write(new_text)
         try:
-            written = load_system(tmp)  # relative paths (mechanism.urdf) resolve from OUT's directory
+            written = load_system_file(tmp)  # relative paths (mechanism.urdf) resolve from OUT's directory
         except ContactModelError as exc:
             raise UserError(f"--write: {out} would not load: {exc}") from None
         rt = tolerances.ROUNDTRIP_RTOL

@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from contactmodes.cli._common import NO_ANSWER, CommandOutput, UserError, check_output_path
+from contactmodes._command_line import NO_ANSWER, CommandOutput, UserError, check_output_path
 
 __all__ = ["add_parser", "run", "parse_limit_options"]
 
@@ -75,13 +75,13 @@ def run(args: argparse.Namespace) -> str | CommandOutput:
     from contactmodes.control.optimal import control
     from contactmodes.control.report import format_control
     from contactmodes.control.selection import parse_modes_text
-    from contactmodes.system_file.loader import load_system
+    from contactmodes.system_file.loader import load_system_file
 
     if args.output is not None:
         check_output_path(args.output, [args.file])
     if args.maximize is not None and args.minimize is not None:
         raise UserError("--minimize: give --maximize or --minimize, not both")
-    loaded = load_system(args.file)
+    loaded = load_system_file(args.file)
     system = loaded.system
     objective = None
     for sense in ("maximize", "minimize"):

@@ -12,7 +12,7 @@ import argparse
 import json
 import math
 
-from contactmodes.cli._common import NO_ANSWER, CommandOutput, UserError, check_output_path
+from contactmodes._command_line import NO_ANSWER, CommandOutput, UserError, check_output_path
 
 __all__ = ["add_parser", "run", "run_analyze"]
 

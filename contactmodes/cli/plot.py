@@ -111,7 +111,7 @@ def _slice_point(text: str | None, n: int, axes: Sequence[int]) -> np.ndarray | 
     held = [k for k in range(n) if k not in axes]
     if not held:
         raise ContactModelError("--at: every torque is drawn; there is no other torque to hold fixed")
-    from contactmodes.cli._common import parse_floats
+    from contactmodes._command_line import parse_floats
 
     values = parse_floats(text, None, "--at")
     if len(values) == n:
@@ -292,11 +292,11 @@ def plot_data(args: argparse.Namespace):
     checked, the analysis gathered and sliced, the title, caption and units worded.
 
     Raises ``ContactModelError`` or ``UserError`` on bad input."""
-    from contactmodes.cli._common import UserError, parse_box
-    from contactmodes.system_file.loader import load_system
+    from contactmodes._command_line import UserError, parse_box
+    from contactmodes.system_file.loader import load_system_file
     from contactmodes.output.plot import torque_units
 
-    loaded = load_system(args.file, mu_intervals=True)  # mu = [lo, hi]: docs/friction-intervals.md
+    loaded = load_system_file(args.file, mu_intervals=True)  # mu = [lo, hi]: docs/friction-intervals.md
     system = loaded.system
     if system.n_tau == 0:  # T_c in R^0: nothing to draw; the table says which modes are consistent
         raise ContactModelError("torques: the system has no actuators: there is no torque to draw "
@@ -324,7 +324,7 @@ def plot_data(args: argparse.Namespace):
 def run(args: argparse.Namespace) -> None:
     """Compute and write the picture; raises ContactModelError on bad input (nothing written)."""
     from contactmodes.extras import require
-    from contactmodes.cli._common import check_output_path, write_atomic
+    from contactmodes._command_line import check_output_path, write_atomic
 
     require("matplotlib", "plot", "plot")
     from contactmodes.output.plot import draw_domains

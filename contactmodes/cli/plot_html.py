@@ -60,12 +60,12 @@ def set_view(args: argparse.Namespace):
     """The ``SetView`` the page draws for ``args`` (``file``, ``torques``, ``at``, ``box``,
     ``mode``): file loaded, analysis gathered. Raises ``ContactModelError`` on bad input."""
     from contactmodes.analysis.analyze import analyze
-    from contactmodes.cli._common import UserError, parse_box
+    from contactmodes._command_line import UserError, parse_box
     from contactmodes.output.html import SLIDER_STEPS, SetView, Slice
     from contactmodes.output.plot import slice_domain, torque_units
-    from contactmodes.system_file.loader import load_system
+    from contactmodes.system_file.loader import load_system_file
 
-    loaded = load_system(args.file)
+    loaded = load_system_file(args.file)
     system = loaded.system
     n = system.n_tau
     if n == 0:
@@ -157,7 +157,7 @@ def _robot_png(path: str) -> bytes | None:
 def run_html(args: argparse.Namespace) -> None:
     """Write the page ``args.html`` (nothing written on any error)."""
     from contactmodes.extras import require
-    from contactmodes.cli._common import check_output_path, write_atomic
+    from contactmodes._command_line import check_output_path, write_atomic
 
     require("plotly", "plot", "plot --html")
     require("matplotlib", "plot", "plot --html")

@@ -191,9 +191,9 @@ def _loaded(system: SystemLike):
     if isinstance(system, ContactSystem):
         return system, None, ControlSpec()
     if isinstance(system, (str, os.PathLike)):
-        from contactmodes.system_file.loader import load_system
+        from contactmodes.system_file.loader import load_system_file
 
-        system = load_system(Path(system))
+        system = load_system_file(Path(system))
     inner = getattr(system, "system", None)
     if isinstance(inner, ContactSystem):
         return inner, getattr(system, "qdot", None), getattr(system, "control", None) or ControlSpec()

@@ -75,9 +75,9 @@ def impact(system_or_path, pseudo_impulse: float = 0.0, qdot=None, h_rest=None) 
     """
     source = None
     if isinstance(system_or_path, (str, Path)):
-        from contactmodes.system_file.loader import load_system
+        from contactmodes.system_file.loader import load_system_file
 
-        loaded = load_system(system_or_path)
+        loaded = load_system_file(system_or_path)
         system, qdot = loaded.system, loaded.qdot
         source = str(system_or_path)
         if pseudo_impulse:

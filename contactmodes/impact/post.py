@@ -66,9 +66,9 @@ def analyze_after_impact(path: str | Path, pseudo_impulse: float = 0.0, **option
         is then consistent or not, its ``T_c`` in ``R^0``.)
     """
     from contactmodes.analysis.analyze import analyze
-    from contactmodes.system_file.loader import load_system
+    from contactmodes.system_file.loader import load_system_file
 
-    loaded = load_system(path)
+    loaded = load_system_file(path)
     system = loaded.system
     result = impact(path, pseudo_impulse=pseudo_impulse)
     analyses = {}

@@ -8,7 +8,7 @@ import numpy as np
 
 from polytopes import Polytope
 
-from contactmodes import tolerances
+from contactmodes import tolerances, views
 from contactmodes.impact.scope import ImpactScope
 from contactmodes.model.system import ContactSystem
 
@@ -137,29 +137,10 @@ class ImpactResult:
         }
 
     def format_text(self) -> str:
-        """A short human-readable report: the scope, then one line per consistent outcome."""
-        s = self.system
-        lines = [f"impact of {s.name or 'system'}: approaching {self.scope_names('approaching') or '-'}, "
-                 f"touching {self.scope_names('touching') or '-'}"
-                 + (f", pseudo-impulse {self.pseudo_impulse:g} s" if self.pseudo_impulse else "")]
-        modes = self.consistent_modes
-        verdict = ("impact-inconsistent: no outcome" if not modes else
-                   f"impact-ambiguous: {len(modes)} outcomes, {self.distinct_velocities()} distinct q̇⁺"
-                   if len(modes) > 1 else "one outcome")
-        lines.append(verdict)
-        for o in self.outcomes:
-            if not o.consistent:
-                continue
-            assert o.qdot_plus is not None and o.impulse is not None
-            qd = ", ".join(f"{c}={v:.6g}" for c, v in zip(s.coordinates, o.qdot_plus))
-            imp = ", ".join(f"{c}=({o.impulse[2 * i]:.6g}, {o.impulse[2 * i + 1]:.6g})"
-                            for i, c in enumerate(s.contacts))
-            extra = " (q̇⁺ ambiguous)" if o.qdot_plus_set is not None else ""
-            extra += " (impulse ambiguous: one of them)" if o.impulse_ambiguous else ""
-            if o.torque_set is not None:
-                extra += f" (torques: {_union_text(o.torque_set, s.torques, s.scaling.tau)})"
-            lines.append(f"  {o.mode}: q̇⁺ [{qd}]{extra}; impulse (t, n) [{imp}] N·s; energy loss {o.energy_loss:.6g} J")
-        return "\n".join(lines)
+        """A short human-readable report: the scope, then one line per consistent outcome
+        (``contactmodes.output.impact_text.format_impact``, reached through ``contactmodes.views``:
+        the output stage draws the results of the earlier ones)."""
+        return views.render("impact", "text", self)
 
     def distinct_velocities(self) -> int:
         """How many different ``q̇⁺`` the consistent outcomes have (outcomes on a boundary, e.g.
@@ -180,16 +161,3 @@ class ImpactResult:
         mask = getattr(self.scope, group)
         return ", ".join(c for c, m in zip(self.system.contacts, mask.tolist()) if m)
 
-
-def _union_text(pieces: list[Polytope], torques, units) -> str:
-    """A union of torque polytopes in a line: per piece its bounding box (exact for one torque),
-    each torque's interval as the analysis table writes it (``format_bound`` with the torque's
-    unit ``units[k]``, so solver noise at zero prints as 0), ``" or "`` between pieces."""
-    from contactmodes.output.text import format_bound
-
-    out = []
-    for T in pieces:
-        lo, hi = T.bounding_box()
-        box = ", ".join(f"{name} {format_bound(a, b, scale=u)}" for name, a, b, u in zip(torques, lo, hi, units))
-        out.append(box if T.dim == 1 else f"box {box}")
-    return " or ".join(out)

@@ -1,5 +1,5 @@
 """The batched pivot responses (24)–(31): the NumPy reference of
-``contactmodes.modes.response.batched_responses`` (private; ``_response_kernels`` compiles the
+``contactmodes.modes.response.batched_responses`` (private; ``response_kernels`` compiles the
 same computation one mode at a time).
 
 For each mode a pivot choice (``r`` rows and columns of ``A``, ``choose_pivots``) is given; the

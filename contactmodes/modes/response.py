@@ -15,7 +15,7 @@ sharing one bank of rows, through each mode's pivot block instead of an SVD, cer
 SVD's decisions and falling back to ``response_from_equations`` where a certificate fails (the
 real-time plans, ``contactmodes.realtime.plan``, call it every control step). Its NumPy reference
 is ``contactmodes.modes._pivot_response``, its compiled form (numba, the optional ``compiled``
-extra) ``contactmodes.modes._response_kernels``.
+extra) ``contactmodes.modes.response_kernels``.
 
 Units: ``solve_response`` takes every rank and consistency decision on the nondimensionalized
 system (``contactmodes.model.scaling``) and maps the result back; ``w`` are the null-space coordinates
@@ -362,7 +362,7 @@ def pivot_choices(As, kernel: str = "auto") -> list[tuple[np.ndarray, np.ndarray
     kernel : str, optional
         ``"numpy"`` (``contactmodes.modes._pivot_response.choose_pivots_many``: one batched SVD for
         the ranks, one ``geqp3`` call per pivoted QR), ``"compiled"``
-        (``contactmodes.modes._response_kernels.pivots_kernel``: the same LAPACK calls in a
+        (``contactmodes.modes.response_kernels.pivots_kernel``: the same LAPACK calls in a
         compiled loop, the rank proved from the QR's ``R`` without an SVD, the matrices it cannot
         prove by the NumPy path) or ``"auto"`` (default: compiled when numba is installed).
 
@@ -393,11 +393,11 @@ def pivot_choices(As, kernel: str = "auto") -> list[tuple[np.ndarray, np.ndarray
     return out
 
 
-_kernels = None  # contactmodes.modes._response_kernels once imported (it imports numba, about 0.5 s)
+_kernels = None  # contactmodes.modes.response_kernels once imported (it imports numba, about 0.5 s)
 
 
 def _compiled_kernels(kernel: str):
-    """``contactmodes.modes._response_kernels`` when ``kernel`` resolves to the compiled one
+    """``contactmodes.modes.response_kernels`` when ``kernel`` resolves to the compiled one
     (``polytopes.batchlp_kernel.kernel_choice``), else ``None``: numba is imported only by the
     calls that use it (an analysis of a few modes never does). Raises ``ValueError`` for an
     unknown ``kernel``."""
@@ -405,9 +405,9 @@ def _compiled_kernels(kernel: str):
     if kernel == "numpy":
         return None
     if _kernels is None:
-        from contactmodes.modes import _response_kernels
+        from contactmodes.modes import response_kernels
 
-        _kernels = _response_kernels
+        _kernels = response_kernels
     return _kernels if _kernels.batchlp_kernel.kernel_choice(kernel) == "compiled" else None
 
 
@@ -454,7 +454,7 @@ def batched_responses(A, B, b, rows, pivot_rows, pivot_cols, pivot_rank, pivot_i
         pivot basis). A unit vector asks whether one component is unique (the RHex pitch
         acceleration); zero makes every mode unique.
     kernel : str, optional
-        ``"numpy"`` (the reference), ``"compiled"`` (``contactmodes.modes._response_kernels``,
+        ``"numpy"`` (the reference), ``"compiled"`` (``contactmodes.modes.response_kernels``,
         the same computation compiled by numba) or ``"auto"`` (default: compiled when numba, the
         optional ``compiled`` extra, is installed; the NumPy path otherwise).
     modes : Sequence[str], optional

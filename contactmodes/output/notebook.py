@@ -1,7 +1,8 @@
 """How results look in Jupyter: compact HTML tables (and a picture where it helps).
 
 ``_repr_html_`` of ``AnalysisResult``, ``ModeAnalysis`` and ``SweepResult`` call the functions
-here; ``polytopes.Polytope`` has its own (the ``polytopes`` package knows nothing of this one).
+here through ``contactmodes.views`` (``contactmodes.output`` registers them; the earlier stages
+never import this one); ``polytopes.Polytope`` has its own (the ``polytopes`` package knows nothing of this one).
 Each is a ``<table>`` of what the object holds, numbers to four significant digits, ``−∞``/``∞``
 where a set is unbounded:
 

@@ -337,11 +337,11 @@ def draw_robot(pic: RobotPicture, title: str | None = None):
 def draw_robot_file(path: str, title: str | None = None):
     """``draw_robot`` of a system file at its state (also when the loader rejects a contact's
     gap: the contact is drawn in red). Raises ``SystemFileError`` on any other problem."""
-    from contactmodes.system_file.loader import _parse, _read_document, parse_geometry
+    from contactmodes.system_file.loader import parse_contents, read_document, parse_geometry
     from pathlib import Path
 
-    data = _read_document(Path(path))
-    parsed = _parse(data, str(path))
+    data = read_document(Path(path))
+    parsed = parse_contents(data, str(path))
     geometry = parse_geometry(data, str(path))
     pic = robot_picture(parsed.mechanism, parsed.q, parsed.qdot, geometry.contacts, name=parsed.name)
     if title is None:

@@ -6,7 +6,7 @@ kinematic LPs' rows and decisions, the bound and point-test LPs' rows and the sc
 state, written as loops over the modes of a batch and compiled by numba (``nopython``), because
 for the handful of modes of a control step the NumPy per-call overhead outweighs the arithmetic.
 The responses (24)–(31) are not computed here: ``contactmodes.modes.response.batched_responses``
-owns them (its compiled form is ``contactmodes.modes._response_kernels``), and
+owns them (its compiled form is ``contactmodes.modes.response_kernels``), and
 ``compile_kernel`` compiles that kernel too.
 
 Nothing is decided here that the NumPy paths do not decide. The NumPy paths stay the reference
@@ -28,7 +28,7 @@ import numpy as np
 from polytopes import batchlp_kernel
 
 from contactmodes import tolerances
-from contactmodes.modes import _response_kernels
+from contactmodes.modes import response_kernels
 
 AVAILABLE = batchlp_kernel.AVAILABLE
 __all__ = ["AVAILABLE", "CACHE_DIR", "compile_kernel", "domain_lp_kernel", "domains_kernel", "kinematic_decide_kernel",
@@ -243,7 +243,7 @@ def kinematic_decide_kernel(status, x, fun, margin, band_rtol, out, decided):  #
 
 @_jit
 def prefix_certify_kernel(G, h, basis, cost, lo, hi, n_art, zbound, margin, out):  # pragma: no cover - compiled
-    """The prune certificates of ``contactmodes.realtime.prefix.PrefixPruning._certified`` (the same
+    """The prune certificates of ``contactmodes.realtime.prefix.PrefixPruning.certified`` (the same
     rule, one LP at a time): ``G`` (K, m, n), ``h`` (K, m) the rows ``G z <= h``, ``basis`` (K, n)
     the final bases (rows ``< m``, then the upper and the lower bounds), ``cost`` (n,), ``lo``,
     ``hi`` (n,) the bounds, ``n_art`` the leading variables whose bounds are artificial (their
@@ -365,7 +365,7 @@ def point_test_kernel(A, b, valid, task, C, d, cvalid, wfree, feasible, others, 
                       state, tol_out, G_out, h_out, lo_out, hi_out, art_out):  # pragma: no cover - compiled
     """Whether ``tau`` (n_τ,) lies in ``T_c`` (untasked) of each mode ``others`` (K,) up to
     ``point_tol`` — the row checks of the max-thrust controller's point test
-    (``controllers.rhex.max_thrust._inside``, its NumPy reference), one mode at a time. Domain
+    (``controllers.generic.search._inside``, its NumPy reference), one mode at a time. Domain
     rows (``A`` (B, p, n_τ + s), ``b``, ``valid``, ``task`` (B, p)) are divided by their norms;
     the tolerance ``tol_out`` (K,) is ``point_tol · max(1, ‖τ‖∞, max|b_normalized|)``. Writes
     ``state`` (K,): 0 outside, 1 inside (decided by the rows), 2 not decided by the rows because
@@ -447,14 +447,14 @@ def point_test_kernel(A, b, valid, task, C, d, cvalid, wfree, feasible, others, 
 
 def compile_kernel() -> float:
     """Compile the kernels now (once per process) on a two-mode example, the responses' kernel
-    (``contactmodes.modes._response_kernels``) included; returns the seconds spent (0 when already
+    (``contactmodes.modes.response_kernels``) included; returns the seconds spent (0 when already
     compiled or numba is missing)."""
     global _compiled
     if not AVAILABLE or _compiled is not None:
         return 0.0
     t0 = time.perf_counter()
-    _response_kernels.compile_kernel()
-    w = _response_kernels.warm_up()
+    response_kernels.compile_kernel()
+    w = response_kernels.warm_up()
     m, n, nt, B, s = w.m, w.n, w.nt, w.B, w.s
     args = w.out
     domains_kernel(np.hstack([w.Abank, w.Bbank]), w.bbank, w.rowp, n, args[0], args[1], args[2],

@@ -174,7 +174,7 @@ def kinematic_test(layout: "Layout", banks: "Banks", counters: "StepCounters | N
     candidates' LPs are solved, with the same rows and decisions, each warm-started from its
     own last basis; of those the batch leaves undecided, the ones whose final basis certifies
     the slack at most the margin in that box (the prefixes' certificate,
-    ``PrefixPruning._certified``) or which the first unit-box solve decides infeasible
+    ``PrefixPruning.certified``) or which the first unit-box solve decides infeasible
     (``unit_box``, stage (1), the decision ``KinematicTest.resolve`` takes for them) are
     dropped at once, so they are not carried as pending modes. The known feasible candidates
     are the same; the pending ones are fewer (those left out are infeasible; prefix module doc
@@ -229,8 +229,7 @@ def kinematic_test(layout: "Layout", banks: "Banks", counters: "StepCounters | N
     cand: np.ndarray | None = None
     pruning: PrefixPruning | None = None
     if exclude is not None or subset is not None or prune:
-        pruning = layout._prefix if layout._prefix is not None else PrefixPruning(layout)
-        layout._prefix = pruning
+        pruning = layout.prefix_pruning
     if pruning is not None and (exclude is not None or (prune and subset is None)):
         margin = tolerances.STRICT_MARGIN * max(1.0, float(np.abs(J).max(initial=0.0)),
                                                 float(np.abs(c).max(initial=0.0)))
@@ -257,7 +256,7 @@ def kinematic_test(layout: "Layout", banks: "Banks", counters: "StepCounters | N
                                                 float(np.abs(c).max(initial=0.0)))
         # E q̈ <= e, −E q̈ <= −e (E = J rows, e = −J̇q̇), and −sign·J q̈ + s <= sign·J̇q̇ for the strict
         # rows sign·ẍ >= 0 (sign = +1: rows 0..2k−1 of the signed bank, −1: 2k..4k−1); last: padding
-        bank, rb = layout._kin_bank, layout._kin_rhs  # the s column and the padding row are constant
+        bank, rb = layout.kin_bank, layout.kin_rhs  # the s column and the padding row are constant
         bank[0:2 * k, :n_q] = J
         bank[2 * k:4 * k, :n_q] = -J
         bank[4 * k:6 * k, :n_q] = bank[2 * k:4 * k, :n_q]
@@ -291,7 +290,7 @@ def kinematic_test(layout: "Layout", banks: "Banks", counters: "StepCounters | N
         at = slot[pend]
         opt = res.status[at] == lp.OPTIMAL
         if opt.any():
-            known[pend[opt]] = pruning._certified(rows[at[opt]], rhs[at[opt]], res.basis[at[opt]],
+            known[pend[opt]] = pruning.certified(rows[at[opt]], rhs[at[opt]], res.basis[at[opt]],
                                                   float(margin), kern)
         unit_box(layout, pend[~known[pend]], rows, rhs, float(margin), known, feasible, kern, slot, drop_only=True)
         if counters is not None:

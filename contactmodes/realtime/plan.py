@@ -391,6 +391,11 @@ class Layout:
         ``(N, pe)`` signed Jacobian rows of the kinematic test's equalities (−1: padding).
     kin_geq : numpy.ndarray
         ``(N, pg)`` likewise for its inequalities.
+    kin_bank, kin_rhs : numpy.ndarray
+        ``(8k + 1, n_q + 1)`` and ``(8k + 1,)``: the per-step bank of the kinematic LPs' rows
+        ``J | 0, −J | 0, −J | 1, J | 1`` and the padding row, and their right-hand sides (filled
+        at each step by ``contactmodes.realtime.kinematic``; the ``s`` column and the padding
+        row are constant).
     basis : dict
         Warm starts kept from the previous evaluation.
     """
@@ -438,7 +443,7 @@ class Layout:
         self.geq_task = st.geq_task[self.geq_rows]
         self.geq_valid = self.geq_rows != st.geq_null
         self.basis: dict[str, np.ndarray] = {}
-        # kinematic LP over (q̈, s): row indices into the per-step bank of ``_kin_bank``
+        # kinematic LP over (q̈, s): row indices into the per-step bank of ``kin_bank``
         N, n_q = len(modes), st.n_q
         ke = np.where(self.kin_eq >= 0, self.kin_eq, -1)
         kg = np.where(self.kin_geq >= 0, self.kin_geq, -1)
@@ -457,9 +462,9 @@ class Layout:
         self.kin_art[:, -1] = False
         # the per-step bank of the kinematic LPs' rows (filled by ``kinematic``): J | 0, −J | 0,
         # −J | 1, J | 1 (2k rows each) and the padding row
-        self._kin_bank = np.zeros((8 * k + 1, nv))
-        self._kin_bank[4 * k:8 * k, -1] = 1.0
-        self._kin_rhs = np.zeros(8 * k + 1)
+        self.kin_bank = np.zeros((8 * k + 1, nv))
+        self.kin_bank[4 * k:8 * k, -1] = 1.0
+        self.kin_rhs = np.zeros(8 * k + 1)
         # pivot choices of (24), mirrored from the structure's cache (module doc)
         m = self.eq_rows.shape[1]
         self.piv_rows = np.zeros((N, m), dtype=int)
@@ -529,6 +534,15 @@ class Layout:
             Its ``decided`` candidates are final; ``KinematicTest.resolve`` decides the others.
         """
         return kinematic_test(self, banks, counters, kernel, prune, exclude, subset)
+
+    @property
+    def prefix_pruning(self) -> PrefixPruning:
+        """The layout's ``contactmodes.realtime.prefix.PrefixPruning`` (built on first use by the
+        kinematic test, ``contactmodes.realtime.kinematic``; it keeps its pruned prefixes' rows
+        from step to step)."""
+        if self._prefix is None:
+            self._prefix = PrefixPruning(self)
+        return self._prefix
 
     @property
     def screen(self) -> TorqueScreen:

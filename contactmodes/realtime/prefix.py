@@ -25,7 +25,7 @@ leaves' band) below the margin proposes the prune (a prefix left within the band
 in the unit box, still artificial, as ``contactmodes.modes.enumeration._Search.decide`` does),
 and the prune is taken only when the final basis's own multipliers, recomputed without the LP
 tolerances, bound the slack by the margin over the whole box ``|q̈'| <= KINEMATIC_BOUND``
-(``PrefixPruning._certified``: weak duality with the residual kept; the tolerances of the
+(``PrefixPruning.certified``: weak duality with the residual kept; the tolerances of the
 verification are relative to the multipliers' size, which an ill-conditioned basis makes larger
 than the margin). An infeasibility (Farkas) certificate prunes nothing: near rest, equalities
 dependent up to rounding (a chain wedged by six contacts) with ``J̇q̇`` at rounding level get
@@ -190,7 +190,7 @@ class PrefixPruning:
             n_lps += todo.size
         sel = pruned.nonzero()[0]
         if sel.size:
-            pruned[sel] = self._certified(G[sel], h[sel], res.basis[sel], margin, kernel)
+            pruned[sel] = self.certified(G[sel], h[sel], res.basis[sel], margin, kernel)
             if record is not None:
                 record.append((rows[pruned], res.basis[pruned].copy()))
         if counters is not None:
@@ -200,12 +200,12 @@ class PrefixPruning:
     def _recertified(self, record: list, F: np.ndarray, f: np.ndarray, margin: float, kernel: str) -> bool:
         """Whether every prefix ``record`` holds (per level ``(rows, bases)``: the bank rows and
         final bases of the prefixes pruned at an earlier state) is pruned at this state by its old
-        basis alone (``_certified`` on this state's rows: a certificate, whatever basis it comes
+        basis alone (``certified`` on this state's rows: a certificate, whatever basis it comes
         from)."""
         if not record:
             return True
         rows, bases = record[0] if len(record) == 1 else self._padded(record)
-        return bool(self._certified(F[rows], f[rows], bases, margin, kernel).all())
+        return bool(self.certified(F[rows], f[rows], bases, margin, kernel).all())
 
     def _padded(self, record: list) -> tuple[np.ndarray, np.ndarray]:
         """``record``'s levels as one batch ``(rows, bases)``: the shorter levels' rows padded with
@@ -223,11 +223,30 @@ class PrefixPruning:
             at += K
         return out_rows, out_bases
 
-    def _certified(self, G: np.ndarray, h: np.ndarray, basis: np.ndarray, margin: float,
-                   kernel: str = "auto") -> np.ndarray:
-        """``(K,)`` bool: whether the final bases ``basis`` (K, n_q + 1) of the slack LPs with rows
-        ``G (q̈, s) <= h`` ((K, m, n_q + 1), (K, m)) prove the strict slack at most ``margin`` for
-        every ``|q̈'| <= KINEMATIC_BOUND`` (``certified_slack`` with these LPs' cost and bounds)."""
+    def certified(self, G: np.ndarray, h: np.ndarray, basis: np.ndarray, margin: float,
+                  kernel: str = "auto") -> np.ndarray:
+        """Whether the final bases of the slack LPs with rows ``G (q̈, s) <= h`` prove the strict
+        slack at most ``margin`` for every ``|q̈'| <= KINEMATIC_BOUND`` (``certified_slack`` with
+        these LPs' cost and bounds; also ``contactmodes.realtime.kinematic``'s pending modes).
+
+        Parameters
+        ----------
+        G : numpy.ndarray
+            ``(K, m, n_q + 1)`` the LPs' rows (scaled).
+        h : numpy.ndarray
+            ``(K, m)`` their right-hand sides.
+        basis : numpy.ndarray
+            ``(K, n_q + 1)`` the LPs' final bases.
+        margin : float
+            The strict-slack margin (nondimensional).
+        kernel : str, optional
+            ``"auto"``, ``"numpy"`` or ``"compiled"`` (``polytopes.batchlp_kernel.kernel_choice``).
+
+        Returns
+        -------
+        numpy.ndarray
+            ``(K,)`` bool: the certificate holds.
+        """
         return certified_slack(G, h, basis, self._cost, self._lo, self._hi, margin, kernel)
 
     def candidates(self, J: np.ndarray, c: np.ndarray, margin: float, kernel: str = "auto",
@@ -287,7 +306,7 @@ def certified_slack(G: np.ndarray, h: np.ndarray, basis: np.ndarray, cost: np.nd
     ``G (z, s) <= h`` ((K, m, n + 1), (K, m)), cost ``cost`` and bounds ``lo``, ``hi`` (``(n + 1,)``
     each; those of ``z`` artificial) prove the slack at most ``margin`` for every ``|z| <=
     KINEMATIC_BOUND`` — by the LP's own numbers, without its tolerances. ``z = q̈'`` for the
-    prefixes' strict-slack LPs (``PrefixPruning._certified``), ``z = (q̈', f')`` for the screen's
+    prefixes' strict-slack LPs (``PrefixPruning.certified``), ``z = (q̈', f')`` for the screen's
     groups (``contactmodes.realtime.torque_screen``, ``margin < 0``).
 
     The verified answers of ``_decide`` are accepted by the relative rules of

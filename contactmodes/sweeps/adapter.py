@@ -4,7 +4,7 @@ Everything a grid point of ``contactmodes sweep analyze`` needs from the toolkit
 functions below, so that a change of the pipeline's public API (e.g. a per-system analysis
 session object) is absorbed here:
 
-* ``load_document`` — ``contactmodes.system_file.loader.load_system`` / ``parse_system``
+* ``load_document`` — ``contactmodes.system_file.loader.load_system_file`` / ``parse_system``
   (the base file, validated; its parsed TOML table);
 * ``build_system`` — ``parse_system`` of a point's table;
 * ``check_modes`` — ``contactmodes.modes.enumeration.validate_mode``;
@@ -40,12 +40,12 @@ def load_document(system: str | Path | Mapping[str, Any]) -> tuple[dict, str]:
     table. Raises ``SystemFileError`` (or
     ``ApproachingContactError``) when the base itself is invalid.
     """
-    from contactmodes.system_file.loader import load_system, parse_system
+    from contactmodes.system_file.loader import load_system_file, parse_system
 
     if isinstance(system, Mapping):
         loaded = parse_system(system, mu_intervals=True)
         return copy.deepcopy(dict(system)), loaded.name
-    loaded = load_system(system, mu_intervals=True)  # mu = [lo, hi]: docs/friction-intervals.md
+    loaded = load_system_file(system, mu_intervals=True)  # mu = [lo, hi]: docs/friction-intervals.md
     return copy.deepcopy(dict(loaded.raw)), str(system)
 
 

@@ -263,7 +263,7 @@ def _box(value, n: int):
     if value is None:
         return None
     if isinstance(value, str):
-        from contactmodes.cli import UserError, parse_box
+        from contactmodes._command_line import UserError, parse_box
 
         try:
             return parse_box(value, n, "--inconsistency-box")

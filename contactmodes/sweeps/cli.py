@@ -38,9 +38,8 @@ import sys
 
 from polytopes import PolytopeError
 
-from contactmodes.cli import UserError
+from contactmodes._command_line import UserError, check_writable, write_all_atomic
 from contactmodes.errors import ContactModelError
-from contactmodes.cli._common import check_writable, write_all_atomic
 
 __all__ = ["add_parser", "run", "INTERNAL_ERROR"]
 

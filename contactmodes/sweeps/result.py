@@ -24,6 +24,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from contactmodes import views
 from contactmodes.sweeps.grid import Grid, SweepError
 from contactmodes.sweeps.kinds import Prepared
 
@@ -80,10 +81,9 @@ class SweepResult:
                 f"failed={self.n_failed})")
 
     def _repr_html_(self) -> str:
-        """Jupyter's view: the header and the table's first rows (``contactmodes.output.notebook.sweep_html``)."""
-        from contactmodes.output.notebook import sweep_html
-
-        return sweep_html(self)
+        """Jupyter's view: the header and the table's first rows (``contactmodes.output.notebook.sweep_html``,
+        reached through ``contactmodes.views``)."""
+        return views.render("sweep", "html", self)
 
     @property
     def n_failed(self) -> int:

@@ -3,7 +3,7 @@
 A system file describes a ``PlanarMechanism`` (links, point masses,
 contacts on straight environment lines, actuators), the state ``(q, q̇)`` at which it is analysed,
 optional physical/task constraints (flipping paper, eqs. 11–18; bracing paper) and an optional
-desired contact mode. ``load_system`` reads a file, ``parse_system`` the already parsed
+desired contact mode. ``load_system_file`` reads a file, ``parse_system`` the already parsed
 table; both return a ``LoadedSystem`` holding the evaluated
 ``ContactSystem``.
 
@@ -57,10 +57,13 @@ __all__ = [
     "LoadedSystem",
     "PRESETS",
     "SCHEMA",
+    "SystemFileContents",
     "SystemGeometry",
-    "load_system",
+    "load_system_file",
+    "parse_contents",
     "parse_geometry",
     "parse_system",
+    "read_document",
     "system_geometry",
 ]
 
@@ -102,7 +105,7 @@ _FLOATING_LINEAR = ("x", "y")
 class LoadedSystem:
     """A system file, loaded and evaluated at its state: the mechanism, the state and the model.
 
-    Returned by ``load_system`` and ``parse_system``; not meant to be built by hand. The arrays
+    Returned by ``load_system_file`` and ``parse_system``; not meant to be built by hand. The arrays
     are in the file's units (SI: m, rad, kg, s).
 
     Attributes
@@ -139,7 +142,7 @@ class LoadedSystem:
 
     See Also
     --------
-    load_system : Read and validate a system file.
+    load_system_file : Read and validate a system file.
     contactmodes.load_system : The same, returning only the ``ContactSystem``.
 
     References
@@ -150,8 +153,8 @@ class LoadedSystem:
 
     Examples
     --------
-    >>> from contactmodes.system_file.loader import load_system
-    >>> loaded = load_system("examples/two_link_brace.toml")
+    >>> from contactmodes.system_file.loader import load_system_file
+    >>> loaded = load_system_file("examples/two_link_brace.toml")
     >>> loaded.name, loaded.desired_mode, loaded.mechanism.coordinates
     ('two_link_brace', 'FFF', ('x', 'y', 'theta', 'theta1'))
     >>> [round(float(v), 4) for v in loaded.q]        # m, m, rad, rad
@@ -331,11 +334,14 @@ def _builder(path: str, fn: Callable, *args, **kwargs):
 # public API
 
 
-def load_system(path: str | Path, mu_intervals: bool = False, lifted_contacts: bool = False) -> LoadedSystem:
+def load_system_file(path: str | Path, mu_intervals: bool = False, lifted_contacts: bool = False) -> LoadedSystem:
     """Read and validate a system file and evaluate its model at the file's state.
 
     The file is TOML (schema ``contactmodes.system/1``, ``docs/system-file.md``); a ``.json``
-    file with the same schema is read as well.
+    file with the same schema is read as well. The toolkit's one reader of a system file: it
+    returns everything the file says (mechanism, state, model, ``[control]``, friction
+    intervals), which controllers and commands need; the front door's ``contactmodes.load_system``
+    is ``load_system_file(path).system``, the model alone.
 
     Parameters
     ----------
@@ -375,23 +381,42 @@ def load_system(path: str | Path, mu_intervals: bool = False, lifted_contacts: b
 
     Examples
     --------
-    >>> from contactmodes.system_file.loader import load_system
-    >>> loaded = load_system("examples/five_link_climb.toml")
+    >>> from contactmodes.system_file.loader import load_system_file
+    >>> loaded = load_system_file("examples/five_link_climb.toml")
     >>> loaded.system.n_q, loaded.system.n_tau, loaded.system.k
     (4, 1, 3)
     >>> loaded.system.disturbance.coordinates
     ('x', 'y', 'theta', 'theta1')
-    >>> load_system("examples/no_such_file.toml")
+    >>> load_system_file("examples/no_such_file.toml")
     Traceback (most recent call last):
     ...
     contactmodes.errors.SystemFileError: examples/no_such_file.toml: no such file
     """
     p = Path(path)
-    return parse_system(_read_document(p), source=str(p), mu_intervals=mu_intervals, lifted_contacts=lifted_contacts)
+    return parse_system(read_document(p), source=str(p), mu_intervals=mu_intervals, lifted_contacts=lifted_contacts)
 
 
-def _read_document(p: Path) -> dict:
-    """The parsed TOML (or JSON) table of the system file ``p``; ``SystemFileError`` otherwise."""
+def read_document(p: Path) -> dict:
+    """The parsed TOML (or JSON) table of the system file ``p``, not yet validated (``parse_system``
+    validates it; ``contactmodes check`` and ``contactmodes.output.robot`` read a file the loader
+    may refuse).
+
+    Parameters
+    ----------
+    p : Path
+        The system file: JSON when its suffix is ``.json`` (any case), TOML otherwise.
+
+    Returns
+    -------
+    dict
+        The document's top-level table.
+
+    Raises
+    ------
+    SystemFileError
+        The file is missing, a directory or unreadable, not UTF-8, not valid TOML/JSON, or its
+        document is not a table (the message starts with the path).
+    """
     try:
         blob = p.read_bytes()
     except FileNotFoundError:
@@ -447,7 +472,7 @@ def parse_system(data: Mapping[str, Any], source: str = "<dict>", mu_intervals: 
         On any schema violation; the message starts with the key path
         (``"contacts[2].mu: must be >= 0, got -0.3"``).
     """
-    parsed = _parse(data, source)
+    parsed = parse_contents(data, source)
     friction = _friction_box(parsed, mu_intervals)
     gaps = _builder("state.q", parsed.mechanism.contact_gaps, parsed.q)
     tol = _gap_tolerance(parsed)
@@ -472,7 +497,7 @@ def parse_system(data: Mapping[str, Any], source: str = "<dict>", mu_intervals: 
     )
 
 
-def _friction_box(parsed: "_Parsed", accept: bool):
+def _friction_box(parsed: "SystemFileContents", accept: bool):
     """The file's ``FrictionBox`` when a contact gives ``mu`` as an interval (else ``None``);
     refuses an interval of positive width unless ``accept`` (``parse_system``)."""
     from contactmodes.model.friction import FrictionBox
@@ -489,7 +514,7 @@ def _friction_box(parsed: "_Parsed", accept: bool):
                        tuple(parsed.contact_names))
 
 
-def _gap_tolerance(parsed: "_Parsed") -> float:
+def _gap_tolerance(parsed: "SystemFileContents") -> float:
     """Largest accepted gap: ``GAP_RTOL`` times the mechanism's characteristic length (the file's
     length unit)."""
     return GAP_RTOL * _builder("state", parsed.mechanism.characteristic_scales, parsed.q, parsed.qdot).length
@@ -505,8 +530,32 @@ def _gap_problem(contact: str, gap: float, tol: float) -> str | None:
 
 
 @dataclass(frozen=True)
-class _Parsed:
-    """Everything a system file says, validated, before the contacts are checked to touch."""
+class SystemFileContents:
+    """Everything a system file says, validated, before the contacts are checked to touch
+    (``parse_contents``; ``parse_system`` goes on to check the gaps and build the ``ContactSystem``).
+    The arrays are in the file's units.
+
+    Attributes
+    ----------
+    name, description : str
+        The file's ``name`` (default: the file's stem) and ``description``.
+    mechanism : PlanarMechanism
+        The mechanism of the file's links, joints, contacts and actuators (or its URDF).
+    q, qdot : numpy.ndarray
+        The state ``(q, q̇)``, each ``(n_q,)`` in ``mechanism.coordinates`` order.
+    constraints : tuple[LinearConstraint, ...]
+        The file's constraints, in file order.
+    desired_mode : str or None
+        The file's ``desired_mode``.
+    disturbance : Disturbance or None
+        The file's ``[disturbance]``.
+    contact_names, contact_links : list[str]
+        Per contact, its name and the link it is on.
+    control : ControlSpec or None
+        The file's ``[control]`` table (``LoadedSystem.control``).
+    mu_intervals : tuple[tuple[float, float, bool], ...]
+        Per contact ``(lo, hi, given_as_interval)`` (``lo = hi`` for a number).
+    """
 
     name: str
     description: str
@@ -520,11 +569,30 @@ class _Parsed:
     contact_links: list[str]
     control: Any = None
     mu_intervals: tuple[tuple[float, float, bool], ...] = ()
-    """Per contact ``(lo, hi, given_as_interval)`` (``lo = hi`` for a number)."""
 
 
-def _parse(data: Mapping[str, Any], source: str) -> _Parsed:
-    """Validate a parsed system file and build its mechanism (no gap check); see ``parse_system``."""
+def parse_contents(data: Mapping[str, Any], source: str) -> SystemFileContents:
+    """Validate a parsed system file and build its mechanism, without checking that the contacts
+    touch their surfaces (``parse_system`` does, then builds the model): for readers of a file the
+    loader may refuse for a gap (``contactmodes check --snap``, ``contactmodes.output.robot``).
+
+    Parameters
+    ----------
+    data : Mapping[str, Any]
+        The parsed document (``read_document``); schema in ``docs/system-file.md``.
+    source : str
+        A label for the messages; when it names a file, its stem is the default ``name``.
+
+    Returns
+    -------
+    SystemFileContents
+        Everything the file says, validated.
+
+    Raises
+    ------
+    SystemFileError
+        On any schema violation other than a gap; the message starts with the key path.
+    """
     top = _table(data, "")
     urdf = isinstance(top.get("mechanism"), Mapping) and "urdf" in top["mechanism"]
     _keys(top, "", _TOP_KEYS, required=("state",) if urdf else ("links", "state"))
@@ -710,7 +778,7 @@ def _parse(data: Mapping[str, Any], source: str) -> _Parsed:
         except ContactModelError as exc:
             raise SystemFileError(str(exc)) from None
 
-    return _Parsed(name=name, description=description, mechanism=mech, q=q, qdot=qdot,
+    return SystemFileContents(name=name, description=description, mechanism=mech, q=q, qdot=qdot,
                    constraints=tuple(constraints), desired_mode=desired_mode, disturbance=disturbance,
                    contact_names=contact_names, contact_links=contact_links, control=control,
                    mu_intervals=tuple(mu_intervals))
@@ -797,7 +865,7 @@ class SystemGeometry:
 
     @property
     def accepted(self) -> bool:
-        """Whether ``load_system`` accepts every contact (no gap problem)."""
+        """Whether ``load_system_file`` accepts every contact (no gap problem)."""
         return all(c.problem is None for c in self.contacts)
 
 
@@ -808,17 +876,17 @@ def system_geometry(path: str | Path) -> SystemGeometry:
     Raises
     ------
     SystemFileError
-        Any problem with the file other than a gap (as ``load_system``).
+        Any problem with the file other than a gap (as ``load_system_file``).
     """
     p = Path(path)
-    return parse_geometry(_read_document(p), source=str(p))
+    return parse_geometry(read_document(p), source=str(p))
 
 
 def parse_geometry(data: Mapping[str, Any], source: str = "<dict>") -> SystemGeometry:
     """``system_geometry`` for an already parsed table (see ``parse_system``)."""
     from contactmodes.modes.enumeration import zero_threshold
 
-    parsed = _parse(data, source)
+    parsed = parse_contents(data, source)
     mech = parsed.mechanism
     dyn = _builder("state", mech.dynamics, parsed.q, parsed.qdot)
     eps = zero_threshold(_builder("state", mech.contact_system, parsed.q, parsed.qdot))

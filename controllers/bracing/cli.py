@@ -50,7 +50,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace) -> str | CommandOutput:
     """Compute the sets and the torque; returns the text to print (table or JSON), wrapped in a
     ``CommandOutput`` with status 1 when there is no bracing torque."""
-    from contactmodes.system_file.loader import load_system
+    from contactmodes.system_file.loader import load_system_file
     from contactmodes.tolerances import MAGNITUDE_MAX
 
     from .controller import DEFAULT_TORQUE_BOUND, BracingController
@@ -58,7 +58,7 @@ def run(args: argparse.Namespace) -> str | CommandOutput:
     if args.torque_bound is not None and not 0 < args.torque_bound <= MAGNITUDE_MAX:  # NaN fails too
         raise UserError(f"--torque-bound: must be > 0 and <= {MAGNITUDE_MAX:g} N·m "
                         f"(contactmodes.tolerances.MAGNITUDE_MAX), got {args.torque_bound:g}")
-    loaded = load_system(args.file, mu_intervals=True)  # mu = [lo, hi]: docs/friction-intervals.md
+    loaded = load_system_file(args.file, mu_intervals=True)  # mu = [lo, hi]: docs/friction-intervals.md
     system = loaded.system
     if system.disturbance is None:
         raise UserError(f"{args.file}: no [disturbance] table; brace needs a disturbance set")

@@ -266,9 +266,9 @@ class BracingController:
     The two-link brace of the five-link climber (bracing paper, set-up 3) under the free
     section's disturbance box; desired mode ``FFF`` (all three contacts fixed):
 
-    >>> from contactmodes.system_file.loader import load_system
+    >>> from contactmodes.system_file.loader import load_system_file
     >>> from controllers.bracing.controller import BracingController
-    >>> climber = load_system("examples/five_link_climb.toml")
+    >>> climber = load_system_file("examples/five_link_climb.toml")
     >>> result = BracingController().solve(climber.system, climber.desired_mode)
     >>> result.success, result.status, len(result.pieces)
     (True, 'optimal', 1)
@@ -319,8 +319,8 @@ class BracingController:
 
         Examples
         --------
-        >>> from contactmodes.system_file.loader import load_system
-        >>> climber = load_system("examples/five_link_climb.toml")
+        >>> from contactmodes.system_file.loader import load_system_file
+        >>> climber = load_system_file("examples/five_link_climb.toml")
         >>> result = BracingController("least_effort", margin=0.05).solve(climber.system, "FFF")
         >>> round(float(result.torque[0]), 3), round(result.margin, 3)     # N·m
         (-0.662, 0.05)

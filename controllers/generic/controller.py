@@ -220,7 +220,7 @@ class UnambiguousOptimalController(OptimalControllerBase):
     Parameters
     ----------
     system : LoadedSystem or str or Path
-        A system file's path or its ``LoadedSystem`` (``contactmodes.system_file.loader.load_system``:
+        A system file's path or its ``LoadedSystem`` (``contactmodes.system_file.loader.load_system_file``:
         the mechanism and its ``ContactSystem``; ``contactmodes.load_system`` gives the
         ``ContactSystem`` alone, without the mechanism the controller evaluates at each state). Its constraint rows (e.g. a task ``f_n >= ...``) apply at every state;
         task equalities and disturbances are not supported.
@@ -282,13 +282,13 @@ class UnambiguousOptimalController(OptimalControllerBase):
                  normal_velocity_tol: float | None = None, gap_tol: float | None = None,
                  pseudo_impulse: float = 0.0, touching_velocity_tol: float | None = None, screen: bool = True) -> None:
         if isinstance(system, (str, Path)):
-            from contactmodes.system_file.loader import load_system
+            from contactmodes.system_file.loader import load_system_file
 
-            system = load_system(system)
+            system = load_system_file(system)
         mech, template = getattr(system, "mechanism", None), getattr(system, "system", None)
         if mech is None or template is None:
             raise ContactModelError("system: expected a system file's path or its LoadedSystem "
-                                    "(contactmodes.system_file.loader.load_system), which carries the mechanism")
+                                    "(contactmodes.system_file.loader.load_system_file), which carries the mechanism")
         if template.disturbance is not None:
             raise ContactModelError("disturbance: not supported by the real-time controller")
         self.mechanism, self.template = mech, template

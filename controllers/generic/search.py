@@ -106,7 +106,7 @@ from controllers.generic.exact import NUDGE, slow_optimum
 from controllers.generic.objective_plan import ObjectivePlan, plan_objective, session_objective
 
 __all__ = ["Engine", "ObjectivePlan", "OptimalResult", "optimize", "plan_objective", "session_objective", "NUDGE", "POINT_TOL",
-           "TIE_TOL", "SLACK_CAP", "STATUSES"]
+           "TIE_TOL", "SLACK_CAP", "STATUSES", "SearchCounters"]
 
 POINT_TOL = 1e-6
 """Fast-path point test: ``τ°`` counts as inside ``T_c'`` when the normalized rows of ``D_c'`` can
@@ -217,13 +217,15 @@ def _accepted(names: list, accept):
 
 
 @dataclasses.dataclass(slots=True)
-class _Counters(StepCounters):
+class SearchCounters(StepCounters):
     """The work counts of one ``optimize`` call: the plan's
     (``StepCounters``: the kinematic test's LPs and their second
     solves and exact LPs, the responses and their SVDs) with the bound and point-test LPs added to
     ``lps`` and ``fallback_lps``, and ``projections`` the polytope projections of the slow path
     (``_slow``). They become ``OptimalResult``'s ``n_projections``, ``lp_fallbacks``
-    (``fallback_lps``), ``svd_fallbacks`` (``svd_responses``) and ``fallbacks``."""
+    (``fallback_lps``), ``svd_fallbacks`` (``svd_responses``) and ``fallbacks``. Public: the
+    counters a caller passes to the slow path (``controllers.generic.exact.slow_optimum``,
+    ``controllers.rhex.max_thrust``)."""
 
     projections: int = 0
 
@@ -259,14 +261,14 @@ class _Modes:
     index ``names``, ``index`` and the arrays below.
 
     ``warm`` the layout's bound-LP warm starts (``_WarmStarts``, kept across steps by the
-    ``Engine``); ``counters`` the step's work counts (``_Counters``), added to by every
+    ``Engine``); ``counters`` the step's work counts (``SearchCounters``), added to by every
     helper of the step that is given this object. ``session`` is the slow path's
     ``AnalysisSession`` (built on first use). ``kin`` a kinematic test of the step already run
     (``Layout.kinematic_test``; default: the whole test, run here) — a screened step's
     (``_screened``) counts only some candidates; ``accepted`` the layout's accepted-mode mask
     (``Engine.accepted``; default: ``accept`` asked per mode)."""
 
-    def __init__(self, layout: Layout, banks, warm: _WarmStarts, counters: _Counters, objective: np.ndarray,
+    def __init__(self, layout: Layout, banks, warm: _WarmStarts, counters: SearchCounters, objective: np.ndarray,
                  lazy: bool = True, accept=None, kin=None, accepted: np.ndarray | None = None) -> None:
         self.layout = layout
         self.objective = objective
@@ -637,7 +639,7 @@ def _search(md: _Modes, step, lo, hi, task: bool, force_slow: bool):
             certified)
 
 
-def _screened(engine: "Engine", step, objective: np.ndarray, lo, hi, accept, lazy: bool, counters: _Counters):
+def _screened(engine: "Engine", step, objective: np.ndarray, lo, hi, accept, lazy: bool, counters: SearchCounters):
     """The search of a step with few accepted modes in a large layout, screened (module doc,
     *Screened steps*): ``(md_c, j, β, τ°, cands, md)`` when the best candidate's ``τ°`` is
     certified in no other mode's ``T_c'`` — ``md_c`` the accepted modes' ``_Modes`` (``j`` the
@@ -670,7 +672,7 @@ def _screened(engine: "Engine", step, objective: np.ndarray, lo, hi, accept, laz
 
 
 def _screen_attempt(engine: "Engine", st: Structure, layout: Layout, step, objective: np.ndarray, lo, hi,
-                    mask: np.ndarray, lazy: bool, counters: _Counters):
+                    mask: np.ndarray, lazy: bool, counters: SearchCounters):
     """``_screened``'s work on a layout it applies to, ``mask`` the accepted modes (same returns).
 
     One kinematic test of the accepted modes — and, when the layout's screen has exclusions from
@@ -771,7 +773,7 @@ class Engine:
             self.structures[step.contacts] = st
         return st
 
-    def modes(self, step, objective: np.ndarray, counters: _Counters | None = None, lazy: bool = True,
+    def modes(self, step, objective: np.ndarray, counters: SearchCounters | None = None, lazy: bool = True,
               accept: Callable[[str], bool] | None = None) -> _Modes:
         """The ``_Modes`` of ``step`` on its layout (built on first use) with that layout's warm
         starts; ``objective`` the plan's vector (``plan_objective``); ``counters`` the step's
@@ -780,7 +782,7 @@ class Engine:
         layout = st.layout(step.pattern)
         accepted = None if accept is None else self.accepted(layout, accept)
         return _Modes(layout, st.banks(step.terms), self.warm_starts(layout),
-                      _Counters() if counters is None else counters, objective, lazy, accept, accepted=accepted)
+                      SearchCounters() if counters is None else counters, objective, lazy, accept, accepted=accepted)
 
 
 def optimize(step, objective, lo, hi, engine: Engine | None = None, *, force_slow: bool = False, lazy: bool = True,
@@ -841,7 +843,7 @@ def optimize(step, objective, lo, hi, engine: Engine | None = None, *, force_slo
     def user(v: float) -> float:
         return v * scale + const if const else v * scale
 
-    counters = _Counters()
+    counters = SearchCounters()
     screened = _screened(engine, step, c, lo_s, hi_s, accept, lazy, counters) if screen and not force_slow else None
     if screened is not None:  # the fast path's answer for the best candidate, certified by the screen
         md_c, j, beta, t0, cands, md = screened

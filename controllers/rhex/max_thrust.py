@@ -180,9 +180,8 @@ from contactmodes.modes.contact_conditions import classify_arrays
 from contactmodes.realtime.plan import Structure, scaled_terms
 from contactmodes.tolerances import AMBIGUITY_ATOL
 from controllers.generic.controller import PATHS, OptimalControllerBase, StepRecord
-from controllers.generic.search import (NUDGE, POINT_TOL, SLACK_CAP, STATUSES, TIE_TOL, Engine, ObjectivePlan,
-                                        OptimalResult, _bound_lps, _Counters, _inside, _Modes, _search,
-                                        optimize, plan_objective)
+from controllers.generic.search import (NUDGE, POINT_TOL, STATUSES, TIE_TOL, Engine, ObjectivePlan, OptimalResult,
+                                        SearchCounters, optimize, plan_objective)
 from controllers.generic.exact import maximize_pieces as _maximize_pieces
 from controllers.generic.exact import slow_optimum as _generic_slow
 from polytopes import Polytope
@@ -211,9 +210,6 @@ __all__ = [
     "POINT_TOL",
     "TIE_TOL",
 ]
-
-# re-exported for the tests of the search's pieces on RHex states
-_REEXPORTED = (_bound_lps, _inside, _maximize_pieces, _Modes, _search, SLACK_CAP)
 
 NORMAL_VELOCITY_TOL = 0.03
 """Default (m/s): normal contact velocities ``<=`` this are treated as 0 (module doc)."""
@@ -424,7 +420,7 @@ class _Engine(Engine):
         return super().modes(step, objective, counters, lazy, accept)
 
 
-def _slow(session: AnalysisSession, mode: str, others: list, lo, hi, counters: _Counters, task: bool = True):
+def _slow(session: AnalysisSession, mode: str, others: list, lo, hi, counters: SearchCounters, task: bool = True):
     """The generic slow path (``controllers.generic.search``) with the pitch objective of the
     session's system: ``(value, tau, nudged, closure)`` in nondimensional units."""
     sys_ = session.system

@@ -241,7 +241,7 @@ def run(args: argparse.Namespace) -> str:
             require("matplotlib", "plot", option)
 
     from contactmodes.progress import Progress
-    from contactmodes.system_file.loader import load_system
+    from contactmodes.system_file.loader import load_system_file
 
     from .document import simulation_document
     from .loop import simulate, substeps
@@ -250,7 +250,7 @@ def run(args: argparse.Namespace) -> str:
     from .registry import file_limits, make_controller
     from .touchdown import touchdown_entries
 
-    loaded = load_system(args.file, lifted_contacts=True)  # a contact in the air touches down on MuJoCo
+    loaded = load_system_file(args.file, lifted_contacts=True)  # a contact in the air touches down on MuJoCo
     disturbance = parse_disturbance(getattr(args, "disturbance", None), tuple(loaded.mechanism.coordinates))
     substeps(args.rate, args.dt)  # before building anything
     _, box = file_limits(loaded)

@@ -39,14 +39,14 @@ RHEX_OMEGA_NOLOAD = 43.1
 
 def loaded_system(name: str):
     """The ``LoadedSystem`` of the run ``name`` (as the benchmark loads it)."""
-    from contactmodes.system_file.loader import load_system
+    from contactmodes.system_file.loader import load_system_file
 
     if name == "snake":
-        return load_system(EXAMPLES / "snake" / "snake_chimney.toml", lifted_contacts=True)
+        return load_system_file(EXAMPLES / "snake" / "snake_chimney.toml", lifted_contacts=True)
     if name == "quadruped":
-        return load_system(EXAMPLES / "quadruped" / "quadruped.toml", lifted_contacts=True)
+        return load_system_file(EXAMPLES / "quadruped" / "quadruped.toml", lifted_contacts=True)
     if name == "rhex":
-        return load_system(EXAMPLES / "rhex_flip_start.toml")
+        return load_system_file(EXAMPLES / "rhex_flip_start.toml")
     raise ValueError(f"unknown run {name!r}")
 
 

@@ -16,7 +16,7 @@ from _support.paths import EXAMPLES
 from contactmodes.analysis.ambiguity import inconsistent, task_rows, unambiguous, untasked_domains
 from contactmodes.progress import Progress
 from contactmodes.errors import ContactModelError
-from contactmodes.system_file.loader import load_system
+from contactmodes.system_file.loader import load_system_file
 from contactmodes.modes.enumeration import enumerate_modes
 from contactmodes.model.system import ContactSystem, LinearConstraint
 from _support.systems import G_, M_, MU, point_between_floor_and_ceiling
@@ -215,7 +215,7 @@ def test_six_link_brace_fff_is_unambiguous_somewhere():
     the dynamics read h = S τ + Jᵀ f: 8 equations in 11 unknowns (τ, f), [S Jᵀ] of rank 8 and
     Jᵀ injective, so T_FFF lies in a 3-dimensional affine set of the 5 torques.
     """
-    s = load_system(EXAMPLES / "six_link_brace.toml").system
+    s = load_system_file(EXAMPLES / "six_link_brace.toml").system
     assert np.linalg.eigvalsh(s.M).min() > 0 and np.linalg.matrix_rank(s.J) == 6
     assert np.linalg.matrix_rank(np.hstack([s.S, s.J.T])) == 8
     res = unambiguous(s, "FFF")
@@ -258,7 +258,7 @@ def test_six_link_brace_fff_is_unambiguous_somewhere():
     ([-np.inf], [0.0]),
 ])
 def test_inconsistent_rejects_bad_boxes(lo, hi):
-    system = load_system(EXAMPLES / "painleve_rod.toml").system
+    system = load_system_file(EXAMPLES / "painleve_rod.toml").system
     with pytest.raises(ContactModelError, match="inconsistency box"):
         inconsistent(system, lo, hi)
 
@@ -267,7 +267,7 @@ def test_inconsistent_accepts_a_degenerate_box_and_precomputed_domains():
     """lo = hi is a slice (here a single moment). The Painlevé rod with μ = 2 has no solution for
     M above M* = −g I /(c cos θ) ≈ −3.656 N·m (tests/contactmodes/analysis/test_painleve.py): the point
     M = 0 is inconsistent, M = −10 is not (both S and L exist there)."""
-    system = load_system(EXAMPLES / "painleve_rod.toml").system
+    system = load_system_file(EXAMPLES / "painleve_rod.toml").system
     doms = untasked_domains(system)
     (gap,) = inconsistent(system, [0.0], [0.0], domains=doms)
     assert union_contains([gap], np.array([0.0]))
@@ -281,6 +281,6 @@ def test_inconsistent_accepts_a_degenerate_box_and_precomputed_domains():
 
 
 def test_inconsistent_names_the_offending_length():
-    system = load_system(EXAMPLES / "painleve_rod.toml").system
+    system = load_system_file(EXAMPLES / "painleve_rod.toml").system
     with pytest.raises(ContactModelError, match=r"inconsistency box: .*got 2"):
         inconsistent(system, [0.0], [1.0, 2.0])

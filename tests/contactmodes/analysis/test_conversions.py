@@ -16,7 +16,7 @@ from _support.paths import EXAMPLES
 from contactmodes.analysis.robust import robust_unambiguous
 from contactmodes.errors import InternalError
 from contactmodes.model.scaling import Scaling
-from contactmodes.system_file.loader import load_system
+from contactmodes.system_file.loader import load_system_file
 from polytopes import Polytope
 
 
@@ -76,7 +76,7 @@ def test_overlap_sets_are_converted_once_per_pair(conversions):
 
 
 def test_robust_sets_are_converted_once(conversions):
-    system = load_system(os.path.join(EXAMPLES, "five_link_climb.toml")).system
+    system = load_system_file(os.path.join(EXAMPLES, "five_link_climb.toml")).system
     res = robust_unambiguous(system, "FFF")
     assert not res.robust_feasible.is_empty()
     assert conversions and _twice(conversions) == []
@@ -85,7 +85,7 @@ def test_robust_sets_are_converted_once(conversions):
 def test_user_sets_keep_trailing_variables_and_return_one_object():
     from contactmodes.model.scaling import UserSets
 
-    system = load_system(os.path.join(EXAMPLES, "rhex_flip_start.toml")).system
+    system = load_system_file(os.path.join(EXAMPLES, "rhex_flip_start.toml")).system
     sc = system.scaling
     n = system.n_tau
     P = Polytope.box(-np.ones(n + 2), np.ones(n + 2))  # over (τ', w1, w2)

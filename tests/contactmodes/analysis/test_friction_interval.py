@@ -65,7 +65,7 @@ from contactmodes.modes.constraints import mode_equations
 from contactmodes.schemas import validate
 from contactmodes.modes.enumeration import enumerate_modes
 from contactmodes.model.system import LinearConstraint
-from contactmodes.system_file.loader import load_system, parse_system
+from contactmodes.system_file.loader import load_system_file, parse_system
 
 try:  # Python >= 3.11
     import tomllib
@@ -271,7 +271,7 @@ def test_brace_hand_bound_is_the_documented_one():
 
 @pytest.mark.parametrize("lo, hi", [(0.25, 0.35), (0.1, 0.9), (0.3, 0.3), (0.5, 0.8)])
 def test_two_link_brace_fff_over_an_interval(lo, hi):
-    brace = load_system(EXAMPLES / "two_link_brace.toml").system
+    brace = load_system_file(EXAMPLES / "two_link_brace.toml").system
     fa = FrictionIntervalAnalysis(brace, FrictionBox([lo] * 3, [hi] * 3))
     for P, mu in ((fa.forall("FFF"), lo), (fa.exists("FFF"), hi)):
         low, high = P.bounding_box()
@@ -281,7 +281,7 @@ def test_two_link_brace_fff_over_an_interval(lo, hi):
 
 
 def test_the_brace_file_with_intervals_gives_the_same_sets():
-    loaded = load_system(EXAMPLES / "friction" / "two_link_brace_interval.toml", mu_intervals=True)
+    loaded = load_system_file(EXAMPLES / "friction" / "two_link_brace_interval.toml", mu_intervals=True)
     assert loaded.friction.lo.tolist() == [0.25] * 3 and loaded.friction.hi.tolist() == [0.35] * 3
     assert loaded.system.mu.tolist() == pytest.approx([0.3] * 3)  # the nominal μ: the midpoint
     fa = FrictionIntervalAnalysis(loaded.system, loaded.friction)
@@ -299,7 +299,7 @@ ROD_M_STAR = -9.81 * math.sqrt(5.0) / 6.0
     (2.0, 2.0, (-math.inf, ROD_M_STAR), (-math.inf, ROD_M_STAR), None, None),
 ])
 def test_painleve_rod_over_an_interval(lo, hi, exists_L, forall_L, star_S, star_L):
-    rod = load_system(EXAMPLES / "painleve_rod.toml").system
+    rod = load_system_file(EXAMPLES / "painleve_rod.toml").system
     fa = FrictionIntervalAnalysis(rod, FrictionBox([lo], [hi]))
     for P, ends in ((fa.exists("L"), exists_L), (fa.forall("L"), forall_L),
                     (fa.exists("S"), (-math.inf, ROD_M_STAR)), (fa.forall("S"), (-math.inf, ROD_M_STAR))):
@@ -374,14 +374,14 @@ def test_an_interval_is_refused_where_it_is_not_read():
     doc["contacts"][0]["mu"] = [1.5, 1.5]  # zero width: an exact μ, read everywhere
     loaded = parse_system(doc)
     assert loaded.system.mu.tolist() == [1.5] and loaded.friction.exact
-    assert load_system(EXAMPLES / "painleve_rod.toml").friction is None
+    assert load_system_file(EXAMPLES / "painleve_rod.toml").friction is None
 
 
 def test_friction_box_validation():
     with pytest.raises(ContactModelError, match=r"^mu\[1\] \(b\): interval \[0\.5, 0\.3\] needs lo <= hi$"):
         FrictionBox([0.1, 0.5], [0.2, 0.3], ("a", "b"))
     with pytest.raises(ContactModelError, match="has 2 intervals, the system 1 contacts"):
-        FrictionIntervalAnalysis(load_system(EXAMPLES / "painleve_rod.toml").system, FrictionBox([0.1, 0.1], [0.2, 0.2]))
+        FrictionIntervalAnalysis(load_system_file(EXAMPLES / "painleve_rod.toml").system, FrictionBox([0.1, 0.1], [0.2, 0.2]))
 
 
 def test_too_many_sliding_intervals_is_a_one_line_refusal():
@@ -444,7 +444,7 @@ def test_brace_over_disturbance_and_friction_holds_at_every_vertex_and_grid_mu()
     """five_link_climb with every μ in [0.25, 0.35]: just inside the robust bound, FFF has a
     solution for every vertex of D and every μ of a grid; just outside, it fails for some vertex
     of D at μ = lo (per-μ LPs of the augmented system, δ as extra inputs)."""
-    loaded = load_system(EXAMPLES / "friction" / "five_link_climb_interval.toml", mu_intervals=True)
+    loaded = load_system_file(EXAMPLES / "friction" / "five_link_climb_interval.toml", mu_intervals=True)
     system, box = loaded.system, loaded.friction
     r = robust_unambiguous_over_friction(system, box, "FFF")
     (piece,) = r.robust_unambiguous
@@ -462,7 +462,7 @@ def test_brace_over_disturbance_and_friction_holds_at_every_vertex_and_grid_mu()
 
 
 def test_zero_width_box_gives_the_exact_robust_sets():
-    climber = load_system(EXAMPLES / "five_link_climb.toml").system
+    climber = load_system_file(EXAMPLES / "five_link_climb.toml").system
     a = robust_unambiguous(climber, "FFF")
     b = robust_unambiguous_over_friction(climber, FrictionBox.of(climber), "FFF")
     assert b.robust_feasible.equals(a.robust_feasible)
@@ -565,7 +565,7 @@ def test_plot_sets_over_the_box(lo, hi, inconsistent):
     sets outlined, and the moments of [−20, 20] with no solution for any μ."""
     from contactmodes.output.friction_sets import gather_over_friction
 
-    rod = load_system(EXAMPLES / "painleve_rod.toml").system
+    rod = load_system_file(EXAMPLES / "painleve_rod.toml").system
     domains, star, bad = gather_over_friction(rod, FrictionBox([lo], [hi]),
                                               lambda d: (list(d), np.array([-20.0]), np.array([20.0])))
     assert sorted(domains) == ["L", "S"]

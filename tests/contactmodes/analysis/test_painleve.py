@@ -52,7 +52,7 @@ from _support.paths import EXAMPLES
 from contactmodes.analysis.ambiguity import inconsistent, unambiguous, untasked_domains
 from contactmodes.analysis.session import mode_domain
 from contactmodes.errors import ContactModelError
-from contactmodes.system_file.loader import load_system
+from contactmodes.system_file.loader import load_system_file
 from contactmodes.modes.enumeration import enumerate_modes
 from polytopes import union_contains
 
@@ -159,7 +159,7 @@ def test_the_hand_numbers():
 def test_only_S_and_L_survive_enumeration(name):
     h = hand(name)
     assert h["v_t"] < 0 and h["modes"] == {"S", "L"}
-    system = load_system(EXAMPLES / name).system
+    system = load_system_file(EXAMPLES / name).system
     assert np.allclose(system.v_contact, [h["v_t"], 0.0])
     assert set(enumerate_modes(system).modes) == h["modes"]
 
@@ -167,7 +167,7 @@ def test_only_S_and_L_survive_enumeration(name):
 @pytest.mark.parametrize("name", RODS)
 def test_mode_torque_sets_match_the_hand_thresholds(name):
     h = hand(name)
-    system = load_system(EXAMPLES / name).system
+    system = load_system_file(EXAMPLES / name).system
     for mode, expected in hand_intervals(h).items():
         dom = mode_domain(system, mode)
         assert dom.feasible and dom.n_w == 0  # 5 unknowns (q̈, f_t, f_n), 5 independent equalities
@@ -178,7 +178,7 @@ def test_mode_torque_sets_match_the_hand_thresholds(name):
 def test_responses_match_newton_euler(name):
     """The toolkit's affine response at a few moments inside each mode equals the closed forms."""
     h = hand(name)
-    system = load_system(EXAMPLES / name).system
+    system = load_system_file(EXAMPLES / name).system
     resp = {m: mode_domain(system, m).response for m in ("S", "L")}
     for M in (-10.0, h["m_star"] - 1.0, h["m_star"] + 1.0, 5.0):
         qdd, f = resp["S"].evaluate([M])
@@ -193,7 +193,7 @@ def test_sweep_of_moments(name):
     """For every M of a sweep: the modes whose T_c holds M, T*_c membership, the sources at M and
     inconsistency all follow from the hand set of modes with a solution at M."""
     h = hand(name)
-    system = load_system(EXAMPLES / name).system
+    system = load_system_file(EXAMPLES / name).system
     doms = untasked_domains(system)
     res = {m: unambiguous(system, m, others=doms) for m in doms}
     gaps = inconsistent(system, [BOX[0]], [BOX[1]], domains=doms)
@@ -217,7 +217,7 @@ def test_sweep_of_moments(name):
 def test_mu_2_is_ambiguous_below_and_inconsistent_above_the_threshold():
     h = hand("painleve_rod.toml")
     assert h["K"] < 0
-    system = load_system(EXAMPLES / "painleve_rod.toml").system
+    system = load_system_file(EXAMPLES / "painleve_rod.toml").system
     below = (-math.inf, h["m_star"])
     for mode, other in (("S", "L"), ("L", "S")):
         res = unambiguous(system, mode)
@@ -239,7 +239,7 @@ def test_mu_2_is_ambiguous_below_and_inconsistent_above_the_threshold():
 def test_mu_05_is_unambiguous_and_consistent():
     h = hand("painleve_rod_mu05.toml")
     assert h["K"] > 0
-    system = load_system(EXAMPLES / "painleve_rod_mu05.toml").system
+    system = load_system_file(EXAMPLES / "painleve_rod_mu05.toml").system
     expect = hand_intervals(h)
     for mode, other in (("S", "L"), ("L", "S")):
         res = unambiguous(system, mode)
@@ -258,7 +258,7 @@ def test_a_mode_pruned_by_table_iii_is_never_guaranteed(mode):
     torque can guarantee it — in particular none of the inconsistent moments above M*."""
     h = hand("painleve_rod.toml")
     assert mode not in h["modes"]
-    system = load_system(EXAMPLES / "painleve_rod.toml").system
+    system = load_system_file(EXAMPLES / "painleve_rod.toml").system
     try:
         res = unambiguous(system, mode)
     except ContactModelError:

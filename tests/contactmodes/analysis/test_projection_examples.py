@@ -14,7 +14,7 @@ from scipy.optimize import linprog
 
 from _support.paths import EXAMPLES as EXAMPLES_DIR
 from contactmodes.analysis.analyze import analyze
-from contactmodes.system_file.loader import load_system
+from contactmodes.system_file.loader import load_system_file
 
 EXAMPLES = sorted(EXAMPLES_DIR.glob("*.toml"))
 METHODS = ("fourier_motzkin", "block_elimination", "vertex")
@@ -36,7 +36,7 @@ def _support(P, direction):
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
 def test_projection_methods_agree_on_example_domains(path):
-    system = load_system(path).system
+    system = load_system_file(path).system
     result = analyze(system, compute_overlaps=False)
     n_tau = system.n_tau
     rng = np.random.default_rng(7)
@@ -73,7 +73,7 @@ def test_exact_method_gives_the_default_sets_on_every_feasible_mode(path):
     from contactmodes.analysis.session import AnalysisSession
 
     pytest.importorskip("ppl")
-    system = load_system(path).system
+    system = load_system_file(path).system
     default, exact = AnalysisSession(system), AnalysisSession(system, method="exact")
     n_tau = system.n_tau
     rng = np.random.default_rng(11)

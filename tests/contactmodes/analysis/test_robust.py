@@ -23,7 +23,7 @@ from _support.paths import EXAMPLES
 from contactmodes.cli import main
 from contactmodes.analysis.session import mode_domain
 from contactmodes.errors import ContactModelError, SystemFileError
-from contactmodes.system_file.loader import load_system, parse_system
+from contactmodes.system_file.loader import load_system_file, parse_system
 from contactmodes.analysis.robust import augmented_system, robust_feasible_set, robust_unambiguous
 from controllers.bracing import BracingController
 
@@ -43,11 +43,11 @@ def _upper_end(T):
 
 @pytest.fixture(scope="module")
 def climber():
-    return load_system(EXAMPLES / "five_link_climb.toml").system
+    return load_system_file(EXAMPLES / "five_link_climb.toml").system
 
 
 def test_climber_file_is_the_two_link_brace_plus_box(climber):
-    brace = load_system(EXAMPLES / "two_link_brace.toml").system
+    brace = load_system_file(EXAMPLES / "two_link_brace.toml").system
     assert np.allclose(climber.M, brace.M) and np.allclose(climber.J, brace.J) and np.allclose(climber.h, brace.h)
     d = climber.disturbance
     assert d.coordinates == ("x", "y", "theta", "theta1")
@@ -62,7 +62,7 @@ def test_robust_feasible_set_is_the_worst_vertex_of_the_nominal_sets(climber):
     lo, hi = _upper_end(T)
     assert lo == -np.inf and hi == pytest.approx(min(ends), abs=1e-9)
     # heavier load than nominal: the brace has to push harder than without the free section
-    assert hi < _upper_end(mode_domain(load_system(EXAMPLES / "two_link_brace.toml").system, "FFF").T)[1]
+    assert hi < _upper_end(mode_domain(load_system_file(EXAMPLES / "two_link_brace.toml").system, "FFF").T)[1]
 
 
 def test_robust_torque_works_for_random_disturbances_and_fails_just_outside(climber):
@@ -82,7 +82,7 @@ def test_augmented_system_appends_disturbance_inputs(climber):
     assert aug.torques == ("tau1", "d:x", "d:y", "d:theta", "d:theta1")
     assert np.allclose(aug.S[:, 1:], np.eye(4)) and aug.disturbance is None
     with pytest.raises(ContactModelError, match="disturbance"):
-        augmented_system(load_system(EXAMPLES / "two_link_brace.toml").system)
+        augmented_system(load_system_file(EXAMPLES / "two_link_brace.toml").system)
 
 
 def _rod_with_moment_disturbance(name: str, half_width: float):

@@ -20,7 +20,7 @@ from contactmodes.analysis import session as session_module
 from contactmodes.analysis.analyze import analyze
 from contactmodes.cli import main
 from contactmodes.analysis.domains import domain_from_response
-from contactmodes.system_file.loader import load_system, parse_system
+from contactmodes.system_file.loader import load_system_file, parse_system
 from contactmodes.modes.enumeration import acceleration_feasible, all_modes, enumerate_modes, velocity_allowed
 from contactmodes.modes.response import mode_equations, response_from_equations
 from contactmodes.analysis.session import AnalysisSession
@@ -72,7 +72,7 @@ def test_random_enumeration_matches_the_loop_and_an_independent_oracle(seed):
 def test_session_equals_the_unscaled_per_mode_computation(path):
     """Session (nondimensional decisions, lazy, cached) vs the response and domain computed
     directly in the file's units, mode by mode (the pre-session pipeline)."""
-    s = load_system(path).system
+    s = load_system_file(path).system
     res = analyze(s, compute_overlaps=False)
     for m, a in res.modes.items():
         direct = domain_from_response(response_from_equations(mode_equations(s, m)))
@@ -106,7 +106,7 @@ def test_point_location_against_per_mode_lps(seed):
 
 
 def test_locate_rejects_a_bad_torque():
-    s = load_system(os.path.join(EXAMPLES_DIR, "two_link_brace.toml")).system
+    s = load_system_file(os.path.join(EXAMPLES_DIR, "two_link_brace.toml")).system
     with pytest.raises(Exception, match="tau: expected 1 finite"):
         AnalysisSession(s).locate([1.0, 2.0])
 
@@ -132,7 +132,7 @@ def counters(monkeypatch):
 def test_unambiguous_cli_enumerates_once_and_solves_each_mode_once(counters, capsys):
     path = os.path.join(EXAMPLES_DIR, "two_link_brace.toml")
     assert main(["analyze", path, "--unambiguous", "--inconsistency-box=-1:1"]) == 0
-    n_modes = len(load_system(path).system and enumerate_modes(load_system(path).system).modes)
+    n_modes = len(load_system_file(path).system and enumerate_modes(load_system_file(path).system).modes)
     assert counters["enumerate"] == 1
     assert counters["response"] <= n_modes
 
@@ -141,7 +141,7 @@ def test_plot_enumerates_once_and_solves_each_mode_once(counters, tmp_path):
     path = os.path.join(EXAMPLES_DIR, "painleve_rod.toml")
     assert main(["plot", path, "--output", str(tmp_path / "p.png")]) == 0
     assert counters["enumerate"] == 1
-    assert counters["response"] <= len(enumerate_modes(load_system(path).system).modes)
+    assert counters["response"] <= len(enumerate_modes(load_system_file(path).system).modes)
 
 
 def test_overlaps_stored_as_pairs_and_summarized_when_many(capsys):
@@ -191,7 +191,7 @@ def test_overlapping_pairs_against_all_pairs_of_projected_domains(path):
     pair)."""
     from contactmodes.analysis.domains import intersect_domains
 
-    s = parse_system(zigzag_chain(4)).system if path == "chain4" else load_system(path).system
+    s = parse_system(zigzag_chain(4)).system if path == "chain4" else load_system_file(path).system
     res = analyze(s)
     if path == "chain4":  # modes with ambiguity variables, some decided on lifted domains
         assert any(res.session.mode(m).response_scaled().n_w for m in res.feasible_modes())
@@ -215,7 +215,7 @@ def test_lifted_pairs_decided_together_as_one_by_one(path):
     ``polytopes._feasibility.feasibility_many``), on every candidate pair of feasible modes."""
     from polytopes._feasibility import feasibility_many
 
-    s = parse_system(zigzag_chain(4)).system if path == "chain4" else load_system(path).system
+    s = parse_system(zigzag_chain(4)).system if path == "chain4" else load_system_file(path).system
     session = AnalysisSession(s)
     feas = session.feasible_modes()
     pairs = session.candidate_pairs(feas)
@@ -234,7 +234,7 @@ def test_prime_T_gives_the_domains_computed_one_by_one():
     gives every mode the ``T_c`` a fresh session computes for it alone — the same H-representation,
     in the solver's units and in the user's — and the same affine dimension and box."""
     path = [p for p in EXAMPLES if "rhex" in p][0]
-    s = load_system(path).system
+    s = load_system_file(path).system
     primed, alone = AnalysisSession(s), AnalysisSession(s)
     feas = primed.feasible_modes()
     assert len(feas) >= session_module.PREPARE_MIN
@@ -265,7 +265,7 @@ def test_mode_methods_speak_user_units_on_two_link_brace():
     the system's units (issue 22: ``box()`` gave −0.5256 where the bound is −0.1926 N·m and
     ``contains([-0.5])`` was False while ``locate([-0.5])`` found FFF). The FFF bound is the
     independent oracle's threshold; the scaled forms are the user ones divided by the unit."""
-    system = load_system("examples/two_link_brace.toml").system
+    system = load_system_file("examples/two_link_brace.toml").system
     session = AnalysisSession(system)
     fff = session.mode("FFF")
     threshold = _oracle_threshold(system, "FFF", -1.0, 0.0)
@@ -327,7 +327,7 @@ def test_a_given_enumeration_is_used_and_a_nondimensional_system_analysed_as_it_
     from contactmodes.modes.contact_conditions import classify_arrays
     from contactmodes.realtime.plan import Structure, terms_of
 
-    system = load_system(os.path.join(EXAMPLES_DIR, f"{name}.toml")).system
+    system = load_system_file(os.path.join(EXAMPLES_DIR, f"{name}.toml")).system
     plain = AnalysisSession(system)
     terms = terms_of(system)
     pattern = classify_arrays(terms.v_contact, terms.v0, 1.0, system.contacts)
@@ -358,7 +358,7 @@ def test_a_given_enumeration_is_used_and_a_nondimensional_system_analysed_as_it_
 
 
 def test_a_given_enumeration_must_name_modes_of_the_system():
-    system = load_system(os.path.join(EXAMPLES_DIR, "two_link_brace.toml")).system
+    system = load_system_file(os.path.join(EXAMPLES_DIR, "two_link_brace.toml")).system
     en = enumerate_modes(system)
     from dataclasses import replace
 

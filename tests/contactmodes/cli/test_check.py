@@ -15,7 +15,7 @@ import pytest
 from _support.paths import ROOT
 from contactmodes.cli import main
 from contactmodes.errors import SystemFileError
-from contactmodes.system_file.loader import load_system, system_geometry
+from contactmodes.system_file.loader import load_system_file, system_geometry
 
 EXAMPLES = ROOT / "examples"
 L = 0.127
@@ -43,7 +43,7 @@ def test_two_link_brace_positions_by_hand():
 def test_rejected_gap_is_shown_with_the_loaders_message(tmp_path):
     path = _moved_wall(tmp_path)
     with pytest.raises(SystemFileError) as info:
-        load_system(path)
+        load_system_file(path)
     geometry = system_geometry(path)
     assert not geometry.accepted
     joint = geometry.contacts[2]

@@ -234,13 +234,13 @@ def test_polytope_error_from_input_is_a_user_error_exit_2(tmp_path, monkeypatch,
 
 def test_error_tree_has_one_user_root():
     """Every user-facing exception class of contactmodes derives from ContactModelError."""
-    from contactmodes.cli._common import UserError
+    from contactmodes.cli import UserError
     from contactmodes.errors import ContactModelError
     from contactmodes.system_file.snap import SnapError
     from contactmodes.sweeps.grid import SweepError
     from contactmodes.extras import MissingExtraError
     from contactmodes.schemas import DocumentError
-    from contactmodes.system_file._tomledit import TomlEditError
+    from contactmodes.system_file.tomledit import TomlEditError
 
     for cls in (UserError, SnapError, SweepError, TomlEditError, MissingExtraError, DocumentError):
         assert issubclass(cls, ContactModelError), cls

@@ -147,10 +147,10 @@ def _with_table(tmp_path, table: str):
 
 
 def test_the_file_gives_defaults_and_arguments_override(tmp_path):
-    from contactmodes.system_file.loader import load_system
+    from contactmodes.system_file.loader import load_system_file
 
     path = _with_table(tmp_path, CONTROL_TABLE)
-    loaded = load_system(path)
+    loaded = load_system_file(path)
     assert loaded.control.objective.sense == "minimize" and loaded.control.objective.tau.tolist() == [1.0]
     assert loaded.control.limits["tau1"] == TorqueLimit(-2.0, 2.0)
     assert loaded.control.modes.modes == ("FFF", "SSS")
@@ -173,10 +173,10 @@ def test_the_file_gives_defaults_and_arguments_override(tmp_path):
     ('[control]\nmodes = { toe = "F" }\n', "control.modes.toe: unknown contact"),
 ])
 def test_table_errors_name_the_key(tmp_path, table, message):
-    from contactmodes.system_file.loader import load_system
+    from contactmodes.system_file.loader import load_system_file
 
     with pytest.raises(SystemFileError) as info:
-        load_system(_with_table(tmp_path, table))
+        load_system_file(_with_table(tmp_path, table))
     assert str(info.value).startswith(message) and "\n" not in str(info.value)
 
 

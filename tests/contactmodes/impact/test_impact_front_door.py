@@ -11,7 +11,7 @@ import pytest
 import contactmodes as cm
 from contactmodes.errors import ContactModelError
 from contactmodes.model.system import ContactSystem
-from contactmodes.system_file.loader import load_system
+from contactmodes.system_file.loader import load_system_file
 
 BLOCK = "examples/impact/rocking_block.toml"
 
@@ -28,7 +28,7 @@ def test_the_front_door_is_callable_however_it_was_reached():
 
 
 def test_a_system_needs_its_velocity():
-    loaded = load_system(BLOCK)
+    loaded = load_system_file(BLOCK)
     with pytest.raises(ContactModelError, match="qdot"):
         cm.impact(loaded.system)
     with pytest.raises(ContactModelError, match="qdot"):

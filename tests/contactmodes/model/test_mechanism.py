@@ -435,9 +435,9 @@ def test_dynamics_and_scales_are_the_two_calls_bit_for_bit(path):
     ``characteristic_scales`` at random states (point masses, floating and fixed bases)."""
     from pathlib import Path
 
-    from contactmodes.system_file.loader import load_system
+    from contactmodes.system_file.loader import load_system_file
 
-    loaded = load_system(Path(__file__).resolve().parents[3] / "examples" / path,
+    loaded = load_system_file(Path(__file__).resolve().parents[3] / "examples" / path,
                          lifted_contacts=path.startswith(("snake", "quadruped")))
     mech = loaded.mechanism
     rng = np.random.default_rng(7)
@@ -461,9 +461,9 @@ def test_characteristic_time_without_the_speeds_when_they_are_below_gravity(path
     from pathlib import Path
 
     from contactmodes.model.system import CharacteristicScales
-    from contactmodes.system_file.loader import load_system
+    from contactmodes.system_file.loader import load_system_file
 
-    loaded = load_system(Path(__file__).resolve().parents[3] / "examples" / path,
+    loaded = load_system_file(Path(__file__).resolve().parents[3] / "examples" / path,
                          lifted_contacts=path.startswith("snake"))
     mech = loaded.mechanism
     parts = mech.parts()

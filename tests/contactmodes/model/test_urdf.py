@@ -27,7 +27,7 @@ from scipy.spatial.transform import Rotation
 from _support.paths import ROOT
 from contactmodes.analysis.analyze import analyze
 from contactmodes.errors import ContactModelError, SystemFileError
-from contactmodes.system_file.loader import load_system, parse_system, system_geometry
+from contactmodes.system_file.loader import load_system_file, parse_system, system_geometry
 from contactmodes.model.urdf import load_urdf
 
 pytest.importorskip("yourdfpy")
@@ -180,8 +180,8 @@ def oracle_dynamics(links, joints, plane, base, q, coords, signs, gravity=9.81, 
 
 
 def test_example_matches_toml_two_link_brace_dynamics():
-    toml = load_system(EXAMPLES / "two_link_brace.toml")
-    urdf = load_system(EXAMPLES / "two_link_brace_urdf.toml")
+    toml = load_system_file(EXAMPLES / "two_link_brace.toml")
+    urdf = load_system_file(EXAMPLES / "two_link_brace_urdf.toml")
     assert urdf.mechanism.coordinates == toml.mechanism.coordinates
     assert urdf.system.contacts == toml.system.contacts and urdf.system.torques == toml.system.torques
     for key in ("M", "h", "J", "Jdot_qdot", "v_contact", "mu"):
@@ -195,8 +195,8 @@ def test_example_matches_toml_two_link_brace_dynamics():
 
 
 def test_example_matches_toml_two_link_brace_torque_domains():
-    toml = analyze(load_system(EXAMPLES / "two_link_brace.toml").system)
-    urdf = analyze(load_system(EXAMPLES / "two_link_brace_urdf.toml").system)
+    toml = analyze(load_system_file(EXAMPLES / "two_link_brace.toml").system)
+    urdf = analyze(load_system_file(EXAMPLES / "two_link_brace_urdf.toml").system)
     assert sorted(urdf.modes) == sorted(toml.modes)
     assert urdf.feasible_modes() == toml.feasible_modes()
     assert "FFF" in urdf.feasible_modes()
@@ -593,7 +593,7 @@ def test_fuzz_damaged_urdf_one_line(tmp_path, start, length, insert):
     system = tmp_path / "system.toml"
     system.write_text((EXAMPLES / "two_link_brace_urdf.toml").read_text())
     try:
-        load_system(system)
+        load_system_file(system)
     except SystemFileError as exc:
         assert "\n" not in str(exc) and str(exc).startswith(("mechanism.urdf: ", "contacts[", "actuators[", "state")), exc
 

@@ -16,18 +16,18 @@ import numpy as np
 import pytest
 
 from _support.paths import ROOT
-from contactmodes.modes import _pivot_response, _response_kernels
+from contactmodes.modes import _pivot_response, response_kernels
 from contactmodes.modes.constraints import ModeEquations
 from contactmodes.modes.contact_conditions import classify_arrays
 from contactmodes.modes.response import batched_responses, pivot_choice, pivot_choices, response_from_equations
 from contactmodes.realtime.plan import Structure, terms_of
-from contactmodes.system_file.loader import load_system
+from contactmodes.system_file.loader import load_system_file
 
 EXAMPLES = ["two_link_brace", "painleve_rod", "table_two_legs", "rhex_flip_start"]  # no task equalities
 
 
 def _batch(name):
-    system = load_system(ROOT / "examples" / f"{name}.toml").system
+    system = load_system_file(ROOT / "examples" / f"{name}.toml").system
     terms = terms_of(system)
     st = Structure.of(system)
     lay = st.layout(classify_arrays(terms.v_contact, terms.v0, 1.0, system.contacts))
@@ -113,14 +113,14 @@ class _NotInstalled:
 
 sys.meta_path.insert(0, _NotInstalled())
 import numpy as np
-from contactmodes.modes import _response_kernels
+from contactmodes.modes import response_kernels
 from contactmodes.modes.response import batched_responses, pivot_choice, pivot_choices
 from contactmodes.modes.contact_conditions import classify_arrays
 from contactmodes.realtime.plan import Structure, terms_of
-from contactmodes.system_file.loader import load_system
+from contactmodes.system_file.loader import load_system_file
 
-assert not _response_kernels.AVAILABLE
-system = load_system("examples/two_link_brace.toml").system
+assert not response_kernels.AVAILABLE
+system = load_system_file("examples/two_link_brace.toml").system
 terms = terms_of(system)
 st = Structure.of(system)
 lay = st.layout(classify_arrays(terms.v_contact, terms.v0, 1.0, system.contacts))
@@ -172,7 +172,7 @@ def test_rounding_level_admissible_rows_are_certified_rank_zero(kernel):
     rounding noise only, which the SVD response cleans to zero (rank 0). The certificate now
     takes that decision itself (before, hundreds of modes per step went to the SVD): every
     candidate is certified, with the SVD's decisions."""
-    system = load_system(ROOT / "examples" / "snake" / "snake_chimney.toml").system
+    system = load_system_file(ROOT / "examples" / "snake" / "snake_chimney.toml").system
     terms = terms_of(system)
     st = Structure.of(system)
     lay = st.layout(classify_arrays(terms.v_contact, terms.v0, 1.0, system.contacts))
@@ -237,7 +237,7 @@ def test_choose_pivots_is_scipys_pivoted_qr():
         if rng.random() < 0.2:
             A = A + 1e-14 * rng.standard_normal(A.shape)
         mats.append(A)
-    system = load_system(ROOT / "examples" / "snake" / "snake_chimney.toml").system
+    system = load_system_file(ROOT / "examples" / "snake" / "snake_chimney.toml").system
     terms = terms_of(system)
     st = Structure.of(system)
     lay = st.layout(classify_arrays(terms.v_contact, terms.v0, 1.0, system.contacts))
@@ -256,7 +256,7 @@ def test_choose_pivots_is_scipys_pivoted_qr():
     for A in mats:
         stacks.setdefault(A.shape, []).append(A)
     assert max(len(v) for v in stacks.values()) > 1000  # the snake's banks: one big stack
-    kernels = ["numpy"] + (["compiled"] if _response_kernels.AVAILABLE else [])
+    kernels = ["numpy"] + (["compiled"] if response_kernels.AVAILABLE else [])
     for kernel in kernels:
         for group in stacks.values():
             for A, got in zip(group, pivot_choices(np.stack(group), kernel=kernel)):
@@ -264,14 +264,14 @@ def test_choose_pivots_is_scipys_pivoted_qr():
                 assert got[2] == want[2]
                 for g, w in zip(got[:2], want[:2]):
                     assert g.dtype == w.dtype and np.array_equal(g, w)
-    if _response_kernels.AVAILABLE:  # the compiled kernel proves most ranks itself (the rest: the SVD)
-        assert _response_kernels.lapack() is not None  # SciPy exports dgeqp3: the compiled path is the one tested
+    if response_kernels.AVAILABLE:  # the compiled kernel proves most ranks itself (the rest: the SVD)
+        assert response_kernels.lapack() is not None  # SciPy exports dgeqp3: the compiled path is the one tested
         proved = 0
         for group in stacks.values():
             G = np.stack(group)
             B, m, n = G.shape
             ok = np.zeros(B, dtype=bool)
-            _response_kernels.pivots_kernel(_response_kernels.lapack()[0], G, 1e-10 * max(m, n), 1e2,
+            response_kernels.pivots_kernel(response_kernels.lapack()[0], G, 1e-10 * max(m, n), 1e2,
                                             np.zeros((B, m), np.int64), np.zeros((B, n), np.int64),
                                             np.zeros(B, np.int64), ok)
             proved += int(ok.sum())
@@ -284,14 +284,14 @@ def test_choose_pivots_is_scipys_pivoted_qr():
 
 
 def test_pivot_choices_without_scipys_dgeqp3(monkeypatch):
-    """When SciPy's ``cython_lapack`` does not give ``dgeqp3`` (``_response_kernels.lapack()`` is
+    """When SciPy's ``cython_lapack`` does not give ``dgeqp3`` (``response_kernels.lapack()`` is
     ``None``), ``pivot_choices`` takes the NumPy path: the same integers as ``pivot_choice``."""
-    monkeypatch.setattr(_response_kernels, "_LAPACK", [None])
+    monkeypatch.setattr(response_kernels, "_LAPACK", [None])
 
     def not_called(*args):
         raise AssertionError("pivots_kernel called without dgeqp3")
 
-    monkeypatch.setattr(_response_kernels, "pivots_kernel", not_called)
+    monkeypatch.setattr(response_kernels, "pivots_kernel", not_called)
     rng = np.random.default_rng(11)
     As = rng.standard_normal((6, 5, 3)) @ rng.standard_normal((6, 3, 7))  # rank 3 of 5 × 7
     for A, got in zip(As, pivot_choices(As)):

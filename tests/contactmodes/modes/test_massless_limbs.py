@@ -17,7 +17,7 @@ import pytest
 
 from _support.paths import EXAMPLES
 from contactmodes.analysis.session import mode_domain
-from contactmodes.system_file.loader import load_system, parse_system
+from contactmodes.system_file.loader import load_system_file, parse_system
 from contactmodes.modes.response import solve_response
 
 EXAMPLE = EXAMPLES / "rhex_flip_start.toml"
@@ -26,7 +26,7 @@ G = 9.81
 
 @pytest.fixture(scope="module")
 def loaded():
-    return load_system(EXAMPLE)
+    return load_system_file(EXAMPLE)
 
 
 def _variant(loaded, leg_mass: float = 0.0):

@@ -119,17 +119,17 @@ def test_random_systems_exercise_ambiguity():
 
 def _load_system():
     try:
-        from contactmodes.system_file.loader import load_system
+        from contactmodes.system_file.loader import load_system_file
     except ImportError:  # pragma: no cover - module written in parallel
         pytest.skip("contactmodes.system_file.loader not importable yet")
-    return load_system
+    return load_system_file
 
 
 @pytest.mark.parametrize("task", [True, False], ids=["task", "notask"])
 @pytest.mark.parametrize("path", EXAMPLES, ids=[os.path.basename(p) for p in EXAMPLES])
 def test_examples_against_oracle(path, task):
-    load_system = _load_system()
-    s = load_system(path).system
+    load_system_file = _load_system()
+    s = load_system_file(path).system
     if not task and not s.constraints_of(("task",)):
         pytest.skip("no task constraints: same as the task=True case")
     res = analyze(s, task=task, compute_overlaps=False)

@@ -152,9 +152,9 @@ def test_plot_html_without_plotly_names_the_extra(tmp_path):
 
 def test_robot_picture_has_the_documented_geometry_of_the_two_link_brace():
     from contactmodes.output.robot import robot_picture
-    from contactmodes.system_file.loader import load_system
+    from contactmodes.system_file.loader import load_system_file
 
-    loaded = load_system(EXAMPLES / "two_link_brace.toml")
+    loaded = load_system_file(EXAMPLES / "two_link_brace.toml")
     pic = robot_picture(loaded.mechanism, loaded.q, loaded.qdot)
     L = 0.127  # the file's comment: free end (0, 0), joint (-L cos45, L sin45), tip (0, 2 L sin45)
     expected = {"base": (0.0, 0.0), "joint": (-L * np.cos(np.pi / 4), L * np.sin(np.pi / 4)),

@@ -17,7 +17,7 @@ from _support.paths import EXAMPLES
 from contactmodes.analysis.analyze import analyze
 from contactmodes.cli import build_parser
 from contactmodes.cli.plot import plot_data
-from contactmodes.system_file.loader import load_system
+from contactmodes.system_file.loader import load_system_file
 from contactmodes.model.mechanism import PlanarMechanism
 from contactmodes.output.plot import (
     CUES, FILL_ALPHA, INCONSISTENT_ALPHA, INCONSISTENT_COLOUR, PALETTE, POINT_SIZE, SEGMENT_WIDTH, PlotData,
@@ -153,9 +153,9 @@ def _assert_legend_outside(fig, ax):
 
 
 def test_torque_units_follow_the_actuated_coordinate():
-    assert torque_units(load_system(EXAMPLES / "table_two_legs.toml").mechanism) == {"Fx": "N"}
-    assert torque_units(load_system(EXAMPLES / "painleve_rod.toml").mechanism) == {"M": "N·m"}
-    assert torque_units(load_system(EXAMPLES / "rhex_flip_start.toml").mechanism) == {
+    assert torque_units(load_system_file(EXAMPLES / "table_two_legs.toml").mechanism) == {"Fx": "N"}
+    assert torque_units(load_system_file(EXAMPLES / "painleve_rod.toml").mechanism) == {"M": "N·m"}
+    assert torque_units(load_system_file(EXAMPLES / "rhex_flip_start.toml").mechanism) == {
         "tau1": "N·m", "tau2": "N·m", "tau3": "N·m"}
     floating = PlanarMechanism(base="floating")
     floating.add_link("body", mass=1.0, inertia=0.1)
@@ -184,7 +184,7 @@ def test_title_states_the_default_slice_through_the_chebyshev_centre():
     data = plot_data(_args(str(path)))
     assert "slice through the Chebyshev centre of T_FFFF" in data.title
     value = float(re.search(r"tau3 = (\S+) N·m", data.title).group(1))
-    T = analyze(load_system(path).system, modes=["FFFF"], compute_overlaps=False).modes["FFFF"].T
+    T = analyze(load_system_file(path).system, modes=["FFFF"], compute_overlaps=False).modes["FFFF"].T
     lo, hi = T.bounding_box()
     assert lo[2] < value < hi[2]  # strictly inside the set's range of tau3: the slice meets its middle
     assert data.domains["FFFF"].affine_dimension() == 2
@@ -204,7 +204,7 @@ def test_title_states_an_explicit_slice_and_at_takes_held_or_all_values():
     for m in held.domains:
         assert held.domains[m].equals(full.domains[m])
     # independent check of one slice: membership of grid points against the 3-D set itself
-    T = analyze(load_system(path).system, modes=["FFFF"], compute_overlaps=False).modes["FFFF"].T
+    T = analyze(load_system_file(path).system, modes=["FFFF"], compute_overlaps=False).modes["FFFF"].T
     S = held.domains["FFFF"]
     lo, hi = S.bounding_box()
     for u in np.linspace(lo[0] - 0.3, hi[0] + 0.3, 9) + 0.0137:
@@ -423,7 +423,7 @@ def _rectangles(ax):
 
 
 def test_one_torque_bars_match_the_table_domains():
-    system = load_system(EXAMPLES / "table_two_legs.toml").system
+    system = load_system_file(EXAMPLES / "table_two_legs.toml").system
     result = analyze(system, compute_overlaps=False)
     domains = {m: result.modes[m].T for m in result.feasible_modes()}
     box = (np.array([-20.0]), np.array([20.0]))

@@ -20,7 +20,7 @@ import pytest
 from _support.paths import ROOT
 from _support.units import random_system, rewrite
 from contactmodes.errors import ContactModelError
-from contactmodes.system_file.loader import load_system, parse_system
+from contactmodes.system_file.loader import load_system_file, parse_system
 from contactmodes.realtime.plan import StepCounters, Structure, domain_lp_rows, terms_of
 from contactmodes.modes.enumeration import acceleration_feasible
 from contactmodes.modes.contact_conditions import classify_arrays
@@ -96,7 +96,7 @@ def _compare(system):
 
 @pytest.mark.parametrize("name", EXAMPLES)
 def test_examples_match_session(name):
-    _compare(load_system(ROOT / "examples" / f"{name}.toml").system)
+    _compare(load_system_file(ROOT / "examples" / f"{name}.toml").system)
 
 
 @pytest.mark.parametrize("seed", range(8))
@@ -116,7 +116,7 @@ def test_compiled_responses_equal_numpy_reference(case):
     (feasible or not): the same certified decisions, the same ``P``, ``Q``, ``r`` (1e-12
     relative), the same admissible set (31) (the projector ``CᵀC`` and ``Cᵀd`` of the orthonormal
     rows, signs of the rows aside), the same rows (33) and the same cancelled entries."""
-    system = (load_system(ROOT / "examples" / f"{case}.toml").system if not case.startswith("random")
+    system = (load_system_file(ROOT / "examples" / f"{case}.toml").system if not case.startswith("random")
               else parse_system(random_system(int(case[6:]))).system)
     if any(c.kind == "task" and c.type == "eq" for c in system.constraints):
         return
@@ -286,7 +286,7 @@ def test_objective_gradient_and_offset(name):
     """``Responses.grad``/``offset`` are ``c_xᵀP + c_τ`` and ``c_xᵀr`` for objectives with one
     term (positive or negative, on ``q̈``, ``f`` or ``τ``) and several terms; uniqueness does
     not depend on the τ part or on a positive scale."""
-    system = load_system(ROOT / "examples" / f"{name}.toml").system
+    system = load_system_file(ROOT / "examples" / f"{name}.toml").system
     terms = terms_of(system)
     st = Structure.of(system)
     lay = st.layout(classify_arrays(terms.v_contact, terms.v0, 1.0, system.contacts))

@@ -209,7 +209,7 @@ def test_snake_states():
 
 @pytest.mark.parametrize("rank", [7, 5])
 def test_certificate_kernels_agree(rank):
-    """The prune certificate (``PrefixPruning._certified``) compiled and in NumPy: the same
+    """The prune certificate (``PrefixPruning.certified``) compiled and in NumPy: the same
     decisions on every level-3 prefix LP of random Jacobians (full rank, and of rank 5 with
     rounding noise, where some verified optima are not certified), and a certified prefix has
     the oracle's slack at most the margin."""
@@ -229,8 +229,8 @@ def test_certificate_kernels_agree(rank):
     K, nv = ids.size, n_q + 1
     lo, hi = np.tile(pp._lo, (K, 1)), np.tile(pp._hi, (K, 1))
     res = batchlp.simplex_batch(np.tile(pp._cost, (K, 1)), G, h, lo, hi, np.tile(pp._art, (K, 1)), kernel="compiled")
-    a = pp._certified(G, h, res.basis, margin, "compiled")
-    b = pp._certified(G, h, res.basis, margin, "numpy")
+    a = pp.certified(G, h, res.basis, margin, "compiled")
+    b = pp.certified(G, h, res.basis, margin, "numpy")
     assert np.array_equal(a, b) and a.any()
     for i in np.flatnonzero(a):  # a certified prefix: no point of its rows in the box beats the margin
         A = np.vstack([G[i], np.eye(nv), -np.eye(nv)])

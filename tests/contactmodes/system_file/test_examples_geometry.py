@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from _support.paths import EXAMPLES
-from contactmodes.system_file.loader import load_system
+from contactmodes.system_file.loader import load_system_file
 from contactmodes.tolerances import GAP_RTOL
 
 L = 0.127
@@ -17,7 +17,7 @@ G = 9.81
 
 
 def load(name: str):
-    return load_system(EXAMPLES / f"{name}.toml")
+    return load_system_file(EXAMPLES / f"{name}.toml")
 
 
 def total_weight(loaded) -> float:

@@ -12,7 +12,7 @@ import pytest
 from _support.paths import EXAMPLES
 from _support.toml_writer import to_toml
 from contactmodes.errors import SystemFileError
-from contactmodes.system_file.loader import LoadedSystem, load_system, parse_system
+from contactmodes.system_file.loader import LoadedSystem, load_system_file, parse_system
 
 
 BASE = {
@@ -49,7 +49,7 @@ def base() -> dict:
 def load_doc(tmp_path, doc: dict) -> LoadedSystem:
     path = tmp_path / "system.toml"
     path.write_text(to_toml(doc), encoding="utf-8")
-    return load_system(path)
+    return load_system_file(path)
 
 
 def expect_error(tmp_path, doc: dict, prefix: str, *fragments: str) -> str:
@@ -90,7 +90,7 @@ def test_every_example_is_tested():
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_example_round_trip(name):
     coords, contacts, mu, mass, mode = EXPECTED[name]
-    loaded = load_system(EXAMPLES / f"{name}.toml")
+    loaded = load_system_file(EXAMPLES / f"{name}.toml")
     assert isinstance(loaded, LoadedSystem)
     assert loaded.name == name == loaded.system.name
     assert loaded.source == str(EXAMPLES / f"{name}.toml")
@@ -174,7 +174,7 @@ def test_dotted_toml_keys_in_force_rows(tmp_path):
     text = to_toml(base()) + '[[constraints]]\ntype = "geq"\nf = [{ p1.n = 1.0, p1.t = 0.3 }]\nrhs = [0.0]\n'
     path = tmp_path / "dotted.toml"
     path.write_text(text)
-    (c,) = load_system(path).system.constraints
+    (c,) = load_system_file(path).system.constraints
     np.testing.assert_array_equal(c.f, [[0.3, 1.0, 0, 0, 0, 0]])
 
 
@@ -185,14 +185,14 @@ def test_dotted_toml_keys_in_force_rows(tmp_path):
 def test_missing_file(tmp_path):
     missing = tmp_path / "nope.toml"
     with pytest.raises(SystemFileError, match=r"nope\.toml: no such file"):
-        load_system(missing)
+        load_system_file(missing)
 
 
 def test_invalid_toml(tmp_path):
     path = tmp_path / "bad.toml"
     path.write_text('name = "x"\nlinks = [\n[state\n')
     with pytest.raises(SystemFileError) as info:
-        load_system(path)
+        load_system_file(path)
     assert str(info.value).startswith(f"{path}: invalid TOML: ")
 
 
@@ -354,10 +354,10 @@ def test_fixed_root_needs_joint(tmp_path):
 def test_json_file(tmp_path):
     path = tmp_path / "system.json"
     path.write_text(json.dumps(BASE))
-    assert load_system(path).mechanism.coordinates == ("x", "y", "theta", "theta1")
+    assert load_system_file(path).mechanism.coordinates == ("x", "y", "theta", "theta1")
     path.write_text("{")
     with pytest.raises(SystemFileError, match="invalid JSON"):
-        load_system(path)
+        load_system_file(path)
 
 
 def test_lifted_contacts_are_read_only_on_request(tmp_path):
@@ -368,10 +368,10 @@ def test_lifted_contacts_are_read_only_on_request(tmp_path):
     expect_error(tmp_path, lifted, "contacts[2]: contact 'p3' does not touch its surface")
     path = tmp_path / "lifted.toml"
     path.write_text(to_toml(lifted), encoding="utf-8")
-    loaded = load_system(path, lifted_contacts=True)
+    loaded = load_system_file(path, lifted_contacts=True)
     gap = loaded.mechanism.contact_gaps(loaded.q)[2]
     assert gap == pytest.approx(0.1 - 0.08980256121069154, abs=1e-12)
     inside = mutate((("contacts", 2, "surface_point"), [-0.08, 0.0]))
     path.write_text(to_toml(inside), encoding="utf-8")
     with pytest.raises(SystemFileError, match=r"^contacts\[2\]: contact 'p3' does not touch its surface"):
-        load_system(path, lifted_contacts=True)
+        load_system_file(path, lifted_contacts=True)

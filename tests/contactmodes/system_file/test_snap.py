@@ -25,7 +25,7 @@ except ModuleNotFoundError:  # pragma: no cover - Python 3.10
 from _support.paths import ROOT
 from contactmodes.cli import main
 from contactmodes.errors import ApproachingContactError, SystemFileError
-from contactmodes.system_file.loader import load_system, system_geometry
+from contactmodes.system_file.loader import load_system_file, system_geometry
 from contactmodes.modes.enumeration import velocity_allowed
 from contactmodes.tolerances import GAP_RTOL
 
@@ -75,7 +75,7 @@ def _along_surfaces(Jn: np.ndarray) -> np.ndarray:
 def _forward_gaps(path: Path) -> tuple[np.ndarray, float]:
     """Per contact ``n·(p − s)`` from the file's own numbers and the mechanism's forward kinematics
     (``point_position``), and the loader's tolerance ``GAP_RTOL · L``."""
-    loaded = load_system(path)
+    loaded = load_system_file(path)
     raw = tomllib.loads(path.read_text())
     gaps = []
     for c in raw["contacts"]:
@@ -90,7 +90,7 @@ def _forward_gaps(path: Path) -> tuple[np.ndarray, float]:
 def test_snap_write_puts_every_contact_on_its_surface(tmp_path, capsys, case):
     path = _perturbed(tmp_path, case)
     with pytest.raises(SystemFileError, match="does not touch its surface"):
-        load_system(path)
+        load_system_file(path)
     before = system_geometry(path)
     input_bytes = path.read_bytes()
     out = tmp_path / "out.toml"
@@ -100,7 +100,7 @@ def test_snap_write_puts_every_contact_on_its_surface(tmp_path, capsys, case):
     assert "state.q." in text and "the loader accepts every contact" in text
     assert path.read_bytes() == input_bytes  # the input is never touched
 
-    loaded = load_system(out)  # the loader accepts the snapped file
+    loaded = load_system_file(out)  # the loader accepts the snapped file
     gaps, tol = _forward_gaps(out)
     assert np.all(np.abs(gaps) <= tol)
     assert np.all(np.abs(gaps) <= 1e-12 * tol / GAP_RTOL)  # on the surfaces to rounding, not just within tolerance
@@ -133,7 +133,7 @@ def test_degrees_are_written_back_in_degrees(tmp_path, capsys):
     # −0.0898 against −L cos 45° = −0.08980256: a turn of a few thousandths of a degree
     assert q["theta_deg"] != 135.0 and abs(q["theta_deg"] - 135.0) < 0.01
     assert q["theta1_deg"] != -90.0 and abs(q["theta1_deg"] + 90.0) < 0.01
-    loaded = load_system(out)
+    loaded = load_system_file(out)
     assert loaded.q[2] == pytest.approx(math.radians(q["theta_deg"]), rel=1e-15)
 
 
@@ -145,7 +145,7 @@ def test_snap_is_the_minimum_norm_change(tmp_path, capsys):
     assert main(["check", str(path), "--snap", "--write", str(out)]) == 0
     capsys.readouterr()
     before = system_geometry(path)
-    loaded = load_system(out)
+    loaded = load_system_file(out)
     mech = loaded.mechanism
     L = mech.characteristic_scales(before.q, before.qdot).length
     w = _weights(mech, L)
@@ -167,7 +167,7 @@ def test_snap_keeps_the_normal_velocities(tmp_path, capsys):
     units (deg/s under ``_deg``)."""
     path = _perturbed(tmp_path, "six_link_wall")
     geometry = system_geometry(path)
-    mech = load_system(EXAMPLES / "six_link_brace.toml").mechanism
+    mech = load_system_file(EXAMPLES / "six_link_brace.toml").mechanism
     Jn = mech.dynamics(geometry.q, np.zeros(mech.n_q)).J[1::2]
     qd = _along_surfaces(Jn)  # every contact's normal velocity is 0 at the written state
     assert abs(qd[0]) < 1e-12 and np.abs(qd[2:]).min() > 1e-2
@@ -179,7 +179,7 @@ def test_snap_keeps_the_normal_velocities(tmp_path, capsys):
     assert main(["check", str(path), "--snap", "--write", str(out)]) == 0
     text = capsys.readouterr().out
     assert "state.qdot is adjusted" in text and "changes normal velocities" in text
-    loaded = load_system(out)
+    loaded = load_system_file(out)
     qdot_in = system_geometry(path).qdot
     # with the written q̇ the snapped q would make a contact approach its wall: the analysis would fail
     with pytest.raises(ApproachingContactError):
@@ -247,7 +247,7 @@ def test_json_document_and_json_input(tmp_path, capsys):
     out = tmp_path / "out.json"
     assert main(["check", str(as_json), "--snap", "--write", str(out)]) == 0
     capsys.readouterr()
-    assert load_system(out).q.tolist() == pytest.approx(doc["q"], rel=0.0, abs=1e-15)
+    assert load_system_file(out).q.tolist() == pytest.approx(doc["q"], rel=0.0, abs=1e-15)
     assert main(["check", str(as_json), "--snap", "--write", str(tmp_path / "out.toml")]) == 2
     assert "--write" in capsys.readouterr().err and not (tmp_path / "out.toml").exists()
 
@@ -271,16 +271,16 @@ def test_state_written_as_tables_keeps_comments_and_layout(tmp_path, capsys):
     path = tmp_path / "tables.toml"
     path.write_text('description = """a state: q = { theta_deg = 160.0 } # not a comment"""\n'
                     + text[text.index("\n", text.index("description")) + 1 : start] + state + text[end + 1 :])
-    mech = load_system(EXAMPLES / "six_link_brace.toml").mechanism
+    mech = load_system_file(EXAMPLES / "six_link_brace.toml").mechanism
     qd = _along_surfaces(mech.dynamics(system_geometry(path).q, np.zeros(mech.n_q)).J[1::2])
     path.write_text(path.read_text().replace("[state.qdot]\n", "[state.qdot]\n" + "".join(
         f"{c} = {float(v)!r}  # rad/s\n" for c, v in zip(mech.coordinates, qd) if c not in ("x", "theta4"))))
     with pytest.raises(SystemFileError):
-        load_system(path)
+        load_system_file(path)
     out = tmp_path / "out.toml"
     assert main(["check", str(path), "--snap", "--write", str(out)]) == 0
     capsys.readouterr()
-    loaded = load_system(out)
+    loaded = load_system_file(out)
     assert np.all(np.abs(_forward_gaps(out)[0]) <= _forward_gaps(out)[1])
     v_n = [float(c.velocity[1]) for c in system_geometry(path).contacts]  # theta4 = 0: not all zero
     assert max(map(abs, v_n)) > 1e-3
@@ -311,7 +311,7 @@ def test_the_issues_fixed_base_reproducer(tmp_path, capsys):
         '[[actuators]]\nname = "tau"\ncoordinate = "phi"\n\n'
         '[state]\nq = { phi_deg = -60.0 }\n')
     with pytest.raises(SystemFileError, match="contact 'tip' does not touch its surface"):
-        load_system(path)
+        load_system_file(path)
     out = tmp_path / "out.toml"
     assert main(["check", str(path), "--snap", "--write", str(out)]) == 0
     assert "state.q.phi_deg" in capsys.readouterr().out

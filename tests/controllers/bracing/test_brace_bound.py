@@ -29,7 +29,7 @@ import pytest
 
 from _support.paths import ROOT
 from contactmodes.analysis.session import mode_domain
-from contactmodes.system_file.loader import load_system
+from contactmodes.system_file.loader import load_system_file
 from contactmodes.analysis.robust import RobustResult
 from controllers.bracing import BracingController
 from polytopes import Polytope
@@ -40,7 +40,7 @@ LARGE = [1e4, 1e8, 1e10, 1e15, 1e60]
 
 @pytest.fixture(scope="module")
 def climber():
-    return load_system(CLIMB).system
+    return load_system_file(CLIMB).system
 
 
 @pytest.fixture(scope="module")
@@ -136,7 +136,7 @@ def test_a_bound_beyond_the_supported_range_is_one_line_exit_2(tmp_path):
     assert len(lines) == 1 and "Traceback" not in proc.stderr
     assert lines[0].startswith("contactmodes: error: --torque-bound:") and "1e+60" in lines[0]
     with pytest.raises(ValueError, match="torque_bound.*1e\\+60"):
-        BracingController(torque_bound=1e61).solve(load_system(CLIMB).system, "FFF")
+        BracingController(torque_bound=1e61).solve(load_system_file(CLIMB).system, "FFF")
 
 
 def test_least_effort_prints_nothing_when_the_least_norm_torque_is_inside(capfd):

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from _support.paths import ROOT
-from contactmodes.system_file.loader import load_system
+from contactmodes.system_file.loader import load_system_file
 from controllers.bracing.climb import (
     BRACE_Q, D_BOX, DURATION, GRAVITY, L, MASS, Q_END, Q_START, X_LEFT, brace_mechanism, chain_mechanism,
     chain_points, disturbance, disturbance_along, disturbance_box, five_link_mechanism, inside_box,
@@ -120,7 +120,7 @@ def test_static_disturbance_is_the_weight_of_the_free_section(t):
 
 
 def test_brace_mechanism_is_the_two_link_brace_example():
-    ref = load_system(EXAMPLES / "two_link_brace.toml").system
+    ref = load_system_file(EXAMPLES / "two_link_brace.toml").system
     mine = brace_mechanism().contact_system(BRACE_Q, np.zeros(4))
     assert mine.coordinates == ref.coordinates == ("x", "y", "theta", "theta1")
     assert mine.contacts == ref.contacts and mine.torques == ref.torques
@@ -178,7 +178,7 @@ def test_trajectory_rejects_non_finite_time():
 
 def test_d_box_is_bracing_md_and_the_example_file():
     assert all(np.array_equal(a, b) for a, b in zip(D_BOX, D_TEXT))
-    dist = load_system(EXAMPLES / "five_link_climb.toml").system.disturbance
+    dist = load_system_file(EXAMPLES / "five_link_climb.toml").system.disturbance
     lo, hi = dist.set.bounding_box()
     assert np.allclose(lo, D_TEXT[0]) and np.allclose(hi, D_TEXT[1])
 

@@ -59,7 +59,7 @@ def test_verdicts_are_the_slow_paths(name, key, steps, monkeypatch):
                 continue
             session = md.session(step)
             others = [md.names[o] for o in md.others(j)]
-            val, tau, nudged, closure = slow_optimum(session, md.names[j], others, lo_, hi_, search._Counters(), t,
+            val, tau, nudged, closure = slow_optimum(session, md.names[j], others, lo_, hi_, search.SearchCounters(), t,
                                                      md.objective)
             if way == certify.EMPTY:
                 assert val == -math.inf, (md.names[j], val)

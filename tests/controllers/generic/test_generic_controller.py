@@ -23,7 +23,7 @@ from contactmodes.analysis.ambiguity import unambiguous
 from contactmodes.analysis.session import AnalysisSession
 from contactmodes.control.objective import LinearObjective
 from contactmodes.errors import ContactModelError
-from contactmodes.system_file.loader import load_system
+from contactmodes.system_file.loader import load_system_file
 from controllers.generic import TorqueBox, UnambiguousOptimalController
 from polytopes import Polytope, lp
 
@@ -108,14 +108,14 @@ CASES = [
 @pytest.mark.parametrize("case", range(len(CASES)))
 def test_the_torque_is_the_reference_optimum(case):
     name, obj, (a, b), qdot = CASES[case]
-    loaded = load_system(EXAMPLES / f"{name}.toml")
+    loaded = load_system_file(EXAMPLES / f"{name}.toml")
     n_tau = loaded.system.n_tau
     qd = loaded.qdot if qdot is None else np.asarray(qdot, dtype=float)
     _check(loaded, loaded.q, qd, _objective(loaded, **obj), np.full(n_tau, a), np.full(n_tau, b), where=str(case))
 
 
 def test_a_mode_filter_restricts_the_choice():
-    loaded = load_system(EXAMPLES / "two_link_brace.toml")
+    loaded = load_system_file(EXAMPLES / "two_link_brace.toml")
     obj = _objective(loaded, force=[0, 1, 0, 0, 0, 0])
     lo, hi = np.array([-2.0]), np.array([2.0])
     res, values = _check(loaded, loaded.q, loaded.qdot, obj, lo, hi, where="all")
@@ -129,7 +129,7 @@ def test_a_mode_filter_restricts_the_choice():
 def test_rhex_flip_start_file():
     """The RHex rigid model of a system file (three hips, the task row ``f_n(body) >= 5 N``),
     maximize θ̈ at the file's state: the reference's best (every feasible mode projected)."""
-    loaded = load_system(EXAMPLES / "rhex_flip_start.toml")
+    loaded = load_system_file(EXAMPLES / "rhex_flip_start.toml")
     theta = list(loaded.system.coordinates).index("theta")
     obj = _objective(loaded, qdd=np.eye(loaded.system.n_q)[theta])
     _check(loaded, loaded.q, loaded.qdot, obj, np.full(3, -10.0), np.full(3, 10.0), where="rhex file")
@@ -168,7 +168,7 @@ def test_the_answer_does_not_depend_on_units(seed):
 
 
 def test_user_errors_are_one_line_naming_the_field():
-    loaded = load_system(EXAMPLES / "table_two_legs.toml")
+    loaded = load_system_file(EXAMPLES / "table_two_legs.toml")
     good = _objective(loaded, force=[0, 1, 0, 0])
     with pytest.raises(ContactModelError, match="^limits: the controller needs a finite torque box"):
         UnambiguousOptimalController(loaded, good)
@@ -193,7 +193,7 @@ def test_torque_speed_line_cuts_the_box():
 
 
 def test_records_and_step_statistics():
-    loaded = load_system(EXAMPLES / "two_link_brace.toml")
+    loaded = load_system_file(EXAMPLES / "two_link_brace.toml")
     ctrl = UnambiguousOptimalController(loaded, _objective(loaded, force=[0, 1, 0, 0, 0, 0]), limits=([-2.0], [2.0]))
     for _ in range(3):
         ctrl(loaded.q, loaded.qdot)
@@ -210,7 +210,7 @@ def test_a_lifted_contact_is_left_out():
     the one-contact system (built here from the mechanism's dynamics rows of the left foot)."""
     from contactmodes.model.system import ContactSystem
 
-    loaded = load_system(EXAMPLES / "table_two_legs.toml")
+    loaded = load_system_file(EXAMPLES / "table_two_legs.toml")
     th = 0.01
     q = np.array([0.0, 0.4 * np.sin(th) + 0.5 * np.cos(th), th])
     qd = np.zeros(3)
@@ -247,7 +247,7 @@ def test_a_single_term_objective_converts_as_the_general_rule():
     from controllers.generic.search import ObjectivePlan, plan_objective
     from controllers.generic.step import MechanismStep
 
-    loaded = load_system(EXAMPLES / "table_two_legs.toml")
+    loaded = load_system_file(EXAMPLES / "table_two_legs.toml")
     th = 0.01
     tilted = np.array([0.0, 0.4 * np.sin(th) + 0.5 * np.cos(th), th])
     for q in (loaded.q, tilted):

@@ -29,7 +29,7 @@ from _support.paths import EXAMPLES
 from contactmodes.analysis.ambiguity import unambiguous
 from contactmodes.analysis.session import AnalysisSession
 from contactmodes.control.objective import LinearObjective
-from contactmodes.system_file.loader import load_system
+from contactmodes.system_file.loader import load_system_file
 from controllers.generic import UnambiguousOptimalController
 from polytopes import Polytope, lp
 
@@ -41,7 +41,7 @@ MU = 1.0
 
 @pytest.fixture(scope="module")
 def wheel():
-    return load_system(EXAMPLES / "impact" / "rocking_block_wheel.toml")
+    return load_system_file(EXAMPLES / "impact" / "rocking_block_wheel.toml")
 
 
 def _jacobian(theta: float, name: str) -> np.ndarray:

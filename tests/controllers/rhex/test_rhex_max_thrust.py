@@ -220,11 +220,12 @@ def test_task_dropped_instead_of_a_blind_fallback():
 
 def test_compiled_point_test_equals_numpy_reference(short_runs, slow_path_states):
     """The compiled point test (``contactmodes.realtime.kernels.point_test_kernel`` behind
-    ``max_thrust._inside``) against its NumPy reference (``kernel="numpy"``) at the comparison
+    ``controllers.generic.search._inside``) against its NumPy reference (``kernel="numpy"``) at the comparison
     states: the same answer for every mode and torque — each mode's bound maximizer, the box
     corners and centre, random torques of the box, and points pulled 1e-7 towards the maximizers
     (near boundaries) — including modes decided by the max-slack LP (``w`` in their rows)."""
-    from controllers.rhex.max_thrust import _Engine, _bound_lps, _inside
+    from controllers.generic.search import _bound_lps, _inside
+    from controllers.rhex.max_thrust import _Engine
 
     states = [(P39, short_runs[0.39][1].states[k]) for k in (3, 6, 30)] + \
         [(P60, short_runs[0.6][1].states[k]) for k in (15, 45)] + list(slow_path_states)
@@ -267,7 +268,7 @@ def _same_system(a, b):
 
 
 def test_slow_path_session_is_the_steps_own_decisions(short_runs, slow_path_states, monkeypatch):
-    """The slow path's session (``max_thrust._Modes.session``) is built from what the step decided:
+    """The slow path's session (``controllers.generic.search._Modes.session``) is built from what the step decided:
     its system is the step's nondimensional system assembled from the scaled terms
     (``StepModel.scaled_system``), bit for bit the scaled system of a session of the SI system
     (``step.session.scaled``: ``ContactSystem`` in SI units, validated, nondimensionalized), and
@@ -277,7 +278,8 @@ def test_slow_path_session_is_the_steps_own_decisions(short_runs, slow_path_stat
     the slow path gives the same answer on it as on the session of the SI system, bit for bit,
     with and without the task row."""
     from contactmodes.analysis import session as session_module
-    from controllers.rhex.max_thrust import _Counters, _Engine, _search, _slow
+    from controllers.generic.search import SearchCounters, _search
+    from controllers.rhex.max_thrust import _Engine, _slow
 
     near_rest = []
     for p in (RHexParams(mu_toe=0.39), RHexParams(mu_toe=0.6)):  # the first computed steps: modes pending
@@ -303,7 +305,7 @@ def test_slow_path_session_is_the_steps_own_decisions(short_runs, slow_path_stat
             if slow:
                 j = best[2]
                 others = [md.names[i] for i in md.others(j)]
-                own = [_slow(ses, md.names[j], others, lo_s, hi_s, _Counters(), task) for task in (True, False)]
+                own = [_slow(ses, md.names[j], others, lo_s, hi_s, SearchCounters(), task) for task in (True, False)]
         ref = step.session  # AnalysisSession(step.system): SI system, nondimensionalized, enumerated
         _same_system(ses.system, ref.scaled)
         mine, theirs = ses.enumeration, ref.enumeration
@@ -313,7 +315,7 @@ def test_slow_path_session_is_the_steps_own_decisions(short_runs, slow_path_stat
         assert all(ses.mode(x).kinematically_feasible for x in mine.modes)
         if own is not None:
             for task, (val, tau, nudged, closure) in zip((True, False), own):
-                v2, t2, n2, c2 = _slow(ref, md.names[j], others, lo_s, hi_s, _Counters(), task)
+                v2, t2, n2, c2 = _slow(ref, md.names[j], others, lo_s, hi_s, SearchCounters(), task)
                 assert (val, nudged, closure) == (v2, n2, c2) and np.asarray(tau).tobytes() == np.asarray(t2).tobytes()
             compared += 1
     assert pending > 0 and compared == 6

@@ -181,7 +181,7 @@ def _same_answer(lazy, eager, where):
 
 
 def test_lazy_kinematic_resolution_equals_resolving_every_mode_first(monkeypatch):
-    """Pending modes (``max_thrust._Modes``): the kinematic LPs the batch leaves undecided are
+    """Pending modes (``controllers.generic.search._Modes``): the kinematic LPs the batch leaves undecided are
     resolved only where the answer depends on them; the answer equals the one with every mode
     decided before the search (``lazy=False``, each on a fresh engine), and the eager count of
     modes is the session's enumeration (the definition). (1) The first computed steps of both
@@ -358,14 +358,14 @@ def test_fallback_counts_are_the_exact_solves_of_the_step(monkeypatch):
     exact solvers: the calls of ``polytopes.lp.solve_verified`` and of the SVD response
     (``contactmodes.modes.response.batched_responses``'s fallback) during the step (forced: the batched simplex leaves every third LP undecided, and
     every pivot certificate is refused)."""
-    from contactmodes.modes import _pivot_response, _response_kernels
+    from contactmodes.modes import _pivot_response, response_kernels
     from contactmodes.modes import response as response_mod
 
     p = RHexParams(mu_toe=0.6)
     c = MaxThrustController(p, precompute=False)
     calls = {"lp": 0, "svd": 0, "depth": 0}
     real_lp, real_svd = lp.solve_verified, response_mod._svd_entry
-    real_numpy, real_kernel = _pivot_response.pivot_responses, _response_kernels.responses_kernel
+    real_numpy, real_kernel = _pivot_response.pivot_responses, response_kernels.responses_kernel
     real_simplex = batchlp.simplex_batch
 
     def counting_lp(*args, **kwargs):
@@ -397,7 +397,7 @@ def test_fallback_counts_are_the_exact_solves_of_the_step(monkeypatch):
     monkeypatch.setattr(lp, "solve_verified", counting_lp)
     monkeypatch.setattr(response_mod, "_svd_entry", counting_svd)
     monkeypatch.setattr(_pivot_response, "pivot_responses", refusing_numpy)
-    monkeypatch.setattr(_response_kernels, "responses_kernel", refusing_kernel)
+    monkeypatch.setattr(response_kernels, "responses_kernel", refusing_kernel)
     monkeypatch.setattr(batchlp, "simplex_batch", lazy_simplex)
     c(0.0, initial_state(p))
     assert c.log[-1].path == "fallback" and c.log[-1].n_slow == 0

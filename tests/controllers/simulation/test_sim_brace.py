@@ -18,7 +18,7 @@ import pytest
 mujoco = pytest.importorskip("mujoco", reason="MuJoCo is the 'sim' extra: pip install 'contactmodes[sim]'")
 
 import contactmodes as cm  # noqa: E402
-from contactmodes.system_file.loader import load_system  # noqa: E402
+from contactmodes.system_file.loader import load_system_file  # noqa: E402
 from controllers.simulation.loop import simulate  # noqa: E402
 from controllers.simulation.model import build_plant  # noqa: E402
 
@@ -27,7 +27,7 @@ BRACE = Path(__file__).resolve().parents[3] / "examples" / "two_link_brace.toml"
 
 @pytest.fixture(scope="module")
 def brace():
-    loaded = load_system(BRACE)
+    loaded = load_system_file(BRACE)
     return loaded, build_plant(loaded.mechanism, loaded.q, loaded.qdot), cm.analyze(BRACE)
 
 

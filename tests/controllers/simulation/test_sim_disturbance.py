@@ -22,7 +22,7 @@ pytest.importorskip("mujoco")
 import contactmodes as cm  # noqa: E402
 from contactmodes.analysis.robust import augmented_system, robust_feasible_set  # noqa: E402
 from contactmodes.cli import main  # noqa: E402
-from contactmodes.cli._common import UserError  # noqa: E402
+from contactmodes.cli import UserError  # noqa: E402
 from controllers.bracing import BracingController  # noqa: E402
 from controllers.simulation.cli import parse_disturbance  # noqa: E402
 from controllers.simulation.loop import simulate  # noqa: E402
@@ -46,9 +46,9 @@ def brace():
 
 def _run(system, tau, delta, duration=0.3):
     """MuJoCo run under the held torque and ``τ_d = E δ``; returns the run."""
-    from contactmodes.system_file.loader import load_system
+    from contactmodes.system_file.loader import load_system_file
 
-    loaded = load_system(CLIMB)
+    loaded = load_system_file(CLIMB)
     plant = build_plant(loaded.mechanism, loaded.q, loaded.qdot)
     tau_d = system.disturbance.E @ np.asarray(delta, float)
     return simulate(plant, loaded.q, loaded.qdot, lambda q, qd: tau, duration, 100.0, disturbance=tau_d)

@@ -20,7 +20,7 @@ import pytest
 mujoco = pytest.importorskip("mujoco", reason="MuJoCo is the 'sim' extra: pip install 'contactmodes[sim]'")
 
 from contactmodes.model.mechanism import PlanarMechanism  # noqa: E402
-from contactmodes.system_file.loader import load_system  # noqa: E402
+from contactmodes.system_file.loader import load_system_file  # noqa: E402
 from controllers.simulation.model import build_plant, mechanism_parts  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -31,7 +31,7 @@ FILES = ["two_link_brace.toml", "table_two_legs.toml", "rhex_flip_start.toml", "
 def _load(name):
     if "urdf" in name:
         pytest.importorskip("yourdfpy", reason="URDF input is the 'urdf' extra")
-    return load_system(ROOT / "examples" / name)
+    return load_system_file(ROOT / "examples" / name)
 
 
 def _mujoco_terms(plant, q, qdot):

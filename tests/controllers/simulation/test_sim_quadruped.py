@@ -23,7 +23,7 @@ pytest.importorskip("mujoco")
 pytest.importorskip("yourdfpy")
 
 from contactmodes.errors import ContactModelError  # noqa: E402
-from contactmodes.system_file.loader import load_system  # noqa: E402
+from contactmodes.system_file.loader import load_system_file  # noqa: E402
 from controllers.simulation.goal import GoalSwitch, goal_controllers  # noqa: E402
 from controllers.simulation.loop import simulate  # noqa: E402
 from controllers.simulation.model import build_plant  # noqa: E402
@@ -38,7 +38,7 @@ HALF_WIDTH, HALF_HEIGHT = 0.10, 0.05  # m, the body's cross-section (quadruped.u
 
 
 def _run(duration: float, fixed: bool = False):
-    loaded = load_system(QUADRUPED, lifted_contacts=True)
+    loaded = load_system_file(QUADRUPED, lifted_contacts=True)
     _, box = file_limits(loaded)
     plant = build_plant(loaded.mechanism, loaded.q, loaded.qdot, limits=box)
     up, down, i, drive_up = goal_controllers(loaded, ModeThresholds().slip_tol(plant))
@@ -128,4 +128,4 @@ def test_goal_controllers_need_a_single_acceleration_objective(tmp_path):
     path = tmp_path / "q.toml"
     path.write_text(text)
     with pytest.raises(ContactModelError, match="one coordinate's acceleration"):
-        goal_controllers(load_system(path, lifted_contacts=True))
+        goal_controllers(load_system_file(path, lifted_contacts=True))

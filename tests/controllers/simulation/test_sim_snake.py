@@ -23,7 +23,7 @@ import pytest
 pytest.importorskip("mujoco")
 
 import contactmodes as cm  # noqa: E402
-from contactmodes.system_file.loader import load_system  # noqa: E402
+from contactmodes.system_file.loader import load_system_file  # noqa: E402
 from controllers.simulation.loop import simulate  # noqa: E402
 from controllers.simulation.model import build_plant  # noqa: E402
 from controllers.simulation.modes import ModeThresholds  # noqa: E402
@@ -38,7 +38,7 @@ G = 9.81
 
 
 def _run(text: str, duration: float):
-    loaded = load_system(SNAKE, lifted_contacts=True)
+    loaded = load_system_file(SNAKE, lifted_contacts=True)
     _, box = file_limits(loaded)
     plant = build_plant(loaded.mechanism, loaded.q, loaded.qdot, limits=box)
     choice = make_controller(text, loaded, velocity_tol=ModeThresholds().slip_tol(plant))
@@ -56,7 +56,7 @@ def test_the_generic_controller_holds_the_snake_in_the_chimney():
 
 
 def test_the_file_loads_and_is_valid():
-    loaded = load_system(SNAKE)  # every contact touches: no lifted contacts needed
+    loaded = load_system_file(SNAKE)  # every contact touches: no lifted contacts needed
     assert loaded.mechanism.contact_names == ("tail", "joint1", "joint2", "joint3", "joint4", "head")
     assert loaded.system.M[1, 1] == pytest.approx(5 * 0.1)  # total mass: five links of 0.1 kg
     assert np.allclose(loaded.system.mu, 0.5)

@@ -23,7 +23,7 @@ import pytest
 mujoco = pytest.importorskip("mujoco", reason="MuJoCo is the 'sim' extra: pip install 'contactmodes[sim]'")
 
 from _support.paths import EXAMPLES  # noqa: E402
-from contactmodes.system_file.loader import load_system, parse_system  # noqa: E402
+from contactmodes.system_file.loader import load_system_file, parse_system  # noqa: E402
 from controllers.simulation.loop import simulate  # noqa: E402
 from controllers.simulation.model import ContactSettings, build_plant  # noqa: E402
 from controllers.simulation.touchdown import AFTER_S, TouchdownDetector, touchdown_entries  # noqa: E402
@@ -60,7 +60,7 @@ def _vec(d):
 
 
 def test_corner_drop_predicted_and_observed():
-    loaded = load_system(EXAMPLES / "impact" / "block_drop.toml", lifted_contacts=True)
+    loaded = load_system_file(EXAMPLES / "impact" / "block_drop.toml", lifted_contacts=True)
     plant, run, events = _run(loaded, 0.02)
     first = events[0]
     assert first["contact"] == "left" and first["observed"] is not None
@@ -106,7 +106,7 @@ def test_flat_drop_stops_both_corners():
 
 
 def test_micro_hops_are_not_touchdowns():
-    loaded = load_system(EXAMPLES / "impact" / "block_drop.toml", lifted_contacts=True)
+    loaded = load_system_file(EXAMPLES / "impact" / "block_drop.toml", lifted_contacts=True)
     plant = build_plant(loaded.mechanism, loaded.q, loaded.qdot, settings=ContactSettings())
     det = TouchdownDetector(plant)
     dt = plant.model.opt.timestep

@@ -18,7 +18,7 @@ pytest.importorskip("yourdfpy")
 
 from contactmodes.cli import main  # noqa: E402
 from contactmodes.schemas import validate  # noqa: E402
-from contactmodes.system_file.loader import load_system  # noqa: E402
+from contactmodes.system_file.loader import load_system_file  # noqa: E402
 from controllers.simulation.goal import GoalSwitch, goal_controllers  # noqa: E402
 from controllers.simulation.loop import simulate  # noqa: E402
 from controllers.simulation.model import build_plant  # noqa: E402
@@ -34,7 +34,7 @@ T_D = math.sqrt(0.25 / 9.81)  # the example's braking time (docs/examples.md)
 
 def _by_hand(duration: float):
     """The example's composition: two generic controllers and a ``GoalSwitch`` built in Python."""
-    loaded = load_system(QUADRUPED, lifted_contacts=True)
+    loaded = load_system_file(QUADRUPED, lifted_contacts=True)
     _, box = file_limits(loaded)
     plant = build_plant(loaded.mechanism, loaded.q, loaded.qdot, limits=box)
     up, down, index, drive_up = goal_controllers(loaded, ModeThresholds().slip_tol(plant))
@@ -57,7 +57,7 @@ def test_goal_on_the_command_line_is_the_scripted_goal_switch(capsys):
 
 def test_goal_defaults_tolerance_and_brake_from_the_system(capsys):
     """Without ``:TOL`` and ``--brake``: 0.1 rad for an angle and the system's characteristic time."""
-    loaded = load_system(QUADRUPED, lifted_contacts=True)
+    loaded = load_system_file(QUADRUPED, lifted_contacts=True)
     assert main(["simulate", QUADRUPED, "--controller", "control", "--goal", "theta=0", "--duration", "0.05",
                  "--json"]) == 0
     goal = json.loads(capsys.readouterr().out)["goal"]

@@ -15,6 +15,9 @@ numba is optional (the ``compiled`` extra): without it ``AVAILABLE`` is false, t
 is plain Python and ``batched_responses`` uses the NumPy reference. Compilation costs a few
 seconds once per machine and version (the on-disk cache of ``polytopes.batchlp_kernel`` in
 ``CACHE_DIR``); ``compile_kernel`` pays it up front.
+
+A public module of ``modes``: ``contactmodes.realtime.kernels`` compiles it and warms it up
+(``compile_kernel``, ``warm_up``) together with its own kernels.
 """
 
 from __future__ import annotations

@@ -1,6 +1,11 @@
 """Pieces shared by every ``contactmodes`` subcommand (and by command plugins): the user-error type,
 exit statuses, safe atomic output files and range parsing.
 
+Below both ``contactmodes.cli`` and the library modules that check command-line values
+(``contactmodes.sweeps``: its ``sweep`` command and the ``analyze`` kind's ``--inconsistency-box``),
+so that neither imports the other back (the pipeline order, ``tests/test_architecture.py``).
+Command plugins of other packages import these names from ``contactmodes.cli``, their interface.
+
 The CLI contract: bad input → one line on stderr naming the field, exit status 2, nothing written;
 the toolkit's own failure → ``contactmodes: internal error (please report): …``, exit status 70;
 Ctrl-C → exit status 130, nothing written. An output path is checked before any work and refused

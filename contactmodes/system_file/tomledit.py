@@ -47,8 +47,10 @@ def edit_numbers(text: str, changes: Mapping[KeyPath, float]) -> str:
 
     Parameters
     ----------
-    text : a TOML document.
-    changes : key path (``("state", "q", "theta_deg")``) → new value (a finite float). The parent
+    text : str
+        A TOML document.
+    changes : Mapping[tuple[str, ...], float]
+        Key path (``("state", "q", "theta_deg")``) → new value (a finite float). The parent
         of each path must be a table of the document; an existing value must be a number.
 
     Returns
