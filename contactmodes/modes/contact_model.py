@@ -20,8 +20,8 @@ and its *letters* are those of the flipping paper's Tables I–II (``CONVENTIONS
 Everything that assembles a mode's equations reads its per-contact rows here: the constraints
 (24) and (32) (``contactmodes.modes.constraints``), the enumeration, the real-time plans, the
 impact (``contactmodes.impact.equations``) and the closed loop's prediction (through the mode's
-response, ``controllers.simulation.prediction``). A spatial contact, or a contact between two
-bodies, would be a second class with the same methods (``reference: contact-models.md``); the
+response, ``controllers.simulation.prediction``). A spatial contact (components ``t1, t2, n`` and
+more letters), or a contact between two bodies, would be a second class with the same methods; the
 mode strings of this one do not change.
 
 ``PLANAR_POINT`` is the instance the toolkit uses.
