@@ -1,5 +1,9 @@
-"""``contactmodes impact FILE [--pseudo-impulse DT] [--json] [--output PATH]``: every plastic-impact
-outcome at the file's state (``contactmodes.impact``; thesis Sec. 5.1.2–5.1.4).
+"""``contactmodes impact FILE [--pseudo-impulse DT] [--limit ACT=LO:HI ...] [--json] [--output PATH]``:
+every plastic-impact outcome at the file's state (``contactmodes.impact``; thesis Sec. 5.1.2–5.1.4).
+
+With a pseudo-impulse the torques the actuators may apply during it are the file's
+``[control.limits]`` (their box; a torque–speed line is not used), each replaced by a
+``--limit`` given for its actuator (as ``contactmodes control``).
 
 Exit status 0 with at least one consistent outcome (several: impact-ambiguous), 1 when none is
 (impact-inconsistent: the documented "no" answer, output still printed or written), 2 on a user
@@ -24,6 +28,9 @@ def add_parser(sub) -> argparse.ArgumentParser:
     p.add_argument("--pseudo-impulse", metavar="DT", type=str, default=None,
                    help="pseudo-impulse duration in seconds (thesis eq. 39): slow impacts keep existing contacts; "
                         "each outcome's consistency is then a set of torques")
+    p.add_argument("--limit", action="append", default=None, metavar="ACT=LO:HI",
+                   help="with --pseudo-impulse: the torque box of actuator ACT during the impact (system units; an "
+                        "empty end for none); repeatable, replaces the file's [control.limits] entry of ACT")
     p.add_argument("--json", action="store_true", help="print the contactmodes.impact/1 JSON document")
     p.add_argument("--output", metavar="PATH", help="write the output to PATH instead of stdout")
     p.set_defaults(run=run)
@@ -50,9 +57,38 @@ def run(args: argparse.Namespace):
     delta = _duration(args.pseudo_impulse)
     from contactmodes.impact.outcomes import impact
 
-    result = impact(args.file, pseudo_impulse=delta)
+    box = None
+    if args.limit:
+        if not delta:
+            raise UserError("--limit: the torque box applies to a pseudo-impulse (give --pseudo-impulse DT)")
+        box = _torque_box(args.file, args.limit)
+    result = impact(args.file, pseudo_impulse=delta, torque_box=box)
     text = (json.dumps(result.to_json(), indent=2, allow_nan=False) if args.json else result.format_text()) + "\n"
     return text if result.consistent_modes else CommandOutput(text, NO_ANSWER)
+
+
+def _torque_box(path: str, items: list[str]):
+    """``(lo, hi)`` of the file's ``[control.limits]`` with each ``--limit`` ``items`` entry
+    replacing its actuator's (a torque–speed line keeps its box only); ``UserError`` naming
+    ``--limit ACT`` for a bad entry."""
+    import numpy as np
+
+    from contactmodes.cli.control import parse_limit_options
+    from contactmodes.control.limits import parse_limit
+    from contactmodes.errors import ContactModelError
+    from contactmodes.system_file.loader import load_system_file
+
+    loaded = load_system_file(path)
+    torques = loaded.system.torques
+    limits = dict(loaded.control.limits) if loaded.control is not None else {}
+    for name, value in parse_limit_options(items, torques).items():
+        try:
+            limits[name] = parse_limit(value, f"--limit {name}")
+        except ContactModelError as exc:
+            raise UserError(str(exc)) from None
+    lo = np.array([limits[t].lo if t in limits else -np.inf for t in torques])
+    hi = np.array([limits[t].hi if t in limits else np.inf for t in torques])
+    return lo, hi
 
 
 def run_analyze(args: argparse.Namespace, overlap_limit: int, list_limit: int):

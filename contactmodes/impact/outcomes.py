@@ -8,7 +8,8 @@ outcome's inequalities (``contactmodes.analysis.domains.domain_inequalities``, e
 flipping paper) and the resulting polytope over ``(τ, w)`` tested for emptiness (``polytopes``). An
 outcome is *consistent* when that polytope is not empty; with ``δ_t > 0`` its torque set is the
 union, over the variants of the pseudo-impulse guard, of the polytopes' projections onto ``τ``
-(as ``T_c``). Every rank, consistency and emptiness decision is taken on the nondimensional system
+(as ``T_c``), within the torque box when one is given (the file's ``[control.limits]`` by
+default). Every rank, consistency and emptiness decision is taken on the nondimensional system
 (``contactmodes.model.scaling``: velocity of coordinate ``j`` in units ``s_j T``, impulses in
 ``F T``, torques in ``u``, time in ``T``); results are mapped back to the user's units.
 
@@ -29,7 +30,7 @@ from polytopes import Polytope
 from contactmodes import tolerances
 from contactmodes.analysis.domains import domain_inequalities
 from contactmodes.errors import ContactModelError, InternalError
-from contactmodes.impact.equations import ImpactData, kept_contacts, outcome_equations
+from contactmodes.impact.equations import ImpactData, guarded_contacts, outcome_equations
 from contactmodes.impact.result import ImpactOutcome, ImpactResult
 from contactmodes.impact.scope import ImpactScope, impact_scope
 from contactmodes.model.system import ContactSystem
@@ -38,7 +39,7 @@ from contactmodes.modes.response import ModeResponse, response_from_equations, r
 __all__ = ["impact", "impact_of_system"]
 
 
-def impact(system_or_path, pseudo_impulse: float = 0.0, qdot=None, h_rest=None) -> ImpactResult:
+def impact(system_or_path, pseudo_impulse: float = 0.0, qdot=None, h_rest=None, torque_box=None) -> ImpactResult:
     """Every plastic-impact outcome at a state (thesis Sec. 5.1.2–5.1.4), in the system's units.
 
     Parameters
@@ -54,6 +55,12 @@ def impact(system_or_path, pseudo_impulse: float = 0.0, qdot=None, h_rest=None) 
     h_rest : array_like, optional
         ``(n_q,)`` ``h(q, 0)`` (the generalized gravity force) of a ``ContactSystem``, for
         ``pseudo_impulse > 0``.
+    torque_box : tuple[array_like, array_like], optional
+        ``(lo, hi)``, each ``(n_τ,)``: the torques the actuators can apply during the
+        pseudo-impulse (system units; ``-inf``/``inf`` for an open end). Default: a file's
+        ``[control.limits]`` (their ``lo``, ``hi``; a torque–speed line is not used, the speeds
+        jump in the impact; an actuator not named is unbounded), none for a ``ContactSystem``.
+        Unused without a pseudo-impulse (the impact does not depend on the torques).
 
     Returns
     -------
@@ -64,7 +71,8 @@ def impact(system_or_path, pseudo_impulse: float = 0.0, qdot=None, h_rest=None) 
     ------
     ContactModelError
         A bad file (``SystemFileError``), a negative or non-finite ``pseudo_impulse``, a missing
-        or mis-shaped ``qdot``/``h_rest``, or ``qdot`` inconsistent with ``v_contact``.
+        or mis-shaped ``qdot``/``h_rest``, ``qdot`` inconsistent with ``v_contact``, or a
+        ``torque_box`` that is not two ``(n_τ,)`` vectors with ``lo <= hi``.
 
     Examples
     --------
@@ -83,13 +91,18 @@ def impact(system_or_path, pseudo_impulse: float = 0.0, qdot=None, h_rest=None) 
         if pseudo_impulse:
             rest = loaded.mechanism.contact_system(loaded.q, np.zeros_like(loaded.qdot))
             h_rest = rest.h
+        if torque_box is None and loaded.control is not None and loaded.control.limits:
+            limits = [loaded.control.limits.get(name) for name in system.torques]
+            torque_box = (np.array([-np.inf if lim is None else lim.lo for lim in limits]),
+                          np.array([np.inf if lim is None else lim.hi for lim in limits]))
     elif isinstance(system_or_path, ContactSystem):
         system = system_or_path
         if qdot is None:
             raise ContactModelError("qdot: the pre-impact velocity is needed with a ContactSystem")
     else:
         raise ContactModelError(f"system: expected a ContactSystem or a file path, got {type(system_or_path).__name__}")
-    return impact_of_system(system, qdot, pseudo_impulse=pseudo_impulse, h_rest=h_rest, source=source)
+    return impact_of_system(system, qdot, pseudo_impulse=pseudo_impulse, h_rest=h_rest, source=source,
+                            torque_box=torque_box)
 
 
 def _vector(value, n: int, name: str) -> np.ndarray:
@@ -102,11 +115,27 @@ def _vector(value, n: int, name: str) -> np.ndarray:
     return v
 
 
+def _box(torque_box, n_tau: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """``torque_box`` as two ``(n_τ,)`` float arrays ``lo <= hi`` (``None`` stays ``None``)."""
+    if torque_box is None:
+        return None
+    try:
+        lo, hi = (np.asarray(v, dtype=float).reshape(-1) for v in torque_box)
+    except (TypeError, ValueError):
+        raise ContactModelError("torque_box: expected a pair (lo, hi) of torque vectors") from None
+    if lo.shape != (n_tau,) or hi.shape != (n_tau,):
+        raise ContactModelError(f"torque_box: expected lo and hi of {n_tau} values (one per actuator), "
+                                f"got shapes {lo.shape} and {hi.shape}")
+    if np.isnan(lo).any() or np.isnan(hi).any() or np.any(lo > hi) or np.any(lo == np.inf) or np.any(hi == -np.inf):
+        raise ContactModelError("torque_box: needs lo <= hi for every actuator (an infinite end for none)")
+    return lo, hi
+
+
 def impact_of_system(system: ContactSystem, qdot, pseudo_impulse: float = 0.0, h_rest=None,
-                     source: str | None = None) -> ImpactResult:
+                     source: str | None = None, torque_box=None) -> ImpactResult:
     """``impact`` of a ``ContactSystem`` with its pre-impact velocity ``qdot`` (n_q,) and, for
-    ``pseudo_impulse > 0`` (s), ``h_rest`` (n_q,) = ``h(q, 0)``; arguments and errors as
-    ``impact``."""
+    ``pseudo_impulse > 0`` (s), ``h_rest`` (n_q,) = ``h(q, 0)`` and optionally ``torque_box``
+    ``(lo, hi)`` (system units); arguments and errors as ``impact``."""
     delta = float(pseudo_impulse)
     if not (np.isfinite(delta) and delta >= 0.0):
         raise ContactModelError(f"pseudo_impulse: must be a finite duration >= 0 s, got {pseudo_impulse!r}")
@@ -120,6 +149,7 @@ def impact_of_system(system: ContactSystem, qdot, pseudo_impulse: float = 0.0, h
     scale = max(1.0, float(np.abs(v_check).max(initial=0.0)))
     if np.abs(v_check - scaled.v_contact).max(initial=0.0) > tolerances.VELOCITY_RTOL * scale:
         raise ContactModelError("qdot: J q̇ differs from the system's contact velocities v_contact")
+    box = _box(torque_box, system.n_tau)
     h_s = None
     if delta > 0.0:
         if h_rest is None:
@@ -128,7 +158,9 @@ def impact_of_system(system: ContactSystem, qdot, pseudo_impulse: float = 0.0, h
     scope = impact_scope(scaled)
     data = ImpactData(M=np.asarray(scaled.M), J=np.asarray(scaled.J), S=np.asarray(scaled.S), h_rest=h_s,
                       qdot_minus=qdot_s, mu=np.asarray(scaled.mu), in_scope=scope.in_scope,
-                      touching=scope.touching, contacts=tuple(system.contacts))
+                      touching=scope.touching, contacts=tuple(system.contacts),
+                      tau_lo=None if box is None else box[0] / sc.tau, tau_hi=None if box is None else box[1] / sc.tau,
+                      torques=tuple(system.torques))
     delta_s = delta / sc.scales.time
     modes = scope.outcomes()
     base = [outcome_equations(data, mode, delta_s) for mode in modes]
@@ -136,7 +168,7 @@ def impact_of_system(system: ContactSystem, qdot, pseudo_impulse: float = 0.0, h
     outcomes = [_solve_outcome(data, mode, resp, delta_s, system, qdot, sc, vel, scope)
                 for mode, resp in zip(modes, responses)]
     return ImpactResult(system=system, qdot_minus=qdot, pseudo_impulse=delta, scope=scope, outcomes=outcomes,
-                        source=source)
+                        source=source, torque_box=box if delta > 0.0 else None)
 
 
 def _variant_polytope(resp: ModeResponse) -> tuple[bool, Polytope | None]:
@@ -162,11 +194,16 @@ def _solve_outcome(data: ImpactData, mode: str, resp: ModeResponse, delta: float
                    qdot: np.ndarray, sc, vel: np.ndarray, scope: ImpactScope) -> ImpactOutcome:
     """One outcome from its response ``resp`` (nondimensional, first variant): the variants'
     polytopes, torque set and a witness point, mapped to user units. The variants that read the
-    pseudo block share one response (their equalities are the same), the others ``resp``."""
-    n_kept = len(kept_contacts(mode))
-    variants = [()] if delta == 0.0 else list(itertools.product((False, True), repeat=n_kept))
+    pseudo block share one response (their equalities are the same), the others ``resp``.
+
+    Reported at the witness (the first variant with a solution, at a point of its polytope): the
+    plastic impulse ``P``; the impulse each contact transmits, ``P + δ_t f`` for a contact the
+    variant keeps by the pseudo-impulse and ``P`` otherwise; the torque (with a pseudo-impulse
+    and actuators); the energy loss by its definition."""
+    guarded = guarded_contacts(mode)
+    variants = [()] if delta == 0.0 else list(itertools.product((False, True), repeat=len(guarded)))
     n_tau = resp.P_q.shape[1]
-    found: list[tuple[ModeResponse, Polytope | None]] = []
+    found: list[tuple[tuple[bool, ...], ModeResponse, Polytope | None]] = []
     with_block = None  # the response of the variants with the pseudo block: one equality system
     for flags in variants:
         if not any(flags):
@@ -179,35 +216,45 @@ def _solve_outcome(data: ImpactData, mode: str, resp: ModeResponse, delta: float
                 r = replace(with_block, equations=eqs)
         ok, D = _variant_polytope(r)
         if ok:
-            found.append((r, D))
+            found.append((flags, r, D))
     if not found:
         return ImpactOutcome(mode=mode, consistent=False)
-    r, D = found[0]
+    flags, r, D = found[0]
     z = np.zeros(0) if D is None else D.witness()
     if z is None:  # D was found non-empty
         raise InternalError(f"outcome {mode}: a non-empty polytope without a witness point")
     tau_s, w = z[:n_tau], z[n_tau:]
     x = r.P @ tau_s + r.Q @ w + r.r
     n_q, k = data.n_q, data.k
-    mode = _frictionless_letters(mode, data.J @ x[:n_q], scope)
+    reported = _frictionless_letters(mode, data.J @ x[:n_q], scope)
     unit_p = sc.force * sc.scales.time
     qdot_plus = x[:n_q] * vel
-    impulse = x[n_q:n_q + 2 * k] * unit_p
+    plastic = x[n_q:n_q + 2 * k] * unit_p
+    impulse = plastic.copy()
+    kept_by_pseudo = [i for i, flag in zip(guarded, flags) if flag]
+    if kept_by_pseudo:  # the pseudo block [a; f] follows [q̇⁺; P]
+        f = x[2 * n_q + 2 * k:2 * n_q + 4 * k] * unit_p
+        for i in kept_by_pseudo:
+            impulse[2 * i:2 * i + 2] += delta * f[2 * i:2 * i + 2]
     qdot_set = None
     if r.w_moves_accelerations and D is not None:  # the w-block of q̇⁺ (nondimensional, orthonormal)
         w_set = D if n_tau == 0 else D.project(list(range(n_tau, D.dim)))
         qdot_set = ((r.P_q @ tau_s + r.r_q) * vel, r.Q_q * vel[:, None], w_set)
     torque_set: list[Polytope] | None = None
+    torque = None
     if delta > 0.0 and n_tau > 0:
         pieces: list[Polytope] = []
-        for _, Dv in found:
+        for _, _, Dv in found:
             assert Dv is not None  # dimension n_τ + n_w >= 1
             pieces.append(Dv if Dv.dim == n_tau else Dv.reduce().project(list(range(n_tau))))
         torque_set = [sc.polytope_to_user(T, 0) for T in _drop_contained(pieces)]
+        torque = sc.tau_to_user(tau_s)
     impulse_varies = bool(np.abs(r.Q_f[:2 * k]).max(initial=0.0) > tolerances.AMBIGUITY_ATOL)
-    return ImpactOutcome(mode=mode, consistent=True, qdot_plus=qdot_plus, impulse=impulse,
-                         energy_loss=_energy_loss(system, qdot, qdot_plus, impulse, mode),
-                         qdot_plus_set=qdot_set, impulse_ambiguous=impulse_varies, torque_set=torque_set)
+    return ImpactOutcome(mode=reported, consistent=True, qdot_plus=qdot_plus, impulse=impulse,
+                         energy_loss=_energy_loss(system, qdot, qdot_plus, mode),
+                         qdot_plus_set=qdot_set, impulse_ambiguous=impulse_varies, torque_set=torque_set,
+                         plastic_impulse=plastic, pseudo_kept=tuple(system.contacts[i] for i in kept_by_pseudo),
+                         torque=torque)
 
 
 def _drop_contained(pieces: list[Polytope]) -> list[Polytope]:
@@ -230,18 +277,21 @@ def _frictionless_letters(mode: str, v_plus: np.ndarray, scope: ImpactScope) -> 
     return "".join(letters)
 
 
-def _energy_loss(system: ContactSystem, qdot_minus: np.ndarray, qdot_plus: np.ndarray, impulse: np.ndarray,
-                 mode: str) -> float:
-    """``½ q̇⁻ᵀ M q̇⁻ − ½ q̇⁺ᵀ M q̇⁺`` (J in SI) in the form that shows its sign: with
-    ``Δ = q̇⁻ − q̇⁺`` and ``M Δ = −Jᵀ P``, it is ``½ Δᵀ M Δ − (J q̇⁺)·P``, where ``(J q̇⁺)·P`` vanishes on
-    the stuck and released contacts and is ``−μ P_n |v_t⁺|`` on the sliding ones; each term is
-    taken with its sign (noise at zero cut), and a loss within ``CANCEL_RTOL`` of the pre-impact
-    energy is rounding of a zero loss: 0."""
-    d = qdot_minus - qdot_plus
-    loss = max(0.0, 0.5 * float(d @ system.M @ d))
-    v = system.J @ qdot_plus
-    for i, letter in enumerate(mode):
-        if letter in "LR":
-            loss += float(system.mu[i]) * max(0.0, float(impulse[2 * i + 1])) * abs(float(v[2 * i]))
-    before = 0.5 * float(qdot_minus @ system.M @ qdot_minus)
-    return 0.0 if loss <= tolerances.CANCEL_RTOL * before else loss
+def _energy_loss(system: ContactSystem, qdot_minus: np.ndarray, qdot_plus: np.ndarray, mode: str) -> float:
+    """``½ q̇⁻ᵀ M q̇⁻ − ½ q̇⁺ᵀ M q̇⁺`` (J in SI), by its definition, computed as
+    ``½ (q̇⁻ − q̇⁺)ᵀ M (q̇⁻ + q̇⁺)`` (the same number without subtracting two energies).
+
+    Every consistent outcome loses energy (``contactmodes.impact.equations``, *Energy*: the loss
+    is ``½ Δᵀ M Δ + Σ μ P_n |v_t⁺|`` over the sliding contacts, whose ``P_n >= 0``). The reported
+    solution satisfies its rows to the LP's precision, so a loss within ``FEASIBILITY_RTOL ·
+    max(E⁻ + E⁺, F L)`` of zero is 0 (``F L`` the system's unit of energy,
+    ``contactmodes.model.scaling``); a gain beyond it contradicts the model: ``InternalError``."""
+    M = system.M
+    loss = 0.5 * float((qdot_minus - qdot_plus) @ M @ (qdot_minus + qdot_plus))
+    sc = system.scaling
+    energies = 0.5 * float(qdot_minus @ M @ qdot_minus) + 0.5 * float(qdot_plus @ M @ qdot_plus)
+    tol = tolerances.FEASIBILITY_RTOL * max(energies, sc.force * sc.scales.length)
+    if loss < -tol:
+        raise InternalError(f"impact outcome {mode}: the kinetic energy rises by {-loss:g} (to {energies:g} in all); "
+                            "an outcome of the plastic impact cannot gain energy")
+    return 0.0 if loss <= tol else loss

@@ -34,9 +34,12 @@ class ImpactOutcome:
         ``(n_q,)`` a post-impact velocity ``q̇⁺`` of the outcome (m/s, rad/s in SI); the only one
         unless ``qdot_plus_set`` is given.
     impulse : numpy.ndarray or None
-        ``(2k,)`` contact impulses ``(P_t1, P_n1, …)`` (N·s) at that solution.
+        ``(2k,)`` the impulse each contact transmits ``(P_t1, P_n1, …)`` (N·s) at that solution:
+        the plastic impulse ``P`` (thesis eq. 10), or ``P + δ_t f`` (eq. 40, at ``torque``) for
+        a contact kept by the pseudo-impulse (``pseudo_kept``). Normal components ``>= 0``.
     energy_loss : float or None
-        ``½ q̇⁻ᵀ M q̇⁻ − ½ q̇⁺ᵀ M q̇⁺`` (J), ``>= 0``.
+        ``½ q̇⁻ᵀ M q̇⁻ − ½ q̇⁺ᵀ M q̇⁺`` (J), its definition; never negative
+        (``contactmodes.impact.equations``, *Energy*).
     qdot_plus_set : tuple or None
         When the outcome leaves ``q̇⁺`` ambiguous: ``(offset (n_q,), directions (n_q, n_w),
         W)``, ``q̇⁺ = offset + directions · w`` for ``w`` in the polytope ``W`` (the ambiguity
@@ -46,7 +49,18 @@ class ImpactOutcome:
         body share a tangential impulse).
     torque_set : list[Polytope] or None
         With a pseudo-impulse and actuators: the torques for which the outcome is consistent, a
-        union of polytopes over ``τ`` (user units); ``None`` otherwise.
+        union of polytopes over ``τ`` (user units), within the torque box; ``None`` otherwise.
+    plastic_impulse : numpy.ndarray or None
+        ``(2k,)`` the plastic impulse ``P`` of thesis eq. (10), the one that changes the velocity:
+        ``M (q̇⁺ − q̇⁻) = Jᵀ P`` (N·s). Equal to ``impulse`` except on the contacts kept by the
+        pseudo-impulse, where its normal component may be negative (the thesis's ``P_1n = −1.47``
+        N·s at RHex's front leg): the rest, ``δ_t f``, is transmitted over the impact's duration.
+    pseudo_kept : tuple[str, ...]
+        The contacts whose cone holds only with the pseudo-impulse at the reported solution
+        (empty without one).
+    torque : numpy.ndarray or None
+        ``(n_τ,)`` the torque of the reported solution (a point of ``torque_set``; user units),
+        with a pseudo-impulse and actuators; ``None`` otherwise.
     """
 
     mode: str
@@ -57,17 +71,22 @@ class ImpactOutcome:
     qdot_plus_set: tuple[np.ndarray, np.ndarray, Polytope] | None = field(default=None, repr=False)
     impulse_ambiguous: bool = False
     torque_set: list[Polytope] | None = field(default=None, repr=False)
+    plastic_impulse: np.ndarray | None = None
+    pseudo_kept: tuple[str, ...] = ()
+    torque: np.ndarray | None = None
 
     def to_json(self, contacts) -> dict:
         """The outcome's entry of ``contactmodes.impact/1``; ``contacts`` the ``k`` contact names."""
         out: dict = {"mode": self.mode, "consistent": self.consistent, "qdot_plus": None, "qdot_plus_set": None,
-                     "impulse": None, "impulse_ambiguous": self.impulse_ambiguous, "energy_loss": self.energy_loss,
-                     "torque_set": None}
+                     "impulse": None, "plastic_impulse": None, "impulse_ambiguous": self.impulse_ambiguous,
+                     "pseudo_kept": list(self.pseudo_kept), "energy_loss": self.energy_loss, "torque_set": None,
+                     "torque": None if self.torque is None else [float(v) for v in self.torque]}
         if self.qdot_plus is not None:
             out["qdot_plus"] = [float(v) for v in self.qdot_plus]
-        if self.impulse is not None:
-            out["impulse"] = [{"contact": name, "t": float(self.impulse[2 * i]), "n": float(self.impulse[2 * i + 1])}
-                              for i, name in enumerate(contacts)]
+        for key, value in (("impulse", self.impulse), ("plastic_impulse", self.plastic_impulse)):
+            if value is not None:
+                out[key] = [{"contact": name, "t": float(value[2 * i]), "n": float(value[2 * i + 1])}
+                            for i, name in enumerate(contacts)]
         if self.qdot_plus_set is not None:
             offset, directions, W = self.qdot_plus_set
             out["qdot_plus_set"] = {"offset": [float(v) for v in offset], "directions": directions.tolist(),
@@ -95,6 +114,9 @@ class ImpactResult:
         Every outcome, in enumeration order (``ImpactScope.outcomes``).
     source : str or None
         The system file, when given by path.
+    torque_box : tuple[numpy.ndarray, numpy.ndarray] or None
+        ``(lo, hi)``, each ``(n_τ,)``: the torques allowed during the pseudo-impulse (user
+        units, ``±inf`` for an open end); ``None`` without a pseudo-impulse or a box.
     """
 
     system: ContactSystem
@@ -103,6 +125,7 @@ class ImpactResult:
     scope: ImpactScope
     outcomes: list[ImpactOutcome]
     source: str | None = None
+    torque_box: tuple[np.ndarray, np.ndarray] | None = None
 
     @property
     def consistent_modes(self) -> list[str]:
@@ -130,6 +153,9 @@ class ImpactResult:
             "contacts": list(s.contacts),
             "qdot_minus": [float(v) for v in self.qdot_minus],
             "pseudo_impulse": float(self.pseudo_impulse),
+            "torque_box": None if self.torque_box is None else {
+                "lo": [None if np.isinf(v) else float(v) for v in self.torque_box[0]],
+                "hi": [None if np.isinf(v) else float(v) for v in self.torque_box[1]]},
             "scope": {"approaching": names(self.scope.approaching), "touching": names(self.scope.touching),
                       "separating": names(self.scope.separating)},
             "consistent_modes": self.consistent_modes,
@@ -141,6 +167,16 @@ class ImpactResult:
         (``contactmodes.output.impact_text.format_impact``, reached through ``contactmodes.views``:
         the output stage draws the results of the earlier ones)."""
         return views.render("impact", "text", self)
+
+    def box_text(self) -> str:
+        """The torque box as ``name lo:hi`` per bounded actuator (``any`` when none is)."""
+        if self.torque_box is None:
+            return "any"
+        lo, hi = self.torque_box
+        ends = lambda v: "" if np.isinf(v) else f"{v:g}"  # noqa: E731
+        parts = [f"{name} {ends(a)}:{ends(b)}" for name, a, b in zip(self.system.torques, lo, hi)
+                 if np.isfinite(a) or np.isfinite(b)]
+        return ", ".join(parts) or "any"
 
     def distinct_velocities(self) -> int:
         """How many different ``q̇⁺`` the consistent outcomes have (outcomes on a boundary, e.g.

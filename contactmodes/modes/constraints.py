@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from contactmodes.modes.contact_conditions import classify_velocities, contact_rows, validate_mode
+from contactmodes.modes.contact_conditions import MODE_LETTERS, classify_velocities, contact_rows, validate_mode
 from contactmodes.model.system import ContactSystem
 
 __all__ = ["EquationBank", "ModeEquations", "mode_equations"]
@@ -87,15 +87,18 @@ def mode_equations(system: ContactSystem, mode: str, task: bool = True,
     ``"eq"`` rows; ``ineq_task`` marks them (the session keeps one domain with a task mask).
     """
     validate_mode(mode, system.contacts)
-    return EquationBank(system, task, task_geq).equations(mode)
+    return EquationBank(system, task, task_geq, letters=mode).equations(mode)
 
 
 class EquationBank:
     """The rows of ``mode_equations`` for every contact and letter of ``system``, built once;
     ``equations`` stacks a mode's ``ModeEquations`` from them (same rows, same order,
-    same labels). Arguments as ``mode_equations``."""
+    same labels). Arguments as ``mode_equations``; ``letters`` (one mode string), when given,
+    builds only that letter's rows per contact (a one-off mode: ``equations`` then serves that
+    mode only)."""
 
-    def __init__(self, system: ContactSystem, task: bool = True, task_geq: bool | None = None) -> None:
+    def __init__(self, system: ContactSystem, task: bool = True, task_geq: bool | None = None,
+                 letters: str | None = None) -> None:
         task_geq = task if task_geq is None else task_geq
         self.system = system
         n_q, n_tau, k = system.n_q, system.n_tau, system.k
@@ -119,7 +122,7 @@ class EquationBank:
         self._contact: list[dict[str, tuple]] = []
         for i in range(k):
             per = {}
-            for letter in "FSLR":
+            for letter in (MODE_LETTERS if letters is None else letters[i]):
                 r = contact_rows(letter, float(mu[i]), bool(pattern.t_zero[i]), bool(pattern.n_zero[i]))
                 acc = [np.concatenate([J[2 * i + cpt], np.zeros(n_f)]) for cpt in r.accel_eq]
                 frc = [force(i, a_t, a_n) for a_t, a_n in r.force_eq]

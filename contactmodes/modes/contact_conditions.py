@@ -1,9 +1,10 @@
-"""The contact-mode alphabet, its validator, the velocity classification of Table III and the one
-table of per-contact rows of Tables I–II (flipping paper, eqs. 7–10).
+"""The contact-mode alphabet, its validator and the velocity classification of Table III
+(flipping paper, Sec. III-F), with the per-contact rows of Tables I–II (eqs. 7–10) read from the
+contact model (``contactmodes.modes.contact_model.PLANAR_POINT``).
 
-Every module that needs a mode's contact constraints — the enumeration (``contactmodes.modes.enumeration``)
-and the response (``contactmodes.modes.response``) — reads them from ``contact_rows``; nothing
-else spells them out.
+Every module that needs a mode's contact constraints — the constraints (24) and (32), the
+enumeration, the real-time plans, the impact — reads them from ``contact_rows`` (the model's
+``rows``); nothing else spells them out.
 
 Letters (``CONVENTIONS``): ``F`` fixed, ``S`` separating, ``L`` sliding towards ``−t``, ``R``
 sliding towards ``+t``; a system mode is one letter per contact in contact order. Enumeration
@@ -20,12 +21,13 @@ import numpy as np
 from contactmodes import tolerances
 from contactmodes.errors import ApproachingContactError, ContactModelError
 from contactmodes.model.system import ContactSystem
+from contactmodes.modes.contact_model import PLANAR_POINT, ContactRows
 
 __all__ = ["MODE_LETTERS", "ContactRows", "VelocityPattern", "classify_arrays", "classify_velocities", "contact_rows",
            "validate_mode"]
 
-MODE_LETTERS = "FSLR"
-"""The per-contact mode letters, in enumeration order."""
+MODE_LETTERS = PLANAR_POINT.letters
+"""The per-contact mode letters, in enumeration order (``"FSLR"``)."""
 
 
 def validate_mode(mode: object, contacts: Sequence[str], where: str = "mode") -> str:
@@ -109,67 +111,20 @@ def classify_arrays(v_contact, v0, velocity: float, contacts: Sequence[str],
             )
     t_zero = [abs(vt) <= e for (vt, _), e in zip(vl, el)]
     n_zero = [abs(vn) <= e for (_, vn), e in zip(vl, el)]
-    allowed = []
-    for (vt, _), e, nz in zip(vl, el, n_zero):
-        if not nz:
-            allowed.append("S")
-        elif vt > e:
-            allowed.append("SR")
-        elif vt < -e:
-            allowed.append("SL")
-        else:
-            allowed.append("FSLR")
+    table = PLANAR_POINT.table_iii  # (n_zero, sign of v_t beyond ε) -> letters
+    allowed = [table[(nz, 1 if vt > e else -1 if vt < -e else 0)] for (vt, _), e, nz in zip(vl, el, n_zero)]
     return VelocityPattern(eps, np.array(t_zero, dtype=bool), np.array(n_zero, dtype=bool), tuple(allowed))
 
 
-@dataclass(frozen=True)
-class ContactRows:
-    """The rows one contact contributes to a mode (Tables I–II), in the contact's own components.
-
-    Components are ``0`` (tangential ``t``) and ``1`` (normal ``n``).
-
-    Attributes
-    ----------
-    accel_eq : tuple[int, ...]
-        Components ``c`` with ``ẍ_c = 0`` (eq. 7).
-    accel_geq : tuple[tuple[int, float], ...]
-        ``(c, sign)`` with ``sign · ẍ_c >= 0`` (eq. 9; strict in the kinematic test of
-        footnote 5, non-strict in the domain).
-    force_eq : tuple[tuple[float, float], ...]
-        ``(a_t, a_n)`` with ``a_t f_t + a_n f_n = 0`` (eq. 8).
-    force_geq : tuple[tuple[float, float], ...]
-        ``(a_t, a_n)`` with ``a_t f_t + a_n f_n >= 0`` (eq. 10 and Table I).
-    """
-
-    accel_eq: tuple[int, ...]
-    accel_geq: tuple[tuple[int, float], ...]
-    force_eq: tuple[tuple[float, float], ...]
-    force_geq: tuple[tuple[float, float], ...]
-
-
 def contact_rows(letter: str, mu: float, t_zero: bool, n_zero: bool) -> ContactRows:
-    """The rows of one contact in mode ``letter`` (flipping paper, Tables I–II, eqs. 7–10).
-
-    ``F``: ``ẍ_t = ẍ_n = 0``; ``μ f_n − f_t >= 0``, ``μ f_n + f_t >= 0``, ``f_n >= 0`` (the last
-    is implied when ``μ > 0`` but needed when ``μ = 0``).
-    ``S``: ``f_t = f_n = 0``; ``ẍ_n >= 0`` when the normal velocity is zero.
-    ``L``: ``ẍ_n = 0``, ``f_t − μ f_n = 0``, ``f_n >= 0``; ``−ẍ_t >= 0`` when the tangential
-    velocity is zero. ``R``: as ``L`` with ``f_t + μ f_n = 0`` and ``ẍ_t >= 0``.
-    """
-    if letter == "F":
-        return ContactRows((0, 1), (), (), ((-1.0, mu), (1.0, mu), (0.0, 1.0)))
-    if letter == "S":
-        return ContactRows((), ((1, 1.0),) if n_zero else (), ((1.0, 0.0), (0.0, 1.0)), ())
-    if letter in "LR":
-        sign = -1.0 if letter == "L" else 1.0
-        return ContactRows((1,), ((0, sign),) if t_zero else (), ((1.0, sign * mu),), ((0.0, 1.0),))
-    raise ContactModelError(f"mode letter: expected one of '{MODE_LETTERS}', got {letter!r}")
+    """The rows of one contact in mode ``letter`` (flipping paper, Tables I–II, eqs. 7–10):
+    ``PLANAR_POINT.rows`` (``contactmodes.modes.contact_model.PlanarPointContact.rows``: arguments,
+    rows and errors there)."""
+    return PLANAR_POINT.rows(letter, mu, t_zero, n_zero)
 
 
 def relaxed_rows(allowed: str, n_zero: bool) -> tuple[tuple[int, float], ...]:
     """Acceleration rows common to every letter in ``allowed`` for a contact (non-strict), as
-    ``(component, sign)`` with ``sign · ẍ_c >= 0``: the relaxation used for an unassigned contact
-    in the enumeration (``contactmodes.modes.enumeration.enumerate_modes``). With a zero normal velocity
-    every mode has ``ẍ_n >= 0`` (``S``: strict inequality; ``F``, ``L``, ``R``: equality);
-    otherwise only ``S`` is allowed and nothing is common."""
-    return ((1, 1.0),) if n_zero and allowed else ()
+    ``(component, sign)`` with ``sign · ẍ_c >= 0``: ``PLANAR_POINT.relaxed_rows``
+    (``contactmodes.modes.contact_model.PlanarPointContact.relaxed_rows``)."""
+    return PLANAR_POINT.relaxed_rows(allowed, n_zero)

@@ -34,12 +34,13 @@ from polytopes import stacked_svd
 
 from contactmodes import tolerances
 from contactmodes._linalg import numerical_rank, numerical_ranks
+from contactmodes.errors import ContactModelError
 from contactmodes.modes.constraints import ModeEquations, mode_equations
 from contactmodes.modes.contact_conditions import validate_mode
 from contactmodes.model.system import ContactSystem
 from contactmodes.modes import _pivot_response
 
-__all__ = ["BatchedResponses", "ModeEquations", "ModeResponse", "batched_responses", "mode_equations",
+__all__ = ["BatchedResponses", "ModeEquations", "ModeResponse", "batched_responses", "mode_equations", "mode_qdd",
            "numerical_rank", "pivot_choice", "pivot_choices", "responses_from_equations", "solve_response"]
 
 
@@ -544,3 +545,44 @@ def solve_response(system: ContactSystem, mode: str, task: bool = True) -> ModeR
     if sc.is_identity:
         return scaled
     return scaled.in_units(sc, mode_equations(system, mode, task=task))
+
+
+def mode_qdd(system: ContactSystem, mode: str, tau, task: bool = False) -> np.ndarray | None:
+    """The acceleration ``q̈`` of ``mode`` under the torques ``tau`` when the mode's equalities fix
+    it (Sec. III-D): the response (24)–(31) of the nondimensional system evaluated at ``tau``.
+
+    Parameters
+    ----------
+    system : ContactSystem
+        The system at its state (any units).
+    mode : str
+        One letter of ``"FSLR"`` per contact.
+    tau : array_like
+        ``(n_τ,)`` the torques (the system's units).
+    task : bool, optional
+        Include the task equalities (eqs. 15–16); default ``False`` (the physical model only).
+
+    Returns
+    -------
+    numpy.ndarray or None
+        ``(n_q,)`` ``q̈`` in the system's units; ``None`` when ``tau`` violates the admissible
+        torque equalities (31) (the mode has no solution at ``tau``:
+        ``ModeResponse.tau_admissible``) or the ambiguity variables move ``q̈``
+        (``w_moves_accelerations``, III-G.2). The forces may still be ambiguous (two sticking
+        contacts of one body). Every decision is taken on the nondimensional system.
+
+    Raises
+    ------
+    ContactModelError
+        When ``mode`` is not a mode of ``system`` or ``tau`` has the wrong shape.
+    """
+    validate_mode(mode, system.contacts)
+    t = np.asarray(tau, dtype=float).reshape(-1)
+    if t.shape != (system.n_tau,):
+        raise ContactModelError(f"tau: expected {system.n_tau} values (one per actuator), got shape {t.shape}")
+    sc = system.scaling
+    scaled = response_from_equations(mode_equations(sc.system, mode, task=task))
+    t_s = sc.tau_from_user(t)
+    if scaled.w_moves_accelerations or not scaled.tau_admissible(t_s):
+        return None
+    return (scaled.P_q @ t_s + scaled.r_q) * sc.qdd

@@ -32,7 +32,8 @@ def format_impact(result: Any) -> str:
     s = result.system
     lines = [f"impact of {s.name or 'system'}: approaching {result.scope_names('approaching') or '-'}, "
              f"touching {result.scope_names('touching') or '-'}"
-             + (f", pseudo-impulse {result.pseudo_impulse:g} s" if result.pseudo_impulse else "")]
+             + (f", pseudo-impulse {result.pseudo_impulse:g} s" if result.pseudo_impulse else "")
+             + (f", torques {result.box_text()}" if result.torque_box is not None else "")]
     modes = result.consistent_modes
     verdict = ("impact-inconsistent: no outcome" if not modes else
                f"impact-ambiguous: {len(modes)} outcomes, {result.distinct_velocities()} distinct q̇⁺"
@@ -49,6 +50,8 @@ def format_impact(result: Any) -> str:
         extra += " (impulse ambiguous: one of them)" if o.impulse_ambiguous else ""
         if o.torque_set is not None:
             extra += f" (torques: {_union_text(o.torque_set, s.torques, s.scaling.tau)})"
+        if o.pseudo_kept:
+            extra += f" (kept by the pseudo-impulse: {', '.join(o.pseudo_kept)})"
         lines.append(f"  {o.mode}: q̇⁺ [{qd}]{extra}; impulse (t, n) [{imp}] N·s; energy loss {o.energy_loss:.6g} J")
     return "\n".join(lines)
 

@@ -12,8 +12,9 @@ Choice of the outcome
 ---------------------
 The thesis *assumes* that the impulse–velocity complementarity problem (28)–(29) has a unique
 solution (Assumption 5.7, proven only without friction), so it gives no rule for several
-consistent outcomes; with friction several are common (the rocking block with a pseudo-impulse:
-``FF``, ``LF``, ``RF``). The rule, in this order:
+consistent outcomes; with friction several are common (the rocking block with a reaction wheel and
+a pseudo-impulse: ``FF``, ``FL``, ``FR``, ``SF``, each for some wheel moments). The rule, in this
+order:
 
 1. **Reachable.** An outcome counts only if it is consistent for some torque the controller can
    apply: with ``δ_t > 0`` and actuators its consistency is a torque set (``torque_set``, a union of

@@ -1,17 +1,13 @@
 """The rigid model's ``q̈`` for a torque and a contact mode (the prediction a closed loop is judged by).
 
-At a state ``(q, q̇)`` the toolkit's dynamics (``PlanarMechanism.dynamics``: ``M``, ``h``, ``J``,
-``J̇q̇``, flipping paper eqs. (3)–(5)) with the mode's conditions (Tables I–II,
-``docs/conventions.md``) per contact ``i``:
-
-* ``F``: ``(J q̈ + J̇q̇)_{t_i} = 0`` and ``(J q̈ + J̇q̇)_{n_i} = 0``;
-* ``S``: ``f_{t_i} = 0`` and ``f_{n_i} = 0``;
-* ``L``: ``(J q̈ + J̇q̇)_{n_i} = 0`` and ``f_{t_i} = +μ_i f_{n_i}``;
-* ``R``: ``(J q̈ + J̇q̇)_{n_i} = 0`` and ``f_{t_i} = −μ_i f_{n_i}``;
-
-with ``M q̈ − Jᵀ f = S τ − h``: ``n_q + 2k`` linear equations in ``(q̈, f)``. ``q̈`` is returned
-when it is unique (no null vector of the system moves it; the forces may still be ambiguous, as
-the table's in ``FF``); otherwise ``None``.
+At a state ``(q, q̇)`` the toolkit's dynamics (``PlanarMechanism.dynamics_and_scales``: ``M``,
+``h``, ``J``, ``J̇q̇``, flipping paper eqs. (3)–(5)) with the mode's equalities of Tables I–II
+(the contact model's rows, ``contactmodes.modes.contact_model``) and ``M q̈ − Jᵀ f = S τ − h``,
+solved by the modes' response (``contactmodes.modes.response.mode_qdd``: the SVD response
+(24)–(31) of the nondimensional system, the analysis's rank, consistency and ambiguity rules).
+``q̈`` is returned when it is unique (no ambiguity variable moves it; the forces may still be
+ambiguous, as the table's in ``FF``) and the torque admits a solution in the mode; otherwise
+``None``. The file's constraint blocks are not part of this model.
 """
 
 from __future__ import annotations
@@ -20,11 +16,10 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from contactmodes.model.mechanism import PlanarMechanism
+from contactmodes.model.system import ContactSystem
+from contactmodes.modes.response import mode_qdd
 
-__all__ = ["rigid_qdd", "NULL_RTOL"]
-
-NULL_RTOL = 1e-10
-"""Singular values below ``NULL_RTOL · σ_max`` span the null space of the mode's equations."""
+__all__ = ["rigid_qdd"]
 
 
 def rigid_qdd(mechanism: PlanarMechanism, q: ArrayLike, qdot: ArrayLike, tau: ArrayLike, mode: str,
@@ -47,40 +42,18 @@ def rigid_qdd(mechanism: PlanarMechanism, q: ArrayLike, qdot: ArrayLike, tau: Ar
     Returns
     -------
     numpy.ndarray or None
-        ``(n_q,)`` (m/s², rad/s²), ``None`` when ``q̈`` is not unique in that mode.
+        ``(n_q,)`` (m/s², rad/s²), ``None`` when ``q̈`` is not unique in that mode or ``tau``
+        admits no solution in it.
+
+    Raises
+    ------
+    ContactModelError
+        For a state or torque of the wrong shape, or a mode that is not one letter per contact.
     """
     # (dynamics(q, qdot) bit for bit, compiled where checked: a closed loop predicts every control
     # step, between two controller calls)
-    d, _ = mechanism.dynamics_and_scales(q, qdot)
-    n, k = d.M.shape[0], len(mode)
-    S = mechanism.actuator_matrix()
-    mu_ = np.asarray(mu, float)
-    A = np.zeros((n + 2 * k, n + 2 * k))
-    b = np.zeros(n + 2 * k)
-    A[:n, :n] = d.M
-    A[:n, n:] = -d.J.T
-    b[:n] = S @ np.asarray(tau, float) - d.h
-    for i, letter in enumerate(mode):
-        rt, rn = n + 2 * i, n + 2 * i + 1
-        ft, fn = n + 2 * i, n + 2 * i + 1
-        if letter == "F":
-            A[rt, :n], b[rt] = d.J[2 * i], -d.Jdot_qdot[2 * i]
-            A[rn, :n], b[rn] = d.J[2 * i + 1], -d.Jdot_qdot[2 * i + 1]
-        elif letter == "S":
-            A[rt, ft] = 1.0
-            A[rn, fn] = 1.0
-        else:
-            A[rn, :n], b[rn] = d.J[2 * i + 1], -d.Jdot_qdot[2 * i + 1]
-            A[rt, ft] = 1.0
-            A[rt, fn] = -mu_[i] if letter == "L" else mu_[i]
-    U, s, Vt = np.linalg.svd(A)
-    tol = NULL_RTOL * (s[0] if s.size else 0.0)
-    null = Vt[s <= tol]
-    scale = max(1.0, float(np.abs(A).max()))
-    if null.size and np.abs(null[:, :n]).max() > 1e-8 * scale:
-        return None
-    keep = s > tol
-    x = Vt[keep].T @ ((U[:, keep].T @ b) / s[keep])
-    if np.abs(A @ x - b).max() > 1e-8 * max(1.0, float(np.abs(b).max())):
-        return None  # no solution in this mode (inconsistent equations)
-    return x[:n]
+    d, scales = mechanism.dynamics_and_scales(q, qdot)
+    system = ContactSystem(M=d.M, h=d.h, S=mechanism.actuator_matrix(), J=d.J, Jdot_qdot=d.Jdot_qdot,
+                           v_contact=d.v_contact, mu=mu, coordinates=mechanism.coordinates,
+                           torques=mechanism.actuators, contacts=mechanism.contact_names, scales=scales)
+    return mode_qdd(system, mode, tau)

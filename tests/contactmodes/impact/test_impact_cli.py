@@ -11,6 +11,7 @@ from contactmodes.cli import main
 from contactmodes.schemas import validate
 
 BLOCK = "examples/impact/rocking_block.toml"
+WHEEL = "examples/impact/rocking_block_wheel.toml"
 
 
 def run(argv, capsys):
@@ -30,6 +31,24 @@ def test_text_and_json(capsys):
     assert doc["scope"] == {"approaching": ["right"], "touching": ["left"], "separating": []}
 
 
+def test_limit_gives_the_torque_box_of_the_pseudo_impulse(capsys):
+    """The block with its reaction wheel comes to rest (``FF``) for a wheel moment of at least
+    0.718 N·m (``test_impact_closed_forms.test_reaction_wheel_torque_sets``): within −1:1 N·m both
+    ``FF`` (from 0.718) and ``SF`` (up to 0.718) are reachable, within −1:0.5 only ``SF``; the torque
+    sets are cut to the box and the document records it."""
+    status, out, _ = run(["impact", WHEEL, "--pseudo-impulse", "0.03", "--limit", "wheel=-1:1", "--json"], capsys)
+    doc = json.loads(out)
+    validate(doc)
+    assert status == 0 and doc["torque_box"] == {"lo": [-1.0], "hi": [1.0]}
+    assert doc["consistent_modes"] == ["FF", "SF"]
+    ff = next(o for o in doc["outcomes"] if o["mode"] == "FF")
+    assert ff["pseudo_kept"] == ["left"] and 0.718 <= ff["torque"][0] <= 1.0
+    assert ff["impulse"][0]["n"] >= 0.0 > ff["plastic_impulse"][0]["n"]  # P_1n < 0, P + δ_t f >= 0
+    status, out, _ = run(["impact", WHEEL, "--pseudo-impulse", "0.03", "--limit", "wheel=-1:0.5"], capsys)
+    assert status == 0 and "one outcome" in out and "SF:" in out and "FF:" not in out
+    assert "torques wheel -1:0.5" in out
+
+
 def test_output_file(tmp_path, capsys):
     target = tmp_path / "impact.json"
     status, out, _ = run(["impact", BLOCK, "--json", "--output", str(target)], capsys)
@@ -42,6 +61,10 @@ def test_output_file(tmp_path, capsys):
     (["impact", BLOCK, "--pseudo-impulse", "-0.1"], "--pseudo-impulse"),
     (["impact", BLOCK, "--pseudo-impulse", "soon"], "--pseudo-impulse"),
     (["impact", BLOCK, "--pseudo-impulse", "inf"], "--pseudo-impulse"),
+    (["impact", WHEEL, "--limit", "wheel=-1:1"], "--limit"),  # a box without a pseudo-impulse
+    (["impact", WHEEL, "--pseudo-impulse", "0.03", "--limit", "wheel=1"], "--limit wheel"),
+    (["impact", WHEEL, "--pseudo-impulse", "0.03", "--limit", "wheel=2:1"], "--limit wheel"),
+    (["impact", WHEEL, "--pseudo-impulse", "0.03", "--limit", "hub=-1:1"], "--limit"),
 ])
 def test_user_errors_exit_2_with_one_line(argv, field, tmp_path, capsys):
     target = tmp_path / "never.json"
