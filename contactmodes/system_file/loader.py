@@ -584,7 +584,9 @@ def _parse(data: Mapping[str, Any], source: str) -> _Parsed:
                 )
         else:
             if "parent" not in link:
-                raise _fail(f"{path}.parent", "required key is missing (only the first link is the root)")
+                raise _fail(f"{path}.parent", "required key is missing (only the first link is the root: a system file "
+                                              "describes one kinematic tree, no free object; docs/system-file.md, "
+                                              "'Modelling scope')")
             parent = _string(link["parent"], f"{path}.parent")
             if parent not in link_names:
                 later = any(isinstance(o, Mapping) and o.get("name") == parent for o in links[i + 1 :])
