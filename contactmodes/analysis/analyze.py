@@ -181,6 +181,7 @@ class OverlapPairs(Mapping):
         self.session, self.pairs, self.task = session, list(pairs), task
         self._set = set(self.pairs)
         self._sets: dict[tuple[str, str], Polytope] = {}
+        self._boundary: set[tuple[str, str]] | None = None
         self.neighbours: dict[str, set[str]] = {}
         for a, b in self.pairs:
             self.neighbours.setdefault(a, set()).add(b)
@@ -195,6 +196,16 @@ class OverlapPairs(Mapping):
                 raise KeyError(key)
             self._sets[key] = self.session.to_user(inter)
         return self._sets[key]
+
+    def boundary_only(self) -> set[tuple[str, str]]:
+        """The pairs that meet only on the sets' boundaries: ``dim(T_a ∩ T_b) < min(dim T_a,
+        dim T_b)`` (``AnalysisSession.boundary_only_pairs``; computed on first call, for every
+        pair at once, and kept). A boundary-only pair is an ambiguity of measure zero: the two
+        modes are both predicted only on a common face, such as a friction cone's edge."""
+        if self._boundary is None:
+            flags = self.session.boundary_only_pairs(self.pairs, self.task)
+            self._boundary = {pair for pair, flag in zip(self.pairs, flags) if flag}
+        return set(self._boundary)
 
     def __iter__(self) -> Iterator[tuple[str, str]]:
         return iter(self.pairs)

@@ -1095,6 +1095,47 @@ class AnalysisSession:
                 st.update(1)
         return out
 
+    def boundary_only_pairs(self, pairs: Sequence[tuple[str, str]], task: bool = True) -> list[bool]:
+        """Whether each overlapping pair ``(a, b)`` meets only on the sets' boundaries:
+        ``dim(T_a ∩ T_b) < min(dim T_a, dim T_b)`` (affine dimensions by ``polytopes``' one
+        affine-hull rule, on the scaled sets), so that neither set loses a piece of its own
+        dimension to the other: ``boundary_only`` of ``AmbiguitySource`` (Sec. III-G.1) seen from
+        both modes. Neighbouring modes typically meet on a common facet (a friction cone's
+        edge, a normal force reaching zero): a *boundary-only* overlap, which the closure
+        convention of ``T*_c`` removes nothing for (``contactmodes.analysis.ambiguity``).
+
+        The intersections' emptiness and affine hulls are decided together
+        (``Polytope.prepare_many``, the NumPy kernel: the same decisions in every process); a
+        pair whose intersection the rule now finds empty, or whose equalities are inconsistent,
+        meets within the tolerances only and counts as boundary-only.
+
+        Parameters
+        ----------
+        pairs : Sequence[tuple[str, str]]
+            Pairs of feasible modes found overlapping (``overlapping_pairs``).
+        task : bool, optional
+            Whether the ``T_c`` are those with the task constraints.
+
+        Returns
+        -------
+        list[bool]
+            One per pair, in order.
+        """
+        inters: list[Polytope | None] = []
+        for a, b in pairs:
+            Ta, Tb = self.mode(a).T_scaled(task), self.mode(b).T_scaled(task)
+            inters.append(None if Ta is None or Tb is None else intersect_domains(Ta, Tb))
+        Polytope.prepare_many([P for P in inters if P is not None])
+        out = []
+        for (a, b), P in zip(pairs, inters):
+            if P is None or P.is_empty():
+                out.append(True)
+                continue
+            Ta, Tb = self.mode(a).T_scaled(task), self.mode(b).T_scaled(task)
+            assert Ta is not None and Tb is not None
+            out.append(P.affine_dimension() < min(Ta.affine_dimension(), Tb.affine_dimension()))
+        return out
+
     def locate(self, tau, task: bool = True, selection: Iterable[str] | None = None) -> list[str]:
         """Modes (default: kinematically feasible ones) whose ``T_c`` contains the torque ``tau``
         (n_τ,) **in user units**: box filter, then one LP per remaining mode.
