@@ -184,14 +184,35 @@ def format_bound(lo: float, hi: float, scale: float | None = None, width: int | 
     return _most_digits_fitting(lambda p: _interval_text(iv, p), DIGITS, width)
 
 
-def format_at(names: Sequence[str], tau, modes: Sequence[str]) -> str:
-    """The answer of ``analyze --at``: the modes whose ``T_c`` contains the torque ``tau``, as lines
-    of at most ``WIDTH`` columns (broken after commas). With no torque (a system without
-    actuators, ``T_c`` in ``R^0``) the modes containing the one point ``()`` are the consistent ones."""
+def format_at(names: Sequence[str], at: Any) -> str:
+    """The answer of ``analyze --at`` (``at``: the result's ``AtAnswer``, ``(tau, modes, tol,
+    nearest)``): the modes whose ``T_c`` contains the torque (or lies within ``tol`` of it), and,
+    when none does, the nearest mode with its Euclidean distance in the torques' units and the
+    ``--at-tol`` that would accept it; lines of at most ``WIDTH`` columns (broken after commas).
+    With no torque (a system without actuators, ``T_c`` in ``R^0``) the modes containing the one
+    point ``()`` are the consistent ones."""
+    tau, modes = at[0], at[1]
+    tol = float(at[2]) if len(at) > 2 else 0.0
+    nearest = at[3] if len(at) > 3 else None
     if not len(names):
         return "\n".join(_wrap(f"consistent modes (no actuators: T_c contains the point ()): {', '.join(modes) or 'none'}"))
     point = ", ".join(f"{n}={float(v):.12g}" for n, v in zip(names, np.asarray(tau, dtype=float)))
-    return "\n".join(_wrap(f"modes whose T_c contains ({point}): {', '.join(modes) or 'none'}"))
+    within = f" or lies within {tol:.6g} of it" if tol > 0 else ""
+    lines = _wrap(f"modes whose T_c contains ({point}){within}: {', '.join(modes) or 'none'}")
+    if nearest is not None:
+        lines += _wrap(f"  nearest: {nearest.mode}, at distance {nearest.distance:.6g} (Euclidean, the torques' "
+                       f"units; --at-tol {_round_up(nearest.distance)} accepts it)", indent="    ")
+    return "\n".join(lines)
+
+
+def _round_up(d: float) -> str:
+    """``d`` (> 0) rounded *up* to 3 significant digits, so that the ``--at-tol`` suggested
+    accepts the mode it names."""
+    text = f"{d:.3g}"
+    while float(text) < d:
+        step = 10.0 ** (math.floor(math.log10(float(text))) - 2)
+        text = f"{float(text) + step:.3g}"
+    return text
 
 
 def _wrap(text: str, sep: str = ", ", indent: str = "  ") -> list[str]:
@@ -460,8 +481,9 @@ def format_table(result: Any, unambiguous: dict | None = None, inconsistent: lis
     inconsistent : list, optional
         Optional list of polytopes (torques with no solution); adds a section.
     at : tuple, optional
-        Optional ``(tau, modes)``: a torque ``(n_τ,)`` and the modes whose ``T_c`` contains it; adds
-        the answer of ``format_at`` at the end.
+        Optional ``AtAnswer`` (``(tau, modes, tol, nearest)``; ``(tau, modes)`` also accepted): a
+        torque ``(n_τ,)`` and the modes whose ``T_c`` contains it; adds the answer of
+        ``format_at`` at the end.
     list_limit : int or None, optional
         List the overlapping pairs in full up to this many (``None``: always).
 
@@ -597,9 +619,8 @@ def format_table(result: Any, unambiguous: dict | None = None, inconsistent: lis
         else:
             out.append("inconsistent torques (no mode has a solution): none in the box")
     if at is not None:
-        tau, modes = at
         out.append("")
-        out.append(format_at(names, tau, modes))
+        out.append(format_at(names, at))
     if passive:
         out.append("")
         out.append(_verdict(result, feasible))
