@@ -75,6 +75,7 @@ EXPECTED = {
         ("base", "tip", "joint3"), [0.3] * 3, 7 * 0.0849, "FFF",
     ),
     "table_two_legs": (("x", "y", "theta"), ("left", "right"), [0.5, 0.5], 2.0, "FF"),
+    "ball_bearing": (("x", "y", "theta"), ("right", "top", "left", "bottom"), [0.3] * 4, 0.5, None),
     "painleve_rod": (("x", "y", "theta"), ("end",), [2.0], 1.0, None),
     "painleve_rod_mu05": (("x", "y", "theta"), ("end",), [0.5], 1.0, None),
     "rhex_flip_start": (
