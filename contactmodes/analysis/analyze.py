@@ -411,7 +411,22 @@ class AnalysisResult:
         ``T_c`` with equalities by its rounding: ``tol`` of about that rounding accepts it
         (``AnalysisSession.locate``).
 
-        Raises ``ContactModelError`` on a bad ``tau`` or a negative or non-finite ``tol``."""
+        Parameters
+        ----------
+        tau : array_like
+            The torque, shape ``(n_τ,)``, the system's units.
+        tol : float, optional
+            Euclidean distance (the torques' units, ``>= 0``) within which a mode counts.
+
+        Returns
+        -------
+        list[str]
+            The modes, in analysis order.
+
+        Raises
+        ------
+        ContactModelError
+            On a bad ``tau`` or a negative or non-finite ``tol``."""
         return self.session.locate(tau, self.task, selection=list(self.modes), tol=tol)
 
     def nearest(self, tau) -> NearestMode | None:
@@ -421,7 +436,20 @@ class AnalysisResult:
         point of ``T_c``; ``None`` when no analysed mode is feasible
         (``AnalysisSession.nearest``).
 
-        Raises ``ContactModelError`` on a bad ``tau``."""
+        Parameters
+        ----------
+        tau : array_like
+            The torque, shape ``(n_τ,)``, the system's units.
+
+        Returns
+        -------
+        NearestMode or None
+            ``mode``, ``distance`` and ``torque`` of the nearest mode.
+
+        Raises
+        ------
+        ContactModelError
+            On a bad ``tau``."""
         return self.session.nearest(tau, self.task, selection=list(self.modes))
 
     def to_frame(self) -> "pandas.DataFrame":

@@ -1148,8 +1148,27 @@ class AnalysisSession:
         misses a lower-dimensional ``T_c`` (one with equalities) by the rounding; the default 0
         asks for membership as given (within the analysis's tolerances).
 
-        Raises ``ContactModelError`` on a wrong shape or non-finite value (named ``tau``), or a
-        negative or non-finite ``tol``."""
+        Parameters
+        ----------
+        tau : array_like
+            The torque, shape ``(n_τ,)``, user units.
+        task : bool, optional
+            Whether ``T_c`` includes the task constraints.
+        selection : Iterable[str], optional
+            The modes to look at (default: the kinematically feasible ones).
+        tol : float, optional
+            Euclidean distance (the torques' units, ``>= 0``) within which a mode counts.
+
+        Returns
+        -------
+        list[str]
+            The modes, in analysis order.
+
+        Raises
+        ------
+        ContactModelError
+            On a wrong shape or non-finite value (named ``tau``), or a negative or non-finite
+            ``tol``."""
         tol = _distance_tol(tol)
         t = self.scaling.tau_from_user(_user_tau(tau, self.system.n_tau, torques=self.system.torques))
         out = []
@@ -1170,7 +1189,26 @@ class AnalysisSession:
         verified distance to its nearest point (``polytopes.Polytope.nearest_point`` on the
         scaled ``T_c`` with the torques' units as weights); ``inf`` for an infeasible mode.
 
-        Raises ``ContactModelError`` on a bad ``tau`` or ``mode``."""
+        Parameters
+        ----------
+        tau : array_like
+            The torque, shape ``(n_τ,)``, user units.
+        mode : str
+            The mode string.
+        task : bool, optional
+            Whether ``T_c`` includes the task constraints.
+
+        Returns
+        -------
+        float
+            The distance, user units.
+
+        Raises
+        ------
+        ContactModelError
+            On a bad ``tau`` or ``mode``.
+        NumericalError
+            When the nearest point cannot be verified (``polytopes``)."""
         t = self.scaling.tau_from_user(_user_tau(tau, self.system.n_tau, torques=self.system.torques))
         return self._distance(self.mode(mode), t, task)[0]
 
@@ -1182,7 +1220,24 @@ class AnalysisSession:
         analysis order. Modes are visited by the distance to their bounding boxes (a lower
         bound), each ``T_c`` projected only while that bound can still beat the best.
 
-        Raises ``ContactModelError`` on a bad ``tau``."""
+        Parameters
+        ----------
+        tau : array_like
+            The torque, shape ``(n_τ,)``, user units.
+        task : bool, optional
+            Whether ``T_c`` includes the task constraints.
+        selection : Iterable[str], optional
+            The modes to look at (default: the kinematically feasible ones).
+
+        Returns
+        -------
+        NearestMode or None
+            The nearest mode, its distance and nearest torque; ``None`` when none is feasible.
+
+        Raises
+        ------
+        ContactModelError
+            On a bad ``tau``."""
         t = self.scaling.tau_from_user(_user_tau(tau, self.system.n_tau, torques=self.system.torques))
         u = self.scaling.tau
         feasible = [sol for sol in self.modes(selection) if sol.feasible(task)]

@@ -209,7 +209,18 @@ def _limit_set(limits: tuple[np.ndarray, np.ndarray]) -> Polytope:
 def file_limits(loaded) -> tuple[np.ndarray, np.ndarray] | None:
     """The torque limits ``(lo, hi)`` (n_τ,, ±inf for none) of a loaded system file's
     ``[control]`` table at its velocity (a torque–speed line at the file's ``q̇``); ``None``
-    without limits."""
+    without limits.
+
+    Parameters
+    ----------
+    loaded : LoadedSystem
+        The loaded file (``contactmodes.system_file.loader.load_system``).
+
+    Returns
+    -------
+    tuple[numpy.ndarray, numpy.ndarray] or None
+        ``(lo, hi)``, each ``(n_τ,)``, the system's units.
+    """
     spec = getattr(loaded, "control", None)
     if spec is None or not spec.limits:
         return None

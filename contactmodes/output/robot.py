@@ -422,7 +422,23 @@ def place_labels(fig, ax, labels: Sequence[Label], marks: Sequence[np.ndarray] =
     no label placed before it nor a point marker of ``marks`` (data units); when every place
     meets something, the one of least cost (overlap with labels, per pixel², weighs
     ``LABEL_OVERLAP_WEIGHT`` times overlap with markers). The figure is drawn once first, so
-    that the layout and the axes' aspect are final. Returns the annotations, in order.
+    that the layout and the axes' aspect are final.
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+        The figure (its layout final but for the labels).
+    ax : matplotlib.axes.Axes
+        The axes to annotate (data units: m).
+    labels : Sequence[Label]
+        The labels, in order of priority.
+    marks : Sequence[numpy.ndarray], optional
+        ``(2,)`` points (data units) whose markers labels should not cover.
+
+    Returns
+    -------
+    list
+        The ``matplotlib.text.Annotation`` of each label, in order.
     """
     fig.canvas.draw()
     renderer = fig.canvas.get_renderer()

@@ -190,7 +190,21 @@ def format_at(names: Sequence[str], at: Any) -> str:
     when none does, the nearest mode with its Euclidean distance in the torques' units and the
     ``--at-tol`` that would accept it; lines of at most ``WIDTH`` columns (broken after commas).
     With no torque (a system without actuators, ``T_c`` in ``R^0``) the modes containing the one
-    point ``()`` are the consistent ones."""
+    point ``()`` are the consistent ones.
+
+    Parameters
+    ----------
+    names : Sequence[str]
+        The ``n_τ`` torque names.
+    at : AtAnswer or tuple
+        ``(tau, modes, tol, nearest)`` (``contactmodes.analysis.analyze.AtAnswer``); a plain
+        ``(tau, modes)`` is read with ``tol = 0`` and no nearest mode.
+
+    Returns
+    -------
+    str
+        The lines, without a final newline.
+    """
     tau, modes = at[0], at[1]
     tol = float(at[2]) if len(at) > 2 else 0.0
     nearest = at[3] if len(at) > 3 else None
