@@ -326,7 +326,9 @@ class _View:
             return title
         names = self.system.torques
         items = [f"{names[k]} = {self.at[k]:.4g}" + (f" {units[k]}" if units[k] else "") for k in self.held]
-        lines = [self.slice_words + ":"]
+        import textwrap
+
+        lines = textwrap.wrap(self.slice_words + ":", TITLE_WIDTH)  # a long slice line wrapped between words
         for item in items:  # wrapped between the held torques, never inside one
             if len(lines[-1]) + 2 + len(item) <= TITLE_WIDTH:
                 lines[-1] += (" " if lines[-1].endswith(":") else ", ") + item

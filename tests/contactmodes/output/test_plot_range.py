@@ -51,7 +51,7 @@ def test_the_slice_passes_through_the_desired_mode_within_the_limits(biped):
     drawn ones, the slice point is inside ``T_FF`` by the oracle, and FF covers a good part of
     the box (it was a few pixels at ±4000 N·m)."""
     data = _data(biped)
-    assert "within the torque limits" in data.title
+    assert "within the torque limits" in " ".join(data.title.split())
     system = load_system(biped).system
     held = [float(v.split(" = ")[1].split()[0]) for v in data.title.split(":")[-1].split(",")]
     assert all(abs(v) <= 60.0 for v in held)
