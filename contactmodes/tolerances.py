@@ -82,6 +82,11 @@ units (say, mm instead of m) does not change a decision.
     ``AnalysisSession.locate``: a torque (nondimensional) more than ``LOCATE_BOX_RTOL · max(1,
     ‖τ‖_∞)`` outside a mode's bounding box is not in ``T_c`` and skips that mode's LP (a filter
     only: every torque it lets through is decided by the mode's own membership LP).
+``DISTANCE_TIE_RTOL``
+    ``AnalysisSession.nearest``: two modes' distances to a torque (user units) are tied when they
+    differ by at most ``DISTANCE_TIE_RTOL`` times the larger; the first tied mode in analysis
+    order is the nearest, so the answer does not follow rounding noise. Each distance is verified
+    to ``polytopes.tolerances.DISTANCE_TOL`` of its own scale (``Polytope.nearest_point``).
 ``SEPARATION_RESID_RTOL``, ``SEPARATION_ACTIVE_FACTOR``
     Overlap screening (``contactmodes.analysis.session``): a separating facet's duality
     certificate is accepted when the least-squares residual of ``A_Jᵀ y + Cᵀ z = −d`` (unit ``d``)
@@ -164,3 +169,4 @@ SEPARATION_RESID_RTOL: float = 1e-9
 SEPARATION_ACTIVE_FACTOR: float = 1e3
 MEETS_MARGIN: float = 1e-6
 SCREEN_MARGIN: float = 1e-4
+DISTANCE_TIE_RTOL: float = 1e-9

@@ -8,7 +8,8 @@ verified before it is returned (``polytopes.projection``); cddlib never sees inp
 crash it (``polytopes._cdd_io``, the one boundary with pycddlib). The empty set is a normal value
 everywhere.
 
-Public names: ``Polytope``, ``Generators``, ``ChebyshevBall``, ``Hull`` (``Polytope.inner_system``),
+Public names: ``Polytope``, ``Generators``, ``ChebyshevBall``, ``NearestPoint``
+(``Polytope.nearest_point``), ``Hull`` (``Polytope.inner_system``),
 ``PolytopeError`` (the caller's mistake), ``NumericalError`` (the package's own failure;
 not a ``ValueError``), ``ProjectionBudgetError``, ``fourier_motzkin``,
 ``project``, ``project_many``, ``RayPool`` (recession-ray hints for bounding boxes), ``tolerances``;
@@ -41,12 +42,12 @@ from ._linalg import normalize_rows, stacked_svd
 from ._threads import run as in_threads
 from ._raypool import RayPool
 from .errors import NumericalError, PolytopeError, ProjectionBudgetError
-from .polytope import ChebyshevBall, Generators, Polytope
+from .polytope import ChebyshevBall, Generators, NearestPoint, Polytope
 from .projection import fourier_motzkin, project, project_many
 from .regions import (difference, simplify, union_bounding_box, union_contains, union_is_empty,
                       union_volume)
 
-__all__ = ["Polytope", "Generators", "ChebyshevBall", "Hull", "PolytopeError", "NumericalError",
+__all__ = ["Polytope", "Generators", "ChebyshevBall", "NearestPoint", "Hull", "PolytopeError", "NumericalError",
            "ProjectionBudgetError", "RayPool",
            "fourier_motzkin", "project", "project_many", "tolerances", "difference", "simplify",
            "union_bounding_box", "union_contains", "union_is_empty", "union_volume",

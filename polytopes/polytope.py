@@ -24,6 +24,15 @@ class ChebyshevBall:
 
 
 @dataclass(frozen=True)
+class NearestPoint:
+    """The point of a set nearest to a query point (``Polytope.nearest_point``): ``point`` (n,)
+    and ``distance`` (float, the Euclidean distance in the metric asked for; 0 inside)."""
+
+    point: np.ndarray
+    distance: float
+
+
+@dataclass(frozen=True)
 class Generators:
     """V-representation ``conv(vertices) + cone(rays) + span(lines)``: arrays (nv, n), (nr, n),
     (nl, n). All three are empty for the empty set."""
@@ -1061,6 +1070,73 @@ class Polytope:
             raise NumericalError("Chebyshev LP reported infeasible on a set the emptiness rule "
                                  "calls nonempty")
         return ChebyshevBall(h.x0 + h.N @ z, float(r))
+
+    def nearest_point(self, x: Any, weights: Any = None) -> NearestPoint:
+        """The point of the set nearest to ``x`` and its distance, verified.
+
+        The distance is ``min ‖W (y − x)‖₂`` over the set, ``W = diag(weights)`` (the identity by
+        default): a least-distance program on the inner system of the set (of the set with its
+        coordinates scaled by ``weights``), solved by Lawson & Hanson's NNLS reduction, HiGHS's
+        QP solver when that answer fails its check; each answer is checked against a dual lower
+        bound (``polytopes._nearest``, ``DISTANCE_TOL``). Like every LP query, it runs on the
+        inner system relaxed by the emptiness tolerance for a thin or lower-dimensional set
+        (``inner_system``), so the distance is that of the set within ``FEASIBILITY_TOL`` times
+        its scale. A point of the set has distance 0 within that tolerance.
+
+        Parameters
+        ----------
+        x : array_like
+            The query point, shape ``(n,)``, finite.
+        weights : array_like, optional
+            Positive finite weights, shape ``(n,)``, of the coordinates in the distance (the
+            units in which a coordinate's difference is measured).
+
+        Returns
+        -------
+        NearestPoint
+            ``point`` (n,) in the set's coordinates and ``distance``.
+
+        Raises
+        ------
+        PolytopeError
+            For the empty set, a point or weights of the wrong shape, not finite, or weights
+            that are not positive.
+        NumericalError
+            When no method gives a verified answer.
+
+        Examples
+        --------
+        >>> from polytopes import Polytope
+        >>> square = Polytope.box([0.0, 0.0], [1.0, 1.0])
+        >>> near = square.nearest_point([3.0, 5.0])
+        >>> near.point.round(12).tolist(), round(near.distance ** 2, 12)
+        ([1.0, 1.0], 20.0)
+        >>> round(square.nearest_point([3.0, 0.5], weights=[2.0, 1.0]).distance, 12)
+        4.0
+        """
+        from . import _nearest
+
+        x = np.asarray(x, dtype=float)
+        if x.shape != (self.dim,) or not np.all(np.isfinite(x)):
+            raise PolytopeError(f"x: expected a finite point of shape ({self.dim},), got {x.shape}")
+        P = self
+        if weights is not None:
+            w = np.asarray(weights, dtype=float)
+            if w.shape != (self.dim,) or not np.all(np.isfinite(w)) or not np.all(w > 0):
+                raise PolytopeError(f"weights: expected {self.dim} positive finite numbers, got {weights!r}")
+            P, x = Polytope(self._A / w, self._b, self._C / w, self._d), x * w
+        h = P._hull()
+        if h is None:
+            raise PolytopeError("nearest_point called on an empty set")
+        w0 = h.N.T @ (x - h.x0)
+        across = (x - h.x0) - h.N @ w0
+        size = max(P.data_scale, float(np.linalg.norm(x - h.x0)))
+        z, _ = _nearest.least_distance(h.V, h.gamma + h.relax - h.V @ w0, size)
+        point = h.x0 + h.N @ (w0 + z)
+        distance = float(np.hypot(np.linalg.norm(across), np.linalg.norm(z)))
+        if weights is not None:
+            point = point / w
+        return NearestPoint(_frozen(point), distance)
 
     def vertices(self) -> Generators:
         """Generators by cdd's double description method (empty arrays for the empty set).

@@ -122,6 +122,13 @@ are then multiplied by the problem scale ``max(1, max_i |b_i| / ||a_i||)`` (see
     perturbed optimum is used only as a *primal witness*: its verified feasible point with
     ``t`` within ``PROJECTION_CHECK_TOL`` proves the check; any other answer goes to the single
     unperturbed LP, so no check is failed on a perturbed answer. A cost knob, not a tolerance.
+``DISTANCE_TOL``
+    Verification of a nearest point (``Polytope.nearest_point``, ``polytopes._nearest``): the
+    point may violate a normalized row of the set's inner system by ``DISTANCE_TOL * s``, and its
+    distance may exceed the dual lower bound (from multipliers of the active rows) by
+    ``DISTANCE_TOL * s``, ``s = max(scale, ‖x − x0‖)`` (the data scale, or the distance of the
+    query point from the hull's anchor when larger). Rows within ``DISTANCE_TOL * s`` of the
+    point count as active for the multipliers.
 """
 
 FEASIBILITY_TOL: float = 1e-9
@@ -155,3 +162,4 @@ LP_SMALL_ROWS: int = 400
 LP_SMALL_COLS: int = 60
 BATCH_LP_BOUND: float = 1e3
 CHECK_COST_PERTURBATION: float = 1e-7
+DISTANCE_TOL: float = 1e-9

@@ -132,3 +132,24 @@ def test_help_and_check_run_with_every_extra_missing():
         assert command in proc.stdout
     proc = _cli(OPTIONAL, "check", EXAMPLES / "rhex_flip_start.toml")
     assert proc.returncode == 0, proc.stderr
+
+
+def test_the_install_figures_are_dated_and_the_readme_quotes_the_table():
+    """The README's Quick start gives the install figures of ``docs/install.md``'s table
+    (sizes, empty-cache install times), measured on the date both state (issue 39: the README's
+    figures had gone stale: 494 MB / 43–47 s quoted, 1694 MB / 139 s measured by a reader)."""
+    import re
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    quick = readme.split("## Quick start", 1)[1].split("\n## ", 1)[0]
+    page = (ROOT / "docs" / "install.md").read_text(encoding="utf-8")
+    table = page.split("## Size, install time and start-up", 1)[1]
+    dates = re.findall(r"\b20\d\d-\d\d-\d\d\b", quick)
+    assert dates and dates[0] in table.split("\n|", 1)[0]  # the same day, in the text above the table
+    rows = {line.split("|")[1].strip(): [c.strip() for c in line.split("|")[2:4]] for line in table.splitlines()
+            if line.startswith("| ") and not line.startswith("| |")}
+    base_size, dev_size = rows["`site-packages`"]
+    base_time, dev_time = rows["install time, empty cache"]
+    for figure in (base_size, dev_size, base_time, dev_time):
+        assert figure in " ".join(quick.split()), figure
+    assert "MB" in base_size and int(dev_size.split()[0]) > int(base_size.split()[0])

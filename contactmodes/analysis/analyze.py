@@ -18,7 +18,7 @@ import time
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Iterator, Sequence, Union
+from typing import TYPE_CHECKING, Any, Iterator, NamedTuple, Sequence, Union
 
 import numpy as np
 
@@ -33,7 +33,7 @@ from contactmodes.errors import ContactModelError
 from contactmodes.modes.enumeration import Enumeration
 from contactmodes.progress import Progress
 from contactmodes.modes.response import ModeResponse
-from contactmodes.analysis.session import AnalysisSession, ModeSolution
+from contactmodes.analysis.session import AnalysisSession, ModeSolution, NearestMode
 from contactmodes.model.friction import FrictionBox
 from contactmodes.model.system import ContactSystem
 
@@ -42,7 +42,7 @@ if TYPE_CHECKING:
 
     from contactmodes.system_file.loader import LoadedSystem
 
-__all__ = ["AnalysisResult", "ModeAnalysis", "OverlapPairs", "SCHEMA", "analyze"]
+__all__ = ["AnalysisResult", "AtAnswer", "ModeAnalysis", "OverlapPairs", "SCHEMA", "analyze"]
 
 #: What ``analyze`` accepts as the system: the model, a loaded file, or a file's path.
 SystemLike = Union[ContactSystem, "LoadedSystem", str, os.PathLike]
@@ -172,6 +172,37 @@ class ModeAnalysis:
         return views.render("mode", "html", self)
 
 
+class AtAnswer(NamedTuple):
+    """The answer of ``analyze(..., at=τ)`` (``AnalysisResult.at``; ``contactmodes analyze
+    --at``): an ordinary tuple whose first two items are the torque and the modes, as before.
+
+    Attributes
+    ----------
+    tau : numpy.ndarray
+        ``(n_τ,)`` the torque (the system's units).
+    modes : list[str]
+        The analysed modes whose ``T_c`` contains it, or lies within ``tol`` of it
+        (``AnalysisResult.locate``).
+    tol : float
+        The distance within which a mode counts (the torques' units; default 0: membership).
+    nearest : NearestMode or None
+        When no mode counts: the feasible mode whose ``T_c`` is nearest, its Euclidean
+        distance and nearest torque (``AnalysisResult.nearest``); ``None`` otherwise, or when no
+        mode is feasible.
+    """
+
+    tau: np.ndarray
+    modes: list[str]
+    tol: float = 0.0
+    nearest: NearestMode | None = None
+
+    def to_json(self) -> dict:
+        """``{"tau", "modes", "tol", "nearest"}`` (``nearest`` ``{"mode", "distance", "torque"}``
+        or ``null``)."""
+        return {"tau": np.asarray(self.tau).tolist(), "modes": list(self.modes), "tol": float(self.tol),
+                "nearest": None if self.nearest is None else self.nearest.to_json()}
+
+
 class OverlapPairs(Mapping):
     """The overlapping pairs ``(a, b)`` (``a`` before ``b`` in analysis order) as a read-only
     mapping to ``T_a ∩ T_b`` (user units, computed on first access and kept: one object per pair)."""
@@ -180,6 +211,7 @@ class OverlapPairs(Mapping):
         self.session, self.pairs, self.task = session, list(pairs), task
         self._set = set(self.pairs)
         self._sets: dict[tuple[str, str], Polytope] = {}
+        self._boundary: set[tuple[str, str]] | None = None
         self.neighbours: dict[str, set[str]] = {}
         for a, b in self.pairs:
             self.neighbours.setdefault(a, set()).add(b)
@@ -194,6 +226,16 @@ class OverlapPairs(Mapping):
                 raise KeyError(key)
             self._sets[key] = self.session.to_user(inter)
         return self._sets[key]
+
+    def boundary_only(self) -> set[tuple[str, str]]:
+        """The pairs that meet only on the sets' boundaries: ``dim(T_a ∩ T_b) < min(dim T_a,
+        dim T_b)`` (``AnalysisSession.boundary_only_pairs``; computed on first call, for every
+        pair at once, and kept). A boundary-only pair is an ambiguity of measure zero: the two
+        modes are both predicted only on a common face, such as a friction cone's edge."""
+        if self._boundary is None:
+            flags = self.session.boundary_only_pairs(self.pairs, self.task)
+            self._boundary = {pair for pair, flag in zip(self.pairs, flags) if flag}
+        return set(self._boundary)
 
     def __iter__(self) -> Iterator[tuple[str, str]]:
         return iter(self.pairs)
@@ -250,9 +292,10 @@ class AnalysisResult:
     inconsistent : list[Polytope] or None
         The torques of that box for which no mode has a solution, as convex pieces
         (``contactmodes.analysis.ambiguity.inconsistent``), or ``None``.
-    at : tuple[numpy.ndarray, list[str]] or None
-        ``(τ, modes)``: a torque of shape ``(n_τ,)`` and the analysed modes whose ``T_c``
-        contains it, or ``None``.
+    at : AtAnswer or None
+        ``(τ, modes, tol, nearest)``: a torque of shape ``(n_τ,)``, the analysed modes whose
+        ``T_c`` contains it (or lies within ``tol``), and the nearest mode when none does; or
+        ``None``.
     friction : FrictionIntervalAnalysis or None
         With a friction box (``mu = [lo, hi]``, issue 26): the
         ``contactmodes.analysis.friction_interval.FrictionIntervalAnalysis`` giving each mode's
@@ -308,7 +351,7 @@ class AnalysisResult:
     unambiguous: dict[str, UnambiguousResult] | None = field(default=None, repr=False)
     inconsistency_box: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False)
     inconsistent: list[Polytope] | None = field(default=None, repr=False)
-    at: tuple[np.ndarray, list[str]] | None = None
+    at: AtAnswer | None = None
     friction: FrictionIntervalAnalysis | None = field(default=None, repr=False)
     robust: dict[str, RobustFrictionResult] | None = field(default=None, repr=False)
 
@@ -359,9 +402,53 @@ class AnalysisResult:
         """Analysed modes with a non-empty domain."""
         return [m for m, a in self.modes.items() if a.feasible]
 
-    def locate(self, tau) -> list[str]:
-        """The analysed modes whose ``T_c`` contains the torque ``tau`` (n_τ,), user units."""
-        return self.session.locate(tau, self.task, selection=list(self.modes))
+    def locate(self, tau, tol: float = 0.0) -> list[str]:
+        """The analysed modes whose ``T_c`` contains the torque ``tau`` (n_τ,), user units —
+        or lies within the Euclidean distance ``tol`` of it (the torques' units; default 0:
+        membership within the analysis's tolerances). A torque printed to a few digits misses a
+        ``T_c`` with equalities by its rounding: ``tol`` of about that rounding accepts it
+        (``AnalysisSession.locate``).
+
+        Parameters
+        ----------
+        tau : array_like
+            The torque, shape ``(n_τ,)``, the system's units.
+        tol : float, optional
+            Euclidean distance (the torques' units, ``>= 0``) within which a mode counts.
+
+        Returns
+        -------
+        list[str]
+            The modes, in analysis order.
+
+        Raises
+        ------
+        ContactModelError
+            On a bad ``tau`` or a negative or non-finite ``tol``."""
+        return self.session.locate(tau, self.task, selection=list(self.modes), tol=tol)
+
+    def nearest(self, tau) -> NearestMode | None:
+        """The analysed feasible mode whose ``T_c`` is nearest to the torque ``tau`` (n_τ,, user
+        units): ``NearestMode(mode, distance, torque)``, the distance Euclidean in the torques'
+        units (0 inside; verified, ``polytopes.Polytope.nearest_point``), ``torque`` the nearest
+        point of ``T_c``; ``None`` when no analysed mode is feasible
+        (``AnalysisSession.nearest``).
+
+        Parameters
+        ----------
+        tau : array_like
+            The torque, shape ``(n_τ,)``, the system's units.
+
+        Returns
+        -------
+        NearestMode or None
+            ``mode``, ``distance`` and ``torque`` of the nearest mode.
+
+        Raises
+        ------
+        ContactModelError
+            On a bad ``tau``."""
+        return self.session.nearest(tau, self.task, selection=list(self.modes))
 
     def to_frame(self) -> "pandas.DataFrame":
         """One row per analysed mode (pandas, the ``sweep`` extra): ``mode``,
@@ -482,7 +569,7 @@ class AnalysisResult:
             doc["inconsistency_box"] = {"lo": self.inconsistency_box[0].tolist(), "hi": self.inconsistency_box[1].tolist()}
             doc["inconsistent"] = [p.to_json() for p in self.inconsistent]
         if self.at is not None:
-            doc["at"] = {"tau": self.at[0].tolist(), "modes": self.at[1]}
+            doc["at"] = self.at.to_json()
         if self.friction is not None:
             doc["friction"] = self.friction.box.to_json()
         return doc
@@ -522,7 +609,8 @@ def analyze(system: SystemLike, modes: Sequence[str] | None = None, task: bool =
             overlap_limit: int | None = None, session: AnalysisSession | None = None, *,
             unambiguous: bool | Sequence[str] = False,
             inconsistency_box: tuple[Sequence[float], Sequence[float]] | None = None,
-            at: Sequence[float] | None = None, friction: FrictionBox | None = None) -> AnalysisResult:
+            at: Sequence[float] | None = None, friction: FrictionBox | None = None,
+            at_tol: float = 0.0) -> AnalysisResult:
     """Run Sec. III on ``system`` and return the ``AnalysisResult`` (the system's units).
 
     Parameters
@@ -557,12 +645,18 @@ def analyze(system: SystemLike, modes: Sequence[str] | None = None, task: bool =
         ``(lo, hi)``, each ``(n_τ,)`` in the system's units: also the torques of
         that box for which no mode has a solution (Painlevé-type inconsistency).
     at : array_like, optional
-        A torque ``(n_τ,)``, the system's units: also the analysed modes whose ``T_c`` contains it.
+        A torque ``(n_τ,)``, the system's units: also the analysed modes whose ``T_c`` contains it
+        (``AnalysisResult.at``, an ``AtAnswer``), and the nearest mode and its distance when
+        none does.
     friction : FrictionBox, optional
         Friction coefficients known to a box (issue 26, ``docs/friction-intervals.md``): adds
         ``AnalysisResult.friction`` (``T_c^∃``, ``T_c^∀``) and, with ``unambiguous``,
         ``AnalysisResult.robust``. Default: the box of a system file with ``mu = [lo, hi]``
         (given as a path or a ``LoadedSystem``), else none.
+    at_tol : float, optional
+        With ``at``: a mode counts when its ``T_c`` lies within this Euclidean distance of the
+        torque (the torques' units, ``>= 0``; default 0: membership within the analysis's
+        tolerances).
 
     Returns
     -------
@@ -578,8 +672,8 @@ def analyze(system: SystemLike, modes: Sequence[str] | None = None, task: bool =
         When a contact approaches (no solution without an impact law).
     ContactModelError
         When ``modes`` contains something that is not a mode of this system, the system has no
-        actuators (``n_τ = 0``), ``session`` belongs to another system, or ``at`` or the
-        inconsistency box is malformed.
+        actuators (``n_τ = 0``), ``session`` belongs to another system, or ``at``, ``at_tol``
+        or the inconsistency box is malformed.
 
     References
     ----------
@@ -637,5 +731,8 @@ def analyze(system: SystemLike, modes: Sequence[str] | None = None, task: bool =
         result.inconsistent_in(*inconsistency_box)
     if at is not None:
         tau = np.asarray(at, dtype=float).reshape(-1)
-        result.at = (tau, result.locate(tau))
+        found = result.locate(tau, tol=at_tol)
+        result.at = AtAnswer(tau, found, float(at_tol), None if found or not len(tau) else result.nearest(tau))
+    elif at_tol:
+        raise ContactModelError("at_tol: needs at (the torque)")
     return result

@@ -17,8 +17,10 @@ second response for ``task=True``.
 from __future__ import annotations
 
 import functools
+import math
 import threading
 import time
+from dataclasses import dataclass
 from functools import cached_property
 from typing import Iterable, Iterator, Sequence
 
@@ -1134,12 +1136,79 @@ class AnalysisSession:
                 st.update(1)
         return out
 
-    def locate(self, tau, task: bool = True, selection: Iterable[str] | None = None) -> list[str]:
-        """Modes (default: kinematically feasible ones) whose ``T_c`` contains the torque ``tau``
-        (n_τ,) **in user units**: box filter, then one LP per remaining mode.
+    def boundary_only_pairs(self, pairs: Sequence[tuple[str, str]], task: bool = True) -> list[bool]:
+        """Whether each overlapping pair ``(a, b)`` meets only on the sets' boundaries:
+        ``dim(T_a ∩ T_b) < min(dim T_a, dim T_b)`` (affine dimensions by ``polytopes``' one
+        affine-hull rule, on the scaled sets), so that neither set loses a piece of its own
+        dimension to the other: ``boundary_only`` of ``AmbiguitySource`` (Sec. III-G.1) seen from
+        both modes. Neighbouring modes typically meet on a common facet (a friction cone's
+        edge, a normal force reaching zero): a *boundary-only* overlap, which the closure
+        convention of ``T*_c`` removes nothing for (``contactmodes.analysis.ambiguity``).
 
-        Raises ``ContactModelError`` on a wrong shape or non-finite
-        value (named ``tau``)."""
+        The intersections' emptiness and affine hulls are decided together
+        (``Polytope.prepare_many``, the NumPy kernel: the same decisions in every process); a
+        pair whose intersection the rule now finds empty, or whose equalities are inconsistent,
+        meets within the tolerances only and counts as boundary-only.
+
+        Parameters
+        ----------
+        pairs : Sequence[tuple[str, str]]
+            Pairs of feasible modes found overlapping (``overlapping_pairs``).
+        task : bool, optional
+            Whether the ``T_c`` are those with the task constraints.
+
+        Returns
+        -------
+        list[bool]
+            One per pair, in order.
+        """
+        inters: list[Polytope | None] = []
+        for a, b in pairs:
+            Ta, Tb = self.mode(a).T_scaled(task), self.mode(b).T_scaled(task)
+            inters.append(None if Ta is None or Tb is None else intersect_domains(Ta, Tb))
+        Polytope.prepare_many([P for P in inters if P is not None])
+        out = []
+        for (a, b), P in zip(pairs, inters):
+            if P is None or P.is_empty():
+                out.append(True)
+                continue
+            Ta, Tb = self.mode(a).T_scaled(task), self.mode(b).T_scaled(task)
+            assert Ta is not None and Tb is not None
+            out.append(P.affine_dimension() < min(Ta.affine_dimension(), Tb.affine_dimension()))
+        return out
+
+    def locate(self, tau, task: bool = True, selection: Iterable[str] | None = None, tol: float = 0.0) -> list[str]:
+        """Modes (default: kinematically feasible ones) whose ``T_c`` contains the torque ``tau``
+        (n_τ,) **in user units** — or, with ``tol > 0``, lies within the Euclidean distance
+        ``tol`` of it (user units, ``distance``): box filter, then one LP per remaining mode (and,
+        for a mode not containing ``tau`` whose box is within ``tol``, its verified distance).
+
+        ``tol`` answers for a torque known to some precision: a torque printed to two digits
+        misses a lower-dimensional ``T_c`` (one with equalities) by the rounding; the default 0
+        asks for membership as given (within the analysis's tolerances).
+
+        Parameters
+        ----------
+        tau : array_like
+            The torque, shape ``(n_τ,)``, user units.
+        task : bool, optional
+            Whether ``T_c`` includes the task constraints.
+        selection : Iterable[str], optional
+            The modes to look at (default: the kinematically feasible ones).
+        tol : float, optional
+            Euclidean distance (the torques' units, ``>= 0``) within which a mode counts.
+
+        Returns
+        -------
+        list[str]
+            The modes, in analysis order.
+
+        Raises
+        ------
+        ContactModelError
+            On a wrong shape or non-finite value (named ``tau``), or a negative or non-finite
+            ``tol``."""
+        tol = _distance_tol(tol)
         t = self.scaling.tau_from_user(_user_tau(tau, self.system.n_tau, torques=self.system.torques))
         out = []
         for sol in self.modes(selection):
@@ -1147,11 +1216,147 @@ class AnalysisSession:
                 continue
             lo, hi = sol.box_scaled(task)
             slack = tolerances.LOCATE_BOX_RTOL * max(1.0, float(np.abs(t).max(initial=0.0)))  # no torque: no box to filter by
-            if np.any(t < lo - slack) or np.any(t > hi + slack):
+            if _box_distance(t, lo - slack, hi + slack, self.scaling.tau) > tol:
                 continue
-            if sol.contains_scaled(t, task):
+            if sol.contains_scaled(t, task) or (tol > 0 and self._distance(sol, t, task)[0] <= tol):
                 out.append(sol.mode)
         return out
+
+    def distance(self, tau, mode: str, task: bool = True) -> float:
+        """The Euclidean distance (user units) from the torque ``tau`` (n_τ,, user units) to
+        ``T_c`` of ``mode``: 0 when ``T_c`` contains it (the point test of ``locate``), else the
+        verified distance to its nearest point (``polytopes.Polytope.nearest_point`` on the
+        scaled ``T_c`` with the torques' units as weights); ``inf`` for an infeasible mode.
+
+        Parameters
+        ----------
+        tau : array_like
+            The torque, shape ``(n_τ,)``, user units.
+        mode : str
+            The mode string.
+        task : bool, optional
+            Whether ``T_c`` includes the task constraints.
+
+        Returns
+        -------
+        float
+            The distance, user units.
+
+        Raises
+        ------
+        ContactModelError
+            On a bad ``tau`` or ``mode``.
+        NumericalError
+            When the nearest point cannot be verified (``polytopes``)."""
+        t = self.scaling.tau_from_user(_user_tau(tau, self.system.n_tau, torques=self.system.torques))
+        return self._distance(self.mode(mode), t, task)[0]
+
+    def nearest(self, tau, task: bool = True, selection: Iterable[str] | None = None) -> NearestMode | None:
+        """The mode whose ``T_c`` is nearest to the torque ``tau`` (n_τ,, user units), its
+        Euclidean distance and the nearest torque of ``T_c`` (user units), among the feasible
+        modes of ``selection`` (default: the kinematically feasible ones); ``None`` when none is
+        feasible. Ties (distances equal within ``DISTANCE_TIE_RTOL``) go to the first mode in
+        analysis order. Modes are visited by the distance to their bounding boxes (a lower
+        bound), each ``T_c`` projected only while that bound can still beat the best.
+
+        Parameters
+        ----------
+        tau : array_like
+            The torque, shape ``(n_τ,)``, user units.
+        task : bool, optional
+            Whether ``T_c`` includes the task constraints.
+        selection : Iterable[str], optional
+            The modes to look at (default: the kinematically feasible ones).
+
+        Returns
+        -------
+        NearestMode or None
+            The nearest mode, its distance and nearest torque; ``None`` when none is feasible.
+
+        Raises
+        ------
+        ContactModelError
+            On a bad ``tau``."""
+        t = self.scaling.tau_from_user(_user_tau(tau, self.system.n_tau, torques=self.system.torques))
+        u = self.scaling.tau
+        feasible = [sol for sol in self.modes(selection) if sol.feasible(task)]
+        if not feasible:
+            return None
+        order = {sol.mode: i for i, sol in enumerate(feasible)}
+        bounds = sorted(((_box_distance(t, *sol.box_scaled(task), u), order[sol.mode], sol) for sol in feasible),
+                        key=lambda item: item[:2])
+        best: NearestMode | None = None
+        for bound, _, sol in bounds:
+            if best is not None and bound > best.distance * (1 + tolerances.DISTANCE_TIE_RTOL):
+                break
+            d, point = self._distance(sol, t, task)
+            if best is None or _nearer(d, order[sol.mode], best.distance, order[best.mode]):
+                best = NearestMode(sol.mode, d, self.scaling.tau_to_user(point))
+        return best
+
+    def _distance(self, sol: ModeSolution, t: np.ndarray, task: bool) -> tuple[float, np.ndarray]:
+        """``(distance in user units, nearest point τ')`` from ``t`` (scaled) to ``T_c`` of
+        ``sol``; ``(inf, t)`` when infeasible, ``(0, t)`` when it contains ``t``."""
+        if not sol.feasible(task):
+            return float("inf"), t
+        if sol.contains_scaled(t, task):
+            return 0.0, t
+        T = sol.T_scaled(task)
+        assert T is not None  # feasible
+        if T.dim == 0:  # R^0: a consistent mode contains the one point
+            return 0.0, t
+        near = T.nearest_point(t, weights=self.scaling.tau)
+        return near.distance, np.asarray(near.point)
+
+
+@dataclass(frozen=True)
+class NearestMode:
+    """The mode nearest to a torque (``AnalysisSession.nearest``, ``AnalysisResult.nearest``).
+
+    Attributes
+    ----------
+    mode : str
+        The mode string.
+    distance : float
+        Euclidean distance from the torque to ``T_c`` in the system's torque units (0 when
+        ``T_c`` contains it).
+    torque : numpy.ndarray
+        ``(n_τ,)`` the nearest torque of ``T_c`` (the system's units).
+    """
+
+    mode: str
+    distance: float
+    torque: np.ndarray
+
+    def to_json(self) -> dict:
+        """``{"mode", "distance", "torque"}`` (floats)."""
+        return {"mode": self.mode, "distance": float(self.distance), "torque": np.asarray(self.torque).tolist()}
+
+
+def _distance_tol(tol) -> float:
+    """``tol`` as a finite float ``>= 0`` (a distance in the torques' units), else a
+    ``ContactModelError`` naming ``tol``."""
+    try:
+        value = float(tol)
+    except (TypeError, ValueError):
+        raise ContactModelError(f"tol: expected a distance >= 0 in the torques' units, got {tol!r}") from None
+    if not (math.isfinite(value) and value >= 0.0):
+        raise ContactModelError(f"tol: expected a finite distance >= 0 in the torques' units, got {tol!r}")
+    return value
+
+
+def _box_distance(t: np.ndarray, lo: np.ndarray, hi: np.ndarray, units: np.ndarray) -> float:
+    """Euclidean distance in user units (``units`` per scaled unit, (n,)) from ``t`` to the box
+    ``[lo, hi]`` (scaled, ±inf allowed): a lower bound on the distance to any set inside it."""
+    gap = np.maximum(lo - t, 0.0) + np.maximum(t - hi, 0.0)
+    return float(np.linalg.norm(units * gap))
+
+
+def _nearer(d: float, i: int, best_d: float, best_i: int) -> bool:
+    """Whether distance ``d`` of the mode at position ``i`` beats ``best_d`` at ``best_i``: smaller
+    beyond ``DISTANCE_TIE_RTOL``, or tied and earlier in analysis order."""
+    tied = abs(d - best_d) <= tolerances.DISTANCE_TIE_RTOL * max(d, best_d)
+    return (i < best_i) if tied else d < best_d
 
 
 def mode_domain(system: ContactSystem, mode: str, task: bool = True, method: str = "auto",

@@ -102,7 +102,12 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                          f"tested up to {OVERLAP_LP_LIMIT} candidate pairs and listed up to {OVERLAP_LIST_LIMIT})")
     an.add_argument("--at", metavar="TAU1,TAU2,...", default=None,
                     help="print only the modes whose T_c contains this torque (one value per torque; "
-                         "with --json: the document's \"at\" entry)")
+                         "with --json: the document's \"at\" entry); when none does, the nearest mode and "
+                         "its Euclidean distance (the torques' units)")
+    an.add_argument("--at-tol", metavar="D", default=None,
+                    help="with --at: a mode counts when its T_c lies within this Euclidean distance of the "
+                         "torque (the torques' units, >= 0; default 0: the torque as given), e.g. the "
+                         "rounding of a torque printed to a few digits")
     an.add_argument("--table", action="store_true",
                     help="with --at: print the table (and what --unambiguous, --inconsistency-box, --overlaps "
                          "add to it) before the answer; without --at the table is the default output")
@@ -220,6 +225,8 @@ def _analyze_run(args: argparse.Namespace) -> str | StreamedText:
     document streamed (``AnalysisResult.iter_json``, each mode's sets released once written;
     with ``--workers``/``--scheduler`` the sets come from the cluster first; with ``--impact``:
     built whole, as ``json.dumps``)."""
+    if args.at_tol is not None and args.at is None:
+        raise UserError("--at-tol: needs --at (the torque it is a distance from)")
     if args.impact:  # contactmodes analyze FILE --impact: contactmodes.cli.impact.run_analyze
         from contactmodes.cli.impact import run_analyze
 
@@ -240,6 +247,7 @@ def _analyze_run(args: argparse.Namespace) -> str | StreamedText:
     if args.inconsistency_box is not None:
         box = parse_box(args.inconsistency_box, system.n_tau, "--inconsistency-box")
     at = None if args.at is None else parse_floats(args.at, system.n_tau, "--at")
+    at_tol = _at_tol(args.at_tol)
     answer_only = at is not None and not args.table and not args.json
     if answer_only:  # options that only add to the table are not silently dropped
         for option, given in (("--unambiguous", args.unambiguous), ("--overlaps", args.overlaps),
@@ -250,7 +258,8 @@ def _analyze_run(args: argparse.Namespace) -> str | StreamedText:
     kwargs: dict[str, Any] = dict(modes=args.mode, task=not args.no_task, method=args.method, progress=Progress(),
                                   compute_overlaps=not answer_only,
                                   overlap_limit=None if args.overlaps else OVERLAP_LP_LIMIT,
-                                  unambiguous=args.unambiguous, inconsistency_box=box, at=at, friction=loaded.friction)
+                                  unambiguous=args.unambiguous, inconsistency_box=box, at=at, friction=loaded.friction,
+                                  at_tol=at_tol)
     if args.workers is not None or args.scheduler is not None:  # on a Dask cluster: contactmodes.cli._cluster
         from contactmodes.cli._cluster import analysis_client, check_cluster_args
         from contactmodes.analysis.distributed import ClusterDecide, ClusterOverlaps
@@ -269,13 +278,24 @@ def _analyze_run(args: argparse.Namespace) -> str | StreamedText:
         result = analyze(system, **kwargs)
     if answer_only:
         assert result.at is not None
-        return format_at(system.torques, *result.at) + "\n"
+        return format_at(system.torques, result.at) + "\n"
     if args.json:  # written as it is computed: memory does not grow with the number of modes
         return StreamedText(itertools.chain(result.iter_json(release=True), ["\n"]))
     from contactmodes.output.friction_text import format_friction
 
     return format_table(result, unambiguous=result.unambiguous, inconsistent=result.inconsistent, at=result.at,
                         list_limit=None if args.overlaps else OVERLAP_LIST_LIMIT) + format_friction(result) + "\n"
+
+
+def _at_tol(text: str | None) -> float:
+    """``--at-tol``: a finite distance ``>= 0`` (the torques' units); 0 when not given
+    (``UserError`` naming the option otherwise)."""
+    if text is None:
+        return 0.0
+    value = parse_floats(text, 1, "--at-tol")[0]
+    if value < 0:
+        raise UserError(f"--at-tol: expected a distance >= 0 (the torques' units), got {text!r}")
+    return float(value)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

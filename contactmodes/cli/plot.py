@@ -17,8 +17,15 @@ Decisions
       that the slice passes through the middle of a set that exists; the title says which and
       gives the held values with their units. A lower-dimensional ``T_c`` may then show as a
       point or a segment; feasible modes whose set misses the slice are counted in the caption.
-    * The plotting box defaults to the finite bounds of all drawn sets widened by 25 %
-      (unbounded sides get the same width again); ``--box`` sets it.
+    * The plotting box: ``--box``; else, when the file's ``[control]`` limits bound every drawn
+      torque (both ends finite, at the file's velocity for a torque–speed line), those limits
+      widened by ``LIMIT_MARGIN`` of their width on each side and drawn dashed — the torques the
+      robot can make, however far the sets' corners lie (a biped's sets have corners at ±1500
+      N·m, its actuators ±60 N·m, and the sets' own extents hid the desired mode); else the
+      finite bounds of all drawn sets widened by 25 % (unbounded sides get the same width
+      again). With limits, the default slice point is the Chebyshev centre of the desired
+      mode's ``T_c`` within the limits (``T_c ∩ L``, when they meet), so that the slice passes
+      through torques the robot can make.
     * Negative values follow their option with a space or with ``=`` (``--box -2:6,-2:8``,
       ``--at=-1,2``): see ``contactmodes.cli``.
 
@@ -41,6 +48,8 @@ from polytopes import Polytope
 from contactmodes.errors import ContactModelError
 
 MAX_DEFAULT_OUTLINED = 12
+#: the plotting range around the file's torque limits: this fraction of their width on each side
+LIMIT_MARGIN = 0.15
 #: width (characters) at which the title's slice line is wrapped
 TITLE_WIDTH = 72
 
@@ -79,7 +88,9 @@ def add_parser(sub) -> argparse.ArgumentParser:
                         "order (default: the Chebyshev centre of the desired mode's T_c, else of the first "
                         "feasible mode's)")
     p.add_argument("--box", default=None, metavar="LO:HI[,LO:HI]",
-                   help="plotting range of each drawn torque (default: the sets' finite bounds widened by 25%%)")
+                   help="plotting range of each drawn torque (default: the file's [control] limits of the drawn "
+                        "torques widened by 15%%, drawn dashed; without them the sets' finite bounds widened "
+                        "by 25%%)")
     return p
 
 
@@ -151,16 +162,78 @@ def _default_box(domains: list[Polytope], n: int) -> tuple[np.ndarray, np.ndarra
     return lo - (0.25 + open_low) * width, hi + (0.25 + open_high) * width
 
 
-def _default_slice_point(domains: Mapping[str, Polytope], desired: str | None, n: int) -> tuple[np.ndarray, str]:
+def _limits_box(limits: tuple[np.ndarray, np.ndarray] | None, axes: Sequence[int]
+                ) -> tuple[np.ndarray, np.ndarray] | None:
+    """The plotting box around the torque limits ``(lo, hi)`` (n_τ,) of the drawn torques
+    ``axes``: widened by ``LIMIT_MARGIN`` of their width each side (by ``LIMIT_MARGIN`` of their
+    magnitude, at least 1, for a limit that leaves one value); ``None`` unless both ends of every
+    drawn torque are finite."""
+    if limits is None:
+        return None
+    lo, hi = (np.asarray(v, dtype=float)[list(axes)] for v in limits)
+    if not (np.all(np.isfinite(lo)) and np.all(np.isfinite(hi))):
+        return None
+    width = np.where(hi > lo, hi - lo, np.maximum(1.0, np.abs(lo)))
+    return lo - LIMIT_MARGIN * width, hi + LIMIT_MARGIN * width
+
+
+def _default_slice_point(domains: Mapping[str, Polytope], desired: str | None, n: int,
+                         limits: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, str]:
     """Chebyshev center of the desired mode's ``T_c`` (else of the first feasible mode's), so
-    that the default slice passes through a set that exists; zeros when no mode is feasible.
-    Returns the point (n,) and the words for the title."""
+    that the default slice passes through a set that exists — of ``T_c ∩ L`` when the torque
+    limits ``(lo, hi)`` (n_τ,, ±inf for none) are given and meet it; zeros when no mode is
+    feasible. Returns the point (n,) and the words for the title."""
     if not domains:
         return np.zeros(n), "slice at 0 (no feasible mode)"
     mode = desired if desired in domains else next(iter(domains))
     which = "desired mode" if mode == desired else "first feasible mode"
-    point = np.asarray(domains[mode].chebyshev_center().center, dtype=float)
+    T = domains[mode]
+    if limits is not None and np.any(np.isfinite(limits[0]) | np.isfinite(limits[1])):
+        within = T.intersect(_limit_set(limits))
+        if not within.is_empty():
+            point = np.asarray(within.chebyshev_center().center, dtype=float)
+            return point, f"slice through the Chebyshev centre of T_{mode} ({which}) within the torque limits"
+    point = np.asarray(T.chebyshev_center().center, dtype=float)
     return point, f"slice through the Chebyshev centre of T_{mode} ({which})"
+
+
+def _limit_set(limits: tuple[np.ndarray, np.ndarray]) -> Polytope:
+    """``{τ : lo <= τ <= hi}`` of ``limits`` (n_τ,) each, ±inf for none
+    (``contactmodes.control.limits.limit_polytope``)."""
+    from contactmodes.control.limits import TorqueLimit, limit_polytope
+
+    names = [str(k) for k in range(len(limits[0]))]
+    return limit_polytope({name: TorqueLimit(lo, hi) for name, lo, hi in zip(names, *limits)}, names)
+
+
+def file_limits(loaded) -> tuple[np.ndarray, np.ndarray] | None:
+    """The torque limits ``(lo, hi)`` (n_τ,, ±inf for none) of a loaded system file's
+    ``[control]`` table at its velocity (a torque–speed line at the file's ``q̇``); ``None``
+    without limits.
+
+    Parameters
+    ----------
+    loaded : LoadedSystem
+        The loaded file (``contactmodes.system_file.loader.load_system_file``).
+
+    Returns
+    -------
+    tuple[numpy.ndarray, numpy.ndarray] or None
+        ``(lo, hi)``, each ``(n_τ,)``, the system's units.
+    """
+    spec = getattr(loaded, "control", None)
+    if spec is None or not spec.limits:
+        return None
+    from contactmodes.control.limits import actuator_speeds
+
+    system = loaded.system
+    omega = actuator_speeds(system.S, loaded.qdot)
+    lo, hi = np.full(system.n_tau, -np.inf), np.full(system.n_tau, np.inf)
+    for k, name in enumerate(system.torques):
+        limit = spec.limits.get(name)
+        if limit is not None:
+            lo[k], hi[k] = limit.bounds(float(omega[k]))
+    return lo, hi
 
 
 @dataclass
@@ -211,8 +284,10 @@ class _View:
     at: np.ndarray | None
     box: tuple[np.ndarray, np.ndarray] | None
     outlined: list[str] | None
+    limits: tuple[np.ndarray, np.ndarray] | None = None
     slice_words: str = ""
     sliced: dict[str, Polytope] = field(default_factory=dict)
+    box_from_limits: bool = False
 
     @property
     def held(self) -> list[int]:
@@ -223,13 +298,16 @@ class _View:
 
         n = self.system.n_tau
         if self.held and self.at is None:
-            self.at, self.slice_words = _default_slice_point(domains, self.desired, n)
+            self.at, self.slice_words = _default_slice_point(domains, self.desired, n, self.limits)
         elif self.held:
             self.slice_words = "slice at --at"
         for m, T in domains.items():
             S = slice_domain(T, self.axes, self.at)
             if S is not None:
                 self.sliced[m] = S
+        if self.box is None:
+            self.box = _limits_box(self.limits, self.axes)
+            self.box_from_limits = self.box is not None
         if self.box is None:
             self.box = _default_box(list(self.sliced.values()), len(self.axes))
         if self.outlined is None:
@@ -248,7 +326,9 @@ class _View:
             return title
         names = self.system.torques
         items = [f"{names[k]} = {self.at[k]:.4g}" + (f" {units[k]}" if units[k] else "") for k in self.held]
-        lines = [self.slice_words + ":"]
+        import textwrap
+
+        lines = textwrap.wrap(self.slice_words + ":", TITLE_WIDTH)  # a long slice line wrapped between words
         for item in items:  # wrapped between the held torques, never inside one
             if len(lines[-1]) + 2 + len(item) <= TITLE_WIDTH:
                 lines[-1] += (" " if lines[-1].endswith(":") else ", ") + item
@@ -262,6 +342,9 @@ class _View:
         if self.held and len(self.sliced) < n_feasible:
             lines.append(f"{len(self.sliced)} of the {n_feasible} feasible modes meet this slice; "
                          "choose another with --at")
+        if self.box_from_limits:
+            lines.append("range: the file's [control] torque limits (dashed) widened by "
+                         f"{LIMIT_MARGIN:.0%}; --box sets another")
         if self.system.constraints_of(("task",)):
             lines.append("T_c drawn with the task constraints; white: the model has solutions there, but none "
                          "meets the task constraints (red: no solution at all)")
@@ -284,6 +367,7 @@ class _View:
             caption=self.caption(len(gathered.domains)),
             units=[torque_units[k] for k in self.axes],
             order=list(gathered.domains),
+            limits=None if self.limits is None else tuple(np.asarray(v)[self.axes] for v in self.limits),
         )
 
 
@@ -308,7 +392,7 @@ def plot_data(args: argparse.Namespace):
         if np.any(box[0] >= box[1]):
             raise UserError("--box: every plotting range needs LO < HI")
     view = _View(system, loaded.desired_mode, axes, _slice_point(args.at, system.n_tau, axes), box,
-                 _modes(args.mode, system.k))
+                 _modes(args.mode, system.k), file_limits(loaded))
     if loaded.friction is not None:  # T_c^E filled, robust T*_c outlined (contactmodes.output.friction_sets)
         from dataclasses import replace
 

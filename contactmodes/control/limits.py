@@ -15,6 +15,11 @@ Text form (system file ``[control.limits]``, CLI ``--limit ACT=LO:HI``): ``"LO:H
 meaning unbounded (``"-2:"``, ``":2"``); in a file also ``[lo, hi]`` or a table
 ``{lo = -2, hi = 2, tau_max = 3, omega_0 = 20}`` (every key optional), which the CLI also takes as
 ``--limit 'ACT={...}'`` (a TOML inline table).
+
+Every finite number of a limit is at most ``MAGNITUDE_MAX`` (1e60, ``contactmodes.tolerances``)
+in magnitude, the bound of every number of a system file, so that the limits stay finite in the
+controller's scaled problem (``1e308:`` overflowed to ``inf`` inside the LP before this check);
+leave an end empty for no bound.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ import numpy as np
 from polytopes import Polytope
 
 from contactmodes.errors import ContactModelError
+from contactmodes.tolerances import MAGNITUDE_MAX
 
 __all__ = ["TorqueLimit", "parse_limit", "parse_limits", "limit_polytope", "actuator_speeds"]
 
@@ -50,8 +56,8 @@ class TorqueLimit:
     Raises
     ------
     ContactModelError
-        When ``lo > hi``, a value is NaN, or only one of ``tau_max``, ``omega_0`` is given or
-        either is not finite and > 0.
+        When ``lo > hi``, a value is NaN, a finite value exceeds ``MAGNITUDE_MAX`` in magnitude,
+        or only one of ``tau_max``, ``omega_0`` is given or either is not finite and > 0.
     """
 
     lo: float = -math.inf
@@ -63,6 +69,10 @@ class TorqueLimit:
         lo, hi = float(self.lo), float(self.hi)
         if math.isnan(lo) or math.isnan(hi) or lo > hi or lo == math.inf or hi == -math.inf:
             raise ContactModelError(f"limit: needs LO <= HI, got {lo:g}:{hi:g}")
+        for end in (lo, hi):
+            if math.isfinite(end) and abs(end) > MAGNITUDE_MAX:
+                raise ContactModelError(f"limit: {end:g} exceeds {MAGNITUDE_MAX:g} in magnitude "
+                                        "(contactmodes.tolerances.MAGNITUDE_MAX; leave an end empty for none)")
         object.__setattr__(self, "lo", lo)
         object.__setattr__(self, "hi", hi)
         if (self.tau_max is None) != (self.omega_0 is None):
@@ -73,6 +83,9 @@ class TorqueLimit:
                 v = float(v)
                 if not (math.isfinite(v) and v > 0):
                     raise ContactModelError(f"limit: {name} must be finite and > 0, got {v:g}")
+                if v > MAGNITUDE_MAX:
+                    raise ContactModelError(f"limit: {name} {v:g} exceeds {MAGNITUDE_MAX:g} "
+                                            "(contactmodes.tolerances.MAGNITUDE_MAX)")
                 object.__setattr__(self, name, v)
 
     def bounds(self, omega: float | None) -> tuple[float, float]:

@@ -8,6 +8,13 @@ number and parentheses, and keeps the result linear: a product of two quantities
 naming the term. The result, ``LinearObjective``, holds one coefficient per quantity in the
 system's own units (a coefficient on ``qdd.x`` multiplies m/s² when the file is in SI).
 
+Every coefficient and the constant must be finite and at most ``MAGNITUDE_MAX`` (1e60,
+``contactmodes.tolerances``) in magnitude, the bound of every number of a system file: the
+controller multiplies the coefficients by the system's units (``contactmodes.model.scaling``)
+and the LP solvers by its data, which must stay finite (``1e308*qdd.x`` overflowed to ``inf``
+inside SciPy before this check). The scale of an objective does not change its optimizer, so
+nothing is lost: write ``qdd.x`` for ``1e308*qdd.x``.
+
 Names of the system file may contain ``-`` (``[A-Za-z0-9_-]+``): a name is read as the longest
 name of the system that follows the dot and ends at a character that cannot continue a name, so
 ``tau.hip-1`` is the actuator ``hip-1`` when it exists and ``tau.hip`` minus ``1`` otherwise.
@@ -15,6 +22,7 @@ name of the system that follows the dot and ends at a character that cannot cont
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Sequence
@@ -22,6 +30,7 @@ from typing import Sequence
 import numpy as np
 
 from contactmodes.errors import ContactModelError
+from contactmodes.tolerances import MAGNITUDE_MAX
 
 __all__ = ["LinearObjective", "parse_objective", "objective_for", "SENSES"]
 
@@ -57,7 +66,8 @@ class LinearObjective:
     Raises
     ------
     ContactModelError
-        When ``sense`` is not one of ``SENSES`` or a coefficient array is not 1-D and finite.
+        When ``sense`` is not one of ``SENSES``, a coefficient array is not 1-D and finite, or a
+        coefficient or the constant exceeds ``MAGNITUDE_MAX`` in magnitude.
 
     Examples
     --------
@@ -82,9 +92,16 @@ class LinearObjective:
             arr = np.array(getattr(self, name), dtype=float)
             if arr.ndim != 1 or not np.all(np.isfinite(arr)):
                 raise ContactModelError(f"{name}: must be a finite 1-D array, got shape {arr.shape}")
+            if arr.size and float(np.abs(arr).max()) > MAGNITUDE_MAX:
+                raise ContactModelError(f"{name}: coefficients must be at most {MAGNITUDE_MAX:g} in magnitude "
+                                        f"(contactmodes.tolerances.MAGNITUDE_MAX), got {float(np.abs(arr).max()):g}")
             arr.setflags(write=False)
             object.__setattr__(self, name, arr)
-        object.__setattr__(self, "constant", float(self.constant))
+        constant = float(self.constant)
+        if not (math.isfinite(constant) and abs(constant) <= MAGNITUDE_MAX):
+            raise ContactModelError(f"constant: must be finite and at most {MAGNITUDE_MAX:g} in magnitude "
+                                    f"(contactmodes.tolerances.MAGNITUDE_MAX), got {constant:g}")
+        object.__setattr__(self, "constant", constant)
 
     @property
     def sign(self) -> float:
@@ -298,7 +315,9 @@ def parse_objective(text: str, coordinates: Sequence[str], contacts: Sequence[st
         One line naming the field and the term: an unknown name
         (``control.maximize: unknown name 'qdd.foo' (coordinates: x, y, theta)``), a nonlinear
         term (``control.maximize: nonlinear term 'tau.a*tau.b'``), a syntax error or division by
-        zero, or an unknown ``sense``.
+        zero, a coefficient or constant that is not finite or exceeds ``MAGNITUDE_MAX``
+        (``--maximize: the coefficient 1e+308 of qdd.x exceeds 1e+60 in magnitude …``), or an
+        unknown ``sense``.
 
     Examples
     --------
@@ -319,7 +338,25 @@ def parse_objective(text: str, coordinates: Sequence[str], contacts: Sequence[st
         arrays[kind][index] += coef
     if not all(np.all(np.isfinite(a)) for a in arrays.values()) or not np.isfinite(lin.constant):
         raise ContactModelError(f"{where}: a coefficient is not finite in {text.strip()!r}")
+    _check_magnitudes(arrays, lin.constant, coordinates, contacts, actuators, where, text.strip())
     return LinearObjective(arrays["qdd"], arrays["f"], arrays["tau"], sense, text.strip(), lin.constant)
+
+
+def _check_magnitudes(arrays: dict, constant: float, coordinates: Sequence[str], contacts: Sequence[str],
+                      actuators: Sequence[str], where: str, text: str) -> None:
+    """Raise ``ContactModelError`` naming ``where`` and the first quantity whose coefficient
+    (or the constant) exceeds ``MAGNITUDE_MAX`` in magnitude (module doc)."""
+    names = {"qdd": [f"qdd.{c}" for c in coordinates],
+             "f": [f"f.{c}.{part}" for c in contacts for part in ("t", "n")],
+             "tau": [f"tau.{a}" for a in actuators]}
+    for kind, arr in arrays.items():
+        for index in np.flatnonzero(np.abs(arr) > MAGNITUDE_MAX):
+            raise ContactModelError(f"{where}: the coefficient {arr[index]:g} of {names[kind][index]} exceeds "
+                                    f"{MAGNITUDE_MAX:g} in magnitude (contactmodes.tolerances.MAGNITUDE_MAX) in "
+                                    f"{text!r}; an objective's scale does not change its optimum")
+    if abs(constant) > MAGNITUDE_MAX:
+        raise ContactModelError(f"{where}: the constant {constant:g} exceeds {MAGNITUDE_MAX:g} in magnitude "
+                                f"(contactmodes.tolerances.MAGNITUDE_MAX) in {text!r}")
 
 
 def objective_for(system, text: str, sense: str = "maximize", where: str | None = None) -> LinearObjective:

@@ -80,6 +80,8 @@ INCONSISTENT_COLOUR = "#ff0000"
 INCONSISTENT_ALPHA = 0.2
 #: the hatch of overlaps of positive measure (ambiguities), in black
 OVERLAP_HATCH = "///"
+#: the dashed lines of the torque limits (a system file's ``[control]`` table)
+LIMIT_COLOUR = "0.25"
 #: line width (points) of a 1-D set in a 2-D picture, and the black casing added for ``T*_c``
 SEGMENT_WIDTH = 4.5
 CASING_WIDTH = 3.0
@@ -184,6 +186,9 @@ class PlotData:
     order : Sequence[str]
         Every mode in the order that fixes its style (default: the order of ``domains``).
         Give all feasible modes so that a mode keeps its colour from one slice to the next.
+    limits : tuple[numpy.ndarray, numpy.ndarray] or None
+        ``(lo, hi)`` of the plotted torques' limits (the file's ``[control]`` table; ±inf for
+        none), drawn as dashed lines at the finite ends; ``None`` for none.
     """
 
     labels: Sequence[str]
@@ -195,6 +200,14 @@ class PlotData:
     caption: str = ""
     units: Sequence[str | None] = field(default_factory=tuple)
     order: Sequence[str] = field(default_factory=tuple)
+    limits: tuple[np.ndarray, np.ndarray] | None = None
+
+    def finite_limits(self) -> list[tuple[int, float]]:
+        """``(axis, value)`` of every finite end of ``limits`` (axis 0 or 1)."""
+        if self.limits is None:
+            return []
+        return [(k, float(v)) for end in self.limits for k, v in enumerate(np.asarray(end, dtype=float))
+                if np.isfinite(v)]
 
     def styles(self) -> dict[str, ModeStyle]:
         """Mode → ``ModeStyle`` for every mode drawn."""
@@ -384,6 +397,8 @@ def _draw_2d(ax, data: PlotData, clipped: Mapping[str, Polytope], styles: Mappin
                 _outline_2d(ax, _shape(P))
     _shade_inconsistent_2d(ax, [_shape(P) for P in (_clip(p, data.box) for p in data.inconsistent) if P is not None])
     _name_regions(ax, full, data.box)
+    for axis, value in data.finite_limits():
+        (ax.axvline if axis == 0 else ax.axhline)(value, color=LIMIT_COLOUR, ls="--", lw=1.2, zorder=3)
     lo, hi = data.box
     ax.set_xlim(lo[0], hi[0])
     ax.set_ylim(lo[1], hi[1])
@@ -508,6 +523,8 @@ def _draw_1d(ax, data: PlotData, clipped: Mapping[str, Polytope],
             ax.axvspan(c, d, color=INCONSISTENT_COLOUR, alpha=INCONSISTENT_ALPHA, lw=0, zorder=0.5)
         else:
             ax.axvline(c, color=INCONSISTENT_COLOUR, alpha=0.6, lw=SEGMENT_WIDTH, zorder=0.5)
+    for _, value in data.finite_limits():
+        ax.axvline(value, color=LIMIT_COLOUR, ls="--", lw=1.2, zorder=3)
     ax.set_yticks(range(len(rows)))
     ax.set_yticklabels(rows)
     ax.set_ylim(len(rows) - 0.4, -0.6)  # first mode on top, as in the legend and the table
@@ -543,6 +560,9 @@ def _legend_handles(data: PlotData, modes: Sequence[str], styles: Mapping[str, M
     if data.inconsistent:
         handles.append(Patch(facecolor=INCONSISTENT_COLOUR, alpha=INCONSISTENT_ALPHA, edgecolor="none"))
         labels.append("no solution")
+    if data.finite_limits():
+        handles.append(Line2D([], [], color=LIMIT_COLOUR, ls="--", lw=1.2))
+        labels.append("torque limits ([control])")
     if any(arrows):
         handles.append(Line2D([], [], ls="none", marker="$\u2192$", color="k", ms=12))
         labels.append({(True, False): "unbounded: continues to ±∞",

@@ -3,9 +3,14 @@
 ``contactmodes check FILE --plot robot.png`` and the page of ``plot --html`` draw it (matplotlib,
 Agg), so that a sign or geometry mistake in a system file is seen at a glance:
 
-* each link as the convex hull of its points (frame origin, child joints, contacts and point
-  masses on it), light grey with a dark outline, a segment when they are collinear, named at
-  its centroid;
+* each link as its ``outline`` when the system file gives one (``[[links]] outline``: a polygon
+  in the link frame, its real shape), else as the convex hull of every point the file gives on
+  it (frame origin, child joints, contacts, point masses and centre of mass), light grey with a
+  dark outline, a segment when they are collinear; the hull is all the file says of the shape (a
+  box known by its two bottom corners and its centre is a triangle: give its ``outline``);
+* the names of links and contacts placed so that no two overlap (``place_labels``): each label
+  takes the first of its candidate places (a contact's beside its point, a link's along its
+  shape) whose box meets no label placed before it, contacts first, else the least overlapping;
 * revolute joints as white circles, a fixed base's pin as a black triangle;
 * point masses as black dots (area proportional to mass), link centres of mass as ``⊕``;
 * each contact's surface as a line through its ``surface_point`` along the tangent, hatched on
@@ -28,8 +33,8 @@ from typing import Sequence
 
 import numpy as np
 
-__all__ = ["RobotPicture", "LinkShape", "ContactShape", "robot_picture", "draw_robot", "draw_robot_file",
-           "CONE_FRACTION", "ARROW_FRACTION"]
+__all__ = ["RobotPicture", "LinkShape", "ContactShape", "Label", "robot_picture", "draw_robot", "draw_robot_file",
+           "place_labels", "CONE_FRACTION", "ARROW_FRACTION"]
 
 #: length of a friction cone's edges, as a fraction of the robot's size
 CONE_FRACTION = 0.18
@@ -162,7 +167,21 @@ def _outline(points: np.ndarray) -> np.ndarray:
     return P[ConvexHull(P).vertices]
 
 
-def robot_picture(mechanism, q, qdot, contacts: Sequence | None = None, name: str = "") -> RobotPicture:
+def _centroid(polygon: np.ndarray) -> np.ndarray:
+    """The area centroid of a polygon ``(k, 2)`` (the mean of its points when it has no area)."""
+    if len(polygon) < 3:
+        return polygon.mean(axis=0)
+    x, y = polygon[:, 0], polygon[:, 1]
+    xn, yn = np.roll(x, -1), np.roll(y, -1)
+    cross = x * yn - xn * y
+    area = cross.sum() / 2.0
+    if abs(area) <= 1e-12 * max(1.0, float(np.ptp(polygon)) ** 2):
+        return polygon.mean(axis=0)
+    return np.array([((x + xn) * cross).sum(), ((y + yn) * cross).sum()]) / (6.0 * area)
+
+
+def robot_picture(mechanism, q, qdot, contacts: Sequence | None = None, name: str = "",
+                  outlines: dict | None = None) -> RobotPicture:
     """The ``RobotPicture`` of ``mechanism`` at ``(q, qdot)`` (each ``(n_q,)``, SI).
 
     Parameters
@@ -176,6 +195,9 @@ def robot_picture(mechanism, q, qdot, contacts: Sequence | None = None, name: st
         default: computed from the mechanism (every contact accepted).
     name : str, optional
         The title.
+    outlines : dict[str, numpy.ndarray], optional
+        Link name → its outline ``(k, 2)`` in the link frame (m; ``LoadedSystem.outlines``),
+        drawn instead of the hull of the link's points.
 
     Returns
     -------
@@ -217,6 +239,11 @@ def robot_picture(mechanism, q, qdot, contacts: Sequence | None = None, name: st
             mu=mus.get(c.name, 0.0), velocity=np.asarray(c.velocity, dtype=float), gap=float(c.gap),
             accepted=getattr(c, "problem", None) is None))
     for link, pts in members.items():
+        given = (outlines or {}).get(link)
+        if given is not None:
+            shape = np.array([mechanism.point_position(q, link, tuple(p)) for p in np.asarray(given, dtype=float)])
+            pic.links.append(LinkShape(link, shape, _centroid(shape)))
+            continue
         P = np.vstack(pts)
         pic.links.append(LinkShape(link, _outline(P), P.mean(axis=0)))
     if mechanism.base == "fixed":
@@ -275,8 +302,6 @@ def draw_robot(pic: RobotPicture, title: str | None = None):
             ax.add_patch(Polygon(s.outline, closed=True, facecolor="0.85", edgecolor="0.2", linewidth=2, zorder=2))
         elif len(s.outline) == 2:
             ax.plot(s.outline[:, 0], s.outline[:, 1], color="0.2", linewidth=5, solid_capstyle="round", zorder=2)
-        ax.annotate(s.name, (float(s.centre[0]), float(s.centre[1])), textcoords="offset points", xytext=(0, 8), ha="center", fontsize=8,
-                    color="0.15", zorder=6, bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none", "alpha": 0.7})
     for name, p in pic.joints:
         ax.plot(*p, marker="o", markersize=9, markerfacecolor="white", markeredgecolor="black", zorder=4)
     if pic.base_pin is not None:
@@ -300,11 +325,6 @@ def draw_robot(pic: RobotPicture, title: str | None = None):
             ax.annotate("", xy=(float(tip[0]), float(tip[1])), xytext=(float(c.position[0]), float(c.position[1])),
                         zorder=6, arrowprops={"arrowstyle": "-|>", "color": ARROW_COLOUR, "linewidth": 2})
         ax.plot(*c.position, marker="o", markersize=7, color=colour, zorder=6)
-        label = c.name + ("" if c.accepted else f"\ngap {c.gap:.3g} m: rejected")
-        offset = 8 * c.normal - 14 * c.tangent  # beside the point along its surface, on the free side
-        ax.annotate(label, (float(c.position[0]), float(c.position[1])), textcoords="offset points", xytext=tuple(offset), fontsize=8, color=colour,
-                    ha="right" if offset[0] < 0 else "left", va="top" if offset[1] < 0 else "bottom", zorder=7,
-                    bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none", "alpha": 0.8})
     ax.set_xlim(lo[0], hi[0])
     ax.set_ylim(lo[1], hi[1])
     ax.set_aspect("equal")
@@ -331,7 +351,130 @@ def draw_robot(pic: RobotPicture, title: str | None = None):
     import textwrap
 
     ax.set_title(textwrap.fill(title if title is not None else f"{pic.name} at its state", 70), fontsize=9)
+    marks = [p for _, p in pic.joints] + [c.position for c in pic.contacts] + [p for _, p in pic.masses + pic.coms]
+    if pic.base_pin is not None:
+        marks.append(pic.base_pin)
+    place_labels(fig, ax, _contact_labels(pic) + _link_labels(pic), marks)  # last: the layout is final
     return fig
+
+
+@dataclass(frozen=True)
+class Label:
+    """A name to place (``place_labels``): its ``text``, the candidate places in order of
+    preference — ``(anchor (2,) in data units, offset (2,) in points, ha, va)`` — and the text's
+    ``style`` (matplotlib ``annotate`` keywords: colour, size, box)."""
+
+    text: str
+    places: list
+    style: dict = field(default_factory=dict)
+
+
+#: a label's cost of overlapping another label, per pixel², against 1 for overlapping a marker
+LABEL_OVERLAP_WEIGHT = 100.0
+#: half size (points) of the square a point marker (joint, contact, mass) keeps free of labels
+MARK_HALF_SIZE = 5.0
+
+
+def _side(offset: np.ndarray) -> tuple[str, str]:
+    """``(ha, va)`` that put a label on the side of its anchor that ``offset`` points to."""
+    ha = "center" if abs(offset[0]) < 1e-9 else ("right" if offset[0] < 0 else "left")
+    va = "center" if abs(offset[1]) < 1e-9 else ("top" if offset[1] < 0 else "bottom")
+    return ha, va
+
+
+def _contact_labels(pic: RobotPicture) -> list[Label]:
+    """Each contact's name (and a rejected one's gap) beside its point on the free side of its
+    surface: first along ``−t`` (the former place), then along ``+t``, then further out."""
+    out = []
+    for c in pic.contacts:
+        colour = "black" if c.accepted else REJECTED_COLOUR
+        text = c.name + ("" if c.accepted else f"\ngap {c.gap:.3g} m: rejected")
+        offsets = [8 * c.normal - 14 * c.tangent, 8 * c.normal + 14 * c.tangent, 22 * c.normal - 14 * c.tangent,
+                   22 * c.normal + 14 * c.tangent, 30 * c.normal, 44 * c.normal - 14 * c.tangent,
+                   44 * c.normal + 14 * c.tangent]
+        places = [(c.position, o, *_side(o)) for o in offsets]
+        out.append(Label(text, places, {"fontsize": 8, "color": colour, "zorder": 7,
+                                        "bbox": {"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none", "alpha": 0.8}}))
+    return out
+
+
+def _link_labels(pic: RobotPicture) -> list[Label]:
+    """Each link's name: a segment's along it (its middle first, then towards either end, above
+    then below), a polygon's at its centroid, then between the centroid and each corner."""
+    out = []
+    for shape in pic.links:
+        P = shape.outline
+        if len(P) == 2:
+            anchors = [P[0] + f * (P[1] - P[0]) for f in (0.5, 0.35, 0.65, 0.2, 0.8)]
+        else:
+            anchors = [shape.centre] + [0.5 * (shape.centre + v) for v in P]
+        offsets = [np.array([0.0, 8.0]), np.array([0.0, -8.0])] if len(P) <= 2 else [np.zeros(2), np.array([0.0, 8.0])]
+        places = [(a, o, *_side(o)) for a in anchors for o in offsets]
+        out.append(Label(shape.name, places, {"fontsize": 8, "color": "0.15", "zorder": 6,
+                                              "bbox": {"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none", "alpha": 0.7}}))
+    return out
+
+
+def place_labels(fig, ax, labels: Sequence[Label], marks: Sequence[np.ndarray] = ()) -> list:
+    """Annotate ``labels`` on ``ax`` so that no two overlap where the candidates allow it.
+
+    In order, each label takes the first of its candidate places whose box (as rendered) meets
+    no label placed before it nor a point marker of ``marks`` (data units); when every place
+    meets something, the one of least cost (overlap with labels, per pixel², weighs
+    ``LABEL_OVERLAP_WEIGHT`` times overlap with markers). The figure is drawn once first, so
+    that the layout and the axes' aspect are final.
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+        The figure (its layout final but for the labels).
+    ax : matplotlib.axes.Axes
+        The axes to annotate (data units: m).
+    labels : Sequence[Label]
+        The labels, in order of priority.
+    marks : Sequence[numpy.ndarray], optional
+        ``(2,)`` points (data units) whose markers labels should not cover.
+
+    Returns
+    -------
+    list
+        The ``matplotlib.text.Annotation`` of each label, in order.
+    """
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    to_px = ax.transData.transform
+    scale = fig.dpi / 72.0
+    mark_boxes = [(*(to_px(np.asarray(m, dtype=float)) - MARK_HALF_SIZE * scale),
+                   *(to_px(np.asarray(m, dtype=float)) + MARK_HALF_SIZE * scale)) for m in marks]
+    placed: list[tuple[float, float, float, float]] = []
+    out = []
+    for label in labels:
+        best = None
+        for anchor, offset, ha, va in label.places:
+            artist = ax.annotate(label.text, (float(anchor[0]), float(anchor[1])), textcoords="offset points",
+                                 xytext=(float(offset[0]), float(offset[1])), ha=ha, va=va, **label.style)
+            e = artist.get_window_extent(renderer)
+            box = (e.x0, e.y0, e.x1, e.y1)
+            cost = LABEL_OVERLAP_WEIGHT * sum(_overlap(box, b) for b in placed) + sum(_overlap(box, b) for b in mark_boxes)
+            if best is None or cost < best[0]:
+                if best is not None:
+                    best[1].remove()
+                best = (cost, artist, box)
+            else:
+                artist.remove()
+            if cost == 0.0:
+                break
+        if best is not None:
+            placed.append(best[2])
+            out.append(best[1])
+    return out
+
+
+def _overlap(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> float:
+    """Area (pixel²) common to the boxes ``(x0, y0, x1, y1)`` ``a`` and ``b``."""
+    w = min(a[2], b[2]) - max(a[0], b[0])
+    h = min(a[3], b[3]) - max(a[1], b[1])
+    return w * h if w > 0 and h > 0 else 0.0
 
 
 def draw_robot_file(path: str, title: str | None = None):
@@ -343,7 +486,8 @@ def draw_robot_file(path: str, title: str | None = None):
     data = read_document(Path(path))
     parsed = parse_contents(data, str(path))
     geometry = parse_geometry(data, str(path))
-    pic = robot_picture(parsed.mechanism, parsed.q, parsed.qdot, geometry.contacts, name=parsed.name)
+    pic = robot_picture(parsed.mechanism, parsed.q, parsed.qdot, geometry.contacts, name=parsed.name,
+                        outlines=parsed.outlines)
     if title is None:
         state = ", ".join(f"{c} = {v:.4g}" for c, v in zip(parsed.mechanism.coordinates, parsed.q))
         title = f"{parsed.name} at q: {state}"

@@ -30,7 +30,11 @@ With more than ``MAX_ROWS`` modes the table shows the first ones and says how to
 and shows for them only the bounds (from the bounding boxes the analysis already has: no domain is
 projected for the table, which at thousands of modes would cost minutes; ``--mode MODE`` gives the
 full columns). Overlapping pairs are listed in full while there are at most ``list_limit`` of them,
-else summarized with the hint ``--overlaps``.
+else summarized with the hint ``--overlaps``. A pair whose sets meet only on their boundaries
+(``dim(T_c ∩ T_c') < min(dim T_c, dim T_c')``, ``OverlapPairs.boundary_only``: typically a common
+facet, a friction cone's edge) is marked ``(boundary only)`` in the list, and the summary says how
+many of the pairs are; with more than ``BOUNDARY_ONLY_MAX`` pairs they are not classified (it
+would cost more than the analysis: one affine hull per pair) and the summary says so.
 
 A system without actuators (a falling block, a robot with its motors off) has its torque sets in
 ``R^0``: a mode is simply consistent or not. Its table has the column ``consistent`` (``yes`` /
@@ -58,6 +62,8 @@ __all__ = ["MAX_ROWS", "WIDTH", "format_at", "format_bound", "format_number", "f
 WIDTH = 100
 #: Largest number of mode rows printed (the rest is summarized).
 MAX_ROWS = 200
+#: Largest number of overlapping pairs classified as boundary-only for the table (module doc).
+BOUNDARY_ONLY_MAX = 2000
 #: Significant digits of a number when there is room.
 DIGITS = 4
 #: A list (centre, finite bounds, intervals) drops items before its numbers go below this many
@@ -178,14 +184,49 @@ def format_bound(lo: float, hi: float, scale: float | None = None, width: int | 
     return _most_digits_fitting(lambda p: _interval_text(iv, p), DIGITS, width)
 
 
-def format_at(names: Sequence[str], tau, modes: Sequence[str]) -> str:
-    """The answer of ``analyze --at``: the modes whose ``T_c`` contains the torque ``tau``, as lines
-    of at most ``WIDTH`` columns (broken after commas). With no torque (a system without
-    actuators, ``T_c`` in ``R^0``) the modes containing the one point ``()`` are the consistent ones."""
+def format_at(names: Sequence[str], at: Any) -> str:
+    """The answer of ``analyze --at`` (``at``: the result's ``AtAnswer``, ``(tau, modes, tol,
+    nearest)``): the modes whose ``T_c`` contains the torque (or lies within ``tol`` of it), and,
+    when none does, the nearest mode with its Euclidean distance in the torques' units and the
+    ``--at-tol`` that would accept it; lines of at most ``WIDTH`` columns (broken after commas).
+    With no torque (a system without actuators, ``T_c`` in ``R^0``) the modes containing the one
+    point ``()`` are the consistent ones.
+
+    Parameters
+    ----------
+    names : Sequence[str]
+        The ``n_τ`` torque names.
+    at : AtAnswer or tuple
+        ``(tau, modes, tol, nearest)`` (``contactmodes.analysis.analyze.AtAnswer``); a plain
+        ``(tau, modes)`` is read with ``tol = 0`` and no nearest mode.
+
+    Returns
+    -------
+    str
+        The lines, without a final newline.
+    """
+    tau, modes = at[0], at[1]
+    tol = float(at[2]) if len(at) > 2 else 0.0
+    nearest = at[3] if len(at) > 3 else None
     if not len(names):
         return "\n".join(_wrap(f"consistent modes (no actuators: T_c contains the point ()): {', '.join(modes) or 'none'}"))
     point = ", ".join(f"{n}={float(v):.12g}" for n, v in zip(names, np.asarray(tau, dtype=float)))
-    return "\n".join(_wrap(f"modes whose T_c contains ({point}): {', '.join(modes) or 'none'}"))
+    within = f" or lies within {tol:.6g} of it" if tol > 0 else ""
+    lines = _wrap(f"modes whose T_c contains ({point}){within}: {', '.join(modes) or 'none'}")
+    if nearest is not None:
+        lines += _wrap(f"  nearest: {nearest.mode}, at distance {nearest.distance:.6g} (Euclidean, the torques' "
+                       f"units; --at-tol {_round_up(nearest.distance)} accepts it)", indent="    ")
+    return "\n".join(lines)
+
+
+def _round_up(d: float) -> str:
+    """``d`` (> 0) rounded *up* to 3 significant digits, so that the ``--at-tol`` suggested
+    accepts the mode it names."""
+    text = f"{d:.3g}"
+    while float(text) < d:
+        step = 10.0 ** (math.floor(math.log10(float(text))) - 2)
+        text = f"{float(text) + step:.3g}"
+    return text
 
 
 def _wrap(text: str, sep: str = ", ", indent: str = "  ") -> list[str]:
@@ -416,6 +457,28 @@ def _render(rows: list[list[_Cell]], widths: list[int]) -> tuple[str, bool]:
     return "\n".join(out), short
 
 
+def _overlap_lines(overlaps: Any, list_limit: int | None) -> list[str]:
+    """The overlapping pairs (a non-empty ``OverlapPairs``): listed, boundary-only ones marked,
+    or, past ``list_limit``, their count with how many are boundary-only (module doc)."""
+    n = len(overlaps)
+    boundary = overlaps.boundary_only() if n <= BOUNDARY_ONLY_MAX else None
+    unclassified = f"  (more than {BOUNDARY_ONLY_MAX} pairs: not classified as boundary-only or not)"
+    if list_limit is not None and n > list_limit:
+        involved = {m for pair in overlaps for m in pair}
+        lines = [f"overlapping pairs (mode ambiguities T_c ∩ T_c'): {n} pairs among {len(involved)} modes;"]
+        if boundary is None:
+            lines.append(unclassified)
+        else:
+            lines += [f"  {len(boundary)} of them boundary-only (T_c ∩ T_c' of lower dimension than both sets:",
+                      "  the two modes meet only on their boundaries);"]
+        return lines + ["  give --overlaps to list them all (or --json)"]
+    lines = ["overlapping pairs (mode ambiguities T_c ∩ T_c'"
+             + ("; boundary only: of lower dimension than both sets):" if boundary else "):")]
+    for a, b in sorted(overlaps):
+        lines.append(f"  {a} ∩ {b}" + (" (boundary only)" if boundary and (a, b) in boundary else ""))
+    return lines + ([unclassified] if boundary is None else [])
+
+
 def format_table(result: Any, unambiguous: dict | None = None, inconsistent: list | None = None,
                  at: tuple | None = None, list_limit: int | None = 40) -> str:
     """Render an ``AnalysisResult`` as a plain-text table (module doc),
@@ -432,8 +495,9 @@ def format_table(result: Any, unambiguous: dict | None = None, inconsistent: lis
     inconsistent : list, optional
         Optional list of polytopes (torques with no solution); adds a section.
     at : tuple, optional
-        Optional ``(tau, modes)``: a torque ``(n_τ,)`` and the modes whose ``T_c`` contains it; adds
-        the answer of ``format_at`` at the end.
+        Optional ``AtAnswer`` (``(tau, modes, tol, nearest)``; ``(tau, modes)`` also accepted): a
+        torque ``(n_τ,)`` and the modes whose ``T_c`` contains it; adds the answer of
+        ``format_at`` at the end.
     list_limit : int or None, optional
         List the overlapping pairs in full up to this many (``None``: always).
 
@@ -551,15 +615,8 @@ def format_table(result: Any, unambiguous: dict | None = None, inconsistent: lis
             out.append("  (overlaps column '?'); give --overlaps to test and list them all")
     elif not result.overlaps:
         out.append("overlapping pairs: none")
-    elif list_limit is not None and len(result.overlaps) > list_limit:
-        involved = {m for pair in result.overlaps for m in pair}
-        out.append(f"overlapping pairs (mode ambiguities T_c ∩ T_c'): {len(result.overlaps)} pairs among "
-                   f"{len(involved)} modes;")
-        out.append("  give --overlaps to list them all (or --json)")
     else:
-        out.append("overlapping pairs (mode ambiguities T_c ∩ T_c'):")
-        for a, b in sorted(result.overlaps):
-            out.append(f"  {a} ∩ {b}")
+        out += _overlap_lines(result.overlaps, list_limit)
     if unambiguous:
         out.append("")
         out.append("ambiguity sources of T_c (other modes; task:<i> = task row i violated within the mode):")
@@ -576,9 +633,8 @@ def format_table(result: Any, unambiguous: dict | None = None, inconsistent: lis
         else:
             out.append("inconsistent torques (no mode has a solution): none in the box")
     if at is not None:
-        tau, modes = at
         out.append("")
-        out.append(format_at(names, tau, modes))
+        out.append(format_at(names, at))
     if passive:
         out.append("")
         out.append(_verdict(result, feasible))

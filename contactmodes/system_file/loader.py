@@ -139,6 +139,9 @@ class LoadedSystem:
         The ``contactmodes.model.friction.FrictionBox`` of the contacts' ``mu`` when one of
         them is an interval ``[lo, hi]`` (read with ``mu_intervals=True``), else ``None``;
         ``system.mu`` is then each interval's midpoint (``docs/friction-intervals.md``).
+    outlines : dict[str, numpy.ndarray]
+        Link name → the link's ``outline`` ``(k, 2)`` (m, link frame): its shape for drawings
+        (``contactmodes.output.robot``), for the links whose ``[[links]]`` entry gives one.
 
     See Also
     --------
@@ -174,6 +177,7 @@ class LoadedSystem:
     description: str = ""
     control: Any = field(default=None, repr=False)
     friction: Any = field(default=None, repr=False)
+    outlines: dict = field(default_factory=dict, repr=False)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -284,6 +288,14 @@ def _point(value: Any, path: str) -> tuple[float, float]:
     if not isinstance(value, (list, tuple)) or len(value) != 2:
         raise _fail(path, f"must be an array of two numbers [x, y], got {value!r}")
     return (_number(value[0], f"{path}[0]"), _number(value[1], f"{path}[1]"))
+
+
+def _outline(value: Any, path: str) -> np.ndarray:
+    """A link's ``outline``: at least two points ``[x, y]`` (m, link frame) → ``(k, 2)``."""
+    points = _array(value, path)
+    if len(points) < 2:
+        raise _fail(path, f"must list at least two points [x, y] (a polygon, or a segment), got {len(points)}")
+    return np.array([_point(pt, f"{path}[{i}]") for i, pt in enumerate(points)], dtype=float)
 
 
 def _array(value: Any, path: str) -> list:
@@ -493,6 +505,7 @@ def parse_system(data: Mapping[str, Any], source: str = "<dict>", mu_intervals: 
         raw=dict(data),
         description=parsed.description,
         control=parsed.control,
+        outlines=parsed.outlines,
         friction=friction,
     )
 
@@ -555,6 +568,8 @@ class SystemFileContents:
         The file's ``[control]`` table (``LoadedSystem.control``).
     mu_intervals : tuple[tuple[float, float, bool], ...]
         Per contact ``(lo, hi, given_as_interval)`` (``lo = hi`` for a number).
+    outlines : dict
+        Link name → its ``outline`` ``(k, 2)`` (m, link frame), for the links that give one.
     """
 
     name: str
@@ -569,6 +584,7 @@ class SystemFileContents:
     contact_links: list[str]
     control: Any = None
     mu_intervals: tuple[tuple[float, float, bool], ...] = ()
+    outlines: dict = field(default_factory=dict)
 
 
 def parse_contents(data: Mapping[str, Any], source: str) -> SystemFileContents:
@@ -634,9 +650,11 @@ def parse_contents(data: Mapping[str, Any], source: str) -> SystemFileContents:
         raise _fail("links", "must list at least one link")
     link_names: list[str] = list(mech.urdf_links) if isinstance(mech, UrdfMechanism) else []
     coordinates: list[str] = list(mech.coordinates)
+    outlines: dict[str, np.ndarray] = {}
     for i, link in enumerate(links):
         path = f"links[{i}]"
-        _keys(link, path, ("name", "parent", "joint", "joint_position", "mass", "com", "inertia"), required=("name",))
+        _keys(link, path, ("name", "parent", "joint", "joint_position", "mass", "com", "inertia", "outline"),
+              required=("name",))
         lname = _name(link["name"], f"{path}.name")
         if lname in link_names:
             raise _fail(f"{path}.name", f"duplicate link name {lname!r}")
@@ -652,7 +670,9 @@ def parse_contents(data: Mapping[str, Any], source: str) -> SystemFileContents:
                 )
         else:
             if "parent" not in link:
-                raise _fail(f"{path}.parent", "required key is missing (only the first link is the root)")
+                raise _fail(f"{path}.parent", "required key is missing (only the first link is the root: a system file "
+                                              "describes one kinematic tree, no free object; docs/system-file.md, "
+                                              "'Modelling scope')")
             parent = _string(link["parent"], f"{path}.parent")
             if parent not in link_names:
                 later = any(isinstance(o, Mapping) and o.get("name") == parent for o in links[i + 1 :])
@@ -681,6 +701,8 @@ def parse_contents(data: Mapping[str, Any], source: str) -> SystemFileContents:
             inertia=_inertial(link.get("inertia", 0.0), f"{path}.inertia"),
         )
         _builder(path, mech.add_link, **kwargs)
+        if "outline" in link:
+            outlines[lname] = _outline(link["outline"], f"{path}.outline")
         link_names.append(lname)
         if joint is not None:
             coordinates.append(joint)
@@ -781,7 +803,7 @@ def parse_contents(data: Mapping[str, Any], source: str) -> SystemFileContents:
     return SystemFileContents(name=name, description=description, mechanism=mech, q=q, qdot=qdot,
                    constraints=tuple(constraints), desired_mode=desired_mode, disturbance=disturbance,
                    contact_names=contact_names, contact_links=contact_links, control=control,
-                   mu_intervals=tuple(mu_intervals))
+                   mu_intervals=tuple(mu_intervals), outlines=outlines)
 
 
 def _urdf_mechanism(top: Mapping[str, Any], table: Mapping[str, Any], source: str, base: str,

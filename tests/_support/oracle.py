@@ -187,3 +187,32 @@ def t_margin(T, tau):
 
 def all_modes(k):
     return ["".join(p) for p in itertools.product(LETTERS, repeat=k)]
+
+
+def distance_to_T(s: ContactSystem, mode: str, tau0, task: bool = True) -> tuple[float, np.ndarray]:
+    """Euclidean distance (the system's torque units) from ``tau0`` to ``T_c`` of ``mode`` and the
+    nearest torque: ``min ‖τ − τ0‖₂`` over ``(τ, q̈, f)`` with the mode's rows of ``mode_rows``
+    (dynamics, Tables I–II, the constraint blocks), by cvxpy's interior-point conic solver
+    (CLARABEL) — no projection, no ``polytopes``. The rows are affine in τ: their τ-part is read
+    off ``mode_rows`` at ``τ = 0`` and at the unit torques. ``(inf, None)`` when infeasible."""
+    import cvxpy as cp
+
+    kinds = ("physical", "task") if task else ("physical",)
+    tau0 = np.asarray(tau0, dtype=float)
+    n = s.n_tau
+    eqA, eqb0, geA, geb0 = mode_rows(s, mode, np.zeros(n), kinds)
+    Beq = np.zeros((len(eqb0), n))
+    Bge = np.zeros((len(geb0), n))
+    for k in range(n):  # eqA x = eqb0 + Beq τ, geA x >= geb0 + Bge τ
+        _, eqb, _, geb = mode_rows(s, mode, np.eye(n)[k], kinds)
+        Beq[:, k], Bge[:, k] = eqb - eqb0, geb - geb0
+    x, tau = cp.Variable(eqA.shape[1]), cp.Variable(n)
+    cons = [eqA @ x - Beq @ tau == eqb0]
+    if len(geb0):
+        cons.append(geA @ x - Bge @ tau >= geb0)
+    prob = cp.Problem(cp.Minimize(cp.sum_squares(tau - tau0)), cons)
+    prob.solve(solver="CLARABEL")
+    if prob.status in ("infeasible", "infeasible_inaccurate"):
+        return float("inf"), None
+    assert prob.status == "optimal", prob.status
+    return float(np.linalg.norm(tau.value - tau0)), np.asarray(tau.value)

@@ -153,7 +153,7 @@ def test_session_and_json():
     r = cm.analyze(system, at=[], unambiguous=True, inconsistency_box=([], []))
     out = r.to_json()
     validate(out)
-    assert out["at"] == {"tau": [], "modes": ["FF"]}
+    assert out["at"] == {"tau": [], "modes": ["FF"], "tol": 0.0, "nearest": None}
     domains = {m["mode"]: m["torque_domain"] for m in out["modes"]}
     assert domains["FF"]["dim"] == 0 and Polytope.from_json(domains["FF"]).equals(Polytope.universe(0))
     assert all(v is None for m, v in domains.items() if m != "FF")

@@ -65,7 +65,7 @@ def test_at_and_json(capsys):
     status, out, _ = run(["analyze", BLOCK, "--json", "--at=", "--inconsistency-box=", "--unambiguous"], capsys)
     doc = json.loads(out)
     validate(doc)
-    assert status == 0 and doc["system"]["torques"] == [] and doc["at"] == {"tau": [], "modes": ["FF"]}
+    assert status == 0 and doc["system"]["torques"] == [] and doc["at"] == {"tau": [], "modes": ["FF"], "tol": 0.0, "nearest": None}
     assert doc["inconsistent"] == [] and doc["inconsistency_box"] == {"lo": [], "hi": []}
     by_mode = {m["mode"]: m for m in doc["modes"]}
     assert by_mode["FF"]["feasible"] and by_mode["FF"]["torque_domain"]["dim"] == 0

@@ -81,6 +81,44 @@ def test_user_errors_exit_2_with_one_line(capsys, tmp_path, argv, start):
     assert not out.exists()
 
 
+@pytest.mark.parametrize("argv, start", [
+    (["--maximize", "1e308*qdd.x"], "--maximize: the coefficient 1e+308 of qdd.x exceeds 1e+60 in magnitude"),
+    (["--minimize", "tau.tau1 - 2e61*f.tip.n"], "--minimize: the coefficient -2e+61 of f.tip.n exceeds 1e+60"),
+    (["--maximize", "qdd.x + 1e300"], "--maximize: the constant 1e+300 exceeds 1e+60"),
+    (["--maximize", "qdd.x", "--limit", "tau1=1e308:"], "--limit tau1: 1e+308 exceeds 1e+60 in magnitude"),
+    (["--maximize", "qdd.x", "--limit", "tau1=-1e308:1e308"], "--limit tau1: -1e+308 exceeds 1e+60 in magnitude"),
+    (["--maximize", "qdd.x", "--limit", "tau1={tau_max=1e308, omega_0=1}"], "--limit tau1: tau_max 1e+308 exceeds"),
+])
+def test_numbers_that_overflow_the_scaled_problem_name_their_option(capsys, tmp_path, argv, start):
+    """Before: SciPy's ``costs, A_ub, b_ub: contain NaN or infinite values`` (the scaled objective
+    or limit overflowed); now one line naming the option and the bound, exit 2, nothing written."""
+    out = tmp_path / "out.json"
+    assert main(["control", BRACE, *argv, "--output", str(out)]) == 2
+    one_line_error(capsys, start)
+    assert not out.exists()
+
+
+def test_an_objective_at_the_magnitude_bound_has_the_optimum_of_its_unit_multiple(capsys):
+    """A coefficient of exactly ``MAGNITUDE_MAX`` is accepted, and scaling an objective does not
+    move its optimizer: the torque of ``1e60*qdd.theta1`` is that of ``qdd.theta1``."""
+    docs = []
+    for objective in ("qdd.theta1", "1e60*qdd.theta1"):
+        assert main(["control", BRACE, "--maximize", objective, "--limit", "tau1=-3:3", "--json"]) == 0
+        docs.append(json.loads(capsys.readouterr().out))
+    assert docs[0]["status"] == docs[1]["status"] == "optimal"
+    assert docs[0]["torque"] == docs[1]["torque"] and docs[0]["mode"] == docs[1]["mode"]
+
+
+def test_file_table_numbers_beyond_the_bound_name_their_key(capsys, tmp_path):
+    path = tmp_path / "big.toml"
+    path.write_text(open(BRACE).read() + '\n[control]\nmaximize = "1e308*qdd.x"\n')
+    assert main(["control", str(path)]) == 2
+    one_line_error(capsys, "control.maximize: the coefficient 1e+308 of qdd.x exceeds")
+    path.write_text(open(BRACE).read() + '\n[control]\nmaximize = "qdd.x"\n[control.limits]\ntau1 = [0.0, 1e300]\n')
+    assert main(["control", str(path)]) == 2
+    one_line_error(capsys, "control.limits.tau1: 1e+300 exceeds 1e+60")
+
+
 def test_file_table_errors_exit_2(capsys, tmp_path):
     path = tmp_path / "bad.toml"
     path.write_text(open(BRACE).read() + '\n[control]\nmaximize = "qdd.nope"\n')

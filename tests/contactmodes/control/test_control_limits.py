@@ -40,6 +40,9 @@ def test_parse_limit(value, lo, hi):
     ({"lo": 1, "top": 2}, "control.limits.a.top: unknown key (allowed: lo, hi, tau_max, omega_0)"),
     ({"tau_max": 2}, "control.limits.a: tau_max and omega_0 go together"),
     ({"tau_max": -2, "omega_0": 3}, "control.limits.a: tau_max must be finite and > 0"),
+    ("0:1e61", "control.limits.a: 1e+61 exceeds 1e+60 in magnitude"),
+    ([-1e300, 0], "control.limits.a: -1e+300 exceeds 1e+60 in magnitude"),
+    ({"tau_max": 1, "omega_0": 1e61}, "control.limits.a: omega_0 1e+61 exceeds 1e+60"),
     (True, "control.limits.a: expected \"LO:HI\""),
 ])
 def test_parse_limit_errors(value, message):

@@ -53,6 +53,10 @@ def test_linear_objective_is_frozen_and_validated():
         LinearObjective(np.zeros(2), np.zeros(2), np.ones(1), sense="max")
     with pytest.raises(ContactModelError, match="tau"):
         LinearObjective(np.zeros(2), np.zeros(2), [np.nan])
+    with pytest.raises(ContactModelError, match=r"^qdd: coefficients must be at most 1e\+60"):
+        LinearObjective(np.array([0.0, -1e61]), np.zeros(2), np.ones(1))
+    with pytest.raises(ContactModelError, match=r"^constant: must be finite and at most 1e\+60"):
+        LinearObjective(np.zeros(2), np.zeros(2), np.ones(1), constant=1e300)
 
 
 @pytest.mark.parametrize("text, message", [
@@ -75,6 +79,10 @@ def test_linear_objective_is_frozen_and_validated():
     ("2qdd.x", "control.maximize: unexpected"),
     ("__import__('os')", "control.maximize: unknown name '__import__'"),
     ("qdd.x; tau.hip1", "control.maximize: unexpected"),
+    ("1e308*qdd.x", "control.maximize: the coefficient 1e+308 of qdd.x exceeds 1e+60 in magnitude"),
+    ("1e30*f.base-2.n*1e31", "control.maximize: the coefficient 1e+61 of f.base-2.n exceeds 1e+60"),
+    ("tau.hip-1 - 1e61", "control.maximize: the constant -1e+61 exceeds 1e+60"),
+    ("1e200*1e200*qdd.x", "control.maximize: a coefficient is not finite"),
 ])
 def test_errors_name_the_field_and_the_term(text, message):
     with pytest.raises(ContactModelError) as info:

@@ -75,6 +75,7 @@ EXPECTED = {
         ("base", "tip", "joint3"), [0.3] * 3, 7 * 0.0849, "FFF",
     ),
     "table_two_legs": (("x", "y", "theta"), ("left", "right"), [0.5, 0.5], 2.0, "FF"),
+    "ball_bearing": (("x", "y", "theta"), ("right", "top", "left", "bottom"), [0.3] * 4, 0.5, None),
     "painleve_rod": (("x", "y", "theta"), ("end",), [2.0], 1.0, None),
     "painleve_rod_mu05": (("x", "y", "theta"), ("end",), [0.5], 1.0, None),
     "rhex_flip_start": (
@@ -343,6 +344,25 @@ def test_parent_listed_after_child(tmp_path):
     doc["links"][1], doc["links"][2] = doc["links"][2], doc["links"][1]
     doc["links"][1]["parent"] = "link2"
     expect_error(tmp_path, doc, "links[1].parent: unknown link 'link2' (list parents before their children)")
+
+
+def test_a_free_object_is_refused_naming_the_modelling_scope(tmp_path):
+    """A gripper's user adds the held object as a second root (a free body): refused, and the
+    message names the scope the docs state (one kinematic tree, contacts against world lines)."""
+    from _support.paths import ROOT
+
+    doc = base()
+    doc["links"].append({"name": "object", "mass": 0.1, "inertia": 1e-4})
+    message = expect_error(tmp_path, doc, "links[2].parent: required key is missing",
+                           "one kinematic tree", "no free object", "'Modelling scope'")
+    assert "docs/system-file.md" in message
+    page = (ROOT / "docs" / "system-file.md").read_text(encoding="utf-8")
+    scope = page.split("## Modelling scope", 1)[1].split("\n## ", 1)[0]
+    for claim in ("One planar kinematic tree", "Point contacts on links against fixed world lines",
+                  "No free object", "gripper"):
+        assert claim in scope
+    readme = (ROOT / "README.md").read_text(encoding="utf-8").split("## ", 1)[0]
+    assert "docs/system-file.md#modelling-scope" in readme and "gripper" in readme
 
 
 def test_fixed_root_needs_joint(tmp_path):
