@@ -15,7 +15,8 @@ The front door, in the system's units throughout:
     touchdown = cm.impact("examples/impact/rocking_block.toml", pseudo_impulse=0.03)  # docs/impact.md
 
 The names below are imported on first use, so ``import contactmodes`` stays light (the CLI starts
-without loading the LP layer it may not need).
+without loading the LP layer it may not need): it loads neither NumPy nor ``polytopes``, so that
+the ``contactmodes`` command's own start-up is under its Ctrl-C handling (``contactmodes.cli``).
 """
 
 from __future__ import annotations
@@ -24,11 +25,12 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 from contactmodes.errors import ApproachingContactError, ContactModelError, SystemFileError
-from contactmodes.model.system import ContactSystem, LinearConstraint
 from contactmodes import output as _output  # noqa: F401 - registers the results' views (contactmodes.views)
 
 if TYPE_CHECKING:
     from pathlib import Path
+
+    from contactmodes.model.system import ContactSystem, LinearConstraint
 
     from contactmodes.analysis.ambiguity import UnambiguousResult, inconsistent, unambiguous
     from contactmodes.analysis.analyze import AnalysisResult, ModeAnalysis, analyze
@@ -72,6 +74,7 @@ _LAZY = {
     "sweep": "sweeps",
     "control": "control.optimal", "ControlResult": "control.optimal",
     "impact": "impact", "ImpactResult": "impact.result",  # the callable sub-package (contactmodes/impact)
+    "ContactSystem": "model.system", "LinearConstraint": "model.system",
 }
 
 

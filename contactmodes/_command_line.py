@@ -20,11 +20,12 @@ import math
 import os
 import tempfile
 from dataclasses import dataclass
-from typing import Callable, Sequence
-
-import numpy as np
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from contactmodes.errors import ContactModelError
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = ["CommandOutput", "INTERNAL_ERROR", "INTERRUPTED", "NO_ANSWER", "USAGE_ERROR", "UserError",
            "check_output_path", "check_writable", "parse_box", "parse_floats", "write_all_atomic", "write_atomic"]
@@ -132,6 +133,7 @@ def parse_floats(text: str, n: int | None, option: str) -> np.ndarray:
     """Comma-separated finite numbers (exactly ``n`` if given) → array; ``UserError``
     naming ``option`` otherwise. With ``n = 0`` (a system without actuators) the empty text is
     the one point of ``R^0`` (``--at=``)."""
+    import numpy as np  # here: importing the CLI loads no NumPy (contactmodes.cli, start-up)
     if n == 0 and not text.strip():
         return np.zeros(0)
     try:
@@ -151,6 +153,7 @@ def parse_box(text: str, n: int, option: str) -> tuple[np.ndarray, np.ndarray]:
     """Parse ``LO:HI[,LO:HI...]`` with exactly ``n`` ranges into ``(lo, hi)``, each (n,) floats;
     ``UserError`` naming ``option`` on a malformed, non-finite or reversed range. With ``n = 0`` (a
     system without actuators) the empty text is the box of ``R^0``, its one point (``option=``)."""
+    import numpy as np
     if n == 0:
         if text.strip():
             raise UserError(f"{option}: the system has no actuators: give no range ({option}=), got {text!r}")

@@ -101,6 +101,73 @@ def _with_run(parser, run):
     return parser
 
 
+# ------------------------------------------------------------- Ctrl-C at start-up, full stdout ----
+_INTERRUPT_AT = r"""
+import sys
+
+WHEN = sys.argv[1]
+
+
+class _CtrlC:
+    "Ctrl-C arriving while the module WHEN is imported (a finder first on sys.meta_path)."
+
+    def find_spec(self, name, path=None, target=None):
+        if name == WHEN:
+            raise KeyboardInterrupt
+        return None
+
+
+sys.meta_path.insert(0, _CtrlC())
+from contactmodes.cli import main  # what the console script runs
+
+sys.exit(main(sys.argv[2:]))
+"""
+
+
+@pytest.mark.parametrize("module, argv", [
+    ("numpy", ["analyze", str(PAINLEVE)]),  # the first heavy import: the toolkit's own modules
+    ("controllers.simulation.cli", ["simulate", str(PAINLEVE), "--controller", "zero", "--duration", "0.01"]),
+    ("controllers.bracing.cli", ["brace", str(PAINLEVE)]),  # the command plug-ins, loaded by the parser
+    ("contactmodes.sweeps.cli", ["sweep", "--help"]),
+])
+def test_ctrl_c_during_start_up_is_one_line_exit_130(tmp_path, module, argv):
+    """Ctrl-C while the command's modules load (simulated deterministically: the import of
+    ``module`` raises ``KeyboardInterrupt``, as the signal does) is ``contactmodes: interrupted``,
+    exit 130, no traceback, nothing written. It was a 19–67-line traceback: NumPy loaded with
+    ``import contactmodes.cli``, and the plug-ins outside the command's handling."""
+    proc = subprocess.run([sys.executable, "-c", _INTERRUPT_AT, module, *argv], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == 130, proc.stderr
+    assert proc.stderr == "contactmodes: interrupted\n" and proc.stdout == ""
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_importing_the_cli_loads_neither_numpy_nor_polytopes():
+    """What the console script imports before ``main`` runs is outside its Ctrl-C handling: it is
+    only the package's light modules."""
+    code = ("import sys, contactmodes.cli; "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('numpy', 'polytopes', 'scipy')))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert proc.returncode == 0 and proc.stdout.strip() == "[]", proc.stdout + proc.stderr
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full (Linux)")
+@pytest.mark.parametrize("argv", [
+    ["analyze", str(PAINLEVE)],
+    ["analyze", str(PAINLEVE), "--json"],  # written as it is computed (a StreamedText)
+    ["check", str(PAINLEVE)],
+    ["control", str(PAINLEVE), "--maximize", "qdd.y", "--limit", "M=-10:10", "--json"],
+])
+def test_stdout_on_a_full_device_is_one_line_naming_stdout(argv):
+    """``contactmodes ... > /dev/full``: one line naming stdout, exit 2 (as ``--output`` when its
+    file cannot be written), not an internal error; nothing more at the interpreter's exit."""
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run([sys.executable, "-m", "contactmodes", *argv], stdout=full, stderr=subprocess.PIPE,
+                              text=True, timeout=300, cwd=ROOT)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr == "contactmodes: error: stdout: cannot write the output: No space left on device\n"
+
+
 # ----------------------------------------------------------------------------- range checks ----
 def _write(tmp_path, doc: dict) -> Path:
     path = tmp_path / "sys.toml"

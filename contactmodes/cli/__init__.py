@@ -32,13 +32,12 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import os
 import re
 import shutil
 import sys
 import tempfile
 from typing import Any, Iterable, Iterator, Sequence
-
-from polytopes import PolytopeError
 
 from contactmodes._command_line import (INTERNAL_ERROR, INTERRUPTED, NO_ANSWER, USAGE_ERROR, CommandOutput, UserError,
                       check_output_path, check_writable, parse_box, parse_floats, write_all_atomic, write_atomic)
@@ -175,18 +174,37 @@ def _pieces(output: StreamedText) -> Iterator[str]:
         yield piece
 
 
+def _to_stdout(write) -> None:
+    """``write()`` then flush stdout; an ``OSError`` of stdout (a full device, a closed pipe)
+    becomes ``UserError`` naming ``stdout`` (one line, exit 2, as ``--output`` when its file
+    cannot be written), and stdout is pointed at the null device so that the interpreter's own
+    flush at exit does not fail again (the recipe of Python's "Note on SIGPIPE")."""
+    try:
+        write()
+        sys.stdout.flush()
+    except OSError as exc:
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            os.close(devnull)
+        except (OSError, AttributeError, ValueError):  # no real file behind sys.stdout (a test's capture)
+            pass
+        raise UserError(f"stdout: cannot write the output: {exc.strerror or exc}") from None
+
+
 def _write(text: str | StreamedText, path: str | None, inputs: Sequence[str] = ()) -> None:
     """Write ``text`` to stdout, or atomically to ``path`` (nothing partial on failure); a
-    ``StreamedText`` through a temporary file (nothing partial either)."""
+    ``StreamedText`` through a temporary file (nothing partial either). Stdout that cannot be
+    written is a ``UserError`` naming it (``_to_stdout``)."""
     if path is None:
         if isinstance(text, StreamedText):
             with tempfile.TemporaryFile("w+", encoding="utf-8", prefix="contactmodes-") as spool:
                 for piece in _pieces(text):
                     spool.write(piece)
                 spool.seek(0)
-                shutil.copyfileobj(spool, sys.stdout)
+                _to_stdout(lambda: shutil.copyfileobj(spool, sys.stdout))
             return
-        sys.stdout.write(text)
+        _to_stdout(lambda: sys.stdout.write(text))
         return
 
     def write(tmp: str) -> None:
@@ -303,7 +321,24 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     A command's ``run`` returns the text for stdout/``--output``, a ``StreamedText`` (written as
     it is computed, ``_write``), or a ``CommandOutput`` to exit with a status other than 0 after
-    writing it (``NO_ANSWER`` = 1: the command's documented "no" answer)."""
+    writing it (``NO_ANSWER`` = 1: the command's documented "no" answer).
+
+    Ctrl-C at any point after the interpreter has started this function — while the sub-commands'
+    modules and plug-ins are imported, while the arguments are parsed, while a command runs — is
+    one line (``contactmodes: interrupted``), exit 130, nothing written: ``import
+    contactmodes.cli`` itself loads neither NumPy nor ``polytopes`` (a few milliseconds), so only
+    the interpreter's own start-up is outside this handling."""
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        print("contactmodes: interrupted", file=sys.stderr)
+        return INTERRUPTED
+
+
+def _main(argv: Sequence[str] | None) -> int:
+    """``main`` without its Ctrl-C handling of the start-up."""
+    from polytopes import PolytopeError
+
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(argv[0] if argv and not argv[0].startswith("-") else None)
     args = parser.parse_args(argv)

@@ -20,6 +20,29 @@ first and optimizes at the post-impact state ``(q, q̇⁺)`` of one outcome
 per step (``StepRecord.touchdown``, ``touchdown_status``); zeroing small normal velocities instead
 is the explicit opt-in ``normal_velocity_tol``.
 
+*Fallback.* A step whose statuses leave no torque of an acceptable mode — ``optimize``'s
+``"no_mode"`` (no acceptable mode with a unique objective has a torque in the box, with or
+without the task rows: not even the ambiguity-allowed optimum over ``T_c ∩ L``, status
+``"ambiguous"``, exists) or an ``"error"`` (the computation raised) — applies the *last torque
+of an acceptable mode* (the last step whose status is in ``MODE_STATUSES``), clipped to the box
+at the current actuator speeds: status ``"no_mode_held"`` / ``"error_held"``. Before any such
+step (the first call after construction or ``reset``) it applies the torque of the box nearest
+zero, ``"no_mode_zero"`` / ``"error_zero"``. Held, not re-optimized over the modes the filter
+refuses: in closed loop such a state is a soft plant's state a little off the rigid model's
+(velocities of micrometres per second, a contact a little inside its surface), where the last
+accepted torque is the one that kept the accepted mode, while the best torque of a refused mode
+serves a behaviour the user excluded: at the gripper's states of this kind
+(``../shared/cases/gripper_squeeze.toml``, ``FFFF`` accepted, maximize the fingertips' normal
+forces) the best torque of any feasible mode is ``FFRL``'s, ``(2, −0.5, 0.5, 0.5, −0.5)``, both
+fingertips sliding and every torque reversed, where holding the last ``FFFF`` torque kept the
+grasp in ``FFFF`` for the whole run (``tests/controllers/simulation/test_sim_fallback.py``). The
+statuses say which steps held: ``contactmodes simulate`` records them (``controller_status``),
+warns and exits with 1.
+
+*Task equalities* (a ``qdd_zero`` row): the real-time plans refuse them, so a system with one
+is controlled through ``controllers.generic.one_shot`` at every step (the one-shot controller,
+``contactmodes.control.control``, at the step's state: exact, projections at every step).
+
 *Uniqueness.* A mode is a candidate only if its objective is unique: ``J`` must not depend on the
 mode's ambiguity variables ``w`` (the ``w``-coefficients ``c_qᵀ Q_q + c_fᵀ Q_f`` vanish, III-G.2;
 ``contactmodes.modes.response.batched_responses``). An objective on accelerations only tolerates
@@ -45,11 +68,31 @@ from contactmodes.realtime import kernels
 from polytopes import batchlp_kernel
 
 from .limits import TorqueBox
-from .search import STATUSES, Engine, ObjectivePlan, OptimalResult, optimize
+from .search import STATUSES as SEARCH_STATUSES
+from .search import Engine, ObjectivePlan, OptimalResult, optimize
+from .one_shot import has_task_equalities, one_shot_step
 from .step import MechanismStep, check_constraints
 from .touchdown import Touchdown, resolve_touchdown, torque_box
 
-__all__ = ["UnambiguousOptimalController", "OptimalControllerBase", "StepRecord", "PATHS", "STATUSES", "step_ms_stats"]
+__all__ = ["UnambiguousOptimalController", "OptimalControllerBase", "StepRecord", "PATHS", "STATUSES",
+           "FALLBACK_STATUSES", "MODE_STATUSES", "step_ms_stats"]
+
+MODE_STATUSES = ("optimal", "ambiguous", "task_dropped", "task_dropped_ambiguous")
+"""The statuses of a step whose torque is an acceptable mode's (``optimize``'s statuses but
+``"no_mode"`` and ``"error"``; ``"ambiguous"``: the best torque of an acceptable mode with
+ambiguity allowed, the optimum over ``T_c ∩ L`` instead of ``T*_c ∩ L``)."""
+
+FALLBACK_STATUSES = ("no_mode_held", "no_mode_zero", "error_held", "error_zero")
+"""The statuses of a step without an acceptable mode (module doc, *Fallback*): ``"no_mode_*"``
+when no acceptable mode is feasible at the state (``optimize``'s ``"no_mode"``), ``"error_*"``
+when the step's computation raised; ``"*_held"`` the last torque of an acceptable mode held,
+``"*_zero"`` the torque of the limits nearest zero (no such torque yet)."""
+
+STATUSES = SEARCH_STATUSES + FALLBACK_STATUSES
+"""Every step status of the controllers of this module: ``optimize``'s
+(``controllers.generic.search.STATUSES``; ``OptimalControllerBase`` logs ``"no_mode"`` and
+``"error"`` when it has no fallback, as RHex's controller) and ``FALLBACK_STATUSES``
+(``UnambiguousOptimalController`` logs these instead of ``"no_mode"`` and ``"error"``)."""
 
 PATHS = ("fast", "slow", "fallback", "precomputed")
 """How a step was computed: ``"fast"`` (batched LPs and certified responses only; a step whose
@@ -163,9 +206,12 @@ class OptimalControllerBase:
         self.errors: list[str] = []
         self.last: OptimalResult | None = None
 
-    def _run(self, t: float, compute: Callable[[], tuple[OptimalResult, str | None]], n_tau: int) -> OptimalResult:
+    def _run(self, t: float, compute: Callable[[], tuple[OptimalResult, str | None]], n_tau: int,
+             fallback: Callable[[OptimalResult], OptimalResult] | None = None) -> OptimalResult:
         """One step: ``compute() -> (result, path or None)`` timed, recorded and counted; an
-        exception becomes an ``"error"`` step (zero torque, message kept in ``errors``)."""
+        exception becomes an ``"error"`` step (zero torque, message kept in ``errors``). With
+        ``fallback``, a ``"no_mode"`` or ``"error"`` result is replaced by ``fallback(result)``
+        (``UnambiguousOptimalController``: a ``FALLBACK_STATUSES`` step)."""
         w0, c0 = time.perf_counter(), time.thread_time()
         try:
             res, path = compute()
@@ -176,6 +222,8 @@ class OptimalControllerBase:
                 self.errors.append(f"t={t:.3f} s: {type(exc).__name__}: {exc}")
             res = OptimalResult(np.zeros(n_tau), None, None, math.nan, math.nan, "error")
             path = "fallback"
+        if fallback is not None and res.status in ("no_mode", "error"):
+            res = fallback(res)
         cpu, wall = time.thread_time() - c0, time.perf_counter() - w0
         self.counts[res.status] += 1
         self.counts["nudged"] += int(res.nudged)
@@ -223,7 +271,8 @@ class UnambiguousOptimalController(OptimalControllerBase):
         A system file's path or its ``LoadedSystem`` (``contactmodes.system_file.loader.load_system_file``:
         the mechanism and its ``ContactSystem``; ``contactmodes.load_system`` gives the
         ``ContactSystem`` alone, without the mechanism the controller evaluates at each state). Its constraint rows (e.g. a task ``f_n >= ...``) apply at every state;
-        task equalities and disturbances are not supported.
+        with a task equality (``qdd_zero``) every step goes through ``controllers.generic.one_shot``
+        (module doc); disturbances are not supported.
     objective : LinearObjective
         ``contactmodes.control.objective.LinearObjective`` in the system's units: ``qdd`` ``(n_q,)``,
         ``force`` ``(2k,)`` in the (t, n) per-contact order, ``tau`` ``(n_τ,)``, ``sense``
@@ -263,7 +312,7 @@ class UnambiguousOptimalController(OptimalControllerBase):
     ------
     ContactModelError
         One line naming the field: an objective of the wrong sizes, missing or bad limits, an
-        unknown mode, task equalities, a disturbance.
+        unknown mode, a disturbance.
 
     Notes
     -----
@@ -272,10 +321,13 @@ class UnambiguousOptimalController(OptimalControllerBase):
     ``controllers.generic.search.plan_objective``); every decision is taken on the
     nondimensional problem. Attributes: ``log`` (``StepRecord`` per call; ``t`` the call's
     index), ``last`` (the last ``OptimalResult``: mode, prediction, statuses and counts),
-    ``counts`` (per status, plus ``"nudged"``, ``"slow_steps"``, ``"screened_steps"``), ``paths`` (per path, plus
+    ``counts`` (per ``STATUSES``: never ``"no_mode"`` nor ``"error"``, replaced by the
+    ``FALLBACK_STATUSES`` of the module doc's *Fallback*; plus ``"nudged"``, ``"slow_steps"``, ``"screened_steps"``), ``paths`` (per path, plus
     ``"lp_fallbacks"``, ``"svd_fallbacks"``), ``errors``, ``step_ms``, ``stats()``,
     ``compile_seconds``, ``touchdowns`` (``(step index, Touchdown)`` per touchdown handled),
-    ``last_touchdown`` (the last step's ``Touchdown`` or ``None``); ``reset()`` clears them.
+    ``last_touchdown`` (the last step's ``Touchdown`` or ``None``), ``held`` (``(n_τ,)`` the last
+    torque of an acceptable mode, the fallback's, or ``None``), ``task_equalities`` (whether
+    every step goes through ``controllers.generic.one_shot``); ``reset()`` clears them.
     """
 
     def __init__(self, system, objective: LinearObjective, limits=None, modes=None, *,
@@ -293,7 +345,9 @@ class UnambiguousOptimalController(OptimalControllerBase):
             raise ContactModelError("disturbance: not supported by the real-time controller")
         self.mechanism, self.template = mech, template
         mech.compile_dynamics()  # compiled and checked here, outside every timed step
-        self.blocks = check_constraints(template.constraints)
+        self.task_equalities = has_task_equalities(template.constraints)  # every step: one_shot_step
+        self.blocks = tuple((c.kind, c.type, c.n_rows) for c in template.constraints) if self.task_equalities \
+            else check_constraints(template.constraints)
         n_q, n_tau, k = template.n_q, template.n_tau, template.k
         if not isinstance(objective, LinearObjective):
             raise ContactModelError("objective: expected a LinearObjective (contactmodes.control.objective)")
@@ -325,10 +379,11 @@ class UnambiguousOptimalController(OptimalControllerBase):
         return self.limits.at(self.S.T @ np.asarray(qdot, dtype=float))
 
     def reset(self) -> None:
-        """``OptimalControllerBase.reset`` and the touchdowns."""
+        """``OptimalControllerBase.reset``, the touchdowns and the held torque."""
         super().reset()
         self.touchdowns = []
         self.last_touchdown = None
+        self.held: np.ndarray | None = None
 
     def solve(self, q, qdot, **kwargs) -> OptimalResult:
         """``optimize`` at ``(q, q̇)`` on this controller's engine, without logging (``kwargs``:
@@ -357,15 +412,39 @@ class UnambiguousOptimalController(OptimalControllerBase):
                 full, label = accept, step.label
                 wrapped = self._accepts[step.contacts] = lambda m: full(label(m))
             accept = wrapped
-        res = optimize(step, self.objective_plan, lo, hi, self.engine, accept=accept, label=step.label, **kwargs)
+        if self.task_equalities:  # the real-time plans refuse them: the one-shot controller at the state
+            res = one_shot_step(step, self.objective, lo, hi, accept=accept, label=step.label)
+        else:
+            res = optimize(step, self.objective_plan, lo, hi, self.engine, accept=accept, label=step.label, **kwargs)
         if td is not None and td.torque_set is not None:
             self.last_touchdown = replace(td, torque_in_set=td.contains_torque(res.tau))
         return res
 
+    def fallback(self, res: OptimalResult, qdot) -> OptimalResult:
+        """The step ``res`` without an acceptable mode (status ``"no_mode"`` or ``"error"``) with
+        the fallback torque (module doc, *Fallback*): the last torque of an acceptable mode
+        (``held``) clipped to the limits at ``qdot``, else the torque of those limits nearest
+        zero; status ``"<status>_held"`` or ``"<status>_zero"`` (``FALLBACK_STATUSES``), no mode,
+        no prediction."""
+        try:
+            lo, hi = self.torque_limits(qdot)
+            if not (np.all(np.isfinite(lo)) and np.all(np.isfinite(hi))):
+                raise ValueError("limits not finite at this velocity")
+        except Exception:  # noqa: BLE001 - a velocity the limits cannot read (an error step's): the box at rest
+            lo, hi = self.limits.at(np.zeros(self.template.n_tau))
+        if self.held is not None:
+            tau, how = np.clip(self.held, lo, hi), "held"
+        else:
+            tau, how = np.clip(np.zeros(self.template.n_tau), lo, hi), "zero"
+        return replace(res, tau=tau, mode=None, mode4=None, value=math.nan, closure_value=math.nan,
+                       status=f"{res.status}_{how}")
+
     def __call__(self, q, qdot) -> np.ndarray:
         self.last_touchdown = None
         res = self._run(float(len(self.log)), lambda: (self.solve(q, qdot, screen=self.screen), None),
-                        self.template.n_tau)
+                        self.template.n_tau, fallback=lambda r: self.fallback(r, qdot))
+        if res.status in MODE_STATUSES:
+            self.held = np.array(res.tau, dtype=float)
         td = self.last_touchdown
         if td is not None:
             self.touchdowns.append((len(self.log) - 1, td))

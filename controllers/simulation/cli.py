@@ -17,10 +17,23 @@ summary or, with ``--json``, the ``contactmodes.simulation/1`` document
 (``controllers.simulation.document``). Registered through the ``contactmodes.commands``
 entry-point group (``pyproject.toml``).
 
-Exit status: **0** the run completed; **2** user error (one line on stderr naming the option or
-the file's field, nothing written): an invalid file, option value or controller, a missing
-``sim`` extra (MuJoCo: ``pip install 'contactmodes[sim]'``) or ``plot`` extra for ``--plot`` /
-``--animate``, MuJoCo diverging; **70** internal error; **130** Ctrl-C (nothing written).
+Exit status: **0** the run completed; **1** the run completed with control steps without an
+acceptable mode (the generic controller's fallback torque: ``controller_status`` names it; the
+summary or document is written, and a warning on stderr counts them), or the plant could not be
+simulated to the end (MuJoCo warned mid-run: a diverging simulation, a control it discarded;
+``controllers.simulation.mujoco_warnings``; one line on stderr, nothing written); **2** user
+error (one line on stderr naming the option or the file's field, nothing written): an invalid
+file, option value or controller, a constant torque beyond MuJoCo's largest control, a run of
+more than ``--max-steps`` control steps, a missing ``sim`` extra (MuJoCo:
+``pip install 'contactmodes[sim]'``) or ``plot`` extra for ``--plot`` / ``--animate``; **70**
+internal error; **130** Ctrl-C (nothing written). A link found below a contact surface (the
+plant collides only the contact points, ``controllers.simulation.penetration``) is a warning on
+stderr and an entry of ``penetrations``; it does not change the exit status.
+
+MuJoCo is imported with ``MUJOCO_GL=disable`` unless the environment sets ``MUJOCO_GL``: the
+command draws with Matplotlib, never with MuJoCo's OpenGL, whose probe (``glfw``) starts a Python
+subprocess at import that a Ctrl-C would interrupt with its own traceback. MuJoCo's warnings are
+captured (``controllers.simulation.mujoco_warnings``): nothing is written into the current folder.
 
 Progress: a tqdm bar on stderr when it is a terminal and the run lasts over a second
 (``contactmodes.progress``). ``--plot``, ``--animate`` and ``--output`` are checked before the run
@@ -32,9 +45,11 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
+import sys
 
 from contactmodes.extras import require
-from contactmodes.cli import UserError, check_writable, write_all_atomic
+from contactmodes.cli import NO_ANSWER, CommandOutput, UserError, check_writable, write_all_atomic
 
 __all__ = ["add_parser", "run", "summary", "parse_disturbance", "parse_goal", "goal_controller", "DEFAULT_RATE",
            "GOAL_TOLERANCE"]
@@ -46,14 +61,27 @@ DEFAULT_RATE = 100.0
 """Default control rate (Hz)."""
 
 
+def _positive_int(text: str) -> int:
+    """An integer >= 1 (``--max-steps``); argparse's one-line error otherwise."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {text!r}")
+    return value
+
+
 def add_parser(sub) -> argparse.ArgumentParser:
     """Register ``simulate`` on the ``contactmodes`` subparsers; returns the sub-parser."""
+    from .loop import MAX_STEPS
     from .model import ContactSettings
 
     p = sub.add_parser(
         "simulate", help="run a controller in closed loop on a MuJoCo model of the system",
         description="Simulate the system file's mechanism on MuJoCo under a controller and read each contact's mode. "
-                    "Exit status: 0 done, 2 user error (or the sim extra missing), 130 interrupted.",
+                    "Exit status: 0 done, 1 steps without an acceptable mode (output written) or the plant failed "
+                    "mid-run (nothing written), 2 user error (or the sim extra missing), 130 interrupted.",
         epilog="Controllers: zero (no torque), constant:TAU1,TAU2,... (held, one value per actuator), "
                "control (controllers.generic with the file's [control] objective).")
     p.add_argument("file", help="system file (TOML, see docs/system-file.md)")
@@ -62,6 +90,8 @@ def add_parser(sub) -> argparse.ArgumentParser:
     p.add_argument("--duration", type=float, required=True, metavar="T", help="simulated time (s, > 0)")
     p.add_argument("--dt", type=float, default=ContactSettings().timestep, metavar="DT",
                    help=f"MuJoCo time step (s; default {ContactSettings().timestep:g})")
+    p.add_argument("--max-steps", type=_positive_int, default=MAX_STEPS, metavar="N",
+                   help=f"refuse a run of more than N control steps (default {MAX_STEPS})")
     p.add_argument("--rate", type=float, default=DEFAULT_RATE, metavar="HZ",
                    help=f"control rate (Hz; default {DEFAULT_RATE:g}); 1/(rate·dt) must be a whole number")
     p.add_argument("--disturbance", metavar="COORD=VALUE,...",
@@ -111,6 +141,16 @@ def summary(doc: dict) -> str:
                      f"{e['predicted']['chosen'] or 'no outcome'}"
                      + (f", observed {obs['modes']} {1e3 * obs['after_s']:.3g} ms later (v_n {obs['vn_m_s']:.3g} m/s)"
                         if obs else ""))
+    statuses = doc.get("controller_status")
+    if statuses:
+        lines.append("controller: " + ", ".join(f"{st} {n}" for st, n in _counted(statuses)))
+        fallback = _fallback_note(doc)
+        if fallback:
+            lines.append(fallback)
+    if doc.get("penetrations"):
+        from .penetration import describe
+
+        lines.extend(describe(e) for e in doc["penetrations"])
     pred = doc["prediction"]
     if pred is not None:
         w = pred["windows"]["after_first"]
@@ -118,6 +158,27 @@ def summary(doc: dict) -> str:
             lines.append(f"RMSE predicted vs simulated q̈ (after the first step, {w['steps']} steps): "
                          + ", ".join(f"{c} {v:.3g}" for c, v in w["rmse"].items()))
     return "\n".join(lines) + "\n"
+
+
+def _counted(statuses: list) -> list[tuple[str, int]]:
+    """``(status, count)`` most frequent first (ties in order of first appearance)."""
+    counts: dict[str, int] = {}
+    for st in statuses:
+        counts[st] = counts.get(st, 0) + 1
+    return sorted(counts.items(), key=lambda x: -x[1])
+
+
+def _fallback_note(doc: dict) -> str | None:
+    """The line on the steps without an acceptable mode (``fallback_steps``), ``None`` without any."""
+    from .document import fallback_steps
+
+    statuses = doc.get("controller_status") or []
+    steps = fallback_steps(statuses)
+    if not steps:
+        return None
+    used = ", ".join(f"{st} {n}" for st, n in _counted([statuses[k] for k in steps]))
+    return (f"no acceptable mode at {len(steps)} of {len(statuses)} control steps (first at t = "
+            f"{doc['t'][steps[0]]:.4g} s): the controller applied its fallback torque ({used}; docs/simulate.md)")
 
 
 def _check_positive(value: float, option: str) -> None:
@@ -224,15 +285,23 @@ def parse_disturbance(text: str | None, coordinates: tuple[str, ...]):
     return tau_d
 
 
-def run(args: argparse.Namespace) -> str:
-    """Validate, simulate, write the requested files, return the summary or JSON text.
+def run(args: argparse.Namespace) -> str | CommandOutput:
+    """Validate, simulate, write the requested files, return the summary or JSON text
+    (``CommandOutput`` with status 1 after steps without an acceptable mode, or without text
+    when the plant failed mid-run: module doc).
 
     Raises ``UserError`` (or another ``ContactModelError``) on a user error, nothing written;
     ``KeyboardInterrupt`` passes (the CLI exits 130, nothing written)."""
+    # MuJoCo's OpenGL probe (glfw) starts a Python subprocess at import, which a Ctrl-C would
+    # interrupt with its own traceback; the command renders nothing with OpenGL (module doc)
+    os.environ.setdefault("MUJOCO_GL", "disable")
     require("mujoco", "sim", "simulate")
+    from .loop import MAX_STEPS, control_steps
+
     _check_positive(args.duration, "--duration")
     _check_positive(args.dt, "--dt")
     _check_positive(args.rate, "--rate")
+    control_steps(args.duration, args.rate, args.dt, getattr(args, "max_steps", MAX_STEPS))  # before any work
     check_writable(args.plot, "--plot", ".png", inputs=[args.file])
     check_writable(args.animate, "--animate", ".gif", inputs=[args.file])
     check_writable(getattr(args, "output", None), "--output", inputs=[args.file])
@@ -245,6 +314,7 @@ def run(args: argparse.Namespace) -> str:
 
     from .document import simulation_document
     from .loop import simulate, substeps
+    from .mujoco_warnings import PlantFailure
     from .model import ContactSettings, build_plant
     from .modes import ModeThresholds
     from .registry import file_limits, make_controller
@@ -263,8 +333,12 @@ def run(args: argparse.Namespace) -> str:
         if getattr(args, "brake", None) is not None:
             raise UserError("--brake: only with --goal")
         controller = make_controller(args.controller, loaded, velocity_tol=velocity_tol).controller
-    result = simulate(plant, loaded.q, loaded.qdot, controller, args.duration, args.rate,
-                      progress=Progress(), disturbance=disturbance)
+    try:
+        result = simulate(plant, loaded.q, loaded.qdot, controller, args.duration, args.rate,
+                          progress=Progress(), disturbance=disturbance, max_steps=getattr(args, "max_steps", MAX_STEPS))
+    except PlantFailure as exc:  # the plant could not go on: exit 1, nothing written (module doc)
+        print(f"contactmodes: error: {exc}; nothing written", file=sys.stderr)
+        return CommandOutput(None, NO_ANSWER)
     doc = simulation_document(result, loaded.name, args.controller, args.duration,
                               touchdowns=touchdown_entries(result.touchdowns, loaded, plant))
     if getattr(args, "goal", None) is not None:
@@ -283,4 +357,11 @@ def run(args: argparse.Namespace) -> str:
 
         files.append((args.animate, lambda tmp: animate(result, tmp, title), "--animate"))
     write_all_atomic(files, inputs=[args.file])
-    return json.dumps(doc, indent=2, allow_nan=False) + "\n" if args.json else summary(doc)
+    text = json.dumps(doc, indent=2, allow_nan=False) + "\n" if args.json else summary(doc)
+    for e in result.penetrations:
+        print(f"contactmodes: warning: {e.message()}", file=sys.stderr)
+    note = _fallback_note(doc)
+    if note is not None:  # the run is written, and exits with 1 (module doc)
+        print(f"contactmodes: warning: simulate: {note}", file=sys.stderr)
+        return CommandOutput(text, NO_ANSWER)
+    return text

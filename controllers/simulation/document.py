@@ -23,6 +23,15 @@ Keys (SI units; schema ``contactmodes/schemas/contactmodes.simulation-1.schema.j
   restricted to the steps whose simulated mode is the controller's predicted mode; ``null`` when
   the controller predicts no mode). Each window: ``{"steps": n, "rmse": {coordinate: value} |
   null}`` (m/s² or rad/s²);
+* ``controller_status``: ``null`` unless the controller reports a status (``--controller
+  control``); otherwise one string per control step, the controller's status of the step
+  (``controllers.generic.controller.STATUSES``: ``"optimal"``, ``"ambiguous"``, ... and the
+  fallbacks of a step without an acceptable mode, ``"no_mode_held"``, ``"no_mode_zero"``,
+  ``"error_held"``, ``"error_zero"``; ``fallback_steps``);
+* ``penetrations``: the links found below a contact surface
+  (``controllers.simulation.penetration``): per link and surface ``{"link", "surface"`` (the
+  contacts whose line it is), ``"first_s", "depth_m"}``, in order of their first time; empty
+  when none;
 * ``disturbance`` (only when the run had one, ``--disturbance``): the held generalized force keyed
   by coordinate (N on ``x``/``y``, N·m on angles; zero on the coordinates not named);
 * ``touchdowns`` (when given, ``contactmodes simulate`` always gives it): one entry per touchdown
@@ -41,9 +50,20 @@ import numpy as np
 from .loop import SimulationRun
 from .modes import ModeThresholds
 
-__all__ = ["SCHEMA", "simulation_document", "creep", "prediction_rmse"]
+__all__ = ["SCHEMA", "simulation_document", "creep", "prediction_rmse", "fallback_steps", "FALLBACK_PREFIXES"]
 
 SCHEMA = "contactmodes.simulation/1"
+
+FALLBACK_PREFIXES = ("no_mode", "error")
+"""A controller status that starts with one of these names a step without an acceptable mode
+(the generic controller's ``FALLBACK_STATUSES``: its torque is a fallback, not an acceptable
+mode's)."""
+
+
+def fallback_steps(statuses: list) -> list[int]:
+    """The indices of the control steps whose controller status (``controller_status``, ``None``
+    for none) names a fallback (``FALLBACK_PREFIXES``)."""
+    return [k for k, st in enumerate(statuses) if st is not None and str(st).startswith(FALLBACK_PREFIXES)]
 
 
 def _floats(values: Any) -> list[float]:
@@ -148,6 +168,9 @@ def simulation_document(run: SimulationRun, system: str, controller: str, durati
         "mode_thresholds": {"force_n": th.force_tol(plant), "slip_m_s": th.slip_tol(plant)},
         "creep": creep(run),
         "prediction": prediction_rmse(run),
+        "controller_status": (None if all(st is None for st in run.controller_status)
+                              else [str(st) if st is not None else "none" for st in run.controller_status]),
+        "penetrations": [e.to_json() for e in run.penetrations],
     }
     if run.disturbance is not None:
         doc["disturbance"] = {c: float(run.disturbance[j]) for j, c in enumerate(plant.coordinates)}

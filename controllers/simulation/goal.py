@@ -13,8 +13,9 @@ maximizing and one minimizing the acceleration ``q̈_i`` of one coordinate, it
    ``T_d`` (s) before it is reached.
 
 Both controllers keep their own limits, modes and unambiguity: ``GoalSwitch`` only picks which
-objective the step optimizes. The mode and ``q̈`` predictions of the controller called are passed
-on (``predicted_mode``, ``predicted_qdd``) for ``controllers.simulation.loop``.
+objective the step optimizes. The mode and ``q̈`` predictions and the status of the controller
+called are passed on (``predicted_mode``, ``predicted_qdd``, ``controller_status``) for
+``controllers.simulation.loop``.
 """
 
 from __future__ import annotations
@@ -82,6 +83,12 @@ class GoalSwitch:
     def predicted_mode(self) -> Any:
         """The called controller's ``predicted_mode`` (``None`` if it gives none)."""
         return getattr(self._last, "predicted_mode", None)
+
+    @property
+    def controller_status(self) -> Any:
+        """The called controller's ``controller_status`` (``None`` if it gives none; each of the
+        two holds its own last torque when it finds no acceptable mode)."""
+        return getattr(self._last, "controller_status", None)
 
     def __call__(self, q: np.ndarray, qdot: np.ndarray) -> np.ndarray:
         e = self.error(q[self.index])

@@ -84,6 +84,11 @@ class LimitedController:
         """The inner controller's predicted mode (``None`` if it gives none)."""
         return getattr(self.inner, "predicted_mode", None)
 
+    @property
+    def controller_status(self) -> Any:
+        """The inner controller's status of its last call (``None`` if it gives none)."""
+        return getattr(self.inner, "controller_status", None)
+
     def __call__(self, q: np.ndarray, qdot: np.ndarray) -> np.ndarray:
         tau = np.array(self.inner(q, qdot), dtype=float).reshape(-1)
         speeds = self.S.T @ np.asarray(qdot, float)
@@ -132,11 +137,28 @@ def _parse_constant(text: str, n_tau: int, names: tuple[str, ...]) -> np.ndarray
     return values
 
 
+def _checked_control(values: np.ndarray, loaded: Any, names: tuple[str, ...]) -> np.ndarray:
+    """``values`` unless one of them, clamped to the file's ``[control]`` box when it has one, is
+    beyond MuJoCo's largest control (``mujoco_warnings.MAX_CONTROL``: MuJoCo would discard it and
+    apply zero); ``UserError`` naming ``--controller`` then."""
+    from .mujoco_warnings import MAX_CONTROL
+
+    _, box = file_limits(loaded)
+    applied = values if box is None else np.clip(values, box[:, 0], box[:, 1])
+    for name, v in zip(names, applied):
+        if abs(v) > MAX_CONTROL:
+            raise UserError(f"--controller: constant: {name} = {v:g} is beyond MuJoCo's largest control "
+                            f"({MAX_CONTROL:g}; MuJoCo would apply 0)")
+    return values
+
+
 class GenericController:
     """``controllers.generic.UnambiguousOptimalController`` with the predictions the loop reads.
 
-    After each call ``predicted_mode`` is the mode the controller chose (its ``last.mode4``,
-    ``None`` without one) and ``predicted_qdd`` the controller's own ``predicted_qdd`` when it has
+    After each call ``controller_status`` is the controller's status of the step (its
+    ``last.status``: ``controllers.generic.controller.STATUSES``, e.g. ``"no_mode_held"`` for a
+    step without an acceptable mode), ``predicted_mode`` is the mode the controller chose (its
+    ``last.mode4``, ``None`` without one) and ``predicted_qdd`` the controller's own ``predicted_qdd`` when it has
     one, else the rigid model's ``q̈`` in the chosen mode under the returned torque
     (``controllers.simulation.prediction.rigid_qdd``; ``None`` when not unique).
 
@@ -160,6 +182,7 @@ class GenericController:
         self._predicted: np.ndarray | None = None
         self._pending: tuple | None = None  # (q, qdot, tau, mode) of the call whose q̈ is not computed yet
         self.predicted_mode: str | None = None
+        self.controller_status: str | None = None
 
     @property
     def predicted_qdd(self) -> np.ndarray | None:
@@ -177,6 +200,7 @@ class GenericController:
         last = getattr(self.inner, "last", None)
         mode = getattr(last, "mode4", None)
         self.predicted_mode = mode
+        self.controller_status = getattr(last, "status", None)
         own = getattr(self.inner, "predicted_qdd", None)
         self._pending = None
         if own is not None:
@@ -248,7 +272,7 @@ def make_controller(text: str, loaded: Any, velocity_tol: float | None = None) -
     if name == "zero" and not sep:
         inner = _Zero(n_tau)
     elif name == "constant" and sep:
-        inner = _Constant(_parse_constant(rest, n_tau, names))
+        inner = _Constant(_checked_control(_parse_constant(rest, n_tau, names), loaded, names))
     elif name == "control" and not sep:
         inner = _control(loaded, velocity_tol)
     else:

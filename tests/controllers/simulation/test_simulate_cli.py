@@ -116,3 +116,101 @@ def test_the_files_limits_clamp_the_torque(tmp_path):
     doc = json.loads(proc.stdout)
     assert doc["torque"]["tau1"] == [-0.3] * 10
     assert all(doc["modes"][c] == ["F"] * 10 for c in doc["contacts"])
+
+
+def test_a_torque_beyond_mujocos_largest_control_is_refused_up_front(tmp_path):
+    """MuJoCo discards a control beyond 1e10 (``mujoco.mjMAXVAL``) and applies zero: a constant one
+    is bad input, named before the run; clamped by the file's limits it is what it becomes."""
+    out = tmp_path / "o.json"
+    proc = _cli(BRACE, "--controller", "constant:1e11", "--duration", "0.05", "--output", out, cwd=tmp_path)
+    assert proc.returncode == 2
+    assert proc.stderr == ("contactmodes: error: --controller: constant: tau1 = 1e+11 is beyond MuJoCo's largest "
+                           "control (1e+10; MuJoCo would apply 0)\n")
+    assert list(tmp_path.iterdir()) == []
+    limited = tmp_path / "limited.toml"
+    limited.write_text(Path(BRACE).read_text() + '\n[control.limits]\ntau1 = "-0.3:0.3"\n')
+    proc = _cli(limited, "--controller", "constant:-1e11", "--duration", "0.05", "--json", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["torque"] == {"tau1": [-0.3] * 5}
+
+
+def test_mujoco_warnings_mid_run_are_one_line_exit_1_and_write_nothing(tmp_path):
+    """A controller whose torque MuJoCo discards (the file's limits allow 1e11 N·m, the objective
+    takes it) and a disturbance that makes the plant diverge: MuJoCo's warning is the command's
+    one line, exit 1, no output, no picture, and no ``MUJOCO_LOG.TXT`` in the current folder (it
+    was discarded silently, exit 0, and logged there)."""
+    path = tmp_path / "huge.toml"
+    path.write_text(Path(BRACE).read_text() + '\n[control]\nminimize = "tau.tau1"\n\n[control.limits]\n'
+                    'tau1 = "-1e11:1e11"\n')
+    work = tmp_path / "work"
+    work.mkdir()
+    cases = [
+        (["--controller", "control"], "a control that is NaN, infinite or beyond 1e10 (it was set to zero) before t = 0.01 s"),
+        (["--controller", "zero", "--disturbance", "y=-1e13"], "bad accelerations: the simulation diverged"),
+    ]
+    for argv, meaning in cases:
+        proc = _cli(path, *argv, "--duration", "0.1", "--json", "--output", work / "o.json", "--plot", work / "p.png",
+                    cwd=work)
+        assert proc.returncode == 1, proc.stderr
+        lines = proc.stderr.splitlines()
+        assert len(lines) == 1 and lines[0].startswith(f"contactmodes: error: simulation: MuJoCo: {meaning}"), lines
+        assert lines[0].endswith("; nothing written") and proc.stdout == ""
+        assert list(work.iterdir()) == []
+
+
+def test_the_step_count_is_checked_before_anything_is_allocated(tmp_path):
+    proc = _cli(BRACE, "--controller", "zero", "--duration", "1e9", "--output", tmp_path / "o.txt")
+    assert proc.returncode == 2
+    assert proc.stderr == ("contactmodes: error: --duration: 1e+09 s at 100 Hz is 100000000000 control steps, more "
+                           "than the limit of 100000 (give --max-steps 100000000000 to run it anyway)\n")
+    assert list(tmp_path.iterdir()) == []
+    proc = _cli(BRACE, "--controller", "zero", "--duration", "0.05", "--max-steps", "4")
+    assert proc.returncode == 2 and "--duration: 0.05 s at 100 Hz is 5 control steps" in proc.stderr
+    assert _cli(BRACE, "--controller", "zero", "--duration", "0.05", "--max-steps", "5").returncode == 0
+
+
+STICK = """name = "stick"
+gravity = 9.81
+
+[mechanism]
+base = "floating"
+
+[[links]]
+name = "stick"
+mass = 1.0
+inertia = 0.0833
+com = [0.5, 0.0]
+
+[[contacts]]
+name = "end"
+link = "stick"
+position = [0.0, 0.0]
+surface_point = [0.0, 0.0]
+surface_normal = [0.0, 1.0]
+mu = 2.0
+v0 = 0.001
+
+[state]
+q = { x = 0.0, y = 0.0, theta_deg = 3.0 }
+qdot = {}
+"""
+
+
+def test_a_link_below_the_floor_is_warned_about_and_recorded(tmp_path):
+    """A 1 m stick resting on one end at 3° from the floor falls flat and, colliding only at its
+    contact point, through the floor: its free end is 0.052 m above the floor at the start and is
+    found below it (a warning, an entry of ``penetrations``, the exit status unchanged)."""
+    path = tmp_path / "stick.toml"
+    path.write_text(STICK)
+    proc = _cli(path, "--controller", "zero", "--duration", "0.5", "--json")
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    validate(doc)
+    (entry,) = doc["penetrations"]
+    assert entry["link"] == "stick" and entry["surface"] == ["end"] and 0 < entry["first_s"] < 0.5
+    assert entry["depth_m"] > 1e-3
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("contactmodes: warning: simulate: link stick went ") and \
+        "below the surface of contact(s) end" in lines[0]
+    proc = _cli(path, "--controller", "zero", "--duration", "0.05", "--json")  # still above it after 0.05 s
+    assert proc.returncode == 0 and proc.stderr == "" and json.loads(proc.stdout)["penetrations"] == []
