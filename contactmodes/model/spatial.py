@@ -260,6 +260,19 @@ class SpatialMechanism:
         self._prismatic = np.array([j.kind == "prismatic" for j in joints], dtype=bool)
         self._total_mass = float(sum(self._robot.model.inertias[i].mass for i in self._moving))
 
+    def __getstate__(self) -> dict:
+        """The mechanism without the Pinocchio module and workspace: a copy sent to another
+        process (a Dask worker) makes them again there."""
+        state = self.__dict__.copy()
+        state["_pin"], state["_data"] = None, None
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        import pinocchio
+
+        self.__dict__.update(state)
+        self._pin = pinocchio
+
     # ---------------------------------------------------------------- structure
 
     @property

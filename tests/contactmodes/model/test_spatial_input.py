@@ -102,6 +102,22 @@ def test_a_continuous_joint_is_one_angle():
     assert q_pin[2:4].tolist() == [math.cos(0.7), math.sin(0.7)]
 
 
+def test_a_pickled_copy_gives_the_same_numbers():
+    """A copy sent to another process (a Dask worker) rebuilds its Pinocchio workspace there."""
+    import pickle
+
+    mech = SpatialMechanism(ARM)
+    mech.add_contact("tip", "fingertip", (0.02, 0.01, -0.05), (0, 0, 0), (0, 0, 1), 0.5)
+    mech.actuate_joints()
+    rng = np.random.default_rng(5)
+    q, qdot = rng.normal(size=12), rng.normal(size=11)
+    copy = pickle.loads(pickle.dumps(mech))
+    a, b = mech.dynamics_and_scales(q, qdot), copy.dynamics_and_scales(q, qdot)
+    for field in ("M", "h", "J", "Jdot_qdot", "v_contact", "gaps", "positions"):
+        assert np.array_equal(getattr(a[0], field), getattr(b[0], field)), field
+    assert a[1] == b[1] and copy.actuators == mech.actuators and copy.contacts[0].name == "tip"
+
+
 def test_actuators_named_by_joint():
     mech = SpatialMechanism(ARM)
     mech.actuate_joints()
