@@ -512,9 +512,10 @@ class SpatialMechanism:
         model = self._robot.model
         q_pin = np.empty(model.nq)
         q_pin[self._plain_pin] = q_[self._plain_user]
-        angles = q_[self._cont_user]
-        q_pin[self._cont_pin] = np.cos(angles)
-        q_pin[self._cont_pin + 1] = np.sin(angles)
+        if len(self._cont_pin):
+            angles = q_[self._cont_user]
+            q_pin[self._cont_pin] = np.cos(angles)
+            q_pin[self._cont_pin + 1] = np.sin(angles)
         v_pin = np.array(v)
         a0 = np.zeros(self.n_v)
         R = np.eye(3)
@@ -564,10 +565,12 @@ class SpatialMechanism:
             M[self._lower] = M.T[self._lower]  # CRBA fills the upper triangle
             h = np.array(pin.rnea(model, data, q_pin, v_pin, a0))
             if self.floating:  # M = Tᵀ M_pin T, h = Tᵀ RNEA(q, v_pin, a₀), T = diag(Rᵀ, Rᵀ, I)
-                for a in (0, 3):
-                    M[a:a + 3, :] = R @ M[a:a + 3, :]
-                    M[:, a:a + 3] = M[:, a:a + 3] @ R.T
-                    h[a:a + 3] = R @ h[a:a + 3]
+                B = np.zeros((6, 6))
+                B[:3, :3] = R
+                B[3:, 3:] = R
+                M[:6] = B @ M[:6]
+                M[:, :6] = M[:, :6] @ B.T
+                h[:6] = B @ h[:6]
                 M = 0.5 * (M + M.T)  # the rotations' rounding: keep M exactly symmetric
         pin.forwardKinematics(model, data, q_pin, v_pin, a0)
         pin.computeJointJacobians(model, data)
@@ -585,11 +588,11 @@ class SpatialMechanism:
             Jlin[:, 3:6] = Jlin[:, 3:6] @ R.T
         frames = self._frames
         n = self.n_v
-        J = np.einsum("kij,kjn->kin", frames, Jlin.reshape(k, 3, n)).reshape(3 * k, n)
+        J = np.matmul(frames, Jlin.reshape(k, 3, n)).reshape(3 * k, n)  # per contact: rows (t1, t2, n)
         d = None
         if with_dynamics:
-            Jdq = np.einsum("kij,kj->ki", frames, acc).reshape(3 * k)
-            gaps = np.einsum("ki,ki->k", frames[:, 2], positions - self._points)
+            Jdq = np.matmul(frames, acc[:, :, None]).reshape(3 * k)
+            gaps = (frames[:, 2] * (positions - self._points)).sum(axis=1)
             d = SpatialDynamics(M=M, h=h, J=J, Jdot_qdot=Jdq, v_contact=J @ v, gaps=gaps, positions=positions)
         return d, data, positions, J, v
 
