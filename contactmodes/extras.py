@@ -13,6 +13,7 @@ extra         packages                      needed by
 ``compiled``  numba                         the compiled kernels (the NumPy kernels without it)
 ``exact``     pplpy                         ``--method exact``
 ``sim``       mujoco                        ``contactmodes simulate`` (``controllers.simulation``)
+``spatial``   pin (imported as pinocchio)   a spatial mechanism from a URDF or MJCF (``contactmodes.model.spatial``)
 ============  ============================  ===================================================
 
 Code that needs an optional package calls ``require`` where it starts (before any work, so

@@ -25,7 +25,7 @@ EXAMPLES = ROOT / "examples"
 # every package of an extra, as imported (dask[distributed] is dask + distributed; pplpy is ppl;
 # yourdfpy pulls trimesh; mujoco is the sim extra)
 OPTIONAL = ("matplotlib", "plotly", "dask", "distributed", "pandas", "pyarrow", "numba", "yourdfpy", "lxml", "trimesh", "ppl",
-            "mujoco")
+            "mujoco", "pinocchio")
 
 _cli = run_without  # contactmodes *argv from the source tree with the packages ``blocked`` not importable
 
