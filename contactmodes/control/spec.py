@@ -3,6 +3,7 @@
     [control]
     maximize = "qdd.theta"          # or minimize = "..." (one of the two)
     modes = {tip = "F|S"}           # or ["FFF", "FFS"], or "all" (default)
+    margin = 0.01                   # torque units (contactmodes.control.margin; default relative)
 
     [control.limits]                # per actuator; missing = unbounded
     tau1 = "-2:2"                   # or [-2, 2], or {lo, hi, tau_max, omega_0}
@@ -18,6 +19,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Mapping, Sequence
 
 from contactmodes.control.limits import TorqueLimit, parse_limits
+from contactmodes.control.margin import check_margin
 from contactmodes.control.objective import LinearObjective, parse_objective
 from contactmodes.control.selection import ModeSelection, parse_modes
 from contactmodes.errors import ContactModelError
@@ -25,7 +27,7 @@ from contactmodes.errors import ContactModelError
 __all__ = ["ControlSpec", "CONTROL_KEYS", "parse_control_table"]
 
 #: Keys of the ``[control]`` table.
-CONTROL_KEYS = ("maximize", "minimize", "limits", "modes")
+CONTROL_KEYS = ("maximize", "minimize", "limits", "modes", "margin")
 
 
 @dataclass(frozen=True)
@@ -40,18 +42,23 @@ class ControlSpec:
         Actuator name → limit (an actuator not named is unbounded).
     modes : ModeSelection
         The acceptable modes (``contactmodes.control.selection``).
+    margin : float or None
+        The margin (system torque units, ``contactmodes.control.margin``); ``None``: the default,
+        ``MARGIN_RTOL`` times the system's characteristic torque.
     """
 
     objective: LinearObjective | None = None
     limits: dict[str, TorqueLimit] = field(default_factory=dict)
     modes: ModeSelection = field(default_factory=ModeSelection)
+    margin: float | None = None
 
     def overridden(self, objective: LinearObjective | None = None, limits: Mapping[str, TorqueLimit] | None = None,
-                   modes: ModeSelection | None = None) -> "ControlSpec":
+                   modes: ModeSelection | None = None, margin: float | None = None) -> "ControlSpec":
         """This spec with the given parts replaced (limits merged per actuator)."""
         return replace(self, objective=objective or self.objective,
                        limits={**self.limits, **(limits or {})},
-                       modes=self.modes if modes is None else modes)
+                       modes=self.modes if modes is None else modes,
+                       margin=self.margin if margin is None else margin)
 
 
 def parse_control_table(table: Any, coordinates: Sequence[str], contacts: Sequence[str],
@@ -62,8 +69,8 @@ def parse_control_table(table: Any, coordinates: Sequence[str], contacts: Sequen
     ------
     ContactModelError
         One line starting with the key path (``control.maximize: unknown name 'qdd.foo' (...)``,
-        ``control.limits.hip: ...``, ``control.modes[0]: ...``); both ``maximize`` and
-        ``minimize``, or an unknown key.
+        ``control.limits.hip: ...``, ``control.modes[0]: ...``, ``control.margin: ...``); both
+        ``maximize`` and ``minimize``, or an unknown key.
     """
     if not isinstance(table, Mapping):
         raise ContactModelError(f"{where}: must be a table, got {table!r}")
@@ -78,4 +85,5 @@ def parse_control_table(table: Any, coordinates: Sequence[str], contacts: Sequen
             objective = parse_objective(table[sense], coordinates, contacts, actuators, sense, f"{where}.{sense}")
     limits = parse_limits(table.get("limits", {}), actuators, f"{where}.limits")
     modes = parse_modes(table.get("modes"), contacts, f"{where}.modes")
-    return ControlSpec(objective, limits, modes)
+    margin = check_margin(table["margin"], f"{where}.margin") if "margin" in table else None
+    return ControlSpec(objective, limits, modes, margin)
