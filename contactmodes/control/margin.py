@@ -135,10 +135,11 @@ def equality_directions(C: np.ndarray, unit: np.ndarray) -> np.ndarray:
     rows already of full rank (the response's admissible-torque equalities (31), whose rank the
     response decided): ``(n_τ, n_τ − p)``."""
     n = C.shape[1]
-    if C.shape[0] == 0:
-        return user_directions(np.eye(n), unit)
-    _, _, Vt = np.linalg.svd(C, full_matrices=True)
-    return user_directions(Vt[C.shape[0]:].T, unit)
+    if C.shape[0] == 0:  # every direction: the unit vectors are orthonormal in torque units too
+        return np.eye(n)
+    # in torque units the subspace is {v : (C / u) v = 0}: C / u has C's rank (the columns scaled)
+    _, _, Vt = np.linalg.svd(C / np.asarray(unit, dtype=float)[None, :], full_matrices=True)
+    return Vt[C.shape[0]:].T
 
 
 def limit_row_mask(A: np.ndarray, b: np.ndarray, A_L: np.ndarray, b_L: np.ndarray) -> np.ndarray:
@@ -220,7 +221,7 @@ def margin_point(A: np.ndarray, b: np.ndarray, tight: np.ndarray, tau0: np.ndarr
     Ay = A[:, :n_tau] @ M
     G = np.hstack([Ay, A[:, n_tau:]])
     n_w = G.shape[1] - d
-    kappa = np.where(tight, np.linalg.norm(Ay, axis=1), 0.0)  # row change per unit of user distance
+    kappa = np.where(tight, np.sqrt(np.einsum("ij,ij->i", Ay, Ay)), 0.0)  # row change per unit of user distance
     rhs = b - A[:, :n_tau] @ tau0
     h = margin / math.sqrt(d)
     target = tolerances.MARGIN_CLEARANCE * margin
@@ -241,7 +242,7 @@ def margin_point(A: np.ndarray, b: np.ndarray, tight: np.ndarray, tau0: np.ndarr
         x = solve(c, G, rhs - rho * kappa, lo, hi, art)
         if x is None:  # pragma: no cover - xr's own point meets these rows with slack
             return None
-    y = np.clip(x[:d], -h, h)
+    y = np.minimum(np.maximum(x[:d], -h), h)
     y[np.abs(y) <= tolerances.FEASIBILITY_RTOL * h] = 0.0  # LP noise around τ° itself (a degenerate optimum)
     return MarginPoint(tau0 + M @ y if y.any() else tau0.copy(), rho, float(np.linalg.norm(y)), rule)
 

@@ -79,9 +79,10 @@ pieces, outside every removed set. On the fast path the ball is certified on the
 ``D_c`` with ``w`` fixed (a sufficient condition; the hull is that of the equalities (31)) by one
 LP (``_lifted_margin``), and the torque is then checked against the other modes: the holders of
 ``τ°`` (the *kept* certificate's lower-dimensional intersections) by the point test, every other
-mode by the point test widened by ``ρ`` (so its ``T_c'`` misses the ball). When either check
-fails, or the lifted LP finds no clearance, the slow path computes the winner's pieces and applies
-the rule there. ``margin=0`` returns ``τ°`` itself (the old answers, bit for bit where they were
+mode by the point test widened by ``ρ`` — a mode it finds within reach must meet ``K`` in a
+lower-dimensional set (the *kept* certificate again), as the slow path's convention has it. When
+either check fails, or the lifted LP finds no clearance, the slow path computes the winner's
+pieces and applies the rule there. ``margin=0`` returns ``τ°`` itself (the old answers, bit for bit where they were
 not nudged). The suprema, hence the modes chosen, do not depend on the margin.
 
 Everything here is nondimensional (the plan's units): ``plan_objective`` converts a user
@@ -480,8 +481,9 @@ def _inside(md: _Modes, others: np.ndarray, tau: np.ndarray, kernel: str = "auto
     return out
 
 
-def _inside_compiled(md: _Modes, others: np.ndarray, tau: np.ndarray) -> np.ndarray:
-    """``_inside`` through ``contactmodes.realtime.kernels.point_test_kernel``."""
+def _inside_compiled(md: _Modes, others: np.ndarray, tau: np.ndarray, point_tol: float = POINT_TOL) -> np.ndarray:
+    """``_inside`` through ``contactmodes.realtime.kernels.point_test_kernel`` (its relative
+    tolerance ``point_tol``, ``POINT_TOL`` unless widened)."""
     r, dom = md.resp, md.dom
     K, (p, nz) = others.size, dom.A.shape[1:]
     s = nz - md.n_tau
@@ -489,7 +491,7 @@ def _inside_compiled(md: _Modes, others: np.ndarray, tau: np.ndarray) -> np.ndar
     G, h = np.empty((K, p, s + 1)), np.empty((K, p))
     lo_, hi_, art = np.empty((K, s + 1)), np.empty((K, s + 1)), np.empty((K, s + 1), dtype=bool)
     kernels.point_test_kernel(dom.A, dom.b, dom.valid, dom.task, r.C, r.d, r.cvalid, r.wfree, md.feasible_u,
-                                    np.asarray(others, dtype=np.int64), np.asarray(tau, dtype=float), POINT_TOL,
+                                    np.asarray(others, dtype=np.int64), np.asarray(tau, dtype=float), point_tol,
                                     W_BOUND, SLACK_CAP, state, tol, G, h, lo_, hi_, art)
     out = state == 1
     lpsel = (state == 2).nonzero()[0]
@@ -592,13 +594,17 @@ def _lifted_margin(md: _Modes, j: int, t0: np.ndarray, lo, hi, task: bool, margi
                         W_BOUND)
 
 
-def _margin_clear(md: _Modes, j: int, point: MarginPoint, holders: np.ndarray, units: np.ndarray) -> bool:
+def _margin_clear(md: _Modes, j: int, point: MarginPoint, holders: np.ndarray, units: np.ndarray, lo, hi,
+                  task: bool) -> bool:
     """Whether the lifted margin point of candidate ``j`` (``_lifted_margin``) is clear of the other
     modes (module doc, *Margin*): the ``holders`` (positions whose ``T_c'`` held ``τ°`` and meets
     ``K`` in a lower-dimensional set, the *kept* certificate's) do not hold its torque (point
-    test), and no other mode's ``T_c'`` comes within its clearance ``ρ`` (the point test widened
-    by ``ρ / min(units)``: a torque displacement of at most ``ρ`` in torque units changes each
-    normalized row by at most that much)."""
+    test), and every other mode's ``T_c'`` that comes within its clearance ``ρ`` — found by the
+    point test widened by ``ρ / min(units)`` (a torque displacement of at most ``ρ`` in torque
+    units changes each normalized row by at most that much) — meets ``K`` in a lower-dimensional
+    set (``certify.settle``'s *kept* certificate): the ball, inside ``T_c``, can only touch it on
+    ``T_c``'s boundary or on a slice, which the closure convention does not remove (a neighbour
+    across a friction cone's edge, at the distance ``ρ`` the rule moved away from it)."""
     tau = point.tau
     others = md.others(j)
     held = np.isin(others, holders)
@@ -608,8 +614,17 @@ def _margin_clear(md: _Modes, j: int, point: MarginPoint, holders: np.ndarray, u
             return False
     rest = others[~held]
     extra = point.clearance / float(np.min(units)) if math.isfinite(point.clearance) else 0.0
-    inside = _inside(md, rest, tau, kernel="numpy" if extra else "auto", extra=extra)
-    return not (inside.any() and md.any_feasible(rest[inside]))
+    if extra and kernels.AVAILABLE:  # compiled first, widened by more (``POINT_TOL + extra`` times a scale >= 1)
+        inside = _inside_compiled(md, rest, tau, POINT_TOL + extra)
+        if inside.any():  # those it finds near: the exact widening decides
+            inside[inside] = _inside(md, rest[inside], tau, kernel="numpy", extra=extra)
+    else:
+        inside = _inside(md, rest, tau, kernel="numpy" if extra else "auto", extra=extra)
+    near = rest[inside]
+    if near.size == 0 or not md.any_feasible(near):
+        return True
+    known = ~md.pending[near] if md.n_pending else np.ones(near.size, dtype=bool)
+    return settle(md.resp, md.dom, j, near, known, lo, hi, task) == KEPT
 
 
 def _fast_margin(md_c: _Modes, j: int, t0: np.ndarray, lo, hi, task: bool, margin: float, units: np.ndarray,
@@ -625,7 +640,7 @@ def _fast_margin(md_c: _Modes, j: int, t0: np.ndarray, lo, hi, task: bool, margi
     if point is None or point.distance == 0.0:
         return point
     jo = int(np.searchsorted(md.index, md_c.index[j]))
-    return point if _margin_clear(md, jo, point, holders, units) else None
+    return point if _margin_clear(md, jo, point, holders, units, lo, hi, task) else None
 
 
 def default_step_margin(step) -> float:
