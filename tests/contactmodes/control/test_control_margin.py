@@ -198,3 +198,17 @@ def test_an_optimum_on_a_friction_cone_edge_is_kept_inside():
     assert ctrl.last.mode == "FF" and ctrl.last.closure_value == pytest.approx(edge, abs=1e-9)
     assert tau[0] == pytest.approx(r.torque[0], rel=1e-9)
     assert ctrl.lengths.tolist() == [L] and guaranteed_mode(s, tau, kin) == "FF"
+
+
+def test_simulate_takes_the_tables_margin(tmp_path):
+    """``simulate --controller control`` builds its controller from the ``[control]`` table: the
+    table's margin with it (``controllers.simulation.registry.make_controller``; no MuJoCo)."""
+    from controllers.simulation.registry import make_controller
+
+    path = tmp_path / "with_margin.toml"
+    path.write_text(CASE919.read_text() + f'\n[control]\nminimize = "{OBJECTIVE}"\nmargin = 0.25\n'
+                    + "[control.limits]\n" + "".join(f'{k} = "{v}"\n' for k, v in LIMITS919.items()))
+    gc = make_controller("control", load_system(path)).controller
+    while not hasattr(gc, "engine"):
+        gc = gc.inner
+    assert isinstance(gc, UnambiguousOptimalController) and gc.margin == 0.25
