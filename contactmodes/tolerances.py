@@ -66,11 +66,23 @@ units (say, mm instead of m) does not change a decision.
     ``0`` next to ``3.13``), not data. Without a unit (``format_bound`` called alone) the scale is
     the interval's own largest finite end.
 
-``INTERIOR_NUDGE``
-    One-shot controller (``contactmodes.control.per_mode``): when the maximizer over the closure
-    of a piece of ``T*_c ∩ L`` lies in a removed (ambiguous) set, the torque returned is moved
-    this fraction of the way to the piece's Chebyshev centre, into its relative interior
-    (dimensionless; the RHex max-thrust controller's ``NUDGE``, ``controllers.rhex.max_thrust``).
+``MARGIN_RTOL``
+    The controllers' default *margin* (``contactmodes.control.margin``): ``MARGIN_RTOL`` times
+    the system's characteristic torque ``m L² / T²`` (``CharacteristicScales.torque``: mass,
+    length and time of ``contactmodes.model.scaling``), in the system's torque units. The margin
+    is how far (Euclidean, torque units) the returned torque may lie from the supremum point of
+    the winning piece of ``T*_c ∩ L``, so that it can lie inside it; a 1 m, 8 kg robot under
+    gravity gets about 0.04 N·m. Not a tolerance of a decision: a size, kept here beside the others.
+``MARGIN_CLEARANCE``
+    The clearance the margin aims at, as a fraction of the margin: the returned torque's ball of
+    radius ``MARGIN_CLEARANCE · margin`` (within the set's affine hull) stays inside ``T_c`` and
+    outside every removed set, when a point within the margin of the supremum point has one
+    (else half the largest such radius there). A half leaves the other half for the objective.
+``LIMIT_ROW_RTOL``
+    A row of a projected set is the limit polytope's own row (not tightened by the margin: the
+    actuator applies the limit exactly) when both, divided by their Euclidean norms, agree
+    coefficient by coefficient and in the right-hand side within ``LIMIT_ROW_RTOL · max(1, |b|)``;
+    a row the rule misses is tightened, which only costs objective within the margin.
 
 ``TIE_RTOL``
     One-shot controller (``contactmodes.control.optimal``): two modes' optima ``a``, ``b`` of an
@@ -162,7 +174,9 @@ NEGATION_RTOL: float = 1e-6
 BOUND_ZERO_RTOL: float = 1e-9
 PLANE_ATOL: float = 1e-5
 INERTIA_RTOL: float = 1e-6
-INTERIOR_NUDGE: float = 0.01
+MARGIN_RTOL: float = 1e-3
+MARGIN_CLEARANCE: float = 0.5
+LIMIT_ROW_RTOL: float = 1e-9
 TIE_RTOL: float = 1e-9
 LOCATE_BOX_RTOL: float = 1e-7
 SEPARATION_RESID_RTOL: float = 1e-9

@@ -31,6 +31,11 @@ def add_parser(sub) -> argparse.ArgumentParser:
                         "file's [control.limits]: a torque-speed line); repeatable, replaces the file's limit of ACT")
     p.add_argument("--modes", metavar="SPEC", default=None,
                    help="acceptable modes: 'all', a list 'FFF,FFS', or per contact 'tip=F|S,base=F'")
+    p.add_argument("--margin", metavar="TORQUE", default=None,
+                   help="how far (system torque units, Euclidean) the torque may lie from the supremum point, "
+                        "so that it lies inside its set with clearance; 0 returns the supremum point "
+                        "(default: the file's [control] margin, else 1e-3 times the system's torque scale "
+                        "m L^2/T^2; docs/control.md)")
     p.add_argument("--no-task", action="store_true", help="ignore the file's task constraints")
     p.add_argument("--json", action="store_true", help="print the contactmodes.control/1 JSON document")
     p.add_argument("--output", metavar="PATH", help="write the output to PATH instead of stdout")
@@ -71,6 +76,7 @@ def _inline_table(text: str, name: str) -> dict:
 def run(args: argparse.Namespace) -> str | CommandOutput:
     """Run ``control``: the text report or the JSON document (exit 1 without a guaranteed torque)."""
     from contactmodes.control.limits import parse_limit
+    from contactmodes.control.spec import check_margin
     from contactmodes.control.objective import objective_for
     from contactmodes.control.optimal import control
     from contactmodes.control.report import format_control
@@ -81,6 +87,7 @@ def run(args: argparse.Namespace) -> str | CommandOutput:
         check_output_path(args.output, [args.file])
     if args.maximize is not None and args.minimize is not None:
         raise UserError("--minimize: give --maximize or --minimize, not both")
+    margin = None if args.margin is None else check_margin(args.margin, "--margin")
     loaded = load_system_file(args.file)
     system = loaded.system
     objective = None
@@ -94,6 +101,6 @@ def run(args: argparse.Namespace) -> str | CommandOutput:
     if objective is None and (loaded.control is None or loaded.control.objective is None):
         raise UserError("--maximize: no objective (give --maximize or --minimize, or a [control] table with "
                         "one in the file)")
-    result = control(loaded, maximize=objective, limits=limits, modes=modes, task=not args.no_task)
+    result = control(loaded, maximize=objective, limits=limits, modes=modes, task=not args.no_task, margin=margin)
     text = json.dumps(result.to_json(), indent=2, allow_nan=False) if args.json else format_control(result)
     return text + "\n" if result.success else CommandOutput(text + "\n", NO_ANSWER)

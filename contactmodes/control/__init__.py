@@ -2,8 +2,9 @@
 while guaranteeing its contact mode (the unambiguous sets ``T*_c`` of the analysis).
 
 ``objective`` parses the objective, ``limits`` builds the torque limits and the acceptable modes,
-``optimal`` solves the problem (``contactmodes.control`` is after ``contactmodes.analysis`` in
-the pipeline; ``docs/control.md``).
+``optimal`` solves the problem, ``margin`` places the torque within a margin of the supremum point
+inside its set (the rule the real-time controllers share; ``contactmodes.control`` is after
+``contactmodes.analysis`` in the pipeline; ``docs/control.md``).
 """
 
 import sys

@@ -43,6 +43,8 @@ from polytopes import Polytope
 from contactmodes import tolerances
 from contactmodes.analysis.session import AnalysisSession
 from contactmodes.control.limits import TorqueLimit, actuator_speeds, limit_polytope, parse_limit
+from contactmodes.control.margin import actuator_lengths, default_margin
+from contactmodes.control.spec import check_margin
 from contactmodes.control.objective import LinearObjective, objective_for
 from contactmodes.control.per_mode import ModeOptimum, Prediction, ScaledProblem, mode_optimum, predict
 from contactmodes.control.selection import ModeSelection, parse_modes
@@ -71,9 +73,10 @@ class ControlResult:
     torque : numpy.ndarray or None
         ``(n_τ,)`` the torque to apply, in actuator order (system units).
     objective : float or None
-        ``J`` at ``torque``.
+        ``J`` at ``torque`` (the one objective reported for the torque).
     supremum : float or None
-        The optimum over the closures of the chosen mode's set (``per_mode`` module doc).
+        The optimum over the closures of the chosen mode's set (``per_mode`` module doc), which
+        ``torque`` approaches within the margin; not attained by ``torque`` in general.
     prediction : dict or None
         ``{"qdd": {coordinate: value}, "f": {contact: {"t": ..., "n": ...}}}`` at ``torque``;
         a value is ``None`` when the ambiguity variables move it.
@@ -97,6 +100,13 @@ class ControlResult:
     unit : float
         The objective's size for unit nondimensional quantities (the scale of the tie rule,
         ``TIE_RTOL``); ``price`` is 0 for tied values.
+    margin : float
+        The margin used (system torque units, ``contactmodes.control.margin``): ``torque`` lies
+        within it of the supremum point.
+    clearance : float or None
+        The radius (torque units) of the ball around ``torque`` (within its set's affine hull)
+        certified inside ``T_c`` and outside the removed sets; ``inf`` for a single-point set,
+        ``None`` without a guaranteed torque.
     """
 
     status: str
@@ -114,6 +124,8 @@ class ControlResult:
     modes: ModeSelection = field(repr=False)
     system: ContactSystem = field(repr=False)
     unit: float = field(repr=False, default=0.0)
+    margin: float = 0.0
+    clearance: float | None = None
 
     @property
     def message(self) -> str:
@@ -127,8 +139,8 @@ class ControlResult:
 
     @property
     def price(self) -> float | None:
-        """How much ``J`` the guarantee costs: ``sign · (allowed − objective)`` (>= 0 up to the
-        nudge), ``None`` when either is missing."""
+        """How much ``J`` the guarantee costs: ``sign · (allowed − objective)`` (>= 0; the
+        margin's share included), ``None`` when either is missing."""
         if self.objective is None or self.allowed is None or self.allowed.allowed_objective is None:
             return None
         if _tied(self.allowed.allowed_objective, self.objective, self.unit):
@@ -152,6 +164,8 @@ class ControlResult:
             "torque": None if self.torque is None else [float(x) for x in self.torque],
             "objective": num(self.objective),
             "supremum": num(self.supremum),
+            "margin": float(self.margin),
+            "clearance": num(self.clearance),
             "unambiguous": bool(self.unambiguous),
             "prediction": pred,
             "task": self.task,
@@ -187,16 +201,19 @@ SystemLike = Union[ContactSystem, Any, str, os.PathLike]
 
 
 def _loaded(system: SystemLike):
-    """``(ContactSystem, q̇ or None, ControlSpec)`` of a system, a loaded file or a path."""
+    """``(ContactSystem, q̇ or None, ControlSpec, linear coordinates)`` of a system, a loaded file
+    or a path (the linear coordinates of its mechanism; none for a bare ``ContactSystem``)."""
     if isinstance(system, ContactSystem):
-        return system, None, ControlSpec()
+        return system, None, ControlSpec(), ()
     if isinstance(system, (str, os.PathLike)):
         from contactmodes.system_file.loader import load_system_file
 
         system = load_system_file(Path(system))
     inner = getattr(system, "system", None)
     if isinstance(inner, ContactSystem):
-        return inner, getattr(system, "qdot", None), getattr(system, "control", None) or ControlSpec()
+        mech = getattr(system, "mechanism", None)
+        return (inner, getattr(system, "qdot", None), getattr(system, "control", None) or ControlSpec(),
+                () if mech is None else mech.linear_coordinates)
     raise ContactModelError(f"system: expected a ContactSystem, a loaded system file or a path, "
                             f"got {type(system).__name__}")
 
@@ -294,7 +311,7 @@ def _decide(alts: list[ModeOptimum], best_allowed: ModeOptimum | None) -> tuple[
 def control(system: SystemLike, maximize: str | LinearObjective | None = None,
             minimize: str | LinearObjective | None = None, limits: Mapping[str, Any] | None = None,
             modes: Any = None, *, qdot: Sequence[float] | None = None, task: bool = True,
-            session: AnalysisSession | None = None) -> ControlResult:
+            session: AnalysisSession | None = None, margin: float | None = None) -> ControlResult:
     """The torque within the limits that optimizes a linear objective while guaranteeing its mode.
 
     Parameters
@@ -318,19 +335,27 @@ def control(system: SystemLike, maximize: str | LinearObjective | None = None,
         Include the system's task constraints in the behaviour (eqs. 15–18).
     session : AnalysisSession, optional
         An ``AnalysisSession`` of this system to reuse.
+    margin : float, optional
+        How far (Euclidean, system torque units; a force actuator's share times the characteristic
+        length) the torque may lie from the supremum point so
+        that it lies inside its set with clearance (``contactmodes.control.margin``); replaces the
+        file's ``[control] margin``. Default ``MARGIN_RTOL`` (1e-3) times the system's
+        characteristic torque ``m L² / T²``; 0 returns the supremum point (on a boundary).
 
     Returns
     -------
     ControlResult
-        ``status``, ``mode``, ``torque`` (n_τ,), ``objective``, ``prediction``, ``unambiguous``,
-        ``alternatives``, ``allowed``; ``to_json()`` gives ``contactmodes.control/1``.
+        ``status``, ``mode``, ``torque`` (n_τ,), ``objective``, ``supremum``, ``margin``,
+        ``clearance``, ``prediction``, ``unambiguous``, ``alternatives``, ``allowed``;
+        ``to_json()`` gives ``contactmodes.control/1``.
 
     Raises
     ------
     ContactModelError
         A malformed objective, limit or mode selection (one line naming the field and the
         term), no objective at all, a torque–speed limit without ``qdot``, a ``session`` of
-        another system; ``SystemFileError`` for a bad file.
+        another system, a margin that is not a finite number ``>= 0``; ``SystemFileError`` for
+        a bad file.
 
     References
     ----------
@@ -346,15 +371,18 @@ def control(system: SystemLike, maximize: str | LinearObjective | None = None,
     >>> round(float(r.torque[0]), 6)      # N·m: the best of S, not guaranteed
     -10.0
     """
-    sys_, file_qdot, spec = _loaded(system)
-    spec = _merged(sys_, spec, maximize, minimize, limits, modes)
+    sys_, file_qdot, spec, linear = _loaded(system)
+    spec = _merged(sys_, spec, maximize, minimize, limits, modes,
+                   None if margin is None else check_margin(margin, "margin"))
+    delta = default_margin(sys_.scales) if spec.margin is None else spec.margin
     L = _limit_set(sys_, spec, file_qdot if qdot is None else qdot)
     if session is None:
         session = AnalysisSession(sys_)
     elif session.system is not sys_:
         raise ContactModelError("session: it analyses another system (pass the session's own system)")
     assert spec.objective is not None  # _merged raises without one
-    problem = ScaledProblem.of(session, spec.objective, L)
+    lengths = actuator_lengths(sys_.S, sys_.coordinates, linear, sys_.scales.length)
+    problem = ScaledProblem.of(session, spec.objective, L, delta, lengths)
     alts, allowed = _search(session, problem, spec.modes, task)
     status, chosen = _decide(alts, allowed)
     used_task = task
@@ -368,13 +396,14 @@ def control(system: SystemLike, maximize: str | LinearObjective | None = None,
             allowed.allowed_objective is not None and _tied(chosen.allowed_objective, allowed.allowed_objective, unit):
         allowed = chosen  # a tie: the chosen mode is also the ambiguity-allowed best
     result = ControlResult(status, None, None, None, None, None, False, alts, allowed, used_task, spec.objective,
-                           spec.limits, spec.modes, sys_, unit)
+                           spec.limits, spec.modes, sys_, unit, delta)
     if chosen is not None:
         _fill(result, chosen, session)
     return result
 
 
-def _merged(system: ContactSystem, spec: ControlSpec, maximize, minimize, limits, modes) -> ControlSpec:
+def _merged(system: ContactSystem, spec: ControlSpec, maximize, minimize, limits, modes,
+            margin: float | None = None) -> ControlSpec:
     """The file's ``spec`` with the arguments of ``control`` over it (names checked)."""
     objective = _objective(system, maximize, minimize, spec.objective)
     given = {} if limits is None else limits
@@ -384,7 +413,7 @@ def _merged(system: ContactSystem, spec: ControlSpec, maximize, minimize, limits
         if name not in system.torques:
             raise ContactModelError(f"control.limits.{name}: unknown actuator (actuators: {', '.join(system.torques)})")
     parsed = {str(k): parse_limit(v, f"control.limits.{k}") for k, v in given.items()}
-    return spec.overridden(objective, parsed, None if modes is None else parse_modes(modes, system.contacts))
+    return spec.overridden(objective, parsed, None if modes is None else parse_modes(modes, system.contacts), margin)
 
 
 def _limit_set(system: ContactSystem, spec: ControlSpec, qdot) -> Polytope:
@@ -405,6 +434,7 @@ def _fill(result: ControlResult, chosen: ModeOptimum, session: AnalysisSession) 
     if chosen.status == "optimal":
         result.torque, result.objective, result.supremum = chosen.torque, chosen.objective, chosen.supremum
         result.prediction, result.unambiguous = _prediction(system, chosen.prediction), True
+        result.clearance = chosen.clearance
     elif chosen.status == "unbounded":
         result.supremum = chosen.supremum
     elif chosen.allowed_torque is not None:

@@ -25,16 +25,18 @@ over every other kinematically feasible mode ``c'`` (``T_c'`` without task const
 task row ``i`` (within-mode sets), exactly the sources of ``unambiguous`` with ``K`` in place of
 ``T_c``.
 
-Supremum convention (the same as ``controllers.rhex.max_thrust``)
----------------------------------------------------------------------
+Supremum and margin (``contactmodes.control.margin``)
+---------------------------------------------------
 ``T*_c`` is a set difference, so its pieces are not closed. As ``polytopes.regions`` does, the
 pieces are closures and a removed set of lower dimension than ``K`` (a shared face) removes
-nothing; the *supremum* is the maximum over these closures (one LP per piece). When the
-maximizer lies in a removed (full-dimensional) set — a tie with the ambiguous region — the torque
-returned is pulled into the winning piece, ``τ = τ° + INTERIOR_NUDGE · (centre − τ°)``
-(``centre`` the piece's Chebyshev centre), so it lies in the piece's relative interior and outside
-every removed set; the ``objective`` reported is ``J`` at that torque, the ``supremum`` the
-closure maximum.
+nothing; the *supremum* is the maximum over these closures (one LP per piece), attained at a
+point ``τ°`` of the winning piece's boundary — on a removed set (a tie with the ambiguous region),
+a friction-cone edge, a zero contact force. The torque returned is the margin rule's
+(``contactmodes.control.margin``): within the margin ``δ`` (``ScaledProblem.margin``, torque units)
+of ``τ°``, in the limits, with a ball of radius ``clearance`` around it (within the piece's
+affine hull) inside ``T_c`` and outside every removed set, the best objective among such points.
+The ``objective`` reported is ``J`` at that torque, the ``supremum`` the closure maximum (the
+two differ by at most ``‖g‖ δ``).
 """
 
 from __future__ import annotations
@@ -49,6 +51,7 @@ from polytopes import Polytope, difference
 from contactmodes import tolerances
 from contactmodes.analysis.ambiguity import across_mode_sets, mark_boundary_only, within_mode_sets
 from contactmodes.analysis.session import AnalysisSession
+from contactmodes.control.margin import piece_margin_point
 from contactmodes.control.objective import LinearObjective
 
 __all__ = ["ModeOptimum", "Prediction", "ScaledProblem", "mode_optimum"]
@@ -73,6 +76,11 @@ class ScaledProblem:
         ``+1`` to maximize, ``-1`` to minimize.
     A_L, b_L : numpy.ndarray
         Limit rows ``A_L τ' <= b_L``, shapes ``(m, n_τ)``, ``(m,)``.
+    margin : float
+        ``δ`` of the margin rule (module doc), in the system's torque units (not scaled).
+    lengths : numpy.ndarray or None
+        ``(n_τ,)`` each actuator's factor to torque units in the margin's metric
+        (``contactmodes.control.margin.actuator_lengths``); ``None``: all torques.
     """
 
     c_x: np.ndarray
@@ -81,10 +89,14 @@ class ScaledProblem:
     sign: float
     A_L: np.ndarray
     b_L: np.ndarray
+    margin: float = 0.0
+    lengths: np.ndarray | None = None
 
     @classmethod
-    def of(cls, session: AnalysisSession, objective: LinearObjective, limits: Polytope) -> "ScaledProblem":
-        """Scale ``objective`` (user units) and the limit polytope ``limits`` (over user τ).
+    def of(cls, session: AnalysisSession, objective: LinearObjective, limits: Polytope,
+           margin: float = 0.0, lengths: np.ndarray | None = None) -> "ScaledProblem":
+        """Scale ``objective`` (user units) and the limit polytope ``limits`` (over user τ);
+        ``margin`` (torque units, >= 0) and ``lengths`` are kept as they are.
 
         ``J`` keeps its value: a coefficient of a quantity of unit ``u`` becomes ``u`` times it.
         """
@@ -96,7 +108,13 @@ class ScaledProblem:
             A, b = np.vstack([A, C, -C]), np.concatenate([limits.b, limits.d, -limits.d])
         else:
             b = limits.b
-        return cls(c_x, objective.tau * sc.tau, objective.constant, objective.sign, A, b)
+        return cls(c_x, objective.tau * sc.tau, objective.constant, objective.sign, A, b, float(margin), lengths)
+
+    def metric_units(self, session: AnalysisSession) -> np.ndarray:
+        """``(n_τ,)`` the torque-unit size of one scaled unit of each actuator: the session's
+        actuator units times ``lengths``."""
+        u = session.scaling.tau
+        return u if self.lengths is None else u * self.lengths
 
     def lifted(self, n_w: int) -> tuple[np.ndarray, np.ndarray]:
         """The limit rows over ``(τ', w)`` (zero ``w`` columns)."""
@@ -144,7 +162,13 @@ class ModeOptimum:
     supremum : float or None
         The optimum of ``J`` over the closures of ``T*_c ∩ L`` (``±inf`` when unbounded).
     nudged : bool
-        ``torque`` was pulled off a removed set (module doc).
+        ``torque`` is not the supremum point ``τ°`` (the margin rule moved it; module doc).
+    clearance : float or None
+        The radius (torque units) of the ball around ``torque``, within the piece's affine hull,
+        certified inside ``T_c`` and outside the removed sets (``inf`` for a single-point piece,
+        0 without a margin); ``None`` unless ``"optimal"``.
+    distance : float or None
+        ``‖torque − τ°‖₂`` (torque units), at most the margin.
     allowed_torque : numpy.ndarray or None
         ``(n_τ,)`` the optimizer over ``T_c ∩ L`` (ambiguity allowed), ``None`` if none or
         unbounded.
@@ -163,6 +187,8 @@ class ModeOptimum:
     objective: float | None = None
     supremum: float | None = None
     nudged: bool = False
+    clearance: float | None = None
+    distance: float | None = None
     allowed_torque: np.ndarray | None = None
     allowed_objective: float | None = None
     sources: list = field(default_factory=list)
@@ -175,6 +201,7 @@ class ModeOptimum:
         arr = lambda v: None if v is None else [float(x) for x in v]  # noqa: E731
         return {"mode": self.mode, "status": self.status, "torque": arr(self.torque),
                 "objective": num(self.objective), "supremum": num(self.supremum), "nudged": self.nudged,
+                "clearance": num(self.clearance), "distance": num(self.distance),
                 "allowed": {"torque": arr(self.allowed_torque), "objective": num(self.allowed_objective)},
                 "sources": list(self.sources),
                 "prediction": None if self.prediction is None else self.prediction.to_json()}
@@ -274,10 +301,9 @@ def mode_optimum(session: AnalysisSession, mode: str, problem: ScaledProblem, ta
     if tau is None:
         return out
     closure = J(tau)
-    if removed and piece is not None and any(R.contains(tau) for R in removed):
-        centre = piece.chebyshev_center().center
-        tau = tau + tolerances.INTERIOR_NUDGE * (centre - tau)
-        out.nudged = True
+    mp = piece_margin_point(piece, tau, d, problem.metric_units(session), (problem.A_L, problem.b_L), problem.margin)
+    out.nudged, out.clearance, out.distance = mp.distance > 0.0, mp.clearance, mp.distance
+    tau = mp.tau
     out.status, out.torque, out.objective, out.supremum = "optimal", sc.tau_to_user(tau), J(tau), closure
     out.prediction = predict(session, mode, tau, task)
     return out

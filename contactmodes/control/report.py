@@ -31,9 +31,23 @@ def _torque(names, tau, units) -> str:
     return ", ".join(f"{n}={0.0 if abs(v) <= f else float(v):.6g}" for n, v, f in zip(names, tau, floor))
 
 
+def _supremum_note(result: ControlResult) -> str:
+    """``"   (supremum S; margin M, clearance C)"`` for a guaranteed torque, else ``""``."""
+    if not result.unambiguous or result.supremum is None:
+        return ""
+    clear = result.clearance
+    ctext = "" if clear is None else (", clearance: any (a single-point set)" if math.isinf(clear)
+                                      else f", clearance {_num(clear)}")
+    return f"   (supremum {_num(result.supremum)}; margin {_num(result.margin)}{ctext}; torque units)"
+
+
 def format_control(result: ControlResult, limit: int = 12) -> str:
     """The report: objective, status, the torque and its prediction, the ambiguity-allowed
-    optimum and the price of the guarantee, and the best ``limit`` modes (one line each)."""
+    optimum and the price of the guarantee, and the best ``limit`` modes (one line each).
+
+    One objective per torque: ``objective`` is ``J`` at the torque shown beside it (the chosen
+    one's on its line, each mode's in the table); ``supremum`` is labelled as such (the optimum
+    over the closure of the set, which the torque approaches within the margin)."""
     sys_ = result.system
     units = sys_.scaling.tau
     obj = result.objective_spec
@@ -42,7 +56,7 @@ def format_control(result: ControlResult, limit: int = 12) -> str:
     if result.torque is not None:
         lines.append(f"torque: {_torque(sys_.torques, result.torque, units)}   mode {result.mode}"
                      f"{'' if result.unambiguous else ' (not guaranteed)'}")
-        lines.append(f"objective: {_num(result.objective)}")
+        lines.append(f"objective: {_num(result.objective)}" + _supremum_note(result))
     if result.prediction is not None:
         qdd = ", ".join(f"{k}={_num(v)}" for k, v in result.prediction["qdd"].items())
         f = ", ".join(f"{c}=({_num(v['t'])}, {_num(v['n'])})" for c, v in result.prediction["f"].items())
@@ -54,12 +68,13 @@ def format_control(result: ControlResult, limit: int = 12) -> str:
         lines.append(f"ambiguity allowed: {_num(result.allowed.allowed_objective)} in mode {result.allowed.mode} "
                      f"at {_torque(sys_.torques, result.allowed.allowed_torque, units)}"
                      + ("" if price is None else f"; price of the guarantee {_num(price)}"))
-    rows = [("mode", "status", "objective", "allowed", "torque")]
+    rows = [("mode", "status", "objective", "supremum", "allowed", "torque")]
     for a in result.alternatives[:limit]:
-        rows.append((a.mode or '""', a.status, _num(a.supremum), _num(a.allowed_objective), _torque(sys_.torques, a.torque, units)))
-    widths = [max(len(r[i]) for r in rows) for i in range(4)]
+        rows.append((a.mode or '""', a.status, _num(a.objective), _num(a.supremum), _num(a.allowed_objective),
+                     _torque(sys_.torques, a.torque, units)))
+    widths = [max(len(r[i]) for r in rows) for i in range(5)]
     lines.append("")
-    lines += ["  ".join(c.ljust(w) for c, w in zip(r[:4], widths)) + "  " + r[4] for r in rows]
+    lines += ["  ".join(c.ljust(w) for c, w in zip(r[:5], widths)) + "  " + r[5] for r in rows]
     if len(result.alternatives) > limit:
         lines.append(f"... {len(result.alternatives) - limit} more modes (--json lists them all)")
     return "\n".join(line.rstrip() for line in lines)

@@ -3,6 +3,7 @@
     [control]
     maximize = "qdd.theta"          # or minimize = "..." (one of the two)
     modes = {tip = "F|S"}           # or ["FFF", "FFS"], or "all" (default)
+    margin = 0.01                   # torque units (contactmodes.control.margin; default relative)
 
     [control.limits]                # per actuator; missing = unbounded
     tau1 = "-2:2"                   # or [-2, 2], or {lo, hi, tau_max, omega_0}
@@ -14,6 +15,7 @@ a limit given replaces that actuator's, ``modes`` given replaces the file's).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field, replace
 from typing import Any, Mapping, Sequence
 
@@ -22,10 +24,27 @@ from contactmodes.control.objective import LinearObjective, parse_objective
 from contactmodes.control.selection import ModeSelection, parse_modes
 from contactmodes.errors import ContactModelError
 
-__all__ = ["ControlSpec", "CONTROL_KEYS", "parse_control_table"]
+__all__ = ["ControlSpec", "CONTROL_KEYS", "check_margin", "parse_control_table"]
 
 #: Keys of the ``[control]`` table.
-CONTROL_KEYS = ("maximize", "minimize", "limits", "modes")
+CONTROL_KEYS = ("maximize", "minimize", "limits", "modes", "margin")
+
+
+def check_margin(value, where: str = "margin") -> float:
+    """``value`` as a margin (torque units): a finite number ``>= 0``.
+
+    Raises
+    ------
+    ContactModelError
+        One line naming ``where`` for anything else (a string that is no number, NaN, inf, < 0).
+    """
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise ContactModelError(f"{where}: expected a torque >= 0 (system units), got {value!r}") from None
+    if isinstance(value, bool) or not math.isfinite(x) or x < 0.0:
+        raise ContactModelError(f"{where}: expected a finite torque >= 0 (system units), got {value!r}")
+    return x
 
 
 @dataclass(frozen=True)
@@ -40,18 +59,23 @@ class ControlSpec:
         Actuator name → limit (an actuator not named is unbounded).
     modes : ModeSelection
         The acceptable modes (``contactmodes.control.selection``).
+    margin : float or None
+        The margin (system torque units, ``contactmodes.control.margin``); ``None``: the default,
+        ``MARGIN_RTOL`` times the system's characteristic torque.
     """
 
     objective: LinearObjective | None = None
     limits: dict[str, TorqueLimit] = field(default_factory=dict)
     modes: ModeSelection = field(default_factory=ModeSelection)
+    margin: float | None = None
 
     def overridden(self, objective: LinearObjective | None = None, limits: Mapping[str, TorqueLimit] | None = None,
-                   modes: ModeSelection | None = None) -> "ControlSpec":
+                   modes: ModeSelection | None = None, margin: float | None = None) -> "ControlSpec":
         """This spec with the given parts replaced (limits merged per actuator)."""
         return replace(self, objective=objective or self.objective,
                        limits={**self.limits, **(limits or {})},
-                       modes=self.modes if modes is None else modes)
+                       modes=self.modes if modes is None else modes,
+                       margin=self.margin if margin is None else margin)
 
 
 def parse_control_table(table: Any, coordinates: Sequence[str], contacts: Sequence[str],
@@ -62,8 +86,8 @@ def parse_control_table(table: Any, coordinates: Sequence[str], contacts: Sequen
     ------
     ContactModelError
         One line starting with the key path (``control.maximize: unknown name 'qdd.foo' (...)``,
-        ``control.limits.hip: ...``, ``control.modes[0]: ...``); both ``maximize`` and
-        ``minimize``, or an unknown key.
+        ``control.limits.hip: ...``, ``control.modes[0]: ...``, ``control.margin: ...``); both
+        ``maximize`` and ``minimize``, or an unknown key.
     """
     if not isinstance(table, Mapping):
         raise ContactModelError(f"{where}: must be a table, got {table!r}")
@@ -78,4 +102,5 @@ def parse_control_table(table: Any, coordinates: Sequence[str], contacts: Sequen
             objective = parse_objective(table[sense], coordinates, contacts, actuators, sense, f"{where}.{sense}")
     limits = parse_limits(table.get("limits", {}), actuators, f"{where}.limits")
     modes = parse_modes(table.get("modes"), contacts, f"{where}.modes")
-    return ControlSpec(objective, limits, modes)
+    margin = check_margin(table["margin"], f"{where}.margin") if "margin" in table else None
+    return ControlSpec(objective, limits, modes, margin)

@@ -442,6 +442,13 @@ class PlanarMechanism:
         return tuple(self._coordinates)
 
     @property
+    def linear_coordinates(self) -> tuple[str, ...]:
+        """The coordinates that are lengths (m): a floating base's ``x`` and ``y``; every other
+        coordinate is an angle (rad), so an actuator on one of these applies a force (N), on the
+        others a torque (N·m)."""
+        return FLOATING_COORDINATES[:2] if self.base == "floating" else ()
+
+    @property
     def n_q(self) -> int:
         """Number of generalized coordinates."""
         return len(self._coordinates)

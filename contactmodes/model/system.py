@@ -240,6 +240,13 @@ class CharacteristicScales:
         """``m L / T²``."""
         return self.mass * self.acceleration
 
+    @property
+    def torque(self) -> float:
+        """``m L² / T²`` (force × length): the system's characteristic torque, the unit of a
+        massless coordinate's actuator in ``contactmodes.model.scaling`` and the scale of the
+        controllers' default margin (``contactmodes.tolerances.MARGIN_RTOL``)."""
+        return self.force * self.length
+
     @classmethod
     def from_mechanism_data(cls, points: np.ndarray, total_mass: float, gravity: float,
                             speeds: np.ndarray) -> "CharacteristicScales":

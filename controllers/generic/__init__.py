@@ -1,8 +1,10 @@
 """Generic real-time controllers for any planar system with rigid Coulomb contacts.
 
-``UnambiguousOptimalController(system, objective, limits, modes=None)`` maximizes or minimizes a
-linear objective over ``q̈``, the contact forces and ``τ`` on the unambiguous torque sets ``T*_c``
-of every contact mode (flipping paper Sec. IV-B.2, eq. (34)), at control rate (``controller``);
+``UnambiguousOptimalController(system, objective, limits, modes=None, margin=None)`` maximizes or
+minimizes a linear objective over ``q̈``, the contact forces and ``τ`` on the unambiguous torque
+sets ``T*_c`` of every contact mode (flipping paper Sec. IV-B.2, eq. (34)), at control rate
+(``controller``), returning a torque within the margin of the supremum point, inside its set
+(``contactmodes.control.margin``);
 the search itself is ``search.optimize``, the state ``step.MechanismStep``, the limits
 ``limits.TorqueBox``, a touchdown state (an approaching contact) ``touchdown`` (the plastic
 impact first, then the step at the post-impact state). The objective type is ``contactmodes.control.objective.LinearObjective``.

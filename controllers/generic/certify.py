@@ -15,7 +15,8 @@ equal bounds — and each has a certificate that needs no projection, only the l
   set's hull (``polytopes.Polytope.projected_dimension``). Such intersections remove nothing under
   the closure convention (``polytopes.regions``), and the other sets do not hold ``τ°``, so
   ``τ°`` lies in the closure of ``T*_c ∩ L`` and attains the bound ``β_c``: the slow path's
-  value, at ``τ°`` itself (no removed set holds it, so nothing is nudged). A holder's
+  value, at ``τ°`` itself (no removed set holds it: the supremum point, from which the margin rule
+  of ``controllers.generic.search`` moves into the set). A holder's
   ``T_c'`` lies in the affine subspace of its ``p`` admissible-torque equalities (31), whose rows
   are orthonormal (``Responses.cvalid``), so ``dim(K ∩ T_c') <= n_τ − p``: when that is below
   ``dim K`` the lifted intersection is not needed (RHex's ``LLF``/``LSF`` twins: every holder so

@@ -61,6 +61,8 @@ from typing import Callable, NamedTuple, Sequence
 
 import numpy as np
 
+from contactmodes.control.margin import actuator_lengths, default_margin
+from contactmodes.control.spec import check_margin
 from contactmodes.control.objective import LinearObjective
 from contactmodes.errors import ApproachingContactError, ContactModelError
 from contactmodes.modes.contact_conditions import validate_mode
@@ -307,12 +309,19 @@ class UnambiguousOptimalController(OptimalControllerBase):
         (``controllers.generic.search``, *Screened steps*; default ``True``): the same torques,
         modes and values, with ``n_modes`` counting only the modes the screen kept. ``False``
         searches every feasible mode at every step (``n_modes`` the whole count).
+    margin : float, optional
+        The system's torque units (``contactmodes.control.margin``; an actuator on a floating
+        base's ``x`` or ``y`` counts its force times the characteristic length): the torque lies
+        within it of the supremum point, inside its set with clearance
+        (``controllers.generic.search``, *Margin*). Default ``MARGIN_RTOL`` times the file's
+        characteristic torque ``m L² / T²`` at its state, fixed for the run (attribute
+        ``margin``); 0 returns the supremum point.
 
     Raises
     ------
     ContactModelError
         One line naming the field: an objective of the wrong sizes, missing or bad limits, an
-        unknown mode, a disturbance.
+        unknown mode, a disturbance, a margin that is not a finite number >= 0.
 
     Notes
     -----
@@ -332,7 +341,8 @@ class UnambiguousOptimalController(OptimalControllerBase):
 
     def __init__(self, system, objective: LinearObjective, limits=None, modes=None, *,
                  normal_velocity_tol: float | None = None, gap_tol: float | None = None,
-                 pseudo_impulse: float = 0.0, touching_velocity_tol: float | None = None, screen: bool = True) -> None:
+                 pseudo_impulse: float = 0.0, touching_velocity_tol: float | None = None, screen: bool = True,
+                 margin: float | None = None) -> None:
         if isinstance(system, (str, Path)):
             from contactmodes.system_file.loader import load_system_file
 
@@ -363,6 +373,9 @@ class UnambiguousOptimalController(OptimalControllerBase):
             raise ContactModelError(f"pseudo_impulse: must be a finite duration >= 0 s, got {pseudo_impulse!r}")
         self.pseudo_impulse = float(pseudo_impulse)
         self.screen = bool(screen)
+        self.margin = default_margin(template.scales) if margin is None else check_margin(margin, "margin")
+        self.lengths = actuator_lengths(template.S, template.coordinates, mech.linear_coordinates,
+                                        template.scales.length)
         self.touchdowns: list = []
         self.last_touchdown: Touchdown | None = None
         self.S = mech.actuator_matrix()
@@ -413,9 +426,11 @@ class UnambiguousOptimalController(OptimalControllerBase):
                 wrapped = self._accepts[step.contacts] = lambda m: full(label(m))
             accept = wrapped
         if self.task_equalities:  # the real-time plans refuse them: the one-shot controller at the state
-            res = one_shot_step(step, self.objective, lo, hi, accept=accept, label=step.label)
+            res = one_shot_step(step, self.objective, lo, hi, accept=accept, label=step.label,
+                                margin=self.margin)
         else:
-            res = optimize(step, self.objective_plan, lo, hi, self.engine, accept=accept, label=step.label, **kwargs)
+            res = optimize(step, self.objective_plan, lo, hi, self.engine, accept=accept, label=step.label,
+                           margin=self.margin, lengths=self.lengths, **kwargs)
         if td is not None and td.torque_set is not None:
             self.last_touchdown = replace(td, torque_in_set=td.contains_torque(res.tau))
         return res

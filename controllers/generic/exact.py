@@ -2,8 +2,9 @@
 ``T*_c ∩ L`` for one candidate mode through an ``AnalysisSession`` of the step's scaled system —
 ``K = T_c ∩ L`` projected, its full-dimensional intersections with the other modes' ``T_c'``
 removed (``polytopes.difference``, eq. (34) of the flipping paper), the objective maximized over
-the pieces, and a maximizer on a removed set's boundary moved ``NUDGE`` of the way to its piece's
-Chebyshev centre. Nondimensional, as the search."""
+the pieces, and the torque returned by the margin rule on the winning piece
+(``contactmodes.control.margin.piece_margin_point``: within the margin of the maximizer, clear of
+``T_c``'s and the removed sets' boundaries, the box's faces held). Nondimensional, as the search."""
 
 from __future__ import annotations
 
@@ -13,15 +14,13 @@ import numpy as np
 
 from contactmodes.analysis.domains import intersect_domains
 from contactmodes.analysis.session import AnalysisSession
+from contactmodes.control.margin import piece_margin_point
 from polytopes import Polytope, difference
 from polytopes import lp
 
 from controllers.generic.objective_plan import session_objective
 
-__all__ = ["NUDGE", "limit_rows", "meets", "maximize_pieces", "slow_optimum"]
-
-NUDGE = 0.01
-"""Fraction of the way towards the winning piece's Chebyshev centre a tied maximizer is moved."""
+__all__ = ["limit_rows", "meets", "maximize_pieces", "slow_margin_point", "slow_optimum"]
 
 
 def limit_rows(lo, hi, n_w: int) -> tuple[np.ndarray, np.ndarray]:
@@ -64,10 +63,26 @@ def maximize_pieces(pieces, grad, offset):
 
 
 def slow_optimum(session: AnalysisSession, mode: str, others: list, lo, hi, counters, task: bool,
-          objective: np.ndarray, disjoint=None):
+                 objective: np.ndarray, disjoint=None, margin: float = 0.0, units=None):
+    """``slow_margin_point``'s answer as ``(value, tau, nudged, closure)``: ``tau`` its margin
+    point's torque (``None`` when ``T*_c ∩ L`` is empty, with values ``-inf``), ``value`` ``J'``
+    there, ``nudged`` whether it is not the maximizer (the arguments are ``slow_margin_point``'s)."""
+    value, mp, closure = slow_margin_point(session, mode, others, lo, hi, counters, task, objective, disjoint,
+                                           margin, units)
+    if mp is None:
+        return -math.inf, None, False, -math.inf
+    return value, mp.tau, mp.distance > 0.0, closure
+
+
+def slow_margin_point(session: AnalysisSession, mode: str, others: list, lo, hi, counters, task: bool,
+                      objective: np.ndarray, disjoint=None, margin: float = 0.0, units=None):
     """Exact ``max J' over T*_c ∩ L`` (closures, nondimensional; ``objective`` the plan's vector over
-    ``(q̈, f, τ)``) for candidate ``mode`` through the session: ``(value, tau, nudged, closure)``;
-    ``task=False`` drops the task rows from ``T_c``. ``counters`` (the search's ``StepCounters``
+    ``(q̈, f, τ)``) for candidate ``mode`` through the session: ``(value, point, closure)`` —
+    ``closure`` the maximum over the closures, ``point`` the margin rule's ``MarginPoint`` on the
+    winning piece (``contactmodes.control.margin``; ``margin`` in torque units, ``units``
+    ``(n_τ,)`` the torque-unit size of one scaled unit of each actuator; ``margin`` 0: the
+    maximizer itself), ``value`` ``J'`` at its torque; ``(-inf, None, -inf)`` when
+    ``T*_c ∩ L`` is empty. ``task=False`` drops the task rows from ``T_c``. ``counters`` (the search's ``StepCounters``
     with ``projections``): ``counters.projections`` += the polytope projections done.
     ``disjoint`` (optional): ``disjoint(K) -> set`` of the ``others`` certified not to meet ``K``
     (``meets`` would say ``False``: ``contactmodes.tolerances.MEETS_MARGIN``); their ``meets``
@@ -78,7 +93,7 @@ def slow_optimum(session: AnalysisSession, mode: str, others: list, lo, hi, coun
     K = sol.projected_scaled(limit_rows(lo, hi, resp.n_w), task=task)
     counters.projections += 1
     if K is None:
-        return -math.inf, None, False, -math.inf
+        return -math.inf, None, -math.inf
     dim = K.affine_dimension()
     skip = disjoint(K) if disjoint is not None else ()
     inters = []
@@ -99,11 +114,8 @@ def slow_optimum(session: AnalysisSession, mode: str, others: list, lo, hi, coun
     pieces = difference(K, removed) if removed else [K]
     val, tau, piece = maximize_pieces(pieces, grad, offset)
     if tau is None:
-        return -math.inf, None, False, -math.inf
+        return -math.inf, None, -math.inf
     tau = np.asarray(tau, dtype=float)
-    nudged = False
-    if removed and any(T.contains(tau) for T in removed):
-        centre = piece.chebyshev_center().center
-        tau = tau + NUDGE * (centre - tau)
-        nudged = True
-    return float(grad @ tau + offset), tau, nudged, val
+    units = np.ones(len(lo)) if units is None else np.asarray(units, dtype=float)
+    mp = piece_margin_point(piece, tau, grad, units, limit_rows(lo, hi, 0), margin)
+    return float(grad @ mp.tau + offset), mp, val

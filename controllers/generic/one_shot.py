@@ -53,7 +53,7 @@ def _status(result) -> str:
 
 
 def one_shot_step(step, objective: LinearObjective, lo, hi, accept: Callable[[str], bool] | None = None,
-                  label: Callable[[str], str] | None = None) -> OptimalResult:
+                  label: Callable[[str], str] | None = None, margin: float | None = None) -> OptimalResult:
     """The optimal torque at one state through ``contactmodes.control.control`` (module doc).
 
     Parameters
@@ -72,6 +72,10 @@ def one_shot_step(step, objective: LinearObjective, lo, hi, accept: Callable[[st
     label : callable, optional
         ``label(mode) -> str``: the mode over all of the system's contacts
         (``OptimalResult.mode4``; default the mode itself).
+    margin : float, optional
+        The controller's margin (torque units, ``contactmodes.control.margin``): the torque lies
+        within it of the supremum point, inside its set; default the system's own
+        (``contactmodes.control.control``).
 
     Returns
     -------
@@ -96,7 +100,8 @@ def one_shot_step(step, objective: LinearObjective, lo, hi, accept: Callable[[st
     selection = ModeSelection() if accept is None else ModeSelection(modes=tuple(m for m in feasible if accept(m)))
     lo_u, hi_u = np.asarray(lo, dtype=float), np.asarray(hi, dtype=float)
     limits = {a: (float(l), float(h)) for a, l, h in zip(system.torques, lo_u, hi_u)}
-    result = control(system, maximize=obj, limits=limits, modes=selection, session=session)
+    result = control(system, maximize=obj, limits=limits, modes=selection, session=session,
+                     margin=margin)
     n_acc = len(result.alternatives)
     if result.torque is None:
         return OptimalResult(np.zeros(step.n_tau), None, None, float("nan"), float("nan"), "no_mode",

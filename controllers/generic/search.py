@@ -17,9 +17,9 @@ maximizer ``τ°_c``; candidates in decreasing ``β`` order: the *fast path* acc
 point test (``POINT_TOL``) finds it in no other mode's ``T_c'``, the *slow path* projects
 ``K = T_c ∩ L`` in an ``AnalysisSession`` of the step's scaled system, removes the full-dimensional
 intersections with the other modes' ``T_c'`` (``polytopes.difference``) and maximizes over the
-pieces; stop when the best value is ``>= β`` of the next candidate (``TIE_TOL``). Ties with a
-removed set are broken by moving the torque ``NUDGE`` of the way to the winning piece's Chebyshev
-centre. When no mode meets the task rows the search runs again without them
+pieces; stop when the best value is ``>= β`` of the next candidate (``TIE_TOL``). The modes are
+ranked by their suprema (the maxima over the closures); the winner's torque is then the margin
+rule's (*Margin* below). When no mode meets the task rows the search runs again without them
 (``"task_dropped"``). Modes whose kinematic LP the batch leaves undecided (near rest) are
 resolved only where the answer can depend on them (*pending* modes, ``_Modes``).
 
@@ -27,7 +27,7 @@ resolved only where the answer can depend on them (*pending* modes, ``_Modes``).
 finds in other modes' ``T_c'`` is first offered to two certificates that need no projection,
 only the lifted domains and a few LPs: **kept** when each of those ``T_c'`` meets ``K`` in a set
 of lower dimension than ``K`` (then ``τ°`` attains ``β_c`` over the closure of ``T*_c ∩ L``, and
-it is the answer, un-nudged) and **empty** when one of them, without ambiguity variables,
+it is the answer's supremum point, the margin rule's start) and **empty** when one of them, without ambiguity variables,
 contains ``K`` (then ``T*_c ∩ L`` is empty). Only when neither applies does the slow path run.
 These are the *twin modes* of the slow steps seen in closed loop (two modes differing at one
 contact, ``S``/``L`` or ``S``/``R``, with equal bounds): RHex's file's ``LSF``/``LLF`` and the
@@ -70,6 +70,21 @@ of 288, about 0.9 ms of CPU a step instead of 10–16 ms (``benchmarks/bench_gen
 the same answers at every recorded state (``tests/controllers/generic/test_generic_replay.py``,
 ``test_screened_search.py``).
 
+*Margin* (``contactmodes.control.margin``, the one-shot controller's rule). The supremum point of
+the winner — the bound LP's vertex ``τ°`` on the fast path, the slow path's maximizer — lies on a
+boundary of its set (a friction-cone edge, a zero force, a removed set): fragile on any plant. The
+torque returned is within the margin ``δ`` (torque units) of it, in the box, with a ball of radius
+``ρ`` (the rule's clearance, within the set's affine hull) inside ``T_c`` and, for the slow path's
+pieces, outside every removed set. On the fast path the ball is certified on the lifted domain
+``D_c`` with ``w`` fixed (a sufficient condition; the hull is that of the equalities (31)) by one
+LP (``_lifted_margin``), and the torque is then checked against the other modes: the holders of
+``τ°`` (the *kept* certificate's lower-dimensional intersections) by the point test, every other
+mode by the point test widened by ``ρ`` — a mode it finds within reach must meet ``K`` in a
+lower-dimensional set (the *kept* certificate again), as the slow path's convention has it. When
+either check fails, or the lifted LP finds no clearance, the slow path computes the winner's
+pieces and applies the rule there. ``margin=0`` returns ``τ°`` itself (the old answers, bit for bit where they were
+not nudged). The suprema, hence the modes chosen, do not depend on the margin.
+
 Everything here is nondimensional (the plan's units): ``plan_objective`` converts a user
 objective at a step, ``optimize`` converts torques and values back.
 
@@ -93,8 +108,9 @@ from typing import Callable
 import numpy as np
 
 from contactmodes.analysis.session import AnalysisSession
+from contactmodes.control.margin import MarginPoint, equality_directions, margin_point
 from contactmodes.realtime import kernels
-from contactmodes.tolerances import MEETS_MARGIN
+from contactmodes.tolerances import MARGIN_RTOL, MEETS_MARGIN
 from contactmodes.realtime.plan import W_BOUND, Layout, StepCounters, Structure, domain_lp_rows
 from contactmodes.realtime.prefix import PREFIX_MIN_CANDIDATES
 from polytopes import batchlp
@@ -102,10 +118,10 @@ from polytopes import lp
 from polytopes.errors import NumericalError
 
 from controllers.generic.certify import EMPTY, KEPT, settle
-from controllers.generic.exact import NUDGE, slow_optimum
+from controllers.generic.exact import slow_margin_point
 from controllers.generic.objective_plan import ObjectivePlan, plan_objective, session_objective
 
-__all__ = ["Engine", "ObjectivePlan", "OptimalResult", "optimize", "plan_objective", "session_objective", "NUDGE", "POINT_TOL",
+__all__ = ["Engine", "ObjectivePlan", "OptimalResult", "optimize", "plan_objective", "session_objective", "POINT_TOL",
            "TIE_TOL", "SLACK_CAP", "STATUSES", "SearchCounters"]
 
 POINT_TOL = 1e-6
@@ -146,7 +162,9 @@ class OptimalResult:
     value : float
         The objective ``J`` at ``tau`` (user units; NaN without a mode).
     closure_value : float
-        The maximum of ``J`` over the closure of ``T*_c ∩ L`` (equal to ``value`` unless nudged).
+        The supremum: the maximum of ``J`` over the closure of ``T*_c ∩ L``, attained at the
+        supremum point that ``tau`` lies within the margin of (``value`` is within ``‖g‖·margin``
+        of it; equal without a margin).
     status : str
         One of ``STATUSES``.
     n_modes : int
@@ -163,7 +181,10 @@ class OptimalResult:
     values : dict
         ``{mode: J*_c}`` of the examined modes (``-inf`` when ``T*_c ∩ L`` is empty).
     nudged : bool
-        Whether the tie rule moved the torque.
+        Whether the margin rule moved the torque off the supremum point (module doc, *Margin*).
+    clearance : float
+        The margin rule's clearance ``ρ`` (torque units; ``inf`` for a single-point set, 0 without
+        a margin, NaN without a guaranteed torque).
     fallbacks : int
         ``lp_fallbacks + svd_fallbacks``.
     lp_fallbacks : int
@@ -194,6 +215,7 @@ class OptimalResult:
     bounds: dict = dataclasses.field(default_factory=dict)
     values: dict = dataclasses.field(default_factory=dict)
     nudged: bool = False
+    clearance: float = math.nan
     fallbacks: int = 0
     lp_fallbacks: int = 0
     svd_fallbacks: int = 0
@@ -414,22 +436,24 @@ def _bound_lps(md: _Modes, sel: np.ndarray, lo, hi, task: bool):
     return sel, np.where(ok[:, 0], bound, -math.inf), tau0
 
 
-def _inside(md: _Modes, others: np.ndarray, tau: np.ndarray, kernel: str = "auto") -> np.ndarray:
+def _inside(md: _Modes, others: np.ndarray, tau: np.ndarray, kernel: str = "auto", extra: float = 0.0) -> np.ndarray:
     """(len(others),) whether ``tau`` (n_τ,) lies in ``T_c'`` (untasked) of each mode position in
     ``others`` up to ``POINT_TOL`` (module doc): row checks, then one batched max-slack LP for
     the modes whose ``w`` enters their rows. ``kernel``: ``"numpy"`` (the reference below),
     ``"compiled"`` (the row checks and the LPs' rows by
     ``contactmodes.realtime.kernels.point_test_kernel``) or ``"auto"`` (compiled when numba is
-    installed). The max-slack LPs are counted in ``md.counters`` (``lps``, ``fallback_lps``)."""
+    installed). ``extra`` (>= 0, nondimensional) widens the tolerance of every normalized row by
+    that much (the margin's check, ``_margin_clear``; NumPy only). The max-slack LPs are counted in
+    ``md.counters`` (``lps``, ``fallback_lps``)."""
     out = np.zeros(others.size, dtype=bool)
     if others.size == 0:
         return out
-    if kernel == "compiled" or (kernel == "auto" and kernels.AVAILABLE):
+    if not extra and (kernel == "compiled" or (kernel == "auto" and kernels.AVAILABLE)):
         return _inside_compiled(md, others, tau)
     r = md.resp
     An_all, bn, bscale, w_used = md.point_rows
     ok = md.feasible_u[others]
-    tol = POINT_TOL * np.maximum(max(1.0, float(np.abs(tau).max())), bscale[others])
+    tol = POINT_TOL * np.maximum(max(1.0, float(np.abs(tau).max())), bscale[others]) + extra
     eq = np.where(r.cvalid[others], np.abs(np.einsum("bij,j->bi", r.C[others], tau) - r.d[others]), 0.0)
     ok &= np.max(eq, axis=1, initial=0.0) <= tol
     An = An_all[others]
@@ -459,8 +483,9 @@ def _inside(md: _Modes, others: np.ndarray, tau: np.ndarray, kernel: str = "auto
     return out
 
 
-def _inside_compiled(md: _Modes, others: np.ndarray, tau: np.ndarray) -> np.ndarray:
-    """``_inside`` through ``contactmodes.realtime.kernels.point_test_kernel``."""
+def _inside_compiled(md: _Modes, others: np.ndarray, tau: np.ndarray, point_tol: float = POINT_TOL) -> np.ndarray:
+    """``_inside`` through ``contactmodes.realtime.kernels.point_test_kernel`` (its relative
+    tolerance ``point_tol``, ``POINT_TOL`` unless widened)."""
     r, dom = md.resp, md.dom
     K, (p, nz) = others.size, dom.A.shape[1:]
     s = nz - md.n_tau
@@ -468,7 +493,7 @@ def _inside_compiled(md: _Modes, others: np.ndarray, tau: np.ndarray) -> np.ndar
     G, h = np.empty((K, p, s + 1)), np.empty((K, p))
     lo_, hi_, art = np.empty((K, s + 1)), np.empty((K, s + 1)), np.empty((K, s + 1), dtype=bool)
     kernels.point_test_kernel(dom.A, dom.b, dom.valid, dom.task, r.C, r.d, r.cvalid, r.wfree, md.feasible_u,
-                                    np.asarray(others, dtype=np.int64), np.asarray(tau, dtype=float), POINT_TOL,
+                                    np.asarray(others, dtype=np.int64), np.asarray(tau, dtype=float), point_tol,
                                     W_BOUND, SLACK_CAP, state, tol, G, h, lo_, hi_, art)
     out = state == 1
     lpsel = (state == 2).nonzero()[0]
@@ -534,14 +559,127 @@ def _disjoint(md: _Modes, others: np.ndarray, K, lo, hi) -> set:
     return {names[i] for i in sel[certain].tolist()}
 
 
+# ----------------------------------------------------------------------------------- the margin
+
+
+def _lifted_margin(md: _Modes, j: int, t0: np.ndarray, lo, hi, task: bool, margin: float,
+                   units: np.ndarray) -> MarginPoint | None:
+    """The margin rule (``contactmodes.control.margin.margin_point``) for candidate ``j`` at its
+    bound maximizer ``t0`` over its lifted domain ``D_c`` in ``(τ', w)`` (``domain_lp_rows``, its
+    own ``n_w`` columns, with or without the task rows): every row with a torque part kept clear
+    of with ``w`` fixed, the box ``lo``, ``hi`` held, the ball taken within the subspace of the
+    equalities (31). ``None`` when the LPs find no clearance (an implicit equality among the rows,
+    or numerical trouble: the slow path decides)."""
+    nt = md.n_tau
+    G, h, _, _, _ = domain_lp_rows(md.resp, md.dom, np.array([j]), lo, hi, task, width=int(md.resp.n_w[j]))
+    p = md.dom.A.shape[1]
+    A, b = G[0, :p], h[0, :p]
+    C = G[0, p:p + nt, :nt]
+    C = C[np.abs(C).max(axis=1, initial=0.0) > 0.0]
+    box = np.zeros((2 * nt, A.shape[1]))
+    box[:nt, :nt], box[nt:, :nt] = np.eye(nt), -np.eye(nt)
+    rows = np.vstack([A, box])
+    rhs = np.concatenate([b, np.asarray(hi, dtype=float), -np.asarray(lo, dtype=float)])
+    tight = np.concatenate([np.abs(A[:, :nt]).max(axis=1, initial=0.0) > 0.0, np.zeros(2 * nt, dtype=bool)])
+    counters = md.counters
+
+    def solve(c, G_, h_, lo_, hi_, art):  # one verified batched LP (its fallbacks counted as the others')
+        try:
+            res = batchlp.solve_batch(c[None], G_[None], h_[None], lo_[None], hi_[None], art[None])
+        except NumericalError:
+            return None
+        counters.lps += 1
+        counters.fallback_lps += res.n_fallback
+        return res.x[0] if res.status[0] == lp.OPTIMAL else None
+
+    return margin_point(rows, rhs, tight, t0, md.grad[j], units, equality_directions(C, units), margin, solve,
+                        W_BOUND)
+
+
+def _margin_clear(md: _Modes, j: int, point: MarginPoint, holders: np.ndarray, units: np.ndarray, lo, hi,
+                  task: bool) -> bool:
+    """Whether the lifted margin point of candidate ``j`` (``_lifted_margin``) is clear of the other
+    modes (module doc, *Margin*): the ``holders`` (positions whose ``T_c'`` held ``τ°`` and meets
+    ``K`` in a lower-dimensional set, the *kept* certificate's) do not hold its torque (point
+    test), and every other mode's ``T_c'`` that comes within its clearance ``ρ`` — found by the
+    point test widened by ``ρ / min(units)`` (a torque displacement of at most ``ρ`` in torque
+    units changes each normalized row by at most that much) — meets ``K`` in a lower-dimensional
+    set (``certify.settle``'s *kept* certificate): the ball, inside ``T_c``, can only touch it on
+    ``T_c``'s boundary or on a slice, which the closure convention does not remove (a neighbour
+    across a friction cone's edge, at the distance ``ρ`` the rule moved away from it)."""
+    tau = point.tau
+    others = md.others(j)
+    held = np.isin(others, holders)
+    if holders.size:
+        inside = _inside(md, others[held], tau)
+        if inside.any() and md.any_feasible(others[held][inside]):
+            return False
+    rest = others[~held]
+    extra = point.clearance / float(np.min(units)) if math.isfinite(point.clearance) else 0.0
+    if extra and kernels.AVAILABLE:  # compiled first, widened by more (``POINT_TOL + extra`` times a scale >= 1)
+        inside = _inside_compiled(md, rest, tau, POINT_TOL + extra)
+        if inside.any():  # those it finds near: the exact widening decides
+            inside[inside] = _inside(md, rest[inside], tau, kernel="numpy", extra=extra)
+    else:
+        inside = _inside(md, rest, tau, kernel="numpy" if extra else "auto", extra=extra)
+    near = rest[inside]
+    if near.size == 0 or not md.any_feasible(near):
+        return True
+    known = ~md.pending[near] if md.n_pending else np.ones(near.size, dtype=bool)
+    return settle(md.resp, md.dom, j, near, known, lo, hi, task) == KEPT
+
+
+def _fast_margin(md_c: _Modes, j: int, t0: np.ndarray, lo, hi, task: bool, margin: float, units: np.ndarray,
+                 md: _Modes, holders: np.ndarray) -> MarginPoint | None:
+    """The margin point of the fast path's answer ``t0`` of candidate ``j`` of ``md_c``
+    (``_lifted_margin``), checked against the modes of ``md`` (``_margin_clear``; ``md`` is
+    ``md_c`` except at a screened step, whose other modes are the screen's); ``None`` when the
+    lifted LPs find no clearance or the check fails (the slow path decides). ``margin`` 0:
+    ``t0`` itself."""
+    if margin == 0.0:
+        return MarginPoint(np.asarray(t0, dtype=float), 0.0, 0.0, "none")
+    point = _lifted_margin(md_c, j, t0, lo, hi, task, margin, units)
+    if point is None or point.distance == 0.0:
+        return point
+    jo = int(np.searchsorted(md.index, md_c.index[j]))
+    return point if _margin_clear(md, jo, point, holders, units, lo, hi, task) else None
+
+
+def default_step_margin(step) -> float:
+    """``MARGIN_RTOL`` times the characteristic torque ``m L² / T²`` of the step's scales (``F L``
+    with ``L = V² / A`` from its ``ScaledTerms``), in the system's torque units."""
+    t = step.terms
+    return MARGIN_RTOL * t.force * t.velocity ** 2 / t.acceleration
+
+
 # ----------------------------------------------------------------------------------- the search
 
 
-def _search(md: _Modes, step, lo, hi, task: bool, force_slow: bool):
-    """The lazy all-mode search of the module doc (nondimensional torques ``lo``, ``hi``).
+_NONE = np.zeros(0, dtype=np.int64)
+"""No positions (a candidate no other mode's ``T_c'`` held)."""
 
-    Returns ``(best, cands, values, n_exam, n_slow, settled)``: ``best`` = ``(value, tau, mode, nudged,
-    closure)`` or ``None`` (no mode with a non-empty ``T*_c ∩ L``); ``cands`` ``[(mode, β, τ°)]``
+
+def _slow(md: _Modes, step, j: int, lo, hi, task: bool, margin: float, units):
+    """The slow path of candidate ``j`` (``controllers.generic.exact.slow_margin_point`` through
+    the step's session, every other mode not known infeasible removed, ``_disjoint``'s certified
+    ones without their LPs): ``(value, point, closure)``."""
+    session = md.session(step)  # resolves every pending mode first
+    others = md.others(j)
+    return slow_margin_point(session, md.names[j], [md.names[i] for i in others], lo, hi, md.counters, task,
+                             md.objective, disjoint=lambda K, o=others: _disjoint(md, o, K, lo, hi),
+                             margin=margin, units=units)
+
+
+def _search(md: _Modes, step, lo, hi, task: bool, force_slow: bool, margin: float = 0.0, units=None):
+    """The lazy all-mode search of the module doc (nondimensional torques ``lo``, ``hi``; the
+    slow path applies the margin rule with ``margin`` and ``units``, ``optimize``'s).
+
+    Returns ``(best, cands, values, n_exam, n_slow, settled)``: ``best`` = ``(closure, tau, mode,
+    point, closure, holders)`` or ``None`` (no mode with a non-empty ``T*_c ∩ L``) — ``closure``
+    the winner's supremum (the ranking's value), ``point`` the slow path's ``MarginPoint`` (its
+    torque ``tau``) or ``None`` when ``tau`` is the fast path's ``τ°`` (the margin is still to be
+    applied, ``holders`` the positions of the modes whose ``T_c'`` held it: the kept
+    certificate's); ``values`` per examined mode its supremum; ``cands`` ``[(mode, β, τ°)]``
     with a non-empty ``D_c ∩ L`` in decreasing bound order (without the modes resolved infeasible;
     pending modes after the stop may remain); ``settled`` ``{mode: KEPT | EMPTY}`` (*Settled
     candidates*: the certificates that spared a slow path, the tie rule's included).
@@ -617,23 +755,20 @@ def _search(md: _Modes, step, lo, hi, task: bool, force_slow: bool):
             if twin is not None:
                 j2, beta2, t2 = twin
                 values[md.names[j2]] = beta2
-                best = (beta2, t2, j2, False, beta2)
+                best = (beta2, t2, j2, None, beta2, held.get(j2, (_NONE,))[0])
                 break
         if way == EMPTY:
             values[md.names[j]] = -math.inf
             continue
         if way in ("fast", KEPT):
-            val, tau, nudged, closure = beta, t0, False, beta
+            tau, mpt, closure = t0, None, beta
         else:
             n_slow += 1
-            session = md.session(step)  # resolves every pending mode first
-            others = md.others(j)
-            val, tau, nudged, closure = slow_optimum(session, md.names[j], [md.names[i] for i in others], lo, hi,
-                                              md.counters, task, md.objective,
-                                              disjoint=lambda K, o=others: _disjoint(md, o, K, lo, hi))
-        values[md.names[j]] = val
-        if tau is not None and (best is None or val > best[0]):
-            best = (val, tau, j, nudged, closure)
+            _, mpt, closure = _slow(md, step, j, lo, hi, task, margin, units)
+            tau = None if mpt is None else mpt.tau
+        values[md.names[j]] = closure
+        if tau is not None and (best is None or closure > best[0]):
+            best = (closure, tau, j, mpt, closure, held.get(j, (_NONE,))[0])
     certified = {md.names[j]: way for j, way in ways.items() if way in (KEPT, EMPTY)}
     return (best, [c for c in cands if md.alive[c[0]]] if md.n_dropped else cands, values, len(examined), n_slow,
             certified)
@@ -787,10 +922,12 @@ class Engine:
 
 def optimize(step, objective, lo, hi, engine: Engine | None = None, *, force_slow: bool = False, lazy: bool = True,
              accept: Callable[[str], bool] | None = None, label: Callable[[str], str] | None = None,
-             screen: bool = True) -> OptimalResult:
+             screen: bool = True, margin: float | None = None, lengths=None) -> OptimalResult:
     """The unambiguous optimal torque at one state (module doc): maximize (or minimize) a linear
     objective over ``T*_c ∩ L`` of every accepted, kinematically feasible mode with a unique
-    objective (flipping paper Sec. IV-B.2, eq. (34); responses (24)–(31), domains (33)).
+    objective (flipping paper Sec. IV-B.2, eq. (34); responses (24)–(31), domains (33)); the
+    torque returned lies within the margin of the winner's supremum point, inside its set (module
+    doc, *Margin*).
 
     Parameters
     ----------
@@ -819,12 +956,21 @@ def optimize(step, objective, lo, hi, engine: Engine | None = None, *, force_slo
     screen : bool, optional
         Try the screened search first (module doc, *Screened steps*; default). ``False``: the
         search of every feasible mode (the same answer; tests compare the two).
+    margin : float, optional
+        The margin ``δ`` (system torque units, >= 0; ``contactmodes.control.margin``). Default
+        ``MARGIN_RTOL`` times the step's characteristic torque (``default_step_margin``; the
+        controllers pass theirs, fixed at construction); 0 returns the supremum point.
+    lengths : array_like, optional
+        ``(n_τ,)`` each actuator's factor to torque units in the margin's metric
+        (``contactmodes.control.margin.actuator_lengths``: the characteristic length for a
+        force); default all 1 (torques).
 
     Returns
     -------
     OptimalResult
-        The torque (clipped to ``[lo, hi]``), mode, objective value and work counts; status
-        ``"no_mode"`` with zero torque when no mode is left.
+        The torque (clipped to ``[lo, hi]``), mode, objective value at the torque, the supremum
+        (``closure_value``), the margin rule's clearance and work counts; status ``"no_mode"``
+        with zero torque when no mode is left.
 
     Raises
     ------
@@ -840,6 +986,9 @@ def optimize(step, objective, lo, hi, engine: Engine | None = None, *, force_slo
     hi_u = np.asarray(hi, dtype=float)
     lo_s, hi_s = lo_u / u, hi_u / u
 
+    delta = default_step_margin(step) if margin is None else float(margin)
+    units = u if lengths is None else u * np.asarray(lengths, dtype=float)
+
     def user(v: float) -> float:
         return v * scale + const if const else v * scale
 
@@ -847,32 +996,36 @@ def optimize(step, objective, lo, hi, engine: Engine | None = None, *, force_slo
     screened = _screened(engine, step, c, lo_s, hi_s, accept, lazy, counters) if screen and not force_slow else None
     if screened is not None:  # the fast path's answer for the best candidate, certified by the screen
         md_c, j, beta, t0, cands, md = screened
-        cn = md.counters
-        tau_u = (t0 * u).clip(lo_u, hi_u)
-        mode = md_c.names[j]
-        bounds = {md_c.names[i]: user(b) for i, b, _ in cands}
-        return OptimalResult(tau_u, mode, label(mode) if label is not None else mode,
-                             user(float(md_c.grad[j] @ (tau_u / u) + md_c.offset[j])), user(beta), "optimal",
-                             md.n_modes, 1, 0, cn.projections, bounds, {mode: user(beta)},
-                             fallbacks=cn.fallbacks, lp_fallbacks=cn.fallback_lps, svd_fallbacks=cn.svd_responses,
-                             n_pending=md.n_pending, screened=True)
+        point = _fast_margin(md_c, j, t0, lo_s, hi_s, True, delta, units, md, _NONE)
+        if point is not None:  # else the whole search below (its own margin)
+            cn = md.counters
+            tau_u = (point.tau * u).clip(lo_u, hi_u)
+            mode = md_c.names[j]
+            bounds = {md_c.names[i]: user(b) for i, b, _ in cands}
+            return OptimalResult(tau_u, mode, label(mode) if label is not None else mode,
+                                 user(float(md_c.grad[j] @ (tau_u / u) + md_c.offset[j])), user(beta), "optimal",
+                                 md.n_modes, 1, 0, cn.projections, bounds, {mode: user(beta)},
+                                 nudged=point.distance > 0.0, clearance=point.clearance,
+                                 fallbacks=cn.fallbacks, lp_fallbacks=cn.fallback_lps, svd_fallbacks=cn.svd_responses,
+                                 n_pending=md.n_pending, screened=True)
     md = engine.modes(step, c, counters, lazy, accept)
     cn = md.counters
     n_exam = n_slow = 0
 
     settled: dict = {}
 
-    def result(tau, mode, value, closure, status, bounds, values=None, nudged=False) -> OptimalResult:
+    def result(tau, mode, value, closure, status, bounds, values=None, point=None) -> OptimalResult:
         lab = None if mode is None else (label(mode) if label is not None else mode)
         return OptimalResult(tau, mode, lab, value, closure, status, md.n_modes, n_exam, n_slow, cn.projections,
-                             bounds, values or {}, nudged=nudged, fallbacks=cn.fallbacks,
+                             bounds, values or {}, nudged=point is not None and point.distance > 0.0,
+                             clearance=math.nan if point is None else point.clearance, fallbacks=cn.fallbacks,
                              lp_fallbacks=cn.fallback_lps, svd_fallbacks=cn.svd_responses, n_pending=md.n_pending,
                              settled=settled)
 
     for task, prefix in ((True, ""), (False, "task_dropped")):
         if not task and not any(kd == "task" for kd, _, _ in md.layout.structure.blocks):
             break  # without task rows the second search would be the first one again
-        best, cands, values, e, s_, certified = _search(md, step, lo_s, hi_s, task, force_slow)
+        best, cands, values, e, s_, certified = _search(md, step, lo_s, hi_s, task, force_slow, delta, units)
         settled.update(certified)
         n_exam, n_slow = n_exam + e, n_slow + s_
         # user(b) written out (a call per candidate saved; the same operations)
@@ -884,7 +1037,15 @@ def optimize(step, objective, lo, hi, engine: Engine | None = None, *, force_slo
             bounds = {names[j]: b * scale for j, b, _ in cands if pending is None or not pending[j]}
             values = {m: v * scale for m, v in values.items()}
         if best is not None:
-            val, tau, j, nudged, closure = best
+            _, tau, j, point, closure, holders = best
+            if point is None:  # the fast path's τ°: the margin rule on the lifted domain, else the slow path's
+                point = _fast_margin(md, j, tau, lo_s, hi_s, task, delta, units, md, holders)
+                if point is None:
+                    n_slow += 1
+                    _, point, _ = _slow(md, step, j, lo_s, hi_s, task, delta, units)
+                    if point is None:  # the slow path finds T*_c ∩ L empty where the fast path did not
+                        point = MarginPoint(np.asarray(tau, dtype=float), 0.0, 0.0, "none")
+            tau = point.tau
             tau_u = (np.asarray(tau) * u).clip(lo_u, hi_u)
             mode = md.names[j]
             if n_slow:
@@ -893,7 +1054,7 @@ def optimize(step, objective, lo, hi, engine: Engine | None = None, *, force_slo
                 pred = user(float(grad @ (tau_u / u) + offset))
             else:
                 pred = user(float(md.grad[j] @ (tau_u / u) + md.offset[j]))
-            return result(tau_u, mode, pred, user(closure), prefix or "optimal", bounds, values, nudged)
+            return result(tau_u, mode, pred, user(closure), prefix or "optimal", bounds, values, point)
         if cands:  # every candidate was examined (so resolved): cands[0] is a feasible mode
             j, beta, t0 = cands[0]
             return result((t0 * u).clip(lo_u, hi_u), md.names[j], user(beta), user(beta),

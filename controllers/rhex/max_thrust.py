@@ -118,11 +118,14 @@ Boundary convention (ties)
 ``T*_c`` follows ``polytopes.regions``: pieces are closures, and a ``T_c'`` meeting ``K`` in a
 set of lower dimension (typically the friction-cone edge shared by an ``F`` mode and the adjacent
 ``L``/``R`` mode) removes nothing. The *value* ``θ̈*_c`` is the maximum over these closures (what
-the slow reference computes). When the maximizer lies on a removed (full-dimensional) ambiguity
-set — a tie with the ambiguous region — the applied torque is pulled into the winning piece,
-``τ = τ° + NUDGE·(centre − τ°)`` (``centre`` the piece's Chebyshev centre, ``NUDGE`` = 1 %),
-so it lies in the piece's relative interior and therefore outside every removed set; the prediction
-reported is ``θ̈_c`` at that torque (at most 1 % of the piece's θ̈ spread below the closure maximum).
+the slow reference computes), attained at a point of the winning piece's boundary — a removed
+set, a friction-cone edge, a zero toe force. The applied torque is the margin rule's
+(``contactmodes.control.margin``, ``controllers.generic.search`` *Margin*): within the margin
+(``MaxThrustController(margin=...)``, N·m; default ``MARGIN_RTOL`` times RHex's characteristic
+torque at the start, about 0.048 N·m) of that point, in the motor box, with a ball of half the
+margin (or the most there is) around it inside ``T_c`` and clear of the other modes; the
+prediction reported is ``θ̈_c`` at that torque (within ``‖∂θ̈/∂τ‖`` times the margin of the
+maximum). The modes chosen do not depend on the margin.
 
 Velocity classification
 -----------------------
@@ -174,13 +177,15 @@ import numpy as np
 
 from contactmodes.analysis.ambiguity import unambiguous
 from contactmodes.analysis.session import AnalysisSession
+from contactmodes.control.margin import default_margin
+from contactmodes.control.spec import check_margin
 from contactmodes.control.objective import LinearObjective
 from contactmodes.model.scaling import ScaledTerms, scale_terms, scaled_system_fields
 from contactmodes.modes.contact_conditions import classify_arrays
 from contactmodes.realtime.plan import Structure, scaled_terms
 from contactmodes.tolerances import AMBIGUITY_ATOL
 from controllers.generic.controller import PATHS, OptimalControllerBase, StepRecord
-from controllers.generic.search import (NUDGE, POINT_TOL, STATUSES, TIE_TOL, Engine, ObjectivePlan, OptimalResult,
+from controllers.generic.search import (POINT_TOL, STATUSES, TIE_TOL, Engine, ObjectivePlan, OptimalResult,
                                         SearchCounters, optimize, plan_objective)
 from controllers.generic.exact import maximize_pieces as _maximize_pieces
 from controllers.generic.exact import slow_optimum as _generic_slow
@@ -206,7 +211,6 @@ __all__ = [
     "PITCH_OBJECTIVE",
     "STATUSES",
     "PATHS",
-    "NUDGE",
     "POINT_TOL",
     "TIE_TOL",
 ]
@@ -429,7 +433,7 @@ def _slow(session: AnalysisSession, mode: str, others: list, lo, hi, counters: S
 
 
 def max_thrust(step: StepModel, lo, hi, force_slow: bool = False, engine: _Engine | None = None,
-               lazy: bool = True) -> MaxThrustResult:
+               lazy: bool = True, margin: float | None = None) -> MaxThrustResult:
     """The lazy max-thrust optimization of the module doc at one state.
 
     The generic search (``controllers.generic.search.optimize``) with RHex's objective
@@ -451,6 +455,10 @@ def max_thrust(step: StepModel, lo, hi, force_slow: bool = False, engine: _Engin
         Resolve the modes the batched kinematic test leaves undecided only where the answer may
         depend on them (default; the same answer); ``False`` resolves them all first (then
         ``n_pending`` is 0).
+    margin : float, optional
+        N·m: the torque lies within it of the supremum point, inside its set (module doc,
+        *Boundary convention*); default ``MARGIN_RTOL`` times the step's characteristic torque
+        (``controllers.generic.search.default_step_margin``); 0: the supremum point.
 
     Returns
     -------
@@ -466,7 +474,7 @@ def max_thrust(step: StepModel, lo, hi, force_slow: bool = False, engine: _Engin
     """
     contacts = step.contacts
     return optimize(step, _PITCH_PLAN, lo, hi, engine or _Engine(step.params), force_slow=force_slow, lazy=lazy,
-                    label=lambda m: expand_mode(m, contacts))
+                    label=lambda m: expand_mode(m, contacts), margin=margin)
 
 
 # ----------------------------------------------------------------------------------- the reference
@@ -563,6 +571,11 @@ class MaxThrustController(OptimalControllerBase):
     precompute : bool, optional
         Compute the at-rest start state's answer and every contact set's structure in the
         constructor (module doc, *Real time*; default true).
+    margin : float, optional
+        N·m (module doc, *Boundary convention*; ``contactmodes.control.margin``): the torque lies
+        within it of the supremum point, inside its set. Default ``MARGIN_RTOL`` times the
+        characteristic torque of the rigid model at the start state (``initial_state``),
+        fixed for the run (attribute ``margin``); 0 returns the supremum point.
 
     Notes
     -----
@@ -582,10 +595,13 @@ class MaxThrustController(OptimalControllerBase):
     """
 
     def __init__(self, params: RHexParams | None = None, normal_velocity_tol: float | None = None,
-                 precompute: bool = True) -> None:
+                 precompute: bool = True, margin: float | None = None) -> None:
         self.params = params or RHexParams()
         self.normal_velocity_tol = float(self.params.normal_velocity_tol if normal_velocity_tol is None
                                          else normal_velocity_tol)
+        self.margin = (default_margin(StepModel(initial_state(self.params), self.params,
+                                                self.normal_velocity_tol).arrays.scales)
+                       if margin is None else check_margin(margin, "margin"))
         self._start = None
         super().__init__(PITCH_OBJECTIVE)
         self.engine = _Engine(self.params)
@@ -600,7 +616,7 @@ class MaxThrustController(OptimalControllerBase):
         st0 = initial_state(p)
         lo, hi = torque_limits(leg_kinematics(st0, p).phidot, p)
         step = StepModel(st0, p, self.normal_velocity_tol)
-        res = max_thrust(step, lo, hi, engine=self.engine, lazy=False)  # every mode decided: n_pending 0
+        res = max_thrust(step, lo, hi, engine=self.engine, lazy=False, margin=self.margin)  # n_pending 0
         self._start = (st0, lo, hi, res)
         base = step.arrays
         for mask in range(8):  # every subset of lifted toes: pivots at the start configuration
@@ -653,7 +669,7 @@ class MaxThrustController(OptimalControllerBase):
             # the rigid model uses the controller's params: reuse the leg kinematics only when
             # the limits were computed with the same params
             step = StepModel(st, self.params, self.normal_velocity_tol, kinematics=lk if p is self.params else None)
-            return max_thrust(step, lo, hi, engine=self.engine), None
+            return max_thrust(step, lo, hi, engine=self.engine, margin=self.margin), None
 
         res = self._run(t, compute, 3)
         pred = res.value if math.isfinite(res.value) else None

@@ -142,6 +142,7 @@ def goal_controllers(loaded: Any, velocity_tol: float | None = None) -> tuple[Ca
     def make(sense: str) -> GenericController:
         o = dataclasses.replace(obj, qdd=unit, sense=sense, text=f"qdd.{name}", constant=0.0)
         return GenericController(UnambiguousOptimalController(loaded, o, limits=box, modes=spec.modes.accepts,
-                                                              normal_velocity_tol=velocity_tol), loaded)
+                                                              normal_velocity_tol=velocity_tol, margin=spec.margin),
+                                 loaded)
 
     return make("maximize"), make("minimize"), index, drive_up

@@ -235,7 +235,7 @@ def _control(loaded: Any, velocity_tol: float | None) -> Callable:
                         f"(controllers.generic: {exc})") from None
     box = _torque_box(spec, tuple(loaded.system.torques))
     inner = UnambiguousOptimalController(loaded, spec.objective, limits=box, modes=spec.modes.accepts,
-                                         normal_velocity_tol=velocity_tol)
+                                         normal_velocity_tol=velocity_tol, margin=spec.margin)
     return GenericController(inner, loaded)
 
 

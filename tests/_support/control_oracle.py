@@ -6,6 +6,9 @@
 * ``guaranteed_mode``: a torque guarantees a mode when it lies strictly inside the mode's ``T_c`` (with
   tasks), strictly outside every other kinematically feasible mode's ``T_c'`` (without tasks) and
   no solution of the mode violates a task row (``oracle_slack``, ``max_violation``).
+* ``torque_extreme``: ``max d·τ`` over the torques of a box at which a mode has a solution — one
+  ``linprog`` over ``(τ, q̈, f)`` with ``_support.oracle``'s rows (Tables I–II), ``τ`` a variable
+  (the rows are affine in ``τ``: read off at ``τ = 0`` and the unit torques), no projection.
 * ``closure_best`` / ``allowed_best``: per-mode LPs with SciPy's ``linprog`` over the pieces of
   the analysis's ``T*_c`` (``cm.analyze(..., unambiguous=True)``) cut to a box, and over ``D_c``
   in ``(τ, w)`` cut to the box, of the objective's gradient in τ from the analysis's response.
@@ -110,3 +113,31 @@ def allowed_best(D, g, lo, hi) -> float | None:
     A_box = np.hstack([A_box, np.zeros((A_box.shape[0], D.dim - n_tau))])
     return _linprog_max(np.concatenate([g, np.zeros(D.dim - n_tau)]), np.vstack([D.A, A_box]),
                         np.concatenate([D.b, b_box]), D.C, D.d, D.dim)
+
+
+def torque_extreme(s: ContactSystem, mode: str, direction, lo, hi, task: bool = True) -> float | None:
+    """``max direction·τ`` over ``lo <= τ <= hi`` at which ``mode`` has a solution ``(q̈, f)``
+    (module doc); ``None`` when there is none, ``inf`` when unbounded."""
+    kinds = ("physical", "task") if task else ("physical",)
+    n_tau = s.n_tau
+    eqA, eqb0, geA, geb0 = mode_rows(s, mode, np.zeros(n_tau), kinds)
+    E_tau, G_tau = [], []  # d(rhs)/dτ: the rows hold as eqA x = eqb0 + E τ, geA x >= geb0 + G τ
+    for k in range(n_tau):
+        _, eqb, _, geb = mode_rows(s, mode, np.eye(n_tau)[k], kinds)
+        E_tau.append(eqb - eqb0)
+        G_tau.append(geb - geb0)
+    E = np.array(E_tau).T.reshape(len(eqb0), n_tau)
+    G = np.array(G_tau).T.reshape(len(geb0), n_tau)
+    nx = eqA.shape[1]
+    A_eq = np.hstack([-E, eqA])
+    A_ub = np.hstack([G, -geA])  # geb0 + G τ − geA x <= 0
+    cost = -np.concatenate([np.asarray(direction, dtype=float), np.zeros(nx)])
+    bounds = [(float(a), float(b)) for a, b in zip(lo, hi)] + [(None, None)] * nx
+    res = linprog(cost, A_ub=A_ub if len(geb0) else None, b_ub=-geb0 if len(geb0) else None, A_eq=A_eq,
+                  b_eq=eqb0, bounds=bounds, method="highs")
+    if res.status == 2:
+        return None
+    if res.status == 3:
+        return np.inf
+    assert res.status == 0, res.message
+    return -res.fun

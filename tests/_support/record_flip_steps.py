@@ -3,8 +3,10 @@
 (s), the commanded torque (N·m), the 4-letter mode, the predicted θ̈ (rad/s²) and the status.
 
 Run once on the code before the generic controller replaced ``MaxThrustController``'s own search
-(commit of issue 24 item 3); ``tests/controllers/generic/test_generic_rhex.py`` compares the
-controller of today with these files. Writes only where told::
+(commit of issue 24 item 3), before the margin (``contactmodes.control.margin``): the torques are
+the supremum points, which ``margin=0`` returns (no recorded step was nudged off one);
+``tests/controllers/generic/test_generic_rhex.py`` compares the controller of today with these
+files. Writes only where told::
 
     python tests/_support/record_flip_steps.py --out tests/data/flip_steps
 """
@@ -22,14 +24,24 @@ FLIPS = {"max_thrust_mu039": 0.39, "max_thrust_mu060": 0.6}
 DURATION = 1.0
 
 
-def record(mu_toe: float) -> dict:
-    """The per-step record of one flip (module doc) as a JSON-ready dict."""
+def record(mu_toe: float, margin: float = 0.0, shadow=None) -> dict:
+    """The per-step record of one flip (module doc) as a JSON-ready dict, under a
+    ``MaxThrustController`` with ``margin`` (N·m; 0, the recorded controller's). ``shadow``
+    (optional): a callable ``shadow(t, state, params)`` called at every step after the controller,
+    at the same state (its answer is not applied)."""
     from controllers.rhex import RHexParams, simulate
     from controllers.rhex.max_thrust import MaxThrustController
 
     p = RHexParams(mu_toe=mu_toe)
-    c = MaxThrustController(p)
-    r = simulate(c, p, duration=DURATION)
+    c = MaxThrustController(p, margin=margin)
+    if shadow is None:
+        loop = c
+    else:
+        def loop(t, state, params=None):
+            out = c(t, state, params)
+            shadow(t, state, params)
+            return out
+    r = simulate(loop, p, duration=DURATION)
     steps = []
     for rec, tau in zip(c.log, r.commanded):
         steps.append({"t": float(rec.t), "tau": [float(x).hex() for x in tau], "mode": rec.mode,

@@ -73,6 +73,10 @@ def test_no_guaranteed_torque_exits_1(capsys, argv, status, doc_status):
     (["control", BRACE, "--maximize", "qdd.x", "--modes", "FF"], "--modes[0]: 'FF' is not a contact mode"),
     (["control", BRACE, "--maximize", "qdd.x", "--modes", "toe=F"], "--modes.toe: unknown contact"),
     (["control", "examples/no_such_file.toml", "--maximize", "qdd.x"], "examples/no_such_file.toml: no such file"),
+    (["control", BRACE, "--maximize", "qdd.x", "--margin=-1"], "--margin: expected a finite torque >= 0 (system units), got '-1'"),
+    (["control", BRACE, "--maximize", "qdd.x", "--margin", "nan"], "--margin: expected a finite torque >= 0"),
+    (["control", BRACE, "--maximize", "qdd.x", "--margin", "inf"], "--margin: expected a finite torque >= 0"),
+    (["control", BRACE, "--maximize", "qdd.x", "--margin", "0.1 N.m"], "--margin: expected a torque >= 0 (system units), got '0.1 N.m'"),
 ])
 def test_user_errors_exit_2_with_one_line(capsys, tmp_path, argv, start):
     out = tmp_path / "out.json"

@@ -168,14 +168,23 @@ def test_no_guaranteed_random_torque_beats_the_optimum(case):
         assert found, "no guaranteed sample: the check is vacuous"
 
 
-def test_a_nudged_torque_is_guaranteed(case):
-    """A maximizer on a removed set is pulled into its piece (``INTERIOR_NUDGE``): the torque
-    given is then one the ``(q̈, f)`` oracle finds guaranteed, its objective at most the
-    supremum."""
-    r, s, obj = case["result"], case["system"], case["obj"]
-    nudged = [a for a in r.alternatives if a.nudged]
-    for a in nudged:
+def test_every_torque_is_guaranteed_within_the_margin_of_its_supremum(case):
+    """Every mode's torque is the margin rule's (``contactmodes.control.margin``): one the
+    ``(q̈, f)`` oracle finds guaranteed (strictly inside its ``T_c``, outside every other mode's),
+    within the margin of the supremum point, so its objective lies between the supremum minus
+    ``‖g‖·margin`` (``g`` the gradient in τ from the analysis's response) and the supremum, with a
+    positive clearance no larger than half the margin (the rule's target)."""
+    r, s, obj, an = case["result"], case["system"], case["obj"], case["analysis"]
+    assert r.margin == pytest.approx(1e-3 * s.scales.mass * s.scales.length ** 2 / s.scales.time ** 2, rel=1e-12)
+    optimal = [a for a in r.alternatives if a.status == "optimal"]
+    assert bool(optimal) == (case["status"] == "optimal")
+    for a in optimal:
         assert guaranteed_mode(s, a.torque, case["kinematic"]) == a.mode
-        assert obj.sign * a.objective <= obj.sign * a.supremum + 1e-9 * _scale([a.supremum])
+        g, _, _ = gradient(an.modes[a.mode], obj.qdd, obj.force, obj.tau)
+        tol = 1e-9 * _scale([a.supremum])
+        assert obj.sign * a.objective <= obj.sign * a.supremum + tol
+        assert obj.sign * a.objective >= obj.sign * a.supremum - float(np.linalg.norm(g)) * r.margin - tol
+        assert 0.0 <= a.distance <= r.margin * (1 + 1e-12)
+        assert 0.0 < a.clearance <= 0.5 * r.margin * (1 + 1e-12), a.mode
     if case["id"] == "rhex-pitch":  # FFFF's maximizer lies where a solution may break the body's 5 N row
-        assert [a.mode for a in nudged] == ["FFFF"] and "task:0" in nudged[0].sources
+        assert optimal[0].mode == "FFFF" and optimal[0].nudged and "task:0" in optimal[0].sources

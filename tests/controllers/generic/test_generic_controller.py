@@ -6,8 +6,10 @@ user units, not the controller's scaled terms), ``contactmodes.analysis.ambiguit
 (``within_mode=False``) for every kinematically feasible mode whose objective is unique (its
 ``w``-coefficients zero on the SVD response's orthonormal null space), the pieces cut by the
 torque box and one LP per piece for the objective. The controller's torque lies within the limits
-and in the chosen mode's ``T_c``, its value is the reference's best (no other mode's ``T*_c ∩ L``
-does better) and equals the objective of the chosen mode's SVD response at the torque; a mode
+and in the chosen mode's ``T_c``, its supremum (``closure_value``) is the reference's best (no
+other mode's ``T*_c ∩ L`` does better), its value — the objective of the chosen mode's SVD response
+at the torque — lies within ``‖g‖ · margin`` below it (the margin rule, ``contactmodes.control.margin``:
+the torque lies within the margin of the supremum point; ``g`` the response's gradient in τ); a mode
 filter restricts the choice to the allowed modes; and the answer does not depend on the units.
 """
 
@@ -85,11 +87,14 @@ def _check(loaded, q, qdot, objective, lo, hi, modes=None, where=""):
     assert res.mode in values and (accept is None or accept(res.mode)), (where, res.mode)
     T = ses.mode(res.mode).T(True)
     assert T is not None and T.contains(tau, 1e-6 * max(1.0, float(np.abs(tau).max()))), where
-    assert abs(sign * res.value - best) <= tol, (where, res.value, values)
-    assert all(sign * v <= sign * res.value + tol for v in values.values()), (where, values)
+    assert abs(sign * res.closure_value - best) <= tol, (where, res.closure_value, values)
+    assert all(sign * v <= sign * res.closure_value + tol for v in values.values()), (where, values)
     r = ses.mode(res.mode).response(True)
     J = objective.qdd @ (r.P_q @ tau + r.r_q) + objective.force @ (r.P_f @ tau + r.r_f) + objective.tau @ tau
     assert abs(J - res.value) <= tol, where
+    g = objective.qdd @ r.P_q + objective.force @ r.P_f + objective.tau  # J's gradient in τ (user units)
+    give = float(np.linalg.norm(g / ctrl.lengths)) * ctrl.margin  # ‖Δτ · lengths‖ <= margin
+    assert sign * res.closure_value - give - tol <= sign * res.value <= sign * res.closure_value + tol, where
     return res, values
 
 

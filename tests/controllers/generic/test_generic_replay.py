@@ -9,6 +9,13 @@ mode, status, predicted value and number of feasible modes at every call. A scre
 (``controllers.generic.search``, *Screened steps*: the snake's) counts only the modes its screen
 kept, so there the number is at most the recorded one; with ``screen=False`` it is the recorded
 one too. No MuJoCo is needed.
+
+The recordings predate the margin (``contactmodes.control.margin``): they are the supremum points,
+which the controllers return with ``margin = 0`` (no recorded answer was nudged off one). With
+their default margins (``test_replay_with_the_margin``) the controllers move the recorded torques
+by at most the margin — RHex's file 0.034 N·m at most (margin 0.048, 5 of 50 calls moved), the
+quadruped's 0.013 (0.052; 3 of 200), the snake's none (every answer on its limits' corners) —
+and keep every recorded mode, status and supremum.
 """
 
 from __future__ import annotations
@@ -21,6 +28,8 @@ import numpy as np
 import pytest
 
 from tests._support import record_generic_steps as rec
+from tests._support.control_oracle import guaranteed_mode
+from tests._support.oracle import all_modes, kinematically_ok
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "generic_steps"
 
@@ -50,6 +59,7 @@ def _replay(name: str, screen: bool = True, certificates: bool = True) -> int:
     for key, calls in doc["calls"].items():
         controller = built["inner"][key]
         controller.screen = screen
+        controller.margin = 0.0  # recorded before the margin: the supremum points (none was nudged)
         assert calls, key
         for i, call in enumerate(calls):
             q, qdot = rec.state(call)
@@ -91,6 +101,40 @@ def test_replay_without_certificates(name, monkeypatch):
 def test_replay_of_the_snake_unscreened():
     """The whole search at every step: every answer as recorded, the number of modes included."""
     _replay("snake", screen=False)
+
+
+@pytest.mark.parametrize("name, moved", [("quadruped", 3), ("rhex", 5), ("snake", 0)])
+def test_replay_with_the_margin(name, moved):
+    """The controllers with their default margins at the recorded states: the recorded mode and
+    status (where a mode flips, a tie: the oracle finds the new mode guaranteed at the new torque),
+    the recorded value as the supremum (``closure_value``), the value at the torque at most that,
+    and the torque within the margin of the recorded one (in the margin's metric; module doc)."""
+    doc = json.loads((DATA / f"{name}.json").read_text(encoding="utf-8"))
+    loaded = rec.loaded_system(name)
+    built = rec.controllers(name, loaded, float.fromhex(doc["velocity_tol"]))
+    n_moved = 0
+    for key, calls in doc["calls"].items():
+        controller = built["inner"][key]
+        assert controller.margin == pytest.approx(1e-3 * loaded.system.scales.torque, rel=1e-12)
+        for i, call in enumerate(calls):
+            q, qdot = rec.state(call)
+            tau = controller(q, qdot)
+            res, where = controller.last, f"{name} {key} call {i}"
+            assert res.status == call["status"], where
+            if res.mode4 != call["mode4"]:
+                step = controller.step_model(q, qdot)
+                kinematic = [m for m in all_modes(step.system.k) if kinematically_ok(step.system, m)]
+                assert guaranteed_mode(step.system, tau, kinematic) == res.mode, where
+            want = rec.floats(call["tau"])
+            dist = float(np.linalg.norm((tau - want) * controller.lengths))
+            assert dist <= controller.margin * (1 + 1e-9) + 1e-9 * max(1.0, float(np.abs(want).max())), where
+            n_moved += dist > 1e-9 * max(1.0, float(np.abs(want).max()))
+            if call["value"] is not None:
+                v = float.fromhex(call["value"])
+                sign = controller.objective.sign
+                assert res.closure_value == pytest.approx(v, abs=1e-9 * max(1.0, abs(v))), where
+                assert sign * res.value <= sign * res.closure_value + 1e-9 * max(1.0, abs(v)), where
+    assert (n_moved > 0) == (moved > 0), n_moved  # the count itself may differ by a step on another machine
 
 
 def test_records_cover_the_runs():

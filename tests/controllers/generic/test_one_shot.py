@@ -31,10 +31,11 @@ def torso():
     return load_system_file(TORSO)
 
 
-def _controller(loaded, modes=None):
+def _controller(loaded, modes=None, margin=None):
     box = TorqueBox.from_limits(loaded.control.limits, loaded.system.torques)
     return UnambiguousOptimalController(loaded, loaded.control.objective, limits=box,
-                                        modes=loaded.control.modes.accepts if modes is None else modes)
+                                        modes=loaded.control.modes.accepts if modes is None else modes,
+                                        margin=margin)
 
 
 class _Row:
@@ -51,14 +52,21 @@ def task_row(loaded) -> _Row:
 
 
 def test_the_file_has_a_task_equality_and_the_controller_takes_it(torso):
-    ctrl = _controller(torso)
-    assert ctrl.task_equalities
-    tau = ctrl(torso.q, torso.qdot)
-    assert ctrl.last.status == "optimal" and ctrl.last.mode == "FF" and not ctrl.errors
-    assert ctrl.log[-1].path == "slow"
-    assert tau.sum() == pytest.approx(-M_TORSO * G * CX, abs=1e-9)  # the hand calculation (module doc)
-    assert tau == pytest.approx([-M_TORSO * G * CX + 5.0, -5.0], abs=1e-9)
-    assert ctrl.last.value == pytest.approx(tau[0], abs=1e-9)
+    """With margin 0 the supremum point itself (the hand calculation); with the default margin a
+    torque on the task's line within the margin of it."""
+    supremum = np.array([-M_TORSO * G * CX + 5.0, -5.0])  # the hand calculation (module doc)
+    for margin in (0.0, None):
+        ctrl = _controller(torso, margin=margin)
+        assert ctrl.task_equalities
+        tau = ctrl(torso.q, torso.qdot)
+        assert ctrl.last.status == "optimal" and ctrl.last.mode == "FF" and not ctrl.errors
+        assert ctrl.log[-1].path == "slow"
+        assert tau.sum() == pytest.approx(-M_TORSO * G * CX, abs=1e-9)  # the task row holds exactly
+        if margin == 0.0:
+            assert tau == pytest.approx(supremum, abs=1e-9)
+        else:
+            assert 0.0 < ctrl.margin and np.linalg.norm(tau - supremum) <= ctrl.margin * (1 + 1e-9)
+        assert ctrl.last.value == pytest.approx(tau[0], abs=1e-9)
 
 
 def test_the_torque_meets_the_task_row_by_the_oracle(torso):

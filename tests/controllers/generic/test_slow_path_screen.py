@@ -22,9 +22,15 @@ from tests._support import record_generic_steps as rec
 DATA = Path(__file__).resolve().parents[2] / "data" / "generic_steps"
 
 
+def _answer(got) -> tuple:
+    """``slow_margin_point``'s ``(value, point, closure)`` as ``(value, tau, nudged, closure)``."""
+    value, point, closure = got
+    return value, None if point is None else point.tau, point is not None and point.distance > 0.0, closure
+
+
 def _same(a, b) -> bool:
-    va, ta, na, ca = a
-    vb, tb, nb, cb = b
+    va, ta, na, ca = _answer(a)
+    vb, tb, nb, cb = _answer(b)
     same_tau = (ta is None and tb is None) or (ta is not None and tb is not None and np.array_equal(ta, tb))
     return same_tau and na == nb and repr(va) == repr(vb) and repr(ca) == repr(cb)
 
@@ -38,10 +44,11 @@ def test_screen_is_the_exact_meets(name, key, steps, monkeypatch):
     doc = json.loads((DATA / f"{name}.json").read_text(encoding="utf-8"))
     loaded = rec.loaded_system(name)
     controller = rec.controllers(name, loaded, float.fromhex(doc["velocity_tol"]))["inner"][key]
-    real = exact.slow_optimum
+    controller.margin = 0.0  # the recorded answers are the supremum points (no margin then)
+    real = exact.slow_margin_point
     seen = {"pairs": 0, "certified": 0, "calls": 0}
 
-    def checked(session, mode, others, lo, hi, counters, task, objective, disjoint=None):
+    def checked(session, mode, others, lo, hi, counters, task, objective, disjoint=None, margin=0.0, units=None):
         assert disjoint is not None  # the search hands its screen to the slow path
 
         def screen(K):
@@ -58,13 +65,14 @@ def test_screen_is_the_exact_meets(name, key, steps, monkeypatch):
                     assert not exact.meets(session, K, o), (mode, o)
             return got
 
-        with_screen = real(session, mode, others, lo, hi, counters, task, objective, disjoint=screen)
-        without = real(session, mode, others, lo, hi, counters, task, objective)
+        with_screen = real(session, mode, others, lo, hi, counters, task, objective, disjoint=screen, margin=margin,
+                           units=units)
+        without = real(session, mode, others, lo, hi, counters, task, objective, margin=margin, units=units)
         assert _same(with_screen, without), (mode, with_screen, without)
         seen["calls"] += 1
         return with_screen
 
-    monkeypatch.setattr(search, "slow_optimum", checked)
+    monkeypatch.setattr(search, "slow_margin_point", checked)
     # the certificates settle these steps' candidates without the slow path (search module doc,
     # *Settled candidates*); without them the slow path runs, as when the steps were recorded
     monkeypatch.setattr(search, "settle", lambda *args, **kwargs: None)
