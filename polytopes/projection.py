@@ -756,7 +756,8 @@ def project(P: "Polytope", keep: Sequence[int], method: str = "auto",
     method : str, optional
         ``"auto"`` (default: the float methods in turn until one passes verification, then the
         exact one if pplpy is installed), ``"support"``, ``"fourier_motzkin"``,
-        ``"block_elimination"``, ``"vertex"`` or ``"exact"`` (rational arithmetic, needs pplpy).
+        ``"block_elimination"``, ``"vertex"`` or ``"exact"`` (the package's decisions, then
+        rational arithmetic: ``polytopes._exact_projection``; needs pplpy).
     max_rows : int, optional
         Row budget of an intermediate representation (default
         ``polytopes.tolerances.DEFAULT_ROW_BUDGET``).
