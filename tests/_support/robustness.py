@@ -62,9 +62,11 @@ SET_TOL = ptol.PROJECTION_CHECK_TOL
 #: a decision (feasibility, a kinematic test) that differs between two runs is legitimate when
 #: the oracle's slack at the run's state is within this times the state's scale of zero
 DECISION_TOL = 1e-6
-#: the OpenBLAS cores tried, each with the CPU flag it needs (Linux ``/proc/cpuinfo``; ``pni`` is
-#: SSE3): Haswell first (the kernels of the AMD machine of issue 39), then the most different
-CORES = (("Haswell", "avx2"), ("Prescott", "pni"), ("SandyBridge", "avx"), ("SkylakeX", "avx512f"))
+#: the OpenBLAS cores tried, each with the CPU flag it needs (Linux ``/proc/cpuinfo``): Haswell
+#: first (the kernels of the AMD machine of issue 39), then the oldest (no AVX). NumPy's OpenBLAS
+#: builds no Prescott core (``OPENBLAS_CORETYPE=Prescott`` runs its generic "Katmai" one), so
+#: Nehalem stands for the SSE-only kernels.
+CORES = (("Haswell", "avx2"), ("Nehalem", "sse4_2"), ("SandyBridge", "avx"), ("SkylakeX", "avx512f"))
 N_DIRECTIONS = 6
 
 
@@ -194,12 +196,16 @@ class _Supports:
 
     def __call__(self, u: np.ndarray) -> float:
         self.h.changeColsCost(self.n, np.arange(self.n, dtype=np.int32), np.asarray(u, dtype=float))
-        self.h.run()
-        status = self.h.getModelStatus()
-        if status in (highspy.HighsModelStatus.kUnbounded, highspy.HighsModelStatus.kUnboundedOrInfeasible):
-            return np.inf  # (the set is nonempty)
-        assert status == highspy.HighsModelStatus.kOptimal, self.h.modelStatusToString(status)
-        return float(self.h.getInfo().objective_function_value)
+        for presolve in ("off", "on"):  # a warm start may end "unknown": once more from scratch
+            self.h.setOptionValue("presolve", presolve)
+            self.h.run()
+            status = self.h.getModelStatus()
+            if status in (highspy.HighsModelStatus.kUnbounded, highspy.HighsModelStatus.kUnboundedOrInfeasible):
+                return np.inf  # (the set is nonempty)
+            if status == highspy.HighsModelStatus.kOptimal:
+                return float(self.h.getInfo().objective_function_value)
+            self.h.clearSolver()
+        raise AssertionError(f"HiGHS: {self.h.modelStatusToString(status)} along {u.tolist()}")
 
 
 class SetView:

@@ -8,8 +8,8 @@ every run's ``T_c`` must answer as the oracle at points inside and outside.
 
 The slice below runs in every test run (RHex's start, whose ``LLSS`` the exact method lost on
 other kernels and perturbed inputs, about 15 s); the whole layer, every example over eight
-perturbations and five child processes, runs with ``CONTACTMODES_ROBUSTNESS=full`` (about 10
-minutes on two cores)."""
+perturbations and five child processes, runs with ``CONTACTMODES_ROBUSTNESS=full`` (about 13
+minutes on two cores, the snake alone 7)."""
 
 from __future__ import annotations
 
