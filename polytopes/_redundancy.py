@@ -24,7 +24,7 @@ import numpy as np
 from . import _cdd_io, lp
 from . import tolerances as tol
 from ._feasibility import Feasibility, Hull, feasibility, hull
-from ._linalg import equality_basis, row_norms
+from ._linalg import row_norms
 
 
 def implicit_equalities(A, b, C, d) -> np.ndarray:
@@ -218,17 +218,3 @@ def reduce(A, b, C, d, method: str = "lp", feas: Feasibility | None = None,
     A_out = U @ hl.N.T
     b_out = beta + A_out @ hl.x0
     return A_out, b_out, hl.Q.copy(), hl.q.copy()
-
-
-def canonical_form(A, b, C, d):
-    """Bring a nonempty, irredundant representation (e.g. from PPL) to the ``reduce``
-    output form: orthonormal independent equalities, unit inequality rows orthogonal to them."""
-    n = A.shape[1]
-    Q, q, x0, N, _ = equality_basis(C, d, n)
-    Az = A @ N
-    nz = row_norms(Az)
-    ok = nz > tol.COEF_ZERO_TOL * np.maximum(row_norms(A), 1e-300)
-    U, beta = Az[ok] / nz[ok, None], (b[ok] - A[ok] @ x0) / nz[ok]
-    keep = dedup(U, beta)
-    A_out = U[keep] @ N.T
-    return A_out, beta[keep] + A_out @ x0, Q, q

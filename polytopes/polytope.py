@@ -10,6 +10,7 @@ import numpy as np
 from . import _cdd_io, _feasibility, _redundancy, lp, ppl_io
 from . import tolerances as _tol
 from .errors import NumericalError, PolytopeError
+from ._exact_projection import exact_projection
 from ._linalg import data_scale, normalize_rows, rank_tol, row_norms
 from ._raypool import RayPool
 
@@ -1219,8 +1220,9 @@ class Polytope:
         unit vectors first, so scaling a row by any positive number changes nothing.
 
         ``method``: ``"cdd"`` (cddlib's redundancy removal, verified, falling back to ``"lp"``),
-        ``"lp"`` (verified LPs, ``polytopes._redundancy``), ``"exact"`` (PPL's minimized
-        constraints in rational arithmetic; needs pplpy, ``pip install 'contactmodes[exact]'``).
+        ``"lp"`` (verified LPs, ``polytopes._redundancy``), ``"exact"`` (emptiness and affine hull
+        by the package's rule, then PPL's minimized constraints of the inner system in rational
+        arithmetic, ``polytopes._exact_projection``; needs pplpy, ``pip install 'contactmodes[exact]'``).
         The empty set gives ``Polytope.empty(n)``. Raises ``PolytopeError`` on an unknown
         method or ``"exact"`` without pplpy.
         """
@@ -1229,18 +1231,14 @@ class Polytope:
         key = ("reduce", method)
         if key in self._cache:
             return self._cache[key]
-        if method == "exact" and self.dim == 0 and ppl_io.available():  # R^0: the one emptiness rule
-            out = Polytope.empty(0) if self.is_empty() else Polytope.universe(0)
-        elif method == "exact":
-            A, b, C, d = ppl_io.reduce_exact(*self._h())
-            if np.any(np.all(A == 0, axis=1) & (b < 0)):
-                out = Polytope.empty(self.dim)
-            else:
-                out = Polytope(*_redundancy.canonical_form(A, b, C, d))
-        elif self.is_empty():
+        if method == "exact" and not ppl_io.available():
+            raise PolytopeError(ppl_io.INSTALL_HINT)
+        if self.is_empty():
             out = Polytope.empty(self.dim)
         elif self.dim == 0:  # R^0: the one point, no row needed
             out = Polytope.universe(0)
+        elif method == "exact":  # the package's decisions, then PPL (polytopes._exact_projection)
+            out = Polytope(*exact_projection(self, range(self.dim)))
         else:
             out = Polytope(*_redundancy.reduce(*self._h(), method=method, feas=self._feas(),
                                               hl=self._hull()))

@@ -115,12 +115,6 @@ def from_ppl(P) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     return arr(A), np.array(b, dtype=float) + 0.0, arr(C), np.array(d, dtype=float) + 0.0
 
 
-def reduce_exact(A, b, C, d):
-    """Minimal H-representation by exact arithmetic: ``(A, b, C, d)`` floats (rounded once at
-    the end) of PPL's minimized constraint system."""
-    return from_ppl(to_ppl(A, b, C, d))
-
-
 def generators_exact(A, b, C, d) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(vertices, rays, lines)`` of ``{A x <= b, C x = d}`` (nonempty) from PPL's minimized
     generator system: exact, rounded once to floats (each ray and line divided by its largest
@@ -156,6 +150,173 @@ def project_exact(A, b, C, d, keep):
     P = to_ppl(A, b, C, d, order)
     P.remove_higher_space_dimensions(len(keep))
     return from_ppl(P)
+
+
+def project_interior(G, h, r: int) -> tuple[np.ndarray, np.ndarray, int, int]:
+    """Exact projection of ``{x : G x <= h}`` onto its first ``r`` coordinates, for an input meant
+    to have an interior (the exact method's reduced system, ``polytopes._exact_projection``).
+
+    Parameters
+    ----------
+    G : numpy.ndarray
+        ``(m, n)`` the rows (floats, converted exactly).
+    h : numpy.ndarray
+        ``(m,)`` their right-hand side.
+    r : int
+        The number of leading coordinates kept, ``0 <= r <= n``.
+
+    Returns
+    -------
+    tuple
+        ``(F, g, dim_in, dim_out)``: the projection's minimized inequalities ``F y <= g`` (``(p, r)``,
+        ``(p,)``, each row divided by its largest coefficient before the one rounding to floats),
+        the input's exact affine dimension (``-1`` when empty) and the projection's. When the
+        projection is not full-dimensional ``F, g`` are empty (the caller refuses such a result).
+    """
+    n = G.shape[1]
+    P = to_ppl(G, h, np.zeros((0, n)), np.zeros(0))
+    if P.is_empty():
+        return np.zeros((0, r)), np.zeros(0), -1, -1
+    dim_in = int(P.affine_dimension())
+    P.remove_higher_space_dimensions(int(r))
+    dim_out = int(P.affine_dimension())
+    if dim_out < r:
+        return np.zeros((0, r)), np.zeros(0), dim_in, dim_out
+    F, g, _, _ = from_ppl(P)
+    return F, g, dim_in, dim_out
+
+
+def cone_implicit_rows(G, relax: float, threshold: float) -> np.ndarray:
+    """The rows of the cone ``{ρ : G ρ <= 0}`` that hold with equality on it, up to tolerances:
+    row ``i`` is *not* implicit when some ``ρ`` with ``|ρ|_∞ <= 1`` and ``G ρ <= relax`` (every
+    row relaxed, so that rounding in the data cannot block a direction of the model) has
+    ``G_i ρ < relax - threshold``. Decided by the slack rounds of Freund, Roundy & Todd (1985)
+    with exact linear programs (PPL's ``MIP_Problem``, the floats converted exactly): each round
+    maximizes the sum of the slacks ``t_i`` of the undecided rows, ``G ρ + t <= relax``,
+    ``0 <= t <= 1``; the rows with ``t_i > threshold`` at the optimum are not implicit, and when
+    none is, every undecided row is (each alone then reaches at most ``m · threshold``).
+
+    Parameters
+    ----------
+    G : numpy.ndarray
+        ``(m, e)`` the rows.
+    relax : float
+        The relaxation of every row (in the units of ``G``'s rows, per unit of ``ρ``).
+    threshold : float
+        The slack above which a row is not implicit (same units), larger than ``relax``.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(m,)`` bool, the implicit rows.
+
+    Raises
+    ------
+    PolytopeError
+        Without pplpy, or when an exact LP reaches no optimum (it is feasible and bounded by
+        construction).
+    """
+    ppl = _require()
+    m, e = G.shape
+    implicit = np.zeros(m, dtype=bool)
+    undecided = np.ones(m, dtype=bool)
+    thr = Fraction(float(threshold))
+    while undecided.any():
+        idx = np.flatnonzero(undecided)
+        slot = {int(i): e + j for j, i in enumerate(idx)}
+        n = e + idx.size
+        xs = [ppl.Variable(k) for k in range(n)]
+
+        def constraint(a, bound):
+            ints = _int_row(a, bound)
+            expr = ppl.Linear_Expression(0)
+            for k in range(n):
+                if ints[k]:
+                    expr += ints[k] * xs[k]
+            return expr <= ints[-1]
+
+        cs = ppl.Constraint_System()
+        for i in range(m):  # G_i ρ (+ t_i) <= relax, t in the float row's units
+            a = np.zeros(n)
+            a[:e] = G[i]
+            if i in slot:
+                a[slot[i]] = 1.0
+            cs.insert(constraint(a, relax))
+        for k in range(n):
+            unit = np.zeros(n)
+            unit[k] = 1.0
+            cs.insert(constraint(unit, 1.0))  # ρ_k <= 1, t_i <= 1
+            cs.insert(constraint(-unit, 1.0 if k < e else 0.0))  # ρ_k >= -1, t_i >= 0
+        objective = ppl.Linear_Expression(0)
+        for k in range(e, n):
+            objective += xs[k]
+        mip = ppl.MIP_Problem(n, cs, objective, "maximization")
+        if mip.solve()["status"] != "optimized":  # feasible (ρ = 0, t = relax) and bounded
+            raise PolytopeError("an exact LP of the eliminated cone reached no optimum")
+        point = mip.optimizing_point()
+        div = int(point.divisor())
+        loose = [i for i, k in slot.items() if Fraction(int(point.coefficient(xs[k])), div) > thr]
+        if not loose:
+            implicit[idx] = True
+            break
+        undecided[loose] = False
+    return implicit
+
+
+def redundant_within(F, g, slack) -> np.ndarray:
+    """The rows of ``{y : F y <= g}`` that are redundant up to ``slack``, removed one at a time:
+    row ``j`` is dropped when ``max F_j y`` over the rows still kept (``j`` left out) is at most
+    ``g_j + slack_j``, or the others are infeasible. Exact LPs (PPL's ``MIP_Problem``, the floats
+    converted exactly).
+
+    Parameters
+    ----------
+    F : numpy.ndarray
+        ``(p, r)`` the rows.
+    g : numpy.ndarray
+        ``(p,)`` their right-hand side.
+    slack : numpy.ndarray
+        ``(p,)`` the tolerance of each row, in its units (``>= 0``).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(p,)`` bool, the rows removed.
+    """
+    ppl = _require()
+    p, r = F.shape
+    xs = [ppl.Variable(k) for k in range(r)]
+    ints = [_int_row(F[i], g[i]) for i in range(p)]
+
+    def expression(row):
+        expr = ppl.Linear_Expression(0)
+        for k in range(r):
+            if row[k]:
+                expr += row[k] * xs[k]
+        return expr
+
+    removed = np.zeros(p, dtype=bool)
+    for j in range(p):
+        cs = ppl.Constraint_System()
+        for i in range(p):
+            if i != j and not removed[i]:
+                cs.insert(expression(ints[i]) <= ints[i][-1])
+        target = _int_row(F[j], float(g[j] + slack[j]))  # one positive scale on both sides
+        mip = ppl.MIP_Problem(r, cs, expression(target), "maximization")
+        status = mip.solve()["status"]
+        if status == "unfeasible":
+            removed[j] = True
+        elif status == "optimized":
+            value = mip.optimal_value()
+            removed[j] = Fraction(int(value.numerator), int(value.denominator)) <= target[-1]
+    return removed
+
+
+def cone_dimension(G) -> int:
+    """The exact dimension of the cone ``{y : G y <= 0}`` (``G`` ``(m, n)`` floats, converted
+    exactly); 0 when the cone is the origin alone."""
+    n = G.shape[1]
+    return int(to_ppl(G, np.zeros(G.shape[0]), np.zeros((0, n)), np.zeros(0)).affine_dimension())
 
 
 def exact_facts(A, b, C, d) -> dict:

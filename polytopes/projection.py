@@ -21,11 +21,12 @@ Methods:
     convert back with cdd. Fragile (lost rays and facets on about 1 in 5 random inputs before
     verification existed): it is tried last among the float methods.
 ``"exact"``
-    PPL in rational arithmetic (``polytopes.ppl_io``; needs pplpy), rounded to floats once at
-    the end. Exact for the float data after two decisions at ``COEF_ZERO_TOL`` (relative to each
-    row) on the eliminated coefficients: tiny ones are zero, and eliminated parts parallel up to
-    rounding are made exactly parallel (``_snapped_elimination_block``: without it, rows
-    tilted by rounding give the exact projection slivers no float method sees).
+    The package's decisions in floating point, the rest in rational arithmetic (PPL through
+    ``polytopes.ppl_io``; needs pplpy): emptiness, affine hull, the projection's dimension and
+    which rows can constrain it are decided by the rules every method uses, then the projection
+    of the set's inner system and its facets are computed exactly and rounded to floats once
+    (``polytopes._exact_projection``, whose docstring is the contract). Not verified again by
+    LPs: its dimension is the rank decision's, its facets are exact for the decided rows.
 ``"support"``
     Ours (``polytopes._support_projection``). For at most three kept coordinates: verified
     support LPs only — two for one dimension, the Bretl–Lall incremental hull of support points
@@ -81,6 +82,7 @@ import numpy as np
 from . import _cdd_io, _redundancy, lp, ppl_io
 from . import tolerances as tol
 from .errors import NumericalError, PolytopeError, ProjectionBudgetError
+from ._exact_projection import exact_projection
 from ._support_projection import SupportProjectionUnavailable, support_projection
 from ._feasibility import feasibility, hull
 from ._linalg import row_norms
@@ -670,52 +672,6 @@ def _clean_rows(A, b, scale):
     return A[keep], b[keep]
 
 
-def _snapped_elimination_block(A, b, C, d, ks):
-    """``(A, b, C, d)`` with the eliminated coefficients cleaned of rounding: the input of the
-    exact projection.
-
-    Rows whose eliminated parts are parallel in exact arithmetic (a direction of the eliminated
-    coordinates that only one row sees) come out of floating point tilted by ``1e-16``; the exact
-    projection of the tilted rows then reaches points ``1e15`` away along that direction — a
-    sliver that no float method sees and the model does not have (RHex's ``FFSF`` lost its
-    ``τ1 >= 0`` facet, issue 22). So, as Fourier–Motzkin's sign classification does, two
-    numerical decisions are taken first, relative to each row's largest coefficient: an
-    eliminated coefficient below ``COEF_ZERO_TOL`` is zero, and eliminated parts whose unit
-    directions agree (up to sign) within ``COEF_ZERO_TOL`` are parallel: each is replaced by its
-    norm times its class's first direction, so that they cancel exactly. The exact projection is
-    then exact for this cleaned system."""
-    n = A.shape[1]
-    ks_set = set(ks)
-    elim = [j for j in range(n) if j not in ks_set]
-    if not elim:
-        return A, b, C, d
-    M = np.vstack([A, C])
-    rhs = np.concatenate([b, d])
-    big = np.abs(M).max(axis=1, initial=0.0)
-    E = M[:, elim]
-    E[np.abs(E) <= tol.COEF_ZERO_TOL * big[:, None]] = 0.0
-    norms = np.linalg.norm(E, axis=1)
-    reps: list[np.ndarray] = []
-    for i in np.flatnonzero(norms > 0):
-        u = E[i] / norms[i]
-        for r in reps:
-            sign = 1.0 if np.abs(u - r).max() <= tol.COEF_ZERO_TOL else \
-                -1.0 if np.abs(u + r).max() <= tol.COEF_ZERO_TOL else 0.0
-            if sign:
-                break
-        else:
-            reps.append(u)
-            r, sign = u, 1.0
-        # the whole row divided by its eliminated part's norm (a positive factor: the same
-        # constraint up to the rounding of its kept part), its eliminated part then exactly ±r
-        M[i] /= norms[i]
-        rhs[i] /= norms[i]
-        E[i] = sign * r
-    M[:, elim] = E
-    m = len(A)
-    return M[:m], rhs[:m], M[m:], rhs[m:]
-
-
 def _project_with(P: "Polytope", ks: list[int], method: str, max_rows: int) -> "Polytope":
     """The projection by one method, reduced; not yet verified."""
     Q = _unreduced(P, ks, method, max_rows)
@@ -728,12 +684,8 @@ def _unreduced(P: "Polytope", ks: list[int], method: str, max_rows: int) -> "Pol
     cls = type(P)  # results are of the input's class (no import of polytope.py: it imports us)
     n, k = P.dim, len(ks)
     eliminate = [j for j in range(n) if j not in set(ks)]
-    if method == "exact":
-        A, b, C, d = _snapped_elimination_block(P.A, P.b, P.C, P.d, ks)
-        A, b, C, d = ppl_io.project_exact(A, b, C, d, ks)
-        if np.any(~np.any(A != 0, axis=1) & (b < 0)):
-            return cls(*_redundancy.canonical_empty(k))
-        return cls(*_redundancy.canonical_form(A, b, C, d))
+    if method == "exact":  # P is nonempty (``project`` decided it)
+        return cls(*exact_projection(P, ks))
     if method == "support":
         try:
             return cls(*support_projection(P, ks))
@@ -804,7 +756,8 @@ def project(P: "Polytope", keep: Sequence[int], method: str = "auto",
     method : str, optional
         ``"auto"`` (default: the float methods in turn until one passes verification, then the
         exact one if pplpy is installed), ``"support"``, ``"fourier_motzkin"``,
-        ``"block_elimination"``, ``"vertex"`` or ``"exact"`` (rational arithmetic, needs pplpy).
+        ``"block_elimination"``, ``"vertex"`` or ``"exact"`` (the package's decisions, then
+        rational arithmetic: ``polytopes._exact_projection``; needs pplpy).
     max_rows : int, optional
         Row budget of an intermediate representation (default
         ``polytopes.tolerances.DEFAULT_ROW_BUDGET``).

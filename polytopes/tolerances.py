@@ -23,8 +23,15 @@ are then multiplied by the problem scale ``max(1, max_i |b_i| / ||a_i||)`` (see
 ``COEF_ZERO_TOL``
     A coefficient of a row normalized to unit max-norm (or unit 2-norm) counts as zero below this
     (sign classification in Fourier–Motzkin, vanishing rows after projection on the affine hull,
-    and the cleaning of the exact projection's input: zero eliminated coefficients and parallel
-    eliminated parts, ``projection._snapped_elimination_block``).
+    and the exact method's decisions, ``polytopes._exact_projection``: an eliminated part of a
+    unit row below it is zero, and a row of the eliminated variables' recession cone is an
+    implicit equality unless some direction of unit max-norm relaxes it by more than this).
+``EXACT_CONE_RELAX``
+    The exact method's recession-cone decision (``polytopes._exact_projection``,
+    ``ppl_io.cone_implicit_rows``) relaxes every unit row of the cone by this much per unit of
+    the direction: rounding (a few 1e-16 per entry of a unit row) then cannot block a direction
+    that the model leaves free, and a row implicit in the model is relaxed by at most this times
+    its positive dependence's ratio, far below ``COEF_ZERO_TOL``.
 ``DUPLICATE_DECIMALS``
     Normalized rows equal after rounding to this many decimals are duplicates (the one with the
     smaller right-hand side is kept).
@@ -136,6 +143,7 @@ CONTAINMENT_TOL: float = 1e-7
 REDUNDANCY_TOL: float = 1e-9
 RANK_RTOL: float = 1e-10
 COEF_ZERO_TOL: float = 1e-11
+EXACT_CONE_RELAX: float = 1e-14
 DUPLICATE_DECIMALS: int = 9
 WITNESS_MARGIN: float = 1e-7
 HIGHS_TOL: float = 1e-9

@@ -395,7 +395,9 @@ class ModeSolution:
         projection will go to the support-LP method first
         (``polytopes.projection.support_first``), which needs no reduction — reducing a domain
         over dozens of ambiguity variables costs more than projecting it (a box on 64
-        contacts: 8 s of cdd redundancy removal for a one-torque projection of two LPs)."""
+        contacts: 8 s of cdd redundancy removal for a one-torque projection of two LPs). The
+        exact method projects ``D_c`` reduced: the object whose emptiness, affine-hull and
+        redundancy decisions the default method takes too (``polytopes._exact_projection``)."""
         if self.session.method == "auto" and support_first(self.response_scaled(task).n_w, self.n_tau):
             return self._D_or_raw(task)
         return self.D_scaled(task)
@@ -453,7 +455,7 @@ class ModeSolution:
             if not self.feasible(task):
                 return None
             n_w = self.response_scaled(task).n_w
-            if n_w == 0:
+            if n_w == 0 and self.session.method != "exact":  # (exact: D_c's facets in rationals)
                 return self.D_scaled(task)
             return self._projection_input(task).project(list(range(self.n_tau)), method=self.session.method)
 
@@ -535,7 +537,7 @@ class ModeSolution:
         if trivially or P.is_empty():
             return None
         P = P.reduce()
-        if P.dim == self.n_tau:
+        if P.dim == self.n_tau and self.session.method != "exact":
             return P
         return P.project(list(range(self.n_tau)), method=self.session.method)
 

@@ -91,7 +91,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     an.add_argument("--json", action="store_true", help="print the contactmodes.analysis/1 JSON document")
     an.add_argument("--output", metavar="PATH", help="write the output to PATH instead of stdout")
     an.add_argument("--method", default="auto", choices=["auto", "fourier_motzkin", "block_elimination", "vertex", "exact"],
-                    help="projection method for T_c (default: auto; exact: rational arithmetic, needs pplpy)")
+                    help="projection method for T_c (default: auto; exact: the default's decisions, then rational "
+                         "arithmetic, needs pplpy; docs/cli.md)")
     an.add_argument("--unambiguous", action="store_true",
                     help="also compute each feasible mode's unambiguous set T*_c and its ambiguity sources")
     an.add_argument("--inconsistency-box", metavar="LO:HI[,LO:HI...]", default=None,

@@ -294,6 +294,82 @@ def test_exact_projection_ignores_rounding_tilts_of_parallel_rows(seed):
     assert Q.contains(np.array([1e6]))
 
 
+# D_c of RHex's LLSS and FFSF as the default method reduces them under OPENBLAS_CORETYPE=Haswell
+# (issue 39): over (τ1, τ2, τ3, w1, w2), rows of unit norm, rounding in the last bits.
+LLSS_HASWELL = (
+    [[0.21949297354053693, 4.873723059362888e-17, -4.873723059362888e-17, -0.2888880152622541, 0.9318618723846195],
+     [0.6710246252259551, 1.4899739780326442e-16, -1.4899739780326442e-16, 0.7081848032908217, 0.21954552313428438],
+     [-0.9999999999999999, -2.220446049250313e-16, 2.220446049250313e-16, 0.0, 0.0],
+     [0.9999999999999999, 2.220446049250313e-16, -2.220446049250313e-16, 0.0, 0.0]],
+    [-0.4125695119884071, -1.261290043576483, 0.0, 0.10921158049895875],
+    [[2.2204460492503136e-16, -1.0, -2.465190328815663e-32, 0.0, 0.0],
+     [-2.2204460492503136e-16, -2.465190328815663e-32, -1.0, 0.0, 0.0]], [0.0, 0.0])
+FFSF_HASWELL = (
+    [[0.0, 0.0, 0.0, 0.01438587535683423, -0.9998965179408406],
+     [0.5832364553705683, 0.0, 0.6341013424946137, 0.507639027441724, 0.00730358756532165],
+     [0.0013756053432905802, 0.0, -0.5866776458039442, -0.8097355901999336, -0.011649960834545049],
+     [-0.8504590074202705, 0.0, 0.3645210857356296, -0.37922827660345804, -0.005456095326983742],
+     [0.04392614443248786, 0.0, -0.6922825737593591, 0.7202138302632273, 0.010361978671324702],
+     [0.9363336149477598, 0.0, 0.24330328884036231, -0.25311975227079514, -0.003641726059831957]],
+    [0.0, 0.38217379599046913, -0.1953657873519252, 0.14274519469096258, -0.27109545823121467, 0.30525104215183296],
+    [[0.0, -1.0, 0.0, 0.0, 0.0]], [0.0])
+
+
+def _highs_support(P, u):
+    """``max u·x`` over ``P`` by HiGHS directly (``inf`` when unbounded): the oracle."""
+    from scipy.optimize import linprog
+
+    res = linprog(-u, A_ub=P.A, b_ub=P.b, A_eq=P.C if P.n_eq else None, b_eq=P.d if P.n_eq else None,
+                  bounds=(None, None), method="highs", options={"presolve": False})
+    return np.inf if res.status == 3 else -res.fun
+
+
+def test_exact_projection_keeps_the_bounds_of_a_set_with_tilted_equalities():
+    """RHex's ``LLSS`` (issue 39): the equalities ``τ2 = τ3 = 0`` carry couplings of 2e-16 to
+    ``τ1``. Their exact projection had inequalities mixed with those equalities, and the
+    conversion back to floats dropped them: ``T_c`` came out unbounded. By hand: the two rows in
+    ``w`` leave it free, so the projection is the segment ``0 <= τ1 <= 0.10921158…`` (``τ2``,
+    ``τ3`` within 1e-16 of 0)."""
+    pytest.importorskip("ppl")
+    T = Polytope(*LLSS_HASWELL).project([0, 1, 2], method="exact")
+    lo, hi = T.bounding_box()
+    assert T.affine_dimension() == 1
+    assert lo[0] == pytest.approx(0.0, abs=1e-12) and hi[0] == pytest.approx(0.10921158049895875, rel=1e-12)
+    assert np.abs(np.concatenate([lo[1:], hi[1:]])).max() <= 1e-12
+
+
+def test_exact_projection_sees_a_direction_rounding_blocks():
+    """RHex's ``FFSF`` under Haswell: five rows whose eliminated parts are parallel to ``d`` (up to
+    1e-17) and one along ``d⊥``. In the model the sixth row is free along ``-d⊥``, so the five
+    combine into the facets; rounded, their tilts block that direction in exact arithmetic,
+    every row then looks like an equality of the eliminated cone and half of the combinations
+    are lost (``T_c`` unbounded). The exact projection against HiGHS's supports of ``D``."""
+    pytest.importorskip("ppl")
+    D = Polytope(*FFSF_HASWELL)
+    T = D.project([0, 1, 2], method="exact")
+    rng = np.random.default_rng(3)
+    for u in np.vstack([np.eye(3), -np.eye(3), rng.normal(size=(8, 3))]):
+        expected = _highs_support(D, np.concatenate([u, [0.0, 0.0]]))
+        got = _highs_support(T, u)
+        assert np.isfinite(expected) and got == pytest.approx(expected, rel=1e-9, abs=1e-12), u
+
+
+def test_exact_cone_decision_sees_the_models_free_direction():
+    """``ppl_io.cone_implicit_rows`` on rows ``±(1, ε_i)`` (``ε_i`` of 1e-17, as rounding leaves
+    them) and ``(0, 1)``: the cone ``{ρ : G ρ <= 0}`` of the model (``ε = 0``) is the ray
+    ``ρ = (0, -1)``, on which the first rows are zero and the last is not; with these tilts the
+    first rows cut the ray off in exact arithmetic (``ρ = (α, -1)`` needs ``α <= -3e-17`` and
+    ``α >= 4e-17``). The decision, relaxed by ``EXACT_CONE_RELAX``, sees the model's cone."""
+    pytest.importorskip("ppl")
+    from polytopes import ppl_io, tolerances
+
+    eps = (-3e-17, 2e-17, -1e-17, 4e-17)
+    G = np.array([[s, s * e] for s, e in zip((1.0, -1.0, 1.0, -1.0), eps)] + [[0.0, 1.0]])
+    assert ppl_io.cone_dimension(G) == 0  # exactly, rounding closed the model's ray
+    got = ppl_io.cone_implicit_rows(G, tolerances.EXACT_CONE_RELAX, tolerances.COEF_ZERO_TOL)
+    assert got.tolist() == [True, True, True, True, False]
+
+
 @pytest.mark.parametrize("seed", range(40))
 def test_projected_dimension_is_the_projections(seed):
     """``Polytope.projected_dimension`` (the hull's direction basis restricted to the kept
