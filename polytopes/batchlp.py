@@ -81,23 +81,12 @@ installed, else ``"numpy"``."""
 class BatchResult:
     """Answers for a batch of ``B`` LPs (``n`` variables, ``m`` rows).
 
-    Attributes
-    ----------
-    status : numpy.ndarray
-        Shape ``(B,)``, int: ``lp.OPTIMAL``, ``lp.INFEASIBLE`` (every LP here is bounded by its
-        box), or ``UNDECIDED`` (only from ``simplex_batch``); after ``solve_batch``'s fallback also
-        ``lp.UNBOUNDED`` (solved there without the artificial bounds).
-    x : numpy.ndarray
-        Shape ``(B, n)``: the optimal points (NaN rows otherwise), in the LPs' own units.
-    fun : numpy.ndarray
-        Shape ``(B,)``: ``c.x`` at the optimum (NaN otherwise).
-    basis : numpy.ndarray
-        Shape ``(B, n)``, int: the final basis of the simplex (row ``i < m`` of ``G``, ``m + j`` the
-        upper bound of ``x_j``, ``m + n + j`` its lower bound), a warm start for the next call.
-    solver : numpy.ndarray
-        Shape ``(B,)``, object: ``"batch"`` or the fallback's solver name.
-    iterations : int
-        Pivots done (the largest over the batch).
+    ``status`` (B,): ``lp.OPTIMAL``, ``lp.INFEASIBLE`` (every LP here is bounded by its box), or
+    ``UNDECIDED`` (only from ``simplex_batch``). ``x`` (B, n): optimal points (NaN
+    otherwise); ``fun`` (B,): ``c.x`` at the optimum (NaN otherwise); ``basis`` (B, n): the final
+    basis of the simplex (row ``i < m`` of ``G``, ``m + j`` the upper bound of ``x_j``, ``m + n + j``
+    its lower bound), a warm start for the next call; ``solver`` (B,) object: ``"batch"`` or the
+    fallback's solver name; ``iterations``: pivots done (the largest over the batch).
     """
 
     status: np.ndarray
@@ -170,18 +159,7 @@ def preferred_kernel(n_lps: int) -> str:
     """The kernel worth using for about ``n_lps`` LPs: ``"compiled"`` when numba is installed and
     ``n_lps`` is at least ``COMPILED_MIN_LPS`` (loading it costs about a second per process),
     else ``"numpy"``. The choice depends on the problem only, never on what the process ran
-    before (the two kernels' last bits differ; an answer must not depend on the process).
-
-    Parameters
-    ----------
-    n_lps : int
-        About how many LPs the caller will solve in this process.
-
-    Returns
-    -------
-    str
-        ``"compiled"`` or ``"numpy"``.
-    """
+    before (the two kernels' last bits differ; an answer must not depend on the process)."""
     if n_lps >= COMPILED_MIN_LPS:
         return "compiled" if available() else "numpy"
     return "numpy"
@@ -204,37 +182,12 @@ def simplex_batch(c, G, h, lo, hi, artificial=None, basis=None, max_iter: int | 
                   kernel: str = "auto") -> BatchResult:
     """The dual simplex of the module doc without the fallback.
 
-    Parameters
-    ----------
-    c : numpy.ndarray
-        Shape ``(B, n)``: the costs (minimized).
-    G : numpy.ndarray
-        Shape ``(B, m, n)``: the inequality rows ``G_b x <= h_b``.
-    h : numpy.ndarray
-        Shape ``(B, m)``.
-    lo, hi : numpy.ndarray
-        Shape ``(B, n)``: finite bounds with ``lo <= hi``.
-    artificial : numpy.ndarray or tuple[numpy.ndarray, numpy.ndarray], optional
-        Which bounds are artificial (module doc): a ``(B, n)`` bool array (both bounds of those
-        variables) or a pair ``(lower, upper)`` of them; ``None``: none.
-    basis : numpy.ndarray, optional
-        Shape ``(B, n)``, int: warm starts (rows numbered as in ``BatchResult.basis``; ignored where
-        out of range, singular or not dual feasible).
-    max_iter : int, optional
-        Pivot limit; ``None``: ``4 (m + 2 n)``.
-    kernel : str, optional
-        ``"auto"``, ``"numpy"`` or ``"compiled"`` (module doc).
-
-    Returns
-    -------
-    BatchResult
-        The verified answers; an LP that did not converge or whose answer failed the checks has
-        status ``UNDECIDED``.
-
-    Raises
-    ------
-    ValueError
-        For an unknown ``kernel``, or ``"compiled"`` without numba.
+    ``c`` (B, n), ``G`` (B, m, n), ``h`` (B, m), ``lo``, ``hi`` (B, n) finite with ``lo <= hi``;
+    ``artificial``: which bounds are artificial (module doc) — a (B, n) bool array (both bounds of
+    those variables) or a pair ``(lower, upper)`` of them;
+    ``basis`` (B, n) int: warm starts (rows as in ``BatchResult``; ignored where singular or
+    not dual feasible); ``kernel``: ``"auto"``, ``"numpy"`` or ``"compiled"`` (module doc).
+    Undecided LPs have status ``UNDECIDED``.
     """
     c = np.asarray(c, dtype=float)
     Bn, n = c.shape
@@ -420,39 +373,11 @@ def _verify(c, F, f, art, n, status, basis, enter, iterations) -> BatchResult:
 def solve_batch(c, G, h, lo, hi, artificial=None, basis=None, max_iter: int | None = None,
                 kernel: str = "auto") -> BatchResult:
     """Solve every LP of the batch (module doc): the vectorized dual simplex, then
-    ``polytopes.lp.solve_verified`` for each LP it did not decide — there without the artificial
-    bounds, which may also answer ``lp.UNBOUNDED``.
+    ``polytopes.lp.solve_verified`` for each LP it did not decide — there without the
+    artificial bounds, which may also answer ``lp.UNBOUNDED``.
 
-    Parameters
-    ----------
-    c : numpy.ndarray
-        Shape ``(B, n)``: the costs (minimized).
-    G : numpy.ndarray
-        Shape ``(B, m, n)``: the inequality rows ``G_b x <= h_b``.
-    h : numpy.ndarray
-        Shape ``(B, m)``.
-    lo, hi : numpy.ndarray
-        Shape ``(B, n)``: finite bounds with ``lo <= hi``.
-    artificial : numpy.ndarray or tuple[numpy.ndarray, numpy.ndarray], optional
-        As in ``simplex_batch``.
-    basis : numpy.ndarray, optional
-        Shape ``(B, n)``, int: warm starts, as in ``simplex_batch``.
-    max_iter : int, optional
-        Pivot limit of the simplex; ``None``: ``4 (m + 2 n)``.
-    kernel : str, optional
-        ``"auto"``, ``"numpy"`` or ``"compiled"`` (module doc).
-
-    Returns
-    -------
-    BatchResult
-        No ``UNDECIDED`` entries; the fallback's LPs carry its solver's name in ``solver``.
-
-    Raises
-    ------
-    NumericalError
-        When the fallback cannot verify an LP.
-    ValueError
-        For an unknown ``kernel``, or ``"compiled"`` without numba.
+    Arguments as ``simplex_batch``. Returns a ``BatchResult`` with no ``UNDECIDED``
+    entries. Raises ``NumericalError`` when the fallback cannot verify an LP.
     """
     res = simplex_batch(c, G, h, lo, hi, artificial, basis, max_iter, kernel)
     undecided = res.status == UNDECIDED
@@ -480,41 +405,17 @@ def _bucket(m: int, n: int) -> tuple[int, int]:
 
 def solve_padded(problems, fallback: bool = True, kernel: str = "numpy",
                  chunk: int = PADDED_CHUNK) -> tuple[np.ndarray, list[np.ndarray | None], np.ndarray]:
-    """Solve LPs of different sizes together.
+    """Solve LPs of different sizes together: each is padded (zero rows ``0 <= 0``, variables
+    fixed by ``lo = hi = 0`` with zero cost) to a size that depends on its own size only
+    (multiples of ``PAD_ROWS`` rows and ``PAD_COLS`` variables), so an LP gets the same
+    answer, bit for bit, whatever else is solved with it; the LPs of one padded size are solved
+    together by ``solve_batch`` (``fallback``) or ``simplex_batch``, ``chunk`` per batch
+    (``solve_stacked`` of stacks of one LP).
 
-    Each LP is padded (zero rows ``0 <= 0``, variables fixed by ``lo = hi = 0`` with zero cost) to a
-    size that depends on its own size only (multiples of ``PAD_ROWS`` rows and ``PAD_COLS``
-    variables), so an LP gets the same answer, bit for bit, whatever else is solved with it; the LPs
-    of one padded size are solved together by ``solve_batch`` (``fallback``) or ``simplex_batch``,
-    ``chunk`` per batch (``solve_stacked`` of stacks of one LP).
-
-    Parameters
-    ----------
-    problems : Sequence[tuple]
-        ``N`` tuples ``(c, G, h, lo, hi, art_lo, art_hi)`` with shapes ``(n_i,)``, ``(m_i, n_i)``,
-        ``(m_i,)``, ``(n_i,)``, ``(n_i,)`` and two ``(n_i,)`` bool arrays marking the artificial lower
-        and upper bounds (the LP of the module doc).
-    fallback : bool, optional
-        Hand the undecided LPs to ``polytopes.lp.solve_verified`` (``solve_batch``); ``False``:
-        leave them ``UNDECIDED``.
-    kernel : str, optional
-        ``"auto"``, ``"numpy"`` (default) or ``"compiled"``.
-    chunk : int, optional
-        At most this many LPs per batch (memory).
-
-    Returns
-    -------
-    status : numpy.ndarray
-        Shape ``(N,)``, int; without the fallback a status may be ``UNDECIDED``.
-    x : list[numpy.ndarray or None]
-        ``x[i]`` the optimal point ``(n_i,)``, ``None`` unless optimal.
-    fun : numpy.ndarray
-        Shape ``(N,)``: the optimal values (NaN unless optimal).
-
-    Raises
-    ------
-    NumericalError
-        With ``fallback``, when the fallback cannot verify an LP.
+    ``problems``: a sequence of ``(c, G, h, lo, hi, art_lo, art_hi)`` with shapes ``(n_i,)``,
+    ``(m_i, n_i)``, ``(m_i,)``, ``(n_i,)``, ``(n_i,)`` and two ``(n_i,)`` bool arrays marking the
+    artificial lower and upper bounds. Returns ``(status (N,), x, fun (N,))``, ``x[i]`` the
+    optimal point ``(n_i,)`` or ``None``; without the fallback a status may be ``UNDECIDED``.
     """
     solved = solve_stacked([tuple(np.asarray(a)[None] for a in p) for p in problems], fallback, kernel, chunk)
     status = np.array([st[0] for st, _, _ in solved], dtype=int).reshape(len(problems))
@@ -525,34 +426,12 @@ def solve_padded(problems, fallback: bool = True, kernel: str = "numpy",
 
 def solve_stacked(stacks, fallback: bool = True, kernel: str = "numpy",
                   chunk: int = PADDED_CHUNK) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """``solve_padded`` of LPs given as stacks of one size each, without a Python loop over the LPs.
-
-    Each LP is padded as ``solve_padded`` pads it and the stacks of one padded size are solved
-    together, at most ``chunk`` LPs per batch (bounded memory), so each gets the answer
-    ``solve_padded`` gives it, bit for bit.
-
-    Parameters
-    ----------
-    stacks : Sequence[tuple]
-        Tuples ``(c, G, h, lo, hi, art_lo, art_hi)`` with shapes ``(S, n)``, ``(S, m, n)``,
-        ``(S, m)``, ``(S, n)``, ``(S, n)`` and two ``(S, n)`` bool arrays (``S``, ``m``, ``n`` per
-        stack).
-    fallback : bool, optional
-        As in ``solve_padded``.
-    kernel : str, optional
-        ``"auto"``, ``"numpy"`` (default) or ``"compiled"``.
-    chunk : int, optional
-        At most this many LPs per batch.
-
-    Returns
-    -------
-    list[tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray]]
-        Per stack, ``(status (S,), x (S, n) (NaN where not optimal), fun (S,))``.
-
-    Raises
-    ------
-    NumericalError
-        With ``fallback``, when the fallback cannot verify an LP.
+    """``solve_padded`` of LPs given as stacks of one size each, without a Python loop over the
+    LPs: ``stacks`` a sequence of ``(c, G, h, lo, hi, art_lo, art_hi)`` with shapes ``(S, n)``,
+    ``(S, m, n)``, ``(S, m)``, ``(S, n)``, ``(S, n)`` and two ``(S, n)`` bool arrays. Each LP is padded
+    as ``solve_padded`` pads it and the stacks of one padded size are solved together, at most
+    ``chunk`` LPs per batch (bounded memory), so each gets the answer ``solve_padded`` gives it,
+    bit for bit. Returns, per stack, ``(status (S,), x (S, n) (NaN where not optimal), fun (S,))``.
     """
     out = []
     pieces: dict[tuple[int, int], list[tuple[int, int, int]]] = {}  # per padded size: (stack, start, stop)

@@ -72,23 +72,11 @@ subdirectory of it named by ``cache_dir_for``."""
 
 
 def cache_dir_for(*sources: str) -> str | None:
-    """The cache directory of kernels compiled from the Python files ``sources``.
-
-    The subdirectory of ``CACHE_ROOT`` named by the SHA-256 of their contents (in order) and of the
-    numba version, created. Any change to one of the files gives another directory, so a kernel
-    never loads machine code compiled from other sources (module doc).
-
-    Parameters
-    ----------
-    *sources : str
-        Paths of the Python files the kernels are compiled from (the kernel module and every module
-        whose functions or constants it compiles in).
-
-    Returns
-    -------
-    str or None
-        The directory, or ``None`` when it is not writable (then nothing is cached).
-    """
+    """The cache directory of kernels compiled from the Python files ``sources`` (paths): the
+    subdirectory of ``CACHE_ROOT`` named by the SHA-256 of their contents (in order) and of
+    the numba version, created; ``None`` when it is not writable (then nothing is cached). Any
+    change to one of the files gives another directory, so a kernel never loads machine code
+    compiled from other sources (module doc)."""
     h = hashlib.sha256(getattr(numba, "__version__", "none").encode())
     for path in sources:
         with open(path, "rb") as f:
@@ -98,21 +86,9 @@ def cache_dir_for(*sources: str) -> str | None:
 
 @contextlib.contextmanager
 def caching_into(path: str | None):
-    """Within the block, numba functions decorated with ``cache=True`` cache into ``path``.
-
-    numba reads ``numba.config.CACHE_DIR`` when a function is decorated; the user's setting is
-    restored afterwards. Does nothing when numba is missing or ``path`` is ``None``.
-
-    Parameters
-    ----------
-    path : str or None
-        The cache directory (``cache_dir_for``), or ``None``.
-
-    Yields
-    ------
-    None
-        Control to the block.
-    """
+    """Within the block, numba functions decorated with ``cache=True`` cache into ``path`` (numba
+    reads ``numba.config.CACHE_DIR`` when a function is decorated); the user's setting is restored
+    afterwards. Does nothing when numba is missing or ``path`` is ``None``."""
     if not AVAILABLE or path is None:
         yield
         return
@@ -157,16 +133,6 @@ def kernel_choice(kernel: str) -> str:
     ``contactmodes``) asks for: ``"compiled"`` for ``"compiled"``, and for ``"auto"`` when numba is
     installed; else ``"numpy"`` (the reference).
 
-    Parameters
-    ----------
-    kernel : str
-        ``"auto"``, ``"numpy"`` or ``"compiled"``.
-
-    Returns
-    -------
-    str
-        ``"compiled"`` or ``"numpy"``.
-
     Raises
     ------
     ValueError
@@ -178,21 +144,10 @@ def kernel_choice(kernel: str) -> str:
 
 
 def jit_cached(cache_dir: str | None):
-    """The decorator of every compiled kernel of the package and of ``contactmodes``.
-
-    numba's ``njit`` (no GIL, no fast math, NumPy's error model) caching into ``cache_dir``; without
-    numba the function itself (the NumPy paths serve every call).
-
-    Parameters
-    ----------
-    cache_dir : str or None
-        ``cache_dir_for`` of the kernel module's sources; ``None``: no cache.
-
-    Returns
-    -------
-    Callable
-        The decorator: function -> compiled function (or the function itself without numba).
-    """
+    """The decorator of every compiled kernel of the package and of ``contactmodes``: numba's
+    ``njit`` (no GIL, no fast math, NumPy's error model) caching into ``cache_dir``
+    (``cache_dir_for`` of the kernel module's sources; ``None``: no cache); without numba the
+    function itself (the NumPy paths serve every call)."""
 
     def jit(fn):
         if not AVAILABLE:
@@ -221,20 +176,8 @@ def _pivot_row(a, k):  # pragma: no cover - compiled
 
 @_jit
 def invert(FB, out):  # pragma: no cover - compiled
-    """``out = FB^{-1}`` by Gauss–Jordan elimination with partial pivoting.
-
-    Parameters
-    ----------
-    FB : numpy.ndarray
-        Shape ``(n, n)``, float64; not modified.
-    out : numpy.ndarray
-        Shape ``(n, n)``, float64: overwritten with the inverse.
-
-    Returns
-    -------
-    bool
-        False when a pivot is exactly zero or the result is not finite (``out`` is then garbage).
-    """
+    """``out = FB^{-1}`` (n × n) by Gauss–Jordan elimination with partial pivoting; False when a
+    pivot is exactly zero or the result is not finite."""
     n = FB.shape[0]
     a = FB.copy()
     for i in range(n):
@@ -272,22 +215,9 @@ def invert(FB, out):  # pragma: no cover - compiled
 
 @_jit
 def solve_in_place(a, x):  # pragma: no cover - compiled
-    """``x = a^{-1} x`` by Gaussian elimination with partial pivoting.
-
-    ``invert``'s rule, without forming the inverse: one right-hand side at a sixth of the work.
-
-    Parameters
-    ----------
-    a : numpy.ndarray
-        Shape ``(n, n)``, float64: overwritten (by its elimination).
-    x : numpy.ndarray
-        Shape ``(n,)``, float64: the right-hand side, overwritten with the solution.
-
-    Returns
-    -------
-    bool
-        False when a pivot is exactly zero or the result is not finite.
-    """
+    """``x = a^{-1} x`` (``a`` (n, n), ``x`` (n,), both overwritten) by Gaussian elimination with
+    partial pivoting; False when a pivot is exactly zero or the result is not finite (``invert``'s
+    rule, without forming the inverse: one right-hand side at a sixth of the work)."""
     n = a.shape[0]
     for k in range(n):
         p, best = _pivot_row(a, k)
@@ -388,38 +318,10 @@ def _leans(y, art):  # pragma: no cover - compiled
 
 @_jit
 def verify_kernel(c, F, f, art, status, basis, enter, x_out):  # pragma: no cover - compiled
-    """Verify one claim of the simplex (module doc) and write the optimal point.
-
-    The point and the multipliers are recomputed from ``basis`` by a fresh inverse and checked by
-    the rules of ``polytopes.lp.primal_ok``, ``dual_ok`` and ``farkas_ok`` (no equalities; the
-    tolerances ``LP_PRIMAL_TOL``, ``LP_DUAL_TOL`` of ``polytopes.tolerances``); a certificate that
-    leans on an artificial bound (``polytopes.batchlp.ART_TOL``) fails.
-
-    Parameters
-    ----------
-    c : numpy.ndarray
-        Shape ``(n,)``: the costs.
-    F : numpy.ndarray
-        Shape ``(M, n)``, ``M = m + 2 n``: the rows of unit norm or zero, bound rows included
-        (``[G; I; -I]`` normalized).
-    f : numpy.ndarray
-        Shape ``(M,)``: their right-hand sides.
-    art : numpy.ndarray
-        Shape ``(M,)``, bool: the artificial rows.
-    status : int
-        The claim: ``0`` optimal or ``2`` infeasible.
-    basis : numpy.ndarray
-        Shape ``(n,)``, int64: the final basis (rows of ``F``).
-    enter : int
-        The Farkas row of an infeasibility claim.
-    x_out : numpy.ndarray
-        Shape ``(n,)``: receives the optimal point of a verified optimum (untouched otherwise).
-
-    Returns
-    -------
-    int
-        The verified status: the claim's, or ``-1`` (``UNDECIDED``) when it fails.
-    """
+    """Verify one claim (module doc): returns the verified status (``UNDECIDED`` when the claim
+    fails) and writes the optimal point into ``x_out``. ``F`` (M, n) rows of unit norm or zero
+    (the bound rows included), ``art`` (M,) artificial rows, ``enter`` the Farkas row of an
+    infeasibility claim."""
     M, n = F.shape
     FB = np.empty((n, n))
     for i in range(n):
@@ -528,42 +430,11 @@ def verify_kernel(c, F, f, art, status, basis, enter, x_out):  # pragma: no cove
 
 @_jit
 def simplex_kernel(c, G, h, lo, hi, art, basis_in, warm, limit, status, x_out, fun, basis_out):  # pragma: no cover
-    """Solve and verify every LP of the batch (module doc), one after the other.
-
-    Parameters
-    ----------
-    c : numpy.ndarray
-        Shape ``(B, n)``: the costs.
-    G : numpy.ndarray
-        Shape ``(B, m, n)``: the rows of ``G x <= h`` (normalized here).
-    h : numpy.ndarray
-        Shape ``(B, m)``.
-    lo, hi : numpy.ndarray
-        Shape ``(B, n)``: finite bounds.
-    art : numpy.ndarray
-        Shape ``(B, m + 2 n)``, bool: the artificial rows (bound rows ``m + j`` upper, ``m + n + j``
-        lower).
-    basis_in : numpy.ndarray
-        Shape ``(B, n)``, int64: warm starts (used when ``warm``, where nonsingular and dual
-        feasible).
-    warm : bool
-        Whether ``basis_in`` holds warm starts.
-    limit : int
-        The pivot limit per LP.
-    status : numpy.ndarray
-        Shape ``(B,)``, int64, written: ``0`` optimal, ``2`` infeasible, ``-1`` undecided.
-    x_out : numpy.ndarray
-        Shape ``(B, n)``, written: the optimal points (NaN unless optimal).
-    fun : numpy.ndarray
-        Shape ``(B,)``, written: ``c.x`` (NaN unless optimal).
-    basis_out : numpy.ndarray
-        Shape ``(B, n)``, int64, written: the final bases.
-
-    Returns
-    -------
-    int
-        The largest number of pivots over the batch.
-    """
+    """Solve and verify every LP of the batch (module doc). ``c`` (B, n), ``G`` (B, m, n), ``h``
+    (B, m), ``lo``, ``hi`` (B, n), ``art`` (B, m + 2n) artificial rows, ``basis_in`` (B, n) warm
+    starts (used when ``warm``), ``limit`` the pivot limit; writes ``status`` (B,), ``x_out``
+    (B, n) and ``fun`` (B,) ``c.x`` (NaN unless optimal) and ``basis_out`` (B, n). Returns the
+    largest number of pivots."""
     Bn, m, n = G.shape
     M = m + 2 * n
     F = np.empty((M, n))
