@@ -67,7 +67,7 @@ class LPResult:
         ``c.x`` at the optimum, else ``None``.
     solver : str
         Which solve produced the accepted claim (``"cdd"``, ``"highs"``, ``"highs-nopresolve"``,
-        ``"python"`` for trivial rows, ``"caller"`` for a caller's feasible point).
+        ``"python"`` for trivial rows).
     verified_by : str
         ``"certificate"`` (dual / Farkas / ray checked) or ``"agreement"`` (two independent solves
         agree).

@@ -60,8 +60,8 @@ def run_sweep(kind: str, vary: Mapping[str, Any] | Sequence[str] | Grid, *, sche
     Returns
     -------
     SweepResult
-        The grid, the prepared kind and every point's row (failed points included, with their
-        error).
+        The grid, the prepared kind and every point's document (failed points included, with
+        their error).
 
     Raises
     ------
