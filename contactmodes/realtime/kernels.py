@@ -296,29 +296,10 @@ def kinematic_rows_kernel(J, c, kin_rows, strict_margin, G_out, h_out):  # pragm
 
 @_jit
 def kinematic_decide_kernel(status, x, fun, margin, band_rtol, out, decided):  # pragma: no cover - compiled
-    """The decisions of ``kinematic`` from the batched answers.
-
-    An optimum ``s = −fun`` decides when ``|s − margin| > band_rtol · max(1, ‖x‖∞)`` (feasible
-    when ``s > margin``), an infeasibility certificate decides infeasible, anything else is
-    undecided.
-
-    Parameters
-    ----------
-    status : numpy.ndarray
-        ``(N,)`` the batch's statuses (``0`` optimal, ``2`` infeasible).
-    x : numpy.ndarray
-        ``(N, n_q + 1)`` the optima ``(q̈', s)``.
-    fun : numpy.ndarray
-        ``(N,)`` the optimal values.
-    margin : float
-        The strict-slack margin.
-    band_rtol : float
-        The relative band of LP precision.
-    out : numpy.ndarray
-        ``(N,)`` bool, written: feasible.
-    decided : numpy.ndarray
-        ``(N,)`` bool, written.
-    """
+    """The decisions of ``kinematic`` from the batched answers
+    (``status`` (N,), ``x`` (N, n_q + 1), ``fun`` (N,)): an optimum ``s = −fun`` decides when
+    ``|s − margin| > band_rtol · max(1, ‖x‖∞)`` (feasible when ``s > margin``), an infeasibility
+    certificate decides infeasible, anything else is undecided; writes ``out``, ``decided`` (N,)."""
     for b in range(status.size):
         out[b] = False
         decided[b] = False
