@@ -30,6 +30,11 @@ class ApproachingContactError(ContactModelError):
     ``FIELD`` (``state.qdot`` of a system file), whatever raised it — the analysis finds the
     approaching contact on a ``ContactSystem``, which no longer knows
     its file.
+
+    Parameters
+    ----------
+    message : object, optional
+        The message; prefixed with ``"state.qdot: "`` unless it starts with it.
     """
 
     FIELD = "state.qdot"

@@ -23,7 +23,15 @@ class NullStage:
     """A stage that reports nothing (the default)."""
 
     def update(self, n: int = 1, label: str = "") -> None:
-        """Record ``n`` more items done (``label``: the current item)."""
+        """Record ``n`` more items done (``label``: the current item).
+
+        Parameters
+        ----------
+        n : int, optional
+            Items done since the last update.
+        label : str, optional
+            The current item (shown beside the count).
+        """
 
     def close(self) -> None:
         """End the stage."""
@@ -36,7 +44,17 @@ class NullStage:
 
 
 class Stage(NullStage):
-    """One stage of work: ``what`` with ``total`` items (``None`` if unknown)."""
+    """One stage of work: ``what`` with ``total`` items (``None`` if unknown).
+
+    Parameters
+    ----------
+    owner : Progress
+        The factory (its stream, ``after``, ``every`` and whether it is a terminal).
+    what : str
+        The stage's name, shown on its line.
+    total : int or None
+        The number of items, ``None`` if unknown.
+    """
 
     def __init__(self, owner: "Progress", what: str, total: int | None) -> None:
         self.owner, self.what, self.total = owner, what, total
@@ -95,9 +113,17 @@ class Stage(NullStage):
 class Progress:
     """Factory of progress stages on ``stream`` (default stderr).
 
-    ``after``: seconds of silence before anything is shown; ``every``: seconds between lines when
-    ``stream`` is not a terminal. ``stage(what, total)`` returns a context manager with
-    ``update(n=1, label="")``.
+    ``stage(what, total)`` returns a context manager with ``update(n=1, label="")``.
+
+    Parameters
+    ----------
+    after : float, optional
+        Seconds of silence before anything is shown.
+    every : float, optional
+        Seconds between lines when ``stream`` is not a terminal (0: a line per update, no
+        heartbeat).
+    stream : IO[str], optional
+        Where to write; default ``sys.stderr``.
     """
 
     def __init__(self, after: float = 1.0, every: float = 2.0, stream: IO[str] | None = None) -> None:
@@ -107,9 +133,38 @@ class Progress:
         self.tty = bool(isatty and isatty())
 
     def stage(self, what: str, total: int | None = None) -> Stage:
+        """A new stage of work (a context manager: closed on leaving the block).
+
+        Parameters
+        ----------
+        what : str
+            The stage's name.
+        total : int, optional
+            The number of items, ``None`` if unknown.
+
+        Returns
+        -------
+        Stage
+            Its ``update(n, label)`` records progress.
+        """
         return Stage(self, what, total)
 
 
 def stage(progress: Progress | None, what: str, total: int | None = None) -> NullStage:
-    """``progress.stage(what, total)``, or a ``NullStage`` when ``progress`` is ``None``."""
+    """``progress.stage(what, total)``, or a ``NullStage`` when ``progress`` is ``None``.
+
+    Parameters
+    ----------
+    progress : Progress or None
+        The factory, or ``None`` for silence.
+    what : str
+        The stage's name.
+    total : int, optional
+        The number of items, ``None`` if unknown.
+
+    Returns
+    -------
+    NullStage
+        A ``Stage``, or a ``NullStage`` when ``progress`` is ``None``.
+    """
     return NullStage() if progress is None else progress.stage(what, total)

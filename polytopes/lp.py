@@ -56,13 +56,24 @@ SOLVERS = ("auto", "cdd", "highs")
 class LPResult:
     """A verified LP answer.
 
-    ``status``: ``OPTIMAL`` (0), ``INFEASIBLE`` (2) or ``UNBOUNDED`` (3). ``x`` (n,): the optimal
-    point (also a feasible point for ``UNBOUNDED`` when one was verified), else ``None``. ``fun``:
-    ``c.x`` at the optimum, else ``None``. ``solver``: which solve produced the accepted claim
-    (``"cdd"``, ``"highs"``, ``"highs-nopresolve"``, ``"python"`` for trivial rows).
-    ``verified_by``: ``"certificate"`` (dual / Farkas / ray checked) or ``"agreement"`` (two
-    independent solves agree). ``ray`` (n,): for ``UNBOUNDED`` from ``solve_many``, the
-    verified direction of unboundedness, else ``None``.
+    Attributes
+    ----------
+    status : int
+        ``OPTIMAL`` (0), ``INFEASIBLE`` (2) or ``UNBOUNDED`` (3).
+    x : numpy.ndarray or None
+        Shape ``(n,)``: the optimal point (also a feasible point for ``UNBOUNDED`` when one was
+        verified), else ``None``.
+    fun : float or None
+        ``c.x`` at the optimum, else ``None``.
+    solver : str
+        Which solve produced the accepted claim (``"cdd"``, ``"highs"``, ``"highs-nopresolve"``,
+        ``"python"`` for trivial rows).
+    verified_by : str
+        ``"certificate"`` (dual / Farkas / ray checked) or ``"agreement"`` (two independent solves
+        agree).
+    ray : numpy.ndarray or None
+        Shape ``(n,)``: for ``UNBOUNDED`` from ``solve_many``, the verified direction of
+        unboundedness, else ``None``.
     """
 
     status: int
@@ -149,8 +160,29 @@ def _normalized(M, v):
 # answers with them. The single-LP front door uses the scalar forms below (``_primal_ok``,
 # ``_dual_ok``, ``_farkas_ok``: the same rules without the batch axis, cheaper for one LP).
 def primal_ok(x, G, h, E, f) -> np.ndarray:
-    """(B,) whether each point ``x`` (B, n) satisfies ``G x <= h`` (B, m, n)/(B, m) and ``E x = f``
-    (B, p, n)/(B, p): each violation at most ``LP_PRIMAL_TOL · max(1, ||x||_inf, |h_i|)``."""
+    """Whether each point ``x`` satisfies ``G x <= h`` and ``E x = f``, for a batch of ``B`` LPs.
+
+    Each violation may be at most ``LP_PRIMAL_TOL · max(1, ||x||_inf, |h_i|)`` (rows of unit norm
+    or zero).
+
+    Parameters
+    ----------
+    x : numpy.ndarray
+        Shape ``(B, n)``: the points.
+    G : numpy.ndarray
+        Shape ``(B, m, n)``.
+    h : numpy.ndarray
+        Shape ``(B, m)``.
+    E : numpy.ndarray
+        Shape ``(B, p, n)`` (``p`` may be 0).
+    f : numpy.ndarray
+        Shape ``(B, p)``.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(B,)``, bool.
+    """
     finite = np.isfinite(x)
     ok = finite.all(axis=1)
     size = np.maximum(1.0, np.abs(np.where(finite, x, 0.0)).max(axis=1, initial=0.0))[:, None]
@@ -164,8 +196,36 @@ def primal_ok(x, G, h, E, f) -> np.ndarray:
 
 
 def dual_ok(c, x, y, z, G, h, E, f) -> np.ndarray:
-    """(B,) dual feasibility (sign, stationarity ``c + G^T y + E^T z = 0``) and a zero duality gap
-    for ``min c.x, G x <= h, E x = f`` (rows of unit norm), relative to the sizes of the terms."""
+    """Dual feasibility and a zero duality gap, for a batch of ``B`` LPs ``min c.x, G x <= h, E x = f``.
+
+    Sign (``y >= 0``) and stationarity (``c + G^T y + E^T z = 0``) within ``LP_DUAL_TOL`` of the
+    multipliers' size, and ``|c.x - (-h.y - f.z)|`` within ``LP_DUAL_TOL`` of the terms' sizes (rows
+    of unit norm).
+
+    Parameters
+    ----------
+    c : numpy.ndarray
+        Shape ``(B, n)``: the costs.
+    x : numpy.ndarray
+        Shape ``(B, n)``: the claimed optima.
+    y : numpy.ndarray
+        Shape ``(B, m)``: the inequality multipliers.
+    z : numpy.ndarray
+        Shape ``(B, p)``: the equality multipliers.
+    G : numpy.ndarray
+        Shape ``(B, m, n)``.
+    h : numpy.ndarray
+        Shape ``(B, m)``.
+    E : numpy.ndarray
+        Shape ``(B, p, n)`` (``p`` may be 0).
+    f : numpy.ndarray
+        Shape ``(B, p)``.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(B,)``, bool.
+    """
     ay = np.abs(y)
     ok = np.isfinite(y).all(axis=1)
     mag = np.abs(c).max(axis=1, initial=0.0) + ay.sum(axis=1)
@@ -191,11 +251,33 @@ def dual_ok(c, x, y, z, G, h, E, f) -> np.ndarray:
 
 
 def farkas_ok(y, z, G, h, E, f) -> np.ndarray:
-    """(B,) whether ``(y, z)`` is a Farkas certificate of infeasibility of ``G x <= h, E x = f``:
+    """Whether ``(y, z)`` is a Farkas certificate of infeasibility of ``G x <= h, E x = f``, per LP.
+
     ``y >= 0``, ``G^T y + E^T z = rho ~ 0`` and ``g = h.y + f.z < 0``. Every feasible ``x`` would
     satisfy ``rho.x <= g``, so the certificate excludes all ``x`` with ``||x||_inf < |g| / ||rho||_1``;
-    it is accepted when that radius exceeds ``max(1, |h|, |f|) / LP_DUAL_TOL`` (far beyond the
-    data's own scale)."""
+    it is accepted when that radius exceeds ``max(1, |h|, |f|) / LP_DUAL_TOL`` (far beyond the data's
+    own scale).
+
+    Parameters
+    ----------
+    y : numpy.ndarray
+        Shape ``(B, m)``: the inequality multipliers.
+    z : numpy.ndarray
+        Shape ``(B, p)``: the equality multipliers.
+    G : numpy.ndarray
+        Shape ``(B, m, n)``.
+    h : numpy.ndarray
+        Shape ``(B, m)``.
+    E : numpy.ndarray
+        Shape ``(B, p, n)`` (``p`` may be 0).
+    f : numpy.ndarray
+        Shape ``(B, p)``.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(B,)``, bool.
+    """
     ok = np.all(np.isfinite(y), axis=1) & np.all(np.isfinite(z), axis=1)
     y = np.where(np.isfinite(y), y, 0.0)
     z = np.where(np.isfinite(z), z, 0.0)
@@ -284,9 +366,29 @@ def _ray_ok(c, r, G, E) -> bool:
 
 
 def rays_ok(costs, R, G, E) -> np.ndarray:
-    """``_ray_ok`` for many costs and rays at once: (c, r) bool, entry ``[i, j]`` whether
-    ray ``R[j]`` (r, n) is a verified direction of unboundedness of ``min costs[i].x`` (c, n)
-    over ``G x <= h, E x = f`` (any ``h``, ``f``; rows of unit norm or less)."""
+    """Which rays are verified directions of unboundedness, for many costs and rays at once.
+
+    Ray ``r`` (scaled to ``||r||_inf = 1``) is one for cost ``c`` when ``G r <= LP_PRIMAL_TOL``,
+    ``|E r| <= LP_PRIMAL_TOL`` and ``c.r < -LP_DUAL_TOL · max(1, ||c||_inf)``, over ``G x <= h,
+    E x = f`` (any ``h``, ``f``; rows of unit norm or less).
+
+    Parameters
+    ----------
+    costs : array_like
+        Shape ``(c, n)``: the costs of ``min costs[i].x``.
+    R : array_like
+        Shape ``(r, n)``: the rays.
+    G : numpy.ndarray
+        Shape ``(m, n)``.
+    E : numpy.ndarray
+        Shape ``(p, n)`` (``p`` may be 0).
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(c, r)``, bool: entry ``[i, j]`` whether ray ``R[j]`` proves ``min costs[i].x``
+        unbounded (a zero or non-finite ray never does).
+    """
     R = np.asarray(R, dtype=float).reshape(-1, G.shape[1])
     costs = np.asarray(costs, dtype=float).reshape(-1, G.shape[1])
     nr = np.max(np.abs(R), axis=1, initial=0.0)
@@ -442,16 +544,44 @@ def solve_verified(c, A_ub=None, b_ub=None, A_eq=None, b_eq=None, bounds=(None, 
                    feasible_point: Any = None) -> LPResult:
     """Minimize ``c.x`` s.t. ``A_ub x <= b_ub``, ``A_eq x = b_eq``, ``bounds``; verified answer.
 
-    ``c`` (n,), ``A_ub`` (m, n), ``b_ub`` (m,), ``A_eq`` (p, n), ``b_eq`` (p,); ``bounds`` as in
-    SciPy (default: free variables). ``solver``: ``"auto"`` (cdd for small LPs, then HiGHS),
-    ``"cdd"`` (cdd first whatever the size), ``"highs"`` (HiGHS only). ``bounded=True`` declares
-    the LP bounded by construction: an "unbounded" claim is then treated as a solver error.
-    ``feasible_point`` (n,), optional: a point the caller believes feasible; it is checked, and
-    saves a feasibility LP when a solver proves unboundedness by a ray alone.
+    Parameters
+    ----------
+    c : array_like
+        Shape ``(n,)``: the costs.
+    A_ub : array_like, optional
+        Shape ``(m, n)``; ``None`` or empty: no inequality.
+    b_ub : array_like, optional
+        Shape ``(m,)``.
+    A_eq : array_like, optional
+        Shape ``(p, n)``; ``None`` or empty: no equality.
+    b_eq : array_like, optional
+        Shape ``(p,)``.
+    bounds : tuple or list[tuple], optional
+        As in SciPy: one pair ``(lo, hi)`` for every variable or a list of ``n`` pairs, ``None`` (or
+        an infinity) for no bound; default: free variables.
+    solver : str, optional
+        ``"auto"`` (cdd for small LPs, then HiGHS), ``"cdd"`` (cdd first whatever the size),
+        ``"highs"`` (HiGHS only).
+    bounded : bool, optional
+        ``True`` declares the LP bounded by construction: an "unbounded" claim is then treated as a
+        solver error.
+    feasible_point : array_like, optional
+        Shape ``(n,)``: a point the caller believes feasible; it is checked, and saves a
+        feasibility LP when a solver proves unboundedness by a ray alone.
 
-    Returns an ``LPResult``. Raises ``NumericalError`` when no solver's claim
-    can be verified or two solvers' verified-looking claims cannot be reconciled, and
-    ``PolytopeError`` on malformed arguments.
+    Returns
+    -------
+    LPResult
+        The verified answer (module doc).
+
+    Raises
+    ------
+    NumericalError
+        When no solver's claim can be verified or two solvers' verified-looking claims cannot be
+        reconciled.
+    PolytopeError
+        On malformed arguments: an unknown ``solver``, a shape mismatch (the field named), a NaN or
+        infinite coefficient, a wrong number of ``bounds``.
     """
     if solver not in SOLVERS:
         raise PolytopeError(f"solver: expected one of {SOLVERS}, got {solver!r}")
@@ -579,15 +709,37 @@ def _agreement(c, claims, bounded, G, h, E, f) -> LPResult | None:
 
 
 def solve_many(costs, A_ub, b_ub, feasible_point: Any = None) -> list[LPResult]:
-    """Minimize each ``costs[i].x`` (c, n) over one system ``A_ub x <= b_ub`` (m, n)/(m,), free
-    variables: ``solve_verified`` for many objectives, with the rows normalized and cddlib's
-    matrix built once (small LPs; larger ones go to ``solve_verified`` one by one).
+    """Minimize each ``costs[i].x`` over one system ``A_ub x <= b_ub`` with free variables.
 
-    Every answer is verified as in ``solve_verified``: an optimum by its primal point and dual
-    certificate; "unbounded" by cddlib's ray (``ray`` of the result) and a feasible point — the
-    caller's ``feasible_point`` (n,) when it passes the primal check; a claim that fails goes
-    through ``solve_verified`` on its own. Returns one ``LPResult`` per cost. Raises as
-    ``solve_verified``."""
+    ``solve_verified`` for many objectives, with the rows normalized and cddlib's matrix built once
+    (small LPs; larger ones go to ``solve_verified`` one by one). Every answer is verified as in
+    ``solve_verified``: an optimum by its primal point and dual certificate; "unbounded" by cddlib's
+    ray (``ray`` of the result) and a feasible point — the caller's ``feasible_point`` when it passes
+    the primal check; a claim that fails goes through ``solve_verified`` on its own.
+
+    Parameters
+    ----------
+    costs : array_like
+        Shape ``(c, n)``: one cost per row.
+    A_ub : array_like
+        Shape ``(m, n)``.
+    b_ub : array_like
+        Shape ``(m,)``.
+    feasible_point : array_like, optional
+        Shape ``(n,)``: a point the caller believes feasible (checked).
+
+    Returns
+    -------
+    list[LPResult]
+        One per cost, in order.
+
+    Raises
+    ------
+    PolytopeError
+        On a shape mismatch or a NaN or infinite coefficient.
+    NumericalError
+        As ``solve_verified``.
+    """
     A_ub = np.asarray(A_ub, dtype=float)
     n = A_ub.shape[1]
     costs = np.asarray(costs, dtype=float).reshape(-1, n)
@@ -628,12 +780,47 @@ def solve_many(costs, A_ub, b_ub, feasible_point: Any = None) -> list[LPResult]:
 
 def solve(c, A_ub=None, b_ub=None, A_eq=None, b_eq=None, bounds=(None, None), solver="auto",
           bounded: bool = False, feasible_point: Any = None):
-    """Minimize ``c.x`` s.t. ``A_ub x <= b_ub``, ``A_eq x = b_eq``, bounds (SciPy's convention,
-    default free variables); the answer is verified (see the module docstring).
+    """Minimize ``c.x`` s.t. ``A_ub x <= b_ub``, ``A_eq x = b_eq``, bounds; the answer verified.
 
-    Returns ``(status, x, fun)`` with status ``OPTIMAL`` (0), ``INFEASIBLE`` (2) or ``UNBOUNDED``
-    (3); ``x``, ``fun`` are ``None`` unless optimal. Raises ``NumericalError``
-    when no solver's answer survives verification. See ``solve_verified`` for the arguments.
+    SciPy's convention, default free variables; ``solve_verified`` with a tuple for an answer (see
+    the module docstring).
+
+    Parameters
+    ----------
+    c : array_like
+        Shape ``(n,)``: the costs.
+    A_ub : array_like, optional
+        Shape ``(m, n)``.
+    b_ub : array_like, optional
+        Shape ``(m,)``.
+    A_eq : array_like, optional
+        Shape ``(p, n)``.
+    b_eq : array_like, optional
+        Shape ``(p,)``.
+    bounds : tuple or list[tuple], optional
+        As in ``solve_verified`` (default: free variables).
+    solver : str, optional
+        ``"auto"``, ``"cdd"`` or ``"highs"`` (``solve_verified``).
+    bounded : bool, optional
+        The LP is bounded by construction (``solve_verified``).
+    feasible_point : array_like, optional
+        Shape ``(n,)``: a point believed feasible (``solve_verified``).
+
+    Returns
+    -------
+    status : int
+        ``OPTIMAL`` (0), ``INFEASIBLE`` (2) or ``UNBOUNDED`` (3).
+    x : numpy.ndarray or None
+        Shape ``(n,)``: the optimum, ``None`` unless optimal.
+    fun : float or None
+        ``c.x`` at the optimum, ``None`` unless optimal.
+
+    Raises
+    ------
+    NumericalError
+        When no solver's answer survives verification.
+    PolytopeError
+        On malformed arguments (``solve_verified``).
     """
     res = solve_verified(c, A_ub, b_ub, A_eq, b_eq, bounds, solver, bounded, feasible_point)
     if res.status != OPTIMAL:
@@ -644,8 +831,32 @@ def solve(c, A_ub=None, b_ub=None, A_eq=None, b_eq=None, bounds=(None, None), so
 def support(A, b, C, d, direction) -> float:
     """Support function ``max {direction . x : A x <= b, C x = d}`` of the raw system.
 
-    Returns ``inf`` when unbounded and ``-inf`` when the system is infeasible (the supremum over
-    the empty set). ``polytopes.Polytope.support`` applies the package's emptiness rule first.
+    ``polytopes.Polytope.support`` applies the package's emptiness rule first; this function does
+    not.
+
+    Parameters
+    ----------
+    A : array_like
+        Shape ``(m, n)``.
+    b : array_like
+        Shape ``(m,)``.
+    C : array_like
+        Shape ``(p, n)`` (may have no rows, or be ``None``).
+    d : array_like
+        Shape ``(p,)``.
+    direction : array_like
+        Shape ``(n,)``.
+
+    Returns
+    -------
+    float
+        The maximum; ``inf`` when unbounded and ``-inf`` when the system is infeasible (the
+        supremum over the empty set).
+
+    Raises
+    ------
+    NumericalError
+        When the LP cannot be solved reliably (``solve_verified``).
     """
     direction = np.asarray(direction, dtype=float)
     st, x, fun = solve(-direction, A, b, C, d)
@@ -659,9 +870,31 @@ def support(A, b, C, d, direction) -> float:
 def chebyshev(A, b, cap: float | None = None, weights=None):
     """Largest ball ``{z : ||z - c|| <= r}`` inside ``{z : A z <= b}`` (full space, no equalities).
 
-    ``max r  s.t.  a_i z + w_i r <= b_i,  0 <= r (<= cap)`` with ``w_i = ||a_i||`` unless
-    ``weights`` (m,) are given. Returns ``(c, r)``; ``r`` is ``inf`` if unbounded and ``cap`` is
-    ``None``; ``(None, None)`` if infeasible.
+    The LP ``max r  s.t.  a_i z + w_i r <= b_i,  0 <= r (<= cap)`` with ``w_i = ||a_i||`` unless
+    ``weights`` are given.
+
+    Parameters
+    ----------
+    A : numpy.ndarray
+        Shape ``(m, k)``.
+    b : array_like
+        Shape ``(m,)``.
+    cap : float, optional
+        Upper bound on ``r`` (the LP is then bounded by construction); ``None``: none.
+    weights : array_like, optional
+        Shape ``(m,)``: the ``w_i`` (default the rows' Euclidean norms).
+
+    Returns
+    -------
+    center : numpy.ndarray or None
+        Shape ``(k,)``; ``None`` when infeasible or unbounded.
+    radius : float or None
+        ``r``; ``inf`` when unbounded (only without ``cap``), ``None`` when infeasible.
+
+    Raises
+    ------
+    NumericalError
+        When the LP cannot be solved reliably (``solve_verified``).
     """
     k = A.shape[1]
     w = row_norms(A) if weights is None else np.asarray(weights, dtype=float)

@@ -129,17 +129,53 @@ def difference(P: Polytope, Q: Polytope | Sequence[Polytope]) -> list[Polytope]:
 
 
 def union_contains(pieces: Sequence[Polytope], x: np.ndarray, tol: float | None = None) -> bool:
-    """Whether the point ``x`` (n,) lies in any piece."""
+    """Whether the point ``x`` (n,) lies in any piece.
+
+    Parameters
+    ----------
+    pieces : Sequence[Polytope]
+        The union's pieces, all of dimension ``n``.
+    x : numpy.ndarray
+        Shape ``(n,)``: one point.
+    tol : float, optional
+        Relative tolerance of ``Polytope.contains`` (default ``tolerances.CONTAINMENT_TOL``).
+
+    Returns
+    -------
+    bool
+        ``False`` for an empty list.
+    """
     return any(p.contains(x, tol) for p in pieces)
 
 
 def union_is_empty(pieces: Sequence[Polytope]) -> bool:
-    """Whether every piece is empty (an empty list is empty)."""
+    """Whether every piece is empty (an empty list is empty).
+
+    Parameters
+    ----------
+    pieces : Sequence[Polytope]
+        The union's pieces.
+
+    Returns
+    -------
+    bool
+        Whether the union is empty (by ``Polytope.is_empty``, the package's emptiness rule).
+    """
     return all(p.is_empty() for p in pieces)
 
 
 def union_bounding_box(pieces: Sequence[Polytope]) -> tuple[np.ndarray, np.ndarray]:
     """Smallest box ``(lo, hi)`` (each (n,), ±inf where unbounded) containing every piece.
+
+    Parameters
+    ----------
+    pieces : Sequence[Polytope]
+        The union's pieces, all of dimension ``n``.
+
+    Returns
+    -------
+    lo, hi : numpy.ndarray
+        Shape ``(n,)`` each, ``-inf``/``inf`` where unbounded.
 
     Raises
     ------
@@ -180,6 +216,21 @@ def union_volume(pieces: Sequence[Polytope]) -> float:
     Exact in 1-D (length) and 2-D (shoelace area of the vertex polygon); 3-D and up through
     ``scipy.spatial.ConvexHull``. Lower-dimensional pieces have volume 0; an unbounded
     full-dimensional piece has volume ``inf``.
+
+    Parameters
+    ----------
+    pieces : Sequence[Polytope]
+        Pieces with pairwise disjoint interiors, all of dimension ``n``.
+
+    Returns
+    -------
+    float
+        The ``n``-dimensional volume (in the coordinates' units to the power ``n``).
+
+    Raises
+    ------
+    NumericalError
+        When a piece's vertices cannot be computed reliably (``Polytope.vertices``).
     """
     return float(sum(_volume(p) for p in pieces))
 
@@ -205,6 +256,16 @@ def simplify(pieces: Sequence[Polytope]) -> list[Polytope]:
 
     Cheap: pairwise, repeated until no pair merges; not guaranteed to reach the fewest pieces.
     Empty pieces are dropped.
+
+    Parameters
+    ----------
+    pieces : Sequence[Polytope]
+        The pieces of a union (e.g. from ``difference``).
+
+    Returns
+    -------
+    list[Polytope]
+        The same union in at most as many pieces; merged pieces are reduced.
     """
     work = [p for p in pieces if not p.is_empty()]
     merged = True

@@ -107,7 +107,24 @@ class TaskRow:
         return out
 
     def violated(self, qdd: np.ndarray, f: np.ndarray, tau: np.ndarray, tol: float = 0.0) -> bool:
-        """Whether ``(q̈, f, τ)`` violates this row by more than ``tol``."""
+        """Whether ``(q̈, f, τ)`` violates this row by more than ``tol``.
+
+        Parameters
+        ----------
+        qdd : numpy.ndarray
+            ``(n_q,)`` generalized accelerations.
+        f : numpy.ndarray
+            ``(2k,)`` contact forces.
+        tau : numpy.ndarray
+            ``(n_τ,)`` torques.
+        tol : float, optional
+            Allowed violation, in the units of the row's value.
+
+        Returns
+        -------
+        bool
+            ``eq``: ``|a·z − rhs| > tol``; ``geq``: ``a·z < rhs − tol``.
+        """
         value = float(self.qdd @ qdd + self.f @ f + self.tau @ tau)
         if self.type == "eq":
             return abs(value - self.rhs) > tol
@@ -115,7 +132,18 @@ class TaskRow:
 
 
 def task_rows(system: ContactSystem) -> list[TaskRow]:
-    """The task constraint rows of ``system`` as ``TaskRow`` objects, in file order."""
+    """The task constraint rows of ``system`` as ``TaskRow`` objects, in file order.
+
+    Parameters
+    ----------
+    system : ContactSystem
+        The system (its task blocks, eqs. 15–18).
+
+    Returns
+    -------
+    list[TaskRow]
+        One per row, blocks in system order, in the system's units.
+    """
     out: list[TaskRow] = []
     for blk in system.constraints_of(("task",)):
         for r in range(blk.n_rows):
@@ -209,15 +237,42 @@ class UnambiguousResult:
     scaling: Scaling | None = field(default=None, repr=False)
 
     def contains(self, tau, tol: float | None = None) -> bool:
-        """Whether ``tau`` (n_τ,) lies in ``T*_c`` (closure convention, see the module doc);
-        decided on the nondimensional torques (``tol`` as ``polytopes.Polytope.contains``)."""
+        """Whether ``tau`` lies in ``T*_c`` (closure convention, see the module doc).
+
+        Decided on the nondimensional torques.
+
+        Parameters
+        ----------
+        tau : array_like
+            ``(n_τ,)`` torques, the system's units.
+        tol : float, optional
+            Relative tolerance as ``polytopes.Polytope.contains``.
+
+        Returns
+        -------
+        bool
+            ``False`` when ``T*_c`` is empty.
+        """
         tau = np.asarray(tau, dtype=float)
         if self.scaling is None:
             return union_contains(self.unambiguous, tau, tol)
         return union_contains(self.scaled_pieces, self.scaling.tau_from_user(tau), tol)
 
     def sources_at(self, tau, tol: float | None = None) -> list[str]:
-        """The sources whose set contains ``tau`` (n_τ,)."""
+        """The sources whose set contains ``tau``.
+
+        Parameters
+        ----------
+        tau : array_like
+            ``(n_τ,)`` torques, the system's units.
+        tol : float, optional
+            Relative tolerance as ``polytopes.Polytope.contains``.
+
+        Returns
+        -------
+        list[str]
+            Mode strings or ``"task:<i>"``, in the order of ``sources``.
+        """
         tau = np.asarray(tau, dtype=float)
         return [s.source for s in self.sources if union_contains(s.set, tau, tol)]
 
@@ -237,7 +292,15 @@ class UnambiguousResult:
 class UntaskedDomains(dict):
     """``mode → ModeDomain`` without task constraints (user units), with the
     ``AnalysisSession`` that computed them (``.session``), so that
-    ``unambiguous`` / ``inconsistent`` given it reuse that session's cached work."""
+    ``unambiguous`` / ``inconsistent`` given it reuse that session's cached work.
+
+    Parameters
+    ----------
+    session : AnalysisSession
+        The session that computes (and keeps) the domains.
+    modes : Iterable[str]
+        The modes to compute.
+    """
 
     def __init__(self, session: AnalysisSession, modes) -> None:
         super().__init__({m: session.mode(m).domain(False) for m in modes})
@@ -245,9 +308,32 @@ class UntaskedDomains(dict):
 
 
 def untasked_domains(system: ContactSystem, modes=None, method: str = "auto") -> UntaskedDomains:
-    """``T_c'`` without task constraints for ``modes`` (default: every kinematically feasible
-    mode), as an ``UntaskedDomains`` mapping carrying its session. Prefer passing an
-    ``AnalysisSession`` to ``unambiguous`` directly."""
+    """``T_c'`` without task constraints for ``modes``, as an ``UntaskedDomains`` carrying its session.
+
+    Prefer passing an ``AnalysisSession`` to ``unambiguous`` directly.
+
+    Parameters
+    ----------
+    system : ContactSystem
+        The model at its state.
+    modes : Iterable[str], optional
+        The modes; ``None``: every kinematically feasible mode.
+    method : str, optional
+        The projection method of the session (``"auto"``, ``"exact"``, ...:
+        ``AnalysisSession``).
+
+    Returns
+    -------
+    UntaskedDomains
+        ``mode → ModeDomain`` in the system's units.
+
+    Raises
+    ------
+    ContactModelError
+        For a mode that is not a mode of the system.
+    ApproachingContactError
+        When a contact approaches (from the enumeration).
+    """
     session = AnalysisSession(system, method=method)
     return UntaskedDomains(session, session.enumeration.modes if modes is None else list(modes))
 
@@ -277,6 +363,19 @@ def negated_rows(response: ModeResponse, row: TaskRow) -> list[tuple[np.ndarray,
     torque of ``T_c`` ambiguous. (Testing it anyway would intersect two parallel hyperplanes a
     margin apart, a decision left to tolerances; that once reported a far-away sliver.) A row with
     ``α = 0`` altogether is skipped for the same reason.
+
+    Parameters
+    ----------
+    response : ModeResponse
+        The mode's physical-only response (no task rows), nondimensional as the session computes it.
+    row : TaskRow
+        The task row (of the same, nondimensional system).
+
+    Returns
+    -------
+    list[tuple[numpy.ndarray, float]]
+        ``(α, β − δ)`` per negation: ``α`` ``(n_τ + n_w,)`` over ``z = (τ, w)``; empty when the row
+        is skipped.
     """
     out = []
     terms_w = float(np.linalg.norm(np.concatenate([row.qdd, row.f]))) * float(np.abs(response.Q).max(initial=0.0))
@@ -293,7 +392,24 @@ def negated_rows(response: ModeResponse, row: TaskRow) -> list[tuple[np.ndarray,
 
 def across_mode_sets(session: AnalysisSession, mode: str, T_c: Polytope, others) -> list[AmbiguitySource]:
     """``T_c ∩ T_c'`` over τ' for every kinematically feasible ``c' != mode`` in ``others``
-    (III-G.1), ``T_c'`` without task constraints; the non-empty ones. Separated boxes cost no LP."""
+    (III-G.1), ``T_c'`` without task constraints; the non-empty ones. Separated boxes cost no LP.
+
+    Parameters
+    ----------
+    session : AnalysisSession
+        The session (nondimensional sets).
+    mode : str
+        The desired mode ``c``.
+    T_c : Polytope
+        ``T_c`` over the nondimensional torques ``τ'``.
+    others : Iterable[str]
+        The candidate modes ``c'`` (``mode`` itself and infeasible ones are skipped).
+
+    Returns
+    -------
+    list[AmbiguitySource]
+        Kind ``"mode"``, one piece each, over ``τ'``.
+    """
     box = T_c.bounding_box()
     out = []
     for m in others:
@@ -313,7 +429,22 @@ def across_mode_sets(session: AnalysisSession, mode: str, T_c: Polytope, others)
 def within_mode_sets(session: AnalysisSession, mode: str, T_c: Polytope) -> list[AmbiguitySource]:
     """``T_c ∩ T_c^i`` over τ' for each task row ``i`` (bracing.md, step 3), the non-empty ones:
     ``T_c^i`` is ``mode``'s torque domain with the physical constraints and the negation of row
-    ``i`` only (module doc for the margin); an equality row contributes up to two pieces."""
+    ``i`` only (module doc for the margin); an equality row contributes up to two pieces.
+
+    Parameters
+    ----------
+    session : AnalysisSession
+        The session (nondimensional sets).
+    mode : str
+        The desired mode ``c``.
+    T_c : Polytope
+        ``T_c`` (with tasks) over the nondimensional torques ``τ'``.
+
+    Returns
+    -------
+    list[AmbiguitySource]
+        Kind ``"task"``, labelled ``"task:<i>"``, over ``τ'``.
+    """
     sol = session.mode(mode)
     response = sol.response_scaled(False)
     out = []
@@ -345,7 +476,20 @@ def _affine_dimension(P: Polytope) -> int:
 
 def mark_boundary_only(sources: list[AmbiguitySource], dim: int) -> list[AmbiguitySource]:
     """Drop pieces found empty, drop sources left without pieces, and set ``boundary_only`` on
-    the others (every piece of affine dimension below ``dim``, the dimension of ``T_c``)."""
+    the others (every piece of affine dimension below ``dim``, the dimension of ``T_c``).
+
+    Parameters
+    ----------
+    sources : list[AmbiguitySource]
+        The sources (their ``set`` is replaced in place).
+    dim : int
+        The affine dimension of ``T_c``.
+
+    Returns
+    -------
+    list[AmbiguitySource]
+        The sources left, ``boundary_only`` set.
+    """
     out = []
     for src in sources:
         dims = [(p, _affine_dimension(p)) for p in src.set]
@@ -382,6 +526,12 @@ def unambiguous(system: ContactSystem | AnalysisSession, mode: str, task: bool =
     others : Mapping[str, ModeDomain], optional
         Optional mapping whose keys restrict the other modes considered (default: every
         kinematically feasible mode); an ``UntaskedDomains`` also lends its session.
+
+    Returns
+    -------
+    UnambiguousResult
+        ``T_c``, ``T*_c`` (pieces) and the sources in the system's units (``scaled_pieces`` over the
+        nondimensional torques).
 
     Raises
     ------
@@ -448,6 +598,11 @@ def inconsistent(system: ContactSystem | AnalysisSession, lo, hi, domains: Mappi
     progress : Progress, optional
         Optional ``Progress``: the stage ``inconsistent
         torques`` while the modes' domains are computed, one step per mode.
+
+    Returns
+    -------
+    list[Polytope]
+        Convex pieces over τ (the system's units); ``[]`` when every torque of the box has a mode.
 
     Raises
     ------

@@ -154,13 +154,44 @@ class ModeAnalysis:
         return self.solution.box(self.task)
 
     def contains(self, tau) -> bool:
-        """Whether the torque ``tau`` ((n_τ,), the system's units) lies in ``T_c``."""
+        """Whether the torque ``tau`` lies in ``T_c``.
+
+        Parameters
+        ----------
+        tau : array_like
+            ``(n_τ,)`` the torque, the system's units.
+
+        Returns
+        -------
+        bool
+            Decided on the nondimensional torques (the session's tolerances).
+
+        Raises
+        ------
+        ContactModelError
+            When ``tau`` is not ``n_τ`` finite numbers.
+        """
         return self.solution.contains(tau, self.task)
 
     def maximize(self, c) -> tuple[float, np.ndarray | None] | None:
-        """``max c·τ`` over ``T_c``: ``(value, τ*)`` in the system's units, ``None`` when
-        infeasible, ``(inf, None)`` when unbounded
-        (``maximize``)."""
+        """``max c·τ`` over ``T_c``: one LP on ``D_c`` (``ModeSolution.maximize``).
+
+        Parameters
+        ----------
+        c : array_like
+            ``(n_τ,)`` weights per torque unit of the system.
+
+        Returns
+        -------
+        tuple[float, numpy.ndarray or None] or None
+            ``(value, τ*)``, ``τ*`` ``(n_τ,)`` a maximizer in the system's units; ``None`` when
+            infeasible, ``(inf, None)`` when unbounded.
+
+        Raises
+        ------
+        ContactModelError
+            When ``c`` is not ``n_τ`` finite numbers.
+        """
         return self.solution.maximize(c, self.task)
 
     def __repr__(self) -> str:
@@ -205,7 +236,17 @@ class AtAnswer(NamedTuple):
 
 class OverlapPairs(Mapping):
     """The overlapping pairs ``(a, b)`` (``a`` before ``b`` in analysis order) as a read-only
-    mapping to ``T_a ∩ T_b`` (user units, computed on first access and kept: one object per pair)."""
+    mapping to ``T_a ∩ T_b`` (user units, computed on first access and kept: one object per pair).
+
+    Parameters
+    ----------
+    session : AnalysisSession
+        The session that found the pairs (and computes their sets).
+    pairs : Sequence[tuple[str, str]]
+        The overlapping pairs, ``a`` before ``b`` in analysis order.
+    task : bool
+        Whether the sets are computed with the task constraints.
+    """
 
     def __init__(self, session: AnalysisSession, pairs: Sequence[tuple[str, str]], task: bool) -> None:
         self.session, self.pairs, self.task = session, list(pairs), task
@@ -356,8 +397,26 @@ class AnalysisResult:
     robust: dict[str, RobustFrictionResult] | None = field(default=None, repr=False)
 
     def unambiguous_for(self, modes: Sequence[str]) -> dict[str, UnambiguousResult]:
-        """``T*_c`` and the ambiguity sources of each of ``modes`` (analysed feasible modes; the
-        session's domains reused), added to ``unambiguous``; returns them in that order."""
+        """``T*_c`` and the ambiguity sources of each of ``modes``, added to ``unambiguous``.
+
+        The session's domains are reused; with a friction box, the robust sets over it are added to
+        ``robust`` too.
+
+        Parameters
+        ----------
+        modes : Sequence[str]
+            Analysed feasible modes.
+
+        Returns
+        -------
+        dict[str, UnambiguousResult]
+            In the order of ``modes``, the system's units.
+
+        Raises
+        ------
+        ContactModelError
+            For a mode that is not a mode of the system.
+        """
         if self.unambiguous is None:
             self.unambiguous = {}
         for m in modes:
@@ -370,17 +429,43 @@ class AnalysisResult:
         return {m: self.unambiguous[m] for m in modes}
 
     def inconsistent_in(self, lo, hi) -> list[Polytope]:
-        """The torques of the box ``[lo, hi]`` (each (n_τ,), the system's units) for which no
-        kinematically feasible mode has a solution (``inconsistent``);
-        recorded as ``inconsistent`` and ``inconsistency_box``."""
+        """The torques of the box ``[lo, hi]`` for which no kinematically feasible mode has a solution.
+
+        ``inconsistent`` (Painlevé-type); recorded as ``inconsistent`` and ``inconsistency_box``.
+
+        Parameters
+        ----------
+        lo, hi : array_like
+            ``(n_τ,)`` finite bounds, the system's units, ``lo <= hi``.
+
+        Returns
+        -------
+        list[Polytope]
+            Convex pieces over τ, the system's units.
+
+        Raises
+        ------
+        ContactModelError
+            On a malformed box.
+        """
         gaps = inconsistent(self.session, lo, hi)
         self.inconsistency_box = (np.asarray(lo, dtype=float).reshape(-1), np.asarray(hi, dtype=float).reshape(-1))
         self.inconsistent = gaps
         return gaps
 
     def overlapping(self, mode: str) -> list[str]:
-        """The modes whose ``T_c`` intersects that of ``mode``, in analysis order (``[]`` when
-        overlaps were not computed)."""
+        """The modes whose ``T_c`` intersects that of ``mode``, in analysis order.
+
+        Parameters
+        ----------
+        mode : str
+            An analysed mode.
+
+        Returns
+        -------
+        list[str]
+            ``[]`` when overlaps were not computed.
+        """
         if self.overlaps is None:
             return []
         others = self.overlaps.neighbours.get(mode, set())
@@ -480,27 +565,50 @@ class AnalysisResult:
         return pd.DataFrame(rows)
 
     def to_json(self, include_overlaps: bool = True) -> dict:
-        """The ``contactmodes.analysis/1`` document (``"overlaps"`` per mode is ``null`` when
-        overlaps were not computed or ``include_overlaps`` is false; ``"unambiguous"`` and
-        ``"ambiguity_sources"`` per mode when ``unambiguous`` was computed, ``[]`` for the
-        modes without; ``"inconsistency_box"``/``"inconsistent"`` and ``"at"`` when computed).
-        ``iter_json`` gives its text without building it whole."""
+        """The ``contactmodes.analysis/1`` document.
+
+        ``"overlaps"`` per mode is ``null`` when overlaps were not computed or ``include_overlaps`` is
+        false; ``"unambiguous"`` and ``"ambiguity_sources"`` per mode when ``unambiguous`` was
+        computed, ``[]`` for the modes without; ``"inconsistency_box"``/``"inconsistent"`` and ``"at"``
+        when computed. ``iter_json`` gives its text without building it whole.
+
+        Parameters
+        ----------
+        include_overlaps : bool, optional
+            List each mode's overlapping modes.
+
+        Returns
+        -------
+        dict
+            JSON-ready (polytopes as ``{"A", "b", "C", "d", "dim"}``, the system's units).
+        """
         self.session.prime_T(self.feasible_modes(), self.task)
         return self._document([self._mode_json(m, include_overlaps) for m in self.modes])
 
     def iter_json(self, include_overlaps: bool = True, release: bool = False) -> Iterator[str]:
-        """The text of the ``contactmodes.analysis/1`` document, piece by piece, as it is
-        produced: the pieces joined are ``json.dumps(self.to_json(include_overlaps),
-        indent=JSON_INDENT, allow_nan=False)`` byte for byte (no final newline), but the
-        per-mode entries are computed and encoded a chunk at a time — the ``T_c`` of
-        ``contactmodes.analysis.session.PRIME_CHUNK`` feasible modes
-        (``AnalysisSession.T_chunks``) — so the document never exists whole in memory.
+        """The text of the ``contactmodes.analysis/1`` document, piece by piece, as it is produced.
 
-        ``release=True`` also drops each mode's computed objects (responses, ``D_c``, ``T_c``,
-        their LP caches) once its entry is encoded (``ModeSolution.release``; kept: whether it is
-        feasible, its bounding box): for a caller done with the result, as ``contactmodes
-        analyze --json``; memory then does not grow with the number of modes. A released mode
-        computes its sets again when asked (the same sets)."""
+        The pieces joined are ``json.dumps(self.to_json(include_overlaps), indent=JSON_INDENT,
+        allow_nan=False)`` byte for byte (no final newline), but the per-mode entries are computed and
+        encoded a chunk at a time — the ``T_c`` of ``contactmodes.analysis.session.PRIME_CHUNK``
+        feasible modes (``AnalysisSession.T_chunks``) — so the document never exists whole in memory.
+
+        Parameters
+        ----------
+        include_overlaps : bool, optional
+            As ``to_json``.
+        release : bool, optional
+            Also drop each mode's computed objects (responses, ``D_c``, ``T_c``, their LP caches) once
+            its entry is encoded (``ModeSolution.release``; kept: whether it is feasible, its bounding
+            box): for a caller done with the result, as ``contactmodes analyze --json``; memory then
+            does not grow with the number of modes. A released mode computes its sets again when asked
+            (the same sets).
+
+        Yields
+        ------
+        str
+            Consecutive pieces of the document's text.
+        """
         encoder = json.JSONEncoder(indent=JSON_INDENT, allow_nan=False)  # json.dumps' encoder
         marker = f"\x00modes {uuid.uuid4().hex}"  # stands for the "modes" list in the skeleton
         slot = encoder.encode(marker)

@@ -126,9 +126,29 @@ def _gather(client, futures, on_result, bar) -> None:
 
 def prime_on_client(client, session: AnalysisSession, modes: Sequence[str] | None = None, task: bool = True,
                     project: bool = True) -> None:
-    """Solve ``modes`` (default: the kinematically feasible ones) of ``session`` on the cluster of
-    ``client`` (module docstring); ``project``: their ``T_c`` too. Returns when every mode's
-    results are in the session. Modes already solved there are not sent."""
+    """Solve ``modes`` of ``session`` on the cluster of ``client`` (module docstring).
+
+    Returns when every mode's results are in the session. Modes already solved there are not
+    sent.
+
+    Parameters
+    ----------
+    client : dask.distributed.Client
+        The cluster's client.
+    session : AnalysisSession
+        The main session (it receives the results).
+    modes : Sequence[str], optional
+        The modes; ``None``: the kinematically feasible ones.
+    task : bool, optional
+        Solve with the task constraints.
+    project : bool, optional
+        Also compute the feasible modes' ``T_c`` (and whether ``w`` varies).
+
+    Raises
+    ------
+    ContactModelError
+        For a mode that is not a mode of the system.
+    """
     names = [s.mode for s in session.modes(modes) if not s.has("feasible", task)]
     if not names:
         return
@@ -159,7 +179,13 @@ class ClusterDecide:
     ``decide``): a level of at least ``2 * CHUNK_PREFIXES`` prefixes is decided in chunks of
     ``CHUNK_PREFIXES`` by workers (each prefix's subtree below it is the next level's), the
     kept prefixes and their warm-start bases joined in the level's order; smaller levels here.
-    A prefix's decision is its own verified LP (or the definition's), whoever solves it."""
+    A prefix's decision is its own verified LP (or the definition's), whoever solves it.
+
+    Parameters
+    ----------
+    client : dask.distributed.Client
+        The cluster's client.
+    """
 
     def __init__(self, client) -> None:
         self.client = client
@@ -167,6 +193,25 @@ class ClusterDecide:
         self._scattered = None
 
     def __call__(self, search, prefixes: list[str], bases: dict) -> tuple[list[str], dict]:
+        """Decide one level's ``prefixes`` (``enumerate_modes``'s ``decide``).
+
+        Parameters
+        ----------
+        search : object
+            The enumeration's search (``contactmodes.modes.enumeration``'s level-by-level search on the
+            nondimensional system); sent to every worker once.
+        prefixes : list[str]
+            The level's prefixes, all of one length, in product order.
+        bases : dict
+            Prefix → final simplex basis of the previous level (warm starts).
+
+        Returns
+        -------
+        kept : list[str]
+            The prefixes that may have a surviving completion, in the level's order.
+        bases : dict
+            Their final simplex bases.
+        """
         if len(prefixes) < 2 * CHUNK_PREFIXES:
             return search.decide(prefixes, bases)
         if self._search is not search:  # the search's fixed data, to every worker once
@@ -207,20 +252,55 @@ def _overlap_block(system, enumeration, method: str, task: bool, sets: dict, blo
 
 class ClusterOverlaps:
     """The overlap executor of a session (``AnalysisSession.executor``) on the cluster of
-    ``client``: ``overlapping_pairs`` decided in blocks (module docstring)."""
+    ``client``: ``overlapping_pairs`` decided in blocks (module docstring).
+
+    Parameters
+    ----------
+    client : dask.distributed.Client
+        The cluster's client.
+    """
 
     def __init__(self, client) -> None:
         self.client = client
 
     def prime(self, session: AnalysisSession, modes: Sequence[str] | None = None, task: bool = True,
               project: bool = True) -> None:
-        """``prime_on_client`` on this executor's client."""
+        """``prime_on_client`` on this executor's client.
+
+        Parameters
+        ----------
+        session : AnalysisSession
+            The main session.
+        modes : Sequence[str], optional
+            The modes; ``None``: the kinematically feasible ones.
+        task : bool, optional
+            Solve with the task constraints.
+        project : bool, optional
+            Also compute their ``T_c``.
+        """
         prime_on_client(self.client, session, modes, task, project)
 
     def overlapping_pairs(self, session: AnalysisSession, modes: Sequence[str], task: bool,
                           cands: list[tuple[str, str]]) -> list[tuple[str, str]]:
         """``session.overlapping_pairs(modes, task, cands)`` decided on the cluster, in the order
-        of ``cands``; the ``T_c`` of the candidates' modes are computed on the cluster first."""
+        of ``cands``; the ``T_c`` of the candidates' modes are computed on the cluster first.
+
+        Parameters
+        ----------
+        session : AnalysisSession
+            The main session.
+        modes : Sequence[str]
+            The modes of the pairs, in analysis order.
+        task : bool
+            Decide on the ``T_c`` with the task constraints.
+        cands : list[tuple[str, str]]
+            The candidate pairs.
+
+        Returns
+        -------
+        list[tuple[str, str]]
+            The overlapping pairs, in the order of ``cands``.
+        """
         involved = sorted({m for pair in cands for m in pair})
         todo = [m for m in involved if not session.mode(m).has_T(task)]
         if todo:  # their T_c, on the cluster

@@ -83,6 +83,20 @@ def domain_inequalities(response: ModeResponse) -> tuple[np.ndarray, np.ndarray,
     Cancellation noise is zeroed (``CANCEL_RTOL`` relative to ``‖N_x row‖·‖P col‖ + |N_τ|`` etc.);
     rows that become ``0 <= b`` with ``b >= 0`` are dropped; a row ``0 <= b`` with ``b < 0`` makes
     the third item ``True``. See ``substituted_rows`` for the rows before dropping.
+
+    Parameters
+    ----------
+    response : ModeResponse
+        The mode's response (eqs. 26–31); the session passes nondimensional ones.
+
+    Returns
+    -------
+    A : numpy.ndarray
+        ``(p', n_τ + n_w)`` the rows kept, in the units of ``response``.
+    b : numpy.ndarray
+        ``(p',)``.
+    trivially_infeasible : bool
+        Some row reads ``0 <= b`` with ``b < 0``.
     """
     A, b = substituted_rows(response)
     zero = ~np.any(A != 0.0, axis=1)
@@ -92,9 +106,23 @@ def domain_inequalities(response: ModeResponse) -> tuple[np.ndarray, np.ndarray,
 
 
 def substituted_rows(response: ModeResponse) -> tuple[np.ndarray, np.ndarray]:
-    """Every inequality row of ``response.equations`` substituted (33), ``(A, b)`` with shapes
-    (p, n_τ + n_w) and (p,), rows aligned with ``response.equations.N`` (zero rows kept).
-    ``substituted_rows_many`` of one response."""
+    """Every inequality row of ``response.equations`` substituted into (33).
+
+    Rows aligned with ``response.equations.N`` (zero rows kept); ``substituted_rows_many`` of one
+    response.
+
+    Parameters
+    ----------
+    response : ModeResponse
+        The mode's response, in its units.
+
+    Returns
+    -------
+    A : numpy.ndarray
+        ``(p, n_τ + n_w)``: ``A z <= b`` over ``z = (τ, w)``.
+    b : numpy.ndarray
+        ``(p,)``.
+    """
     return substituted_rows_many([response])[0]
 
 
@@ -104,7 +132,18 @@ def substituted_rows_many(responses: Sequence[ModeResponse]) -> list[tuple[np.nd
 
     Cancellation noise is zeroed: ``CANCEL_RTOL`` relative to ``‖N_x row‖·‖P col‖ + |N_τ|`` for
     the τ-coefficients, ``‖N_x row‖·‖Q col‖`` for the w-coefficients and ``|e| + ‖N_x row‖·‖r‖``
-    for the right-hand side."""
+    for the right-hand side.
+
+    Parameters
+    ----------
+    responses : Sequence[ModeResponse]
+        The modes' responses, each in its units.
+
+    Returns
+    -------
+    list[tuple[numpy.ndarray, numpy.ndarray]]
+        ``(A, b)`` per response, in order (``substituted_rows``).
+    """
     out: list[tuple[np.ndarray, np.ndarray] | None] = [None] * len(responses)
     groups: dict[tuple, list[int]] = {}
     for i, resp in enumerate(responses):
@@ -136,8 +175,29 @@ def substituted_rows_many(responses: Sequence[ModeResponse]) -> list[tuple[np.nd
 
 def domain_from_response(response: ModeResponse, method: str = "auto",
                          extra: tuple[np.ndarray, np.ndarray] | None = None) -> ModeDomain:
-    """``D_c`` (33) and ``T_c`` of a given response, in that response's units, with optional
-    extra rows ``A_x z <= b_x`` over ``z = (τ, w)`` (m, n_τ + n_w) and (m,)."""
+    """``D_c`` (33) and ``T_c`` of a given response, in that response's units.
+
+    ``T_c`` is ``D_c`` projected onto τ (Sec. III-E, Fig. 2); its bounding box is computed too.
+
+    Parameters
+    ----------
+    response : ModeResponse
+        The mode's response.
+    method : str, optional
+        Projection method of ``polytopes.Polytope.project`` (``"auto"``, ``"exact"``, ...).
+    extra : tuple[numpy.ndarray, numpy.ndarray], optional
+        Extra rows ``A_x z <= b_x`` over ``z = (τ, w)``, shapes ``(m, n_τ + n_w)`` and ``(m,)``.
+
+    Returns
+    -------
+    ModeDomain
+        ``D``, ``T``, ``feasible``, ``w_varies``, ``box`` and the stage timings.
+
+    Raises
+    ------
+    NumericalError
+        When an LP or a projection cannot be verified (``polytopes``).
+    """
     import time
 
     timing: dict[str, float] = {"response": 0.0}
@@ -175,6 +235,17 @@ def intersect_domains(P1: Polytope, P2: Polytope) -> Polytope | None:
     consistent system, which LP solvers handle poorly; it is replaced by an orthonormal basis of
     its rows (SVD, ``numerical_rank``), or found inconsistent. Meant for
     nondimensional τ-polytopes (the consistency rule is relative to ``max(1, |d|)``).
+
+    Parameters
+    ----------
+    P1, P2 : Polytope
+        Sets of one dimension (nondimensional torques).
+
+    Returns
+    -------
+    Polytope or None
+        The intersection (not checked for emptiness); ``None`` when the stacked equalities are
+        inconsistent.
     """
     eq = independent_equalities(np.vstack([P1.C, P2.C]), np.concatenate([P1.d, P2.d]))
     if eq is None:
@@ -183,10 +254,24 @@ def intersect_domains(P1: Polytope, P2: Polytope) -> Polytope | None:
 
 
 def independent_equalities(C: np.ndarray, d: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
-    """``C x = d`` (p, n), (p,) as an equivalent system with orthonormal, independent rows
-    (SVD, ``numerical_rank``), or ``None`` when it is inconsistent
-    (residual beyond ``CONSISTENCY_RTOL`` times ``max(1, |d|)``): the rule of
-    ``intersect_domains``; ``independent_equalities_stacked`` of one system."""
+    """``C x = d`` as an equivalent system with orthonormal, independent rows, or ``None``.
+
+    SVD with ``numerical_rank``; ``None`` when the system is inconsistent (residual beyond
+    ``CONSISTENCY_RTOL`` times ``max(1, |d|)``): the rule of ``intersect_domains``;
+    ``independent_equalities_stacked`` of one system.
+
+    Parameters
+    ----------
+    C : numpy.ndarray
+        ``(p, n)``.
+    d : numpy.ndarray
+        ``(p,)``.
+
+    Returns
+    -------
+    tuple[numpy.ndarray, numpy.ndarray] or None
+        ``(C_r, d_r)`` of shapes ``(r, n)``, ``(r,)`` (``C``, ``d`` themselves when ``p = 0``).
+    """
     if not C.shape[0]:
         return C, d
     for _, C_r, d_r in independent_equalities_stacked(C[None], d[None]):
@@ -195,13 +280,24 @@ def independent_equalities(C: np.ndarray, d: np.ndarray) -> tuple[np.ndarray, np
 
 
 def independent_equalities_stacked(C: np.ndarray, d: np.ndarray) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """``independent_equalities`` of ``G`` systems of one shape, ``C`` (G, p, n), ``d`` (G, p),
-    ``p >= 1``, with one stacked SVD (LAPACK on each matrix) and stacked products (each result the
-    one of the system alone, bit for bit on this NumPy; ``tests/contactmodes/analysis/test_domains.py`` compares them).
+    """``independent_equalities`` of ``G`` systems of one shape, with one stacked SVD.
 
-    Returns ``[(sel, C_r, d_r), …]``, one entry per rank ``r``: ``sel`` (S,) the positions of the
-    consistent systems of that rank, ``C_r`` (S, r, n) and ``d_r`` (S, r) their independent
-    equalities. Inconsistent systems are in no entry.
+    LAPACK on each matrix and stacked products: each result the one of the system alone, bit for
+    bit on this NumPy (``tests/contactmodes/analysis/test_domains.py`` compares them).
+
+    Parameters
+    ----------
+    C : numpy.ndarray
+        ``(G, p, n)``, ``p >= 1``.
+    d : numpy.ndarray
+        ``(G, p)``.
+
+    Returns
+    -------
+    list[tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray]]
+        One entry ``(sel, C_r, d_r)`` per rank ``r``: ``sel`` ``(S,)`` the positions of the
+        consistent systems of that rank, ``C_r`` ``(S, r, n)`` and ``d_r`` ``(S, r)`` their
+        independent equalities. Inconsistent systems are in no entry.
     """
     U, s, Vt = np.linalg.svd(C, full_matrices=True)
     p, n = C.shape[1:]
@@ -223,9 +319,22 @@ def independent_equalities_stacked(C: np.ndarray, d: np.ndarray) -> list[tuple[n
 
 
 def boxes_disjoint(box_a, box_b) -> bool:
-    """Whether two bounding boxes ``(lo, hi)`` are separated by more than the consistency
-    tolerance along some axis (then the sets they bound cannot intersect). The box of the empty
-    set (``lo = +inf``, ``hi = −inf``) is disjoint from everything."""
+    """Whether two bounding boxes are separated by more than the consistency tolerance along an axis.
+
+    Then the sets they bound cannot intersect. The box of the empty set (``lo = +inf``,
+    ``hi = −inf``) is disjoint from everything. The gap is ``CONSISTENCY_RTOL`` times the largest
+    finite bound (at least 1): meant for nondimensional torques.
+
+    Parameters
+    ----------
+    box_a, box_b : tuple[numpy.ndarray, numpy.ndarray]
+        ``(lo, hi)``, each ``(n,)``.
+
+    Returns
+    -------
+    bool
+        ``True`` when certainly disjoint.
+    """
     (lo_a, hi_a), (lo_b, hi_b) = box_a, box_b
     if np.any(np.isposinf(lo_a)) or np.any(np.isposinf(lo_b)):
         return True

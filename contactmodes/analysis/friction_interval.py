@@ -188,8 +188,21 @@ def exists_equations(system: ContactSystem, box: FrictionBox, mode: str, task: b
 
 
 def forall_vertices(box: FrictionBox, mode: str) -> np.ndarray:
-    """The friction coefficients ``(2^s, k)`` whose torque sets intersect to ``T_c^∀`` (module doc):
-    each sliding contact of positive width at ``lo`` or ``hi``, every other contact at ``lo``.
+    """The friction coefficients whose torque sets intersect to ``T_c^∀`` (module doc).
+
+    Each sliding contact of positive width at ``lo`` or ``hi``, every other contact at ``lo``.
+
+    Parameters
+    ----------
+    box : FrictionBox
+        One interval per contact (dimensionless).
+    mode : str
+        The mode (one letter per contact).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(2^s, k)``, ``s`` the sliding contacts of positive width.
 
     Raises
     ------
@@ -253,8 +266,22 @@ class RobustFrictionResult:
     scaling: Scaling | None = field(default=None, repr=False)
 
     def contains(self, tau, tol: float | None = None) -> bool:
-        """Whether ``tau`` (n_τ,), user units, lies in ``T*_c`` (decided on the nondimensional
-        torques; closure convention of ``polytopes.regions``)."""
+        """Whether ``tau`` lies in ``T*_c``.
+
+        Decided on the nondimensional torques; closure convention of ``polytopes.regions``.
+
+        Parameters
+        ----------
+        tau : array_like
+            ``(n_τ,)`` torques, the system's units.
+        tol : float, optional
+            Relative tolerance as ``polytopes.Polytope.contains``.
+
+        Returns
+        -------
+        bool
+            ``False`` when ``T*_c`` is empty.
+        """
         tau = np.asarray(tau, dtype=float)
         if self.scaling is None:
             return union_contains(self.unambiguous, tau, tol)
@@ -329,7 +356,25 @@ class FrictionIntervalAnalysis:
 
     # ------------------------------------------------------------------ nondimensional sets
     def exists_response_scaled(self, mode: str, task: bool = True) -> ModeResponse:
-        """The response (24)–(31) of ``exists_equations`` on the nondimensional system."""
+        """The response (24)–(31) of ``exists_equations`` on the nondimensional system.
+
+        Parameters
+        ----------
+        mode : str
+            A mode of the system.
+        task : bool, optional
+            Include the task constraints.
+
+        Returns
+        -------
+        ModeResponse
+            Nondimensional (kept for later calls).
+
+        Raises
+        ------
+        ContactModelError
+            When ``mode`` is not a mode of the system.
+        """
         return self._memo(("resp∃", mode, task), lambda: response_from_equations(
             exists_equations(self.scaled, self.box, mode, task)))
 
@@ -338,11 +383,44 @@ class FrictionIntervalAnalysis:
         return None if T is None or T.is_empty() else T
 
     def exists_scaled(self, mode: str, task: bool = True) -> Polytope | None:
-        """``T_c^∃`` over the nondimensional τ, or ``None`` when empty."""
+        """``T_c^∃`` over the nondimensional τ, or ``None`` when empty.
+
+        Parameters
+        ----------
+        mode : str
+            A mode of the system.
+        task : bool, optional
+            Include the task constraints.
+
+        Returns
+        -------
+        Polytope or None
+            Over the ``n_τ`` nondimensional torques.
+
+        Raises
+        ------
+        ContactModelError
+            When ``mode`` is not a mode of the system.
+        """
         return self._memo(("T∃", mode, task), lambda: self._T_of(self.exists_response_scaled(mode, task)))
 
     def at_scaled(self, mode: str, mu, task: bool = True) -> Polytope | None:
-        """``T_c(μ)`` (eqs. 24–33) at one friction vector ``mu`` (k,), nondimensional τ; ``None`` when empty."""
+        """``T_c(μ)`` (eqs. 24–33) at one friction vector ``mu`` (k,), nondimensional τ; ``None`` when empty.
+
+        Parameters
+        ----------
+        mode : str
+            A mode of the system.
+        mu : array_like
+            ``(k,)`` friction coefficients (dimensionless; not checked against the box).
+        task : bool, optional
+            Include the task constraints.
+
+        Returns
+        -------
+        Polytope or None
+            Over the ``n_τ`` nondimensional torques.
+        """
         mu = np.asarray(mu, dtype=float)
         key = ("T@", mode, task, tuple(mu.tolist()))
         return self._memo(key, lambda: self._T_of(response_from_equations(
@@ -350,7 +428,26 @@ class FrictionIntervalAnalysis:
 
     def forall_scaled(self, mode: str, task: bool = True) -> Polytope | None:
         """``T_c^∀`` over the nondimensional τ (the intersection of the ``forall_vertices``
-        sets), or ``None`` when empty."""
+        sets), or ``None`` when empty.
+
+        Parameters
+        ----------
+        mode : str
+            A mode of the system.
+        task : bool, optional
+            Include the task constraints.
+
+        Returns
+        -------
+        Polytope or None
+            Over the ``n_τ`` nondimensional torques, reduced.
+
+        Raises
+        ------
+        ContactModelError
+            When ``mode`` is not a mode of the system or has more than ``MAX_SLIDING_INTERVALS`` sliding
+            contacts of positive width.
+        """
         def build():
             out = None
             for mu in forall_vertices(self.box, mode):
@@ -369,7 +466,23 @@ class FrictionIntervalAnalysis:
         the box, a mode-``c`` solution (physical constraints) that violates row ``i`` — the relaxed
         domain of ``exists_equations`` without tasks plus the negated row (margin of
         ``contactmodes.analysis.ambiguity.negated_rows``; an equality row gives up to two pieces).
-        ``[(label, pieces), …]``, rows without a non-empty piece left out."""
+        ``[(label, pieces), …]``, rows without a non-empty piece left out.
+
+        Parameters
+        ----------
+        mode : str
+            A mode of the system.
+
+        Returns
+        -------
+        list[tuple[str, list[Polytope]]]
+            ``(label, pieces)`` per task row with a non-empty piece, labels ``"task:<i>"``.
+
+        Raises
+        ------
+        ContactModelError
+            When ``mode`` is not a mode of the system.
+        """
         def build():
             plain = self.exists_response_scaled(mode, False)
             out = []
@@ -388,15 +501,47 @@ class FrictionIntervalAnalysis:
     def exists(self, mode: str, task: bool = True) -> Polytope | None:
         """``T_c^∃`` over τ in the system's units (N·m for revolute joints), ``None`` when empty.
 
-        Raises ``ContactModelError`` when ``mode`` is not a mode of the system."""
+        Parameters
+        ----------
+        mode : str
+            A mode of the system.
+        task : bool, optional
+            Include the task constraints.
+
+        Returns
+        -------
+        Polytope or None
+            Over the ``n_τ`` torques.
+
+        Raises
+        ------
+        ContactModelError
+            When ``mode`` is not a mode of the system.
+        """
         validate_mode(mode, self.system.contacts)
         return self._to_user(self.exists_scaled(mode, task))
 
     def forall(self, mode: str, task: bool = True) -> Polytope | None:
         """``T_c^∀`` over τ in the system's units, ``None`` when empty.
 
-        Raises ``ContactModelError`` when ``mode`` is not a mode of the system or has more than
-        ``MAX_SLIDING_INTERVALS`` sliding contacts of positive width."""
+        Parameters
+        ----------
+        mode : str
+            A mode of the system.
+        task : bool, optional
+            Include the task constraints.
+
+        Returns
+        -------
+        Polytope or None
+            Over the ``n_τ`` torques.
+
+        Raises
+        ------
+        ContactModelError
+            When ``mode`` is not a mode of the system or has more than ``MAX_SLIDING_INTERVALS`` sliding
+            contacts of positive width.
+        """
         return self._to_user(self.forall_scaled(mode, task))
 
     def unambiguous(self, mode: str, task: bool = True, within_mode: bool = True) -> RobustFrictionResult:

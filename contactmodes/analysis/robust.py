@@ -53,6 +53,16 @@ def augmented_system(system: ContactSystem) -> ContactSystem:
     Input names are the torques followed by ``"d:<coordinate>"``; constraint blocks get zero
     coefficients for the new inputs; the result has no disturbance of its own.
 
+    Parameters
+    ----------
+    system : ContactSystem
+        A model with a ``Disturbance`` (``n_d`` components).
+
+    Returns
+    -------
+    ContactSystem
+        ``n_τ + n_d`` inputs, the same units as ``system``.
+
     Raises
     ------
     ContactModelError
@@ -74,7 +84,23 @@ def augmented_system(system: ContactSystem) -> ContactSystem:
 
 
 def slice_at(T_aug: Polytope, n_tau: int, delta: np.ndarray) -> Polytope:
-    """``{τ : (τ, δ) ∈ T_aug}`` for a fixed ``δ`` (n_d,): a polytope over the first ``n_tau`` coordinates."""
+    """``{τ : (τ, δ) ∈ T_aug}`` for a fixed ``δ``: a polytope over the first ``n_tau`` coordinates.
+
+    Parameters
+    ----------
+    T_aug : Polytope
+        Over ``(τ, δ)``, dimension ``n_tau + n_d``.
+    n_tau : int
+        Number of torque coordinates.
+    delta : numpy.ndarray
+        ``(n_d,)`` the disturbance, in the units of ``T_aug``'s ``δ`` coordinates (the session's
+        nondimensional ones in this module).
+
+    Returns
+    -------
+    Polytope
+        Over the ``n_tau`` torques, in ``T_aug``'s units.
+    """
     A, b, C, d = T_aug.A, T_aug.b, T_aug.C, T_aug.d
     return Polytope(A[:, :n_tau], b - A[:, n_tau:] @ delta, C[:, :n_tau], d - C[:, n_tau:] @ delta)
 
@@ -105,11 +131,30 @@ def _robust_feasible_scaled(session: AnalysisSession, system: ContactSystem, mod
 
 
 def robust_feasible_set(system: ContactSystem, mode: str, method: str = "auto") -> tuple[Polytope, np.ndarray]:
-    """``T'_c`` (over τ, user units) and the vertices of ``D`` (n_v, n_d) it was sliced at.
+    """``T'_c`` over τ and the vertices of ``D`` it was sliced at.
 
-    The result is reduced; it is empty (``is_empty()``) when no torque works for every
-    disturbance. Raises
-    ``ContactModelError`` when the system has no disturbance.
+    The result is reduced; it is empty (``is_empty()``) when no torque works for every disturbance.
+
+    Parameters
+    ----------
+    system : ContactSystem
+        A model with a ``Disturbance``.
+    mode : str
+        The mode (task constraints of ``system`` included).
+    method : str, optional
+        Projection method of the session (``AnalysisSession``).
+
+    Returns
+    -------
+    T : Polytope
+        ``T'_c`` over τ, the system's units.
+    vertices : numpy.ndarray
+        ``(n_v, n_d)`` the vertices of ``D``, the system's units.
+
+    Raises
+    ------
+    ContactModelError
+        When the system has no disturbance or ``mode`` is not one of its modes.
     """
     _disturbance(system)
     session = AnalysisSession(augmented_system(system), method=method)
@@ -184,6 +229,13 @@ def robust_unambiguous(system: ContactSystem, mode: str, within_mode: bool = Tru
     within_mode : bool, optional
         Also count solutions of ``mode`` violating a task row (negation margin as in
         ``contactmodes.analysis.ambiguity``).
+    method : str, optional
+        Projection method of the session and of the robust ambiguity sets.
+
+    Returns
+    -------
+    RobustResult
+        The sets over τ in the system's units.
 
     Raises
     ------
@@ -230,10 +282,32 @@ def robust_unambiguous(system: ContactSystem, mode: str, within_mode: bool = Tru
 
 def robust_result(mode: str, system: ContactSystem, T_robust: Polytope, sources: list[AmbiguitySource],
                   V: np.ndarray, timing: dict[str, float]) -> RobustResult:
-    """The ``RobustResult`` of ``mode``: ``T_robust`` minus its full-dimensional ambiguity
-    ``sources`` (``polytopes.difference``; sources meeting it only on its boundary are marked and
-    kept out), every set over τ converted to the user's units once (``UserSets``: the nominal
-    torques' units, module doc). Scaled inputs; adds ``timing["difference"]`` (s)."""
+    """The ``RobustResult`` of ``mode``: ``T_robust`` minus its full-dimensional ambiguity ``sources``.
+
+    ``polytopes.difference``; sources meeting it only on its boundary are marked and kept out; every
+    set over τ is converted to the user's units once (``UserSets``: the nominal torques' units,
+    module doc).
+
+    Parameters
+    ----------
+    mode : str
+        The desired mode.
+    system : ContactSystem
+        The nominal system (its scaling converts the sets).
+    T_robust : Polytope
+        ``T'_c`` over the nondimensional torques.
+    sources : list[AmbiguitySource]
+        The robust ambiguity sets over the nondimensional torques.
+    V : numpy.ndarray
+        ``(n_v, n_d)`` the vertices of ``D`` used for the slices.
+    timing : dict[str, float]
+        Stage seconds; ``"difference"`` is added (s).
+
+    Returns
+    -------
+    RobustResult
+        In the system's units.
+    """
     t0 = time.perf_counter()
     pieces: list[Polytope] = []
     if not T_robust.is_empty():

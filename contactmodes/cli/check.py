@@ -73,7 +73,18 @@ SCHEMA = "contactmodes.check/1"
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
-    """Register ``check`` on the ``contactmodes`` subparsers (with its ``run``); returns the sub-parser."""
+    """Register ``check`` on the ``contactmodes`` subparsers (with its ``run``); returns the sub-parser.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The ``contactmodes`` command's sub-parsers.
+
+    Returns
+    -------
+    argparse.ArgumentParser
+        The ``check`` parser (``run`` set as its default ``run``).
+    """
     p = sub.add_parser(
         "check", help="show each contact's position, gap and velocity at the file's state, and whether it is accepted",
         description="Contact geometry of a system file at its state: world position, signed gap to the surface, "
@@ -95,9 +106,29 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> str:
-    """The ``check`` command: text or JSON for ``args.file``; raises ``SystemFileError`` on a bad file,
-    ``SnapError`` on a surface ``--snap`` cannot reach and
-    ``UserError`` on a refused ``--write`` path."""
+    """The ``check`` command: text or JSON for ``args.file``.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed options (``file``, ``json``, ``snap``, ``write``, ``plot``, ...).
+
+    Returns
+    -------
+    str
+        The output (text or the ``contactmodes.check/1`` JSON), newline-terminated.
+
+    Raises
+    ------
+    SystemFileError
+        On a bad file.
+    SnapError
+        On a surface ``--snap`` cannot reach.
+    UserError
+        On ``--write`` without ``--snap``, or a refused ``--write``/``--plot`` path.
+    InternalError
+        When the loader rejects the snapped state.
+    """
     from contactmodes.system_file.loader import system_geometry
 
     if getattr(args, "plot", None) is not None:
@@ -293,7 +324,18 @@ def _format_snap(data: dict, geometry: "SystemGeometry", result: "SnapResult | N
 
 
 def check_document(geometry: "SystemGeometry") -> dict:
-    """The ``contactmodes.check/1`` JSON document (a dict) of ``geometry``."""
+    """The ``contactmodes.check/1`` JSON document (a dict) of ``geometry``.
+
+    Parameters
+    ----------
+    geometry : SystemGeometry
+        The file's contact geometry at its state (``system_geometry``), SI units.
+
+    Returns
+    -------
+    dict
+        JSON-ready.
+    """
     return {
         "schema": SCHEMA,
         "system": geometry.name,
@@ -325,7 +367,18 @@ def _num(x: float) -> str:
 
 
 def format_check(geometry: "SystemGeometry") -> str:
-    """A table (under 100 columns for names up to 12 characters) and the loader's verdict."""
+    """A table (under 100 columns for names up to 12 characters) and the loader's verdict.
+
+    Parameters
+    ----------
+    geometry : SystemGeometry
+        The file's contact geometry at its state.
+
+    Returns
+    -------
+    str
+        Lines of text, no trailing newline.
+    """
     lines = [f"system: {geometry.name}   source: {geometry.source}"]
     lines.append("state: " + ", ".join(f"{c} = {_num(v)}" for c, v in zip(geometry.coordinates, geometry.q)))
     if any(geometry.qdot):

@@ -22,7 +22,18 @@ __all__ = ["add_parser", "run", "run_analyze"]
 
 
 def add_parser(sub) -> argparse.ArgumentParser:
-    """Register ``impact`` on the ``contactmodes`` sub-parsers ``sub``; returns its parser."""
+    """Register ``impact`` on the ``contactmodes`` sub-parsers ``sub``; returns its parser.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The ``contactmodes`` command's sub-parsers.
+
+    Returns
+    -------
+    argparse.ArgumentParser
+        The ``impact`` parser (``run`` set as its default ``run``).
+    """
     p = sub.add_parser("impact", help="plastic impact outcomes at a touchdown (one letter F/L/R/S per contact)")
     p.add_argument("file", help="system file (TOML, see docs/system-file.md) whose state has an approaching contact")
     p.add_argument("--pseudo-impulse", metavar="DT", type=str, default=None,
@@ -50,8 +61,26 @@ def _duration(text: str | None) -> float:
 
 
 def run(args: argparse.Namespace):
-    """Run ``impact``: the text report or the JSON document; ``CommandOutput`` with status 1 when
-    no outcome is consistent."""
+    """Run ``impact``: the text report or the JSON document.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed options (``file``, ``pseudo_impulse``, ``limit``, ``json``, ``output``).
+
+    Returns
+    -------
+    str or CommandOutput
+        The output; a ``CommandOutput`` with status 1 when no outcome is consistent.
+
+    Raises
+    ------
+    UserError
+        A bad ``--pseudo-impulse`` or ``--limit``, ``--limit`` without a pseudo-impulse, or a refused
+        ``--output``.
+    SystemFileError
+        On a bad file.
+    """
     if args.output is not None:
         check_output_path(args.output, [args.file])
     delta = _duration(args.pseudo_impulse)
@@ -92,11 +121,33 @@ def _torque_box(path: str, items: list[str]):
 
 
 def run_analyze(args: argparse.Namespace, overlap_limit: int, list_limit: int):
-    """``contactmodes analyze FILE --impact``: the impact's outcomes (no pseudo-impulse) and,
-    grouped by consistent outcome, the analysis at the post-impact state; ``--mode``,
-    ``--no-task``, ``--method``, ``--unambiguous``, ``--overlaps``, ``--json``, ``--output`` as
-    for ``analyze``, with its default candidate-pair and listing limits ``overlap_limit`` and
-    ``list_limit``. Status 1 when no outcome is consistent."""
+    """``contactmodes analyze FILE --impact``: the impact's outcomes and the analyses after them.
+
+    The outcomes (no pseudo-impulse) and, grouped by consistent outcome, the analysis at the
+    post-impact state; ``--mode``, ``--no-task``, ``--method``, ``--unambiguous``, ``--overlaps``,
+    ``--json``, ``--output`` as for ``analyze``.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed ``analyze`` options.
+    overlap_limit : int
+        ``analyze``'s default candidate-pair limit (unused with ``--overlaps``).
+    list_limit : int
+        ``analyze``'s default listing limit (unused with ``--overlaps``).
+
+    Returns
+    -------
+    str or CommandOutput
+        The output; a ``CommandOutput`` with status 1 when no outcome is consistent.
+
+    Raises
+    ------
+    UserError
+        For ``--at``, ``--inconsistency-box`` or ``--table`` (not available with ``--impact``).
+    SystemFileError
+        On a bad file.
+    """
     for option, given in (("--at", args.at is not None), ("--inconsistency-box", args.inconsistency_box is not None),
                           ("--table", args.table)):
         if given:

@@ -68,7 +68,18 @@ on a floating base's x or y."""
 
 
 def add_parser(sub) -> argparse.ArgumentParser:
-    """Register the ``plot`` subcommand on ``sub`` (an argparse subparsers object)."""
+    """Register the ``plot`` subcommand on ``sub`` (an argparse subparsers object).
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The ``contactmodes`` command's sub-parsers.
+
+    Returns
+    -------
+    argparse.ArgumentParser
+        The ``plot`` parser.
+    """
     p = sub.add_parser("plot", help="draw the torque domains of every feasible mode (PNG)",
                        description=DESCRIPTION, epilog=EPILOG,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -372,10 +383,29 @@ class _View:
 
 
 def plot_data(args: argparse.Namespace):
-    """What ``run`` draws, as ``PlotData``: the file loaded, the options
-    checked, the analysis gathered and sliced, the title, caption and units worded.
+    """What ``run`` draws, as ``PlotData``.
 
-    Raises ``ContactModelError`` or ``UserError`` on bad input."""
+    The file loaded, the options checked, the analysis gathered and sliced, the title, caption and
+    units worded (torques in the system's units).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed ``plot`` options (``file``, ``torques``, ``at``, ``box``, ``mode``).
+
+    Returns
+    -------
+    PlotData
+        The sets restricted to the drawn torques.
+
+    Raises
+    ------
+    ContactModelError
+        On bad input (a bad file, an unknown torque, a bad slice point, a system without
+        actuators).
+    UserError
+        On a ``--box`` range with ``LO >= HI``.
+    """
     from contactmodes._command_line import UserError, parse_box
     from contactmodes.system_file.loader import load_system_file
     from contactmodes.output.plot import torque_units
@@ -406,7 +436,21 @@ def plot_data(args: argparse.Namespace):
 
 
 def run(args: argparse.Namespace) -> None:
-    """Compute and write the picture; raises ContactModelError on bad input (nothing written)."""
+    """Compute and write the picture (nothing written on any error).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed ``plot`` options, ``output`` a ``.png`` path.
+
+    Raises
+    ------
+    ContactModelError
+        On bad input (``plot_data``), or an ``--output`` that is not a ``.png`` file name or is
+        refused.
+    MissingExtraError
+        Without matplotlib (the ``plot`` extra).
+    """
     from contactmodes.extras import require
     from contactmodes._command_line import check_output_path, write_atomic
 

@@ -57,8 +57,26 @@ def _held_range(domains, k: int, at: float) -> tuple[float, float]:
 
 
 def set_view(args: argparse.Namespace):
-    """The ``SetView`` the page draws for ``args`` (``file``, ``torques``, ``at``, ``box``,
-    ``mode``): file loaded, analysis gathered. Raises ``ContactModelError`` on bad input."""
+    """The ``SetView`` the page draws for ``args``: file loaded, analysis gathered.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed ``plot`` options (``file``, ``torques``, ``at``, ``box``, ``mode``).
+
+    Returns
+    -------
+    SetView
+        Every set in all ``n_τ`` torques, the system's units.
+
+    Raises
+    ------
+    ContactModelError
+        On bad input (a bad file, an unknown torque, a bad slice point, a system without
+        actuators).
+    UserError
+        On a ``--box`` range with ``LO >= HI``.
+    """
     from contactmodes.analysis.analyze import analyze
     from contactmodes._command_line import UserError, parse_box
     from contactmodes.output.html import SLIDER_STEPS, SetView, Slice
@@ -155,7 +173,21 @@ def _robot_png(path: str) -> bytes | None:
 
 
 def run_html(args: argparse.Namespace) -> None:
-    """Write the page ``args.html`` (nothing written on any error)."""
+    """Write the page ``args.html`` (nothing written on any error).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed ``plot`` options, ``html`` a ``.html`` path.
+
+    Raises
+    ------
+    ContactModelError
+        On bad input (``set_view``), or an ``--html`` that is not a ``.html`` file name or is
+        refused.
+    MissingExtraError
+        Without plotly or matplotlib (the ``plot`` extra).
+    """
     from contactmodes.extras import require
     from contactmodes._command_line import check_output_path, write_atomic
 
@@ -176,7 +208,19 @@ def run_html(args: argparse.Namespace) -> None:
 
 
 def run(args: argparse.Namespace) -> None:
-    """The ``plot`` command: the PNG (``--output``), the page (``--html``), or both."""
+    """The ``plot`` command: the PNG (``--output``), the page (``--html``), or both.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed ``plot`` options.
+
+    Raises
+    ------
+    ContactModelError
+        Without ``--output`` and ``--html``, for more than two torques in a PNG, an ``--output``
+        that is not a ``.png`` file name, or as ``run_html`` and ``contactmodes.cli.plot.run``.
+    """
     if args.output is None and getattr(args, "html", None) is None:
         raise ContactModelError("--output: give --output PNG, --html HTML, or both")
     if args.output is not None and args.torques is not None and len(args.torques.split(",")) > 2:

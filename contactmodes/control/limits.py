@@ -91,8 +91,22 @@ class TorqueLimit:
     def bounds(self, omega: float | None) -> tuple[float, float]:
         """``(lo, hi)`` of the torque at actuator speed ``omega`` (box ∩ torque–speed line).
 
-        Raises ``ContactModelError`` when the limit has a torque–speed line and ``omega`` is
-        ``None`` (the state's velocity is unknown)."""
+        Parameters
+        ----------
+        omega : float or None
+            The actuator's velocity ``ω_j`` (``actuator_speeds``; rad/s for a revolute joint in SI);
+            ``None`` when the state's velocity is unknown.
+
+        Returns
+        -------
+        tuple[float, float]
+            The bounds in the torque's unit (``-inf``/``inf`` for none).
+
+        Raises
+        ------
+        ContactModelError
+            When the limit has a torque–speed line and ``omega`` is ``None``.
+        """
         lo, hi = self.lo, self.hi
         if self.tau_max is not None and self.omega_0 is not None:
             if omega is None:
@@ -133,6 +147,18 @@ def parse_limit(value: Any, where: str) -> TorqueLimit:
     """One actuator's limit from ``"LO:HI"``, ``[lo, hi]``, a table with keys ``lo``, ``hi``,
     ``tau_max``, ``omega_0`` (all optional) or a ``TorqueLimit``.
 
+    Parameters
+    ----------
+    value : str or Sequence[float] or Mapping[str, float] or TorqueLimit
+        ``"LO:HI"`` (an empty end for none), ``[lo, hi]``, a table or a limit (returned as it is).
+    where : str
+        The key path that starts every error message.
+
+    Returns
+    -------
+    TorqueLimit
+        In the system's units.
+
     Raises
     ------
     ContactModelError
@@ -165,6 +191,20 @@ def parse_limit(value: Any, where: str) -> TorqueLimit:
 def parse_limits(value: Any, actuators: Sequence[str], where: str = "control.limits") -> dict[str, TorqueLimit]:
     """Actuator name → ``TorqueLimit`` from a mapping (names checked against ``actuators``).
 
+    Parameters
+    ----------
+    value : Mapping[str, Any]
+        Actuator name → limit in a form of ``parse_limit``.
+    actuators : Sequence[str]
+        The system's actuator names.
+    where : str, optional
+        The key path of the table.
+
+    Returns
+    -------
+    dict[str, TorqueLimit]
+        In the order of ``value``.
+
     Raises
     ------
     ContactModelError
@@ -182,7 +222,20 @@ def parse_limits(value: Any, actuators: Sequence[str], where: str = "control.lim
 
 
 def actuator_speeds(S: np.ndarray, qdot) -> np.ndarray:
-    """``ω = Sᵀ q̇`` (n_τ,): each actuator's velocity, ``S`` (n_q, n_τ), ``q̇`` (n_q,)."""
+    """``ω = Sᵀ q̇``: each actuator's velocity (the power-conjugate velocity of its torque).
+
+    Parameters
+    ----------
+    S : numpy.ndarray
+        ``(n_q, n_τ)`` the actuator map.
+    qdot : array_like
+        ``(n_q,)`` the generalized velocity (the system's units).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(n_τ,)`` (rad/s for a revolute joint in SI).
+    """
     return np.asarray(S, dtype=float).T @ np.asarray(qdot, dtype=float)
 
 

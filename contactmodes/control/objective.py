@@ -114,7 +114,22 @@ class LinearObjective:
         return not (self.qdd.any() or self.force.any() or self.tau.any())
 
     def value(self, qdd, force, tau) -> float:
-        """``J`` at ``q̈`` (n_q,), ``f`` (2k,) and ``τ`` (n_τ,), the system's units."""
+        """The objective ``J`` at ``(q̈, f, τ)``, the constant included.
+
+        Parameters
+        ----------
+        qdd : array_like
+            ``(n_q,)`` generalized accelerations, the system's units.
+        force : array_like
+            ``(2k,)`` contact forces ``(f_t, f_n)`` per contact.
+        tau : array_like
+            ``(n_τ,)`` torques.
+
+        Returns
+        -------
+        float
+            ``J`` in the objective's units.
+        """
         return float(self.qdd @ np.asarray(qdd, dtype=float) + self.force @ np.asarray(force, dtype=float)
                      + self.tau @ np.asarray(tau, dtype=float) + self.constant)
 
@@ -360,6 +375,27 @@ def _check_magnitudes(arrays: dict, constant: float, coordinates: Sequence[str],
 
 
 def objective_for(system, text: str, sense: str = "maximize", where: str | None = None) -> LinearObjective:
-    """``parse_objective`` with the names of ``system`` (a ``ContactSystem``: its
-    ``coordinates``, ``contacts`` and ``torques``); same Returns and Raises."""
+    """``parse_objective`` with the names of ``system``.
+
+    Parameters
+    ----------
+    system : ContactSystem
+        Its ``coordinates``, ``contacts`` and ``torques`` name the quantities.
+    text : str
+        The objective (``parse_objective``).
+    sense : str, optional
+        ``"maximize"`` (default) or ``"minimize"``.
+    where : str, optional
+        The field named in error messages; default ``"control.<sense>"``.
+
+    Returns
+    -------
+    LinearObjective
+        As ``parse_objective``.
+
+    Raises
+    ------
+    ContactModelError
+        As ``parse_objective``.
+    """
     return parse_objective(text, system.coordinates, system.contacts, system.torques, sense, where)

@@ -41,7 +41,18 @@ class ModeSelection:
     letters: tuple[str, ...] | None = None
 
     def accepts(self, mode: str) -> bool:
-        """Whether ``mode`` is acceptable."""
+        """Whether ``mode`` is acceptable.
+
+        Parameters
+        ----------
+        mode : str
+            A mode string of the system.
+
+        Returns
+        -------
+        bool
+            Listed, or every letter allowed for its contact, or no selection at all.
+        """
         if self.modes is not None:
             return mode in self.modes
         if self.letters is not None:
@@ -119,6 +130,20 @@ def parse_modes(value: Any, contacts: Sequence[str], where: str = "control.modes
 
 def parse_modes_text(text: str, contacts: Sequence[str], where: str = "--modes") -> ModeSelection:
     """The command-line form: ``all``, ``FFF,FFS`` or ``tip=F|S,base=F`` (module doc).
+
+    Parameters
+    ----------
+    text : str
+        The option's value.
+    contacts : Sequence[str]
+        The ``k`` contact names, in system order.
+    where : str, optional
+        The field named in error messages.
+
+    Returns
+    -------
+    ModeSelection
+        The acceptable modes.
 
     Raises
     ------

@@ -162,7 +162,18 @@ class ImpactData:
 
 
 def kept_contacts(outcome: str) -> list[int]:
-    """Indices of the contacts ``outcome`` keeps (letters ``F``, ``L``, ``R``)."""
+    """Indices of the contacts ``outcome`` keeps (letters ``F``, ``L``, ``R``).
+
+    Parameters
+    ----------
+    outcome : str
+        The outcome, one letter per contact.
+
+    Returns
+    -------
+    list[int]
+        Contact indices, in order.
+    """
     return [i for i, c in enumerate(outcome) if c in PLANAR_POINT.kept_letters]
 
 
@@ -170,12 +181,36 @@ def guarded_contacts(outcome: str) -> list[int]:
     """Indices of the contacts whose cone rows may hold for ``P + δ_t f`` instead of ``P`` (the
     pseudo-impulse's guard, eq. 40): the sticking ones (``F``; a kept frictionless contact is
     enumerated as ``F``), whose impulse does no work (module docstring). Sliding contacts
-    (``L``, ``R``) keep their rows on ``P``."""
+    (``L``, ``R``) keep their rows on ``P``.
+
+    Parameters
+    ----------
+    outcome : str
+        The outcome, one letter per contact.
+
+    Returns
+    -------
+    list[int]
+        Contact indices, in order.
+    """
     return [i for i, c in enumerate(outcome) if c == "F"]
 
 
 def released_touching(data: ImpactData, outcome: str) -> list[int]:
-    """Indices of the touching contacts ``outcome`` releases (their eq. 29 test, ``δ_t > 0``)."""
+    """Indices of the touching contacts ``outcome`` releases (their eq. 29 test, ``δ_t > 0``).
+
+    Parameters
+    ----------
+    data : ImpactData
+        The impact's arrays (its ``touching`` flags).
+    outcome : str
+        The outcome, one letter per contact.
+
+    Returns
+    -------
+    list[int]
+        Contact indices, in order.
+    """
     return [i for i, c in enumerate(outcome) if c == "S" and bool(data.touching[i])]
 
 
@@ -213,7 +248,25 @@ class _Rows:
 def outcome_rows(data: ImpactData, outcome: str) -> list[ContactRows]:
     """Per contact, the rows of its letter in ``outcome`` (``PLANAR_POINT.impact_rows``: every
     velocity row in scope, none outside it, the normal row alone for a kept frictionless
-    contact)."""
+    contact).
+
+    Parameters
+    ----------
+    data : ImpactData
+        The impact's arrays (its ``mu`` and ``in_scope``).
+    outcome : str
+        The outcome, one letter per contact.
+
+    Returns
+    -------
+    list[ContactRows]
+        One per contact, in contact order.
+
+    Raises
+    ------
+    ContactModelError
+        For a letter not in ``"FSLR"``, or a letter other than ``S`` on a contact out of scope.
+    """
     return [PLANAR_POINT.impact_rows(c, float(data.mu[i]), bool(data.in_scope[i])) for i, c in enumerate(outcome)]
 
 

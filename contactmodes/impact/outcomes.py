@@ -133,9 +133,38 @@ def _box(torque_box, n_tau: int) -> tuple[np.ndarray, np.ndarray] | None:
 
 def impact_of_system(system: ContactSystem, qdot, pseudo_impulse: float = 0.0, h_rest=None,
                      source: str | None = None, torque_box=None) -> ImpactResult:
-    """``impact`` of a ``ContactSystem`` with its pre-impact velocity ``qdot`` (n_q,) and, for
-    ``pseudo_impulse > 0`` (s), ``h_rest`` (n_q,) = ``h(q, 0)`` and optionally ``torque_box``
-    ``(lo, hi)`` (system units); arguments and errors as ``impact``."""
+    """``impact`` of a ``ContactSystem`` with its pre-impact velocity.
+
+    Every decision is taken on the system's nondimensional form (``contactmodes.model.scaling``);
+    the outcomes are reported in the system's units.
+
+    Parameters
+    ----------
+    system : ContactSystem
+        The system at the impact's configuration (its ``v_contact`` must be ``J q̇⁻``).
+    qdot : array_like
+        ``(n_q,)`` the pre-impact velocity ``q̇⁻``, the system's units.
+    pseudo_impulse : float, optional
+        ``δ_t`` (the system's time unit, s in SI; ``>= 0``) of thesis eq. (39); 0 for none.
+    h_rest : array_like, optional
+        ``(n_q,)`` ``h(q, 0)``, needed when ``pseudo_impulse > 0``.
+    source : str, optional
+        The system file's path, for the report.
+    torque_box : tuple[array_like, array_like], optional
+        ``(lo, hi)``, each ``(n_τ,)``, the system's units: the torques the actuators can apply
+        during the pseudo-impulse.
+
+    Returns
+    -------
+    ImpactResult
+        One ``ImpactOutcome`` per outcome, consistent or not.
+
+    Raises
+    ------
+    ContactModelError
+        A negative or non-finite ``pseudo_impulse``, a missing or mis-shaped ``qdot``/``h_rest``,
+        ``qdot`` inconsistent with ``v_contact``, or a malformed ``torque_box``.
+    """
     delta = float(pseudo_impulse)
     if not (np.isfinite(delta) and delta >= 0.0):
         raise ContactModelError(f"pseudo_impulse: must be a finite duration >= 0 s, got {pseudo_impulse!r}")

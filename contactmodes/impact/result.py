@@ -76,7 +76,18 @@ class ImpactOutcome:
     torque: np.ndarray | None = None
 
     def to_json(self, contacts) -> dict:
-        """The outcome's entry of ``contactmodes.impact/1``; ``contacts`` the ``k`` contact names."""
+        """The outcome's entry of ``contactmodes.impact/1``.
+
+        Parameters
+        ----------
+        contacts : Sequence[str]
+            The ``k`` contact names (impulses are listed per contact).
+
+        Returns
+        -------
+        dict
+            JSON-ready, the system's units.
+        """
         out: dict = {"mode": self.mode, "consistent": self.consistent, "qdot_plus": None, "qdot_plus_set": None,
                      "impulse": None, "plastic_impulse": None, "impulse_ambiguous": self.impulse_ambiguous,
                      "pseudo_kept": list(self.pseudo_kept), "energy_loss": self.energy_loss, "torque_set": None,
@@ -134,7 +145,23 @@ class ImpactResult:
         return [o.mode for o in self.outcomes if o.consistent]
 
     def outcome(self, mode: str) -> ImpactOutcome:
-        """The outcome of ``mode``; ``KeyError`` if it is not an outcome of this impact."""
+        """The outcome of ``mode``.
+
+        Parameters
+        ----------
+        mode : str
+            An outcome string (one letter per contact).
+
+        Returns
+        -------
+        ImpactOutcome
+            Consistent or not.
+
+        Raises
+        ------
+        KeyError
+            If ``mode`` is not an outcome of this impact.
+        """
         for o in self.outcomes:
             if o.mode == mode:
                 return o
@@ -193,7 +220,18 @@ class ImpactResult:
 
     def scope_names(self, group: str) -> str:
         """The names of the contacts of ``group`` (``"approaching"``, ``"touching"``,
-        ``"separating"``), comma-separated."""
+        ``"separating"``), comma-separated.
+
+        Parameters
+        ----------
+        group : str
+            ``"approaching"``, ``"touching"`` or ``"separating"``.
+
+        Returns
+        -------
+        str
+            ``""`` for an empty group.
+        """
         mask = getattr(self.scope, group)
         return ", ".join(c for c, m in zip(self.system.contacts, mask.tolist()) if m)
 

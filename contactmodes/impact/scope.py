@@ -73,7 +73,19 @@ class ImpactScope:
 
 def impact_scope(system: ContactSystem) -> ImpactScope:
     """The ``ImpactScope`` of ``system`` by the Table III rule, decided in the system's own
-    velocity units (call it on the nondimensional system, ``contactmodes.model.scaling``)."""
+    velocity units (call it on the nondimensional system, ``contactmodes.model.scaling``).
+
+    Parameters
+    ----------
+    system : ContactSystem
+        The system at the impact (normally its nondimensional form).
+
+    Returns
+    -------
+    ImpactScope
+        The approaching, touching and separating contacts, the thresholds and the frictionless
+        flags.
+    """
     pattern = classify_velocities(system, check_approaching=False)
     vn = np.asarray(system.v_contact, dtype=float).reshape(-1, 2)[:, 1]
     touching = np.asarray(pattern.n_zero, dtype=bool)

@@ -81,7 +81,18 @@ class FrictionBox:
 
     @classmethod
     def of(cls, system: ContactSystem) -> "FrictionBox":
-        """The zero-width box of ``system``'s own ``mu`` (every μ known exactly)."""
+        """The zero-width box of ``system``'s own ``mu`` (every μ known exactly).
+
+        Parameters
+        ----------
+        system : ContactSystem
+            The system whose ``mu`` (``(k,)``, dimensionless) is taken.
+
+        Returns
+        -------
+        FrictionBox
+            ``lo = hi = system.mu``, the contacts named as in ``system``.
+        """
         return cls(system.mu, system.mu, system.contacts)
 
     @property
@@ -104,7 +115,18 @@ class FrictionBox:
         return np.where(self.lo == self.hi, self.lo, 0.5 * (self.lo + self.hi))
 
     def check_system(self, system: ContactSystem) -> None:
-        """Raise ``ContactModelError`` unless the box has one interval per contact of ``system``."""
+        """Raise ``ContactModelError`` unless the box has one interval per contact of ``system``.
+
+        Parameters
+        ----------
+        system : ContactSystem
+            The system the box is to be used with.
+
+        Raises
+        ------
+        ContactModelError
+            When ``self.k != system.k`` (the message lists the system's contacts).
+        """
         if self.k != system.k:
             raise ContactModelError(f"mu: the friction box has {self.k} intervals, the system "
                                     f"{system.k} contacts ({list(system.contacts)})")
@@ -112,7 +134,22 @@ class FrictionBox:
     def at(self, system: ContactSystem, mu: "Sequence[float] | np.ndarray") -> ContactSystem:
         """``system`` with friction coefficients ``mu`` (k,) — a point of the box or not — and
         everything else unchanged (a new object; its scaling is computed afresh, and μ, being
-        dimensionless, does not enter it)."""
+        dimensionless, does not enter it).
+
+        Parameters
+        ----------
+        system : ContactSystem
+            The system at its state.
+        mu : Sequence[float] or numpy.ndarray
+            Shape ``(k,)``: the friction coefficients (dimensionless), contact order; not checked
+            against the box.
+
+        Returns
+        -------
+        ContactSystem
+            A copy of ``system`` with ``mu`` replaced (``dataclasses.replace``, so the system's own
+            validation runs again).
+        """
         return replace(system, mu=np.asarray(mu, dtype=float))
 
     def to_json(self) -> dict:

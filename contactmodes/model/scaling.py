@@ -102,27 +102,87 @@ class Scaling:
         return np.concatenate([self.qdd, np.full(2 * k, self.force)])
 
     def tau_to_user(self, tau_scaled) -> np.ndarray:
-        """Torques (…, n_τ) from scaled to user units."""
+        """Torques from scaled (nondimensional) to user units: ``τ = u ∘ τ'``.
+
+        Parameters
+        ----------
+        tau_scaled : array_like
+            Shape ``(..., n_τ)``: scaled torques.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape ``(..., n_τ)``: in the system's units.
+        """
         return np.asarray(tau_scaled, dtype=float) * self.tau
 
     def tau_from_user(self, tau) -> np.ndarray:
-        """Torques (…, n_τ) from user to scaled units."""
+        """Torques from user to scaled (nondimensional) units: ``τ' = τ / u``.
+
+        Parameters
+        ----------
+        tau : array_like
+            Shape ``(..., n_τ)``: torques in the system's units.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape ``(..., n_τ)``: nondimensional.
+        """
         return np.asarray(tau, dtype=float) / self.tau
 
     def disturbance_from_user(self, delta) -> np.ndarray:
-        """Disturbance components (…, n_d) from user to scaled units."""
+        """Disturbance components from user to scaled (nondimensional) units.
+
+        Parameters
+        ----------
+        delta : array_like
+            Shape ``(..., n_d)``: disturbance components in the system's units.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape ``(..., n_d)``: nondimensional.
+        """
         return np.asarray(delta, dtype=float) / self.disturbance
 
     def polytope_to_user(self, P: Polytope, n_extra: int = 0) -> Polytope:
-        """A polytope over ``(τ', z)`` (``z``: ``n_extra`` trailing coordinates left as they are,
-        e.g. the ambiguity variables ``w``) as a polytope over ``(τ, z)`` in user units: a new
-        object (its LP caches cold). An analysis converts through its ``UserSets``
-        (``contactmodes.analysis.session.AnalysisSession.to_user``), once per scaled object."""
+        """A polytope over ``(τ', z)`` as a polytope over ``(τ, z)`` in user units.
+
+        ``z`` (``n_extra`` trailing coordinates, e.g. the ambiguity variables ``w``) is left as it is. A
+        new object (its LP caches cold); an analysis converts through its ``UserSets``
+        (``contactmodes.analysis.session.AnalysisSession.to_user``), once per scaled object.
+
+        Parameters
+        ----------
+        P : Polytope
+            Over ``n_τ + n_extra`` coordinates, the torques nondimensional.
+        n_extra : int, optional
+            Number of trailing coordinates that are not torques.
+
+        Returns
+        -------
+        Polytope
+            The same set with the torque coordinates in the system's units.
+        """
         d = np.concatenate([self.tau, np.ones(n_extra)])
         return Polytope(P.A / d, P.b, P.C / d, P.d)
 
     def polytope_from_user(self, P: Polytope, n_extra: int = 0) -> Polytope:
-        """Inverse of ``polytope_to_user``."""
+        """Inverse of ``polytope_to_user``: a polytope over ``(τ, z)`` in user units as one over ``(τ', z)``.
+
+        Parameters
+        ----------
+        P : Polytope
+            Over ``n_τ + n_extra`` coordinates, the torques in the system's units.
+        n_extra : int, optional
+            Number of trailing coordinates that are not torques.
+
+        Returns
+        -------
+        Polytope
+            The same set with the torque coordinates nondimensional.
+        """
         d = np.concatenate([self.tau, np.ones(n_extra)])
         return Polytope(P.A * d, P.b, P.C * d, P.d)
 
@@ -144,6 +204,11 @@ class UserSets:
     are: ``z`` is what its dimension has beyond the ``n_τ`` torques of ``scaling``. Keyed by the
     object's identity (a ``Polytope`` is immutable and has no weak references):
     the scaled object is kept alive with its copy, so its ``id`` cannot be reused meanwhile.
+
+    Parameters
+    ----------
+    scaling : Scaling
+        The analysis's scaling (its torque units ``u``).
     """
 
     def __init__(self, scaling: Scaling) -> None:
@@ -151,6 +216,23 @@ class UserSets:
         self._copies: dict[int, tuple[Polytope, Polytope]] = {}
 
     def __call__(self, P: Polytope) -> Polytope:
+        """The user-unit copy of the scaled ``P``, converted on the first call and kept.
+
+        Parameters
+        ----------
+        P : Polytope
+            A scaled set over ``(τ', z)``: at least ``n_τ`` coordinates.
+
+        Returns
+        -------
+        Polytope
+            The same copy on every call for the same object.
+
+        Raises
+        ------
+        InternalError
+            When ``P`` has fewer coordinates than the scaling has torques.
+        """
         entry = self._copies.get(id(P))
         if entry is None:
             n_extra = P.dim - len(self.scaling.tau)
@@ -161,7 +243,13 @@ class UserSets:
         return entry[1]
 
     def forget(self, P: Polytope) -> None:
-        """Drop the copy of the scaled ``P`` (if any): a later call converts it again."""
+        """Drop the copy of the scaled ``P`` (if any): a later call converts it again.
+
+        Parameters
+        ----------
+        P : Polytope
+            The scaled set whose copy is dropped.
+        """
         entry = self._copies.get(id(P))
         if entry is not None and entry[0] is P:
             del self._copies[id(P)]
@@ -172,7 +260,18 @@ class UserSets:
 
 
 def identity_scaling(system: ContactSystem) -> Scaling:
-    """The identity ``Scaling`` of an already nondimensional ``system``."""
+    """The identity ``Scaling`` of an already nondimensional ``system``.
+
+    Parameters
+    ----------
+    system : ContactSystem
+        A nondimensional system (its ``scales`` set).
+
+    Returns
+    -------
+    Scaling
+        Every factor 1, ``system`` as the scaled system.
+    """
     n_d = 0 if system.disturbance is None else system.disturbance.n_d
     assert system.scales is not None
     return Scaling(system.scales, np.ones(system.n_q), np.ones(system.n_q), 1.0, 1.0, 1.0,
@@ -191,15 +290,44 @@ def _input_units(B: np.ndarray, g: np.ndarray) -> np.ndarray:
 
 
 class ScaledTerms(NamedTuple):
-    """The scaled arrays and unit factors of one state (module docstring): what
-    ``nondimensionalize`` packs into a scaled ``ContactSystem``, as
-    plain arrays for callers that evaluate many states of one structure (the real-time layouts of
-    ``contactmodes.realtime.plan``).
+    """The scaled arrays and unit factors of one state (module docstring).
 
-    ``qdd`` (n_q,) ``s_j``; ``generalized_force`` (n_q,) ``g_j``; ``tau`` (n_τ,) ``u_k``; ``force``,
-    ``acceleration``, ``velocity``: ``F``, ``A``, ``V``; ``M``, ``h``, ``S``, ``J``, ``Jdot_qdot``,
-    ``v_contact``, ``v0``: the scaled terms; ``blocks``: per constraint block ``(qdd, f, tau, rhs)``
-    scaled, ``rows``: their row divisors.
+    What ``nondimensionalize`` packs into a scaled ``ContactSystem``, as plain arrays for callers
+    that evaluate many states of one structure (the real-time layouts of
+    ``contactmodes.realtime.plan``). User value = factor × scaled value.
+
+    Attributes
+    ----------
+    qdd : numpy.ndarray
+        ``(n_q,)`` ``s_j``: unit of each generalized acceleration.
+    generalized_force : numpy.ndarray
+        ``(n_q,)`` ``g_j``: unit of each dynamics row.
+    tau : numpy.ndarray
+        ``(n_τ,)`` ``u_k``: unit of each actuator input.
+    force : float
+        ``F``: unit of every contact-force component.
+    acceleration : float
+        ``A``: unit of every contact acceleration.
+    velocity : float
+        ``V``: unit of contact velocities and of ``v0``.
+    M : numpy.ndarray
+        ``(n_q, n_q)`` scaled inertia matrix (symmetric, ``|M'_jl| <= 1``).
+    h : numpy.ndarray
+        ``(n_q,)`` scaled bias forces ``h / g``.
+    S : numpy.ndarray
+        ``(n_q, n_τ)`` scaled actuation matrix.
+    J : numpy.ndarray
+        ``(2k, n_q)`` scaled contact Jacobian, rows ``(t_i, n_i)`` per contact.
+    Jdot_qdot : numpy.ndarray
+        ``(2k,)`` scaled ``J̇ q̇``.
+    v_contact : numpy.ndarray
+        ``(2k,)`` scaled contact velocities.
+    v0 : numpy.ndarray
+        ``(k,)`` scaled velocity thresholds.
+    blocks : tuple
+        Per constraint block, its scaled rows ``(qdd, f, tau, rhs)``.
+    rows : tuple
+        Per constraint block, the ``(m,)`` divisors of its rows.
     """
 
     qdd: np.ndarray
@@ -220,9 +348,37 @@ class ScaledTerms(NamedTuple):
 
 
 def scale_terms(M, h, S, J, Jdot_qdot, v_contact, v0, scales: CharacteristicScales, blocks=()) -> ScaledTerms:
-    """The rule of the module docstring on plain arrays (shapes as in
-    ``ContactSystem``); ``blocks`` a sequence of constraint rows
-    ``(qdd, f, tau, rhs)``. The one implementation of the rule: ``nondimensionalize`` calls it."""
+    """The rule of the module docstring on plain arrays.
+
+    The one implementation of the rule: ``nondimensionalize`` calls it.
+
+    Parameters
+    ----------
+    M : numpy.ndarray
+        ``(n_q, n_q)`` inertia matrix, the system's units.
+    h : numpy.ndarray
+        ``(n_q,)`` bias forces ``C q̇ + g``.
+    S : numpy.ndarray
+        ``(n_q, n_τ)`` actuation matrix.
+    J : numpy.ndarray
+        ``(2k, n_q)`` contact Jacobian, rows ``(t_i, n_i)`` per contact (eq. 3).
+    Jdot_qdot : numpy.ndarray
+        ``(2k,)`` ``J̇ q̇`` (eq. 4).
+    v_contact : numpy.ndarray
+        ``(2k,)`` contact velocities ``J q̇``.
+    v0 : array_like
+        ``(k,)`` velocity thresholds.
+    scales : CharacteristicScales
+        The system's ``(L, m, T)`` (and the derived ``A``, ``F``, ``V``).
+    blocks : Sequence[tuple], optional
+        Constraint rows ``(qdd, f, tau, rhs)`` of shapes ``(r, n_q)``, ``(r, 2k)``, ``(r, n_τ)``,
+        ``(r,)`` (eqs. 11–18).
+
+    Returns
+    -------
+    ScaledTerms
+        The scaled arrays and the unit factors.
+    """
     L, m = scales.length, scales.mass
     A, F, V = scales.acceleration, scales.force, scales.velocity
     P = F * A
@@ -251,25 +407,53 @@ def scale_terms(M, h, S, J, Jdot_qdot, v_contact, v0, scales: CharacteristicScal
 def nondimensional_scales(scales: CharacteristicScales) -> CharacteristicScales:
     """The characteristic scales of the scaled form of a system with ``scales``: length, mass and
     time 1, marked ``nondimensional`` (so the scaled system's own ``scaling`` is the identity,
-    ``identity_scaling``)."""
+    ``identity_scaling``).
+
+    Parameters
+    ----------
+    scales : CharacteristicScales
+        The system's scales.
+
+    Returns
+    -------
+    CharacteristicScales
+        A copy with length, mass and time 1 and ``nondimensional`` set.
+    """
     return replace(scales, length=1.0, mass=1.0, time=1.0, nondimensional=True)
 
 
 def scaled_system_fields(terms: ScaledTerms, constraints, scales: CharacteristicScales) -> dict:
-    """The fields of the scaled ``ContactSystem`` that the scaled
-    terms of a state determine, as keyword arguments: ``M``, ``h``, ``S``, ``J``, ``Jdot_qdot``,
-    ``v_contact``, ``v0`` (``terms``' scaled arrays), ``constraints`` (the system's constraint
-    blocks ``constraints``, in order, with ``terms.blocks``' scaled rows) and ``scales``
-    (``nondimensional_scales`` of the system's ``scales``).
+    """The fields of the scaled ``ContactSystem`` that the scaled terms of a state determine.
 
-    ``nondimensionalize`` builds its scaled system from them; a caller that already holds a
-    state's ``ScaledTerms`` (computed by ``scale_terms``, the one rule, from the arrays of
-    a system with these ``constraints`` and ``scales``) builds the same scaled system —
-    ``ContactSystem(**fields, mu=…, coordinates=…, torques=…, contacts=…, name=…)`` — without
-    building and nondimensionalizing the user-unit system first; an
-    ``AnalysisSession`` of it decides on the same numbers
-    (e.g. the slow path of a real-time controller whose layouts scaled the state already).
-    Raises ``ValueError`` when ``constraints`` and ``terms.blocks`` differ in number."""
+    ``nondimensionalize`` builds its scaled system from them; a caller that already holds a state's
+    ``ScaledTerms`` (computed by ``scale_terms``, the one rule, from the arrays of a system with these
+    ``constraints`` and ``scales``) builds the same scaled system —
+    ``ContactSystem(**fields, mu=…, coordinates=…, torques=…, contacts=…, name=…)`` — without building
+    and nondimensionalizing the user-unit system first; an ``AnalysisSession`` of it decides on the
+    same numbers (e.g. the slow path of a real-time controller whose layouts scaled the state
+    already).
+
+    Parameters
+    ----------
+    terms : ScaledTerms
+        The scaled terms of the state.
+    constraints : Sequence[LinearConstraint]
+        The system's constraint blocks, in order (one per ``terms.blocks``).
+    scales : CharacteristicScales
+        The system's scales.
+
+    Returns
+    -------
+    dict
+        Keyword arguments ``M``, ``h``, ``S``, ``J``, ``Jdot_qdot``, ``v_contact``, ``v0``
+        (``terms``' scaled arrays), ``constraints`` (the blocks with ``terms.blocks``' scaled rows)
+        and ``scales`` (``nondimensional_scales`` of ``scales``).
+
+    Raises
+    ------
+    ValueError
+        When ``constraints`` and ``terms.blocks`` differ in number.
+    """
     constraints = tuple(constraints)
     if len(constraints) != len(terms.blocks):
         raise ValueError(f"constraints: {len(constraints)} blocks for the {len(terms.blocks)} of the scaled terms")
@@ -281,9 +465,18 @@ def scaled_system_fields(terms: ScaledTerms, constraints, scales: Characteristic
 def nondimensionalize(system: ContactSystem) -> Scaling:
     """The ``Scaling`` of ``system`` (module docstring) with the scaled system.
 
-    ``system`` (n_q coordinates, n_τ inputs, k contacts) in any consistent units. The scaled
-    system has characteristic scales 1 and its own ``scaling`` set to the identity
+    The scaled system has characteristic scales 1 and its own ``scaling`` set to the identity
     (``scaled_system_fields``).
+
+    Parameters
+    ----------
+    system : ContactSystem
+        ``n_q`` coordinates, ``n_τ`` inputs, ``k`` contacts, in any consistent units.
+
+    Returns
+    -------
+    Scaling
+        The factors and the scaled system (``Scaling.system``).
     """
     sc = system.scales
     assert sc is not None  # ContactSystem.__post_init__ always sets it

@@ -209,8 +209,11 @@ class SpatialMechanism:
     ------
     ContactModelError
         As ``contactmodes.model.spatial_robot.load_robot`` (one line naming the field, the file or
-        the joint); ``MissingExtraError`` (``"spatial mechanism: needs pinocchio: pip install
-        'contactmodes[spatial]'"``) without Pinocchio.
+        the joint), or a ``name`` that is not a string; ``MissingExtraError`` (``"spatial
+        mechanism: needs pinocchio: pip install 'contactmodes[spatial]'"``) without Pinocchio.
+    InternalError
+        When Pinocchio's model does not lay the velocities out as expected (base first, then the
+        joints in order): a toolkit failure.
 
     Notes
     -----
@@ -328,7 +331,23 @@ class SpatialMechanism:
         return self._joint_names
 
     def joint_kind(self, joint: str) -> str:
-        """``"revolute"``, ``"continuous"`` or ``"prismatic"``; ``ContactModelError`` if unknown."""
+        """The kind of joint ``joint``.
+
+        Parameters
+        ----------
+        joint : str
+            A joint name of the robot file.
+
+        Returns
+        -------
+        str
+            ``"revolute"``, ``"continuous"`` or ``"prismatic"``.
+
+        Raises
+        ------
+        ContactModelError
+            For a joint the robot does not have (the message lists its joints).
+        """
         for j in self._robot.joints:
             if j.name == joint:
                 return j.kind
@@ -427,6 +446,14 @@ class SpatialMechanism:
         On a joint, a joint torque (N·m) or force (N, prismatic); on a floating base's ``x, y, z``
         a world force (N) at the root link's origin, on ``wx, wy, wz`` a world moment (N·m).
 
+        Parameters
+        ----------
+        name : str
+            Unique actuator name (a column of ``S``).
+        coordinate : str
+            A velocity coordinate (``coordinates``): a joint, or ``x``, ``y``, ``z``, ``wx``, ``wy``,
+            ``wz`` of a floating base.
+
         Raises
         ------
         ContactModelError
@@ -443,6 +470,11 @@ class SpatialMechanism:
 
     def actuate_joints(self, joints: Sequence[str] | None = None) -> None:
         """Add one actuator per joint, named by the joint (every joint by default, in order).
+
+        Parameters
+        ----------
+        joints : Sequence[str], optional
+            The joints to actuate, in this order; ``None``: every joint in Pinocchio's order.
 
         Raises
         ------
@@ -624,6 +656,16 @@ class SpatialMechanism:
     def contact_gaps(self, q: ArrayLike) -> np.ndarray:
         """``(k,)`` signed distances (m) of the contact points from their planes at ``q``.
 
+        Parameters
+        ----------
+        q : array_like
+            ``(len(configuration_names),)`` configuration (m, rad; base quaternion ``(w, x, y, z)``).
+
+        Returns
+        -------
+        numpy.ndarray
+            ``(k,)`` the gaps ``n·(p − s)`` (m), contact order.
+
         Raises
         ------
         ContactModelError
@@ -645,6 +687,18 @@ class SpatialMechanism:
         ``v <= |ṗ| + L (|ω| + Σ|q̇_revolute|) + Σ|q̇_prismatic|`` (``ṗ``, ``ω`` a floating base's)
         already gives ``v²/L < g``, ``a = g`` as they would give.
 
+        Parameters
+        ----------
+        q : array_like
+            ``(len(configuration_names),)`` configuration (m, rad; base quaternion ``(w, x, y, z)``).
+        qdot : array_like
+            ``(n_v,)`` velocity (m/s, rad/s; base velocities in world axes).
+
+        Returns
+        -------
+        CharacteristicScales
+            Length (m), mass (kg) and time (s) of the mechanism at the state.
+
         Raises
         ------
         ContactModelError
@@ -655,6 +709,20 @@ class SpatialMechanism:
 
     def dynamics_and_scales(self, q: ArrayLike, qdot: ArrayLike) -> tuple[SpatialDynamics, CharacteristicScales]:
         """``(dynamics(q, qdot), characteristic_scales(q, qdot))`` from one evaluation.
+
+        Parameters
+        ----------
+        q : array_like
+            ``(len(configuration_names),)`` configuration (m, rad; base quaternion ``(w, x, y, z)``).
+        qdot : array_like
+            ``(n_v,)`` velocity (m/s, rad/s; base velocities in world axes).
+
+        Returns
+        -------
+        dynamics : SpatialDynamics
+            As ``dynamics``.
+        scales : CharacteristicScales
+            As ``characteristic_scales``.
 
         Raises
         ------

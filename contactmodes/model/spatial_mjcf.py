@@ -366,7 +366,20 @@ class MujocoCoordinates:
         return V
 
     def qvel(self, q: ArrayLike, qdot: ArrayLike) -> np.ndarray:
-        """MuJoCo's ``qvel`` (nv,) of the toolkit's ``(q, q̇)``: ``velocity_matrix(q) @ q̇``."""
+        """MuJoCo's ``qvel`` (nv,) of the toolkit's ``(q, q̇)``: ``velocity_matrix(q) @ q̇``.
+
+        Parameters
+        ----------
+        q : array_like
+            The mechanism's configuration (m, rad; base quaternion ``(w, x, y, z)``).
+        qdot : array_like
+            ``(n_v,)`` the toolkit's velocity (base angular velocity in world axes).
+
+        Returns
+        -------
+        numpy.ndarray
+            ``(nv,)`` MuJoCo's velocity (base angular velocity in the body frame).
+        """
         return self.velocity_matrix(q) @ np.asarray(qdot, dtype=float)
 
     def state(self, qpos: ArrayLike, qvel: ArrayLike) -> tuple[np.ndarray, np.ndarray]:

@@ -68,8 +68,23 @@ _INERTIA_KEYS = ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")
 
 
 def plane_normal(plane: str) -> np.ndarray:
-    """Unit normal ``n = u × v`` (3,) of ``plane`` in the URDF root frame; ``ContactModelError``
-    for an unknown plane name."""
+    """Unit normal ``n = u × v`` of ``plane`` in the URDF root frame.
+
+    Parameters
+    ----------
+    plane : str
+        ``"xz"``, ``"xy"`` or ``"yz"`` (``PLANES``).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(3,)``: ``−y`` for ``"xz"``, ``+z`` for ``"xy"``, ``+x`` for ``"yz"``.
+
+    Raises
+    ------
+    ContactModelError
+        For an unknown plane name.
+    """
     if plane not in PLANES:
         raise ContactModelError(f"plane: must be one of {', '.join(PLANES)}, got {plane!r}")
     u, v = (np.eye(3)[i] for i in PLANES[plane])
@@ -103,6 +118,26 @@ class UrdfMechanism(PlanarMechanism):
     other inherited methods take mechanism links (``links``), whose frames sit at their joints
     parallel to the root frame in the zero configuration.
 
+    Parameters
+    ----------
+    base : str
+        ``"floating"`` or ``"fixed"`` (``PlanarMechanism``).
+    gravity : float
+        ``g`` (m/s²) of gravity ``(0, −g)`` in the plane.
+    base_position : array_like
+        ``(2,)`` world position (m) of a fixed base's pivot.
+    name : str
+        The mechanism's label.
+    plane : str
+        ``"xz"``, ``"xy"`` or ``"yz"``.
+    source : str
+        The URDF file it is read from (for messages).
+
+    Raises
+    ------
+    ContactModelError
+        As ``PlanarMechanism``, or an unknown ``plane``.
+
     Attributes
     ----------
     plane : str
@@ -129,14 +164,45 @@ class UrdfMechanism(PlanarMechanism):
         return tuple(self._frames)
 
     def body_of(self, link: str) -> str | None:
-        """The mechanism link carrying URDF link ``link`` (``None``: the world of a fixed base)."""
+        """The mechanism link carrying URDF link ``link``.
+
+        Parameters
+        ----------
+        link : str
+            A URDF link name (merged links included).
+
+        Returns
+        -------
+        str or None
+            The mechanism link, or ``None`` for the world of a fixed base.
+
+        Raises
+        ------
+        ContactModelError
+            For a link the URDF does not have.
+        """
         if link not in self._frames:
             raise ContactModelError(f"link: unknown URDF link {link!r}")
         return self._frames[link].body
 
     def locate(self, link: str, position: ArrayLike, field: str = "link") -> tuple[str, np.ndarray]:
-        """Map ``position`` (2,) (m) in URDF link ``link``'s frame to ``(mechanism link, position
-        (2,) in its frame)``.
+        """Map a position in URDF link ``link``'s frame to ``(mechanism link, position in its frame)``.
+
+        Parameters
+        ----------
+        link : str
+            A URDF link name.
+        position : array_like
+            ``(2,)`` ``(a, b)`` (m): the point ``a·u + b·v`` of the link's own frame.
+        field : str, optional
+            The key path that starts every error message.
+
+        Returns
+        -------
+        body : str
+            The mechanism link carrying the point.
+        position : numpy.ndarray
+            ``(2,)`` the point in that link's frame (m).
 
         Raises
         ------
@@ -174,17 +240,75 @@ class UrdfMechanism(PlanarMechanism):
 
     def add_contact(self, name: str, link: str, position: ArrayLike, surface_point: ArrayLike,
                     surface_normal: ArrayLike, mu: float, v0: float = 0.0) -> None:
-        """``PlanarMechanism.add_contact`` on a URDF link, ``position`` in that link's frame."""
+        """``PlanarMechanism.add_contact`` on a URDF link, ``position`` in that link's frame.
+
+        Parameters
+        ----------
+        name : str
+            Unique contact name.
+        link : str
+            The URDF link carrying the contact point.
+        position : array_like
+            ``(2,)`` the point in that link's frame (m, ``locate``).
+        surface_point : array_like
+            ``(2,)`` a point of the environment line (world, m).
+        surface_normal : array_like
+            ``(2,)`` outward normal of the line (world; normalized).
+        mu : float
+            Friction coefficient, ``>= 0``.
+        v0 : float, optional
+            Velocity threshold (m/s, ``>= 0``) of the flipping paper's Sec. IV-C.3.
+
+        Raises
+        ------
+        ContactModelError
+            As ``locate`` and ``PlanarMechanism.add_contact``.
+        """
         body, pos = self.locate(link, position, f"contacts[{name}].link")
         super().add_contact(name, body, pos, surface_point, surface_normal, mu, v0)
 
     def add_point_mass(self, link: str, mass: float, position: ArrayLike = (0.0, 0.0)) -> None:
-        """``PlanarMechanism.add_point_mass`` on a URDF link, ``position`` in that link's frame."""
+        """``PlanarMechanism.add_point_mass`` on a URDF link, ``position`` in that link's frame.
+
+        Parameters
+        ----------
+        link : str
+            The URDF link carrying the mass.
+        mass : float
+            Mass (kg, ``>= 0``).
+        position : array_like, optional
+            ``(2,)`` the point in that link's frame (m, ``locate``).
+
+        Raises
+        ------
+        ContactModelError
+            As ``locate`` and ``PlanarMechanism.add_point_mass``.
+        """
         body, pos = self.locate(link, position, "point_masses[].link")
         super().add_point_mass(body, mass, pos)
 
     def point_position(self, q: ArrayLike, link: str, position: ArrayLike) -> np.ndarray:
-        """World position (2,) (m) at ``q`` of the point ``position`` (2,) of URDF link ``link``."""
+        """World position (2,) (m) at ``q`` of the point ``position`` (2,) of URDF link ``link``.
+
+        Parameters
+        ----------
+        q : array_like
+            ``(n_q,)`` configuration (m, rad).
+        link : str
+            A URDF link name.
+        position : array_like
+            ``(2,)`` the point in that link's frame (m).
+
+        Returns
+        -------
+        numpy.ndarray
+            ``(2,)`` world position (m).
+
+        Raises
+        ------
+        ContactModelError
+            As ``locate`` and ``PlanarMechanism.point_position``.
+        """
         body, pos = self.locate(link, position)
         return super().point_position(q, body, pos)
 

@@ -85,6 +85,28 @@ def mode_equations(system: ContactSystem, mode: str, task: bool = True,
 
     ``task_geq`` (default: ``task``) includes the task ``"geq"`` rows independently of the task
     ``"eq"`` rows; ``ineq_task`` marks them (the session keeps one domain with a task mask).
+
+    Parameters
+    ----------
+    system : ContactSystem
+        The system at its state (any consistent units; the analysis passes the scaled,
+        nondimensional system of ``contactmodes.model.scaling``).
+    mode : str
+        One letter of ``"FSLR"`` per contact.
+    task : bool, optional
+        Include the task ``"eq"`` blocks (eqs. 15–16).
+    task_geq : bool, optional
+        Include the task ``"geq"`` blocks (eqs. 17–18); ``None``: as ``task``.
+
+    Returns
+    -------
+    ModeEquations
+        ``A``, ``B``, ``b`` (eq. 24) and ``N``, ``e`` (eq. 32), in the units of ``system``.
+
+    Raises
+    ------
+    ContactModelError
+        When ``mode`` is not a mode of the system (``validate_mode``).
     """
     validate_mode(mode, system.contacts)
     return EquationBank(system, task, task_geq, letters=mode).equations(mode)
@@ -95,7 +117,24 @@ class EquationBank:
     ``equations`` stacks a mode's ``ModeEquations`` from them (same rows, same order,
     same labels). Arguments as ``mode_equations``; ``letters`` (one mode string), when given,
     builds only that letter's rows per contact (a one-off mode: ``equations`` then serves that
-    mode only)."""
+    mode only).
+
+    Parameters
+    ----------
+    system : ContactSystem
+        The system at its state (the analysis passes the scaled, nondimensional one).
+    task : bool, optional
+        Include the task ``"eq"`` blocks (eqs. 15–16).
+    task_geq : bool, optional
+        Include the task ``"geq"`` blocks (eqs. 17–18); ``None``: as ``task``.
+    letters : str, optional
+        One mode string: build only its letter's rows per contact; ``None``: every letter.
+
+    Raises
+    ------
+    ContactModelError
+        For a letter not in ``"FSLR"`` in ``letters``.
+    """
 
     def __init__(self, system: ContactSystem, task: bool = True, task_geq: bool | None = None,
                  letters: str | None = None) -> None:
@@ -166,7 +205,18 @@ class EquationBank:
                            np.array(ineq_task, dtype=bool))
 
     def equations(self, mode: str) -> ModeEquations:
-        """The ``ModeEquations`` of ``mode`` (a valid mode of the system; not re-validated)."""
+        """The ``ModeEquations`` of ``mode`` (a valid mode of the system; not re-validated).
+
+        Parameters
+        ----------
+        mode : str
+            One letter per contact; with ``letters`` given to the bank, that mode only.
+
+        Returns
+        -------
+        ModeEquations
+            The same rows, order and labels as ``mode_equations``.
+        """
         per = [self._contact[i][letter] for i, letter in enumerate(mode)]
         A_f, B_f, b_f, lab_f = self._fixed_eq
         N_f, e_f, glab_f, task_f = self._fixed_geq

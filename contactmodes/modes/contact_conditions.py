@@ -31,8 +31,27 @@ MODE_LETTERS = PLANAR_POINT.letters
 
 
 def validate_mode(mode: object, contacts: Sequence[str], where: str = "mode") -> str:
-    """Return ``mode`` if it is a string of one letter of ``"FSLR"`` per contact; else raise
-    ``ContactModelError`` naming ``where`` (e.g. ``"--mode"``)."""
+    """Check that ``mode`` is a string of one letter of ``"FSLR"`` per contact.
+
+    Parameters
+    ----------
+    mode : object
+        The candidate mode.
+    contacts : Sequence[str]
+        The system's contact names (their number ``k`` is the mode's length).
+    where : str, optional
+        The field named in the error (e.g. ``"--mode"``).
+
+    Returns
+    -------
+    str
+        ``mode`` itself.
+
+    Raises
+    ------
+    ContactModelError
+        Naming ``where``, the expected length and the contacts.
+    """
     k = len(contacts)
     if not isinstance(mode, str) or len(mode) != k or any(c not in MODE_LETTERS for c in mode):
         raise ContactModelError(
@@ -81,6 +100,18 @@ def classify_velocities(system: ContactSystem, check_approaching: bool = True) -
     ``v_n < −ε_i`` approaching (error); ``v_n > ε_i``: ``S``; else ``v_t > ε_i``: ``S, R``;
     ``v_t < −ε_i``: ``S, L``; else ``F, S, L, R``.
 
+    Parameters
+    ----------
+    system : ContactSystem
+        The system at its state (its ``v_contact``, ``v0`` and ``scales.velocity``).
+    check_approaching : bool, optional
+        Raise for an approaching contact.
+
+    Returns
+    -------
+    VelocityPattern
+        Thresholds, zero flags and allowed letters per contact.
+
     Raises
     ------
     ApproachingContactError
@@ -94,9 +125,31 @@ def classify_velocities(system: ContactSystem, check_approaching: bool = True) -
 
 def classify_arrays(v_contact, v0, velocity: float, contacts: Sequence[str],
                     check_approaching: bool = True) -> VelocityPattern:
-    """``classify_velocities`` on plain arrays: contact velocities ``v_contact`` (2k,),
-    thresholds ``v0`` (k,), the characteristic velocity ``velocity`` and the contact names (for
-    the error message), all in one system of units."""
+    """``classify_velocities`` on plain arrays, all in one system of units.
+
+    Parameters
+    ----------
+    v_contact : array_like
+        ``(2k,)`` contact velocities ``(v_t, v_n)`` per contact.
+    v0 : array_like
+        ``(k,)`` velocity thresholds (Sec. IV-C.3).
+    velocity : float
+        The characteristic velocity ``V`` (1 in a nondimensional system).
+    contacts : Sequence[str]
+        The contact names (for the error message).
+    check_approaching : bool, optional
+        Raise for an approaching contact.
+
+    Returns
+    -------
+    VelocityPattern
+        Thresholds, zero flags and allowed letters per contact.
+
+    Raises
+    ------
+    ApproachingContactError
+        As ``classify_velocities``.
+    """
     v = np.asarray(v_contact, dtype=float).reshape(-1, 2)
     k = v.shape[0]
     scale = max(velocity, float(np.abs(v).max(initial=0.0)))
@@ -117,14 +170,49 @@ def classify_arrays(v_contact, v0, velocity: float, contacts: Sequence[str],
 
 
 def contact_rows(letter: str, mu: float, t_zero: bool, n_zero: bool) -> ContactRows:
-    """The rows of one contact in mode ``letter`` (flipping paper, Tables I–II, eqs. 7–10):
-    ``PLANAR_POINT.rows`` (``contactmodes.modes.contact_model.PlanarPointContact.rows``: arguments,
-    rows and errors there)."""
+    """The rows of one contact in mode ``letter`` (flipping paper, Tables I–II, eqs. 7–10).
+
+    ``PLANAR_POINT.rows`` (``contactmodes.modes.contact_model.PlanarPointContact.rows``: rows and
+    errors there).
+
+    Parameters
+    ----------
+    letter : str
+        One of ``"FSLR"``.
+    mu : float
+        The contact's friction coefficient (``>= 0``).
+    t_zero, n_zero : bool
+        Whether the tangential / normal velocity counts as zero (Table III).
+
+    Returns
+    -------
+    ContactRows
+        The equality and inequality rows of the letter.
+
+    Raises
+    ------
+    ContactModelError
+        For a letter not in ``"FSLR"``.
+    """
     return PLANAR_POINT.rows(letter, mu, t_zero, n_zero)
 
 
 def relaxed_rows(allowed: str, n_zero: bool) -> tuple[tuple[int, float], ...]:
-    """Acceleration rows common to every letter in ``allowed`` for a contact (non-strict), as
-    ``(component, sign)`` with ``sign · ẍ_c >= 0``: ``PLANAR_POINT.relaxed_rows``
-    (``contactmodes.modes.contact_model.PlanarPointContact.relaxed_rows``)."""
+    """Acceleration rows common to every letter in ``allowed`` for a contact (non-strict).
+
+    ``PLANAR_POINT.relaxed_rows``
+    (``contactmodes.modes.contact_model.PlanarPointContact.relaxed_rows``).
+
+    Parameters
+    ----------
+    allowed : str
+        The letters Table III allows the contact (e.g. ``"FSLR"``).
+    n_zero : bool
+        Whether its normal velocity counts as zero.
+
+    Returns
+    -------
+    tuple[tuple[int, float], ...]
+        ``(component, sign)`` with ``sign · ẍ_c >= 0``.
+    """
     return PLANAR_POINT.relaxed_rows(allowed, n_zero)

@@ -187,11 +187,25 @@ class PlanarPointContact:
         return self.table_iii[(bool(n_zero), int(t_sign))]
 
     def relaxed_rows(self, allowed: str, n_zero: bool) -> tuple[tuple[int, float], ...]:
-        """Acceleration rows common to every letter in ``allowed`` for a contact (non-strict), as
-        ``(component, sign)`` with ``sign · ẍ_c >= 0``: the relaxation used for an unassigned
-        contact in the enumeration (``contactmodes.modes.enumeration.enumerate_modes``). With a
-        zero normal velocity every letter has ``ẍ_n >= 0`` (``S``: strict inequality; ``F``,
-        ``L``, ``R``: equality); otherwise only ``S`` is allowed and nothing is common."""
+        """Acceleration rows common to every letter in ``allowed`` for a contact (non-strict).
+
+        The relaxation used for an unassigned contact in the enumeration
+        (``contactmodes.modes.enumeration.enumerate_modes``). With a zero normal velocity every letter
+        has ``ẍ_n >= 0`` (``S``: strict inequality; ``F``, ``L``, ``R``: equality); otherwise only ``S``
+        is allowed and nothing is common.
+
+        Parameters
+        ----------
+        allowed : str
+            The letters Table III allows the contact; empty: none.
+        n_zero : bool
+            Whether its normal velocity counts as zero.
+
+        Returns
+        -------
+        tuple[tuple[int, float], ...]
+            ``((1, 1.0),)`` (``ẍ_n >= 0``) when ``n_zero`` and ``allowed`` is not empty, else ``()``.
+        """
         return ((N, 1.0),) if n_zero and allowed else ()
 
     def impact_rows(self, letter: str, mu: float, in_scope: bool) -> ContactRows:

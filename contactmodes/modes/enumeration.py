@@ -77,15 +77,38 @@ __all__ = ["MODE_LETTERS", "Enumeration", "acceleration_feasible", "acceleration
 
 
 def zero_threshold(system: ContactSystem) -> np.ndarray:
-    """Per-contact threshold ``ε_i`` (k,) below which a velocity component counts as zero, in the
-    system's velocity units (``classify_velocities``)."""
+    """Per-contact threshold ``ε_i`` below which a velocity component counts as zero.
+
+    Parameters
+    ----------
+    system : ContactSystem
+        The system at its state.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(k,)`` in the system's velocity units (``classify_velocities``).
+    """
     return classify_velocities(system, check_approaching=False).threshold
 
 
 def velocity_allowed(system: ContactSystem) -> list[str]:
     """Per contact, the letters Table III allows, in ``"FSLR"`` order (e.g. ``"SR"``).
 
-    Raises ``ApproachingContactError`` for an approaching contact.
+    Parameters
+    ----------
+    system : ContactSystem
+        The system at its state.
+
+    Returns
+    -------
+    list[str]
+        One string per contact.
+
+    Raises
+    ------
+    ApproachingContactError
+        For an approaching contact.
     """
     return list(classify_velocities(system).allowed)
 
@@ -117,9 +140,31 @@ def _rows(system: ContactSystem, pattern: VelocityPattern, letters: str, relax_f
 def acceleration_rows(system: ContactSystem, mode: str):
     """The contact-acceleration constraints of ``mode`` as ``(E, e, G, g)`` in the system's units.
 
-    Equalities ``E q̈ = e`` (eq. 7) and inequalities ``G q̈ >= g`` (eq. 9, only where the velocity
-    is zero), ``ẍ = J q̈ + J̇ q̇``; shapes (p, n_q), (p,), (r, n_q), (r,). Rows from
-    ``contact_rows``.
+    Equalities ``E q̈ = e`` (eq. 7) and inequalities ``G q̈ >= g`` (eq. 9, only where the velocity is
+    zero), ``ẍ = J q̈ + J̇ q̇``; rows from ``contact_rows``.
+
+    Parameters
+    ----------
+    system : ContactSystem
+        The system at its state.
+    mode : str
+        One letter of ``"FSLR"`` per contact.
+
+    Returns
+    -------
+    E : numpy.ndarray
+        ``(p, n_q)``.
+    e : numpy.ndarray
+        ``(p,)``.
+    G : numpy.ndarray
+        ``(r, n_q)``.
+    g : numpy.ndarray
+        ``(r,)``.
+
+    Raises
+    ------
+    ContactModelError
+        When ``mode`` is not a mode of the system.
     """
     validate_mode(mode, system.contacts)
     E, e, G, g, _, _ = _rows(system, classify_velocities(system, check_approaching=False), mode)
@@ -127,13 +172,39 @@ def acceleration_rows(system: ContactSystem, mode: str):
 
 
 def strict_slack_of_rows(E, e, G, g, R, r) -> float:
-    """Largest ``s <= 1`` with ``E q̈ = e``, ``G q̈ − g >= s``, ``R q̈ >= r``; ``-inf`` if none:
-    footnote 5's strict-slack LP on given acceleration rows (``E`` (p, n_q), ``G`` (m, n_q),
-    ``R`` (l, n_q), nondimensional), the one kinematic decision the enumeration and the real-time
-    plans share.
+    """Largest ``s <= 1`` with ``E q̈ = e``, ``G q̈ − g >= s``, ``R q̈ >= r``; ``-inf`` if none.
 
-    The equalities are eliminated first (``null_space_solution``, robust
-    to redundant rows); the rest is ``_reduced_slack`` (one LP through ``polytopes.lp.solve``).
+    Footnote 5's strict-slack LP on given acceleration rows (nondimensional), the one kinematic
+    decision the enumeration and the real-time plans share. The equalities are eliminated first
+    (``null_space_solution``, robust to redundant rows); the rest is one verified LP through
+    ``polytopes.lp.solve``.
+
+    Parameters
+    ----------
+    E : numpy.ndarray
+        ``(p, n_q)`` equality rows (eq. 7).
+    e : numpy.ndarray
+        ``(p,)``.
+    G : numpy.ndarray
+        ``(m, n_q)`` strict inequality rows (eq. 9).
+    g : numpy.ndarray
+        ``(m,)``.
+    R : numpy.ndarray
+        ``(l, n_q)`` non-strict rows (the relaxed rows of unassigned contacts).
+    r : numpy.ndarray
+        ``(l,)``.
+
+    Returns
+    -------
+    float
+        The slack (nondimensional); ``1`` without inequality rows, ``-inf`` when infeasible.
+
+    Raises
+    ------
+    InternalError
+        When the verified LP, bounded by construction, is not optimal.
+    NumericalError
+        When the LP cannot be solved reliably.
     """
     n_q = E.shape[1]
     if E.shape[0]:
@@ -147,9 +218,28 @@ def strict_slack_of_rows(E, e, G, g, R, r) -> float:
 
 
 def strict_slack(system: ContactSystem, mode: str) -> float:
-    """Largest ``s <= 1`` with ``E q̈ = e`` and ``G q̈ − g >= s`` (eq. 7 and eq. 9 of ``mode``) in
-    the nondimensionalized system; ``-inf`` if the equalities have no solution, ``1`` without
-    inequality rows."""
+    """Largest ``s <= 1`` with ``E q̈ = e`` and ``G q̈ − g >= s`` (eqs. 7 and 9 of ``mode``).
+
+    Computed in the nondimensionalized system (``contactmodes.model.scaling``).
+
+    Parameters
+    ----------
+    system : ContactSystem
+        The system at its state (any units: its scaled form is used).
+    mode : str
+        One letter of ``"FSLR"`` per contact.
+
+    Returns
+    -------
+    float
+        The slack (nondimensional); ``-inf`` if the equalities have no solution, ``1`` without
+        inequality rows.
+
+    Raises
+    ------
+    ContactModelError
+        When ``mode`` is not a mode of the system.
+    """
     validate_mode(mode, system.contacts)
     scaled = system.scaling.system
     return strict_slack_of_rows(*_rows(scaled, classify_velocities(scaled, check_approaching=False), mode))
@@ -167,6 +257,23 @@ def acceleration_feasible(system: ContactSystem, mode: str) -> bool:
     Only contacts whose velocity is zero in the relevant direction contribute inequality rows;
     the equalities of ``F`` (both rows) and ``L``/``R`` (normal row) are imposed whatever the
     velocity (a mode that Table III excludes is never passed here by ``enumerate_modes``).
+
+    Parameters
+    ----------
+    system : ContactSystem
+        The system at its state (any units: decided on its scaled form).
+    mode : str
+        One letter of ``"FSLR"`` per contact.
+
+    Returns
+    -------
+    bool
+        Whether ``mode`` is kinematically feasible.
+
+    Raises
+    ------
+    ContactModelError
+        When ``mode`` is not a mode of the system.
     """
     return strict_slack(system, mode) > _margin(system.scaling.system)
 
@@ -220,12 +327,34 @@ class Enumeration:
 
 
 def all_modes(k: int) -> list[str]:
-    """All ``4**k`` modes in product order over ``"FSLR"``."""
+    """All ``4**k`` modes in product order over ``"FSLR"``.
+
+    Parameters
+    ----------
+    k : int
+        Number of contacts.
+
+    Returns
+    -------
+    list[str]
+        ``4**k`` strings of length ``k``.
+    """
     return ["".join(p) for p in itertools.product(MODE_LETTERS, repeat=k)]
 
 
 def mode_graph(modes: list[str]) -> "nx.Graph":
-    """Graph on ``modes`` with an edge between modes that differ at exactly one contact."""
+    """Graph on ``modes`` with an edge between modes that differ at exactly one contact.
+
+    Parameters
+    ----------
+    modes : list[str]
+        Mode strings of one length.
+
+    Returns
+    -------
+    networkx.Graph
+        Nodes ``modes``; an edge between modes that differ at exactly one contact.
+    """
     import networkx as nx
 
     graph = nx.Graph()
@@ -463,14 +592,27 @@ def _reduced_slack(x0, Z, G, g, R, r) -> float:
 
 
 def enumerate_modes(system: ContactSystem, progress: Progress | None = None, decide=None) -> Enumeration:
-    """Kinematically feasible contact modes of ``system`` (Sec. III-F), by the output-sensitive
-    level-by-level search of the module docstring.
+    """Kinematically feasible contact modes of ``system`` (Sec. III-F).
 
-    ``progress`` (optional) shows the stage ``enumerating modes``, one step per contact assigned.
-    ``decide`` (optional) decides one level's prefixes: ``decide(search, prefixes, bases) ->
-    (kept, bases)``, what ``search.decide(prefixes, bases)`` returns (the default;
-    ``contactmodes.analysis.distributed.ClusterDecide`` spreads a level's subtrees over a Dask
-    cluster).
+    The output-sensitive level-by-level search of the module docstring, on the nondimensionalized
+    system.
+
+    Parameters
+    ----------
+    system : ContactSystem
+        The system at its state (any consistent units).
+    progress : Progress, optional
+        Shows the stage ``enumerating modes``, one step per contact assigned.
+    decide : Callable, optional
+        Decides one level's prefixes: ``decide(search, prefixes, bases) -> (kept, bases)``, what
+        ``search.decide(prefixes, bases)`` returns (the default;
+        ``contactmodes.analysis.distributed.ClusterDecide`` spreads a level's subtrees over a Dask
+        cluster).
+
+    Returns
+    -------
+    Enumeration
+        The counts per stage and the surviving modes in product order.
 
     Raises
     ------

@@ -132,8 +132,22 @@ class ModeResponse:
         return np.concatenate([self.r_q, self.r_f])
 
     def tau_admissible(self, tau, tol: float | None = None) -> bool:
-        """Whether ``tau`` (n_τ,) satisfies (31): ``|tau_C τ − tau_d|`` at most ``tol`` (default
-        ``CONSISTENCY_RTOL · max(1, max|τ|, max|tau_d|)`` in the units of this response)."""
+        """Whether ``tau`` satisfies the admissible torque equalities (31), ``tau_C τ = tau_d``.
+
+        Parameters
+        ----------
+        tau : array_like
+            ``(n_τ,)`` torques, in the units of this response (nondimensional for the session's scaled
+            responses, the system's units after ``in_units``).
+        tol : float, optional
+            Largest admissible ``|tau_C τ − tau_d|`` (same units); default
+            ``CONSISTENCY_RTOL · max(1, max|τ|, max|tau_d|)``.
+
+        Returns
+        -------
+        bool
+            ``False`` for an inconsistent mode; ``True`` when every τ is admissible.
+        """
         tau = np.asarray(tau, dtype=float)
         if not self.consistent:
             return False
@@ -145,10 +159,29 @@ class ModeResponse:
         return bool(np.abs(self.tau_C @ tau - self.tau_d).max() <= tol)
 
     def evaluate(self, tau, w=None) -> tuple[np.ndarray, np.ndarray]:
-        """``(q̈, f)`` for torques ``tau`` (n_τ,) and ambiguity variables ``w`` (n_w,; default 0).
+        """``(q̈, f)`` of the response (eqs. 26–29) for torques ``tau`` and ambiguity variables ``w``.
 
-        Meaningful when ``tau`` satisfies (31) (``tau_admissible``); otherwise this is the
-        least-squares solution of the nondimensional (25). Raises ``ValueError`` on wrong shapes.
+        Meaningful when ``tau`` satisfies (31) (``tau_admissible``); otherwise this is the least-squares
+        solution of the nondimensional (25).
+
+        Parameters
+        ----------
+        tau : array_like
+            ``(n_τ,)`` torques, in the units of this response.
+        w : array_like, optional
+            ``(n_w,)`` ambiguity variables (nondimensional null-space coordinates); default 0.
+
+        Returns
+        -------
+        qdd : numpy.ndarray
+            ``(n_q,)`` generalized accelerations.
+        f : numpy.ndarray
+            ``(2k,)`` contact forces ``(f_t, f_n)`` per contact.
+
+        Raises
+        ------
+        ValueError
+            On a wrong shape of ``tau`` or ``w``.
         """
         tau = np.asarray(tau, dtype=float).reshape(-1)
         w = np.zeros(self.n_w) if w is None else np.asarray(w, dtype=float).reshape(-1)
@@ -159,8 +192,22 @@ class ModeResponse:
         return self.P_q @ tau + self.Q_q @ w + self.r_q, self.P_f @ tau + self.Q_f @ w + self.r_f
 
     def in_units(self, scaling, equations: ModeEquations) -> "ModeResponse":
-        """This response (computed on ``scaling.system``) in the user's units: ``[q̈; f]`` scaled by
-        ``scaling.x``, τ by ``scaling.tau``; ``w`` unchanged; ``equations`` are the user's."""
+        """This response (computed on ``scaling.system``) in the user's units.
+
+        ``[q̈; f]`` scaled by ``scaling.x``, τ by ``scaling.tau``; ``w`` unchanged.
+
+        Parameters
+        ----------
+        scaling : Scaling
+            The system's ``contactmodes.model.scaling.Scaling``.
+        equations : ModeEquations
+            The mode's equations in the user's units (stored on the result).
+
+        Returns
+        -------
+        ModeResponse
+            A new response in the system's units.
+        """
         dx, du = scaling.x, scaling.tau
         n_q = self.P_q.shape[0]
         P = dx[:, None] * self.P / du[None, :]
@@ -181,6 +228,16 @@ def response_from_equations(eqs: ModeEquations) -> ModeResponse:
     The building block of ``solve_response`` and of the analysis session, which call it on
     nondimensionalized systems only (so that its relative rank and consistency rules are
     unit-invariant). ``responses_from_equations`` of one mode.
+
+    Parameters
+    ----------
+    eqs : ModeEquations
+        The mode's equations (normally of the nondimensional system).
+
+    Returns
+    -------
+    ModeResponse
+        The response (eqs. 26–31) in the units of ``eqs``.
     """
     return responses_from_equations([eqs])[0]
 
@@ -196,6 +253,16 @@ def responses_from_equations(eqs_list: Sequence[ModeEquations]) -> list[ModeResp
     below ``CANCEL_RTOL`` times that bound; the admissible torque subspace (31) ``U_⊥ᵀ (B τ + b) =
     0`` is made orthonormal by a second SVD, and ``consistent`` is ``False`` when its residual
     exceeds ``CONSISTENCY_RTOL`` times the data's scale.
+
+    Parameters
+    ----------
+    eqs_list : Sequence[ModeEquations]
+        The modes' equations (normally of the nondimensional system).
+
+    Returns
+    -------
+    list[ModeResponse]
+        One response per entry, in order, in the units of the equations.
     """
     out: list[ModeResponse | None] = [None] * len(eqs_list)
     groups: dict[tuple[int, int, int], list[int]] = {}
@@ -533,11 +600,29 @@ def _svd_entry(out: BatchedResponses, j: int, Abank, Bbank, bbank, rows, n_q: in
 
 
 def solve_response(system: ContactSystem, mode: str, task: bool = True) -> ModeResponse:
-    """The response of ``mode`` (Sec. III-D, eqs. 24–31) in the user's units, every decision taken
-    on the nondimensionalized system (``contactmodes.model.scaling``); see ``ModeResponse``.
+    """The response of ``mode`` (Sec. III-D, eqs. 24–31) in the user's units.
 
-    Raises ``ContactModelError`` when ``mode`` is not a mode of
-    ``system``.
+    Every decision is taken on the nondimensionalized system (``contactmodes.model.scaling``); see
+    ``ModeResponse``.
+
+    Parameters
+    ----------
+    system : ContactSystem
+        The system at its state (any consistent units).
+    mode : str
+        One letter of ``"FSLR"`` per contact.
+    task : bool, optional
+        Include the task constraints (eqs. 15–18).
+
+    Returns
+    -------
+    ModeResponse
+        In the system's units (``w`` the nondimensional null-space coordinates).
+
+    Raises
+    ------
+    ContactModelError
+        When ``mode`` is not a mode of ``system``.
     """
     validate_mode(mode, system.contacts)
     sc = system.scaling

@@ -52,11 +52,59 @@ _jit = batchlp_kernel.jit_cached(CACHE_DIR)
 @_jit
 def responses_kernel(Abank, Bbank, bbank, rowp, colp, rank, inv, m, n, cobj,
                      P_out, Q_out, r_out, wfree, C_out, d_out, cvalid, consistent, unique, n_w, ok):  # pragma: no cover
-    """Certified responses of a batch of modes (module doc; the arrays of
-    ``contactmodes.modes.response.BatchedResponses``). ``Abank`` (E, n), ``Bbank`` (E, n_τ), ``bbank`` (E,)
-    the equality banks; per mode ``rowp`` (B, m) bank rows in pivot order, ``colp`` (B, n) column
-    order, ``rank`` (B,), ``inv`` (B, n) the inverse column order; ``cobj`` (n,) the objective's
-    coefficients on ``x = (q̈, f)``, unit 2-norm or zero (``cobjᵀ Q`` decides ``unique``). Outputs are written in place; ``ok`` (B,) is the certificate."""
+    """Certified responses of a batch of ``B`` modes (module doc), written in place.
+
+    The arrays are those of ``contactmodes.modes.response.BatchedResponses``; every number is
+    nondimensional (the scaled problem of ``contactmodes.model.scaling``). ``n = n_q + 2k``,
+    ``s = max(m, n)``.
+
+    Parameters
+    ----------
+    Abank : numpy.ndarray
+        ``(E, n)`` the equality bank's coefficients of ``x = (q̈, f)`` (eq. 24).
+    Bbank : numpy.ndarray
+        ``(E, n_τ)`` its τ-coefficients.
+    bbank : numpy.ndarray
+        ``(E,)`` its constants.
+    rowp : numpy.ndarray
+        ``(B, m)`` int, each mode's bank rows in pivot order.
+    colp : numpy.ndarray
+        ``(B, n)`` int, each mode's column order.
+    rank : numpy.ndarray
+        ``(B,)`` int, each mode's rank (its pivot choice).
+    inv : numpy.ndarray
+        ``(B, n)`` int, the inverse permutations of ``colp``.
+    m : int
+        Rows per mode.
+    n : int
+        Unknowns ``n_q + 2k``.
+    cobj : numpy.ndarray
+        ``(n,)`` the objective's coefficients on ``x``, unit 2-norm or zero (``cobjᵀ Q`` decides
+        ``unique``).
+    P_out : numpy.ndarray
+        ``(B, n, n_τ)``, written: τ-coefficients of ``x``.
+    Q_out : numpy.ndarray
+        ``(B, n, s)``, written: w-coefficients (pivot coordinates).
+    r_out : numpy.ndarray
+        ``(B, n)``, written: constant part.
+    wfree : numpy.ndarray
+        ``(B, s)`` bool, written: the real ambiguity columns.
+    C_out : numpy.ndarray
+        ``(B, n_τ, n_τ)``, written: admissible torques (31) ``C τ = d``.
+    d_out : numpy.ndarray
+        ``(B, n_τ)``, written.
+    cvalid : numpy.ndarray
+        ``(B, n_τ)`` bool, written: the real rows of ``C``, ``d``.
+    consistent : numpy.ndarray
+        ``(B,)`` bool, written: some τ satisfies (31).
+    unique : numpy.ndarray
+        ``(B,)`` bool, written: the objective does not depend on ``w``.
+    n_w : numpy.ndarray
+        ``(B,)`` int, written: number of ambiguity variables.
+    ok : numpy.ndarray
+        ``(B,)`` bool, written: the certificate held (else the caller computes the mode by the
+        SVD).
+    """
     Bn = rowp.shape[0]
     nt = Bbank.shape[1]
     s = max(m, n)
@@ -309,15 +357,34 @@ def _lwork(geqp3, m, n, iv):  # pragma: no cover
 
 @_jit
 def pivots_kernel(geqp3, As, thr, gap, rows_out, cols_out, rank_out, certified):  # pragma: no cover
-    """``contactmodes.modes._pivot_response.choose_pivots`` of each matrix of ``As`` (B, m, n)
-    where its rank is certified without an SVD: per matrix one ``dgeqp3`` (the same call as
-    ``_qr_pivots``), the rank ``r`` guessed from ``R``'s diagonal (the leading run above
-    ``thr·|R₀₀|``, ``thr = RANK_RTOL·max(m, n)``) and proved to be the SVD rule's by
+    """``contactmodes.modes._pivot_response.choose_pivots`` of each matrix where its rank is certified.
+
+    Per matrix one ``dgeqp3`` (the same call as ``_qr_pivots``), the rank ``r`` guessed from ``R``'s
+    diagonal (the leading run above ``thr·|R₀₀|``) and proved to be the SVD rule's by
     ``σ_{r+1} <= ‖R₂₂‖_F <= thr·σ_max / gap`` and ``σ_r >= 1/‖R₁₁⁻¹‖_F > gap·thr·‖A‖_F``
     (``|R₀₀|``, the largest column norm, ``<= σ_max <= ‖A‖_F``; the margin ``gap`` dwarfs the
-    rounding of ``R`` and of an SVD), then the second ``dgeqp3`` for the rows. Writes
-    ``rows_out`` (B, m), ``cols_out`` (B, n), ``rank_out`` (B,) and ``certified`` (B,); an
-    uncertified matrix is left to the caller (the SVD rule)."""
+    rounding of ``R`` and of an SVD), then the second ``dgeqp3`` for the rows. An uncertified matrix
+    is left to the caller (the SVD rule).
+
+    Parameters
+    ----------
+    geqp3 : ctypes.CFUNCTYPE
+        LAPACK's ``dgeqp3`` (``lapack()[0]``).
+    As : numpy.ndarray
+        ``(B, m, n)`` the nondimensional equality matrices (24).
+    thr : float
+        The rank threshold ``RANK_RTOL · max(m, n)``.
+    gap : float
+        The certificate's margin (``tolerances.PIVOT_CERT_GAP``).
+    rows_out : numpy.ndarray
+        ``(B, m)`` int64, written: the row order.
+    cols_out : numpy.ndarray
+        ``(B, n)`` int64, written: the column order.
+    rank_out : numpy.ndarray
+        ``(B,)`` int64, written: the rank.
+    certified : numpy.ndarray
+        ``(B,)`` bool, written: the rank was proved.
+    """
     Bn, m, n = As.shape
     k = min(m, n)
     iv = np.zeros(5, np.int32)

@@ -25,8 +25,18 @@ def _bounds(P, names, scales) -> str:
 
 
 def format_friction(result: Any) -> str:
-    """The friction-box section of ``result`` (an ``AnalysisResult`` with ``friction``), lines
-    of text without a trailing newline; ``""`` when the result has no box."""
+    """The friction-box section of ``result``, lines of text without a trailing newline.
+
+    Parameters
+    ----------
+    result : AnalysisResult
+        An analysis, with ``friction`` set when a box was given (torques in the system's units).
+
+    Returns
+    -------
+    str
+        ``""`` when the result has no box.
+    """
     fa = result.friction
     if fa is None:
         return ""

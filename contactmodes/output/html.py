@@ -60,9 +60,17 @@ MARKER_SIZE = 9
 
 @dataclass(frozen=True)
 class Slice:
-    """A slice through the torque space: ``point`` ``(n_τ,)`` (user units) holds the torques
-    that are not drawn. ``held`` is the index of the torque a slider moves (``None`` for the
-    default slice), ``value`` its value at this step."""
+    """A slice through the torque space.
+
+    Attributes
+    ----------
+    point : numpy.ndarray
+        ``(n_τ,)`` (user units): holds the torques that are not drawn.
+    held : int or None
+        The index of the torque a slider moves (``None`` for the default slice).
+    value : float or None
+        The held torque's value at this step (user units).
+    """
 
     point: np.ndarray
     held: int | None = None
@@ -134,8 +142,29 @@ def _fmt(v: float) -> str:
 
 def mode_hover(mode: str, T: Polytope, torques: Sequence[str], units: Sequence[str | None],
                slice_dim: int | None = None) -> str:
-    """The hover text of a mode (HTML with ``<br>``): the mode, ``dim T_c`` (and of the drawn
-    slice), the bounds of ``T_c`` per torque (``±∞`` where unbounded) and its Chebyshev centre."""
+    """The hover text of a mode (HTML with ``<br>``).
+
+    The mode, ``dim T_c`` (and of the drawn slice), the bounds of ``T_c`` per torque (``±∞`` where
+    unbounded) and its Chebyshev centre.
+
+    Parameters
+    ----------
+    mode : str
+        The mode string.
+    T : Polytope
+        ``T_c`` over the ``n_τ`` torques (user units).
+    torques : Sequence[str]
+        The torque names.
+    units : Sequence[str or None]
+        The unit of each torque (``"N·m"``, ``"N"``) or ``None``.
+    slice_dim : int, optional
+        The affine dimension of the drawn slice, when it differs from the set's.
+
+    Returns
+    -------
+    str
+        HTML text.
+    """
     lo, hi = T.bounding_box()
     centre = T.chebyshev_center().center
     lines = [f"<b>mode {mode}</b>", f"dim T_c = {T.affine_dimension()}"
@@ -273,7 +302,23 @@ def figure_dict(view: SetView) -> dict[str, Any]:
     """The plotly figure of ``view`` as a plain dict (``{"data": [...], "layout": {...}}``);
     no plotly import (``page`` renders it). Trace order: per slice, the modes (one trace each,
     an empty one when the mode misses the slice), then ``T*_c``, overlaps and inconsistent
-    torques. Only the first slice's traces are visible; the sliders switch slices."""
+    torques. Only the first slice's traces are visible; the sliders switch slices.
+
+    Parameters
+    ----------
+    view : SetView
+        What to draw.
+
+    Returns
+    -------
+    dict[str, Any]
+        ``{"data": [...], "layout": {...}}``.
+
+    Raises
+    ------
+    ValueError
+        When ``view.axes`` does not name 1, 2 or 3 torques.
+    """
     d = len(view.axes)
     if d not in (1, 2, 3):
         raise ValueError(f"axes: draw 1, 2 or 3 torques, got {d}")
@@ -385,9 +430,30 @@ def _png_img(png: bytes, alt: str) -> str:
 
 
 def page(view: SetView, robot_png: bytes | None = None, notes: Sequence[str] = ()) -> str:
-    """The whole HTML page (text): the interactive figure with plotly's JavaScript inline (no
-    network needed), the caption and notes, and the robot at its state (``robot_png``, a PNG
-    embedded as a data URL) when given. Raises ``MissingExtraError`` without plotly."""
+    """The whole HTML page (text).
+
+    The interactive figure with plotly's JavaScript inline (no network needed), the caption and
+    notes, and the robot at its state when given.
+
+    Parameters
+    ----------
+    view : SetView
+        What to draw.
+    robot_png : bytes, optional
+        A PNG of the robot at its state, embedded as a data URL.
+    notes : Sequence[str], optional
+        Paragraphs under the figure.
+
+    Returns
+    -------
+    str
+        A complete HTML document.
+
+    Raises
+    ------
+    MissingExtraError
+        Without plotly.
+    """
     from contactmodes.extras import require
 
     require("plotly", "plot", "--html")

@@ -58,7 +58,23 @@ def _num(v: Any) -> str:
 
 def table(header: Sequence[str], rows: Sequence[Sequence[Any]], caption: str = "") -> str:
     """An HTML ``<table>`` (class ``cm-table``) of ``rows`` under ``header``; at most ``MAX_ROWS``
-    rows, the rest counted in a last line."""
+    rows, the rest counted in a last line.
+
+    Parameters
+    ----------
+    header : Sequence[str]
+        The column names.
+    rows : Sequence[Sequence[Any]]
+        The rows: numbers to 4 significant digits, booleans as yes/no, NaN and ``None`` as
+        ``—``, other values as escaped text.
+    caption : str, optional
+        A caption above the table.
+
+    Returns
+    -------
+    str
+        HTML.
+    """
     out = [_STYLE, "<table class='cm-table'>"]
     if caption:
         out.append(f"<caption style='text-align:left'>{html.escape(caption)}</caption>")
@@ -106,7 +122,18 @@ def _picture(result) -> str:
 
 
 def analysis_html(result) -> str:
-    """HTML of an ``AnalysisResult``: one row per mode, then the picture (module doc)."""
+    """HTML of an ``AnalysisResult``: one row per mode, then the picture (module doc).
+
+    Parameters
+    ----------
+    result : AnalysisResult
+        The analysis (torques in the system's units).
+
+    Returns
+    -------
+    str
+        HTML.
+    """
     torques = list(result.system.torques)
     header = ["mode", "feasible", "dim T_c"] + [f"{t} lo" for t in torques] + [f"{t} hi" for t in torques]
     header.append("overlaps with")
@@ -128,7 +155,18 @@ def analysis_html(result) -> str:
 
 
 def mode_html(mode) -> str:
-    """HTML of a ``ModeAnalysis``: flags, ``dim T_c``, and per torque the bounds and Chebyshev centre."""
+    """HTML of a ``ModeAnalysis``: flags, ``dim T_c``, and per torque the bounds and Chebyshev centre.
+
+    Parameters
+    ----------
+    mode : ModeAnalysis
+        One mode of an analysis.
+
+    Returns
+    -------
+    str
+        HTML.
+    """
     caption = f"mode {mode.mode}: " + ("feasible" if mode.feasible else "infeasible") + (
         "" if mode.kinematically_feasible else " (kinematically infeasible)")
     if not mode.feasible:
@@ -143,7 +181,18 @@ def mode_html(mode) -> str:
 
 
 def sweep_html(result) -> str:
-    """HTML of a ``SweepResult``: the header, then its table's first rows (module doc)."""
+    """HTML of a ``SweepResult``: the header, then its table's first rows (module doc).
+
+    Parameters
+    ----------
+    result : SweepResult
+        The sweep.
+
+    Returns
+    -------
+    str
+        HTML.
+    """
     keys = list(result.grid.keys)
     caption = (f"sweep of kind {result.kind}: {len(result.points)} points over {', '.join(keys)}, "
                f"{result.n_failed} failed ({result.scheduler}, {result.workers} workers)")

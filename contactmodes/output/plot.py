@@ -101,8 +101,17 @@ ARROW_FRACTION = 0.05
 
 @dataclass(frozen=True)
 class ModeStyle:
-    """How one mode is drawn: ``colour`` (hex), ``hatch`` (matplotlib pattern, ``""`` for none)
-    drawn in that colour over the fill, ``marker`` (matplotlib marker) for points and segment ends."""
+    """How one mode is drawn.
+
+    Attributes
+    ----------
+    colour : str
+        Hex colour.
+    hatch : str
+        matplotlib hatch pattern drawn in that colour over the fill (``""`` for none).
+    marker : str
+        matplotlib marker for points and segment ends.
+    """
 
     colour: str
     hatch: str
@@ -118,7 +127,23 @@ class ModeStyle:
 
 def mode_style(index: int) -> ModeStyle:
     """The style of the ``index``-th mode (0-based): colour ``PALETTE[index % 20]``, cue
-    ``CUES[index // 20]`` (cycling after ``20 * len(CUES)`` modes)."""
+    ``CUES[index // 20]`` (cycling after ``20 * len(CUES)`` modes).
+
+    Parameters
+    ----------
+    index : int
+        The mode's position (``>= 0``) in the drawing order.
+
+    Returns
+    -------
+    ModeStyle
+        Its colour, hatch and marker.
+
+    Raises
+    ------
+    ValueError
+        For a negative ``index``.
+    """
     if index < 0:
         raise ValueError(f"index: must be >= 0, got {index}")
     hatch, marker = CUES[(index // len(PALETTE)) % len(CUES)]
@@ -156,7 +181,20 @@ def torque_units(mechanism) -> dict[str, str]:
 
 
 def axis_label(name: str, unit: str | None) -> str:
-    """``"tau1 (N·m)"``; just the name when the unit is not known."""
+    """``"tau1 (N·m)"``; just the name when the unit is not known.
+
+    Parameters
+    ----------
+    name : str
+        The torque's name.
+    unit : str or None
+        Its unit.
+
+    Returns
+    -------
+    str
+        The label.
+    """
     return f"{name} ({unit})" if unit else name
 
 
@@ -221,11 +259,29 @@ class PlotData:
 
 
 def slice_domain(T: Polytope, axes: Sequence[int], at: np.ndarray | None) -> Polytope | None:
-    """``T`` restricted to the coordinates ``axes``: a slice through ``at`` (n_τ,) holding the
-    other torques fixed, or ``T`` itself when ``axes`` covers every coordinate.
+    """``T`` restricted to the coordinates ``axes``.
 
-    Returns ``None`` when the slice is empty. Raises ``ContactModelError`` when a slice is
-    needed but ``at`` is missing or of the wrong length.
+    A slice through ``at`` holding the other torques fixed, or ``T`` itself when ``axes`` covers
+    every coordinate.
+
+    Parameters
+    ----------
+    T : Polytope
+        ``T_c`` over the ``n_τ`` torques (user units).
+    axes : Sequence[int]
+        The plotted torques.
+    at : numpy.ndarray or None
+        ``(n_τ,)`` the slice point (user units), needed when ``axes`` leaves torques out.
+
+    Returns
+    -------
+    Polytope or None
+        Over ``len(axes)`` coordinates; ``None`` when the slice is empty.
+
+    Raises
+    ------
+    ContactModelError
+        When a slice is needed but ``at`` is missing or of the wrong length.
     """
     n = T.dim
     others = [k for k in range(n) if k not in axes]
@@ -576,10 +632,24 @@ def draw_domains(data: PlotData):
 
     One plotted torque: one row per mode, intervals as bars, points as markers, a side that goes on
     past the axis edge arrowed and every finite end labelled with its value. Two: polygons,
-    segments and points in the plane of the two torques, each full-dimensional region named at
-    its Chebyshev centre when it has room. The axis labels carry ``PlotData.units``; the
-    legend (modes in the order of ``data.domains``, then the keys) sits right of the axes.
-    Raises ``MissingExtraError`` without matplotlib (the ``plot`` extra).
+    segments and points in the plane of the two torques, each full-dimensional region named at its
+    Chebyshev centre when it has room. The axis labels carry ``PlotData.units``; the legend (modes in
+    the order of ``data.domains``, then the keys) sits right of the axes.
+
+    Parameters
+    ----------
+    data : PlotData
+        What to draw (1 or 2 torques).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (the caller saves or closes it).
+
+    Raises
+    ------
+    MissingExtraError
+        Without matplotlib (the ``plot`` extra).
     """
     from contactmodes.extras import require
 

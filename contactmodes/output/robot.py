@@ -50,8 +50,18 @@ ARROW_COLOUR = "#1f77b4"
 
 @dataclass(frozen=True)
 class LinkShape:
-    """A link as drawn: ``name``, ``outline`` ``(k, 2)`` (m, world; a closed polygon when
-    ``k >= 3``, a segment when ``k == 2``, a point when ``k == 1``) and ``centre`` ``(2,)``."""
+    """A link as drawn.
+
+    Attributes
+    ----------
+    name : str
+        The link's name.
+    outline : numpy.ndarray
+        ``(k, 2)`` (m, world): a closed polygon when ``k >= 3``, a segment when ``k == 2``, a point
+        when ``k == 1``.
+    centre : numpy.ndarray
+        ``(2,)`` the outline's centroid (m, world), where its label goes.
+    """
 
     name: str
     outline: np.ndarray
@@ -267,7 +277,23 @@ class _Geometry:
 def draw_robot(pic: RobotPicture, title: str | None = None):
     """Draw ``pic`` on a new matplotlib figure (Agg) and return it; equal axes in metres.
 
-    Raises ``MissingExtraError`` without matplotlib (the ``plot`` extra)."""
+    Parameters
+    ----------
+    pic : RobotPicture
+        The robot at its state.
+    title : str, optional
+        The figure's title.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (the caller saves or closes it).
+
+    Raises
+    ------
+    MissingExtraError
+        Without matplotlib (the ``plot`` extra).
+    """
     from contactmodes.extras import require
 
     require("matplotlib", "plot", "draw_robot")
@@ -360,9 +386,18 @@ def draw_robot(pic: RobotPicture, title: str | None = None):
 
 @dataclass(frozen=True)
 class Label:
-    """A name to place (``place_labels``): its ``text``, the candidate places in order of
-    preference — ``(anchor (2,) in data units, offset (2,) in points, ha, va)`` — and the text's
-    ``style`` (matplotlib ``annotate`` keywords: colour, size, box)."""
+    """A name to place (``place_labels``).
+
+    Attributes
+    ----------
+    text : str
+        The text.
+    places : list
+        The candidate places in order of preference: ``(anchor (2,) in data units, offset (2,) in
+        points, ha, va)``.
+    style : dict
+        matplotlib ``annotate`` keywords (colour, size, box).
+    """
 
     text: str
     places: list
@@ -478,8 +513,29 @@ def _overlap(a: tuple[float, float, float, float], b: tuple[float, float, float,
 
 
 def draw_robot_file(path: str, title: str | None = None):
-    """``draw_robot`` of a system file at its state (also when the loader rejects a contact's
-    gap: the contact is drawn in red). Raises ``SystemFileError`` on any other problem."""
+    """``draw_robot`` of a system file at its state.
+
+    Also when the loader rejects a contact's gap: the contact is drawn in red.
+
+    Parameters
+    ----------
+    path : str
+        The system file.
+    title : str, optional
+        The figure's title; default the system's name and its ``q``.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure.
+
+    Raises
+    ------
+    SystemFileError
+        On any problem of the file other than a contact's gap.
+    MissingExtraError
+        Without matplotlib (the ``plot`` extra).
+    """
     from contactmodes.system_file.loader import parse_contents, read_document, parse_geometry
     from pathlib import Path
 

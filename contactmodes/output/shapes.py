@@ -49,14 +49,37 @@ class Shape:
 
 
 def clip(P: Polytope, lo: np.ndarray, hi: np.ndarray) -> Polytope | None:
-    """``P ∩ [lo, hi]`` (``lo``, ``hi`` of shape ``(n,)``), ``None`` when empty."""
+    """``P ∩ [lo, hi]``, ``None`` when empty.
+
+    Parameters
+    ----------
+    P : Polytope
+        Of dimension ``n``.
+    lo, hi : numpy.ndarray
+        ``(n,)`` the box, in ``P``'s units.
+
+    Returns
+    -------
+    Polytope or None
+        The clipped set.
+    """
     Q = P.intersect(Polytope.box(lo, hi))
     return None if Q.is_empty() else Q
 
 
 def extreme_pair(V: np.ndarray) -> np.ndarray:
-    """The two extreme points ``(2, n)`` of collinear points ``V`` ``(k, n)`` (along their
-    principal direction); ``V`` itself when ``k <= 2``."""
+    """The two extreme points of collinear points ``V`` (along their principal direction).
+
+    Parameters
+    ----------
+    V : numpy.ndarray
+        ``(k, n)`` collinear points.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(2, n)``; ``V`` itself when ``k <= 2``.
+    """
     if len(V) <= 2:
         return V
     d = V - V.mean(axis=0)
@@ -66,8 +89,18 @@ def extreme_pair(V: np.ndarray) -> np.ndarray:
 
 
 def order_around(V: np.ndarray) -> np.ndarray:
-    """Coplanar points ``V`` ``(k, n)`` (``n`` = 2 or 3, the vertices of a convex polygon) in
-    order around their centroid (counter-clockwise in the plane's own basis)."""
+    """Coplanar points in order around their centroid (counter-clockwise in the plane's own basis).
+
+    Parameters
+    ----------
+    V : numpy.ndarray
+        ``(k, n)``, ``n`` = 2 or 3: the vertices of a convex polygon.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(k, n)`` the same points reordered.
+    """
     if len(V) <= 2:
         return V
     c = V.mean(axis=0)
@@ -78,8 +111,18 @@ def order_around(V: np.ndarray) -> np.ndarray:
 
 
 def hull_triangles(V: np.ndarray) -> np.ndarray:
-    """Boundary triangles ``(t, 3)`` of the convex hull of ``V`` ``(k, 3)`` (a full-dimensional
-    set), each oriented so that its normal points out of the hull."""
+    """Boundary triangles of the convex hull of ``V``, each oriented with its normal out of the hull.
+
+    Parameters
+    ----------
+    V : numpy.ndarray
+        ``(k, 3)`` points of a full-dimensional set.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(t, 3)`` int, indices into ``V``.
+    """
     from scipy.spatial import ConvexHull
 
     hull = ConvexHull(V)
@@ -92,10 +135,25 @@ def hull_triangles(V: np.ndarray) -> np.ndarray:
 
 
 def shape_of(P: Polytope, lo: np.ndarray | None = None, hi: np.ndarray | None = None) -> Shape | None:
-    """The drawable ``Shape`` of ``P`` (dimension ``n`` = 1, 2 or 3), clipped to ``[lo, hi]``
-    (each ``(n,)``, user units) when given; ``None`` when the (clipped) set is empty.
+    """The drawable ``Shape`` of ``P``, clipped to ``[lo, hi]`` when given.
 
-    Raises ``ValueError`` when the set is unbounded and no box is given (it cannot be drawn)."""
+    Parameters
+    ----------
+    P : Polytope
+        Of dimension ``n`` = 1, 2 or 3 (user units).
+    lo, hi : numpy.ndarray, optional
+        ``(n,)`` the plotting box.
+
+    Returns
+    -------
+    Shape or None
+        ``None`` when the (clipped) set is empty.
+
+    Raises
+    ------
+    ValueError
+        When the set is unbounded and no box is given (it cannot be drawn).
+    """
     if lo is not None and hi is not None:
         Q = clip(P, np.asarray(lo, float), np.asarray(hi, float))
         if Q is None:

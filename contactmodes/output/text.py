@@ -120,7 +120,22 @@ def format_number(v: float, width: int | None = None, digits: int = DIGITS) -> s
     With ``width``: the most significant digits (at least one) whose text fits ``width`` display
     columns. A number is never cut: digits are dropped (rounded), never its sign or its exponent,
     so ``-6.769e-12`` narrows to ``-6.8e-12`` and ``-7e-12``, not to ``-6.769e-1``; at one digit
-    it is returned even when wider than ``width``."""
+    it is returned even when wider than ``width``.
+
+    Parameters
+    ----------
+    v : float
+        The number.
+    width : int, optional
+        Display columns to fit; ``None``: ``digits`` significant digits.
+    digits : int, optional
+        The most significant digits.
+
+    Returns
+    -------
+    str
+        The text.
+    """
     return _most_digits_fitting(lambda p: _g(v, p), digits, width)
 
 
@@ -179,7 +194,24 @@ def format_bound(lo: float, hi: float, scale: float | None = None, width: int | 
     ``scale`` the torque's unit, e.g. ``AnalysisSession.scaling.tau[k]``, else only the interval's
     own ends count) prints as ``0``, and an interval narrower than that as ``=v``
     (``contactmodes.tolerances``): ``format_bound(-7e-16, 0.22) == "[0, 0.22]"``. With
-    ``width``, both numbers get the most significant digits that fit (``format_number``)."""
+    ``width``, both numbers get the most significant digits that fit (``format_number``).
+
+    Parameters
+    ----------
+    lo, hi : float
+        The interval's ends (``-inf``/``inf`` for none), e.g. N·m.
+    scale : float, optional
+        The torque's unit (its scaled problem's factor), below which an end counts as zero
+        relative to it.
+    width : int, optional
+        Display columns the whole text should fit (digits are dropped from both numbers,
+        never cut).
+
+    Returns
+    -------
+    str
+        ``=v``, ``<=hi``, ``>=lo``, ``any`` or ``[lo, hi]``.
+    """
     iv = _interval(lo, hi, scale)
     return _most_digits_fitting(lambda p: _interval_text(iv, p), DIGITS, width)
 

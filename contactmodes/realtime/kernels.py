@@ -50,11 +50,32 @@ _jit = batchlp_kernel.jit_cached(CACHE_DIR)
 
 @_jit
 def domains_kernel(Nbank, ebank, rows, n, P, Q, r, A_out, b_out):  # pragma: no cover - compiled
-    """The substituted inequalities (33) ``A z <= b`` of ``domains``
-    (the same rule, cancellation noise zeroed as
-    ``substituted_rows`` does): ``Nbank`` (E, n + n_τ), ``ebank`` (E,)
-    the inequality banks, ``rows`` (B, p) each mode's bank rows, ``P`` (B, n, n_τ), ``Q`` (B, n, s),
-    ``r`` (B, n) the responses; writes ``A_out`` (B, p, n_τ + s) and ``b_out`` (B, p)."""
+    """The substituted inequalities (33) ``A z <= b`` of ``domains``, one mode at a time.
+
+    The same rule as the NumPy path, cancellation noise zeroed as ``substituted_rows`` does; every
+    number nondimensional (``z = (τ', w)``).
+
+    Parameters
+    ----------
+    Nbank : numpy.ndarray
+        ``(E, n + n_τ)`` the inequality bank (32).
+    ebank : numpy.ndarray
+        ``(E,)`` its right-hand sides.
+    rows : numpy.ndarray
+        ``(B, p)`` int, each mode's bank rows.
+    n : int
+        ``n_q + 2k``.
+    P : numpy.ndarray
+        ``(B, n, n_τ)`` the responses' τ-coefficients.
+    Q : numpy.ndarray
+        ``(B, n, s)`` their w-coefficients.
+    r : numpy.ndarray
+        ``(B, n)`` their constant parts.
+    A_out : numpy.ndarray
+        ``(B, p, n_τ + s)``, written.
+    b_out : numpy.ndarray
+        ``(B, p)``, written.
+    """
     Bn, p = rows.shape
     nt = P.shape[2]
     s = Q.shape[2]
@@ -106,12 +127,46 @@ def domains_kernel(Nbank, ebank, rows, n, P, Q, r, A_out, b_out):  # pragma: no 
 @_jit
 def scale_terms_kernel(M, h, S, J, c, v, v0, length, mass, accel, force, velocity, Bq, Bf, Bt, Br
                        ):  # pragma: no cover - compiled
-    """The rule of ``contactmodes.model.scaling.scale_terms`` (its module doc) written out
-    elementwise in the same operation order, for ``contactmodes.realtime.plan.scaled_terms``:
-    ``M`` (n_q, n_q), ``h`` (n_q,), ``S`` (n_q, n_τ), ``J`` (2k, n_q), ``c`` (2k,) ``J̇q̇``, ``v``
-    (2k,), ``v0`` (k,); the scales ``L, m, A, F, V``; the constraint rows of every block stacked:
-    ``Bq`` (R, n_q), ``Bf`` (R, 2k), ``Bt`` (R, n_τ), ``Br`` (R,). Returns ``(s, g, u, M', h',
-    S', J', J̇q̇', v', v0', Bq', Bf', Bt', Br', ρ)``."""
+    """The rule of ``contactmodes.model.scaling.scale_terms``, elementwise in the same operation order.
+
+    For ``contactmodes.realtime.plan.scaled_terms``: the state's terms in the system's units in,
+    the nondimensional terms out.
+
+    Parameters
+    ----------
+    M : numpy.ndarray
+        ``(n_q, n_q)`` inertia matrix.
+    h : numpy.ndarray
+        ``(n_q,)`` bias forces.
+    S : numpy.ndarray
+        ``(n_q, n_τ)`` actuator map.
+    J : numpy.ndarray
+        ``(2k, n_q)`` contact Jacobian.
+    c : numpy.ndarray
+        ``(2k,)`` ``J̇ q̇``.
+    v : numpy.ndarray
+        ``(2k,)`` contact velocities.
+    v0 : numpy.ndarray
+        ``(k,)`` velocity thresholds.
+    length, mass : float
+        The characteristic length ``L`` and mass ``m``.
+    accel, force, velocity : float
+        The derived scales ``A``, ``F``, ``V``.
+    Bq : numpy.ndarray
+        ``(R, n_q)`` the constraint rows of every block stacked: ``q̈`` coefficients.
+    Bf : numpy.ndarray
+        ``(R, 2k)`` their ``f`` coefficients.
+    Bt : numpy.ndarray
+        ``(R, n_τ)`` their ``τ`` coefficients.
+    Br : numpy.ndarray
+        ``(R,)`` their right-hand sides.
+
+    Returns
+    -------
+    tuple
+        ``(s, g, u, M', h', S', J', J̇q̇', v', v0', Bq', Bf', Bt', Br', ρ)``: the unit factors, the
+        scaled terms and the rows' divisors (``ScaledTerms``' meaning).
+    """
     n_q, nt = S.shape
     k2 = J.shape[0]
     P = force * accel
@@ -191,11 +246,29 @@ def scale_terms_kernel(M, h, S, J, c, v, v0, length, mass, accel, force, velocit
 
 @_jit
 def kinematic_rows_kernel(J, c, kin_rows, strict_margin, G_out, h_out):  # pragma: no cover - compiled
-    """The kinematic LPs' rows of ``kinematic`` (its NumPy path
-    builds the same from a signed bank): ``J`` (2k, n_q), ``c`` (2k,) ``J̇q̇``; ``kin_rows`` (N, r)
-    indices into the bank ``[J | 0; −J | 0; −J | 1; J | 1; 0 | 0]`` (blocks of 2k rows, right-hand
-    sides ``−c, c, c, −c``, then the padding row ``0 <= 0``); writes ``G_out`` (N, r, n_q + 1),
-    ``h_out`` (N, r). Returns the margin ``strict_margin · max(1, max|J|, max|c|)``."""
+    """The kinematic LPs' rows of ``kinematic`` (its NumPy path builds the same from a signed bank).
+
+    Parameters
+    ----------
+    J : numpy.ndarray
+        ``(2k, n_q)`` the nondimensional contact Jacobian.
+    c : numpy.ndarray
+        ``(2k,)`` ``J̇ q̇`` (nondimensional).
+    kin_rows : numpy.ndarray
+        ``(N, r)`` int, indices into the bank ``[J | 0; −J | 0; −J | 1; J | 1; 0 | 0]`` (blocks of
+        ``2k`` rows, right-hand sides ``−c, c, c, −c``, then the padding row ``0 <= 0``).
+    strict_margin : float
+        ``tolerances.STRICT_MARGIN``.
+    G_out : numpy.ndarray
+        ``(N, r, n_q + 1)``, written.
+    h_out : numpy.ndarray
+        ``(N, r)``, written.
+
+    Returns
+    -------
+    float
+        The margin ``strict_margin · max(1, max|J|, max|c|)``.
+    """
     k2, n_q = J.shape
     big = 1.0
     for i in range(k2):
@@ -243,13 +316,32 @@ def kinematic_decide_kernel(status, x, fun, margin, band_rtol, out, decided):  #
 
 @_jit
 def prefix_certify_kernel(G, h, basis, cost, lo, hi, n_art, zbound, margin, out):  # pragma: no cover - compiled
-    """The prune certificates of ``contactmodes.realtime.prefix.PrefixPruning.certified`` (the same
-    rule, one LP at a time): ``G`` (K, m, n), ``h`` (K, m) the rows ``G z <= h``, ``basis`` (K, n)
-    the final bases (rows ``< m``, then the upper and the lower bounds), ``cost`` (n,), ``lo``,
-    ``hi`` (n,) the bounds, ``n_art`` the leading variables whose bounds are artificial (their
-    multipliers go to the residual), ``zbound`` the box ``‖z‖∞ <= zbound`` the bound holds on;
-    writes ``out`` (K,): whether ``y⁺·f + ‖r‖₁ · zbound`` plus the rounding allowance is at most
-    ``margin``."""
+    """The prune certificates of ``contactmodes.realtime.prefix.PrefixPruning.certified``.
+
+    The same rule, one LP at a time: whether ``y⁺·f + ‖r‖₁ · zbound`` plus the rounding allowance is
+    at most ``margin``.
+
+    Parameters
+    ----------
+    G : numpy.ndarray
+        ``(K, m, n)`` the rows ``G z <= h``.
+    h : numpy.ndarray
+        ``(K, m)``.
+    basis : numpy.ndarray
+        ``(K, n)`` the final bases (rows ``< m``, then the upper and the lower bounds).
+    cost : numpy.ndarray
+        ``(n,)`` the cost.
+    lo, hi : numpy.ndarray
+        ``(n,)`` the bounds.
+    n_art : int
+        The leading variables whose bounds are artificial (their multipliers go to the residual).
+    zbound : float
+        The box ``‖z‖∞ <= zbound`` the bound holds on.
+    margin : float
+        The strict-slack margin.
+    out : numpy.ndarray
+        ``(K,)`` bool, written: certified.
+    """
     K, m, n = G.shape
     M = m + 2 * n
     F = np.zeros((M, n))
@@ -312,13 +404,44 @@ def prefix_certify_kernel(G, h, basis, cost, lo, hi, n_art, zbound, margin, out)
 @_jit
 def domain_lp_kernel(A, b, task, C, d, cvalid, wfree, sel, lo, hi, keep_task, w_bound,
                      G_out, h_out, lo_out, hi_out, art_out):  # pragma: no cover - compiled
-    """The rows of ``contactmodes.realtime.plan.domain_lp_rows`` (the same arrays, one mode at a time):
-    ``A`` (B, p, n_τ + s), ``b``, ``task`` (B, p) the domains (33); ``C`` (B, n_τ, n_τ), ``d``,
-    ``cvalid`` (B, n_τ) the admissible torques (31); ``wfree`` (B, s); ``sel`` (K,) the modes;
-    ``lo``, ``hi`` (n_τ,) the torque box; ``keep_task`` whether task rows stay; writes ``G_out``
-    (K, p + 2 n_τ, n_τ + v), ``h_out`` (K, p + 2 n_τ), ``lo_out``, ``hi_out``, ``art_out``
-    (K, n_τ + v): each mode's real ambiguity columns first, in order, the other ``v − n_w`` fixed
-    at 0."""
+    """The rows of ``contactmodes.realtime.plan.domain_lp_rows``, one mode at a time.
+
+    Each mode's real ambiguity columns first, in order, the other ``v − n_w`` fixed at 0; every
+    number nondimensional.
+
+    Parameters
+    ----------
+    A : numpy.ndarray
+        ``(B, p, n_τ + s)`` the domains (33).
+    b : numpy.ndarray
+        ``(B, p)``.
+    task : numpy.ndarray
+        ``(B, p)`` bool, the task rows.
+    C : numpy.ndarray
+        ``(B, n_τ, n_τ)`` the admissible torques (31).
+    d : numpy.ndarray
+        ``(B, n_τ)``.
+    cvalid : numpy.ndarray
+        ``(B, n_τ)`` bool, the real rows of ``C``, ``d``.
+    wfree : numpy.ndarray
+        ``(B, s)`` bool, the real ambiguity columns.
+    sel : numpy.ndarray
+        ``(K,)`` int, the modes.
+    lo, hi : numpy.ndarray
+        ``(n_τ,)`` the torque box.
+    keep_task : bool
+        Whether task rows stay (else they become ``0 <= 1``).
+    w_bound : float
+        The artificial bound ``|w| <= w_bound``.
+    G_out : numpy.ndarray
+        ``(K, p + 2 n_τ, n_τ + v)``, written.
+    h_out : numpy.ndarray
+        ``(K, p + 2 n_τ)``, written.
+    lo_out, hi_out : numpy.ndarray
+        ``(K, n_τ + v)``, written.
+    art_out : numpy.ndarray
+        ``(K, n_τ + v)`` bool, written: the artificial bounds.
+    """
     K = sel.size
     p = A.shape[1]
     nt = C.shape[1]
@@ -363,17 +486,59 @@ def domain_lp_kernel(A, b, task, C, d, cvalid, wfree, sel, lo, hi, keep_task, w_
 @_jit
 def point_test_kernel(A, b, valid, task, C, d, cvalid, wfree, feasible, others, tau, point_tol, w_bound, slack_cap,
                       state, tol_out, G_out, h_out, lo_out, hi_out, art_out):  # pragma: no cover - compiled
-    """Whether ``tau`` (n_τ,) lies in ``T_c`` (untasked) of each mode ``others`` (K,) up to
-    ``point_tol`` — the row checks of the max-thrust controller's point test
-    (``controllers.generic.search._inside``, its NumPy reference), one mode at a time. Domain
-    rows (``A`` (B, p, n_τ + s), ``b``, ``valid``, ``task`` (B, p)) are divided by their norms;
-    the tolerance ``tol_out`` (K,) is ``point_tol · max(1, ‖τ‖∞, max|b_normalized|)``. Writes
-    ``state`` (K,): 0 outside, 1 inside (decided by the rows), 2 not decided by the rows because
-    ``w`` enters them — then ``G_out`` (K, p, s + 1), ``h_out`` (K, p), ``lo_out``, ``hi_out``,
-    ``art_out`` (K, s + 1) hold that mode's max-slack LP over ``(w, t)``: minimize ``t`` with
-    ``A_w w − t <= rhs`` on the untasked valid rows (others ``0 <= 1``), ``|w| <= w_bound``
-    (artificial) on the real ambiguity columns (others fixed at 0), ``−1 <= t <= slack_cap``;
-    ``tau`` is inside when its optimum is ``<= tol_out``."""
+    """Whether ``tau`` lies in ``T_c`` (untasked) of each mode ``others`` up to ``point_tol``.
+
+    The row checks of the max-thrust controller's point test (``controllers.generic.search``, its
+    NumPy reference), one mode at a time; every number nondimensional. Domain rows are divided by
+    their norms; the tolerance is ``point_tol · max(1, ‖τ‖∞, max|b_normalized|)``. A mode whose rows
+    ``w`` enters is not decided by the rows: its max-slack LP over ``(w, t)`` is written (minimize
+    ``t`` with ``A_w w − t <= rhs`` on the untasked valid rows, others ``0 <= 1``,
+    ``|w| <= w_bound`` (artificial) on the real ambiguity columns, others fixed at 0,
+    ``−1 <= t <= slack_cap``); ``tau`` is inside when its optimum is ``<= tol_out``.
+
+    Parameters
+    ----------
+    A : numpy.ndarray
+        ``(B, p, n_τ + s)`` the domains (33).
+    b : numpy.ndarray
+        ``(B, p)``.
+    valid : numpy.ndarray
+        ``(B, p)`` bool, the real rows.
+    task : numpy.ndarray
+        ``(B, p)`` bool, the task rows (skipped).
+    C : numpy.ndarray
+        ``(B, n_τ, n_τ)`` the admissible torques (31).
+    d : numpy.ndarray
+        ``(B, n_τ)``.
+    cvalid : numpy.ndarray
+        ``(B, n_τ)`` bool.
+    wfree : numpy.ndarray
+        ``(B, s)`` bool, the real ambiguity columns.
+    feasible : numpy.ndarray
+        ``(B,)`` bool, the modes' feasibility.
+    others : numpy.ndarray
+        ``(K,)`` int, the modes tested.
+    tau : numpy.ndarray
+        ``(n_τ,)`` the torque (nondimensional).
+    point_tol : float
+        The relative tolerance.
+    w_bound : float
+        The artificial bound on ``w``.
+    slack_cap : float
+        The upper bound of ``t``.
+    state : numpy.ndarray
+        ``(K,)`` int, written: 0 outside, 1 inside (decided by the rows), 2 not decided (LP written).
+    tol_out : numpy.ndarray
+        ``(K,)``, written: the absolute tolerance.
+    G_out : numpy.ndarray
+        ``(K, p, s + 1)``, written.
+    h_out : numpy.ndarray
+        ``(K, p)``, written.
+    lo_out, hi_out : numpy.ndarray
+        ``(K, s + 1)``, written.
+    art_out : numpy.ndarray
+        ``(K, s + 1)`` bool, written.
+    """
     K = others.size
     p = A.shape[1]
     nz = A.shape[2]

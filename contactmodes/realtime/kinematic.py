@@ -31,6 +31,33 @@ class KinematicTest:
     """Footnote 5's kinematic test (Sec. III-F) of one step's candidates, decided in stages
     (``Layout.kinematic_test``; module doc).
 
+    Parameters
+    ----------
+    layout : Layout
+        The layout whose candidates are tested.
+    J : numpy.ndarray
+        ``(2k, n_q)`` the state's nondimensional contact Jacobian.
+    c : numpy.ndarray
+        ``(2k,)`` its ``J̇ q̇`` (nondimensional).
+    rows : numpy.ndarray
+        ``(B, r, n_q + 1)`` the strict-slack LPs' rows over ``(q̈', s)``.
+    rhs : numpy.ndarray
+        ``(B, r)`` their right-hand sides.
+    margin : float
+        The strict-slack margin.
+    kernel : str
+        ``"numpy"`` or ``"compiled"`` (resolved).
+    feasible : numpy.ndarray
+        ``(N,)`` bool over ``Layout.modes`` (kept and updated).
+    decided : numpy.ndarray
+        ``(N,)`` bool (kept and updated).
+    counters : StepCounters or None
+        Counted into by ``resolve``.
+    slot : numpy.ndarray, optional
+        ``(N,)`` int, where a candidate's rows are in ``rows`` (``None``: at its position).
+    partial : bool, optional
+        Only some candidates were tested.
+
     Attributes
     ----------
     feasible : numpy.ndarray
@@ -52,7 +79,8 @@ class KinematicTest:
     — for the candidates asked for, so a caller may decide only those whose feasibility can
     change its answer. Whatever is resolved when, each decision is the one ``Layout.kinematic``
     takes (each unit-box LP is solved independently of the others in its batch, so a decision does not
-    depend on which candidates are resolved with it; compared in ``tests/controllers/rhex/test_rhex_realtime.py``)."""
+    depend on which candidates are resolved with it; compared in ``tests/controllers/rhex/test_rhex_realtime.py``).
+    """
 
     def __init__(self, layout: "Layout", J: np.ndarray, c: np.ndarray, rows: np.ndarray, rhs: np.ndarray,
                  margin: float, kernel: str, feasible: np.ndarray, decided: np.ndarray,
@@ -182,6 +210,8 @@ def kinematic_test(layout: "Layout", banks: "Banks", counters: "StepCounters | N
 
     Parameters
     ----------
+    layout : Layout
+        The layout of the state's velocity pattern.
     banks : Banks
         The row banks of the state.
     counters : StepCounters, optional
@@ -317,7 +347,31 @@ def unit_box(layout: "Layout", todo: np.ndarray, rows: np.ndarray, rhs: np.ndarr
     candidate). ``drop_only`` runs stage (1) alone and takes only its *infeasible* decisions
     (``kinematic_test``'s early drop: each LP is solved independently of the others of
     its batch and without a warm start, so these are the decisions ``KinematicTest.resolve``
-    takes for those candidates whenever it runs)."""
+    takes for those candidates whenever it runs).
+
+    Parameters
+    ----------
+    layout : Layout
+        The layout of the candidates.
+    todo : numpy.ndarray
+        ``(T,)`` int, positions in ``Layout.modes`` left undecided.
+    rows : numpy.ndarray
+        ``(B, r, n_q + 1)`` the strict-slack LPs' rows over ``(q̈', s)`` (nondimensional).
+    rhs : numpy.ndarray
+        ``(B, r)``.
+    margin : float
+        The strict-slack margin.
+    decided : numpy.ndarray
+        ``(N,)`` bool, updated in place.
+    out : numpy.ndarray
+        ``(N,)`` bool, updated in place: feasible.
+    kernel : str, optional
+        ``"auto"``, ``"numpy"`` or ``"compiled"``.
+    slot : numpy.ndarray, optional
+        ``(N,)`` int, where each candidate's rows are in ``rows``; ``None``: at its position.
+    drop_only : bool, optional
+        Stage (1) alone, its infeasible decisions only.
+    """
     n_q = layout.structure.n_q
     lo, hi = layout.kin_lo[todo].copy(), layout.kin_hi[todo].copy()
     at = todo if slot is None else slot[todo]

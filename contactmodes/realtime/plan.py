@@ -192,7 +192,18 @@ class Structure:
 
     @classmethod
     def of(cls, system) -> "Structure":
-        """The ``Structure`` of a ``ContactSystem`` (its sizes, contacts, friction and blocks)."""
+        """The ``Structure`` of a ``ContactSystem`` (its sizes, contacts, friction and blocks).
+
+        Parameters
+        ----------
+        system : ContactSystem
+            Any system of the structure (its numbers are not kept).
+
+        Returns
+        -------
+        Structure
+            Sizes, contact names, friction coefficients and constraint blocks ``(kind, type, rows)``.
+        """
         return cls(system.n_q, system.n_tau, system.contacts, system.mu,
                    [(c.kind, c.type, c.n_rows) for c in system.constraints])
 
@@ -230,7 +241,18 @@ class Structure:
         return out
 
     def layout(self, pattern: VelocityPattern) -> "Layout":
-        """The ``Layout`` of ``pattern`` (a ``VelocityPattern``; built once, then cached by its key)."""
+        """The ``Layout`` of ``pattern`` (a ``VelocityPattern``; built once, then cached by its key).
+
+        Parameters
+        ----------
+        pattern : VelocityPattern
+            A state's velocity pattern (its ``key`` selects the layout).
+
+        Returns
+        -------
+        Layout
+            The same object for every pattern of one key.
+        """
         key = pattern.key
         lay = self.layouts.get(key)
         if lay is None:
@@ -240,7 +262,18 @@ class Structure:
 
     # ------------------------------------------------------------------ per-step banks
     def banks(self, t: ScaledTerms) -> "Banks":
-        """The row banks (``Banks``) of one state's scaled terms ``t`` (``ScaledTerms``; module doc)."""
+        """The row banks (``Banks``) of one state's scaled terms ``t`` (``ScaledTerms``; module doc).
+
+        Parameters
+        ----------
+        t : ScaledTerms
+            One state's nondimensional terms (``scaled_terms``).
+
+        Returns
+        -------
+        Banks
+            The state's equality and inequality banks (module doc), nondimensional.
+        """
         k, n_q, nt, n = self.k, self.n_q, self.n_tau, self.n
         J, c = t.J, t.Jdot_qdot
         # equalities: accel (2k) | force eq | eq blocks | dynamics (n_q)
@@ -528,10 +561,30 @@ class Layout:
         (``contactmodes.realtime.kinematic.kinematic_test``, which documents the stages, the
         arguments — the screen ``exclude`` and the ``subset`` — and the errors).
 
+        Parameters
+        ----------
+        banks : Banks
+            The row banks of the state.
+        counters : StepCounters, optional
+            Counted into (``kinematic_test``).
+        kernel : str, optional
+            ``"auto"``, ``"numpy"`` or ``"compiled"``.
+        prune : bool, optional
+            Prune by prefixes; ``None``: for large layouts.
+        exclude : callable, optional
+            A screen of prefixes (``contactmodes.realtime.torque_screen``).
+        subset : numpy.ndarray, optional
+            Test only these candidates (positions in ``modes``).
+
         Returns
         -------
         KinematicTest
             Its ``decided`` candidates are final; ``KinematicTest.resolve`` decides the others.
+
+        Raises
+        ------
+        ValueError
+            For an unknown ``kernel``.
         """
         return kinematic_test(self, banks, counters, kernel, prune, exclude, subset)
 
@@ -836,7 +889,18 @@ def scaled_terms(M, h, S, J, Jdot_qdot, v_contact, v0, scales, blocks=(), kernel
 
 
 def terms_of(system) -> ScaledTerms:
-    """The ``ScaledTerms`` of a ``ContactSystem``: the numbers its session decides on."""
+    """The ``ScaledTerms`` of a ``ContactSystem``: the numbers its session decides on.
+
+    Parameters
+    ----------
+    system : ContactSystem
+        The system at its state (any consistent units).
+
+    Returns
+    -------
+    ScaledTerms
+        The nondimensional terms (``contactmodes.model.scaling.scale_terms``).
+    """
     return scale_terms(system.M, system.h, system.S, system.J, system.Jdot_qdot, system.v_contact, system.v0,
                        system.scales, [(c.qdd, c.f, c.tau, c.rhs) for c in system.constraints])
 

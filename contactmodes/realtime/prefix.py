@@ -302,27 +302,56 @@ class PrefixPruning:
 
 def certified_slack(G: np.ndarray, h: np.ndarray, basis: np.ndarray, cost: np.ndarray, lo: np.ndarray,
                 hi: np.ndarray, margin: float, kernel: str = "auto") -> np.ndarray:
-    """``(K,)`` bool: whether the final bases ``basis`` (K, n + 1) of the max-slack LPs with rows
-    ``G (z, s) <= h`` ((K, m, n + 1), (K, m)), cost ``cost`` and bounds ``lo``, ``hi`` (``(n + 1,)``
-    each; those of ``z`` artificial) prove the slack at most ``margin`` for every ``|z| <=
-    KINEMATIC_BOUND`` — by the LP's own numbers, without its tolerances. ``z = q̈'`` for the
-    prefixes' strict-slack LPs (``PrefixPruning.certified``), ``z = (q̈', f')`` for the screen's
-    groups (``contactmodes.realtime.torque_screen``, ``margin < 0``).
+    """Whether the final bases of max-slack LPs prove the slack at most ``margin`` on a box.
 
-    The verified answers of ``_decide`` are accepted by the relative rules of
-    ``polytopes.lp`` (multipliers down to ``−LP_DUAL_TOL`` times their sum, an artificial
-    bound's multiplier up to ``ART_TOL`` times it); with an ill-conditioned basis (Jacobian
-    rows dependent up to ``1e-6``) those allowances are larger than the margin itself, and a
-    prefix whose leaves are feasible was claimed at a slack of ``3e-8`` (random rank-deficient
-    Jacobians, ``tests/contactmodes/realtime/test_prefix.py``). Here the basis multipliers
-    ``y`` (``F_Bᵀ y_B = −c`` on the rows normalized as the simplex normalizes them) are
-    recomputed, their negative parts and those of the ``q̈`` bounds dropped (``y⁺``), and weak
-    duality is applied with the residual ``r = c + Fᵀ y⁺`` kept: for every point of the rows
-    with ``‖(q̈, s)‖∞ <= KINEMATIC_BOUND``, ``s <= y⁺·f + ‖r‖₁ · KINEMATIC_BOUND``; the
-    prefix is pruned only when that bound, plus an allowance for the rounding of these sums
+    The bases ``basis`` of the max-slack LPs with rows ``G (z, s) <= h``, cost ``cost`` and bounds
+    ``lo``, ``hi`` (those of ``z`` artificial) prove the slack at most ``margin`` for every
+    ``|z| <= KINEMATIC_BOUND`` — by the LP's own numbers, without its tolerances. ``z = q̈'`` for
+    the prefixes' strict-slack LPs (``PrefixPruning.certified``), ``z = (q̈', f')`` for the screen's
+    groups (``contactmodes.realtime.torque_screen``, ``margin < 0``); every number nondimensional.
+
+    The verified answers of ``_decide`` are accepted by the relative rules of ``polytopes.lp``
+    (multipliers down to ``−LP_DUAL_TOL`` times their sum, an artificial bound's multiplier up to
+    ``ART_TOL`` times it); with an ill-conditioned basis (Jacobian rows dependent up to ``1e-6``)
+    those allowances are larger than the margin itself, and a prefix whose leaves are feasible was
+    claimed at a slack of ``3e-8`` (random rank-deficient Jacobians,
+    ``tests/contactmodes/realtime/test_prefix.py``). Here the basis multipliers ``y``
+    (``F_Bᵀ y_B = −c`` on the rows normalized as the simplex normalizes them) are recomputed, their
+    negative parts and those of the ``q̈`` bounds dropped (``y⁺``), and weak duality is applied with
+    the residual ``r = c + Fᵀ y⁺`` kept: for every point of the rows with
+    ``‖(q̈, s)‖∞ <= KINEMATIC_BOUND``, ``s <= y⁺·f + ‖r‖₁ · KINEMATIC_BOUND``; the prefix is pruned
+    only when that bound, plus an allowance for the rounding of these sums
     (``4 ε (M + n) (Σ|y⁺ f| + n Σ y⁺ · KINEMATIC_BOUND + 1)``, ``M`` rows with the bounds), is at
-    most the margin. ``kernel``: ``"compiled"`` (``kernels.prefix_certify_kernel``, one LP at a
-    time), ``"numpy"`` (below, the reference) or ``"auto"``."""
+    most the margin.
+
+    Parameters
+    ----------
+    G : numpy.ndarray
+        ``(K, m, n + 1)`` the rows over ``(z, s)``.
+    h : numpy.ndarray
+        ``(K, m)``.
+    basis : numpy.ndarray
+        ``(K, n + 1)`` int, the final bases (rows ``< m``, then the upper and the lower bounds).
+    cost : numpy.ndarray
+        ``(n + 1,)`` the cost (``−s``).
+    lo, hi : numpy.ndarray
+        ``(n + 1,)`` the bounds (those of ``z`` artificial).
+    margin : float
+        The slack bound to prove.
+    kernel : str, optional
+        ``"compiled"`` (``kernels.prefix_certify_kernel``, one LP at a time), ``"numpy"`` (the
+        reference) or ``"auto"``.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(K,)`` bool: certified.
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``kernel``.
+    """
     K, m, nv = G.shape
     n_q = nv - 1
     zb = tolerances.KINEMATIC_BOUND

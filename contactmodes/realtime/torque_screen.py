@@ -129,15 +129,42 @@ class TorqueScreen:
         self._art[-1] = False  # the slack's bounds are real: an optimum on them is an answer
 
     def positions(self, mode: str) -> np.ndarray:
-        """``(k,)`` int: the position of each letter of ``mode`` (one of the layout's candidates)
-        among its contact's letters (``Layout.options`` order; ``excluded``'s ``keep``)."""
+        """The position of each letter of ``mode`` among its contact's letters.
+
+        ``Layout.options`` order; ``excluded``'s ``keep``.
+
+        Parameters
+        ----------
+        mode : str
+            One of the layout's candidates.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``(k,)`` int.
+        """
         return np.array([self._letters[i][ch] for i, ch in enumerate(mode)], dtype=np.int64)
 
     def bank(self, banks, tau: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """``(Z (R, n + 1), z (R,))``: every row of the state's banks at the torque ``tau``
-        (``(n_τ,)``, nondimensional) as ``Z (x, t) <= z`` with the slack column — each equality
-        ``A x = B τ + b`` as ``±A x + ‖A‖ t <= ±(B τ + b)``, each inequality ``N (x, τ) >= e`` as
-        ``−N_x x + ‖N_x‖ t <= −(e − N_τ τ)`` — and the padding row ``0 <= 0`` last."""
+        """Every row of the state's banks at the torque ``tau`` as ``Z (x, t) <= z`` with the slack column.
+
+        Each equality ``A x = B τ + b`` as ``±A x + ‖A‖ t <= ±(B τ + b)``, each inequality
+        ``N (x, τ) >= e`` as ``−N_x x + ‖N_x‖ t <= −(e − N_τ τ)``, and the padding row ``0 <= 0`` last.
+
+        Parameters
+        ----------
+        banks : Banks
+            The row banks of the state (nondimensional).
+        tau : numpy.ndarray
+            ``(n_τ,)`` the torque, nondimensional.
+
+        Returns
+        -------
+        Z : numpy.ndarray
+            ``(R, n + 1)``.
+        z : numpy.ndarray
+            ``(R,)``.
+        """
         n, n_eq = self.n, self.n_eq
         A, N = banks.A, banks.N
         beta = banks.B @ tau + banks.b
@@ -184,6 +211,11 @@ class TorqueScreen:
         keep : numpy.ndarray, optional
             ``(k,)`` int: per contact, the position of a letter not to test (kept): the
             candidate's own, whose group holds ``tau`` when ``tau`` is in its ``T_c``.
+
+        Returns
+        -------
+        list[numpy.ndarray]
+            Per contact, ``(letters,)`` bool.
         """
         Z, z, kept, margin = self._at(banks, tau, keep)
         rows = self.rows()
@@ -250,19 +282,53 @@ class TorqueScreen:
         return self._exclusion[1]
 
     def recertify(self, banks, tau, keep: np.ndarray | None = None) -> bool:
-        """Whether the last screen's exclusions hold at ``tau`` (``(n_τ,)``, nondimensional) and
-        this state, each proved by its old basis (module doc) for the same ``keep``; counted as a
-        screen when they do. Arguments as ``excluded``."""
+        """Whether the last screen's exclusions hold at ``tau`` and this state.
+
+        Each proved by its old basis (module doc) for the same ``keep``; counted as a screen when they
+        do.
+
+        Parameters
+        ----------
+        banks : Banks
+            The row banks of the state (``Structure.banks``).
+        tau : numpy.ndarray
+            ``(n_τ,)`` the torque, nondimensional.
+        keep : numpy.ndarray, optional
+            As in ``excluded``.
+
+        Returns
+        -------
+        bool
+            ``False`` also when no screen ran before.
+        """
         if self._last is None:
             return False
         Z, z, kept, margin = self._at(banks, tau, keep)
         return self._proved_again(Z, z, kept, margin)
 
     def excluder(self, banks, tau, counters=None, keep: np.ndarray | None = None) -> "Exclusion":
-        """The screen at ``tau`` (``excluded``) as ``exclude(level, ids) -> (len(ids),) bool``: the
-        prefixes of length ``level`` (mixed-radix indices over ``radix[:level]``, first contact
+        """The screen at ``tau`` (``excluded``) as ``exclude(level, ids) -> (len(ids),) bool``.
+
+        The prefixes of length ``level`` (mixed-radix indices over ``radix[:level]``, first contact
         slowest, as ``contactmodes.realtime.prefix.PrefixPruning``) with an excluded letter, for
-        ``PrefixPruning.candidates``. Arguments as ``excluded``; its LPs are solved here, once."""
+        ``PrefixPruning.candidates``; its LPs are solved here, once.
+
+        Parameters
+        ----------
+        banks : Banks
+            The row banks of the state (``Structure.banks``).
+        tau : numpy.ndarray
+            ``(n_τ,)`` the torque, nondimensional.
+        counters : StepCounters, optional
+            As in ``excluded``.
+        keep : numpy.ndarray, optional
+            As in ``excluded``.
+
+        Returns
+        -------
+        Exclusion
+            The left-out letters.
+        """
         return Exclusion(self.excluded(banks, tau, counters, keep), self.radix)
 
 
@@ -289,7 +355,20 @@ class Exclusion:
         self.key = np.concatenate(bad).tobytes() if bad else b""
 
     def __call__(self, level: int, ids: np.ndarray) -> np.ndarray:
-        """``(len(ids),)`` bool: the prefixes of length ``level`` with a left-out letter."""
+        """The prefixes of length ``level`` with a left-out letter.
+
+        Parameters
+        ----------
+        level : int
+            The prefixes' length.
+        ids : numpy.ndarray
+            ``(P,)`` int, mixed-radix indices over ``radix[:level]`` (first contact slowest).
+
+        Returns
+        -------
+        numpy.ndarray
+            ``(len(ids),)`` bool.
+        """
         codes = np.unravel_index(ids, tuple(self.radix[:level].tolist()))
         out = np.zeros(ids.size, dtype=bool)
         for i in range(level):

@@ -52,8 +52,17 @@ _INSTALL_HINT = "contactmodes.schemas.validate needs jsonschema>=4.18 (pip insta
 
 
 class DocumentError(ContactModelError):
-    """A document that its schema rejects; ``path`` is where (``$.modes[2].mode``), ``name`` the
-    schema's document name."""
+    """A document that its schema rejects.
+
+    Parameters
+    ----------
+    message : str
+        The one-line message.
+    path : str, optional
+        Where in the document (``$.modes[2].mode``); stored as ``path``.
+    name : str, optional
+        The schema's document name; stored as ``name``.
+    """
 
     def __init__(self, message: str, path: str = "$", name: str | None = None) -> None:
         super().__init__(message)
@@ -98,8 +107,24 @@ def names() -> list[str]:
 
 
 def schema(name: str) -> dict:
-    """The JSON Schema (a fresh dict) of the document ``name`` (``"contactmodes.analysis/1"``), or
-    of a shared file (``"polytope"``, ``"common"``). ``KeyError`` naming the known ones otherwise."""
+    """The JSON Schema (a fresh dict) of a document or of a shared file.
+
+    Parameters
+    ----------
+    name : str
+        A document name (``"contactmodes.analysis/1"``, or ``"contactmodes.analysis-1"``), or a
+        shared file (``"polytope"``, ``"common"``).
+
+    Returns
+    -------
+    dict
+        The schema (a copy: change it freely).
+
+    Raises
+    ------
+    KeyError
+        Naming the known schemas, for an unknown ``name``.
+    """
     return copy.deepcopy(_loaded(_file_of(name)))
 
 
@@ -161,6 +186,13 @@ def _path(error) -> str:
 def validate(document: Any, name: str | None = None) -> None:
     """Check ``document`` (parsed JSON: dicts, lists, str, int, float, bool, None) against the
     schema of ``name``, by default of its own ``"schema"`` tag.
+
+    Parameters
+    ----------
+    document : Any
+        Parsed JSON.
+    name : str, optional
+        The schema's document name (or ``"polytope"``); default the document's ``"schema"`` tag.
 
     Raises
     ------

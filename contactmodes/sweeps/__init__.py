@@ -57,6 +57,12 @@ def run_sweep(kind: str, vary: Mapping[str, Any] | Sequence[str] | Grid, *, sche
         The kind's options — ``analyze``: ``system`` (path or parsed table, required),
         ``modes``, ``unambiguous``, ``inconsistency_box``; ``flip``: ``controller``, ``duration``.
 
+    Returns
+    -------
+    SweepResult
+        The grid, the prepared kind and every point's document (failed points included, with
+        their error).
+
     Raises
     ------
     SweepError
@@ -84,13 +90,45 @@ def sweep(kind: str, vary: Mapping[str, Any] | Sequence[str] | Grid, *, schedule
           workers: int | None = None, progress: Any = None, max_points: int | None = MAX_POINTS, **options: Any):
     """Run a sweep and return its table as a ``pandas.DataFrame`` (one row per grid point).
 
-    Same arguments as ``run_sweep``. Columns: the varied keys, ``ok``, ``error`` (``None`` or
-    ``"Type: message"`` of a failed point), then the kind's results (``docs/sweeps.md``); NaN
-    where not applicable, ±inf where unbounded. ``df.attrs`` holds the inputs (kind, grid,
-    scheduler, workers, system, modes, torques…).
+    Columns: the varied keys, ``ok``, ``error`` (``None`` or ``"Type: message"`` of a failed point),
+    then the kind's results (``docs/sweeps.md``); NaN where not applicable, ±inf where unbounded.
+    ``df.attrs`` holds the inputs (kind, grid, scheduler, workers, system, modes, torques…).
 
-    Example — where does the two-link brace hold in mode ``FFF``, and how large is the set of
-    elbow torques that guarantees it (within −1…1 N·m), as all three contacts' μ grows?
+    Parameters
+    ----------
+    kind : str
+        ``"analyze"``, ``"flip"`` or another registered kind (``run_sweep``).
+    vary : Mapping[str, Any] or Sequence[str] or Grid
+        The grid (``run_sweep``).
+    scheduler : str, optional
+        Address of a running Dask scheduler, or ``None`` (``run_sweep``).
+    workers : int, optional
+        ``0`` in this process, ``N`` a ``LocalCluster`` of ``N`` processes (``run_sweep``).
+    progress : bool or Progress, optional
+        As ``run_sweep``.
+    max_points : int or None, optional
+        Refuse a grid of more points (``run_sweep``).
+    **options : object
+        The kind's options (``run_sweep``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per grid point.
+
+    Raises
+    ------
+    SweepError
+        As ``run_sweep``, before anything runs.
+    MissingExtraError
+        Without pandas (the ``sweep`` extra), before anything runs.
+    KeyboardInterrupt
+        On Ctrl-C; outstanding tasks are cancelled.
+
+    Examples
+    --------
+    Where does the two-link brace hold in mode ``FFF``, and how large is the set of elbow torques
+    that guarantees it (within −1…1 N·m), as all three contacts' μ grows?
 
     >>> import contactmodes
     >>> df = contactmodes.sweep("analyze", {"contacts.*.mu": "0.1:0.5:5"},
@@ -100,10 +138,6 @@ def sweep(kind: str, vary: Mapping[str, Any] | Sequence[str] | Grid, *, schedule
        contacts.*.mu  FFF.T_hi.tau1  FFF.unambiguous_measure
     0            0.1         -0.563                    0.437
     ...
-
-    Raises what ``run_sweep`` raises, and
-    ``MissingExtraError`` without pandas (the ``sweep`` extra) before
-    anything runs.
     """
     from contactmodes.extras import require
 

@@ -36,9 +36,22 @@ __all__ = ["load_document", "build_system", "build_loaded", "check_modes", "torq
 def load_document(system: str | Path | Mapping[str, Any]) -> tuple[dict, str]:
     """The validated base system as ``(parsed table, source label)``.
 
-    ``system`` is a system-file path (TOML, or JSON with the same schema) or an already parsed
-    table. Raises ``SystemFileError`` (or
-    ``ApproachingContactError``) when the base itself is invalid.
+    Parameters
+    ----------
+    system : str or pathlib.Path or Mapping[str, Any]
+        A system-file path (TOML, or JSON with the same schema) or an already parsed table.
+
+    Returns
+    -------
+    table : dict
+        A deep copy of the parsed table (the sweep's points override keys in copies of it).
+    source : str
+        The path, or the system's name for a table.
+
+    Raises
+    ------
+    SystemFileError
+        When the base itself is invalid (or ``ApproachingContactError``).
     """
     from contactmodes.system_file.loader import load_system_file, parse_system
 
@@ -52,29 +65,85 @@ def load_document(system: str | Path | Mapping[str, Any]) -> tuple[dict, str]:
 def build_system(doc: Mapping[str, Any]):
     """The ``ContactSystem`` of a parsed system table (at its state).
 
-    Raises ``ContactModelError`` naming the key path when the loader
-    rejects the table."""
+    Parameters
+    ----------
+    doc : Mapping[str, Any]
+        A parsed system table (a grid point's copy).
+
+    Returns
+    -------
+    ContactSystem
+        SI units.
+
+    Raises
+    ------
+    ContactModelError
+        Naming the key path when the loader rejects the table.
+    """
     return build_loaded(doc).system
 
 
 def build_loaded(doc: Mapping[str, Any]):
-    """The ``LoadedSystem`` of a parsed system table (friction intervals accepted: its
-    ``friction``); errors as ``build_system``."""
+    """The ``LoadedSystem`` of a parsed system table (friction intervals accepted: its ``friction``).
+
+    Parameters
+    ----------
+    doc : Mapping[str, Any]
+        A parsed system table.
+
+    Returns
+    -------
+    LoadedSystem
+        The model, the mechanism and the file's tables.
+
+    Raises
+    ------
+    ContactModelError
+        As ``build_system``.
+    """
     from contactmodes.system_file.loader import parse_system
 
     return parse_system(doc, mu_intervals=True)
 
 
 def check_modes(system, modes: Sequence[str]) -> list[str]:
-    """``modes`` validated against ``system`` (one letter of ``FSLR`` per contact);
-    ``ContactModelError`` naming ``--mode`` otherwise."""
+    """``modes`` validated against ``system`` (one letter of ``FSLR`` per contact).
+
+    Parameters
+    ----------
+    system : ContactSystem
+        The base system.
+    modes : Sequence[str]
+        Mode strings.
+
+    Returns
+    -------
+    list[str]
+        The modes.
+
+    Raises
+    ------
+    ContactModelError
+        Naming ``--mode`` for a string that is not a mode of ``system``.
+    """
     from contactmodes.modes.contact_conditions import validate_mode
 
     return [validate_mode(m, system.contacts, "--mode") for m in modes]
 
 
 def torque_names(system) -> list[str]:
-    """The actuator (torque) names of ``system``, in the order of τ."""
+    """The actuator (torque) names of ``system``, in the order of τ.
+
+    Parameters
+    ----------
+    system : ContactSystem
+        The system.
+
+    Returns
+    -------
+    list[str]
+        ``n_τ`` names.
+    """
     return list(system.torques)
 
 
@@ -83,14 +152,38 @@ def _end(x: float) -> float | None:
 
 
 def box_json(lo: np.ndarray, hi: np.ndarray) -> list[list[float | None]]:
-    """``[[lo, hi] per torque]`` with ``None`` for an unbounded end (JSON has no infinity)."""
+    """``[[lo, hi] per torque]`` with ``None`` for an unbounded end (JSON has no infinity).
+
+    Parameters
+    ----------
+    lo, hi : numpy.ndarray
+        ``(n_τ,)`` the bounds (the system's units, ``±inf`` for none).
+
+    Returns
+    -------
+    list[list[float or None]]
+        ``n_τ`` pairs.
+    """
     return [[_end(a), _end(b)] for a, b in zip(lo, hi)]
 
 
 def measure(pieces: Sequence[Polytope], box: tuple[np.ndarray, np.ndarray] | None) -> float | None:
     """Lebesgue measure (length, area, volume in the ``n_τ`` torques) of a union of pieces with
     disjoint interiors, within ``box`` ``(lo, hi)`` if given; ``None`` when infinite (an
-    unbounded full-dimensional piece and no box). Lower-dimensional pieces measure 0."""
+    unbounded full-dimensional piece and no box). Lower-dimensional pieces measure 0.
+
+    Parameters
+    ----------
+    pieces : Sequence[Polytope]
+        Over the ``n_τ`` torques (the system's units).
+    box : tuple[numpy.ndarray, numpy.ndarray] or None
+        ``(lo, hi)``, each ``(n_τ,)``, to clip to.
+
+    Returns
+    -------
+    float or None
+        In the torques' units to the power ``n_τ`` (N·m for one revolute torque, (N·m)² for two...).
+    """
     if box is not None:
         clip = Polytope.box(*box)
         pieces = [p.intersect(clip) for p in pieces]

@@ -46,8 +46,22 @@ _SUPERSCRIPT = {2: "²", 3: "³"}
 class AnalyzePoint:
     """Picklable evaluator of one grid point: ``params`` → the fields of ``adapter.analyze_point``.
 
-    ``derive``: optional ``derive(params) -> {key: value}``, further assignments computed from the
-    varied values (applied after them; e.g. moving a wall with the elbow angle)."""
+    Parameters
+    ----------
+    base : dict
+        The base system table.
+    paths : dict
+        Varied (and derived) key → its key paths in the table (``keys.key_paths``).
+    modes : list[str]
+        The reported modes.
+    unambiguous : bool
+        Report each mode's ``T*_c``.
+    box : tuple[numpy.ndarray, numpy.ndarray] or None
+        The inconsistency box ``(lo, hi)`` (the system's torque units), or ``None``.
+    derive : Callable[[dict], Mapping[str, Any]], optional
+        ``derive(params) -> {key: value}``, further assignments computed from the varied values
+        (applied after them; e.g. moving a wall with the elbow angle).
+    """
 
     def __init__(self, base: dict, paths: dict, modes: list[str], unambiguous: bool, box,
                  derive: Callable[[dict], Mapping[str, Any]] | None = None) -> None:
@@ -55,17 +69,56 @@ class AnalyzePoint:
         self.derive = derive
 
     def overrides(self, params: Mapping[str, Any]) -> dict:
-        """The varied values of a point and, with ``derive``, the derived ones."""
+        """The varied values of a point and, with ``derive``, the derived ones.
+
+        Parameters
+        ----------
+        params : Mapping[str, Any]
+            Varied key → value at the point.
+
+        Returns
+        -------
+        dict
+            Key → value.
+        """
         out = dict(params)
         if self.derive is not None:
             out.update(self.derive(dict(params)))
         return out
 
     def document(self, params: Mapping[str, Any]) -> dict:
-        """The system table of a point."""
+        """The system table of a point.
+
+        Parameters
+        ----------
+        params : Mapping[str, Any]
+            Varied key → value at the point.
+
+        Returns
+        -------
+        dict
+            A copy of the base table with the point's values.
+        """
         return apply_overrides(self.base, self.paths, self.overrides(params))
 
     def __call__(self, params: Mapping[str, Any]) -> dict:
+        """The ``analyze`` fields of the point (``adapter.analyze_point``).
+
+        Parameters
+        ----------
+        params : Mapping[str, Any]
+            Varied key → value at the point.
+
+        Returns
+        -------
+        dict
+            JSON values (``contactmodes.sweep/1``'s point fields), the system's units.
+
+        Raises
+        ------
+        ContactModelError
+            When the loader rejects the point's table (the engine marks the point failed).
+        """
         loaded = adapter.build_loaded(self.document(params))
         return adapter.analyze_point(loaded.system, self.modes, self.unambiguous, self.box, loaded.friction)
 
@@ -77,7 +130,19 @@ class AnalyzeRow:
     ``M.unambiguous_hi.<torque>``, ``M.unambiguous_measure``; with a box ``inconsistent_measure``;
     with a friction box ``M.exists_lo/hi.<torque>``, ``M.forall_lo/hi.<torque>`` and with
     ``--unambiguous`` ``M.robust_unambiguous_lo/hi.<torque>``, ``M.robust_unambiguous_measure``.
-    NaN where not applicable (an empty set), ±inf where unbounded."""
+    NaN where not applicable (an empty set), ±inf where unbounded.
+
+    Parameters
+    ----------
+    modes : list[str]
+        The reported modes.
+    torques : list[str]
+        The torque names.
+    unambiguous : bool
+        Whether ``T*_c`` was reported.
+    box : bool
+        Whether an inconsistency box was given.
+    """
 
     def __init__(self, modes: list[str], torques: list[str], unambiguous: bool, box: bool) -> None:
         self.modes, self.torques, self.unambiguous, self.box = modes, torques, unambiguous, box
@@ -92,6 +157,18 @@ class AnalyzeRow:
             row[f"{prefix}_hi.{tau}"] = hi
 
     def __call__(self, point: dict) -> dict:
+        """The table columns of one point document.
+
+        Parameters
+        ----------
+        point : dict
+            The point's document (``params``, ``ok``, ``error`` and the ``analyze`` fields).
+
+        Returns
+        -------
+        dict
+            Column → scalar (NaN where not applicable, ±inf where unbounded).
+        """
         row: dict[str, Any] = {
             "feasible_modes": " ".join(point["feasible_modes"]),
             "n_feasible_modes": len(point["feasible_modes"]),
@@ -119,14 +196,38 @@ class AnalyzeRow:
 
 
 def torque_units(doc: Mapping[str, Any]) -> list[str]:
-    """Unit of each actuator's input (``docs/system-file.md``): N on ``x``/``y`` of a floating
-    base (a world force), N·m otherwise (a joint torque or a pure moment)."""
+    """Unit of each actuator's input (``docs/system-file.md``).
+
+    N on ``x``/``y`` of a floating base (a world force), N·m otherwise (a joint torque or a pure
+    moment).
+
+    Parameters
+    ----------
+    doc : Mapping[str, Any]
+        A parsed system table.
+
+    Returns
+    -------
+    list[str]
+        One unit per actuator, in file order.
+    """
     floating = doc.get("mechanism", {}).get("base", "floating") == "floating"
     return ["N" if floating and a.get("coordinate") in ("x", "y") else "N·m" for a in doc.get("actuators", [])]
 
 
 def measure_unit(units: Sequence[str]) -> str:
-    """Unit of a length/area/volume in the torque space: ``N·m``, ``(N·m)²``, ``N·(N·m)``…"""
+    """Unit of a length/area/volume in the torque space: ``N·m``, ``(N·m)²``, ``N·(N·m)``…
+
+    Parameters
+    ----------
+    units : Sequence[str]
+        The unit of each torque.
+
+    Returns
+    -------
+    str
+        E.g. ``N·m``, ``(N·m)²``, ``N·(N·m)``.
+    """
     if len(set(units)) == 1:
         u, n = units[0], len(units)
         if n == 1:
@@ -136,7 +237,20 @@ def measure_unit(units: Sequence[str]) -> str:
 
 
 def key_unit(doc: Mapping[str, Any], path: tuple) -> str | None:
-    """Unit of the value at ``path`` of a system table (``docs/system-file.md``); ``None`` if unknown."""
+    """Unit of the value at ``path`` of a system table (``docs/system-file.md``); ``None`` if unknown.
+
+    Parameters
+    ----------
+    doc : Mapping[str, Any]
+        A parsed system table.
+    path : tuple
+        A key path into it.
+
+    Returns
+    -------
+    str or None
+        The unit (``"m"``, ``"rad/s"``, ``"°"``, ``"kg"``, ...).
+    """
     leaf = str(path[-1])
     if leaf.endswith("_deg"):
         return "°"
@@ -193,13 +307,39 @@ class AnalyzeKind(SweepKind):
                 progress=None) -> Prepared:
         """Validate and prepare (``SweepKind.prepare``).
 
-        Options: ``system`` a system-file path or parsed table (required); ``modes`` the modes to
-        report (default: the file's ``desired_mode``); ``unambiguous``; ``inconsistency_box``
-        ``"LO:HI[,LO:HI...]"`` or ``(lo, hi)`` arrays (n_τ,) (N·m or N); ``derive`` (Python API
-        only) a picklable ``derive(params) -> {key: value}`` of further keys computed from the
-        varied values, e.g. the wall that moves with an elbow angle
-        (``examples/sweep_brace_atlas.py``); its keys follow the same rules and may not be varied;
-        ``progress`` a stage (``contactmodes.progress``) told of each point checked."""
+        Parameters
+        ----------
+        grid : Grid
+            The validated grid.
+        system : str or pathlib.Path or Mapping[str, Any]
+            A system-file path or parsed table (required).
+        modes : Sequence[str], optional
+            The modes to report (default: the file's ``desired_mode``).
+        unambiguous : bool, optional
+            Report each mode's ``T*_c`` (bounding box, measure).
+        inconsistency_box : str or tuple[numpy.ndarray, numpy.ndarray], optional
+            ``"LO:HI[,LO:HI...]"`` or ``(lo, hi)`` arrays ``(n_τ,)`` (N·m or N): measure the torques
+            there with no solution; ``T*_c`` measures are taken in it.
+        derive : Callable[[dict], Mapping[str, Any]], optional
+            Python API only: a picklable ``derive(params) -> {key: value}`` of further keys computed
+            from the varied values, e.g. the wall that moves with an elbow angle
+            (``examples/sweep_brace_atlas.py``); its keys follow the same rules and may not be varied.
+        progress : NullStage, optional
+            A stage (``contactmodes.progress``) told of each point checked.
+
+        Returns
+        -------
+        Prepared
+            The runnable sweep.
+
+        Raises
+        ------
+        SweepError
+            Without ``system``, ``--unambiguous`` without a mode, a bad ``derive``, a bad key or box,
+            or a point the loader rejects (naming the varied key).
+        SystemFileError
+            When the base file itself is invalid.
+        """
         if system is None:
             raise SweepError("system: the analyze sweep needs a system file")
         base, source = adapter.load_document(system)

@@ -89,7 +89,18 @@ def _common(p: argparse.ArgumentParser, what: str, in_process_points: int) -> No
 
 
 def add_parser(sub) -> argparse.ArgumentParser:
-    """Register ``sweep`` and one sub-command per kind on the ``contactmodes`` subparsers."""
+    """Register ``sweep`` and one sub-command per kind on the ``contactmodes`` subparsers.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The ``contactmodes`` command's sub-parsers.
+
+    Returns
+    -------
+    argparse.ArgumentParser
+        The ``sweep`` parser (one sub-parser per kind, each with ``run``).
+    """
     from contactmodes.sweeps.registry import available_kinds
 
     p = sub.add_parser("sweep", help="run a grid of analyses or simulations on Dask (table, picture, JSON)",
@@ -173,10 +184,26 @@ def _summary(result) -> str:
 def run(args: argparse.Namespace) -> str:
     """Run the sweep command (module doc); returns the text for stdout.
 
-    User errors propagate (``UserError``,
-    ``ContactModelError``, ``PolytopeError``; exit 2),
-    as does ``KeyboardInterrupt`` (exit 130); anything else prints the internal-error line and
-    exits 70."""
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed ``sweep KIND`` options.
+
+    Returns
+    -------
+    str
+        The text for stdout.
+
+    Raises
+    ------
+    UserError
+        User errors propagate (``UserError``, ``ContactModelError`` such as ``SweepError``,
+        ``PolytopeError``: exit 2).
+    KeyboardInterrupt
+        On Ctrl-C (exit 130).
+    SystemExit
+        ``70`` after printing the internal-error line, for any other exception.
+    """
     try:
         return _sweep(args)
     except (UserError, ContactModelError, PolytopeError, KeyboardInterrupt):

@@ -43,8 +43,23 @@ __all__ = ["run_point", "execute", "check_resources", "runs_in_process", "progre
 
 
 def run_point(evaluate: Callable[[dict], dict], params: dict) -> dict:
-    """The point document of one grid point: ``{"params", "ok", "error", **evaluate(params)}``,
-    or ``{"params", "ok": False, "error": "Type: message"}`` when ``evaluate`` raises."""
+    """The point document of one grid point.
+
+    ``{"params", "ok", "error", **evaluate(params)}``, or ``{"params", "ok": False, "error":
+    "Type: message"}`` when ``evaluate`` raises (a failing point is a result).
+
+    Parameters
+    ----------
+    evaluate : Callable[[dict], dict]
+        The kind's evaluator (``Prepared.evaluate``).
+    params : dict
+        Varied key → value at the point.
+
+    Returns
+    -------
+    dict
+        The point document.
+    """
     try:
         fields = evaluate(params)
     except Exception as exc:  # a failing point is a result, not a failure of the sweep
@@ -53,8 +68,19 @@ def run_point(evaluate: Callable[[dict], dict], params: dict) -> dict:
 
 
 def progress_of(progress: Any):
-    """The ``Progress`` that ``progress`` (module doc) asks for, or
-    ``None`` for no progress."""
+    """The ``Progress`` that ``progress`` (module doc) asks for, or ``None`` for no progress.
+
+    Parameters
+    ----------
+    progress : bool or Progress or None
+        ``None`` a bar when stderr is a terminal, ``True`` always some progress, ``False`` none, or
+        a ``Progress`` (returned as it is).
+
+    Returns
+    -------
+    Progress or None
+        The factory, or ``None``.
+    """
     from contactmodes.progress import Progress
 
     if isinstance(progress, Progress):
@@ -111,12 +137,44 @@ def _on_client(client, evaluate, points, bar) -> list[dict]:
 
 
 def runs_in_process(n_points: int, scheduler: str | None, workers: int | None, in_process_points: int = 0) -> bool:
-    """Whether ``execute`` runs ``n_points`` in this process (module doc)."""
+    """Whether ``execute`` runs ``n_points`` in this process (module doc).
+
+    Parameters
+    ----------
+    n_points : int
+        The grid's size.
+    scheduler : str or None
+        A Dask scheduler's address.
+    workers : int or None
+        The number of local workers (``0``: this process).
+    in_process_points : int, optional
+        Without ``workers`` and ``scheduler``, at most this many points run in this process.
+
+    Returns
+    -------
+    bool
+        ``True`` without a scheduler when ``workers == 0``, or ``workers`` is ``None`` and
+        ``n_points <= in_process_points``.
+    """
     return scheduler is None and (workers == 0 or (workers is None and n_points <= in_process_points))
 
 
 def check_resources(scheduler: str | None, workers: int | None) -> None:
-    """``SweepError`` on ``workers`` that is not an integer >= 0, or given with ``scheduler``."""
+    """Check the ``workers``/``scheduler`` combination before anything runs.
+
+    Parameters
+    ----------
+    scheduler : str or None
+        A Dask scheduler's address.
+    workers : int or None
+        The number of local workers.
+
+    Raises
+    ------
+    SweepError
+        On ``workers`` that is not an integer >= 0, ``workers`` given with ``scheduler``, or a
+        ``scheduler`` that is not a non-empty string.
+    """
     if scheduler is not None and workers is not None:
         raise SweepError("--workers: not used with --scheduler (the cluster has its own workers)")
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 0):
@@ -128,14 +186,40 @@ def check_resources(scheduler: str | None, workers: int | None) -> None:
 def execute(evaluate: Callable[[dict], dict], points: Sequence[dict], scheduler: str | None = None,
             workers: int | None = None, progress: Any = None,
             announce: bool = False, in_process_points: int = 0) -> tuple[list[dict], str, int]:
-    """Evaluate every point (module doc); returns ``(point documents in grid order, scheduler
-    label, number of workers)`` with the label ``"serial"``, ``"local"`` or the address.
+    """Evaluate every point (module doc).
 
-    Raises ``SweepError`` on a bad ``workers``/``scheduler``
-    combination or an unreachable scheduler, ``KeyboardInterrupt`` on Ctrl-C (outstanding tasks
-    cancelled). ``announce`` prints one line on stderr saying how many points run where, before
-    they run. ``in_process_points``: without ``workers`` and ``scheduler``, at most this many
-    points run in this process.
+    Parameters
+    ----------
+    evaluate : Callable[[dict], dict]
+        The kind's picklable evaluator.
+    points : Sequence[dict]
+        The grid's points (varied key → value), in grid order.
+    scheduler : str, optional
+        A Dask scheduler's address.
+    workers : int, optional
+        Local workers (``0``: this process).
+    progress : bool or Progress, optional
+        As ``progress_of``.
+    announce : bool, optional
+        Print one line on stderr saying how many points run where, before they run.
+    in_process_points : int, optional
+        Without ``workers`` and ``scheduler``, at most this many points run in this process.
+
+    Returns
+    -------
+    points : list[dict]
+        The point documents, in grid order.
+    label : str
+        ``"serial"``, ``"local"`` or the scheduler's address.
+    workers : int
+        The number of workers used.
+
+    Raises
+    ------
+    SweepError
+        On a bad ``workers``/``scheduler`` combination or an unreachable scheduler.
+    KeyboardInterrupt
+        On Ctrl-C (outstanding tasks cancelled).
     """
     points = [dict(p) for p in points]
     check_resources(scheduler, workers)

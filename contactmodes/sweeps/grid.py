@@ -74,8 +74,28 @@ def _number(text: str, what: str, key: str) -> float:
 
 
 def parse_spec(spec: str, key: str = "value") -> list:
-    """The values of ``spec`` (module doc); ``SweepError`` naming ``key`` when malformed.
+    """The values of ``spec`` (module doc).
 
+    Parameters
+    ----------
+    spec : str
+        ``"LO:HI:N"`` (``N >= 2`` evenly spaced numbers) or ``"a,b,c"`` (numbers or strings).
+    key : str, optional
+        The key named in errors.
+
+    Returns
+    -------
+    list
+        The values (floats or strings), each once.
+
+    Raises
+    ------
+    SweepError
+        Naming ``key`` when ``spec`` is malformed, a value is not finite, or a value is listed
+        twice.
+
+    Examples
+    --------
     >>> parse_spec("0.1:0.5:5")
     [0.1, 0.2, 0.3, 0.4, 0.5]
     >>> parse_spec("blind,max-thrust")
@@ -167,8 +187,22 @@ def _spec_size(spec: Any) -> int | None:
 
 
 def check_size(n: int, max_points: int | None, option: str = "max_points") -> None:
-    """``SweepError`` naming ``option`` when a grid of ``n`` points exceeds ``max_points``
-    (``None``: no limit)."""
+    """Refuse a grid of more than ``max_points`` points.
+
+    Parameters
+    ----------
+    n : int
+        The grid's size.
+    max_points : int or None
+        The limit (``None``: no limit).
+    option : str, optional
+        The option or keyword named in the message (``--max-points``).
+
+    Raises
+    ------
+    SweepError
+        Naming ``option`` when ``n > max_points``.
+    """
     if max_points is not None and n > max_points:
         raise SweepError(f"{option}: the grid has {n} points, more than the limit of {max_points} "
                          f"(give {option}{' ' if option.startswith('-') else '='}{n} to run it anyway)")
@@ -176,13 +210,30 @@ def check_size(n: int, max_points: int | None, option: str = "max_points") -> No
 
 def parse_vary(vary: Mapping[str, Any] | Sequence[str] | Grid, max_points: int | None = None,
                option: str = "max_points") -> Grid:
-    """Build a ``Grid`` from ``{key: spec-or-values}`` or from CLI items ``"KEY=SPEC"`` (a
-    ``Grid`` is returned as it is, after the size check).
+    """Build a ``Grid`` from ``{key: spec-or-values}`` or from CLI items ``"KEY=SPEC"``.
 
-    A value may be a spec string (module doc) or a sequence of numbers/strings. Raises
-    ``SweepError`` on a malformed item, an empty key, a key given twice, or a bad spec, and,
-    with ``max_points``, on a grid of more points (counted before any value is made; the message
-    names ``option``, e.g. ``--max-points``).
+    A ``Grid`` is returned as it is, after the size check. A value may be a spec string (module doc)
+    or a sequence of numbers/strings.
+
+    Parameters
+    ----------
+    vary : Mapping[str, Any] or Sequence[str] or Grid
+        The varied keys and their values.
+    max_points : int, optional
+        Refuse a grid of more points (counted before any value is made); ``None``: no limit.
+    option : str, optional
+        The option named in the size message (e.g. ``--max-points``).
+
+    Returns
+    -------
+    Grid
+        Keys in the given order (the last one fastest).
+
+    Raises
+    ------
+    SweepError
+        On a malformed item, no key, an empty key, a key given twice, a bad spec, or too many
+        points.
     """
     if isinstance(vary, Grid):
         check_size(len(vary), max_points, option)

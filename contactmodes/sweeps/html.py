@@ -33,7 +33,20 @@ NA_COLOUR = "#d9d9d9"
 
 
 def check_html(n_keys: int, path: str) -> None:
-    """``SweepError`` before anything runs when ``--html`` cannot show this sweep."""
+    """Refuse, before anything runs, an ``--html`` that cannot show this sweep.
+
+    Parameters
+    ----------
+    n_keys : int
+        The number of varied keys.
+    path : str
+        The ``--html`` path.
+
+    Raises
+    ------
+    SweepError
+        When ``path`` is not a ``.html`` file name or ``n_keys`` is not 1 or 2.
+    """
     if not path.lower().endswith((".html", ".htm")):
         raise SweepError(f"--html: expected a .html file name, got {path!r}")
     if n_keys not in (1, 2):
@@ -85,10 +98,28 @@ def _line_traces(values: np.ndarray, xs: list) -> list[dict[str, Any]]:
 
 
 def sweep_figure(result, title: str | None = None) -> dict[str, Any]:
-    """The page's figure as a plain dict: per panel its traces (the first panel's visible) and a
-    drop-down (``layout.updatemenus``) that shows one panel at a time.
+    """The page's figure as a plain dict.
 
-    Raises ``SweepError`` when the sweep varies more than two keys."""
+    Per panel its traces (the first panel's visible) and a drop-down (``layout.updatemenus``) that
+    shows one panel at a time.
+
+    Parameters
+    ----------
+    result : SweepResult
+        The sweep (one or two varied keys).
+    title : str, optional
+        The figure's title.
+
+    Returns
+    -------
+    dict[str, Any]
+        ``{"data": [...], "layout": {...}}`` (plotly's form).
+
+    Raises
+    ------
+    SweepError
+        When the sweep varies more than two keys.
+    """
     keys = list(result.grid.keys)
     if len(keys) not in (1, 2):
         raise SweepError(f"--html: shows one varied key (lines) or two (heat maps), got {len(keys)}")
@@ -140,8 +171,24 @@ def sweep_figure(result, title: str | None = None) -> dict[str, Any]:
 
 
 def write_sweep_html(result, path: str, title: str | None = None) -> None:
-    """Write the page of ``result`` (``SweepResult``) to ``path`` (module doc). Raises
-    ``MissingExtraError`` without plotly, ``SweepError`` for more than two varied keys."""
+    """Write the page of ``result`` to ``path`` (module doc).
+
+    Parameters
+    ----------
+    result : SweepResult
+        The sweep.
+    path : str
+        The ``.html`` file.
+    title : str, optional
+        The figure's title.
+
+    Raises
+    ------
+    MissingExtraError
+        Without plotly.
+    SweepError
+        For more than two varied keys.
+    """
     from contactmodes.extras import require
 
     require("plotly", "plot", "--html")

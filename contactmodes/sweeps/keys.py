@@ -35,7 +35,18 @@ def _components(key: str) -> list[str]:
 
 
 def path_text(path: Path) -> str:
-    """``("contacts", 0, "mu")`` → ``"contacts.0.mu"``."""
+    """``("contacts", 0, "mu")`` → ``"contacts.0.mu"``.
+
+    Parameters
+    ----------
+    path : tuple[str or int, ...]
+        A concrete path.
+
+    Returns
+    -------
+    str
+        Its dotted text.
+    """
     return ".".join(str(c) for c in path)
 
 
@@ -46,8 +57,25 @@ def _kind(node: Any) -> str:
 def expand_key(doc: Mapping, key: str, create: bool = False) -> list[Path]:
     """The concrete paths ``key`` names in ``doc`` (module doc), in document order.
 
-    Raises ``SweepError`` (message starts with ``key``) when a component does not exist,
-    an index is out of range, ``*`` matches nothing, or the key names a table or an array.
+    Parameters
+    ----------
+    doc : Mapping
+        The document.
+    key : str
+        A dotted key (``contacts.*.mu``, ``contacts[0].mu``).
+    create : bool, optional
+        Allow a missing last component whose parent is a table (the key is then added).
+
+    Returns
+    -------
+    list[tuple[str or int, ...]]
+        The paths.
+
+    Raises
+    ------
+    SweepError
+        (message starts with ``key``) when a component does not exist, an index is out of range,
+        ``*`` matches nothing, or the key names a table or an array.
     """
     comps = _components(key)
     out: list[Path] = []
@@ -95,8 +123,28 @@ def expand_key(doc: Mapping, key: str, create: bool = False) -> list[Path]:
 
 
 def key_paths(doc: Mapping, keys, create: bool = False) -> dict[str, list[Path]]:
-    """``{key: expand_key(doc, key)}`` for every key; ``SweepError`` when two keys reach
-    the same path (``contacts.*.mu`` and ``contacts.0.mu``)."""
+    """``{key: expand_key(doc, key)}`` for every key.
+
+    Parameters
+    ----------
+    doc : Mapping
+        The document.
+    keys : Iterable[str]
+        Dotted keys.
+    create : bool, optional
+        As ``expand_key``.
+
+    Returns
+    -------
+    dict[str, list[tuple[str or int, ...]]]
+        Key → its paths.
+
+    Raises
+    ------
+    SweepError
+        As ``expand_key``, or when two keys reach the same path (``contacts.*.mu`` and
+        ``contacts.0.mu``).
+    """
     owner: dict[Path, str] = {}
     out: dict[str, list[Path]] = {}
     for key in keys:
@@ -109,7 +157,22 @@ def key_paths(doc: Mapping, keys, create: bool = False) -> dict[str, list[Path]]
 
 
 def apply_overrides(doc: Mapping, paths: Mapping[str, list[Path]], params: Mapping[str, Any]) -> dict:
-    """A deep copy of ``doc`` with every path of each key set to ``params[key]``."""
+    """A deep copy of ``doc`` with every path of each key set to ``params[key]``.
+
+    Parameters
+    ----------
+    doc : Mapping
+        The document (not modified).
+    paths : Mapping[str, list[tuple[str or int, ...]]]
+        Key → its paths (``key_paths``).
+    params : Mapping[str, Any]
+        Key → value.
+
+    Returns
+    -------
+    dict
+        The new document.
+    """
     new = copy.deepcopy(dict(doc))
     for key, value in params.items():
         for path in paths[key]:

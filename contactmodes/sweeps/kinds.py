@@ -35,9 +35,20 @@ KIND_GROUP = "contactmodes.sweep_kinds"
 
 @dataclass(frozen=True)
 class Panel:
-    """One plotted result column: table column ``column``, panel ``title``, ``unit`` ('' if none);
-    ``where``: a boolean column, the value is drawn only at points where it is true (``n/a``
-    elsewhere; e.g. a flip's prediction error only for runs that flipped)."""
+    """One plotted result column.
+
+    Attributes
+    ----------
+    column : str
+        The table column.
+    title : str
+        The panel's title.
+    unit : str
+        The value's unit (``""`` if none).
+    where : str or None
+        A boolean column: the value is drawn only at points where it is true (``n/a`` elsewhere;
+        e.g. a flip's prediction error only for runs that flipped).
+    """
 
     column: str
     title: str
@@ -91,15 +102,48 @@ class SweepKind(ABC):
 
     @abstractmethod
     def add_arguments(self, parser: argparse.ArgumentParser) -> None:
-        """Add the kind's own options to its ``contactmodes sweep NAME`` parser."""
+        """Add the kind's own options to its ``contactmodes sweep NAME`` parser.
+
+        Parameters
+        ----------
+        parser : argparse.ArgumentParser
+            The kind's ``contactmodes sweep NAME`` parser.
+        """
 
     @abstractmethod
     def options_from_args(self, args: argparse.Namespace) -> dict:
-        """The keyword options of ``prepare`` from the parsed CLI arguments."""
+        """The keyword options of ``prepare`` from the parsed CLI arguments.
+
+        Parameters
+        ----------
+        args : argparse.Namespace
+            The parsed CLI arguments.
+
+        Returns
+        -------
+        dict
+            Keyword options of ``prepare``.
+        """
 
     @abstractmethod
     def prepare(self, grid: Grid, **options) -> Prepared:
         """Validate every point of ``grid`` with ``options`` and return the runnable sweep.
 
-        Raises ``SweepError`` (one line naming the key) on a bad
-        key, a bad option or any point the model rejects — before anything runs."""
+        Parameters
+        ----------
+        grid : Grid
+            The validated grid.
+        **options : object
+            The kind's options (a subclass names its own).
+
+        Returns
+        -------
+        Prepared
+            The evaluator, the table row, the panels, the labels and the header.
+
+        Raises
+        ------
+        SweepError
+            One line naming the key, on a bad key, a bad option or any point the model rejects —
+            before anything runs.
+        """

@@ -42,7 +42,20 @@ CONSTANT_RTOL = 1e-9
 
 
 def check_plot(n_keys: int, path: str) -> None:
-    """``SweepError`` before anything runs when ``--plot`` cannot draw this sweep."""
+    """Refuse, before anything runs, a ``--plot`` that cannot draw this sweep.
+
+    Parameters
+    ----------
+    n_keys : int
+        The number of varied keys.
+    path : str
+        The ``--plot`` path.
+
+    Raises
+    ------
+    SweepError
+        When ``path`` is not a ``.png`` file name or ``n_keys`` is not 1 or 2.
+    """
     if not path.lower().endswith(".png"):
         raise SweepError(f"--plot: expected a .png file name, got {path!r}")
     if n_keys not in (1, 2):
@@ -85,7 +98,20 @@ def _constant(values: np.ndarray) -> bool:
 
 
 def tick_step(labels: Sequence[str], axis: str) -> int:
-    """Label every ``tick_step``-th value (module doc)."""
+    """Label every ``tick_step``-th value (module doc).
+
+    Parameters
+    ----------
+    labels : Sequence[str]
+        The tick labels of every grid value along the axis.
+    axis : str
+        ``"x"`` (the labels' widths count too) or ``"y"``.
+
+    Returns
+    -------
+    int
+        ``>= 1``.
+    """
     n = len(labels)
     step = max(1, math.ceil(n / MAX_TICKS))
     if axis == "x" and n:
@@ -194,10 +220,24 @@ def _panels(result) -> tuple[list, list[str]]:
 
 
 def plot_sweep(result, path: str, title: str | None = None) -> None:
-    """Draw ``result`` (``SweepResult``) to the PNG ``path`` (module doc).
+    """Draw ``result`` to the PNG ``path`` (module doc).
 
-    Raises ``SweepError`` when the sweep varies more than two keys, and
-    ``MissingExtraError`` without matplotlib (the ``plot`` extra)."""
+    Parameters
+    ----------
+    result : SweepResult
+        The sweep (one or two varied keys).
+    path : str
+        The PNG file.
+    title : str, optional
+        The figure's title.
+
+    Raises
+    ------
+    SweepError
+        When the sweep varies more than two keys.
+    MissingExtraError
+        Without matplotlib (the ``plot`` extra).
+    """
     from contactmodes.extras import require
 
     require("matplotlib", "plot", "plot_sweep")

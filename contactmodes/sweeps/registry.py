@@ -28,7 +28,23 @@ def available_kinds() -> dict[str, SweepKind]:
 
 
 def get_kind(name: str) -> SweepKind:
-    """The kind called ``name``; ``SweepError`` listing the available ones otherwise."""
+    """The kind called ``name``.
+
+    Parameters
+    ----------
+    name : str
+        A kind's name (``"analyze"``, ``"flip"``, ...).
+
+    Returns
+    -------
+    SweepKind
+        The registered instance.
+
+    Raises
+    ------
+    SweepError
+        Listing the available kinds, for an unknown ``name``.
+    """
     kinds = available_kinds()
     if name not in kinds:
         raise SweepError(f"kind: unknown sweep kind {name!r} (available: {', '.join(kinds)})")

@@ -35,8 +35,23 @@ TABLE_FORMATS = (".csv", ".json", ".parquet")
 
 
 def check_table_path(path: str) -> str:
-    """The format (``.csv``, ``.json``, ``.parquet``) of a table file name; ``SweepError``
-    on another extension or a parquet file without pyarrow (checked before anything runs)."""
+    """The format of a table file name, checked before anything runs.
+
+    Parameters
+    ----------
+    path : str
+        The ``--output`` path.
+
+    Returns
+    -------
+    str
+        ``".csv"``, ``".json"`` or ``".parquet"``.
+
+    Raises
+    ------
+    SweepError
+        On another extension or a parquet file without pyarrow.
+    """
     import importlib.util
     import os
 
@@ -127,7 +142,18 @@ class SweepResult:
         return df
 
     def write_table(self, path: str) -> None:
-        """Write ``to_frame`` to ``path`` in the format its extension names (module doc)."""
+        """Write ``to_frame`` to ``path`` in the format its extension names (module doc).
+
+        Parameters
+        ----------
+        path : str
+            A ``.csv``, ``.json`` or ``.parquet`` file.
+
+        Raises
+        ------
+        SweepError
+            As ``check_table_path``.
+        """
         ext = check_table_path(path)
         df = self.to_frame()
         if ext == ".csv":

@@ -478,6 +478,12 @@ def parse_system(data: Mapping[str, Any], source: str = "<dict>", mu_intervals: 
         contacts whose gap exceeds its ``gap_tol``). ``LoadedSystem.system`` is then the model
         as if every contact touched, which no analysis should read.
 
+    Returns
+    -------
+    LoadedSystem
+        The model at the file's state (SI units, angles in radians) with the file's mechanism,
+        state and control table.
+
     Raises
     ------
     SystemFileError
@@ -895,6 +901,17 @@ def system_geometry(path: str | Path) -> SystemGeometry:
     """Contact positions, gaps and velocities of a system file at its state — also when the loader
     would reject the file because a contact does not touch its surface.
 
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        The system file.
+
+    Returns
+    -------
+    SystemGeometry
+        Per contact: world position (m), gap (m), velocity in the contact frame (m/s) and the
+        loader's verdict.
+
     Raises
     ------
     SystemFileError
@@ -905,7 +922,25 @@ def system_geometry(path: str | Path) -> SystemGeometry:
 
 
 def parse_geometry(data: Mapping[str, Any], source: str = "<dict>") -> SystemGeometry:
-    """``system_geometry`` for an already parsed table (see ``parse_system``)."""
+    """``system_geometry`` for an already parsed table (see ``parse_system``).
+
+    Parameters
+    ----------
+    data : Mapping[str, Any]
+        The parsed document.
+    source : str, optional
+        A label (the file's path).
+
+    Returns
+    -------
+    SystemGeometry
+        As ``system_geometry``.
+
+    Raises
+    ------
+    SystemFileError
+        Any problem with the document other than a gap.
+    """
     from contactmodes.modes.enumeration import zero_threshold
 
     parsed = parse_contents(data, source)

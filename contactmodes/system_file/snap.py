@@ -128,8 +128,22 @@ class SnapResult:
 
 
 def coordinate_weights(mechanism: PlanarMechanism, length: float) -> np.ndarray:
-    """(n,) weights ``w`` of the scaled coordinates ``w_j q_j``: ``1/length`` for ``x``, ``y`` of a
-    floating base (m), ``1`` for every angle (rad)."""
+    """Weights ``w`` of the scaled coordinates ``w_j q_j``.
+
+    ``1/length`` for ``x``, ``y`` of a floating base (m), ``1`` for every angle (rad).
+
+    Parameters
+    ----------
+    mechanism : PlanarMechanism
+        The mechanism (its base and coordinates).
+    length : float
+        The length ``L`` (m) weighing lengths against angles.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(n,)`` in ``mechanism.coordinates`` order (1/m or 1).
+    """
     w = np.ones(mechanism.n_q)
     if mechanism.base == "floating":
         w[:2] = 1.0 / length

@@ -38,7 +38,18 @@ class TomlEditError(ContactModelError):
 
 
 def float_literal(value: float) -> str:
-    """A TOML float literal that reads back as exactly ``value`` (finite): Python's shortest repr."""
+    """A TOML float literal that reads back as exactly ``value`` (finite): Python's shortest repr.
+
+    Parameters
+    ----------
+    value : float
+        A finite number.
+
+    Returns
+    -------
+    str
+        Its literal.
+    """
     return repr(float(value))
 
 

@@ -28,7 +28,18 @@ SCHEMA = "contactmodes.brace/1"
 
 
 def add_parser(sub) -> argparse.ArgumentParser:
-    """Register ``brace`` on the ``contactmodes`` subparsers."""
+    """Register ``brace`` on the ``contactmodes`` subparsers.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The ``contactmodes`` command's sub-parsers.
+
+    Returns
+    -------
+    argparse.ArgumentParser
+        The ``brace`` parser (``run`` set as its default ``run``).
+    """
     p = sub.add_parser("brace", help="robust bracing torque under the file's disturbance set",
                        description="Robust feasible set T'_c, robustly unambiguous set T'*_c and bracing torque of "
                                    "the desired mode under the file's [disturbance] set.",
@@ -48,8 +59,27 @@ def add_parser(sub) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> str | CommandOutput:
-    """Compute the sets and the torque; returns the text to print (table or JSON), wrapped in a
-    ``CommandOutput`` with status 1 when there is no bracing torque."""
+    """Compute the sets and the torque; returns the text to print (table or JSON).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed ``brace`` options (``file``, ``mode``, ``objective``, ``margin`` (N·m),
+        ``torque_bound`` (N·m), ``json``, ``output``).
+
+    Returns
+    -------
+    str or CommandOutput
+        The text; a ``CommandOutput`` with status 1 when there is no bracing torque.
+
+    Raises
+    ------
+    UserError
+        A ``--torque-bound`` outside ``(0, MAGNITUDE_MAX]``, a file without a ``[disturbance]``
+        table, or no mode (neither ``--mode`` nor the file's ``desired_mode``).
+    SystemFileError
+        On a bad file.
+    """
     from contactmodes.system_file.loader import load_system_file
     from contactmodes.tolerances import MAGNITUDE_MAX
 

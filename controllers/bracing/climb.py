@@ -130,6 +130,18 @@ def chain_mechanism(n_links: int, contacts: bool = True) -> PlanarMechanism:
     link 1, wall ``x = 0``, normal ``−x``), ``tip`` (tip of link 2, same wall), ``joint`` (joint 1,
     wall ``x = X_LEFT``, normal ``+x``), ``mu = MU``.
 
+    Parameters
+    ----------
+    n_links : int
+        Number of links, ``>= 1`` (``>= 2`` with ``contacts``).
+    contacts : bool, optional
+        Add the brace's three contacts.
+
+    Returns
+    -------
+    PlanarMechanism
+        SI units.
+
     Raises
     ------
     ValueError
@@ -176,10 +188,24 @@ _H_BRACE.setflags(write=False)
 
 
 def chain_points(q: Sequence[float]) -> np.ndarray:
-    """World positions (6, 2) (m) of the six mass points of the five-link chain at ``q`` (7,):
-    free end of link 1, joints 1–4, tip of link 5.
+    """World positions of the six mass points of the five-link chain at ``q``.
 
-    Raises ``contactmodes.errors.ContactModelError`` on a wrong shape or non-finite ``q``.
+    Free end of link 1, joints 1–4, tip of link 5.
+
+    Parameters
+    ----------
+    q : Sequence[float]
+        ``(7,)`` configuration ``(x, y, θ, θ1, θ2, θ3, θ4)`` (m, rad).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(6, 2)`` (m).
+
+    Raises
+    ------
+    ContactModelError
+        On a wrong shape or non-finite ``q``.
     """
     pts = [_FULL.point_position(q, "link1", (0.0, 0.0))]
     pts += [_FULL.point_position(q, f"link{i}", (L, 0.0)) for i in range(1, 6)]
@@ -212,10 +238,28 @@ def _min_jerk(t: float) -> tuple[float, float, float]:
 
 
 def absolute_angles(t: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Absolute angles of links 3–5 and their first two time derivatives at ``t`` (s).
+    """Absolute angles of links 3–5 and their first two time derivatives at ``t``.
 
-    Returns ``(φ, φ̇, φ̈)``, (3,) each (rad, rad/s, rad/s²); module doc for the trajectory.
-    Raises ``ValueError`` for a non-finite ``t``.
+    Module doc for the trajectory.
+
+    Parameters
+    ----------
+    t : float
+        Time (s).
+
+    Returns
+    -------
+    phi : numpy.ndarray
+        ``(3,)`` (rad from ``+x``).
+    dphi : numpy.ndarray
+        ``(3,)`` (rad/s).
+    ddphi : numpy.ndarray
+        ``(3,)`` (rad/s²).
+
+    Raises
+    ------
+    ValueError
+        For a non-finite ``t``.
     """
     s, ds, dds = _min_jerk(_time(t))
     span = PHI_END - PHI_START
@@ -223,12 +267,26 @@ def absolute_angles(t: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def trajectory(t: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(q, q̇, q̈)`` of the five-link chain at time ``t`` (s), (7,) each.
+    """``(q, q̇, q̈)`` of the five-link chain at time ``t``.
 
     Order ``(x, y, θ, θ1, θ2, θ3, θ4)``, SI (m, rad, and their derivatives). The brace part is
-    ``BRACE_Q`` with zero velocity and acceleration; ``(θ2, θ3, θ4)`` follow the minimum-jerk
-    quintic of the module doc from ``Q_START`` (``t <= 0``) to ``Q_END``
-    (``t >= DURATION``). Raises ``ValueError`` for a non-finite ``t``.
+    ``BRACE_Q`` with zero velocity and acceleration; ``(θ2, θ3, θ4)`` follow the minimum-jerk quintic
+    of the module doc from ``Q_START`` (``t <= 0``) to ``Q_END`` (``t >= DURATION``).
+
+    Parameters
+    ----------
+    t : float
+        Time (s).
+
+    Returns
+    -------
+    q, qdot, qddot : numpy.ndarray
+        ``(7,)`` each (m, rad; m/s, rad/s; m/s², rad/s²).
+
+    Raises
+    ------
+    ValueError
+        For a non-finite ``t``.
     """
     phi, dphi, ddphi = absolute_angles(t)
     q = np.concatenate([BRACE_Q, _joint_angles(phi)])
@@ -242,10 +300,25 @@ def trajectory(t: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def disturbance(t: float) -> np.ndarray:
-    """``τ_d`` (4,) on ``(x, y, θ, θ1)`` at time ``t`` (s), in (N, N, N·m, N·m).
+    """``τ_d`` on ``(x, y, θ, θ1)`` at time ``t``.
 
     ``τ_d = h_brace(q_b) − [M(q) q̈ + h(q, q̇)]_{brace rows}`` along ``trajectory`` (module doc:
-    sign, mass split). Raises ``ValueError`` for a non-finite ``t``.
+    sign, mass split).
+
+    Parameters
+    ----------
+    t : float
+        Time (s).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(4,)`` (N, N, N·m, N·m).
+
+    Raises
+    ------
+    ValueError
+        For a non-finite ``t``.
     """
     q, qd, qdd = trajectory(t)
     dyn = _FULL.dynamics(q, qd)
@@ -265,9 +338,22 @@ def _times(times) -> np.ndarray:
 
 
 def disturbance_along(times) -> np.ndarray:
-    """``τ_d`` at each of ``times`` (n,) (s): array (n, 4) (N, N, N·m, N·m).
+    """``τ_d`` at each of ``times``.
 
-    Raises ``ValueError`` if ``times`` is not a non-empty 1-D finite array.
+    Parameters
+    ----------
+    times : array_like
+        ``(n,)`` times (s).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(n, 4)`` (N, N, N·m, N·m).
+
+    Raises
+    ------
+    ValueError
+        If ``times`` is not a non-empty 1-D finite array.
     """
     return np.array([disturbance(t) for t in _times(times)])
 
@@ -284,6 +370,11 @@ def disturbance_box(times, margin: float = 0.0) -> tuple[np.ndarray, np.ndarray]
         Relative widening, ``>= 0``: each component's interval ``[lo, hi]`` is extended by
         ``margin · (hi − lo)`` on both sides (``0.1`` adds 10 % of the range at each end), to cover
         the samples' under-estimate of the extremes and model error.
+
+    Returns
+    -------
+    lo, hi : numpy.ndarray
+        ``(4,)`` each (N, N, N·m, N·m).
 
     Raises
     ------
@@ -306,19 +397,46 @@ def disturbance_box(times, margin: float = 0.0) -> tuple[np.ndarray, np.ndarray]
 
 
 def inside_box(tau_d: np.ndarray, box: tuple[np.ndarray, np.ndarray] = D_BOX) -> bool:
-    """Whether every row of ``tau_d`` ((n, 4) or (4,)) lies in ``box = (lo, hi)`` (default
-    bracing.md's ``D``), bounds included."""
+    """Whether every row of ``tau_d`` lies in ``box``, bounds included.
+
+    Parameters
+    ----------
+    tau_d : numpy.ndarray
+        ``(n, 4)`` or ``(4,)`` (N, N, N·m, N·m).
+    box : tuple[numpy.ndarray, numpy.ndarray], optional
+        ``(lo, hi)``, ``(4,)`` each; default bracing.md's ``D``.
+
+    Returns
+    -------
+    bool
+        All rows inside.
+    """
     lo, hi = (np.asarray(b, dtype=float) for b in box)
     tau_d = np.atleast_2d(np.asarray(tau_d, dtype=float))
     return bool(np.all(tau_d >= lo) and np.all(tau_d <= hi))
 
 
 def stays_inside_D(times=None, box: tuple[np.ndarray, np.ndarray] = D_BOX) -> bool:
-    """Whether the trajectory's ``τ_d`` stays inside ``box`` (default bracing.md's ``D``) at every
-    sample of ``times`` (s; default 201 samples over ``[0, DURATION]``).
+    """Whether the trajectory's ``τ_d`` stays inside ``box`` at every sample of ``times``.
 
-    With the module's trajectory it does (module doc for the bounds). Raises ``ValueError`` on bad
-    ``times``.
+    With the module's trajectory it does (module doc for the bounds).
+
+    Parameters
+    ----------
+    times : array_like, optional
+        ``(n,)`` times (s); default 201 samples over ``[0, DURATION]``.
+    box : tuple[numpy.ndarray, numpy.ndarray], optional
+        ``(lo, hi)``, ``(4,)`` each; default bracing.md's ``D``.
+
+    Returns
+    -------
+    bool
+        All samples inside.
+
+    Raises
+    ------
+    ValueError
+        On bad ``times``.
     """
     ts = np.linspace(0.0, DURATION, 201) if times is None else times
     return inside_box(disturbance_along(ts), box)
@@ -329,12 +447,30 @@ def stays_inside_D(times=None, box: tuple[np.ndarray, np.ndarray] = D_BOX) -> bo
 
 
 def plot_disturbance(times, tau_d: np.ndarray, box, path, reference=D_BOX) -> None:
-    """Write a PNG at ``path``: four stacked panels of the ``τ_d`` components (x, y, θ, θ1)
-    against time, with ``box = (lo, hi)`` (the trajectory's bound, (4,) each, dashed) and
-    ``reference`` (bracing.md's ``D``, dotted) as horizontal lines. Agg backend.
+    """Write a PNG: four stacked panels of the ``τ_d`` components (x, y, θ, θ1) against time.
 
-    ``times`` (n,) s; ``tau_d`` (n, 4) in (N, N, N·m, N·m). Raises ``ValueError`` on mismatched
-    shapes.
+    With ``box`` (the trajectory's bound, dashed) and ``reference`` (bracing.md's ``D``, dotted) as
+    horizontal lines. Agg backend.
+
+    Parameters
+    ----------
+    times : array_like
+        ``(n,)`` times (s).
+    tau_d : numpy.ndarray
+        ``(n, 4)`` (N, N, N·m, N·m).
+    box : tuple[numpy.ndarray, numpy.ndarray]
+        ``(lo, hi)``, ``(4,)`` each: the trajectory's bound.
+    path : str or os.PathLike
+        The PNG file.
+    reference : tuple[numpy.ndarray, numpy.ndarray], optional
+        ``(lo, hi)``, ``(4,)`` each; default bracing.md's ``D``.
+
+    Raises
+    ------
+    ValueError
+        On mismatched shapes or bad ``times``.
+    MissingExtraError
+        Without matplotlib (the ``plot`` extra).
     """
     from contactmodes.extras import require
 

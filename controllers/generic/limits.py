@@ -48,6 +48,9 @@ class TorqueBox:
     omega_0 : array_like, optional
         ``(n_τ,)`` no-load speeds of the lines (``> 0``, the actuator velocity's unit; ``inf``: that
         actuator's line never cuts, i.e. it has none).
+    n_tau : int, optional
+        The number of actuators ``n_τ``; default the size of ``hi``. An argument given as one
+        number is repeated ``n_τ`` times.
 
     Raises
     ------
@@ -74,6 +77,18 @@ class TorqueBox:
     @classmethod
     def of(cls, limits, n_tau: int) -> "TorqueBox":
         """``limits`` as a ``TorqueBox`` of ``n_tau`` actuators: a ``TorqueBox`` or a ``(lo, hi)`` pair.
+
+        Parameters
+        ----------
+        limits : TorqueBox or tuple
+            A box (checked to have ``n_tau`` actuators) or a pair ``(lo, hi)``.
+        n_tau : int
+            The system's number of actuators.
+
+        Returns
+        -------
+        TorqueBox
+            The box.
 
         Raises
         ------
@@ -130,8 +145,19 @@ class TorqueBox:
         return cls(lo, hi, tau_max=tau_max, omega_0=omega_0, n_tau=len(actuators))
 
     def at(self, omega) -> tuple[np.ndarray, np.ndarray]:
-        """``(lo, hi)`` ``(n_τ,)`` at actuator speeds ``omega`` ``(n_τ,)``: the box, cut by the
-        torque–speed lines when given."""
+        """``(lo, hi)`` at actuator speeds ``omega``: the box, cut by the torque–speed lines when given.
+
+        Parameters
+        ----------
+        omega : array_like
+            ``(n_τ,)`` actuator speeds (``contactmodes.control.limits.actuator_speeds``; rad/s for a
+            revolute joint); unused without lines.
+
+        Returns
+        -------
+        lo, hi : numpy.ndarray
+            ``(n_τ,)`` each, the system's torque units.
+        """
         if self.tau_max is None:
             return self.lo, self.hi
         cap = self.tau_max * np.maximum(1.0 - np.abs(np.asarray(omega, dtype=float)) / self.omega_0, 0.0)

@@ -100,9 +100,24 @@ def plan_objective(objective, step) -> tuple[np.ndarray, float]:
 
 
 def session_objective(resp, objective: np.ndarray) -> tuple[np.ndarray, float]:
-    """``(grad (n_τ,), offset)`` of the plan objective ``objective`` (over ``(q̈, f, τ)``) on a
-    session's ``contactmodes.modes.response.ModeResponse`` (the same units): ``J = grad·τ +
-    offset + Q-terms``; the slow path's objective."""
+    """The plan objective on a session's response: ``J = grad·τ + offset + Q-terms``.
+
+    The slow path's objective (``contactmodes.modes.response.ModeResponse``, the same units).
+
+    Parameters
+    ----------
+    resp : ModeResponse
+        A mode's response (the step's scaled session).
+    objective : numpy.ndarray
+        ``(n_q + 2k + n_τ,)`` the plan objective over ``(q̈, f, τ)``.
+
+    Returns
+    -------
+    grad : numpy.ndarray
+        ``(n_τ,)``.
+    offset : float
+        The constant part.
+    """
     n_q, k2 = resp.P_q.shape[0], resp.P_f.shape[0]
     cq, cf, ct = objective[:n_q], objective[n_q:n_q + k2], objective[n_q + k2:]
     grad = cq @ resp.P_q

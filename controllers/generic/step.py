@@ -37,10 +37,26 @@ _PAIR = np.array([0, 1])
 
 def classified_velocities(v_contact, normal_velocity_tol: float | None,
                           touching_tol: float | None = None) -> np.ndarray:
-    """Contact velocities ``v_contact`` (2k,) with every normal component ``<= normal_velocity_tol``
-    set to 0, or with ``touching_tol``, every normal component of magnitude ``<= touching_tol``
-    (an approaching one faster than it is kept); none changed for ``None``; same units as
-    ``v_contact``."""
+    """Contact velocities with the normal components that count as touching set to 0.
+
+    Every normal component ``<= normal_velocity_tol`` set to 0, or with ``touching_tol``, every
+    normal component of magnitude ``<= touching_tol`` (an approaching one faster than it is kept);
+    none changed for ``None``.
+
+    Parameters
+    ----------
+    v_contact : array_like
+        ``(2k,)`` contact velocities ``(v_t, v_n)`` per contact.
+    normal_velocity_tol : float or None
+        Same units as ``v_contact``.
+    touching_tol : float, optional
+        Same units as ``v_contact``.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(2k,)``, same units.
+    """
     v = np.asarray(v_contact, dtype=float).reshape(-1)
     if normal_velocity_tol is None and touching_tol is None:
         return v
@@ -131,8 +147,18 @@ class MechanismStep:
         self._system: ContactSystem | None = None
 
     def label(self, mode: str) -> str:
-        """``mode`` over the present contacts as a mode over all of the system's contacts (``S``
-        for the contacts left out)."""
+        """``mode`` over the present contacts as a mode over all of the system's contacts.
+
+        Parameters
+        ----------
+        mode : str
+            One letter per present contact (``contacts``).
+
+        Returns
+        -------
+        str
+            One letter per contact of the system (``S`` for the contacts left out).
+        """
         letters = dict(zip(self.contacts, mode))
         return "".join(letters.get(c, "S") for c in self.all_contacts)
 
@@ -161,8 +187,24 @@ class MechanismStep:
 
 
 def check_constraints(constraints) -> tuple:
-    """The ``Structure`` block specification of ``constraints``; raises ``ContactModelError`` (one
-    line naming ``constraints``) for task equalities, which the real-time plans do not support."""
+    """The ``Structure`` block specification of ``constraints``.
+
+    Parameters
+    ----------
+    constraints : Sequence[LinearConstraint]
+        The system's constraint blocks.
+
+    Returns
+    -------
+    tuple
+        ``(kind, type, rows)`` per block.
+
+    Raises
+    ------
+    ContactModelError
+        One line naming ``constraints``, for task equalities, which the real-time plans do not
+        support.
+    """
     blocks = tuple((c.kind, c.type, c.n_rows) for c in constraints)
     if any(kd == "task" and tp == "eq" for kd, tp, _ in blocks):
         raise ContactModelError("constraints: task equalities are not supported by the real-time controller "

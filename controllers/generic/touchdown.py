@@ -112,8 +112,20 @@ class Touchdown:
     torque_in_set: bool | None = None
 
     def contains_torque(self, tau, tol: float = 1e-6) -> bool | None:
-        """Whether ``tau`` ``(n_τ,)`` lies in the chosen outcome's torque set (``None`` without
-        one); ``tol`` relative to ``max(1, |τ|)``."""
+        """Whether ``tau`` lies in the chosen outcome's torque set.
+
+        Parameters
+        ----------
+        tau : array_like
+            ``(n_τ,)`` the torque, the system's units.
+        tol : float, optional
+            ``tol · max(1, |τ|_∞)`` is passed to ``Polytope.contains`` as its tolerance.
+
+        Returns
+        -------
+        bool or None
+            ``None`` without a torque set.
+        """
         if self.torque_set is None:
             return None
         t = np.asarray(tau, dtype=float)
@@ -208,11 +220,26 @@ def choose_outcome(result, lo=None, hi=None):
 
 
 def torque_box(td: Touchdown, lo, hi) -> tuple[np.ndarray, np.ndarray]:
-    """The torque box of the post-impact optimization: ``[lo, hi]`` cut to the bounding box of
-    the first piece of the chosen outcome's torque set that meets it (unchanged without a torque
-    set). The torques that make the outcome consistent act during the impact; the step applies
-    one torque, so it keeps to them: exactly with one actuator (the piece is an interval), the
-    piece's box with several (``Touchdown.torque_in_set`` records the check)."""
+    """The torque box of the post-impact optimization.
+
+    ``[lo, hi]`` cut to the bounding box of the first piece of the chosen outcome's torque set that
+    meets it (unchanged without a torque set). The torques that make the outcome consistent act
+    during the impact; the step applies one torque, so it keeps to them: exactly with one actuator
+    (the piece is an interval), the piece's box with several (``Touchdown.torque_in_set`` records
+    the check).
+
+    Parameters
+    ----------
+    td : Touchdown
+        The resolved touchdown.
+    lo, hi : array_like
+        ``(n_τ,)`` the torque box, the system's units.
+
+    Returns
+    -------
+    lo, hi : numpy.ndarray
+        ``(n_τ,)`` each.
+    """
     lo, hi = np.asarray(lo, dtype=float), np.asarray(hi, dtype=float)
     if td.torque_set is None:
         return lo, hi

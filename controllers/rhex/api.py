@@ -99,8 +99,25 @@ CONTROLLERS = ("max-thrust", "blind")
 def make_controller(name: str, params: RHexParams):
     """A fresh controller ``name`` (one of ``CONTROLLERS``) for ``params``.
 
-    Raises ``ValueError`` for an unknown name; ``ImportError`` when the max-thrust controller
-    cannot be imported (it is imported lazily)."""
+    Parameters
+    ----------
+    name : str
+        ``"max-thrust"`` or ``"blind"``.
+    params : RHexParams
+        The robot's and the controller's settings.
+
+    Returns
+    -------
+    BlindController or MaxThrustController
+        Callable as ``controller(t, state, params) -> ControlOutput``.
+
+    Raises
+    ------
+    ValueError
+        For an unknown name.
+    ImportError
+        When the max-thrust controller cannot be imported (it is imported lazily).
+    """
     if name == "blind":
         from .blind import BlindController
 
@@ -133,10 +150,23 @@ class _Timed:
 
 @dataclass
 class FlipRun:
-    """A finished flip: ``controller`` name, ``params``, the ``SimulationResult``
-    ``result``, the controller object ``agent`` (its ``switch_time``, ``log``, ``counts``,
-    ``paths``), ``step_times_s`` (N,) wall time and ``step_cpu_s`` (N,) CPU time of each
-    controller call (s)."""
+    """A finished flip.
+
+    Attributes
+    ----------
+    controller : str
+        The controller's name.
+    params : RHexParams
+        The parameters as run.
+    result : SimulationResult
+        The simulation.
+    agent : object
+        The controller object (its ``switch_time``, ``log``, ``counts``, ``paths``).
+    step_times_s : numpy.ndarray
+        ``(N,)`` wall time of each controller call (s).
+    step_cpu_s : numpy.ndarray or None
+        ``(N,)`` CPU time of each controller call (s).
+    """
 
     controller: str
     params: RHexParams
@@ -146,20 +176,55 @@ class FlipRun:
     step_cpu_s: np.ndarray | None = None
 
     def document(self, timeline: bool = True) -> dict:
-        """The result document (module docstring); ``timeline=False`` leaves out ``mode_timeline``."""
+        """The result document (module docstring).
+
+        Parameters
+        ----------
+        timeline : bool, optional
+            Include ``mode_timeline``.
+
+        Returns
+        -------
+        dict
+            The ``contactmodes.flip/1`` document.
+        """
         return flip_document(self, timeline)
 
 
 def simulate_flip(params: RHexParams, controller: str, duration: float = 2.0, *,
                   progress: Callable[[float, float], None] | None = None, progress_every: float = 0.1,
                   initial_state=None) -> FlipRun:
-    """Simulate one flip from the flat start (``initial_state``) or ``initial_state``
-    (18,) with controller ``controller`` (``CONTROLLERS``) for at most ``duration`` s (the run
-    stops at the flip or the fall back).
+    """Simulate one flip with controller ``controller`` for at most ``duration`` s.
 
-    ``progress(t_s, pitch_rad)`` is called every ``progress_every`` s of simulated time.
-    Ctrl-C ends the run early with ``result.outcome == "interrupted"``. Raises ``ValueError`` for
-    an unknown controller or a non-positive duration (``RHexParams`` validates its own fields)."""
+    From the flat start (``initial_state``) or ``initial_state``; the run stops at the flip or the
+    fall back. Ctrl-C ends the run early with ``result.outcome == "interrupted"``.
+
+    Parameters
+    ----------
+    params : RHexParams
+        Every robot, ground, torque-limit, controller and detector setting.
+    controller : str
+        ``"max-thrust"`` or ``"blind"`` (``CONTROLLERS``).
+    duration : float, optional
+        Simulated time before giving up (s), ``> 0``.
+    progress : Callable[[float, float], None], optional
+        ``progress(t_s, pitch_rad)``, called every ``progress_every`` s of simulated time.
+    progress_every : float, optional
+        Seconds of simulated time between calls of ``progress``.
+    initial_state : array_like, optional
+        ``(18,)`` the start state (``controllers.rhex.simulator.STATE_LAYOUT``).
+
+    Returns
+    -------
+    FlipRun
+        The simulation, the controller object and the step times.
+
+    Raises
+    ------
+    ValueError
+        For an unknown controller, a non-positive duration, or ``params`` that is not an
+        ``RHexParams`` (``RHexParams`` validates its own fields).
+    """
     if not isinstance(params, RHexParams):
         raise ValueError(f"params: expected RHexParams, got {type(params).__name__}")
     timed = _Timed(make_controller(controller, params))
@@ -188,8 +253,20 @@ def _status_counts(agent) -> dict:
 
 
 def step_time_summary(times_s, computed=None) -> dict:
-    """``{"median", "p90", "p99", "max", "steps"}`` in ms of the step times ``times_s`` (s) where
-    ``computed`` (bool mask, default all) holds; the statistics are ``None`` without steps."""
+    """``{"median", "p90", "p99", "max", "steps"}`` in ms of the step times where ``computed`` holds.
+
+    Parameters
+    ----------
+    times_s : array_like
+        ``(N,)`` step times (s).
+    computed : array_like, optional
+        ``(N,)`` bool mask; default all.
+
+    Returns
+    -------
+    dict
+        The statistics (ms; ``None`` without steps) and the number of steps.
+    """
     t = np.asarray(times_s, dtype=float)
     if computed is not None:
         t = t[np.asarray(computed, dtype=bool)]
@@ -211,7 +288,20 @@ def _computed_steps(run: FlipRun, n_f: int) -> np.ndarray:
 
 
 def flip_document(run: FlipRun, timeline: bool = True) -> dict:
-    """The ``contactmodes.flip/1`` document (module docstring) of ``run``."""
+    """The ``contactmodes.flip/1`` document (module docstring) of ``run``.
+
+    Parameters
+    ----------
+    run : FlipRun
+        The finished flip.
+    timeline : bool, optional
+        Include ``mode_timeline``.
+
+    Returns
+    -------
+    dict
+        JSON-ready, no NaN or infinity.
+    """
     from . import metrics
 
     result, p = run.result, run.params

@@ -107,14 +107,32 @@ def max_thrust_fixed_mode(step, mode4: str, lo, hi, engine: _FixedModeEngine | N
                           counters: StepCounters | None = None):
     """Maximal-θ̈ torque under one assumed mode (the LP of the module docstring).
 
-    ``step`` a ``StepModel`` (built with ``classify=False``); ``mode4`` a
-    4-letter mode (body, toe1..3); ``lo``, ``hi`` (3,) torque bounds (N·m); ``engine`` the
-    structures and warm starts kept across steps. Returns ``(tau (3,), predicted θ̈ (rad/s²),
-    status)`` with status ``"optimal"``, ``"elastic"`` (LP infeasible, elastic fallback) or
-    ``"inconsistent"`` (no torque satisfies the mode's equalities (31); ``tau = 0``, prediction
-    NaN). ``counters`` (optional ``StepCounters``): the
-    response counted by the layout (``responses``, ``svd_responses``), the LPs (one, two with the
-    elastic fallback) in ``lps``, those the exact solvers decided in ``fallback_lps``.
+    The LP runs on the step's nondimensional terms; the torque and prediction are returned in SI.
+
+    Parameters
+    ----------
+    step : StepModel
+        The state's rigid model (built with ``classify=False``).
+    mode4 : str
+        A 4-letter mode (body, toe1..3).
+    lo, hi : array_like
+        ``(3,)`` torque bounds (N·m).
+    engine : _FixedModeEngine, optional
+        The structures and warm starts kept across steps.
+    counters : StepCounters, optional
+        The response counted by the layout (``responses``, ``svd_responses``), the LPs (one, two
+        with the elastic fallback) in ``lps``, those the exact solvers decided in
+        ``fallback_lps``.
+
+    Returns
+    -------
+    tau : numpy.ndarray
+        ``(3,)`` hip torques (N·m).
+    pitch_acc : float
+        The predicted θ̈ (rad/s²); NaN when inconsistent.
+    status : str
+        ``"optimal"``, ``"elastic"`` (LP infeasible, elastic fallback) or ``"inconsistent"`` (no
+        torque satisfies the mode's equalities (31); ``tau = 0``).
     """
     engine = engine or _FixedModeEngine()
     counters = StepCounters() if counters is None else counters
@@ -250,6 +268,23 @@ class BlindController:
         self._prev = (t, omega)
 
     def __call__(self, t: float, state, params: RHexParams | None = None) -> ControlOutput:
+        """One control step: the detector, then the maximal-θ̈ torque under the current model.
+
+        Parameters
+        ----------
+        t : float
+            Time (s).
+        state : array_like
+            ``(18,)`` the measured state (``controllers.rhex.simulator.STATE_LAYOUT``, SI).
+        params : RHexParams, optional
+            The plant's parameters for the torque limits; default the controller's.
+
+        Returns
+        -------
+        ControlOutput
+            The torque (N·m, clipped to the limits), the model's mode (``expand_mode``) and the
+            predicted θ̈ (rad/s², ``None`` when inconsistent).
+        """
         p = params or self.params
         st = np.asarray(state, dtype=float)
         from .max_thrust import StepModel
@@ -271,8 +306,24 @@ class BlindController:
 
 
 def benchmark_lp(state, params: RHexParams | None = None, repeat: int = 20) -> dict:
-    """Seconds per fixed-mode step (model, response and verified LP) of M1 at ``state``:
-    ``{"batch": s}``, the LP path of ``max_thrust_fixed_mode``."""
+    """Seconds per fixed-mode step (model, response and verified LP) of M1 at ``state``.
+
+    The LP path of ``max_thrust_fixed_mode``.
+
+    Parameters
+    ----------
+    state : array_like
+        ``(18,)`` (``controllers.rhex.simulator.STATE_LAYOUT``, SI).
+    params : RHexParams, optional
+        Default ``RHexParams()``.
+    repeat : int, optional
+        Number of timed steps.
+
+    Returns
+    -------
+    dict
+        ``{"batch": seconds per step}``.
+    """
     from .max_thrust import StepModel
 
     p = params or RHexParams()

@@ -68,10 +68,20 @@ TIE_S = 5e-4
 def select_torque(rows: Sequence[tuple[float, float | None]], target: float = TORQUE_TARGET_S):
     """The effective torque limit from a torque scan (procedure 1 of the module docstring).
 
-    ``rows``: ``(tau_limit N·m, event time s or None)`` per scanned value. Returns
-    ``(tau, table)``: ``tau`` the value whose event is closest to ``target`` (ties: the smaller
-    torque, the more conservative reading of the hardware), ``None`` when no row has an event;
-    ``table`` the rows as dicts ``{"tau_limit", "event_s", "error_s"}`` sorted by torque.
+    Parameters
+    ----------
+    rows : Sequence[tuple[float, float or None]]
+        ``(tau_limit N·m, event time s or None)`` per scanned value.
+    target : float, optional
+        The target event time (s).
+
+    Returns
+    -------
+    tau : float or None
+        The value whose event is closest to ``target`` (ties: the smaller torque, the more
+        conservative reading of the hardware), ``None`` when no row has an event.
+    table : list[dict]
+        The rows as dicts ``{"tau_limit", "event_s", "error_s"}`` sorted by torque.
     """
     table = []
     for tau, event in sorted(rows, key=lambda r: r[0]):
@@ -89,14 +99,26 @@ def select_detector_threshold(rows: Sequence[tuple[float, float | None, float | 
                               band_s: float = DETECTOR_BAND_S):
     """The blind detector's threshold by detection accuracy (procedure 2 of the module docstring).
 
-    ``rows``: ``(threshold rad/s², switch time s or None, simulated stiction time s or None)``, one
-    blind run each at μ_t = 0.39. Returns ``(best, band, table)``: ``best`` the admissible threshold
-    (switch >= stiction) with the smallest delay — ties (within half a control period) resolved to
-    the middle of the tied thresholds (the lower middle for an even count) — or ``None``; ``band``
-    the sorted thresholds with ``0 <= delay <= band_s``; ``table`` one dict per row
-    ``{"threshold", "switch_s", "stiction_s", "delay_s", "admissible"}`` sorted by threshold
-    (``delay_s`` ``None`` when either time is missing; a switch before the stiction has a negative
-    delay and is not admissible).
+    Parameters
+    ----------
+    rows : Sequence[tuple[float, float or None, float or None]]
+        ``(threshold rad/s², switch time s or None, simulated stiction time s or None)``, one blind
+        run each at μ_t = 0.39.
+    band_s : float, optional
+        The band's largest delay (s).
+
+    Returns
+    -------
+    best : float or None
+        The admissible threshold (switch >= stiction) with the smallest delay — ties (within half a
+        control period) resolved to the middle of the tied thresholds (the lower middle for an even
+        count) — or ``None``.
+    band : list[float]
+        The sorted thresholds with ``0 <= delay <= band_s``.
+    table : list[dict]
+        One dict per row ``{"threshold", "switch_s", "stiction_s", "delay_s", "admissible"}`` sorted
+        by threshold (``delay_s`` ``None`` when either time is missing; a switch before the stiction
+        has a negative delay and is not admissible).
     """
     table = []
     for th, switch, stick in sorted(rows, key=lambda r: r[0]):
@@ -113,9 +135,22 @@ def select_detector_threshold(rows: Sequence[tuple[float, float | None, float | 
 
 
 def fixed_steps(letters: Sequence[str]) -> np.ndarray:
-    """(N,) bool: step ``k`` lies inside a fixed interval of the contact — its simulated letter is
-    ``F`` over control period ``k − 1`` and over period ``k`` (so the state at ``t_k``, where the
-    rigid model's prediction is taken, is within the interval, not at its ends). Step 0 never."""
+    """Which steps lie inside a fixed interval of the contact.
+
+    Step ``k`` does when its simulated letter is ``F`` over control period ``k − 1`` and over period
+    ``k`` (so the state at ``t_k``, where the rigid model's prediction is taken, is within the
+    interval, not at its ends). Step 0 never.
+
+    Parameters
+    ----------
+    letters : Sequence[str]
+        ``(N,)`` the contact's simulated letter per control period.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(N,)`` bool.
+    """
     f = np.array([ch == "F" for ch in letters], dtype=bool)
     out = np.zeros(len(f), dtype=bool)
     out[1:] = f[1:] & f[:-1]
@@ -125,14 +160,29 @@ def fixed_steps(letters: Sequence[str]) -> np.ndarray:
 def velocity_thresholds(predicted, letters, floor: float = VELOCITY_FLOOR) -> list[dict]:
     """Fig. 12 procedure (module docstring) for one or several runs.
 
-    ``predicted``: list of (N_r, k) arrays, the rigid model's tangential contact velocities (m/s,
-    NaN where the model leaves the contact out) at the start of each control step of run ``r``;
-    ``letters``: list of (N_r,) sequences of the simulated letters of those contacts (one string
-    of ``k`` letters per step). A single run may be passed as an array and a sequence.
-    Returns one dict per contact: ``{"max_speed": largest |v| over the fixed steps
-    (``fixed_steps``) or None if there are none, "n_fixed": count, "threshold":
-    max(floor, round_up(max_speed))}`` (``floor`` alone without fixed steps).
-    Raises ``ValueError`` on mismatched shapes.
+    Parameters
+    ----------
+    predicted : list[numpy.ndarray] or numpy.ndarray
+        Per run ``r`` an ``(N_r, k)`` array of the rigid model's tangential contact velocities (m/s,
+        NaN where the model leaves the contact out) at the start of each control step; a single run
+        may be passed as an array.
+    letters : list[Sequence[str]] or Sequence[str]
+        Per run ``(N_r,)`` the simulated letters of those contacts (one string of ``k`` letters per
+        step); a single run as one sequence.
+    floor : float, optional
+        The smallest threshold (m/s).
+
+    Returns
+    -------
+    list[dict]
+        One per contact: ``{"max_speed": largest |v| over the fixed steps (fixed_steps) or None if
+        there are none, "n_fixed": count, "threshold": max(floor, round_up(max_speed))}`` (``floor``
+        alone without fixed steps); m/s.
+
+    Raises
+    ------
+    ValueError
+        On mismatched shapes.
     """
     if isinstance(predicted, np.ndarray):
         predicted, letters = [predicted], [letters]
@@ -159,7 +209,20 @@ def velocity_thresholds(predicted, letters, floor: float = VELOCITY_FLOOR) -> li
 
 
 def round_up(value: float, digits: int = 2) -> float:
-    """``value`` (> 0) rounded *up* to ``digits`` significant digits (0.0734 → 0.074)."""
+    """``value`` (> 0) rounded *up* to ``digits`` significant digits (0.0734 → 0.074).
+
+    Parameters
+    ----------
+    value : float
+        The number (``<= 0`` gives 0).
+    digits : int, optional
+        Significant digits.
+
+    Returns
+    -------
+    float
+        The rounded number.
+    """
     if value <= 0:
         return 0.0
     e = math.floor(math.log10(value)) - digits + 1
@@ -168,10 +231,22 @@ def round_up(value: float, digits: int = 2) -> float:
 
 
 def predicted_contact_velocities(result) -> np.ndarray:
-    """(N, 4) the rigid model's tangential velocities (m/s) of the contacts body, toe1..3 at the
-    start of each control step of ``result`` (``rigid_model`` at ``states[k]``:
-    ``J q̇`` with the compliant legs' hip speeds and no radial rate), NaN for a toe the model
-    leaves out (more than ``toe_clearance`` above the ground)."""
+    """The rigid model's tangential contact velocities at the start of each control step.
+
+    Of the contacts body, toe1..3 (``rigid_model`` at ``states[k]``: ``J q̇`` with the compliant
+    legs' hip speeds and no radial rate).
+
+    Parameters
+    ----------
+    result : SimulationResult
+        A run (its ``params`` and ``states``).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(N, 4)`` (m/s), NaN for a toe the model leaves out (more than ``toe_clearance`` above the
+        ground).
+    """
     p = result.params
     n = len(result.sim_modes)
     out = np.full((n, len(CONTACT_NAMES)), np.nan)
@@ -184,8 +259,20 @@ def predicted_contact_velocities(result) -> np.ndarray:
 
 
 def simulated_contact_velocities(result) -> np.ndarray:
-    """(N, 4) the simulated tangential velocities (m/s) of the body's rear-bottom corner and the
-    three toes at the start of each control step of ``result`` (the compliant model's own state)."""
+    """The simulated tangential velocities at the start of each control step.
+
+    Of the body's rear-bottom corner and the three toes (the compliant model's own state).
+
+    Parameters
+    ----------
+    result : SimulationResult
+        A run.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(N, 4)`` (m/s).
+    """
     p = result.params
     st = np.asarray(result.states, dtype=float)[:-1]
     th, om = st[:, 2], st[:, 5]

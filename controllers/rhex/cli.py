@@ -50,7 +50,18 @@ NO_FLIP = 1
 
 
 def add_parser(sub) -> argparse.ArgumentParser:
-    """Register ``flip`` on the ``contactmodes`` subparsers; returns the sub-parser."""
+    """Register ``flip`` on the ``contactmodes`` subparsers; returns the sub-parser.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The ``contactmodes`` command's sub-parsers.
+
+    Returns
+    -------
+    argparse.ArgumentParser
+        The ``flip`` parser (``run`` set as its default ``run``).
+    """
     p = sub.add_parser(
         "flip", help="simulate RHex self-righting (flipping paper Sec. IV) under a controller",
         description="Simulate RHex flipping on flat ground with the blind or the max-thrust controller. "
@@ -110,7 +121,24 @@ def _parse_param(text: str) -> tuple[str, object]:
 
 
 def params_from_args(args: argparse.Namespace):
-    """The ``RHexParams`` of the command line; ``UserError`` naming the option."""
+    """The ``RHexParams`` of the command line.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed ``flip`` options (``mu_toe``, ``mu_body``, ``tau_limit`` (N·m),
+        ``detector_threshold`` (rad/s²), ``param`` items ``NAME=VALUE``).
+
+    Returns
+    -------
+    RHexParams
+        The defaults with the options applied.
+
+    Raises
+    ------
+    UserError
+        Naming the option, for a non-finite or out-of-range value or an unknown ``--param`` name.
+    """
     from .params import RHexParams
 
     _check_number(args.mu_toe, "--mu-toe")
@@ -146,7 +174,18 @@ def params_from_args(args: argparse.Namespace):
 
 
 def summary(doc: dict) -> str:
-    """The one-line text summary of a flip document."""
+    """The one-line text summary of a flip document.
+
+    Parameters
+    ----------
+    doc : dict
+        A ``contactmodes.flip/1`` document.
+
+    Returns
+    -------
+    str
+        The line, newline-terminated.
+    """
     flip = f"flipped at {doc['flip_time_s']:.3f} s" if doc["success"] else f"no flip ({doc['outcome']})"
     fmt = lambda v: "n/a" if v is None else f"{v:.2f} rad/s²"  # noqa: E731
     med = "n/a" if doc["median_step_ms"] is None else f"{doc['median_step_ms']:.2f} ms"
@@ -163,12 +202,28 @@ def summary(doc: dict) -> str:
 
 
 def run(args: argparse.Namespace) -> str | CommandOutput:
-    """Validate, simulate, write the requested files, return the summary or JSON text — as a
-    ``CommandOutput`` with status ``NO_FLIP`` when the run ended
-    without a flip (the CLI writes it, then exits 1).
+    """Validate, simulate, write the requested files, return the summary or JSON text.
 
-    Raises ``UserError`` on invalid options (nothing written) and ``KeyboardInterrupt`` when
-    the run was interrupted (nothing written; the CLI exits 130)."""
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed ``flip`` options.
+
+    Returns
+    -------
+    str or CommandOutput
+        The text; a ``CommandOutput`` with status ``NO_FLIP`` when the run ended without a flip
+        (the CLI writes it, then exits 1).
+
+    Raises
+    ------
+    UserError
+        On invalid options or an unavailable controller (nothing written).
+    KeyboardInterrupt
+        When the run was interrupted (nothing written; the CLI exits 130).
+    MissingExtraError
+        For ``--plot`` or ``--animate`` without matplotlib.
+    """
     from .plots import animate, plot_run
 
     params = params_from_args(args)

@@ -34,8 +34,25 @@ __all__ = ["torque_bound", "torque_limits", "torque_limit_polytope"]
 
 
 def torque_bound(omega, params: RHexParams) -> np.ndarray:
-    """Largest admissible ``|τ|`` (N·m) per hip at hip speeds ``omega`` (rad/s, any shape): the
-    module docstring's bound, same shape as ``omega``. Raises ``ValueError`` for non-finite speeds."""
+    """Largest admissible ``|τ|`` per hip at hip speeds ``omega``: the module docstring's bound.
+
+    Parameters
+    ----------
+    omega : array_like
+        Hip speeds (rad/s), any shape.
+    params : RHexParams
+        ``tau_limit`` (N·m) and ``omega_noload`` (rad/s).
+
+    Returns
+    -------
+    numpy.ndarray
+        Same shape as ``omega`` (N·m).
+
+    Raises
+    ------
+    ValueError
+        For non-finite speeds.
+    """
     omega = np.asarray(omega, dtype=float)
     if not np.isfinite(omega).all():
         raise ValueError("omega: hip speeds must be finite")
@@ -44,9 +61,24 @@ def torque_bound(omega, params: RHexParams) -> np.ndarray:
 
 
 def torque_limits(omega, params: RHexParams) -> tuple[np.ndarray, np.ndarray]:
-    """``(lo, hi)``, each (3,) (N·m): the torque box at hip speeds ``omega`` (3,) (rad/s).
+    """``(lo, hi)``: the torque box at hip speeds ``omega``.
 
-    Raises ``ValueError`` for a wrong shape or non-finite speeds.
+    Parameters
+    ----------
+    omega : array_like
+        ``(3,)`` hip speeds (rad/s).
+    params : RHexParams
+        ``tau_limit`` and ``omega_noload``.
+
+    Returns
+    -------
+    lo, hi : numpy.ndarray
+        ``(3,)`` each (N·m).
+
+    Raises
+    ------
+    ValueError
+        For a wrong shape or non-finite speeds.
     """
     omega = np.asarray(omega, dtype=float).reshape(-1)
     if omega.shape != (3,):
@@ -60,6 +92,23 @@ def torque_limit_polytope(omega, params: RHexParams) -> Polytope:
 
     H-form ``[I; −I] τ <= [hi; −lo]``; a hip at or above no-load speed gives ``τ_i = 0`` (a
     lower-dimensional box, which is a legal polytope).
+
+    Parameters
+    ----------
+    omega : array_like
+        ``(3,)`` hip speeds (rad/s).
+    params : RHexParams
+        ``tau_limit`` and ``omega_noload``.
+
+    Returns
+    -------
+    Polytope
+        Over the three hip torques (N·m).
+
+    Raises
+    ------
+    ValueError
+        For a wrong shape or non-finite speeds.
     """
     lo, hi = torque_limits(omega, params)
     A = np.vstack([np.eye(3), -np.eye(3)])

@@ -73,11 +73,25 @@ REAR_TOP = 3
 
 
 def simulated_pitch_accel(result) -> np.ndarray:
-    """(N,) simulated pitch acceleration (rad/s²) per control step, from the recorded trajectory.
+    """Simulated pitch acceleration per control step, from the recorded trajectory.
 
-    ``(θ̇_{k+1} − θ̇_k) / (t_{k+1} − t_k)`` with ``θ̇ = result.states[:, 5]`` (N+1,) and
-    ``result.times`` (N+1,) s: the exact mean over each control period (module docstring).
-    Raises ``ValueError`` when ``times`` and ``states`` do not match or ``times`` does not increase.
+    ``(θ̇_{k+1} − θ̇_k) / (t_{k+1} − t_k)`` with ``θ̇ = result.states[:, 5]``: the exact mean over each
+    control period (module docstring).
+
+    Parameters
+    ----------
+    result : SimulationResult
+        A run (``times`` ``(N+1,)`` s, ``states`` ``(N+1, 18)``).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(N,)`` (rad/s²).
+
+    Raises
+    ------
+    ValueError
+        When ``times`` and ``states`` do not match or ``times`` does not increase.
     """
     times = np.asarray(result.times, dtype=float)
     omega = np.asarray(result.states, dtype=float)[:, 5]
@@ -90,9 +104,22 @@ def simulated_pitch_accel(result) -> np.ndarray:
 
 
 def thrust_phase(result) -> int:
-    """Number ``n_f`` of control steps in the thrust phase: steps ``0 … n_f − 1``, ending at the
-    last step with a finite ``predicted_pitch_acc`` (0 when there is none); ``t_f =
-    result.times[n_f]`` (s). With our controllers (no pitch stop) this is the whole run."""
+    """Number ``n_f`` of control steps in the thrust phase.
+
+    Steps ``0 … n_f − 1``, ending at the last step with a finite ``predicted_pitch_acc`` (0 when
+    there is none); ``t_f = result.times[n_f]`` (s). With our controllers (no pitch stop) this is the
+    whole run.
+
+    Parameters
+    ----------
+    result : SimulationResult
+        A run.
+
+    Returns
+    -------
+    int
+        ``n_f``.
+    """
     pred = np.asarray(result.predicted_pitch_acc, dtype=float)
     idx = np.nonzero(np.isfinite(pred))[0]
     return int(idx[-1]) + 1 if idx.size else 0
@@ -101,9 +128,26 @@ def thrust_phase(result) -> int:
 def rmse_weighted(predicted, simulated, durations) -> float | None:
     """``(Σ w_k (p_k − a_k)² / Σ w_k)^{1/2}`` over the steps where both are finite.
 
-    ``predicted``, ``simulated``, ``durations`` (N,) — rad/s², rad/s², s (the weights ``w_k``).
-    The integral of the paper's RMSE for piecewise-constant signals. ``None`` when no step
-    qualifies. Raises ``ValueError`` on shape mismatch or a negative duration.
+    The integral of the paper's RMSE for piecewise-constant signals.
+
+    Parameters
+    ----------
+    predicted : array_like
+        ``(N,)`` predictions (rad/s²).
+    simulated : array_like
+        ``(N,)`` simulated values (rad/s²).
+    durations : array_like
+        ``(N,)`` the weights ``w_k`` (s), ``>= 0``.
+
+    Returns
+    -------
+    float or None
+        The RMSE (rad/s²); ``None`` when no step qualifies.
+
+    Raises
+    ------
+    ValueError
+        On shape mismatch or a negative duration.
     """
     p = np.asarray(predicted, dtype=float)
     a = np.asarray(simulated, dtype=float)
@@ -128,15 +172,45 @@ def _rmse_steps(result, k0: int, k1: int) -> float | None:
 
 
 def rmse_pitch_accel(result) -> float | None:
-    """Table V's RMSE (rad/s²) by **the paper's definition**: predicted minus simulated pitch
-    acceleration over the whole thrust phase ``[0, t_f]`` (module docstring). ``None`` when the
-    controller made no prediction. Raises ``ValueError`` on inconsistent shapes."""
+    """Table V's RMSE by **the paper's definition**.
+
+    Predicted minus simulated pitch acceleration over the whole thrust phase ``[0, t_f]`` (module
+    docstring).
+
+    Parameters
+    ----------
+    result : SimulationResult
+        A run.
+
+    Returns
+    -------
+    float or None
+        (rad/s²); ``None`` when the controller made no prediction.
+
+    Raises
+    ------
+    ValueError
+        On inconsistent shapes.
+    """
     return _rmse_steps(result, 0, thrust_phase(result))
 
 
 def landing_step(result) -> int | None:
-    """First control step ``k`` at whose end (state ``k + 1``) the body's rear-top corner is at or
-    below the ground (``y <= 0``): the rear-face landing; ``None`` if it never happens."""
+    """The rear-face landing: the first control step at whose end the rear-top corner touches.
+
+    The first step ``k`` at whose end (state ``k + 1``) the body's rear-top corner is at or below
+    the ground (``y <= 0``).
+
+    Parameters
+    ----------
+    result : SimulationResult
+        A run (its ``params`` and ``states``).
+
+    Returns
+    -------
+    int or None
+        ``k``; ``None`` if it never happens.
+    """
     p = result.params
     states = np.asarray(result.states, dtype=float)
     for k in range(1, len(states)):
@@ -146,10 +220,22 @@ def landing_step(result) -> int | None:
 
 
 def rmse_window(result) -> tuple[int, int]:
-    """Steps ``[k0, k1)`` of the documented RMSE window (module docstring): ``k0 = 1`` (without
-    the first control step), ``k1`` = the rear-face landing step (``landing_step``) or the end
-    of the thrust phase, whichever comes first. Times: ``result.times[k0]`` to
-    ``result.times[k1]`` (s); empty when ``k1 <= k0``."""
+    """Steps ``[k0, k1)`` of the documented RMSE window (module docstring).
+
+    ``k0 = 1`` (without the first control step), ``k1`` = the rear-face landing step
+    (``landing_step``) or the end of the thrust phase, whichever comes first. Times:
+    ``result.times[k0]`` to ``result.times[k1]`` (s); empty when ``k1 <= k0``.
+
+    Parameters
+    ----------
+    result : SimulationResult
+        A run.
+
+    Returns
+    -------
+    k0, k1 : int
+        The window's first step and the step after its last.
+    """
     n_f = thrust_phase(result)
     landing = landing_step(result)
     k1 = n_f if landing is None else min(n_f, landing)
@@ -157,9 +243,25 @@ def rmse_window(result) -> tuple[int, int]:
 
 
 def rmse_pitch_accel_window(result) -> float | None:
-    """Table V's RMSE (rad/s²) over **our documented window** (``rmse_window``, module
-    docstring): the thrust phase without the first-step transient and the rear-face landing.
-    ``None`` when the window holds no step with a prediction."""
+    """Table V's RMSE over **our documented window** (``rmse_window``, module docstring).
+
+    The thrust phase without the first-step transient and the rear-face landing.
+
+    Parameters
+    ----------
+    result : SimulationResult
+        A run.
+
+    Returns
+    -------
+    float or None
+        (rad/s²); ``None`` when the window holds no step with a prediction.
+
+    Raises
+    ------
+    ValueError
+        On inconsistent shapes.
+    """
     k0, k1 = rmse_window(result)
     if k1 <= k0:
         return None
@@ -167,9 +269,24 @@ def rmse_pitch_accel_window(result) -> float | None:
 
 
 def letter_runs(letters, dt: float, min_run_s: float = MIN_RUN_S) -> list[tuple[str, int, int]]:
-    """Runs ``(letter, k_start, k_end)`` (steps ``k_start … k_end − 1``) of a letter sequence, with
-    runs shorter than ``min_run_s`` (s, at control period ``dt``) that do not end the sequence
-    merged into the run before them (module docstring)."""
+    """Runs of a letter sequence, chatter merged (module docstring).
+
+    Runs shorter than ``min_run_s`` that do not end the sequence are merged into the run before them.
+
+    Parameters
+    ----------
+    letters : Sequence[str]
+        One letter per control step.
+    dt : float
+        The control period (s).
+    min_run_s : float, optional
+        The shortest run that counts (s).
+
+    Returns
+    -------
+    list[tuple[str, int, int]]
+        ``(letter, k_start, k_end)``: steps ``k_start … k_end − 1``.
+    """
     runs: list[list] = []
     for k, ch in enumerate(letters):
         if runs and runs[-1][0] == ch:
@@ -194,8 +311,18 @@ def _rear_toe_runs(result):
 
 
 def stiction_time(result) -> float | None:
-    """Start (s) of the rear toe's first ``F`` run after it first slid (module docstring); ``None``
-    if the rear toe never sticks after sliding."""
+    """Start of the rear toe's first ``F`` run after it first slid (module docstring).
+
+    Parameters
+    ----------
+    result : SimulationResult
+        A run.
+
+    Returns
+    -------
+    float or None
+        (s); ``None`` if the rear toe never sticks after sliding.
+    """
     runs, times = _rear_toe_runs(result)
     slid = False
     for letter, k0, _ in runs:
@@ -207,8 +334,20 @@ def stiction_time(result) -> float | None:
 
 
 def resliding_time(result) -> float | None:
-    """Start (s) of the rear toe's first sliding run after its stiction (``stiction_time``):
-    the renewed sliding towards the end of the flip; ``None`` if there is none."""
+    """Start of the rear toe's first sliding run after its stiction (``stiction_time``).
+
+    The renewed sliding towards the end of the flip.
+
+    Parameters
+    ----------
+    result : SimulationResult
+        A run.
+
+    Returns
+    -------
+    float or None
+        (s); ``None`` if there is none.
+    """
     runs, times = _rear_toe_runs(result)
     slid = stuck = False
     for letter, k0, _ in runs:
@@ -222,9 +361,21 @@ def resliding_time(result) -> float | None:
 
 
 def body_contact_fraction(result) -> float | None:
-    """Fraction (0–1) of the thrust-phase steps in which the simulated body corner touches the
-    ground (``sim_modes[k][0] != "S"``): how well a controller keeps the body loaded (the task of
-    Sec. IV-B.2). ``None`` for an empty thrust phase."""
+    """Fraction of the thrust-phase steps in which the simulated body corner touches the ground.
+
+    ``sim_modes[k][0] != "S"``: how well a controller keeps the body loaded (the task of
+    Sec. IV-B.2).
+
+    Parameters
+    ----------
+    result : SimulationResult
+        A run.
+
+    Returns
+    -------
+    float or None
+        0–1; ``None`` for an empty thrust phase.
+    """
     n_f = thrust_phase(result)
     if n_f == 0:
         return None
@@ -243,6 +394,16 @@ def mode_timeline(result) -> list[dict]:
     letters, or ``None`` when the controller assumed none) are merged; ``t0``/``t1`` (s, rounded to
     1 µs) are the start of the first and the end of the last step, so segments tile
     ``[0, result.times[-1]]`` without gaps.
+
+    Parameters
+    ----------
+    result : SimulationResult
+        A run.
+
+    Returns
+    -------
+    list[dict]
+        The segments in time order.
     """
     out: list[dict] = []
     times = np.asarray(result.times, dtype=float)

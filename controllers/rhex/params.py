@@ -243,8 +243,23 @@ class RHexParams:
         return self.gravity * np.array([-np.sin(self.slope), -np.cos(self.slope)])
 
     def with_(self, **changes) -> "RHexParams":
-        """A copy with ``changes`` (``dataclasses.replace``). Raises ``ValueError`` naming an
-        unknown field (``RHexParams.<name>: no such parameter``) or an invalid value."""
+        """A copy with ``changes`` (``dataclasses.replace``).
+
+        Parameters
+        ----------
+        **changes : object
+            Field name → new value (the fields' units, SI).
+
+        Returns
+        -------
+        RHexParams
+            The copy, validated.
+
+        Raises
+        ------
+        ValueError
+            Naming an unknown field (``RHexParams.<name>: no such parameter``) or an invalid value.
+        """
         unknown = sorted(set(changes) - {f.name for f in fields(self)})
         if unknown:
             raise ValueError(f"RHexParams.{unknown[0]}: no such parameter")

@@ -80,6 +80,24 @@ def plot_run(result: SimulationResult, path: str, title: str = "", switch_time: 
     rear-toe stiction (``stiction_time``). Below: per contact, the simulated mode
     (wide bar) and the controller's mode (thin bar under it).
     Raises ``ValueError`` for an empty run; I/O errors from matplotlib propagate.
+
+    Parameters
+    ----------
+    result : SimulationResult
+        The run.
+    path : str
+        The PNG file.
+    title : str, optional
+        The figure's title.
+    switch_time : float, optional
+        The blind controller's model switch (s).
+
+    Raises
+    ------
+    ValueError
+        For an empty run.
+    MissingExtraError
+        Without matplotlib (the ``plot`` extra).
     """
     n = len(result.sim_modes)
     if n == 0:
@@ -159,6 +177,24 @@ def plot_pitch(runs: Mapping[str, SimulationResult], path: str,
     flip time is marked with a dot. ``styles``: optional label → matplotlib line keyword
     arguments, e.g. ``{"ls": "--", "color": "C1"}`` (the paper: blind solid, new controller
     dashed). Raises ``ValueError`` when ``runs`` is empty.
+
+    Parameters
+    ----------
+    runs : Mapping[str, SimulationResult]
+        Label → run.
+    path : str
+        The PNG file.
+    styles : Mapping[str, Mapping], optional
+        Label → matplotlib line keywords.
+    title : str, optional
+        The figure's title.
+
+    Raises
+    ------
+    ValueError
+        When ``runs`` is empty.
+    MissingExtraError
+        Without matplotlib (the ``plot`` extra).
     """
     if not runs:
         raise ValueError("plot_pitch: no runs")
@@ -189,7 +225,18 @@ def clip_to_ground(polygon) -> np.ndarray:
     The compliant body–ground contact is a penetration model (a compressed padded skin, Sec.
     IV-C.1): the body sinks a few millimetres into the ground (4.2 mm at rest). Drawing the part
     below the ground would show a resting body *inside* the floor; clipping draws the compressed
-    pad flat on it."""
+    pad flat on it.
+
+    Parameters
+    ----------
+    polygon : array_like
+        ``(n, 2)`` a convex polygon (m).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(m, 2)`` (m), ``m`` possibly 0.
+    """
     pts = np.asarray(polygon, dtype=float)
     out = []
     n = len(pts)
@@ -209,7 +256,28 @@ def animate(result: SimulationResult, path: str, title: str = "", max_frames: in
     headed by ``title`` (e.g. the controller's name), the time and the pitch, and the simulated
     mode. At most ``max_frames`` frames evenly subsampled from ``result.states`` (N+1, 18), always
     including the first and the last, played at ``fps``. Needs ``result.params``.
-    Raises ``ValueError`` for ``max_frames < 2`` or ``fps < 1``."""
+    Raises ``ValueError`` for ``max_frames < 2`` or ``fps < 1``.
+
+    Parameters
+    ----------
+    result : SimulationResult
+        The run (with ``params``).
+    path : str
+        The GIF file.
+    title : str, optional
+        Heads every frame.
+    max_frames : int, optional
+        At most this many frames, ``>= 2``.
+    fps : int, optional
+        Frames per second, ``>= 1``.
+
+    Raises
+    ------
+    ValueError
+        For ``max_frames < 2`` or ``fps < 1``.
+    MissingExtraError
+        Without matplotlib (the ``plot`` extra).
+    """
     if max_frames < 2 or fps < 1:
         raise ValueError(f"animate: need max_frames >= 2 and fps >= 1, got {max_frames}, {fps}")
     plt = _pyplot()
@@ -282,7 +350,36 @@ def plot_sweep(x, series: Mapping[str, Sequence], path: str, xlabel: str, ylabel
     """Line plot of several ``series`` (label → values, ``None`` = missing, drawn as a gap) against
     ``x`` (same length), PNG at ``path``; ``highlight`` a chosen x (dashed vertical line),
     ``band`` an x range shaded, ``hline`` a target y (dotted, labelled ``hline_label``).
-    Raises ``ValueError`` on length mismatch or no series."""
+    Raises ``ValueError`` on length mismatch or no series.
+
+    Parameters
+    ----------
+    x : Sequence[float]
+        The abscissae.
+    series : Mapping[str, Sequence]
+        Label → values (``None`` = missing), each as long as ``x``.
+    path : str
+        The PNG file.
+    xlabel, ylabel : str
+        The axis labels.
+    title : str, optional
+        The figure's title.
+    highlight : float, optional
+        A chosen ``x`` (dashed vertical line).
+    band : tuple[float, float], optional
+        An ``x`` range shaded.
+    hline : float, optional
+        A target ``y`` (dotted).
+    hline_label : str, optional
+        The label of ``hline``.
+
+    Raises
+    ------
+    ValueError
+        On length mismatch or no series.
+    MissingExtraError
+        Without matplotlib (the ``plot`` extra).
+    """
     if not series:
         raise ValueError("plot_sweep: no series")
     x = np.asarray(x, dtype=float)
@@ -315,7 +412,32 @@ def plot_velocity_thresholds(times, predicted, simulated, letters, thresholds, p
     (``fixed_steps``) and ``±thresholds`` dashed; each axis spans
     ``±max(4 v0, 0.15)`` m/s (larger speeds of sliding or swinging contacts are clipped). ``times`` (N,) s (the start of
     each control step), ``predicted``/``simulated`` (N, 4) m/s (NaN = contact left out),
-    ``letters`` (N,) 4-letter simulated modes, ``thresholds`` (4,) m/s. PNG at ``path``."""
+    ``letters`` (N,) 4-letter simulated modes, ``thresholds`` (4,) m/s. PNG at ``path``.
+
+    Parameters
+    ----------
+    times : array_like
+        ``(N,)`` the start of each control step (s).
+    predicted : array_like
+        ``(N, 4)`` the rigid model's tangential velocities (m/s, NaN = contact left out).
+    simulated : array_like
+        ``(N, 4)`` the simulated ones (m/s).
+    letters : Sequence[str]
+        ``(N,)`` 4-letter simulated modes.
+    thresholds : array_like
+        ``(4,)`` (m/s).
+    path : str
+        The PNG file.
+    title : str, optional
+        The figure's title.
+
+    Raises
+    ------
+    ValueError
+        On mismatched shapes.
+    MissingExtraError
+        Without matplotlib (the ``plot`` extra).
+    """
     from .calibration import fixed_steps
 
     t = np.asarray(times, dtype=float)
@@ -362,7 +484,26 @@ def plot_ratio_distribution(rows: Sequence[Mapping], path: str, paper_ratio: flo
     ``rows``: dicts with ``tau_limit`` (N·m), ``mu_body``, ``threshold`` (rad/s²) and ``ratio``
     (``None`` when either run failed). Left: heat map over torque × μ_b of the median ratio over the
     detector thresholds (annotated with median and range); right: every ratio against the torque,
-    one colour per μ_b, the paper's value and parity (1) as lines. Raises ``ValueError`` without rows."""
+    one colour per μ_b, the paper's value and parity (1) as lines. Raises ``ValueError`` without rows.
+
+    Parameters
+    ----------
+    rows : Sequence[Mapping]
+        One dict per run pair: ``tau_limit`` (N·m), ``mu_body``, ``threshold`` (rad/s²), ``ratio``.
+    path : str
+        The PNG file.
+    paper_ratio : float, optional
+        The paper's ratio (a line).
+    title : str, optional
+        The figure's title.
+
+    Raises
+    ------
+    ValueError
+        Without rows.
+    MissingExtraError
+        Without matplotlib (the ``plot`` extra).
+    """
     if not rows:
         raise ValueError("plot_ratio_distribution: no rows")
     plt = _pyplot()
@@ -410,7 +551,26 @@ def plot_success_map(mu_values: Sequence[float], runs: Mapping[str, Sequence[Map
                      title: str = "") -> None:
     """Success map over the toe friction, PNG at ``path``: per controller (label → one dict per
     ``mu_values`` entry with ``success`` and ``flip_time_s``), the flip time of each successful run
-    and a cross at the top for each failure. Raises ``ValueError`` on length mismatch."""
+    and a cross at the top for each failure. Raises ``ValueError`` on length mismatch.
+
+    Parameters
+    ----------
+    mu_values : Sequence[float]
+        The toe friction coefficients.
+    runs : Mapping[str, Sequence[Mapping]]
+        Controller label → one flip document (``success``, ``flip_time_s``) per ``mu_values`` entry.
+    path : str
+        The PNG file.
+    title : str, optional
+        The figure's title.
+
+    Raises
+    ------
+    ValueError
+        On length mismatch.
+    MissingExtraError
+        Without matplotlib (the ``plot`` extra).
+    """
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(7.5, 4.3))
     mus = np.asarray(mu_values, dtype=float)

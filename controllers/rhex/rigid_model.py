@@ -80,8 +80,21 @@ TORQUES = ("tau1", "tau2", "tau3")
 
 @dataclass(frozen=True)
 class RigidModel:
-    """A rigid model at one state: ``system`` (``ContactSystem``), ``contacts`` the contact
-    names present (subset of ``CONTACT_NAMES``, in order), ``q`` (6,) and ``qdot`` (6,)."""
+    """A rigid model at one state.
+
+    Attributes
+    ----------
+    system : ContactSystem
+        The model (SI units; coordinates ``COORDINATES``, torques ``TORQUES``).
+    contacts : tuple
+        The contact names present (subset of ``CONTACT_NAMES``, in order).
+    q : numpy.ndarray
+        ``(6,)`` configuration ``(x, y, θ, φ_1, φ_2, φ_3)`` (m, rad).
+    qdot : numpy.ndarray
+        ``(6,)`` velocity (m/s, rad/s).
+    mechanism : PlanarMechanism or None
+        The mechanism it was built with (``rigid_model``), ``None`` from ``analytic_model``.
+    """
 
     system: ContactSystem
     contacts: tuple
@@ -91,15 +104,46 @@ class RigidModel:
 
 
 def expand_mode(mode: str, contacts) -> str:
-    """4-letter mode (body, toe1, toe2, toe3) from a mode over ``contacts``; omitted toes get ``S``."""
+    """4-letter mode (body, toe1, toe2, toe3) from a mode over ``contacts``; omitted toes get ``S``.
+
+    Parameters
+    ----------
+    mode : str
+        One letter per present contact.
+    contacts : Sequence[str]
+        The present contacts (``RigidModel.contacts``).
+
+    Returns
+    -------
+    str
+        Four letters.
+    """
     letters = dict(zip(contacts, mode))
     return "".join(letters.get(c, "S") for c in CONTACT_NAMES)
 
 
 def rigid_model(state, params: RHexParams, task: bool = True) -> RigidModel:
-    """Build the rigid model at simulator ``state`` (18,); see the module docstring.
+    """Build the rigid model at simulator ``state``; see the module docstring.
 
-    Raises ``ValueError`` for a bad state; contactmodes errors propagate.
+    Parameters
+    ----------
+    state : array_like
+        ``(18,)`` (``controllers.rhex.simulator.STATE_LAYOUT``, SI).
+    params : RHexParams
+        The robot and the ground.
+    task : bool, optional
+        Add the task row ``f_n(body) >= min_body_normal_force`` (eq. 17/18, Sec. IV-B.2).
+
+    Returns
+    -------
+    RigidModel
+        SI units, with its mechanism.
+
+    Raises
+    ------
+    ValueError
+        For a bad state, or a tilted-gravity model (``params.slope != 0``); contactmodes errors
+        propagate.
     """
     p = params
     st = np.asarray(state, dtype=float)
@@ -130,8 +174,20 @@ def rigid_model(state, params: RHexParams, task: bool = True) -> RigidModel:
 
 
 def task_constraint(k: int, params: RHexParams) -> LinearConstraint:
-    """The task row ``f_n(body) >= params.min_body_normal_force`` (N) for a model with ``k``
-    contacts (the body corner first)."""
+    """The task row ``f_n(body) >= params.min_body_normal_force`` (N).
+
+    Parameters
+    ----------
+    k : int
+        The model's number of contacts (the body corner first).
+    params : RHexParams
+        Its ``min_body_normal_force`` (N).
+
+    Returns
+    -------
+    LinearConstraint
+        A ``"task"`` ``"geq"`` block of one row over ``(q̈, f, τ)``.
+    """
     f = np.zeros((1, 2 * k))
     f[0, 1] = 1.0
     return LinearConstraint(kind="task", type="geq", qdd=np.zeros((1, 6)), f=f, tau=np.zeros((1, 3)),
@@ -143,10 +199,31 @@ def task_constraint(k: int, params: RHexParams) -> LinearConstraint:
 class RigidArrays:
     """The rigid model's terms at one state in closed form (module doc), SI units.
 
-    ``contacts`` names present (subset of ``CONTACT_NAMES``, ``k`` of them); ``q``, ``qdot``
-    (6,); ``M`` (6, 6); ``h`` (6,); ``J`` (2k, 6) rows ``(t, n)`` per contact; ``Jdot_qdot`` (2k,);
-    ``v_contact`` (2k,) ``J q̇``; ``mu``, ``v0`` (k,); ``scales`` the mechanism's
-    ``CharacteristicScales``."""
+    Attributes
+    ----------
+    contacts : tuple
+        Names present (subset of ``CONTACT_NAMES``, ``k`` of them).
+    q : numpy.ndarray
+        ``(6,)`` (m, rad).
+    qdot : numpy.ndarray
+        ``(6,)`` (m/s, rad/s).
+    M : numpy.ndarray
+        ``(6, 6)`` ``diag(m, m, I, 0, 0, 0)`` (kg, kg·m²).
+    h : numpy.ndarray
+        ``(6,)`` (N, N·m).
+    J : numpy.ndarray
+        ``(2k, 6)`` rows ``(t, n)`` per contact.
+    Jdot_qdot : numpy.ndarray
+        ``(2k,)`` (m/s²).
+    v_contact : numpy.ndarray
+        ``(2k,)`` ``J q̇`` (m/s).
+    mu : numpy.ndarray
+        ``(k,)`` friction coefficients.
+    v0 : numpy.ndarray
+        ``(k,)`` velocity thresholds (m/s).
+    scales : CharacteristicScales
+        The mechanism's scales.
+    """
 
     contacts: tuple
     q: np.ndarray
@@ -162,11 +239,29 @@ class RigidArrays:
 
 
 def rigid_arrays(state, params: RHexParams, kinematics: LegKinematics | None = None) -> RigidArrays:
-    """Closed-form rigid model (module doc) at simulator ``state`` (18,): the same numbers as
-    ``rigid_model``'s mechanism, in a few microseconds' worth of arithmetic. ``kinematics``:
-    ``leg_kinematics`` of ``state`` when the caller has it already.
+    """Closed-form rigid model (module doc) at simulator ``state``.
 
-    Raises ``ValueError`` for a bad state or a tilted-gravity model (``params.slope != 0``)."""
+    The same numbers as ``rigid_model``'s mechanism, in a few microseconds' worth of arithmetic.
+
+    Parameters
+    ----------
+    state : array_like
+        ``(18,)`` (``controllers.rhex.simulator.STATE_LAYOUT``, SI).
+    params : RHexParams
+        The robot and the ground.
+    kinematics : LegKinematics, optional
+        ``leg_kinematics`` of ``state`` when the caller has it already.
+
+    Returns
+    -------
+    RigidArrays
+        SI units.
+
+    Raises
+    ------
+    ValueError
+        For a bad state or a tilted-gravity model (``params.slope != 0``).
+    """
     p = params
     if p.slope != 0.0:
         raise ValueError("rigid_system: a tilted-gravity (slope) model is not supported by PlanarMechanism")
@@ -241,8 +336,29 @@ def _largest(values: list) -> float:
 
 
 def analytic_model(state, params: RHexParams, task: bool = True) -> RigidModel:
-    """``rigid_model`` from the closed-form terms of ``rigid_arrays`` (``mechanism`` is
-    ``None``): the same ``ContactSystem`` to rounding."""
+    """``rigid_model`` from the closed-form terms of ``rigid_arrays`` (``mechanism`` is ``None``).
+
+    The same ``ContactSystem`` to rounding.
+
+    Parameters
+    ----------
+    state : array_like
+        ``(18,)`` (SI).
+    params : RHexParams
+        The robot and the ground.
+    task : bool, optional
+        Add the task row (``task_constraint``).
+
+    Returns
+    -------
+    RigidModel
+        SI units.
+
+    Raises
+    ------
+    ValueError
+        As ``rigid_arrays``.
+    """
     ra = rigid_arrays(state, params)
     cons = (task_constraint(len(ra.contacts), params),) if task else ()
     system = ContactSystem(M=ra.M, h=ra.h, S=np.vstack([np.zeros((3, 3)), np.eye(3)]), J=ra.J,
@@ -253,5 +369,25 @@ def analytic_model(state, params: RHexParams, task: bool = True) -> RigidModel:
 
 
 def rigid_system(state, params: RHexParams, task: bool = True) -> ContactSystem:
-    """The rigid model's ``ContactSystem`` at ``state`` (see ``rigid_model``)."""
+    """The rigid model's ``ContactSystem`` at ``state`` (see ``rigid_model``).
+
+    Parameters
+    ----------
+    state : array_like
+        ``(18,)`` (SI).
+    params : RHexParams
+        The robot and the ground.
+    task : bool, optional
+        Add the task row.
+
+    Returns
+    -------
+    ContactSystem
+        SI units.
+
+    Raises
+    ------
+    ValueError
+        As ``rigid_model``.
+    """
     return rigid_model(state, params, task).system

@@ -78,9 +78,17 @@ _CORNERS = ((-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0))  # × (d, h); in
 
 @dataclass(frozen=True)
 class ControlOutput:
-    """What a controller returns: ``torque`` (3,) hip torques (N·m), the contact ``mode`` it
-    assumed or chose (4 letters body/toe1/toe2/toe3, or ``None``) and its ``predicted_pitch_acc``
-    θ̈ (rad/s², or ``None``)."""
+    """What a controller returns.
+
+    Attributes
+    ----------
+    torque : numpy.ndarray
+        ``(3,)`` hip torques (N·m).
+    mode : str or None
+        The contact mode it assumed or chose (4 letters body/toe1/toe2/toe3), or ``None``.
+    predicted_pitch_acc : float or None
+        Its predicted pitch acceleration θ̈ (rad/s²), or ``None``.
+    """
 
     torque: np.ndarray
     mode: Optional[str] = None
@@ -91,9 +99,22 @@ class ControlOutput:
 class LegKinematics:
     """Leg geometry at a state; all arrays have first dimension 3 (rear, middle, front).
 
-    hip (3, 2), hip_vel (3, 2) world hip positions (m) and velocities (m/s); r (3,) leg lengths
-    (m); rdot (3,) (m/s); beta (3,) absolute leg angles (rad, from +x, ccw); phi (3,) hip angles
-    relative to the body ``β − θ`` wrapped to (−π, π]; phidot (3,) hip speeds ``β̇ − θ̇`` (rad/s).
+    Attributes
+    ----------
+    hip : numpy.ndarray
+        ``(3, 2)`` world hip positions (m).
+    hip_vel : numpy.ndarray
+        ``(3, 2)`` hip velocities (m/s).
+    r : numpy.ndarray
+        ``(3,)`` leg lengths (m).
+    rdot : numpy.ndarray
+        ``(3,)`` leg length rates (m/s).
+    beta : numpy.ndarray
+        ``(3,)`` absolute leg angles (rad, from ``+x``, counter-clockwise).
+    phi : numpy.ndarray
+        ``(3,)`` hip angles relative to the body, ``β − θ`` wrapped to ``(−π, π]`` (rad).
+    phidot : numpy.ndarray
+        ``(3,)`` hip speeds ``β̇ − θ̇`` (rad/s).
     """
 
     hip: np.ndarray
@@ -107,8 +128,19 @@ class LegKinematics:
 
 @dataclass
 class StepInfo:
-    """Per-step contact information: ``modes`` (4 letters), ``toe_normal_impulse`` (3,) (N·s),
-    ``corner_normal_force`` (4,) (N), ``body_normal_force`` total (N)."""
+    """Per-step contact information.
+
+    Attributes
+    ----------
+    modes : str
+        4 letters (body = rear bottom corner, toe1..3).
+    toe_normal_impulse : numpy.ndarray
+        ``(3,)`` (N·s).
+    corner_normal_force : numpy.ndarray
+        ``(4,)`` (N), corners as ``body_corners``.
+    body_normal_force : float
+        Their total (N).
+    """
 
     modes: str
     toe_normal_impulse: np.ndarray
@@ -120,14 +152,34 @@ class StepInfo:
 class SimulationResult:
     """Output of ``simulate``; ``N`` control steps.
 
-    times (N+1,) s; states (N+1, 18) (``STATE_LAYOUT``); torques (N, 3) applied hip torques (N·m,
-    after motor saturation); commanded (N, 3) controller torques before saturation;
-    sim_modes (N,) simulated contact modes (4 letters, body/toe1/toe2/toe3) over each step;
-    controller_modes (N,) the controller's modes (``None`` allowed); predicted_pitch_acc (N,)
-    controller predictions (NaN when ``None``); pitch_acc (N,) simulated mean pitch acceleration
-    over each control period (rad/s²); outcome ``"flipped"``, ``"fell_back"``, ``"timeout"`` or
-    ``"interrupted"``; success; flip_time (s, pitch reaches 90° with positive pitch rate, else
-    ``None``); wall_time (s).
+    Attributes
+    ----------
+    times : numpy.ndarray
+        ``(N+1,)`` (s).
+    states : numpy.ndarray
+        ``(N+1, 18)`` (``STATE_LAYOUT``, SI).
+    torques : numpy.ndarray
+        ``(N, 3)`` applied hip torques (N·m, after motor saturation).
+    commanded : numpy.ndarray
+        ``(N, 3)`` the controller's torques before saturation (N·m).
+    sim_modes : list
+        ``(N,)`` simulated contact modes (4 letters, body/toe1/toe2/toe3) over each step.
+    controller_modes : list
+        ``(N,)`` the controller's modes (``None`` allowed).
+    predicted_pitch_acc : numpy.ndarray
+        ``(N,)`` the controller's predictions (rad/s², NaN when ``None``).
+    pitch_acc : numpy.ndarray
+        ``(N,)`` simulated mean pitch acceleration over each control period (rad/s²).
+    outcome : str
+        ``"flipped"``, ``"fell_back"``, ``"timeout"`` or ``"interrupted"``.
+    success : bool
+        ``outcome == "flipped"``.
+    flip_time : float or None
+        When the pitch reached 90° with positive pitch rate (s), else ``None``.
+    wall_time : float
+        Wall time of the run (s).
+    params : RHexParams
+        The parameters as run.
     """
 
     times: np.ndarray
@@ -154,7 +206,20 @@ class SimulationResult:
 
 
 def body_corners(state, params: RHexParams) -> np.ndarray:
-    """(4, 2) world positions (m) of the body corners: rear-bottom, front-bottom, front-top, rear-top."""
+    """(4, 2) world positions (m) of the body corners: rear-bottom, front-bottom, front-top, rear-top.
+
+    Parameters
+    ----------
+    state : numpy.ndarray
+        ``(18,)`` (``STATE_LAYOUT``, SI).
+    params : RHexParams
+        The body's half sizes ``d``, ``h``.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(4, 2)`` (m).
+    """
     x, y, th = state[0], state[1], state[2]
     c, s = math.cos(th), math.sin(th)
     out = np.empty((4, 2))
@@ -165,7 +230,25 @@ def body_corners(state, params: RHexParams) -> np.ndarray:
 
 
 def leg_kinematics(state, params: RHexParams) -> LegKinematics:
-    """Leg geometry and hip speeds (``LegKinematics``) at ``state`` (18,)."""
+    """Leg geometry and hip speeds (``LegKinematics``) at ``state`` (18,).
+
+    Parameters
+    ----------
+    state : array_like
+        ``(18,)`` (``STATE_LAYOUT``, SI).
+    params : RHexParams
+        The hips' positions.
+
+    Returns
+    -------
+    LegKinematics
+        SI units.
+
+    Raises
+    ------
+    ValueError
+        When ``state`` is not of shape ``(18,)``.
+    """
     state = np.asarray(state, dtype=float)
     if state.shape != (N_STATE,):
         raise ValueError(f"state: expected shape ({N_STATE},), got {state.shape}")
@@ -196,7 +279,20 @@ def leg_kinematics(state, params: RHexParams) -> LegKinematics:
 
 def energy(state, params: RHexParams) -> float:
     """Total mechanical energy (J): kinetic + gravitational (``params.gravity_vector``) + leg
-    springs + body penetration springs."""
+    springs + body penetration springs.
+
+    Parameters
+    ----------
+    state : array_like
+        ``(18,)`` (``STATE_LAYOUT``, SI).
+    params : RHexParams
+        Masses, springs, gravity.
+
+    Returns
+    -------
+    float
+        Energy (J).
+    """
     st = np.asarray(state, dtype=float)
     gv = params.gravity_vector
     ke = 0.5 * params.m * (st[3] ** 2 + st[4] ** 2) + 0.5 * params.I * st[5] ** 2
@@ -224,6 +320,23 @@ def initial_state(params: RHexParams | None = None, legs: str = "forward") -> np
     lifts the nose with the body sliding forward and the front toes backward — the sliding
     directions of the paper's blind models (Sec. IV-A). ``legs="back"``: toes behind the hips, as
     in ``examples/rhex_flip_start.toml`` (there with the body already pitched 10°).
+
+    Parameters
+    ----------
+    params : RHexParams, optional
+        Default ``RHexParams()``.
+    legs : str, optional
+        ``"forward"`` or ``"back"``.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(18,)`` (``STATE_LAYOUT``, SI).
+
+    Raises
+    ------
+    ValueError
+        For legs too short to reach the ground, or an unknown ``legs``.
     """
     p = params or RHexParams()
     gn = -p.gravity_vector[1]
@@ -254,6 +367,30 @@ def toe_contact_impulse(v_free, u, m_t: float, c_damp: float, target_n: float, m
     Solves: ``P_n >= 0``, ``v⁺_n >= target_n`` with complementarity, and Coulomb
     ``|P_t| <= μ P_n``, stick (``v⁺_t = 0``) when inside the cone, else sliding with
     ``P_t = −sign(v⁺_t) μ P_n``. Returns ``(v⁺ (2,), P (2,), letter)`` with letter ``S``/``F``/``L``/``R``.
+
+    Parameters
+    ----------
+    v_free : array_like
+        ``(2,)`` the toe's end-of-step velocity without contact (m/s).
+    u : array_like
+        ``(2,)`` the unit hip→toe vector.
+    m_t : float
+        Toe mass (kg).
+    c_damp : float
+        ``dt·d_l/(m_t + dt·d_l)`` (dimensionless).
+    target_n : float
+        The end-of-step normal velocity that closes the gap (m/s).
+    mu : float
+        Toe friction coefficient.
+
+    Returns
+    -------
+    v_plus : numpy.ndarray
+        ``(2,)`` end-of-step velocity (m/s).
+    P : numpy.ndarray
+        ``(2,)`` contact impulse ``(P_t, P_n)`` (N·s).
+    letter : str
+        ``"S"``, ``"F"``, ``"L"`` or ``"R"``.
     """
     vfx, vfy = float(v_free[0]), float(v_free[1])
     ux, uy = float(u[0]), float(u[1])
@@ -290,7 +427,26 @@ def toe_contact_impulse(v_free, u, m_t: float, c_damp: float, target_n: float, m
 def step(state, tau, params: RHexParams, dt: float | None = None, info: bool = False):
     """Advance ``state`` (18,) by one time step ``dt`` (default ``params.sim_dt``) under hip
     torques ``tau`` (3,) (N·m, applied as given). Returns the new state, and with ``info=True`` also
-    a ``StepInfo``. See the module docstring for the scheme."""
+    a ``StepInfo``. See the module docstring for the scheme.
+
+    Parameters
+    ----------
+    state : numpy.ndarray
+        ``(18,)`` (``STATE_LAYOUT``, SI).
+    tau : array_like
+        ``(3,)`` hip torques (N·m).
+    params : RHexParams
+        The model's parameters.
+    dt : float, optional
+        Time step (s).
+    info : bool, optional
+        Also return a ``StepInfo``.
+
+    Returns
+    -------
+    numpy.ndarray or tuple[numpy.ndarray, StepInfo]
+        The new state ``(18,)``, and with ``info`` the step's contact information.
+    """
     p = params
     dt = p.sim_dt if dt is None else dt
     st = state
@@ -410,6 +566,38 @@ def simulate(
     when, after lifting (pitch above 2°), the pitch returns to <= 0; else ``"timeout"`` at
     ``duration``. With ``stop_on_outcome`` the run stops at the first outcome.
     Raises ``ValueError`` for a bad initial state or duration.
+
+    Parameters
+    ----------
+    controller : Callable
+        ``controller(t, state, params) -> ControlOutput`` (a bare ``(3,)`` array is accepted as the
+        torque, N·m).
+    params : RHexParams, optional
+        Default ``RHexParams()``.
+    duration : float, optional
+        Simulated time (s), ``> 0``.
+    initial_state : numpy.ndarray, optional
+        ``(18,)``; default ``initial_state(params)``.
+    progress : Callable[[float], None], optional
+        Called with the simulated time (s).
+    progress_every : float, optional
+        Seconds of simulated time between calls of ``progress``.
+    stop_on_outcome : bool, optional
+        Stop at the first outcome.
+    saturate : bool, optional
+        Clip the torques at the motor limit.
+
+    Returns
+    -------
+    SimulationResult
+        The run.
+
+    Raises
+    ------
+    ValueError
+        For a bad initial state or duration, or a non-finite controller torque.
+    FloatingPointError
+        When the simulation diverges.
     """
     p = params or RHexParams()
     if not (duration > 0):

@@ -48,14 +48,31 @@ flipped (``n/a`` otherwise: a run that fell back or timed out is not a flip to p
 
 
 def run_one_flip(params, controller: str, duration: float) -> dict:
-    """Simulate one flip and return its ``contactmodes.flip/1`` fields without ``schema``,
-    ``mode_timeline`` and ``params`` (``controllers.rhex.run_flip``; a sweep point carries
-    its varied parameters, the others are the defaults).
+    """Simulate one flip and return its ``contactmodes.flip/1`` fields for a sweep point.
 
-    ``params``: ``RHexParams``; ``controller``: ``"blind"`` or
-    ``"max-thrust"``; ``duration``: simulated seconds before giving up (s). Raises
-    ``KeyboardInterrupt`` when the run was interrupted, and whatever the controller or the
-    simulator raise (the sweep records it as a failed point).
+    Without ``schema``, ``mode_timeline``, ``params``, ``step_ms`` and ``step_cpu_ms``
+    (``controllers.rhex.run_flip``; a sweep point carries its varied parameters, the others are the
+    defaults).
+
+    Parameters
+    ----------
+    params : RHexParams
+        The robot's and the controller's settings.
+    controller : str
+        ``"blind"`` or ``"max-thrust"``.
+    duration : float
+        Simulated seconds before giving up (s).
+
+    Returns
+    -------
+    dict
+        The document's other fields (JSON values).
+
+    Raises
+    ------
+    KeyboardInterrupt
+        When the run was interrupted; whatever the controller or the simulator raise propagates
+        too (the sweep records it as a failed point).
     """
     from .api import run_flip
 
@@ -85,19 +102,61 @@ def _params(table: Mapping[str, Any], defaults: Mapping[str, Any]):
 
 
 class FlipPoint:
-    """Picklable evaluator of one grid point: ``params`` → ``run_one_flip`` fields."""
+    """Picklable evaluator of one grid point: ``params`` → ``run_one_flip`` fields.
+
+    Parameters
+    ----------
+    base : dict
+        Every ``RHexParams`` field's default, as a nested table.
+    paths : dict
+        Varied key → its key paths in ``base`` (``contactmodes.sweeps.keys.key_paths``).
+    defaults : dict
+        ``RHexParams`` field → default (to restore tuples).
+    controller : str or None
+        The controller, unless varied.
+    duration : float
+        Simulated seconds per run (s).
+    """
 
     def __init__(self, base: dict, paths: dict, defaults: dict, controller: str | None, duration: float) -> None:
         self.base, self.paths, self.defaults = base, paths, defaults
         self.controller, self.duration = controller, duration
 
     def build(self, params: Mapping[str, Any]):
-        """``(RHexParams, controller)`` of a grid point."""
+        """``(RHexParams, controller)`` of a grid point.
+
+        Parameters
+        ----------
+        params : Mapping[str, Any]
+            Varied key → value (``controller`` among them when varied).
+
+        Returns
+        -------
+        tuple[RHexParams, str]
+            The parameters and the controller's name.
+
+        Raises
+        ------
+        ValueError
+            When ``RHexParams`` rejects a value (or ``TypeError``).
+        """
         changes = {k: v for k, v in params.items() if k != "controller"}
         rhex = _params(apply_overrides(self.base, self.paths, changes), self.defaults)
         return rhex, params.get("controller", self.controller)
 
     def __call__(self, params: Mapping[str, Any]) -> dict:
+        """The point's ``run_one_flip`` fields.
+
+        Parameters
+        ----------
+        params : Mapping[str, Any]
+            Varied key → value.
+
+        Returns
+        -------
+        dict
+            JSON values.
+        """
         rhex, controller = self.build(params)
         return run_one_flip(rhex, controller, self.duration)
 
@@ -108,6 +167,18 @@ class FlipRow:
     varied keys already give."""
 
     def __call__(self, point: dict) -> dict:
+        """The table columns of one point document.
+
+        Parameters
+        ----------
+        point : dict
+            The point's document.
+
+        Returns
+        -------
+        dict
+            Column → scalar (``None`` as NaN).
+        """
         skip = {"params", "ok", "error"} | set(point["params"])
         return {k: (math.nan if v is None else v) for k, v in point.items() if k not in skip}
 
@@ -159,9 +230,30 @@ class FlipKind(SweepKind):
 
     def prepare(self, grid: Grid, controller: str | None = None,  # type: ignore[override]  # a kind takes its own options
                 duration: float = DEFAULT_DURATION, progress=None) -> Prepared:
-        """Validate and prepare (``SweepKind.prepare``). Options: ``controller`` (required
-        unless varied), ``duration`` (s, > 0); ``progress`` a stage (``contactmodes.progress``)
-        told of each point checked."""
+        """Validate and prepare (``SweepKind.prepare``).
+
+        Parameters
+        ----------
+        grid : Grid
+            The validated grid (``RHexParams`` fields and ``controller``).
+        controller : str, optional
+            ``"blind"`` or ``"max-thrust"`` (required unless varied).
+        duration : float, optional
+            Simulated seconds per run (s, > 0).
+        progress : NullStage, optional
+            A stage (``contactmodes.progress``) told of each point checked.
+
+        Returns
+        -------
+        Prepared
+            The runnable sweep.
+
+        Raises
+        ------
+        SweepError
+            For a missing, doubled or unknown controller, a bad duration, an unknown or mistyped
+            parameter, a point ``RHexParams`` rejects, or an unavailable max-thrust controller.
+        """
         from .cli import CONTROLLERS
 
         varied_controller = "controller" in grid.keys

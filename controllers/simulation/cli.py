@@ -73,7 +73,18 @@ def _positive_int(text: str) -> int:
 
 
 def add_parser(sub) -> argparse.ArgumentParser:
-    """Register ``simulate`` on the ``contactmodes`` subparsers; returns the sub-parser."""
+    """Register ``simulate`` on the ``contactmodes`` subparsers; returns the sub-parser.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The ``contactmodes`` command's sub-parsers.
+
+    Returns
+    -------
+    argparse.ArgumentParser
+        The ``simulate`` parser (``run`` set as its default ``run``).
+    """
     from .loop import MAX_STEPS
     from .model import ContactSettings
 
@@ -111,7 +122,18 @@ def add_parser(sub) -> argparse.ArgumentParser:
 
 
 def summary(doc: dict) -> str:
-    """The text summary of a ``contactmodes.simulation/1`` document (a few lines)."""
+    """The text summary of a ``contactmodes.simulation/1`` document (a few lines).
+
+    Parameters
+    ----------
+    doc : dict
+        A ``contactmodes.simulation/1`` document.
+
+    Returns
+    -------
+    str
+        Lines of text.
+    """
     N = len(doc["t"])
     contacts = doc["contacts"]
     modes = ["".join(doc["modes"][c][k] for c in contacts) for k in range(N)]
@@ -202,6 +224,18 @@ def _named(item: str, text: str, coordinates: tuple[str, ...], option: str, form
 def parse_goal(text: str, coordinates: tuple[str, ...]) -> tuple[str, float, float | None]:
     """``--goal COORD=VALUE[:TOL]`` as ``(coordinate, value, tolerance or None)``.
 
+    Parameters
+    ----------
+    text : str
+        The option's value.
+    coordinates : tuple[str, ...]
+        The mechanism's coordinate names.
+
+    Returns
+    -------
+    tuple[str, float, float or None]
+        ``(coordinate, value, tolerance or None)``, in the coordinate's unit (m or rad).
+
     Raises
     ------
     UserError
@@ -223,9 +257,29 @@ def parse_goal(text: str, coordinates: tuple[str, ...]) -> tuple[str, float, flo
 
 
 def goal_controller(args: argparse.Namespace, loaded, velocity_tol: float | None):
-    """The ``GoalSwitch`` of ``--goal`` (module doc) for ``loaded``, wrapped in the file's limits
-    as ``make_controller`` wraps every controller. Raises ``UserError`` naming ``--goal`` or
-    ``--brake``."""
+    """The ``GoalSwitch`` of ``--goal`` (module doc) for ``loaded``, wrapped in the file's limits.
+
+    As ``make_controller`` wraps every controller.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed ``simulate`` options (``controller``, ``goal``, ``brake`` (s)).
+    loaded : LoadedSystem
+        The system file.
+    velocity_tol : float or None
+        The normal velocity tolerance of the controller's steps (m/s).
+
+    Returns
+    -------
+    GoalSwitch or LimitedController
+        The switch, within the file's limits when it has some.
+
+    Raises
+    ------
+    UserError
+        Naming ``--goal`` or ``--brake``.
+    """
     from contactmodes.errors import ContactModelError
 
     from .goal import GoalSwitch, goal_controllers
@@ -258,6 +312,18 @@ def parse_disturbance(text: str | None, coordinates: tuple[str, ...]):
     """``--disturbance COORD=VALUE,...`` as an ``(n_q,)`` generalized force (SI; zero on the
     coordinates not named), ``None`` for ``None``.
 
+    Parameters
+    ----------
+    text : str or None
+        The option's value.
+    coordinates : tuple[str, ...]
+        The mechanism's coordinate names.
+
+    Returns
+    -------
+    numpy.ndarray or None
+        ``(n_q,)`` the generalized force (N or N·m per coordinate).
+
     Raises
     ------
     UserError
@@ -286,12 +352,28 @@ def parse_disturbance(text: str | None, coordinates: tuple[str, ...]):
 
 
 def run(args: argparse.Namespace) -> str | CommandOutput:
-    """Validate, simulate, write the requested files, return the summary or JSON text
-    (``CommandOutput`` with status 1 after steps without an acceptable mode, or without text
-    when the plant failed mid-run: module doc).
+    """Validate, simulate, write the requested files, return the summary or JSON text.
 
-    Raises ``UserError`` (or another ``ContactModelError``) on a user error, nothing written;
-    ``KeyboardInterrupt`` passes (the CLI exits 130, nothing written)."""
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed ``simulate`` options.
+
+    Returns
+    -------
+    str or CommandOutput
+        The text; a ``CommandOutput`` with status 1 after steps without an acceptable mode, or
+        without text when the plant failed mid-run (module doc).
+
+    Raises
+    ------
+    UserError
+        (or another ``ContactModelError``) on a user error, nothing written.
+    KeyboardInterrupt
+        Passes (the CLI exits 130, nothing written).
+    MissingExtraError
+        Without MuJoCo (the ``sim`` extra), or matplotlib for ``--plot``/``--animate``.
+    """
     # MuJoCo's OpenGL probe (glfw) starts a Python subprocess at import, which a Ctrl-C would
     # interrupt with its own traceback; the command renders nothing with OpenGL (module doc)
     os.environ.setdefault("MUJOCO_GL", "disable")

@@ -62,7 +62,18 @@ mode's)."""
 
 def fallback_steps(statuses: list) -> list[int]:
     """The indices of the control steps whose controller status (``controller_status``, ``None``
-    for none) names a fallback (``FALLBACK_PREFIXES``)."""
+    for none) names a fallback (``FALLBACK_PREFIXES``).
+
+    Parameters
+    ----------
+    statuses : list
+        Per control step the controller's status (a string) or ``None``.
+
+    Returns
+    -------
+    list[int]
+        Step indices, increasing.
+    """
     return [k for k, st in enumerate(statuses) if st is not None and str(st).startswith(FALLBACK_PREFIXES)]
 
 
@@ -72,7 +83,18 @@ def _floats(values: Any) -> list[float]:
 
 def creep(run: SimulationRun) -> dict[str, dict | None]:
     """Per contact ``{"sticking_s", "drift_m", "speed_m_s"}`` (module docstring), ``None`` when
-    the contact never sticks."""
+    the contact never sticks.
+
+    Parameters
+    ----------
+    run : SimulationRun
+        The recorded run.
+
+    Returns
+    -------
+    dict[str, dict or None]
+        Contact name → ``{"sticking_s": s, "drift_m": m, "speed_m_s": m/s}`` or ``None``.
+    """
     out: dict[str, dict | None] = {}
     for i, name in enumerate(run.plant.contacts):
         steps = [k for k, m in enumerate(run.modes) if m[i] == "F"]
@@ -99,7 +121,19 @@ def _window(run: SimulationRun, mask: np.ndarray) -> dict:
 
 
 def prediction_rmse(run: SimulationRun) -> dict | None:
-    """The ``prediction`` entry (module docstring): ``None`` when the controller predicted nothing."""
+    """The ``prediction`` entry (module docstring): ``None`` when the controller predicted nothing.
+
+    Parameters
+    ----------
+    run : SimulationRun
+        The recorded run.
+
+    Returns
+    -------
+    dict or None
+        ``{"windows": {"all", "after_first", "mode_agrees"}}``, each ``{"steps", "rmse"}`` with the
+        RMSE per coordinate (the coordinate's acceleration unit, m/s² or rad/s²).
+    """
     if not np.any(np.all(np.isfinite(run.predicted_qdd), axis=1)):
         return None
     N = len(run.modes)

@@ -54,8 +54,25 @@ Checked before anything is allocated, as ``sweep`` checks its grid (``contactmod
 
 
 def substeps(rate: float, dt: float) -> int:
-    """MuJoCo steps per control step, ``1 / (rate · dt)``; ``ContactModelError`` naming ``--rate``
-    unless it is a whole number >= 1."""
+    """MuJoCo steps per control step, ``1 / (rate · dt)``.
+
+    Parameters
+    ----------
+    rate : float
+        Control rate (Hz), finite and > 0.
+    dt : float
+        MuJoCo time step (s).
+
+    Returns
+    -------
+    int
+        ``>= 1``.
+
+    Raises
+    ------
+    ContactModelError
+        Naming ``--rate`` unless the ratio is a whole number >= 1.
+    """
     if not (math.isfinite(rate) and rate > 0):
         raise ContactModelError(f"--rate: must be a finite number > 0 (Hz), got {rate}")
     n = 1.0 / (rate * dt)

@@ -120,7 +120,13 @@ class ContactSettings:
         return (tc, self.dampratio)
 
     def check(self) -> None:
-        """``ContactModelError`` naming the field on a non-positive or non-finite setting."""
+        """``ContactModelError`` naming the field on a non-positive or non-finite setting.
+
+        Raises
+        ------
+        ContactModelError
+            Naming the field (``--dt`` for the time step).
+        """
         for name in ("timestep", "dampratio", "impratio", "friction_timeconst", "margin_rel", "radius_rel"):
             v = getattr(self, name)
             if not (math.isfinite(v) and v > 0):
@@ -149,7 +155,18 @@ class InertiaFloor:
 def mechanism_parts(mechanism: PlanarMechanism) -> MechanismParts:
     """The links, point masses, contacts and actuators of ``mechanism``: ``mechanism.parts()``
     (``contactmodes.model.mechanism.MechanismParts``; a URDF mechanism stores them in
-    mechanism-link frames too, so both inputs read the same)."""
+    mechanism-link frames too, so both inputs read the same).
+
+    Parameters
+    ----------
+    mechanism : PlanarMechanism
+        A planar mechanism (of a system file, or read from a URDF).
+
+    Returns
+    -------
+    MechanismParts
+        Its parts in mechanism-link frames (SI).
+    """
     return mechanism.parts()
 
 
@@ -255,12 +272,33 @@ class Plant:
     limits: np.ndarray | None = field(default=None)
 
     def set_state(self, data: "mujoco.MjData", q: np.ndarray, qdot: np.ndarray) -> None:
-        """Write toolkit ``q``, ``q̇`` (each (n_q,), SI) into ``data`` (then ``mj_forward`` it)."""
+        """Write toolkit ``q``, ``q̇`` (each (n_q,), SI) into ``data`` (then ``mj_forward`` it).
+
+        Parameters
+        ----------
+        data : mujoco.MjData
+            The plant's data.
+        q : numpy.ndarray
+            ``(n_q,)`` configuration (m, rad).
+        qdot : numpy.ndarray
+            ``(n_q,)`` velocity (m/s, rad/s).
+        """
         data.qpos[self.qpos_index] = q
         data.qvel[self.qpos_index] = qdot
 
     def state(self, data: "mujoco.MjData") -> tuple[np.ndarray, np.ndarray]:
-        """Toolkit ``(q, q̇)`` (each (n_q,), SI) read from ``data``."""
+        """Toolkit ``(q, q̇)`` (each (n_q,), SI) read from ``data``.
+
+        Parameters
+        ----------
+        data : mujoco.MjData
+            The plant's data.
+
+        Returns
+        -------
+        q, qdot : numpy.ndarray
+            ``(n_q,)`` each (SI), copies.
+        """
         return data.qpos[self.qpos_index].copy(), data.qvel[self.qpos_index].copy()
 
 

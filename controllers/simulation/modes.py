@@ -61,11 +61,33 @@ class ModeThresholds:
     slip_rel: float = 1e-3
 
     def force_tol(self, plant: "Plant") -> float:
-        """The normal force threshold (N)."""
+        """The normal force threshold (N).
+
+        Parameters
+        ----------
+        plant : Plant
+            The plant (its total mass and gravity).
+
+        Returns
+        -------
+        float
+            ``force_rel · m_total · g`` (N).
+        """
         return self.force_rel * plant.total_mass * plant.mechanism.gravity
 
     def slip_tol(self, plant: "Plant") -> float:
-        """The tangential speed threshold (m/s)."""
+        """The tangential speed threshold (m/s).
+
+        Parameters
+        ----------
+        plant : Plant
+            The plant (its gravity and length ``L``).
+
+        Returns
+        -------
+        float
+            ``slip_rel · sqrt(g L)`` (m/s; ``g = 9.81`` when the plant has no gravity).
+        """
         g = plant.mechanism.gravity if plant.mechanism.gravity > 0 else 9.81
         return self.slip_rel * math.sqrt(g * plant.length)
 
@@ -139,8 +161,24 @@ def read_contacts(plant: "Plant", data: "mujoco.MjData", thresholds: ModeThresho
 
 def mode_letters(plant: "Plant", force: np.ndarray, velocity: np.ndarray,
                  thresholds: ModeThresholds | None = None) -> str:
-    """The mode string of contact forces ``force`` (k, 2) ``(f_t, f_n)`` (N) and point velocities
-    ``velocity`` (k, 2) ``(v_t, v_n)`` (m/s) by the rule of the module docstring."""
+    """The mode string of contact forces and point velocities, by the rule of the module docstring.
+
+    Parameters
+    ----------
+    plant : Plant
+        The plant (the thresholds' scales).
+    force : numpy.ndarray
+        ``(k, 2)`` ``(f_t, f_n)`` on the robot (N).
+    velocity : numpy.ndarray
+        ``(k, 2)`` ``(v_t, v_n)`` of the contact points (m/s).
+    thresholds : ModeThresholds, optional
+        Default ``ModeThresholds()``.
+
+    Returns
+    -------
+    str
+        One letter ``S``/``F``/``L``/``R`` per contact.
+    """
     th = ModeThresholds() if thresholds is None else thresholds
     f_tol, v_tol = th.force_tol(plant), th.slip_tol(plant)
     letters = []

@@ -74,7 +74,18 @@ class Penetration:
 
 def describe(entry: dict) -> str:
     """One line on a ``penetrations`` entry of ``contactmodes.simulation/1`` (the summary's and,
-    after ``simulate:``, the warning's)."""
+    after ``simulate:``, the warning's).
+
+    Parameters
+    ----------
+    entry : dict
+        A ``penetrations`` entry (``link``, ``surface``, ``first_s``, ``depth_m``).
+
+    Returns
+    -------
+    str
+        The line (no newline).
+    """
     return (f"link {entry['link']} went {entry['depth_m']:.3g} m below the surface of contact(s) "
             f"{', '.join(entry['surface'])} (first at t = {entry['first_s']:.4g} s): the plant collides only the "
             f"contact points, its links pass through")
@@ -148,13 +159,32 @@ class PenetrationWatch:
 
     def distances(self, data) -> np.ndarray:
         """``(points, surfaces)`` signed distances (m) of the watched links' points above each
-        surface at ``data``'s kinematics."""
+        surface at ``data``'s kinematics.
+
+        Parameters
+        ----------
+        data : mujoco.MjData
+            The plant's data after ``mj_forward`` or a step.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``(points, surfaces)`` (m, positive above).
+        """
         R = data.xmat[self.body].reshape(-1, 3, 3)[:, :2, :2]
         world = data.xpos[self.body, :2] + np.einsum("pij,pj->pi", R, self.local)
         return world @ self.normals.T - self.offsets
 
     def update(self, t: float, data) -> None:
-        """Read the points at ``data``'s kinematics (time ``t``, s) and record the penetrations."""
+        """Read the points at ``data``'s kinematics (time ``t``, s) and record the penetrations.
+
+        Parameters
+        ----------
+        t : float
+            The time (s).
+        data : mujoco.MjData
+            The plant's data at ``t``.
+        """
         if not self.watched.any():
             return
         depth = -self.distances(data)

@@ -20,7 +20,17 @@ _MAX_FRAMES = 120
 
 def plot_run(run: SimulationRun, path: str, title: str = "") -> None:
     """Three panels against time: ``q`` per coordinate (m or rad), the applied torques and the
-    mode letter of each contact (colours ``MODE_COLOURS``); written as PNG to ``path``."""
+    mode letter of each contact (colours ``MODE_COLOURS``); written as PNG to ``path``.
+
+    Parameters
+    ----------
+    run : SimulationRun
+        The recorded run.
+    path : str
+        The PNG file.
+    title : str, optional
+        The figure's title.
+    """
     import matplotlib
 
     matplotlib.use("Agg")
@@ -83,7 +93,17 @@ def _segments(run: SimulationRun, q: np.ndarray) -> list[np.ndarray]:
 
 def animate(run: SimulationRun, path: str, title: str = "") -> None:
     """A GIF of the robot (links as segments, contact points coloured by their mode letter, the
-    environment lines in grey), at most 120 frames, real time; written to ``path``."""
+    environment lines in grey), at most 120 frames, real time; written to ``path``.
+
+    Parameters
+    ----------
+    run : SimulationRun
+        The recorded run.
+    path : str
+        The GIF file.
+    title : str, optional
+        Heads every frame.
+    """
     import matplotlib
 
     matplotlib.use("Agg")

@@ -122,8 +122,23 @@ class TouchdownDetector:
 
     def update(self, t: float, q: np.ndarray, qdot: np.ndarray, force: np.ndarray, velocity: np.ndarray,
                qdot_next: np.ndarray) -> None:
-        """One MuJoCo step: ``t`` (s) and ``(q, qdot)`` the state it began from, ``force`` and
-        ``velocity`` ``(k, 2)`` its reading, ``qdot_next`` ``(n_q,)`` the velocity after it."""
+        """Record one MuJoCo step.
+
+        Parameters
+        ----------
+        t : float
+            The step's start time (s).
+        q : numpy.ndarray
+            ``(n_q,)`` the state the step began from (m, rad).
+        qdot : numpy.ndarray
+            ``(n_q,)`` its velocity (m/s, rad/s).
+        force : numpy.ndarray
+            ``(k, 2)`` the step's contact forces ``(f_t, f_n)`` (N).
+        velocity : numpy.ndarray
+            ``(k, 2)`` the contact points' velocities ``(v_t, v_n)`` (m/s).
+        qdot_next : numpy.ndarray
+            ``(n_q,)`` the velocity after the step.
+        """
         loaded = force[:, 1] > self.f_tol
         for ev in self._pending:
             ev._steps += 1
