@@ -34,14 +34,6 @@ units (say, mm instead of m) does not change a decision.
     to rounding near rest: a gripper's four sticking contacts with a wrist velocity of 1e-4 rad/s,
     inconsistent by 2e-11) are decided as the definition decides them. Ten times
     ``FEASIBILITY_RTOL``.
-``KINEMATIC_EQ_RTOL``
-    The other side of that band: a verified optimum of those LPs decides a candidate feasible
-    only when the LP's point meets the candidate's acceleration equalities within
-    ``KINEMATIC_EQ_RTOL · max(1, max |J̇q̇_i|)`` (the equality rows' right-hand sides, scaled
-    units). The LP's own check (``polytopes.tolerances.LP_PRIMAL_TOL`` relative to ``‖x‖∞``)
-    accepts residuals far above the definition's; with this one the least-squares residual the
-    definition computes (at most ``√p`` times the point's) is within its ``FEASIBILITY_RTOL``.
-    Else the definition's LP decides. A tenth of ``FEASIBILITY_RTOL``.
 ``STRICT_MARGIN``
     Slack an acceleration inequality of modes S, L, R must be able to exceed to count as strict
     in the kinematic (acceleration) pruning of Sec. III-F, footnote 5; relative to
@@ -174,7 +166,6 @@ GAP_RTOL: float = 1e-6
 FEASIBILITY_RTOL: float = 1e-9
 STRICT_MARGIN: float = 1e-7
 KINEMATIC_BAND_RTOL: float = FEASIBILITY_RTOL * 10
-KINEMATIC_EQ_RTOL: float = FEASIBILITY_RTOL / 10
 CANCEL_RTOL: float = 1e-10
 PIVOT_CERT_GAP: float = 1e2
 SYMMETRY_RTOL: float = 1e-9

@@ -72,8 +72,8 @@ LEAF_BATCH = 1024
 """Prefixes are decided in batches of at most this many (one vectorized LP call each)."""
 
 __all__ = ["MODE_LETTERS", "Enumeration", "acceleration_feasible", "acceleration_rows", "all_modes",
-           "enumerate_modes", "equalities_met", "mode_graph", "strict_slack", "strict_slack_of_rows",
-           "velocity_allowed", "zero_threshold"]
+           "enumerate_modes", "mode_graph", "strict_slack", "strict_slack_of_rows", "velocity_allowed",
+           "zero_threshold"]
 
 
 def zero_threshold(system: ContactSystem) -> np.ndarray:
@@ -153,34 +153,6 @@ def strict_slack(system: ContactSystem, mode: str) -> float:
     validate_mode(mode, system.contacts)
     scaled = system.scaling.system
     return strict_slack_of_rows(*_rows(scaled, classify_velocities(scaled, check_approaching=False), mode))
-
-
-def equalities_met(G: np.ndarray, h: np.ndarray, x: np.ndarray, eq: np.ndarray) -> np.ndarray:
-    """Whether batched strict-slack LPs' points meet their acceleration equalities as closely as
-    a feasible verdict needs (``tolerances.KINEMATIC_EQ_RTOL``).
-
-    Parameters
-    ----------
-    G : numpy.ndarray
-        ``(B, m, n)`` the LPs' rows ``G z <= h`` (nondimensional, unnormalized), each equality
-        given as two opposite rows.
-    h : numpy.ndarray
-        ``(B, m)`` their right-hand sides.
-    x : numpy.ndarray
-        ``(B, n)`` the LPs' points.
-    eq : numpy.ndarray
-        ``(B, m)`` bool: the rows of equalities.
-
-    Returns
-    -------
-    numpy.ndarray
-        ``(B,)`` bool: ``max |G_i x − h_i|`` over the equality rows is at most ``KINEMATIC_EQ_RTOL ·
-        max(1, max |h_i|)`` (``False`` for a NaN point with equality rows).
-    """
-    r = np.abs(np.einsum("bmn,bn->bm", G, x) - h)
-    resid = np.max(np.where(eq, r, 0.0), axis=1, initial=0.0)
-    scale = np.maximum(1.0, np.max(np.where(eq, np.abs(h), 0.0), axis=1, initial=0.0))
-    return resid <= tolerances.KINEMATIC_EQ_RTOL * scale
 
 
 def _margin(system: ContactSystem) -> float:
@@ -299,10 +271,6 @@ class _Search:
             self.relaxed.append((R, r))
         self.lps = 0
         self.bank = self._bank()
-        self.bank_eq = np.zeros(self.bank[0].shape[0], dtype=bool)  # the bank's equality rows
-        for per_rows, per_blocks in zip(self.bank[2], self.blocks):
-            for letter, rows in per_rows.items():
-                self.bank_eq[rows[:2 * per_blocks[letter][0].shape[0]]] = True
 
     def _confirm_prune(self, letters: str) -> bool:
         """Whether the rows of ``letters`` (a prefix) with the relaxed rows of the remaining
@@ -375,8 +343,7 @@ class _Search:
         the real bound ``s >= −KINEMATIC_BOUND``, warm-started from the parent prefix's optimal
         basis (``warm``: prefix → basis as bank rows ``r >= 0`` and bounds ``−1 − j`` (upper),
         ``−1 − n − j`` (lower); the simplex uses it only when it is nonsingular and dual
-        feasible). A verified optimum farther than the LP precision from the margin (above it:
-        with its point meeting the equalities within ``tolerances.KINEMATIC_EQ_RTOL``), or a verified
+        feasible). A verified optimum farther than the LP precision from the margin, or a verified
         Farkas certificate proving the rows infeasible beyond that precision (an infeasibility
         within it, of equalities dependent up to rounding, may be one the definition's SVD
         accepts), decides a prefix (``tolerances.KINEMATIC_BAND_RTOL``). The precision band
@@ -435,10 +402,6 @@ class _Search:
             band = tolerances.KINEMATIC_BAND_RTOL * np.maximum(
                 1.0, np.max(np.abs(np.where(o[:, None], res.x, 0.0)), axis=1))
             dec = (o & (np.abs(np.where(o, sv, 0.0) - self.margin) > band)) | (res.status == lp.INFEASIBLE)
-            claim = np.flatnonzero(dec & (sv > self.margin))  # feasible only where the equalities hold
-            if claim.size:
-                t = todo[claim]
-                dec[claim] = equalities_met(Gb[t], hb[t], res.x[claim], self.bank_eq[index[t]])
             decided[todo[dec]] = True
             alive[todo[dec]] = sv[dec] > self.margin
             # the basis as identities: bank rows, or bounds -1 - j (upper) / -1 - nv - j (lower)

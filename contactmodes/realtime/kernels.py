@@ -222,15 +222,11 @@ def kinematic_rows_kernel(J, c, kin_rows, strict_margin, G_out, h_out):  # pragm
 
 
 @_jit
-def kinematic_decide_kernel(status, x, fun, margin, band_rtol, out, decided, G, h, kin_rows, n_eq,
-                            eq_rtol):  # pragma: no cover - compiled
+def kinematic_decide_kernel(status, x, fun, margin, band_rtol, out, decided):  # pragma: no cover - compiled
     """The decisions of ``kinematic`` from the batched answers
     (``status`` (N,), ``x`` (N, n_q + 1), ``fun`` (N,)): an optimum ``s = −fun`` decides when
-    ``|s − margin| > band_rtol · max(1, ‖x‖∞)`` (feasible when ``s > margin``, and only when
-    ``x`` meets the equality rows — those of ``G`` (N, r, n_q + 1), ``h`` (N, r) whose bank index
-    ``kin_rows`` (N, r) is below ``n_eq`` — within ``eq_rtol · max(1, max|h_eq|)``:
-    ``contactmodes.modes.enumeration.equalities_met``), an infeasibility certificate decides
-    infeasible, anything else is undecided; writes ``out``, ``decided`` (N,)."""
+    ``|s − margin| > band_rtol · max(1, ‖x‖∞)`` (feasible when ``s > margin``), an infeasibility
+    certificate decides infeasible, anything else is undecided; writes ``out``, ``decided`` (N,)."""
     for b in range(status.size):
         out[b] = False
         decided[b] = False
@@ -241,18 +237,6 @@ def kinematic_decide_kernel(status, x, fun, margin, band_rtol, out, decided, G, 
                 size = max(size, abs(x[b, j]))
             decided[b] = abs(s - margin) > band_rtol * size
             out[b] = s > margin
-            if decided[b] and out[b]:
-                resid = 0.0
-                scale = 1.0
-                for i in range(kin_rows.shape[1]):
-                    if kin_rows[b, i] < n_eq:
-                        acc = -h[b, i]
-                        for j in range(x.shape[1]):
-                            acc += G[b, i, j] * x[b, j]
-                        resid = max(resid, abs(acc))
-                        scale = max(scale, abs(h[b, i]))
-                decided[b] = resid <= eq_rtol * scale
-                out[b] = decided[b]
         elif status[b] == 2:
             decided[b] = True
 
@@ -487,7 +471,7 @@ def compile_kernel() -> float:
     Gk, hk = np.zeros((2, 3, n + 1)), np.zeros((2, 3))
     kinematic_rows_kernel(np.ones((2, n)), np.ones(2), kin, 1e-7, Gk, hk)
     kinematic_decide_kernel(np.array([0, 2]), np.zeros((2, n + 1)), np.zeros(2), 1e-7, 1e-8, np.zeros(2, np.bool_),
-                            np.zeros(2, np.bool_), Gk, hk, kin, 4, 1e-10)
+                            np.zeros(2, np.bool_))
     prefix_certify_kernel(Gk, hk, np.array([[3, 4, 5, 6], [3, 4, 5, 6]]), np.array([0.0, 0.0, 0.0, -1.0]),
                           -np.ones(n + 1), np.ones(n + 1), n, 1.0, 1e-7, np.zeros(2, np.bool_))
     scale_terms_kernel(np.eye(n), np.ones(n), np.ones((n, nt)), np.ones((2, n)), np.ones(2), np.ones(2), np.ones(1),

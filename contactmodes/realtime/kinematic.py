@@ -18,7 +18,7 @@ from polytopes import lp
 from contactmodes import tolerances
 from contactmodes.realtime import kernels
 from contactmodes.realtime.prefix import PREFIX_MIN_CANDIDATES, PrefixPruning
-from contactmodes.modes.enumeration import SMALL_LEVEL, Enumeration, equalities_met, strict_slack_of_rows
+from contactmodes.modes.enumeration import SMALL_LEVEL, Enumeration, strict_slack_of_rows
 from contactmodes.modes.contact_conditions import VelocityPattern
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -249,8 +249,7 @@ def kinematic_test(layout: "Layout", banks: "Banks", counters: "StepCounters | N
                                                      float(tolerances.STRICT_MARGIN), rows, rhs)
         res = batchlp.simplex_batch(cost, rows, rhs, lo, hi, art, warm, kernel="compiled", infeasible_tol=band_rtol)
         out, decided = np.empty(B, dtype=bool), np.empty(B, dtype=bool)
-        kernels.kinematic_decide_kernel(res.status, res.x, res.fun, margin, band_rtol, out, decided, rows, rhs,
-                                        kin_rows, 4 * layout.structure.k, float(tolerances.KINEMATIC_EQ_RTOL))
+        kernels.kinematic_decide_kernel(res.status, res.x, res.fun, margin, band_rtol, out, decided)
     else:
         k = layout.structure.k
         margin = tolerances.STRICT_MARGIN * max(1.0, float(np.abs(J).max(initial=0.0)),
@@ -272,10 +271,6 @@ def kinematic_test(layout: "Layout", banks: "Banks", counters: "StepCounters | N
         band = band_rtol * np.maximum(1.0, np.max(np.abs(res.x), axis=1))
         decided = (np.abs(s - margin) > band) | (res.status == lp.INFEASIBLE)
         out = s > margin
-        claim = np.flatnonzero(decided & out)  # feasible only where the equalities hold
-        if claim.size:
-            out[claim] = decided[claim] = equalities_met(rows[claim], rhs[claim], res.x[claim],
-                                                         kin_rows[claim] < 4 * k)
     if counters is not None:
         counters.lps += B
     if cand is None or pruning is None:
@@ -315,9 +310,8 @@ def unit_box(layout: "Layout", todo: np.ndarray, rows: np.ndarray, rhs: np.ndarr
     *real* bound: the LP is a restriction of the strict-slack LP, so its verified optimum
     ``s₁`` (a point meeting the rows to ``LP_PRIMAL_TOL``) is a lower bound of the strict
     slack, and ``s₁ > margin + band`` (the band of the first solve, grown with ``|q̈'|``)
-    proves the mode kinematically feasible. A feasible verdict of either also needs the point to
-    meet the equalities within ``KINEMATIC_EQ_RTOL`` (``equalities_met``: the definition's
-    tolerance, not the LP's). Neither proves more than that; the rest goes to the exact LP.
+    proves the mode kinematically feasible. Neither proves more than that; the rest goes to
+    the exact LP.
 
     ``rows``, ``rhs`` hold the LPs' rows at ``slot[todo]`` (default ``todo``: one row per
     candidate). ``drop_only`` runs stage (1) alone and takes only its *infeasible* decisions
@@ -328,7 +322,6 @@ def unit_box(layout: "Layout", todo: np.ndarray, rows: np.ndarray, rhs: np.ndarr
     lo, hi = layout.kin_lo[todo].copy(), layout.kin_hi[todo].copy()
     at = todo if slot is None else slot[todo]
     cost, G, h = layout.kin_cost[todo], rows[at], rhs[at]
-    eq = layout.kin_rows[todo] < 4 * layout.structure.k  # the equality rows (bank blocks J | 0, −J | 0)
     for real, box in ((False, 1.0), (True, 1.0), (True, tolerances.KINEMATIC_BOUND)):
         if np.all(decided[todo]):
             return
@@ -344,9 +337,6 @@ def unit_box(layout: "Layout", todo: np.ndarray, rows: np.ndarray, rhs: np.ndarr
             dec = (res.status == lp.OPTIMAL) & (s > margin + band)
         else:
             dec = (np.abs(s - margin) > band) | (res.status == lp.INFEASIBLE)
-        claim = np.flatnonzero(dec & (s > margin))  # feasible only where the equalities hold
-        if claim.size:
-            dec[claim] = equalities_met(G[claim], h[claim], res.x[claim], eq[claim])
         dec &= ~decided[todo]
         if drop_only:
             dec &= ~(s > margin)

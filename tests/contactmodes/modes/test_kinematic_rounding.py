@@ -191,18 +191,3 @@ def test_rounding_inconsistency_is_decided_as_the_definition_decides(seed, kind,
     got = _all_deciders(s)
     for name, modes in got.items():
         assert modes == expected, (name, sorted(set(expected) - set(modes)), sorted(set(modes) - set(expected)))
-
-
-BETWEEN = [(2, kind, delta) for kind in ("duplicate", "twin", "chain", "grasp") for delta in (3e-9, 3e-8)]
-"""Inconsistencies between the definition's tolerance (``FEASIBILITY_RTOL``) and the batched LP's
-own primal tolerance (``LP_PRIMAL_TOL`` relative to ``‖x‖∞``), where the oracle (HiGHS, 1e-7)
-still accepts the equalities: the definition's is the decision to take."""
-
-
-@pytest.mark.parametrize("seed,kind,delta", BETWEEN)
-def test_between_the_tolerances_every_decider_takes_the_definitions_decision(seed, kind, delta):
-    _, s = _case(seed, kind, delta)
-    got = _all_deciders(s)
-    definition = got.pop("acceleration_feasible")
-    for name, modes in got.items():
-        assert modes == definition, (name, sorted(set(definition) - set(modes)), sorted(set(modes) - set(definition)))
