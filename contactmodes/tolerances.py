@@ -19,6 +19,21 @@ units (say, mm instead of m) does not change a decision.
     ``CharacteristicScales``): a 1 m robot may be off by 1 µm.
 ``FEASIBILITY_RTOL``
     Residual allowed, relative to the row norm, when a linear program is judged feasible.
+``KINEMATIC_BAND_RTOL``
+    The batched strict-slack LPs (``polytopes.batchlp.simplex_batch``) of the kinematic test
+    (the enumeration's search, ``contactmodes.modes.enumeration``; the real-time layouts'
+    kinematic test and prefixes, ``contactmodes.realtime.kinematic`` and ``prefix``) decide a
+    candidate only farther than this from the definition's own decision
+    (``strict_slack_of_rows``: equalities eliminated by an SVD, consistent up to
+    ``FEASIBILITY_RTOL``): a verified optimum ``s`` when ``|s − margin| > KINEMATIC_BAND_RTOL ·
+    max(1, ‖x‖∞)``; an infeasibility when its Farkas certificate proves the LP's rows (in the
+    scaled system's units, the units in which the definition measures its equalities' residual),
+    each relaxed by ``KINEMATIC_BAND_RTOL`` times the certificate's data scale ``max(1, mean |h_i|
+    of its rows)``, still infeasible (``simplex_batch``'s ``infeasible_tol``). Anything else goes
+    to the definition's LP, so that equalities inconsistent only by rounding (rows dependent up
+    to rounding near rest: a gripper's four sticking contacts with a wrist velocity of 1e-4 rad/s,
+    inconsistent by 2e-11) are decided as the definition decides them. Ten times
+    ``FEASIBILITY_RTOL``.
 ``STRICT_MARGIN``
     Slack an acceleration inequality of modes S, L, R must be able to exceed to count as strict
     in the kinematic (acceleration) pruning of Sec. III-F, footnote 5; relative to
@@ -162,6 +177,7 @@ VELOCITY_RTOL: float = 1e-9
 GAP_RTOL: float = 1e-6
 FEASIBILITY_RTOL: float = 1e-9
 STRICT_MARGIN: float = 1e-7
+KINEMATIC_BAND_RTOL: float = FEASIBILITY_RTOL * 10
 CANCEL_RTOL: float = 1e-10
 PIVOT_CERT_GAP: float = 1e2
 SYMMETRY_RTOL: float = 1e-9

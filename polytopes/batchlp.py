@@ -23,6 +23,13 @@ multipliers of artificial bounds set to zero, so an accepted answer is an answer
 LP; one whose multipliers lean on the box at all (beyond rounding, ``ART_TOL``) is
 ``UNDECIDED`` (and solved by ``polytopes.lp`` without it).
 
+*Infeasibility beyond a tolerance.* A verified Farkas certificate proves the rows infeasible as
+given; rows dependent up to rounding can be infeasible by a rounding-sized amount that a caller's
+own rule accepts (an SVD that takes equalities as consistent up to a residual tolerance).
+``simplex_batch``'s ``infeasible_tol`` lets such a certificate decide only when it proves the
+caller's rows, each relaxed by that tolerance times the certificate's data scale, still
+infeasible (``_beyond``); a smaller infeasibility is ``UNDECIDED``.
+
 Method: the dual simplex on the inequality form. A basis is ``n`` active rows (of ``G`` and the
 bounds); the start is the box vertex whose bound rows carry the multipliers ``|c_j|`` (dual
 feasible by construction), or a caller's *warm start* (e.g. the previous control step's optimal
@@ -103,10 +110,12 @@ class BatchResult:
 
 
 def _normalize(G, h):
+    """``(G / s, h / s, zero, s)``: the rows divided by their norms ``s`` (B, m) (1 for a zero row,
+    flagged in ``zero``)."""
     nrm = np.sqrt(np.einsum("bmn,bmn->bm", G, G))
     zero = nrm == 0.0
     s = np.where(zero, 1.0, nrm)
-    return G / s[:, :, None], h / s, zero
+    return G / s[:, :, None], h / s, zero, s
 
 
 def _default_basis(c, m, n):
@@ -179,14 +188,19 @@ def _kernel(kernel: str) -> str:
 
 
 def simplex_batch(c, G, h, lo, hi, artificial=None, basis=None, max_iter: int | None = None,
-                  kernel: str = "auto") -> BatchResult:
+                  kernel: str = "auto", infeasible_tol: float = 0.0) -> BatchResult:
     """The dual simplex of the module doc without the fallback.
 
     ``c`` (B, n), ``G`` (B, m, n), ``h`` (B, m), ``lo``, ``hi`` (B, n) finite with ``lo <= hi``;
     ``artificial``: which bounds are artificial (module doc) — a (B, n) bool array (both bounds of
     those variables) or a pair ``(lower, upper)`` of them;
     ``basis`` (B, n) int: warm starts (rows as in ``BatchResult``; ignored where singular or
-    not dual feasible); ``kernel``: ``"auto"``, ``"numpy"`` or ``"compiled"`` (module doc).
+    not dual feasible); ``kernel``: ``"auto"``, ``"numpy"`` or ``"compiled"`` (module doc);
+    ``infeasible_tol``: an infeasibility is decided only when its Farkas certificate proves the
+    caller's rows ``G x <= h``, each relaxed by ``infeasible_tol`` times the certificate's data
+    scale (in the units of ``G`` and ``h``), still infeasible (``_beyond``; default 0: any
+    verified certificate decides), else the LP is ``UNDECIDED`` — for callers whose own rule
+    accepts rows consistent up to a tolerance (rows dependent up to rounding).
     Undecided LPs have status ``UNDECIDED``.
     """
     c = np.asarray(c, dtype=float)
@@ -194,8 +208,8 @@ def simplex_batch(c, G, h, lo, hi, artificial=None, basis=None, max_iter: int | 
     m = G.shape[1]
     M = m + 2 * n
     if _kernel(kernel) == "compiled":
-        return _compiled(c, G, h, lo, hi, artificial, basis, max_iter)
-    Gn, hn, zero = _normalize(np.asarray(G, dtype=float), np.asarray(h, dtype=float))
+        return _compiled(c, G, h, lo, hi, artificial, basis, max_iter, infeasible_tol)
+    Gn, hn, zero, nrm = _normalize(np.asarray(G, dtype=float), np.asarray(h, dtype=float))
     F = np.zeros((Bn, M, n))  # (B, m + 2n, n): [G; I; -I]
     F[:, :m] = Gn
     j = np.arange(n)
@@ -277,10 +291,10 @@ def simplex_batch(c, G, h, lo, hi, artificial=None, basis=None, max_iter: int | 
         bl[ar, leave] = r
         basis[live, leave] = r
         it += 1
-    return _verify(c, F, f, art, n, status, basis, enter, it)
+    return _verify(c, F, f, art, n, status, basis, enter, it, infeasible_tol, nrm)
 
 
-def _compiled(c, G, h, lo, hi, artificial, basis, max_iter) -> BatchResult:
+def _compiled(c, G, h, lo, hi, artificial, basis, max_iter, infeasible_tol: float = 0.0) -> BatchResult:
     """``simplex_batch`` through ``polytopes.batchlp_kernel.simplex_kernel``."""
     batchlp_kernel = _compiled_module()
     Bn, n = c.shape
@@ -303,7 +317,7 @@ def _compiled(c, G, h, lo, hi, artificial, basis, max_iter) -> BatchResult:
 
     def solve(z: slice) -> int:  # the LPs z, each solved alone: the same answer in any slice
         return batchlp_kernel.simplex_kernel(*(a[z] for a in ins), warm, int(limit), status[z], x[z], fun[z],
-                                             basis_out[z])
+                                             basis_out[z], float(infeasible_tol))
 
     it = max(_threads.run(solve, Bn))  # a large batch shared by threads (the kernel releases the GIL)
     return BatchResult(status, x, fun, basis_out, _batch_solver(Bn), int(it))
@@ -318,9 +332,11 @@ def _batch_solver(Bn: int) -> np.ndarray:
     return _BATCH_SOLVER[:Bn].copy() if Bn <= _BATCH_SOLVER.size else np.full(Bn, "batch", dtype=object)
 
 
-def _verify(c, F, f, art, n, status, basis, enter, iterations) -> BatchResult:
+def _verify(c, F, f, art, n, status, basis, enter, iterations, infeasible_tol: float = 0.0,
+            nrm=None) -> BatchResult:
     """Recompute every claim from its basis (a fresh inverse) and keep it only when the checks of
-    ``polytopes.lp`` pass (module doc)."""
+    ``polytopes.lp`` pass (module doc); a Farkas certificate also ``_beyond`` ``infeasible_tol``
+    (``simplex_batch``; ``nrm`` (B, m) the norms of the caller's rows ``G``)."""
     Bn, M = F.shape[0], F.shape[1]
     x_out = np.full((Bn, n), np.nan)
     fun = np.full(Bn, np.nan)
@@ -363,11 +379,30 @@ def _verify(c, F, f, art, n, status, basis, enter, iterations) -> BatchResult:
         yf[artc[q]] = 0.0
         z0, e0 = np.zeros((q.size, 0)), np.zeros((q.size, 0, n))
         good[q] = ~leans & lp.farkas_ok(yf, z0, Fc[q], fc[q], e0, z0)
+        if infeasible_tol > 0.0:
+            good[q] &= _beyond(yf, fc[q], nrm[claimed[q]], infeasible_tol)
     status[claimed[~good]] = UNDECIDED
     keep = opt & good
     x_out[claimed[keep]] = x[keep]
     fun[claimed[keep]] = np.sum(c[claimed[keep]] * x[keep], axis=1)
     return BatchResult(status, x_out, fun, basis, solver, iterations)
+
+
+def _beyond(y, f, nrm, infeasible_tol: float) -> np.ndarray:
+    """(K,) whether the Farkas certificates ``y`` (K, M) (over the normalized rows and the bound
+    rows, right-hand sides ``f`` (K, M); ``nrm`` (K, m) the norms of the caller's ``m`` rows) prove
+    the caller's LPs infeasible beyond ``infeasible_tol`` (``simplex_batch``): with ``y`` scaled
+    to unit 1-norm, ``g = f.y`` and the caller's rows ``G_i x <= h_i`` each relaxed by ``δ``, the
+    certificate's value is ``g + δ Σ y_i / ‖G_i‖`` (a bound row has norm 1), so it excludes every
+    ``δ < −g / Σ y_i / ‖G_i‖``; it decides when that exceeds ``infeasible_tol`` times the
+    certificate's own data scale ``max(1, Σ y_i |h_i| / Σ y_i / ‖G_i‖)``, i.e. when
+    ``−g > infeasible_tol · max(Σ y_i / ‖G_i‖, Σ y_i |f_i|)``."""
+    yp = np.maximum(y, 0.0)
+    yp = yp / np.maximum(np.sum(np.abs(y), axis=1), 1e-300)[:, None]
+    m = nrm.shape[1]
+    inv = np.sum(yp[:, :m] / nrm, axis=1) + np.sum(yp[:, m:], axis=1)
+    g = np.sum(yp * f, axis=1)
+    return -g > infeasible_tol * np.maximum(inv, np.sum(yp * np.abs(f), axis=1))
 
 
 def solve_batch(c, G, h, lo, hi, artificial=None, basis=None, max_iter: int | None = None,

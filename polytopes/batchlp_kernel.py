@@ -249,9 +249,10 @@ def solve_in_place(a, x):  # pragma: no cover - compiled
 
 
 @_jit
-def _build(c, G, h, lo, hi, F, f):  # pragma: no cover - compiled
-    """Normalized rows of ``G`` and the bound rows into ``F`` (M, n), ``f`` (M,); returns the first
-    zero row with a negative right-hand side (−1 if none)."""
+def _build(c, G, h, lo, hi, F, f, norms):  # pragma: no cover - compiled
+    """Normalized rows of ``G`` and the bound rows into ``F`` (M, n), ``f`` (M,), the norms of
+    ``G``'s rows into ``norms`` (M,) (1 for a zero row; the bound rows' are left alone); returns the first zero row
+    with a negative right-hand side (−1 if none)."""
     m, n = G.shape
     bad = -1
     for i in range(m):
@@ -263,12 +264,14 @@ def _build(c, G, h, lo, hi, F, f):  # pragma: no cover - compiled
             for j in range(n):
                 F[i, j] = 0.0
             f[i] = h[i]
+            norms[i] = 1.0
             if h[i] < 0.0 and bad < 0:
                 bad = i
         else:
             for j in range(n):
                 F[i, j] = G[i, j] / nrm
             f[i] = h[i] / nrm
+            norms[i] = nrm
     for j in range(n):
         for k in range(n):
             F[m + j, k] = 1.0 if j == k else 0.0
@@ -317,11 +320,13 @@ def _leans(y, art):  # pragma: no cover - compiled
 
 
 @_jit
-def verify_kernel(c, F, f, art, status, basis, enter, x_out):  # pragma: no cover - compiled
+def verify_kernel(c, F, f, art, status, basis, enter, x_out, infeasible_tol=0.0, nrm=None):  # pragma: no cover
     """Verify one claim (module doc): returns the verified status (``UNDECIDED`` when the claim
     fails) and writes the optimal point into ``x_out``. ``F`` (M, n) rows of unit norm or zero
     (the bound rows included), ``art`` (M,) artificial rows, ``enter`` the Farkas row of an
-    infeasibility claim."""
+    infeasibility claim; ``infeasible_tol`` the tolerance beyond which a Farkas certificate must
+    prove the infeasibility (``polytopes.batchlp._beyond``), ``nrm`` (M,) the norms of the
+    caller's rows (``None``: all 1)."""
     M, n = F.shape
     FB = np.empty((n, n))
     for i in range(n):
@@ -410,12 +415,16 @@ def verify_kernel(c, F, f, art, status, basis, enter, x_out):  # pragma: no cove
     g = 0.0
     hy = 0.0
     R = 1.0
+    inv = 0.0
     for i in range(M):
         yi = max(y[i], 0.0) / mag
         g += f[i] * yi
         hy += abs(f[i]) * yi
         R = max(R, abs(f[i]))
+        inv += yi if nrm is None else yi / nrm[i]
     if not g < -_DUAL_TOL * hy:
+        return _UNDECIDED
+    if infeasible_tol > 0.0 and not -g > infeasible_tol * max(inv, hy):
         return _UNDECIDED
     rho = 0.0
     for j in range(n):
@@ -429,16 +438,19 @@ def verify_kernel(c, F, f, art, status, basis, enter, x_out):  # pragma: no cove
 
 
 @_jit
-def simplex_kernel(c, G, h, lo, hi, art, basis_in, warm, limit, status, x_out, fun, basis_out):  # pragma: no cover
+def simplex_kernel(c, G, h, lo, hi, art, basis_in, warm, limit, status, x_out, fun, basis_out,
+                   infeasible_tol=0.0):  # pragma: no cover
     """Solve and verify every LP of the batch (module doc). ``c`` (B, n), ``G`` (B, m, n), ``h``
     (B, m), ``lo``, ``hi`` (B, n), ``art`` (B, m + 2n) artificial rows, ``basis_in`` (B, n) warm
-    starts (used when ``warm``), ``limit`` the pivot limit; writes ``status`` (B,), ``x_out``
+    starts (used when ``warm``), ``limit`` the pivot limit, ``infeasible_tol`` as in
+    ``polytopes.batchlp.simplex_batch``; writes ``status`` (B,), ``x_out``
     (B, n) and ``fun`` (B,) ``c.x`` (NaN unless optimal) and ``basis_out`` (B, n). Returns the
     largest number of pivots."""
     Bn, m, n = G.shape
     M = m + 2 * n
     F = np.empty((M, n))
     f = np.empty(M)
+    nrm = np.ones(M)  # the caller's row norms (1 for the bound rows and zero rows)
     Binv = np.empty((n, n))
     FB = np.empty((n, n))
     y = np.empty(n)
@@ -449,7 +461,7 @@ def simplex_kernel(c, G, h, lo, hi, art, basis_in, warm, limit, status, x_out, f
     for b in range(Bn):
         for j in range(n):
             x_out[b, j] = np.nan
-        bad = _build(c[b], G[b], h[b], lo[b], hi[b], F, f)
+        bad = _build(c[b], G[b], h[b], lo[b], hi[b], F, f, nrm)
         for j in range(n):
             basis[j] = m + j if c[b, j] <= 0.0 else m + n + j
         good = False  # a usable warm start: then Binv already holds its inverse
@@ -539,7 +551,7 @@ def simplex_kernel(c, G, h, lo, hi, art, basis_in, warm, limit, status, x_out, f
         for j in range(n):
             basis_out[b, j] = basis[j]
         if st != _UNDECIDED:
-            st = verify_kernel(c[b], F, f, art[b], st, basis, enter, x_out[b])
+            st = verify_kernel(c[b], F, f, art[b], st, basis, enter, x_out[b], infeasible_tol, nrm)
         status[b] = st
         v = np.nan
         if st == _OPTIMAL:

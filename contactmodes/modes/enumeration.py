@@ -473,8 +473,10 @@ class _Search:
         basis (``warm``: prefix → basis as bank rows ``r >= 0`` and bounds ``−1 − j`` (upper),
         ``−1 − n − j`` (lower); the simplex uses it only when it is nonsingular and dual
         feasible). A verified optimum farther than the LP precision from the margin, or a verified
-        Farkas certificate, decides a prefix. The precision band grows with ``|q̈|`` and a
-        degenerate optimum sits on the box, so the prefixes left within the band (typically a slack
+        Farkas certificate proving the rows infeasible beyond that precision (an infeasibility
+        within it, of equalities dependent up to rounding, may be one the definition's SVD
+        accepts), decides a prefix (``tolerances.KINEMATIC_BAND_RTOL``). The precision band
+        grows with ``|q̈|`` and a degenerate optimum sits on the box, so the prefixes left within the band (typically a slack
         of exactly 0) are solved again in the unit box (still artificial); whatever is still
         undecided (an answer leaning on the box, a slack at the margin) goes to the definition's
         LP (``_confirm_prune``)."""
@@ -522,11 +524,11 @@ class _Search:
                 break
             lo[todo, :n], hi[todo, :n] = -box, box
             res = batchlp.simplex_batch(cost[todo], Gb[todo], hb[todo], lo[todo], hi[todo], art[todo],
-                                        basis[todo], kernel=kernel)
+                                        basis[todo], kernel=kernel, infeasible_tol=tolerances.KINEMATIC_BAND_RTOL)
             self.lps += todo.size
             o = res.status == lp.OPTIMAL
             sv = np.where(o, -res.fun, -np.inf)
-            band = tolerances.FEASIBILITY_RTOL * 10 * np.maximum(
+            band = tolerances.KINEMATIC_BAND_RTOL * np.maximum(
                 1.0, np.max(np.abs(np.where(o[:, None], res.x, 0.0)), axis=1))
             dec = (o & (np.abs(np.where(o, sv, 0.0) - self.margin) > band)) | (res.status == lp.INFEASIBLE)
             decided[todo[dec]] = True

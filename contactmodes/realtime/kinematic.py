@@ -252,7 +252,7 @@ def kinematic_test(layout: "Layout", banks: "Banks", counters: "StepCounters | N
     N = len(layout.modes)
     cost, lo, hi, art = layout.kin_cost, layout.kin_lo, layout.kin_hi, layout.kin_art
     kin_rows, warm = layout.kin_rows, layout.basis.get("kinematic")
-    band_rtol = tolerances.FEASIBILITY_RTOL * 10
+    band_rtol = tolerances.KINEMATIC_BAND_RTOL
     kern = batchlp_kernel.kernel_choice(kernel)
     if prune is None:
         prune = N > PREFIX_MIN_CANDIDATES and layout.structure.k > 1
@@ -277,7 +277,7 @@ def kinematic_test(layout: "Layout", banks: "Banks", counters: "StepCounters | N
         margin = kernels.kinematic_rows_kernel(np.ascontiguousarray(J, dtype=float),
                                                      np.ascontiguousarray(c, dtype=float), kin_rows,
                                                      float(tolerances.STRICT_MARGIN), rows, rhs)
-        res = batchlp.simplex_batch(cost, rows, rhs, lo, hi, art, warm, kernel="compiled")
+        res = batchlp.simplex_batch(cost, rows, rhs, lo, hi, art, warm, kernel="compiled", infeasible_tol=band_rtol)
         out, decided = np.empty(B, dtype=bool), np.empty(B, dtype=bool)
         kernels.kinematic_decide_kernel(res.status, res.x, res.fun, margin, band_rtol, out, decided)
     else:
@@ -296,7 +296,7 @@ def kinematic_test(layout: "Layout", banks: "Banks", counters: "StepCounters | N
         rb[4 * k:6 * k] = c
         rb[6 * k:8 * k] = -c
         rows, rhs = bank[kin_rows], rb[kin_rows]
-        res = batchlp.simplex_batch(cost, rows, rhs, lo, hi, art, warm, kernel="numpy")
+        res = batchlp.simplex_batch(cost, rows, rhs, lo, hi, art, warm, kernel="numpy", infeasible_tol=band_rtol)
         s = -res.fun  # NaN unless optimal (then x is NaN too and every comparison below is false)
         band = band_rtol * np.maximum(1.0, np.max(np.abs(res.x), axis=1))
         decided = (np.abs(s - margin) > band) | (res.status == lp.INFEASIBLE)
@@ -383,9 +383,10 @@ def unit_box(layout: "Layout", todo: np.ndarray, rows: np.ndarray, rhs: np.ndarr
         art = layout.kin_art[todo].copy()
         if real:
             art[:, :n_q] = False
-        res = batchlp.simplex_batch(cost, G, h, lo, hi, art, kernel=kernel)
+        res = batchlp.simplex_batch(cost, G, h, lo, hi, art, kernel=kernel,
+                                    infeasible_tol=tolerances.KINEMATIC_BAND_RTOL)
         s = -res.fun
-        band = tolerances.FEASIBILITY_RTOL * 10 * np.maximum(1.0, np.max(np.abs(res.x), axis=1))
+        band = tolerances.KINEMATIC_BAND_RTOL * np.maximum(1.0, np.max(np.abs(res.x), axis=1))
         if real:
             dec = (res.status == lp.OPTIMAL) & (s > margin + band)
         else:

@@ -13,7 +13,8 @@ modes at once:
 * **Kinematic feasibility** (Sec. III-F, footnote 5): the strict-slack LP of every candidate
   (``contactmodes.modes.enumeration.strict_slack``) in one ``polytopes.batchlp.solve_batch`` call,
   warm-started from the previous step's bases. An LP that answer leaves undecided (a slack within
-  LP precision of the margin, or a certificate leaning on the box ``KINEMATIC_BOUND``) is solved
+  LP precision of the margin, an infeasibility within it — ``KINEMATIC_BAND_RTOL`` — or a
+  certificate leaning on the box ``KINEMATIC_BOUND``) is solved
   again, compiled, in the unit box (``contactmodes.realtime.kinematic.unit_box``: decided as the enumeration decides
   its prefixes, or proved feasible by a verified point of a boxed restriction); what is still
   undecided goes to the enumeration's own LP (``contactmodes.modes.enumeration.strict_slack_of_rows``).

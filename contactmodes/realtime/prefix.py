@@ -399,5 +399,5 @@ def _decide(res, margin: float) -> tuple[np.ndarray, np.ndarray]:
     opt = res.status == lp.OPTIMAL
     s = np.where(opt, -res.fun, 0.0)
     size = np.maximum(1.0, np.max(np.abs(np.where(opt[:, None], res.x, 0.0)), axis=1, initial=0.0))
-    decided = opt & (np.abs(s - margin) > tolerances.FEASIBILITY_RTOL * 10 * size)
+    decided = opt & (np.abs(s - margin) > tolerances.KINEMATIC_BAND_RTOL * size)
     return decided & ~(s > margin), decided

@@ -64,8 +64,8 @@ def flips():
     captured = []
     original = batchlp.simplex_batch
 
-    def spy(c, G, h, lo, hi, artificial=None, basis=None, max_iter=None, kernel="auto"):
-        res = original(c, G, h, lo, hi, artificial, basis, max_iter, kernel)
+    def spy(c, G, h, lo, hi, artificial=None, basis=None, max_iter=None, kernel="auto", infeasible_tol=0.0):
+        res = original(c, G, h, lo, hi, artificial, basis, max_iter, kernel, infeasible_tol)
         captured.append((np.array(c), np.array(G), np.array(h), np.array(lo), np.array(hi),
                          batchlp._artificial(artificial), res.status.copy(), res.fun.copy()))
         return res
