@@ -49,8 +49,8 @@ def rigid_qdd(mechanism: PlanarMechanism, q: ArrayLike, qdot: ArrayLike, tau: Ar
     numpy.ndarray or None
         ``(n_q,)`` (m/s², rad/s²), ``None`` when ``q̈`` is not unique in that mode.
     """
-    # (dynamics(q, qdot) bit for bit, compiled where checked: a closed loop predicts every control
-    # step, between two controller calls)
+    # (dynamics(q, qdot), compiled where checked to agree within KERNEL_RTOL: a closed loop
+    # predicts every control step, between two controller calls)
     d, _ = mechanism.dynamics_and_scales(q, qdot)
     n, k = d.M.shape[0], len(mode)
     S = mechanism.actuator_matrix()
