@@ -17,19 +17,32 @@ import math
 import sys
 from pathlib import Path
 
+import numpy as np
+
 #: the two reference flips: file stem -> toe friction
 FLIPS = {"max_thrust_mu039": 0.39, "max_thrust_mu060": 0.6}
 DURATION = 1.0
 
 
-def record(mu_toe: float) -> dict:
-    """The per-step record of one flip (module doc) as a JSON-ready dict."""
+def record(mu_toe: float, calls: list | None = None) -> dict:
+    """The per-step record of one flip (module doc) as a JSON-ready dict.
+
+    ``calls``, when given, receives per control step ``(state (18,), controller.last, params)``:
+    what a test needs to examine the step at its state (the record itself is unchanged)."""
     from controllers.rhex import RHexParams, simulate
     from controllers.rhex.max_thrust import MaxThrustController
 
     p = RHexParams(mu_toe=mu_toe)
     c = MaxThrustController(p)
-    r = simulate(c, p, duration=DURATION)
+    if calls is None:
+        r = simulate(c, p, duration=DURATION)
+    else:
+        def observed(t, state, params=None):
+            out = c(t, state, params)
+            calls.append((np.array(state, dtype=float), c.last, p))
+            return out
+
+        r = simulate(observed, p, duration=DURATION)
     steps = []
     for rec, tau in zip(c.log, r.commanded):
         steps.append({"t": float(rec.t), "tau": [float(x).hex() for x in tau], "mode": rec.mode,
