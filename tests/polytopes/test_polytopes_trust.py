@@ -699,3 +699,41 @@ def _implicit_rows_one_lp_each(A, b, C, d, feas):
             break
         undecided[idx[decided]] = False
     return implicit
+
+
+def test_redundancy_removal_ends_when_the_lp_maximizer_is_a_far_vertex(monkeypatch):
+    """Clarkson's loop (``polytopes._redundancy.irredundant_in_hull``) on a system from the
+    10-link chain (issue 39: ``analyze`` of the chain hung there under ``OPENBLAS_CORETYPE=Haswell``):
+    the unbounded set's LP for row 15 has an unbounded optimal face, and the verified answer is a
+    vertex 3e8 away that violates a known row by 1.04 (within ``LP_PRIMAL_TOL`` of its size), so the
+    ray from the interior point first hits that known row and the loop made no progress, forever.
+    Now it ends (within ``4 m`` LPs) and keeps exactly the rows that SciPy's HiGHS finds
+    irredundant, one LP per row against all the others (unbounded: irredundant)."""
+    import json
+    from pathlib import Path
+
+    from polytopes import _redundancy
+
+    data = json.loads((Path(__file__).parents[1] / "data" / "redundancy_far_vertex.json").read_text())
+    U = np.array([[float.fromhex(x) for x in row] for row in data["U"]])
+    beta = np.array([float.fromhex(x) for x in data["beta"]])
+    scale = float.fromhex(data["scale"])
+    m, n = U.shape
+    calls = [0]
+    solve = _redundancy.lp.solve
+
+    def counted(*args, **kwargs):
+        calls[0] += 1
+        assert calls[0] <= 4 * m, "the redundancy loop does not progress"
+        return solve(*args, **kwargs)
+
+    monkeypatch.setattr(_redundancy.lp, "solve", counted)
+    kept = _redundancy.irredundant_in_hull(U, beta, scale)
+    want = []
+    for j in range(m):
+        others = np.arange(m) != j
+        res = linprog(-U[j], A_ub=U[others], b_ub=beta[others], bounds=[(None, None)] * n, method="highs")
+        assert res.status in (0, 3)
+        if res.status == 3 or -res.fun > beta[j] + 1e-9 * max(1.0, abs(beta[j])):
+            want.append(j)
+    assert kept.tolist() == want
