@@ -37,7 +37,7 @@ rhex file  now          0.35, 0.36    0.36, 0.35
 =========  ===========  ============  ============
 
 The old code ran the snake's and the quadruped's mechanism on NumPy under ``Haswell`` (its
-kernel check asked for identical bits): 1.4–1.6× the median. Now the kernel is the same speed on
+kernel check asked for identical bits): 1.3–1.6× the median. Now the kernel is the same speed on
 both (ratio Haswell / default 0.8–1.0).
 
 **Screened steps** (``controllers.generic.search._screened``, ``contactmodes.realtime.torque_screen``;
