@@ -737,3 +737,26 @@ def test_redundancy_removal_ends_when_the_lp_maximizer_is_a_far_vertex(monkeypat
         if res.status == 3 or -res.fun > beta[j] + 1e-9 * max(1.0, abs(beta[j])):
             want.append(j)
     assert kept.tolist() == want
+
+
+def test_stacked_setups_are_each_sets_own_under_another_blas_kernel():
+    """The two comparisons above in a child process under ``OPENBLAS_CORETYPE=Prescott`` (issue 39:
+    there a stacked ``Q @ x0`` and the single one took different OpenBLAS routines and differed by
+    one ulp; the matrix–vector products now go through ``polytopes._linalg.matvec``, NumPy's own
+    reduction, in both). x86-64 only (the kernel names are OpenBLAS's x86 ones)."""
+    import os
+    import platform
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    if platform.machine().lower() not in ("x86_64", "amd64"):
+        pytest.skip("OpenBLAS's x86-64 kernels (OPENBLAS_CORETYPE) only")
+    env = dict(os.environ, OPENBLAS_CORETYPE="Prescott", OPENBLAS_NUM_THREADS="1")
+    root = Path(__file__).resolve().parents[2]
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:xdist",
+                           str(Path(__file__).resolve()), "-k",
+                           "test_stacked_setups_are_each_sets_own and not another or test_empty_stacked_is_feasibility_many"],
+                          cwd=root, env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
+    assert "2 passed" in proc.stdout, proc.stdout[-2000:]
