@@ -740,7 +740,8 @@ def test_redundancy_removal_ends_when_the_lp_maximizer_is_a_far_vertex(monkeypat
 
 
 def test_stacked_setups_are_each_sets_own_under_another_blas_kernel():
-    """The two comparisons above in a child process under ``OPENBLAS_CORETYPE=Prescott`` (issue 39:
+    """The two comparisons above in a child process under ``OPENBLAS_CORETYPE=Prescott`` (NumPy's
+    OpenBLAS takes its SSE-only ``Katmai`` kernels for it; issue 39:
     there a stacked ``Q @ x0`` and the single one took different OpenBLAS routines and differed by
     one ulp; the matrix–vector products now go through ``polytopes._linalg.matvec``, NumPy's own
     reduction, in both). x86-64 only (the kernel names are OpenBLAS's x86 ones)."""

@@ -186,8 +186,9 @@ def test_the_examples_run_compiled_under_another_blas_kernel():
     """The snake, the quadruped and the two-link brace (issue 39: they fell back to NumPy on an
     AMD CPU, whose OpenBLAS kernels round otherwise) run compiled under ``OPENBLAS_CORETYPE``
     values other than this machine's default, in child processes (the variable is read when
-    OpenBLAS loads). ``Prescott`` runs on every x86-64 CPU; ``Haswell`` where AVX2 is (else
-    OpenBLAS would fault: left out); other architectures skip."""
+    OpenBLAS loads). ``Prescott`` (NumPy's OpenBLAS has no such core and takes its SSE-only
+    ``Katmai`` kernels) runs on every x86-64 CPU; ``Haswell`` where AVX2 is (else OpenBLAS would
+    fault: left out); other architectures skip."""
     import os
     import platform
     import subprocess
