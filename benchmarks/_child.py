@@ -13,11 +13,15 @@ import sys
 import tempfile
 
 
-def run_tree(tree: str, child: str, *args: str) -> dict:
+def run_tree(tree: str, child: str, *args: str, coretype: str | None = None) -> dict:
     """The results of the script ``child`` (``python -c``, ``args`` after it) on the code at
-    ``tree``, without their ``__file__``. Raises ``RuntimeError`` if the child fails or imported
-    another tree (the code measured must be the code asked for)."""
+    ``tree``, without their ``__file__``; with ``coretype``, under that OpenBLAS kernel
+    (``OPENBLAS_CORETYPE``, read when OpenBLAS loads: another CPU's rounding and speed). Raises
+    ``RuntimeError`` if the child fails or imported another tree (the code measured must be the
+    code asked for)."""
     env = dict(os.environ, PYTHONPATH=tree)
+    if coretype:
+        env["OPENBLAS_CORETYPE"] = coretype
     proc = subprocess.run([sys.executable, "-c", child, *args], capture_output=True, text=True, env=env,
                           check=False, cwd=tempfile.gettempdir())
     if proc.returncode:

@@ -15,9 +15,10 @@ in a fresh process (CPU seconds and peak resident memory of that process):
   ``--overlaps``, up to ``--baseline-max-k`` (the pre-round code grows 6–7× per contact).
 
 Usage: ``python benchmarks/bench_chain.py [--kmax 12] [--overlaps-max-k 8] [--baseline 4728fe8]
-[--baseline-max-k 7] [--json-max-k 10] [--timeout 900]`` (``--json-max-k``: also ``analyze FILE
---json``, this code's and the baseline's, up to that k). Prints a table; writes nothing outside a temporary
-directory.
+[--baseline-max-k 7] [--json-max-k 10] [--timeout 900] [--coretype Haswell]`` (``--json-max-k``:
+also ``analyze FILE --json``, this code's and the baseline's, up to that k; ``--coretype``: this
+code's default and ``--json`` runs again under that OpenBLAS kernel, another CPU's rounding and
+speed, in columns of their own). Prints a table; writes nothing outside a temporary directory.
 
 Measured on 2026-11-25 on the 2-core development machine (CPU seconds and peak MB of one CLI
 process; ``python benchmarks/bench_chain.py --kmax 10 --overlaps-max-k 8 --baseline fe41059
@@ -93,6 +94,13 @@ batches, the stacked SVDs and the boxes of many modes are shared by threads
 thread's); the sweep past its list limit only counts. Chain 12 time now: enumeration ~6 s,
 responses ~7 s (stacked SVDs 5 s of CPU), emptiness ~3 s, boxes ~7 s, the sweep counting 359
 million candidate pairs ~3 s.
+
+Under another CPU's BLAS (issue 39; ``--kmin 10 --kmax 12 --overlaps-max-k 1 --baseline ''
+--json-max-k 10 --coretype Haswell``, a loaded host: CPU s of the CLI process): k = 10 default
+4.97 / 4.94 s (default kernel / ``Haswell``), ``--json`` 23.88 / 23.91 s; k = 11 12.49 / 12.29 s;
+k = 12 29.78 / 28.89 s: the same work (ratio 0.97–1.00). Before ``polytopes._redundancy``'s loop
+fix the k = 10 ``--json`` run never ended under ``Haswell`` (a redundancy removal looping on a
+far LP vertex; ``docs/realtime.md``).
 """
 
 from __future__ import annotations
@@ -128,11 +136,14 @@ print(f"BENCH {time.process_time() - t0:.3f} {time.perf_counter() - w0:.3f} "
 """
 
 
-def run(pythonpath: str, args: list[str], timeout: float) -> tuple[float | None, float | None, str, str]:
-    """``contactmodes ARGS`` in a child on the tree ``pythonpath``: ``(cpu s, peak MB, status,
-    stdout)`` (``None`` s and MB with the failure as status); the child's wall seconds are kept in
-    ``LAST_WALL``."""
+def run(pythonpath: str, args: list[str], timeout: float,
+        coretype: str | None = None) -> tuple[float | None, float | None, str, str]:
+    """``contactmodes ARGS`` in a child on the tree ``pythonpath`` (with ``coretype``: under that
+    OpenBLAS kernel, ``OPENBLAS_CORETYPE``): ``(cpu s, peak MB, status, stdout)`` (``None`` s and
+    MB with the failure as status); the child's wall seconds are kept in ``LAST_WALL``."""
     env = dict(os.environ, PYTHONPATH=pythonpath)
+    if coretype:
+        env["OPENBLAS_CORETYPE"] = coretype
     try:
         proc = subprocess.run([sys.executable, "-c", CHILD, *args], capture_output=True, text=True, env=env,
                               timeout=timeout, cwd=tempfile.gettempdir())  # not the source tree: '' leads sys.path
@@ -184,6 +195,9 @@ def main() -> None:
     ap.add_argument("--json-max-k", type=int, default=0,
                     help="also time 'analyze FILE --json' (CPU s, wall s, MB) up to this k, and the baseline's")
     ap.add_argument("--timeout", type=float, default=900.0)
+    ap.add_argument("--coretype", default="",
+                    help="also time this code's default and --json runs under this OpenBLAS kernel "
+                         "(OPENBLAS_CORETYPE, e.g. Haswell: another CPU's), in columns of their own")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         base = None
@@ -196,9 +210,11 @@ def main() -> None:
             cli = Path(base, "contactmodes", "cli.py")  # a package since the redesign
             cli = cli if cli.exists() else Path(base, "contactmodes", "cli", "__init__.py")
             base_args = ["--overlaps"] if '"--overlaps"' in cli.read_text() else []
+        other = args.coretype
+        extra = f" {other} default s | wall s | {other} --json s | wall s |" if other else ""
         print("| k | 4^k | after accel. | default s | wall s | MB | pairs (default) | --overlaps s | MB | pairs | "
-              "baseline s | baseline / --overlaps | --json s | wall s | MB | baseline --json s | wall s | MB |")
-        print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+              "baseline s | baseline / --overlaps | --json s | wall s | MB | baseline --json s | wall s | MB |" + extra)
+        print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|" + "---|" * (4 if other else 0))
         for k in range(args.kmin, args.kmax + 1):
             path = os.path.join(tmp, f"chain{k}.toml")
             Path(path).write_text(to_toml(zigzag_chain(k)))
@@ -225,6 +241,13 @@ def main() -> None:
                     continue
                 cpu4, mb4, status4, _ = run(tree, ["analyze", path, "--json"], args.timeout)
                 row += [f"{cpu4:.2f}", f"{LAST_WALL[0]:.2f}", f"{mb4:.0f}"] if cpu4 is not None else [status4, "-", "-"]
+            if other:  # this code under the other BLAS kernel: the default run, then --json
+                for extra_args, upto in (([], args.kmax), (["--json"], args.json_max_k)):
+                    if k > upto:
+                        row += ["-", "-"]
+                        continue
+                    cpu5, _, status5, _ = run(str(ROOT), ["analyze", path, *extra_args], args.timeout, other)
+                    row += [f"{cpu5:.2f}", f"{LAST_WALL[0]:.2f}"] if cpu5 is not None else [status5, "-"]
             print("| " + " | ".join(row) + " |", flush=True)
 
 

@@ -1,6 +1,7 @@
 """Per-step CPU time of the RHex max-thrust controller, replayed: robust to a loaded machine.
 
-Run: ``python benchmarks/bench_step_replay.py [--baseline REV ...] [--replays N] [--rounds R]``.
+Run: ``python benchmarks/bench_step_replay.py [--baseline REV ...] [--replays N] [--rounds R]
+[--coretype KERNEL]`` (``--coretype``: every code again under that OpenBLAS kernel, its own rows).
 
 The wall-time benchmarks (``bench_flip_step.py``) pool whole flips; on the shared 2-core machine
 the other users' load moves their medians by ±15 % from run to run, more than a per-step change
@@ -84,9 +85,10 @@ print(json.dumps(out))
 """
 
 
-def run_tree(tree: str, replays: int) -> dict:
-    """The child's results for the code at ``tree`` (``_child.run_tree``)."""
-    return _child.run_tree(tree, CHILD, str(replays), *map(str, MUS))
+def run_tree(tree: str, replays: int, coretype: str | None = None) -> dict:
+    """The child's results for the code at ``tree`` (``_child.run_tree``), under the OpenBLAS
+    kernel ``coretype`` (default the machine's own)."""
+    return _child.run_tree(tree, CHILD, str(replays), *map(str, MUS), coretype=coretype)
 
 
 def main(argv=None) -> int:
@@ -94,6 +96,9 @@ def main(argv=None) -> int:
     ap.add_argument("--baseline", action="append", default=[], help="git revision to compare (repeatable)")
     ap.add_argument("--replays", type=int, default=5, help="replays per flip and round (default 5)")
     ap.add_argument("--rounds", type=int, default=2, help="rounds over the codes (default 2)")
+    ap.add_argument("--coretype", default="",
+                    help="also run every code under this OpenBLAS kernel (OPENBLAS_CORETYPE, e.g. Haswell: "
+                         "another CPU's; a child process each), a row of its own (default: the machine's only)")
     args = ap.parse_args(argv)
     if args.replays < 1 or args.rounds < 1:
         ap.error("--replays, --rounds: must be at least 1")
@@ -106,10 +111,13 @@ def main(argv=None) -> int:
             subprocess.run(["tar", "-x", "-C", str(where)], input=archive.stdout, check=True)
             trees[rev] = str(where)
         trees["now"] = str(ROOT)
+        runs = [(name, tree, None) for name, tree in trees.items()]
+        if args.coretype:
+            runs += [(f"{name} ({args.coretype})", tree, args.coretype) for name, tree in trees.items()]
         best: dict[str, dict] = {}
         for rnd in range(args.rounds):
-            for name, tree in trees.items():
-                res = run_tree(tree, args.replays)
+            for name, tree, kernel in runs:
+                res = run_tree(tree, args.replays, kernel)
                 print(f"round {rnd} {name}: " + ", ".join(f"μ_t {mu}: median {r['median_us']:.1f} mean "
                                                           f"{r['mean_us']:.1f} µs" for mu, r in res.items()),
                       file=sys.stderr, flush=True)

@@ -140,6 +140,16 @@ units (say, mm instead of m) does not change a decision.
     takes the fast path's answer (compared step by step with the unscreened search in
     ``tests/controllers/generic/test_screened_search.py``). Anything less certain survives the
     screen.
+``KERNEL_RTOL``
+    A compiled kernel's numbers (``contactmodes.model._mechanism_kernel``) are accepted when each
+    differs from the NumPy reference's by at most ``KERNEL_RTOL`` times the scale of its quantity
+    (the magnitude the rounding is relative to, built from the mechanism's extent, masses and
+    speeds: ``_mechanism_kernel.reference_scales``). 256 ulps: both paths round each of a few
+    dozen operations along a chain of at most ``MAX_COORDINATES`` links once, so they differ by a
+    few ulps of that scale (at most 2 measured on every OpenBLAS kernel of the development
+    machine); a kernel with a wrong or missing term is off by far more. The compiled form is
+    exact to the same order as NumPy's own result on another BLAS, so its use does not depend on
+    the machine rounding like the one the kernel was written on.
 
 Range limits (inputs outside them are rejected with an error naming the field)
 ---------------------------------------------------------------------------------
@@ -200,3 +210,4 @@ SEPARATION_ACTIVE_FACTOR: float = 1e3
 MEETS_MARGIN: float = 1e-6
 SCREEN_MARGIN: float = 1e-4
 DISTANCE_TIE_RTOL: float = 1e-9
+KERNEL_RTOL: float = 256 * 2.0 ** -52

@@ -47,7 +47,7 @@ import numpy as np
 
 from . import lp
 from . import tolerances as tol
-from ._linalg import data_scale, equality_basis, rank_tol, row_norms
+from ._linalg import data_scale, equality_basis, matvec, rank_tol, row_norms
 
 
 @dataclass(frozen=True)
@@ -156,7 +156,7 @@ def _setup(A, b, C, d) -> tuple[Feasibility, _SlackLP | None]:
     Q, q, x0, N, consistent = equality_basis(C, d, n)
     if C.shape[0]:
         U = (A @ N) / s_[:, None]
-        beta = (b - A @ x0) / s_
+        beta = (b - matvec(A, x0)) / s_  # matvec: the stacked set-ups' bits on any BLAS
         const = ~nz | (row_norms(U) <= tol.COEF_ZERO_TOL)
     else:  # N = I, x0 = 0: the normalized rows themselves (unit norm, or zero)
         U = A / s_[:, None]
@@ -233,7 +233,8 @@ def _stacked_setups(A, b, C, d) -> tuple[np.ndarray, list[_Stacked]]:
     """``_setup`` of the ``G`` sets ``{A_g x <= b_g, C_g x = d_g}`` of one shape (``A`` (G, m,
     n), ``b`` (G, m), ``C`` (G, p, n), ``d`` (G, p), ``m >= 1``) up to ``_template``: stacked
     row norms, SVDs and products (each result the one ``_setup`` gives the set alone, bit for
-    bit on this NumPy; ``tests/polytopes/test_polytopes_trust.py`` compares them). Returns the
+    bit: the matrix–vector products by ``matvec`` in both, the matrix products and SVDs one
+    LAPACK/BLAS call per matrix; ``tests/polytopes/test_polytopes_trust.py`` compares them). Returns the
     positions of the sets left to ``_setup`` itself (equalities with a zero row, or no nonzero
     row in ``A``) and one ``_Stacked`` per rank of the equalities."""
     n, p = A.shape[2], C.shape[1]
@@ -270,14 +271,15 @@ def _stacked_setups(A, b, C, d) -> tuple[np.ndarray, list[_Stacked]]:
     for r in np.unique(ranks):
         sel = np.flatnonzero(ranks == r)
         Q = Vt[sel, :r]
-        x0 = (np.swapaxes(Q, 1, 2) @ (((np.swapaxes(Uc[sel][:, :, :r], 1, 2) @ dn[sel][:, :, None])[:, :, 0]
-                                       / sc[sel, :r])[:, :, None]))[:, :, 0]
+        # matrix-vector products by ``matvec`` as in ``equality_basis`` and ``_setup``: NumPy's
+        # reduction, not BLAS, whose stacked and single routines round otherwise on some CPUs
+        x0 = matvec(np.swapaxes(Q, 1, 2), matvec(np.swapaxes(Uc[sel][:, :, :r], 1, 2), dn[sel]) / sc[sel, :r])
         N = np.swapaxes(Vt[sel, r:], 1, 2)
-        resid = (Cn[sel] @ x0[:, :, None])[:, :, 0] - dn[sel]
+        resid = matvec(Cn[sel], x0) - dn[sel]
         consistent = (np.abs(resid) <= (tol.FEASIBILITY_TOL * 10 * scale_c[sel])[:, None]).all(axis=1)
-        q = (Q @ x0[:, :, None])[:, :, 0]
+        q = matvec(Q, x0)
         U = (A[sel] @ N) / s_[sel][:, :, None]
-        beta = (b[sel] - (A[sel] @ x0[:, :, None])[:, :, 0]) / s_[sel]
+        beta = (b[sel] - matvec(A[sel], x0)) / s_[sel]
         const = ~nz[sel] | (np.sqrt(np.add.reduce(U * U, axis=2)) <= tol.COEF_ZERO_TOL)
         out.append(_Stacked(keep[sel], scale[sel], Q, q, x0, N, consistent, U, beta, const))
     return single, out

@@ -14,6 +14,16 @@ def row_norms(A: np.ndarray) -> np.ndarray:
     return np.sqrt(np.add.reduce(A * A, axis=1)) if A.shape[0] else np.zeros(0)
 
 
+def matvec(M: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """``M @ v`` for ``M`` (..., m, n) and ``v`` (..., n): each entry ``Σ_j M_ij v_j`` summed by
+    NumPy's own reduction (``np.add.reduce`` along the contiguous last axis), not by BLAS. So a
+    matrix alone and the same matrix in a stack give the same bits on any machine: OpenBLAS's
+    matrix–vector and matrix–matrix kernels (a 2-D product and a stacked one take different
+    routines) round in orders of their own, which differ between CPUs (``OPENBLAS_CORETYPE``
+    ``Prescott`` rounds a stacked ``Q @ x0`` otherwise than the single one by one ulp)."""
+    return np.add.reduce(M * v[..., None, :], axis=-1)
+
+
 def data_scale(A: np.ndarray, b: np.ndarray, norms: np.ndarray | None = None) -> float:
     """Problem scale ``max(1, max_i |b_i| / ||a_i||)`` over the nonzero rows of ``A``; ``norms``
     (m,) the row norms of ``A`` when the caller has them already."""
@@ -94,11 +104,13 @@ def equality_basis(C: np.ndarray, d: np.ndarray, n: int):
     U, s, Vt = np.linalg.svd(Cn, full_matrices=True)
     r = int((s > rank_tol(s, Cn.shape)).sum())
     Q = Vt[:r]
-    x0 = Q.T @ ((U[:, :r].T @ dn) / s[:r])
+    # the products by ``matvec``: the same bits as the stacked set-ups of many sets
+    # (``polytopes._feasibility._stacked_setups``) on any BLAS
+    x0 = matvec(Q.T, matvec(U[:, :r].T, dn) / s[:r])
     N = Vt[r:].T
-    resid = Cn @ x0 - dn
+    resid = matvec(Cn, x0) - dn
     consistent = consistent_zero and bool((np.abs(resid) <= tol.FEASIBILITY_TOL * 10 * scale).all())
-    return Q, Q @ x0, x0, N, consistent
+    return Q, matvec(Q, x0), x0, N, consistent
 
 
 def stacked_svd(A: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -101,8 +101,10 @@ def irredundant_in_hull(U: np.ndarray, beta: np.ndarray, scale: float) -> np.nda
     small LP. If that LP's optimum ``z*`` stays within row ``i``, the row is implied by a subset
     of the rows, hence redundant. Otherwise the ray from the interior point towards ``z*`` leaves
     the set through a row ``j`` hit uniquely first — a facet — which joins the known rows, and
-    row ``i`` is tested again. Ties along the ray (degenerate cases) fall back to one LP against
-    every row not yet found redundant.
+    row ``i`` is tested again. Ties along the ray (degenerate cases), and a first row that is
+    already known (the maximizer ``z*`` lies outside the known rows: an LP verified only relative
+    to ``‖z*‖``, a far vertex of an unbounded optimal face), fall back to one LP against every row
+    not yet found redundant; so every pass of the loop makes a new row known or ends it.
     """
     m = U.shape[0]
     if m == 0:
@@ -133,7 +135,12 @@ def irredundant_in_hull(U: np.ndarray, beta: np.ndarray, scale: float) -> np.nda
                 t = np.where(G > tol.COEF_ZERO_TOL, slack[alive] / G, np.inf)
             order = np.argsort(t)
             first = np.flatnonzero(alive)[order[0]]
-            if len(order) > 1 and not t[order[0]] < t[order[1]] * (1.0 - tol.WITNESS_MARGIN):
+            tie = len(order) > 1 and not t[order[0]] < t[order[1]] * (1.0 - tol.WITNESS_MARGIN)
+            if tie or known[first]:
+                # a tie along the ray, or a first row already known: the LP's maximizer is not
+                # within the known rows (a far vertex of an unbounded optimal face is verified only
+                # relative to its own size), so the ray names no new facet and the loop would not
+                # progress; decide row i by one LP against every row still alive
                 others = np.flatnonzero(alive & (np.arange(m) != i))
                 alive[i] = not _redundant(U, beta, i, others, eps)
                 known[i] = alive[i]

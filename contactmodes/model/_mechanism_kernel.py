@@ -1,35 +1,54 @@
 """The compiled form of ``PlanarMechanism.dynamics_and_scales`` (``contactmodes.model.mechanism``):
-the same floats, bit for bit, in one call.
+the same quantities in one call, equal to the NumPy reference's within ``KERNEL_RTOL``.
 
 A control step evaluates its mechanism once (``controllers.generic.step.MechanismStep``); in
 NumPy that is some 150 calls on 2-vectors and 2 × n blocks (about a quarter of a millisecond for
 the 6-contact snake, a third of its step). This kernel does the same arithmetic in loops compiled
-by numba (``nopython``, no fast math), in the same order, so that the results are *the same
-numbers*: the recorded closed loops (``tests/controllers/generic/test_generic_replay.py``) compare
-torques bit for bit.
+by numba (``nopython``, no fast math), in the same order.
 
-Bit-for-bit agreement asks for the operations NumPy's small products hand to BLAS to be done as
-BLAS does them. OpenBLAS's double kernels fuse multiply–adds (``fma``), in an order fixed by the
-kernel, so the products below are written with an explicit fused multiply–add (``_fma``, LLVM's
-``llvm.fma.f64``: one rounding, whatever the CPU) in the order measured on the OpenBLAS build of
-NumPy's wheels (``Haswell`` kernels), signed zeros included:
+The products are written with an explicit fused multiply–add (``_fma``, LLVM's
+``llvm.fma.f64``: one rounding, whatever the CPU), in the order of one OpenBLAS build's small
+products (measured on NumPy's wheels): so the kernel's numbers do not depend on the CPU or the
+BLAS, and on that build they are NumPy's bit for bit. NumPy's own numbers change with the BLAS
+kernel (``OPENBLAS_CORETYPE``, another CPU) in the last bits:
 
 * ``R @ r`` (2 × 2 by 2) and, for the columns ``j < 4·⌊n/4⌋``, ``u @ Jp`` and ``Jpᵀ @ v`` (2 by
   2 × n): ``fma(x₀, y₀, fma(x₁, y₁, 0))``; the last ``n mod 4`` columns and the 2-vector dot
   products: ``fma(x₁, y₁, fma(x₀, y₀, 0))``;
 * ``Jpᵀ @ Jp`` (symmetric rank-2 update): ``fma(J₁ᵢ, J₁ⱼ, fma(J₀ᵢ, J₀ⱼ, 0))``;
 * ``J_ω @ q̇`` (length n): ``s = 0; s = fma(aᵢ, bᵢ, s)`` in order;
-* ``ω**2``: the C library's ``pow`` (CPython's, not ``ω·ω``: they differ in about 1 case in
-  1200); elementwise NumPy operations as written.
+* ``ω**2``: the C library's ``pow`` (CPython's, not ``ω·ω``); elementwise NumPy operations as
+  written.
 
-These orders hold for ``n <= MAX_COORDINATES`` (larger products take other blockings). Another
-BLAS (another CPU's kernels) may round differently, so the mechanism does not trust this: before
-it uses the kernel it compares the two on a few states (``PlanarMechanism._compiled_dynamics``)
-and keeps NumPy when any number differs. ``tests/contactmodes/model/test_mechanism_kernel.py``
-compares them on random states of random mechanisms.
+Agreement
+---------
+The mechanism checks the kernel against the NumPy reference before it uses it
+(``PlanarMechanism._compiled_dynamics``), at rest and at a few seeded random states, by
+``agrees``: every output must differ from the reference's by at most
+``contactmodes.tolerances.KERNEL_RTOL`` times its quantity's scale (``reference_scales``), the
+magnitude the rounding of both paths is relative to. With ``L`` the points' extent (the largest
+distance between two of the mechanism's points: frame origins, centres of mass, point masses,
+contacts), ``P`` the largest distance of a point from the world origin, ``cⱼ`` the size of a
+Jacobian column (``L`` for an angle coordinate, whose column is a lever arm no longer than ``L``;
+1 for the floating base's ``x``, ``y``), ``Ω = Σ |q̇ⱼ|`` over the angle coordinates (every link's
+angular speed is at most ``Ω``), ``A = n Ω² L`` (a bound on a point's acceleration at ``q̈ = 0``:
+at most ``n`` links' ``ω² r`` on its chain), ``m`` the total mass and ``I`` the total central
+inertia:
 
-numba is optional (the ``compiled`` extra): without it ``AVAILABLE`` is false and the NumPy
-path serves every call.
+* ``M``: ``m cᵢ cⱼ + I aᵢ aⱼ`` (``a`` the angle coordinates' indicator);
+* ``h``: ``m cᵢ (A + |g|)``;
+* ``J`` and the points' Jacobians: ``cⱼ``; ``J̇q̇``: ``A``;
+* gaps: ``P + |sᵢ|`` (``sᵢ`` the contact line's point); positions, points, extent: ``P``.
+
+A NaN must be a NaN in both. A kernel that drops or garbles a term is off by a sizeable fraction
+of the scale, far beyond the bound (``tests/contactmodes/model/test_mechanism_kernel.py`` compares
+the two on random mechanisms and states, and checks that a kernel off by more is refused). The
+sign of a zero is not compared: no decision reads it, and NumPy's own differs between BLAS
+kernels.
+
+The orders above hold for ``n <= MAX_COORDINATES`` (larger mechanisms stay on NumPy). numba is
+optional (the ``compiled`` extra): without it ``AVAILABLE`` is false and the NumPy path serves
+every call.
 """
 
 from __future__ import annotations
@@ -38,11 +57,15 @@ import math
 
 import numpy as np
 
+from contactmodes.tolerances import KERNEL_RTOL
 from polytopes import batchlp_kernel
 
 AVAILABLE = batchlp_kernel.AVAILABLE
 MAX_COORDINATES = 11
 """The largest number of coordinates for which the products' orders above were measured."""
+
+OUTPUTS = ("M", "h", "J", "Jdot_qdot", "gaps", "positions", "points", "jacobians", "extent")
+"""The names of ``CompiledDynamics.evaluate``'s outputs, in its order."""
 
 CACHE_DIR = batchlp_kernel.cache_dir_for(__file__, batchlp_kernel.__file__) if AVAILABLE else None
 """Directory of this module's compiled-kernel cache (``polytopes.batchlp_kernel.cache_dir_for``
@@ -297,3 +320,73 @@ class CompiledDynamics:
                                  self.c_tangent, self.floating, self.base_position, self.gravity, self._two, q, qd,
                                  M, h, J, Jdq, gaps, positions, pts, jac)
         return M, h, J, Jdq, gaps, positions, pts, jac, float(length)
+
+
+def reference_scales(form: CompiledDynamics, qd: np.ndarray, points: np.ndarray) -> tuple:
+    """The scale of each output of ``form.evaluate`` at the velocity ``qd`` (module doc, *Agreement*).
+
+    Parameters
+    ----------
+    form : CompiledDynamics
+        The mechanism's parts (masses, inertias, contact lines, base type).
+    qd : numpy.ndarray
+        ``(n,)`` the velocity ``q̇`` (SI).
+    points : numpy.ndarray
+        ``(P, 2)`` the NumPy reference's points of the scales (m; ``PlanarMechanism._scale_points``).
+
+    Returns
+    -------
+    tuple
+        One non-negative array per output (``OUTPUTS``' order), broadcastable to its shape, in its
+        units: ``M`` (n, n), ``h`` (n,), ``J`` (n,) per column, ``J̇q̇`` scalar, gaps (k,),
+        positions, points and extent scalar, the Jacobians (n,) per column.
+    """
+    n = form.n_q
+    pts = np.asarray(points, dtype=float).reshape(-1, 2)
+    diff = pts[:, None, :] - pts[None, :, :]
+    extent = float(np.sqrt((diff ** 2).sum(axis=2)).max()) if len(pts) > 1 else 0.0
+    far = float(np.sqrt((pts ** 2).sum(axis=1)).max()) if len(pts) else 0.0
+    angle = np.ones(n, dtype=bool)
+    if form.floating:
+        angle[:2] = False
+    col = np.where(angle, extent, 1.0)
+    omega = float(np.abs(np.asarray(qd, dtype=float)[angle]).sum())
+    accel = n * omega * omega * extent
+    mass = float(form.lmass.sum() + form.pm_mass.sum())
+    inertia = float(form.inertia.sum())
+    a = angle.astype(float)
+    m_scale = mass * np.outer(col, col) + inertia * np.outer(a, a)
+    h_scale = mass * col * (accel + abs(form.gravity))
+    surf = np.sqrt((form.c_surf ** 2).sum(axis=1))
+    return (m_scale, h_scale, col, np.float64(accel), far + surf, np.float64(far), np.float64(far), col,
+            np.float64(far))
+
+
+def agrees(form: CompiledDynamics, qd: np.ndarray, got: tuple, ref: tuple) -> bool:
+    """Whether the kernel's outputs ``got`` equal the NumPy reference's ``ref`` within the bound.
+
+    Parameters
+    ----------
+    form : CompiledDynamics
+        The kernel's parts.
+    qd : numpy.ndarray
+        ``(n,)`` the velocity both were evaluated at.
+    got, ref : tuple
+        ``form.evaluate``'s outputs and the reference's, in ``OUTPUTS``' order.
+
+    Returns
+    -------
+    bool
+        Every output has the reference's shape, a NaN where it has one, and differs from it by at
+        most ``KERNEL_RTOL`` times its scale (``reference_scales`` of the reference's points).
+    """
+    for g, r, scale in zip(got, ref, reference_scales(form, qd, ref[6])):
+        g, r = np.asarray(g, dtype=float), np.asarray(r, dtype=float)
+        if g.shape != r.shape:
+            return False
+        nan = np.isnan(r)
+        if not np.array_equal(np.isnan(g), nan):
+            return False
+        if np.any(np.abs(g - r)[~nan] > (KERNEL_RTOL * np.broadcast_to(scale, r.shape))[~nan]):
+            return False
+    return True

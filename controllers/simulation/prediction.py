@@ -50,7 +50,7 @@ def rigid_qdd(mechanism: PlanarMechanism, q: ArrayLike, qdot: ArrayLike, tau: Ar
     ContactModelError
         For a state or torque of the wrong shape, or a mode that is not one letter per contact.
     """
-    # (dynamics(q, qdot) bit for bit, compiled where checked: a closed loop predicts every control
+    # (dynamics(q, qdot), compiled where checked to agree within KERNEL_RTOL: a closed loop predicts every control
     # step, between two controller calls)
     d, scales = mechanism.dynamics_and_scales(q, qdot)
     system = ContactSystem(M=d.M, h=d.h, S=mechanism.actuator_matrix(), J=d.J, Jdot_qdot=d.Jdot_qdot,

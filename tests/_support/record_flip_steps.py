@@ -19,29 +19,35 @@ import math
 import sys
 from pathlib import Path
 
+import numpy as np
+
 #: the two reference flips: file stem -> toe friction
 FLIPS = {"max_thrust_mu039": 0.39, "max_thrust_mu060": 0.6}
 DURATION = 1.0
 
 
-def record(mu_toe: float, margin: float = 0.0, shadow=None) -> dict:
+def record(mu_toe: float, margin: float = 0.0, shadow=None, calls: list | None = None) -> dict:
     """The per-step record of one flip (module doc) as a JSON-ready dict, under a
     ``MaxThrustController`` with ``margin`` (N·m; 0, the recorded controller's). ``shadow``
     (optional): a callable ``shadow(t, state, params)`` called at every step after the controller,
-    at the same state (its answer is not applied)."""
+    at the same state (its answer is not applied). ``calls``, when given, receives per control
+    step ``(state (18,), controller.last, params)``: what a test needs to examine the step at its
+    state (the record itself is unchanged)."""
     from controllers.rhex import RHexParams, simulate
     from controllers.rhex.max_thrust import MaxThrustController
 
     p = RHexParams(mu_toe=mu_toe)
     c = MaxThrustController(p, margin=margin)
-    if shadow is None:
-        loop = c
-    else:
-        def loop(t, state, params=None):
-            out = c(t, state, params)
+
+    def loop(t, state, params=None):
+        out = c(t, state, params)
+        if calls is not None:
+            calls.append((np.array(state, dtype=float), c.last, p))
+        if shadow is not None:
             shadow(t, state, params)
-            return out
-    r = simulate(loop, p, duration=DURATION)
+        return out
+
+    r = simulate(loop if (shadow is not None or calls is not None) else c, p, duration=DURATION)
     steps = []
     for rec, tau in zip(c.log, r.commanded):
         steps.append({"t": float(rec.t), "tau": [float(x).hex() for x in tau], "mode": rec.mode,

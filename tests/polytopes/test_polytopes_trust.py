@@ -699,3 +699,65 @@ def _implicit_rows_one_lp_each(A, b, C, d, feas):
             break
         undecided[idx[decided]] = False
     return implicit
+
+
+def test_redundancy_removal_ends_when_the_lp_maximizer_is_a_far_vertex(monkeypatch):
+    """Clarkson's loop (``polytopes._redundancy.irredundant_in_hull``) on a system from the
+    10-link chain (issue 39: ``analyze`` of the chain hung there under ``OPENBLAS_CORETYPE=Haswell``):
+    the unbounded set's LP for row 15 has an unbounded optimal face, and the verified answer is a
+    vertex 3e8 away that violates a known row by 1.04 (within ``LP_PRIMAL_TOL`` of its size), so the
+    ray from the interior point first hits that known row and the loop made no progress, forever.
+    Now it ends (within ``4 m`` LPs) and keeps exactly the rows that SciPy's HiGHS finds
+    irredundant, one LP per row against all the others (unbounded: irredundant)."""
+    import json
+    from pathlib import Path
+
+    from polytopes import _redundancy
+
+    data = json.loads((Path(__file__).parents[1] / "data" / "redundancy_far_vertex.json").read_text())
+    U = np.array([[float.fromhex(x) for x in row] for row in data["U"]])
+    beta = np.array([float.fromhex(x) for x in data["beta"]])
+    scale = float.fromhex(data["scale"])
+    m, n = U.shape
+    calls = [0]
+    solve = _redundancy.lp.solve
+
+    def counted(*args, **kwargs):
+        calls[0] += 1
+        assert calls[0] <= 4 * m, "the redundancy loop does not progress"
+        return solve(*args, **kwargs)
+
+    monkeypatch.setattr(_redundancy.lp, "solve", counted)
+    kept = _redundancy.irredundant_in_hull(U, beta, scale)
+    want = []
+    for j in range(m):
+        others = np.arange(m) != j
+        res = linprog(-U[j], A_ub=U[others], b_ub=beta[others], bounds=[(None, None)] * n, method="highs")
+        assert res.status in (0, 3)
+        if res.status == 3 or -res.fun > beta[j] + 1e-9 * max(1.0, abs(beta[j])):
+            want.append(j)
+    assert kept.tolist() == want
+
+
+def test_stacked_setups_are_each_sets_own_under_another_blas_kernel():
+    """The two comparisons above in a child process under ``OPENBLAS_CORETYPE=Prescott`` (NumPy's
+    OpenBLAS takes its SSE-only ``Katmai`` kernels for it; issue 39:
+    there a stacked ``Q @ x0`` and the single one took different OpenBLAS routines and differed by
+    one ulp; the matrix–vector products now go through ``polytopes._linalg.matvec``, NumPy's own
+    reduction, in both). x86-64 only (the kernel names are OpenBLAS's x86 ones)."""
+    import os
+    import platform
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    if platform.machine().lower() not in ("x86_64", "amd64"):
+        pytest.skip("OpenBLAS's x86-64 kernels (OPENBLAS_CORETYPE) only")
+    env = dict(os.environ, OPENBLAS_CORETYPE="Prescott", OPENBLAS_NUM_THREADS="1")
+    root = Path(__file__).resolve().parents[2]
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:xdist",
+                           str(Path(__file__).resolve()), "-k",
+                           "test_stacked_setups_are_each_sets_own and not another or test_empty_stacked_is_feasibility_many"],
+                          cwd=root, env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
+    assert "2 passed" in proc.stdout, proc.stdout[-2000:]

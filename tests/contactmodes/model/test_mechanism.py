@@ -431,25 +431,46 @@ def test_parts_give_back_what_was_added_as_copies():
 @pytest.mark.parametrize("path", ["snake/snake_chimney.toml", "quadruped/quadruped.toml", "rhex_flip_start.toml",
                                   "five_link_climb.toml", "two_link_brace.toml"])
 def test_dynamics_and_scales_are_the_two_calls_bit_for_bit(path):
-    """``dynamics_and_scales`` (one kinematics pass, shared points) gives exactly ``dynamics`` and
-    ``characteristic_scales`` at random states (point masses, floating and fixed bases)."""
+    """``dynamics_and_scales``'s NumPy path (one kinematics pass, shared points) gives exactly
+    ``dynamics`` and ``characteristic_scales`` at random states (point masses, floating and fixed
+    bases): the same operations in one run. The public call, compiled where numba is installed,
+    gives them within ``KERNEL_RTOL`` of their scales (``_mechanism_kernel``, *Agreement*; exactly
+    where NumPy's BLAS rounds as the kernel does)."""
     from pathlib import Path
 
     from contactmodes.system_file.loader import load_system_file
+    from contactmodes.tolerances import KERNEL_RTOL
 
     loaded = load_system_file(Path(__file__).resolve().parents[3] / "examples" / path,
                          lifted_contacts=path.startswith(("snake", "quadruped")))
     mech = loaded.mechanism
+    form = mech._kernel_parts()
     rng = np.random.default_rng(7)
     for _ in range(5):
         q = np.asarray(loaded.q, dtype=float) + rng.normal(scale=0.2, size=mech.n_q)
         qdot = rng.normal(size=mech.n_q)
-        d, s = mech.dynamics_and_scales(q, qdot)
         d0, s0 = mech.dynamics(q, qdot), mech.characteristic_scales(q, qdot)
-        for field in ("M", "h", "J", "Jdot_qdot", "v_contact", "gaps", "positions"):
-            a, b = getattr(d, field), getattr(d0, field)
+        dn, sn = mech._numpy_dynamics_and_scales(q, qdot)
+        d, s = mech.dynamics_and_scales(q, qdot)
+        fields = ("M", "h", "J", "Jdot_qdot", "v_contact", "gaps", "positions")
+        for field in fields:
+            a, b = getattr(dn, field), getattr(d0, field)
             assert a.shape == b.shape and a.tobytes() == b.tobytes(), field
-        assert (s.length, s.mass, s.time) == (s0.length, s0.mass, s0.time)
+        assert (sn.length, sn.mass, sn.time) == (s0.length, s0.mass, s0.time)
+        if form is None:  # no numba: the public call is the NumPy path
+            assert all(getattr(d, f).tobytes() == getattr(d0, f).tobytes() for f in fields)
+            continue
+        from contactmodes.model import _mechanism_kernel
+
+        states = mech._link_states(q, qdot)
+        pts = np.array(mech._scale_points(states)[0]).reshape(-1, 2)
+        M_s, h_s, J_s, a_s, gap_s, far, _, _, _ = _mechanism_kernel.reference_scales(form, qdot, pts)
+        for field, scale in (("M", M_s), ("h", h_s), ("J", J_s), ("Jdot_qdot", a_s), ("gaps", gap_s),
+                             ("positions", far), ("v_contact", (J_s * (1 + mech.n_q)) @ np.abs(qdot))):
+            a, b = getattr(d, field), getattr(d0, field)
+            assert a.shape == b.shape and np.all(np.abs(a - b) <= KERNEL_RTOL * np.broadcast_to(scale, b.shape)), field
+        assert s.mass == s0.mass and abs(s.length - s0.length) <= KERNEL_RTOL * far
+        assert abs(s.time - s0.time) <= 4 * KERNEL_RTOL * s0.time
 
 
 @pytest.mark.parametrize("path", ["snake/snake_chimney.toml", "rhex_flip_start.toml", "two_link_brace.toml"])

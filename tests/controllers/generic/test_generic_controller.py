@@ -20,6 +20,7 @@ import math
 import numpy as np
 import pytest
 
+from _support.generic_reference import VALUE_RTOL, reference_values
 from _support.paths import EXAMPLES
 from contactmodes.analysis.ambiguity import unambiguous
 from contactmodes.analysis.session import AnalysisSession
@@ -29,8 +30,6 @@ from contactmodes.system_file.loader import load_system_file
 from controllers.generic import TorqueBox, UnambiguousOptimalController
 from polytopes import Polytope, lp
 
-VALUE_RTOL = 1e-6
-
 
 def _objective(loaded, qdd=None, force=None, tau=None, sense="maximize"):
     s = loaded.system
@@ -39,34 +38,10 @@ def _objective(loaded, qdd=None, force=None, tau=None, sense="maximize"):
 
 
 def _reference(loaded, q, qdot, objective, lo, hi, accept=None):
-    """``{mode: best J over T*_c ∩ L}`` (user units; the worst infinity when empty) over the feasible modes
-    with a unique objective, and the session (module doc)."""
+    """``{mode: best J over T*_c ∩ L}`` and the session (``_support.generic_reference``) of the
+    mechanism's system at the state."""
     system = loaded.mechanism.contact_system(q, qdot, constraints=loaded.system.constraints)
-    ses = AnalysisSession(system)
-    sc = ses.scaling
-    sign = objective.sign
-    c_scaled = np.concatenate([objective.qdd * sc.qdd, objective.force * sc.force, objective.tau * sc.tau])
-    cn = c_scaled / max(np.linalg.norm(c_scaled), 1e-300)
-    L = Polytope.box(np.asarray(lo, float), np.asarray(hi, float))
-    values = {}
-    for m in ses.enumeration.modes:
-        if accept is not None and not accept(m):
-            continue
-        rs = ses.mode(m).response_scaled(True)
-        if rs.n_w and np.abs(cn[:rs.P_q.shape[0] + rs.P_f.shape[0]] @ rs.Q).max() > 1e-9:
-            continue  # the objective depends on w: not a candidate
-        r = ses.mode(m).response(True)
-        g = objective.qdd @ r.P_q + objective.force @ r.P_f + objective.tau
-        o = float(objective.qdd @ r.r_q + objective.force @ r.r_f)
-        best = -math.inf
-        for P in unambiguous(ses, m, task=True, within_mode=False).unambiguous:
-            K = P.intersect(L)
-            st, x, _ = lp.solve(-sign * g, K.A if K.n_ineq else None, K.b if K.n_ineq else None,
-                                K.C if K.n_eq else None, K.d if K.n_eq else None)
-            if st == lp.OPTIMAL:
-                best = max(best, sign * float(g @ x + o))
-        values[m] = sign * best  # J itself: -inf (maximize) or +inf (minimize) when T*_c ∩ L is empty
-    return values, ses
+    return reference_values(system, objective, lo, hi, accept)
 
 
 def _check(loaded, q, qdot, objective, lo, hi, modes=None, where=""):

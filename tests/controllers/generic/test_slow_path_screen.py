@@ -1,9 +1,10 @@
 """The slow path's screen of the other modes (``controllers.generic.search._disjoint``): the
 modes it certifies not to meet a candidate's ``K = T_c ∩ L`` are modes the exact LP
 (``controllers.generic.exact.meets``) says do not meet it, and the slow path's answer with the
-screen is the one without it, bit for bit — at the slow-path steps of the recorded RHex and
-quadruped replays (``tests/data/generic_steps``); when an LP of the screen's batch cannot be verified it
-certifies nothing. The candidate certificates (``controllers.generic.certify``) are switched off
+screen is the one without it, bit for bit (two computations in one run) — at the slow-path steps
+of the recorded RHex and quadruped replays (``tests/data/generic_steps``; their answers as
+recorded within the step's conditioning, ``_support.replay_check``); when an LP of the screen's
+batch cannot be verified it certifies nothing. The candidate certificates (``controllers.generic.certify``) are switched off
 here, so that these steps go through the slow path."""
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import pytest
 import controllers.generic.exact as exact
 import controllers.generic.search as search
 from polytopes.errors import NumericalError
+from _support.replay_check import check_replayed
 from tests._support import record_generic_steps as rec
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "generic_steps"
@@ -80,7 +82,8 @@ def test_screen_is_the_exact_meets(name, key, steps, monkeypatch):
         q, qdot = rec.state(call)
         tau = controller(q, qdot)
         got = rec.answer(controller, tau)
-        assert got == {k: call[k] for k in got}
+        check_replayed(controller, q, qdot, got, {k: call[k] for k in got}, f"{name} {key}",
+                       n_modes_at_most=controller.last.screened)
     assert seen["calls"] >= 2
     # most of the others do not meet K: the screen must certify a good part of them
     assert seen["certified"] >= seen["pairs"] // 2, seen
