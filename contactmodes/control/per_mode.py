@@ -298,7 +298,7 @@ def mode_optimum(session: AnalysisSession, mode: str, problem: ScaledProblem, ta
     if value == math.inf:
         out.status, out.supremum = "unbounded", problem.sign * math.inf
         return out
-    if tau is None:
+    if tau is None or piece is None:
         return out
     closure = J(tau)
     mp = piece_margin_point(piece, tau, d, problem.metric_units(session), (problem.A_L, problem.b_L), problem.margin)

@@ -354,8 +354,8 @@ def outcome_equations(data: ImpactData, outcome: str, delta: float = 0.0,
         alt.append((i, base))
     # inequalities: velocity rows, then the cone rows (variant), then the eq. 29 release tests, the box
     J, comp = data.J, PLANAR_POINT.components
-    for i, r in enumerate(letter_rows):
-        for c, sign in r.accel_geq:
+    for i, contact_rows in enumerate(letter_rows):
+        for c, sign in contact_rows.accel_geq:
             rows.geq({0: sign * J[2 * i + c]}, 0.0, f"velocity {comp[c]} {data.contacts[i]} {'>=' if sign > 0 else '<='} 0")
     flags = dict(zip(guarded, pseudo)) if with_pseudo else {}
     for i in kept_contacts(outcome):

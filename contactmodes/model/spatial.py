@@ -623,6 +623,7 @@ class SpatialMechanism:
         J = np.matmul(frames, Jlin.reshape(k, 3, n)).reshape(3 * k, n)  # per contact: rows (t1, t2, n)
         d = None
         if with_dynamics:
+            assert M is not None and h is not None  # computed above with the dynamics
             Jdq = np.matmul(frames, acc[:, :, None]).reshape(3 * k)
             gaps = (frames[:, 2] * (positions - self._points)).sum(axis=1)
             d = SpatialDynamics(M=M, h=h, J=J, Jdot_qdot=Jdq, v_contact=J @ v, gaps=gaps, positions=positions)

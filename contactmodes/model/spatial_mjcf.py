@@ -138,14 +138,13 @@ def _fold_into(neighbour: ET.Element, link: ET.Element, R: np.ndarray, p: np.nda
 def _fold_rejected_inertias(root: ET.Element) -> None:
     """Move each inertia MuJoCo would reject into a neighbour on a fixed joint (module docstring)."""
     links = {link.get("name"): link for link in root.findall("link")}
-    joints = [j for j in root.findall("joint") if j.get("type") == "fixed"
-              and j.find("parent") is not None and j.find("child") is not None]
+    joints = [(j, pe.get("link"), ce.get("link")) for j in root.findall("joint") if j.get("type") == "fixed"
+              for pe, ce in [(j.find("parent"), j.find("child"))] if pe is not None and ce is not None]
     for name, link in links.items():
         own = _inertial(link)
         if own is None or _mujoco_accepts(own[0], own[2]):
             continue
-        for joint in joints:
-            parent, child = joint.find("parent").get("link"), joint.find("child").get("link")
+        for joint, parent, child in joints:
             R, p = _origin(joint)  # the child's frame in the parent's
             if child == name and parent in links:
                 _fold_into(links[parent], link, R, p)

@@ -228,7 +228,7 @@ def _check_mjcf(path: Path, root: ET.Element) -> None:
 def _check_mjcf_joints(path: Path, root: ET.Element, model, added_root: bool) -> None:
     """Every joint of the MJCF is in Pinocchio's model (its reader skips what it does not know)."""
     world = root.find("worldbody")
-    elements = list(world.iter("joint")) + list(world.iter("freejoint"))
+    elements = [] if world is None else list(world.iter("joint")) + list(world.iter("freejoint"))
     have = {str(n) for n in model.names}
     missing = [j.get("name") for j in elements if j.get("name") and j.get("name") not in have]
     expected = len(elements) + (1 if added_root else 0)

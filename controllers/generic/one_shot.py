@@ -103,7 +103,7 @@ def one_shot_step(step, objective: LinearObjective, lo, hi, accept: Callable[[st
     result = control(system, maximize=obj, limits=limits, modes=selection, session=session,
                      margin=margin)
     n_acc = len(result.alternatives)
-    if result.torque is None:
+    if result.torque is None or result.mode is None or result.objective is None:
         return OptimalResult(np.zeros(step.n_tau), None, None, float("nan"), float("nan"), "no_mode",
                              n_modes=len(feasible), n_examined=n_acc, n_slow=n_acc)
     mode = result.mode

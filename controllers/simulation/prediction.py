@@ -54,6 +54,6 @@ def rigid_qdd(mechanism: PlanarMechanism, q: ArrayLike, qdot: ArrayLike, tau: Ar
     # step, between two controller calls)
     d, scales = mechanism.dynamics_and_scales(q, qdot)
     system = ContactSystem(M=d.M, h=d.h, S=mechanism.actuator_matrix(), J=d.J, Jdot_qdot=d.Jdot_qdot,
-                           v_contact=d.v_contact, mu=mu, coordinates=mechanism.coordinates,
+                           v_contact=d.v_contact, mu=np.asarray(mu, dtype=float), coordinates=mechanism.coordinates,
                            torques=mechanism.actuators, contacts=mechanism.contact_names, scales=scales)
     return mode_qdd(system, mode, tau)

@@ -200,10 +200,10 @@ def test_the_examples_run_compiled_under_another_blas_kernel():
         pytest.skip("OpenBLAS's x86-64 kernels (OPENBLAS_CORETYPE) only")
 
     script = """
-from contactmodes.system_file.loader import load_system
+from contactmodes.system_file.loader import load_system_file
 for f, lifted in (("snake/snake_chimney.toml", True), ("quadruped/quadruped.toml", True),
                   ("two_link_brace.toml", False), ("six_link_brace.toml", False)):
-    print(f, load_system("examples/" + f, lifted_contacts=lifted).mechanism.compile_dynamics())
+    print(f, load_system_file("examples/" + f, lifted_contacts=lifted).mechanism.compile_dynamics())
 """
     cores = ["Prescott"]
     try:
