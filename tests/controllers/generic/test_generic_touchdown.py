@@ -25,13 +25,11 @@ import numpy as np
 import pytest
 
 import contactmodes as cm
+from _support.generic_reference import reference_values
 from _support.paths import EXAMPLES
-from contactmodes.analysis.ambiguity import unambiguous
-from contactmodes.analysis.session import AnalysisSession
 from contactmodes.control.objective import LinearObjective
 from contactmodes.system_file.loader import load_system_file
 from controllers.generic import UnambiguousOptimalController
-from polytopes import Polytope, lp
 
 W, H, MASS, G = 0.05, 0.10, 5.0, 9.81
 I_B = MASS * (W ** 2 + H ** 2) / 12
@@ -83,25 +81,11 @@ def _objective(sense="maximize"):
 
 
 def _reference_best(loaded, q, qdot, objective, lo, hi):
-    """The best objective over every feasible mode's ``T*_c ∩ [lo, hi]`` at ``(q, q̇)`` (module doc)."""
-    system = loaded.mechanism.contact_system(q, qdot)
-    ses = AnalysisSession(system)
-    box = Polytope.box(np.asarray(lo, float), np.asarray(hi, float))
+    """The best objective over every feasible mode's ``T*_c ∩ [lo, hi]`` at ``(q, q̇)`` (module doc;
+    ``_support.generic_reference``)."""
+    values, _ = reference_values(loaded.mechanism.contact_system(q, qdot), objective, lo, hi)
     sign = objective.sign
-    best = -math.inf
-    for m in ses.enumeration.modes:
-        r = ses.mode(m).response(True)
-        if r.n_w and np.abs(objective.qdd @ r.Q_q).max() > 1e-9:
-            continue
-        g = objective.qdd @ r.P_q
-        o = float(objective.qdd @ r.r_q)
-        for P in unambiguous(ses, m, task=True, within_mode=False).unambiguous:
-            K = P.intersect(box)
-            st, x, _ = lp.solve(-sign * g, K.A if K.n_ineq else None, K.b if K.n_ineq else None,
-                                K.C if K.n_eq else None, K.d if K.n_eq else None)
-            if st == lp.OPTIMAL:
-                best = max(best, sign * float(g @ x + o))
-    return sign * best
+    return sign * max((sign * v for v in values.values()), default=-math.inf)
 
 
 @pytest.mark.parametrize("sense", ["maximize", "minimize"])
