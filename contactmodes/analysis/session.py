@@ -247,7 +247,18 @@ def _block_pairs(order: np.ndarray, a0: int, ok: np.ndarray) -> tuple[np.ndarray
 
 
 def empty_box(n: int) -> tuple[np.ndarray, np.ndarray]:
-    """The bounding box of the empty set: ``lo = +inf``, ``hi = −inf`` (n,) each."""
+    """The bounding box of the empty set.
+
+    Parameters
+    ----------
+    n : int
+        Number of torques ``n_τ``.
+
+    Returns
+    -------
+    tuple[numpy.ndarray, numpy.ndarray]
+        ``(lo, hi)``, each ``(n,)``: ``lo = +inf``, ``hi = −inf`` (``lo > hi`` on every axis).
+    """
     return np.full(n, np.inf), np.full(n, -np.inf)
 
 
@@ -259,16 +270,17 @@ class ModeSolution:
     work in the session's nondimensional units (τ' = τ / ``scaling.tau``, the same ``w``): the
     toolkit's own stages use them; their results are not to be compared with user-unit values.
     ``task`` selects the domain with (default) or without the system's task constraints.
+    Obtained from ``AnalysisSession.mode``, which validates the mode string.
 
-    Examples
-    --------
-    >>> from contactmodes.system_file.loader import load_system_file
-    >>> session = AnalysisSession(load_system_file("examples/two_link_brace.toml").system)
-    >>> lo, hi = session.mode("FFF").box()          # N·m
-    >>> round(float(hi[0]), 4)
-    -0.1926
-    >>> session.mode("FFF").contains([-0.5]), session.locate([-0.5])[:1]
-    (True, ['FFF'])
+    Parameters
+    ----------
+    session : AnalysisSession
+        The session the mode belongs to (its scaled system, projection method, equation banks
+        and caches).
+    mode : str
+        The mode string, one letter of ``"FSLR"`` per contact (validated by the caller).
+    kinematic : bool
+        Whether the mode is in the session's enumeration (``kinematically_feasible``).
 
     Attributes
     ----------
@@ -279,6 +291,16 @@ class ModeSolution:
         Sec. III-F); a pruned mode can still be analysed (``analyze --mode``) but never occurs.
     timing : dict[str, float]
         Seconds spent per stage (``response``, ``assemble``, ``reduce``, ``project``, ``box``).
+
+    Examples
+    --------
+    >>> from contactmodes.system_file.loader import load_system_file
+    >>> session = AnalysisSession(load_system_file("examples/two_link_brace.toml").system)
+    >>> lo, hi = session.mode("FFF").box()          # N·m
+    >>> round(float(hi[0]), 4)
+    -0.1926
+    >>> session.mode("FFF").contains([-0.5]), session.locate([-0.5])[:1]
+    (True, ['FFF'])
     """
 
     def __init__(self, session: "AnalysisSession", mode: str, kinematic: bool) -> None:
@@ -364,7 +386,21 @@ class ModeSolution:
 
     # ------------------------------------------------------------------ response (24)–(31)
     def response_scaled(self, task: bool = True) -> ModeResponse:
-        """The nondimensional ``ModeResponse`` (eqs. 24–31)."""
+        """The nondimensional ``ModeResponse`` of the mode (eqs. 24–31), computed once.
+
+        Parameters
+        ----------
+        task : bool, optional
+            With the system's task constraints (eqs. 15–18; default) or the physical ones only.
+            Without task equalities both choices share one response (the task inequalities are
+            rows of ``D_c``, not of the response).
+
+        Returns
+        -------
+        ModeResponse
+            ``q̈`` and ``f`` as affine functions of ``(τ', w)`` and the admissible torque subspace
+            (31), in the session's nondimensional units.
+        """
         v = self._variant(task)
 
         def build():
@@ -383,9 +419,27 @@ class ModeSolution:
 
     def raw_scaled(self, task: bool = True, extra: tuple[np.ndarray, np.ndarray] | None = None,
             drop_task: bool | None = None) -> tuple[Polytope, bool]:
-        """``D_c`` before reduction and whether it is trivially empty (a row ``0 <= b < 0`` or
-        inconsistent (31)). ``extra = (A_x, b_x)`` appends rows ``A_x z <= b_x``; ``drop_task``
-        (default ``not task``) leaves the task rows out."""
+        """``D_c`` before reduction (eq. 33 with (31)) and whether it is trivially empty.
+
+        Trivially empty: a row ``0 <= b < 0`` or inconsistent equalities (31). Without ``extra``
+        and ``drop_task`` the result is cached (one object, its LPs cached on it).
+
+        Parameters
+        ----------
+        task : bool, optional
+            With the system's task constraints (eqs. 15–18; default) or the physical ones only.
+        extra : tuple[numpy.ndarray, numpy.ndarray], optional
+            ``(A_x, b_x)``, shapes ``(r, n_τ + n_w)`` and ``(r,)``: rows ``A_x z <= b_x`` over
+            ``z = (τ', w)`` appended (nondimensional).
+        drop_task : bool, optional
+            Leave the task inequalities out; default (``None``) ``not task``.
+
+        Returns
+        -------
+        tuple[Polytope, bool]
+            The system over ``(τ', w)`` (dimension ``n_τ + n_w``, nondimensional) and whether it is
+            trivially empty.
+        """
         if extra is None and drop_task is None:  # the plain D_c: one object, its LPs cached on it
             return self._cached(("raw", task), lambda: self._raw(task, None, None))
         return self._raw(task, extra, drop_task)
@@ -431,7 +485,18 @@ class ModeSolution:
 
     # ------------------------------------------------------------------ D_c, T_c
     def feasible(self, task: bool = True) -> bool:
-        """``D_c`` non-empty (one LP)."""
+        """Whether ``D_c`` is non-empty (one LP; Sec. III-E), computed once.
+
+        Parameters
+        ----------
+        task : bool, optional
+            With the system's task constraints (eqs. 15–18; default) or the physical ones only.
+
+        Returns
+        -------
+        bool
+            ``D_c`` non-empty by the emptiness rule of ``polytopes`` on the nondimensional system.
+        """
 
         def build():
             P, trivially = self.raw_scaled(task)
@@ -440,7 +505,19 @@ class ModeSolution:
         return self._timed(("feasible", task), "assemble", build)
 
     def D_scaled(self, task: bool = True) -> Polytope:
-        """``D_c`` over ``(τ', w)``: reduced when non-empty, else the raw system."""
+        """``D_c`` over ``(τ', w)`` (eq. 33), computed once: reduced when non-empty, else the raw
+        system.
+
+        Parameters
+        ----------
+        task : bool, optional
+            With the system's task constraints (eqs. 15–18; default) or the physical ones only.
+
+        Returns
+        -------
+        Polytope
+            Dimension ``n_τ + n_w``, nondimensional.
+        """
 
         def build():
             P, _ = self.raw_scaled(task)
@@ -449,7 +526,19 @@ class ModeSolution:
         return self._timed(("D", task), "reduce", build)
 
     def T_scaled(self, task: bool = True) -> Polytope | None:
-        """``T_c`` over τ' (projection of ``D``), ``None`` when infeasible."""
+        """``T_c`` over τ', the projection of ``D_c`` onto the torques (Sec. III-E), computed
+        once.
+
+        Parameters
+        ----------
+        task : bool, optional
+            With the system's task constraints (eqs. 15–18; default) or the physical ones only.
+
+        Returns
+        -------
+        Polytope or None
+            Dimension ``n_τ``, nondimensional; ``None`` when the mode is infeasible.
+        """
 
         def build():
             if not self.feasible(task):
@@ -462,11 +551,34 @@ class ModeSolution:
         return self._timed(("T", task), "project", build)
 
     def has_T(self, task: bool = True) -> bool:
-        """Whether ``T`` is already computed (cheap callers prefer it then)."""
+        """Whether ``T_c`` is already computed (cheap callers prefer it then).
+
+        Parameters
+        ----------
+        task : bool, optional
+            With the system's task constraints (eqs. 15–18; default) or the physical ones only.
+
+        Returns
+        -------
+        bool
+            ``T_scaled(task)`` is in the mode's cache.
+        """
         return ("T", task) in self._cache
 
     def w_varies(self, task: bool = True) -> bool:
-        """``affine_dimension(D_c) > affine_dimension(T_c)`` (III-G.2)."""
+        """Whether ``affine_dimension(D_c) > affine_dimension(T_c)`` (III-G.2), computed once.
+
+        Parameters
+        ----------
+        task : bool, optional
+            With the system's task constraints (eqs. 15–18; default) or the physical ones only.
+
+        Returns
+        -------
+        bool
+            For a τ in the relative interior of ``T_c`` the admissible ``w`` form a set of positive
+            dimension; ``False`` for an infeasible mode or one without ambiguity variables.
+        """
         def build():
             if not self.feasible(task) or self.response_scaled(task).n_w == 0:
                 return False
@@ -476,12 +588,24 @@ class ModeSolution:
         return self._cached(("w_varies", task), build)
 
     def box_scaled(self, task: bool = True) -> tuple[np.ndarray, np.ndarray]:
-        """Bounding box ``(lo, hi)`` of ``T_c`` over τ' (±inf where unbounded; the empty box
-        ``(+inf, −inf)`` when infeasible), from ``T_c`` if computed, else by ``2 n_τ`` support
-        LPs on ``D_c`` at most (no projection needed; sides proven unbounded by a verified
-        recession direction need none, ``polytopes.Polytope.bounding_box``; a domain over τ'
-        alone first tries the rays of the session's earlier domains,
-        ``AnalysisSession._ray_pool``)."""
+        """Bounding box of ``T_c`` over τ', computed once.
+
+        From ``T_c`` if computed, else by ``2 n_τ`` support LPs on ``D_c`` at most (no projection
+        needed; sides proven unbounded by a verified recession direction need none,
+        ``polytopes.Polytope.bounding_box``; a domain over τ' alone first tries the rays of the
+        session's earlier domains, ``AnalysisSession._ray_pool``).
+
+        Parameters
+        ----------
+        task : bool, optional
+            With the system's task constraints (eqs. 15–18; default) or the physical ones only.
+
+        Returns
+        -------
+        tuple[numpy.ndarray, numpy.ndarray]
+            ``(lo, hi)``, each ``(n_τ,)``, nondimensional; ±inf where unbounded; the empty box
+            ``(+inf, −inf)`` (``empty_box``) when infeasible.
+        """
 
         def build():
             n = self.n_tau
@@ -497,7 +621,20 @@ class ModeSolution:
         return self._timed(("box", task), "box", build)
 
     def contains_scaled(self, tau_scaled: np.ndarray, task: bool = True) -> bool:
-        """Whether the torque ``τ'`` (n_τ,) lies in ``T_c`` (some ``w`` completes it in ``D_c``)."""
+        """Whether a torque lies in ``T_c`` (some ``w`` completes it in ``D_c``): one LP at most.
+
+        Parameters
+        ----------
+        tau_scaled : numpy.ndarray
+            ``(n_τ,)`` the torque τ' (nondimensional, ``τ / scaling.tau``).
+        task : bool, optional
+            With the system's task constraints (eqs. 15–18; default) or the physical ones only.
+
+        Returns
+        -------
+        bool
+            Membership by the tolerances of ``polytopes``; ``False`` for an infeasible mode.
+        """
         tau = np.asarray(tau_scaled, dtype=float)
         if not self.feasible(task):
             return False
@@ -513,8 +650,24 @@ class ModeSolution:
 
     def maximize_scaled(self, c_tau: np.ndarray, task: bool = True,
                  extra: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[float, np.ndarray | None] | None:
-        """``max c·τ'`` over ``D_c`` (∩ ``extra`` rows over ``(τ', w)``): ``(value, z*)`` with
-        ``z* = (τ', w)``; ``None`` when empty; value ``inf`` (and ``z*`` ``None``) when unbounded."""
+        """``max c·τ'`` over ``D_c`` (∩ ``extra``): one LP, no projection.
+
+        Parameters
+        ----------
+        c_tau : numpy.ndarray
+            ``(n_τ,)`` weights of the nondimensional torques τ'.
+        task : bool, optional
+            With the system's task constraints (eqs. 15–18; default) or the physical ones only.
+        extra : tuple[numpy.ndarray, numpy.ndarray], optional
+            ``(A_x, b_x)``, shapes ``(r, n_τ + n_w)`` and ``(r,)``: rows ``A_x z <= b_x`` over
+            ``z = (τ', w)`` added to ``D_c`` (nondimensional).
+
+        Returns
+        -------
+        tuple[float, numpy.ndarray or None] or None
+            ``(value, z*)`` with ``z* = (τ', w)`` ``(n_τ + n_w,)`` a maximizer; ``None`` when the set
+            is empty; ``(inf, None)`` when unbounded.
+        """
         if not self.feasible(task):  # also a trivially infeasible row, which raw() leaves out
             return None
         P = self._D_or_raw(task)
@@ -530,9 +683,24 @@ class ModeSolution:
         return value, P.argmax(c)
 
     def projected_scaled(self, extra: tuple[np.ndarray, np.ndarray], task: bool = False) -> Polytope | None:
-        """Projection onto τ' of ``D_c`` (physical rows only unless ``task``) ∩ ``extra`` rows
-        over ``(τ', w)`` — e.g. a negated task row (within-mode ambiguity); ``None`` when empty.
-        Not cached."""
+        """Projection onto τ' of ``D_c`` ∩ ``extra`` rows over ``(τ', w)``, not cached.
+
+        For instance ``D_c`` with a negated task row (within-mode ambiguity,
+        ``contactmodes.analysis.ambiguity``).
+
+        Parameters
+        ----------
+        extra : tuple[numpy.ndarray, numpy.ndarray]
+            ``(A_x, b_x)``, shapes ``(r, n_τ + n_w)`` and ``(r,)``: rows ``A_x z <= b_x`` over
+            ``z = (τ', w)`` (nondimensional).
+        task : bool, optional
+            With the task inequalities of ``D_c`` (``True``) or the physical rows only (default).
+
+        Returns
+        -------
+        Polytope or None
+            Dimension ``n_τ``, nondimensional; ``None`` when the intersection is empty.
+        """
         P, trivially = self.raw_scaled(task, extra=extra)
         if trivially or P.is_empty():
             return None
@@ -543,7 +711,19 @@ class ModeSolution:
 
     # ------------------------------------------------------------------ user units
     def domain(self, task: bool = True) -> ModeDomain:
-        """This mode's ``ModeDomain`` in the user's units (cached)."""
+        """This mode's ``ModeDomain`` in the user's units (cached).
+
+        Parameters
+        ----------
+        task : bool, optional
+            With the system's task constraints (eqs. 15–18; default) or the physical ones only.
+
+        Returns
+        -------
+        ModeDomain
+            The response, ``D_c`` (reduced when non-empty), ``T_c``, feasibility, ``w_varies``, box
+            and stage times, every set converted by ``AnalysisSession.to_user``.
+        """
 
         def build():
             resp = self.response(task)
@@ -557,7 +737,19 @@ class ModeSolution:
         return self._cached(("domain", task), build)
 
     def response(self, task: bool = True) -> ModeResponse:
-        """``response`` in the user's units."""
+        """``response_scaled`` in the user's units (cached).
+
+        Parameters
+        ----------
+        task : bool, optional
+            With the system's task constraints (eqs. 15–18; default) or the physical ones only.
+
+        Returns
+        -------
+        ModeResponse
+            The response (eqs. 24–31) with τ in the system's torque units (N·m; N on a linear
+            coordinate) and ``w`` the nondimensional null-space coordinates.
+        """
         v = self._variant(task)
 
         def build():
@@ -570,37 +762,101 @@ class ModeSolution:
         return self._cached(("user_response", v), build)
 
     def D(self, task: bool = True) -> Polytope:
-        """``D_c`` over ``(τ, w)`` in the user's units (τ in the system's units): reduced when
-        non-empty, else the raw system (``domain``'s ``D``)."""
+        """``D_c`` over ``(τ, w)`` in the user's units: reduced when non-empty, else the raw system
+        (``domain``'s ``D``).
+
+        Parameters
+        ----------
+        task : bool, optional
+            With the system's task constraints (eqs. 15–18; default) or the physical ones only.
+
+        Returns
+        -------
+        Polytope
+            Dimension ``n_τ + n_w``; τ in the system's torque units (N·m; N on a linear
+            coordinate), ``w`` nondimensional.
+        """
         return self.domain(task).D
 
     def T(self, task: bool = True) -> Polytope | None:
         """``T_c`` in the user's units (one object per mode, ``AnalysisSession.to_user``: its
-        emptiness and hull are cached), ``None`` when the mode is infeasible."""
+        emptiness and hull are cached).
+
+        Parameters
+        ----------
+        task : bool, optional
+            With the system's task constraints (eqs. 15–18; default) or the physical ones only.
+
+        Returns
+        -------
+        Polytope or None
+            Dimension ``n_τ``, the system's torque units (N·m; N on a linear coordinate);
+            ``None`` when the mode is infeasible.
+        """
         T = self.T_scaled(task)
         return None if T is None else self.session.to_user(T)
 
     def box(self, task: bool = True) -> tuple[np.ndarray, np.ndarray]:
-        """Bounding box ``(lo, hi)`` (each (n_τ,)) of ``T_c`` in the user's units (±inf where
-        unbounded; ``(+inf, −inf)`` when infeasible): ``box_scaled`` mapped back."""
+        """Bounding box of ``T_c`` in the user's units: ``box_scaled`` mapped back.
+
+        Parameters
+        ----------
+        task : bool, optional
+            With the system's task constraints (eqs. 15–18; default) or the physical ones only.
+
+        Returns
+        -------
+        tuple[numpy.ndarray, numpy.ndarray]
+            ``(lo, hi)``, each ``(n_τ,)``, the system's torque units (N·m; N on a linear
+            coordinate); ±inf where unbounded; ``(+inf, −inf)`` when infeasible.
+        """
         lo, hi = self.box_scaled(task)
         u = self.session.scaling.tau
         return lo * u, hi * u
 
     def contains(self, tau, task: bool = True) -> bool:
-        """Whether the torque ``tau`` ((n_τ,), the user's units) lies in ``T_c``.
+        """Whether a torque lies in ``T_c`` (``contains_scaled`` after scaling it).
 
-        Raises ``ContactModelError`` when ``tau`` is not ``n_τ``
-        finite numbers."""
+        Parameters
+        ----------
+        tau : array_like
+            ``(n_τ,)`` the torque, the system's torque units (N·m; N on a linear coordinate).
+        task : bool, optional
+            With the system's task constraints (eqs. 15–18; default) or the physical ones only.
+
+        Returns
+        -------
+        bool
+            Membership by the tolerances of ``polytopes``; ``False`` for an infeasible mode.
+
+        Raises
+        ------
+        ContactModelError
+            When ``tau`` is not ``n_τ`` finite numbers (named ``tau``).
+        """
         return self.contains_scaled(self.session.scaling.tau_from_user(_user_tau(tau, self.n_tau)), task)
 
     def maximize(self, c, task: bool = True) -> tuple[float, np.ndarray | None] | None:
-        """``max c·τ`` over ``T_c`` (``c`` (n_τ,) weights per user torque unit, ``τ`` in the
-        user's units): ``(value, τ*)``, ``τ*`` (n_τ,) a maximizer in the user's units; ``None``
-        when infeasible; ``(inf, None)`` when unbounded. One LP on ``D_c`` (no projection).
+        """``max c·τ`` over ``T_c``: one LP on ``D_c`` (no projection).
 
-        Raises ``ContactModelError`` when ``c`` is not ``n_τ`` finite
-        numbers."""
+        Parameters
+        ----------
+        c : array_like
+            ``(n_τ,)`` weights per user torque unit.
+        task : bool, optional
+            With the system's task constraints (eqs. 15–18; default) or the physical ones only.
+
+        Returns
+        -------
+        tuple[float, numpy.ndarray or None] or None
+            ``(value, τ*)``, ``τ*`` ``(n_τ,)`` a maximizer in the system's torque units (N·m; N on
+            a linear coordinate); ``None`` when infeasible; ``(inf, None)`` when unbounded.
+
+        Raises
+        ------
+        ContactModelError
+            When ``c`` is not ``n_τ`` finite numbers (named ``c``).
+        """
         u = self.session.scaling.tau
         out = self.maximize_scaled(_user_tau(c, self.n_tau, "c") * u, task)  # c·τ = (c u)·τ'
         if out is None or out[1] is None:
@@ -669,11 +925,23 @@ class AnalysisSession:
         self.executor = None
 
     def to_user(self, P: Polytope) -> Polytope:
-        """A set of this session over ``(τ', z)`` (``z``: trailing variables kept as they are,
-        e.g. the ambiguity variables ``w`` of ``D_c``) in the user's units
-        (``polytope_to_user``): the one place a session's
-        results are converted, each scaled object once — a later call returns the same user-unit
-        object, its LP caches warm (``UserSets``)."""
+        """A set of this session in the user's units (``polytope_to_user``).
+
+        The one place a session's results are converted, each scaled object once: a later call
+        returns the same user-unit object, its LP caches warm (``UserSets``).
+
+        Parameters
+        ----------
+        P : Polytope
+            A set over ``(τ', z)``: the nondimensional torques, then trailing variables kept as they
+            are (e.g. the ambiguity variables ``w`` of ``D_c``).
+
+        Returns
+        -------
+        Polytope
+            The same set over ``(τ, z)``, τ in the system's torque units (N·m; N on a linear
+            coordinate).
+        """
         return self._user_sets(P)
 
     @property
@@ -685,9 +953,22 @@ class AnalysisSession:
         return self._enumeration
 
     def equation_bank(self, task: bool, scaled: bool = True) -> EquationBank:
-        """The ``EquationBank`` of the nondimensional (or, with
-        ``scaled=False``, the user's) system, with or without the task equalities (task
-        inequalities always, marked by ``ineq_task``): built once, shared by every mode."""
+        """The ``EquationBank`` of the nondimensional (or the user's) system, built once and shared by
+        every mode.
+
+        Parameters
+        ----------
+        task : bool
+            With the task equalities (eqs. 15–18) or without; task inequalities are always in,
+            marked by ``ineq_task``.
+        scaled : bool, optional
+            The nondimensional system (default) or, ``False``, the user's.
+
+        Returns
+        -------
+        EquationBank
+            The rows every mode's equations (24)–(25) and (32) are taken from.
+        """
         key = (task, scaled)
         bank = self._banks.get(key)
         if bank is None:
@@ -721,7 +1002,25 @@ class AnalysisSession:
         return pool
 
     def mode(self, mode: str, where: str = "mode") -> ModeSolution:
-        """The ``ModeSolution`` of ``mode`` (validated; errors name ``where``)."""
+        """The ``ModeSolution`` of a mode, one object per mode and session.
+
+        Parameters
+        ----------
+        mode : str
+            The mode string, one letter of ``"FSLR"`` per contact.
+        where : str, optional
+            The field name error messages use (default ``"mode"``).
+
+        Returns
+        -------
+        ModeSolution
+            The mode's lazily computed solution (a mode the enumeration pruned too).
+
+        Raises
+        ------
+        ContactModelError
+            When ``mode`` is not a mode of the system's contacts (the message names ``where``).
+        """
         sol = self._modes.get(mode)
         if sol is None:
             validate_mode(mode, self.system.contacts, where)
@@ -740,8 +1039,26 @@ class AnalysisSession:
         self._modes.clear()
 
     def modes(self, selection: Iterable[str] | None = None, where: str = "modes") -> list[ModeSolution]:
-        """Mode objects for ``selection`` (default: the kinematically feasible modes), validated,
-        duplicates dropped, order kept."""
+        """Mode objects for a selection, validated, duplicates dropped, order kept.
+
+        Parameters
+        ----------
+        selection : Iterable[str], optional
+            Mode strings; default the kinematically feasible modes (``enumeration``).
+        where : str, optional
+            The field name error messages use (default ``"modes"``; an entry is ``where[i]``).
+
+        Returns
+        -------
+        list[ModeSolution]
+            One per distinct mode, in the order of ``selection``.
+
+        Raises
+        ------
+        ContactModelError
+            When ``selection`` is a single string, or an entry is not a mode of the system's
+            contacts.
+        """
         if selection is None:
             names = list(self.enumeration.modes)
         else:
@@ -755,8 +1072,23 @@ class AnalysisSession:
         return [self.mode(m) for m in names]
 
     def feasible_modes(self, task: bool = True, selection: Iterable[str] | None = None) -> list[str]:
-        """Modes (default: the kinematically feasible ones) whose ``D_c`` is non-empty, with a
-        progress stage."""
+        """The modes whose ``D_c`` is non-empty (Sec. III-E), with progress stages.
+
+        The missing responses are computed together (stacked SVDs) and the emptiness LPs of
+        ``BATCH_MIN`` or more domains solved in one verified batch; each result is cached on its mode.
+
+        Parameters
+        ----------
+        task : bool, optional
+            With the system's task constraints (eqs. 15–18; default) or the physical ones only.
+        selection : Iterable[str], optional
+            Mode strings to look at; default the kinematically feasible modes.
+
+        Returns
+        -------
+        list[str]
+            The feasible modes, in the order of ``selection`` (or of the enumeration).
+        """
         every = self.modes(selection)
         sols = [sol for sol in every if not sol.has("feasible", task)]  # not decided elsewhere already
         with stage(self.progress, "mode responses", len(sols)) as st:  # one batched call: the heartbeat shows it
@@ -800,21 +1132,51 @@ class AnalysisSession:
             sol.provide("rows", task, _rows_entry(resp, ab))
 
     def prime_T(self, modes: Sequence[str], task: bool = True, user_units: bool = False) -> None:
-        """Compute the ``T_c`` of the feasible ``modes`` (``ModeSolution.T_scaled``; and in the
-        user's units, ``ModeSolution.T``) with a progress stage, for the callers that show
-        every ``T_c`` (the text table, the JSON document): ``PRIME_CHUNK`` modes at a time (bounded
-        memory), and for ``PREPARE_MIN`` or more the emptiness and hull LPs of their ``D_c`` (and
-        of the user-unit ``T_c``) solved together (``polytopes.Polytope.prepare_many``), and
-        the projections' LPs too (``polytopes.Polytope.project_many``) — the same sets."""
+        """Compute the ``T_c`` of the feasible ``modes`` with a progress stage.
+
+        For the callers that show every ``T_c`` (the text table, the JSON document):
+        ``PRIME_CHUNK`` modes at a time (bounded memory), and for ``PREPARE_MIN`` or more the
+        emptiness and hull LPs of their ``D_c`` (and of the user-unit ``T_c``) solved together
+        (``polytopes.Polytope.prepare_many``), and the projections' LPs too
+        (``polytopes.Polytope.project_many``) — the same sets as ``ModeSolution.T_scaled`` gives.
+
+        Parameters
+        ----------
+        modes : Sequence[str]
+            Mode strings of the system (one letter of ``"FSLR"`` per contact).
+            Infeasible ones are skipped.
+        task : bool, optional
+            With the system's task constraints (eqs. 15–18; default) or the physical ones only.
+        user_units : bool, optional
+            Also convert each ``T_c`` to the user's units (``ModeSolution.T``) and decide their
+            emptiness and hulls together.
+        """
         for _ in self.T_chunks(modes, task, user_units):
             pass
 
     def T_chunks(self, modes: Sequence[str], task: bool = True, user_units: bool = False) -> Iterator[list[str]]:
-        """``prime_T`` one chunk at a time: yields the names of each chunk of (at most
-        ``PRIME_CHUNK``) feasible ``modes``, in their order, once their ``T_c`` are computed — the
-        same chunks and sets as ``prime_T``, so that a caller can use a chunk (write it out) and
+        """``prime_T`` one chunk at a time.
+
+        The same chunks and sets as ``prime_T``, so that a caller can use a chunk (write it out) and
         release it (``ModeSolution.release``) before the next is computed
-        (``AnalysisResult.iter_json``)."""
+        (``AnalysisResult.iter_json``).
+
+        Parameters
+        ----------
+        modes : Sequence[str]
+            Mode strings of the system (one letter of ``"FSLR"`` per contact).
+            Infeasible ones are skipped.
+        task : bool, optional
+            With the system's task constraints (eqs. 15–18; default) or the physical ones only.
+        user_units : bool, optional
+            As in ``prime_T``.
+
+        Yields
+        ------
+        list[str]
+            The names of each chunk of (at most ``PRIME_CHUNK``) feasible ``modes``, in their order,
+            once their ``T_c`` are computed.
+        """
         sols = [sol for sol in (self.mode(m) for m in modes) if sol.feasible(task)]
         with stage(self.progress, "projections", len(sols)) as st:
             for start in range(0, len(sols), PRIME_CHUNK):
@@ -931,9 +1293,26 @@ class AnalysisSession:
 
     def candidate_pairs_within(self, modes: Sequence[str], task: bool = True, limit: int | None = None
                                ) -> tuple[int, list[tuple[str, str]] | None]:
-        """``(count, pairs)``: how many pairs of ``modes`` have meeting bounding boxes, and those
-        pairs (``candidate_pairs``) — or ``None`` when there are more than ``limit`` (the list
-        is dropped as soon as the count passes it; one sweep either way)."""
+        """How many pairs of ``modes`` have meeting bounding boxes, and those pairs unless there are
+        more than ``limit`` (one sweep either way; the list is dropped as soon as the count passes
+        ``limit``).
+
+        Parameters
+        ----------
+        modes : Sequence[str]
+            Mode strings of the system (one letter of ``"FSLR"`` per contact).
+            Feasible modes (an infeasible mode's empty box meets none).
+        task : bool, optional
+            With the system's task constraints (eqs. 15–18; default) or the physical ones only.
+        limit : int, optional
+            Build the list of pairs only up to this many; default no limit.
+
+        Returns
+        -------
+        tuple[int, list[tuple[str, str]] or None]
+            ``(count, pairs)``: ``pairs`` as ``candidate_pairs`` gives them, or ``None`` when
+            ``count > limit``.
+        """
         if len(modes) < 2:
             return 0, []
         count = 0
@@ -954,19 +1333,60 @@ class AnalysisSession:
         return count, [(modes[i], modes[j]) for i, j in pairs.tolist()]
 
     def count_candidate_pairs(self, modes: Sequence[str], task: bool = True) -> int:
-        """How many pairs of ``modes`` have meeting bounding boxes (``candidate_pairs``
-        without building the list)."""
+        """How many pairs of ``modes`` have meeting bounding boxes (``candidate_pairs`` without
+        building the list).
+
+        Parameters
+        ----------
+        modes : Sequence[str]
+            Mode strings of the system (one letter of ``"FSLR"`` per contact).
+        task : bool, optional
+            With the system's task constraints (eqs. 15–18; default) or the physical ones only.
+
+        Returns
+        -------
+        int
+            The number of candidate pairs.
+        """
         return self.candidate_pairs_within(modes, task, limit=0)[0]
 
     def candidate_pairs(self, modes: Sequence[str], task: bool = True) -> list[tuple[str, str]]:
-        """Pairs of ``modes`` whose bounding boxes meet (a sweep along the first torque, then the
-        other axes checked), in the order of ``modes``; no LP beyond the boxes."""
+        """Pairs of ``modes`` whose bounding boxes meet (a sweep along the first torque, then the other
+        axes checked); no LP beyond the boxes.
+
+        Parameters
+        ----------
+        modes : Sequence[str]
+            Mode strings of the system (one letter of ``"FSLR"`` per contact).
+            Feasible modes (an infeasible mode's empty box meets none).
+        task : bool, optional
+            With the system's task constraints (eqs. 15–18; default) or the physical ones only.
+
+        Returns
+        -------
+        list[tuple[str, str]]
+            Pairs ``(a, b)`` with ``a`` before ``b`` in ``modes``, sorted by those positions.
+        """
         pairs = self.candidate_pairs_within(modes, task)[1]
         assert pairs is not None  # no limit
         return pairs
 
     def overlap_set_scaled(self, a: str, b: str, task: bool = True) -> Polytope | None:
-        """``T_a ∩ T_b`` over τ' (independent equalities), ``None`` when empty."""
+        """``T_a ∩ T_b`` over τ' (Sec. III-G.1), its equalities made independent.
+
+        Parameters
+        ----------
+        a, b : str
+            The two mode strings.
+        task : bool, optional
+            With the system's task constraints (eqs. 15–18; default) or the physical ones only.
+
+        Returns
+        -------
+        Polytope or None
+            Dimension ``n_τ``, nondimensional; ``None`` when either mode is infeasible or the
+            intersection is empty.
+        """
         Ta, Tb = self.mode(a).T_scaled(task), self.mode(b).T_scaled(task)
         if Ta is None or Tb is None:
             return None
@@ -976,8 +1396,23 @@ class AnalysisSession:
         return inter
 
     def overlaps(self, a: str, b: str, task: bool = True) -> bool:
-        """Whether ``T_a ∩ T_b`` is non-empty: one LP, on the ``T``'s if both are computed, else
-        on the lifted domains ``{(τ', w_a, w_b) : (τ', w_a) ∈ D_a, (τ', w_b) ∈ D_b}``."""
+        """Whether ``T_a ∩ T_b`` is non-empty (Sec. III-G.1).
+
+        One LP, on the ``T``'s if both are computed, else on the lifted domains
+        ``{(τ', w_a, w_b) : (τ', w_a) ∈ D_a, (τ', w_b) ∈ D_b}``.
+
+        Parameters
+        ----------
+        a, b : str
+            The two mode strings.
+        task : bool, optional
+            With the system's task constraints (eqs. 15–18; default) or the physical ones only.
+
+        Returns
+        -------
+        bool
+            ``False`` when either mode is infeasible.
+        """
         sa, sb = self.mode(a), self.mode(b)
         if not (sa.feasible(task) and sb.feasible(task)):
             return False
@@ -1038,9 +1473,8 @@ class AnalysisSession:
 
     def overlapping_pairs(self, modes: Sequence[str], task: bool = True,
                           candidates: Sequence[tuple[str, str]] | None = None) -> list[tuple[str, str]]:
-        """Every pair of ``modes`` (feasible ones) with intersecting ``T_c`` (III-G.1), in the
-        order of ``candidates`` (default ``candidate_pairs``), with a progress stage. Stores
-        pairs only.
+        """Every pair of ``modes`` (feasible ones) with intersecting ``T_c`` (III-G.1), with a progress
+        stage. Stores pairs only.
 
         Each pair is decided by the first of (the V-representations come from cdd's floating
         double description and serve only as *hints*: every claim is checked against the
@@ -1058,7 +1492,23 @@ class AnalysisSession:
         partners is not projected: its witness is the τ' part of ``D_c``'s max-slack point, and its
         pairs left undecided are decided by the emptiness rule on the lifted domains ``{(τ', w_a, w_b)}``
         (``_lifted_nonempty``), their LPs solved in verified batches
-        (``polytopes.empty_stacked``).
+        (``polytopes.empty_stacked``). Up to ``DIRECT_PAIRS`` candidates each pair is one LP; with
+        more and an ``executor`` set, the pairs are decided there.
+
+        Parameters
+        ----------
+        modes : Sequence[str]
+            Mode strings of the system (one letter of ``"FSLR"`` per contact).
+            Feasible modes.
+        task : bool, optional
+            With the system's task constraints (eqs. 15–18; default) or the physical ones only.
+        candidates : Sequence[tuple[str, str]], optional
+            The pairs to decide (modes of ``modes``); default ``candidate_pairs(modes, task)``.
+
+        Returns
+        -------
+        list[tuple[str, str]]
+            The intersecting pairs, in the order of ``candidates``.
         """
         cands = self.candidate_pairs(modes, task) if candidates is None else list(candidates)
         if not cands:
@@ -1364,17 +1814,43 @@ def _nearer(d: float, i: int, best_d: float, best_i: int) -> bool:
 def mode_domain(system: ContactSystem, mode: str, task: bool = True, method: str = "auto",
                 response: ModeResponse | None = None,
                 extra: tuple[np.ndarray, np.ndarray] | None = None) -> ModeDomain:
-    """``D_c`` and ``T_c`` of ``mode`` (Sec. III-E) in user units; ``method`` is passed to
-    ``polytopes.Polytope.project``.
+    """``D_c`` and ``T_c`` of one mode (Sec. III-E) in user units.
 
     Without ``response``/``extra`` this is a one-mode ``AnalysisSession``
     (nondimensional decisions; use a session to analyse several modes). With a caller's own
-    ``response`` (e.g. with some inequality rows left out) and/or ``extra = (A_x, b_x)`` rows
-    ``A_x z <= b_x`` over ``z = (τ, w)`` of that response, the domain of exactly that response is
-    built (``domain_from_response``).
+    ``response`` (e.g. with some inequality rows left out) and/or ``extra`` rows, the domain of
+    exactly that response is built (``domain_from_response``). A system without actuators gives
+    its ``T_c`` in ``R^0`` (nonempty iff the mode is consistent).
 
-    Raises ``ContactModelError`` for an invalid mode. A system without actuators gives its
-    ``T_c`` in ``R^0`` (nonempty iff the mode is consistent).
+    Parameters
+    ----------
+    system : ContactSystem
+        The model at its state (any consistent units).
+    mode : str
+        The mode string, one letter of ``"FSLR"`` per contact (not read when ``response`` is
+        given: the domain is that response's).
+    task : bool, optional
+        With the system's task constraints (eqs. 15–18; default) or the physical ones only.
+        Not read when ``response`` is given.
+    method : str, optional
+        Projection method for ``T_c``, passed to ``polytopes.Polytope.project`` (default
+        ``"auto"``).
+    response : ModeResponse, optional
+        The mode's response (eqs. 24–31) in the user's units to build the domain of; default
+        ``solve_response(system, mode, task=task)`` when ``extra`` is given.
+    extra : tuple[numpy.ndarray, numpy.ndarray], optional
+        ``(A_x, b_x)``, shapes ``(r, n_τ + n_w)`` and ``(r,)``: rows ``A_x z <= b_x`` over
+        ``z = (τ, w)`` of that response (user units), added to ``D_c``.
+
+    Returns
+    -------
+    ModeDomain
+        The mode's response, ``D_c``, ``T_c``, feasibility, ``w_varies`` and box.
+
+    Raises
+    ------
+    ContactModelError
+        For a mode that is not a mode of the system's contacts (without ``response``).
     """
     if response is None and extra is None:
         return AnalysisSession(system, method=method).mode(mode).domain(task)

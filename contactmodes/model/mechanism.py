@@ -342,12 +342,23 @@ class PlanarMechanism:
             self._root = name
 
     def add_point_mass(self, link: str, mass: float, position: ArrayLike = (0.0, 0.0)) -> None:
-        """Add a point mass ``mass`` (kg, ``>= 0``) at ``position`` (2,) (m, link frame) on ``link``.
+        """Add a point mass to a link (it enters ``M`` and ``h`` like a centre of mass without
+        rotational inertia).
+
+        Parameters
+        ----------
+        link : str
+            An already added link carrying the mass.
+        mass : float
+            Mass in kg, ``>= 0``.
+        position : array_like, optional
+            ``(2,)`` position of the mass in the link frame (m); default the frame origin.
 
         Raises
         ------
         ContactModelError
-            Unknown link, negative or non-finite mass, bad position.
+            Unknown link, negative or non-finite mass, bad position; the message names the field,
+            e.g. ``"point_masses[0].mass: must be >= 0, got -1.0"``.
         """
         where = f"point_masses[{len(self._point_masses)}]"
         if link not in self._links:
@@ -414,15 +425,23 @@ class PlanarMechanism:
         self._kernel_key = None
 
     def add_actuator(self, name: str, coordinate: str) -> None:
-        """Add an actuator: a unit generalized force on ``coordinate``.
+        """Add an actuator: a unit generalized force on ``coordinate`` (a new column of ``S``).
 
         For a joint coordinate this is a joint torque (N·m); on ``x``/``y`` of a floating base a
         world force (N) on the root frame origin, on ``theta`` a moment (N·m).
 
+        Parameters
+        ----------
+        name : str
+            Unique actuator name (the name of its entry of ``τ``).
+        coordinate : str
+            The generalized coordinate it drives, one of ``coordinates``.
+
         Raises
         ------
         ContactModelError
-            Duplicate actuator name or unknown coordinate.
+            Empty or duplicate actuator name, or unknown coordinate (the message names the field
+            and lists the known coordinates).
         """
         where = f"actuators[{name}]"
         _name(name, "actuators[].name")
@@ -454,7 +473,23 @@ class PlanarMechanism:
         return len(self._coordinates)
 
     def coordinate_index(self, coordinate: str) -> int:
-        """Index of ``coordinate`` in ``coordinates``; ``ContactModelError`` if unknown."""
+        """Index of a generalized coordinate in ``coordinates``.
+
+        Parameters
+        ----------
+        coordinate : str
+            A coordinate name (``"x"``, ``"y"``, ``"theta"`` of a floating base, or a joint name).
+
+        Returns
+        -------
+        int
+            Its position in ``q`` (and row of ``M``, ``h``, ``S``).
+
+        Raises
+        ------
+        ContactModelError
+            When no coordinate has that name.
+        """
         try:
             return self._coordinates.index(coordinate)
         except ValueError:
@@ -571,9 +606,26 @@ class PlanarMechanism:
             raise ContactModelError(f"{field}: unknown link {link!r}")
 
     def link_pose(self, q: ArrayLike, link: str) -> np.ndarray:
-        """World pose ``(x, y, angle)`` (m, m, rad) of ``link``'s frame at ``q`` (n_q,).
+        """World pose of a link's frame at a configuration.
 
-        Raises ``ContactModelError`` on a wrong ``q`` shape, non-finite ``q`` or an unknown link.
+        Parameters
+        ----------
+        q : array_like
+            ``(n_q,)`` generalized coordinates in ``coordinates`` order (m for a floating base's
+            ``x``, ``y``; rad for the angles).
+        link : str
+            The link's name.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``(3,)`` the frame's pose ``(x, y, angle)`` (m, m, rad; angle from +x,
+            counter-clockwise).
+
+        Raises
+        ------
+        ContactModelError
+            No root link, a wrong ``q`` shape, non-finite ``q`` or an unknown link.
         """
         self._check_ready()
         self._check_link(link)
@@ -582,9 +634,27 @@ class PlanarMechanism:
         return np.array([ls.origin[0], ls.origin[1], ls.angle])
 
     def point_position(self, q: ArrayLike, link: str, position: ArrayLike) -> np.ndarray:
-        """World position (2,) (m) of the point ``position`` (2,) (link frame) of ``link`` at ``q``.
+        """World position of a point fixed on a link, at a configuration.
 
-        Raises ``ContactModelError`` on a wrong shape, non-finite value or an unknown link.
+        Parameters
+        ----------
+        q : array_like
+            ``(n_q,)`` generalized coordinates in ``coordinates`` order (m for a floating base's
+            ``x``, ``y``; rad for the angles).
+        link : str
+            The link carrying the point.
+        position : array_like
+            ``(2,)`` the point in the link frame (m).
+
+        Returns
+        -------
+        numpy.ndarray
+            ``(2,)`` the point's world position (m).
+
+        Raises
+        ------
+        ContactModelError
+            No root link, a wrong shape, a non-finite value or an unknown link.
         """
         self._check_ready()
         self._check_link(link)
@@ -594,9 +664,24 @@ class PlanarMechanism:
         return self._point(ls, pos)[0]
 
     def contact_gaps(self, q: ArrayLike) -> np.ndarray:
-        """Signed gaps (k,) (m) ``n_i·(p_i − s_i)`` of the contact points from their lines at ``q``.
+        """Signed gaps of the contact points from their environment lines at a configuration.
 
-        Raises ``ContactModelError`` on a wrong ``q`` shape or non-finite ``q``.
+        Parameters
+        ----------
+        q : array_like
+            ``(n_q,)`` generalized coordinates in ``coordinates`` order (m for a floating base's
+            ``x``, ``y``; rad for the angles).
+
+        Returns
+        -------
+        numpy.ndarray
+            ``(k,)`` gaps ``n_i·(p_i − s_i)`` (m), contact order: positive in free space, negative
+            in penetration.
+
+        Raises
+        ------
+        ContactModelError
+            No root link, a wrong ``q`` shape or non-finite ``q``.
         """
         self._check_ready()
         q_ = self._state(q, "q")
@@ -608,11 +693,23 @@ class PlanarMechanism:
     # ---------------------------------------------------------------- dynamics
 
     def dynamics(self, q: ArrayLike, qdot: ArrayLike) -> Dynamics:
-        """Analytic dynamics and contact kinematics at ``(q, q̇)``, both (n_q,) in SI units.
+        """Analytic dynamics and contact kinematics at ``(q, q̇)``, in SI units.
 
-        Returns a ``Dynamics`` with ``M`` (n, n), ``h = C q̇ + g`` (n,), ``J`` (2k, n),
-        ``Jdot_qdot`` (2k,), ``v_contact = J q̇`` (2k,), ``gaps`` (k,), ``positions`` (k, 2).
         Source: flipping paper, eqs. (3)–(5); see the module docstring for the method.
+
+        Parameters
+        ----------
+        q : array_like
+            ``(n_q,)`` generalized coordinates in ``coordinates`` order (m for a floating base's
+            ``x``, ``y``; rad for the angles).
+        qdot : array_like
+            ``(n_q,)`` generalized velocities ``q̇`` (m/s, rad/s).
+
+        Returns
+        -------
+        Dynamics
+            ``M`` (n, n), ``h = C q̇ + g`` (n,), ``J`` (2k, n), ``Jdot_qdot`` (2k,),
+            ``v_contact = J q̇`` (2k,), ``gaps`` (k,), ``positions`` (k, 2).
 
         Raises
         ------
@@ -637,7 +734,24 @@ class PlanarMechanism:
         ``characteristic_scales`` bit for bit); ``dynamics`` and ``contact_system`` stay on
         NumPy (commands do not load numba for one evaluation).
 
-        Raises ``ContactModelError`` as ``dynamics``.
+        Parameters
+        ----------
+        q : array_like
+            ``(n_q,)`` generalized coordinates in ``coordinates`` order (m for a floating base's
+            ``x``, ``y``; rad for the angles).
+        qdot : array_like
+            ``(n_q,)`` generalized velocities ``q̇`` (m/s, rad/s).
+
+        Returns
+        -------
+        tuple[Dynamics, CharacteristicScales]
+            ``dynamics(q, qdot)`` and ``characteristic_scales(q, qdot)``.
+
+        Raises
+        ------
+        ContactModelError
+            No root link; ``q`` or ``qdot`` of the wrong shape or non-finite (``"q: expected
+            shape (4,), got (3,)"``).
         """
         self._check_ready()
         q_ = self._state(q, "q")
@@ -781,7 +895,7 @@ class PlanarMechanism:
         return Dynamics(M=M, h=h, J=J, Jdot_qdot=Jdot_qdot, v_contact=J @ qd, gaps=gaps, positions=positions)
 
     def characteristic_scales(self, q: ArrayLike, qdot: ArrayLike) -> CharacteristicScales:
-        """Characteristic length, mass and time of the mechanism at ``(q, q̇)`` (each (n_q,)).
+        """Characteristic length, mass and time of the mechanism at ``(q, q̇)``.
 
         ``L``: largest distance between two of its points (link frame origins — the joints —,
         centres of mass, point masses, contact points); ``m``: total mass; ``T = sqrt(L / a)``
@@ -792,7 +906,24 @@ class PlanarMechanism:
         computed only when they can change ``a``: when a bound on them already gives ``v²/L < g``
         (``_speeds_below_gravity``), ``a = g`` as they would give.
 
-        Raises ``ContactModelError`` as ``dynamics``.
+        Parameters
+        ----------
+        q : array_like
+            ``(n_q,)`` generalized coordinates in ``coordinates`` order (m for a floating base's
+            ``x``, ``y``; rad for the angles).
+        qdot : array_like
+            ``(n_q,)`` generalized velocities ``q̇`` (m/s, rad/s).
+
+        Returns
+        -------
+        CharacteristicScales
+            ``(L, m, T)`` in SI units (m, kg, s).
+
+        Raises
+        ------
+        ContactModelError
+            No root link; ``q`` or ``qdot`` of the wrong shape or non-finite (``"q: expected
+            shape (4,), got (3,)"``).
         """
         self._check_ready()
         q_ = self._state(q, "q")
@@ -874,11 +1005,31 @@ class PlanarMechanism:
         name: str | None = None,
         disturbance: Disturbance | None = None,
     ) -> ContactSystem:
-        """The ``ContactSystem`` at ``(q, q̇)`` (both (n_q,), SI).
+        """The ``ContactSystem`` at ``(q, q̇)`` (flipping paper, eqs. 3–5), in SI units.
 
-        ``S`` is ``actuator_matrix``, ``mu`` and ``v0`` come from the contacts, ``constraints``
-        are passed through (validated by ``ContactSystem``), ``name`` defaults to the mechanism's.
-        Gaps are not checked here (see ``contact_gaps``).
+        ``S`` is ``actuator_matrix``, ``mu`` and ``v0`` come from the contacts, the scales are
+        ``characteristic_scales(q, qdot)``. Gaps are not checked here (see ``contact_gaps``).
+
+        Parameters
+        ----------
+        q : array_like
+            ``(n_q,)`` generalized coordinates in ``coordinates`` order (m for a floating base's
+            ``x``, ``y``; rad for the angles).
+        qdot : array_like
+            ``(n_q,)`` generalized velocities ``q̇`` (m/s, rad/s).
+        constraints : Sequence[LinearConstraint], optional
+            Physical (eqs. 11–14) and task (eqs. 15–18) blocks over ``(q̈, f, τ)``, passed through
+            (validated by ``ContactSystem``). Default none.
+        name : str, optional
+            The system's label; default (``None``) the mechanism's ``name``.
+        disturbance : Disturbance, optional
+            Bounded disturbance generalized force for the robust analysis, passed through.
+
+        Returns
+        -------
+        ContactSystem
+            The mechanism's model at the state, in ``coordinates``, ``actuators`` and
+            ``contact_names`` order.
 
         Raises
         ------

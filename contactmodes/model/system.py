@@ -104,7 +104,33 @@ class LinearConstraint:
         return int(self.rhs.shape[0])
 
     def validated(self, n_q: int, n_f: int, n_tau: int, where: str) -> "LinearConstraint":
-        """Return a copy with read-only arrays of checked shapes; errors name ``where``."""
+        """Return a copy with read-only float64 arrays of checked shapes; errors name ``where``.
+
+        Parameters
+        ----------
+        n_q : int
+            Number of generalized coordinates: the columns of ``qdd``.
+        n_f : int
+            Number of contact-force components ``2k``: the columns of ``f``.
+        n_tau : int
+            Number of actuator inputs: the columns of ``tau``.
+        where : str
+            The block's name in messages, e.g. ``"constraints[2]"`` (``ContactSystem`` passes its
+            index).
+
+        Returns
+        -------
+        LinearConstraint
+            The same rows (kind, type and name kept) with ``qdd`` ``(m, n_q)``, ``f`` ``(m, n_f)``,
+            ``tau`` ``(m, n_tau)`` and ``rhs`` ``(m,)`` read-only.
+
+        Raises
+        ------
+        ContactModelError
+            When an array is not numeric, has another shape or holds NaN or infinite values (the
+            message names ``where`` and the field, e.g. ``"constraints[0].tau: expected shape
+            (1, 2), got (1, 3)"``).
+        """
         m = self.n_rows
         return LinearConstraint(
             kind=self.kind,
@@ -252,18 +278,46 @@ class CharacteristicScales:
                             speeds: np.ndarray) -> "CharacteristicScales":
         """Scales of a mechanism at a state, equivariant under any change of units.
 
-        ``L`` is the largest distance between two of the mechanism's points ``points`` (P, 2)
-        (joints, centres of mass, point masses, contact points; 1 if they coincide), ``m`` the
-        total mass (1 for a massless mechanism), and ``T = sqrt(L / a)`` with the characteristic
-        acceleration ``a = max(g, v²/L)``, ``v`` the largest point speed in ``speeds`` (P,)
-        (``T = 1`` when ``a = 0``: no gravity and at rest, where time does not enter).
+        ``L`` is the largest distance between two of the mechanism's points (1 if they coincide),
+        ``m`` the total mass (1 for a massless mechanism), and ``T = sqrt(L / a)`` with the
+        characteristic acceleration ``a = max(g, v²/L)``, ``v`` the largest point speed (``T = 1``
+        when ``a = 0``: no gravity and at rest, where time does not enter).
+
+        Parameters
+        ----------
+        points : numpy.ndarray
+            ``(P, 2)`` the mechanism's points at the state (joints, centres of mass, point masses,
+            contact points), m in SI.
+        total_mass : float
+            Total mass of the mechanism (kg in SI); a value that is not finite and > 0 counts as 1.
+        gravity : float
+            Magnitude ``g`` of the gravitational acceleration (m/s² in SI, ``>= 0``).
+        speeds : numpy.ndarray
+            ``(P,)`` the speeds of the points (m/s in SI); only the largest magnitude is used.
+
+        Returns
+        -------
+        CharacteristicScales
+            ``(L, m, T)`` as above, in the units of the arguments.
         """
         return cls.from_extent(cls.extent(points), total_mass, gravity, float(np.max(np.abs(speeds), initial=0.0)))
 
     @staticmethod
     def extent(points: np.ndarray) -> float:
-        """The largest distance between two of the points ``points`` ``(P, 2)`` (0 for fewer than
-        two): ``from_mechanism_data``'s ``L`` before the rule for coincident points."""
+        """The largest distance between two of the points: ``from_mechanism_data``'s ``L`` before
+        the rule for coincident points.
+
+        Parameters
+        ----------
+        points : numpy.ndarray
+            ``(P, 2)`` planar points (m in SI); any array of ``2P`` numbers is read as ``P`` rows.
+
+        Returns
+        -------
+        float
+            The largest pairwise Euclidean distance (units of ``points``); 0 for fewer than two
+            points.
+        """
         pts = np.asarray(points, dtype=float).reshape(-1, 2)
         length = 0.0
         if len(pts) > 1:
@@ -273,11 +327,30 @@ class CharacteristicScales:
 
     @classmethod
     def from_extent(cls, length: float, total_mass: float, gravity: float, max_speed: float) -> "CharacteristicScales":
-        """``from_mechanism_data`` from its two reductions of the points: ``length`` the
-        largest distance between two points (m in SI; a value that is not finite and > 0 counts
-        as 1, as for coincident points) and ``max_speed`` the largest point speed (m/s in SI, NaN
-        when a speed is NaN); ``total_mass`` (kg) and ``gravity`` (m/s²) as there. For callers
-        that reduce their few points themselves (the RHex controller, every control step)."""
+        """``from_mechanism_data`` from its two reductions of the points.
+
+        For callers that reduce their few points themselves (the RHex controller, every control
+        step); the result equals ``from_mechanism_data`` on the same points and speeds.
+
+        Parameters
+        ----------
+        length : float
+            The largest distance between two points (m in SI; a value that is not finite and > 0
+            counts as 1, as for coincident points).
+        total_mass : float
+            Total mass (kg in SI); a value that is not finite and > 0 counts as 1.
+        gravity : float
+            Magnitude ``g`` of the gravitational acceleration (m/s² in SI, ``>= 0``).
+        max_speed : float
+            The largest point speed (m/s in SI; NaN when a speed is NaN, which then drops out of
+            the acceleration: ``a = g``).
+
+        Returns
+        -------
+        CharacteristicScales
+            ``L = length``, ``m = total_mass`` and ``T = sqrt(L / max(g, v²/L))`` (1 when that is
+            not finite and > 0).
+        """
         length = length if length > 0.0 and math.isfinite(length) else 1.0
         mass = float(total_mass) if total_mass > 0.0 and math.isfinite(total_mass) else 1.0
         v = float(max_speed)
@@ -474,7 +547,19 @@ class ContactSystem:
         return len(self.contacts)
 
     def constraints_of(self, kinds: Sequence[str]) -> tuple[LinearConstraint, ...]:
-        """The constraint blocks whose kind is in ``kinds`` (e.g. ``("physical",)``)."""
+        """The constraint blocks whose kind is in ``kinds``.
+
+        Parameters
+        ----------
+        kinds : Sequence[str]
+            Kinds to keep, from ``CONSTRAINT_KINDS`` (e.g. ``("physical",)``); an unknown kind
+            selects nothing.
+
+        Returns
+        -------
+        tuple[LinearConstraint, ...]
+            The matching blocks, in the order of ``constraints``.
+        """
         return tuple(c for c in self.constraints if c.kind in kinds)
 
     def to_json(self) -> dict:

@@ -296,10 +296,31 @@ def kinematic_rows_kernel(J, c, kin_rows, strict_margin, G_out, h_out):  # pragm
 
 @_jit
 def kinematic_decide_kernel(status, x, fun, margin, band_rtol, out, decided):  # pragma: no cover - compiled
-    """The decisions of ``kinematic`` from the batched answers
-    (``status`` (N,), ``x`` (N, n_q + 1), ``fun`` (N,)): an optimum ``s = −fun`` decides when
-    ``|s − margin| > band_rtol · max(1, ‖x‖∞)`` (feasible when ``s > margin``), an infeasibility
-    certificate decides infeasible, anything else is undecided; writes ``out``, ``decided`` (N,)."""
+    """The decisions of ``kinematic`` from the batched answers of its strict-slack LPs.
+
+    The rule of the NumPy path (Sec. III-F, footnote 5; ``contactmodes.tolerances``,
+    ``KINEMATIC_BAND_RTOL``): an optimum ``s = −fun`` decides when ``|s − margin| > band_rtol ·
+    max(1, ‖x‖∞)`` (feasible when ``s > margin``), an infeasibility certificate decides
+    infeasible, anything else is undecided. Every number nondimensional.
+
+    Parameters
+    ----------
+    status : numpy.ndarray
+        ``(N,)`` int, ``polytopes.batchlp.simplex_batch``'s statuses (``0`` optimal, ``2``
+        infeasible, anything else undecided).
+    x : numpy.ndarray
+        ``(N, n_q + 1)`` the LPs' solutions ``(q̈, s)``.
+    fun : numpy.ndarray
+        ``(N,)`` the optimal costs ``−s``.
+    margin : float
+        The strict-slack margin (``kinematic_rows_kernel``'s return value).
+    band_rtol : float
+        ``tolerances.KINEMATIC_BAND_RTOL``: the relative half-width of the undecided band.
+    out : numpy.ndarray
+        ``(N,)`` bool, written: kinematically feasible (false when undecided).
+    decided : numpy.ndarray
+        ``(N,)`` bool, written: the decision in ``out`` is final.
+    """
     for b in range(status.size):
         out[b] = False
         decided[b] = False
