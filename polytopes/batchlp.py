@@ -88,12 +88,23 @@ installed, else ``"numpy"``."""
 class BatchResult:
     """Answers for a batch of ``B`` LPs (``n`` variables, ``m`` rows).
 
-    ``status`` (B,): ``lp.OPTIMAL``, ``lp.INFEASIBLE`` (every LP here is bounded by its box), or
-    ``UNDECIDED`` (only from ``simplex_batch``). ``x`` (B, n): optimal points (NaN
-    otherwise); ``fun`` (B,): ``c.x`` at the optimum (NaN otherwise); ``basis`` (B, n): the final
-    basis of the simplex (row ``i < m`` of ``G``, ``m + j`` the upper bound of ``x_j``, ``m + n + j``
-    its lower bound), a warm start for the next call; ``solver`` (B,) object: ``"batch"`` or the
-    fallback's solver name; ``iterations``: pivots done (the largest over the batch).
+    Attributes
+    ----------
+    status : numpy.ndarray
+        Shape ``(B,)``, int: ``lp.OPTIMAL``, ``lp.INFEASIBLE`` (every LP here is bounded by its
+        box), ``UNDECIDED`` (only from ``simplex_batch``) or, after the fallback without the
+        artificial bounds, ``lp.UNBOUNDED``.
+    x : numpy.ndarray
+        Shape ``(B, n)``: the optimal points (NaN where not optimal).
+    fun : numpy.ndarray
+        Shape ``(B,)``: ``c.x`` at the optimum (NaN where not optimal).
+    basis : numpy.ndarray
+        Shape ``(B, n)``, int: the final basis of the simplex (row ``i < m`` of ``G``, ``m + j``
+        the upper bound of ``x_j``, ``m + n + j`` its lower bound), a warm start for the next call.
+    solver : numpy.ndarray
+        Shape ``(B,)``, object: ``"batch"`` or the fallback's solver name (``LPResult.solver``).
+    iterations : int
+        Pivots done (the largest over the batch).
     """
 
     status: np.ndarray
@@ -165,10 +176,23 @@ def available() -> bool:
 
 
 def preferred_kernel(n_lps: int) -> str:
-    """The kernel worth using for about ``n_lps`` LPs: ``"compiled"`` when numba is installed and
-    ``n_lps`` is at least ``COMPILED_MIN_LPS`` (loading it costs about a second per process),
-    else ``"numpy"``. The choice depends on the problem only, never on what the process ran
-    before (the two kernels' last bits differ; an answer must not depend on the process)."""
+    """The kernel worth using for about ``n_lps`` LPs.
+
+    ``"compiled"`` when numba is installed and ``n_lps`` is at least ``COMPILED_MIN_LPS`` (loading
+    it costs about a second per process), else ``"numpy"``. The choice depends on the problem
+    only, never on what the process ran before (the two kernels' last bits differ; an answer must
+    not depend on the process).
+
+    Parameters
+    ----------
+    n_lps : int
+        How many LPs the caller is about to solve (in all its batches).
+
+    Returns
+    -------
+    str
+        ``"compiled"`` or ``"numpy"``, a ``kernel`` argument of ``solve_batch``.
+    """
     if n_lps >= COMPILED_MIN_LPS:
         return "compiled" if available() else "numpy"
     return "numpy"
@@ -191,17 +215,46 @@ def simplex_batch(c, G, h, lo, hi, artificial=None, basis=None, max_iter: int | 
                   kernel: str = "auto", infeasible_tol: float = 0.0) -> BatchResult:
     """The dual simplex of the module doc without the fallback.
 
-    ``c`` (B, n), ``G`` (B, m, n), ``h`` (B, m), ``lo``, ``hi`` (B, n) finite with ``lo <= hi``;
-    ``artificial``: which bounds are artificial (module doc) — a (B, n) bool array (both bounds of
-    those variables) or a pair ``(lower, upper)`` of them;
-    ``basis`` (B, n) int: warm starts (rows as in ``BatchResult``; ignored where singular or
-    not dual feasible); ``kernel``: ``"auto"``, ``"numpy"`` or ``"compiled"`` (module doc);
-    ``infeasible_tol``: an infeasibility is decided only when its Farkas certificate proves the
-    caller's rows ``G x <= h``, each relaxed by ``infeasible_tol`` times the certificate's data
-    scale (in the units of ``G`` and ``h``), still infeasible (``_beyond``; default 0: any
-    verified certificate decides), else the LP is ``UNDECIDED`` — for callers whose own rule
-    accepts rows consistent up to a tolerance (rows dependent up to rounding).
-    Undecided LPs have status ``UNDECIDED``.
+    Each LP ``b`` is ``minimize c_b.x  s.t.  G_b x <= h_b,  lo_b <= x <= hi_b``; an answer the
+    checks of ``polytopes.lp`` do not accept has status ``UNDECIDED``.
+
+    Parameters
+    ----------
+    c : numpy.ndarray
+        Shape ``(B, n)``: the costs.
+    G : numpy.ndarray
+        Shape ``(B, m, n)``: the inequality rows (any scale: divided by their norms here).
+    h : numpy.ndarray
+        Shape ``(B, m)``: their right-hand sides.
+    lo : numpy.ndarray
+        Shape ``(B, n)``: finite lower bounds of the variables.
+    hi : numpy.ndarray
+        Shape ``(B, n)``: finite upper bounds, ``lo <= hi``.
+    artificial : numpy.ndarray or tuple[numpy.ndarray, numpy.ndarray] or None
+        Which bounds are artificial (module doc): a ``(B, n)`` bool array (both bounds of those
+        variables) or a pair ``(lower, upper)`` of them; ``None``: none.
+    basis : numpy.ndarray or None
+        Shape ``(B, n)``, int: warm starts (rows numbered as ``BatchResult.basis``), ignored where
+        singular or not dual feasible; ``None``: the box vertex of the module doc.
+    max_iter : int or None
+        Pivots allowed each LP; ``None``: ``4 (m + 2n)``. LPs still open then are ``UNDECIDED``.
+    kernel : str
+        ``"auto"``, ``"numpy"`` or ``"compiled"`` (module doc).
+    infeasible_tol : float
+        An infeasibility is decided only when its Farkas certificate proves the caller's rows
+        ``G x <= h``, each relaxed by ``infeasible_tol`` times the certificate's data scale (units
+        of ``G`` and ``h``), still infeasible (``_beyond``), else the LP is ``UNDECIDED``; 0 (the
+        default): any verified certificate decides.
+
+    Returns
+    -------
+    BatchResult
+        The batch's answers, ``UNDECIDED`` where none was verified.
+
+    Raises
+    ------
+    ValueError
+        When ``kernel`` is unknown, or ``"compiled"`` without numba.
     """
     c = np.asarray(c, dtype=float)
     Bn, n = c.shape
@@ -407,12 +460,44 @@ def _beyond(y, f, nrm, infeasible_tol: float) -> np.ndarray:
 
 def solve_batch(c, G, h, lo, hi, artificial=None, basis=None, max_iter: int | None = None,
                 kernel: str = "auto") -> BatchResult:
-    """Solve every LP of the batch (module doc): the vectorized dual simplex, then
-    ``polytopes.lp.solve_verified`` for each LP it did not decide — there without the
-    artificial bounds, which may also answer ``lp.UNBOUNDED``.
+    """Solve every LP of the batch (module doc).
 
-    Arguments as ``simplex_batch``. Returns a ``BatchResult`` with no ``UNDECIDED``
-    entries. Raises ``NumericalError`` when the fallback cannot verify an LP.
+    The vectorized dual simplex (``simplex_batch``), then ``polytopes.lp.solve_verified`` for each
+    LP it did not decide — there without the artificial bounds, which may also answer
+    ``lp.UNBOUNDED``.
+
+    Parameters
+    ----------
+    c : numpy.ndarray
+        Shape ``(B, n)``: the costs.
+    G : numpy.ndarray
+        Shape ``(B, m, n)``: the inequality rows.
+    h : numpy.ndarray
+        Shape ``(B, m)``: their right-hand sides.
+    lo : numpy.ndarray
+        Shape ``(B, n)``: finite lower bounds of the variables.
+    hi : numpy.ndarray
+        Shape ``(B, n)``: finite upper bounds, ``lo <= hi``.
+    artificial : numpy.ndarray or tuple[numpy.ndarray, numpy.ndarray] or None
+        Which bounds are artificial, as in ``simplex_batch``; the fallback drops them.
+    basis : numpy.ndarray or None
+        Shape ``(B, n)``, int: warm starts, as in ``simplex_batch``.
+    max_iter : int or None
+        Pivots allowed the simplex, as in ``simplex_batch``.
+    kernel : str
+        ``"auto"``, ``"numpy"`` or ``"compiled"`` (module doc).
+
+    Returns
+    -------
+    BatchResult
+        The answers, with no ``UNDECIDED`` entry.
+
+    Raises
+    ------
+    NumericalError
+        When the fallback cannot verify an LP.
+    ValueError
+        When ``kernel`` is unknown, or ``"compiled"`` without numba.
     """
     res = simplex_batch(c, G, h, lo, hi, artificial, basis, max_iter, kernel)
     undecided = res.status == UNDECIDED
@@ -440,17 +525,35 @@ def _bucket(m: int, n: int) -> tuple[int, int]:
 
 def solve_padded(problems, fallback: bool = True, kernel: str = "numpy",
                  chunk: int = PADDED_CHUNK) -> tuple[np.ndarray, list[np.ndarray | None], np.ndarray]:
-    """Solve LPs of different sizes together: each is padded (zero rows ``0 <= 0``, variables
-    fixed by ``lo = hi = 0`` with zero cost) to a size that depends on its own size only
-    (multiples of ``PAD_ROWS`` rows and ``PAD_COLS`` variables), so an LP gets the same
-    answer, bit for bit, whatever else is solved with it; the LPs of one padded size are solved
-    together by ``solve_batch`` (``fallback``) or ``simplex_batch``, ``chunk`` per batch
-    (``solve_stacked`` of stacks of one LP).
+    """Solve LPs of different sizes together.
 
-    ``problems``: a sequence of ``(c, G, h, lo, hi, art_lo, art_hi)`` with shapes ``(n_i,)``,
-    ``(m_i, n_i)``, ``(m_i,)``, ``(n_i,)``, ``(n_i,)`` and two ``(n_i,)`` bool arrays marking the
-    artificial lower and upper bounds. Returns ``(status (N,), x, fun (N,))``, ``x[i]`` the
-    optimal point ``(n_i,)`` or ``None``; without the fallback a status may be ``UNDECIDED``.
+    Each LP is padded (zero rows ``0 <= 0``, variables fixed by ``lo = hi = 0`` with zero cost) to
+    a size that depends on its own size only (multiples of ``PAD_ROWS`` rows and ``PAD_COLS``
+    variables), so an LP gets the same answer, bit for bit, whatever else is solved with it; the
+    LPs of one padded size are solved together (``solve_stacked`` of stacks of one LP).
+
+    Parameters
+    ----------
+    problems : Sequence[tuple]
+        ``N`` LPs, each ``(c, G, h, lo, hi, art_lo, art_hi)`` with shapes ``(n_i,)``,
+        ``(m_i, n_i)``, ``(m_i,)``, ``(n_i,)``, ``(n_i,)`` and two ``(n_i,)`` bool arrays marking
+        the artificial lower and upper bounds (``simplex_batch``).
+    fallback : bool
+        Solve by ``solve_batch`` (every LP decided) rather than ``simplex_batch``.
+    kernel : str
+        ``"auto"``, ``"numpy"`` or ``"compiled"`` (module doc).
+    chunk : int
+        At most this many LPs per batch (bounded memory).
+
+    Returns
+    -------
+    status : numpy.ndarray
+        Shape ``(N,)``, int: ``lp.OPTIMAL``, ``lp.INFEASIBLE``, ``lp.UNBOUNDED`` (fallback only)
+        or, without the fallback, ``UNDECIDED``.
+    x : list[numpy.ndarray | None]
+        ``x[i]`` the optimal point ``(n_i,)`` of LP ``i``, or ``None``.
+    fun : numpy.ndarray
+        Shape ``(N,)``: the optimal values (NaN where not optimal).
     """
     solved = solve_stacked([tuple(np.asarray(a)[None] for a in p) for p in problems], fallback, kernel, chunk)
     status = np.array([st[0] for st, _, _ in solved], dtype=int).reshape(len(problems))
@@ -461,12 +564,30 @@ def solve_padded(problems, fallback: bool = True, kernel: str = "numpy",
 
 def solve_stacked(stacks, fallback: bool = True, kernel: str = "numpy",
                   chunk: int = PADDED_CHUNK) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """``solve_padded`` of LPs given as stacks of one size each, without a Python loop over the
-    LPs: ``stacks`` a sequence of ``(c, G, h, lo, hi, art_lo, art_hi)`` with shapes ``(S, n)``,
-    ``(S, m, n)``, ``(S, m)``, ``(S, n)``, ``(S, n)`` and two ``(S, n)`` bool arrays. Each LP is padded
-    as ``solve_padded`` pads it and the stacks of one padded size are solved together, at most
-    ``chunk`` LPs per batch (bounded memory), so each gets the answer ``solve_padded`` gives it,
-    bit for bit. Returns, per stack, ``(status (S,), x (S, n) (NaN where not optimal), fun (S,))``.
+    """``solve_padded`` of LPs given as stacks of one size each, without a Python loop over the LPs.
+
+    Each LP is padded as ``solve_padded`` pads it and the stacks of one padded size are solved
+    together, at most ``chunk`` LPs per batch, so each gets the answer ``solve_padded`` gives it,
+    bit for bit.
+
+    Parameters
+    ----------
+    stacks : Sequence[tuple]
+        Each ``(c, G, h, lo, hi, art_lo, art_hi)`` with shapes ``(S, n)``, ``(S, m, n)``,
+        ``(S, m)``, ``(S, n)``, ``(S, n)`` and two ``(S, n)`` bool arrays (``S``, ``m``, ``n`` per
+        stack).
+    fallback : bool
+        Solve by ``solve_batch`` (every LP decided) rather than ``simplex_batch``.
+    kernel : str
+        ``"auto"``, ``"numpy"`` or ``"compiled"`` (module doc).
+    chunk : int
+        At most this many LPs per batch (bounded memory).
+
+    Returns
+    -------
+    list[tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray]]
+        Per stack, ``(status, x, fun)``: shapes ``(S,)`` (int, as ``solve_padded``), ``(S, n)``
+        (NaN where not optimal) and ``(S,)``.
     """
     out = []
     pieces: dict[tuple[int, int], list[tuple[int, int, int]]] = {}  # per padded size: (stack, start, stop)

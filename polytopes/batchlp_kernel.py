@@ -72,11 +72,28 @@ subdirectory of it named by ``cache_dir_for``."""
 
 
 def cache_dir_for(*sources: str) -> str | None:
-    """The cache directory of kernels compiled from the Python files ``sources`` (paths): the
-    subdirectory of ``CACHE_ROOT`` named by the SHA-256 of their contents (in order) and of
-    the numba version, created; ``None`` when it is not writable (then nothing is cached). Any
-    change to one of the files gives another directory, so a kernel never loads machine code
-    compiled from other sources (module doc)."""
+    """The cache directory of kernels compiled from the Python files ``sources``.
+
+    The subdirectory of ``CACHE_ROOT`` named by the SHA-256 of the files' contents (in order) and
+    of the numba version, created. Any change to one of the files gives another directory, so a
+    kernel never loads machine code compiled from other sources (module doc).
+
+    Parameters
+    ----------
+    *sources : str
+        Paths of the Python files the kernels are compiled from (the kernel module itself and
+        every module whose functions or constants it compiles in).
+
+    Returns
+    -------
+    str or None
+        The directory, or ``None`` when it is not writable (then nothing is cached).
+
+    Raises
+    ------
+    OSError
+        When a file of ``sources`` cannot be read.
+    """
     h = hashlib.sha256(getattr(numba, "__version__", "none").encode())
     for path in sources:
         with open(path, "rb") as f:
@@ -86,9 +103,21 @@ def cache_dir_for(*sources: str) -> str | None:
 
 @contextlib.contextmanager
 def caching_into(path: str | None):
-    """Within the block, numba functions decorated with ``cache=True`` cache into ``path`` (numba
-    reads ``numba.config.CACHE_DIR`` when a function is decorated); the user's setting is restored
-    afterwards. Does nothing when numba is missing or ``path`` is ``None``."""
+    """Within the block, numba functions decorated with ``cache=True`` cache into ``path``.
+
+    numba reads ``numba.config.CACHE_DIR`` when a function is decorated; the user's setting is
+    restored afterwards. Does nothing when numba is missing or ``path`` is ``None``.
+
+    Parameters
+    ----------
+    path : str or None
+        The cache directory (``cache_dir_for``), or ``None``: leave numba's setting alone.
+
+    Yields
+    ------
+    None
+        Control to the block, with the cache directory set.
+    """
     if not AVAILABLE or path is None:
         yield
         return
@@ -129,9 +158,19 @@ COMPILE_SECONDS = float("nan")
 
 
 def kernel_choice(kernel: str) -> str:
-    """The implementation a ``kernel`` argument of the compiled kernels' callers (here and in
-    ``contactmodes``) asks for: ``"compiled"`` for ``"compiled"``, and for ``"auto"`` when numba is
-    installed; else ``"numpy"`` (the reference).
+    """The implementation a ``kernel`` argument of the compiled kernels' callers asks for.
+
+    Parameters
+    ----------
+    kernel : str
+        ``"auto"``, ``"numpy"`` or ``"compiled"``, as passed to a caller here or in
+        ``contactmodes``.
+
+    Returns
+    -------
+    str
+        ``"compiled"`` for ``"compiled"``, and for ``"auto"`` when numba is installed; else
+        ``"numpy"`` (the reference).
 
     Raises
     ------
@@ -144,10 +183,21 @@ def kernel_choice(kernel: str) -> str:
 
 
 def jit_cached(cache_dir: str | None):
-    """The decorator of every compiled kernel of the package and of ``contactmodes``: numba's
-    ``njit`` (no GIL, no fast math, NumPy's error model) caching into ``cache_dir``
-    (``cache_dir_for`` of the kernel module's sources; ``None``: no cache); without numba the
-    function itself (the NumPy paths serve every call)."""
+    """The decorator of every compiled kernel of the package and of ``contactmodes``.
+
+    Parameters
+    ----------
+    cache_dir : str or None
+        Where the compiled code is cached: ``cache_dir_for`` of the kernel module's sources;
+        ``None``: no cache (every process compiles).
+
+    Returns
+    -------
+    callable
+        A decorator: numba's ``njit`` (no GIL, no fast math, NumPy's error model) caching into
+        ``cache_dir``; without numba, one returning the function itself (the NumPy paths serve
+        every call).
+    """
 
     def jit(fn):
         if not AVAILABLE:
@@ -176,8 +226,20 @@ def _pivot_row(a, k):  # pragma: no cover - compiled
 
 @_jit
 def invert(FB, out):  # pragma: no cover - compiled
-    """``out = FB^{-1}`` (n × n) by Gauss–Jordan elimination with partial pivoting; False when a
-    pivot is exactly zero or the result is not finite."""
+    """``out = FB^{-1}`` by Gauss–Jordan elimination with partial pivoting.
+
+    Parameters
+    ----------
+    FB : numpy.ndarray
+        Shape ``(n, n)``: the matrix (a basis's rows ``F_B``), left unchanged.
+    out : numpy.ndarray
+        Shape ``(n, n)``: overwritten with the inverse (meaningless when the result is False).
+
+    Returns
+    -------
+    bool
+        False when a pivot is exactly zero or the result is not finite, else True.
+    """
     n = FB.shape[0]
     a = FB.copy()
     for i in range(n):
@@ -215,9 +277,22 @@ def invert(FB, out):  # pragma: no cover - compiled
 
 @_jit
 def solve_in_place(a, x):  # pragma: no cover - compiled
-    """``x = a^{-1} x`` (``a`` (n, n), ``x`` (n,), both overwritten) by Gaussian elimination with
-    partial pivoting; False when a pivot is exactly zero or the result is not finite (``invert``'s
-    rule, without forming the inverse: one right-hand side at a sixth of the work)."""
+    """``x = a^{-1} x`` by Gaussian elimination with partial pivoting.
+
+    ``invert``'s rule without forming the inverse: one right-hand side at a sixth of the work.
+
+    Parameters
+    ----------
+    a : numpy.ndarray
+        Shape ``(n, n)``: the matrix, overwritten by its elimination.
+    x : numpy.ndarray
+        Shape ``(n,)``: the right-hand side, overwritten with the solution.
+
+    Returns
+    -------
+    bool
+        False when a pivot is exactly zero or the result is not finite, else True.
+    """
     n = a.shape[0]
     for k in range(n):
         p, best = _pivot_row(a, k)
@@ -321,12 +396,42 @@ def _leans(y, art):  # pragma: no cover - compiled
 
 @_jit
 def verify_kernel(c, F, f, art, status, basis, enter, x_out, infeasible_tol=0.0, nrm=None):  # pragma: no cover
-    """Verify one claim (module doc): returns the verified status (``UNDECIDED`` when the claim
-    fails) and writes the optimal point into ``x_out``. ``F`` (M, n) rows of unit norm or zero
-    (the bound rows included), ``art`` (M,) artificial rows, ``enter`` the Farkas row of an
-    infeasibility claim; ``infeasible_tol`` the tolerance beyond which a Farkas certificate must
-    prove the infeasibility (``polytopes.batchlp._beyond``), ``nrm`` (M,) the norms of the
-    caller's rows (``None``: all 1)."""
+    """Verify one LP's claim (module doc), the point and multipliers recomputed from ``basis``.
+
+    The rules of ``polytopes.lp.primal_ok``, ``dual_ok`` and ``farkas_ok`` for one LP without
+    equalities, the certificate not leaning on an artificial row.
+
+    Parameters
+    ----------
+    c : numpy.ndarray
+        Shape ``(n,)``: the costs.
+    F : numpy.ndarray
+        Shape ``(M, n)``: the rows, of unit norm or zero, the ``2n`` bound rows included
+        (``M = m + 2n``).
+    f : numpy.ndarray
+        Shape ``(M,)``: their right-hand sides.
+    art : numpy.ndarray
+        Shape ``(M,)``, bool: the artificial rows.
+    status : int
+        The claim: optimal (0) or infeasible (2), as ``polytopes.lp``.
+    basis : numpy.ndarray
+        Shape ``(n,)``, int: the final basis (row indices into ``F``).
+    enter : int
+        The Farkas row of an infeasibility claim (the entering row without a positive ratio
+        coefficient); unused for an optimum.
+    x_out : numpy.ndarray
+        Shape ``(n,)``: the verified optimal point is written here (untouched otherwise).
+    infeasible_tol : float
+        The tolerance beyond which a Farkas certificate must prove the infeasibility
+        (``polytopes.batchlp._beyond``); 0: any verified certificate.
+    nrm : numpy.ndarray or None
+        Shape ``(M,)``: the norms of the caller's rows (1 for bound and zero rows); ``None``: all 1.
+
+    Returns
+    -------
+    int
+        The verified status: ``status``, or ``UNDECIDED`` (−1) when the claim fails.
+    """
     M, n = F.shape
     FB = np.empty((n, n))
     for i in range(n):
@@ -440,12 +545,49 @@ def verify_kernel(c, F, f, art, status, basis, enter, x_out, infeasible_tol=0.0,
 @_jit
 def simplex_kernel(c, G, h, lo, hi, art, basis_in, warm, limit, status, x_out, fun, basis_out,
                    infeasible_tol=0.0):  # pragma: no cover
-    """Solve and verify every LP of the batch (module doc). ``c`` (B, n), ``G`` (B, m, n), ``h``
-    (B, m), ``lo``, ``hi`` (B, n), ``art`` (B, m + 2n) artificial rows, ``basis_in`` (B, n) warm
-    starts (used when ``warm``), ``limit`` the pivot limit, ``infeasible_tol`` as in
-    ``polytopes.batchlp.simplex_batch``; writes ``status`` (B,), ``x_out``
-    (B, n) and ``fun`` (B,) ``c.x`` (NaN unless optimal) and ``basis_out`` (B, n). Returns the
-    largest number of pivots."""
+    """Solve and verify every LP of the batch (module doc), one after the other.
+
+    The compiled ``polytopes.batchlp.simplex_batch``: each LP is
+    ``minimize c.x  s.t.  G x <= h,  lo <= x <= hi``; the answers are written into the output
+    arrays.
+
+    Parameters
+    ----------
+    c : numpy.ndarray
+        Shape ``(B, n)``: the costs.
+    G : numpy.ndarray
+        Shape ``(B, m, n)``: the inequality rows (any scale: normalized here).
+    h : numpy.ndarray
+        Shape ``(B, m)``: their right-hand sides.
+    lo : numpy.ndarray
+        Shape ``(B, n)``: finite lower bounds.
+    hi : numpy.ndarray
+        Shape ``(B, n)``: finite upper bounds.
+    art : numpy.ndarray
+        Shape ``(B, m + 2n)``, bool: the artificial rows (rows ``m + j`` the upper, ``m + n + j``
+        the lower bounds).
+    basis_in : numpy.ndarray
+        Shape ``(B, n)``, int: warm starts (rows as ``polytopes.batchlp.BatchResult.basis``).
+    warm : bool
+        Whether to try ``basis_in`` (kept where nonsingular and dual feasible).
+    limit : int
+        The pivot limit per LP.
+    status : numpy.ndarray
+        Shape ``(B,)``, int: written, the verified statuses (``UNDECIDED`` −1 where none).
+    x_out : numpy.ndarray
+        Shape ``(B, n)``: written, the optimal points (NaN unless optimal).
+    fun : numpy.ndarray
+        Shape ``(B,)``: written, ``c.x`` at the optimum (NaN unless optimal).
+    basis_out : numpy.ndarray
+        Shape ``(B, n)``, int: written, the final bases.
+    infeasible_tol : float
+        As in ``polytopes.batchlp.simplex_batch``.
+
+    Returns
+    -------
+    int
+        The largest number of pivots over the batch.
+    """
     Bn, m, n = G.shape
     M = m + 2 * n
     F = np.empty((M, n))

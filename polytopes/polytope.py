@@ -17,8 +17,15 @@ from ._raypool import RayPool
 
 @dataclass(frozen=True)
 class ChebyshevBall:
-    """Largest ball inside a set (within its affine hull): ``center`` (n,), ``radius`` (float,
-    ``inf`` when unbounded, 0 for a single point)."""
+    """Largest ball inside a set, within its affine hull (``Polytope.chebyshev_center``).
+
+    Attributes
+    ----------
+    center : numpy.ndarray
+        Shape ``(n,)``: the centre (NaN for the empty set), in the set's coordinates.
+    radius : float
+        The radius: ``inf`` when unbounded, 0 for a single point, ``-inf`` for the empty set.
+    """
 
     center: np.ndarray
     radius: float
@@ -26,8 +33,15 @@ class ChebyshevBall:
 
 @dataclass(frozen=True)
 class NearestPoint:
-    """The point of a set nearest to a query point (``Polytope.nearest_point``): ``point`` (n,)
-    and ``distance`` (float, the Euclidean distance in the metric asked for; 0 inside)."""
+    """The point of a set nearest to a query point (``Polytope.nearest_point``).
+
+    Attributes
+    ----------
+    point : numpy.ndarray
+        Shape ``(n,)``: the nearest point of the set, in the set's coordinates (read-only).
+    distance : float
+        The Euclidean distance in the metric asked for (weighted or not); 0 inside the set.
+    """
 
     point: np.ndarray
     distance: float
@@ -35,8 +49,19 @@ class NearestPoint:
 
 @dataclass(frozen=True)
 class Generators:
-    """V-representation ``conv(vertices) + cone(rays) + span(lines)``: arrays (nv, n), (nr, n),
-    (nl, n). All three are empty for the empty set."""
+    """V-representation ``conv(vertices) + cone(rays) + span(lines)``.
+
+    All three arrays are empty for the empty set.
+
+    Attributes
+    ----------
+    vertices : numpy.ndarray
+        Shape ``(nv, n)``: the vertices (points of the set).
+    rays : numpy.ndarray
+        Shape ``(nr, n)``: directions of the recession cone that are not lines.
+    lines : numpy.ndarray
+        Shape ``(nl, n)``: directions of the lineality space.
+    """
 
     vertices: np.ndarray
     rays: np.ndarray
@@ -244,7 +269,18 @@ class Polytope:
     # ----- constructors -------------------------------------------------------------------
     @classmethod
     def universe(cls, n: int) -> "Polytope":
-        """All of ``R^n`` (no rows)."""
+        """All of ``R^n`` (no rows).
+
+        Parameters
+        ----------
+        n : int
+            The ambient dimension, ``n >= 0``.
+
+        Returns
+        -------
+        Polytope
+            The set with no inequality and no equality row.
+        """
         return cls(np.zeros((0, int(n))), np.zeros(0))
 
     @classmethod
@@ -289,13 +325,41 @@ class Polytope:
 
     @classmethod
     def empty(cls, n: int) -> "Polytope":
-        """The canonical empty set of ``R^n``: ``0 x <= -1``."""
+        """The canonical empty set of ``R^n``: ``0 x <= -1``.
+
+        Parameters
+        ----------
+        n : int
+            The ambient dimension, ``n >= 0``.
+
+        Returns
+        -------
+        Polytope
+            The empty set, one inequality row.
+        """
         return cls(*_redundancy.canonical_empty(int(n)))
 
     @classmethod
     def from_cdd(cls, mat) -> "Polytope":
-        """From a pycddlib matrix (H-representation ``[b, -A]``, ``lin_set`` = equalities; a
-        V-representation is converted with cdd)."""
+        """From a pycddlib matrix.
+
+        Parameters
+        ----------
+        mat : cdd.Matrix
+            An H-representation (rows ``[b, -A]``, ``lin_set`` the equalities), or a
+            V-representation, converted with cdd's double description first. Trivially true zero
+            rows are dropped.
+
+        Returns
+        -------
+        Polytope
+            The set the matrix describes.
+
+        Raises
+        ------
+        PolytopeError
+            When an H-matrix has no row and therefore no dimension.
+        """
         import cdd
         if mat.rep_type == cdd.RepType.GENERATOR:
             mat = cdd.copy_inequalities(cdd.polyhedron_from_matrix(mat))
@@ -306,10 +370,30 @@ class Polytope:
                         dim: int | None = None) -> "Polytope":
         """``conv(vertices) + cone(rays) + span(lines)`` converted with cdd.
 
-        ``vertices`` (nv, n), ``rays`` (nr, n), ``lines`` (nl, n). No vertices (and no rays or
-        lines) gives the empty set of ``R^dim``. Zero rays/lines are ignored. Raises
-        ``PolytopeError`` when shapes disagree, the dimension is unknown, or rays/lines are
-        given without a vertex.
+        No vertices (and no rays or lines) gives the empty set of ``R^dim``. Zero rays and lines
+        are ignored.
+
+        Parameters
+        ----------
+        vertices : array_like
+            Shape ``(nv, n)``: the points whose convex hull is taken; ``nv = 0`` for the empty set.
+        rays : array_like, optional
+            Shape ``(nr, n)``: directions of the recession cone. Default: none.
+        lines : array_like, optional
+            Shape ``(nl, n)``: directions of the lineality space. Default: none.
+        dim : int, optional
+            The ambient dimension ``n``; needed when no generator has a row to infer it from.
+
+        Returns
+        -------
+        Polytope
+            The set, in H-representation.
+
+        Raises
+        ------
+        PolytopeError
+            When an array is not numeric, not 2-D or not finite, the generators' dimensions
+            disagree (or with ``dim``) or are unknown, or rays or lines are given without a vertex.
         """
         if dim is not None and int(dim) == 0 and np.ndim(vertices) == 2 and np.shape(vertices)[1] == 0:
             return cls.universe(0) if np.shape(vertices)[0] else cls.empty(0)  # R^0: one point
@@ -340,9 +424,26 @@ class Polytope:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> "Polytope":
-        """From ``{"A": [[..]], "b": [..], "C": [[..]], "d": [..], "dim": n}`` (``C``, ``d``
-        optional; ``dim`` needed only when ``A`` and ``C`` have no rows, and for ``"dim": 0``,
-        whose rows are empty lists: ``{"A": [[]], "b": [-1.0], "dim": 0}`` is ``empty(0)``)."""
+        """From the JSON object ``to_json`` writes.
+
+        Parameters
+        ----------
+        data : Mapping[str, Any]
+            ``{"A": [[..]], "b": [..], "C": [[..]], "d": [..], "dim": n}``: ``C``, ``d`` optional;
+            ``dim`` needed only when ``A`` and ``C`` have no rows, and for ``"dim": 0``, whose rows
+            are empty lists (``{"A": [[]], "b": [-1.0], "dim": 0}`` is ``empty(0)``).
+
+        Returns
+        -------
+        Polytope
+            The set.
+
+        Raises
+        ------
+        PolytopeError
+            When ``data`` is not a mapping, lacks ``A`` or ``b``, has empty rows without ``dim``,
+            a ``dim`` that does not match ``A``, or arrays the constructor refuses (the field named).
+        """
         if not isinstance(data, Mapping):
             raise PolytopeError("json: expected an object")
         if "A" not in data or "b" not in data:
@@ -633,11 +734,25 @@ class Polytope:
 
     @staticmethod
     def are_empty(polytopes: Sequence["Polytope"], kernel: str = "numpy") -> np.ndarray:
-        """``is_empty`` of every polytope of the sequence (bool (N,)), with the max-slack LPs
-        of those not yet decided solved together (``polytopes._feasibility.feasibility_many``:
-        the same rule, the same verification, a batched solver; each result is cached on its
-        polytope as ``is_empty`` would cache it). ``kernel``: a ``polytopes.batchlp``
-        kernel (default NumPy: the same floats in every process)."""
+        """``is_empty`` of every polytope of the sequence, their LPs solved together.
+
+        The max-slack LPs of those not yet decided are solved in batches
+        (``polytopes._feasibility.feasibility_many``: the same rule, the same verification, a
+        batched solver); each result is cached on its polytope as ``is_empty`` would cache it.
+
+        Parameters
+        ----------
+        polytopes : Sequence[Polytope]
+            The ``N`` sets, of any dimensions.
+        kernel : str
+            The ``polytopes.batchlp`` kernel: ``"numpy"`` (the default: the same floats in every
+            process), ``"compiled"`` or ``"auto"``.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape ``(N,)``, bool: True where the set is empty.
+        """
         todo = [P for P in polytopes if "feas" not in P._cache]
         for P, f in zip(todo, _feasibility.feasibility_many([P._h() for P in todo], kernel=kernel)):
             P._cache["feas"] = f
@@ -646,22 +761,39 @@ class Polytope:
     @staticmethod
     def prepare_many(polytopes: Sequence["Polytope"], kernel: str = "numpy") -> None:
         """Decide the emptiness and the affine hull of every polytope of the sequence, their LPs
-        solved together (``are_empty``, ``polytopes._feasibility.hulls``: the same rules,
-        each result cached on its polytope as ``is_empty`` and ``affine_hull`` would cache
-        it). Worth it before many queries on many small sets (projections, supports, boxes).
-        ``kernel``: the ``polytopes.batchlp`` kernel of those LPs (default NumPy: the same floats
-        in every process; ``"auto"`` the compiled one when numba is installed)."""
+        solved together.
+
+        ``are_empty``, then ``polytopes._feasibility.hulls``: the same rules, each result cached
+        on its polytope as ``is_empty`` and ``affine_hull`` would cache it. Worth it before many
+        queries on many small sets (projections, supports, boxes).
+
+        Parameters
+        ----------
+        polytopes : Sequence[Polytope]
+            The sets, of any dimensions.
+        kernel : str
+            The ``polytopes.batchlp`` kernel of those LPs: ``"numpy"`` (the default: the same
+            floats in every process), ``"compiled"``, or ``"auto"`` (the compiled one when numba
+            is installed).
+        """
         Polytope.are_empty(polytopes, kernel=kernel)
         Polytope._prime_hulls(polytopes, kernel=kernel)
 
     @staticmethod
     def prepare_hulls(polytopes: Sequence["Polytope"]) -> None:
-        """Decide the emptiness of every polytope of the sequence alone (``is_empty``: its own
-        LP, the floats it gets alone) and then their affine hulls together (the thin sets'
-        implicit-equality LPs in one batch per round, ``polytopes._feasibility.hulls``: each
-        hull the one it gets alone, bit for bit), cached on each. For callers whose later floats
-        must not depend on what else is prepared with a set (``regions.difference``, the generic
-        controller's slow path); ``prepare_many`` batches the emptiness LPs too."""
+        """Decide the emptiness of every polytope alone, then their affine hulls together.
+
+        The emptiness by ``is_empty`` (its own LP, the floats it gets alone), then the thin sets'
+        implicit-equality LPs in one batch per round (``polytopes._feasibility.hulls``: each hull
+        the one it gets alone, bit for bit), cached on each. For callers whose later floats must
+        not depend on what else is prepared with a set (``regions.difference``, callers'
+        slow paths); ``prepare_many`` batches the emptiness LPs too.
+
+        Parameters
+        ----------
+        polytopes : Sequence[Polytope]
+            The sets, of any dimensions.
+        """
         for P in polytopes:
             P.is_empty()
         Polytope._prime_hulls(polytopes)
@@ -760,8 +892,23 @@ class Polytope:
         return self._inner_lp(direction)[0]
 
     def argmax(self, direction: Any) -> np.ndarray | None:
-        """A maximizer (n,) of ``direction . x`` over the set; ``None`` if the set is empty or the
-        maximum is unbounded."""
+        """A maximizer of ``direction · x`` over the set, from one verified LP.
+
+        Parameters
+        ----------
+        direction : array_like
+            The direction, shape ``(n,)``.
+
+        Returns
+        -------
+        numpy.ndarray or None
+            A maximizer, shape ``(n,)``; ``None`` if the set is empty or the maximum is unbounded.
+
+        Raises
+        ------
+        PolytopeError
+            When ``direction`` does not have shape ``(n,)``.
+        """
         direction = np.asarray(direction, dtype=float)
         if direction.shape != (self.dim,):
             raise PolytopeError(f"direction: expected shape ({self.dim},), got {direction.shape}")
@@ -771,9 +918,8 @@ class Polytope:
 
     def bounding_box(self, coords: Sequence[int] | None = None, pool: RayPool | None = None,
                      kernel: str | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """Tightest axis-aligned box ``(lo, hi)`` (n,) each, ``±inf`` where unbounded; with
-        ``coords`` (k,) the box of the projection onto those coordinates (k,) each, no projection
-        computed.
+        """Tightest axis-aligned box ``(lo, hi)`` of the set, or of its projection onto ``coords``
+        (no projection computed).
 
         Unbounded sides are found first from recession rays: a side is declared unbounded only for
         a ray (or line) that passes the ray check of ``polytopes.lp`` on the inner system
@@ -795,7 +941,31 @@ class Polytope:
 
         The empty set gives ``lo = +inf``, ``hi = -inf`` componentwise (the infimum and supremum
         over no points), so ``lo > hi`` marks it and a union's box is still the componentwise
-        min/max of its members' boxes."""
+        min/max of its members' boxes.
+
+        Parameters
+        ----------
+        coords : Sequence[int], optional
+            The ``k`` coordinates (indices into ``0 .. dim - 1``) of the box. Default: all ``n``.
+        pool : RayPool, optional
+            Recession directions of related sets, tried first and extended with the rays found;
+            ignored unless of the set's dimension. Default: none.
+        kernel : str, optional
+            ``"auto"``, ``"compiled"`` or ``"numpy"``: solve the support LPs together by
+            ``polytopes.batchlp`` first. Default ``None``: single verified LPs only.
+
+        Returns
+        -------
+        lo : numpy.ndarray
+            Shape ``(k,)``: the lower sides, ``-inf`` where unbounded.
+        hi : numpy.ndarray
+            Shape ``(k,)``: the upper sides, ``inf`` where unbounded.
+
+        Raises
+        ------
+        PolytopeError
+            On an index of ``coords`` outside ``0 .. dim - 1``.
+        """
         ks = list(range(self.dim)) if coords is None else [int(k) for k in coords]
         if any(k < 0 or k >= self.dim for k in ks):
             raise PolytopeError(f"coords: expected indices in 0..{self.dim - 1}, got {ks}")
@@ -890,14 +1060,38 @@ class Polytope:
     @staticmethod
     def bounding_boxes(polytopes: Sequence["Polytope"], coords: Sequence[int] | None = None,
                        kernel: str = "numpy", pool: RayPool | None = None) -> list[tuple[np.ndarray, np.ndarray]]:
-        """``bounding_box`` of every polytope of the sequence over the same ``coords``
-        (indices valid for each), with the support LPs of *all* sides of all boxes solved first
-        in one batch by the verified dual simplex of ``polytopes.batchlp`` (``kernel``, default
-        NumPy: the same floats in every process), inside the artificial box ``|w| <=
-        BATCH_LP_BOUND · scale`` of each set. A side the batch does not certify (unbounded, or
-        leaning on that box) is decided as ``bounding_box`` decides it (recession rays, with
-        ``pool`` for sets of its dimension, then ``solve_many``). Worth it for
-        many small sets whose boxes are mostly bounded: a batch costs a few pivots per side."""
+        """``bounding_box`` of every polytope of the sequence over the same ``coords``.
+
+        The support LPs of *all* sides of all boxes are solved first in one batch by the verified
+        dual simplex of ``polytopes.batchlp``, inside the artificial box ``|w| <= BATCH_LP_BOUND ·
+        scale`` of each set. A side the batch does not certify (unbounded, or leaning on that
+        box) is decided as ``bounding_box`` decides it (recession rays, with ``pool`` for sets of
+        its dimension, then ``solve_many``). Worth it for many small sets whose boxes are mostly
+        bounded: a batch costs a few pivots per side.
+
+        Parameters
+        ----------
+        polytopes : Sequence[Polytope]
+            The ``N`` sets.
+        coords : Sequence[int], optional
+            The ``k`` coordinates of every box, indices valid for each set. Default: all of each
+            set's coordinates.
+        kernel : str
+            The ``polytopes.batchlp`` kernel: ``"numpy"`` (the default: the same floats in every
+            process), ``"compiled"`` or ``"auto"``.
+        pool : RayPool, optional
+            Recession directions, used for (and extended by) the sets of its dimension.
+
+        Returns
+        -------
+        list[tuple[numpy.ndarray, numpy.ndarray]]
+            ``N`` pairs ``(lo, hi)``, as ``bounding_box`` returns them.
+
+        Raises
+        ------
+        PolytopeError
+            On an index of ``coords`` outside ``0 .. dim - 1`` of a set.
+        """
         from . import batchlp
 
         polys = list(polytopes)
@@ -1055,6 +1249,16 @@ class Polytope:
         ``CHEBYSHEV_RADIUS_CAP * scale``. The empty set gives ``ChebyshevBall(center=[nan]*n,
         radius=-inf)`` (no center; ``radius < 0`` marks it). For a thin set the ball is computed
         on the inner system relaxed by ``FEASIBILITY_TOL * scale`` (radius within that of exact).
+
+        Returns
+        -------
+        ChebyshevBall
+            The centre ``(n,)`` and the radius, in the set's coordinates.
+
+        Raises
+        ------
+        NumericalError
+            When the Chebyshev LP reports infeasible on a set the emptiness rule calls nonempty.
         """
         h = self._hull()
         if h is None:
@@ -1147,7 +1351,18 @@ class Polytope:
         hull (its lines are those of the inner system). Floating-point double description: a
         claim, not a certificate (see ``polytopes.project``, which verifies its uses). When
         cddlib gives up ("numerical inconsistency"), PPL's exact generators are used if pplpy is
-        installed; otherwise ``NumericalError`` is raised."""
+        installed.
+
+        Returns
+        -------
+        Generators
+            The vertices, rays and lines, each of shape ``(·, n)``.
+
+        Raises
+        ------
+        NumericalError
+            When cddlib gives up and pplpy is not installed.
+        """
         n = self.dim
         h = self._hull()
         if h is None:
@@ -1171,7 +1386,23 @@ class Polytope:
 
     # ----- set operations -----------------------------------------------------------------
     def intersect(self, other: "Polytope") -> "Polytope":
-        """Intersection (rows stacked); ``PolytopeError`` on a dimension mismatch."""
+        """Intersection of two sets: their rows stacked (not reduced).
+
+        Parameters
+        ----------
+        other : Polytope
+            A set of the same dimension.
+
+        Returns
+        -------
+        Polytope
+            ``self ∩ other``.
+
+        Raises
+        ------
+        PolytopeError
+            When ``other`` is not a ``Polytope`` or its dimension differs.
+        """
         if not isinstance(other, Polytope):
             raise PolytopeError("other: expected a Polytope")
         if other.dim != self.dim:
@@ -1180,8 +1411,27 @@ class Polytope:
                         np.vstack([self._C, other.C]), np.concatenate([self._d, other.d]))
 
     def issubset(self, other: "Polytope", tol: float | None = None) -> bool:
-        """``self ⊆ other`` up to ``tol`` (default ``CONTAINMENT_TOL``, relative to the scale):
-        one support-function LP per row of ``other`` (two per equality)."""
+        """Whether ``self ⊆ other``, by one support LP per row of ``other`` (two per equality).
+
+        Parameters
+        ----------
+        other : Polytope
+            A set of the same dimension.
+        tol : float, optional
+            Relative tolerance: a row of ``other`` (normalized) may be exceeded by ``tol`` times
+            the larger data scale of the two sets. Default ``tolerances.CONTAINMENT_TOL``.
+
+        Returns
+        -------
+        bool
+            True when every row of ``other`` holds on ``self`` within the tolerance (always for an
+            empty ``self``).
+
+        Raises
+        ------
+        PolytopeError
+            When ``other`` is not a ``Polytope`` or its dimension differs.
+        """
         if not isinstance(other, Polytope):
             raise PolytopeError("other: expected a Polytope")
         if other.dim != self.dim:
@@ -1207,7 +1457,25 @@ class Polytope:
         return True
 
     def equals(self, other: "Polytope", tol: float | None = None) -> bool:
-        """Mutual containment (both empty: ``True``)."""
+        """Whether the two sets are equal: mutual containment (``issubset`` both ways).
+
+        Parameters
+        ----------
+        other : Polytope
+            A set of the same dimension.
+        tol : float, optional
+            Relative tolerance of ``issubset``. Default ``tolerances.CONTAINMENT_TOL``.
+
+        Returns
+        -------
+        bool
+            True when each contains the other within the tolerance (both empty: True).
+
+        Raises
+        ------
+        PolytopeError
+            When ``other`` is not a ``Polytope`` or its dimension differs.
+        """
         return self.issubset(other, tol) and other.issubset(self, tol)
 
     def reduce(self, method: str = "cdd") -> "Polytope":
@@ -1219,12 +1487,26 @@ class Polytope:
         package's one rule (``polytopes._feasibility``); redundancy is decided on rows made
         unit vectors first, so scaling a row by any positive number changes nothing.
 
-        ``method``: ``"cdd"`` (cddlib's redundancy removal, verified, falling back to ``"lp"``),
-        ``"lp"`` (verified LPs, ``polytopes._redundancy``), ``"exact"`` (emptiness and affine hull
-        by the package's rule, then PPL's minimized constraints of the inner system in rational
-        arithmetic, ``polytopes._exact_projection``; needs pplpy, ``pip install 'contactmodes[exact]'``).
-        The empty set gives ``Polytope.empty(n)``. Raises ``PolytopeError`` on an unknown
-        method or ``"exact"`` without pplpy.
+        The empty set gives ``Polytope.empty(n)``. The result is cached per method.
+
+        Parameters
+        ----------
+        method : str
+            ``"cdd"`` (cddlib's redundancy removal, verified, falling back to ``"lp"``), ``"lp"``
+            (verified LPs, ``polytopes._redundancy``) or ``"exact"`` (emptiness and affine hull
+            by the package's rule, then PPL's minimized constraints of the inner system in
+            rational arithmetic, ``polytopes._exact_projection``; needs pplpy,
+            ``pip install 'contactmodes[exact]'``).
+
+        Returns
+        -------
+        Polytope
+            The same set in a minimal H-representation.
+
+        Raises
+        ------
+        PolytopeError
+            On an unknown ``method``, or ``"exact"`` without pplpy.
         """
         if method not in ("cdd", "lp", "exact"):
             raise PolytopeError(f"method: expected 'cdd', 'lp' or 'exact', got {method!r}")
@@ -1247,16 +1529,51 @@ class Polytope:
 
     def project(self, keep: Sequence[int], method: str = "auto",
                 max_rows: int | None = None) -> "Polytope":
-        """Projection onto the coordinates ``keep`` (in that order); see
-        ``polytopes.projection.project`` for methods and errors. The result is reduced."""
+        """Projection onto the coordinates ``keep`` (in that order), reduced.
+
+        ``polytopes.projection.project`` (its methods and errors).
+
+        Parameters
+        ----------
+        keep : Sequence[int]
+            The kept coordinates (indices into ``0 .. dim - 1``, in the result's order).
+        method : str
+            ``"auto"`` (default), ``"support"``, ``"fourier_motzkin"``, ``"block_elimination"``,
+            ``"vertex"`` or ``"exact"`` (``polytopes.projection.project``).
+        max_rows : int, optional
+            Row budget of an intermediate representation (default
+            ``tolerances.DEFAULT_ROW_BUDGET``).
+
+        Returns
+        -------
+        Polytope
+            The projection, in ``R^len(keep)``, in a minimal H-representation.
+        """
         from .projection import project
         return project(self, keep, method, max_rows)
 
     @staticmethod
     def project_many(polytopes: Sequence["Polytope"], keep: Sequence[int], method: str = "auto",
                      max_rows: int | None = None) -> list["Polytope"]:
-        """``project`` of every polytope of the sequence onto ``keep``, their LPs solved
-        together where they can be (``polytopes.projection.project_many``: the same results)."""
+        """``project`` of every polytope of the sequence onto ``keep``, their LPs solved together
+        where they can be (``polytopes.projection.project_many``: the same results).
+
+        Parameters
+        ----------
+        polytopes : Sequence[Polytope]
+            The sets, all of one dimension.
+        keep : Sequence[int]
+            The kept coordinates, as ``project``.
+        method : str
+            As ``project``.
+        max_rows : int, optional
+            As ``project``.
+
+        Returns
+        -------
+        list[Polytope]
+            The projections, in the order of ``polytopes``.
+        """
         from .projection import project_many
         return project_many(polytopes, keep, method, max_rows)
 

@@ -73,8 +73,31 @@ def _int_row(a: np.ndarray, b: float) -> list[int]:
 
 
 def to_ppl(A, b, C, d, order=None):
-    """``C_Polyhedron`` of ``{A x <= b, C x = d}``; ``order`` (n,) maps PPL variable ``k`` to
-    column ``order[k]`` (default identity)."""
+    """The PPL polyhedron of ``{A x <= b, C x = d}``, each row scaled to coprime integers.
+
+    Parameters
+    ----------
+    A : numpy.ndarray
+        ``(m, n)`` the inequality rows (floats, converted exactly).
+    b : numpy.ndarray
+        ``(m,)`` their right-hand side.
+    C : numpy.ndarray
+        ``(p, n)`` the equality rows (``p`` may be 0).
+    d : numpy.ndarray
+        ``(p,)`` their right-hand side.
+    order : Sequence[int], optional
+        ``(n,)`` a permutation: PPL variable ``k`` is column ``order[k]``. Default: the identity.
+
+    Returns
+    -------
+    ppl.C_Polyhedron
+        The closed polyhedron, in exact rationals.
+
+    Raises
+    ------
+    PolytopeError
+        Without pplpy (``INSTALL_HINT``).
+    """
     ppl = _require()
     n = A.shape[1]
     order = list(range(n)) if order is None else [int(j) for j in order]
@@ -94,8 +117,30 @@ def to_ppl(A, b, C, d, order=None):
 
 
 def from_ppl(P) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """``(A, b, C, d)`` of the minimized constraints of ``P`` (floats; see module docstring).
-    The empty polyhedron gives ``0 x <= -1``."""
+    """The minimized constraints of a PPL polyhedron as float arrays (module docstring).
+
+    Parameters
+    ----------
+    P : ppl.C_Polyhedron
+        The polyhedron, of space dimension ``n``.
+
+    Returns
+    -------
+    A : numpy.ndarray
+        ``(m, n)`` the inequality rows, each divided by its largest coefficient; ``0 x <= -1``
+        (one row) for the empty polyhedron.
+    b : numpy.ndarray
+        ``(m,)`` their right-hand side.
+    C : numpy.ndarray
+        ``(p, n)`` the equality rows, scaled alike.
+    d : numpy.ndarray
+        ``(p,)`` their right-hand side.
+
+    Raises
+    ------
+    PolytopeError
+        Without pplpy (``INSTALL_HINT``).
+    """
     n = P.space_dimension()
     if P.is_empty():
         return np.zeros((1, n)), np.array([-1.0]), np.zeros((0, n)), np.zeros(0)
@@ -116,9 +161,35 @@ def from_ppl(P) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
 
 
 def generators_exact(A, b, C, d) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(vertices, rays, lines)`` of ``{A x <= b, C x = d}`` (nonempty) from PPL's minimized
-    generator system: exact, rounded once to floats (each ray and line divided by its largest
-    coefficient first). Shapes ``(p, n)``, ``(r, n)``, ``(l, n)``."""
+    """The generators of ``{A x <= b, C x = d}`` from PPL's minimized generator system.
+
+    Exact, rounded once to floats (each ray and line divided by its largest coefficient first).
+
+    Parameters
+    ----------
+    A : numpy.ndarray
+        ``(m, n)`` the inequality rows (floats, converted exactly).
+    b : numpy.ndarray
+        ``(m,)`` their right-hand side.
+    C : numpy.ndarray
+        ``(p, n)`` the equality rows (``p`` may be 0).
+    d : numpy.ndarray
+        ``(p,)`` their right-hand side.
+
+    Returns
+    -------
+    vertices : numpy.ndarray
+        ``(nv, n)`` the vertices (none for an empty set).
+    rays : numpy.ndarray
+        ``(nr, n)`` the extreme rays.
+    lines : numpy.ndarray
+        ``(nl, n)`` the lines.
+
+    Raises
+    ------
+    PolytopeError
+        Without pplpy (``INSTALL_HINT``).
+    """
     ppl = _require()
     P = to_ppl(A, b, C, d)
     n = A.shape[1]
@@ -141,9 +212,35 @@ def generators_exact(A, b, C, d) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def project_exact(A, b, C, d, keep):
-    """Exact projection onto the columns ``keep`` (in that order): the polyhedron is built with
-    the kept variables first and PPL removes the higher space dimensions (existential
-    quantification). Returns float ``(A, b, C, d)`` over ``len(keep)`` coordinates."""
+    """Exact projection of ``{A x <= b, C x = d}`` onto the columns ``keep`` (in that order).
+
+    The polyhedron is built with the kept variables first and PPL removes the higher space
+    dimensions (existential quantification).
+
+    Parameters
+    ----------
+    A : numpy.ndarray
+        ``(m, n)`` the inequality rows (floats, converted exactly).
+    b : numpy.ndarray
+        ``(m,)`` their right-hand side.
+    C : numpy.ndarray
+        ``(p, n)`` the equality rows (``p`` may be 0).
+    d : numpy.ndarray
+        ``(p,)`` their right-hand side.
+    keep : Sequence[int]
+        The ``k`` kept columns, distinct indices into ``0 .. n - 1``, in the result's order.
+
+    Returns
+    -------
+    tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray, numpy.ndarray]
+        ``(A, b, C, d)`` of the projection's minimized constraints over ``k`` coordinates, as
+        ``from_ppl`` returns them.
+
+    Raises
+    ------
+    PolytopeError
+        Without pplpy (``INSTALL_HINT``).
+    """
     n = A.shape[1]
     keep = [int(k) for k in keep]
     order = keep + [j for j in range(n) if j not in set(keep)]
@@ -313,22 +410,79 @@ def redundant_within(F, g, slack) -> np.ndarray:
 
 
 def cone_dimension(G) -> int:
-    """The exact dimension of the cone ``{y : G y <= 0}`` (``G`` ``(m, n)`` floats, converted
-    exactly); 0 when the cone is the origin alone."""
+    """The exact dimension of the cone ``{y : G y <= 0}``.
+
+    Parameters
+    ----------
+    G : numpy.ndarray
+        ``(m, n)`` the rows (floats, converted exactly).
+
+    Returns
+    -------
+    int
+        The cone's affine dimension, ``0 .. n``; 0 when the cone is the origin alone.
+
+    Raises
+    ------
+    PolytopeError
+        Without pplpy (``INSTALL_HINT``).
+    """
     n = G.shape[1]
     return int(to_ppl(G, np.zeros(G.shape[0]), np.zeros((0, n)), np.zeros(0)).affine_dimension())
 
 
 def exact_facts(A, b, C, d) -> dict:
-    """``{"empty", "affine_dimension", "bounded"}`` decided exactly (test and benchmark oracle)."""
+    """Emptiness, affine dimension and boundedness of ``{A x <= b, C x = d}``, decided exactly.
+
+    The test and benchmark oracle of the float rules.
+
+    Parameters
+    ----------
+    A : numpy.ndarray
+        ``(m, n)`` the inequality rows (floats, converted exactly).
+    b : numpy.ndarray
+        ``(m,)`` their right-hand side.
+    C : numpy.ndarray
+        ``(p, n)`` the equality rows (``p`` may be 0).
+    d : numpy.ndarray
+        ``(p,)`` their right-hand side.
+
+    Returns
+    -------
+    dict
+        ``{"empty": bool, "affine_dimension": int, "bounded": bool}``; PPL gives the empty set
+        dimension 0 (read ``"empty"`` first).
+
+    Raises
+    ------
+    PolytopeError
+        Without pplpy (``INSTALL_HINT``).
+    """
     P = to_ppl(A, b, C, d)
     return {"empty": bool(P.is_empty()), "affine_dimension": int(P.affine_dimension()),
             "bounded": bool(P.is_bounded())}
 
 
 def polyhedron_support(P, direction) -> float:
-    """``max direction.y`` over the PPL polyhedron ``P`` in exact arithmetic (the float direction
-    converted exactly), rounded to float at the end; ``inf`` unbounded, ``-inf`` empty."""
+    """``max direction.y`` over a PPL polyhedron in exact arithmetic, rounded to float at the end.
+
+    Parameters
+    ----------
+    P : ppl.C_Polyhedron
+        The polyhedron, of space dimension ``n``.
+    direction : array_like
+        ``(n,)`` the direction (floats, converted exactly).
+
+    Returns
+    -------
+    float
+        The support value: ``inf`` when unbounded, ``-inf`` when ``P`` is empty.
+
+    Raises
+    ------
+    PolytopeError
+        Without pplpy (``INSTALL_HINT``).
+    """
     ppl = _require()
     if P.is_empty():
         return float("-inf")
@@ -347,6 +501,29 @@ def polyhedron_support(P, direction) -> float:
 
 
 def support_exact(A, b, C, d, direction) -> float:
-    """``max direction.x`` over ``{A x <= b, C x = d}`` in exact arithmetic (see
-    ``polyhedron_support``)."""
+    """``max direction.x`` over ``{A x <= b, C x = d}`` in exact arithmetic (``polyhedron_support``).
+
+    Parameters
+    ----------
+    A : numpy.ndarray
+        ``(m, n)`` the inequality rows (floats, converted exactly).
+    b : numpy.ndarray
+        ``(m,)`` their right-hand side.
+    C : numpy.ndarray
+        ``(p, n)`` the equality rows (``p`` may be 0).
+    d : numpy.ndarray
+        ``(p,)`` their right-hand side.
+    direction : array_like
+        ``(n,)`` the direction (floats, converted exactly).
+
+    Returns
+    -------
+    float
+        The support value: ``inf`` when unbounded, ``-inf`` when the set is empty.
+
+    Raises
+    ------
+    PolytopeError
+        Without pplpy (``INSTALL_HINT``).
+    """
     return polyhedron_support(to_ppl(A, b, C, d), direction)

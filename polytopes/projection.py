@@ -167,13 +167,41 @@ def fourier_motzkin(A: np.ndarray, b: np.ndarray, C: np.ndarray, d: np.ndarray,
                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Eliminate the variables ``eliminate`` from ``{A x <= b, C x = d}``.
 
-    Fourier–Motzkin elimination with Chernikov/Imbert pruning (Imbert 1990). ``A`` (m, n),
-    ``b`` (m,), ``C`` (p, n), ``d`` (p,). Returns ``(A', b', C', d')`` over the remaining
-    variables in their original order; the output may still hold redundant rows (use
-    ``Polytope.reduce``). An inconsistent system may come back as ``0 x <= -1``.
+    Fourier–Motzkin elimination with Chernikov/Imbert pruning (Imbert 1990; module doc). The
+    output may still hold redundant rows (use ``Polytope.reduce``); an inconsistent system may
+    come back as ``0 x <= -1``.
 
-    Raises ``ProjectionBudgetError`` when an intermediate system would hold more than
-    ``max_rows`` rows (default ``tolerances.DEFAULT_ROW_BUDGET``).
+    Parameters
+    ----------
+    A : numpy.ndarray
+        Shape ``(m, n)``: the inequality matrix.
+    b : numpy.ndarray
+        Shape ``(m,)``: its right-hand side.
+    C : numpy.ndarray
+        Shape ``(p, n)``: the equality matrix (``p`` may be 0).
+    d : numpy.ndarray
+        Shape ``(p,)``: its right-hand side.
+    eliminate : Sequence[int]
+        The variables to eliminate (indices into ``0 .. n - 1``).
+    max_rows : int, optional
+        Row budget of an intermediate system (default ``tolerances.DEFAULT_ROW_BUDGET``).
+
+    Returns
+    -------
+    A : numpy.ndarray
+        Shape ``(m', r)``: the inequality rows over the ``r = n - len(eliminate)`` remaining
+        variables, in their original order (rows scaled to unit max-norm).
+    b : numpy.ndarray
+        Shape ``(m',)``.
+    C : numpy.ndarray
+        Shape ``(p', r)``: the equalities left after substitution.
+    d : numpy.ndarray
+        Shape ``(p',)``.
+
+    Raises
+    ------
+    ProjectionBudgetError
+        When an intermediate system would hold more than ``max_rows`` rows.
     """
     A = np.asarray(A, dtype=float)
     b = np.asarray(b, dtype=float)
@@ -526,21 +554,56 @@ def _check_answers(P: "Polytope", Q: "Polytope", lifted: np.ndarray, dirs: np.nd
 def verify_projection(P: "Polytope", Q: "Polytope", keep: Sequence[int]) -> str | None:
     """Check that ``Q`` is the projection of ``P`` onto ``keep`` (module docstring).
 
-    Returns ``None`` when every check passes, else a sentence naming the first failed check.
-    ``Q`` is expected in reduced form (unit rows). The support LPs of ``P`` and ``Q`` and the
-    membership LPs of ``Q``'s vertices are solved together by the verified batched dual simplex
-    (``polytopes.batchlp``); an answer the batch does not certify (unbounded, or leaning on its
-    artificial box) is found by one verified LP (``polytopes.lp``) when its check is reached.
-    Raises ``NumericalError`` only if a check LP cannot be solved reliably.
+    The support LPs of ``P`` and ``Q`` and the membership LPs of ``Q``'s vertices are solved
+    together by the verified batched dual simplex (``polytopes.batchlp``); an answer the batch
+    does not certify (unbounded, or leaning on its artificial box) is found by one verified LP
+    (``polytopes.lp``) when its check is reached.
+
+    Parameters
+    ----------
+    P : Polytope
+        The projected set, of dimension ``n``.
+    Q : Polytope
+        The claimed projection, of dimension ``len(keep)``, in reduced form (unit rows).
+    keep : Sequence[int]
+        The kept coordinates of ``P``, in ``Q``'s order.
+
+    Returns
+    -------
+    str or None
+        ``None`` when every check passes, else a sentence naming the first failed check.
+
+    Raises
+    ------
+    NumericalError
+        Only if a check LP cannot be solved reliably.
     """
     return verify_projections([(P, Q)], keep)[0]
 
 
 def verify_projections(pairs: Sequence[tuple["Polytope", "Polytope"]], keep: Sequence[int]) -> list[str | None]:
-    """``verify_projection`` of every ``(P, Q)`` of ``pairs`` (each ``Q`` checked as the
-    projection of its ``P`` onto ``keep``), the check LPs of all pairs solved together: one batch
-    per padded size (``polytopes.batchlp.solve_stacked``), the same checks in the same order
-    for each pair. Returns the reasons (``None`` where every check passes)."""
+    """``verify_projection`` of every pair, the check LPs of all pairs solved together.
+
+    One batch per padded size (``polytopes.batchlp.solve_stacked``), the same checks in the same
+    order for each pair.
+
+    Parameters
+    ----------
+    pairs : Sequence[tuple[Polytope, Polytope]]
+        The pairs ``(P, Q)``, each ``Q`` checked as the projection of its ``P`` onto ``keep``.
+    keep : Sequence[int]
+        The kept coordinates, valid for every ``P``.
+
+    Returns
+    -------
+    list[str | None]
+        Per pair, ``None`` where every check passes, else the first failed check's sentence.
+
+    Raises
+    ------
+    NumericalError
+        Only if a check LP cannot be solved reliably.
+    """
     from . import batchlp
 
     ks = [int(k) for k in keep]
@@ -887,12 +950,35 @@ def _auto_order(n_elim: int, n_keep: int) -> list[str]:
 
 def project_many(polytopes: Sequence["Polytope"], keep: Sequence[int], method: str = "auto",
                  max_rows: int | None = None) -> list["Polytope"]:
-    """``project`` of every polytope of the sequence onto ``keep`` (valid for each):
-    the same results, with the LPs of many sets solved together — the emptiness and hulls of the
-    unreduced results (``prepare_many``), then those of the reduced ones
-    with their sets', then the check LPs of every pair (``verify_projections``). A result of
-    the first method that fails its check, or a method that raises, is done again by
-    ``project`` (the other methods of ``"auto"``, or its error). Errors as ``project``.
+    """``project`` of every polytope of the sequence onto ``keep``: the same results, with the
+    LPs of many sets solved together.
+
+    The emptiness and hulls of the unreduced results (``prepare_many``), then those of the
+    reduced ones with their sets', then the check LPs of every pair (``verify_projections``). A
+    result of the first method that fails its check, or a method that raises, is done again by
+    ``project`` (the other methods of ``"auto"``, or its error).
+
+    Parameters
+    ----------
+    polytopes : Sequence[Polytope]
+        The sets to project (their dimensions may differ).
+    keep : Sequence[int]
+        The kept coordinates, valid for each set, in the order wanted for the results.
+    method : str
+        As ``project``: ``"auto"`` (default) or one of ``METHODS``.
+    max_rows : int, optional
+        As ``project``.
+
+    Returns
+    -------
+    list[Polytope]
+        The projections, in the order of ``polytopes``, each of the class of the first.
+
+    Raises
+    ------
+    PolytopeError
+        When ``keep`` is invalid for a set or ``method`` is not one of ``METHODS``; otherwise as
+        ``project`` (``ProjectionBudgetError``, ``NumericalError``).
     """
     polys = list(polytopes)
     if not polys:
