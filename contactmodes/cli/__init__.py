@@ -74,9 +74,21 @@ _BUILTIN = ("analyze", "plot", "check", "control", "impact")
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The argument parser of the ``contactmodes`` command.
 
-    ``command``: the sub-command about to run, when known. For a built-in one (``analyze``,
-    ``plot``, ``check``) the sweep kinds and the plug-in commands are not registered: loading
-    them imports the controllers (about a second of start-up). ``None`` registers everything."""
+    For a built-in sub-command (``analyze``, ``plot``, ``check``, ``control``, ``impact``) the
+    sweep kinds and the plug-in commands are not registered: loading them imports the
+    controllers (about a second of start-up).
+
+    Parameters
+    ----------
+    command : str or None, optional
+        The sub-command about to run (the first argument), when known; ``None`` registers every
+        sub-command, the sweeps' and the plug-ins' (``COMMAND_GROUP``) included.
+
+    Returns
+    -------
+    argparse.ArgumentParser
+        The parser; each sub-command's parser sets its default ``run`` (module doc).
+    """
     parser = _ArgumentParser(
         prog="contactmodes",
         description="Feasible torque sets of every contact mode of a planar system with frictional contacts.",
@@ -155,7 +167,13 @@ class StreamedText:
     writes the pieces, as they come, to a temporary file — next to ``--output``, else in the
     system's temporary directory (``tempfile``, ``TMPDIR``) — and only a complete output is renamed
     onto ``--output`` or copied to stdout: an error or Ctrl-C while it is produced leaves nothing
-    written, as for any other output."""
+    written, as for any other output.
+
+    Parameters
+    ----------
+    pieces : Iterable[str]
+        The output's text, piece by piece, in order (consumed once, when written).
+    """
 
     def __init__(self, pieces: Iterable[str]) -> None:
         self.pieces = pieces
@@ -328,7 +346,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     modules and plug-ins are imported, while the arguments are parsed, while a command runs — is
     one line (``contactmodes: interrupted``), exit 130, nothing written: ``import
     contactmodes.cli`` itself loads neither NumPy nor ``polytopes`` (a few milliseconds), so only
-    the interpreter's own start-up is outside this handling."""
+    the interpreter's own start-up is outside this handling.
+
+    Parameters
+    ----------
+    argv : Sequence[str] or None, optional
+        The arguments after the program name; ``None`` reads ``sys.argv[1:]``.
+
+    Returns
+    -------
+    int
+        The exit status: 0 success, 1 a command's "no" answer, 2 user error, 70 the toolkit's
+        own failure, 130 interrupted (module doc).
+    """
     try:
         return _main(argv)
     except KeyboardInterrupt:

@@ -18,7 +18,18 @@ __all__ = ["add_parser", "run", "parse_limit_options"]
 
 
 def add_parser(sub) -> argparse.ArgumentParser:
-    """Register ``control`` on the subparsers ``sub``."""
+    """Register ``control`` on the ``contactmodes`` sub-parsers ``sub``; returns its parser.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The ``contactmodes`` command's sub-parsers.
+
+    Returns
+    -------
+    argparse.ArgumentParser
+        The ``control`` parser (``run`` set as its default ``run``).
+    """
     p = sub.add_parser("control", help="the torque within limits that optimizes a linear objective while "
                                        "guaranteeing its contact mode")
     p.add_argument("file", help="system file (TOML, see docs/system-file.md); its [control] table gives defaults")
@@ -44,9 +55,27 @@ def add_parser(sub) -> argparse.ArgumentParser:
 
 
 def parse_limit_options(items: list[str], actuators) -> dict[str, object]:
-    """``["ACT=LO:HI", "ACT={tau_max = 8, omega_0 = 20}", ...]`` → ``{ACT: "LO:HI" or the inline
-    table as a dict}`` (values for ``contactmodes.control.limits.parse_limit``, which checks their
-    keys and numbers); ``UserError`` naming ``--limit``."""
+    """The ``--limit`` options by actuator, each value still to be checked by
+    ``contactmodes.control.limits.parse_limit`` (keys and numbers).
+
+    Parameters
+    ----------
+    items : list[str]
+        The ``--limit`` values as given, ``["ACT=LO:HI", "ACT={tau_max = 8, omega_0 = 20}", ...]``.
+    actuators : Sequence[str]
+        The system's actuator names (``ContactSystem.torques``).
+
+    Returns
+    -------
+    dict[str, object]
+        Actuator name → ``"LO:HI"`` (a str) or the TOML inline table as a dict.
+
+    Raises
+    ------
+    UserError
+        One line naming ``--limit``: no ``=`` or no name, an unknown actuator, an actuator given
+        twice, or an inline table that does not parse.
+    """
     out: dict[str, object] = {}
     for item in items:
         name, sep, value = item.partition("=")
@@ -74,7 +103,29 @@ def _inline_table(text: str, name: str) -> dict:
 
 
 def run(args: argparse.Namespace) -> str | CommandOutput:
-    """Run ``control``: the text report or the JSON document (exit 1 without a guaranteed torque)."""
+    """Run ``control``: the text report or the JSON document (exit 1 without a guaranteed torque).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed options (``file``, ``maximize``, ``minimize``, ``limit``, ``modes``, ``margin``,
+        ``no_task``, ``json``, ``output``).
+
+    Returns
+    -------
+    str or CommandOutput
+        The output; a ``CommandOutput`` with status ``NO_ANSWER`` (1) when no torque is
+        guaranteed to produce its mode (``ControlResult.success`` false).
+
+    Raises
+    ------
+    UserError
+        A refused ``--output``, both ``--maximize`` and ``--minimize``, a bad ``--limit``, or no
+        objective at all (neither option nor the file's ``[control]`` table).
+    ContactModelError
+        A bad ``--margin``, objective expression, limit value or ``--modes`` (one line naming the
+        option); ``SystemFileError`` on a bad file.
+    """
     from contactmodes.control.limits import parse_limit
     from contactmodes.control.spec import check_margin
     from contactmodes.control.objective import objective_for

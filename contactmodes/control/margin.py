@@ -84,16 +84,45 @@ class MarginPoint:
 
 
 def default_margin(scales) -> float:
-    """``MARGIN_RTOL`` × the characteristic torque ``m L² / T²`` of ``scales``
-    (``contactmodes.model.system.CharacteristicScales``), in the system's torque units."""
+    """``MARGIN_RTOL`` × the characteristic torque ``m L² / T²`` of ``scales``, in the system's
+    torque units: the margin ``δ`` when none is given (module doc).
+
+    Parameters
+    ----------
+    scales : CharacteristicScales
+        The system's characteristic scales (``contactmodes.model.system.CharacteristicScales``);
+        its ``torque`` (N·m) is read.
+
+    Returns
+    -------
+    float
+        The default margin ``δ`` (N·m).
+    """
     return tolerances.MARGIN_RTOL * float(scales.torque)
 
 
 def actuator_lengths(S: np.ndarray, coordinates, linear, length: float) -> np.ndarray:
-    """``(n_τ,)`` the factor turning each actuator's input into torque units: ``length`` (the
-    characteristic length ``L``) for an actuator whose column of ``S`` ``(n_q, n_τ)`` acts on the
-    ``linear`` coordinates only (a force), 1 for the others (torques). ``coordinates`` names the
-    ``n_q`` rows of ``S``."""
+    """The factor turning each actuator's input into torque units: ``L`` for a force, 1 for a
+    torque (module doc).
+
+    Parameters
+    ----------
+    S : numpy.ndarray
+        ``(n_q, n_τ)`` the actuation matrix (generalized force = ``S τ``).
+    coordinates : Sequence[str]
+        The ``n_q`` coordinate names, naming the rows of ``S``.
+    linear : Iterable[str]
+        The coordinates that are lengths (a floating base's ``x``, ``y``:
+        ``PlanarMechanism.linear_coordinates``); empty for a bare ``ContactSystem``.
+    length : float
+        The characteristic length ``L`` (m).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(n_τ,)`` ``length`` for an actuator whose column of ``S`` acts on ``linear``
+        coordinates only (a force, N → N·m), 1.0 for the others (and for a zero column).
+    """
     S = np.asarray(S, dtype=float)
     is_linear = np.array([c in set(linear) for c in coordinates], dtype=bool)
     out = np.ones(S.shape[1])
@@ -107,8 +136,22 @@ def actuator_lengths(S: np.ndarray, coordinates, linear, length: float) -> np.nd
 
 
 def user_directions(N_scaled: np.ndarray, unit: np.ndarray) -> np.ndarray:
-    """An orthonormal basis, in torque units, of the directions spanned by the scaled basis
-    ``N_scaled`` ``(n_τ, d)`` (``unit`` ``(n_τ,)`` the actuator units): ``(n_τ, d)``."""
+    """An orthonormal basis, in torque units, of the directions spanned by a scaled basis.
+
+    Parameters
+    ----------
+    N_scaled : numpy.ndarray
+        ``(n_τ, d)`` a basis of directions over the scaled torque (nondimensional), of full
+        column rank (``Polytope.inner_system``'s ``N``).
+    unit : numpy.ndarray
+        ``(n_τ,)`` the actuator units ``u`` (torque = ``u`` × scaled torque).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(n_τ, d)`` orthonormal columns (torque units) spanning ``diag(u) N_scaled``'s range;
+        ``(n_τ, 0)`` when ``d = 0``.
+    """
     if N_scaled.shape[1] == 0:
         return np.zeros((N_scaled.shape[0], 0))
     Q, _ = np.linalg.qr(np.asarray(unit, dtype=float)[:, None] * N_scaled)
@@ -116,9 +159,21 @@ def user_directions(N_scaled: np.ndarray, unit: np.ndarray) -> np.ndarray:
 
 
 def equality_directions(C: np.ndarray, unit: np.ndarray) -> np.ndarray:
-    """Orthonormal basis (torque units) of ``{τ' : C τ' = 0}``, ``C`` ``(p, n_τ)`` with orthonormal
-    rows already of full rank (the response's admissible-torque equalities (31), whose rank the
-    response decided): ``(n_τ, n_τ − p)``."""
+    """Orthonormal basis (torque units) of the directions ``{τ' : C τ' = 0}`` of the scaled torque.
+
+    Parameters
+    ----------
+    C : numpy.ndarray
+        ``(p, n_τ)`` over the scaled torque, orthonormal rows of full rank (the response's
+        admissible-torque equalities, flipping paper eq. (31), whose rank the response decided).
+    unit : numpy.ndarray
+        ``(n_τ,)`` the actuator units ``u`` (torque = ``u`` × scaled torque).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(n_τ, n_τ − p)`` orthonormal columns in torque units; the identity when ``p = 0``.
+    """
     n = C.shape[1]
     if C.shape[0] == 0:  # every direction: the unit vectors are orthonormal in torque units too
         return np.eye(n)
@@ -128,8 +183,27 @@ def equality_directions(C: np.ndarray, unit: np.ndarray) -> np.ndarray:
 
 
 def limit_row_mask(A: np.ndarray, b: np.ndarray, A_L: np.ndarray, b_L: np.ndarray) -> np.ndarray:
-    """``(m,)`` bool: the rows ``A τ <= b`` equal to a row of the limits ``A_L τ <= b_L`` (both
-    divided by their Euclidean norms, within ``LIMIT_ROW_RTOL``; ``tolerances``)."""
+    """Which rows of a set are rows of the torque limits (held, not kept clear of: module doc).
+
+    Rows are compared divided by their Euclidean norms, within ``LIMIT_ROW_RTOL``
+    (``contactmodes.tolerances``); a zero row matches nothing.
+
+    Parameters
+    ----------
+    A : numpy.ndarray
+        ``(m, n_τ)`` the set's rows ``A τ <= b`` over the scaled torque.
+    b : numpy.ndarray
+        ``(m,)`` their right-hand sides.
+    A_L : numpy.ndarray
+        ``(m_L, n_τ)`` the limits' rows ``A_L τ <= b_L`` over the scaled torque.
+    b_L : numpy.ndarray
+        ``(m_L,)`` their right-hand sides.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(m,)`` bool: True for a row of ``A`` equal to some row of the limits.
+    """
     m = A.shape[0]
     if m == 0 or A_L.shape[0] == 0:
         return np.zeros(m, dtype=bool)
@@ -145,9 +219,28 @@ def limit_row_mask(A: np.ndarray, b: np.ndarray, A_L: np.ndarray, b_L: np.ndarra
 
 def verified_lp(c, G, h, lo, hi, artificial):
     """One LP ``min c·x`` s.t. ``G x <= h``, ``lo <= x <= hi`` (the bounds flagged ``artificial``
-    left out) by ``polytopes.lp.solve`` (verified): its optimal ``x``, or ``None`` when it is not
-    optimal or no solver's answer is verified (the margin rule then falls back). The margin
-    rule's default solver; the real-time search passes its batched one (the same contract)."""
+    left out) by ``polytopes.lp.solve`` (verified). The margin rule's default solver; the
+    real-time search passes its batched one (the same contract).
+
+    Parameters
+    ----------
+    c : numpy.ndarray
+        ``(n,)`` the cost (nondimensional: the scaled problem's).
+    G : numpy.ndarray
+        ``(m, n)`` the inequality rows.
+    h : numpy.ndarray
+        ``(m,)`` their right-hand sides.
+    lo, hi : numpy.ndarray
+        ``(n,)`` the variables' bounds.
+    artificial : numpy.ndarray
+        ``(n,)`` bool: the bounds not part of the problem (left free).
+
+    Returns
+    -------
+    numpy.ndarray or None
+        ``(n,)`` the optimal ``x``; ``None`` when the LP is not optimal or no solver's answer is
+        verified (``NumericalError``): the margin rule then falls back.
+    """
     bounds = [(None if a else float(l), None if a else float(u)) for l, u, a in zip(lo, hi, artificial)]
     try:
         st, x, _ = lp.solve(c, G, h, None, None, bounds, bounded=True)  # y and r are boxed, w not in c

@@ -96,9 +96,29 @@ class ScaledProblem:
     def of(cls, session: AnalysisSession, objective: LinearObjective, limits: Polytope,
            margin: float = 0.0, lengths: np.ndarray | None = None) -> "ScaledProblem":
         """Scale ``objective`` (user units) and the limit polytope ``limits`` (over user τ);
-        ``margin`` (torque units, >= 0) and ``lengths`` are kept as they are.
+        ``margin`` and ``lengths`` are kept as they are.
 
         ``J`` keeps its value: a coefficient of a quantity of unit ``u`` becomes ``u`` times it.
+
+        Parameters
+        ----------
+        session : AnalysisSession
+            The system's session; its ``scaling`` gives the units of ``q̈``, ``f`` and ``τ``.
+        objective : LinearObjective
+            The objective in user units (coefficients of ``q̈``, ``f``, ``τ``, a constant, a sense).
+        limits : Polytope
+            The limit polytope ``L`` over the user torque (``n_τ`` variables; N·m, N for a force);
+            its equalities, if any, become pairs of inequalities.
+        margin : float, optional
+            ``δ`` of the margin rule (torque units, >= 0).
+        lengths : numpy.ndarray or None, optional
+            ``(n_τ,)`` each actuator's factor to torque units (``actuator_lengths``); ``None``:
+            all torques.
+
+        Returns
+        -------
+        ScaledProblem
+            The objective and the limit rows over the nondimensional ``(q̈', f', τ')``.
         """
         sc = session.scaling
         c_x = np.concatenate([objective.qdd * sc.qdd, objective.force * sc.force])
@@ -111,13 +131,35 @@ class ScaledProblem:
         return cls(c_x, objective.tau * sc.tau, objective.constant, objective.sign, A, b, float(margin), lengths)
 
     def metric_units(self, session: AnalysisSession) -> np.ndarray:
-        """``(n_τ,)`` the torque-unit size of one scaled unit of each actuator: the session's
-        actuator units times ``lengths``."""
+        """The torque-unit size of one scaled unit of each actuator (the margin's metric).
+
+        Parameters
+        ----------
+        session : AnalysisSession
+            The session whose ``scaling.tau`` (the actuator units) this problem was scaled by.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``(n_τ,)`` the actuator units times ``lengths`` (N·m per scaled unit).
+        """
         u = session.scaling.tau
         return u if self.lengths is None else u * self.lengths
 
     def lifted(self, n_w: int) -> tuple[np.ndarray, np.ndarray]:
-        """The limit rows over ``(τ', w)`` (zero ``w`` columns)."""
+        """The limit rows over ``(τ', w)`` (zero ``w`` columns).
+
+        Parameters
+        ----------
+        n_w : int
+            The number of ambiguity variables ``w`` of the mode (>= 0).
+
+        Returns
+        -------
+        tuple[numpy.ndarray, numpy.ndarray]
+            ``(A, b)``: ``A`` ``(m, n_τ + n_w)`` the limit rows ``A_L`` with ``n_w`` zero columns,
+            ``b`` ``(m,)`` their right-hand sides ``b_L``.
+        """
         return np.hstack([self.A_L, np.zeros((self.A_L.shape[0], n_w))]), self.b_L
 
 
@@ -208,18 +250,48 @@ class ModeOptimum:
 
 
 def objective_is_unique(problem: ScaledProblem, Q: np.ndarray) -> bool:
-    """Whether ``J`` has no ``w`` part in a mode with null-space block ``Q`` (n_q + 2k, n_w)
-    (module doc: ``max |c_xᵀ Q| <= AMBIGUITY_ATOL · ‖c_x‖₂``, the rule of
-    ``contactmodes.modes.response.batched_responses`` on the unit objective, so that the real-time
-    controllers and this one accept the same modes)."""
+    """Whether ``J`` has no ``w`` part in a mode (module doc: ``max |c_xᵀ Q| <= AMBIGUITY_ATOL ·
+    ‖c_x‖₂``, the rule of ``contactmodes.modes.response.batched_responses`` on the unit objective,
+    so that the real-time controllers and this one accept the same modes).
+
+    Parameters
+    ----------
+    problem : ScaledProblem
+        The scaled objective; its ``c_x`` ``(n_q + 2k,)`` is read.
+    Q : numpy.ndarray
+        ``(n_q + 2k, n_w)`` the mode's null-space block of the scaled response (eqs. (26)–(30)),
+        orthonormal columns.
+
+    Returns
+    -------
+    bool
+        True when ``J`` is the same for every solution at a torque (always for ``n_w = 0``).
+    """
     if Q.shape[1] == 0:
         return True
     return float(np.abs(problem.c_x @ Q).max()) <= tolerances.AMBIGUITY_ATOL * float(np.linalg.norm(problem.c_x))
 
 
 def predict(session: AnalysisSession, mode: str, tau_scaled: np.ndarray, task: bool) -> Prediction:
-    """``q̈`` and ``f`` of ``mode`` at ``τ'`` (user units; ``None`` where a row of ``Q`` is
-    non-zero, ``AMBIGUITY_ATOL``)."""
+    """``q̈`` and ``f`` of ``mode`` at a torque, from its response (eqs. (26)–(30)).
+
+    Parameters
+    ----------
+    session : AnalysisSession
+        The system's session.
+    mode : str
+        A kinematically feasible mode string of the system.
+    tau_scaled : numpy.ndarray
+        ``(n_τ,)`` the torque ``τ'`` (nondimensional, the session's scaling).
+    task : bool
+        Use the response with the task constraints.
+
+    Returns
+    -------
+    Prediction
+        ``q̈`` (m/s², rad/s²) and ``f`` (N) in user units; ``None`` for a component whose row of
+        ``Q`` is non-zero (above ``AMBIGUITY_ATOL``: not unique at that torque).
+    """
     resp = session.mode(mode).response_scaled(task)
     sc = session.scaling
     x = (resp.P @ tau_scaled + resp.r) * sc.x

@@ -47,7 +47,21 @@ def format_control(result: ControlResult, limit: int = 12) -> str:
 
     One objective per torque: ``objective`` is ``J`` at the torque shown beside it (the chosen
     one's on its line, each mode's in the table); ``supremum`` is labelled as such (the optimum
-    over the closure of the set, which the torque approaches within the margin)."""
+    over the closure of the set, which the torque approaches within the margin).
+
+    Parameters
+    ----------
+    result : ControlResult
+        The controller's answer (``contactmodes.control.optimal.control``); values in system units.
+    limit : int, optional
+        How many modes of ``result.alternatives`` (best first) the table lists; a last line
+        counts the others.
+
+    Returns
+    -------
+    str
+        The report (several lines), without a trailing newline.
+    """
     sys_ = result.system
     units = sys_.scaling.tau
     obj = result.objective_spec

@@ -33,6 +33,18 @@ CONTROL_KEYS = ("maximize", "minimize", "limits", "modes", "margin")
 def check_margin(value, where: str = "margin") -> float:
     """``value`` as a margin (torque units): a finite number ``>= 0``.
 
+    Parameters
+    ----------
+    value : object
+        The margin as given (a number, or the text of ``--margin``); a bool is refused.
+    where : str, optional
+        The option or key path that error messages start with.
+
+    Returns
+    -------
+    float
+        The margin (system torque units: N·m, N for a prismatic actuator).
+
     Raises
     ------
     ContactModelError
@@ -71,7 +83,25 @@ class ControlSpec:
 
     def overridden(self, objective: LinearObjective | None = None, limits: Mapping[str, TorqueLimit] | None = None,
                    modes: ModeSelection | None = None, margin: float | None = None) -> "ControlSpec":
-        """This spec with the given parts replaced (limits merged per actuator)."""
+        """This spec with the given parts replaced (limits merged per actuator).
+
+        Parameters
+        ----------
+        objective : LinearObjective or None, optional
+            The new objective; ``None`` keeps this spec's.
+        limits : Mapping[str, TorqueLimit] or None, optional
+            Actuator name → limit, replacing this spec's limit of each actuator named (the others
+            are kept).
+        modes : ModeSelection or None, optional
+            The new acceptable modes; ``None`` keeps this spec's.
+        margin : float or None, optional
+            The new margin (system torque units); ``None`` keeps this spec's.
+
+        Returns
+        -------
+        ControlSpec
+            A new spec (this one is frozen and unchanged).
+        """
         return replace(self, objective=objective or self.objective,
                        limits={**self.limits, **(limits or {})},
                        modes=self.modes if modes is None else modes,
@@ -81,6 +111,25 @@ class ControlSpec:
 def parse_control_table(table: Any, coordinates: Sequence[str], contacts: Sequence[str],
                         actuators: Sequence[str], where: str = "control") -> ControlSpec:
     """The ``ControlSpec`` of a ``[control]`` table (module doc), names checked.
+
+    Parameters
+    ----------
+    table : object
+        The ``[control]`` table as read from TOML (a mapping; anything else is an error).
+    coordinates : Sequence[str]
+        The system's generalized coordinate names (for ``qdd.NAME`` in the objective).
+    contacts : Sequence[str]
+        The contact names, in contact order (for the objective and ``modes``).
+    actuators : Sequence[str]
+        The actuator names (for the objective and ``limits``).
+    where : str, optional
+        The key path that error messages start with.
+
+    Returns
+    -------
+    ControlSpec
+        The objective, limits, modes and margin in system units (``None``/default for a key not
+        given).
 
     Raises
     ------

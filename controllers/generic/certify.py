@@ -68,10 +68,34 @@ def _lp_rows(resp: Responses, dom: Domains, j: int, lo, hi, task: bool) -> tuple
 def lifted_domain(resp: Responses, dom: Domains, j: int, lo, hi, task: bool, box: bool,
                   rows: tuple[np.ndarray, ...] | None = None) -> Polytope:
     """Mode ``j``'s domain ``D_c`` (33) over ``(τ, w)`` (its own ``n_w`` ambiguity variables, free;
-    dimension ``n_τ + n_w``), with the task rows when ``task`` and the torque box
-    ``lo <= τ <= hi`` (each ``(n_τ,)``) when ``box``; the response's equalities (31) as
-    equalities (the rows ``domain_lp_rows`` gives, without its artificial box on ``w``).
-    ``rows``: those rows (``_lp_rows`` with the same arguments) when already computed."""
+    dimension ``n_τ + n_w``), the response's equalities (31) as equalities (the rows
+    ``domain_lp_rows`` gives, without its artificial box on ``w``).
+
+    Parameters
+    ----------
+    resp : Responses
+        The step's responses (nondimensional).
+    dom : Domains
+        Their domains (33).
+    j : int
+        The mode's position in ``resp``/``dom``.
+    lo : numpy.ndarray
+        ``(n_τ,)`` lower torque limits (nondimensional).
+    hi : numpy.ndarray
+        ``(n_τ,)`` upper torque limits (nondimensional).
+    task : bool
+        Whether the task rows are included.
+    box : bool
+        Whether the torque box ``lo <= τ <= hi`` is added as ``2 n_τ`` inequality rows.
+    rows : tuple[numpy.ndarray, ...] or None, optional
+        Those LP rows (``_lp_rows`` with the same ``resp``, ``dom``, ``j``, ``lo``, ``hi``,
+        ``task``) when already computed; ``None`` computes them.
+
+    Returns
+    -------
+    Polytope
+        ``D_c`` (``∩`` the box when ``box``) over ``(τ, w)``, dimension ``n_τ + n_w``.
+    """
     nt = len(lo)
     G, h = (rows if rows is not None else _lp_rows(resp, dom, j, lo, hi, task))[:2]
     nw = G.shape[2] - nt

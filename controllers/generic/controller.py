@@ -383,12 +383,38 @@ class UnambiguousOptimalController(OptimalControllerBase):
         super().__init__(objective, _mode_filter(modes, template.contacts))
 
     def step_model(self, q, qdot) -> MechanismStep:
-        """The ``MechanismStep`` of the state (what a call computes on)."""
+        """The ``MechanismStep`` of the state (what a call computes on), with this controller's
+        velocity and gap tolerances.
+
+        Parameters
+        ----------
+        q : numpy.ndarray
+            ``(n_q,)`` configuration (m, rad: the system's units).
+        qdot : numpy.ndarray
+            ``(n_q,)`` velocity (m/s, rad/s).
+
+        Returns
+        -------
+        MechanismStep
+            The step at ``(q, q̇)``; ``ApproachingContactError`` (from ``MechanismStep``) at a
+            touchdown state.
+        """
         return MechanismStep(self.mechanism, self.template, q, qdot, self.normal_velocity_tol, self.blocks,
                              self.gap_tol, self.touching_velocity_tol)
 
     def torque_limits(self, qdot) -> tuple[np.ndarray, np.ndarray]:
-        """``(lo, hi)`` ``(n_τ,)`` at the velocity ``qdot`` (actuator speeds ``Sᵀ q̇``)."""
+        """The torque box at a velocity (``TorqueBox.at`` of the actuator speeds ``Sᵀ q̇``).
+
+        Parameters
+        ----------
+        qdot : numpy.ndarray
+            ``(n_q,)`` velocity (m/s, rad/s).
+
+        Returns
+        -------
+        tuple[numpy.ndarray, numpy.ndarray]
+            ``(lo, hi)``, ``(n_τ,)`` each, the system's torque units (N·m; N for a force).
+        """
         return self.limits.at(self.S.T @ np.asarray(qdot, dtype=float))
 
     def reset(self) -> None:
@@ -399,9 +425,26 @@ class UnambiguousOptimalController(OptimalControllerBase):
         self.held: np.ndarray | None = None
 
     def solve(self, q, qdot, **kwargs) -> OptimalResult:
-        """``optimize`` at ``(q, q̇)`` on this controller's engine, without logging (``kwargs``:
-        ``force_slow``, ``lazy``, ``screen``); at a touchdown state, at ``(q, q̇⁺)`` of the impact outcome
-        ``controllers.generic.touchdown.resolve_touchdown`` chooses (kept in ``last_touchdown``)."""
+        """``optimize`` at ``(q, q̇)`` on this controller's engine, without logging; at a touchdown
+        state, at ``(q, q̇⁺)`` of the impact outcome ``controllers.generic.touchdown.resolve_touchdown``
+        chooses (kept in ``last_touchdown``, the box cut to its torque set). With task equalities
+        the step goes through ``controllers.generic.one_shot.one_shot_step`` (``kwargs`` unused).
+
+        Parameters
+        ----------
+        q : numpy.ndarray
+            ``(n_q,)`` configuration (m, rad: the system's units).
+        qdot : numpy.ndarray
+            ``(n_q,)`` velocity (m/s, rad/s), before any impact.
+        **kwargs
+            Passed to ``optimize``: ``force_slow``, ``lazy``, ``screen``.
+
+        Returns
+        -------
+        OptimalResult
+            The step's answer (torque ``(n_τ,)`` in the system's units); status ``"no_mode"``
+            without an acceptable mode (no fallback here: ``__call__`` applies it).
+        """
         self.last_touchdown = None
         td: Touchdown | None = None
         try:
@@ -440,7 +483,22 @@ class UnambiguousOptimalController(OptimalControllerBase):
         the fallback torque (module doc, *Fallback*): the last torque of an acceptable mode
         (``held``) clipped to the limits at ``qdot``, else the torque of those limits nearest
         zero; status ``"<status>_held"`` or ``"<status>_zero"`` (``FALLBACK_STATUSES``), no mode,
-        no prediction."""
+        no prediction. Limits that cannot be read at ``qdot`` (not finite, or an error) are taken
+        at rest.
+
+        Parameters
+        ----------
+        res : OptimalResult
+            The step's result, status ``"no_mode"`` or ``"error"``.
+        qdot : numpy.ndarray
+            ``(n_q,)`` the step's velocity (m/s, rad/s).
+
+        Returns
+        -------
+        OptimalResult
+            ``res`` with the fallback torque ``(n_τ,)``, ``mode`` and ``mode4`` ``None``,
+            ``value`` and ``closure_value`` NaN.
+        """
         try:
             lo, hi = self.torque_limits(qdot)
             if not (np.all(np.isfinite(lo)) and np.all(np.isfinite(hi))):
@@ -455,6 +513,23 @@ class UnambiguousOptimalController(OptimalControllerBase):
                        status=f"{res.status}_{how}")
 
     def __call__(self, q, qdot) -> np.ndarray:
+        """One control step: ``solve`` at ``(q, q̇)`` (with ``screen``), timed and logged
+        (``StepRecord``, ``t`` the call's index); an exception or a step without an acceptable
+        mode gets the fallback torque (``fallback``, module doc *Fallback*). A torque of an
+        acceptable mode is kept in ``held``; a touchdown is appended to ``touchdowns``.
+
+        Parameters
+        ----------
+        q : numpy.ndarray
+            ``(n_q,)`` configuration (m, rad: the system's units).
+        qdot : numpy.ndarray
+            ``(n_q,)`` velocity (m/s, rad/s).
+
+        Returns
+        -------
+        numpy.ndarray
+            ``(n_τ,)`` the torque to apply (N·m; N for a force), within the limits.
+        """
         self.last_touchdown = None
         res = self._run(float(len(self.log)), lambda: (self.solve(q, qdot, screen=self.screen), None),
                         self.template.n_tau, fallback=lambda r: self.fallback(r, qdot))

@@ -24,15 +24,46 @@ __all__ = ["limit_rows", "meets", "maximize_pieces", "slow_margin_point", "slow_
 
 
 def limit_rows(lo, hi, n_w: int) -> tuple[np.ndarray, np.ndarray]:
-    """The torque box ``lo <= τ' <= hi`` (n_τ,) as rows over ``(τ', w)`` with ``n_w`` ambiguity
-    variables: ``(A (2n_τ, n_τ + n_w), b (2n_τ,))``."""
+    """The torque box ``lo <= τ' <= hi`` as rows over ``(τ', w)``.
+
+    Parameters
+    ----------
+    lo : numpy.ndarray
+        ``(n_τ,)`` lower torque limits (nondimensional).
+    hi : numpy.ndarray
+        ``(n_τ,)`` upper torque limits (nondimensional).
+    n_w : int
+        The number of ambiguity variables ``w`` (zero columns appended).
+
+    Returns
+    -------
+    tuple[numpy.ndarray, numpy.ndarray]
+        ``(A, b)``: ``A`` ``(2 n_τ, n_τ + n_w)`` the rows ``τ' <= hi`` then ``−τ' <= −lo``, ``b``
+        ``(2 n_τ,)``.
+    """
     nt = len(lo)
     E = np.hstack([np.eye(nt), np.zeros((nt, n_w))])
     return np.vstack([E, -E]), np.concatenate([hi, -lo])
 
 
 def meets(session: AnalysisSession, K: Polytope, mode: str) -> bool:
-    """Whether ``K`` (over τ') meets ``T_c'`` (untasked) — one feasibility LP over ``(τ', w')``."""
+    """Whether ``K`` meets ``T_c'`` (untasked) — one feasibility LP over ``(τ', w')``.
+
+    Parameters
+    ----------
+    session : AnalysisSession
+        The step's session (scaled system).
+    K : Polytope
+        A set over the scaled torque ``τ'`` (``n_τ`` variables, nondimensional).
+    mode : str
+        The other mode ``c'``; its lifted domain ``D_c'`` over ``(τ', w')`` is used.
+
+    Returns
+    -------
+    bool
+        True when the LP finds a common point (``lp.OPTIMAL``); False when ``D_c'`` is trivially
+        empty or the LP is not optimal.
+    """
     sol = session.mode(mode)
     D, trivially = sol.raw_scaled(False)
     if trivially:
@@ -50,7 +81,24 @@ def meets(session: AnalysisSession, K: Polytope, mode: str) -> bool:
 
 
 def maximize_pieces(pieces, grad, offset):
-    """Best ``(value, tau, piece)`` of the linear objective ``grad·τ + offset`` over polytope pieces (``-inf`` if none)."""
+    """The best piece for the linear objective ``grad·τ' + offset``: one LP per piece.
+
+    Parameters
+    ----------
+    pieces : Iterable[Polytope]
+        The pieces over the scaled torque ``τ'`` (``n_τ`` variables, nondimensional).
+    grad : numpy.ndarray
+        ``(n_τ,)`` the objective's gradient, to maximize.
+    offset : float
+        The objective's constant part.
+
+    Returns
+    -------
+    tuple
+        ``(value, tau, piece)``: the largest objective over the pieces whose LP is optimal, its
+        maximizer ``(n_τ,)`` and that piece; ``(-inf, None, None)`` when no piece has one (empty
+        or unbounded pieces are skipped).
+    """
     best = (-math.inf, None, None)
     for P in pieces:
         st, x, fun = lp.solve(-grad, P.A if P.n_ineq else None, P.b if P.n_ineq else None,
@@ -64,9 +112,41 @@ def maximize_pieces(pieces, grad, offset):
 
 def slow_optimum(session: AnalysisSession, mode: str, others: list, lo, hi, counters, task: bool,
                  objective: np.ndarray, disjoint=None, margin: float = 0.0, units=None):
-    """``slow_margin_point``'s answer as ``(value, tau, nudged, closure)``: ``tau`` its margin
-    point's torque (``None`` when ``T*_c ∩ L`` is empty, with values ``-inf``), ``value`` ``J'``
-    there, ``nudged`` whether it is not the maximizer (the arguments are ``slow_margin_point``'s)."""
+    """``slow_margin_point``'s answer as ``(value, tau, nudged, closure)``.
+
+    Parameters
+    ----------
+    session : AnalysisSession
+        The step's session (scaled system).
+    mode : str
+        The candidate mode ``c``.
+    others : list[str]
+        The other modes whose ``T_c'`` are removed (those not known kinematically infeasible).
+    lo : numpy.ndarray
+        ``(n_τ,)`` lower torque limits (nondimensional).
+    hi : numpy.ndarray
+        ``(n_τ,)`` upper torque limits (nondimensional).
+    counters : SearchCounters
+        The step's work counts; ``projections`` is added to.
+    task : bool
+        Whether ``T_c`` has its task rows.
+    objective : numpy.ndarray
+        ``(n_q + 2k + n_τ,)`` the plan objective over ``(q̈, f, τ)`` (nondimensional).
+    disjoint : callable or None, optional
+        ``disjoint(K) -> set`` of the ``others`` certified not to meet ``K``.
+    margin : float, optional
+        ``δ`` of the margin rule (torque units, >= 0).
+    units : numpy.ndarray or None, optional
+        ``(n_τ,)`` the torque-unit size of one scaled unit of each actuator (``None``: ones).
+
+    Returns
+    -------
+    tuple
+        ``(value, tau, nudged, closure)``: ``tau`` ``(n_τ,)`` the margin point's torque
+        (nondimensional), ``value`` ``J'`` there, ``nudged`` whether it is not the maximizer,
+        ``closure`` the maximum over the closures; ``(-inf, None, False, -inf)`` when
+        ``T*_c ∩ L`` is empty.
+    """
     value, mp, closure = slow_margin_point(session, mode, others, lo, hi, counters, task, objective, disjoint,
                                            margin, units)
     if mp is None:
@@ -76,17 +156,44 @@ def slow_optimum(session: AnalysisSession, mode: str, others: list, lo, hi, coun
 
 def slow_margin_point(session: AnalysisSession, mode: str, others: list, lo, hi, counters, task: bool,
                       objective: np.ndarray, disjoint=None, margin: float = 0.0, units=None):
-    """Exact ``max J' over T*_c ∩ L`` (closures, nondimensional; ``objective`` the plan's vector over
-    ``(q̈, f, τ)``) for candidate ``mode`` through the session: ``(value, point, closure)`` —
-    ``closure`` the maximum over the closures, ``point`` the margin rule's ``MarginPoint`` on the
-    winning piece (``contactmodes.control.margin``; ``margin`` in torque units, ``units``
-    ``(n_τ,)`` the torque-unit size of one scaled unit of each actuator; ``margin`` 0: the
-    maximizer itself), ``value`` ``J'`` at its torque; ``(-inf, None, -inf)`` when
-    ``T*_c ∩ L`` is empty. ``task=False`` drops the task rows from ``T_c``. ``counters`` (the search's ``StepCounters``
-    with ``projections``): ``counters.projections`` += the polytope projections done.
-    ``disjoint`` (optional): ``disjoint(K) -> set`` of the ``others`` certified not to meet ``K``
-    (``meets`` would say ``False``: ``contactmodes.tolerances.MEETS_MARGIN``); their ``meets``
-    LPs are skipped, every other mode gets its own."""
+    """Exact ``max J' over T*_c ∩ L`` (closures, nondimensional; eq. (34) of the flipping paper,
+    module doc) for candidate ``mode`` through the session, and the margin rule's point on the
+    winning piece (``contactmodes.control.margin``).
+
+    Parameters
+    ----------
+    session : AnalysisSession
+        The step's session (scaled system).
+    mode : str
+        The candidate mode ``c``.
+    others : list[str]
+        The other modes whose ``T_c'`` (untasked) are removed from ``K = T_c ∩ L``.
+    lo : numpy.ndarray
+        ``(n_τ,)`` lower torque limits (nondimensional).
+    hi : numpy.ndarray
+        ``(n_τ,)`` upper torque limits (nondimensional).
+    counters : SearchCounters
+        The search's work counts: ``counters.projections`` += the polytope projections done.
+    task : bool
+        Whether ``T_c`` has its task rows (``False`` drops them).
+    objective : numpy.ndarray
+        ``(n_q + 2k + n_τ,)`` the plan objective over ``(q̈, f, τ)`` (nondimensional).
+    disjoint : callable or None, optional
+        ``disjoint(K) -> set`` of the ``others`` certified not to meet ``K`` (``meets`` would say
+        ``False``: ``contactmodes.tolerances.MEETS_MARGIN``); their ``meets`` LPs are skipped,
+        every other mode gets its own.
+    margin : float, optional
+        ``δ`` of the margin rule (torque units, >= 0); 0: the maximizer itself.
+    units : numpy.ndarray or None, optional
+        ``(n_τ,)`` the torque-unit size of one scaled unit of each actuator (``None``: ones).
+
+    Returns
+    -------
+    tuple
+        ``(value, point, closure)``: ``closure`` the maximum of ``J'`` over the closures of the
+        pieces, ``point`` the ``MarginPoint`` on the winning piece, ``value`` ``J'`` at its torque;
+        ``(-inf, None, -inf)`` when ``T*_c ∩ L`` is empty.
+    """
     sol = session.mode(mode)
     resp = sol.response_scaled(task)
     grad, offset = session_objective(resp, objective)

@@ -39,7 +39,18 @@ _PAIR = np.array([0, 1])
 
 
 def has_task_equalities(constraints) -> bool:
-    """Whether any of ``constraints`` (``LinearConstraint``) is a task equality."""
+    """Whether any of ``constraints`` is a task equality.
+
+    Parameters
+    ----------
+    constraints : Iterable[LinearConstraint]
+        Constraints of a system (``ContactSystem.constraints``), each with ``kind`` and ``type``.
+
+    Returns
+    -------
+    bool
+        True when one has ``kind == "task"`` and ``type == "eq"``.
+    """
     return any(c.kind == "task" and c.type == "eq" for c in constraints)
 
 

@@ -247,7 +247,16 @@ class SearchCounters(StepCounters):
     (``_slow``). They become ``OptimalResult``'s ``n_projections``, ``lp_fallbacks``
     (``fallback_lps``), ``svd_fallbacks`` (``svd_responses``) and ``fallbacks``. Public: the
     counters a caller passes to the slow path (``controllers.generic.exact.slow_optimum``,
-    ``controllers.rhex.max_thrust``)."""
+    ``controllers.rhex.max_thrust``).
+
+    The fields of ``StepCounters`` (``lps``, ``second_solve_lps``, ``fallback_lps``,
+    ``responses``, ``svd_responses``) are documented there; the one added here:
+
+    Attributes
+    ----------
+    projections : int
+        Polytope projections done by the slow path (``controllers.generic.exact.slow_margin_point``).
+    """
 
     projections: int = 0
 
@@ -647,7 +656,20 @@ def _fast_margin(md_c: _Modes, j: int, t0: np.ndarray, lo, hi, task: bool, margi
 
 def default_step_margin(step) -> float:
     """``MARGIN_RTOL`` times the characteristic torque ``m L² / T²`` of the step's scales (``F L``
-    with ``L = V² / A`` from its ``ScaledTerms``), in the system's torque units."""
+    with ``L = V² / A`` from its ``ScaledTerms``), in the system's torque units: ``optimize``'s
+    margin when none is given (``contactmodes.control.margin``).
+
+    Parameters
+    ----------
+    step : object
+        The state (``MechanismStep``, RHex's ``StepModel``); its ``terms`` (``force`` N,
+        ``velocity`` m/s, ``acceleration`` m/s²) are read.
+
+    Returns
+    -------
+    float
+        The margin ``δ`` (N·m).
+    """
     t = step.terms
     return MARGIN_RTOL * t.force * t.velocity ** 2 / t.acceleration
 
@@ -883,15 +905,40 @@ class Engine:
         self.screen_wait: weakref.WeakKeyDictionary[Layout, int] = weakref.WeakKeyDictionary()
 
     def warm_starts(self, layout: Layout) -> _WarmStarts:
-        """The bound LPs' warm starts of ``layout`` (made on first use)."""
+        """The bound LPs' warm starts of ``layout`` (made on first use).
+
+        Parameters
+        ----------
+        layout : Layout
+            A layout of one of this engine's structures (held weakly, by identity).
+
+        Returns
+        -------
+        _WarmStarts
+            The layout's warm starts, kept while the layout lives.
+        """
         warm = self.warm.get(layout)
         if warm is None:
             warm = self.warm[layout] = _WarmStarts()
         return warm
 
     def accepted(self, layout: Layout, accept: Callable[[str], bool]) -> np.ndarray:
-        """``(N,)`` bool over ``layout.modes``: the modes ``accept`` lets be chosen, asked once per
-        layout and filter (kept while both live; the filter by identity)."""
+        """The modes ``accept`` lets be chosen, asked once per layout and filter (kept while both
+        live; the filter by identity).
+
+        Parameters
+        ----------
+        layout : Layout
+            The step's layout; its ``modes`` are the ``N`` candidate mode strings.
+        accept : callable
+            ``accept(mode) -> bool``: the mode filter (the same object across steps for the mask
+            to be reused).
+
+        Returns
+        -------
+        numpy.ndarray
+            ``(N,)`` bool over ``layout.modes``.
+        """
         per = self._accepted.get(layout)
         if per is None:
             per = self._accepted[layout] = {}
@@ -901,7 +948,19 @@ class Engine:
         return mask
 
     def structure(self, step) -> Structure:
-        """The ``Structure`` of the step's present contacts (built on first use)."""
+        """The ``Structure`` of the step's present contacts (built on first use).
+
+        Parameters
+        ----------
+        step : object
+            The state (``MechanismStep``, RHex's ``StepModel``): its ``contacts``, ``n_q``,
+            ``n_tau``, ``mu`` and ``blocks`` are read.
+
+        Returns
+        -------
+        Structure
+            ``contactmodes.realtime.plan.Structure``, one per tuple of present contacts.
+        """
         st = self.structures.get(step.contacts)
         if st is None:
             st = Structure(step.n_q, step.n_tau, step.contacts, step.mu, step.blocks)
@@ -911,8 +970,27 @@ class Engine:
     def modes(self, step, objective: np.ndarray, counters: SearchCounters | None = None, lazy: bool = True,
               accept: Callable[[str], bool] | None = None) -> _Modes:
         """The ``_Modes`` of ``step`` on its layout (built on first use) with that layout's warm
-        starts; ``objective`` the plan's vector (``plan_objective``); ``counters`` the step's
-        work counts (new ones if ``None``); ``accept`` the mode filter."""
+        starts.
+
+        Parameters
+        ----------
+        step : object
+            The state (``MechanismStep``, RHex's ``StepModel``).
+        objective : numpy.ndarray
+            ``(n_q + 2k + n_τ,)`` the plan's objective vector over ``(q̈', f', τ')``
+            (``plan_objective``, nondimensional).
+        counters : SearchCounters or None, optional
+            The step's work counts, added to (new ones if ``None``).
+        lazy : bool, optional
+            Leave the modes the batched kinematic test cannot decide pending (``_Modes``).
+        accept : callable or None, optional
+            ``accept(mode) -> bool``: the mode filter (``None``: every mode).
+
+        Returns
+        -------
+        _Modes
+            The fast path's data of the step (candidate modes, responses, domains).
+        """
         st = self.structure(step)
         layout = st.layout(step.pattern)
         accepted = None if accept is None else self.accepted(layout, accept)

@@ -503,7 +503,18 @@ class ReferenceResult:
     response: dict
 
     def optimal_modes(self, tol: float) -> list[str]:
-        """The modes whose value is within ``tol`` of ``best``."""
+        """The modes whose value is within ``tol`` of ``best``.
+
+        Parameters
+        ----------
+        tol : float
+            The allowed shortfall from ``best`` (rad/s², >= 0).
+
+        Returns
+        -------
+        list[str]
+            The mode strings with ``values[mode] >= best - tol``, in ``values``' order.
+        """
         return [m for m, v in self.values.items() if v >= self.best - tol]
 
 
@@ -656,6 +667,27 @@ class MaxThrustController(OptimalControllerBase):
                 layout.basis.clear()
 
     def __call__(self, t: float, state, params: RHexParams | None = None) -> ControlOutput:
+        """One control step: ``max_thrust`` at the state on this controller's engine (the
+        precomputed answer at the at-rest start), timed and logged (``OptimalControllerBase``);
+        an exception becomes an ``"error"`` step with zero torque.
+
+        Parameters
+        ----------
+        t : float
+            Time (s), recorded in the log.
+        state : array_like
+            ``(18,)`` the measured state (``controllers.rhex.simulator.STATE_LAYOUT``, SI).
+        params : RHexParams, optional
+            The plant's parameters for the torque limits; default the controller's (the rigid
+            model always uses the controller's).
+
+        Returns
+        -------
+        ControlOutput
+            The torque ``(3,)`` (N·m; clipped to the limits, zero on a ``"no_mode"`` or
+            ``"error"`` step), the 4-letter mode (``None`` without a mode) and the predicted θ̈
+            (rad/s², ``None`` when not finite).
+        """
         p = params or self.params
         st = np.asarray(state, dtype=float)
 

@@ -51,6 +51,12 @@ class GoalSwitch:
     drive_up : bool, optional
         The drive phase's controller: ``up`` (default) or ``down``.
 
+    Raises
+    ------
+    ContactModelError
+        One line naming ``goal``: ``tolerance`` not a finite number > 0, or ``T_d`` not a finite
+        number >= 0.
+
     Attributes
     ----------
     reached_at : int or None
@@ -70,7 +76,19 @@ class GoalSwitch:
         self._last: Any = None
 
     def error(self, value: float) -> float:
-        """``e = value − goal`` (wrapped to ``[−π, π]`` for an angle)."""
+        """The error ``e = value − goal`` of the coordinate.
+
+        Parameters
+        ----------
+        value : float
+            The coordinate ``q_i`` (rad for an angle, m for a position).
+
+        Returns
+        -------
+        float
+            ``e`` in the unit of ``goal``; for an angle wrapped to ``[−π, π]``
+            (``math.remainder`` by 2π).
+        """
         e = float(value) - self.goal
         return math.remainder(e, 2 * math.pi) if self.angle else e
 
@@ -91,6 +109,21 @@ class GoalSwitch:
         return getattr(self._last, "controller_status", None)
 
     def __call__(self, q: np.ndarray, qdot: np.ndarray) -> np.ndarray:
+        """One step: the drive controller until the goal is first reached, then the PD sign's
+        choice of ``up`` or ``down`` (module doc); the phase is appended to ``phase``.
+
+        Parameters
+        ----------
+        q : numpy.ndarray
+            ``(n_q,)`` configuration (m, rad: the system's units).
+        qdot : numpy.ndarray
+            ``(n_q,)`` velocity (m/s, rad/s).
+
+        Returns
+        -------
+        numpy.ndarray
+            ``(n_τ,)`` the chosen controller's torque (N·m; N for a force).
+        """
         e = self.error(q[self.index])
         if self.reached_at is None and abs(e) <= self.tolerance:
             self.reached_at = len(self.phase)
@@ -117,6 +150,12 @@ def goal_controllers(loaded: Any, velocity_tol: float | None = None) -> tuple[Ca
         The loaded system file.
     velocity_tol : float, optional
         The controllers' normal-velocity tolerance (m/s; ``make_controller``).
+
+    Returns
+    -------
+    tuple
+        ``(up, down, index, drive_up)``: two ``GenericController`` (callables
+        ``(q, qdot) -> tau``), the coordinate's index in ``q`` (int) and a bool.
 
     Raises
     ------

@@ -90,6 +90,22 @@ class LimitedController:
         return getattr(self.inner, "controller_status", None)
 
     def __call__(self, q: np.ndarray, qdot: np.ndarray) -> np.ndarray:
+        """The inner controller's torque, each component clamped to its actuator's limit at the
+        current actuator speed (``TorqueLimit.bounds`` of ``Sᵀ q̇``: the box and the torque–speed
+        line).
+
+        Parameters
+        ----------
+        q : numpy.ndarray
+            ``(n_q,)`` configuration (m, rad: the system's units).
+        qdot : numpy.ndarray
+            ``(n_q,)`` velocity (m/s, rad/s).
+
+        Returns
+        -------
+        numpy.ndarray
+            ``(n_τ,)`` the clamped torque (N·m; N for a force), a new array.
+        """
         tau = np.array(self.inner(q, qdot), dtype=float).reshape(-1)
         speeds = self.S.T @ np.asarray(qdot, float)
         for j, limit in enumerate(self.limits):
@@ -100,9 +116,21 @@ class LimitedController:
 
 
 def file_limits(loaded: Any) -> tuple[list, np.ndarray | None]:
-    """The ``[control]`` torque limits of a loaded file: one ``TorqueLimit`` or ``None`` per actuator
-    and the ``(n_τ, 2)`` box (``None`` when the file gives none). A file without ``[control]`` (or
-    a toolkit without ``contactmodes.control``) has none."""
+    """The ``[control]`` torque limits of a loaded file. A file without ``[control]`` (or a
+    toolkit without ``contactmodes.control``) has none.
+
+    Parameters
+    ----------
+    loaded : LoadedSystem
+        The loaded system file (its ``control`` spec and the actuator names ``system.torques``).
+
+    Returns
+    -------
+    tuple
+        ``(limits, box)``: ``limits`` a list with one ``TorqueLimit`` or ``None`` per actuator;
+        ``box`` the ``(n_τ, 2)`` array of ``[lo, hi]`` (N·m; N for a force; ``±inf`` for an
+        actuator without a limit), ``None`` when the file gives no limit.
+    """
     spec = _spec(loaded, required=False)
     actuators = loaded.system.torques
     if spec is None or not spec.limits:
@@ -196,6 +224,21 @@ class GenericController:
         return self._predicted
 
     def __call__(self, q: np.ndarray, qdot: np.ndarray) -> np.ndarray:
+        """The inner controller's torque; records its status and mode (class doc) and defers the
+        rigid model's ``q̈`` to the first read of ``predicted_qdd``.
+
+        Parameters
+        ----------
+        q : numpy.ndarray
+            ``(n_q,)`` configuration (m, rad: the system's units).
+        qdot : numpy.ndarray
+            ``(n_q,)`` velocity (m/s, rad/s).
+
+        Returns
+        -------
+        numpy.ndarray
+            ``(n_τ,)`` the inner controller's torque (N·m; N for a force).
+        """
         tau = np.asarray(self.inner(q, qdot), dtype=float)
         last = getattr(self.inner, "last", None)
         mode = getattr(last, "mode4", None)
