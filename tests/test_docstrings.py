@@ -53,9 +53,6 @@ returns and raises. The rule, checked by ``signature_problems``:
   does, ``help()`` shows it) from the same method of a base class of the three packages, found by
   the class names in ``bases``; that docstring must then document this method's arguments. Without
   such a base, a missing docstring is a problem.
-* ``PENDING``: files that other branches were still changing when the rule came in; each one
-  present is checked to fail (``xfail(strict=True)``: a file documented since must leave the
-  list), so the list is emptied file by file.
 """
 
 from __future__ import annotations
@@ -309,36 +306,6 @@ def test_griffes_numpy_parser_reads_them_without_a_warning():
 
 # --- Presence: every argument, return value and toolkit error documented (module doc) ---
 
-# pending: other branches (h/suite, h/exact, h/margin, h/kin changed these files while the rule came
-# in; the lead documents them and empties this list in the second pass, after their merges).
-# contactmodes/control/margin.py is h/margin's new module (on main, not yet on h/docstr); of
-# contactmodes/realtime/kernels.py only kinematic_decide_kernel is left (h/kin changes its arguments).
-PENDING = frozenset({
-    "contactmodes/analysis/session.py",
-    "contactmodes/cli/__init__.py",
-    "contactmodes/cli/control.py",
-    "contactmodes/control/margin.py",
-    "contactmodes/control/per_mode.py",
-    "contactmodes/control/report.py",
-    "contactmodes/control/spec.py",
-    "contactmodes/model/mechanism.py",
-    "contactmodes/model/system.py",
-    "contactmodes/realtime/kernels.py",
-    "controllers/generic/certify.py",
-    "controllers/generic/controller.py",
-    "controllers/generic/exact.py",
-    "controllers/generic/one_shot.py",
-    "controllers/generic/search.py",
-    "controllers/rhex/max_thrust.py",
-    "controllers/simulation/goal.py",
-    "controllers/simulation/registry.py",
-    "polytopes/batchlp.py",
-    "polytopes/batchlp_kernel.py",
-    "polytopes/polytope.py",
-    "polytopes/ppl_io.py",
-    "polytopes/projection.py",
-})
-
 _PROPERTY = {"property", "cached_property", "functools.cached_property"}
 _CHECKED_DUNDERS = {"__init__", "__call__"}
 
@@ -534,18 +501,10 @@ _CLASSES = _class_index()
 _ERRORS = toolkit_errors(_CLASSES)
 
 
-@pytest.mark.parametrize("rel", [pytest.param(f, marks=pytest.mark.xfail(
-    strict=True, reason="pending: other branches")) if f in PENDING else f for f in FILES])
+@pytest.mark.parametrize("rel", FILES)
 def test_public_functions_document_their_arguments(rel):
     bad = [f"{rel}: {msg}" for msg in signature_problems(rel)]
     assert not bad, "\n".join(bad)
-
-
-def test_the_pending_files_are_public_modules():
-    """An entry of ``PENDING`` names a public module of the three packages (a file a merge has not
-    brought yet is simply not checked; one that exists is checked to fail, ``xfail(strict=True)``)."""
-    assert all(f.endswith(".py") and f.split("/")[0] in PACKAGES and "/_" not in f.replace("/__init__.py", "")
-               for f in PENDING)
 
 
 def test_the_toolkit_errors_are_found():
