@@ -320,8 +320,8 @@ def _letter_rows(sides: int, polygon: str, letter: str, mu: float, t_zero: bool,
     k = (j + 1) % sides
     (c0, s0), (c1, s1) = normals[j], normals[k]
     rest = tuple(row for i, row in enumerate(cone) if i not in (j, k)) + (f_n,)
-    geq_dirs = ((s0, -c0, 0.0), (-s1, c1, 0.0)) if t_zero else ()  # −d_j·a >= 0, d_{j+1}·a >= 0
-    return ContactRows((N,), (), ((c0, s0, -rho_mu), (c1, s1, -rho_mu)), rest, (), geq_dirs)
+    normal_cone = ((s0, -c0, 0.0), (-s1, c1, 0.0)) if t_zero else ()  # −d_j·a >= 0, d_{j+1}·a >= 0
+    return ContactRows((N,), (), ((c0, s0, -rho_mu), (c1, s1, -rho_mu)), rest, (), normal_cone)
 
 
 @dataclass(frozen=True)

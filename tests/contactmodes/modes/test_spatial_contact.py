@@ -132,7 +132,8 @@ def test_circumscribed_radial_error():
     errors = []
     for sides in range(3, 21):
         err = 1 / math.cos(math.pi / sides) - 1
-        corner = max(ray_radius(2 * math.pi * j / sides + math.pi / sides, sides, "circumscribed") for j in range(sides))
+        corners = 2 * math.pi * np.arange(sides) / sides + math.pi / sides
+        corner = max(ray_radius(p, sides, "circumscribed") for p in corners)
         np.testing.assert_allclose(corner - 1, err, rtol=1e-12)
         grid = polygon_radius(np.linspace(0, 2 * math.pi, 4001), sides, "circumscribed")
         assert grid.max() - 1 <= err * (1 + 1e-12)
@@ -168,7 +169,8 @@ def test_planar_rows_unchanged():
     assert r.accel_eq_dirs == () and r.accel_geq_dirs == ()
 
 
-@pytest.mark.parametrize("sides, kind", [(4, "circumscribed"), (4, "inscribed"), (3, "inscribed"), (8, "circumscribed")])
+@pytest.mark.parametrize("sides, kind", [(4, "circumscribed"), (4, "inscribed"), (3, "inscribed"),
+                                         (8, "circumscribed")])
 def test_rows_by_letter(sides, kind):
     """Each letter's rows, read as sets: F is the cone; a side letter has its side with equality;
     a vertex letter both adjacent sides; D the exact Coulomb force; S zero force."""
