@@ -21,13 +21,13 @@ with side ``j``'s outward unit normal ``n_j = (cos θ_j, sin θ_j)`` in ``(t1, t
   holds the circle: it allows a friction force up to ``1/cos(π/n_f)`` times Coulomb's (at its
   vertices), a radial error ``max r − 1 = 1/cos(π/n_f) − 1`` (8.2 % at 4 sides, 1.9 % at 8,
   0.3 % at 20), ``→ 0`` as ``n_f → ∞``;
-* ``polygon = "inscribed"``: ``θ_j = 2πj/n_f + π/n_f``, ``ρ = cos(π/n_f)`` — the vertices on
+* ``polygon = "inscribed"``: ``θ_j = 2πj/n_f − π/n_f``, ``ρ = cos(π/n_f)`` — the vertices on
   the circle, one along ``t1``; the polygon lies inside the circle, touching it at its vertices
   (``min r = cos(π/n_f)``, at the sides' midpoints).
 
 Vertex ``j`` is the corner between side ``j`` and side ``j + 1`` (mod ``n_f``), at angle ``θ_j
-+ π/n_f`` and distance ``ρ μ f_n / cos(π/n_f)`` from the centre: for the inscribed polygon the
-vertex along ``t1`` is therefore the *last* one (between side ``n_f − 1`` and side ``0``). The
++ π/n_f`` and distance ``ρ μ f_n / cos(π/n_f)`` from the centre: for the inscribed polygon vertex
+``0`` (between side ``0`` and side ``1``) is along ``t1``, as issue 40 asks. The
 geometry, in units of ``μ f_n``: ``polygon_normals``, ``polygon_scale``, ``polygon_vertices`` and
 the radial function ``polygon_radius`` (``r(ψ)``: the distance from the centre to the boundary
 along the direction at angle ``ψ`` from ``t1``, divided by ``μ f_n``; ``r(ψ) = ρ / max_j cos(ψ −
@@ -158,7 +158,7 @@ def _direction(k: int, m: int) -> tuple[float, float]:
 def _angles(sides: int, polygon: str) -> list[tuple[int, int]]:
     """Side ``j``'s normal angle as ``(k, m)`` with ``θ_j = 2π k / m``, ``m = 4 n_f`` (so that
     ``θ_j + π/n_f``, a vertex's angle, is ``(k + 2, m)``)."""
-    first = 0 if polygon == "circumscribed" else 2
+    first = 0 if polygon == "circumscribed" else -2
     return [(4 * j + first, 4 * sides) for j in range(sides)]
 
 
@@ -195,7 +195,7 @@ def polygon_normals(sides: int, polygon: str = "circumscribed") -> np.ndarray:
     sides : int
         ``n_f``, from 3 to 20.
     polygon : str, optional
-        ``"circumscribed"`` (``θ_j = 2πj/n_f``) or ``"inscribed"`` (``θ_j = 2πj/n_f + π/n_f``).
+        ``"circumscribed"`` (``θ_j = 2πj/n_f``) or ``"inscribed"`` (``θ_j = 2πj/n_f − π/n_f``).
 
     Returns
     -------
