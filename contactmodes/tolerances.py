@@ -151,6 +151,11 @@ units (say, mm instead of m) does not change a decision.
     exact to the same order as NumPy's own result on another BLAS, so its use does not depend on
     the machine rounding like the one the kernel was written on.
 
+``SLIP_UNIT_ATOL``
+    A spatial contact's slip direction ``v̂`` (``contactmodes.modes.spatial_contact``, mode ``D``)
+    is a unit vector when ``| ‖v̂‖ − 1 | <= SLIP_UNIT_ATOL`` (dimensionless): ``v_t / ‖v_t‖``
+    computed in double precision is within a few ulps; anything farther is a caller's error.
+
 Range limits (inputs outside them are rejected with an error naming the field)
 ---------------------------------------------------------------------------------
 ``MU_MAX``
@@ -211,3 +216,4 @@ MEETS_MARGIN: float = 1e-6
 SCREEN_MARGIN: float = 1e-4
 DISTANCE_TIE_RTOL: float = 1e-9
 KERNEL_RTOL: float = 256 * 2.0 ** -52
+SLIP_UNIT_ATOL: float = 1e-9

@@ -41,8 +41,11 @@ __all__ = ["PLANAR_POINT", "ContactRows", "PlanarPointContact"]
 class ContactRows:
     """The rows one contact contributes to a mode (Tables I–II), in the contact's own components.
 
-    Components are ``0`` (tangential ``t``) and ``1`` (normal ``n``). "Acceleration" reads
-    "velocity" and "force" reads "impulse" in an impact (``PlanarPointContact.impact_rows``).
+    Components are numbered in the contact model's ``components`` order: ``0`` (tangential
+    ``t``) and ``1`` (normal ``n``) for the planar point contact; ``0, 1, 2`` (``t1, t2, n``) for
+    the spatial one (``contactmodes.modes.spatial_contact``). Force rows and direction rows are
+    coefficient tuples with one coefficient per component, in ``components`` order. "Acceleration"
+    reads "velocity" and "force" reads "impulse" in an impact (``PlanarPointContact.impact_rows``).
 
     Attributes
     ----------
@@ -51,16 +54,24 @@ class ContactRows:
     accel_geq : tuple[tuple[int, float], ...]
         ``(c, sign)`` with ``sign · ẍ_c >= 0`` (eq. 9; strict in the kinematic test of
         footnote 5, non-strict in the domain).
-    force_eq : tuple[tuple[float, float], ...]
-        ``(a_t, a_n)`` with ``a_t f_t + a_n f_n = 0`` (eq. 8).
-    force_geq : tuple[tuple[float, float], ...]
-        ``(a_t, a_n)`` with ``a_t f_t + a_n f_n >= 0`` (eq. 10 and Table I).
+    force_eq : tuple[tuple[float, ...], ...]
+        Coefficients ``a`` with ``Σ_c a_c f_c = 0`` (eq. 8); planar: ``(a_t, a_n)``.
+    force_geq : tuple[tuple[float, ...], ...]
+        Coefficients ``a`` with ``Σ_c a_c f_c >= 0`` (eq. 10 and Table I); planar: ``(a_t, a_n)``.
+    accel_eq_dirs : tuple[tuple[float, ...], ...]
+        Coefficients ``a`` with ``Σ_c a_c ẍ_c = 0``: an acceleration along a direction that is not
+        a component (the spatial contact's side letters). Empty for the planar contact.
+    accel_geq_dirs : tuple[tuple[float, ...], ...]
+        Coefficients ``a`` with ``Σ_c a_c ẍ_c >= 0`` (strict or not as ``accel_geq``): the spatial
+        contact's side and vertex letters. Empty for the planar contact.
     """
 
     accel_eq: tuple[int, ...]
     accel_geq: tuple[tuple[int, float], ...]
-    force_eq: tuple[tuple[float, float], ...]
-    force_geq: tuple[tuple[float, float], ...]
+    force_eq: tuple[tuple[float, ...], ...]
+    force_geq: tuple[tuple[float, ...], ...]
+    accel_eq_dirs: tuple[tuple[float, ...], ...] = ()
+    accel_geq_dirs: tuple[tuple[float, ...], ...] = ()
 
 
 @dataclass(frozen=True)
