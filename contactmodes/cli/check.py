@@ -24,6 +24,13 @@ Exit status 0 whenever the geometry could be evaluated; read ``accepted`` (JSON)
     (m, world), ``surface_point`` [x, y] (m), ``surface_normal`` [n_x, n_y] (unit), ``gap`` (m),
     ``velocity`` ``{"t": v_t, "n": v_n}`` (m/s), ``approaching`` (bool), ``accepted`` (bool),
     ``problem`` (the loader's message, or ``null``)
+``dimension``
+    2, or 3 for a spatial file (``dimension = 3``): then ``position``, ``surface_point`` and
+    ``surface_normal`` have three entries ``[x, y, z]``, ``velocity`` is ``{"t1", "t2", "n"}``
+    (the contact frame ``(t1, t2, n)``), ``coordinates`` names the velocity coordinates
+    (``qdot``; a floating base's ``x, y, z, wx, wy, wz`` in world axes) and ``configuration``
+    the entries of ``q`` (a floating base's ``x, y, z, qw, qx, qy, qz``, then the joints).
+    ``--snap`` and ``--plot`` refuse a spatial file (one line, exit status 2).
 
 ``--snap``: the state snapped onto the surfaces
 ------------------------------------------------
@@ -131,6 +138,8 @@ def run(args: argparse.Namespace) -> str:
     """
     from contactmodes.system_file.loader import system_geometry
 
+    if getattr(args, "snap", False) or getattr(args, "plot", None) is not None:
+        _refuse_spatial(args)
     if getattr(args, "plot", None) is not None:
         _plot_robot(args.file, args.plot)
     if getattr(args, "snap", False):
@@ -143,6 +152,18 @@ def run(args: argparse.Namespace) -> str:
     if args.json:
         return json.dumps(check_document(geometry), indent=2, allow_nan=False) + "\n"
     return format_check(geometry) + "\n"
+
+
+def _refuse_spatial(args: argparse.Namespace) -> None:
+    """``--snap`` and ``--plot`` read planar files only: a spatial file gets one line (exit 2)."""
+    from contactmodes._command_line import UserError
+    from contactmodes.system_file.loader import read_document
+    from contactmodes.system_file.spatial_file import is_spatial
+
+    if is_spatial(read_document(Path(args.file))):
+        option = "--snap" if getattr(args, "snap", False) else "--plot"
+        raise UserError(f"{option}: not yet for spatial files (dimension = 3); contactmodes check FILE shows the "
+                        "contacts' gaps")
 
 
 def _plot_robot(source: str, path: str) -> None:
@@ -336,10 +357,11 @@ def check_document(geometry: "SystemGeometry") -> dict:
     dict
         JSON-ready.
     """
-    return {
+    doc = {
         "schema": SCHEMA,
         "system": geometry.name,
         "source": geometry.source,
+        "dimension": geometry.dimension,
         "coordinates": list(geometry.coordinates),
         "q": geometry.q.tolist(),
         "qdot": geometry.qdot.tolist(),
@@ -352,7 +374,7 @@ def check_document(geometry: "SystemGeometry") -> dict:
                 "surface_point": c.surface_point.tolist(),
                 "surface_normal": c.surface_normal.tolist(),
                 "gap": c.gap,
-                "velocity": {"t": float(c.velocity[0]), "n": float(c.velocity[1])},
+                "velocity": {k: float(v) for k, v in zip(geometry.components, c.velocity)},
                 "approaching": c.approaching,
                 "accepted": c.problem is None,
                 "problem": c.problem,
@@ -360,6 +382,9 @@ def check_document(geometry: "SystemGeometry") -> dict:
             for c in geometry.contacts
         ],
     }
+    if geometry.configuration:
+        doc["configuration"] = list(geometry.configuration)
+    return doc
 
 
 def _num(x: float) -> str:
@@ -380,17 +405,20 @@ def format_check(geometry: "SystemGeometry") -> str:
         Lines of text, no trailing newline.
     """
     lines = [f"system: {geometry.name}   source: {geometry.source}"]
-    lines.append("state: " + ", ".join(f"{c} = {_num(v)}" for c, v in zip(geometry.coordinates, geometry.q)))
+    names = geometry.configuration or geometry.coordinates
+    lines.append("state: " + ", ".join(f"{c} = {_num(v)}" for c, v in zip(names, geometry.q)))
     if any(geometry.qdot):
         lines.append("velocity: " + ", ".join(f"{c} = {_num(v)}" for c, v in zip(geometry.coordinates, geometry.qdot)))
     if not geometry.contacts:
         lines.append("no contacts")
         return "\n".join(lines)
-    rows = [("contact", "link", "position x, y (m)", "gap (m)", "v_t (m/s)", "v_n (m/s)", "loader")]
+    axes = ", ".join("xyz"[: len(geometry.components)])
+    rows = [("contact", "link", f"position {axes} (m)", "gap (m)")
+            + tuple(f"v_{k} (m/s)" for k in geometry.components) + ("loader",)]
     for c in geometry.contacts:
         verdict = "accepted" if c.problem is None else "REJECTED"
-        rows.append((c.name, c.link, f"{_num(c.position[0])}, {_num(c.position[1])}", _num(c.gap),
-                     _num(float(c.velocity[0])), _num(float(c.velocity[1])), verdict))
+        rows.append((c.name, c.link, ", ".join(_num(float(x)) for x in c.position), _num(c.gap))
+                    + tuple(_num(float(v)) for v in c.velocity) + (verdict,))
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     lines.append("")
     for i, row in enumerate(rows):
@@ -402,7 +430,7 @@ def format_check(geometry: "SystemGeometry") -> str:
         if c.problem is not None:
             lines.append(f"contacts[{i}]: {c.problem}")
         if c.approaching:
-            lines.append(f"contacts[{i}]: contact {c.name!r} approaches its surface (v_n = {_num(float(c.velocity[1]))} "
+            lines.append(f"contacts[{i}]: contact {c.name!r} approaches its surface (v_n = {_num(float(c.velocity[-1]))} "
                          "m/s < 0): analyze has no solution at this state; contactmodes impact FILE gives its impact outcomes")
     verdict = ("the loader accepts every contact" if geometry.accepted
                else f"the loader rejects this file ({sum(c.problem is not None for c in geometry.contacts)} "

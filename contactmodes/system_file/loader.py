@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
@@ -43,12 +42,17 @@ try:  # Python >= 3.11
 except ModuleNotFoundError:  # pragma: no cover - Python 3.10
     import tomli as tomllib  # type: ignore[no-redef]
 
-from contactmodes.errors import ApproachingContactError, ContactModelError, SystemFileError
+from contactmodes.errors import ContactModelError, SystemFileError
 from contactmodes.model.mechanism import PlanarMechanism
 from contactmodes.modes.contact_conditions import validate_mode
 from contactmodes.model.system import ContactSystem, Disturbance, LinearConstraint
-from contactmodes.tolerances import GAP_RTOL, MAGNITUDE_MAX, MU_MAX
+from contactmodes.tolerances import GAP_RTOL
 from contactmodes.model.urdf import PLANES, UrdfMechanism, load_urdf
+from contactmodes.system_file.spatial_file import (LoadedSpatialSystem, is_spatial, parse_spatial_contents,
+                                                   parse_spatial_system, spatial_gap_problems)
+from contactmodes.system_file._fields import (DEFAULT_GRAVITY, SCHEMA, _array, _builder, _fail, _friction, _gap_problem,
+                                              _inertial, _join, _keys, _name, _number, _outline,
+                                              _point, _string, _table, _tables)
 
 __all__ = [
     "ContactGeometry",
@@ -67,11 +71,6 @@ __all__ = [
     "system_geometry",
 ]
 
-SCHEMA = "contactmodes.system/1"
-"""Value accepted for the optional top-level ``schema`` key."""
-
-DEFAULT_GRAVITY = 9.81
-"""Default magnitude ``g`` (m/s²) of gravity ``(0, −g)`` (``docs/conventions.md``)."""
 
 DEFAULT_MIN_NORMAL_FORCE = 5.0
 """Default threshold (N) of the ``min_normal_force`` preset: the flipping controller's body-contact
@@ -80,14 +79,13 @@ threshold (flipping paper, Sec. IV-B.2: "a manually chosen threshold"; our choic
 PRESETS = ("qdd_zero", "min_normal_force")
 """Names accepted by the ``preset`` key of a ``[[constraints]]`` entry."""
 
-_NAME_RE = re.compile(r"^[A-Za-z0-9_\-]+$")
-_BARE_KEY_RE = _NAME_RE
 _TOP_KEYS = (
     "schema",
     "name",
     "description",
     "gravity",
     "desired_mode",
+    "dimension",
     "mechanism",
     "links",
     "point_masses",
@@ -181,172 +179,11 @@ class LoadedSystem:
 
 
 # ------------------------------------------------------------------------------------------------
-# small validators; every one raises SystemFileError("<path>: <what>")
-
-
-def _fail(path: str, message: str) -> SystemFileError:
-    return SystemFileError(f"{path}: {message}" if path else message)
-
-
-def _join(path: str, key: str) -> str:
-    key_text = key if _BARE_KEY_RE.match(key) else json.dumps(key)
-    return f"{path}.{key_text}" if path else key_text
-
-
-def _type_name(value: Any) -> str:
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, (int, float)):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, Mapping):
-        return "table"
-    if isinstance(value, (list, tuple)):
-        return "array"
-    return type(value).__name__
-
-
-def _table(value: Any, path: str) -> Mapping[str, Any]:
-    if not isinstance(value, Mapping):
-        raise _fail(path, f"must be a table, got {_type_name(value)} {value!r}")
-    return value
-
-
-def _keys(table: Mapping[str, Any], path: str, allowed: Sequence[str], required: Sequence[str] = ()) -> None:
-    for key in table:
-        if key not in allowed:
-            raise _fail(_join(path, str(key)), f"unknown key (allowed: {', '.join(allowed)})")
-    for key in required:
-        if key not in table:
-            raise _fail(_join(path, key), "required key is missing")
-
-
-def _string(value: Any, path: str) -> str:
-    if not isinstance(value, str):
-        raise _fail(path, f"must be a string, got {_type_name(value)} {value!r}")
-    return value
-
-
-def _name(value: Any, path: str) -> str:
-    text = _string(value, path)
-    if not _NAME_RE.match(text):
-        raise _fail(path, f"must be a non-empty name of letters, digits, '_' or '-', got {text!r}")
-    return text
-
-
-def _number(value: Any, path: str, minimum: float | None = None) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise _fail(path, f"must be a number, got {_type_name(value)} {value!r}")
-    try:
-        x = float(value)
-    except OverflowError:  # an integer beyond double precision
-        raise _fail(path, f"magnitude must be <= {MAGNITUDE_MAX:g}, got {value}") from None
-    if not math.isfinite(x):
-        raise _fail(path, f"must be a finite number, got {x}")
-    if abs(x) > MAGNITUDE_MAX:
-        raise _fail(path, f"magnitude must be <= {MAGNITUDE_MAX:g} (contactmodes.tolerances.MAGNITUDE_MAX: "
-                          f"larger numbers overflow the dynamics), got {x:g}")
-    if minimum is not None and x < minimum:
-        raise _fail(path, f"must be >= {minimum:g}, got {x:g}")
-    return x
-
-
-def _mu(value: Any, path: str) -> float:
-    """One friction coefficient: a number in ``[0, MU_MAX]``."""
-    mu = _number(value, path, minimum=0.0)
-    if mu > MU_MAX:
-        raise _fail(path, f"must be <= {MU_MAX:g} (contactmodes.tolerances.MU_MAX: beyond it the "
-                          f"friction cone is numerically meaningless), got {mu:g}")
-    return mu
-
-
-def _friction(value: Any, path: str) -> tuple[float, float]:
-    """A contact's ``mu``: a number (``(μ, μ)``) or an interval ``[lo, hi]`` with
-    ``0 <= lo <= hi <= MU_MAX`` (issue 26, ``docs/friction-intervals.md``)."""
-    if not isinstance(value, (list, tuple)):
-        mu = _mu(value, path)
-        return mu, mu
-    if len(value) != 2:
-        raise _fail(path, f"an interval must be two numbers [lo, hi], got {len(value)}")
-    lo, hi = _mu(value[0], f"{path}[0]"), _mu(value[1], f"{path}[1]")
-    if lo > hi:
-        raise _fail(path, f"interval [{lo:g}, {hi:g}] needs lo <= hi")
-    return lo, hi
-
-
-def _inertial(value: Any, path: str) -> float:
-    """A mass or an inertia: 0 (massless) or in ``[1/MAGNITUDE_MAX, MAGNITUDE_MAX]``."""
-    x = _number(value, path, minimum=0.0)
-    if 0.0 < x < 1.0 / MAGNITUDE_MAX:
-        raise _fail(path, f"a nonzero mass or inertia must be >= {1.0 / MAGNITUDE_MAX:g} (use 0 for a massless "
-                          f"link), got {x:g}")
-    return x
-
-
-def _point(value: Any, path: str) -> tuple[float, float]:
-    if not isinstance(value, (list, tuple)) or len(value) != 2:
-        raise _fail(path, f"must be an array of two numbers [x, y], got {value!r}")
-    return (_number(value[0], f"{path}[0]"), _number(value[1], f"{path}[1]"))
-
-
-def _outline(value: Any, path: str) -> np.ndarray:
-    """A link's ``outline``: at least two points ``[x, y]`` (m, link frame) → ``(k, 2)``."""
-    points = _array(value, path)
-    if len(points) < 2:
-        raise _fail(path, f"must list at least two points [x, y] (a polygon, or a segment), got {len(points)}")
-    return np.array([_point(pt, f"{path}[{i}]") for i, pt in enumerate(points)], dtype=float)
-
-
-def _array(value: Any, path: str) -> list:
-    if not isinstance(value, (list, tuple)):
-        raise _fail(path, f"must be an array, got {_type_name(value)} {value!r}")
-    return list(value)
-
-
-def _tables(data: Mapping[str, Any], key: str) -> list[Mapping[str, Any]]:
-    """The array of tables ``data[key]`` (``[]`` if absent), each checked to be a table."""
-    items = _array(data.get(key, []), key)
-    return [_table(item, f"{key}[{i}]") for i, item in enumerate(items)]
-
-
-_FIELD_RE = re.compile(r"([A-Za-z_]\w*)(?:\[[^\]]*\])?(?:\.\w+|\[[^\]]*\])*")
-
-
-def _in_file_terms(path: str, message: str) -> str:
-    """A builder's ``message`` naming its field once, with the file's key path ``path``.
-
-    Builders name what they check in their own terms (``contacts[tip].link``,
-    ``disturbance.set``), which are not the file's keys. When the message starts with a field of
-    the same table or array as ``path``, ``path`` replaces that field (``contacts[0]: …``,
-    ``disturbance: …``); any other message is prefixed by ``path``.
-    """
-    head, sep, rest = message.partition(": ")
-    m = _FIELD_RE.fullmatch(head) if sep else None
-    root = _FIELD_RE.match(path)
-    if m and root and m.group(1) == root.group(1):
-        return f"{path}: {rest}"
-    return f"{path}: {message}" if path else message
-
-
-def _builder(path: str, fn: Callable, *args, **kwargs):
-    """Call a builder method; re-raise its ContactModelError as SystemFileError naming the field
-    once, with the file's key path ``path`` (``_in_file_terms``)."""
-    try:
-        return fn(*args, **kwargs)
-    except SystemFileError:
-        raise
-    except ApproachingContactError:
-        raise  # keeps its type; its message names its field, state.qdot, already
-    except ContactModelError as exc:
-        raise SystemFileError(_in_file_terms(path, str(exc))) from exc
-
-
-# ------------------------------------------------------------------------------------------------
 # public API
 
 
-def load_system_file(path: str | Path, mu_intervals: bool = False, lifted_contacts: bool = False) -> LoadedSystem:
+def load_system_file(path: str | Path, mu_intervals: bool = False,
+                     lifted_contacts: bool = False) -> LoadedSystem | LoadedSpatialSystem:
     """Read and validate a system file and evaluate its model at the file's state.
 
     The file is TOML (schema ``contactmodes.system/1``, ``docs/system-file.md``); a ``.json``
@@ -366,9 +203,10 @@ def load_system_file(path: str | Path, mu_intervals: bool = False, lifted_contac
 
     Returns
     -------
-    LoadedSystem
+    LoadedSystem or LoadedSpatialSystem
         The mechanism, the state ``(q, q̇)`` and the evaluated ``ContactSystem``
-        (``LoadedSystem.system``), in the file's units.
+        (``LoadedSystem.system``), in the file's units; for a spatial file (``dimension = 3``,
+        ``contactmodes.system_file.spatial_file``) a ``LoadedSpatialSystem``.
 
     Raises
     ------
@@ -455,7 +293,7 @@ def read_document(p: Path) -> dict:
 
 
 def parse_system(data: Mapping[str, Any], source: str = "<dict>", mu_intervals: bool = False,
-                 lifted_contacts: bool = False) -> LoadedSystem:
+                 lifted_contacts: bool = False) -> LoadedSystem | LoadedSpatialSystem:
     """Validate a parsed system file and build its ``LoadedSystem``.
 
     Parameters
@@ -480,9 +318,11 @@ def parse_system(data: Mapping[str, Any], source: str = "<dict>", mu_intervals: 
 
     Returns
     -------
-    LoadedSystem
+    LoadedSystem or LoadedSpatialSystem
         The model at the file's state (SI units, angles in radians) with the file's mechanism,
-        state and control table.
+        state and control table; a ``LoadedSpatialSystem`` for a spatial file (``dimension = 3``,
+        ``contactmodes.system_file.spatial_file.parse_spatial_system``; ``mu_intervals`` does not
+        apply: a spatial contact's ``mu`` is one number).
 
     Raises
     ------
@@ -490,6 +330,8 @@ def parse_system(data: Mapping[str, Any], source: str = "<dict>", mu_intervals: 
         On any schema violation; the message starts with the key path
         (``"contacts[2].mu: must be >= 0, got -0.3"``).
     """
+    if is_spatial(data):
+        return parse_spatial_system(data, source, lifted_contacts=lifted_contacts)
     parsed = parse_contents(data, source)
     friction = _friction_box(parsed, mu_intervals)
     gaps = _builder("state.q", parsed.mechanism.contact_gaps, parsed.q)
@@ -537,15 +379,6 @@ def _gap_tolerance(parsed: "SystemFileContents") -> float:
     """Largest accepted gap: ``GAP_RTOL`` times the mechanism's characteristic length (the file's
     length unit)."""
     return GAP_RTOL * _builder("state", parsed.mechanism.characteristic_scales, parsed.q, parsed.qdot).length
-
-
-def _gap_problem(contact: str, gap: float, tol: float) -> str | None:
-    """Why the loader rejects a contact at signed distance ``gap`` from its surface (the file's
-    length unit), or ``None`` when ``|gap| <= tol`` (``_gap_tolerance``)."""
-    if abs(gap) <= tol:
-        return None
-    return (f"contact {contact!r} does not touch its surface at state.q: gap {gap:.6g} "
-            f"(tolerance GAP_RTOL × the mechanism's size = {tol:.3g}, in the file's length unit)")
 
 
 @dataclass(frozen=True)
@@ -616,6 +449,9 @@ def parse_contents(data: Mapping[str, Any], source: str) -> SystemFileContents:
         On any schema violation other than a gap; the message starts with the key path.
     """
     top = _table(data, "")
+    if is_spatial(top):
+        raise _fail("dimension", "a spatial file (dimension = 3): this reader (check --snap, check --plot, the "
+                                 "robot drawing) is planar")
     urdf = isinstance(top.get("mechanism"), Mapping) and "urdf" in top["mechanism"]
     _keys(top, "", _TOP_KEYS, required=("state",) if urdf else ("links", "state"))
 
@@ -842,14 +678,16 @@ class ContactGeometry:
     name, link : str
         The contact's name and the link (as written in the file) carrying it.
     position : numpy.ndarray
-        ``(2,)`` world position of the contact point (m).
+        ``(d,)`` world position of the contact point (m); ``d`` is 2 (planar) or 3 (spatial).
     surface_point, surface_normal : numpy.ndarray
-        ``(2,)`` the environment line: a point (m) and the unit outward
-        normal ``n``; the tangent is ``t = (n_y, −n_x)``.
+        ``(d,)`` the environment line (plane in 3-D): a point (m) and the unit outward
+        normal ``n``; the planar tangent is ``t = (n_y, −n_x)``, the spatial frame ``(t1, t2, n)``
+        ``contactmodes.model.spatial_frames.contact_frame``'s.
     gap : float
         Signed distance ``n·(p − s)`` (m) of the point from the line, positive in free space.
     velocity : numpy.ndarray
-        ``(2,)`` ``(v_t, v_n)`` (m/s), the contact point's velocity in the contact frame.
+        ``(d,)`` the contact point's velocity in the contact frame (m/s): ``(v_t, v_n)``, or
+        ``(v_t1, v_t2, v_n)`` in 3-D (``SystemGeometry.components``).
     approaching : bool
         ``v_n < −ε`` (the rule of ``contactmodes.modes.enumeration.check_not_approaching``): the
         analysis rejects the state (no impact model).
@@ -882,6 +720,14 @@ class SystemGeometry:
         ``(n_q,)`` the state (SI).
     contacts : tuple[ContactGeometry, ...]
         One ``ContactGeometry`` per contact, in file order.
+    dimension : int
+        2 (planar) or 3 (spatial).
+    components : tuple[str, ...]
+        Names of a contact's velocity components: ``("t", "n")`` or ``("t1", "t2", "n")``.
+    configuration : tuple[str, ...]
+        Names of the entries of ``q`` when they differ from ``coordinates`` (a spatial
+        mechanism's ``configuration_names``: a floating base's ``x, y, z, qw, qx, qy, qz``); ``()``
+        when ``q`` is in ``coordinates`` order.
     """
 
     name: str
@@ -890,6 +736,9 @@ class SystemGeometry:
     q: np.ndarray
     qdot: np.ndarray
     contacts: tuple[ContactGeometry, ...]
+    dimension: int = 2
+    components: tuple[str, ...] = ("t", "n")
+    configuration: tuple[str, ...] = ()
 
     @property
     def accepted(self) -> bool:
@@ -943,6 +792,8 @@ def parse_geometry(data: Mapping[str, Any], source: str = "<dict>") -> SystemGeo
     """
     from contactmodes.modes.enumeration import zero_threshold
 
+    if is_spatial(data):
+        return _spatial_geometry(data, source)
     parsed = parse_contents(data, source)
     mech = parsed.mechanism
     dyn = _builder("state", mech.dynamics, parsed.q, parsed.qdot)
@@ -966,6 +817,33 @@ def parse_geometry(data: Mapping[str, Any], source: str = "<dict>") -> SystemGeo
         ))
     return SystemGeometry(name=parsed.name, source=source, coordinates=tuple(mech.coordinates), q=parsed.q,
                           qdot=parsed.qdot, contacts=tuple(contacts))
+
+
+def _spatial_geometry(data: Mapping[str, Any], source: str) -> SystemGeometry:
+    """``parse_geometry`` of a spatial file: positions, gaps and velocities ``(v_t1, v_t2, v_n)``.
+
+    A contact approaches when ``v_n < −ε`` with the planar rule's threshold
+    (``contactmodes.modes.contact_conditions.classify_velocities``): ``ε = max(VELOCITY_RTOL ·
+    max(V, max_j |ẋ_j|), v0)``, ``V = L / T`` the mechanism's characteristic velocity.
+    """
+    from contactmodes.tolerances import VELOCITY_RTOL
+
+    parsed = parse_spatial_contents(data, source)
+    mech = parsed.mechanism
+    gaps, problems, _ = spatial_gap_problems(parsed)
+    dyn, scales = _builder("state", mech.dynamics_and_scales, parsed.q, parsed.qdot)
+    v = dyn.v_contact.reshape(-1, 3)
+    scale = max(scales.velocity, float(np.abs(v).max(initial=0.0)))
+    contacts = []
+    for i, c in enumerate(mech.contacts):
+        eps = max(VELOCITY_RTOL * scale, c.v0)
+        contacts.append(ContactGeometry(
+            name=c.name, link=c.link, position=dyn.positions[i].copy(), surface_point=c.surface_point.copy(),
+            surface_normal=c.normal.copy(), gap=float(gaps[i]), velocity=v[i].copy(),
+            approaching=bool(v[i, 2] < -eps), problem=problems[i]))
+    return SystemGeometry(name=parsed.name, source=source, coordinates=tuple(mech.coordinates), q=parsed.q,
+                          qdot=parsed.qdot, contacts=tuple(contacts), dimension=3, components=("t1", "t2", "n"),
+                          configuration=tuple(mech.configuration_names))
 
 
 # ------------------------------------------------------------------------------------------------
