@@ -364,7 +364,8 @@ def load_robot(
     ContactModelError
         One line naming the field, the file or the joint: an unknown base, a missing file or an
         unknown suffix, invalid XML, a file the parser rejects, a refused joint or joint name, an
-        invalid inertia, a base pose given for a floating base. ``MissingExtraError`` (a
+        invalid inertia, a base pose given for a floating base, a fixed base without a moving
+        joint. ``MissingExtraError`` (a
         ``ContactModelError``) without Pinocchio.
     """
     if base not in BASE_TYPES:
@@ -405,6 +406,9 @@ def load_robot(
     if file_type == "mjcf":
         _check_mjcf_joints(p, root, model, floating and not free_root)
     joints = _check_joints(p, model, floating)
+    if not floating and not joints:  # nothing moves (and Pinocchio's frame Jacobians crash on such a model)
+        raise ContactModelError(f"base: {p.name} has no moving joint: a fixed base cannot move (use base = "
+                                f"\"floating\")")
     _check_inertias(p, model, joints, floating)
     if floating:
         model.jointPlacements[1] = pin.SE3.Identity()

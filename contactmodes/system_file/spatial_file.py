@@ -387,7 +387,11 @@ def parse_spatial_contents(data: Mapping[str, Any], source: str) -> SpatialConte
                                 base_quaternion=quaternion, name=name)
     except ContactModelError as exc:
         text = str(exc)
-        raise SystemFileError(text if text.startswith(str(robot)) else f"mechanism.{key}: {text}") from None
+        if text.startswith(("base:", "base_position:", "base_quaternion:")):
+            text = f"mechanism.{text}"
+        elif not text.startswith(str(robot)):
+            text = f"mechanism.{key}: {text}"
+        raise SystemFileError(text) from None
     _contacts(mech, top)
     _actuators(mech, top)
 
