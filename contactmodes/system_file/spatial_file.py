@@ -162,6 +162,8 @@ class LoadedSpatialSystem:
         The parsed document, unmodified.
     desired_mode, control, friction : None
         Not read in spatial files yet (the planar ``LoadedSystem``'s fields).
+    outlines : dict
+        Empty: link outlines are drawn for planar files only.
     dimension : int
         3.
 
@@ -417,10 +419,15 @@ def spatial_gap_problems(parsed: SpatialContents) -> tuple[np.ndarray, list[str 
     -------
     gaps : numpy.ndarray
         ``(k,)`` signed distances ``n·(p − s)`` (m).
-    problems : list of str or None
+    problems : list[str | None]
         Per contact, why the loader refuses it, or ``None``.
     tolerance : float
         ``GAP_RTOL`` times the mechanism's characteristic length (m).
+
+    Raises
+    ------
+    SystemFileError
+        A state the mechanism cannot evaluate (named ``state…``).
     """
     try:
         gaps = parsed.mechanism.contact_gaps(parsed.q)
