@@ -388,3 +388,34 @@ def test_check_runs_as_a_command():
     assert "v_t2 (m/s)" in r.stdout and r.stdout.rstrip().endswith("the loader accepts every contact")
     geometry = system_geometry(SPATIAL / "box_on_slope.toml")
     assert geometry.dimension == 3 and geometry.components == ("t1", "t2", "n")
+
+
+def test_mjcf_robot_file_gives_the_direct_build():
+    """``mjcf = …``: the test gripper; its palm's origin on a plane through it, so the contact
+    touches by construction; dynamics equal to a ``SpatialMechanism`` built directly."""
+    from contactmodes.model.spatial import SpatialMechanism
+
+    gripper = ROOT / "tests" / "data" / "spatial" / "gripper.xml"
+    joints = {"lift": 0.01, "left_pinch_deg": 10.0, "right_pinch": -0.2}
+    direct = SpatialMechanism(gripper, base="floating")
+    extra = [j for j in direct.joints if j not in ("lift", "left_pinch", "right_pinch")]
+    joints.update({j: 0.0 for j in extra})
+    doc = {"dimension": 3, "mechanism": {"mjcf": str(gripper)},
+           "contacts": [{"name": "palm", "link": "palm", "position": [0.0, 0.0, 0.0],
+                         "surface_point": [0.1, 0.2, 0.5], "surface_normal": [0.0, 0.0, 1.0], "mu": 0.4, "v0": 0.01}],
+           "state": {"q": dict(joints, base_position=[0.1, 0.2, 0.5], base_quaternion=[1.0, 0.0, 0.0, 0.0]),
+                     "qdot": {"base_angular": [0.0, 0.0, 0.3], "lift": 0.05}},
+           "friction": {"sides": 6, "polygon": "inscribed"}}
+    loaded = parse_system(doc, "<gripper>")
+    direct.add_contact("palm", "palm", (0, 0, 0), (0.1, 0.2, 0.5), (0, 0, 1), 0.4, 0.01)
+    direct.actuate_joints()
+    d, e = loaded.mechanism.dynamics(loaded.q, loaded.qdot), direct.dynamics(loaded.q, loaded.qdot)
+    for name in ("M", "h", "J", "Jdot_qdot", "gaps"):
+        np.testing.assert_array_equal(getattr(d, name), getattr(e, name), err_msg=name)
+    assert loaded.q[loaded.mechanism.configuration_names.index("left_pinch")] == pytest.approx(math.radians(10.0))
+    assert (loaded.sides, loaded.polygon, loaded.v0.tolist()) == (6, "inscribed", [0.01])
+    np.testing.assert_array_equal(loaded.mechanism.actuator_matrix(), direct.actuator_matrix())
+    bad = copy.deepcopy(doc)
+    bad["mechanism"] = {"mjcf": str(ROOT / "examples" / "spatial" / "box.urdf")}
+    with pytest.raises(SystemFileError, match=r"^mechanism\.mjcf: expected a \.xml or \.mjcf file"):
+        parse_system(bad, "<gripper>")
