@@ -32,7 +32,7 @@ Decisions
   guaranteed. When ``w`` moves an output (III-G.2: the model admits several solutions of the same
   mode at one torque) a torque does not determine ``y``; each output's *spread*
   ``max { y_i(τ, w₁) − y_i(τ, w₂) : (τ, w₁), (τ, w₂) ∈ D_c }`` (one LP per output, ``0`` when the
-  ``w`` columns of ``G'`` vanish) is reported, and ``determined`` is ``False`` when a spread exceeds
+  ``w`` columns of ``G'`` vanish) is reported, and ``determined`` is ``False`` when the spread exceeds
   ``OUTPUT_SPREAD_ATOL`` (``contactmodes.tolerances``, on the scaled output). The sets are then still
   the outputs *reachable* (some solution of the mode has them), not outputs every solution has.
 """
@@ -215,8 +215,9 @@ class ModeOutputs:
     spread : numpy.ndarray or None
         ``(m,)``: per output, the largest difference of two of the mode's solutions at one torque
         (the outputs' units; ``inf`` when unbounded); ``None`` with ``set``.
-    determined : bool or None
-        Every spread within ``OUTPUT_SPREAD_ATOL`` (scaled): a torque determines the outputs.
+    determined : numpy.ndarray or None
+        ``(m,)`` bools: the output's spread is within ``OUTPUT_SPREAD_ATOL`` (on the scaled output):
+        a torque determines it.
     unambiguous : list[Polytope] or None
         With ``--unambiguous``: the outputs reachable from each piece of ``T*_c`` (the pieces whose
         output set is empty, at the fixed torques, left out); ``None`` when not asked for.
@@ -226,14 +227,14 @@ class ModeOutputs:
     names: list[str]
     set: Polytope | None
     spread: np.ndarray | None
-    determined: bool | None
+    determined: np.ndarray | None
     unambiguous: list[Polytope] | None = None
 
     def to_json(self) -> dict:
         """The mode's ``"outputs"`` entry of ``contactmodes.analysis/1`` (infinite values ``null``)."""
         out: dict = {"set": None if self.set is None else self.set.to_json(),
                      "spread": None if self.spread is None else [_finite(v) for v in self.spread],
-                     "determined": self.determined}
+                     "determined": None if self.determined is None else [bool(v) for v in self.determined]}
         if self.unambiguous is not None:
             out["unambiguous"] = [p.to_json() for p in self.unambiguous]
         return out
@@ -243,6 +244,32 @@ def _finite(v: float) -> float | None:
     return float(v) if np.isfinite(v) else None
 
 
+def output_units(spec: OutputSpec, scaling) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The outputs' coefficients on the nondimensional quantities and their units (module doc).
+
+    Parameters
+    ----------
+    spec : OutputSpec
+        The outputs.
+    scaling : Scaling
+        The session's ``contactmodes.model.scaling.Scaling``.
+
+    Returns
+    -------
+    a, b, c : numpy.ndarray
+        Shapes ``(m, n_q)``, ``(m, n_f)`` and ``(m, n_τ)``: coefficients on ``q̈'``, ``f'`` and ``τ'``
+        (``n_f`` the number of force components of the system).
+    s : numpy.ndarray
+        ``(m,)`` each output's unit ``Σ |coefficient| × unit`` (positive: an output names a quantity).
+    """
+    ux = np.asarray(scaling.x, dtype=float)  # units of [q̈; f]
+    n_q = len(spec.expressions[0].qdd)
+    a = np.array([e.qdd for e in spec.expressions]) * ux[:n_q]
+    b = np.array([e.force for e in spec.expressions]) * ux[n_q:]
+    c = np.array([e.tau for e in spec.expressions]) * np.asarray(scaling.tau, dtype=float)
+    return a, b, c, np.abs(a).sum(axis=1) + np.abs(b).sum(axis=1) + np.abs(c).sum(axis=1)
+
+
 class _Lift:
     """The output map ``y' = G' z + g'`` over the nondimensional ``z = (τ', w)`` of one mode, and the
     outputs' units ``s`` (module doc)."""
@@ -250,13 +277,8 @@ class _Lift:
     def __init__(self, sol, spec: OutputSpec, task: bool) -> None:
         sc = sol.session.scaling
         resp = sol.response_scaled(task)
-        n_q = resp.P_q.shape[0]
-        ux = np.asarray(sc.x, dtype=float)       # units of [q̈; f]
-        uq, uf, ut = ux[:n_q], ux[n_q:], np.asarray(sc.tau, dtype=float)
-        a = np.array([e.qdd for e in spec.expressions]) * uq
-        b = np.array([e.force for e in spec.expressions]) * uf
-        c = np.array([e.tau for e in spec.expressions]) * ut
-        self.s = np.abs(a).sum(axis=1) + np.abs(b).sum(axis=1) + np.abs(c).sum(axis=1)
+        ut = np.asarray(sc.tau, dtype=float)
+        a, b, c, self.s = output_units(spec, sc)
         Gt = a @ resp.P_q + b @ resp.P_f + c
         Gw = a @ resp.Q_q + b @ resp.Q_f
         g = a @ resp.r_q + b @ resp.r_f + np.array([e.constant for e in spec.expressions])
@@ -354,7 +376,7 @@ def mode_outputs(sol, spec: OutputSpec, task: bool = True, pieces: Sequence[Poly
         return ModeOutputs(sol.mode, names, None, None, None, [] if pieces is not None else None)
     Y = lift.to_user(L.project(keep, method=method))
     spread = lift.spread(D)
-    determined = bool((spread <= tolerances.OUTPUT_SPREAD_ATOL).all())
+    determined = spread <= tolerances.OUTPUT_SPREAD_ATOL
     unamb = None
     if pieces is not None:
         unamb = []
@@ -372,11 +394,15 @@ class OutputAnalysis(Mapping):
     ----------
     spec : OutputSpec
         The outputs and the fixed torques.
+    units : numpy.ndarray
+        ``(m,)`` each output's unit in the analysis (``output_units``): the scale below which a
+        bound is shown as ``0`` (``contactmodes.output.outputs_text``).
     """
 
-    def __init__(self, spec: OutputSpec, modes: dict) -> None:
+    def __init__(self, spec: OutputSpec, modes: dict, units: np.ndarray) -> None:
         self.spec = spec
         self._modes = dict(modes)
+        self.units = np.asarray(units, dtype=float)
 
     def __getitem__(self, mode: str) -> ModeOutputs:
         return self._modes[mode]
@@ -443,4 +469,4 @@ def output_analysis(session, modes: Sequence[str], spec: OutputSpec, task: bool 
         u = None if unambiguous is None else unambiguous.get(m)
         pieces = None if unambiguous is None else ([] if u is None else list(u.scaled_pieces))
         out[m] = mode_outputs(session.mode(m), spec, task, pieces)
-    return OutputAnalysis(spec, out)
+    return OutputAnalysis(spec, out, output_units(spec, session.scaling)[3])
