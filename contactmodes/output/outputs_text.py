@@ -60,8 +60,8 @@ def format_outputs(result: Any) -> str:
             row.append(star or "none")
         rows.append(row)
     if not rows:
-        return "\n".join(["", head, "no mode has a solution" + (" at the fixed torques" if fixed else "")])
+        return "\n".join(["", "", head, "no mode has a solution" + (" at the fixed torques" if fixed else "")])
     widths = [max(len(r[i]) for r in rows + [header]) for i in range(len(header))]
-    lines = ["", head, _row(header, widths), _row(["-" * w for w in widths], widths)]
+    lines = ["", "", head, _row(header, widths), _row(["-" * w for w in widths], widths)]
     lines += [_row(r, widths) for r in rows]
     return "\n".join(lines)
