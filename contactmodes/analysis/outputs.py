@@ -388,7 +388,16 @@ def mode_outputs(sol, spec: OutputSpec, task: bool = True, pieces: Sequence[Poly
 
 
 class OutputAnalysis(Mapping):
-    """Mode → ``ModeOutputs`` for the feasible modes of an analysis (``AnalysisResult.outputs``).
+    """Mode → ``ModeOutputs`` for the analysed modes of an analysis (``AnalysisResult.outputs``).
+
+    Parameters
+    ----------
+    spec : OutputSpec
+        The outputs and the fixed torques.
+    modes : dict[str, ModeOutputs]
+        Mode → its output sets, in analysis order.
+    units : numpy.ndarray
+        ``(m,)`` each output's unit (``output_units``).
 
     Attributes
     ----------
