@@ -270,6 +270,9 @@ def _analyze_run(args: argparse.Namespace) -> str | StreamedText:
     built whole, as ``json.dumps``)."""
     if args.at_tol is not None and args.at is None:
         raise UserError("--at-tol: needs --at (the torque it is a distance from)")
+    if args.impact and (args.outputs is not None or args.fix is not None):
+        raise UserError(f"{'--outputs' if args.outputs is not None else '--fix'}: not with --impact "
+                        f"(analyse the state after an outcome with --outputs instead)")
     if args.impact:  # contactmodes analyze FILE --impact: contactmodes.cli.impact.run_analyze
         from contactmodes.cli.impact import run_analyze
 

@@ -65,6 +65,7 @@ def test_json_validates_and_carries_the_front_doors_sets(tmp_path):
     (["--outputs", "qdd.x", "--fix", "tau.tau9=1"], "--fix"),
     (["--fix", "tau.tau1=1"], "--fix"),
     (["--outputs", "qdd.x", "--at", "-1"], "--outputs"),
+    (["--outputs", "qdd.x", "--impact"], "--outputs"),
 ])
 def test_bad_input_is_one_line_exit_2_nothing_written(tmp_path, capsys, args, field):
     out = tmp_path / "never.json"
