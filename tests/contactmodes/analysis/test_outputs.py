@@ -20,6 +20,7 @@ from _support.paths import EXAMPLES
 
 import contactmodes as cm
 from contactmodes.errors import ContactModelError
+from polytopes import Polytope
 
 RTOL = 1e-6     # support values: LP accuracy (1e-9) times the data's conditioning, with margin
 PUSH = 1e-3     # a point this far (relative to the output's scale) outside a facet is not reachable
@@ -190,3 +191,27 @@ def test_bad_outputs_name_the_field(outputs, fix, field):
     with pytest.raises(ContactModelError) as info:
         cm.analyze(EXAMPLES / "two_link_brace.toml", modes=["FFF"], compute_overlaps=False, outputs=outputs, fix=fix)
     assert str(info.value).startswith(f"{field}:") and "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize("seed", [3, 11])
+def test_same_output_sets_in_other_units(seed):
+    """A random system in SI and rewritten in mm and g (``_support.units``): ``qdd.x`` scales by 1e3,
+    a force by 1e6 (g·mm/s²), a torque by 1e9; the output sets map onto each other."""
+    from _support.units import random_system, rewrite
+    from contactmodes.system_file.loader import parse_system
+
+    doc = random_system(seed)
+    other, torque = rewrite(doc, 1e3, 1e3)
+    si, mm = parse_system(doc).system, parse_system(other).system
+    text = f"qdd.x, f.{si.contacts[0]}.n + f.{si.contacts[0]}.t, tau.{si.torques[0]}"
+    factor = np.array([1e3, 1e6, torque])
+    a = cm.analyze(si, compute_overlaps=False, outputs=text)
+    b = cm.analyze(mm, compute_overlaps=False, outputs=text)
+    assert list(a.outputs) == list(b.outputs) and any(o.set is not None for o in a.outputs.values())
+    for m, o in a.outputs.items():
+        ob = b.outputs[m]
+        assert (o.set is None) == (ob.set is None), m
+        if o.set is not None:
+            back = Polytope(ob.set.A * factor, ob.set.b, ob.set.C * factor, ob.set.d)
+            assert back.equals(o.set, tol=1e-6), m
+            assert list(o.determined) == list(ob.determined), m
