@@ -16,6 +16,9 @@ when the outputs are few, ``polytopes.projection.support_first``).
 
 Decisions
 ---------
+* **Input.** When ``project(method="auto")`` goes to the support-LP method first
+  (``support_first``: at most three outputs, enough eliminated variables), the lifted polytope is
+  built on the raw ``D_c`` (the same set, not reduced), as ``T_c`` is; otherwise on ``D_c`` reduced.
 * **Units.** The projection runs in the session's nondimensional variables ``(τ', w)``
   (``contactmodes.model.scaling``) and on scaled outputs ``y'_i = y_i / s_i``, with ``s_i`` the
   output's characteristic unit ``Σ |coefficient| × unit`` over the quantities it names (the units of
@@ -47,6 +50,7 @@ from typing import Iterator, Sequence
 import numpy as np
 
 from polytopes import Polytope
+from polytopes.projection import support_first
 
 from contactmodes import tolerances
 from contactmodes.control.objective import LinearObjective, parse_objective
@@ -368,8 +372,10 @@ def mode_outputs(sol, spec: OutputSpec, task: bool = True, pieces: Sequence[Poly
     if not sol.feasible(task):
         return ModeOutputs(sol.mode, names, None, None, None, [] if pieces is not None else None)
     lift = _Lift(sol, spec, task)
-    D = sol.D_scaled(task)
     method = sol.session.method
+    # as T_c (ModeSolution._projection_input): the support-LP method needs no reduced D_c
+    raw = method == "auto" and support_first(lift.n_tau + lift.n_w, lift.m)
+    D = sol.raw_scaled(task)[0] if raw else sol.D_scaled(task)
     keep = list(range(lift.n_tau + lift.n_w, lift.n_tau + lift.n_w + lift.m))
     L = lift.lifted(D)
     if L.is_empty():
