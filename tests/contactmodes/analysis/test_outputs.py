@@ -130,6 +130,21 @@ def test_snake_modes_where_cdd_block_elimination_fails():
     check_result(r)
 
 
+def test_chain_projected_by_the_support_method():
+    """The 10-link zig-zag chain (``_support.chains``): 9 torques and, all contacts sticking, 9
+    ambiguity variables, so ``project(method="auto")`` tries the support-LP method first on the raw
+    ``D_c`` (``polytopes.projection.support_first``); both modes against the oracle."""
+    from _support.chains import zigzag_chain
+    from contactmodes.system_file.loader import parse_system
+    from polytopes.projection import support_first
+
+    s = parse_system(zigzag_chain(10)).system
+    r = cm.analyze(s, modes=["F" * 10, "S" * 10], compute_overlaps=False, outputs="qdd.x, qdd.theta - qdd.q1")
+    n_w = r.modes["F" * 10].response.n_w
+    assert support_first(s.n_tau + n_w, 2) and r.outputs["F" * 10].set is not None
+    check_result(r)
+
+
 def check_result(r):
     """Every mode of ``r.outputs`` (and its pieces of ``T*_c``) against the oracle."""
     s = r.system
@@ -151,7 +166,7 @@ def check_result(r):
             continue
         checked += 1
         check_set(o.set, rows, consts, A_eq, b_eq, A_ub, b_ub, fix_eq)
-        for P, Yp in zip(_nonempty_pieces(r, m, s, n_x, A_eq, b_eq, A_ub, b_ub, fix_eq), o.unambiguous):
+        for P, Yp in zip(_nonempty_pieces(r, m, s, n_x, A_eq, b_eq, A_ub, b_ub, fix_eq), o.unambiguous or []):
             peq, pub = piece_rows(P, n_x)
             eq = peq if fix_eq is None else (np.vstack([peq[0], fix_eq[0]]), np.concatenate([peq[1], fix_eq[1]]))
             check_set(Yp, rows, consts, A_eq, b_eq, A_ub, b_ub, eq, pub)
@@ -160,6 +175,9 @@ def check_result(r):
 
 def _nonempty_pieces(r, m, s, n_x, A_eq, b_eq, A_ub, b_ub, fix_eq):
     """The pieces of ``T*_c`` the oracle finds outputs for (at the fixed torques): as many as reported."""
+    if r.unambiguous is None:  # not asked for: no pieces
+        assert r.outputs[m].unambiguous is None
+        return []
     out = []
     for P in r.unambiguous[m].unambiguous:
         peq, pub = piece_rows(P, n_x)
