@@ -222,9 +222,10 @@ class ModeOutputs:
     determined : numpy.ndarray or None
         ``(m,)`` bools: the output's spread is within ``OUTPUT_SPREAD_ATOL`` (on the scaled output):
         a torque determines it.
-    unambiguous : list[Polytope] or None
-        With ``--unambiguous``: the outputs reachable from each piece of ``T*_c`` (the pieces whose
-        output set is empty, at the fixed torques, left out); ``None`` when not asked for.
+    unambiguous : list[Polytope or None] or None
+        With ``--unambiguous``: the outputs reachable from each piece of ``T*_c``, one entry per
+        piece in its order (``None`` for a piece with no solution at the fixed torques); ``None``
+        when not asked for.
     """
 
     mode: str
@@ -232,7 +233,7 @@ class ModeOutputs:
     set: Polytope | None
     spread: np.ndarray | None
     determined: np.ndarray | None
-    unambiguous: list[Polytope] | None = None
+    unambiguous: list[Polytope | None] | None = None
 
     def to_json(self) -> dict:
         """The mode's ``"outputs"`` entry of ``contactmodes.analysis/1`` (infinite values ``null``)."""
@@ -240,7 +241,7 @@ class ModeOutputs:
                      "spread": None if self.spread is None else [_finite(v) for v in self.spread],
                      "determined": None if self.determined is None else [bool(v) for v in self.determined]}
         if self.unambiguous is not None:
-            out["unambiguous"] = [p.to_json() for p in self.unambiguous]
+            out["unambiguous"] = [None if p is None else p.to_json() for p in self.unambiguous]
         return out
 
 
@@ -388,8 +389,7 @@ def mode_outputs(sol, spec: OutputSpec, task: bool = True, pieces: Sequence[Poly
         unamb = []
         for P in pieces:
             Lp = lift.lifted(D, P)
-            if not Lp.is_empty():
-                unamb.append(lift.to_user(Lp.project(keep, method=method)))
+            unamb.append(None if Lp.is_empty() else lift.to_user(Lp.project(keep, method=method)))
     return ModeOutputs(sol.mode, names, Y, spread * lift.s, determined, unamb)
 
 

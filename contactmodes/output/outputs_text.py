@@ -35,8 +35,8 @@ def format_outputs(result: Any) -> str:
         mode with an output set: ``dim Y`` (its affine dimension), ``facets``, one bound per output
         (``format_bound``: ``=v``, ``<=hi``, ``>=lo``, ``any`` or ``[lo, hi]``), ``by τ`` (``yes``
         when a torque determines the outputs, else the outputs that ``w`` moves, III-G.2) and, with
-        ``--unambiguous``, ``Y*_c``: the outputs of the pieces of ``T*_c`` (``none`` when empty;
-        pieces separated by ``;``).
+        ``--unambiguous``, ``Y*_c``: the outputs of the pieces of ``T*_c``, separated by ``;``
+        (``none`` for a piece without a solution at the fixed torques, or when ``T*_c`` is empty).
     """
     oa = result.outputs
     if oa is None:
@@ -56,7 +56,7 @@ def format_outputs(result: Any) -> str:
         row = [m, str(o.set.affine_dimension()), str(o.set.n_ineq)] + _bounds(o.set, units)
         row.append("no: w moves " + ", ".join(moved) if moved else "yes")
         if with_star:
-            star = "; ".join(", ".join(_bounds(P, units)) for P in (o.unambiguous or []))
+            star = "; ".join("none" if P is None else ", ".join(_bounds(P, units)) for P in (o.unambiguous or []))
             row.append(star or "none")
         rows.append(row)
     if not rows:

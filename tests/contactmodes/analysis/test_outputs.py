@@ -107,6 +107,7 @@ CASES = [("two_link_brace.toml", "qdd.x, f.base.n, tau.tau1", None),
          ("two_link_brace.toml", "qdd.theta - 2*qdd.theta1, f.tip.t + f.tip.n", {"tau1": -1.0}),
          ("rhex_flip_start.toml", "qdd.x, qdd.theta", None),
          ("rhex_flip_start.toml", "qdd.y + 0.5*f.toe1.n, tau.tau2", {"tau1": 1.0}),
+         ("rhex_flip_start.toml", "qdd.x, f.toe2.n", {"tau3": 3.0}),  # FFFF: 2 of its 3 pieces miss tau3 = 3
          ("painleve_rod.toml", ["qdd.theta", "f.end.t - f.end.n"], None)]
 
 
@@ -118,6 +119,14 @@ def analysed(request):
 
 def test_output_sets_match_the_oracle(analysed):
     check_result(analysed)
+
+
+def test_a_piece_without_a_solution_at_the_fixed_torques_is_none():
+    r = cm.analyze(EXAMPLES / "rhex_flip_start.toml", modes=["FFFF"], compute_overlaps=False,
+                   outputs="qdd.x", fix={"tau3": 3.0}, unambiguous=True)
+    lo = [P.bounding_box()[0][2] for P in r.unambiguous["FFFF"].unambiguous]
+    assert [p is None for p in r.outputs["FFFF"].unambiguous] == [v > 3.0 for v in lo]
+    assert None in r.outputs["FFFF"].unambiguous and r.outputs["FFFF"].unambiguous[0] is not None
 
 
 def test_snake_modes_where_cdd_block_elimination_fails():
@@ -166,25 +175,29 @@ def check_result(r):
             continue
         checked += 1
         check_set(o.set, rows, consts, A_eq, b_eq, A_ub, b_ub, fix_eq)
-        for P, Yp in zip(_nonempty_pieces(r, m, s, n_x, A_eq, b_eq, A_ub, b_ub, fix_eq), o.unambiguous or []):
+        for P, Yp in _pieces(r, m, s, n_x, A_eq, b_eq, A_ub, b_ub, fix_eq):
             peq, pub = piece_rows(P, n_x)
             eq = peq if fix_eq is None else (np.vstack([peq[0], fix_eq[0]]), np.concatenate([peq[1], fix_eq[1]]))
             check_set(Yp, rows, consts, A_eq, b_eq, A_ub, b_ub, eq, pub)
     assert checked >= 1
 
 
-def _nonempty_pieces(r, m, s, n_x, A_eq, b_eq, A_ub, b_ub, fix_eq):
-    """The pieces of ``T*_c`` the oracle finds outputs for (at the fixed torques): as many as reported."""
+def _pieces(r, m, s, n_x, A_eq, b_eq, A_ub, b_ub, fix_eq):
+    """``(piece, its output set)`` for the pieces of ``T*_c`` where the oracle finds a solution (at
+    the fixed torques); the others must be reported ``None``."""
     if r.unambiguous is None:  # not asked for: no pieces
         assert r.outputs[m].unambiguous is None
         return []
+    pieces, sets = r.unambiguous[m].unambiguous, r.outputs[m].unambiguous
+    assert len(sets) == len(pieces), m
     out = []
-    for P in r.unambiguous[m].unambiguous:
+    for P, Yp in zip(pieces, sets):
         peq, pub = piece_rows(P, n_x)
         eq = peq if fix_eq is None else (np.vstack([peq[0], fix_eq[0]]), np.concatenate([peq[1], fix_eq[1]]))
-        if lp(np.zeros(s.n_tau + n_x), A_eq, b_eq, A_ub, b_ub, eq, pub) is not None:
-            out.append(P)
-    assert len(out) == len(r.outputs[m].unambiguous), m
+        has = lp(np.zeros(s.n_tau + n_x), A_eq, b_eq, A_ub, b_ub, eq, pub) is not None
+        assert has == (Yp is not None), m
+        if has:
+            out.append((P, Yp))
     return out
 
 
