@@ -182,6 +182,11 @@ URDF input
     enumeration's search, ``contactmodes.modes.enumeration``, and the real-time layouts,
     ``contactmodes.realtime.plan.KINEMATIC_BOUND``); an answer leaning on it is not accepted (it goes
     to the exact LP). A size, not a tolerance, kept here so both share it.
+``OUTPUT_SPREAD_ATOL``
+    Outputs (``contactmodes.analysis.outputs``): a torque determines an output when the largest
+    difference of that output between two of the mode's solutions at one torque (its *spread*, an
+    LP on the scaled output ``y_i / s_i`` of unit scale) is at most this; LP noise is about
+    ``FEASIBILITY_RTOL``, so ``1e-7`` leaves a margin of a hundred.
 """
 
 MU_MAX: float = 1e4
@@ -217,3 +222,4 @@ SCREEN_MARGIN: float = 1e-4
 DISTANCE_TIE_RTOL: float = 1e-9
 KERNEL_RTOL: float = 256 * 2.0 ** -52
 SLIP_UNIT_ATOL: float = 1e-9
+OUTPUT_SPREAD_ATOL: float = 1e-7

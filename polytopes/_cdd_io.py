@@ -20,7 +20,7 @@ import numpy as np
 
 from . import tolerances as tol
 
-from .errors import PolytopeError
+from .errors import NumericalError, PolytopeError
 
 
 def drop_zero_rows(A, b, C, d):
@@ -120,9 +120,17 @@ def canonicalize(A, b, C, d):
 
 def block_eliminate(A, b, C, d, eliminate):
     """cdd block elimination of the variables ``eliminate`` (0-based); the remaining columns keep
-    their order. Output may be redundant."""
+    their order. Output may be redundant.
+
+    cddlib's floating-point elimination can fail on a small, well-scaled system: it returns no
+    matrix and pycddlib raises ``MemoryError``. That is this method's failure, raised as
+    ``NumericalError`` so that ``project(method="auto")`` goes on to its next method."""
     mat = h_to_cdd(A, b, C, d)
-    out = cdd.block_elimination(mat, {int(j) + 1 for j in eliminate})
+    try:
+        out = cdd.block_elimination(mat, {int(j) + 1 for j in eliminate})
+    except MemoryError as exc:
+        raise NumericalError(f"cdd block elimination returned no matrix ({A.shape[0] + C.shape[0]} rows, "
+                             f"{A.shape[1]} variables): floating-point cddlib failed") from exc
     n_left = A.shape[1] - len(set(eliminate))
     if len(out.array) == 0:
         return np.zeros((0, n_left)), np.zeros(0), np.zeros((0, n_left)), np.zeros(0)

@@ -28,6 +28,7 @@ from contactmodes.analysis.ambiguity import UnambiguousResult, inconsistent
 from contactmodes.analysis.ambiguity import unambiguous as _unambiguous  # analyze() has a parameter `unambiguous`
 from contactmodes.analysis.domains import ModeDomain
 from contactmodes.analysis.friction_interval import FrictionIntervalAnalysis, RobustFrictionResult
+from contactmodes.analysis.outputs import OutputAnalysis, output_analysis, output_spec
 from contactmodes import views
 from contactmodes.errors import ContactModelError
 from contactmodes.modes.enumeration import Enumeration
@@ -346,6 +347,10 @@ class AnalysisResult:
     robust : dict[str, RobustFrictionResult] or None
         With a friction box and ``unambiguous``: mode → the robustly unambiguous set over the box
         (``T_c^∀`` minus every other mode's ``T_{c'}^∃`` and the within-mode ``T_c^{i,∃}``).
+    outputs : OutputAnalysis or None
+        With ``outputs``: mode → ``contactmodes.analysis.outputs.ModeOutputs``, each analysed mode's
+        set of outputs ``Y_c`` (and, with ``unambiguous``, those of the pieces of ``T*_c``);
+        ``None`` when no output was asked for.
 
     See Also
     --------
@@ -395,6 +400,7 @@ class AnalysisResult:
     at: AtAnswer | None = None
     friction: FrictionIntervalAnalysis | None = field(default=None, repr=False)
     robust: dict[str, RobustFrictionResult] | None = field(default=None, repr=False)
+    outputs: OutputAnalysis | None = field(default=None, repr=False)
 
     def unambiguous_for(self, modes: Sequence[str]) -> dict[str, UnambiguousResult]:
         """``T*_c`` and the ambiguity sources of each of ``modes``, added to ``unambiguous``.
@@ -661,6 +667,8 @@ class AnalysisResult:
             entry["ambiguity_sources"] = [] if u is None else [src.to_json() for src in u.sources]
         if self.friction is not None:
             entry.update(_friction_json(self.friction, m, self.task, self.robust))
+        if self.outputs is not None:
+            entry["outputs"] = self.outputs[m].to_json()
         return entry
 
     def _document(self, modes: Any) -> dict:
@@ -680,6 +688,8 @@ class AnalysisResult:
             doc["at"] = self.at.to_json()
         if self.friction is not None:
             doc["friction"] = self.friction.box.to_json()
+        if self.outputs is not None:
+            doc["outputs"] = self.outputs.spec.to_json()
         return doc
 
 
@@ -718,7 +728,8 @@ def analyze(system: SystemLike, modes: Sequence[str] | None = None, task: bool =
             unambiguous: bool | Sequence[str] = False,
             inconsistency_box: tuple[Sequence[float], Sequence[float]] | None = None,
             at: Sequence[float] | None = None, friction: FrictionBox | None = None,
-            at_tol: float = 0.0) -> AnalysisResult:
+            at_tol: float = 0.0, outputs: str | Sequence[str] | None = None,
+            fix: str | Mapping[str, float] | None = None) -> AnalysisResult:
     """Run Sec. III on ``system`` and return the ``AnalysisResult`` (the system's units).
 
     Parameters
@@ -765,6 +776,13 @@ def analyze(system: SystemLike, modes: Sequence[str] | None = None, task: bool =
         With ``at``: a mode counts when its ``T_c`` lies within this Euclidean distance of the
         torque (the torques' units, ``>= 0``; default 0: membership within the analysis's
         tolerances).
+    outputs : str or Sequence[str], optional
+        Linear outputs (``"qdd.x, qdd.theta"`` or a list of expressions of the objective language,
+        ``contactmodes.analysis.outputs``): adds ``AnalysisResult.outputs``, each analysed mode's
+        polytope projected onto them, and with ``unambiguous`` the outputs of ``T*_c``.
+    fix : str or Mapping[str, float], optional
+        With ``outputs``: torques held at given values (``{"tau1": 0.5}`` or ``"tau.tau1=0.5"``, the
+        system's units); default every torque free.
 
     Returns
     -------
@@ -781,7 +799,8 @@ def analyze(system: SystemLike, modes: Sequence[str] | None = None, task: bool =
     ContactModelError
         When ``modes`` contains something that is not a mode of this system, the system has no
         actuators (``n_τ = 0``), ``session`` belongs to another system, or ``at``, ``at_tol``
-        or the inconsistency box is malformed.
+        or the inconsistency box is malformed, or an output or a fixed torque is (naming
+        ``outputs`` or ``fix``).
 
     References
     ----------
@@ -807,6 +826,9 @@ def analyze(system: SystemLike, modes: Sequence[str] | None = None, task: bool =
     if friction is None:
         friction = getattr(system, "friction", None)  # a LoadedSystem's box, if any
     system = _as_system(system)
+    if fix is not None and outputs is None:
+        raise ContactModelError("fix: needs outputs (the fixed torques apply to the output sets)")
+    spec = None if outputs is None else output_spec(system, outputs, fix)
     if session is None:
         session = AnalysisSession(system, method=method, progress=progress)
     elif session.system is not system:
@@ -843,4 +865,6 @@ def analyze(system: SystemLike, modes: Sequence[str] | None = None, task: bool =
         result.at = AtAnswer(tau, found, float(at_tol), None if found or not len(tau) else result.nearest(tau))
     elif at_tol:
         raise ContactModelError("at_tol: needs at (the torque)")
+    if spec is not None:
+        result.outputs = output_analysis(session, names, spec, task, result.unambiguous)
     return result

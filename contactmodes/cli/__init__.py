@@ -123,6 +123,12 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     an.add_argument("--table", action="store_true",
                     help="with --at: print the table (and what --unambiguous, --inconsistency-box, --overlaps "
                          "add to it) before the answer; without --at the table is the default output")
+    an.add_argument("--outputs", metavar="EXPR[,EXPR...]", default=None,
+                    help="also project each mode's polytope onto these linear outputs (qdd.<coordinate>, "
+                         "tau.<actuator>, f.<contact>.<component> and sums, e.g. \"qdd.x, f.tip.n + f.heel.n\"); "
+                         "with --unambiguous also the outputs of T*_c (docs/cli.md)")
+    an.add_argument("--fix", metavar="tau.NAME=V[,...]", default=None,
+                    help="with --outputs: hold these torques at these values (default: every torque free)")
     an.add_argument("--impact", action="store_true",
                     help="at a touchdown: the plastic impact outcomes and the analysis after each (docs/impact.md)")
     an.add_argument("--workers", type=int, default=None, metavar="N",
@@ -264,6 +270,9 @@ def _analyze_run(args: argparse.Namespace) -> str | StreamedText:
     built whole, as ``json.dumps``)."""
     if args.at_tol is not None and args.at is None:
         raise UserError("--at-tol: needs --at (the torque it is a distance from)")
+    if args.impact and (args.outputs is not None or args.fix is not None):
+        raise UserError(f"{'--outputs' if args.outputs is not None else '--fix'}: not with --impact "
+                        f"(analyse the state after an outcome with --outputs instead)")
     if args.impact:  # contactmodes analyze FILE --impact: contactmodes.cli.impact.run_analyze
         from contactmodes.cli.impact import run_analyze
 
@@ -286,9 +295,15 @@ def _analyze_run(args: argparse.Namespace) -> str | StreamedText:
     at = None if args.at is None else parse_floats(args.at, system.n_tau, "--at")
     at_tol = _at_tol(args.at_tol)
     answer_only = at is not None and not args.table and not args.json
+    if args.fix is not None and args.outputs is None:
+        raise UserError("--fix: needs --outputs (the fixed torques apply to the output sets)")
+    if args.outputs is not None:  # checked before the analysis runs
+        from contactmodes.analysis.outputs import output_spec
+
+        output_spec(system, args.outputs, args.fix, "--outputs", "--fix")
     if answer_only:  # options that only add to the table are not silently dropped
         for option, given in (("--unambiguous", args.unambiguous), ("--overlaps", args.overlaps),
-                              ("--inconsistency-box", box is not None)):
+                              ("--inconsistency-box", box is not None), ("--outputs", args.outputs is not None)):
             if given:
                 raise UserError(f"{option}: --at prints only the modes that contain the torque; "
                                 f"add --table to print the table with {option}")
@@ -296,7 +311,7 @@ def _analyze_run(args: argparse.Namespace) -> str | StreamedText:
                                   compute_overlaps=not answer_only,
                                   overlap_limit=None if args.overlaps else OVERLAP_LP_LIMIT,
                                   unambiguous=args.unambiguous, inconsistency_box=box, at=at, friction=loaded.friction,
-                                  at_tol=at_tol)
+                                  at_tol=at_tol, outputs=args.outputs, fix=args.fix)
     if args.workers is not None or args.scheduler is not None:  # on a Dask cluster: contactmodes.cli._cluster
         from contactmodes.cli._cluster import analysis_client, check_cluster_args
         from contactmodes.analysis.distributed import ClusterDecide, ClusterOverlaps
@@ -319,9 +334,11 @@ def _analyze_run(args: argparse.Namespace) -> str | StreamedText:
     if args.json:  # written as it is computed: memory does not grow with the number of modes
         return StreamedText(itertools.chain(result.iter_json(release=True), ["\n"]))
     from contactmodes.output.friction_text import format_friction
+    from contactmodes.output.outputs_text import format_outputs
 
     return format_table(result, unambiguous=result.unambiguous, inconsistent=result.inconsistent, at=result.at,
-                        list_limit=None if args.overlaps else OVERLAP_LIST_LIMIT) + format_friction(result) + "\n"
+                        list_limit=None if args.overlaps else OVERLAP_LIST_LIMIT) + format_friction(result) \
+        + format_outputs(result) + "\n"
 
 
 def _at_tol(text: str | None) -> float:
