@@ -624,7 +624,7 @@ def solve_response(system: ContactSystem, mode: str, task: bool = True) -> ModeR
     ContactModelError
         When ``mode`` is not a mode of ``system``.
     """
-    validate_mode(mode, system.contacts)
+    validate_mode(mode, system.contacts, letters=system.contact_model.letters)
     sc = system.scaling
     scaled = response_from_equations(mode_equations(sc.system, mode, task=task))
     if sc.is_identity:
@@ -661,7 +661,7 @@ def mode_qdd(system: ContactSystem, mode: str, tau, task: bool = False) -> np.nd
     ContactModelError
         When ``mode`` is not a mode of ``system`` or ``tau`` has the wrong shape.
     """
-    validate_mode(mode, system.contacts)
+    validate_mode(mode, system.contacts, letters=system.contact_model.letters)
     t = np.asarray(tau, dtype=float).reshape(-1)
     if t.shape != (system.n_tau,):
         raise ContactModelError(f"tau: expected {system.n_tau} values (one per actuator), got shape {t.shape}")
