@@ -400,3 +400,48 @@ def test_objective_names_use_the_model_components(arm):
     assert obj.force.tolist() == [0.0, 1.0, -2.0]
     with pytest.raises(ContactModelError, match=r"a contact force is f\.tip\.t1, f\.tip\.t2 or f\.tip\.n\)$"):
         objective_for(arm, "f.tip.t")
+
+
+# ----------------------------------------------------------------------------- a planar robot in 3-D
+
+
+def test_the_two_link_brace_in_space_sticks_for_the_planar_torques():
+    """The two-link brace (``examples/two_link_brace.urdf``, every joint axis along ``−y``)
+    between its walls, read once as a planar mechanism (``load_urdf``, plane ``x–z``) and once as
+    a spatial one, with ``t1`` the planar tangent (``n × (−y)``): the circumscribed square's
+    sides along ``t1`` are the planar friction rows and the out-of-plane rows decouple (no
+    gravity or inertia coupling out of the plane, the three contacts not collinear), so the
+    spatial ``FFF`` torque set equals the planar one (one actuator: an interval of ``tau1``)."""
+    from contactmodes.model.urdf import load_urdf
+
+    from _support.paths import EXAMPLES
+
+    path = EXAMPLES / "two_link_brace.urdf"
+    walls = [("base", "link1", (0.0, 0.0), (0.0, 0.0), (-1.0, 0.0)),
+             ("tip", "link2_tip", (0.0, 0.0), (0.0, 0.0), (-1.0, 0.0)),
+             ("joint", "link2", (0.0, 0.0), (-0.127 * math.cos(math.pi / 4), 0.0), (1.0, 0.0))]
+    planar = load_urdf(path, plane="xz", base="floating")
+    spatial = SpatialMechanism(path, base="floating")
+    for name, link, (a, b), point, normal in walls:
+        planar.add_contact(name, link, (a, b), point, normal, 0.3)
+        n3 = np.array([normal[0], 0.0, normal[1]])
+        spatial.add_contact(name, link, (a, 0.0, b), (point[0], 0.0, point[1]), n3, 0.3,
+                            tangent=np.cross(n3, [0.0, -1.0, 0.0]))
+    planar.add_actuator("tau1", "theta1")
+    spatial.add_actuator("tau1", "theta1")  # axis −y: the URDF angle is the planar one
+    theta, theta1 = 3 * math.pi / 4, -math.pi / 2
+    p_sys = planar.contact_system(np.array([0.0, 0.0, theta, theta1]), np.zeros(4))
+    half = -theta / 2.0  # the planar angle θ (about −y) is a rotation by −θ about +y
+    q = np.array([0.0, 0.0, 0.0, math.cos(half), 0.0, math.sin(half), 0.0, theta1])
+    s_sys = spatial.contact_system(q, np.zeros(6 + 1))
+    assert np.abs(spatial.contact_gaps(q)).max() < 1e-12 and np.abs(planar.dynamics(
+        np.array([0.0, 0.0, theta, theta1]), np.zeros(4)).gaps).max() < 1e-12
+    p_box = cm.analyze(p_sys, modes=["FFF"], compute_overlaps=False).modes["FFF"].box
+    s_res = cm.analyze(s_sys, modes=["FFF"], compute_overlaps=False).modes["FFF"]
+    assert s_res.feasible
+    # the brace wedges: it holds for every torque below a bound (an interval unbounded below)
+    assert p_box[0][0] == s_res.box[0][0] == -np.inf
+    assert math.isfinite(p_box[1][0]) and p_box[1][0] < 0.0
+    assert s_res.box[1][0] == pytest.approx(p_box[1][0], rel=1e-9)
+    for tau in p_box[1][0] * np.array([1.001, 0.999, 3.0]):  # inside, outside, deep inside
+        assert s_res.contains([tau]) == (tau <= p_box[1][0])
