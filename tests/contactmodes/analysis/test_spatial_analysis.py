@@ -445,3 +445,22 @@ def test_the_two_link_brace_in_space_sticks_for_the_planar_torques():
     assert s_res.box[1][0] == pytest.approx(p_box[1][0], rel=1e-9)
     for tau in p_box[1][0] * np.array([1.001, 0.999, 3.0]):  # inside, outside, deep inside
         assert s_res.contains([tau]) == (tau <= p_box[1][0])
+
+
+def test_spatial_analysis_json_validates_and_planar_documents_keep_their_letters(arm, arm_result):
+    import json
+
+    from contactmodes.schemas import DocumentError, validate
+
+    doc = json.loads(json.dumps(arm_result.to_json()))
+    validate(doc, "contactmodes.analysis/1")
+    assert doc["system"]["letters"] == "SFabcdABCED" and {m["mode"] for m in doc["modes"]} == set(SQUARE)
+    block = ContactSystem(M=np.eye(2), h=[0.0, 9.81], S=[[1.0], [0.0]], J=np.eye(2), Jdot_qdot=[0.0, 0.0],
+                          v_contact=[0.0, 0.0], mu=[0.5], coordinates=("x", "y"), torques=("push",),
+                          contacts=("foot",))
+    planar = json.loads(json.dumps(cm.analyze(block).to_json()))
+    validate(planar, "contactmodes.analysis/1")
+    assert "letters" not in planar["system"] and "components" not in planar["system"]
+    planar["modes"][0]["mode"] = "a"  # a spatial letter in a planar document
+    with pytest.raises(DocumentError, match=r"modes\[0\]\.mode"):
+        validate(planar, "contactmodes.analysis/1")
