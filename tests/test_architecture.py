@@ -179,6 +179,7 @@ def test_entry_points_plug_in_from_above():
 PIPELINE = (
     ("errors", "tolerances"),
     ("extras", "progress", "views", "schemas", "_blas", "_dask", "_linalg", "_command_line"),
+    ("modes.contact_model", "modes.spatial_contact"),
     ("model",),
     ("modes",),
     ("control.objective", "control.limits", "control.selection", "control.spec"),
@@ -198,6 +199,9 @@ the entries of one stage are parallel and import each other only inside one sub-
 * The foundation: the two error families and the tolerances, then what every stage may use
   (optional extras, progress, the results' views, the JSON Schemas, BLAS threads, the Dask
   cluster, linear algebra, the command-line helpers the ``sweep`` kinds share with ``cli``).
+* The contact models (``modes.contact_model``, ``modes.spatial_contact``: each contact type's
+  components, letters and rows, Tables I–III) come before ``model``: a ``ContactSystem`` carries its
+  contact model and checks its arrays against the model's components (issue 40).
 * ``model`` → ``modes`` → ``system_file``: the loader checks a file's ``desired_mode`` and its
   contacts' velocities against the modes' tables (Tables I and III), so it comes after them.
 * The controller's question — objective, limits, acceptable modes (``control.spec`` and the three

@@ -80,7 +80,7 @@ class TaskRow:
     type : str
         ``"eq"`` or ``"geq"``.
     qdd, f, tau : numpy.ndarray
-        Coefficients of ``q̈``, ``f`` and ``τ``, shapes ``(n_q,)``, ``(2k,)`` and ``(n_τ,)``.
+        Coefficients of ``q̈``, ``f`` and ``τ``, shapes ``(n_q,)``, ``(n_f,)`` and ``(n_τ,)``.
     rhs : float
         Right-hand side.
     """
@@ -114,7 +114,7 @@ class TaskRow:
         qdd : numpy.ndarray
             ``(n_q,)`` generalized accelerations.
         f : numpy.ndarray
-            ``(2k,)`` contact forces.
+            ``(n_f,)`` contact forces.
         tau : numpy.ndarray
             ``(n_τ,)`` torques.
         tol : float, optional

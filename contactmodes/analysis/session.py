@@ -905,7 +905,7 @@ class AnalysisSession:
         if enumeration is not None:
             seen: set[str] = set()
             for i, m in enumerate(enumeration.modes):
-                validate_mode(m, system.contacts, f"enumeration.modes[{i}]")
+                validate_mode(m, system.contacts, f"enumeration.modes[{i}]", system.contact_model.letters)
                 if m in seen:
                     raise ContactModelError(f"enumeration.modes[{i}]: mode {m!r} appears twice")
                 seen.add(m)
@@ -1023,7 +1023,7 @@ class AnalysisSession:
         """
         sol = self._modes.get(mode)
         if sol is None:
-            validate_mode(mode, self.system.contacts, where)
+            validate_mode(mode, self.system.contacts, where, self.system.contact_model.letters)
             sol = ModeSolution(self, mode, mode in self._surviving)
             self._modes[mode] = sol
         return sol
@@ -1066,7 +1066,7 @@ class AnalysisSession:
                 raise ContactModelError(f"{where}: expected a list of mode strings, got the string {selection!r}")
             seen: dict[str, None] = {}  # ordered, O(1) membership (a list made this quadratic: 6 s at 28 000 modes)
             for i, m in enumerate(selection):
-                validate_mode(m, self.system.contacts, f"{where}[{i}]")
+                validate_mode(m, self.system.contacts, f"{where}[{i}]", self.system.contact_model.letters)
                 seen.setdefault(m)
             names = list(seen)
         return [self.mode(m) for m in names]

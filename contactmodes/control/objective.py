@@ -52,7 +52,8 @@ class LinearObjective:
         Coefficients of the generalized accelerations, shape ``(n_q,)``, in coordinate order
         (per m/s² or rad/s² in SI).
     force : numpy.ndarray
-        Coefficients of the contact forces, shape ``(2k,)``, ordered ``(t_1, n_1, …, t_k, n_k)``
+        Coefficients of the contact forces, shape ``(n_f,)``, in the system's contact order
+        (planar ``(t_1, n_1, …, t_k, n_k)``; spatial ``(t1_1, t2_1, n_1, …)``).
         (``docs/conventions.md``; per N).
     tau : numpy.ndarray
         Coefficients of the actuator torques, shape ``(n_τ,)``, in actuator order (per N·m or N).
@@ -282,11 +283,13 @@ class _Parser:
                 raise self.fail(f"unknown name {text!r} (contacts: {', '.join(contacts) or 'none'})")
             if self.i < len(self.s) and self.s[self.i] == ".":
                 self.i += 1
-            comp = self.dotted(("t", "n"))
+            parts = self.names.get("components", ("t", "n"))
+            comp = self.dotted(parts)
             text = self.s[start:self.i]
-            if comp not in ("t", "n"):
-                raise self.fail(f"unknown name {text!r} (a contact force is f.{contact}.t or f.{contact}.n)")
-            return _Linear({("f", 2 * contacts.index(contact) + (comp == "n")): 1.0}, 0.0, text)
+            if comp not in parts:
+                forms = [f"f.{contact}.{c}" for c in parts]
+                raise self.fail(f"unknown name {text!r} (a contact force is {', '.join(forms[:-1])} or {forms[-1]})")
+            return _Linear({("f", len(parts) * contacts.index(contact) + parts.index(comp)): 1.0}, 0.0, text)
         while self.i < len(self.s) and (_NAME_CHAR.match(self.s, self.i) or self.s[self.i] in ".-"
                                         and _NAME_CHAR.match(self.s, self.i + 1)):
             self.i += 1
@@ -297,7 +300,8 @@ _HELP = "names are qdd.<coordinate>, f.<contact>.t, f.<contact>.n and tau.<actua
 
 
 def parse_objective(text: str, coordinates: Sequence[str], contacts: Sequence[str], actuators: Sequence[str],
-                    sense: str = "maximize", where: str | None = None) -> LinearObjective:
+                    sense: str = "maximize", where: str | None = None,
+                    components: Sequence[str] = ("t", "n")) -> LinearObjective:
     """Parse a linear objective over the named quantities of a system.
 
     Parameters
@@ -317,6 +321,10 @@ def parse_objective(text: str, coordinates: Sequence[str], contacts: Sequence[st
         ``"maximize"`` (default) or ``"minimize"``.
     where : str, optional
         The field named in error messages; default ``"control.<sense>"``.
+    components : Sequence[str], optional
+        The contact model's force components (``ContactSystem.contact_model.components``):
+        ``f.<contact>.<component>``, and the order of a contact's entries in ``force``; default the
+        planar ``("t", "n")`` (spatial: ``("t1", "t2", "n")``).
 
     Returns
     -------
@@ -347,22 +355,25 @@ def parse_objective(text: str, coordinates: Sequence[str], contacts: Sequence[st
     if not isinstance(text, str):
         raise ContactModelError(f"{where}: must be a string, got {type(text).__name__} {text!r}")
     coordinates, contacts, actuators = list(map(str, coordinates)), list(map(str, contacts)), list(map(str, actuators))
-    lin = _Parser(text, where, {"qdd": coordinates, "f": contacts, "tau": actuators}).parse()
-    arrays = {"qdd": np.zeros(len(coordinates)), "f": np.zeros(2 * len(contacts)), "tau": np.zeros(len(actuators))}
+    components = tuple(map(str, components))
+    lin = _Parser(text, where, {"qdd": coordinates, "f": contacts, "tau": actuators, "components": components}).parse()
+    arrays = {"qdd": np.zeros(len(coordinates)), "f": np.zeros(len(components) * len(contacts)),
+              "tau": np.zeros(len(actuators))}
     for (kind, index), coef in lin.terms.items():
         arrays[kind][index] += coef
     if not all(np.all(np.isfinite(a)) for a in arrays.values()) or not np.isfinite(lin.constant):
         raise ContactModelError(f"{where}: a coefficient is not finite in {text.strip()!r}")
-    _check_magnitudes(arrays, lin.constant, coordinates, contacts, actuators, where, text.strip())
+    _check_magnitudes(arrays, lin.constant, coordinates, contacts, actuators, where, text.strip(), components)
     return LinearObjective(arrays["qdd"], arrays["f"], arrays["tau"], sense, text.strip(), lin.constant)
 
 
 def _check_magnitudes(arrays: dict, constant: float, coordinates: Sequence[str], contacts: Sequence[str],
-                      actuators: Sequence[str], where: str, text: str) -> None:
+                      actuators: Sequence[str], where: str, text: str,
+                      components: Sequence[str] = ("t", "n")) -> None:
     """Raise ``ContactModelError`` naming ``where`` and the first quantity whose coefficient
     (or the constant) exceeds ``MAGNITUDE_MAX`` in magnitude (module doc)."""
     names = {"qdd": [f"qdd.{c}" for c in coordinates],
-             "f": [f"f.{c}.{part}" for c in contacts for part in ("t", "n")],
+             "f": [f"f.{c}.{part}" for c in contacts for part in components],
              "tau": [f"tau.{a}" for a in actuators]}
     for kind, arr in arrays.items():
         for index in np.flatnonzero(np.abs(arr) > MAGNITUDE_MAX):
@@ -398,4 +409,5 @@ def objective_for(system, text: str, sense: str = "maximize", where: str | None 
     ContactModelError
         As ``parse_objective``.
     """
-    return parse_objective(text, system.coordinates, system.contacts, system.torques, sense, where)
+    return parse_objective(text, system.coordinates, system.contacts, system.torques, sense, where,
+                           tuple(system.contact_model.components))

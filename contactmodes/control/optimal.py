@@ -41,6 +41,7 @@ import numpy as np
 from polytopes import Polytope
 
 from contactmodes import tolerances
+from contactmodes.modes.contact_model import require_planar
 from contactmodes.analysis.session import AnalysisSession
 from contactmodes.control.limits import TorqueLimit, actuator_speeds, limit_polytope, parse_limit
 from contactmodes.control.margin import actuator_lengths, default_margin
@@ -354,8 +355,9 @@ def control(system: SystemLike, maximize: str | LinearObjective | None = None,
     ContactModelError
         A malformed objective, limit or mode selection (one line naming the field and the
         term), no objective at all, a torque–speed limit without ``qdot``, a ``session`` of
-        another system, a margin that is not a finite number ``>= 0``; ``SystemFileError`` for
-        a bad file.
+        another system, a margin that is not a finite number ``>= 0``, a system whose contact
+        model is not the planar one (``"control: planar contact systems only for now (issue
+        40)"``); ``SystemFileError`` for a bad file.
 
     References
     ----------
@@ -372,6 +374,7 @@ def control(system: SystemLike, maximize: str | LinearObjective | None = None,
     -10.0
     """
     sys_, file_qdot, spec, linear = _loaded(system)
+    require_planar(sys_.contact_model, "control")
     spec = _merged(sys_, spec, maximize, minimize, limits, modes,
                    None if margin is None else check_margin(margin, "margin"))
     delta = default_margin(sys_.scales) if spec.margin is None else spec.margin

@@ -28,6 +28,7 @@ import numpy as np
 from polytopes import Polytope
 
 from contactmodes import tolerances
+from contactmodes.modes.contact_model import require_planar
 from contactmodes.analysis.domains import domain_inequalities
 from contactmodes.errors import ContactModelError, InternalError
 from contactmodes.impact.equations import ImpactData, guarded_contacts, outcome_equations
@@ -163,8 +164,11 @@ def impact_of_system(system: ContactSystem, qdot, pseudo_impulse: float = 0.0, h
     ------
     ContactModelError
         A negative or non-finite ``pseudo_impulse``, a missing or mis-shaped ``qdot``/``h_rest``,
-        ``qdot`` inconsistent with ``v_contact``, or a malformed ``torque_box``.
+        ``qdot`` inconsistent with ``v_contact``, or a malformed ``torque_box``; a system whose
+        contact model is not the planar one (``"impact: planar contact systems only for now
+        (issue 40)"``).
     """
+    require_planar(system.contact_model, "impact")
     delta = float(pseudo_impulse)
     if not (np.isfinite(delta) and delta >= 0.0):
         raise ContactModelError(f"pseudo_impulse: must be a finite duration >= 0 s, got {pseudo_impulse!r}")

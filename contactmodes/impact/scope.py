@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from contactmodes.modes.contact_model import require_planar
 from contactmodes.modes.contact_conditions import MODE_LETTERS, classify_velocities
 from contactmodes.model.system import ContactSystem
 
@@ -85,7 +86,14 @@ def impact_scope(system: ContactSystem) -> ImpactScope:
     ImpactScope
         The approaching, touching and separating contacts, the thresholds and the frictionless
         flags.
+
+    Raises
+    ------
+    ContactModelError
+        For a system whose contact model is not the planar one (``"impact: planar contact
+        systems only for now (issue 40)"``).
     """
+    require_planar(system.contact_model, "impact")
     pattern = classify_velocities(system, check_approaching=False)
     vn = np.asarray(system.v_contact, dtype=float).reshape(-1, 2)[:, 1]
     touching = np.asarray(pattern.n_zero, dtype=bool)

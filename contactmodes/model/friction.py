@@ -19,6 +19,7 @@ from typing import Sequence
 
 import numpy as np
 
+from contactmodes.modes.contact_model import require_planar
 from contactmodes.errors import ContactModelError
 from contactmodes.model.system import ContactSystem
 from contactmodes.tolerances import MU_MAX
@@ -125,8 +126,12 @@ class FrictionBox:
         Raises
         ------
         ContactModelError
-            When ``self.k != system.k`` (the message lists the system's contacts).
+            When ``self.k != system.k`` (the message lists the system's contacts), or the system's
+            contact model is not the planar one (``"friction intervals: planar contact systems
+            only for now (issue 40)"``: the friction-interval analysis rewrites the planar
+            sliding rows ``f_t ∓ μ f_n = 0``).
         """
+        require_planar(system.contact_model, "friction intervals")
         if self.k != system.k:
             raise ContactModelError(f"mu: the friction box has {self.k} intervals, the system "
                                     f"{system.k} contacts ({list(system.contacts)})")

@@ -97,9 +97,9 @@ class Scaling:
     # ---------------------------------------------------------------- variables
     @property
     def x(self) -> np.ndarray:
-        """(n_q + 2k,) units of ``[q̈; f]``."""
-        k = self.system.k
-        return np.concatenate([self.qdd, np.full(2 * k, self.force)])
+        """(n_q + n_f,) units of ``[q̈; f]`` (``n_f = n_components · k``: every force component
+        has the unit ``force``)."""
+        return np.concatenate([self.qdd, np.full(self.system.n_f, self.force)])
 
     def tau_to_user(self, tau_scaled) -> np.ndarray:
         """Torques from scaled (nondimensional) to user units: ``τ = u ∘ τ'``.
@@ -317,11 +317,11 @@ class ScaledTerms(NamedTuple):
     S : numpy.ndarray
         ``(n_q, n_τ)`` scaled actuation matrix.
     J : numpy.ndarray
-        ``(2k, n_q)`` scaled contact Jacobian, rows ``(t_i, n_i)`` per contact.
+        ``(n_f, n_q)`` scaled contact Jacobian, the contact model's component rows per contact.
     Jdot_qdot : numpy.ndarray
-        ``(2k,)`` scaled ``J̇ q̇``.
+        ``(n_f,)`` scaled ``J̇ q̇``.
     v_contact : numpy.ndarray
-        ``(2k,)`` scaled contact velocities.
+        ``(n_f,)`` scaled contact velocities.
     v0 : numpy.ndarray
         ``(k,)`` scaled velocity thresholds.
     blocks : tuple
@@ -361,17 +361,18 @@ def scale_terms(M, h, S, J, Jdot_qdot, v_contact, v0, scales: CharacteristicScal
     S : numpy.ndarray
         ``(n_q, n_τ)`` actuation matrix.
     J : numpy.ndarray
-        ``(2k, n_q)`` contact Jacobian, rows ``(t_i, n_i)`` per contact (eq. 3).
+        ``(n_f, n_q)`` contact Jacobian, the contact model's component rows per contact
+        (planar ``(t_i, n_i)``, eq. 3); every row is scaled alike, so any number of components.
     Jdot_qdot : numpy.ndarray
-        ``(2k,)`` ``J̇ q̇`` (eq. 4).
+        ``(n_f,)`` ``J̇ q̇`` (eq. 4).
     v_contact : numpy.ndarray
-        ``(2k,)`` contact velocities ``J q̇``.
+        ``(n_f,)`` contact velocities ``J q̇``.
     v0 : array_like
         ``(k,)`` velocity thresholds.
     scales : CharacteristicScales
         The system's ``(L, m, T)`` (and the derived ``A``, ``F``, ``V``).
     blocks : Sequence[tuple], optional
-        Constraint rows ``(qdd, f, tau, rhs)`` of shapes ``(r, n_q)``, ``(r, 2k)``, ``(r, n_τ)``,
+        Constraint rows ``(qdd, f, tau, rhs)`` of shapes ``(r, n_q)``, ``(r, n_f)``, ``(r, n_τ)``,
         ``(r,)`` (eqs. 11–18).
 
     Returns

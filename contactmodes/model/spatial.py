@@ -70,7 +70,8 @@ from numpy.typing import ArrayLike
 from contactmodes.errors import ContactModelError, InternalError
 from contactmodes.model.spatial_frames import contact_frame, unit_quaternion_matrix
 from contactmodes.model.spatial_robot import BASE_COORDINATES, RobotJoint, RobotModel, load_robot
-from contactmodes.model.system import CharacteristicScales
+from contactmodes.model.system import CharacteristicScales, ContactSystem, Disturbance, LinearConstraint
+from contactmodes.modes.spatial_contact import SpatialPointContact
 from contactmodes.tolerances import MU_MAX
 
 __all__ = ["SpatialContact", "SpatialDynamics", "SpatialMechanism"]
@@ -732,6 +733,78 @@ class SpatialMechanism:
         """
         d, data, positions, J, v = self._evaluate(q, qdot)
         return d, self._scales(data, positions, J, v)
+
+    def contact_system(
+        self,
+        q: ArrayLike,
+        qdot: ArrayLike,
+        contact_model: Any = None,
+        constraints: Sequence[LinearConstraint] = (),
+        name: str | None = None,
+        disturbance: Disturbance | None = None,
+    ) -> ContactSystem:
+        """The ``ContactSystem`` at ``(q, q̇)`` (flipping paper, eqs. 3–5), in SI units, with a
+        spatial contact model.
+
+        As ``PlanarMechanism.contact_system``: ``M``, ``h``, ``J``, ``J̇ q̇`` and the contact
+        velocities from ``dynamics`` (three rows ``(t1, t2, n)`` per contact), ``S`` is
+        ``actuator_matrix``, ``mu`` and ``v0`` come from the contacts (``SpatialContact.mu``,
+        ``SpatialContact.v0``), the scales are ``characteristic_scales(q, qdot)`` (one
+        evaluation, ``dynamics_and_scales``); names are ``coordinates``, ``actuators`` and
+        ``contact_names``. Gaps are not checked here (see ``contact_gaps``).
+
+        Parameters
+        ----------
+        q : array_like
+            ``(len(configuration_names),)`` configuration (m, rad; base quaternion ``(w, x, y, z)``).
+        qdot : array_like
+            ``(n_v,)`` velocity (m/s, rad/s; base velocities in world axes).
+        contact_model : object, optional
+            The contact model every contact shares (issue 40: one model per system), with
+            components ``("t1", "t2", "n")``; default ``SpatialPointContact(4, "circumscribed")``
+            (``contactmodes.modes.spatial_contact``).
+        constraints : Sequence[LinearConstraint], optional
+            Physical and task blocks over ``(q̈, f, τ)`` (``f``: ``3k`` columns), passed through.
+        name : str, optional
+            The system's label; default (``None``) the mechanism's ``name``.
+        disturbance : Disturbance, optional
+            Bounded disturbance generalized force for the robust analysis, passed through.
+
+        Returns
+        -------
+        ContactSystem
+            The mechanism's model at the state; ``J`` ``(3k, n_v)``, ``Jdot_qdot`` and
+            ``v_contact`` ``(3k,)``.
+
+        Raises
+        ------
+        ContactModelError
+            As ``dynamics``; a ``contact_model`` whose components are not ``("t1", "t2", "n")``
+            (``"contact_model: …"``); from ``ContactSystem`` validation of the constraints.
+        """
+        model = SpatialPointContact(4, "circumscribed") if contact_model is None else contact_model
+        if tuple(getattr(model, "components", ())) != ("t1", "t2", "n"):
+            raise ContactModelError(f"contact_model: a spatial mechanism's contacts have components (t1, t2, n), "
+                                    f"got {getattr(model, 'components', None)!r}")
+        d, scales = self.dynamics_and_scales(q, qdot)
+        return ContactSystem(
+            M=d.M,
+            h=d.h,
+            S=self.actuator_matrix(),
+            J=d.J,
+            Jdot_qdot=d.Jdot_qdot,
+            v_contact=d.v_contact,
+            mu=np.array([c.mu for c in self._contacts], dtype=float),
+            coordinates=self.coordinates,
+            torques=self.actuators,
+            contacts=self.contact_names,
+            v0=np.array([c.v0 for c in self._contacts], dtype=float),
+            constraints=tuple(constraints),
+            name=self.name if name is None else name,
+            disturbance=disturbance,
+            scales=scales,
+            contact_model=model,
+        )
 
     def _scales(self, data, positions: np.ndarray, J: np.ndarray, v: np.ndarray) -> CharacteristicScales:
         """``characteristic_scales`` from Pinocchio's kinematics ``data`` (forward kinematics at

@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
@@ -24,6 +24,7 @@ from polytopes import Polytope
 
 from contactmodes.errors import ContactModelError
 from contactmodes import tolerances
+from contactmodes.modes.contact_model import PLANAR_POINT
 from contactmodes.tolerances import MU_MAX
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -62,7 +63,8 @@ class LinearConstraint:
     qdd : numpy.ndarray
         ``(m, n_q)`` coefficients of the generalized accelerations (SI units of the coordinates).
     f : numpy.ndarray
-        ``(m, 2k)`` coefficients of the contact forces, ordered ``(f_t1, f_n1, …)``.
+        ``(m, n_f)`` coefficients of the contact forces, in the system's contact-vector order
+        (planar: ``(f_t1, f_n1, …)``).
     tau : numpy.ndarray
         ``(m, n_τ)`` coefficients of the actuator torques.
     rhs : numpy.ndarray
@@ -111,7 +113,7 @@ class LinearConstraint:
         n_q : int
             Number of generalized coordinates: the columns of ``qdd``.
         n_f : int
-            Number of contact-force components ``2k``: the columns of ``f``.
+            Number of contact-force components ``n_f`` (``2k`` planar): the columns of ``f``.
         n_tau : int
             Number of actuator inputs: the columns of ``tau``.
         where : str
@@ -363,13 +365,17 @@ class CharacteristicScales:
 
 @dataclass(frozen=True)
 class ContactSystem:
-    """Instantaneous planar contact model at one state ``(q, q̇)``: ``M q̈ + h = S τ + Jᵀ f``.
+    """Instantaneous contact model at one state ``(q, q̇)``: ``M q̈ + h = S τ + Jᵀ f``.
 
     Everything the analysis needs, already evaluated at the state, in any consistent units (SI
     when built from a system file: m, rad, kg, s; torques in N·m for revolute joints and N for
-    prismatic ones). Below ``n_q`` is the number of coordinates, ``n_τ`` of actuators and ``k``
-    of contacts; contact quantities are in contact frames with rows ``(t_1, n_1, …, t_k, n_k)``
-    (``docs/conventions.md``). The arrays are validated and stored as read-only float64 copies.
+    prismatic ones). Below ``n_q`` is the number of coordinates, ``n_τ`` of actuators, ``k`` of
+    contacts and ``c`` the number of force components of one contact (``n_components``, from the
+    system's ``contact_model``: 2 for the planar point contact, 3 for the spatial one); contact
+    quantities are in contact frames, ``c`` rows per contact in the model's ``components`` order:
+    ``(t_1, n_1, …, t_k, n_k)`` in the plane (``docs/conventions.md``), ``(t1_1, t2_1, n_1, …)``
+    in space (``docs/spatial.md``), ``n_f = c k`` rows in all. The arrays are validated and
+    stored as read-only float64 copies.
 
     Parameters
     ----------
@@ -381,11 +387,12 @@ class ContactSystem:
     S : array_like
         Actuator map, shape ``(n_q, n_τ)``: the generalized force of the torques is ``S τ``.
     J : array_like
-        Contact Jacobian ``J(q)``, shape ``(2k, n_q)``, rows ``(t_i, n_i)`` per contact.
+        Contact Jacobian ``J(q)``, shape ``(n_f, n_q)``, the model's component rows per contact
+        (planar: ``(t_i, n_i)``).
     Jdot_qdot : array_like
-        ``J̇ q̇``, shape ``(2k,)`` (m/s²): contact accelerations are ``ẍ = J q̈ + J̇ q̇``.
+        ``J̇ q̇``, shape ``(n_f,)`` (m/s²): contact accelerations are ``ẍ = J q̈ + J̇ q̇``.
     v_contact : array_like
-        Contact velocities ``ẋ = J q̇``, shape ``(2k,)``, m/s.
+        Contact velocities ``ẋ = J q̇``, shape ``(n_f,)``, m/s.
     mu : array_like
         Friction coefficients, shape ``(k,)``, ``0 <= mu <= contactmodes.tolerances.MU_MAX``.
     coordinates : Sequence[str]
@@ -411,13 +418,20 @@ class ContactSystem:
         system once before any decision is taken. Default: all 1 (the numbers are taken to be in
         characteristic units). Systems from a mechanism or a system file carry the mechanism's
         own scales.
+    contact_model : object, optional
+        The contact model every contact of the system shares (issue 40: one model per system):
+        an object with the interface of ``contactmodes.modes.contact_model.PlanarPointContact``
+        (``components``, ``letters``, ``kept_letters``, ``rows``, ``velocity_class``,
+        ``relaxed_rows``). Default ``PLANAR_POINT``; ``SpatialMechanism.contact_system``
+        passes a ``contactmodes.modes.spatial_contact.SpatialPointContact``.
 
     Raises
     ------
     ContactModelError
         On a wrong shape, a non-finite value, a negative ``mu`` or ``v0`` (or ``mu`` above
         ``MU_MAX``), a non-symmetric ``M``, duplicate names, a disturbance map with the wrong
-        number of rows, or ``scales`` of the wrong type; the message names the field
+        number of rows, ``scales`` of the wrong type, or a ``contact_model`` without
+        ``components`` and ``letters``; the message names the field
         (``"mu[0] (foot): must be >= 0, got -0.5"``).
 
     See Also
@@ -476,9 +490,18 @@ class ContactSystem:
     name: str = ""
     disturbance: Disturbance | None = None
     scales: CharacteristicScales | None = None
+    contact_model: Any = PLANAR_POINT
 
     def __post_init__(self) -> None:
         n_q, n_tau, k = len(self.coordinates), len(self.torques), len(self.contacts)
+        model = self.contact_model
+        components = getattr(model, "components", None)
+        if (not isinstance(components, tuple) or not components or not all(isinstance(c, str) for c in components)
+                or not isinstance(getattr(model, "letters", None), str) or not callable(getattr(model, "rows", None))
+                or not callable(getattr(model, "velocity_class", None))):
+            raise ContactModelError(f"contact_model: expected a contact model (components, letters, rows, "
+                                    f"velocity_class), got {type(model).__name__}")
+        n_f = len(components) * k
         for label, names in (("coordinates", self.coordinates), ("torques", self.torques), ("contacts", self.contacts)):
             names = tuple(str(n) for n in names)
             if len(set(names)) != len(names):
@@ -488,9 +511,9 @@ class ContactSystem:
         set_("M", (n_q, n_q))
         set_("h", (n_q,))
         set_("S", (n_q, n_tau))
-        set_("J", (2 * k, n_q))
-        set_("Jdot_qdot", (2 * k,))
-        set_("v_contact", (2 * k,))
+        set_("J", (n_f, n_q))
+        set_("Jdot_qdot", (n_f,))
+        set_("v_contact", (n_f,))
         set_("mu", (k,))
         if self.v0 is None:
             object.__setattr__(self, "v0", np.zeros(k))
@@ -513,7 +536,7 @@ class ContactSystem:
             if self.v0[i] < 0:
                 raise ContactModelError(f"v0[{i}] ({self.contacts[i]}): must be >= 0, got {self.v0[i]}")
         checked = tuple(
-            c.validated(n_q, 2 * k, n_tau, f"constraints[{i}]") for i, c in enumerate(self.constraints)
+            c.validated(n_q, n_f, n_tau, f"constraints[{i}]") for i, c in enumerate(self.constraints)
         )
         object.__setattr__(self, "constraints", checked)
         if self.disturbance is not None and self.disturbance.E.shape[0] != n_q:
@@ -546,6 +569,16 @@ class ContactSystem:
         """Number of point contacts."""
         return len(self.contacts)
 
+    @property
+    def n_components(self) -> int:
+        """Number of force components of one contact: ``len(contact_model.components)``."""
+        return len(self.contact_model.components)
+
+    @property
+    def n_f(self) -> int:
+        """Number of contact-force components of the system: ``n_components · k``."""
+        return self.n_components * self.k
+
     def constraints_of(self, kinds: Sequence[str]) -> tuple[LinearConstraint, ...]:
         """The constraint blocks whose kind is in ``kinds``.
 
@@ -563,7 +596,21 @@ class ContactSystem:
         return tuple(c for c in self.constraints if c.kind in kinds)
 
     def to_json(self) -> dict:
-        """The ``"system"`` object of the ``contactmodes.analysis/1`` JSON schema."""
+        """The ``"system"`` object of the ``contactmodes.analysis/1`` JSON schema.
+
+        A system whose contact model is not the planar one adds ``"components"`` (the model's
+        component names, the order of the rows of ``J`` per contact) and ``"letters"`` (its
+        mode letters); a planar system's object is unchanged (no such keys: ``(t, n)`` and
+        ``FSLR`` are implied).
+        """
+        out = self._json_fields()
+        if self.contact_model is not PLANAR_POINT:
+            out["components"] = list(self.contact_model.components)
+            out["letters"] = str(self.contact_model.letters)
+        return out
+
+    def _json_fields(self) -> dict:
+        """``to_json``'s fields common to every contact model."""
         return {
             "name": self.name,
             "coordinates": list(self.coordinates),

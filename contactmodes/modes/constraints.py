@@ -13,15 +13,20 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from contactmodes.modes.contact_conditions import MODE_LETTERS, classify_velocities, contact_rows, validate_mode
+from contactmodes.modes.contact_conditions import classify_velocities, validate_mode
 from contactmodes.model.system import ContactSystem
 
 __all__ = ["EquationBank", "ModeEquations", "mode_equations"]
 
 
+def _stack(pieces, width: int) -> np.ndarray:
+    """The rows ``pieces`` as a ``(len(pieces), width)`` float array (``(0, width)`` when empty)."""
+    return np.array(pieces, dtype=float).reshape(len(pieces), width)
+
+
 @dataclass
 class ModeEquations:
-    """The linear constraints of one mode (eqs. 24 and 32). ``n = n_q + 2k``.
+    """The linear constraints of one mode (eqs. 24 and 32). ``n = n_q + n_f``, ``n_f = n_components · k`` (planar ``2k``).
 
     Attributes
     ----------
@@ -44,7 +49,7 @@ class ModeEquations:
     ineq_task : numpy.ndarray
         ``(p,)`` bool: the row is a task constraint (eqs. 17–18).
     n_q, n_f, n_tau : int
-        Block sizes (``n_f = 2k``).
+        Block sizes (``n_f = n_components · k``, planar ``2k``).
     """
 
     mode: str
@@ -65,10 +70,12 @@ def mode_equations(system: ContactSystem, mode: str, task: bool = True,
                    task_geq: bool | None = None) -> ModeEquations:
     """Assemble the equalities (24) and inequalities (32) of ``mode`` in the system's units.
 
-    Equalities, in this row order:
+    Every contact's rows are its contact model's (``system.contact_model.rows`` under the
+    velocity pattern); the planar ones are listed below. Equalities, in this row order:
 
     1. acceleration (eq. 7), per contact: ``J_row q̈ = −(J̇q̇)_row`` (``F``: rows ``t``, ``n``;
-       ``L``/``R``: row ``n``);
+       ``L``/``R``: row ``n``), then its direction rows ``(Σ_c a_c J_c) q̈ = −Σ_c a_c (J̇q̇)_c``
+       (``accel_eq_dirs``: the spatial side letters);
     2. forces (eq. 8): ``S``: ``f_t = 0``, ``f_n = 0``; ``L``: ``f_t − μ f_n = 0``;
        ``R``: ``f_t + μ f_n = 0``;
     3. ``"eq"`` constraint blocks, physical then (if ``task``) task, in system order:
@@ -78,7 +85,8 @@ def mode_equations(system: ContactSystem, mode: str, task: bool = True,
     Inequalities ``N [q̈; f; τ] >= e`` (not strict):
 
     1. acceleration (eq. 9), only where the velocity is zero (Table III classification):
-       ``S``: ``ẍ_n >= 0``; ``L``: ``−ẍ_t >= 0``; ``R``: ``ẍ_t >= 0``;
+       ``S``: ``ẍ_n >= 0``; ``L``: ``−ẍ_t >= 0``; ``R``: ``ẍ_t >= 0``; then the direction rows
+       ``Σ_c a_c ẍ_c >= 0`` (``accel_geq_dirs``: the spatial side and vertex letters);
     2. forces (eq. 10 and Table I): ``F``: ``μ f_n − f_t >= 0``, ``μ f_n + f_t >= 0``,
        ``f_n >= 0``; ``L``, ``R``: ``f_n >= 0``;
     3. ``"geq"`` constraint blocks, physical then task: ``[qdd, f, tau] >= rhs``.
@@ -92,7 +100,7 @@ def mode_equations(system: ContactSystem, mode: str, task: bool = True,
         The system at its state (any consistent units; the analysis passes the scaled,
         nondimensional system of ``contactmodes.model.scaling``).
     mode : str
-        One letter of ``"FSLR"`` per contact.
+        One letter of the contact model's ``letters`` per contact (planar ``"FSLR"``).
     task : bool, optional
         Include the task ``"eq"`` blocks (eqs. 15–16).
     task_geq : bool, optional
@@ -108,7 +116,7 @@ def mode_equations(system: ContactSystem, mode: str, task: bool = True,
     ContactModelError
         When ``mode`` is not a mode of the system (``validate_mode``).
     """
-    validate_mode(mode, system.contacts)
+    validate_mode(mode, system.contacts, letters=system.contact_model.letters)
     return EquationBank(system, task, task_geq, letters=mode).equations(mode)
 
 
@@ -133,50 +141,26 @@ class EquationBank:
     Raises
     ------
     ContactModelError
-        For a letter not in ``"FSLR"`` in ``letters``.
+        For a letter not in the contact model's ``letters`` in ``letters`` (or one whose rows the
+        model cannot build at this state, e.g. the spatial ``D`` at a contact at rest); a mode
+        given later to ``equations`` raises the same when one of its letters is first built.
     """
 
     def __init__(self, system: ContactSystem, task: bool = True, task_geq: bool | None = None,
                  letters: str | None = None) -> None:
         task_geq = task if task_geq is None else task_geq
         self.system = system
-        n_q, n_tau, k = system.n_q, system.n_tau, system.k
-        self.n_q, self.n_tau, self.n_f = n_q, n_tau, 2 * k
-        n_f = 2 * k
-        n = n_q + n_f
-        J, c, mu = system.J, system.Jdot_qdot, system.mu
-        pattern = classify_velocities(system, check_approaching=False)
-        names = system.contacts
-        comp = ("t", "n")
-
-        def force(i: int, a_t: float, a_n: float) -> np.ndarray:
-            v = np.zeros(n)
-            v[n_q + 2 * i], v[n_q + 2 * i + 1] = a_t, a_n
-            return v
-
-        def rows(pieces, width):
-            return np.array(pieces, dtype=float).reshape(len(pieces), width)
-
-        # per contact and letter: (A_acc, b_acc, lab_acc), (A_f, lab_f), (N_acc, e_acc, lab), (N_f, lab)
-        self._contact: list[dict[str, tuple]] = []
-        for i in range(k):
-            per = {}
-            for letter in (MODE_LETTERS if letters is None else letters[i]):
-                r = contact_rows(letter, float(mu[i]), bool(pattern.t_zero[i]), bool(pattern.n_zero[i]))
-                acc = [np.concatenate([J[2 * i + cpt], np.zeros(n_f)]) for cpt in r.accel_eq]
-                frc = [force(i, a_t, a_n) for a_t, a_n in r.force_eq]
-                gacc = [np.concatenate([sign * J[2 * i + cpt], np.zeros(n_f + n_tau)]) for cpt, sign in r.accel_geq]
-                gfrc = [np.concatenate([force(i, a_t, a_n), np.zeros(n_tau)]) for a_t, a_n in r.force_geq]
-                per[letter] = (
-                    rows(acc, n), np.array([-c[2 * i + cpt] for cpt in r.accel_eq], dtype=float),
-                    [f"accel {comp[cpt]} {names[i]}" for cpt in r.accel_eq],
-                    rows(frc, n), [f"force {names[i]} ({a_t:g} f_t + {a_n:g} f_n = 0)" for a_t, a_n in r.force_eq],
-                    rows(gacc, n + n_tau), np.array([-sign * c[2 * i + cpt] for cpt, sign in r.accel_geq], dtype=float),
-                    [f"accel {comp[cpt]} {names[i]} {'>=' if sign > 0 else '<='} 0" for cpt, sign in r.accel_geq],
-                    rows(gfrc, n + n_tau),
-                    [f"force {names[i]} ({a_t:g} f_t + {a_n:g} f_n >= 0)" for a_t, a_n in r.force_geq],
-                )
-            self._contact.append(per)
+        n_q, n_tau = system.n_q, system.n_tau
+        self.n_q, self.n_tau, self.n_f = n_q, n_tau, system.n_f
+        n = n_q + system.n_f
+        J = system.J
+        self._pattern = classify_velocities(system, check_approaching=False)
+        # per contact and letter, built on first use (``_letter``):
+        # (A_acc, b_acc, lab_acc), (A_f, lab_f), (N_acc, e_acc, lab), (N_f, lab)
+        self._contact: list[dict[str, tuple]] = [{} for _ in range(system.k)]
+        if letters is not None:
+            for i, letter in enumerate(letters):
+                self._letter(i, letter)
         blocks = [(blk, blk.kind == "task") for kind in ("physical", "task") for blk in system.constraints
                   if blk.kind == kind]
         A_rows, B_rows, b_rows, eq_labels = [], [], [], []
@@ -192,7 +176,7 @@ class EquationBank:
             B_rows.append(system.S[j])
             b_rows.append(-system.h[j])
             eq_labels.append(f"dynamics {system.coordinates[j]}")
-        self._fixed_eq = (rows(A_rows, n), rows(B_rows, n_tau), np.array(b_rows, dtype=float), eq_labels)
+        self._fixed_eq = (_stack(A_rows, n), _stack(B_rows, n_tau), np.array(b_rows, dtype=float), eq_labels)
         N_rows, e_rows, ineq_labels, ineq_task = [], [], [], []
         for blk, is_task in blocks:  # 3. inequality blocks (13), (14), (17), (18)
             if blk.type == "geq" and (task_geq or not is_task):
@@ -201,8 +185,61 @@ class EquationBank:
                     e_rows.append(blk.rhs[j])
                     ineq_labels.append(f"{blk.kind} {blk.name or 'geq'} [{j}]")
                     ineq_task.append(is_task)
-        self._fixed_geq = (rows(N_rows, n + n_tau), np.array(e_rows, dtype=float), ineq_labels,
+        self._fixed_geq = (_stack(N_rows, n + n_tau), np.array(e_rows, dtype=float), ineq_labels,
                            np.array(ineq_task, dtype=bool))
+
+    def _letter(self, i: int, letter: str) -> tuple:
+        """The rows of contact ``i`` in ``letter`` (the model's ``rows`` under the velocity
+        pattern), built once: equalities on ``[q̈; f]`` and inequalities on ``[q̈; f; τ]``.
+
+        Component rows (``accel_eq``, ``accel_geq``) take row ``c`` of the contact's block of
+        ``J`` and ``J̇ q̇``; direction rows (``accel_eq_dirs``, ``accel_geq_dirs``) the
+        combination ``Σ_c a_c`` of the block's rows, after the component rows of their kind.
+        """
+        per = self._contact[i]
+        if letter in per:
+            return per[letter]
+        system = self.system
+        model, nc, n_q, n_tau = system.contact_model, system.n_components, self.n_q, self.n_tau
+        n = n_q + self.n_f
+        lo = nc * i
+        Jb, cb = system.J[lo:lo + nc], system.Jdot_qdot[lo:lo + nc]
+        name = system.contacts[i]
+        comp = model.components
+        r = model.rows(letter, float(system.mu[i]), *self._pattern.args(i))
+
+        def force(coeffs) -> np.ndarray:
+            v = np.zeros(n)
+            v[n_q + lo:n_q + lo + nc] = coeffs
+            return v
+
+        rows = _stack
+
+        def dot(d, block):
+            return np.asarray(d, dtype=float) @ block
+
+        def expr(d, sym):
+            return " + ".join(f"{a:g} {sym}_{cn}" for a, cn in zip(d, comp))
+
+        zf, zft = np.zeros(self.n_f), np.zeros(self.n_f + n_tau)
+        acc = ([np.concatenate([Jb[cpt], zf]) for cpt in r.accel_eq]
+               + [np.concatenate([dot(d, Jb), zf]) for d in r.accel_eq_dirs])
+        b_acc = [-cb[cpt] for cpt in r.accel_eq] + [-dot(d, cb) for d in r.accel_eq_dirs]
+        gacc = ([np.concatenate([sign * Jb[cpt], zft]) for cpt, sign in r.accel_geq]
+                + [np.concatenate([dot(d, Jb), zft]) for d in r.accel_geq_dirs])
+        e_acc = [-sign * cb[cpt] for cpt, sign in r.accel_geq] + [-dot(d, cb) for d in r.accel_geq_dirs]
+        per[letter] = (
+            rows(acc, n), np.array(b_acc, dtype=float),
+            [f"accel {comp[cpt]} {name}" for cpt in r.accel_eq] + [f"accel ({expr(d, 'a')} = 0) {name}"
+                                                                   for d in r.accel_eq_dirs],
+            rows([force(a) for a in r.force_eq], n), [f"force {name} ({expr(a, 'f')} = 0)" for a in r.force_eq],
+            rows(gacc, n + n_tau), np.array(e_acc, dtype=float),
+            [f"accel {comp[cpt]} {name} {'>=' if sign > 0 else '<='} 0" for cpt, sign in r.accel_geq]
+            + [f"accel ({expr(d, 'a')} >= 0) {name}" for d in r.accel_geq_dirs],
+            rows([np.concatenate([force(a), np.zeros(n_tau)]) for a in r.force_geq], n + n_tau),
+            [f"force {name} ({expr(a, 'f')} >= 0)" for a in r.force_geq],
+        )
+        return per[letter]
 
     def equations(self, mode: str) -> ModeEquations:
         """The ``ModeEquations`` of ``mode`` (a valid mode of the system; not re-validated).
@@ -217,7 +254,7 @@ class EquationBank:
         ModeEquations
             The same rows, order and labels as ``mode_equations``.
         """
-        per = [self._contact[i][letter] for i, letter in enumerate(mode)]
+        per = [self._letter(i, letter) for i, letter in enumerate(mode)]
         A_f, B_f, b_f, lab_f = self._fixed_eq
         N_f, e_f, glab_f, task_f = self._fixed_geq
         A_c = [p[0] for p in per] + [p[3] for p in per]

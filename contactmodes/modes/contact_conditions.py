@@ -30,8 +30,8 @@ MODE_LETTERS = PLANAR_POINT.letters
 """The per-contact mode letters, in enumeration order (``"FSLR"``)."""
 
 
-def validate_mode(mode: object, contacts: Sequence[str], where: str = "mode") -> str:
-    """Check that ``mode`` is a string of one letter of ``"FSLR"`` per contact.
+def validate_mode(mode: object, contacts: Sequence[str], where: str = "mode", letters: str = MODE_LETTERS) -> str:
+    """Check that ``mode`` is a string of one letter of ``letters`` per contact.
 
     Parameters
     ----------
@@ -41,6 +41,9 @@ def validate_mode(mode: object, contacts: Sequence[str], where: str = "mode") ->
         The system's contact names (their number ``k`` is the mode's length).
     where : str, optional
         The field named in the error (e.g. ``"--mode"``).
+    letters : str, optional
+        The contact model's letters (``system.contact_model.letters``); default the planar
+        ``"FSLR"``.
 
     Returns
     -------
@@ -53,9 +56,9 @@ def validate_mode(mode: object, contacts: Sequence[str], where: str = "mode") ->
         Naming ``where``, the expected length and the contacts.
     """
     k = len(contacts)
-    if not isinstance(mode, str) or len(mode) != k or any(c not in MODE_LETTERS for c in mode):
+    if not isinstance(mode, str) or len(mode) != k or any(c not in letters for c in mode):
         raise ContactModelError(
-            f"{where}: {mode!r} is not a contact mode: expected {k} letters from '{MODE_LETTERS}' "
+            f"{where}: {mode!r} is not a contact mode: expected {k} letters from '{letters}' "
             f"(one per contact {list(contacts)})"
         )
     return mode
@@ -75,13 +78,35 @@ class VelocityPattern:
     t_zero, n_zero : numpy.ndarray
         ``(k,)`` bool: tangential / normal velocity counts as zero.
     allowed : tuple[str, ...]
-        Per contact, the letters Table III keeps, in ``"FSLR"`` order (e.g. ``"SR"``).
+        Per contact, the letters Table III keeps, in the model's letter order (planar
+        ``"FSLR"``, e.g. ``"SR"``).
+    row_args : tuple[tuple, ...]
+        Per contact, the arguments after ``(letter, mu)`` of the contact model's ``rows``
+        (``VelocityClass.row_args``: planar ``(t_zero, n_zero)``, spatial ``(t_zero, n_zero,
+        slip)``); empty: ``(t_zero[i], n_zero[i])`` (a pattern built by hand for a planar
+        system). Read it with ``args``.
     """
 
     threshold: np.ndarray
     t_zero: np.ndarray
     n_zero: np.ndarray
     allowed: tuple[str, ...]
+    row_args: tuple[tuple, ...] = ()
+
+    def args(self, i: int) -> tuple:
+        """The arguments after ``(letter, mu)`` of the contact model's ``rows`` for contact ``i``.
+
+        Parameters
+        ----------
+        i : int
+            The contact's index.
+
+        Returns
+        -------
+        tuple
+            ``row_args[i]``, or ``(t_zero[i], n_zero[i])`` when ``row_args`` is empty.
+        """
+        return self.row_args[i] if self.row_args else (bool(self.t_zero[i]), bool(self.n_zero[i]))
 
     @property
     def key(self) -> tuple:
@@ -97,8 +122,11 @@ def classify_velocities(system: ContactSystem, check_approaching: bool = True) -
     Threshold ``ε_i = max(VELOCITY_RTOL · max(V, max_j |ẋ_j|), v0_i)`` with ``V`` the
     characteristic velocity of the system (1 in a nondimensionalized system,
     ``contactmodes.model.scaling``) and ``v0_i`` the contact's threshold of Sec. IV-C.3. Per contact:
-    ``v_n < −ε_i`` approaching (error); ``v_n > ε_i``: ``S``; else ``v_t > ε_i``: ``S, R``;
-    ``v_t < −ε_i``: ``S, L``; else ``F, S, L, R``.
+    ``v_n < −ε_i`` approaching (error); the contact model's ``velocity_class`` gives the rest:
+    planar, ``v_n > ε_i``: ``S``; else ``v_t > ε_i``: ``S, R``; ``v_t < −ε_i``: ``S, L``; else
+    ``F, S, L, R``; spatial (``SpatialPointContact.velocity_class``), ``v_n > ε_i``: ``S``; else
+    ``|v_t| > ε_i``: ``S, D`` (with the slip direction); else ``S``, ``F`` and the side and vertex
+    letters.
 
     Parameters
     ----------
@@ -120,17 +148,19 @@ def classify_velocities(system: ContactSystem, check_approaching: bool = True) -
         already decided).
     """
     velocity = 1.0 if system.scales is None else system.scales.velocity
-    return classify_arrays(system.v_contact, system.v0, velocity, system.contacts, check_approaching)
+    return classify_arrays(system.v_contact, system.v0, velocity, system.contacts, check_approaching,
+                           model=system.contact_model)
 
 
 def classify_arrays(v_contact, v0, velocity: float, contacts: Sequence[str],
-                    check_approaching: bool = True) -> VelocityPattern:
+                    check_approaching: bool = True, model=PLANAR_POINT) -> VelocityPattern:
     """``classify_velocities`` on plain arrays, all in one system of units.
 
     Parameters
     ----------
     v_contact : array_like
-        ``(2k,)`` contact velocities ``(v_t, v_n)`` per contact.
+        ``(c k,)`` contact velocities, ``c = len(model.components)`` per contact (planar
+        ``(v_t, v_n)``).
     v0 : array_like
         ``(k,)`` velocity thresholds (Sec. IV-C.3).
     velocity : float
@@ -139,34 +169,36 @@ def classify_arrays(v_contact, v0, velocity: float, contacts: Sequence[str],
         The contact names (for the error message).
     check_approaching : bool, optional
         Raise for an approaching contact.
+    model : object, optional
+        The contact model (``ContactSystem.contact_model``; default the planar point contact):
+        its ``velocity_class`` classifies each contact's components against ``ε_i``.
 
     Returns
     -------
     VelocityPattern
-        Thresholds, zero flags and allowed letters per contact.
+        Thresholds, zero flags, allowed letters and ``rows`` arguments per contact.
 
     Raises
     ------
     ApproachingContactError
         As ``classify_velocities``.
     """
-    v = np.asarray(v_contact, dtype=float).reshape(-1, 2)
+    v = np.asarray(v_contact, dtype=float).reshape(-1, len(model.components))
     k = v.shape[0]
     scale = max(velocity, float(np.abs(v).max(initial=0.0)))
     eps = np.maximum(tolerances.VELOCITY_RTOL * scale, np.asarray(v0, dtype=float))
     vl, el = v.tolist(), eps.tolist()  # Python floats: the same comparisons, cheaper for a few contacts
+    classes = [model.velocity_class(vi, e) for vi, e in zip(vl, el)]
     for i in range(k if check_approaching else 0):
-        if vl[i][1] < -el[i]:
+        if classes[i].normal < -el[i]:
             raise ApproachingContactError(
-                f"contact {i} ({contacts[i]}): approaching, normal velocity {vl[i][1]:g} < "
+                f"contact {i} ({contacts[i]}): approaching, normal velocity {classes[i].normal:g} < "
                 f"-{el[i]:g}; the rigid model without an impact law has no solution at this state "
                 f"(its plastic impact outcomes: contactmodes impact FILE, or contactmodes.impact)"
             )
-    t_zero = [abs(vt) <= e for (vt, _), e in zip(vl, el)]
-    n_zero = [abs(vn) <= e for (_, vn), e in zip(vl, el)]
-    table = PLANAR_POINT.table_iii  # (n_zero, sign of v_t beyond ε) -> letters
-    allowed = [table[(nz, 1 if vt > e else -1 if vt < -e else 0)] for (vt, _), e, nz in zip(vl, el, n_zero)]
-    return VelocityPattern(eps, np.array(t_zero, dtype=bool), np.array(n_zero, dtype=bool), tuple(allowed))
+    return VelocityPattern(eps, np.array([c.t_zero for c in classes], dtype=bool),
+                           np.array([c.n_zero for c in classes], dtype=bool), tuple(c.allowed for c in classes),
+                           tuple(c.row_args for c in classes))
 
 
 def contact_rows(letter: str, mu: float, t_zero: bool, n_zero: bool) -> ContactRows:

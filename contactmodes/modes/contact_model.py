@@ -31,10 +31,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple, Sequence
 
 from contactmodes.errors import ContactModelError
 
-__all__ = ["PLANAR_POINT", "ContactRows", "PlanarPointContact"]
+__all__ = ["PLANAR_POINT", "ContactRows", "PlanarPointContact", "VelocityClass", "require_planar"]
 
 
 @dataclass(frozen=True)
@@ -72,6 +73,33 @@ class ContactRows:
     force_geq: tuple[tuple[float, ...], ...]
     accel_eq_dirs: tuple[tuple[float, ...], ...] = ()
     accel_geq_dirs: tuple[tuple[float, ...], ...] = ()
+
+
+class VelocityClass(NamedTuple):
+    """One contact's velocity classified by its contact model (Table III, ``velocity_class``).
+
+    Attributes
+    ----------
+    allowed : str
+        The letters the velocity allows, in the model's ``letters`` order.
+    t_zero : bool
+        The tangential velocity (planar: ``|v_t|``; spatial: the speed ``|(v_t1, v_t2)|``) is
+        within the threshold.
+    n_zero : bool
+        The normal velocity is within the threshold.
+    normal : float
+        The normal velocity ``v_n`` (the approach test: ``v_n < −ε`` is approaching).
+    row_args : tuple
+        The arguments after ``(letter, mu)`` of the model's ``rows`` for this contact: planar
+        ``(t_zero, n_zero)``; spatial ``(t_zero, n_zero, slip)`` with ``slip`` the unit slip
+        direction (``None`` at rest).
+    """
+
+    allowed: str
+    t_zero: bool
+    n_zero: bool
+    normal: float
+    row_args: tuple
 
 
 @dataclass(frozen=True)
@@ -197,6 +225,29 @@ class PlanarPointContact:
         """
         return self.table_iii[(bool(n_zero), int(t_sign))]
 
+    def velocity_class(self, v: Sequence[float], eps: float) -> VelocityClass:
+        """Table III for one contact: its allowed letters and the arguments of its ``rows``.
+
+        Parameters
+        ----------
+        v : Sequence[float]
+            ``(v_t, v_n)``: the contact's velocity components (the system's units).
+        eps : float
+            The threshold ``ε`` (same units, ``>= 0``): a component counts as zero when its
+            magnitude is at most ``ε`` (``contactmodes.modes.contact_conditions.classify_arrays``).
+
+        Returns
+        -------
+        VelocityClass
+            ``t_zero = |v_t| <= ε``, ``n_zero = |v_n| <= ε``, ``allowed = allowed(n_zero,
+            t_sign)`` with ``t_sign`` the sign of ``v_t`` beyond ``ε`` (``0`` within it),
+            ``normal = v_n`` and ``row_args = (t_zero, n_zero)``.
+        """
+        vt, vn = v
+        t_zero, n_zero = abs(vt) <= eps, abs(vn) <= eps
+        allowed = self.table_iii[(n_zero, 1 if vt > eps else -1 if vt < -eps else 0)]
+        return VelocityClass(allowed, t_zero, n_zero, vn, (t_zero, n_zero))
+
     def relaxed_rows(self, allowed: str, n_zero: bool) -> tuple[tuple[int, float], ...]:
         """Acceleration rows common to every letter in ``allowed`` for a contact (non-strict).
 
@@ -266,3 +317,25 @@ class PlanarPointContact:
 
 PLANAR_POINT = PlanarPointContact()
 """The planar point contact (``PlanarPointContact``), the toolkit's one contact model."""
+
+
+def require_planar(model: object, what: str) -> None:
+    """Refuse a contact model other than the planar point contact, for the stages that still
+    assume two force components per contact (issue 40: the real-time plans, impact, control,
+    friction intervals and the controllers are not generalized yet).
+
+    Parameters
+    ----------
+    model : object
+        The system's contact model (``ContactSystem.contact_model``).
+    what : str
+        The refusing entry point, named in the message (e.g. ``"impact"``).
+
+    Raises
+    ------
+    ContactModelError
+        ``"<what>: planar contact systems only for now (issue 40)"`` when ``model`` is not a
+        ``PlanarPointContact``.
+    """
+    if not isinstance(model, PlanarPointContact):
+        raise ContactModelError(f"{what}: planar contact systems only for now (issue 40)")

@@ -11,7 +11,9 @@ Two eliminations, both unchanged in meaning from the paper:
 
 Output-sensitive search
 -----------------------
-Instead of testing all ``4^k`` candidates, ``enumerate_modes`` assigns letters contact by
+Every contact's rows come from the system's contact model (``ContactSystem.contact_model``: the
+planar point contact's four letters ``FSLR``, or the spatial one's ``2 + 2 n_f`` at rest); below
+"``4^k``" reads "``|letters|^k``". Instead of testing all ``4^k`` candidates, ``enumerate_modes`` assigns letters contact by
 contact (level by level: the prefixes of length ``i + 1`` are the surviving prefixes of length
 ``i`` extended by each allowed letter of contact ``i``, in ``"FSLR"`` order, so the survivors come
 out in product order) and tests each *partial* assignment with the same slack LP in which every
@@ -50,7 +52,7 @@ from contactmodes import tolerances
 from contactmodes.errors import InternalError
 from contactmodes._linalg import null_space_solution
 from contactmodes.progress import Progress, stage
-from contactmodes.modes.contact_conditions import MODE_LETTERS, VelocityPattern, classify_velocities, contact_rows, relaxed_rows
+from contactmodes.modes.contact_conditions import MODE_LETTERS, VelocityPattern, classify_velocities
 from contactmodes.modes.contact_conditions import validate_mode
 from contactmodes.model.system import ContactSystem
 
@@ -72,7 +74,7 @@ LEAF_BATCH = 1024
 """Prefixes are decided in batches of at most this many (one vectorized LP call each)."""
 
 __all__ = ["MODE_LETTERS", "Enumeration", "acceleration_feasible", "acceleration_rows", "all_modes",
-           "enumerate_modes", "mode_graph", "strict_slack", "strict_slack_of_rows", "velocity_allowed",
+           "contact_acceleration_rows", "contact_relaxed_rows", "enumerate_modes", "mode_graph", "strict_slack", "strict_slack_of_rows", "velocity_allowed",
            "zero_threshold"]
 
 
@@ -113,28 +115,86 @@ def velocity_allowed(system: ContactSystem) -> list[str]:
     return list(classify_velocities(system).allowed)
 
 
+def contact_acceleration_rows(system: ContactSystem, pattern: VelocityPattern, i: int, letter: str):
+    """Contact ``i``'s acceleration rows in ``letter``, ``(E, e, G, g)``: ``E q̈ = e`` (eq. 7) and
+    ``G q̈ >= g`` (eq. 9), from the system's contact model (``rows`` under ``pattern``).
+
+    Component rows take row ``c`` of the contact's block of ``J`` and ``J̇ q̇``; the direction
+    rows (``accel_eq_dirs``, ``accel_geq_dirs``: the spatial side and vertex letters) the
+    combination ``Σ_c a_c`` of the block's rows, after the component rows of their kind. ``G``
+    holds the strict rows of footnote 5 (``accel_geq`` and ``accel_geq_dirs`` alike).
+
+    Parameters
+    ----------
+    system : ContactSystem
+        The system at its state (the enumeration passes the scaled one).
+    pattern : VelocityPattern
+        Its Table III classification (``classify_velocities``).
+    i : int
+        The contact's index.
+    letter : str
+        One of the contact model's letters.
+
+    Returns
+    -------
+    tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray, numpy.ndarray]
+        ``E`` ``(p, n_q)``, ``e`` ``(p,)``, ``G`` ``(r, n_q)``, ``g`` ``(r,)``.
+
+    Raises
+    ------
+    ContactModelError
+        As the model's ``rows`` (a letter it does not know, or cannot build at this state).
+    """
+    nc = system.n_components
+    Jb, cb = system.J[nc * i:nc * (i + 1)], system.Jdot_qdot[nc * i:nc * (i + 1)]
+    rows = system.contact_model.rows(letter, float(system.mu[i]), *pattern.args(i))
+    E = [Jb[cp] for cp in rows.accel_eq] + [np.asarray(d, dtype=float) @ Jb for d in rows.accel_eq_dirs]
+    e = [-cb[cp] for cp in rows.accel_eq] + [-(np.asarray(d, dtype=float) @ cb) for d in rows.accel_eq_dirs]
+    G = [sg * Jb[cp] for cp, sg in rows.accel_geq] + [np.asarray(d, dtype=float) @ Jb for d in rows.accel_geq_dirs]
+    g = [-sg * cb[cp] for cp, sg in rows.accel_geq] + [-(np.asarray(d, dtype=float) @ cb) for d in rows.accel_geq_dirs]
+    n = system.n_q
+    return (np.array(E, dtype=float).reshape(len(E), n), np.array(e, dtype=float),
+            np.array(G, dtype=float).reshape(len(G), n), np.array(g, dtype=float))
+
+
+def contact_relaxed_rows(system: ContactSystem, pattern: VelocityPattern, i: int):
+    """Contact ``i``'s relaxed rows ``(R, r)``, ``R q̈ >= r``: the rows common to every letter
+    Table III allows it (the model's ``relaxed_rows``), for the enumeration's partial assignments.
+
+    Parameters
+    ----------
+    system : ContactSystem
+        The system at its state.
+    pattern : VelocityPattern
+        Its Table III classification.
+    i : int
+        The contact's index.
+
+    Returns
+    -------
+    tuple[numpy.ndarray, numpy.ndarray]
+        ``R`` ``(l, n_q)`` and ``r`` ``(l,)``.
+    """
+    nc = system.n_components
+    rel = system.contact_model.relaxed_rows(pattern.allowed[i], bool(pattern.n_zero[i]))
+    R = [sg * system.J[nc * i + cp] for cp, sg in rel]
+    r = [-sg * system.Jdot_qdot[nc * i + cp] for cp, sg in rel]
+    return np.array(R, dtype=float).reshape(len(R), system.n_q), np.array(r, dtype=float)
+
+
 def _rows(system: ContactSystem, pattern: VelocityPattern, letters: str, relax_from: int | None = None):
     """Acceleration rows ``(E, e, G, g)``: ``E q̈ = e`` and ``G q̈ >= g`` (strict), plus the
     relaxed rows ``(R, r)`` (``R q̈ >= r``) of contacts ``relax_from…k−1`` (none if ``None``)."""
-    J, c = system.J, system.Jdot_qdot
-    E, e, G, g, R, r = [], [], [], [], [], []
-    for i, letter in enumerate(letters):
-        rows = contact_rows(letter, float(system.mu[i]), bool(pattern.t_zero[i]), bool(pattern.n_zero[i]))
-        for comp in rows.accel_eq:
-            E.append(J[2 * i + comp])
-            e.append(-c[2 * i + comp])
-        for comp, sign in rows.accel_geq:
-            G.append(sign * J[2 * i + comp])
-            g.append(-sign * c[2 * i + comp])
-    if relax_from is not None:
-        for i in range(relax_from, system.k):
-            for comp, sign in relaxed_rows(pattern.allowed[i], bool(pattern.n_zero[i])):
-                R.append(sign * J[2 * i + comp])
-                r.append(-sign * c[2 * i + comp])
     n = system.n_q
-    mat = lambda rows: np.array(rows, dtype=float).reshape(len(rows), n)  # noqa: E731
-    vec = lambda vals: np.array(vals, dtype=float)  # noqa: E731
-    return mat(E), vec(e), mat(G), vec(g), mat(R), vec(r)
+    blocks = [contact_acceleration_rows(system, pattern, i, letter) for i, letter in enumerate(letters)]
+    relaxed = [contact_relaxed_rows(system, pattern, i) for i in range(relax_from, system.k)] if relax_from is not None else []
+    E = np.vstack([b[0] for b in blocks] + [np.zeros((0, n))])
+    e = np.concatenate([b[1] for b in blocks] + [np.zeros(0)])
+    G = np.vstack([b[2] for b in blocks] + [np.zeros((0, n))])
+    g = np.concatenate([b[3] for b in blocks] + [np.zeros(0)])
+    R = np.vstack([x[0] for x in relaxed] + [np.zeros((0, n))])
+    r = np.concatenate([x[1] for x in relaxed] + [np.zeros(0)])
+    return E, e, G, g, R, r
 
 
 def acceleration_rows(system: ContactSystem, mode: str):
@@ -166,7 +226,7 @@ def acceleration_rows(system: ContactSystem, mode: str):
     ContactModelError
         When ``mode`` is not a mode of the system.
     """
-    validate_mode(mode, system.contacts)
+    validate_mode(mode, system.contacts, letters=system.contact_model.letters)
     E, e, G, g, _, _ = _rows(system, classify_velocities(system, check_approaching=False), mode)
     return E, e, G, g
 
@@ -240,7 +300,7 @@ def strict_slack(system: ContactSystem, mode: str) -> float:
     ContactModelError
         When ``mode`` is not a mode of the system.
     """
-    validate_mode(mode, system.contacts)
+    validate_mode(mode, system.contacts, letters=system.contact_model.letters)
     scaled = system.scaling.system
     return strict_slack_of_rows(*_rows(scaled, classify_velocities(scaled, check_approaching=False), mode))
 
@@ -285,7 +345,7 @@ class Enumeration:
     Attributes
     ----------
     total : int
-        Number of modes, ``4**k``.
+        Number of modes, ``|letters|**k`` (``4**k`` planar).
     after_velocity : int
         Number of modes allowed by Table III.
     after_acceleration : int
@@ -326,20 +386,22 @@ class Enumeration:
         }
 
 
-def all_modes(k: int) -> list[str]:
-    """All ``4**k`` modes in product order over ``"FSLR"``.
+def all_modes(k: int, letters: str = MODE_LETTERS) -> list[str]:
+    """All ``len(letters)**k`` modes in product order over ``letters``.
 
     Parameters
     ----------
     k : int
         Number of contacts.
+    letters : str, optional
+        The contact model's letters (default the planar ``"FSLR"``: ``4**k`` modes).
 
     Returns
     -------
     list[str]
-        ``4**k`` strings of length ``k``.
+        ``len(letters)**k`` strings of length ``k``.
     """
-    return ["".join(p) for p in itertools.product(MODE_LETTERS, repeat=k)]
+    return ["".join(p) for p in itertools.product(letters, repeat=k)]
 
 
 def mode_graph(modes: list[str]) -> "nx.Graph":
@@ -360,9 +422,11 @@ def mode_graph(modes: list[str]) -> "nx.Graph":
     graph = nx.Graph()
     graph.add_nodes_from(modes)
     present = set(modes)
-    for a in modes:  # neighbours by one-letter substitution: O(n k)
+    # the planar letters in their order, then any other contact model's letters in use
+    alphabet = MODE_LETTERS + "".join(sorted(set("".join(modes)) - set(MODE_LETTERS)))
+    for a in modes:  # neighbours by one-letter substitution: O(n k |letters|)
         for i, letter in enumerate(a):
-            for other in MODE_LETTERS:
+            for other in alphabet:
                 b = a[:i] + other + a[i + 1:]
                 if other != letter and b in present:
                     graph.add_edge(a, b)
@@ -379,7 +443,6 @@ class _Search:
 
     def __init__(self, system: ContactSystem, pattern: VelocityPattern) -> None:
         self.system, self.pattern = system, pattern
-        J, c = system.J, system.Jdot_qdot
         self.k, self.n = system.k, system.n_q
         self.margin = _margin(system)
         self.blocks: list[dict[str, tuple]] = []
@@ -387,17 +450,9 @@ class _Search:
         for i in range(self.k):
             per = {}
             for letter in pattern.allowed[i]:
-                rows = contact_rows(letter, float(system.mu[i]), bool(pattern.t_zero[i]), bool(pattern.n_zero[i]))
-                E = np.array([J[2 * i + cp] for cp in rows.accel_eq]).reshape(-1, self.n)
-                e = np.array([-c[2 * i + cp] for cp in rows.accel_eq])
-                G = np.array([sg * J[2 * i + cp] for cp, sg in rows.accel_geq]).reshape(-1, self.n)
-                g = np.array([-sg * c[2 * i + cp] for cp, sg in rows.accel_geq])
-                per[letter] = (E, e, G, g)
+                per[letter] = contact_acceleration_rows(system, pattern, i, letter)
             self.blocks.append(per)
-            rel = relaxed_rows(pattern.allowed[i], bool(pattern.n_zero[i]))
-            R = np.array([sg * J[2 * i + cp] for cp, sg in rel]).reshape(-1, self.n)
-            r = np.array([-sg * c[2 * i + cp] for cp, sg in rel])
-            self.relaxed.append((R, r))
+            self.relaxed.append(contact_relaxed_rows(system, pattern, i))
         self.lps = 0
         self.bank = self._bank()
 
@@ -641,5 +696,5 @@ def enumerate_modes(system: ContactSystem, progress: Progress | None = None, dec
                 st.update(1, f"contact {i + 1} of {scaled.k}: {len(frontier)} prefixes")
                 if not frontier:
                     break
-    return Enumeration(total=4 ** scaled.k, after_velocity=after_velocity, after_acceleration=len(frontier),
+    return Enumeration(total=len(scaled.contact_model.letters) ** scaled.k, after_velocity=after_velocity, after_acceleration=len(frontier),
                        modes=frontier, allowed=allowed, pattern=pattern, lps=search.lps)

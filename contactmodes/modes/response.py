@@ -1,9 +1,10 @@
 """Mode-specific dynamic response (flipping paper, Sec. III-D, eqs. 24–31): by SVD, and batched.
 
-For a contact mode ``c`` the unknowns are ``x = [q̈; f]`` (length ``n = n_q + 2k``). The equality
-constraints of the mode are stacked into (24)/(25), ``A x = B τ + b``, and the inequalities into
-(32), ``N [q̈; f; τ] >= e`` (``mode_equations``, rows from
-``contact_rows``). The SVD ``A = U Σ Vᵀ`` gives
+For a contact mode ``c`` the unknowns are ``x = [q̈; f]`` (length ``n = n_q + n_f``, ``n_f =
+n_components · k`` the contact-force components of the system's contact model: ``2k`` planar,
+``3k`` spatial). The equality constraints of the mode are stacked into (24)/(25), ``A x = B τ +
+b``, and the inequalities into (32), ``N [q̈; f; τ] >= e`` (``mode_equations``, rows from the
+contact model's ``rows``). The SVD ``A = U Σ Vᵀ`` gives
 
     x = A⁺ (B τ + b) + N(A) w,          valid for τ with  U_⊥ᵀ (B τ + b) = 0        (27)–(31)
 
@@ -58,7 +59,7 @@ def _clean(values: np.ndarray, magnitude: np.ndarray) -> np.ndarray:
 
 @dataclass
 class ModeResponse:
-    """Affine response of one mode (eqs. 26–31). ``n = n_q + 2k``, ``m`` equality rows.
+    """Affine response of one mode (eqs. 26–31). ``n = n_q + n_f``, ``m`` equality rows.
 
     Attributes
     ----------
@@ -82,7 +83,7 @@ class ModeResponse:
     P_q, Q_q, r_q : numpy.ndarray
         Shapes ``(n_q, n_τ)``, ``(n_q, n_w)``, ``(n_q,)``: ``q̈ = P_q τ + Q_q w + r_q``.
     P_f, Q_f, r_f : numpy.ndarray
-        Shapes ``(2k, n_τ)``, ``(2k, n_w)``, ``(2k,)``: ``f = P_f τ + Q_f w + r_f``.
+        Shapes ``(n_f, n_τ)``, ``(n_f, n_w)``, ``(n_f,)``: ``f = P_f τ + Q_f w + r_f``.
     tau_C, tau_d : numpy.ndarray
         Shapes ``(p, n_τ)``, ``(p,)``: admissible torque subspace (31) ``tau_C τ = tau_d``; ``p = 0``
         when every τ is admissible.
@@ -176,7 +177,7 @@ class ModeResponse:
         qdd : numpy.ndarray
             ``(n_q,)`` generalized accelerations.
         f : numpy.ndarray
-            ``(2k,)`` contact forces ``(f_t, f_n)`` per contact.
+            ``(n_f,)`` contact forces, the contact model's components per contact (planar ``(f_t, f_n)``).
 
         Raises
         ------
@@ -349,7 +350,7 @@ def _same_rank(eqs_list: list[ModeEquations], U: np.ndarray, s: np.ndarray, Vt: 
 @dataclass
 class BatchedResponses:
     """The responses (24)–(31) of ``B`` modes computed together (``batched_responses``),
-    nondimensional, ``n = n_q + 2k``, ``s = max(m, n)`` padded ambiguity columns.
+    nondimensional, ``n = n_q + n_f``, ``s = max(m, n)`` padded ambiguity columns.
 
     ``[q̈; f] = P τ + Q w + r`` with ``w`` the *pivot* ambiguity coordinates (the free columns of
     each mode's pivoting, not the orthonormal null-space coordinates of ``ModeResponse``: the
@@ -497,7 +498,7 @@ def batched_responses(A, B, b, rows, pivot_rows, pivot_cols, pivot_rank, pivot_i
     Parameters
     ----------
     A : numpy.ndarray
-        ``(E, n)`` equality bank, ``n = n_q + 2k``.
+        ``(E, n)`` equality bank, ``n = n_q + n_f``.
     B : numpy.ndarray
         ``(E, n_τ)`` its τ-coefficients.
     b : numpy.ndarray
@@ -624,7 +625,7 @@ def solve_response(system: ContactSystem, mode: str, task: bool = True) -> ModeR
     ContactModelError
         When ``mode`` is not a mode of ``system``.
     """
-    validate_mode(mode, system.contacts)
+    validate_mode(mode, system.contacts, letters=system.contact_model.letters)
     sc = system.scaling
     scaled = response_from_equations(mode_equations(sc.system, mode, task=task))
     if sc.is_identity:
@@ -661,7 +662,7 @@ def mode_qdd(system: ContactSystem, mode: str, tau, task: bool = False) -> np.nd
     ContactModelError
         When ``mode`` is not a mode of ``system`` or ``tau`` has the wrong shape.
     """
-    validate_mode(mode, system.contacts)
+    validate_mode(mode, system.contacts, letters=system.contact_model.letters)
     t = np.asarray(tau, dtype=float).reshape(-1)
     if t.shape != (system.n_tau,):
         raise ContactModelError(f"tau: expected {system.n_tau} values (one per actuator), got shape {t.shape}")

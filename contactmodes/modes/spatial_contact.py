@@ -95,7 +95,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from contactmodes.errors import ContactModelError
-from contactmodes.modes.contact_model import ContactRows
+from contactmodes.modes.contact_model import ContactRows, VelocityClass
 from contactmodes.tolerances import SLIP_UNIT_ATOL
 
 __all__ = [
@@ -493,6 +493,32 @@ class SpatialPointContact:
             letters (at rest, ``2 + 2 n_f`` letters).
         """
         return self.table_iii[(bool(n_zero), bool(t_zero))]
+
+    def velocity_class(self, v: ArrayLike, eps: float) -> VelocityClass:
+        """Table III (generalized) for one contact: its allowed letters and ``rows`` arguments.
+
+        Parameters
+        ----------
+        v : array_like
+            ``(v_t1, v_t2, v_n)``: the contact's velocity components (the system's units).
+        eps : float
+            The threshold ``ε`` (same units, ``>= 0``; ``classify_arrays`` of
+            ``contactmodes.modes.contact_conditions`` takes ``max(v0, VELOCITY_RTOL · V)``).
+
+        Returns
+        -------
+        VelocityClass
+            ``n_zero = |v_n| <= ε``; ``t_zero = |v_t| <= ε`` with ``|v_t| = hypot(v_t1, v_t2)``
+            (the tangential *speed*: the threshold is a disk, not a square, so it does not depend
+            on the orientation of ``t1``); ``allowed = allowed(n_zero, t_zero)``; ``normal = v_n``;
+            ``row_args = (t_zero, n_zero, slip)`` with ``slip = v_t / |v_t|`` when ``t_zero`` is
+            false (the direction ``D``'s friction opposes), else ``None``.
+        """
+        vt1, vt2, vn = (float(x) for x in v)
+        speed = math.hypot(vt1, vt2)
+        t_zero, n_zero = speed <= eps, abs(vn) <= eps
+        slip = None if t_zero else (vt1 / speed, vt2 / speed)
+        return VelocityClass(self.table_iii[(n_zero, t_zero)], t_zero, n_zero, vn, (t_zero, n_zero, slip))
 
     def relaxed_rows(self, allowed: str, n_zero: bool) -> tuple[tuple[int, float], ...]:
         """Acceleration rows common to every letter in ``allowed`` for a contact (non-strict).

@@ -56,6 +56,7 @@ from contactmodes.realtime.prefix import PrefixPruning
 from contactmodes.realtime.torque_screen import TorqueScreen
 from contactmodes.errors import ContactModelError
 from contactmodes.modes.contact_conditions import VelocityPattern, contact_rows
+from contactmodes.modes.contact_model import require_planar
 from contactmodes.modes.response import BatchedResponses, batched_responses, pivot_choices
 from contactmodes.model.scaling import ScaledTerms, scale_terms
 
@@ -204,7 +205,14 @@ class Structure:
         -------
         Structure
             Sizes, contact names, friction coefficients and constraint blocks ``(kind, type, rows)``.
+
+        Raises
+        ------
+        ContactModelError
+            For a system whose contact model is not the planar one (``"real-time plan: planar
+            contact systems only for now (issue 40)"``).
         """
+        require_planar(system.contact_model, "real-time plan")
         return cls(system.n_q, system.n_tau, system.contacts, system.mu,
                    [(c.kind, c.type, c.n_rows) for c in system.constraints])
 
@@ -901,7 +909,13 @@ def terms_of(system) -> ScaledTerms:
     -------
     ScaledTerms
         The nondimensional terms (``contactmodes.model.scaling.scale_terms``).
+
+    Raises
+    ------
+    ContactModelError
+        For a system whose contact model is not the planar one (``require_planar``).
     """
+    require_planar(system.contact_model, "real-time plan")
     return scale_terms(system.M, system.h, system.S, system.J, system.Jdot_qdot, system.v_contact, system.v0,
                        system.scales, [(c.qdd, c.f, c.tau, c.rhs) for c in system.constraints])
 

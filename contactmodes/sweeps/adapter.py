@@ -128,7 +128,7 @@ def check_modes(system, modes: Sequence[str]) -> list[str]:
     """
     from contactmodes.modes.contact_conditions import validate_mode
 
-    return [validate_mode(m, system.contacts, "--mode") for m in modes]
+    return [validate_mode(m, system.contacts, "--mode", system.contact_model.letters) for m in modes]
 
 
 def torque_names(system) -> list[str]:

@@ -198,16 +198,9 @@ class LoadedSpatialSystem:
 
     @property
     def system(self):
-        """The ``ContactSystem`` at ``(q, qdot)`` — not yet for spatial files.
-
-        Raises
-        ------
-        SystemFileError
-            Always, until the analysis reads spatial systems: ``"dimension: analysis of spatial
-            systems: not yet (contactmodes check reads spatial files)"``.
-        """
-        raise SystemFileError("dimension: analysis of spatial systems: not yet (contactmodes check reads spatial "
-                              "files)")
+        """The ``ContactSystem`` at ``(q, qdot)`` (SI units) with the file's contact model
+        (``SpatialMechanism.contact_system``; a new one per access)."""
+        return self.mechanism.contact_system(self.q, self.qdot, contact_model=self.contact_model, name=self.name)
 
 
 # ------------------------------------------------------------------------------------------------

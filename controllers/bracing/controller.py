@@ -53,6 +53,7 @@ from typing import Sequence
 import numpy as np
 
 from contactmodes import ContactModelError, ContactSystem, RobustResult, robust_unambiguous
+from contactmodes.modes.contact_model import require_planar
 from contactmodes.tolerances import MAGNITUDE_MAX
 from polytopes import NumericalError, Polytope, simplify
 from polytopes.tolerances import COEF_ZERO_TOL, CONTAINMENT_TOL
@@ -314,8 +315,10 @@ class BracingController:
         Raises
         ------
         ContactModelError
-            When the system has no disturbance, ``mode`` is invalid, or the torque bound has the
-            wrong shape or is not in ``(0, MAGNITUDE_MAX]``.
+            When the system has no disturbance, ``mode`` is invalid, the torque bound has the
+            wrong shape or is not in ``(0, MAGNITUDE_MAX]``, or the system's contact model is not
+            the planar one (``"bracing controller: planar contact systems only for now (issue
+            40)"``).
 
         Examples
         --------
@@ -325,6 +328,7 @@ class BracingController:
         >>> round(float(result.torque[0]), 3), round(result.margin, 3)     # N·m
         (-0.662, 0.05)
         """
+        require_planar(system.contact_model, "bracing controller")
         bound = _bound_vector(self.torque_bound, system.n_tau)
         if robust is None:
             robust = robust_unambiguous(system, mode, within_mode=self.within_mode)

@@ -61,6 +61,7 @@ from typing import Callable, NamedTuple, Sequence
 
 import numpy as np
 
+from contactmodes.modes.contact_model import require_planar
 from contactmodes.control.margin import actuator_lengths, default_margin
 from contactmodes.control.spec import check_margin
 from contactmodes.control.objective import LinearObjective
@@ -321,7 +322,9 @@ class UnambiguousOptimalController(OptimalControllerBase):
     ------
     ContactModelError
         One line naming the field: an objective of the wrong sizes, missing or bad limits, an
-        unknown mode, a disturbance, a margin that is not a finite number >= 0.
+        unknown mode, a disturbance, a margin that is not a finite number >= 0, a system whose
+        contact model is not the planar one (``"controller: planar contact systems only for now
+        (issue 40)"``).
 
     Notes
     -----
@@ -351,6 +354,7 @@ class UnambiguousOptimalController(OptimalControllerBase):
         if mech is None or template is None:
             raise ContactModelError("system: expected a system file's path or its LoadedSystem "
                                     "(contactmodes.system_file.loader.load_system_file), which carries the mechanism")
+        require_planar(template.contact_model, "controller")
         if template.disturbance is not None:
             raise ContactModelError("disturbance: not supported by the real-time controller")
         self.mechanism, self.template = mech, template
