@@ -514,7 +514,7 @@ class SpatialPointContact:
             ``row_args = (t_zero, n_zero, slip)`` with ``slip = v_t / |v_t|`` when ``t_zero`` is
             false (the direction ``D``'s friction opposes), else ``None``.
         """
-        vt1, vt2, vn = (float(x) for x in v)
+        vt1, vt2, vn = (float(x) for x in np.asarray(v, dtype=float).reshape(3))
         speed = math.hypot(vt1, vt2)
         t_zero, n_zero = speed <= eps, abs(vn) <= eps
         slip = None if t_zero else (vt1 / speed, vt2 / speed)
