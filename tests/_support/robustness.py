@@ -71,16 +71,23 @@ N_DIRECTIONS = 6
 
 
 # ------------------------------------------------------------------------------ the inputs ----
+#: the largest example (kinematically feasible modes) the full layer runs
+MAX_MODES = 1000
+
+
 def example_files() -> list[Path]:
     """Every example system file the analysis reads (``analyze`` refuses the others: contacts
-    approaching or lifted at the file's state, which ``impact`` and ``simulate`` read)."""
+    approaching or lifted at the file's state, which ``impact`` and ``simulate`` read) with at
+    most ``MAX_MODES`` kinematically feasible modes (Solo-12 standing has 10^4: its facts under
+    every perturbation and kernel would take hours; issue 40's scale work covers it)."""
     out = []
     for path in sorted(EXAMPLES.rglob("*.toml")):
         try:
-            AnalysisSession(load(path)).enumeration
+            n_modes = len(AnalysisSession(load(path)).enumeration.modes)
         except (SystemFileError, ApproachingContactError):
             continue
-        out.append(path)
+        if n_modes <= MAX_MODES:
+            out.append(path)
     return out
 
 
