@@ -136,7 +136,8 @@ def parse_outputs(system, outputs: str | Sequence[str], where: str = "--outputs"
     if not texts or any(not t for t in texts):
         raise ContactModelError(f"{where}: expected comma-separated expressions such as 'qdd.x, qdd.theta', "
                                 f"got {outputs!r}")
-    parsed = tuple(parse_objective(t, system.coordinates, system.contacts, system.torques, where=where) for t in texts)
+    parsed = tuple(parse_objective(t, system.coordinates, system.contacts, system.torques, where=where,
+                                   components=system.contact_model.components) for t in texts)
     for e in parsed:
         if e.is_zero:
             raise ContactModelError(f"{where}: {e.text!r} names no quantity (a constant output)")

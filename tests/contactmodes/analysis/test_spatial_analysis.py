@@ -464,3 +464,24 @@ def test_spatial_analysis_json_validates_and_planar_documents_keep_their_letters
     planar["modes"][0]["mode"] = "a"  # a spatial letter in a planar document
     with pytest.raises(DocumentError, match=r"modes\[0\]\.mode"):
         validate(planar, "contactmodes.analysis/1")
+
+
+def test_outputs_of_the_box_on_its_slope_are_the_static_balance():
+    """``--outputs`` on a spatial system (its components ``t1, t2, n``): the box on the slope of
+    ``examples/spatial/box_on_slope.toml`` (normal ``(−1, 0, 3)/√10``, tan α = 1/3, 1.2 kg,
+    g = 9.81, ``t1`` world x projected up the slope) sticking on its four corners holds its weight:
+    Σ f_n = m g cos α and Σ f_t1 = m g sin α (up the slope), Σ f_t2 = 0 — each determined though
+    the corners' forces are not (dim w 6)."""
+    import math
+
+    from _support.paths import EXAMPLES
+
+    import contactmodes as cm
+
+    sums = [" + ".join(f"f.c{i}.{c}" for i in range(1, 5)) for c in ("n", "t1", "t2")]
+    out = cm.analyze(EXAMPLES / "spatial" / "box_on_slope.toml", modes=["FFFF"], outputs=sums).outputs["FFFF"]
+    Y = out.set
+    assert Y.n_ineq == 0 and Y.n_eq == 3 and all(out.determined)
+    y = np.linalg.solve(Y.C, Y.d)
+    alpha, weight = math.atan(1 / 3), 1.2 * 9.81
+    np.testing.assert_allclose(y, [weight * math.cos(alpha), weight * math.sin(alpha), 0.0], rtol=1e-9, atol=1e-9)
