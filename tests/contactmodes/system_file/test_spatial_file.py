@@ -357,16 +357,20 @@ def test_unknown_solo_joint_names_the_key(tmp_path, capsys):
     assert err.count("\n") == 1 and "state.q.FL_HIP: unknown joint 'FL_HIP'" in err
 
 
-def test_snap_plot_and_analysis_refuse_a_spatial_file_with_one_line(capsys):
+def test_snap_and_plot_refuse_a_spatial_file_with_one_line_and_analysis_reads_it(capsys):
     box = str(SPATIAL / "box_on_slope.toml")
     for argv, where in ((["check", box, "--snap"], "--snap: not yet for spatial files"),
-                        (["check", box, "--plot", "/tmp/never-written.png"], "--plot: not yet for spatial files"),
-                        (["analyze", box], "analysis of spatial systems: not yet")):
+                        (["check", box, "--plot", "/tmp/never-written.png"], "--plot: not yet for spatial files")):
         assert main(argv) == 2
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and where in err, err
-    with pytest.raises(SystemFileError, match="analysis of spatial systems: not yet"):
-        load_system_file(box).system
+    loaded = load_system_file(box)
+    system = loaded.system  # the file's contact model and state, as a direct build gives them
+    direct = loaded.mechanism.contact_system(loaded.q, loaded.qdot, contact_model=loaded.contact_model)
+    assert system.contact_model == direct.contact_model and system.contact_model.sides == loaded.sides
+    np.testing.assert_array_equal(system.J, direct.J)
+    assert main(["analyze", box, "--mode", "FFFF"]) == 0
+    assert "FFFF" in capsys.readouterr().out
 
 
 def test_planar_dimension_two_changes_nothing():

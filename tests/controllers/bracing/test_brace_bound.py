@@ -29,6 +29,7 @@ import pytest
 
 from _support.paths import ROOT
 from contactmodes.analysis.session import mode_domain
+from contactmodes.modes.contact_model import PLANAR_POINT
 from contactmodes.system_file.loader import load_system_file
 from contactmodes.analysis.robust import RobustResult
 from controllers.bracing import BracingController
@@ -99,7 +100,7 @@ def _solve_pieces(pieces, bound, **kwargs):
     when the robust sets are passed)."""
     n = pieces[0].dim
     robust = RobustResult("F", Polytope.universe(n), list(pieces), [], np.zeros((0, 1)))
-    return BracingController(torque_bound=bound, **kwargs).solve(SimpleNamespace(n_tau=n), "F", robust=robust)
+    return BracingController(torque_bound=bound, **kwargs).solve(SimpleNamespace(n_tau=n, contact_model=PLANAR_POINT), "F", robust=robust)
 
 
 @pytest.mark.parametrize("bound", [1.0] + LARGE)
