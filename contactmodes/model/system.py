@@ -498,9 +498,11 @@ class ContactSystem:
         components = getattr(model, "components", None)
         if (not isinstance(components, tuple) or not components or not all(isinstance(c, str) for c in components)
                 or not isinstance(getattr(model, "letters", None), str) or not callable(getattr(model, "rows", None))
-                or not callable(getattr(model, "velocity_class", None))):
-            raise ContactModelError(f"contact_model: expected a contact model (components, letters, rows, "
-                                    f"velocity_class), got {type(model).__name__}")
+                or not isinstance(getattr(model, "kept_letters", None), str)
+                or not callable(getattr(model, "velocity_class", None))
+                or not callable(getattr(model, "relaxed_rows", None))):
+            raise ContactModelError(f"contact_model: expected a contact model (components, letters, kept_letters, "
+                                    f"rows, velocity_class, relaxed_rows), got {type(model).__name__}")
         n_f = len(components) * k
         for label, names in (("coordinates", self.coordinates), ("torques", self.torques), ("contacts", self.contacts)):
             names = tuple(str(n) for n in names)

@@ -485,3 +485,17 @@ def test_outputs_of_the_box_on_its_slope_are_the_static_balance():
     y = np.linalg.solve(Y.C, Y.d)
     alpha, weight = math.atan(1 / 3), 1.2 * 9.81
     np.testing.assert_allclose(y, [weight * math.cos(alpha), weight * math.sin(alpha), 0.0], rtol=1e-9, atol=1e-9)
+
+
+def test_a_contact_model_without_its_relaxation_is_refused_when_the_system_is_built(arm):
+    """The enumeration calls ``relaxed_rows``: a model lacking it fails at construction, in one
+    line naming ``contact_model``, not later inside the enumeration."""
+
+    class NoRelaxation:
+        components, letters, kept_letters = ("t1", "t2", "n"), "SF", "F"
+        rows = velocity_class = staticmethod(lambda *args: None)
+
+    with pytest.raises(ContactModelError, match="^contact_model: expected a contact model .*relaxed_rows"):
+        ContactSystem(M=arm.M, h=arm.h, S=arm.S, J=arm.J, Jdot_qdot=arm.Jdot_qdot, v_contact=arm.v_contact,
+                      mu=arm.mu, coordinates=arm.coordinates, torques=arm.torques, contacts=arm.contacts,
+                      contact_model=NoRelaxation())
