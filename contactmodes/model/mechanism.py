@@ -141,9 +141,12 @@ class _LinkState:
 
 @dataclass(frozen=True)
 class Dynamics:
-    """Analytic dynamics and contact kinematics of a ``PlanarMechanism`` at ``(q, q̇)``.
+    """Dynamics and contact kinematics of a mechanism at ``(q, q̇)``: a ``PlanarMechanism``
+    (analytic) or a ``contactmodes.model.spatial.SpatialMechanism`` (Pinocchio).
 
-    ``n`` coordinates, ``k`` contacts; SI units of the coordinates.
+    ``n`` velocity coordinates, ``k`` contacts, ``c`` force components per contact (2 in the
+    plane, rows ``(t_i, n_i)``; 3 in space, rows ``(t1_i, t2_i, n_i)``); SI units of the
+    coordinates (a spatial floating base: world-frame linear and angular velocity).
 
     Attributes
     ----------
@@ -152,15 +155,16 @@ class Dynamics:
     h : numpy.ndarray
         ``(n,)``: ``C(q, q̇) q̇ + g(q)``.
     J : numpy.ndarray
-        ``(2k, n)`` contact Jacobian, rows ``(t_i·∂p_i/∂q, n_i·∂p_i/∂q)`` per contact.
+        ``(c k, n)`` contact Jacobian, the rows of each contact's components along ``∂p_i/∂q``.
     Jdot_qdot : numpy.ndarray
-        ``(2k,)`` ``J̇ q̇``: contact-point accelerations at ``q̈ = 0`` in contact frames.
+        ``(c k,)`` ``J̇ q̇``: contact-point accelerations at ``q̈ = 0`` in contact frames (m/s²).
     v_contact : numpy.ndarray
-        ``(2k,)`` ``J q̇``: contact-point velocities in contact frames (m/s).
+        ``(c k,)`` ``J q̇``: contact-point velocities in contact frames (m/s).
     gaps : numpy.ndarray
-        ``(k,)`` signed distances ``n_i·(p_i − s_i)`` of the contact points from their lines (m).
+        ``(k,)`` signed distances ``n_i·(p_i − s_i)`` of the contact points from their lines
+        (planes in space) (m).
     positions : numpy.ndarray
-        ``(k, 2)`` world positions of the contact points (m).
+        ``(k, 2)`` (``(k, 3)`` in space) world positions of the contact points (m).
     """
 
     M: np.ndarray

@@ -68,13 +68,14 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from contactmodes.errors import ContactModelError, InternalError
+from contactmodes.model.mechanism import Dynamics
 from contactmodes.model.spatial_frames import contact_frame, unit_quaternion_matrix
 from contactmodes.model.spatial_robot import BASE_COORDINATES, RobotJoint, RobotModel, load_robot
 from contactmodes.model.system import CharacteristicScales, ContactSystem, Disturbance, LinearConstraint
 from contactmodes.modes.spatial_contact import SpatialPointContact
 from contactmodes.tolerances import MU_MAX
 
-__all__ = ["SpatialContact", "SpatialDynamics", "SpatialMechanism"]
+__all__ = ["SpatialContact", "SpatialMechanism"]
 
 CONFIGURATION_BASE = ("x", "y", "z", "qw", "qx", "qy", "qz")
 """Names of a floating base's configuration entries (position, quaternion ``(w, x, y, z)``)."""
@@ -114,41 +115,6 @@ class SpatialContact:
     def normal(self) -> np.ndarray:
         """``(3,)`` the plane's unit normal ``n`` (world)."""
         return self.frame[2]
-
-
-@dataclass(frozen=True)
-class SpatialDynamics:
-    """Dynamics and contact kinematics of a ``SpatialMechanism`` at ``(q, q̇)``: the fields of the
-    planar ``contactmodes.model.mechanism.Dynamics``, with three rows per contact.
-
-    ``n_v`` velocity coordinates, ``k`` contacts; SI units, world-frame base velocities (module
-    docstring).
-
-    Attributes
-    ----------
-    M : numpy.ndarray
-        ``(n_v, n_v)`` symmetric positive semi-definite inertia matrix (kg, kg·m, kg·m²).
-    h : numpy.ndarray
-        ``(n_v,)`` ``C(q, q̇) q̇ + g(q)`` (N, N·m).
-    J : numpy.ndarray
-        ``(3k, n_v)`` contact Jacobian, rows ``(t1, t2, n)`` per contact.
-    Jdot_qdot : numpy.ndarray
-        ``(3k,)`` ``J̇ q̇``: contact-point accelerations at ``q̈ = 0`` in contact frames (m/s²).
-    v_contact : numpy.ndarray
-        ``(3k,)`` ``J q̇``: contact-point velocities in contact frames (m/s).
-    gaps : numpy.ndarray
-        ``(k,)`` signed distances ``n·(p − s)`` of the contact points from their planes (m).
-    positions : numpy.ndarray
-        ``(k, 3)`` world positions of the contact points (m).
-    """
-
-    M: np.ndarray
-    h: np.ndarray
-    J: np.ndarray
-    Jdot_qdot: np.ndarray
-    v_contact: np.ndarray
-    gaps: np.ndarray
-    positions: np.ndarray
 
 
 def _scalar(value: Any, field: str, minimum: float | None = None, maximum: float | None = None) -> float:
@@ -627,10 +593,10 @@ class SpatialMechanism:
             assert M is not None and h is not None  # computed above with the dynamics
             Jdq = np.matmul(frames, acc[:, :, None]).reshape(3 * k)
             gaps = (frames[:, 2] * (positions - self._points)).sum(axis=1)
-            d = SpatialDynamics(M=M, h=h, J=J, Jdot_qdot=Jdq, v_contact=J @ v, gaps=gaps, positions=positions)
+            d = Dynamics(M=M, h=h, J=J, Jdot_qdot=Jdq, v_contact=J @ v, gaps=gaps, positions=positions)
         return d, data, positions, J, v
 
-    def dynamics(self, q: ArrayLike, qdot: ArrayLike) -> SpatialDynamics:
+    def dynamics(self, q: ArrayLike, qdot: ArrayLike) -> Dynamics:
         """Dynamics and contact kinematics at ``(q, q̇)`` (module docstring).
 
         Parameters
@@ -642,7 +608,7 @@ class SpatialMechanism:
 
         Returns
         -------
-        SpatialDynamics
+        Dynamics
             ``M`` (n_v, n_v), ``h`` (n_v,), ``J`` (3k, n_v), ``Jdot_qdot`` (3k,), ``v_contact``
             (3k,), ``gaps`` (k,), ``positions`` (k, 3).
 
@@ -709,7 +675,7 @@ class SpatialMechanism:
         _, data, positions, J, v = self._evaluate(q, qdot, with_dynamics=False)
         return self._scales(data, positions, J, v)
 
-    def dynamics_and_scales(self, q: ArrayLike, qdot: ArrayLike) -> tuple[SpatialDynamics, CharacteristicScales]:
+    def dynamics_and_scales(self, q: ArrayLike, qdot: ArrayLike) -> tuple[Dynamics, CharacteristicScales]:
         """``(dynamics(q, qdot), characteristic_scales(q, qdot))`` from one evaluation.
 
         Parameters
@@ -721,7 +687,7 @@ class SpatialMechanism:
 
         Returns
         -------
-        dynamics : SpatialDynamics
+        dynamics : Dynamics
             As ``dynamics``.
         scales : CharacteristicScales
             As ``characteristic_scales``.
