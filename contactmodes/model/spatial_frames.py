@@ -44,8 +44,8 @@ from numpy.typing import ArrayLike
 
 from contactmodes.errors import ContactModelError
 
-__all__ = ["MAX_TANGENT_COSINE", "contact_frame", "quaternion_matrix", "rpy_matrix", "rpy_quaternion",
-           "unit_quaternion", "unit_quaternion_matrix"]
+__all__ = ["MAX_TANGENT_COSINE", "contact_frame", "finite_vector", "quaternion_matrix", "rpy_matrix",
+           "rpy_quaternion", "unit_quaternion", "unit_quaternion_matrix"]
 
 MAX_TANGENT_COSINE = 1.0 / math.sqrt(2.0)
 """Largest ``|cos|`` of the angle between a contact's tangent direction and its normal: a given
@@ -54,7 +54,28 @@ to the world ``y`` axis beyond it (module docstring). A rule of the convention, 
 tolerance: either projection into the plane keeps at least ``1/√2`` of its length."""
 
 
-def _finite3(value: ArrayLike, field: str, size: int = 3) -> np.ndarray:
+def finite_vector(value: ArrayLike, field: str, size: int = 3) -> np.ndarray:
+    """``value`` as a float array of shape ``(size,)`` with finite entries.
+
+    Parameters
+    ----------
+    value : array_like
+        The numbers given for ``field``.
+    field : str
+        The field named in the error message.
+    size : int, optional
+        The number of entries expected (default 3).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(size,)`` a new float array.
+
+    Raises
+    ------
+    ContactModelError
+        One line naming ``field``: not numeric, another shape, or a NaN or infinite entry.
+    """
     try:
         arr = np.array(value, dtype=float)
     except (TypeError, ValueError):
@@ -86,7 +107,7 @@ def unit_quaternion(quaternion: ArrayLike, field: str = "quaternion") -> np.ndar
     ContactModelError
         Not four finite numbers, or norm 0 (``"FIELD: must have a nonzero norm …"``).
     """
-    q = _finite3(quaternion, field, 4)
+    q = finite_vector(quaternion, field, 4)
     norm = math.hypot(*q.tolist())  # no overflow or underflow of the squares
     if not norm > 0.0:
         raise ContactModelError(f"{field}: a quaternion (w, x, y, z) must have a nonzero norm, got {q.tolist()}")
@@ -157,7 +178,7 @@ def rpy_matrix(rpy: ArrayLike, field: str = "rpy") -> np.ndarray:
     ContactModelError
         Not three finite numbers.
     """
-    r, p, y = _finite3(rpy, field)
+    r, p, y = finite_vector(rpy, field)
     cr, sr, cp, sp, cy, sy = math.cos(r), math.sin(r), math.cos(p), math.sin(p), math.cos(y), math.sin(y)
     return np.array([
         [cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr],
@@ -187,7 +208,7 @@ def rpy_quaternion(rpy: ArrayLike, field: str = "rpy") -> np.ndarray:
     ContactModelError
         Not three finite numbers.
     """
-    r, p, y = _finite3(rpy, field) * 0.5
+    r, p, y = finite_vector(rpy, field) * 0.5
     cr, sr, cp, sp, cy, sy = math.cos(r), math.sin(r), math.cos(p), math.sin(p), math.cos(y), math.sin(y)
     q = np.array([
         cr * cp * cy + sr * sp * sy,
@@ -224,7 +245,7 @@ def contact_frame(normal: ArrayLike, tangent: ArrayLike | None = None, field: st
         A normal or tangent that is not three finite numbers, a zero normal or tangent, or a
         tangent within 45° of the normal.
     """
-    nv = _finite3(normal, f"{field}.surface_normal")
+    nv = finite_vector(normal, f"{field}.surface_normal")
     norm = float(np.linalg.norm(nv))
     if not norm > 0.0:
         raise ContactModelError(f"{field}.surface_normal: must be a nonzero vector, got {nv.tolist()}")
@@ -232,7 +253,7 @@ def contact_frame(normal: ArrayLike, tangent: ArrayLike | None = None, field: st
     if tangent is None:
         axis = np.array([1.0, 0.0, 0.0]) if abs(n[0]) <= MAX_TANGENT_COSINE else np.array([0.0, 1.0, 0.0])
     else:
-        tv = _finite3(tangent, f"{field}.tangent")
+        tv = finite_vector(tangent, f"{field}.tangent")
         tnorm = float(np.linalg.norm(tv))
         if not tnorm > 0.0:
             raise ContactModelError(f"{field}.tangent: must be a nonzero vector, got {tv.tolist()}")

@@ -57,7 +57,7 @@ from numpy.typing import ArrayLike
 from contactmodes import tolerances
 from contactmodes.errors import ContactModelError
 from contactmodes.extras import require
-from contactmodes.model.spatial_frames import quaternion_matrix
+from contactmodes.model.spatial_frames import finite_vector, quaternion_matrix
 
 __all__ = ["BASE_COORDINATES", "JOINT_KINDS", "RESERVED_STATE_KEYS", "RobotJoint", "RobotModel", "load_robot"]
 
@@ -318,18 +318,6 @@ def _place_fixed_base(pin, model, position: np.ndarray, rotation: np.ndarray) ->
             model.frames[f].placement = X * model.frames[f].placement
 
 
-def _vector(value: ArrayLike, field: str, size: int) -> np.ndarray:
-    try:
-        arr = np.array(value, dtype=float)
-    except (TypeError, ValueError):
-        raise ContactModelError(f"{field}: not a numeric array: {value!r}") from None
-    if arr.shape != (size,):
-        raise ContactModelError(f"{field}: expected {size} numbers, got shape {arr.shape}")
-    if not np.isfinite(arr).all():
-        raise ContactModelError(f"{field}: contains NaN or infinite values")
-    return arr
-
-
 def load_robot(
     path: str | Path,
     base: str = "floating",
@@ -377,8 +365,8 @@ def load_robot(
         raise ContactModelError(f"gravity: must be a number, got {gravity!r}") from None
     if not np.isfinite(g):
         raise ContactModelError(f"gravity: must be finite, got {g}")
-    position = _vector(base_position, "base_position", 3)
-    quaternion = _vector(base_quaternion, "base_quaternion", 4)
+    position = finite_vector(base_position, "base_position", 3)
+    quaternion = finite_vector(base_quaternion, "base_quaternion", 4)
     rotation = quaternion_matrix(quaternion, "base_quaternion")
     if floating and (position.any() or not np.array_equal(rotation, np.eye(3))):
         raise ContactModelError("base_position: a floating base's pose is part of the state (state.q), not of "
