@@ -69,7 +69,9 @@ def guaranteed_mode(s: ContactSystem, tau, kinematic_modes, slack: float = SLACK
     return mode
 
 
-def _linprog_max(g, A_ub, b_ub, A_eq, b_eq, n) -> float | None:
+def linprog_max(g, A_ub, b_ub, A_eq, b_eq, n) -> float | None:
+    """``max g·x`` over ``A_ub x <= b_ub, A_eq x = b_eq``, ``x`` free in R^n, by HiGHS (``None``
+    infeasible, ``inf`` unbounded)."""
     res = linprog(-np.asarray(g, dtype=float), A_ub=A_ub if len(b_ub) else None, b_ub=b_ub if len(b_ub) else None,
                   A_eq=A_eq if len(b_eq) else None, b_eq=b_eq if len(b_eq) else None,
                   bounds=[(None, None)] * n, method="highs")
@@ -100,7 +102,7 @@ def closure_best(pieces, g, lo, hi) -> float | None:
     A_box, b_box = box_rows(lo, hi)
     best = None
     for P in pieces:
-        v = _linprog_max(g, np.vstack([P.A, A_box]), np.concatenate([P.b, b_box]), P.C, P.d, P.dim)
+        v = linprog_max(g, np.vstack([P.A, A_box]), np.concatenate([P.b, b_box]), P.C, P.d, P.dim)
         if v is not None and (best is None or v > best):
             best = v
     return best
@@ -111,7 +113,7 @@ def allowed_best(D, g, lo, hi) -> float | None:
     n_tau = len(lo)
     A_box, b_box = box_rows(lo, hi)
     A_box = np.hstack([A_box, np.zeros((A_box.shape[0], D.dim - n_tau))])
-    return _linprog_max(np.concatenate([g, np.zeros(D.dim - n_tau)]), np.vstack([D.A, A_box]),
+    return linprog_max(np.concatenate([g, np.zeros(D.dim - n_tau)]), np.vstack([D.A, A_box]),
                         np.concatenate([D.b, b_box]), D.C, D.d, D.dim)
 
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from scipy.optimize import linprog
 
+from _support.control_oracle import linprog_max
 from _support.oracle import mode_rows
 from _support.paths import EXAMPLES
 
@@ -52,15 +52,7 @@ def lp(c, A_eq, b_eq, A_ub, b_ub, extra_eq=None, extra_ub=None):
         A_eq, b_eq = np.vstack([A_eq, extra_eq[0]]), np.concatenate([b_eq, extra_eq[1]])
     if extra_ub is not None:
         A_ub, b_ub = np.vstack([A_ub, extra_ub[0]]), np.concatenate([b_ub, extra_ub[1]])
-    res = linprog(-np.asarray(c, dtype=float), A_ub=A_ub if len(b_ub) else None, b_ub=b_ub if len(b_ub) else None,
-                  A_eq=A_eq if len(b_eq) else None, b_eq=b_eq if len(b_eq) else None,
-                  bounds=[(None, None)] * len(c), method="highs")
-    if res.status == 2:
-        return None
-    if res.status == 3:
-        return np.inf
-    assert res.status == 0, res.message
-    return -res.fun
+    return linprog_max(c, A_ub, b_ub, A_eq, b_eq, len(c))
 
 
 def piece_rows(P, n_x: int):
