@@ -40,6 +40,7 @@ unknown link 'lid' (the robot's links: box)``); nothing is written.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -196,10 +197,11 @@ class LoadedSpatialSystem:
 
         return SpatialPointContact(self.sides, self.polygon)
 
-    @property
+    @cached_property
     def system(self):
         """The ``ContactSystem`` at ``(q, qdot)`` (SI units) with the file's contact model
-        (``SpatialMechanism.contact_system``; a new one per access)."""
+        (``SpatialMechanism.contact_system``; built on first access, then kept, as the planar
+        ``LoadedSystem.system`` is built once)."""
         return self.mechanism.contact_system(self.q, self.qdot, contact_model=self.contact_model, name=self.name)
 
 
