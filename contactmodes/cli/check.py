@@ -30,7 +30,9 @@ Exit status 0 whenever the geometry could be evaluated; read ``accepted`` (JSON)
     (the contact frame ``(t1, t2, n)``), ``coordinates`` names the velocity coordinates
     (``qdot``; a floating base's ``x, y, z, wx, wy, wz`` in world axes) and ``configuration``
     the entries of ``q`` (a floating base's ``x, y, z, qw, qx, qy, qz``, then the joints).
-    ``--snap`` and ``--plot`` refuse a spatial file (one line, exit status 2).
+    ``--plot`` refuses a spatial file (one line, exit status 2); ``--snap`` moves a spatial state
+    in its velocity coordinates and writes array keys (``base_position``, the orientation under the
+    file's own key) back whole (``docs/system-file.md``, "Spatial files").
 
 ``--snap``: the state snapped onto the surfaces
 ------------------------------------------------
@@ -138,7 +140,7 @@ def run(args: argparse.Namespace) -> str:
     """
     from contactmodes.system_file.loader import system_geometry
 
-    if getattr(args, "snap", False) or getattr(args, "plot", None) is not None:
+    if getattr(args, "plot", None) is not None:
         _refuse_spatial(args)
     if getattr(args, "plot", None) is not None:
         _plot_robot(args.file, args.plot)
@@ -155,14 +157,13 @@ def run(args: argparse.Namespace) -> str:
 
 
 def _refuse_spatial(args: argparse.Namespace) -> None:
-    """``--snap`` and ``--plot`` read planar files only: a spatial file gets one line (exit 2)."""
+    """``--plot`` draws planar files only: a spatial file gets one line (exit 2)."""
     from contactmodes._command_line import UserError
     from contactmodes.system_file.loader import read_document
     from contactmodes.system_file.spatial_file import is_spatial
 
     if is_spatial(read_document(Path(args.file))):
-        option = "--snap" if getattr(args, "snap", False) else "--plot"
-        raise UserError(f"{option}: not yet for spatial files (dimension = 3); contactmodes check FILE shows the "
+        raise UserError("--plot: not yet for spatial files (dimension = 3); contactmodes check FILE shows the "
                         "contacts' gaps")
 
 
@@ -192,6 +193,7 @@ def _run_snap(args: argparse.Namespace) -> str:
     from contactmodes.errors import InternalError, SystemFileError
     from contactmodes.system_file.loader import parse_contents, read_document, parse_geometry, parse_system
     from contactmodes.system_file.snap import snap_state
+    from contactmodes.system_file.spatial_file import is_spatial, parse_spatial_contents
 
     source = str(args.file)
     out = args.write
@@ -206,14 +208,18 @@ def _run_snap(args: argparse.Namespace) -> str:
             raise UserError(f"--output: {args.output} is also the --write file")
     data = read_document(Path(source))
     before = parse_geometry(data, source)
-    parsed = parse_contents(data, source)
+    spatial = is_spatial(data)
+    parsed = parse_spatial_contents(data, source) if spatial else parse_contents(data, source)
     if before.accepted:
         result = None
         q, qdot = parsed.q, parsed.qdot
     else:
         result = snap_state(parsed.mechanism, parsed.q, parsed.qdot)
         q, qdot = result.q, result.qdot
-    changes = _state_changes(data, parsed.mechanism.coordinates, parsed.q, q, parsed.qdot, qdot)
+    if spatial:
+        changes = _spatial_state_changes(data, parsed.mechanism, parsed.q, q, parsed.qdot, qdot)
+    else:
+        changes = _state_changes(data, parsed.mechanism.coordinates, parsed.q, q, parsed.qdot, qdot)
     snapped = copy.deepcopy(data)
     for path, value in changes.items():
         snapped["state"].setdefault(path[1], {})[path[2]] = value  # a file may omit state.qdot
@@ -234,8 +240,8 @@ def _run_snap(args: argparse.Namespace) -> str:
             "qdot_input": parsed.qdot.tolist(),
             "qdot_changed": bool(result is not None and result.qdot_changed),
             "gaps_input": [c.gap for c in before.contacts],
-            "normal_velocity_input": [float(c.velocity[1]) for c in before.contacts],
-            "normal_velocity": [float(c.velocity[1]) for c in geometry.contacts],
+            "normal_velocity_input": [float(c.velocity[-1]) for c in before.contacts],
+            "normal_velocity": [float(c.velocity[-1]) for c in geometry.contacts],
             "keys": {part: {p[2]: v for p, v in changes.items() if p[1] == part} for part in ("q", "qdot")},
             "written": out,
         }
@@ -274,6 +280,60 @@ def _state_changes(data: dict, coordinates: tuple[str, ...], q0: np.ndarray, q: 
     return changes
 
 
+def _spatial_state_changes(data: dict, mechanism: Any, q0: np.ndarray, q: np.ndarray, qdot0: np.ndarray,
+                           qdot: np.ndarray) -> dict[tuple[str, str, str], Any]:
+    """``{("state", "q"|"qdot", key): new value}`` of a spatial file, in the file's keys and units:
+    an array key (``base_position``, the orientation as written — ``base_quaternion``,
+    ``base_rpy`` or ``base_rpy_deg``, the angles kept near the written ones —, ``base_linear``,
+    ``base_angular[_deg]``) with its whole new array when an entry changed, a joint's number
+    (``JOINT`` or ``JOINT_deg``) when it changed."""
+    from contactmodes.model.spatial_frames import quaternion_rpy
+
+    state = data["state"]
+    q_table = state.get("q", {})
+    qd_table = state.get("qdot", {}) if isinstance(state.get("qdot"), dict) else {}
+    changes: dict[tuple[str, str, str], Any] = {}
+    joints = mechanism.joints
+    if mechanism.floating:
+        if np.any(q[:3] != q0[:3]):
+            changes[("state", "q", "base_position")] = [float(x) for x in q[:3]]
+        if np.any(q[3:7] != q0[3:7]):
+            key = next(k for k in ("base_quaternion", "base_rpy", "base_rpy_deg") if k in q_table)
+            if key == "base_quaternion":
+                value = q[3:7]
+            else:
+                written = np.array(q_table[key], dtype=float)
+                near = np.radians(written) if key.endswith("_deg") else written
+                rpy = quaternion_rpy(q[3:7], near=near)
+                value = np.degrees(rpy) if key.endswith("_deg") else rpy
+            changes[("state", "q", key)] = [float(x) for x in value]
+        if np.any(qdot[:3] != qdot0[:3]):
+            changes[("state", "qdot", "base_linear")] = [float(x) for x in qdot[:3]]
+        if np.any(qdot[3:6] != qdot0[3:6]):
+            key = "base_angular_deg" if "base_angular_deg" in qd_table else "base_angular"
+            w = qdot[3:6]
+            changes[("state", "qdot", key)] = [float(x) for x in (np.degrees(w) if key.endswith("_deg") else w)]
+    qo, vo = (7, 6) if mechanism.floating else (0, 0)
+    for part, old, new, offset in (("q", q0, q, qo), ("qdot", qdot0, qdot, vo)):
+        table = q_table if part == "q" else qd_table
+        for j, joint in enumerate(joints):
+            if new[offset + j] == old[offset + j]:
+                continue
+            key = _state_key(table, joint, q_table)
+            number = float(new[offset + j])
+            changes[("state", part, key)] = math.degrees(number) if key.endswith("_deg") else number
+    return changes
+
+
+def _same_configuration(written: np.ndarray, q: np.ndarray, floating: bool) -> np.ndarray:
+    """``q`` with a floating base's quaternion given the sign of ``written``'s (``q`` and ``−q`` are one
+    orientation; an orientation written as roll–pitch–yaw loads with ``w >= 0``)."""
+    if floating and len(q) == len(written) and float(np.dot(written[3:7], q[3:7])) < 0.0:
+        q = q.copy()
+        q[3:7] *= -1.0
+    return q
+
+
 def _write_snapped(source: str, out: str, data: dict, snapped: dict, changes: dict, q: np.ndarray,
                    qdot: np.ndarray) -> None:
     """Write OUT: the input text with only ``changes`` made, loaded by the loader before it replaces OUT."""
@@ -301,7 +361,9 @@ def _write_snapped(source: str, out: str, data: dict, snapped: dict, changes: di
         except ContactModelError as exc:
             raise UserError(f"--write: {out} would not load: {exc}") from None
         rt = tolerances.ROUNDTRIP_RTOL
-        if not (np.allclose(written.q, q, rtol=0.0, atol=rt * max(1.0, float(np.abs(q).max())))
+        floating = getattr(written, "dimension", 2) == 3 and bool(getattr(written.mechanism, "floating", False))
+        q_ = _same_configuration(written.q, q, floating)
+        if not (np.allclose(written.q, q_, rtol=0.0, atol=rt * max(1.0, float(np.abs(q).max())))
                 and np.allclose(written.qdot, qdot, rtol=0.0, atol=rt * max(1.0, float(np.abs(qdot).max())))):
             raise UserError(f"--write: {out} would not hold the snapped state")
 
@@ -321,8 +383,10 @@ def _format_snap(data: dict, geometry: "SystemGeometry", result: "SnapResult | N
                      f"|W dq| = {result.scaled_change:.3g})")
         rows = [("key", "file value", "snapped value", "change")]
         for (_, part, key), value in changes.items():
-            old = data["state"].get(part, {}).get(key, 0.0)
-            rows.append((f"state.{part}.{key}", repr(float(old)), repr(value), f"{value - float(old):+.3g}"))
+            old = data["state"].get(part, {}).get(key)
+            if old is None:
+                old = [0.0] * len(value) if isinstance(value, list) else 0.0
+            rows.append((f"state.{part}.{key}", _value_text(old), _value_text(value), _change_text(old, value)))
         widths = [max(len(r[i]) for r in rows) for i in range(4)]
         for i, row in enumerate(rows):
             lines.append("  " + "  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip())
@@ -342,6 +406,20 @@ def _format_snap(data: dict, geometry: "SystemGeometry", result: "SnapResult | N
     lines.append("")
     lines.append(format_check(geometry))
     return "\n".join(lines)
+
+
+def _value_text(value: Any) -> str:
+    """A state value at full precision: a number, or an array ``[a, b, c]``."""
+    if isinstance(value, list):
+        return "[" + ", ".join(repr(float(v)) for v in value) + "]"
+    return repr(float(value))
+
+
+def _change_text(old: Any, new: Any) -> str:
+    """The change of a state value (3 digits): a number, or an array of changes."""
+    if isinstance(new, list):
+        return "[" + ", ".join(f"{float(b) - float(a):+.3g}" for a, b in zip(old, new)) + "]"
+    return f"{float(new) - float(old):+.3g}"
 
 
 def check_document(geometry: "SystemGeometry") -> dict:

@@ -69,7 +69,7 @@ from numpy.typing import ArrayLike
 
 from contactmodes.errors import ContactModelError, InternalError
 from contactmodes.model.mechanism import Dynamics
-from contactmodes.model.spatial_frames import contact_frame, unit_quaternion_matrix
+from contactmodes.model.spatial_frames import contact_frame, unit_quaternion, unit_quaternion_matrix
 from contactmodes.model.spatial_robot import BASE_COORDINATES, RobotJoint, RobotModel, load_robot
 from contactmodes.model.system import CharacteristicScales, ContactSystem, Disturbance, LinearConstraint
 from contactmodes.modes.spatial_contact import SpatialPointContact
@@ -477,6 +477,52 @@ class SpatialMechanism:
         return S
 
     # ---------------------------------------------------------------- state
+
+    def displace(self, q: ArrayLike, dq: ArrayLike) -> np.ndarray:
+        """The configuration ``q`` moved by ``dq`` given in the velocity coordinates (a retraction).
+
+        A floating base's position moves by ``dq[0:3]`` (m, world axes) and its orientation turns
+        by the rotation vector ``dq[3:6]`` (rad, world axes): ``R' = exp([dq₃..₅]×) R``, the unit
+        quaternion ``q' = (cos(θ/2), sin(θ/2) u) ⊗ q`` with ``θ u = dq[3:6]``; each joint
+        coordinate moves by its entry (rad, m; a continuous joint's angle too). To first order,
+        ``displace(q, ε q̇)`` is where the state ``(q, q̇)`` is after a time ``ε``: the step of
+        ``contactmodes.system_file.snap.snap_state``'s Gauss–Newton iteration in 3-D.
+
+        Parameters
+        ----------
+        q : array_like
+            ``(len(configuration_names),)`` configuration (m, rad; quaternion ``(w, x, y, z)``).
+        dq : array_like
+            ``(n_v,)`` displacement in the velocity coordinates (m, rad; base in world axes).
+
+        Returns
+        -------
+        numpy.ndarray
+            ``(len(configuration_names),)`` the displaced configuration (unit quaternion).
+
+        Raises
+        ------
+        ContactModelError
+            Wrong shapes, non-finite numbers, a base quaternion of norm 0.
+        """
+        x = _vector(q, "q", len(self._configuration_names)).copy()
+        d = _vector(dq, "dq", self.n_v)
+        if not self.floating:
+            return x + d
+        x[:3] += d[:3]
+        w0, x0, y0, z0 = unit_quaternion(x[3:7], "q[3:7] (the base quaternion qw, qx, qy, qz)").tolist()
+        theta = math.sqrt(float(d[3] ** 2 + d[4] ** 2 + d[5] ** 2))
+        half = 0.5 * theta
+        s = math.sin(half) / theta if theta > 0.0 else 0.5
+        w1, x1, y1, z1 = math.cos(half), s * d[3], s * d[4], s * d[5]
+        x[3:7] = (w1 * w0 - x1 * x0 - y1 * y0 - z1 * z0,  # Hamilton product (w1, v1) ⊗ (w0, v0)
+                  w1 * x0 + x1 * w0 + y1 * z0 - z1 * y0,
+                  w1 * y0 - x1 * z0 + y1 * w0 + z1 * x0,
+                  w1 * z0 + x1 * y0 - y1 * x0 + z1 * w0)
+        x[3:7] /= np.linalg.norm(x[3:7])
+        x[7:] += d[6:]
+        return x
+
 
     def pinocchio_state(self, q: ArrayLike, qdot: ArrayLike) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Pinocchio's ``(q_pin, v_pin)`` of the toolkit's ``(q, q̇)``, with ``a₀ = Ṫ q̇`` and ``T``

@@ -44,7 +44,7 @@ from numpy.typing import ArrayLike
 
 from contactmodes.errors import ContactModelError
 
-__all__ = ["MAX_TANGENT_COSINE", "contact_frame", "finite_vector", "quaternion_matrix", "rpy_matrix",
+__all__ = ["MAX_TANGENT_COSINE", "contact_frame", "finite_vector", "quaternion_matrix", "quaternion_rpy", "rpy_matrix",
            "rpy_quaternion", "unit_quaternion", "unit_quaternion_matrix"]
 
 MAX_TANGENT_COSINE = 1.0 / math.sqrt(2.0)
@@ -217,6 +217,55 @@ def rpy_quaternion(rpy: ArrayLike, field: str = "rpy") -> np.ndarray:
         cr * cp * sy - sr * sp * cy,
     ])
     return -q if q[0] < 0.0 else q
+
+
+def quaternion_rpy(quaternion: ArrayLike, near: ArrayLike | None = None, field: str = "quaternion") -> np.ndarray:
+    """Roll–pitch–yaw angles of a quaternion: the inverse of ``rpy_quaternion``.
+
+    Of the two angle triples of a rotation, ``(r, p, y)`` and ``(r + π, π − p, y + π)``, and their
+    shifts by whole turns, the one nearest ``near`` is returned (each angle within ``π`` of
+    ``near``'s), so that a file's written angles (a yaw of 370°) change only by the rotation's
+    change; without ``near``, pitch in ``[−π/2, π/2]`` and roll, yaw in ``(−π, π]``. Yaw is read
+    first, then roll and pitch from ``Rz(yaw)ᵀ R = Ry(pitch) Rx(roll)``, so the angles reproduce the
+    rotation to rounding even near pitch ``±π/2``, where roll and yaw are ill-determined; at gimbal
+    lock (pitch ``±π/2`` to rounding) yaw takes ``near``'s value (or 0) and roll the rest.
+
+    Parameters
+    ----------
+    quaternion : array_like
+        ``(4,)`` ``(w, x, y, z)``, any finite nonzero norm.
+    near : array_like, optional
+        ``(3,)`` roll, pitch, yaw (rad) to stay near.
+    field : str, optional
+        The name used in error messages.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(3,)`` roll, pitch, yaw (rad) with ``rpy_matrix(rpy) = quaternion_matrix(quaternion)``.
+
+    Raises
+    ------
+    ContactModelError
+        Not four finite numbers, or norm 0.
+    """
+    R = quaternion_matrix(quaternion, field)
+    ref = np.zeros(3) if near is None else finite_vector(near, "near")
+    cos_pitch = math.hypot(float(R[0, 0]), float(R[1, 0]))
+    locked = cos_pitch <= 8.0 * np.finfo(float).eps
+    yaw = float(ref[2]) if locked else math.atan2(float(R[1, 0]), float(R[0, 0]))
+    c, s = math.cos(yaw), math.sin(yaw)
+    row0 = c * R[0] + s * R[1]  # Rz(yaw)ᵀ R = Ry(pitch) Rx(roll): rows (cp, sp sr, sp cr), (0, cr, −sr)
+    row1 = c * R[1] - s * R[0]
+    roll = math.atan2(-float(row1[2]), float(row1[1]))
+    pitch = math.atan2(-float(R[2, 0]), float(row0[0]))
+    candidates = [np.array([roll, pitch, yaw])]
+    if near is None:
+        return candidates[0]
+    if not locked:
+        candidates.append(np.array([roll + math.pi, math.pi - pitch, yaw + math.pi]))
+    shifted = [c + 2.0 * math.pi * np.round((ref - c) / (2.0 * math.pi)) for c in candidates]
+    return min(shifted, key=lambda c: float(np.abs(c - ref).max()))
 
 
 def contact_frame(normal: ArrayLike, tangent: ArrayLike | None = None, field: str = "contact") -> np.ndarray:

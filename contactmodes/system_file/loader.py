@@ -450,7 +450,7 @@ def parse_contents(data: Mapping[str, Any], source: str) -> SystemFileContents:
     """
     top = _table(data, "")
     if is_spatial(top):
-        raise _fail("dimension", "a spatial file (dimension = 3): this reader (check --snap, check --plot, the "
+        raise _fail("dimension", "a spatial file (dimension = 3): this reader (check --plot, the "
                                  "robot drawing) is planar")
     urdf = isinstance(top.get("mechanism"), Mapping) and "urdf" in top["mechanism"]
     _keys(top, "", _TOP_KEYS, required=("state",) if urdf else ("links", "state"))

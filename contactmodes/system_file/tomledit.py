@@ -15,7 +15,7 @@ from __future__ import annotations
 import copy
 import json
 import re
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping, Sequence, Union
 
 try:  # Python >= 3.11
     import tomllib
@@ -27,6 +27,7 @@ from contactmodes.errors import ContactModelError
 __all__ = ["TomlEditError", "edit_numbers", "float_literal"]
 
 KeyPath = tuple[str, ...]
+Value = Union[float, list[float], tuple[float, ...]]
 
 _MARKER = 7.3786976294838206e-297
 _BARE_KEY = re.compile(r"^[A-Za-z0-9_\-]+$")
@@ -53,16 +54,20 @@ def float_literal(value: float) -> str:
     return repr(float(value))
 
 
-def edit_numbers(text: str, changes: Mapping[KeyPath, float]) -> str:
-    """``text`` with the number at each key path of ``changes`` replaced (or the key added).
+def edit_numbers(text: str, changes: Mapping[KeyPath, Value]) -> str:
+    """``text`` with the number (or array of numbers) at each key path of ``changes`` replaced (or
+    the key added).
 
     Parameters
     ----------
     text : str
         A TOML document.
-    changes : Mapping[tuple[str, ...], float]
-        Key path (``("state", "q", "theta_deg")``) → new value (a finite float). The parent
-        of each path must be a table of the document; an existing value must be a number.
+    changes : Mapping[tuple[str, ...], float or Sequence[float]]
+        Key path (``("state", "q", "theta_deg")``) → new value: a finite float, or a list of
+        finite floats (``("state", "q", "base_position")`` → ``[x, y, z]``: each entry of an
+        existing array of as many numbers is replaced in place; a missing key is added as an
+        array). The parent of each path must be a table of the document; an existing value must
+        be a number (an array of numbers for a list).
 
     Returns
     -------
@@ -72,29 +77,43 @@ def edit_numbers(text: str, changes: Mapping[KeyPath, float]) -> str:
     Raises
     ------
     TomlEditError
-        ``text`` is not TOML, a path's value is not a number, or no edit gives the expected
-        document (the message names the key path).
+        ``text`` is not TOML, a path's value is not a number (not an array of as many numbers),
+        or no edit gives the expected document (the message names the key path).
     """
     try:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise TomlEditError(f"not a TOML document: {exc}") from None
-    for path in changes:
+    for path, value in changes.items():
         old = _get(doc, path)
-        if old is not None and (isinstance(old, bool) or not isinstance(old, (int, float))):
+        if old is None:
+            continue
+        if isinstance(value, (list, tuple)):
+            if not isinstance(old, list) or len(old) != len(value) or not all(map(_is_number, old)):
+                raise TomlEditError(f"{_dotted(path)}: not an array of {len(value)} numbers")
+        elif not _is_number(old):
             raise TomlEditError(f"{_dotted(path)}: not a number")
     expected = _with(doc, list(changes), changes)
 
     words = _words(text)
-    spans: dict[KeyPath, tuple[int, int]] = {}
-    for path in changes:
-        if _get(doc, path) is not None:
-            spans[path] = _locate(text, words, path, _get(doc, path))
+    spans: dict[tuple[str | int, ...], tuple[int, int]] = {}
+    numbers: dict[tuple[str | int, ...], float] = {}
+    for path, value in changes.items():
+        old = _get(doc, path)
+        if old is None:
+            continue
+        if isinstance(value, (list, tuple)):  # an array's unchanged entries keep their spelling
+            entries = [(path + (i,), float(v)) for i, v in enumerate(value) if float(v) != old[i]]
+        else:
+            entries = [(path, float(value))]
+        for where, number in entries:
+            spans[where] = _locate(text, words, where, _get(doc, where))
+            numbers[where] = number
     edited = text
-    for path, (start, end) in sorted(spans.items(), key=lambda item: -item[1][0]):
-        edited = edited[:start] + float_literal(changes[path]) + edited[end:]
+    for where, (start, end) in sorted(spans.items(), key=lambda item: -item[1][0]):
+        edited = edited[:start] + float_literal(numbers[where]) + edited[end:]
 
-    missing = [path for path in changes if path not in spans]
+    missing = [path for path in changes if _get(doc, path) is None]
     for table in dict.fromkeys(path[:-1] for path in missing):
         keys = [path for path in missing if path[:-1] == table]
         target = _with(_parse(edited), keys, changes)
@@ -111,15 +130,30 @@ def _parse(text: str) -> dict | None:
         return None
 
 
-def _get(doc: Any, path: Sequence[str]) -> Any:
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _literal(value: Value) -> str:
+    """The TOML literal of a number or an array of numbers."""
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(float_literal(v) for v in value) + "]"
+    return float_literal(value)
+
+
+def _get(doc: Any, path: Sequence[str | int]) -> Any:
+    """The value at ``path`` (a string indexes a table, an int an array), or ``None``."""
     for key in path:
-        if not isinstance(doc, dict) or key not in doc:
+        if isinstance(key, int):
+            if not isinstance(doc, list) or not 0 <= key < len(doc):
+                return None
+        elif not isinstance(doc, dict) or key not in doc:
             return None
         doc = doc[key]
     return doc
 
 
-def _with(doc: dict | None, paths: Sequence[KeyPath], changes: Mapping[KeyPath, float]) -> dict:
+def _with(doc: dict | None, paths: Sequence[KeyPath], changes: Mapping[KeyPath, Value]) -> dict:
     """A copy of ``doc`` with the values of ``paths`` set (missing tables created)."""
     out = copy.deepcopy(doc) if doc is not None else {}
     for path in paths:
@@ -128,7 +162,8 @@ def _with(doc: dict | None, paths: Sequence[KeyPath], changes: Mapping[KeyPath, 
             table = table.setdefault(key, {})
             if not isinstance(table, dict):
                 raise TomlEditError(f"{_dotted(path[: i + 1])}: not a table")
-        table[path[-1]] = float(changes[path])
+        value = changes[path]
+        table[path[-1]] = [float(v) for v in value] if isinstance(value, (list, tuple)) else float(value)
     return out
 
 
@@ -136,8 +171,9 @@ def _key(name: str) -> str:
     return name if _BARE_KEY.match(name) else json.dumps(name)
 
 
-def _dotted(path: Sequence[str]) -> str:
-    return ".".join(_key(k) for k in path) or "(document)"
+def _dotted(path: Sequence[str | int]) -> str:
+    return "".join(f"[{k}]" if isinstance(k, int) else ("." if i else "") + _key(k)
+                   for i, k in enumerate(path)) or "(document)"
 
 
 def _words(text: str) -> list[tuple[int, int]]:
@@ -182,7 +218,7 @@ def _number(token: str) -> float | None:
         return None
 
 
-def _locate(text: str, words: Sequence[tuple[int, int]], path: KeyPath, value: Any) -> tuple[int, int]:
+def _locate(text: str, words: Sequence[tuple[int, int]], path: Sequence[str | int], value: Any) -> tuple[int, int]:
     """The span of the token holding ``path``'s value ``value`` (a number)."""
     marker = _MARKER if value != _MARKER else 2 * _MARKER
     for start, end in words:
@@ -194,10 +230,10 @@ def _locate(text: str, words: Sequence[tuple[int, int]], path: KeyPath, value: A
     raise TomlEditError(f"{_dotted(path)}: cannot find its value in the text")
 
 
-def _add_keys(text: str, doc: dict, table: KeyPath, keys: Sequence[KeyPath], changes: Mapping[KeyPath, float],
+def _add_keys(text: str, doc: dict, table: KeyPath, keys: Sequence[KeyPath], changes: Mapping[KeyPath, Value],
               target: dict) -> str:
     """``text`` with the keys ``keys`` (all in ``table``) added; verified to parse to ``target``."""
-    pairs = [f"{_key(path[-1])} = {float_literal(changes[path])}" for path in keys]
+    pairs = [f"{_key(path[-1])} = {_literal(changes[path])}" for path in keys]
     candidates = []
     words = _words(text)
     present = _get(doc, table)
