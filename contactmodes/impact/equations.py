@@ -410,9 +410,9 @@ def outcome_equations(data: ImpactData, outcome: str, delta: float = 0.0,
                 coef[f0 + n_q + nc * i] = delta * np.asarray(a, dtype=float)
             rows.geq(coef, 0.0, f"impulse {data.contacts[i]} ({_combination(a, comp)}{' + δ_t f' if use else ''} >= 0)")
     for i, base in alt:  # eq. 29: the normal row's impulse row reversed, on P_K + δ_t f_K
-        for a in model.normal_row_rows().force_geq:
-            a = np.asarray(a, dtype=float)
-            coef = {base + n_q + nc * i: -a, base + width + n_q + nc * i: -delta * a}
+        for row in model.normal_row_rows().force_geq:
+            a_n = np.asarray(row, dtype=float)
+            coef = {base + n_q + nc * i: -a_n, base + width + n_q + nc * i: -delta * a_n}
             rows.geq(coef, 0.0, f"release {data.contacts[i]} (P_K,n + δ_t f_K,n <= 0)")
     if with_pseudo and data.tau_lo is not None and data.tau_hi is not None:
         for j in range(n_tau):
