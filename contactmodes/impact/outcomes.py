@@ -45,8 +45,11 @@ def impact(system_or_path, pseudo_impulse: float = 0.0, qdot=None, h_rest=None, 
     Parameters
     ----------
     system_or_path : ContactSystem or str or Path
-        A system file (its state gives ``q̇⁻``, its mechanism ``h(q, 0)``), or a
-        ``ContactSystem`` (then ``qdot`` is required, and ``h_rest`` for a pseudo-impulse).
+        A system file, planar or spatial (``dimension = 3``; its state gives ``q̇⁻``, its
+        mechanism ``h(q, 0)``), or a ``ContactSystem`` (then ``qdot`` is required, and ``h_rest``
+        for a pseudo-impulse). The outcome letters and rows are its contact model's
+        (``ContactSystem.contact_model``: planar ``F S L R``; spatial ``S``, ``F``, the friction
+        polygon's side and vertex letters, ``docs/impact.md`` "3-D").
     pseudo_impulse : float, optional
         ``δ_t`` (s, ``>= 0``) of thesis eq. (39); 0 (default) for none.
     qdot : array_like, optional

@@ -28,7 +28,9 @@ class ImpactOutcome:
     Attributes
     ----------
     mode : str
-        One letter per contact: ``F`` sticks, ``L``/``R`` slides, ``S`` released or separating.
+        One letter per contact, the contact model's: planar ``F`` sticks, ``L``/``R`` slides,
+        ``S`` released or separating; spatial ``S``, ``F``, a side or vertex letter of the
+        friction polygon (slides), ``D`` a frictionless contact sliding after the impact.
     consistent : bool
         The outcome's conditions have a solution (with a pseudo-impulse: for some torque).
     qdot_plus : numpy.ndarray or None
