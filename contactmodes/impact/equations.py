@@ -8,7 +8,7 @@ Integrating ``M q̈ + h = S τ + Jᵀ f`` over a vanishing interval leaves only 
     M (q̇⁺ − q̇⁻) = Jᵀ P,        P = (P_1, …, P_k)  (N·s in SI)
 
 (``P_i`` the contact's components in its model's order: planar ``(P_t, P_n)``, spatial ``(P_t1,
-P_t2, P_n)``) 
+P_t2, P_n)``)
 — the continuous-time response (flipping paper eq. 24) with ``q̈ → q̇⁺``, ``f → P``,
 ``S τ − h → M q̇⁻`` and ``J̇ q̇ → 0``. Each contact's outcome letter adds the rows of Tables I–II
 with the *velocity* ``J q̇⁺`` in place of the acceleration and every velocity row present (the
