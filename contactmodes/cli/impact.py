@@ -34,7 +34,8 @@ def add_parser(sub) -> argparse.ArgumentParser:
     argparse.ArgumentParser
         The ``impact`` parser (``run`` set as its default ``run``).
     """
-    p = sub.add_parser("impact", help="plastic impact outcomes at a touchdown (one letter F/L/R/S per contact)")
+    p = sub.add_parser("impact", help="plastic impact outcomes at a touchdown (one letter per contact: F/L/R/S in "
+                       "the plane; S, F, the friction polygon's sides a.. and vertices A.. in 3-D)")
     p.add_argument("file", help="system file (TOML, see docs/system-file.md) whose state has an approaching contact")
     p.add_argument("--pseudo-impulse", metavar="DT", type=str, default=None,
                    help="pseudo-impulse duration in seconds (thesis eq. 39): slow impacts keep existing contacts; "

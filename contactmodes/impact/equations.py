@@ -5,18 +5,26 @@ Plastic impact (thesis eq. 10 and Lemma 5.3)
 Over an impact the configuration ``q`` is fixed and the velocity jumps from ``q̇⁻`` to ``q̇⁺``.
 Integrating ``M q̈ + h = S τ + Jᵀ f`` over a vanishing interval leaves only the impulsive terms:
 
-    M (q̇⁺ − q̇⁻) = Jᵀ P,        P = (P_t1, P_n1, …, P_tk, P_nk)  (N·s in SI)
+    M (q̇⁺ − q̇⁻) = Jᵀ P,        P = (P_1, …, P_k)  (N·s in SI)
 
+(``P_i`` the contact's components in its model's order: planar ``(P_t, P_n)``, spatial ``(P_t1,
+P_t2, P_n)``)
 — the continuous-time response (flipping paper eq. 24) with ``q̈ → q̇⁺``, ``f → P``,
 ``S τ − h → M q̇⁻`` and ``J̇ q̇ → 0``. Each contact's outcome letter adds the rows of Tables I–II
 with the *velocity* ``J q̇⁺`` in place of the acceleration and every velocity row present (the
-post-impact velocity is the unknown): the contact model's ``impact_rows``
-(``contactmodes.modes.contact_model.PLANAR_POINT``), the same table as the modes':
+post-impact velocity is the unknown): the system's contact model's ``impact_rows``
+(``ImpactData.model``; ``contactmodes.modes.contact_model.PLANAR_POINT`` in the plane), the same
+table as the modes'. Nothing here knows how many components a contact has. The planar letters:
 
 * ``F``: ``J_t q̇⁺ = 0``, ``J_n q̇⁺ = 0``; ``μ P_n ∓ P_t >= 0``, ``P_n >= 0`` (thesis eq. 28);
 * ``L``: ``J_n q̇⁺ = 0``, ``P_t = μ P_n``, ``P_n >= 0``, ``−J_t q̇⁺ >= 0`` (non-strict);
 * ``R``: ``J_n q̇⁺ = 0``, ``P_t = −μ P_n``, ``P_n >= 0``, ``J_t q̇⁺ >= 0``;
-* ``S``: ``P = 0``, ``J_n q̇⁺ >= 0`` (thesis eq. 31, non-strict).
+* ``S``: ``P = 0``, ``J_n q̇⁺ >= 0`` (thesis eq. 31, non-strict);
+
+and the spatial point contact's (``contactmodes.modes.spatial_contact``, its *Impact*) ``S``,
+``F``, the side letters (``P`` on a side of the friction polygon, ``v⁺_t`` along the side's
+inward normal) and the vertex letters (``P`` at a vertex, ``−v⁺_t`` in its normal cone): the
+same maximum-dissipation rows as its acceleration letters, direction rows included.
 
 A separating contact (outside the scope) is ``S`` with ``P = 0`` and no velocity row; a kept
 frictionless contact has the normal row alone (``J_n q̇⁺ = 0``, ``P_t = 0``, ``P_n >= 0``: the
@@ -30,8 +38,9 @@ Energy. With ``Δ = q̇⁺ − q̇⁻`` and ``M Δ = Jᵀ P``, the kinetic energ
     ½ q̇⁻ᵀ M q̇⁻ − ½ q̇⁺ᵀ M q̇⁺ = ½ Δᵀ M Δ − (J q̇⁺)ᵀ P,
 
 and ``(J q̇⁺)ᵀ P`` vanishes on a sticking, a released and a frictionless contact and is
-``v_t⁺ P_t = −μ P_n |v_t⁺|`` on a sliding one: every outcome whose sliding contacts have
-``P_n >= 0`` loses energy.
+``v_t⁺ P_t = −μ P_n |v_t⁺|`` on a sliding one (spatial: ``−λ ρ μ P_n`` on a side, ``−(λ_j +
+λ_{j+1}) ρ μ P_n`` at a vertex): every outcome whose sliding contacts have ``P_n >= 0`` loses
+energy.
 
 Pseudo-impulse (thesis Sec. 5.1.4, eqs. 38–40), derived here
 -----------------------------------------------------------
@@ -51,7 +60,8 @@ given (rows of the inequalities). The pseudo-impulse is "not directly applied to
 instead used as an extra guard condition" (thesis, before eq. 40): ``q̇⁺`` and ``P`` are those of
 the plastic impact whatever ``δ_t`` and ``τ``; the guards are
 
-* a *sticking* contact (``F``, and a kept frictionless contact) needs its cone rows for ``P``
+* a *sticking* contact (``F``, and a kept frictionless contact: the model's
+  ``impact_guarded_letters``, a per-contact property) needs its cone rows for ``P``
   **or** for ``P + δ_t f`` ("the pseudo-impulse should not break contacts that would otherwise
   persist"); each choice per such contact is one *variant*, and the outcome's torque set is the
   union of the variants' projections. Its post-impact velocity is zero (or, frictionless, its
@@ -66,7 +76,8 @@ the plastic impact whatever ``δ_t`` and ``τ``; the guards are
 * a touching contact released (``S``; it existed before the impact) needs, besides
   ``J_n q̇⁺ >= 0``, the impulse-only release test of eq. (29) with the pseudo-impulse:
   ``P_K,n + δ_t f_K,n <= 0`` where ``K`` is the outcome with this contact kept by its normal row
-  only (``normal_row_rows``, for ``q̇_K`` and ``P_K`` and likewise for ``f_K``). At ``δ_t = 0``
+  only (``normal_row_rows``, for ``q̇_K`` and ``P_K`` and likewise for ``f_K``; the row is that
+  contact's ``normal_row_rows().force_geq`` reversed). At ``δ_t = 0``
   the test is implied by ``J_n q̇⁺ >= 0`` (thesis Theorem 5.6), so it is only added for
   ``δ_t > 0``.
 
@@ -93,6 +104,7 @@ massless leg in the air, say) and, per released touching contact, ``[q̇_K; P_K;
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -113,7 +125,8 @@ class ImpactData:
     M : numpy.ndarray
         ``(n_q, n_q)`` inertia matrix (positive semi-definite).
     J : numpy.ndarray
-        ``(2k, n_q)`` contact Jacobian, rows ``(t_i, n_i)``.
+        ``(c k, n_q)`` contact Jacobian, ``c = len(model.components)`` rows per contact in the
+        model's order (planar ``(t_i, n_i)``, spatial ``(t1_i, t2_i, n_i)``).
     S : numpy.ndarray
         ``(n_q, n_τ)`` actuator map.
     h_rest : numpy.ndarray or None
@@ -133,6 +146,9 @@ class ImpactData:
         ``None`` for none (every torque).
     torques : tuple[str, ...]
         Torque names (row labels); empty without actuators.
+    model : object
+        The contact model every contact shares (``ContactSystem.contact_model``; default the
+        planar point contact): its components and impact rows.
     """
 
     M: np.ndarray
@@ -147,6 +163,7 @@ class ImpactData:
     tau_lo: np.ndarray | None = None
     tau_hi: np.ndarray | None = None
     torques: tuple[str, ...] = ()
+    model: Any = PLANAR_POINT
 
     @property
     def n_q(self) -> int:
@@ -160,40 +177,51 @@ class ImpactData:
     def n_tau(self) -> int:
         return int(self.S.shape[1])
 
+    @property
+    def c(self) -> int:
+        """Components per contact (``len(model.components)``)."""
+        return len(self.model.components)
 
-def kept_contacts(outcome: str) -> list[int]:
-    """Indices of the contacts ``outcome`` keeps (letters ``F``, ``L``, ``R``).
+
+def kept_contacts(outcome: str, model: Any = PLANAR_POINT) -> list[int]:
+    """Indices of the contacts ``outcome`` keeps (the model's ``kept_letters``: planar ``F``,
+    ``L``, ``R``).
 
     Parameters
     ----------
     outcome : str
         The outcome, one letter per contact.
+    model : object, optional
+        The contact model (default the planar point contact).
 
     Returns
     -------
     list[int]
         Contact indices, in order.
     """
-    return [i for i, c in enumerate(outcome) if c in PLANAR_POINT.kept_letters]
+    return [i for i, c in enumerate(outcome) if c in model.kept_letters]
 
 
-def guarded_contacts(outcome: str) -> list[int]:
+def guarded_contacts(outcome: str, model: Any = PLANAR_POINT) -> list[int]:
     """Indices of the contacts whose cone rows may hold for ``P + δ_t f`` instead of ``P`` (the
-    pseudo-impulse's guard, eq. 40): the sticking ones (``F``; a kept frictionless contact is
-    enumerated as ``F``), whose impulse does no work (module docstring). Sliding contacts
-    (``L``, ``R``) keep their rows on ``P``.
+    pseudo-impulse's guard, eq. 40): the sticking ones (the model's ``impact_guarded_letters``,
+    ``F``; a kept frictionless contact is enumerated as ``F``), whose impulse does no work (module
+    docstring). Sliding contacts (planar ``L``, ``R``; spatial side and vertex letters) keep
+    their rows on ``P``.
 
     Parameters
     ----------
     outcome : str
         The outcome, one letter per contact.
+    model : object, optional
+        The contact model (default the planar point contact).
 
     Returns
     -------
     list[int]
         Contact indices, in order.
     """
-    return [i for i, c in enumerate(outcome) if c == "F"]
+    return [i for i, c in enumerate(outcome) if c in model.impact_guarded_letters]
 
 
 def released_touching(data: ImpactData, outcome: str) -> list[int]:
@@ -246,7 +274,7 @@ class _Rows:
 
 
 def outcome_rows(data: ImpactData, outcome: str) -> list[ContactRows]:
-    """Per contact, the rows of its letter in ``outcome`` (``PLANAR_POINT.impact_rows``: every
+    """Per contact, the rows of its letter in ``outcome`` (``data.model.impact_rows``: every
     velocity row in scope, none outside it, the normal row alone for a kept frictionless
     contact).
 
@@ -265,9 +293,17 @@ def outcome_rows(data: ImpactData, outcome: str) -> list[ContactRows]:
     Raises
     ------
     ContactModelError
-        For a letter not in ``"FSLR"``, or a letter other than ``S`` on a contact out of scope.
+        For a letter that is not one of the model's impact letters, or a letter other than ``S``
+        on a contact out of scope.
     """
-    return [PLANAR_POINT.impact_rows(c, float(data.mu[i]), bool(data.in_scope[i])) for i, c in enumerate(outcome)]
+    model = data.model
+    return [model.impact_rows(c, float(data.mu[i]), bool(data.in_scope[i])) for i, c in enumerate(outcome)]
+
+
+def _combination(coef, names, symbol: str = "") -> str:
+    """A row's label ``1 t + -0.5 n`` (coefficients by component name, ``symbol`` prefixed to
+    each name: ``1 v_t1 + 0 v_t2 + 0 v_n``)."""
+    return " + ".join(f"{a:g} {symbol}{name}" for a, name in zip(coef, names))
 
 
 def _equality_block(rows: _Rows, data: ImpactData, contact_rows: list[ContactRows], v: int, p: int, tag: str,
@@ -275,15 +311,19 @@ def _equality_block(rows: _Rows, data: ImpactData, contact_rows: list[ContactRow
     """Equalities of one block: the contacts' rows ``contact_rows`` on the velocity-like unknowns
     at offset ``v`` and the impulse-like ones at ``p``, then the impulse balance (``continuous``
     false: ``M v − Jᵀ P = M q̇⁻``) or the rest dynamics (true: ``M a − Jᵀ f = S τ − h(q, 0)``)."""
-    J, n_q = data.J, data.n_q
+    J, n_q, nc = data.J, data.n_q, data.c
     what = ("accel", "force") if continuous else ("velocity", "impulse")
-    comp = PLANAR_POINT.components
+    comp = data.model.components
     for i, r in enumerate(contact_rows):
+        Ji = J[nc * i:nc * i + nc]
         for c in r.accel_eq:
-            rows.eq({v: J[2 * i + c]}, 0.0, f"{tag}{what[0]} {comp[c]} {data.contacts[i]}")
-        for a_t, a_n in r.force_eq:
-            rows.eq({p + 2 * i: np.array([a_t, a_n])}, 0.0,
-                    f"{tag}{what[1]} {data.contacts[i]} ({a_t:g} t + {a_n:g} n = 0)")
+            rows.eq({v: J[nc * i + c]}, 0.0, f"{tag}{what[0]} {comp[c]} {data.contacts[i]}")
+        for a in r.accel_eq_dirs:
+            rows.eq({v: np.asarray(a, dtype=float) @ Ji}, 0.0,
+                    f"{tag}{what[0]} ({_combination(a, comp, what[0][0] + '_')} = 0) {data.contacts[i]}")
+        for a in r.force_eq:
+            rows.eq({p + nc * i: np.asarray(a, dtype=float)}, 0.0,
+                    f"{tag}{what[1]} {data.contacts[i]} ({_combination(a, comp)} = 0)")
     for j in range(n_q):
         if continuous:
             assert data.h_rest is not None
@@ -301,7 +341,8 @@ def outcome_equations(data: ImpactData, outcome: str, delta: float = 0.0,
     data : ImpactData
         The impact's arrays (``n_q`` coordinates, ``k`` contacts, ``n_τ`` inputs).
     outcome : str
-        One letter of ``"FSLR"`` per contact; ``"S"`` for every contact out of scope.
+        One of the model's impact letters per contact (planar ``"FSLR"``); ``"S"`` for every
+        contact out of scope.
     delta : float, optional
         The pseudo-impulse duration ``δ_t`` (time units of ``data``), ``>= 0``. At 0 the
         equations have no torque column (``n_τ = 0``); above, they carry the torque box of
@@ -323,9 +364,9 @@ def outcome_equations(data: ImpactData, outcome: str, delta: float = 0.0,
         When ``pseudo`` does not have one flag per guarded contact, or ``δ_t > 0`` without
         ``data.h_rest``.
     """
-    n_q, k = data.n_q, data.k
-    width = n_q + 2 * k
-    guarded = guarded_contacts(outcome)
+    n_q, k, nc, model = data.n_q, data.k, data.c, data.model
+    width = n_q + nc * k
+    guarded = guarded_contacts(outcome, model)
     with_pseudo = delta > 0.0
     if with_pseudo:
         if data.h_rest is None:
@@ -347,27 +388,32 @@ def outcome_equations(data: ImpactData, outcome: str, delta: float = 0.0,
     alt = []
     for r, i in enumerate(released):
         base = (1 + int(block) + 2 * r) * width
-        kept_rows = letter_rows[:i] + [PLANAR_POINT.normal_row_rows()] + letter_rows[i + 1:]
+        kept_rows = letter_rows[:i] + [model.normal_row_rows()] + letter_rows[i + 1:]
         tag = f"kept {data.contacts[i]}: "
         _equality_block(rows, data, kept_rows, base, base + n_q, tag, continuous=False)
         _equality_block(rows, data, kept_rows, base + width, base + width + n_q, tag + "pseudo ", continuous=True)
         alt.append((i, base))
     # inequalities: velocity rows, then the cone rows (variant), then the eq. 29 release tests, the box
-    J, comp = data.J, PLANAR_POINT.components
+    J, comp = data.J, model.components
     for i, contact_rows in enumerate(letter_rows):
         for c, sign in contact_rows.accel_geq:
-            rows.geq({0: sign * J[2 * i + c]}, 0.0, f"velocity {comp[c]} {data.contacts[i]} {'>=' if sign > 0 else '<='} 0")
+            rows.geq({0: sign * J[nc * i + c]}, 0.0, f"velocity {comp[c]} {data.contacts[i]} {'>=' if sign > 0 else '<='} 0")
+        for a in contact_rows.accel_geq_dirs:
+            rows.geq({0: np.asarray(a, dtype=float) @ J[nc * i:nc * i + nc]}, 0.0,
+                     f"velocity ({_combination(a, comp, 'v_')} >= 0) {data.contacts[i]}")
     flags = dict(zip(guarded, pseudo)) if with_pseudo else {}
-    for i in kept_contacts(outcome):
+    for i in kept_contacts(outcome, model):
         use = block and flags.get(i, False)
-        for a_t, a_n in letter_rows[i].force_geq:
-            coef = {n_q + 2 * i: np.array([a_t, a_n])}
+        for a in letter_rows[i].force_geq:
+            coef = {n_q + nc * i: np.asarray(a, dtype=float)}
             if use:
-                coef[f0 + n_q + 2 * i] = delta * np.array([a_t, a_n])
-            rows.geq(coef, 0.0, f"impulse {data.contacts[i]} ({a_t:g} t + {a_n:g} n{' + δ_t f' if use else ''} >= 0)")
-    for i, base in alt:
-        coef = {base + n_q + 2 * i + 1: np.array([-1.0]), base + width + n_q + 2 * i + 1: np.array([-delta])}
-        rows.geq(coef, 0.0, f"release {data.contacts[i]} (P_K,n + δ_t f_K,n <= 0)")
+                coef[f0 + n_q + nc * i] = delta * np.asarray(a, dtype=float)
+            rows.geq(coef, 0.0, f"impulse {data.contacts[i]} ({_combination(a, comp)}{' + δ_t f' if use else ''} >= 0)")
+    for i, base in alt:  # eq. 29: the normal row's impulse row reversed, on P_K + δ_t f_K
+        for row in model.normal_row_rows().force_geq:
+            a_n = np.asarray(row, dtype=float)
+            coef = {base + n_q + nc * i: -a_n, base + width + n_q + nc * i: -delta * a_n}
+            rows.geq(coef, 0.0, f"release {data.contacts[i]} (P_K,n + δ_t f_K,n <= 0)")
     if with_pseudo and data.tau_lo is not None and data.tau_hi is not None:
         for j in range(n_tau):
             unit = np.zeros(n_tau)

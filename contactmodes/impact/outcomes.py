@@ -28,12 +28,11 @@ import numpy as np
 from polytopes import Polytope
 
 from contactmodes import tolerances
-from contactmodes.modes.contact_model import require_planar
 from contactmodes.analysis.domains import domain_inequalities
 from contactmodes.errors import ContactModelError, InternalError
 from contactmodes.impact.equations import ImpactData, guarded_contacts, outcome_equations
 from contactmodes.impact.result import ImpactOutcome, ImpactResult
-from contactmodes.impact.scope import ImpactScope, impact_scope
+from contactmodes.impact.scope import ImpactScope, impact_scope, require_impact_model
 from contactmodes.model.system import ContactSystem
 from contactmodes.modes.response import ModeResponse, response_from_equations, responses_from_equations
 
@@ -46,8 +45,11 @@ def impact(system_or_path, pseudo_impulse: float = 0.0, qdot=None, h_rest=None, 
     Parameters
     ----------
     system_or_path : ContactSystem or str or Path
-        A system file (its state gives ``q̇⁻``, its mechanism ``h(q, 0)``), or a
-        ``ContactSystem`` (then ``qdot`` is required, and ``h_rest`` for a pseudo-impulse).
+        A system file, planar or spatial (``dimension = 3``; its state gives ``q̇⁻``, its
+        mechanism ``h(q, 0)``), or a ``ContactSystem`` (then ``qdot`` is required, and ``h_rest``
+        for a pseudo-impulse). The outcome letters and rows are its contact model's
+        (``ContactSystem.contact_model``: planar ``F S L R``; spatial ``S``, ``F``, the friction
+        polygon's side and vertex letters, ``docs/impact.md`` "3-D").
     pseudo_impulse : float, optional
         ``δ_t`` (s, ``>= 0``) of thesis eq. (39); 0 (default) for none.
     qdot : array_like, optional
@@ -90,8 +92,7 @@ def impact(system_or_path, pseudo_impulse: float = 0.0, qdot=None, h_rest=None, 
         system, qdot = loaded.system, loaded.qdot
         source = str(system_or_path)
         if pseudo_impulse:
-            rest = loaded.mechanism.contact_system(loaded.q, np.zeros_like(loaded.qdot))
-            h_rest = rest.h
+            h_rest = _h_at_rest(loaded)
         if torque_box is None and loaded.control is not None and loaded.control.limits:
             limits = [loaded.control.limits.get(name) for name in system.torques]
             torque_box = (np.array([-np.inf if lim is None else lim.lo for lim in limits]),
@@ -165,10 +166,9 @@ def impact_of_system(system: ContactSystem, qdot, pseudo_impulse: float = 0.0, h
     ContactModelError
         A negative or non-finite ``pseudo_impulse``, a missing or mis-shaped ``qdot``/``h_rest``,
         ``qdot`` inconsistent with ``v_contact``, or a malformed ``torque_box``; a system whose
-        contact model is not the planar one (``"impact: planar contact systems only for now
-        (issue 40)"``).
+        contact model has no impact rows (``contactmodes.impact.scope.require_impact_model``).
     """
-    require_planar(system.contact_model, "impact")
+    require_impact_model(system.contact_model)
     delta = float(pseudo_impulse)
     if not (np.isfinite(delta) and delta >= 0.0):
         raise ContactModelError(f"pseudo_impulse: must be a finite duration >= 0 s, got {pseudo_impulse!r}")
@@ -193,7 +193,7 @@ def impact_of_system(system: ContactSystem, qdot, pseudo_impulse: float = 0.0, h
                       qdot_minus=qdot_s, mu=np.asarray(scaled.mu), in_scope=scope.in_scope,
                       touching=scope.touching, contacts=tuple(system.contacts),
                       tau_lo=None if box is None else box[0] / sc.tau, tau_hi=None if box is None else box[1] / sc.tau,
-                      torques=tuple(system.torques))
+                      torques=tuple(system.torques), model=system.contact_model)
     delta_s = delta / sc.scales.time
     modes = scope.outcomes()
     base = [outcome_equations(data, mode, delta_s) for mode in modes]
@@ -233,7 +233,7 @@ def _solve_outcome(data: ImpactData, mode: str, resp: ModeResponse, delta: float
     plastic impulse ``P``; the impulse each contact transmits, ``P + δ_t f`` for a contact the
     variant keeps by the pseudo-impulse and ``P`` otherwise; the torque (with a pseudo-impulse
     and actuators); the energy loss by its definition."""
-    guarded = guarded_contacts(mode)
+    guarded = guarded_contacts(mode, data.model)
     variants = [()] if delta == 0.0 else list(itertools.product((False, True), repeat=len(guarded)))
     n_tau = resp.P_q.shape[1]
     found: list[tuple[tuple[bool, ...], ModeResponse, Polytope | None]] = []
@@ -258,17 +258,17 @@ def _solve_outcome(data: ImpactData, mode: str, resp: ModeResponse, delta: float
         raise InternalError(f"outcome {mode}: a non-empty polytope without a witness point")
     tau_s, w = z[:n_tau], z[n_tau:]
     x = r.P @ tau_s + r.Q @ w + r.r
-    n_q, k = data.n_q, data.k
+    n_q, k, nc = data.n_q, data.k, data.c
     reported = _frictionless_letters(mode, data.J @ x[:n_q], scope)
     unit_p = sc.force * sc.scales.time
     qdot_plus = x[:n_q] * vel
-    plastic = x[n_q:n_q + 2 * k] * unit_p
+    plastic = x[n_q:n_q + nc * k] * unit_p
     impulse = plastic.copy()
     kept_by_pseudo = [i for i, flag in zip(guarded, flags) if flag]
     if kept_by_pseudo:  # the pseudo block [a; f] follows [q̇⁺; P]
-        f = x[2 * n_q + 2 * k:2 * n_q + 4 * k] * unit_p
+        f = x[2 * n_q + nc * k:2 * n_q + 2 * nc * k] * unit_p
         for i in kept_by_pseudo:
-            impulse[2 * i:2 * i + 2] += delta * f[2 * i:2 * i + 2]
+            impulse[nc * i:nc * i + nc] += delta * f[nc * i:nc * i + nc]
     qdot_set = None
     if r.w_moves_accelerations and D is not None:  # the w-block of q̇⁺ (nondimensional, orthonormal)
         w_set = D if n_tau == 0 else D.project(list(range(n_tau, D.dim)))
@@ -282,7 +282,7 @@ def _solve_outcome(data: ImpactData, mode: str, resp: ModeResponse, delta: float
             pieces.append(Dv if Dv.dim == n_tau else Dv.reduce().project(list(range(n_tau))))
         torque_set = [sc.polytope_to_user(T, 0) for T in _drop_contained(pieces)]
         torque = sc.tau_to_user(tau_s)
-    impulse_varies = bool(np.abs(r.Q_f[:2 * k]).max(initial=0.0) > tolerances.AMBIGUITY_ATOL)
+    impulse_varies = bool(np.abs(r.Q_f[:nc * k]).max(initial=0.0) > tolerances.AMBIGUITY_ATOL)
     return ImpactOutcome(mode=reported, consistent=True, qdot_plus=qdot_plus, impulse=impulse,
                          energy_loss=_energy_loss(system, qdot, qdot_plus, mode),
                          qdot_plus_set=qdot_set, impulse_ambiguous=impulse_varies, torque_set=torque_set,
@@ -299,15 +299,27 @@ def _drop_contained(pieces: list[Polytope]) -> list[Polytope]:
 
 def _frictionless_letters(mode: str, v_plus: np.ndarray, scope: ImpactScope) -> str:
     """``mode`` with each kept frictionless contact (letter ``F``, normal row only) renamed after
-    its post-impact tangential velocity ``v_plus[2i]`` (nondimensional; at the reported ``q̇⁺``
-    when the outcome leaves it ambiguous): ``R`` above the contact's Table III threshold, ``L``
-    below minus it, else ``F`` (``contactmodes.impact.scope``)."""
+    its post-impact velocity (nondimensional; at the reported ``q̇⁺`` when the outcome leaves it
+    ambiguous) by the contact model's ``frictionless_letter``: planar ``R`` above the contact's
+    Table III threshold, ``L`` below minus it, spatial ``D`` when its tangential speed exceeds
+    it, else ``F`` (``contactmodes.impact.scope``)."""
+    model = scope.model
+    nc = len(model.components)
     letters = list(mode)
     for i, c in enumerate(letters):
         if c == "F" and bool(scope.frictionless[i]) and bool(scope.in_scope[i]):
-            vt, eps = float(v_plus[2 * i]), float(scope.threshold[i])
-            letters[i] = "R" if vt > eps else "L" if vt < -eps else "F"
+            letters[i] = model.frictionless_letter(v_plus[nc * i:nc * i + nc], float(scope.threshold[i]))
     return "".join(letters)
+
+
+def _h_at_rest(loaded) -> np.ndarray:
+    """``h(q, 0)`` of a loaded system file (planar or spatial): the mechanism's system at the
+    file's configuration with zero velocity."""
+    zero = np.zeros_like(loaded.qdot)
+    model = getattr(loaded, "contact_model", None)
+    rest = (loaded.mechanism.contact_system(loaded.q, zero) if model is None
+            else loaded.mechanism.contact_system(loaded.q, zero, contact_model=model))
+    return np.asarray(rest.h, dtype=float)
 
 
 def _energy_loss(system: ContactSystem, qdot_minus: np.ndarray, qdot_plus: np.ndarray, mode: str) -> float:

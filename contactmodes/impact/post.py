@@ -47,7 +47,8 @@ def analyze_after_impact(path: str | Path, pseudo_impulse: float = 0.0, **option
     Parameters
     ----------
     path : str or Path
-        A system file whose state has an approaching contact (``docs/system-file.md``).
+        A system file whose state has an approaching contact (``docs/system-file.md``), planar
+        or spatial (``dimension = 3``: the analyses keep the file's contact model).
     pseudo_impulse : float, optional
         ``δ_t`` (s) of the impact (``contactmodes.impact.outcomes.impact``).
     **options
@@ -72,10 +73,13 @@ def analyze_after_impact(path: str | Path, pseudo_impulse: float = 0.0, **option
     system = loaded.system
     result = impact(path, pseudo_impulse=pseudo_impulse)
     analyses = {}
+    # a spatial file's mechanism takes the file's contact model (its friction polygon); a planar one has one
+    model = getattr(loaded, "contact_model", None)
+    same_model = {} if model is None else {"contact_model": model}
     for outcome in result.outcomes:
         if not outcome.consistent or outcome.qdot_plus is None:
             continue
         after = loaded.mechanism.contact_system(loaded.q, outcome.qdot_plus, constraints=system.constraints,
-                                                name=system.name, disturbance=system.disturbance)
+                                                name=system.name, disturbance=system.disturbance, **same_model)
         analyses[outcome.mode] = analyze(after, **options)
     return PostImpact(result, analyses)

@@ -11,6 +11,7 @@ from polytopes import Polytope
 from contactmodes import tolerances, views
 from contactmodes.impact.scope import ImpactScope
 from contactmodes.model.system import ContactSystem
+from contactmodes.modes.contact_model import PLANAR_POINT
 
 __all__ = ["ImpactOutcome", "ImpactResult", "SCHEMA"]
 
@@ -27,14 +28,18 @@ class ImpactOutcome:
     Attributes
     ----------
     mode : str
-        One letter per contact: ``F`` sticks, ``L``/``R`` slides, ``S`` released or separating.
+        One letter per contact, the contact model's: planar ``F`` sticks, ``L``/``R`` slides,
+        ``S`` released or separating; spatial ``S``, ``F``, a side or vertex letter of the
+        friction polygon (slides), ``D`` a frictionless contact sliding after the impact.
     consistent : bool
         The outcome's conditions have a solution (with a pseudo-impulse: for some torque).
     qdot_plus : numpy.ndarray or None
         ``(n_q,)`` a post-impact velocity ``q̇⁺`` of the outcome (m/s, rad/s in SI); the only one
         unless ``qdot_plus_set`` is given.
     impulse : numpy.ndarray or None
-        ``(2k,)`` the impulse each contact transmits ``(P_t1, P_n1, …)`` (N·s) at that solution:
+        ``(c k,)`` the impulse each contact transmits (N·s) at that solution, ``c`` components
+        per contact in the contact model's order (planar ``(P_t1, P_n1, …)``, spatial ``(P_t1_1,
+        P_t2_1, P_n_1, …)``):
         the plastic impulse ``P`` (thesis eq. 10), or ``P + δ_t f`` (eq. 40, at ``torque``) for
         a contact kept by the pseudo-impulse (``pseudo_kept``). Normal components ``>= 0``.
     energy_loss : float or None
@@ -51,7 +56,7 @@ class ImpactOutcome:
         With a pseudo-impulse and actuators: the torques for which the outcome is consistent, a
         union of polytopes over ``τ`` (user units), within the torque box; ``None`` otherwise.
     plastic_impulse : numpy.ndarray or None
-        ``(2k,)`` the plastic impulse ``P`` of thesis eq. (10), the one that changes the velocity:
+        ``(c k,)`` the plastic impulse ``P`` of thesis eq. (10), the one that changes the velocity:
         ``M (q̇⁺ − q̇⁻) = Jᵀ P`` (N·s). Equal to ``impulse`` except on the contacts kept by the
         pseudo-impulse, where its normal component may be negative (the thesis's ``P_1n = −1.47``
         N·s at RHex's front leg): the rest, ``δ_t f``, is transmitted over the impact's duration.
@@ -75,13 +80,16 @@ class ImpactOutcome:
     pseudo_kept: tuple[str, ...] = ()
     torque: np.ndarray | None = None
 
-    def to_json(self, contacts) -> dict:
+    def to_json(self, contacts, components=("t", "n")) -> dict:
         """The outcome's entry of ``contactmodes.impact/1``.
 
         Parameters
         ----------
         contacts : Sequence[str]
             The ``k`` contact names (impulses are listed per contact).
+        components : Sequence[str], optional
+            The contact model's component names (default the planar ``t``, ``n``): the keys of
+            each contact's impulse.
 
         Returns
         -------
@@ -96,7 +104,8 @@ class ImpactOutcome:
             out["qdot_plus"] = [float(v) for v in self.qdot_plus]
         for key, value in (("impulse", self.impulse), ("plastic_impulse", self.plastic_impulse)):
             if value is not None:
-                out[key] = [{"contact": name, "t": float(value[2 * i]), "n": float(value[2 * i + 1])}
+                nc = len(components)
+                out[key] = [{"contact": name, **{c: float(value[nc * i + j]) for j, c in enumerate(components)}}
                             for i, name in enumerate(contacts)]
         if self.qdot_plus_set is not None:
             offset, directions, W = self.qdot_plus_set
@@ -168,9 +177,17 @@ class ImpactResult:
         raise KeyError(mode)
 
     def to_json(self) -> dict:
-        """The ``contactmodes.impact/1`` document (``contactmodes/schemas``)."""
+        """The ``contactmodes.impact/1`` document (``contactmodes/schemas``).
+
+        A system whose contact model is not the planar one adds ``"components"`` and
+        ``"letters"`` (as ``ContactSystem.to_json``), and its impulses are keyed by those
+        components (spatial ``t1``, ``t2``, ``n``); a planar document is unchanged.
+        """
         s = self.system
         names = lambda mask: [c for c, m in zip(s.contacts, mask.tolist()) if m]  # noqa: E731
+        components = tuple(s.contact_model.components)
+        model_keys = {} if s.contact_model is PLANAR_POINT else {
+            "components": list(components), "letters": str(s.contact_model.letters)}
         return {
             "schema": SCHEMA,
             "system": s.name,
@@ -178,6 +195,7 @@ class ImpactResult:
             "coordinates": list(s.coordinates),
             "torques": list(s.torques),
             "contacts": list(s.contacts),
+            **model_keys,
             "qdot_minus": [float(v) for v in self.qdot_minus],
             "pseudo_impulse": float(self.pseudo_impulse),
             "torque_box": None if self.torque_box is None else {
@@ -186,7 +204,7 @@ class ImpactResult:
             "scope": {"approaching": names(self.scope.approaching), "touching": names(self.scope.touching),
                       "separating": names(self.scope.separating)},
             "consistent_modes": self.consistent_modes,
-            "outcomes": [o.to_json(s.contacts) for o in self.outcomes],
+            "outcomes": [o.to_json(s.contacts, components) for o in self.outcomes],
         }
 
     def format_text(self) -> str:
@@ -209,9 +227,14 @@ class ImpactResult:
         """How many different ``q̇⁺`` the consistent outcomes have (outcomes on a boundary, e.g.
         ``F`` and ``L`` at zero sliding speed, share one): equal within ``CONSISTENCY_RTOL``
         times, per coordinate, the largest magnitude of that coordinate's velocity before and
-        after (so the count does not depend on the units)."""
+        after, and at least its unit velocity (``contactmodes.model.scaling``: a coordinate at
+        rest before and after, the box's yaw rate landing flat, has only rounding noise, 1e-16,
+        to tell outcomes apart), so the count does not depend on the units."""
         found = [o.qdot_plus for o in self.outcomes if o.consistent and o.qdot_plus is not None]
-        scale = tolerances.CONSISTENCY_RTOL * np.max(np.abs(np.vstack([self.qdot_minus, *found])), axis=0)
+        sc = self.system.scaling
+        unit = np.asarray(sc.qdd, dtype=float) * sc.scales.time  # each coordinate's velocity unit
+        scale = tolerances.CONSISTENCY_RTOL * np.maximum(np.max(np.abs(np.vstack([self.qdot_minus, *found])), axis=0),
+                                                         unit)
         seen: list[np.ndarray] = []
         for v in found:
             if not any(np.all(np.abs(v - u) <= scale) for u in seen):

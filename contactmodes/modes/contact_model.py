@@ -13,9 +13,11 @@ and its *letters* are those of the flipping paper's Tables I–II (``CONVENTIONS
 * which letters a contact's velocity allows (Table III, ``allowed``) and the acceleration rows
   common to the allowed letters (``relaxed_rows``, the enumeration's relaxation);
 * the same letters on ``(J q̇⁺, P)`` for a plastic impact (Johnson thesis Sec. 5.1.2:
-  ``impact_rows``), and the one impact alternative outside the four letters, a contact kept by
-  its normal row alone (``normal_row_rows``: the table's ``L`` row set with ``μ = 0`` and no
-  sliding direction).
+  ``impact_rows``, the letters enumerated ``impact_letters``), and the one impact alternative
+  outside the four letters, a contact kept by its normal row alone (``normal_row_rows``: the
+  table's ``L`` row set with ``μ = 0`` and no sliding direction), the letters the pseudo-impulse
+  guards (``impact_guarded_letters``) and the name of a kept frictionless contact after the
+  impact (``frictionless_letter``); ``contactmodes.impact`` reads them from the system's model.
 
 Everything that assembles a mode's equations reads its per-contact rows here: the constraints
 (24) and (32) (``contactmodes.modes.constraints``), the enumeration, the real-time plans, the
@@ -306,6 +308,51 @@ class PlanarPointContact:
             return self.normal_row_rows()
         return self.rows(letter, mu, True, True)
 
+    def impact_letters(self, in_scope: bool, frictionless: bool) -> str:
+        """The outcome letters an impact enumerates for one contact (Johnson thesis Sec. 5.1.2).
+
+        Parameters
+        ----------
+        in_scope : bool
+            The contact approaches or touches (``contactmodes.impact.scope``).
+        frictionless : bool
+            Its ``μ`` is 0: the kept letters differ only by the sign of the post-impact sliding
+            velocity, so ``F`` stands for all of them (kept by the normal row, ``normal_row_rows``)
+            and the outcome is renamed after that velocity (``frictionless_letter``).
+
+        Returns
+        -------
+        str
+            ``"S"`` out of scope; ``"FS"`` frictionless; else ``"FSLR"`` (the letters' order).
+        """
+        if not in_scope:
+            return "S"
+        return "FS" if frictionless else self.letters
+
+    impact_guarded_letters = "F"
+    """The letters whose cone rows a pseudo-impulse may impose on ``P + δ_t f`` instead of ``P``
+    (thesis eq. 40, ``contactmodes.impact.equations``): the sticking contact, whose post-impact
+    velocity is zero so that its impulse does no work."""
+
+    def frictionless_letter(self, v: Sequence[float], eps: float) -> str:
+        """The letter a kept frictionless contact (enumerated ``F``) is reported under, after its
+        post-impact velocity.
+
+        Parameters
+        ----------
+        v : Sequence[float]
+            ``(v_t, v_n)``: the contact's post-impact velocity (the system's units).
+        eps : float
+            Its Table III threshold (same units).
+
+        Returns
+        -------
+        str
+            ``"R"`` when ``v_t > ε``, ``"L"`` when ``v_t < −ε``, else ``"F"``.
+        """
+        vt = float(v[0])
+        return "R" if vt > eps else "L" if vt < -eps else "F"
+
     def normal_row_rows(self) -> ContactRows:
         """A contact kept by its normal row alone: ``ẍ_n = 0``, ``f_t = 0``, ``f_n >= 0``, the
         tangential motion free. These are Table I–II's rows of ``L`` at ``μ = 0`` with a sliding
@@ -321,8 +368,8 @@ PLANAR_POINT = PlanarPointContact()
 
 def require_planar(model: object, what: str) -> None:
     """Refuse a contact model other than the planar point contact, for the stages that still
-    assume two force components per contact (issue 40: the real-time plans, impact, control,
-    friction intervals and the controllers are not generalized yet).
+    assume two force components per contact (issue 40: the real-time plans, control, friction
+    intervals and the controllers are not generalized yet; the impact reads the system's model).
 
     Parameters
     ----------

@@ -5,7 +5,7 @@ same methods (``rows``, ``allowed``, ``relaxed_rows``) and attributes (``compone
 ``letters``, ``kept_letters``, ``table_iii``). Its force and acceleration have three
 *components* ``(t1, t2, n)`` (``contactmodes.model.spatial``: the contact frame with ``t2 = n ×
 t1``, ``n`` out of the environment; the Jacobian rows of ``SpatialMechanism`` in that order).
-Issue 40, items 1 and 3. The spatial impact rows come with the spatial impact (not here).
+Issue 40, items 1, 3 and 4 (its impact rows: *Impact* below).
 
 Friction polygon
 ----------------
@@ -82,6 +82,23 @@ symmetries hold bit for bit.
 
 A side or vertex letter asked for with ``t_zero`` false (which ``allowed`` never offers) has no
 tangential acceleration rows, as the planar ``L`` and ``R`` drop their sign row then.
+
+Impact
+------
+A plastic impact (Johnson thesis Sec. 5.1.2, ``contactmodes.impact``) takes the same letters on
+the post-impact contact velocity ``v⁺ = J q̇⁺`` and the impulse ``P`` (``impact_rows``): maximum
+dissipation over the polygon, ``P_t ∈ argmin {p · v⁺_t : p ∈ μ P_n P}``, with every velocity row
+present, since ``v⁺`` is the unknown (non-strict: outcomes on a boundary share one ``q̇⁺``).
+``S`` released (``P = 0``, ``v⁺_n >= 0``), ``F`` sticks (``v⁺ = 0``, ``P`` in the polyhedral
+cone), side ``j`` (``v⁺_n = 0``, ``P`` on side ``j``, ``v⁺_t = −λ n_j`` with ``λ >= 0``), vertex
+``j`` (``v⁺_n = 0``, ``P`` at vertex ``j``, ``−v⁺_t`` in its normal cone): ``impact_letters``,
+``2 + 2 n_f`` per contact in scope. ``D`` is no outcome: its rows need the slip direction, which
+after the impact is an unknown; the polygon letters cover every direction. Every outcome loses
+energy: ``P_t · v⁺_t = −λ ρ μ P_n <= 0`` on a side (``−(λ_j + λ_{j+1}) ρ μ P_n`` at a vertex).
+A frictionless contact (``μ = 0``) is released or kept by its normal row (``normal_row_rows``:
+``D``'s rows at ``μ = 0``), reported ``D`` when it slides after the impact, else ``F``
+(``frictionless_letter``). The pseudo-impulse guard (``impact_guarded_letters``) is ``F``'s, as
+in the plane.
 """
 
 from __future__ import annotations
@@ -540,6 +557,109 @@ class SpatialPointContact:
             ``((2, 1.0),)`` (``ẍ_n >= 0``) when ``n_zero`` and ``allowed`` is not empty, else ``()``.
         """
         return ((N, 1.0),) if n_zero and allowed else ()
+
+    # ---------------------------------------------------------------- impact (Johnson thesis Sec. 5.1.2)
+
+    def impact_letters(self, in_scope: bool, frictionless: bool) -> str:
+        """The outcome letters an impact enumerates for one contact (module docstring, *Impact*).
+
+        Parameters
+        ----------
+        in_scope : bool
+            The contact approaches or touches (``contactmodes.impact.scope``).
+        frictionless : bool
+            Its ``μ`` is 0: the polygon is a point and every kept letter has the same rows (the
+            normal row, ``normal_row_rows``), so ``F`` stands for all of them and the outcome is
+            renamed after the post-impact velocity (``frictionless_letter``).
+
+        Returns
+        -------
+        str
+            ``"S"`` out of scope; ``"SF"`` frictionless; else ``"SF"``, the side letters and the
+            vertex letters (``2 + 2 n_f``; not ``D``: the post-impact slip direction is unknown).
+        """
+        if not in_scope:
+            return "S"
+        return "SF" if frictionless else self.table_iii[(True, True)]
+
+    impact_guarded_letters = "F"
+    """The letters whose cone rows a pseudo-impulse may impose on ``P + δ_t f`` instead of ``P``
+    (``contactmodes.impact.equations``): ``F``, whose post-impact velocity is zero. The side and
+    vertex letters slide after the impact and keep their rows on ``P``."""
+
+    def impact_rows(self, letter: str, mu: float, in_scope: bool) -> ContactRows:
+        """The rows of one contact in an impact outcome (module docstring, *Impact*): the
+        letter's rows on the post-impact velocity ``J q̇⁺`` and the impulse ``P``, every velocity
+        row present (the post-impact velocity is the unknown).
+
+        Parameters
+        ----------
+        letter : str
+            One of ``impact_letters(True, False)`` (``S``, ``F``, a side or vertex letter).
+        mu : float
+            The contact's friction coefficient (``>= 0``).
+        in_scope : bool
+            The contact approaches or touches; a separating contact takes ``S`` with no velocity
+            row.
+
+        Returns
+        -------
+        ContactRows
+            ``rows(letter, mu, True, True)`` in scope (side ``j``: ``v⁺_n = 0``, ``P`` on side
+            ``j``, ``d_j · v⁺_t = 0`` and ``−n_j · v⁺_t >= 0``; vertex ``j``: ``P`` at the vertex,
+            ``−v⁺_t`` in its normal cone; ``F``: ``v⁺ = 0``, ``P`` in the polyhedral cone; ``S``:
+            ``P = 0``, ``v⁺_n >= 0``), ``rows("S", mu, False, False)`` out of scope; a kept
+            frictionless contact (``μ = 0``) has ``normal_row_rows()``.
+
+        Raises
+        ------
+        ContactModelError
+            For ``D`` or a letter not in ``letters`` (``"impact letter: …"``), or a letter other
+            than ``S`` out of scope.
+        """
+        if not isinstance(letter, str) or len(letter) != 1 or letter not in self.impact_letters(True, False):
+            raise ContactModelError(f"impact letter: expected one of '{self.impact_letters(True, False)}' (an "
+                                    f"impact's outcome has no 'D': the slip direction after it is unknown), "
+                                    f"got {letter!r}")
+        if not in_scope:
+            if letter != "S":
+                raise ContactModelError(f"impact letter: a separating contact is 'S', got {letter!r}")
+            return self.rows("S", mu, False, False)
+        if float(mu) == 0.0 and letter in self.kept_letters:
+            return self.normal_row_rows()
+        return self.rows(letter, mu, True, True)
+
+    def normal_row_rows(self) -> ContactRows:
+        """A contact kept by its normal row alone: ``v_n = 0``, ``P_t1 = P_t2 = 0``, ``P_n >= 0``,
+        the tangential motion free — ``D``'s rows at ``μ = 0`` (a frictionless kept contact; the
+        impact's release test of thesis eq. 29, ``contactmodes.impact.equations``).
+
+        Returns
+        -------
+        ContactRows
+            ``accel_eq = (2,)``, ``force_eq = ((1, 0, 0), (0, 1, 0))``, ``force_geq = ((0, 0, 1),)``.
+        """
+        return self.rows("D", 0.0, False, True, slip=(1.0, 0.0))
+
+    def frictionless_letter(self, v: ArrayLike, eps: float) -> str:
+        """The letter a kept frictionless contact (enumerated ``F``) is reported under, after its
+        post-impact velocity.
+
+        Parameters
+        ----------
+        v : array_like
+            ``(v_t1, v_t2, v_n)``: the contact's post-impact velocity (the system's units).
+        eps : float
+            Its Table III threshold (same units).
+
+        Returns
+        -------
+        str
+            ``"D"`` (sliding, the letter ``velocity_class`` then allows with ``S``) when the
+            tangential speed ``hypot(v_t1, v_t2)`` exceeds ``ε``, else ``"F"``.
+        """
+        vt1, vt2 = (float(x) for x in np.asarray(v, dtype=float).reshape(3)[:2])
+        return "D" if math.hypot(vt1, vt2) > eps else "F"
 
 
 def spatial_point_contact(sides: int = 4, polygon: str = "circumscribed") -> SpatialPointContact:

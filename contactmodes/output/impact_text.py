@@ -17,7 +17,8 @@ __all__ = ["format_impact"]
 
 def format_impact(result: Any) -> str:
     """The text report of an impact: the scope, the verdict, then one line per consistent outcome
-    (its ``q̇⁺``, impulses, torque set with a pseudo-impulse, energy loss).
+    (its ``q̇⁺``, impulses per contact in the contact model's components, torque set with a
+    pseudo-impulse, energy loss).
 
     Parameters
     ----------
@@ -35,6 +36,8 @@ def format_impact(result: Any) -> str:
              + (f", pseudo-impulse {result.pseudo_impulse:g} s" if result.pseudo_impulse else "")
              + (f", torques {result.box_text()}" if result.torque_box is not None else "")]
     modes = result.consistent_modes
+    components = tuple(s.contact_model.components)  # planar (t, n), spatial (t1, t2, n)
+    nc, names = len(components), ", ".join(components)
     verdict = ("impact-inconsistent: no outcome" if not modes else
                f"impact-ambiguous: {len(modes)} outcomes, {result.distinct_velocities()} distinct q̇⁺"
                if len(modes) > 1 else "one outcome")
@@ -44,7 +47,7 @@ def format_impact(result: Any) -> str:
             continue
         assert o.qdot_plus is not None and o.impulse is not None
         qd = ", ".join(f"{c}={v:.6g}" for c, v in zip(s.coordinates, o.qdot_plus))
-        imp = ", ".join(f"{c}=({o.impulse[2 * i]:.6g}, {o.impulse[2 * i + 1]:.6g})"
+        imp = ", ".join(f"{c}=({', '.join(f'{v:.6g}' for v in o.impulse[nc * i:nc * i + nc])})"
                         for i, c in enumerate(s.contacts))
         extra = " (q̇⁺ ambiguous)" if o.qdot_plus_set is not None else ""
         extra += " (impulse ambiguous: one of them)" if o.impulse_ambiguous else ""
@@ -52,7 +55,7 @@ def format_impact(result: Any) -> str:
             extra += f" (torques: {_union_text(o.torque_set, s.torques, s.scaling.tau)})"
         if o.pseudo_kept:
             extra += f" (kept by the pseudo-impulse: {', '.join(o.pseudo_kept)})"
-        lines.append(f"  {o.mode}: q̇⁺ [{qd}]{extra}; impulse (t, n) [{imp}] N·s; energy loss {o.energy_loss:.6g} J")
+        lines.append(f"  {o.mode}: q̇⁺ [{qd}]{extra}; impulse ({names}) [{imp}] N·s; energy loss {o.energy_loss:.6g} J")
     return "\n".join(lines)
 
 
