@@ -19,8 +19,8 @@ with side ``j``'s outward unit normal ``n_j = (cos θ_j, sin θ_j)`` in ``(t1, t
 * ``polygon = "circumscribed"`` (the default): ``θ_j = 2πj/n_f``, ``ρ = 1`` — the sides tangent
   to the circle of radius ``μ f_n``, the first side's outward normal along ``t1``. The polygon
   holds the circle: it allows a friction force up to ``1/cos(π/n_f)`` times Coulomb's (at its
-  vertices), a radial error ``max r − 1 = 1/cos(π/n_f) − 1`` (8.2 % at 4 sides, 1.9 % at 8,
-  0.3 % at 20), ``→ 0`` as ``n_f → ∞``;
+  vertices), a radial error ``max r − 1 = 1/cos(π/n_f) − 1`` (41.4 % at 4 sides, 8.2 % at 8,
+  1.2 % at 20), ``→ 0`` as ``n_f → ∞``;
 * ``polygon = "inscribed"``: ``θ_j = 2πj/n_f − π/n_f``, ``ρ = cos(π/n_f)`` — the vertices on
   the circle, one along ``t1``; the polygon lies inside the circle, touching it at its vertices
   (``min r = cos(π/n_f)``, at the sides' midpoints).

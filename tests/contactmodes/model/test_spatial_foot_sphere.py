@@ -13,7 +13,8 @@ rigid-body kinematics (``ω`` from the velocities of the probe points):
   ``2 r sin(Δθ/2)`` (arc ``r Δθ``);
 * in motion, its normal ``J̇ q̇`` exceeds the sphere's (the centre's normal ``J̇ q̇``, the gap's
   second derivative at ``q̈ = 0``) by ``r |ω_t|²`` (``ω_t`` the link's angular velocity in the
-  plane): the rows agree at rest, not in motion.
+  plane), and its tangential ``J̇ q̇`` differs from the rolling constraint's by ``−r (ω·n) ω_t``:
+  the rows agree at rest, not in motion.
 """
 
 from __future__ import annotations
@@ -125,5 +126,16 @@ def test_in_motion_the_point_contact_rows_differ_from_the_rolling_sphere():
     centre_normal_jdq = jdq[0][2]  # probe 0 is the centre, its frame the world's
     assert d.Jdot_qdot[2] - centre_normal_jdq == pytest.approx(r * (omega[0] ** 2 + omega[1] ** 2), rel=1e-9)
     assert abs(omega[0]) + abs(omega[1]) > 0.5  # a state where the difference is not small
+    # tangentially: the rolling constraint's derivative d/dt(v_c + ω × (−r n)) at q̈ = 0 is
+    # a_c + α × (−r n); the point's differs by ω × (ω × (−r n)), whose tangential part is
+    # −r (ω·n) ω_t. α from the probes: a(c + A e) − a(c) = A (α × e + ω × (ω × e)) at q̈ = 0.
+    n = np.array([0.0, 0.0, 1.0])
+    ux = (jdq[1] - jdq[0]) / A - np.cross(omega, np.cross(omega, ex))
+    uy = (jdq[2] - jdq[0]) / A - np.cross(omega, np.cross(omega, ey))
+    alpha = R @ np.array([uy @ R[:, 2], -ux @ R[:, 2], ux @ ey])
+    rolling = jdq[0] + np.cross(alpha, -r * n)
+    omega_t = omega - (omega @ n) * n
+    np.testing.assert_allclose(d.Jdot_qdot[:2] - rolling[:2], (-r * (omega @ n) * omega_t)[:2],
+                               rtol=0, atol=1e-9 * np.abs(d.Jdot_qdot).max())
     d0 = mech.dynamics(q, np.zeros(mech.n_v))
     np.testing.assert_allclose(d0.Jdot_qdot, 0.0, atol=1e-12)

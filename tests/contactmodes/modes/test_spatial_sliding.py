@@ -206,6 +206,27 @@ def test_circle_and_polygon_differ_at_slip_onset_as_documented(sides, kind):
         assert jump == pytest.approx(radial, abs=1e-12)
 
 
+def test_the_slip_onset_table_is_the_formulas():
+    """``docs/spatial.md``'s table of the slip-onset jump: each row's numbers are the formulas'."""
+    import re
+
+    from _support.paths import ROOT
+
+    text = (ROOT / "docs" / "spatial.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| (\d+) \| ([\d.]+) % \| ([\d.]+)° \| ([\d.]+) μ f_n \| ([\d.]+) μ f_n \|$", text, flags=re.M)
+    assert [int(r[0]) for r in rows] == [3, 4, 6, 8, 12, 20]
+    for n, radial, angle, circ, insc in rows:
+        h = math.pi / int(n)
+        assert float(radial) == pytest.approx(100 * (1 / math.cos(h) - 1), abs=0.05)
+        assert float(angle) == pytest.approx(math.degrees(h), abs=0.05)
+        assert float(circ) == pytest.approx(math.tan(h), abs=5e-4)
+        assert float(insc) == pytest.approx(2 * math.sin(h / 2), abs=5e-4)
+    # and the convergence sentence beside the polygon's definition
+    sentence = re.search(r"\(100 % at 3 sides, ([\d.]+) % at 4, ([\d.]+) % at 8, ([\d.]+) % at 20\)", text)
+    for value, n in zip(sentence.groups(), (4, 8, 20)):
+        assert float(value) == pytest.approx(100 * (1 / math.cos(math.pi / n) - 1), abs=0.05)
+
+
 # ----------------------------------------------------------------------------- the sliding box
 
 CORNERS = [(0.2, 0.15, -0.05), (0.2, -0.15, -0.05), (-0.2, 0.15, -0.05), (-0.2, -0.15, -0.05)]
