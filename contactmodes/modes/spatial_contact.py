@@ -79,7 +79,7 @@ minimizers of ``f_t · v_t`` over ``P`` — the face of ``P`` whose outward norm
 These are the side and vertex letters with ``t_zero`` false, the rows they already have without
 their tangential acceleration rows — as the planar ``L`` and ``R`` serve both slip onset and
 sliding. ``D`` does not exist under ``"polygon"`` (it is not in ``letters``). A sliding contact
-is allowed ``S`` and its one letter (``velocity_class``; ``dissipating_letter``).
+is allowed ``S`` and its one letter (``velocity_class``; ``slip_letter``, ``polygon_slip_letter``).
 
 How the circle and the polygon differ at slip onset (``docs/spatial.md``): at rest, the slip
 onset force for a tangential acceleration ``a_t`` is the polygon's maximum-dissipation force for
@@ -101,8 +101,8 @@ linearized law.
 Table III generalized (``allowed``): a separating normal velocity allows ``"S"``; normally at rest
 and tangentially sliding (``|v_t| > v0``), ``"SD"`` (``"polygon"``: ``S`` and the one side or
 vertex letter of the slip direction; ``allowed`` lists every letter a sliding contact may take);
-at rest in both, ``"SF"``, the side letters and the vertex letters (``2 + 2 n_f`` letters). ``relaxed_rows`` is the planar one's: ``ẍ_n >= 0``
-when normally at rest.
+at rest in both, ``"SF"``, the side letters and the vertex letters (``2 + 2 n_f`` letters).
+``relaxed_rows`` is the planar one's: ``ẍ_n >= 0`` when normally at rest.
 
 Rows along directions
 ---------------------
