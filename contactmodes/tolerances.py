@@ -12,7 +12,10 @@ units (say, mm instead of m) does not change a decision.
     ``max(VELOCITY_RTOL * max(1, max_j |ẋ_j|), v0_i)`` — ``ẋ = J q̇`` is the vector of all contact
     velocities (``q̇`` itself is not part of ``ContactSystem``) and
     ``v0_i`` the per-contact threshold of Sec. IV-C.3 (see ``contactmodes.modes.enumeration.zero_threshold``).
-    A normal velocity below minus that bound is an approaching contact: error.
+    A normal velocity below minus that bound is an approaching contact: error. The same bound
+    ``ε`` decides whether a sliding spatial contact's slip velocity lies along a side normal of its
+    friction polygon (``sliding = "polygon"``, ``contactmodes.modes.spatial_contact
+    .polygon_slip_letter``): its component along that side, ``|d_j · v_t|``, at most ``ε``.
 ``GAP_RTOL``
     Largest distance between a contact point and its surface still accepted as touching, relative
     to the mechanism's characteristic length (its largest distance between two points,

@@ -19,8 +19,8 @@ with side ``j``'s outward unit normal ``n_j = (cos θ_j, sin θ_j)`` in ``(t1, t
 * ``polygon = "circumscribed"`` (the default): ``θ_j = 2πj/n_f``, ``ρ = 1`` — the sides tangent
   to the circle of radius ``μ f_n``, the first side's outward normal along ``t1``. The polygon
   holds the circle: it allows a friction force up to ``1/cos(π/n_f)`` times Coulomb's (at its
-  vertices), a radial error ``max r − 1 = 1/cos(π/n_f) − 1`` (8.2 % at 4 sides, 1.9 % at 8,
-  0.3 % at 20), ``→ 0`` as ``n_f → ∞``;
+  vertices), a radial error ``max r − 1 = 1/cos(π/n_f) − 1`` (41.4 % at 4 sides, 8.2 % at 8,
+  1.2 % at 20), ``→ 0`` as ``n_f → ∞``;
 * ``polygon = "inscribed"``: ``θ_j = 2πj/n_f − π/n_f``, ``ρ = cos(π/n_f)`` — the vertices on
   the circle, one along ``t1``; the polygon lies inside the circle, touching it at its vertices
   (``min r = cos(π/n_f)``, at the sides' midpoints).
@@ -53,10 +53,44 @@ Letters (one character per contact, as in the plane)
   n_{j+1} = −d_{j+1} · x``, so the cone is ``{x : d_j · x >= 0, −d_{j+1} · x >= 0}`` and the rows
   on ``a_t = −x`` are ``−d_j · a_t >= 0`` and ``d_{j+1} · a_t >= 0``. The vertex minimizes
   ``f_t · a_t`` over ``P`` exactly for those ``a_t``.
-* ``D`` already sliding (``|v_t| > v0``): exact Coulomb friction against the slip direction
-  ``v̂`` (a unit vector in ``(t1, t2)`` components, ``rows``'s ``slip``): ``f_t1 + μ v̂_1 f_n = 0``,
-  ``f_t2 + μ v̂_2 f_n = 0``, ``f_n >= 0``; ``ẍ_n = 0``; no tangential acceleration row. Linear
-  in ``f_n``, no polygon.
+* ``D`` already sliding (``|v_t| > v0``), under ``sliding = "exact"`` (the default): exact
+  Coulomb friction against the slip direction ``v̂`` (a unit vector in ``(t1, t2)`` components,
+  ``rows``'s ``slip``): ``f_t1 + μ v̂_1 f_n = 0``, ``f_t2 + μ v̂_2 f_n = 0``, ``f_n >= 0``;
+  ``ẍ_n = 0``; no tangential acceleration row. Linear in ``f_n``, no polygon.
+
+Sliding on the polygon (``sliding = "polygon"``)
+------------------------------------------------
+Issue 40, item 7 (as MuJoCo's pyramidal cone does): a sliding contact's friction is the
+maximum-dissipation force of the *same* polygon ``P`` for its slip velocity ``v_t``, the
+minimizers of ``f_t · v_t`` over ``P`` — the face of ``P`` whose outward normals contain ``−v_t``:
+
+* generically a vertex: the vertex ``j`` with ``−v_t`` in the cone of ``n_j`` and ``n_{j+1}``,
+  whose letter (``A B C E …``) then names the sliding contact's mode. Its force is the corner,
+  ``ρ μ f_n / cos(π/n_f)`` long at angle ``θ_j + π/n_f`` (linear in ``f_n``, fully determined);
+* when ``−v_t`` lies along a side's outward normal ``n_j`` — its component along the side's
+  direction within the velocity threshold, ``|d_j · v_t| <= ε`` (the ``ε`` of Table III,
+  ``max(v0, VELOCITY_RTOL · V)``, ``contactmodes.tolerances``: the rule that says a velocity
+  component is zero) — the whole side ``j``, whose letter (``a b c …``) names the mode. Its force
+  ``n_j · f_t = ρ μ f_n`` with the other sides' rows keeps one free coefficient along the side:
+  an ambiguity variable of the mode (``w``, Sec. III-G), which the analysis projects out as any
+  other. The side is one letter, not split into its two vertex letters: the law allows every
+  point of the side, and two vertex letters would miss the forces between them.
+
+These are the side and vertex letters with ``t_zero`` false, the rows they already have without
+their tangential acceleration rows — as the planar ``L`` and ``R`` serve both slip onset and
+sliding. ``D`` does not exist under ``"polygon"`` (it is not in ``letters``). A sliding contact
+is allowed ``S`` and its one letter (``velocity_class``; ``slip_letter``, ``polygon_slip_letter``).
+
+How the circle and the polygon differ at slip onset (``docs/spatial.md``): at rest, the slip
+onset force for a tangential acceleration ``a_t`` is the polygon's maximum-dissipation force for
+``a_t`` (a vertex, or a side along a side normal); once sliding in ``v̂ = a_t/|a_t|``, exact
+Coulomb gives ``−μ f_n v̂``. For a generic ``v̂`` the onset force is a vertex, ``ρ/cos(π/n_f)``
+times as long as Coulomb's (``1/cos(π/n_f)`` circumscribed, ``1`` inscribed) and turned from
+``−v̂`` by the angle ``δ`` between ``−v̂`` and the vertex, ``0 <= δ < π/n_f``: a contact passing
+from rest to sliding sees its friction jump by ``μ f_n (R² + 1 − 2 R cos δ)^½`` (``R = ρ/cos(π/n_f)``)
+— ``1/cos(π/n_f) − 1`` radially when ``v̂`` points at a vertex (circumscribed), up to ``tan(π/n_f)``
+(circumscribed) or ``2 sin(π/(2 n_f))`` (inscribed) as ``−v̂`` nears a side normal. Under
+``"polygon"`` it does not jump.
 
 The side and vertex cones of ``a_t`` cover the tangent plane (the vertex cones alone do, the side
 directions are their common edges) and overlap only on those edges: every nonzero tangential
@@ -65,9 +99,10 @@ maximum dissipation on ``P``, so ambiguity and inconsistency analyses stay compl
 linearized law.
 
 Table III generalized (``allowed``): a separating normal velocity allows ``"S"``; normally at rest
-and tangentially sliding (``|v_t| > v0``), ``"SD"``; at rest in both, ``"SF"``, the side letters
-and the vertex letters (``2 + 2 n_f`` letters). ``relaxed_rows`` is the planar one's: ``ẍ_n >= 0``
-when normally at rest.
+and tangentially sliding (``|v_t| > v0``), ``"SD"`` (``"polygon"``: ``S`` and the one side or
+vertex letter of the slip direction; ``allowed`` lists every letter a sliding contact may take);
+at rest in both, ``"SF"``, the side letters and the vertex letters (``2 + 2 n_f`` letters).
+``relaxed_rows`` is the planar one's: ``ẍ_n >= 0`` when normally at rest.
 
 Rows along directions
 ---------------------
@@ -80,8 +115,8 @@ contact leaves them empty. Force rows are coefficient tuples with one coefficien
 (π/2)`` is ``0.0``, not ``6e-17``) and those symmetric about an octant equal, so the polygon's
 symmetries hold bit for bit.
 
-A side or vertex letter asked for with ``t_zero`` false (which ``allowed`` never offers) has no
-tangential acceleration rows, as the planar ``L`` and ``R`` drop their sign row then.
+A side or vertex letter asked for with ``t_zero`` false (a sliding contact under ``"polygon"``)
+has no tangential acceleration rows, as the planar ``L`` and ``R`` drop their sign row then.
 
 Impact
 ------
@@ -120,11 +155,13 @@ __all__ = [
     "SIDES_MAX",
     "SIDES_MIN",
     "SIDE_ALPHABET",
+    "SLIDING",
     "VERTEX_ALPHABET",
     "SpatialPointContact",
     "polygon_normals",
     "polygon_radius",
     "polygon_scale",
+    "polygon_slip_letter",
     "polygon_vertices",
     "spatial_point_contact",
 ]
@@ -133,6 +170,9 @@ SIDES_MIN, SIDES_MAX = 3, 20
 """The number of sides ``n_f`` accepted (``SIDES_MAX``: the vertex alphabet has 21 letters)."""
 POLYGONS = ("circumscribed", "inscribed")
 """The polygon kinds, the default first."""
+SLIDING = ("exact", "polygon")
+"""The friction laws of a sliding contact, the default first: ``"exact"`` Coulomb (``D``) or the
+polygon's maximum-dissipation force (the side and vertex letters)."""
 SIDE_ALPHABET = "abcdefghijklmnopqrst"
 """Side letters: side ``j`` is ``SIDE_ALPHABET[j]``."""
 VERTEX_ALPHABET = "ABCEGHIJKMNOPQTUVWXYZ"
@@ -152,6 +192,12 @@ def _check_polygon(polygon: Any) -> str:
     if polygon not in POLYGONS:
         raise ContactModelError(f"friction.polygon: must be one of {', '.join(map(repr, POLYGONS))}, got {polygon!r}")
     return str(polygon)
+
+
+def _check_sliding(sliding: Any) -> str:
+    if not isinstance(sliding, str) or sliding not in SLIDING:
+        raise ContactModelError(f"friction.sliding: must be one of {', '.join(map(repr, SLIDING))}, got {sliding!r}")
+    return sliding
 
 
 def _direction(k: int, m: int) -> tuple[float, float]:
@@ -294,6 +340,58 @@ def polygon_radius(psi: ArrayLike, sides: int, polygon: str = "circumscribed") -
     return polygon_scale(sides, polygon) / (u @ normals.T).max(axis=-1)
 
 
+def polygon_slip_letter(v_t: ArrayLike, eps: float, sides: int, polygon: str = "circumscribed") -> str:
+    """The letter of the polygon's maximum-dissipation force for a slip velocity (``sliding =
+    "polygon"``, module docstring).
+
+    The face of the polygon ``P`` minimizing ``f_t · v_t``: with ``j`` the side whose outward
+    normal ``n_j`` is nearest ``−v_t`` (the largest ``−n_j · v_t``, the first on a tie), the side
+    ``j`` itself when ``|d_j · v_t| <= eps`` (``−v_t`` along ``n_j``: the whole side minimizes),
+    else the vertex between ``n_j`` and the neighbour on ``−v_t``'s side: vertex ``j`` (sides ``j``,
+    ``j + 1``) when ``d_j · (−v_t) > 0``, else vertex ``j − 1``.
+
+    Parameters
+    ----------
+    v_t : array_like
+        ``(2,)`` the slip velocity ``(v_t1, v_t2)`` (any units, nonzero beyond ``eps``).
+    eps : float
+        The velocity threshold of Table III in the same units (``>= 0``; ``velocity_class``'s
+        ``ε = max(v0, VELOCITY_RTOL · V)``): a component along a side's direction at most ``eps``
+        counts as zero.
+    sides : int
+        ``n_f``, from 3 to 20.
+    polygon : str, optional
+        ``"circumscribed"`` or ``"inscribed"``.
+
+    Returns
+    -------
+    str
+        A side letter (``SIDE_ALPHABET``) or a vertex letter (``VERTEX_ALPHABET``).
+
+    Raises
+    ------
+    ContactModelError
+        For ``sides`` or ``polygon`` outside their ranges, or a ``v_t`` that is not a finite
+        2-vector longer than ``eps`` (``"slip: …"``).
+    """
+    n, kind = _check_sides(sides), _check_polygon(polygon)
+    try:
+        v = np.asarray(v_t, dtype=float)
+    except (TypeError, ValueError):
+        raise ContactModelError(f"slip: must be a slip velocity (v_t1, v_t2), got {v_t!r}") from None
+    if v.shape != (2,) or not np.isfinite(v).all() or math.hypot(*v.tolist()) <= eps:
+        raise ContactModelError(f"slip: must be a finite slip velocity (v_t1, v_t2) longer than {eps:g}, "
+                                f"got {np.asarray(v_t).tolist()!r}")
+    u1, u2 = -float(v[0]), -float(v[1])
+    normals = [_direction(k, m) for k, m in _angles(n, kind)]
+    j = max(range(n), key=lambda i: normals[i][0] * u1 + normals[i][1] * u2)
+    c, s = normals[j]
+    along = -s * u1 + c * u2  # d_j · (−v_t)
+    if abs(along) <= eps:
+        return SIDE_ALPHABET[j]
+    return VERTEX_ALPHABET[j if along > 0 else (j - 1) % n]
+
+
 def _unit_slip(slip: Any) -> tuple[float, float]:
     try:
         v = np.asarray(slip, dtype=float)
@@ -352,14 +450,18 @@ class SpatialPointContact:
     polygon : str, optional
         ``"circumscribed"`` (sides tangent to the circle ``μ f_n``, the first side's outward
         normal along ``t1``) or ``"inscribed"`` (vertices on the circle, one along ``t1``).
+    sliding : str, optional
+        The friction of a sliding contact: ``"exact"`` (default) Coulomb's ``−μ f_n v̂``, letter
+        ``D``; ``"polygon"`` the polygon's maximum-dissipation force for the slip direction, the
+        side or vertex letter of that face (module docstring; issue 40, item 7).
 
     Attributes
     ----------
     components : tuple[str, str, str]
         ``("t1", "t2", "n")``: the order of a contact's entries in every contact vector.
     letters : str
-        ``"SF"``, the side letters, the vertex letters, ``"D"``: every letter, in enumeration
-        order.
+        ``"SF"``, the side letters, the vertex letters, ``"D"`` (``sliding = "exact"`` only): every
+        letter, in enumeration order.
     kept_letters : str
         The letters that keep the contact (all but ``S``).
     table_iii : dict
@@ -368,18 +470,20 @@ class SpatialPointContact:
     Raises
     ------
     ContactModelError
-        For ``sides`` outside 3..20 or an unknown ``polygon`` (``"friction.sides: …"``,
-        ``"friction.polygon: …"``).
+        For ``sides`` outside 3..20, an unknown ``polygon`` or ``sliding``
+        (``"friction.sides: …"``, ``"friction.polygon: …"``, ``"friction.sliding: …"``).
     """
 
     sides: int = 4
     polygon: str = "circumscribed"
+    sliding: str = "exact"
 
     components = ("t1", "t2", "n")
 
     def __post_init__(self) -> None:
         _check_sides(self.sides)
         _check_polygon(self.polygon)
+        _check_sliding(self.sliding)
         object.__setattr__(self, "sides", int(self.sides))
 
     @property
@@ -394,8 +498,10 @@ class SpatialPointContact:
 
     @property
     def letters(self) -> str:
-        """Every letter in enumeration order: ``"SF"``, sides, vertices, ``"D"``."""
-        return "SF" + self.side_letters + self.vertex_letters + "D"
+        """Every letter in enumeration order: ``"SF"``, sides, vertices, then ``"D"`` under
+        ``sliding = "exact"`` (under ``"polygon"`` a sliding contact takes a side or vertex
+        letter)."""
+        return "SF" + self.side_letters + self.vertex_letters + ("D" if self.sliding == "exact" else "")
 
     @property
     def kept_letters(self) -> str:
@@ -404,9 +510,12 @@ class SpatialPointContact:
 
     @property
     def table_iii(self) -> dict[tuple[bool, bool], str]:
-        """Table III generalized: ``(n_zero, t_zero) -> letters`` (``allowed``)."""
-        at_rest = "SF" + self.side_letters + self.vertex_letters
-        return {(False, False): "S", (False, True): "S", (True, False): "SD", (True, True): at_rest}
+        """Table III generalized: ``(n_zero, t_zero) -> letters`` (``allowed``); sliding under
+        ``"polygon"``, every letter a sliding contact may take (``velocity_class`` keeps ``S`` and
+        the one of its slip direction)."""
+        faces = self.side_letters + self.vertex_letters
+        sliding = "SD" if self.sliding == "exact" else "S" + faces
+        return {(False, False): "S", (False, True): "S", (True, False): sliding, (True, True): "SF" + faces}
 
     @property
     def normals(self) -> np.ndarray:
@@ -443,6 +552,30 @@ class SpatialPointContact:
         """
         return polygon_radius(psi, self.sides, self.polygon)
 
+    def slip_letter(self, v_t: ArrayLike, eps: float) -> str:
+        """The side or vertex letter of the polygon's maximum-dissipation force for the slip
+        velocity ``v_t`` (``polygon_slip_letter``; the sliding letter under ``"polygon"``).
+
+        Parameters
+        ----------
+        v_t : array_like
+            ``(2,)`` the slip velocity ``(v_t1, v_t2)``, longer than ``eps``.
+        eps : float
+            The velocity threshold of Table III, the same units.
+
+        Returns
+        -------
+        str
+            The side letter when ``−v_t`` is along that side's outward normal within ``eps``,
+            else the vertex letter whose normal cone holds ``−v_t``.
+
+        Raises
+        ------
+        ContactModelError
+            For a ``v_t`` that is not a finite 2-vector longer than ``eps``.
+        """
+        return polygon_slip_letter(v_t, eps, self.sides, self.polygon)
+
     def rows(self, letter: str, mu: float, t_zero: bool, n_zero: bool, slip: ArrayLike | None = None) -> ContactRows:
         """The rows of one contact in mode ``letter`` (module docstring; issue 40, item 3).
 
@@ -470,8 +603,10 @@ class SpatialPointContact:
             0``; ``n_j · f_t − ρ μ f_n = 0``, the other sides' rows and ``f_n >= 0``; ``d_j · ẍ_t
             = 0`` and ``−n_j · ẍ_t >= 0`` if ``t_zero``. Vertex ``j``: ``ẍ_n = 0``; sides ``j``
             and ``j + 1`` with equality, the others' rows and ``f_n >= 0``; ``−d_j · ẍ_t >= 0``
-            and ``d_{j+1} · ẍ_t >= 0`` if ``t_zero``. ``D``: ``ẍ_n = 0``; ``f_t1 + μ v̂_1 f_n =
-            0``, ``f_t2 + μ v̂_2 f_n = 0``, ``f_n >= 0``.
+            and ``d_{j+1} · ẍ_t >= 0`` if ``t_zero``. ``D`` (``sliding = "exact"``): ``ẍ_n =
+            0``; ``f_t1 + μ v̂_1 f_n = 0``, ``f_t2 + μ v̂_2 f_n = 0``, ``f_n >= 0``. A sliding
+            contact under ``"polygon"`` has its side or vertex letter's rows with ``t_zero``
+            false.
 
         Raises
         ------
@@ -506,8 +641,9 @@ class SpatialPointContact:
         Returns
         -------
         str
-            ``"S"``; ``"SD"`` (normally at rest, sliding); or ``"SF"`` with the side and vertex
-            letters (at rest, ``2 + 2 n_f`` letters).
+            ``"S"``; ``"SD"`` (normally at rest, sliding; under ``"polygon"`` ``"S"`` with every
+            side and vertex letter, of which ``velocity_class`` keeps the slip direction's); or
+            ``"SF"`` with the side and vertex letters (at rest, ``2 + 2 n_f`` letters).
         """
         return self.table_iii[(bool(n_zero), bool(t_zero))]
 
@@ -527,15 +663,20 @@ class SpatialPointContact:
         VelocityClass
             ``n_zero = |v_n| <= ε``; ``t_zero = |v_t| <= ε`` with ``|v_t| = hypot(v_t1, v_t2)``
             (the tangential *speed*: the threshold is a disk, not a square, so it does not depend
-            on the orientation of ``t1``); ``allowed = allowed(n_zero, t_zero)``; ``normal = v_n``;
-            ``row_args = (t_zero, n_zero, slip)`` with ``slip = v_t / |v_t|`` when ``t_zero`` is
-            false (the direction ``D``'s friction opposes), else ``None``.
+            on the orientation of ``t1``); ``allowed = allowed(n_zero, t_zero)``, except a sliding
+            contact (``n_zero``, not ``t_zero``) under ``sliding = "polygon"``: ``"S"`` and
+            ``slip_letter(v_t, eps)``; ``normal = v_n``; ``row_args = (t_zero, n_zero, slip)``
+            with ``slip = v_t / |v_t|`` when ``t_zero`` is false (the direction ``D``'s friction
+            opposes), else ``None``.
         """
         vt1, vt2, vn = (float(x) for x in np.asarray(v, dtype=float).reshape(3))
         speed = math.hypot(vt1, vt2)
         t_zero, n_zero = speed <= eps, abs(vn) <= eps
         slip = None if t_zero else (vt1 / speed, vt2 / speed)
-        return VelocityClass(self.table_iii[(n_zero, t_zero)], t_zero, n_zero, vn, (t_zero, n_zero, slip))
+        allowed = self.table_iii[(n_zero, t_zero)]
+        if n_zero and not t_zero and self.sliding == "polygon":
+            allowed = "S" + self.slip_letter((vt1, vt2), eps)
+        return VelocityClass(allowed, t_zero, n_zero, vn, (t_zero, n_zero, slip))
 
     def relaxed_rows(self, allowed: str, n_zero: bool) -> tuple[tuple[int, float], ...]:
         """Acceleration rows common to every letter in ``allowed`` for a contact (non-strict).
@@ -662,7 +803,7 @@ class SpatialPointContact:
         return "D" if math.hypot(vt1, vt2) > eps else "F"
 
 
-def spatial_point_contact(sides: int = 4, polygon: str = "circumscribed") -> SpatialPointContact:
+def spatial_point_contact(sides: int = 4, polygon: str = "circumscribed", sliding: str = "exact") -> SpatialPointContact:
     """The spatial point contact with a friction polygon of ``sides`` sides (module docstring).
 
     Parameters
@@ -671,6 +812,8 @@ def spatial_point_contact(sides: int = 4, polygon: str = "circumscribed") -> Spa
         ``n_f``, from 3 to 20 (default 4).
     polygon : str, optional
         ``"circumscribed"`` (default) or ``"inscribed"``.
+    sliding : str, optional
+        A sliding contact's friction: ``"exact"`` (default, ``D``) or ``"polygon"``.
 
     Returns
     -------
@@ -680,7 +823,7 @@ def spatial_point_contact(sides: int = 4, polygon: str = "circumscribed") -> Spa
     Raises
     ------
     ContactModelError
-        For ``sides`` or ``polygon`` outside their ranges (``"friction.sides: …"``,
-        ``"friction.polygon: …"``).
+        For ``sides``, ``polygon`` or ``sliding`` outside their ranges (``"friction.sides: …"``,
+        ``"friction.polygon: …"``, ``"friction.sliding: …"``).
     """
-    return SpatialPointContact(sides, polygon)
+    return SpatialPointContact(sides, polygon, sliding)

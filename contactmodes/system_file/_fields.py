@@ -71,6 +71,14 @@ def _string(value: Any, path: str) -> str:
     return value
 
 
+def _choice(value: Any, path: str, choices: Sequence[str]) -> str:
+    """One of ``choices`` (strings): ``"<path>: must be one of 'a', 'b', got …"``."""
+    text = _string(value, path)
+    if text not in choices:
+        raise _fail(path, f"must be one of {', '.join(map(repr, choices))}, got {text!r}")
+    return text
+
+
 def _name(value: Any, path: str) -> str:
     text = _string(value, path)
     if not _NAME_RE.match(text):

@@ -12,8 +12,10 @@ whose top-level ``dimension`` is 3 describes a ``contactmodes.model.spatial.Spat
     Magnitude (m/s², default 9.81) of gravity along ``−z``.
 ``[friction]``
     The polygon of contacts at rest: ``sides`` (``n_f``, 3 to 20, default 4) and ``polygon``
-    (``"circumscribed"``, default, or ``"inscribed"``) — ``contactmodes.modes.spatial_contact``;
-    one contact model per system.
+    (``"circumscribed"``, default, or ``"inscribed"``); the friction of sliding contacts,
+    ``sliding``: ``"exact"`` (default, Coulomb's ``−μ f_n v̂``, letter ``D``) or ``"polygon"``
+    (the same polygon's maximum-dissipation force, its side or vertex letter) —
+    ``contactmodes.modes.spatial_contact``; one contact model per system.
 ``[[contacts]]``
     ``name``, ``link`` (a link of the robot file), ``position`` ``[x, y, z]`` (m, the link's
     frame), ``surface_point`` and ``surface_normal`` (the plane, world, normal out of the
@@ -54,6 +56,7 @@ from contactmodes.system_file import _fields as L  # the planar reader's validat
 __all__ = [
     "DEFAULT_POLYGON",
     "DEFAULT_SIDES",
+    "DEFAULT_SLIDING",
     "LoadedSpatialSystem",
     "SPATIAL_TOP_KEYS",
     "SpatialContents",
@@ -75,6 +78,8 @@ DEFAULT_SIDES = 4
 """``[friction] sides`` when absent (issue 40)."""
 DEFAULT_POLYGON = "circumscribed"
 """``[friction] polygon`` when absent (issue 40)."""
+DEFAULT_SLIDING = "exact"
+"""``[friction] sliding`` when absent (issue 40, item 7): exact Coulomb friction when sliding."""
 
 
 def is_spatial(data: Mapping[str, Any]) -> bool:
@@ -123,6 +128,8 @@ class SpatialContents:
         ``n_f``, the friction polygon's sides.
     polygon : str
         ``"circumscribed"`` or ``"inscribed"``.
+    sliding : str
+        ``"exact"`` or ``"polygon"``: the friction of sliding contacts.
     """
 
     name: str
@@ -133,6 +140,7 @@ class SpatialContents:
     qdot: np.ndarray
     sides: int
     polygon: str
+    sliding: str = DEFAULT_SLIDING
 
 
 @dataclass(frozen=True)
@@ -157,6 +165,8 @@ class LoadedSpatialSystem:
         ``[friction] sides``, the polygon's ``n_f``.
     polygon : str
         ``[friction] polygon``.
+    sliding : str
+        ``[friction] sliding``: ``"exact"`` or ``"polygon"``.
     mu, v0 : numpy.ndarray
         ``(k,)`` per contact, file order: friction coefficient and velocity threshold (m/s).
     raw : dict
@@ -189,13 +199,14 @@ class LoadedSpatialSystem:
     friction: None = field(default=None, repr=False)
     outlines: dict = field(default_factory=dict, repr=False)
     dimension: int = 3
+    sliding: str = DEFAULT_SLIDING
 
     @property
     def contact_model(self):
-        """The system's one contact model: ``SpatialPointContact(sides, polygon)``."""
+        """The system's one contact model: ``SpatialPointContact(sides, polygon, sliding)``."""
         from contactmodes.modes.spatial_contact import SpatialPointContact
 
-        return SpatialPointContact(self.sides, self.polygon)
+        return SpatialPointContact(self.sides, self.polygon, self.sliding)
 
     @cached_property
     def system(self):
@@ -277,19 +288,19 @@ def _robot_path(table: Mapping[str, Any], source: str) -> Path:
     return path
 
 
-def _friction_settings(top: Mapping[str, Any]) -> tuple[int, str]:
-    """``(sides, polygon)`` of ``[friction]``, validated by the spatial contact model's own rules."""
-    from contactmodes.modes.spatial_contact import POLYGONS, SIDES_MAX, SIDES_MIN
+def _friction_settings(top: Mapping[str, Any]) -> tuple[int, str, str]:
+    """``(sides, polygon, sliding)`` of ``[friction]``, validated by the spatial contact model's
+    own rules."""
+    from contactmodes.modes.spatial_contact import POLYGONS, SIDES_MAX, SIDES_MIN, SLIDING
 
     table = L._table(top.get("friction", {}), "friction")
-    L._keys(table, "friction", ("sides", "polygon"))
+    L._keys(table, "friction", ("sides", "polygon", "sliding"))
     sides = table.get("sides", DEFAULT_SIDES)
     if isinstance(sides, bool) or not isinstance(sides, int) or not SIDES_MIN <= sides <= SIDES_MAX:
         raise SystemFileError(f"friction.sides: must be an integer from {SIDES_MIN} to {SIDES_MAX}, got {sides!r}")
-    polygon = L._string(table.get("polygon", DEFAULT_POLYGON), "friction.polygon")
-    if polygon not in POLYGONS:
-        raise SystemFileError(f"friction.polygon: must be one of {', '.join(map(repr, POLYGONS))}, got {polygon!r}")
-    return int(sides), polygon
+    polygon = L._choice(table.get("polygon", DEFAULT_POLYGON), "friction.polygon", POLYGONS)
+    sliding = L._choice(table.get("sliding", DEFAULT_SLIDING), "friction.sliding", SLIDING)
+    return int(sides), polygon, sliding
 
 
 def _contacts(mech, top: Mapping[str, Any]) -> None:
@@ -369,7 +380,7 @@ def parse_spatial_contents(data: Mapping[str, Any], source: str) -> SpatialConte
         Path(source).stem if source and not source.startswith("<") else "system")
     description = L._string(top.get("description", ""), "description")
     gravity = L._number(top.get("gravity", L.DEFAULT_GRAVITY), "gravity", minimum=0.0)
-    sides, polygon = _friction_settings(top)
+    sides, polygon, sliding = _friction_settings(top)
 
     table = L._table(top["mechanism"], "mechanism")
     L._keys(table, "mechanism", _MECHANISM_KEYS)
@@ -399,7 +410,7 @@ def parse_spatial_contents(data: Mapping[str, Any], source: str) -> SpatialConte
     except ContactModelError as exc:
         raise SystemFileError(str(exc)) from None
     return SpatialContents(name=name, description=description, source=source, mechanism=mech, q=q, qdot=qdot,
-                           sides=sides, polygon=polygon)
+                           sides=sides, polygon=polygon, sliding=sliding)
 
 
 def spatial_gap_problems(parsed: SpatialContents) -> tuple[np.ndarray, list[str | None], float]:
@@ -466,6 +477,6 @@ def parse_spatial_system(data: Mapping[str, Any], source: str = "<dict>",
     contacts = parsed.mechanism.contacts
     return LoadedSpatialSystem(
         name=parsed.name, mechanism=parsed.mechanism, q=parsed.q, qdot=parsed.qdot, sides=parsed.sides,
-        polygon=parsed.polygon, mu=np.array([c.mu for c in contacts], dtype=float),
+        polygon=parsed.polygon, sliding=parsed.sliding, mu=np.array([c.mu for c in contacts], dtype=float),
         v0=np.array([c.v0 for c in contacts], dtype=float), source=source, raw=dict(data),
         description=parsed.description)

@@ -375,6 +375,6 @@ def test_the_docs_python_example_prints_what_it_says(index):
     assert out.returncode == 0, out.stderr
     expected = [line.split("# ", 1)[1] for line in blocks[index].splitlines() if line.startswith("print(")]
     printed = out.stdout.splitlines()
-    assert len(printed) == len(expected) == (3, 2)[index]
+    assert len(printed) == len(expected) == (3, 3)[index]
     for got, comment in zip(printed, expected):
         assert comment.startswith(got + ":"), (got, comment)

@@ -322,6 +322,9 @@ BAD = [
     ("21 sides", _set(("friction",), {"sides": 21}), "friction.sides: must be an integer from 3 to 20"),
     ("polygon", _set(("friction",), {"polygon": "hexagon"}), "friction.polygon: must be one of"),
     ("friction key", _set(("friction",), {"cone": "exact"}), "friction.cone: unknown key"),
+    ("sliding", _set(("friction",), {"sliding": "pyramid"}),
+     "friction.sliding: must be one of 'exact', 'polygon', got 'pyramid'"),
+    ("sliding not a string", _set(("friction",), {"sliding": True}), "friction.sliding: must be a string"),
     ("quaternion of norm 0", _set(("state", "q", "base_quaternion"), [0.0, 0.0, 0.0, 0.0]),
      "state.q.base_quaternion"),
     ("two orientations", _set(("state", "q", "base_rpy"), [0.0, 0.0, 0.0]), "state.q: the base orientation is given 2 times"),
@@ -423,3 +426,29 @@ def test_mjcf_robot_file_gives_the_direct_build():
     bad["mechanism"] = {"mjcf": str(ROOT / "examples" / "spatial" / "box.urdf")}
     with pytest.raises(SystemFileError, match=r"^mechanism\.mjcf: expected a \.xml or \.mjcf file"):
         parse_system(bad, "<gripper>")
+
+
+def test_friction_sliding_polygon_loads_validates_and_analyses(tmp_path):
+    """``[friction] sliding = "polygon"`` (issue 40, item 7): the file's contact model slides on
+    the polygon; the box sliding along ``(cos 0.3, sin 0.3)`` on the circumscribed square takes the
+    vertex against it, ``(−μ, −μ) f_n`` (``C``, vertex 2 between the sides of normals ``−t1`` and
+    ``−t2``) on every corner; absent, the default is exact Coulomb (``D``). The schema accepts both
+    values and refuses another."""
+    pytest.importorskip("jsonschema")
+    import contactmodes as cm
+    from contactmodes.schemas import DocumentError, validate
+
+    qdot = {"base_linear": [0.4 * math.cos(0.3), 0.4 * math.sin(0.3), 0.0]}
+    for sliding, modes in ((None, ["DDDD"]), ("exact", ["DDDD"]), ("polygon", ["CCCC"])):
+        doc = flat_box(qdot=qdot)
+        if sliding is not None:
+            doc["friction"] = {"sliding": sliding}
+        validate(json.loads(json.dumps(doc)), "contactmodes.system/1")
+        path = _write(tmp_path, doc)
+        loaded = load_system_file(path)
+        assert loaded.sliding == (sliding or "exact") and loaded.contact_model.sliding == loaded.sliding
+        assert cm.analyze(path).feasible_modes() == modes
+    doc = flat_box(qdot=qdot)
+    doc["friction"] = {"sliding": "pyramid"}
+    with pytest.raises(DocumentError, match=r"friction\.sliding"):
+        validate(json.loads(json.dumps(doc)), "contactmodes.system/1")
