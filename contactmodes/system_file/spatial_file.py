@@ -18,8 +18,10 @@ whose top-level ``dimension`` is 3 describes a ``contactmodes.model.spatial.Spat
     ``name``, ``link`` (a link of the robot file), ``position`` ``[x, y, z]`` (m, the link's
     frame), ``surface_point`` and ``surface_normal`` (the plane, world, normal out of the
     environment), optional ``tangent`` (the polygon's reference direction ``t1``, projected into
-    the plane; default ``contactmodes.model.spatial_frames.contact_frame``'s), ``mu`` (a number)
-    and optional ``v0`` (m/s, default 0).
+    the plane; default ``contactmodes.model.spatial_frames.contact_frame``'s), ``mu`` (a number,
+    or an interval ``[lo, hi]`` read by the commands that read planar intervals:
+    ``docs/friction-intervals.md``; the mechanism's μ is then the midpoint) and optional ``v0``
+    (m/s, default 0).
 ``[[actuators]]``
     ``name`` and ``coordinate`` (a joint, or a floating base's ``x, y, z, wx, wy, wz``). **When
     the key is absent every joint is actuated**, one actuator per joint named by it, in the
@@ -28,10 +30,17 @@ whose top-level ``dimension`` is 3 describes a ``contactmodes.model.spatial.Spat
     ``q`` and ``qdot`` tables read by ``contactmodes.model.spatial_state.state_vectors``
     (``base_position``, ``base_quaternion | base_rpy | base_rpy_deg``, joints by name, ``_deg``
     keys in degrees; ``base_linear``, ``base_angular`` in world axes).
+``[disturbance]``
+    As in a planar file (``coordinates`` plus ``lower``/``upper`` or ``A``/``b``), the
+    coordinates named as the velocity coordinates: a floating base's ``x, y, z`` (a force in N
+    along that world axis, applied at the base frame's origin) and ``wx, wy, wz`` (a moment in
+    N·m about that world axis), joints by name (N·m or N). These are the generalized forces dual
+    to the velocity coordinates (``contactmodes.model.spatial``), so ``E`` has one unit column
+    per named coordinate, as in the plane.
 
 Spatial files are in SI units: the robot file fixes them (URDF and MJCF lengths are metres). The
-planar file's ``links``, ``point_masses``, ``constraints``, ``disturbance``, ``control`` and
-``desired_mode`` are not read in a spatial file yet and are refused with one line naming the key.
+planar file's ``links``, ``point_masses``, ``constraints``, ``control`` and ``desired_mode`` are
+not read in a spatial file yet and are refused with one line naming the key.
 
 Every problem raises ``SystemFileError`` whose message starts with the key path (``contacts[1].link:
 unknown link 'lid' (the robot's links: box)``); nothing is written.
@@ -64,9 +73,9 @@ __all__ = [
 ]
 
 SPATIAL_TOP_KEYS = ("schema", "name", "description", "dimension", "gravity", "mechanism", "friction", "contacts",
-                    "actuators", "state")
+                    "actuators", "state", "disturbance")
 """Top-level keys of a spatial file."""
-_NOT_YET = ("links", "point_masses", "constraints", "disturbance", "control", "desired_mode")
+_NOT_YET = ("links", "point_masses", "constraints", "control", "desired_mode")
 _MECHANISM_KEYS = ("urdf", "mjcf", "base", "base_position", "base_quaternion", "base_rpy", "base_rpy_deg")
 _ORIENTATIONS = ("base_quaternion", "base_rpy", "base_rpy_deg")
 _CONTACT_KEYS = ("name", "link", "position", "surface_point", "surface_normal", "tangent", "mu", "v0")
@@ -123,6 +132,10 @@ class SpatialContents:
         ``n_f``, the friction polygon's sides.
     polygon : str
         ``"circumscribed"`` or ``"inscribed"``.
+    mu_intervals : list[tuple[float, float, bool]]
+        Per contact ``(lo, hi, given as an interval)`` of ``mu`` (``lo = hi`` for a number).
+    disturbance : Disturbance or None
+        ``[disturbance]`` over the mechanism's velocity coordinates.
     """
 
     name: str
@@ -133,6 +146,13 @@ class SpatialContents:
     qdot: np.ndarray
     sides: int
     polygon: str
+    mu_intervals: list = field(default_factory=list)
+    disturbance: Any = None
+
+    @property
+    def contact_names(self) -> tuple[str, ...]:
+        """The contacts' names, file order."""
+        return tuple(self.mechanism.contact_names)
 
 
 @dataclass(frozen=True)
@@ -158,10 +178,16 @@ class LoadedSpatialSystem:
     polygon : str
         ``[friction] polygon``.
     mu, v0 : numpy.ndarray
-        ``(k,)`` per contact, file order: friction coefficient and velocity threshold (m/s).
+        ``(k,)`` per contact, file order: friction coefficient (the midpoint of an interval) and
+        velocity threshold (m/s).
     raw : dict
         The parsed document, unmodified.
-    desired_mode, control, friction : None
+    disturbance : Disturbance or None
+        ``[disturbance]`` (module doc), given to ``system``.
+    friction : FrictionBox or None
+        The contacts' friction box when a contact's ``mu`` is an interval (``parse_system`` with
+        ``mu_intervals``), as the planar ``LoadedSystem.friction``.
+    desired_mode, control : None
         Not read in spatial files yet (the planar ``LoadedSystem``'s fields).
     outlines : dict
         Empty: link outlines are drawn for planar files only.
@@ -186,7 +212,8 @@ class LoadedSpatialSystem:
     description: str = ""
     desired_mode: None = None
     control: None = field(default=None, repr=False)
-    friction: None = field(default=None, repr=False)
+    friction: Any = field(default=None, repr=False)
+    disturbance: Any = field(default=None, repr=False)
     outlines: dict = field(default_factory=dict, repr=False)
     dimension: int = 3
 
@@ -202,7 +229,8 @@ class LoadedSpatialSystem:
         """The ``ContactSystem`` at ``(q, qdot)`` (SI units) with the file's contact model
         (``SpatialMechanism.contact_system``; built on first access, then kept, as the planar
         ``LoadedSystem.system`` is built once)."""
-        return self.mechanism.contact_system(self.q, self.qdot, contact_model=self.contact_model, name=self.name)
+        return self.mechanism.contact_system(self.q, self.qdot, contact_model=self.contact_model, name=self.name,
+                                             disturbance=self.disturbance)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -292,8 +320,10 @@ def _friction_settings(top: Mapping[str, Any]) -> tuple[int, str]:
     return int(sides), polygon
 
 
-def _contacts(mech, top: Mapping[str, Any]) -> None:
-    """Add ``[[contacts]]`` to ``mech`` in file order."""
+def _contacts(mech, top: Mapping[str, Any]) -> list[tuple[float, float, bool]]:
+    """Add ``[[contacts]]`` to ``mech`` in file order (μ: an interval's midpoint, as
+    ``FrictionBox.nominal``); their ``(lo, hi, given as an interval)``."""
+    intervals = []
     for i, c in enumerate(L._tables(top, "contacts")):
         path = f"contacts[{i}]"
         L._keys(c, path, _CONTACT_KEYS, required=_CONTACT_REQUIRED)
@@ -305,15 +335,15 @@ def _contacts(mech, top: Mapping[str, Any]) -> None:
         if not normal.any():
             raise SystemFileError(f"{path}.surface_normal: must be a non-zero vector")
         tangent = _vec3(c["tangent"], f"{path}.tangent") if "tangent" in c else None
-        if isinstance(c["mu"], (list, tuple)):
-            raise SystemFileError(f"{path}.mu: an interval of friction coefficients is not read in spatial files yet: "
-                                  "give one number")
-        mu = L._mu(c["mu"], f"{path}.mu")
+        lo, hi = L._friction(c["mu"], f"{path}.mu")
+        intervals.append((lo, hi, isinstance(c["mu"], (list, tuple))))
+        mu = lo if lo == hi else 0.5 * (lo + hi)
         v0 = L._number(c.get("v0", 0.0), f"{path}.v0", minimum=0.0)
         try:
             mech.add_contact(cname, link, position, surface_point, normal, mu, v0, tangent=tangent)
         except ContactModelError as exc:
             raise _in_file(i, cname, exc) from None
+    return intervals
 
 
 def _actuators(mech, top: Mapping[str, Any]) -> None:
@@ -389,8 +419,11 @@ def parse_spatial_contents(data: Mapping[str, Any], source: str) -> SpatialConte
         elif not text.startswith(str(robot)):
             text = f"mechanism.{key}: {text}"
         raise SystemFileError(text) from None
-    _contacts(mech, top)
+    intervals = _contacts(mech, top)
     _actuators(mech, top)
+    disturbance = None
+    if "disturbance" in top:
+        disturbance = L._disturbance(L._table(top["disturbance"], "disturbance"), mech.coordinates)
 
     state = L._table(top["state"], "state")
     L._keys(state, "state", ("q", "qdot"), required=("q",))
@@ -399,7 +432,7 @@ def parse_spatial_contents(data: Mapping[str, Any], source: str) -> SpatialConte
     except ContactModelError as exc:
         raise SystemFileError(str(exc)) from None
     return SpatialContents(name=name, description=description, source=source, mechanism=mech, q=q, qdot=qdot,
-                           sides=sides, polygon=polygon)
+                           sides=sides, polygon=polygon, mu_intervals=intervals, disturbance=disturbance)
 
 
 def spatial_gap_problems(parsed: SpatialContents) -> tuple[np.ndarray, list[str | None], float]:
@@ -434,7 +467,7 @@ def spatial_gap_problems(parsed: SpatialContents) -> tuple[np.ndarray, list[str 
 
 
 def parse_spatial_system(data: Mapping[str, Any], source: str = "<dict>",
-                         lifted_contacts: bool = False) -> LoadedSpatialSystem:
+                         lifted_contacts: bool = False, mu_intervals: bool = False) -> LoadedSpatialSystem:
     """Validate a spatial file, check that its contacts touch their planes, and load it.
 
     Parameters
@@ -445,6 +478,9 @@ def parse_spatial_system(data: Mapping[str, Any], source: str = "<dict>",
         The file's path or a label.
     lifted_contacts : bool, optional
         Accept contacts above their planes (``parse_system``).
+    mu_intervals : bool, optional
+        Accept a contact's ``mu = [lo, hi]`` of positive width (``LoadedSpatialSystem.friction``;
+        otherwise the planar loader's one-line refusal naming the contact).
 
     Returns
     -------
@@ -459,6 +495,7 @@ def parse_spatial_system(data: Mapping[str, Any], source: str = "<dict>",
         size.
     """
     parsed = parse_spatial_contents(data, source)
+    friction = L._friction_box(parsed, mu_intervals)
     gaps, problems, _ = spatial_gap_problems(parsed)
     for i, problem in enumerate(problems):
         if problem is not None and not (lifted_contacts and gaps[i] > 0):
@@ -468,4 +505,4 @@ def parse_spatial_system(data: Mapping[str, Any], source: str = "<dict>",
         name=parsed.name, mechanism=parsed.mechanism, q=parsed.q, qdot=parsed.qdot, sides=parsed.sides,
         polygon=parsed.polygon, mu=np.array([c.mu for c in contacts], dtype=float),
         v0=np.array([c.v0 for c in contacts], dtype=float), source=source, raw=dict(data),
-        description=parsed.description)
+        description=parsed.description, friction=friction, disturbance=parsed.disturbance)
