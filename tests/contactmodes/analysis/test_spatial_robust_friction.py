@@ -361,3 +361,25 @@ def test_spatial_disturbance_errors_name_the_field(tmp_path):
     path = pushed_file(tmp_path, mu=0.5, disturbance='[disturbance]\ncoordinates = ["theta"]\nlower = [0]\nupper = [1]\n')
     with pytest.raises(cm.ContactModelError, match=r"^disturbance\.coordinates\[0\]: unknown coordinate 'theta'"):
         cm.load_system(path)
+
+
+# ----------------------------------------------------------------------------- passive, end to end
+def test_passive_spatial_analyze_end_to_end():
+    """``examples/spatial/box_on_slope.toml`` (no actuators; tan α = 1/3 < μ r = 0.5, the
+    up-slope direction on a side normal of the square, r = 1): sticking is the one consistent
+    mode — a slip-onset mode has friction ``μ m g cos α`` up the slope, more than ``m g sin α``,
+    so the box would accelerate up the slope against its slip. Text and JSON (valid against
+    the schema): ``T_FFFF = {()}``, unique, nothing inconsistent."""
+    from contactmodes.schemas import validate
+
+    path = ROOT / "examples" / "spatial" / "box_on_slope.toml"
+    run = [sys.executable, "-m", "contactmodes", "analyze", str(path), "--unambiguous", "--inconsistency-box="]
+    doc = json.loads(subprocess.run(run + ["--json"], capture_output=True, text=True, check=True, cwd=ROOT).stdout)
+    validate(doc)
+    assert doc["system"]["torques"] == [] and doc["inconsistent"] == []
+    assert [m["mode"] for m in doc["modes"] if m["feasible"]] == ["FFFF"]
+    (fffF,) = [m for m in doc["modes"] if m["mode"] == "FFFF"]
+    assert fffF["torque_domain"] == {"A": [], "b": [], "C": [], "d": [], "dim": 0}
+    assert fffF["unambiguous"] == [{"A": [], "b": [], "C": [], "d": [], "dim": 0}]
+    text = subprocess.run(run, capture_output=True, text=True, check=True, cwd=ROOT).stdout
+    assert "verdict: unique (the one consistent mode is FFFF)" in text
