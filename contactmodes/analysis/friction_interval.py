@@ -31,6 +31,22 @@ only through the contact rows of Tables I–II (eqs. 8 and 10, ``contact_rows``)
 Each ``μ_i`` appears in rows of contact ``i`` only; no other row (accelerations, dynamics (5),
 constraint blocks (11)–(18)) depends on μ.
 
+Any contact model (issue 40)
+----------------------------
+The construction below is written for the planar letters but reads only the system's contact
+model: every force row a letter adds is linear in the forces and in ``g = μ f_n`` (checked, by
+evaluating the mode's equations at ``μ_i = 0`` and ``1`` and comparing with ``μ_i = hi``:
+``_mu_split``). A letter whose μ enters force **inequalities only**, each widening with μ (the
+planar cone ``F``; the spatial polygon cone ``F``: ``ρ μ f_n − n_j · f_t >= 0``), plays the
+sticking contact's part below: ``hi`` for ∃, ``lo`` for ∀. A letter whose μ enters a force
+**equality** plays the sliding contact's part (``interval_contacts``): the planar ``L``/``R``; the
+spatial side letters (``n_j · f_t = ρ μ f_n``), vertex letters (two such equalities) and ``D``
+(``f_t = −μ f_n v̂``). For ∃ one of its equalities gives ``g`` as a row over the forces and ``g``
+is substituted into the contact's other μ-rows and into ``lo f_n <= g <= hi f_n`` (the planar
+rows below are the case of one equality); for ∀ the interval argument of step 2 holds verbatim,
+the rows being linear in ``(x, g)`` with ``f_n >= 0``. On planar systems the rows are bit for bit
+those of the planar construction.
+
 The ∃ set (exact, one polyhedron)
 ---------------------------------
 Because ``μ_i`` appears only in contact ``i``'s rows, ``∃μ ∈ M ∃x`` is ``∃x`` with, per contact,
@@ -220,10 +236,10 @@ def exists_equations(system: ContactSystem, box: FrictionBox, mode: str, task: b
     ``|β|``) gives ``g = −r0 · x / β``, which is substituted into the contact's other μ-rows and
     into ``lo f_n <= g <= hi f_n``, appended to the inequalities (labels ``"friction <name> >= lo"``
     / ``"<= hi"``, never task rows). Planar sliding: ``σ f_t = μ f_n`` becomes ``σ f_t − lo f_n >= 0``
-    and ``hi f_n − σ f_t >= 0`` (eq. 8). Spatial: a vertex letter ``f_t = μ f_n ρ v_j`` keeps
-    ``f_t ∥ v_j`` and bounds its length; a side letter keeps the edge's line through the origin's
-    scaled copies (the trapezoid between the edges at ``lo`` and ``hi``); ``D`` keeps ``f_t`` along
-    ``−v̂`` with ``lo f_n <= |f_t| <= hi f_n``.
+    and ``hi f_n − σ f_t >= 0`` (eq. 8). Spatial: a vertex letter (force at the corner ``μ f_n
+    v_j``) keeps ``f_t`` along ``v_j`` with its length between ``lo f_n |v_j|`` and ``hi f_n |v_j|``;
+    a side letter keeps ``f_t`` in the trapezoid between the side at ``lo`` and at ``hi``; ``D``
+    keeps ``f_t`` along ``−v̂`` with ``lo f_n <= |f_t| <= hi f_n``.
 
     Parameters
     ----------
@@ -265,6 +281,10 @@ def exists_equations(system: ContactSystem, box: FrictionBox, mode: str, task: b
         e0 = mode_equations(box.at(system, np.where(np.arange(box.k) == i, 0.0, mu)), mode, task=task)
         e1 = mode_equations(box.at(system, np.where(np.arange(box.k) == i, 1.0, mu)), mode, task=task)
         eq_rows, geq_rows = _mu_split(e0, e1, eqs, float(box.hi[i]), col, f"mode {mode}, contact {name}")
+        if not eq_rows:  # interval_contacts read a mu-equality in the model's rows: it must be here
+            from contactmodes.errors import InternalError
+
+            raise InternalError(f"mode {mode}, contact {name}: no force equality holds mu")
         p, r0p, beta_p = max(eq_rows, key=lambda row: abs(row[2]))
         g = -r0p / beta_p                                   # g = μ f_n as a row over x
         drop.append(p)
