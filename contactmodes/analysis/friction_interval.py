@@ -31,6 +31,22 @@ only through the contact rows of Tables I–II (eqs. 8 and 10, ``contact_rows``)
 Each ``μ_i`` appears in rows of contact ``i`` only; no other row (accelerations, dynamics (5),
 constraint blocks (11)–(18)) depends on μ.
 
+Any contact model (issue 40)
+----------------------------
+The construction below is written for the planar letters but reads only the system's contact
+model: every force row a letter adds is linear in the forces and in ``g = μ f_n`` (checked, by
+evaluating the mode's equations at ``μ_i = 0`` and ``1`` and comparing with ``μ_i = hi``:
+``_mu_split``). A letter whose μ enters force **inequalities only**, each widening with μ (the
+planar cone ``F``; the spatial polygon cone ``F``: ``ρ μ f_n − n_j · f_t >= 0``), plays the
+sticking contact's part below: ``hi`` for ∃, ``lo`` for ∀. A letter whose μ enters a force
+**equality** plays the sliding contact's part (``interval_contacts``): the planar ``L``/``R``; the
+spatial side letters (``n_j · f_t = ρ μ f_n``), vertex letters (two such equalities) and ``D``
+(``f_t = −μ f_n v̂``). For ∃ one of its equalities gives ``g`` as a row over the forces and ``g``
+is substituted into the contact's other μ-rows and into ``lo f_n <= g <= hi f_n`` (the planar
+rows below are the case of one equality); for ∀ the interval argument of step 2 holds verbatim,
+the rows being linear in ``(x, g)`` with ``f_n >= 0``. On planar systems the rows are bit for bit
+those of the planar construction.
+
 The ∃ set (exact, one polyhedron)
 ---------------------------------
 Because ``μ_i`` appears only in contact ``i``'s rows, ``∃μ ∈ M ∃x`` is ``∃x`` with, per contact,
@@ -113,30 +129,117 @@ from contactmodes.modes.enumeration import Enumeration, enumerate_modes
 from contactmodes.modes.response import ModeResponse, response_from_equations
 
 __all__ = ["FrictionIntervalAnalysis", "MAX_SLIDING_INTERVALS", "RobustFrictionResult", "exists_equations",
-           "forall_vertices"]
+           "forall_vertices", "interval_contacts"]
 
 MAX_SLIDING_INTERVALS = 10
 """Most sliding contacts of positive width a mode may have for ``T_c^∀`` (``2^s`` vertex sets
 are intersected: 1024 at the cap). A cost limit, not a tolerance."""
 
 
-def _sliding_row(eqs: ModeEquations, i: int, name: str) -> int:
-    """The row of ``eqs.A`` holding contact ``i``'s sliding equality ``f_t ∓ μ f_n = 0`` (eq. 8)."""
-    t = eqs.n_q + 2 * i
-    for r, label in enumerate(eqs.eq_labels):
-        if label.startswith(f"force {name} (") and label.endswith("= 0)") and eqs.A[r, t] == 1.0 \
-                and np.count_nonzero(eqs.A[r]) <= 2 and not np.any(eqs.B[r]) and eqs.b[r] == 0.0:
-            return r
-    raise ContactModelError(f"mode {eqs.mode}: contact {i} ({name}) has no sliding force row")  # pragma: no cover
+def _mu_rows(model, letter: str, args: tuple) -> tuple[bool, bool]:
+    """How μ enters one contact's rows in ``letter`` (the contact model's ``rows`` at μ = 0 and 1).
+
+    Every row is linear in ``(f, μ f_n)`` (both contact models; checked where the rows are used,
+    ``_mu_split``). Returns ``(in_equality, widening)``: μ enters a force equality (planar ``L``,
+    ``R``; spatial sides, vertices, ``D``), or it enters force inequalities only, each with a
+    coefficient of ``f_n`` that grows with μ (planar ``F``, the spatial polygon cone ``F``: the
+    set widens with μ because ``f_n >= 0``). A letter where μ enters nowhere (``S``) gives
+    ``(False, True)``.
+    """
+    r0, r1 = model.rows(letter, 0.0, *args), model.rows(letter, 1.0, *args)
+    in_eq = any(a != b for x, y in zip(r0.force_eq, r1.force_eq) for a, b in zip(x, y))
+    widening = all(b >= a for x, y in zip(r0.force_geq, r1.force_geq) for a, b in zip(x, y))
+    return in_eq, widening
+
+
+def interval_contacts(system: ContactSystem, box: FrictionBox, mode: str) -> list[int]:
+    """The contacts of ``mode`` whose μ interval must be taken at both ends for ``T_c^∀``.
+
+    A contact of positive width whose letter puts μ in a force equality (module doc: the planar
+    sliding letters; the spatial side, vertex and sliding letters, whose force is ``μ f_n`` times
+    a fixed point or segment of the polygon). Every other contact is taken at ``lo``: μ enters its
+    rows nowhere or only in inequalities that widen with μ.
+
+    Parameters
+    ----------
+    system : ContactSystem
+        The model (its contact model and velocity pattern give the rows).
+    box : FrictionBox
+        One interval per contact.
+    mode : str
+        A mode of ``system``.
+
+    Returns
+    -------
+    list[int]
+        Contact indices, increasing.
+
+    Raises
+    ------
+    ContactModelError
+        For a letter whose μ enters inequalities only but not all widening (no such letter in
+        the shipped contact models): ``T_c^∀`` would not be the intersection at the vertices.
+    """
+    from contactmodes.modes.contact_conditions import classify_velocities
+
+    pattern = classify_velocities(system, check_approaching=False)
+    out = []
+    for i, letter in enumerate(mode):
+        if not box.lo[i] < box.hi[i]:
+            continue
+        in_eq, widening = _mu_rows(system.contact_model, letter, pattern.args(i))
+        if in_eq:
+            out.append(i)
+        elif not widening:
+            raise ContactModelError(f"mode {mode}: letter {letter!r} of contact {system.contacts[i]}: mu enters "
+                                    "inequalities that narrow with mu and no equality; friction intervals do not "
+                                    "support this letter")
+    return out
+
+
+def _mu_split(eqs0: ModeEquations, eqs1: ModeEquations, eqs_hi: ModeEquations, mu_hi: float, col: int, what: str):
+    """Contact ``i``'s μ-rows: ``eqs0``/``eqs1`` are the mode's equations with μ_i = 0 / 1 (every
+    other μ as in ``eqs_hi``, where μ_i = ``mu_hi``). Returns ``(eq_rows, geq_rows)``, each a list
+    of ``(row index, r0, β)``: the row is ``r0 · x + β μ f_n`` (``col`` is ``f_n``'s column).
+
+    The claim that the rows are linear in ``μ f_n`` is checked: ``eqs0``, ``eqs1`` differ only
+    in column ``col`` of rows with no torque and no constant term, and ``eqs_hi``'s rows equal
+    ``r0 + mu_hi β`` to ``CANCEL_RTOL``; otherwise ``InternalError``.
+    """
+    from contactmodes.errors import InternalError
+    from contactmodes.tolerances import CANCEL_RTOL
+
+    if eqs0.A.shape != eqs1.A.shape or eqs0.N.shape != eqs1.N.shape or eqs0.A.shape != eqs_hi.A.shape:
+        raise InternalError(f"{what}: the rows' count depends on mu")
+    out = []
+    for M0, M1, Mh, extra in ((eqs0.A, eqs1.A, eqs_hi.A, lambda r: np.any(eqs0.B[r]) or eqs0.b[r] != 0.0),
+                              (eqs0.N, eqs1.N, eqs_hi.N, lambda r: eqs0.e[r] != 0.0)):
+        rows = []
+        diff = M1 - M0
+        for r in np.flatnonzero(np.any(diff != 0.0, axis=1)):
+            others = np.delete(diff[r], col)
+            beta = float(diff[r, col])
+            expect = M0[r, col] + mu_hi * beta
+            if np.any(others) or extra(r) or abs(Mh[r, col] - expect) > CANCEL_RTOL * max(1.0, abs(expect)) \
+                    or np.any(np.delete(Mh[r] - M0[r], col)):
+                raise InternalError(f"{what}: a contact row is not linear in mu f_n")
+            rows.append((int(r), M0[r, :eqs0.n_q + eqs0.n_f].copy(), beta))
+        out.append(rows)
+    return out[0], out[1]
 
 
 def exists_equations(system: ContactSystem, box: FrictionBox, mode: str, task: bool = True) -> ModeEquations:
     """The equations whose domain projects to ``T_c^∃`` (module doc, "The ∃ set").
 
-    Every contact at ``μ = hi`` (eqs. 24, 32); each sliding contact of positive width has its
-    equality ``σ f_t = μ f_n`` (eq. 8) replaced by ``σ f_t − lo f_n >= 0`` and
-    ``hi f_n − σ f_t >= 0``, appended to the inequalities (labels ``"friction <name> >= lo"`` /
-    ``"<= hi"``, never task rows).
+    Every contact at ``μ = hi`` (eqs. 24, 32). For each contact of ``interval_contacts`` the
+    variable ``g = μ f_n`` is eliminated: one of its equalities ``r0 · x + β g = 0`` (the largest
+    ``|β|``) gives ``g = −r0 · x / β``, which is substituted into the contact's other μ-rows and
+    into ``lo f_n <= g <= hi f_n``, appended to the inequalities (labels ``"friction <name> >= lo"``
+    / ``"<= hi"``, never task rows). Planar sliding: ``σ f_t = μ f_n`` becomes ``σ f_t − lo f_n >= 0``
+    and ``hi f_n − σ f_t >= 0`` (eq. 8). Spatial: a vertex letter (force at the corner ``μ f_n
+    v_j``) keeps ``f_t`` along ``v_j`` with its length between ``lo f_n |v_j|`` and ``hi f_n |v_j|``;
+    a side letter keeps ``f_t`` in the trapezoid between the side at ``lo`` and at ``hi``; ``D``
+    keeps ``f_t`` along ``−v̂`` with ``lo f_n <= |f_t| <= hi f_n``.
 
     Parameters
     ----------
@@ -158,39 +261,58 @@ def exists_equations(system: ContactSystem, box: FrictionBox, mode: str, task: b
     ------
     ContactModelError
         When ``mode`` is not a mode of ``system`` or the box does not fit it.
+    InternalError
+        When a contact model's rows are not linear in ``μ f_n`` (checked, ``_mu_split``).
     """
-    validate_mode(mode, system.contacts)
+    validate_mode(mode, system.contacts, letters=system.contact_model.letters)
     box.check_system(system)
     eqs = mode_equations(box.at(system, box.hi), mode, task=task)
-    relax = [i for i, c in enumerate(mode) if c in "LR" and box.lo[i] < box.hi[i]]
+    relax = interval_contacts(system, box, mode)
     if not relax:
         return eqs
-    n, n_tau = eqs.n_q + eqs.n_f, eqs.n_tau
+    A, N = eqs.A.copy(), eqs.N.copy()
+    n, n_tau, nc = eqs.n_q + eqs.n_f, eqs.n_tau, system.n_components
+    normal = list(system.contact_model.components).index("n")
     drop, rows, labels = [], [], []
     for i in relax:
         name = system.contacts[i]
-        drop.append(_sliding_row(eqs, i, name))
-        sigma = 1.0 if mode[i] == "L" else -1.0
-        t, nn = eqs.n_q + 2 * i, eqs.n_q + 2 * i + 1
+        col = eqs.n_q + nc * i + normal
+        mu = np.array(box.hi, dtype=float)
+        e0 = mode_equations(box.at(system, np.where(np.arange(box.k) == i, 0.0, mu)), mode, task=task)
+        e1 = mode_equations(box.at(system, np.where(np.arange(box.k) == i, 1.0, mu)), mode, task=task)
+        eq_rows, geq_rows = _mu_split(e0, e1, eqs, float(box.hi[i]), col, f"mode {mode}, contact {name}")
+        if not eq_rows:  # interval_contacts read a mu-equality in the model's rows: it must be here
+            from contactmodes.errors import InternalError
+
+            raise InternalError(f"mode {mode}, contact {name}: no force equality holds mu")
+        p, r0p, beta_p = max(eq_rows, key=lambda row: abs(row[2]))
+        g = -r0p / beta_p                                   # g = μ f_n as a row over x
+        drop.append(p)
+        for r, r0, beta in eq_rows:
+            if r != p:
+                A[r] = r0 + beta * g
+        for r, r0, beta in geq_rows:
+            N[r, :n] = r0 + beta * g
         low, high = np.zeros(n + n_tau), np.zeros(n + n_tau)
-        low[t], low[nn] = sigma, -float(box.lo[i])      # σ f_t − lo f_n >= 0
-        high[t], high[nn] = -sigma, float(box.hi[i])    # hi f_n − σ f_t >= 0
+        low[:n], high[:n] = g, -g
+        low[col] -= float(box.lo[i])                        # g − lo f_n >= 0
+        high[col] += float(box.hi[i])                       # hi f_n − g >= 0
         rows += [low, high]
         labels += [f"friction {name} >= lo ({box.lo[i]:g})", f"friction {name} <= hi ({box.hi[i]:g})"]
-    keep = np.ones(eqs.A.shape[0], dtype=bool)
+    keep = np.ones(A.shape[0], dtype=bool)
     keep[drop] = False
     return ModeEquations(
-        mode=mode, A=eqs.A[keep], B=eqs.B[keep], b=eqs.b[keep],
+        mode=mode, A=A[keep], B=eqs.B[keep], b=eqs.b[keep],
         eq_labels=[lab for lab, k in zip(eqs.eq_labels, keep) if k],
-        N=np.vstack([eqs.N, np.array(rows)]), e=np.concatenate([eqs.e, np.zeros(len(rows))]),
+        N=np.vstack([N, np.array(rows)]), e=np.concatenate([eqs.e, np.zeros(len(rows))]),
         ineq_labels=eqs.ineq_labels + labels, n_q=eqs.n_q, n_f=eqs.n_f, n_tau=n_tau,
         ineq_task=np.concatenate([eqs.ineq_task, np.zeros(len(rows), dtype=bool)]))
 
 
-def forall_vertices(box: FrictionBox, mode: str) -> np.ndarray:
+def forall_vertices(box: FrictionBox, mode: str, system: ContactSystem | None = None) -> np.ndarray:
     """The friction coefficients whose torque sets intersect to ``T_c^∀`` (module doc).
 
-    Each sliding contact of positive width at ``lo`` or ``hi``, every other contact at ``lo``.
+    Each contact of ``interval_contacts`` at ``lo`` or ``hi``, every other contact at ``lo``.
 
     Parameters
     ----------
@@ -198,18 +320,24 @@ def forall_vertices(box: FrictionBox, mode: str) -> np.ndarray:
         One interval per contact (dimensionless).
     mode : str
         The mode (one letter per contact).
+    system : ContactSystem, optional
+        The model whose contact model classifies the letters (``interval_contacts``); without
+        it, the planar point contact's letters (``L``, ``R`` at both ends).
 
     Returns
     -------
     numpy.ndarray
-        ``(2^s, k)``, ``s`` the sliding contacts of positive width.
+        ``(2^s, k)``, ``s`` the contacts at both ends.
 
     Raises
     ------
     ContactModelError
         When ``s`` exceeds ``MAX_SLIDING_INTERVALS``.
     """
-    sliding = [i for i, c in enumerate(mode) if c in "LR" and box.lo[i] < box.hi[i]]
+    if system is None:
+        sliding = [i for i, c in enumerate(mode) if c in "LR" and box.lo[i] < box.hi[i]]
+    else:
+        sliding = interval_contacts(system, box, mode)
     if len(sliding) > MAX_SLIDING_INTERVALS:
         raise ContactModelError(
             f"mode {mode}: {len(sliding)} sliding contacts with a friction interval; the for-every-mu set "
@@ -450,7 +578,7 @@ class FrictionIntervalAnalysis:
         """
         def build():
             out = None
-            for mu in forall_vertices(self.box, mode):
+            for mu in forall_vertices(self.box, mode, self.scaled):
                 T = self.at_scaled(mode, mu, task)
                 if T is None:
                     return None
@@ -458,7 +586,7 @@ class FrictionIntervalAnalysis:
                 if out is None or out.is_empty():
                     return None
             return out.reduce() if out is not None else None
-        validate_mode(mode, self.system.contacts)
+        validate_mode(mode, self.system.contacts, letters=self.system.contact_model.letters)
         return self._memo(("T∀", mode, task), build)
 
     def within_sets_scaled(self, mode: str) -> list[tuple[str, list[Polytope]]]:
@@ -518,7 +646,7 @@ class FrictionIntervalAnalysis:
         ContactModelError
             When ``mode`` is not a mode of the system.
         """
-        validate_mode(mode, self.system.contacts)
+        validate_mode(mode, self.system.contacts, letters=self.system.contact_model.letters)
         return self._to_user(self.exists_scaled(mode, task))
 
     def forall(self, mode: str, task: bool = True) -> Polytope | None:
@@ -574,7 +702,7 @@ class FrictionIntervalAnalysis:
         timing: dict[str, float] = {}
         t0 = time.perf_counter()
         T_all = self.forall_scaled(mode, task)
-        vertices = forall_vertices(self.box, mode)
+        vertices = forall_vertices(self.box, mode, self.scaled)
         kinematic = mode in self.modes
         timing["forall"] = time.perf_counter() - t0
         exists = self.exists(mode, task)

@@ -19,7 +19,6 @@ from typing import Sequence
 
 import numpy as np
 
-from contactmodes.modes.contact_model import require_planar
 from contactmodes.errors import ContactModelError
 from contactmodes.model.system import ContactSystem
 from contactmodes.tolerances import MU_MAX
@@ -126,12 +125,10 @@ class FrictionBox:
         Raises
         ------
         ContactModelError
-            When ``self.k != system.k`` (the message lists the system's contacts), or the system's
-            contact model is not the planar one (``"friction intervals: planar contact systems
-            only for now (issue 40)"``: the friction-interval analysis rewrites the planar
-            sliding rows ``f_t ∓ μ f_n = 0``).
+            When ``self.k != system.k`` (the message lists the system's contacts). Any contact
+            model whose rows are linear in ``μ f_n`` is accepted, planar or spatial
+            (``contactmodes.analysis.friction_interval``).
         """
-        require_planar(system.contact_model, "friction intervals")
         if self.k != system.k:
             raise ContactModelError(f"mu: the friction box has {self.k} intervals, the system "
                                     f"{system.k} contacts ({list(system.contacts)})")

@@ -29,7 +29,7 @@ import numpy as np
 
 from polytopes import Polytope, union_bounding_box, union_volume
 
-__all__ = ["load_document", "build_system", "build_loaded", "check_modes", "torque_names", "analyze_point", "box_json",
+__all__ = ["load_document", "build_system", "build_loaded", "origin", "check_modes", "torque_names", "analyze_point", "box_json",
            "measure"]
 
 
@@ -62,13 +62,16 @@ def load_document(system: str | Path | Mapping[str, Any]) -> tuple[dict, str]:
     return copy.deepcopy(dict(loaded.raw)), str(system)
 
 
-def build_system(doc: Mapping[str, Any]):
+def build_system(doc: Mapping[str, Any], source: str = "<dict>"):
     """The ``ContactSystem`` of a parsed system table (at its state).
 
     Parameters
     ----------
     doc : Mapping[str, Any]
         A parsed system table (a grid point's copy).
+    source : str, optional
+        The base file's path (``origin``): files the table names (``mechanism.urdf``, a spatial
+        file's robot) resolve from its directory; ``"<dict>"``: from the current directory.
 
     Returns
     -------
@@ -80,16 +83,18 @@ def build_system(doc: Mapping[str, Any]):
     ContactModelError
         Naming the key path when the loader rejects the table.
     """
-    return build_loaded(doc).system
+    return build_loaded(doc, source).system
 
 
-def build_loaded(doc: Mapping[str, Any]):
+def build_loaded(doc: Mapping[str, Any], source: str = "<dict>"):
     """The ``LoadedSystem`` of a parsed system table (friction intervals accepted: its ``friction``).
 
     Parameters
     ----------
     doc : Mapping[str, Any]
         A parsed system table.
+    source : str, optional
+        As ``build_system``.
 
     Returns
     -------
@@ -103,7 +108,30 @@ def build_loaded(doc: Mapping[str, Any]):
     """
     from contactmodes.system_file.loader import parse_system
 
-    return parse_system(doc, mu_intervals=True)
+    return parse_system(doc, source, mu_intervals=True)
+
+
+def origin(system: str | Path | Mapping[str, Any]) -> str:
+    """Where the files a sweep's system table names are found: the base file's absolute path
+    (its directory holds ``mechanism.urdf`` and a spatial file's robot, as when the file is
+    loaded directly), or ``"<dict>"`` (the current directory) for a table given as a mapping.
+
+    The path is absolute so that worker processes started in another directory find the files;
+    workers on other machines need them at the same path.
+
+    Parameters
+    ----------
+    system : str or pathlib.Path or Mapping[str, Any]
+        The sweep's ``system`` option.
+
+    Returns
+    -------
+    str
+        An absolute path or ``"<dict>"``.
+    """
+    if isinstance(system, Mapping):
+        return "<dict>"
+    return str(Path(system).resolve())
 
 
 def check_modes(system, modes: Sequence[str]) -> list[str]:

@@ -61,12 +61,15 @@ class AnalyzePoint:
     derive : Callable[[dict], Mapping[str, Any]], optional
         ``derive(params) -> {key: value}``, further assignments computed from the varied values
         (applied after them; e.g. moving a wall with the elbow angle).
+    source : str, optional
+        ``adapter.origin`` of the sweep's system: the directory the table's robot files
+        (``mechanism.urdf``, a spatial file's robot) resolve from.
     """
 
     def __init__(self, base: dict, paths: dict, modes: list[str], unambiguous: bool, box,
-                 derive: Callable[[dict], Mapping[str, Any]] | None = None) -> None:
+                 derive: Callable[[dict], Mapping[str, Any]] | None = None, source: str = "<dict>") -> None:
         self.base, self.paths, self.modes, self.unambiguous, self.box = base, paths, modes, unambiguous, box
-        self.derive = derive
+        self.derive, self.source = derive, source
 
     def overrides(self, params: Mapping[str, Any]) -> dict:
         """The varied values of a point and, with ``derive``, the derived ones.
@@ -119,7 +122,7 @@ class AnalyzePoint:
         ContactModelError
             When the loader rejects the point's table (the engine marks the point failed).
         """
-        loaded = adapter.build_loaded(self.document(params))
+        loaded = adapter.build_loaded(self.document(params), self.source)
         return adapter.analyze_point(loaded.system, self.modes, self.unambiguous, self.box, loaded.friction)
 
 
@@ -345,7 +348,8 @@ class AnalyzeKind(SweepKind):
         base, source = adapter.load_document(system)
         derived = _derived_keys(grid, derive)
         paths = key_paths(base, list(grid.keys) + derived, create=True)
-        base_system = adapter.build_system(base)
+        where = adapter.origin(system)
+        base_system = adapter.build_system(base, where)
         if modes is None:
             modes = [base["desired_mode"]] if isinstance(base.get("desired_mode"), str) else []
         modes = list(dict.fromkeys(adapter.check_modes(base_system, list(modes))))
@@ -353,10 +357,10 @@ class AnalyzeKind(SweepKind):
             raise SweepError("--unambiguous: no mode to report (give --mode; the file has no desired_mode)")
         torques = adapter.torque_names(base_system)
         box = _box(inconsistency_box, len(torques))
-        point = AnalyzePoint(base, paths, modes, unambiguous, box, derive)
+        point = AnalyzePoint(base, paths, modes, unambiguous, box, derive, where)
         for params in grid:
             try:
-                adapter.build_system(point.document(params))
+                adapter.build_system(point.document(params), where)
             except ContactModelError as exc:
                 raise SweepError(_blame(str(exc), point.overrides(params), paths)) from None
             if progress is not None:

@@ -11,7 +11,10 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
+from polytopes import Polytope
+
 from contactmodes.errors import ApproachingContactError, ContactModelError, SystemFileError
+from contactmodes.model.system import Disturbance
 from contactmodes.tolerances import MAGNITUDE_MAX, MU_MAX
 
 SCHEMA = "contactmodes.system/1"
@@ -204,3 +207,75 @@ def _gap_problem(contact: str, gap: float, tol: float) -> str | None:
         return None
     return (f"contact {contact!r} does not touch its surface at state.q: gap {gap:.6g} "
             f"(tolerance GAP_RTOL × the mechanism's size = {tol:.3g}, in the file's length unit)")
+
+
+def _numbers(value: Any, path: str, size: int | None = None) -> np.ndarray:
+    items = _array(value, path)
+    if size is not None and len(items) != size:
+        raise _fail(path, f"expected {size} numbers, got {len(items)}")
+    return np.array([_number(v, f"{path}[{i}]") for i, v in enumerate(items)], dtype=float)
+
+
+def _disturbance(table: Mapping[str, Any], coords: Sequence[str]) -> Disturbance:
+    """The ``[disturbance]`` table: ``coordinates`` plus either ``lower``/``upper`` (a box) or
+    ``A``/``b`` (``A δ <= b``); components in the generalized-force units of their coordinates.
+
+    ``coords`` are the system's velocity coordinates (``n_q``): a planar file's ``x, y, theta``
+    and joints, a spatial file's ``x, y, z, wx, wy, wz`` and joints; ``E`` has one unit column
+    per named coordinate. Shared by the planar and the spatial reader (one set of messages)."""
+    _keys(table, "disturbance", ("coordinates", "lower", "upper", "A", "b"), required=("coordinates",))
+    names = [_string(c, f"disturbance.coordinates[{i}]") for i, c in enumerate(_array(table["coordinates"], "disturbance.coordinates"))]
+    if not names:
+        raise _fail("disturbance.coordinates", "must name at least one coordinate")
+    for i, c in enumerate(names):
+        if c not in coords:
+            raise _fail(f"disturbance.coordinates[{i}]", f"unknown coordinate {c!r} (have {', '.join(coords)})")
+    if len(set(names)) != len(names):
+        raise _fail("disturbance.coordinates", "coordinates must be distinct")
+    n_d = len(names)
+    box = "lower" in table or "upper" in table
+    hrep = "A" in table or "b" in table
+    if box == hrep:
+        raise _fail("disturbance", "give either lower and upper (a box) or A and b (A delta <= b)")
+    if box:
+        for key in ("lower", "upper"):
+            if key not in table:
+                raise _fail(f"disturbance.{key}", "required key is missing (a box needs lower and upper)")
+        lo = _numbers(table["lower"], "disturbance.lower", n_d)
+        hi = _numbers(table["upper"], "disturbance.upper", n_d)
+        for i in range(n_d):
+            if lo[i] > hi[i]:
+                raise _fail(f"disturbance.lower[{i}]", f"must be <= upper[{i}], got {lo[i]} > {hi[i]}")
+        dset = Polytope.box(lo, hi)
+    else:
+        for key in ("A", "b"):
+            if key not in table:
+                raise _fail(f"disturbance.{key}", "required key is missing (an H-polytope needs A and b)")
+        rows = _array(table["A"], "disturbance.A")
+        A = np.array([_numbers(r, f"disturbance.A[{i}]", n_d) for i, r in enumerate(rows)]).reshape(len(rows), n_d)
+        b = _numbers(table["b"], "disturbance.b", len(rows))
+        dset = Polytope(A, b)
+    E = np.zeros((len(coords), n_d))
+    for j, c in enumerate(names):
+        E[list(coords).index(c), j] = 1.0
+    return _builder("disturbance", Disturbance, tuple(names), E, dset)
+
+
+def _friction_box(parsed: Any, accept: bool):
+    """The file's ``FrictionBox`` when a contact gives ``mu`` as an interval (else ``None``);
+    refuses an interval of positive width unless ``accept`` (``parse_system``).
+
+    ``parsed`` has ``mu_intervals`` (``(lo, hi, given_as_interval)`` per contact) and
+    ``contact_names``: the planar ``SystemFileContents`` or the spatial ``SpatialContents``."""
+    from contactmodes.model.friction import FrictionBox
+
+    for i, (lo, hi, _) in enumerate(parsed.mu_intervals):
+        if lo < hi and not accept:
+            raise _fail(f"contacts[{i}].mu", f"an interval of friction coefficients [{lo:g}, {hi:g}] is read by "
+                                             f"'analyze', 'brace', 'plot' (PNG) and 'sweep analyze' only (docs/friction-intervals.md); "
+                                             f"give one number here")
+    if not any(given for _, _, given in parsed.mu_intervals):
+        return None
+    return FrictionBox(np.array([lo for lo, _, _ in parsed.mu_intervals], dtype=float),
+                       np.array([hi for _, hi, _ in parsed.mu_intervals], dtype=float),
+                       tuple(parsed.contact_names))

@@ -35,7 +35,6 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
-from polytopes import Polytope
 
 try:  # Python >= 3.11
     import tomllib
@@ -50,8 +49,9 @@ from contactmodes.tolerances import GAP_RTOL
 from contactmodes.model.urdf import PLANES, UrdfMechanism, load_urdf
 from contactmodes.system_file.spatial_file import (LoadedSpatialSystem, is_spatial, parse_spatial_contents,
                                                    parse_spatial_system, spatial_gap_problems)
-from contactmodes.system_file._fields import (DEFAULT_GRAVITY, SCHEMA, _array, _builder, _fail, _friction, _gap_problem,
-                                              _inertial, _join, _keys, _name, _number, _outline,
+from contactmodes.system_file._fields import (DEFAULT_GRAVITY, SCHEMA, _array, _builder, _disturbance, _fail, _friction,
+                                              _friction_box,
+                                              _gap_problem, _inertial, _join, _keys, _name, _number, _outline,
                                               _point, _string, _table, _tables)
 
 __all__ = [
@@ -321,8 +321,8 @@ def parse_system(data: Mapping[str, Any], source: str = "<dict>", mu_intervals: 
     LoadedSystem or LoadedSpatialSystem
         The model at the file's state (SI units, angles in radians) with the file's mechanism,
         state and control table; a ``LoadedSpatialSystem`` for a spatial file (``dimension = 3``,
-        ``contactmodes.system_file.spatial_file.parse_spatial_system``; ``mu_intervals`` does not
-        apply: a spatial contact's ``mu`` is one number).
+        ``contactmodes.system_file.spatial_file.parse_spatial_system``, which reads ``mu``
+        intervals and ``[disturbance]`` as here).
 
     Raises
     ------
@@ -331,7 +331,7 @@ def parse_system(data: Mapping[str, Any], source: str = "<dict>", mu_intervals: 
         (``"contacts[2].mu: must be >= 0, got -0.3"``).
     """
     if is_spatial(data):
-        return parse_spatial_system(data, source, lifted_contacts=lifted_contacts)
+        return parse_spatial_system(data, source, lifted_contacts=lifted_contacts, mu_intervals=mu_intervals)
     parsed = parse_contents(data, source)
     friction = _friction_box(parsed, mu_intervals)
     gaps = _builder("state.q", parsed.mechanism.contact_gaps, parsed.q)
@@ -356,23 +356,6 @@ def parse_system(data: Mapping[str, Any], source: str = "<dict>", mu_intervals: 
         outlines=parsed.outlines,
         friction=friction,
     )
-
-
-def _friction_box(parsed: "SystemFileContents", accept: bool):
-    """The file's ``FrictionBox`` when a contact gives ``mu`` as an interval (else ``None``);
-    refuses an interval of positive width unless ``accept`` (``parse_system``)."""
-    from contactmodes.model.friction import FrictionBox
-
-    for i, (lo, hi, _) in enumerate(parsed.mu_intervals):
-        if lo < hi and not accept:
-            raise _fail(f"contacts[{i}].mu", f"an interval of friction coefficients [{lo:g}, {hi:g}] is read by "
-                                             f"'analyze', 'brace', 'plot' (PNG) and 'sweep analyze' only (docs/friction-intervals.md); "
-                                             f"give one number here")
-    if not any(given for _, _, given in parsed.mu_intervals):
-        return None
-    return FrictionBox(np.array([lo for lo, _, _ in parsed.mu_intervals], dtype=float),
-                       np.array([hi for _, hi, _ in parsed.mu_intervals], dtype=float),
-                       tuple(parsed.contact_names))
 
 
 def _gap_tolerance(parsed: "SystemFileContents") -> float:
@@ -850,52 +833,6 @@ def _spatial_geometry(data: Mapping[str, Any], source: str) -> SystemGeometry:
 # state, disturbance and constraints
 
 
-def _numbers(value: Any, path: str, size: int | None = None) -> np.ndarray:
-    items = _array(value, path)
-    if size is not None and len(items) != size:
-        raise _fail(path, f"expected {size} numbers, got {len(items)}")
-    return np.array([_number(v, f"{path}[{i}]") for i, v in enumerate(items)], dtype=float)
-
-
-def _disturbance(table: Mapping[str, Any], coords: Sequence[str]) -> Disturbance:
-    """The ``[disturbance]`` table: ``coordinates`` plus either ``lower``/``upper`` (a box) or
-    ``A``/``b`` (``A δ <= b``); components in the generalized-force units of their coordinates."""
-    _keys(table, "disturbance", ("coordinates", "lower", "upper", "A", "b"), required=("coordinates",))
-    names = [_string(c, f"disturbance.coordinates[{i}]") for i, c in enumerate(_array(table["coordinates"], "disturbance.coordinates"))]
-    if not names:
-        raise _fail("disturbance.coordinates", "must name at least one coordinate")
-    for i, c in enumerate(names):
-        if c not in coords:
-            raise _fail(f"disturbance.coordinates[{i}]", f"unknown coordinate {c!r} (have {', '.join(coords)})")
-    if len(set(names)) != len(names):
-        raise _fail("disturbance.coordinates", "coordinates must be distinct")
-    n_d = len(names)
-    box = "lower" in table or "upper" in table
-    hrep = "A" in table or "b" in table
-    if box == hrep:
-        raise _fail("disturbance", "give either lower and upper (a box) or A and b (A delta <= b)")
-    if box:
-        for key in ("lower", "upper"):
-            if key not in table:
-                raise _fail(f"disturbance.{key}", "required key is missing (a box needs lower and upper)")
-        lo = _numbers(table["lower"], "disturbance.lower", n_d)
-        hi = _numbers(table["upper"], "disturbance.upper", n_d)
-        for i in range(n_d):
-            if lo[i] > hi[i]:
-                raise _fail(f"disturbance.lower[{i}]", f"must be <= upper[{i}], got {lo[i]} > {hi[i]}")
-        dset = Polytope.box(lo, hi)
-    else:
-        for key in ("A", "b"):
-            if key not in table:
-                raise _fail(f"disturbance.{key}", "required key is missing (an H-polytope needs A and b)")
-        rows = _array(table["A"], "disturbance.A")
-        A = np.array([_numbers(r, f"disturbance.A[{i}]", n_d) for i, r in enumerate(rows)]).reshape(len(rows), n_d)
-        b = _numbers(table["b"], "disturbance.b", len(rows))
-        dset = Polytope(A, b)
-    E = np.zeros((len(coords), n_d))
-    for j, c in enumerate(names):
-        E[list(coords).index(c), j] = 1.0
-    return _builder("disturbance", Disturbance, tuple(names), E, dset)
 
 
 def _state_vector(

@@ -20,8 +20,10 @@ whose top-level ``dimension`` is 3 describes a ``contactmodes.model.spatial.Spat
     ``name``, ``link`` (a link of the robot file), ``position`` ``[x, y, z]`` (m, the link's
     frame), ``surface_point`` and ``surface_normal`` (the plane, world, normal out of the
     environment), optional ``tangent`` (the polygon's reference direction ``t1``, projected into
-    the plane; default ``contactmodes.model.spatial_frames.contact_frame``'s), ``mu`` (a number)
-    and optional ``v0`` (m/s, default 0).
+    the plane; default ``contactmodes.model.spatial_frames.contact_frame``'s), ``mu`` (a number,
+    or an interval ``[lo, hi]`` read by the commands that read planar intervals:
+    ``docs/friction-intervals.md``; the mechanism's μ is then the midpoint) and optional ``v0``
+    (m/s, default 0).
 ``[[actuators]]``
     ``name`` and ``coordinate`` (a joint, or a floating base's ``x, y, z, wx, wy, wz``). **When
     the key is absent every joint is actuated**, one actuator per joint named by it, in the
@@ -30,10 +32,17 @@ whose top-level ``dimension`` is 3 describes a ``contactmodes.model.spatial.Spat
     ``q`` and ``qdot`` tables read by ``contactmodes.model.spatial_state.state_vectors``
     (``base_position``, ``base_quaternion | base_rpy | base_rpy_deg``, joints by name, ``_deg``
     keys in degrees; ``base_linear``, ``base_angular`` in world axes).
+``[disturbance]``
+    As in a planar file (``coordinates`` plus ``lower``/``upper`` or ``A``/``b``), the
+    coordinates named as the velocity coordinates: a floating base's ``x, y, z`` (a force in N
+    along that world axis, applied at the base frame's origin) and ``wx, wy, wz`` (a moment in
+    N·m about that world axis), joints by name (N·m or N). These are the generalized forces dual
+    to the velocity coordinates (``contactmodes.model.spatial``), so ``E`` has one unit column
+    per named coordinate, as in the plane.
 
 Spatial files are in SI units: the robot file fixes them (URDF and MJCF lengths are metres). The
-planar file's ``links``, ``point_masses``, ``constraints``, ``disturbance``, ``control`` and
-``desired_mode`` are not read in a spatial file yet and are refused with one line naming the key.
+planar file's ``links``, ``point_masses``, ``constraints``, ``control`` and ``desired_mode`` are
+not read in a spatial file yet and are refused with one line naming the key.
 
 Every problem raises ``SystemFileError`` whose message starts with the key path (``contacts[1].link:
 unknown link 'lid' (the robot's links: box)``); nothing is written.
@@ -67,9 +76,9 @@ __all__ = [
 ]
 
 SPATIAL_TOP_KEYS = ("schema", "name", "description", "dimension", "gravity", "mechanism", "friction", "contacts",
-                    "actuators", "state")
+                    "actuators", "state", "disturbance")
 """Top-level keys of a spatial file."""
-_NOT_YET = ("links", "point_masses", "constraints", "disturbance", "control", "desired_mode")
+_NOT_YET = ("links", "point_masses", "constraints", "control", "desired_mode")
 _MECHANISM_KEYS = ("urdf", "mjcf", "base", "base_position", "base_quaternion", "base_rpy", "base_rpy_deg")
 _ORIENTATIONS = ("base_quaternion", "base_rpy", "base_rpy_deg")
 _CONTACT_KEYS = ("name", "link", "position", "surface_point", "surface_normal", "tangent", "mu", "v0")
@@ -130,6 +139,10 @@ class SpatialContents:
         ``"circumscribed"`` or ``"inscribed"``.
     sliding : str
         ``"exact"`` or ``"polygon"``: the friction of sliding contacts.
+    mu_intervals : list[tuple[float, float, bool]]
+        Per contact ``(lo, hi, given as an interval)`` of ``mu`` (``lo = hi`` for a number).
+    disturbance : Disturbance or None
+        ``[disturbance]`` over the mechanism's velocity coordinates.
     """
 
     name: str
@@ -141,6 +154,13 @@ class SpatialContents:
     sides: int
     polygon: str
     sliding: str = DEFAULT_SLIDING
+    mu_intervals: list = field(default_factory=list)
+    disturbance: Any = None
+
+    @property
+    def contact_names(self) -> tuple[str, ...]:
+        """The contacts' names, file order."""
+        return tuple(self.mechanism.contact_names)
 
 
 @dataclass(frozen=True)
@@ -168,10 +188,16 @@ class LoadedSpatialSystem:
     sliding : str
         ``[friction] sliding``: ``"exact"`` or ``"polygon"``.
     mu, v0 : numpy.ndarray
-        ``(k,)`` per contact, file order: friction coefficient and velocity threshold (m/s).
+        ``(k,)`` per contact, file order: friction coefficient (the midpoint of an interval) and
+        velocity threshold (m/s).
     raw : dict
         The parsed document, unmodified.
-    desired_mode, control, friction : None
+    disturbance : Disturbance or None
+        ``[disturbance]`` (module doc), given to ``system``.
+    friction : FrictionBox or None
+        The contacts' friction box when a contact's ``mu`` is an interval (``parse_system`` with
+        ``mu_intervals``), as the planar ``LoadedSystem.friction``.
+    desired_mode, control : None
         Not read in spatial files yet (the planar ``LoadedSystem``'s fields).
     outlines : dict
         Empty: link outlines are drawn for planar files only.
@@ -196,7 +222,8 @@ class LoadedSpatialSystem:
     description: str = ""
     desired_mode: None = None
     control: None = field(default=None, repr=False)
-    friction: None = field(default=None, repr=False)
+    friction: Any = field(default=None, repr=False)
+    disturbance: Any = field(default=None, repr=False)
     outlines: dict = field(default_factory=dict, repr=False)
     dimension: int = 3
     sliding: str = DEFAULT_SLIDING
@@ -213,7 +240,8 @@ class LoadedSpatialSystem:
         """The ``ContactSystem`` at ``(q, qdot)`` (SI units) with the file's contact model
         (``SpatialMechanism.contact_system``; built on first access, then kept, as the planar
         ``LoadedSystem.system`` is built once)."""
-        return self.mechanism.contact_system(self.q, self.qdot, contact_model=self.contact_model, name=self.name)
+        return self.mechanism.contact_system(self.q, self.qdot, contact_model=self.contact_model, name=self.name,
+                                             disturbance=self.disturbance)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -303,8 +331,10 @@ def _friction_settings(top: Mapping[str, Any]) -> tuple[int, str, str]:
     return int(sides), polygon, sliding
 
 
-def _contacts(mech, top: Mapping[str, Any]) -> None:
-    """Add ``[[contacts]]`` to ``mech`` in file order."""
+def _contacts(mech, top: Mapping[str, Any]) -> list[tuple[float, float, bool]]:
+    """Add ``[[contacts]]`` to ``mech`` in file order (μ: an interval's midpoint, as
+    ``FrictionBox.nominal``); their ``(lo, hi, given as an interval)``."""
+    intervals = []
     for i, c in enumerate(L._tables(top, "contacts")):
         path = f"contacts[{i}]"
         L._keys(c, path, _CONTACT_KEYS, required=_CONTACT_REQUIRED)
@@ -316,15 +346,15 @@ def _contacts(mech, top: Mapping[str, Any]) -> None:
         if not normal.any():
             raise SystemFileError(f"{path}.surface_normal: must be a non-zero vector")
         tangent = _vec3(c["tangent"], f"{path}.tangent") if "tangent" in c else None
-        if isinstance(c["mu"], (list, tuple)):
-            raise SystemFileError(f"{path}.mu: an interval of friction coefficients is not read in spatial files yet: "
-                                  "give one number")
-        mu = L._mu(c["mu"], f"{path}.mu")
+        lo, hi = L._friction(c["mu"], f"{path}.mu")
+        intervals.append((lo, hi, isinstance(c["mu"], (list, tuple))))
+        mu = lo if lo == hi else 0.5 * (lo + hi)
         v0 = L._number(c.get("v0", 0.0), f"{path}.v0", minimum=0.0)
         try:
             mech.add_contact(cname, link, position, surface_point, normal, mu, v0, tangent=tangent)
         except ContactModelError as exc:
             raise _in_file(i, cname, exc) from None
+    return intervals
 
 
 def _actuators(mech, top: Mapping[str, Any]) -> None:
@@ -400,8 +430,11 @@ def parse_spatial_contents(data: Mapping[str, Any], source: str) -> SpatialConte
         elif not text.startswith(str(robot)):
             text = f"mechanism.{key}: {text}"
         raise SystemFileError(text) from None
-    _contacts(mech, top)
+    intervals = _contacts(mech, top)
     _actuators(mech, top)
+    disturbance = None
+    if "disturbance" in top:
+        disturbance = L._disturbance(L._table(top["disturbance"], "disturbance"), mech.coordinates)
 
     state = L._table(top["state"], "state")
     L._keys(state, "state", ("q", "qdot"), required=("q",))
@@ -410,7 +443,8 @@ def parse_spatial_contents(data: Mapping[str, Any], source: str) -> SpatialConte
     except ContactModelError as exc:
         raise SystemFileError(str(exc)) from None
     return SpatialContents(name=name, description=description, source=source, mechanism=mech, q=q, qdot=qdot,
-                           sides=sides, polygon=polygon, sliding=sliding)
+                           sides=sides, polygon=polygon, sliding=sliding, mu_intervals=intervals,
+                           disturbance=disturbance)
 
 
 def spatial_gap_problems(parsed: SpatialContents) -> tuple[np.ndarray, list[str | None], float]:
@@ -445,7 +479,7 @@ def spatial_gap_problems(parsed: SpatialContents) -> tuple[np.ndarray, list[str 
 
 
 def parse_spatial_system(data: Mapping[str, Any], source: str = "<dict>",
-                         lifted_contacts: bool = False) -> LoadedSpatialSystem:
+                         lifted_contacts: bool = False, mu_intervals: bool = False) -> LoadedSpatialSystem:
     """Validate a spatial file, check that its contacts touch their planes, and load it.
 
     Parameters
@@ -456,6 +490,9 @@ def parse_spatial_system(data: Mapping[str, Any], source: str = "<dict>",
         The file's path or a label.
     lifted_contacts : bool, optional
         Accept contacts above their planes (``parse_system``).
+    mu_intervals : bool, optional
+        Accept a contact's ``mu = [lo, hi]`` of positive width (``LoadedSpatialSystem.friction``;
+        otherwise the planar loader's one-line refusal naming the contact).
 
     Returns
     -------
@@ -470,6 +507,7 @@ def parse_spatial_system(data: Mapping[str, Any], source: str = "<dict>",
         size.
     """
     parsed = parse_spatial_contents(data, source)
+    friction = L._friction_box(parsed, mu_intervals)
     gaps, problems, _ = spatial_gap_problems(parsed)
     for i, problem in enumerate(problems):
         if problem is not None and not (lifted_contacts and gaps[i] > 0):
@@ -479,4 +517,4 @@ def parse_spatial_system(data: Mapping[str, Any], source: str = "<dict>",
         name=parsed.name, mechanism=parsed.mechanism, q=parsed.q, qdot=parsed.qdot, sides=parsed.sides,
         polygon=parsed.polygon, sliding=parsed.sliding, mu=np.array([c.mu for c in contacts], dtype=float),
         v0=np.array([c.v0 for c in contacts], dtype=float), source=source, raw=dict(data),
-        description=parsed.description)
+        description=parsed.description, friction=friction, disturbance=parsed.disturbance)

@@ -382,13 +382,10 @@ def test_stages_still_planar_refuse_a_spatial_system(arm):
     one_line = r"planar contact systems only for now \(issue 40\)$"
     with pytest.raises(ContactModelError, match=r"^control: " + one_line):
         cm.control(arm, maximize="tau.yaw")
-    from contactmodes.model.friction import FrictionBox
     from contactmodes.realtime.plan import terms_of
 
     with pytest.raises(ContactModelError, match=r"^real-time plan: " + one_line):
         terms_of(arm)
-    with pytest.raises(ContactModelError, match=r"^friction intervals: " + one_line):
-        FrictionBox([0.5], [0.7]).check_system(arm)
 
 
 def test_objective_names_use_the_model_components(arm):

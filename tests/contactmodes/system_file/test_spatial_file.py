@@ -316,7 +316,7 @@ BAD = [
     ("zero normal", _set(("contacts", 0, "surface_normal"), [0.0, 0.0, 0.0]), "contacts[0].surface_normal: must be a non-zero"),
     ("tangent along the normal", _set(("contacts", 0, "tangent"), [0.0, 0.0, 1.0]), "contacts[0].tangent"),
     ("negative mu", _set(("contacts", 0, "mu"), -0.1), "contacts[0].mu: must be >= 0"),
-    ("mu interval", _set(("contacts", 0, "mu"), [0.4, 0.6]), "contacts[0].mu: an interval"),
+    ("mu interval reversed", _set(("contacts", 0, "mu"), [0.6, 0.4]), "contacts[0].mu: interval [0.6, 0.4] needs lo <= hi"),
     ("duplicate contact", _set(("contacts", 1, "name"), "c1"), "contacts[1].name: duplicate contact name"),
     ("two sides", _set(("friction",), {"sides": 2}), "friction.sides: must be an integer from 3 to 20"),
     ("21 sides", _set(("friction",), {"sides": 21}), "friction.sides: must be an integer from 3 to 20"),
