@@ -28,10 +28,14 @@ whose top-level ``dimension`` is 3 describes a ``contactmodes.model.spatial.Spat
     ``q`` and ``qdot`` tables read by ``contactmodes.model.spatial_state.state_vectors``
     (``base_position``, ``base_quaternion | base_rpy | base_rpy_deg``, joints by name, ``_deg``
     keys in degrees; ``base_linear``, ``base_angular`` in world axes).
+``[control]``
+    The one-shot controller's defaults, as in a planar file (``contactmodes.control.spec``,
+    ``docs/control.md``), with the spatial names: ``f.<contact>.t1``, ``.t2``, ``.n`` in the
+    objective, the polygon's letters in ``modes``.
 
 Spatial files are in SI units: the robot file fixes them (URDF and MJCF lengths are metres). The
-planar file's ``links``, ``point_masses``, ``constraints``, ``disturbance``, ``control`` and
-``desired_mode`` are not read in a spatial file yet and are refused with one line naming the key.
+planar file's ``links``, ``point_masses``, ``constraints``, ``disturbance`` and ``desired_mode``
+are not read in a spatial file yet and are refused with one line naming the key.
 
 Every problem raises ``SystemFileError`` whose message starts with the key path (``contacts[1].link:
 unknown link 'lid' (the robot's links: box)``); nothing is written.
@@ -64,9 +68,9 @@ __all__ = [
 ]
 
 SPATIAL_TOP_KEYS = ("schema", "name", "description", "dimension", "gravity", "mechanism", "friction", "contacts",
-                    "actuators", "state")
+                    "actuators", "state", "control")
 """Top-level keys of a spatial file."""
-_NOT_YET = ("links", "point_masses", "constraints", "disturbance", "control", "desired_mode")
+_NOT_YET = ("links", "point_masses", "constraints", "disturbance", "desired_mode")
 _MECHANISM_KEYS = ("urdf", "mjcf", "base", "base_position", "base_quaternion", "base_rpy", "base_rpy_deg")
 _ORIENTATIONS = ("base_quaternion", "base_rpy", "base_rpy_deg")
 _CONTACT_KEYS = ("name", "link", "position", "surface_point", "surface_normal", "tangent", "mu", "v0")
@@ -123,6 +127,8 @@ class SpatialContents:
         ``n_f``, the friction polygon's sides.
     polygon : str
         ``"circumscribed"`` or ``"inscribed"``.
+    control : ControlSpec or None
+        The ``[control]`` table, ``None`` when absent.
     """
 
     name: str
@@ -133,6 +139,7 @@ class SpatialContents:
     qdot: np.ndarray
     sides: int
     polygon: str
+    control: Any = None
 
 
 @dataclass(frozen=True)
@@ -161,7 +168,9 @@ class LoadedSpatialSystem:
         ``(k,)`` per contact, file order: friction coefficient and velocity threshold (m/s).
     raw : dict
         The parsed document, unmodified.
-    desired_mode, control, friction : None
+    control : ControlSpec or None
+        The ``[control]`` table (``contactmodes.control.spec``), ``None`` when absent.
+    desired_mode, friction : None
         Not read in spatial files yet (the planar ``LoadedSystem``'s fields).
     outlines : dict
         Empty: link outlines are drawn for planar files only.
@@ -185,7 +194,7 @@ class LoadedSpatialSystem:
     raw: dict = field(repr=False)
     description: str = ""
     desired_mode: None = None
-    control: None = field(default=None, repr=False)
+    control: Any = field(default=None, repr=False)
     friction: None = field(default=None, repr=False)
     outlines: dict = field(default_factory=dict, repr=False)
     dimension: int = 3
@@ -398,8 +407,25 @@ def parse_spatial_contents(data: Mapping[str, Any], source: str) -> SpatialConte
         q, qdot = state_vectors(mech, state["q"], state.get("qdot", {}), path="state")
     except ContactModelError as exc:
         raise SystemFileError(str(exc)) from None
+    control = _control(top, mech, sides, polygon)
     return SpatialContents(name=name, description=description, source=source, mechanism=mech, q=q, qdot=qdot,
-                           sides=sides, polygon=polygon)
+                           sides=sides, polygon=polygon, control=control)
+
+
+def _control(top: Mapping[str, Any], mech, sides: int, polygon: str):
+    """The ``[control]`` table's ``ControlSpec`` with the mechanism's names, the spatial
+    components and the polygon's letters (``None`` without the table)."""
+    if "control" not in top:
+        return None
+    from contactmodes.control.spec import parse_control_table
+    from contactmodes.modes.spatial_contact import SpatialPointContact
+
+    model = SpatialPointContact(sides, polygon)
+    try:
+        return parse_control_table(top["control"], mech.coordinates, mech.contact_names, mech.actuators,
+                                   components=model.components, letters=model.letters)
+    except ContactModelError as exc:
+        raise SystemFileError(str(exc)) from None
 
 
 def spatial_gap_problems(parsed: SpatialContents) -> tuple[np.ndarray, list[str | None], float]:
@@ -468,4 +494,4 @@ def parse_spatial_system(data: Mapping[str, Any], source: str = "<dict>",
         name=parsed.name, mechanism=parsed.mechanism, q=parsed.q, qdot=parsed.qdot, sides=parsed.sides,
         polygon=parsed.polygon, mu=np.array([c.mu for c in contacts], dtype=float),
         v0=np.array([c.v0 for c in contacts], dtype=float), source=source, raw=dict(data),
-        description=parsed.description)
+        description=parsed.description, control=parsed.control)

@@ -382,8 +382,6 @@ def test_stages_still_planar_refuse_a_spatial_system(arm):
     one_line = r"planar contact systems only for now \(issue 40\)$"
     with pytest.raises(ContactModelError, match=r"^impact: " + one_line):
         cm.impact(arm, qdot=np.zeros(3))
-    with pytest.raises(ContactModelError, match=r"^control: " + one_line):
-        cm.control(arm, maximize="tau.yaw")
     from contactmodes.model.friction import FrictionBox
     from contactmodes.realtime.plan import terms_of
 
