@@ -111,6 +111,22 @@ def test_arm_control_is_the_lp_optimum_and_guaranteed(arm, text, sense, c_x, c_t
         assert sign * a.supremum == pytest.approx(bound[a.mode], abs=tol), a.mode
 
 
+def test_a_sliding_tip_is_controlled_with_coulomb_friction_opposite_its_slip():
+    # the yaw joint turning at 0.5 rad/s: the tip slides on the table (letters S and D)
+    loaded = load_system_file(ARM_FILE)
+    sliding = loaded.mechanism.contact_system(loaded.q, np.array([0.5, 0.0, 0.0]), contact_model=loaded.contact_model)
+    v = sliding.v_contact[:2]
+    assert np.linalg.norm(v) > 0.1 and abs(sliding.v_contact[2]) < 1e-12
+    r = cm.control(sliding, maximize="f.tip.n", limits={a: (-LIMIT, LIMIT) for a in sliding.torques})
+    c_x = np.array([0, 0, 0, 0, 0, 1.0])
+    bound = {m: oracle_box_max(sliding, m, c_x, np.zeros(3), [-LIMIT] * 3, [LIMIT] * 3) for m in "SD"}
+    assert r.status == "optimal" and {a.mode for a in r.alternatives} == {"S", "D"}
+    assert r.mode == "D" and r.supremum == pytest.approx(bound["D"], rel=1e-7) and bound["D"] > bound["S"]
+    assert oracle_torque_slack(sliding, "D", r.torque) > SLACK and oracle_torque_slack(sliding, "S", r.torque) < -SLACK
+    f = r.prediction["f"]["tip"]
+    np.testing.assert_allclose([f["t1"], f["t2"]], -0.6 * f["n"] * v / np.linalg.norm(v), rtol=1e-9)
+
+
 def test_arm_in_millimetres_and_grams_gives_the_same_torque(arm):
     # every coordinate is an angle: M, h, τ scale with g·mm² (1e9), contact rows with mm (1e3);
     # a force in g·mm/s² is 1e-6 N
