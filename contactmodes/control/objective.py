@@ -170,6 +170,11 @@ class _Parser:
     def fail(self, message: str) -> ContactModelError:
         return ContactModelError(f"{self.where}: {message}")
 
+    def help(self) -> str:
+        """The name forms, for an unknown name, with the contact model's components."""
+        forces = ", ".join(f"f.<contact>.{c}" for c in self.names.get("components", ("t", "n")))
+        return f"names are qdd.<coordinate>, {forces} and tau.<actuator>"
+
     def skip(self) -> None:
         while self.i < len(self.s) and self.s[self.i].isspace():
             self.i += 1
@@ -261,7 +266,7 @@ class _Parser:
 
     def expect_dot(self, start: int) -> None:
         if self.i >= len(self.s) or self.s[self.i] != ".":
-            raise self.fail(f"unknown name {self.s[start:self.i]!r} ({_help(self.names.get('components', ('t', 'n')))})")
+            raise self.fail(f"unknown name {self.s[start:self.i]!r} ({self.help()})")
         self.i += 1
 
     def name(self, head: str) -> _Linear:
@@ -295,13 +300,7 @@ class _Parser:
         while self.i < len(self.s) and (_NAME_CHAR.match(self.s, self.i) or self.s[self.i] in ".-"
                                         and _NAME_CHAR.match(self.s, self.i + 1)):
             self.i += 1
-        raise self.fail(f"unknown name {self.s[start:self.i]!r} ({_help(self.names.get('components', ('t', 'n')))})")
-
-
-def _help(components: Sequence[str]) -> str:
-    """The list of name forms for an unknown name, with the contact model's components."""
-    forces = ", ".join(f"f.<contact>.{c}" for c in components)
-    return f"names are qdd.<coordinate>, {forces} and tau.<actuator>"
+        raise self.fail(f"unknown name {self.s[start:self.i]!r} ({self.help()})")
 
 
 def parse_objective(text: str, coordinates: Sequence[str], contacts: Sequence[str], actuators: Sequence[str],

@@ -129,7 +129,8 @@ def parse_modes(value: Any, contacts: Sequence[str], where: str = "control.modes
     if isinstance(value, (list, tuple)):
         if not value:
             raise ContactModelError(f"{where}: the list of modes is empty")
-        return ModeSelection(modes=tuple(validate_mode(m, contacts, f"{where}[{i}]", letters) for i, m in enumerate(value)))
+        return ModeSelection(modes=tuple(validate_mode(m, contacts, f"{where}[{i}]", letters)
+                                         for i, m in enumerate(value)))
     raise ContactModelError(f"{where}: expected \"all\", a list of modes or a table contact = letters, got {value!r}")
 
 

@@ -146,6 +146,24 @@ def test_arm_in_millimetres_and_grams_gives_the_same_torque(arm):
         assert [(a.mode, a.status) for a in r.alternatives] == [(a.mode, a.status) for a in si.alternatives]
 
 
+def test_forces_count_times_the_length_in_the_margin():
+    # the coordinates that are lengths: a floating base's x, y, z and prismatic joints
+    from contactmodes.control.margin import actuator_lengths
+    from contactmodes.model.spatial import SpatialMechanism
+
+    from _support.robots import BOX_URDF, SPATIAL
+
+    box = SpatialMechanism(BOX_URDF, base="floating")
+    assert box.linear_coordinates == ("x", "y", "z")
+    arm = SpatialMechanism(SPATIAL / "mixed_arm.urdf", base="fixed")  # one prismatic joint among five
+    assert arm.linear_coordinates == ("slide",)
+    assert SpatialMechanism(EXAMPLES / "spatial" / "arm3.urdf", base="fixed").linear_coordinates == ()
+    for name, coordinate in (("push", "x"), ("lift", "z"), ("turn", "wz")):
+        box.add_actuator(name, coordinate)
+    lengths = actuator_lengths(box.actuator_matrix(), box.coordinates, box.linear_coordinates, 0.25)
+    assert lengths.tolist() == [0.25, 0.25, 1.0]
+
+
 # ----------------------------------------------------------------------------- a planar robot in space
 
 PLANAR_TO_SPATIAL = str.maketrans({"L": "a", "R": "c"})  # F and S keep their letters
@@ -209,7 +227,11 @@ def test_control_command_on_the_spatial_example(capsys):
 
 
 @pytest.mark.parametrize("argv, start", [
-    (["--maximize", "f.tip.t"], "--maximize: unknown name 'f.tip.t' (a contact force is f.tip.t1, f.tip.t2 or f.tip.n)"),
+    (["--maximize", "f.tip.t"],
+     "--maximize: unknown name 'f.tip.t' (a contact force is f.tip.t1, f.tip.t2 or f.tip.n)"),
+    (["--maximize", "force.tip"],
+     "--maximize: unknown name 'force.tip' (names are qdd.<coordinate>, f.<contact>.t1, f.<contact>.t2, "
+     "f.<contact>.n and tau.<actuator>)"),
     (["--modes", "tip=L"], "--modes.tip: 'L' is not a contact mode letter (one of S, F, a, b, c, d, A, B, C, E, D"),
     (["--modes", "FF"], "--modes[0]: 'FF' is not a contact mode: expected 1 letters from 'SFabcdABCED'"),
 ])
@@ -224,9 +246,10 @@ def test_a_spatial_files_control_table_is_read_with_the_spatial_names(tmp_path):
     shutil.copy(EXAMPLES / "spatial" / "arm3.urdf", tmp_path / "arm3.urdf")
     text = ARM_FILE.read_text()
     for old, new, message in [
-            ('maximize = "f.tip.n"', 'maximize = "f.tip.t"', "control.maximize: unknown name 'f.tip.t' (a contact force "
-                                                            "is f.tip.t1, f.tip.t2 or f.tip.n)"),
-            ('[control]\n', '[control]\nmodes = { tip = "F|L" }\n', "control.modes.tip: 'L' is not a contact mode letter"),
+            ('maximize = "f.tip.n"', 'maximize = "f.tip.t"',
+             "control.maximize: unknown name 'f.tip.t' (a contact force is f.tip.t1, f.tip.t2 or f.tip.n)"),
+            ('[control]\n', '[control]\nmodes = { tip = "F|L" }\n',
+             "control.modes.tip: 'L' is not a contact mode letter"),
             ('elbow = "-5:5"', 'knee = "-5:5"', "control.limits.knee: unknown actuator")]:
         assert text.count(old) == 1
         path = tmp_path / "bad.toml"
