@@ -97,6 +97,8 @@ COMMANDS: list[tuple[str, list[str], int]] = (
         ("control-ambiguous", ["control", "examples/painleve_rod.toml", "--maximize", "qdd.y", "--limit", "M=-10:10",
                                "--json"], 1),
         ("control-unbounded", ["control", "examples/table_two_legs.toml", "--minimize", "qdd.x", "--json"], 1),
+        # a spatial system: its prediction's forces have three components (t1, t2, n)
+        ("control-spatial", ["control", "examples/spatial/arm_on_table.toml", "--json"], 0),
         # torque sets (the wheel's moment) and inconsistent outcomes
         ("impact-pseudo", ["impact", "examples/impact/rocking_block_wheel.toml", "--pseudo-impulse", "0.03", "--json"], 0),
         # a touchdown event (the optional touchdowns)

@@ -148,7 +148,8 @@ def run(args: argparse.Namespace) -> str | CommandOutput:
             objective = objective_for(system, text, sense, where=f"--{sense}")
     limits = {name: parse_limit(value, f"--limit {name}")
               for name, value in parse_limit_options(args.limit or [], system.torques).items()}
-    modes = None if args.modes is None else parse_modes_text(args.modes, system.contacts, "--modes")
+    modes = None if args.modes is None else parse_modes_text(args.modes, system.contacts, "--modes",
+                                                                 system.contact_model.letters)
     if objective is None and (loaded.control is None or loaded.control.objective is None):
         raise UserError("--maximize: no objective (give --maximize or --minimize, or a [control] table with "
                         "one in the file)")

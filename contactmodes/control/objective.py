@@ -1,5 +1,6 @@
 """Linear objectives over the named quantities of a system: ``qdd.<coordinate>``,
-``f.<contact>.t``, ``f.<contact>.n`` and ``tau.<actuator>``.
+``f.<contact>.<component>`` and ``tau.<actuator>``, the components those of the system's contact
+model (``t``, ``n`` planar; ``t1``, ``t2``, ``n`` spatial: ``ContactSystem.contact_model``).
 
 An objective is written as text, e.g. ``"qdd.theta"``, ``"tau.hip1 - tau.hip2"`` or
 ``"2*f.tip.n + 0.5 * qdd.x"``, and parsed by a small tokenizer and recursive-descent parser
@@ -122,7 +123,8 @@ class LinearObjective:
         qdd : array_like
             ``(n_q,)`` generalized accelerations, the system's units.
         force : array_like
-            ``(2k,)`` contact forces ``(f_t, f_n)`` per contact.
+            ``(n_f,)`` contact forces, per contact in the contact model's component order
+            (planar ``(f_t, f_n)``, spatial ``(f_t1, f_t2, f_n)``).
         tau : array_like
             ``(n_τ,)`` torques.
 
@@ -167,6 +169,11 @@ class _Parser:
 
     def fail(self, message: str) -> ContactModelError:
         return ContactModelError(f"{self.where}: {message}")
+
+    def help(self) -> str:
+        """The name forms, for an unknown name, with the contact model's components."""
+        forces = ", ".join(f"f.<contact>.{c}" for c in self.names.get("components", ("t", "n")))
+        return f"names are qdd.<coordinate>, {forces} and tau.<actuator>"
 
     def skip(self) -> None:
         while self.i < len(self.s) and self.s[self.i].isspace():
@@ -259,7 +266,7 @@ class _Parser:
 
     def expect_dot(self, start: int) -> None:
         if self.i >= len(self.s) or self.s[self.i] != ".":
-            raise self.fail(f"unknown name {self.s[start:self.i]!r} ({_HELP})")
+            raise self.fail(f"unknown name {self.s[start:self.i]!r} ({self.help()})")
         self.i += 1
 
     def name(self, head: str) -> _Linear:
@@ -293,10 +300,7 @@ class _Parser:
         while self.i < len(self.s) and (_NAME_CHAR.match(self.s, self.i) or self.s[self.i] in ".-"
                                         and _NAME_CHAR.match(self.s, self.i + 1)):
             self.i += 1
-        raise self.fail(f"unknown name {self.s[start:self.i]!r} ({_HELP})")
-
-
-_HELP = "names are qdd.<coordinate>, f.<contact>.t, f.<contact>.n and tau.<actuator>"
+        raise self.fail(f"unknown name {self.s[start:self.i]!r} ({self.help()})")
 
 
 def parse_objective(text: str, coordinates: Sequence[str], contacts: Sequence[str], actuators: Sequence[str],
@@ -329,8 +333,8 @@ def parse_objective(text: str, coordinates: Sequence[str], contacts: Sequence[st
     Returns
     -------
     LinearObjective
-        Coefficient arrays of shapes ``(n_q,)``, ``(2k,)`` (``(t, n)`` per contact) and
-        ``(n_τ,)``, in the system's units; repeated names add up.
+        Coefficient arrays of shapes ``(n_q,)``, ``(len(components) k,)`` (per contact in
+        ``components`` order) and ``(n_τ,)``, in the system's units; repeated names add up.
 
     Raises
     ------
@@ -391,7 +395,8 @@ def objective_for(system, text: str, sense: str = "maximize", where: str | None 
     Parameters
     ----------
     system : ContactSystem
-        Its ``coordinates``, ``contacts`` and ``torques`` name the quantities.
+        Its ``coordinates``, ``contacts``, ``torques`` and ``contact_model.components`` name the
+        quantities.
     text : str
         The objective (``parse_objective``).
     sense : str, optional

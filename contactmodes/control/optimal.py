@@ -41,7 +41,6 @@ import numpy as np
 from polytopes import Polytope
 
 from contactmodes import tolerances
-from contactmodes.modes.contact_model import require_planar
 from contactmodes.analysis.session import AnalysisSession
 from contactmodes.control.limits import TorqueLimit, actuator_speeds, limit_polytope, parse_limit
 from contactmodes.control.margin import actuator_lengths, default_margin
@@ -52,6 +51,7 @@ from contactmodes.control.selection import ModeSelection, parse_modes
 from contactmodes.control.spec import ControlSpec
 from contactmodes.errors import ContactModelError
 from contactmodes.model.system import ContactSystem
+from contactmodes.modes.contact_model import PlanarPointContact
 
 __all__ = ["ControlResult", "SCHEMA", "STATUSES", "control"]
 
@@ -79,8 +79,9 @@ class ControlResult:
         The optimum over the closures of the chosen mode's set (``per_mode`` module doc), which
         ``torque`` approaches within the margin; not attained by ``torque`` in general.
     prediction : dict or None
-        ``{"qdd": {coordinate: value}, "f": {contact: {"t": ..., "n": ...}}}`` at ``torque``;
-        a value is ``None`` when the ambiguity variables move it.
+        ``{"qdd": {coordinate: value}, "f": {contact: {component: value}}}`` at ``torque``, the
+        components those of the system's contact model (``"t"``, ``"n"`` planar; ``"t1"``,
+        ``"t2"``, ``"n"`` spatial); a value is ``None`` when the ambiguity variables move it.
     unambiguous : bool
         ``torque`` lies in the chosen mode's ``T*_c`` (the mode is guaranteed).
     alternatives : list[ModeOptimum]
@@ -150,14 +151,17 @@ class ControlResult:
 
     def to_json(self) -> dict:
         """The ``contactmodes.control/1`` document (``docs/control.md``; arrays in system order,
-        named by ``actuators``, ``coordinates`` and ``contacts``; ``null`` for none)."""
+        named by ``actuators``, ``coordinates`` and ``contacts``; ``null`` for none). A system
+        whose contact model is not the planar point contact adds ``"components"``, each contact's
+        force components in ``prediction.f`` (``["t1", "t2", "n"]``); a planar document is
+        unchanged."""
         num = lambda v: None if v is None or not math.isfinite(v) else float(v)  # noqa: E731
         sys_ = self.system
         pred = None
         if self.prediction is not None:
             pred = {"qdd": list(self.prediction["qdd"].values()),
-                    "f": [v for c in self.prediction["f"].values() for v in (c["t"], c["n"])]}
-        return {
+                    "f": [v for c in self.prediction["f"].values() for v in c.values()]}
+        doc = {
             "schema": SCHEMA,
             "status": self.status,
             "message": self.message,
@@ -183,6 +187,9 @@ class ControlResult:
                 "unbounded": self.allowed.allowed_torque is None},
             "alternatives": [a.to_json() for a in self.alternatives],
         }
+        if not isinstance(sys_.contact_model, PlanarPointContact):
+            doc["components"] = list(sys_.contact_model.components)
+        return doc
 
 
 _MESSAGES = {
@@ -271,8 +278,10 @@ def _ordered(alts: list[ModeOptimum], sign: float, unit: float, order: Mapping[s
 def _prediction(system: ContactSystem, p: Prediction | None) -> dict | None:
     if p is None:
         return None
+    parts = tuple(system.contact_model.components)
+    n = len(parts)
     return {"qdd": dict(zip(system.coordinates, p.qdd)),
-            "f": {c: {"t": p.force[2 * i], "n": p.force[2 * i + 1]} for i, c in enumerate(system.contacts)}}
+            "f": {c: dict(zip(parts, p.force[n * i:n * i + n])) for i, c in enumerate(system.contacts)}}
 
 
 def _first_best(alts: list[ModeOptimum], sign: float, unit: float) -> ModeOptimum | None:
@@ -355,9 +364,8 @@ def control(system: SystemLike, maximize: str | LinearObjective | None = None,
     ContactModelError
         A malformed objective, limit or mode selection (one line naming the field and the
         term), no objective at all, a torque–speed limit without ``qdot``, a ``session`` of
-        another system, a margin that is not a finite number ``>= 0``, a system whose contact
-        model is not the planar one (``"control: planar contact systems only for now (issue
-        40)"``); ``SystemFileError`` for a bad file.
+        another system, a margin that is not a finite number ``>= 0``; ``SystemFileError`` for
+        a bad file.
 
     References
     ----------
@@ -374,7 +382,6 @@ def control(system: SystemLike, maximize: str | LinearObjective | None = None,
     -10.0
     """
     sys_, file_qdot, spec, linear = _loaded(system)
-    require_planar(sys_.contact_model, "control")
     spec = _merged(sys_, spec, maximize, minimize, limits, modes,
                    None if margin is None else check_margin(margin, "margin"))
     delta = default_margin(sys_.scales) if spec.margin is None else spec.margin
@@ -416,7 +423,8 @@ def _merged(system: ContactSystem, spec: ControlSpec, maximize, minimize, limits
         if name not in system.torques:
             raise ContactModelError(f"control.limits.{name}: unknown actuator (actuators: {', '.join(system.torques)})")
     parsed = {str(k): parse_limit(v, f"control.limits.{k}") for k, v in given.items()}
-    return spec.overridden(objective, parsed, None if modes is None else parse_modes(modes, system.contacts), margin)
+    selection = None if modes is None else parse_modes(modes, system.contacts, letters=system.contact_model.letters)
+    return spec.overridden(objective, parsed, selection, margin)
 
 
 def _limit_set(system: ContactSystem, spec: ControlSpec, qdot) -> Polytope:

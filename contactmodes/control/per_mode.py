@@ -67,7 +67,7 @@ class ScaledProblem:
     Attributes
     ----------
     c_x : numpy.ndarray
-        ``(n_q + 2k,)`` objective coefficients of ``[q̈'; f']``.
+        ``(n_q + n_f,)`` objective coefficients of ``[q̈'; f']`` (``n_f`` = components × contacts).
     c_tau : numpy.ndarray
         ``(n_τ,)`` objective coefficients of ``τ'``.
     constant : float
@@ -173,7 +173,8 @@ class Prediction:
     qdd : list[float or None]
         ``(n_q,)`` in coordinate order.
     force : list[float or None]
-        ``(2k,)`` ordered ``(t_1, n_1, …)``.
+        ``(n_f,)`` per contact in the contact model's component order (planar ``(t_1, n_1, …)``,
+        spatial ``(t1_1, t2_1, n_1, …)``).
     """
 
     qdd: list
@@ -257,9 +258,9 @@ def objective_is_unique(problem: ScaledProblem, Q: np.ndarray) -> bool:
     Parameters
     ----------
     problem : ScaledProblem
-        The scaled objective; its ``c_x`` ``(n_q + 2k,)`` is read.
+        The scaled objective; its ``c_x`` ``(n_q + n_f,)`` is read.
     Q : numpy.ndarray
-        ``(n_q + 2k, n_w)`` the mode's null-space block of the scaled response (eqs. (26)–(30)),
+        ``(n_q + n_f, n_w)`` the mode's null-space block of the scaled response (eqs. (26)–(30)),
         orthonormal columns.
 
     Returns

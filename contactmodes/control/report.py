@@ -73,10 +73,10 @@ def format_control(result: ControlResult, limit: int = 12) -> str:
         lines.append(f"objective: {_num(result.objective)}" + _supremum_note(result))
     if result.prediction is not None:
         qdd = ", ".join(f"{k}={_num(v)}" for k, v in result.prediction["qdd"].items())
-        f = ", ".join(f"{c}=({_num(v['t'])}, {_num(v['n'])})" for c, v in result.prediction["f"].items())
+        f = ", ".join(f"{c}=({', '.join(_num(x) for x in v.values())})" for c, v in result.prediction["f"].items())
         lines.append(f"predicted qdd: {qdd}")
         if f:
-            lines.append(f"predicted f (t, n): {f}")
+            lines.append(f"predicted f ({', '.join(sys_.contact_model.components)}): {f}")
     if result.allowed is not None:
         price = result.price
         lines.append(f"ambiguity allowed: {_num(result.allowed.allowed_objective)} in mode {result.allowed.mode} "

@@ -68,22 +68,24 @@ class ModeSelection:
         return "all"
 
 
-def _letters(text: Any, where: str) -> str:
+def _letters(text: Any, where: str, alphabet: str = MODE_LETTERS) -> str:
+    """The letters of ``"F|S"`` (or ``"*"``: every letter of ``alphabet``) as one string."""
     if not isinstance(text, str) or not text.strip():
-        raise ContactModelError(f"{where}: expected letters of '{MODE_LETTERS}' separated by '|', got {text!r}")
+        raise ContactModelError(f"{where}: expected letters of '{alphabet}' separated by '|', got {text!r}")
     if text.strip() == "*":
-        return MODE_LETTERS
+        return alphabet
     out = ""
     for part in text.split("|"):
         part = part.strip()
-        if len(part) != 1 or part not in MODE_LETTERS:
+        if len(part) != 1 or part not in alphabet:
             raise ContactModelError(f"{where}: {part!r} is not a contact mode letter (one of "
-                                    f"{', '.join(MODE_LETTERS)}, separated by '|', or '*')")
+                                    f"{', '.join(alphabet)}, separated by '|', or '*')")
         out += part
     return out
 
 
-def parse_modes(value: Any, contacts: Sequence[str], where: str = "control.modes") -> ModeSelection:
+def parse_modes(value: Any, contacts: Sequence[str], where: str = "control.modes",
+                letters: str = MODE_LETTERS) -> ModeSelection:
     """A ``ModeSelection`` from ``"all"``, a list of mode strings or a mapping contact → letters
     (module doc); a ``ModeSelection`` or ``None`` (all) pass through.
 
@@ -95,6 +97,9 @@ def parse_modes(value: Any, contacts: Sequence[str], where: str = "control.modes
         The ``k`` contact names, in system order.
     where : str, optional
         The field named in error messages.
+    letters : str, optional
+        The contact model's letters (``ContactSystem.contact_model.letters``: ``"FSLR"`` planar,
+        the default; ``"SFabcdABCED"`` for the spatial square); ``"*"`` means all of them.
 
     Returns
     -------
@@ -115,20 +120,22 @@ def parse_modes(value: Any, contacts: Sequence[str], where: str = "control.modes
         raise ContactModelError(f"{where}: expected \"all\", a list of modes or a table contact = letters, "
                                 f"got {value!r}")
     if isinstance(value, Mapping):
-        letters = [MODE_LETTERS] * len(contacts)
+        per_contact = [letters] * len(contacts)
         for name, allowed in value.items():
             if name not in contacts:
                 raise ContactModelError(f"{where}.{name}: unknown contact (contacts: {', '.join(contacts)})")
-            letters[list(contacts).index(name)] = _letters(allowed, f"{where}.{name}")
-        return ModeSelection(letters=tuple(letters))
+            per_contact[list(contacts).index(name)] = _letters(allowed, f"{where}.{name}", letters)
+        return ModeSelection(letters=tuple(per_contact))
     if isinstance(value, (list, tuple)):
         if not value:
             raise ContactModelError(f"{where}: the list of modes is empty")
-        return ModeSelection(modes=tuple(validate_mode(m, contacts, f"{where}[{i}]") for i, m in enumerate(value)))
+        return ModeSelection(modes=tuple(validate_mode(m, contacts, f"{where}[{i}]", letters)
+                                         for i, m in enumerate(value)))
     raise ContactModelError(f"{where}: expected \"all\", a list of modes or a table contact = letters, got {value!r}")
 
 
-def parse_modes_text(text: str, contacts: Sequence[str], where: str = "--modes") -> ModeSelection:
+def parse_modes_text(text: str, contacts: Sequence[str], where: str = "--modes",
+                     letters: str = MODE_LETTERS) -> ModeSelection:
     """The command-line form: ``all``, ``FFF,FFS`` or ``tip=F|S,base=F`` (module doc).
 
     Parameters
@@ -139,6 +146,8 @@ def parse_modes_text(text: str, contacts: Sequence[str], where: str = "--modes")
         The ``k`` contact names, in system order.
     where : str, optional
         The field named in error messages.
+    letters : str, optional
+        The contact model's letters (``parse_modes``).
 
     Returns
     -------
@@ -161,5 +170,5 @@ def parse_modes_text(text: str, contacts: Sequence[str], where: str = "--modes")
             if not sep:
                 raise ContactModelError(f"{where}: expected CONTACT=LETTERS[,CONTACT=LETTERS...], got {text!r}")
             table[name.strip()] = allowed
-        return parse_modes(table, contacts, where)
-    return parse_modes(parts, contacts, where)
+        return parse_modes(table, contacts, where, letters)
+    return parse_modes(parts, contacts, where, letters)

@@ -23,6 +23,7 @@ from contactmodes.control.limits import TorqueLimit, parse_limits
 from contactmodes.control.objective import LinearObjective, parse_objective
 from contactmodes.control.selection import ModeSelection, parse_modes
 from contactmodes.errors import ContactModelError
+from contactmodes.modes.contact_conditions import MODE_LETTERS
 
 __all__ = ["ControlSpec", "CONTROL_KEYS", "check_margin", "parse_control_table"]
 
@@ -109,7 +110,8 @@ class ControlSpec:
 
 
 def parse_control_table(table: Any, coordinates: Sequence[str], contacts: Sequence[str],
-                        actuators: Sequence[str], where: str = "control") -> ControlSpec:
+                        actuators: Sequence[str], where: str = "control", components: Sequence[str] = ("t", "n"),
+                        letters: str = MODE_LETTERS) -> ControlSpec:
     """The ``ControlSpec`` of a ``[control]`` table (module doc), names checked.
 
     Parameters
@@ -124,6 +126,11 @@ def parse_control_table(table: Any, coordinates: Sequence[str], contacts: Sequen
         The actuator names (for the objective and ``limits``).
     where : str, optional
         The key path that error messages start with.
+    components : Sequence[str], optional
+        The contact model's force components (``f.<contact>.<component>`` in the objective;
+        default the planar ``("t", "n")``, spatial ``("t1", "t2", "n")``).
+    letters : str, optional
+        The contact model's mode letters (for ``modes``; default the planar ``"FSLR"``).
 
     Returns
     -------
@@ -148,8 +155,9 @@ def parse_control_table(table: Any, coordinates: Sequence[str], contacts: Sequen
     objective = None
     for sense in ("maximize", "minimize"):
         if sense in table:
-            objective = parse_objective(table[sense], coordinates, contacts, actuators, sense, f"{where}.{sense}")
+            objective = parse_objective(table[sense], coordinates, contacts, actuators, sense, f"{where}.{sense}",
+                                        components)
     limits = parse_limits(table.get("limits", {}), actuators, f"{where}.limits")
-    modes = parse_modes(table.get("modes"), contacts, f"{where}.modes")
+    modes = parse_modes(table.get("modes"), contacts, f"{where}.modes", letters)
     margin = check_margin(table["margin"], f"{where}.margin") if "margin" in table else None
     return ControlSpec(objective, limits, modes, margin)

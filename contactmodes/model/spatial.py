@@ -282,6 +282,16 @@ class SpatialMechanism:
         return self._coordinates
 
     @property
+    def linear_coordinates(self) -> tuple[str, ...]:
+        """The velocity coordinates that are lengths (m/s): a floating base's ``x, y, z`` and the
+        prismatic joints; an actuator on one of them applies a force (N), on the others (angles)
+        a torque (N·m). The controllers' margin counts a force times the characteristic length
+        (``contactmodes.control.margin.actuator_lengths``), as ``PlanarMechanism.linear_coordinates``."""
+        joints = self._coordinates[len(self._coordinates) - len(self._prismatic):]
+        base = ("x", "y", "z") if self.base == "floating" else ()
+        return base + tuple(j for j, p in zip(joints, self._prismatic) if p)
+
+    @property
     def n_v(self) -> int:
         """Number of velocity coordinates (a ``ContactSystem``'s ``n_q``)."""
         return len(self._coordinates)

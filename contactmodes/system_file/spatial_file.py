@@ -39,10 +39,14 @@ whose top-level ``dimension`` is 3 describes a ``contactmodes.model.spatial.Spat
     N·m about that world axis), joints by name (N·m or N). These are the generalized forces dual
     to the velocity coordinates (``contactmodes.model.spatial``), so ``E`` has one unit column
     per named coordinate, as in the plane.
+``[control]``
+    The one-shot controller's defaults, as in a planar file (``contactmodes.control.spec``,
+    ``docs/control.md``), with the spatial names: ``f.<contact>.t1``, ``.t2``, ``.n`` in the
+    objective, the polygon's letters in ``modes``.
 
 Spatial files are in SI units: the robot file fixes them (URDF and MJCF lengths are metres). The
-planar file's ``links``, ``point_masses``, ``constraints``, ``control`` and ``desired_mode`` are
-not read in a spatial file yet and are refused with one line naming the key.
+planar file's ``links``, ``point_masses``, ``constraints`` and ``desired_mode`` are not read in
+a spatial file yet and are refused with one line naming the key.
 
 Every problem raises ``SystemFileError`` whose message starts with the key path (``contacts[1].link:
 unknown link 'lid' (the robot's links: box)``); nothing is written.
@@ -76,9 +80,9 @@ __all__ = [
 ]
 
 SPATIAL_TOP_KEYS = ("schema", "name", "description", "dimension", "gravity", "mechanism", "friction", "contacts",
-                    "actuators", "state", "disturbance")
+                    "actuators", "state", "disturbance", "control")
 """Top-level keys of a spatial file."""
-_NOT_YET = ("links", "point_masses", "constraints", "control", "desired_mode")
+_NOT_YET = ("links", "point_masses", "constraints", "desired_mode")
 _MECHANISM_KEYS = ("urdf", "mjcf", "base", "base_position", "base_quaternion", "base_rpy", "base_rpy_deg")
 _ORIENTATIONS = ("base_quaternion", "base_rpy", "base_rpy_deg")
 _CONTACT_KEYS = ("name", "link", "position", "surface_point", "surface_normal", "tangent", "mu", "v0")
@@ -143,6 +147,8 @@ class SpatialContents:
         Per contact ``(lo, hi, given as an interval)`` of ``mu`` (``lo = hi`` for a number).
     disturbance : Disturbance or None
         ``[disturbance]`` over the mechanism's velocity coordinates.
+    control : ControlSpec or None
+        The ``[control]`` table, ``None`` when absent.
     """
 
     name: str
@@ -156,6 +162,7 @@ class SpatialContents:
     sliding: str = DEFAULT_SLIDING
     mu_intervals: list = field(default_factory=list)
     disturbance: Any = None
+    control: Any = None
 
     @property
     def contact_names(self) -> tuple[str, ...]:
@@ -197,7 +204,9 @@ class LoadedSpatialSystem:
     friction : FrictionBox or None
         The contacts' friction box when a contact's ``mu`` is an interval (``parse_system`` with
         ``mu_intervals``), as the planar ``LoadedSystem.friction``.
-    desired_mode, control : None
+    control : ControlSpec or None
+        The ``[control]`` table (``contactmodes.control.spec``), ``None`` when absent.
+    desired_mode : None
         Not read in spatial files yet (the planar ``LoadedSystem``'s fields).
     outlines : dict
         Empty: link outlines are drawn for planar files only.
@@ -221,7 +230,7 @@ class LoadedSpatialSystem:
     raw: dict = field(repr=False)
     description: str = ""
     desired_mode: None = None
-    control: None = field(default=None, repr=False)
+    control: Any = field(default=None, repr=False)
     friction: Any = field(default=None, repr=False)
     disturbance: Any = field(default=None, repr=False)
     outlines: dict = field(default_factory=dict, repr=False)
@@ -442,9 +451,26 @@ def parse_spatial_contents(data: Mapping[str, Any], source: str) -> SpatialConte
         q, qdot = state_vectors(mech, state["q"], state.get("qdot", {}), path="state")
     except ContactModelError as exc:
         raise SystemFileError(str(exc)) from None
+    control = _control(top, mech, sides, polygon, sliding)
     return SpatialContents(name=name, description=description, source=source, mechanism=mech, q=q, qdot=qdot,
                            sides=sides, polygon=polygon, sliding=sliding, mu_intervals=intervals,
                            disturbance=disturbance)
+
+
+def _control(top: Mapping[str, Any], mech, sides: int, polygon: str, sliding: str):
+    """The ``[control]`` table's ``ControlSpec`` with the mechanism's names, the spatial
+    components and the polygon's letters (``None`` without the table)."""
+    if "control" not in top:
+        return None
+    from contactmodes.control.spec import parse_control_table
+    from contactmodes.modes.spatial_contact import SpatialPointContact
+
+    model = SpatialPointContact(sides, polygon, sliding)
+    try:
+        return parse_control_table(top["control"], mech.coordinates, mech.contact_names, mech.actuators,
+                                   components=model.components, letters=model.letters)
+    except ContactModelError as exc:
+        raise SystemFileError(str(exc)) from None
 
 
 def spatial_gap_problems(parsed: SpatialContents) -> tuple[np.ndarray, list[str | None], float]:
@@ -517,4 +543,5 @@ def parse_spatial_system(data: Mapping[str, Any], source: str = "<dict>",
         name=parsed.name, mechanism=parsed.mechanism, q=parsed.q, qdot=parsed.qdot, sides=parsed.sides,
         polygon=parsed.polygon, sliding=parsed.sliding, mu=np.array([c.mu for c in contacts], dtype=float),
         v0=np.array([c.v0 for c in contacts], dtype=float), source=source, raw=dict(data),
-        description=parsed.description, friction=friction, disturbance=parsed.disturbance)
+        description=parsed.description, friction=friction, disturbance=parsed.disturbance,
+        control=parsed.control)

@@ -9,6 +9,7 @@ meshes (which ``example_robot_data.load`` does, a second per robot).
 
 from __future__ import annotations
 
+import math
 import os
 from pathlib import Path
 
@@ -33,3 +34,39 @@ def erd_urdf(name: str) -> Path:
     loader = ROBOTS[name]
     sub = os.path.join(loader.path, loader.urdf_subpath, loader.urdf_filename)
     return Path(getModelPath(sub)) / sub
+
+
+#: the two-link brace's walls (``examples/two_link_brace.toml``): name, link, point on the link
+#: (planar, m), a point of the wall and its normal (planar x–z)
+BRACE_WALLS = (("base", "link1", (0.0, 0.0), (0.0, 0.0), (-1.0, 0.0)),
+               ("tip", "link2_tip", (0.0, 0.0), (0.0, 0.0), (-1.0, 0.0)),
+               ("joint", "link2", (0.0, 0.0), (-0.127 * math.cos(math.pi / 4), 0.0), (1.0, 0.0)))
+
+
+def brace_in_space(mu: float = 0.3):
+    """The two-link brace (``examples/two_link_brace.urdf``, every joint axis along ``−y``) between
+    its walls at ``θ = 3π/4``, ``θ1 = −π/2``, at rest, read once as a planar mechanism
+    (``load_urdf``, plane ``x–z``) and once as a spatial one (Pinocchio, floating base, ``t1`` the
+    planar tangent ``n × (−y)``, ``t2 = +y``): ``(planar ContactSystem, spatial ContactSystem)``,
+    both with the actuator ``tau1`` on ``theta1`` (axis ``−y``: the URDF angle is the planar one)."""
+    import numpy as np
+
+    from contactmodes.model.spatial import SpatialMechanism
+    from contactmodes.model.urdf import load_urdf
+
+    path = EXAMPLES / "two_link_brace.urdf"
+    planar = load_urdf(path, plane="xz", base="floating")
+    spatial = SpatialMechanism(path, base="floating")
+    for name, link, (a, b), point, normal in BRACE_WALLS:
+        planar.add_contact(name, link, (a, b), point, normal, mu)
+        n3 = np.array([normal[0], 0.0, normal[1]])
+        spatial.add_contact(name, link, (a, 0.0, b), (point[0], 0.0, point[1]), n3, mu,
+                            tangent=np.cross(n3, [0.0, -1.0, 0.0]))
+    planar.add_actuator("tau1", "theta1")
+    spatial.add_actuator("tau1", "theta1")
+    theta, theta1 = 3 * math.pi / 4, -math.pi / 2
+    half = -theta / 2.0  # the planar angle θ (about −y) is a rotation by −θ about +y
+    q = np.array([0.0, 0.0, 0.0, math.cos(half), 0.0, math.sin(half), 0.0, theta1])
+    assert np.abs(spatial.contact_gaps(q)).max() < 1e-12
+    return (planar.contact_system(np.array([0.0, 0.0, theta, theta1]), np.zeros(4)),
+            spatial.contact_system(q, np.zeros(6 + 1)))

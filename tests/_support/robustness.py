@@ -48,6 +48,7 @@ if __name__ == "__main__":  # as a script: the repository and tests/ importable,
     sys.path[:0] = [str(Path(__file__).resolve().parents[2]), str(Path(__file__).resolve().parents[1])]
 
 from _support.oracle import kinematically_ok, mode_rows, oracle_slack  # noqa: E402
+from _support import spatial_oracle  # noqa: E402
 from _support.paths import EXAMPLES, ROOT  # noqa: E402
 from contactmodes.analysis.session import AnalysisSession  # noqa: E402
 from contactmodes.errors import ApproachingContactError, SystemFileError  # noqa: E402
@@ -283,10 +284,34 @@ def set_disagreement(P: SetView, Q: SetView) -> str | None:
     return None
 
 
+def _spatial(system) -> bool:
+    """Whether ``system``'s contacts have three components (``_support.spatial_oracle``'s rows,
+    the circumscribed square, in place of ``_support.oracle``'s planar Tables I–III)."""
+    return tuple(system.contact_model.components) == ("t1", "t2", "n")
+
+
+def _kinematically_ok(system, mode: str) -> bool:
+    """The oracle's kinematic feasibility of ``mode`` (planar or spatial rows)."""
+    if _spatial(system):
+        return spatial_oracle.oracle_kinematic(system, mode) > 0.0
+    return kinematically_ok(system, mode)
+
+
+def _torque_slack(system, mode: str, tau) -> float | None:
+    """The oracle's slack of ``mode`` at ``tau`` (planar: ``oracle_slack``; spatial:
+    ``spatial_oracle.oracle_torque_slack``, ``-inf`` outside)."""
+    if _spatial(system):
+        return spatial_oracle.oracle_torque_slack(system, mode, tau)
+    return oracle_slack(system, mode, tau)
+
+
 def _mode_slack(system, mode: str) -> float | None:
     """``max σ`` over ``(τ, q̈, f)`` of the oracle's rows of ``mode`` (``oracle_slack`` with τ free):
     positive when the mode has a torque with slack, about 0 on the feasibility boundary,
-    ``None`` when its equalities have no solution at all."""
+    ``None`` when its equalities have no solution at all (and for a spatial system, whose
+    feasibility flips are then all reported)."""
+    if _spatial(system):
+        return None
     n_tau = system.n_tau
     eqA, eqb0, geA, geb0 = mode_rows(system, mode, np.zeros(n_tau))
     cols = [mode_rows(system, mode, e) for e in np.eye(n_tau)]  # the rows are affine in τ
@@ -319,7 +344,7 @@ def disagreements(ref: dict, run: dict, system, label: str) -> list[str]:
     out = []
     scale = max(1.0, float(np.abs(system.h).max()))
     for mode in sorted(set(ref["kinematic"]) ^ set(run["kinematic"])):
-        if kinematically_ok(system, mode) != (mode in run["kinematic"]):
+        if _kinematically_ok(system, mode) != (mode in run["kinematic"]):
             out.append(f"{label} {mode}: kinematic feasibility {mode in ref['kinematic']} vs "
                        f"{mode in run['kinematic']}, the oracle says {not (mode in run['kinematic'])}")
     for mode in sorted(set(ref["kinematic"]) & set(run["kinematic"])):
@@ -359,7 +384,7 @@ def oracle_disagreements(run: dict, system, label: str, rng: np.random.Generator
             x = ball.center + a * ((T.b[i] - T.A[i] @ ball.center) / np.linalg.norm(T.A[i]) + step)
             points.append((x, False))
         for x, inside in points:
-            sigma = oracle_slack(system, mode, x * tau_unit)
+            sigma = _torque_slack(system, mode, x * tau_unit)
             if sigma is not None and (np.isnan(sigma) or abs(sigma) <= DECISION_TOL * scale):
                 continue
             if (sigma is not None and sigma > 0) != inside:

@@ -1,10 +1,10 @@
 """``cm.analyze`` on spatial systems (issue 40, items 1 and 4): the pipeline reads the system's
 contact model (``SpatialPointContact``: three force components, the letters of a friction polygon).
 
-The oracles are written here, independently of the code under test:
+The oracles (``_support.spatial_oracle``) are written independently of the code under test:
 
 * the rows of every letter of the circumscribed square (``n_f = 4``, side normals along
-  ``±t1``, ``±t2``) are written out by hand below (``_letter_rows``) from the issue's rule —
+  ``±t1``, ``±t2``) are written out by hand (``letter_rows``) from the issue's rule —
   separate, stick in the polyhedral cone, slip onset on a side (force on the side, tangential
   acceleration along its outward normal's opposite) or at a vertex (force at the corner,
   ``−a_t`` in the corner's normal cone), slide ``D`` (``f_t = −μ f_n v̂``);
@@ -21,7 +21,6 @@ import math
 
 import numpy as np
 import pytest
-from scipy.optimize import linprog
 
 pytest.importorskip("pinocchio")
 
@@ -33,7 +32,8 @@ from contactmodes.modes.constraints import mode_equations  # noqa: E402
 from contactmodes.modes.contact_conditions import classify_velocities  # noqa: E402
 from contactmodes.modes.spatial_contact import SpatialPointContact  # noqa: E402
 
-from _support.robots import BOX_URDF  # noqa: E402
+from _support.robots import BOX_URDF, brace_in_space  # noqa: E402
+from _support.spatial_oracle import SQUARE, oracle_kinematic, oracle_torque_slack  # noqa: E402
 
 MU = 0.6
 SLACK_BAND = 1e-6
@@ -74,125 +74,6 @@ ARM_URDF = """<?xml version="1.0"?>
 """
 
 ARM_Q = np.array([0.3, 0.6, 0.9])
-SQUARE = "SFabcdABCE"  # S, F, sides a–d, vertices A B C E of the 4-sided polygon
-
-
-# ----------------------------------------------------------------------------- the oracle's rows
-
-
-def _letter_rows(letter: str, mu: float, slip=None):
-    """The rows of one contact in ``letter`` for the circumscribed square (module docstring),
-    over its acceleration ``a = (a1, a2, an)`` and force ``f = (f1, f2, fn)``: lists of
-    ``(coef_a, coef_f)`` pairs of 3-vectors, as ``(eq, geq_accel, geq_force)``: equalities
-    ``ca·a + cf·f = 0``; acceleration inequalities ``ca·a >= 0`` (strict in the kinematic test);
-    force inequalities ``cf·f >= 0``."""
-    z = (0.0, 0.0, 0.0)
-    A = lambda *c: (c, z)  # noqa: E731  an acceleration row
-    F = lambda *c: (z, c)  # noqa: E731  a force row
-    fn = F(0, 0, 1)
-    cone = [F(-1, 0, mu), F(0, -1, mu), F(1, 0, mu), F(0, 1, mu)]  # μ f_n ∓ f_t1, μ f_n ∓ f_t2 >= 0
-    if letter == "S":
-        return [F(1, 0, 0), F(0, 1, 0), F(0, 0, 1)], [A(0, 0, 1)], []
-    if letter == "F":
-        return [A(1, 0, 0), A(0, 1, 0), A(0, 0, 1)], [], cone + [fn]
-    if letter == "D":
-        return [A(0, 0, 1), F(1, 0, mu * slip[0]), F(0, 1, mu * slip[1])], [], [fn]
-    # sides: side j's force row n_j·f_t = μ f_n, acceleration −a_t along n_j (−n_j·a_t >= 0,
-    # d_j·a_t = 0); the other sides' cone rows stay
-    sides = {"a": ((1, 0), 0), "b": ((0, 1), 1), "c": ((-1, 0), 2), "d": ((0, -1), 3)}
-    if letter in sides:
-        (c, s), j = sides[letter]
-        eq = [A(0, 0, 1), F(c, s, -mu), A(-s, c, 0)]
-        return eq, [A(-c, -s, 0)], [r for i, r in enumerate(cone) if i != j] + [fn]
-    # vertices: between sides j and j+1; force at the corner, −a_t in cone{n_j, n_j+1}
-    corners = {"A": (1, 1), "B": (-1, 1), "C": (-1, -1), "E": (1, -1)}
-    s1, s2 = corners[letter]
-    eq = [A(0, 0, 1), F(1, 0, -s1 * mu), F(0, 1, -s2 * mu)]
-    return eq, [A(-s1, 0, 0), A(0, -s2, 0)], [fn]
-
-
-def _mode_rows(system: ContactSystem, mode: str, slips):
-    """The rows of ``mode`` over ``x = (q̈, f)``: ``E x = e`` (contact rows; dynamics apart),
-    acceleration rows ``G x >= g`` and force rows ``H x >= 0`` (``a = J q̈ + J̇q̇``)."""
-    n_q, k = system.n_q, system.k
-    J, c = system.J, system.Jdot_qdot
-    E, e, G, g, H = [], [], [], [], []
-    for i, letter in enumerate(mode):
-        Ji, ci = J[3 * i:3 * i + 3], c[3 * i:3 * i + 3]
-        eq, ga, gf = _letter_rows(letter, float(system.mu[i]), slips[i])
-
-        def row(ca, cf):
-            x = np.zeros(n_q + 3 * k)
-            x[:n_q] = np.asarray(ca, float) @ Ji
-            x[n_q + 3 * i:n_q + 3 * i + 3] = cf
-            return x, -float(np.asarray(ca, float) @ ci)
-
-        for ca, cf in eq:
-            r, b = row(ca, cf)
-            E.append(r)
-            e.append(b)
-        for ca, cf in ga:
-            r, b = row(ca, cf)
-            G.append(r)
-            g.append(b)
-        for ca, cf in gf:
-            H.append(row(ca, cf)[0])
-    width = n_q + 3 * k
-    return (np.array(E).reshape(-1, width), np.array(e), np.array(G).reshape(-1, width), np.array(g),
-            np.array(H).reshape(-1, width))
-
-
-def _slips(system: ContactSystem):
-    """Per contact, the unit slip direction of a sliding contact (``None`` at rest), from the
-    velocities by hand: ``v_t / |v_t|`` when ``|v_t| > v0``."""
-    out = []
-    for i in range(system.k):
-        vt = system.v_contact[3 * i:3 * i + 2]
-        speed = math.hypot(*vt)
-        out.append(tuple(vt / speed) if speed > max(system.v0[i], 1e-12) else None)
-    return out
-
-
-def _max_slack(c_eq, d_eq, rows, rhs, n_vars):
-    """``max s`` (capped at 1) subject to ``c_eq x = d_eq``, ``rows x − rhs >= s``; ``-inf`` if
-    infeasible (HiGHS)."""
-    m = rows.shape[0]
-    if m == 0:
-        res = linprog(np.zeros(n_vars), A_eq=c_eq if len(c_eq) else None, b_eq=d_eq if len(c_eq) else None,
-                      bounds=[(None, None)] * n_vars, method="highs")
-        return 1.0 if res.status == 0 else -math.inf
-    cost = np.zeros(n_vars + 1)
-    cost[-1] = -1.0
-    A_ub = np.hstack([-rows, np.ones((m, 1))])
-    A_eq = np.hstack([c_eq, np.zeros((c_eq.shape[0], 1))]) if len(c_eq) else None
-    res = linprog(cost, A_ub=A_ub, b_ub=-rhs, A_eq=A_eq, b_eq=d_eq if len(c_eq) else None,
-                  bounds=[(None, None)] * n_vars + [(None, 1.0)], method="highs")
-    if res.status == 2:
-        return -math.inf
-    assert res.status == 0, res.message
-    return -res.fun
-
-
-def oracle_torque_slack(system: ContactSystem, mode: str, tau) -> float:
-    """The largest common slack of ``mode``'s inequalities (non-strict) with the dynamics at
-    ``tau``: ``> 0`` inside ``T_c``, ``< 0`` or ``-inf`` outside."""
-    n_q, n_f = system.n_q, 3 * system.k
-    E, e, G, g, H = _mode_rows(system, mode, _slips(system))
-    dyn = np.hstack([system.M, -system.J.T])
-    A_eq = np.vstack([E, dyn])
-    b_eq = np.concatenate([e, system.S @ np.asarray(tau, float) - system.h])
-    rows = np.vstack([G, H])
-    rhs = np.concatenate([g, np.zeros(H.shape[0])])
-    return _max_slack(A_eq, b_eq, rows, rhs, n_q + n_f)
-
-
-def oracle_kinematic(system: ContactSystem, mode: str) -> float:
-    """Footnote 5's slack of ``mode``'s acceleration rows over ``q̈`` (strict inequalities)."""
-    n_q = system.n_q
-    E, e, G, g, _ = _mode_rows(system, mode, _slips(system))
-    acc_eq = [i for i in range(E.shape[0]) if not np.any(E[i, n_q:])]  # the acceleration equalities
-    return _max_slack(E[acc_eq, :n_q], e[acc_eq], G[:, :n_q], g, n_q)
-
 
 # ----------------------------------------------------------------------------- systems
 
@@ -380,8 +261,6 @@ def _candidates(allowed):
 
 def test_stages_still_planar_refuse_a_spatial_system(arm):
     one_line = r"planar contact systems only for now \(issue 40\)$"
-    with pytest.raises(ContactModelError, match=r"^control: " + one_line):
-        cm.control(arm, maximize="tau.yaw")
     from contactmodes.realtime.plan import terms_of
 
     with pytest.raises(ContactModelError, match=r"^real-time plan: " + one_line):
@@ -407,30 +286,7 @@ def test_the_two_link_brace_in_space_sticks_for_the_planar_torques():
     sides along ``t1`` are the planar friction rows and the out-of-plane rows decouple (no
     gravity or inertia coupling out of the plane, the three contacts not collinear), so the
     spatial ``FFF`` torque set equals the planar one (one actuator: an interval of ``tau1``)."""
-    from contactmodes.model.urdf import load_urdf
-
-    from _support.paths import EXAMPLES
-
-    path = EXAMPLES / "two_link_brace.urdf"
-    walls = [("base", "link1", (0.0, 0.0), (0.0, 0.0), (-1.0, 0.0)),
-             ("tip", "link2_tip", (0.0, 0.0), (0.0, 0.0), (-1.0, 0.0)),
-             ("joint", "link2", (0.0, 0.0), (-0.127 * math.cos(math.pi / 4), 0.0), (1.0, 0.0))]
-    planar = load_urdf(path, plane="xz", base="floating")
-    spatial = SpatialMechanism(path, base="floating")
-    for name, link, (a, b), point, normal in walls:
-        planar.add_contact(name, link, (a, b), point, normal, 0.3)
-        n3 = np.array([normal[0], 0.0, normal[1]])
-        spatial.add_contact(name, link, (a, 0.0, b), (point[0], 0.0, point[1]), n3, 0.3,
-                            tangent=np.cross(n3, [0.0, -1.0, 0.0]))
-    planar.add_actuator("tau1", "theta1")
-    spatial.add_actuator("tau1", "theta1")  # axis −y: the URDF angle is the planar one
-    theta, theta1 = 3 * math.pi / 4, -math.pi / 2
-    p_sys = planar.contact_system(np.array([0.0, 0.0, theta, theta1]), np.zeros(4))
-    half = -theta / 2.0  # the planar angle θ (about −y) is a rotation by −θ about +y
-    q = np.array([0.0, 0.0, 0.0, math.cos(half), 0.0, math.sin(half), 0.0, theta1])
-    s_sys = spatial.contact_system(q, np.zeros(6 + 1))
-    assert np.abs(spatial.contact_gaps(q)).max() < 1e-12 and np.abs(planar.dynamics(
-        np.array([0.0, 0.0, theta, theta1]), np.zeros(4)).gaps).max() < 1e-12
+    p_sys, s_sys = brace_in_space(0.3)
     p_box = cm.analyze(p_sys, modes=["FFF"], compute_overlaps=False).modes["FFF"].box
     s_res = cm.analyze(s_sys, modes=["FFF"], compute_overlaps=False).modes["FFF"]
     assert s_res.feasible
