@@ -454,7 +454,7 @@ def parse_spatial_contents(data: Mapping[str, Any], source: str) -> SpatialConte
     control = _control(top, mech, sides, polygon, sliding)
     return SpatialContents(name=name, description=description, source=source, mechanism=mech, q=q, qdot=qdot,
                            sides=sides, polygon=polygon, sliding=sliding, mu_intervals=intervals,
-                           disturbance=disturbance)
+                           disturbance=disturbance, control=control)
 
 
 def _control(top: Mapping[str, Any], mech, sides: int, polygon: str, sliding: str):
