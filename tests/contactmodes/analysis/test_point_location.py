@@ -129,6 +129,9 @@ def test_the_filter_keeps_every_mode_containing_the_torque_and_rules_out_most(tm
         inside = [m for m in session.enumeration.modes if session.mode(m).contains(tau)]
         assert set(inside) <= set(kept), tau.tolist()
         assert len(kept) <= 100  # a few per cent of the 1000 built, not all
+        # the contact-by-contact solve of every mode decides as the per-mode inverses do
+        idx = filt.table_iii_modes()
+        assert np.array_equal(filt.keep_all(t), filt.keep(idx, t))
 
 
 def test_solo_on_four_feet_locates_without_building_every_mode():
