@@ -1652,6 +1652,10 @@ class AnalysisSession:
         (n_τ,) **in user units** — or, with ``tol > 0``, lies within the Euclidean distance
         ``tol`` of it (user units, ``distance``): box filter, then one LP per remaining mode (and,
         for a mode not containing ``tau`` whose box is within ``tol``, its verified distance).
+        With ``tol = 0`` the modes are first filtered at the torque by their unique solutions
+        (``_point_candidates``, ``contactmodes.analysis.point_location``: a mode is dropped only
+        when ``tau`` is far outside its ``T_c``), so only the few left are built; with ``tol > 0``
+        every mode of the selection is tested as before.
 
         ``tol`` answers for a torque known to some precision: a torque printed to two digits
         misses a lower-dimensional ``T_c`` (one with equalities) by the rounding; the default 0
@@ -1697,8 +1701,8 @@ class AnalysisSession:
         """``locate``'s modes to test at the torque ``t`` (nondimensional): those of ``selection``
         (default: the kinematically feasible ones) that ``PointFilter`` cannot rule out
         (``contactmodes.analysis.point_location``: each mode's unique solution at ``t``, for all
-        modes at once), in the same order. Without a selection and with at most
-        ``LOCATE_FILTER_MAX`` modes allowed by Table III, these are filtered without the
+        modes at once), in the same order. Without a selection, with the filter available and at
+        most ``LOCATE_FILTER_MAX`` modes allowed by Table III, these are filtered without the
         enumeration, and the few left are tested for kinematic feasibility one by one
         (``acceleration_feasible``, the enumeration's decision of a whole mode) unless the
         enumeration has run."""
@@ -1709,7 +1713,7 @@ class AnalysisSession:
             filt = self._filters[task] = PointFilter(self, task)
         if selection is not None:
             return self.modes(filt.candidates(t, [s.mode for s in self.modes(selection)]))
-        if self._enumeration is not None or filt.count() > LOCATE_FILTER_MAX:
+        if self._enumeration is not None or not filt.available or filt.count() > LOCATE_FILTER_MAX:
             return self.modes(filt.candidates(t, self.enumeration.modes))
         names = [m for m in filt.candidates(t) if acceleration_feasible(self.system, m)]
         return self.modes(names)

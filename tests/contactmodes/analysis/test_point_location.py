@@ -150,3 +150,20 @@ def test_solo_on_four_feet_locates_without_building_every_mode():
     assert session._enumeration is None  # no enumeration ...
     assert len(session._modes) <= 12  # ... and a handful of modes built, not 10^4
     assert len(found) >= 2
+
+
+def test_cli_at_answers_as_brute_force_on_two_feet(tmp_path, capsys):
+    from contactmodes.cli import main
+    from contactmodes.output.text import format_at
+
+    system = solo_with_feet(2, tmp_path)
+    path = tmp_path / "solo_2.toml"
+    answered = 0
+    for tau in random_torques(system, 4, 9):
+        expected = brute_force(system, tau)
+        if not expected:
+            continue
+        answered += 1
+        assert main(["analyze", str(path), "--at=" + ",".join(f"{v:.17g}" for v in tau)]) == 0
+        assert capsys.readouterr().out == format_at(system.torques, (tau, expected)) + "\n"
+    assert answered >= 2
