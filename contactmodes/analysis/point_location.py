@@ -343,9 +343,12 @@ class PointFilter:
             L, w = c.shape
             if w == 0:
                 continue
-            V = (y @ H.reshape(L * w, -1).T).reshape(n, L, w)
             letter = sl[:, i]
-            blocks.append((c[letter] - V[np.arange(n), letter], letter, S, H))
+            viol = np.empty((n, w))
+            for j in range(L):  # each letter's rows on the modes with that letter (memory n × w)
+                rows = np.flatnonzero(letter == j)
+                viol[rows] = c[j][None] - y[rows] @ H[j].T
+            blocks.append((viol, letter, S, H))
         out = ~regular
         alive = regular.copy()
         for viol, li, S, H in blocks:  # certain drops first
