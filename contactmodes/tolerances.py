@@ -112,6 +112,14 @@ units (say, mm instead of m) does not change a decision.
     ``AnalysisSession.locate``: a torque (nondimensional) more than ``LOCATE_BOX_RTOL · max(1,
     ‖τ‖_∞)`` outside a mode's bounding box is not in ``T_c`` and skips that mode's LP (a filter
     only: every torque it lets through is decided by the mode's own membership LP).
+``LOCATE_REGULAR_RTOL``
+    ``AnalysisSession.locate``'s filter (``contactmodes.analysis.point_location.PointFilter``)
+    solves a mode's equalities at the torque itself only when each matrix it inverts (the mode's
+    stacked letter rows, or one contact's rows on what the previous contacts left free) has
+    ``s_min > LOCATE_REGULAR_RTOL · s_max``; every other mode (ambiguity variables, or merely
+    ill-conditioned) is kept for the mode's own membership test. With a condition number below
+    ``1e8`` the solution and its slope are accurate to far better than the filter's margin
+    (``SCREEN_MARGIN``); being stricter only costs time.
 ``DISTANCE_TIE_RTOL``
     ``AnalysisSession.nearest``: two modes' distances to a torque (user units) are tied when they
     differ by at most ``DISTANCE_TIE_RTOL`` times the larger; the first tied mode in analysis
@@ -218,6 +226,7 @@ MARGIN_CLEARANCE: float = 0.5
 LIMIT_ROW_RTOL: float = 1e-9
 TIE_RTOL: float = 1e-9
 LOCATE_BOX_RTOL: float = 1e-7
+LOCATE_REGULAR_RTOL: float = 1e-8
 SEPARATION_RESID_RTOL: float = 1e-9
 SEPARATION_ACTIVE_FACTOR: float = 1e3
 MEETS_MARGIN: float = 1e-6

@@ -30,12 +30,13 @@ from polytopes import NumericalError, Polytope, RayPool, empty_stacked, in_threa
 from polytopes.batchlp import PADDED_CHUNK, preferred_kernel
 from polytopes.projection import support_first
 
+from contactmodes.analysis.point_location import PointFilter
 from contactmodes.analysis.domains import (ModeDomain, domain_from_response, independent_equalities, independent_equalities_stacked,
                       intersect_domains, substituted_rows, substituted_rows_many)
 from contactmodes import tolerances
 from contactmodes.errors import ContactModelError
-from contactmodes.modes.enumeration import Enumeration, enumerate_modes
-from contactmodes.modes.contact_conditions import validate_mode
+from contactmodes.modes.enumeration import Enumeration, acceleration_feasible, enumerate_modes
+from contactmodes.modes.contact_conditions import classify_velocities, validate_mode
 from contactmodes.progress import Progress, stage
 from contactmodes.modes.constraints import EquationBank
 from contactmodes.modes.response import ModeResponse, response_from_equations, responses_from_equations, solve_response
@@ -94,6 +95,11 @@ vertices are not needed for the overlaps): 82 → 68 ms."""
 _KEPT_ON_RELEASE = frozenset({"feasible", "box", "w_varies"})
 """What ``ModeSolution.release`` keeps: booleans and a bounding box per mode (the overlap stage's
 sweep needs the boxes only)."""
+
+LOCATE_FILTER_MAX = 1 << 17
+"""``AnalysisSession.locate`` filters every mode Table III allows, without the enumeration, up
+to this many of them (``PointFilter``: about 25 µs a mode measured on Solo-12's ``10^4``); with
+more (the 12-contact chain's ``4^12``) it filters the enumeration's modes."""
 
 PIPELINE_STAGES = ("response", "assemble", "reduce", "project")
 """The per-mode stages of Sec. III-D/E whose times a ``ModeDomain`` reports."""
@@ -279,8 +285,9 @@ class ModeSolution:
         and caches).
     mode : str
         The mode string, one letter of ``"FSLR"`` per contact (validated by the caller).
-    kinematic : bool
-        Whether the mode is in the session's enumeration (``kinematically_feasible``).
+    kinematic : bool or None
+        Whether the mode is in the session's enumeration (``kinematically_feasible``); ``None``:
+        looked up there on first access (a mode made before the enumeration ran).
 
     Attributes
     ----------
@@ -288,7 +295,8 @@ class ModeSolution:
         The mode string.
     kinematically_feasible : bool
         The mode survived the session's enumeration (Table III and
-        Sec. III-F); a pruned mode can still be analysed (``analyze --mode``) but never occurs.
+        Sec. III-F); a pruned mode can still be analysed (``analyze --mode``) but never occurs
+        (a property: looked up in the enumeration on first access).
     timing : dict[str, float]
         Seconds spent per stage (``response``, ``assemble``, ``reduce``, ``project``, ``box``).
 
@@ -303,12 +311,20 @@ class ModeSolution:
     (True, ['FFF'])
     """
 
-    def __init__(self, session: "AnalysisSession", mode: str, kinematic: bool) -> None:
+    def __init__(self, session: "AnalysisSession", mode: str, kinematic: bool | None) -> None:
         self.session = session
         self.mode = mode
-        self.kinematically_feasible = kinematic
+        self._kinematic = kinematic
         self.timing: dict[str, float] = {}
         self._cache: dict = {}
+
+    @property
+    def kinematically_feasible(self) -> bool:
+        """The mode survived the session's enumeration (Table III and Sec. III-F); a mode made
+        before the enumeration ran asks it on first access."""
+        if self._kinematic is None:
+            self._kinematic = self.mode in self.session._surviving
+        return self._kinematic
 
     # ------------------------------------------------------------------ helpers
     def _timed(self, key: tuple, stage_name: str, fn):
@@ -920,6 +936,7 @@ class AnalysisSession:
         self._pools: dict[tuple[bool, int], RayPool] = {}  # per (task, thread): a pool is not thread-safe
         self._banks: dict[tuple[bool, bool], EquationBank] = {}
         self._user_sets = UserSets(self.scaling)
+        self._filters: dict[bool, PointFilter] = {}  # per task: locate's PointFilter, built once
         #: decides ``overlapping_pairs`` elsewhere when set (``contactmodes.analysis.distributed``:
         #: a Dask cluster); ``None``: in this process
         self.executor = None
@@ -982,10 +999,11 @@ class AnalysisSession:
         modes when the compiled kernel is worth its load (about ``BOX_LPS_PER_MODE`` LPs per mode
         make it pay, ``polytopes.batchlp.preferred_kernel``: a choice by the problem's size,
         never by the process's history), else ``None`` (one cddlib LP each; the NumPy
-        kernel's per-pivot overhead does not pay for a few LPs per box)."""
+        kernel's per-pivot overhead does not pay for a few LPs per box). Before the enumeration
+        has run (a point location's few modes, ``locate``) ``None``: a box never enumerates."""
         from polytopes import batchlp
 
-        n = len(self.enumeration.modes)
+        n = len(self._enumeration.modes) if self._enumeration is not None else 0  # never enumerates for a box
         if n <= BATCH_BOX_MODES or batchlp.preferred_kernel(BOX_LPS_PER_MODE * n) != "compiled":
             return None
         return "compiled"
@@ -1024,7 +1042,7 @@ class AnalysisSession:
         sol = self._modes.get(mode)
         if sol is None:
             validate_mode(mode, self.system.contacts, where, self.system.contact_model.letters)
-            sol = ModeSolution(self, mode, mode in self._surviving)
+            sol = ModeSolution(self, mode, (mode in self._surviving) if self._enumeration is not None else None)
             self._modes[mode] = sol
         return sol
 
@@ -1634,6 +1652,10 @@ class AnalysisSession:
         (n_τ,) **in user units** — or, with ``tol > 0``, lies within the Euclidean distance
         ``tol`` of it (user units, ``distance``): box filter, then one LP per remaining mode (and,
         for a mode not containing ``tau`` whose box is within ``tol``, its verified distance).
+        With ``tol = 0`` the modes are first filtered at the torque by their unique solutions
+        (``_point_candidates``, ``contactmodes.analysis.point_location``: a mode is dropped only
+        when ``tau`` is far outside its ``T_c``), so only the few left are built; with ``tol > 0``
+        every mode of the selection is tested as before.
 
         ``tol`` answers for a torque known to some precision: a torque printed to two digits
         misses a lower-dimensional ``T_c`` (one with equalities) by the rounding; the default 0
@@ -1663,7 +1685,8 @@ class AnalysisSession:
         tol = _distance_tol(tol)
         t = self.scaling.tau_from_user(_user_tau(tau, self.system.n_tau, torques=self.system.torques))
         out = []
-        for sol in self.modes(selection):
+        sols = self._point_candidates(t, task, selection) if tol == 0 else self.modes(selection)
+        for sol in sols:
             if not sol.feasible(task):
                 continue
             lo, hi = sol.box_scaled(task)
@@ -1673,6 +1696,27 @@ class AnalysisSession:
             if sol.contains_scaled(t, task) or (tol > 0 and self._distance(sol, t, task)[0] <= tol):
                 out.append(sol.mode)
         return out
+
+    def _point_candidates(self, t: np.ndarray, task: bool, selection: Iterable[str] | None) -> list[ModeSolution]:
+        """``locate``'s modes to test at the torque ``t`` (nondimensional): those of ``selection``
+        (default: the kinematically feasible ones) that ``PointFilter`` cannot rule out
+        (``contactmodes.analysis.point_location``: each mode's unique solution at ``t``, for all
+        modes at once), in the same order. Without a selection, with the filter available and at
+        most ``LOCATE_FILTER_MAX`` modes allowed by Table III, these are filtered without the
+        enumeration, and the few left are tested for kinematic feasibility one by one
+        (``acceleration_feasible``, the enumeration's decision of a whole mode) unless the
+        enumeration has run."""
+        if self._enumeration is None:
+            classify_velocities(self.system)  # an approaching contact: the enumeration's error
+        filt = self._filters.get(task)
+        if filt is None:
+            filt = self._filters[task] = PointFilter(self, task)
+        if selection is not None:
+            return self.modes(filt.candidates(t, [s.mode for s in self.modes(selection)]))
+        if self._enumeration is not None or not filt.available or filt.count() > LOCATE_FILTER_MAX:
+            return self.modes(filt.candidates(t, self.enumeration.modes))
+        names = [m for m in filt.candidates(t) if acceleration_feasible(self.system, m)]
+        return self.modes(names)
 
     def distance(self, tau, mode: str, task: bool = True) -> float:
         """The Euclidean distance (user units) from the torque ``tau`` (n_τ,, user units) to

@@ -312,6 +312,9 @@ def _analyze_run(args: argparse.Namespace) -> str | StreamedText:
                                   overlap_limit=None if args.overlaps else OVERLAP_LP_LIMIT,
                                   unambiguous=args.unambiguous, inconsistency_box=box, at=at, friction=loaded.friction,
                                   at_tol=at_tol, outputs=args.outputs, fix=args.fix)
+    if answer_only and system.n_tau and args.workers is None and args.scheduler is None:
+        # the answer alone: located among the modes without analysing each (AnalysisSession.locate)
+        return format_at(system.torques, _at_answer(system, args, at, at_tol)) + "\n"
     if args.workers is not None or args.scheduler is not None:  # on a Dask cluster: contactmodes.cli._cluster
         from contactmodes.cli._cluster import analysis_client, check_cluster_args
         from contactmodes.analysis.distributed import ClusterDecide, ClusterOverlaps
@@ -339,6 +342,24 @@ def _analyze_run(args: argparse.Namespace) -> str | StreamedText:
     return format_table(result, unambiguous=result.unambiguous, inconsistent=result.inconsistent, at=result.at,
                         list_limit=None if args.overlaps else OVERLAP_LIST_LIMIT) + format_friction(result) \
         + format_outputs(result) + "\n"
+
+
+def _at_answer(system, args: argparse.Namespace, at, at_tol: float):
+    """``--at`` without ``--table``: the modes (``--mode``, default the kinematically feasible ones)
+    whose ``T_c`` contains the torque, located by ``AnalysisSession.locate`` (a few modes built,
+    not all: ``contactmodes.analysis.point_location``), and the nearest when none does: the
+    answer ``analyze(..., at=...)`` gives, without the rest of the analysis."""
+    import numpy as np
+
+    from contactmodes.analysis.analyze import AtAnswer
+    from contactmodes.analysis.session import AnalysisSession
+    from contactmodes.progress import Progress
+
+    session = AnalysisSession(system, method=args.method, progress=Progress())
+    task = not args.no_task
+    found = session.locate(at, task, selection=args.mode, tol=at_tol)
+    nearest = None if found else session.nearest(at, task, selection=args.mode)
+    return AtAnswer(np.asarray(at, dtype=float), found, float(at_tol), nearest)
 
 
 def _at_tol(text: str | None) -> float:

@@ -241,6 +241,49 @@ class EquationBank:
         )
         return per[letter]
 
+    def contact_letter_rows(self, i: int, letter: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Contact ``i``'s rows in ``letter`` as they enter ``equations``: equalities ``E [q̈; f] =
+        e`` (its acceleration rows, eq. 7, then its force rows, eq. 8) and inequalities ``G [q̈; f;
+        τ] >= g`` (acceleration, eq. 9, then force, eq. 10), built once.
+
+        Parameters
+        ----------
+        i : int
+            The contact's index.
+        letter : str
+            One of the contact model's letters.
+
+        Returns
+        -------
+        tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray, numpy.ndarray]
+            ``E`` ``(p, n)``, ``e`` ``(p,)``, ``G`` ``(r, n + n_τ)``, ``g`` ``(r,)`` with ``n = n_q + n_f``.
+
+        Raises
+        ------
+        ContactModelError
+            As ``equations`` for a letter the model cannot build at this state.
+        """
+        r = self._letter(i, letter)
+        E = np.vstack([r[0], r[3]])
+        e = np.concatenate([r[1], np.zeros(r[3].shape[0])])
+        G = np.vstack([r[5], r[8]])
+        g = np.concatenate([r[6], np.zeros(r[8].shape[0])])
+        return E, e, G, g
+
+    def mode_independent_rows(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The rows every mode shares (constraint blocks and the dynamics, eq. 5): equalities
+        ``A [q̈; f] = B τ + b`` and inequalities ``N [q̈; f; τ] >= e`` with their task mask.
+
+        Returns
+        -------
+        tuple[numpy.ndarray, ...]
+            ``A`` ``(m, n)``, ``B`` ``(m, n_τ)``, ``b`` ``(m,)``, ``N`` ``(p, n + n_τ)``, ``e``
+            ``(p,)``, ``task`` ``(p,)`` bool (the row is a task constraint, eqs. 17–18).
+        """
+        A, B, b, _ = self._fixed_eq
+        N, e, _, task = self._fixed_geq
+        return A, B, b, N, e, task
+
     def equations(self, mode: str) -> ModeEquations:
         """The ``ModeEquations`` of ``mode`` (a valid mode of the system; not re-validated).
 
