@@ -192,15 +192,15 @@ def _arc_query(sw: _Sweep, k: int) -> tuple[np.ndarray, float | None] | None:
     else:
         f1 = (float(a1 @ e1.ray), float(a2 @ e1.ray))  # along a(t) = (1 - t) a1 + t a2: f1(0) > 0
         f2 = (float(a1 @ e2.ray), float(a2 @ e2.ray))  # f2(1) > 0
-        if f1[1] > 0.0 or f2[0] > 0.0:  # one ray rises on the whole arc
+        if f1[1] > tol.PLANAR_ANGLE_TOL or f2[0] > tol.PLANAR_ANGLE_TOL:  # one ray rises on the whole arc
             sw.closed[k] = True
             return None
         t1 = f1[0] / (f1[0] - f1[1])  # f1 <= 0 on [t1, 1]
         t2 = f2[0] / (f2[0] - f2[1])  # f2 <= 0 on [0, t2]
-        if t1 > t2:  # no direction of the arc has both <= 0
-            sw.closed[k] = True
+        if t1 > t2 + tol.PLANAR_ANGLE_TOL:  # no direction of the arc has both <= 0, with a margin:
+            sw.closed[k] = True  # rounded rays of one line (a half-plane's) meet at one direction
             return None
-        t = 0.5 * (t1 + t2)
+        t = min(max(0.5 * (t1 + t2), 0.0), 1.0)
         n = _unit((1.0 - t) * a1 + t * a2)
         if not _inside(n, a1, a2):
             sw.failed = True

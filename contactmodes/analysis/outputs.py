@@ -290,11 +290,11 @@ class _Lift:
     """The output map ``y' = G' z + g'`` over the nondimensional ``z = (τ', w)`` of one mode, and the
     outputs' units ``s`` (module doc)."""
 
-    def __init__(self, sol, spec: OutputSpec, task: bool) -> None:
+    def __init__(self, sol, spec: OutputSpec, task: bool, units: tuple | None = None) -> None:
         sc = sol.session.scaling
         resp = sol.response_scaled(task)
         ut = np.asarray(sc.tau, dtype=float)
-        a, b, c, self.s = output_units(spec, sc)
+        a, b, c, self.s = output_units(spec, sc) if units is None else units  # the same for every mode
         Gt = a @ resp.P_q + b @ resp.P_f + c
         Gw = a @ resp.Q_q + b @ resp.Q_f
         g = a @ resp.r_q + b @ resp.r_f + np.array([e.constant for e in spec.expressions])
@@ -530,7 +530,8 @@ def planar_outputs(session, modes: Sequence[str], spec: OutputSpec, task: bool =
         return {}
     with stage(session.progress, "outputs (all modes together)", len(sols)) as st:
         st.update(0, "the output maps")
-        lifts = [_Lift(sol, spec, task) for sol in sols]
+        units = output_units(spec, session.scaling)
+        lifts = [_Lift(sol, spec, task, units) for sol in sols]
         Ds = [sol.raw_scaled(task)[0] for sol in sols]
         st.update(0, "batched support sweep")
         found = planar_projections(Ds, [lift.G for lift in lifts], [lift.g for lift in lifts])
