@@ -58,3 +58,25 @@ def test_box_on_slope_and_the_front_door_agree():
     for m, o in r.outputs.items():
         ref = mode_outputs(s.mode(m), output_spec(s.system, "qdd.x, qdd.z"))
         assert (o.set is None) == (ref.set is None) and (o.set is None or o.set.equals(ref.set))
+
+
+def test_the_front_door_caps_the_overlap_lps_as_the_command_line_does(tmp_path):
+    """``cm.analyze`` with its defaults on Solo-12 standing on three feet (10^3 modes, some 5·10^5
+    candidate pairs): counted, not tested (before: every pair's LP, minutes without progress)."""
+    from contactmodes.analysis.analyze import OVERLAP_LIMIT
+    from contactmodes.cli import OVERLAP_LP_LIMIT
+
+    assert OVERLAP_LIMIT == OVERLAP_LP_LIMIT
+    system = two_feet(tmp_path)  # two feet: 4950 pairs at most, under the limit: tested
+    r2 = cm.analyze(system)
+    assert r2.overlaps is not None
+    text = (EXAMPLES / "spatial" / "solo12_standing.toml").read_text(encoding="utf-8")
+    text = text.replace('urdf = "solo12.urdf"', f'urdf = "{(EXAMPLES / "spatial" / "solo12.urdf").as_posix()}"')
+    head, *contacts = text.split("[[contacts]]")
+    last = contacts[-1]
+    state = last[last.index("[state.q]"):]
+    contacts[-1] = last[:last.index("[state.q]")]
+    path = tmp_path / "solo_three_feet.toml"
+    path.write_text(head + "".join("[[contacts]]" + c for c in contacts[:3]) + state, encoding="utf-8")
+    r3 = cm.analyze(path)
+    assert r3.overlaps is None and r3.candidate_pairs > OVERLAP_LIMIT
