@@ -291,7 +291,8 @@ def planar_projections(polys: Sequence["Polytope"], maps: Sequence[np.ndarray],
             sweeps[i] = _Sweep()
     kernel = preferred_kernel(_START * len(sweeps))  # by the problem's size, once
     angles = 2.0 * np.pi * np.arange(_START) / _START
-    pending = [(i, np.array([np.cos(t), np.sin(t)]), -1, None) for i in sweeps for t in angles]
+    pending: list[tuple[int, np.ndarray, int, float | None]] = [
+        (i, np.array([np.cos(t), np.sin(t)]), -1, None) for i in sweeps for t in angles]
     for _ in range(tol.PLANAR_MAX_ROUNDS):
         if not pending:
             break
@@ -352,7 +353,7 @@ def _insert(sweeps: dict[int, _Sweep], pending: list, answers: list[_Entry | Non
             sw.entries = [e for _, _, e in items]
             sw.closed = [False] * len(items)
             continue
-        new_at = {k: (line, e) for k, line, e in items}
+        new_at: dict[int, tuple[float | None, _Entry]] = {k: (line, e) for k, line, e in items if e is not None}
         entries, closed = [], []
         for k, e_k in enumerate(sw.entries):
             entries.append(e_k)
