@@ -55,6 +55,7 @@ import numpy as np
 
 from . import lp as _lp
 from . import tolerances as tol
+from ._linalg import stacked_svd
 from .batchlp import preferred_kernel, solve_stacked
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -109,24 +110,32 @@ def _eps(e: _Entry) -> float:
     return tol.SUPPORT_HULL_TOL * max(1.0, float(np.abs(e.point).max())) if e.point is not None else 0.0
 
 
-def _lineality_universe(A: np.ndarray, C: np.ndarray, M: np.ndarray) -> bool:
-    """Whether ``M`` maps the lineality space of ``{A x <= b, C x = d}`` onto the plane (with a clear
-    gap in both rank decisions; an unclear case goes to the sweep)."""
-    K = np.vstack([A, C])
-    n = K.shape[1]
-    if K.shape[0]:
-        _, s, Vt = np.linalg.svd(K, full_matrices=True)
-        cut = tol.RANK_RTOL * max(K.shape) * max(1.0, float(s.max(initial=0.0)))
-        r = int(np.sum(s > cut))
-        if r < len(s) and r and s[r - 1] < tol.PLANAR_RANK_GAP * cut:
-            return False
-        N = Vt[r:].T
+def _lineality_universe(K: np.ndarray, M: np.ndarray) -> np.ndarray:
+    """Per set of the stack, whether ``M`` maps the lineality space (the null space of the rows
+    ``K`` ``(S, m, n)``) onto the plane, with a clear gap in both rank decisions (module doc; an
+    unclear case goes to the sweep). ``M`` ``(S, 2, n)``. One SVD per set (``stacked_svd``: the
+    bits of its own SVD)."""
+    S, m, n = K.shape
+    out = np.zeros(S, dtype=bool)
+    if m == 0:
+        N = np.repeat(np.eye(n)[None], S, axis=0)
+        rank = np.zeros(S, dtype=int)
     else:
-        N = np.eye(n)
-    if N.shape[1] < 2:
-        return False
-    sv = np.linalg.svd(M @ N, compute_uv=False)
-    return bool(sv[-1] > tol.PLANAR_RANK_GAP * tol.RANK_RTOL * max(M.shape) * max(1.0, float(np.abs(M).max())))
+        _, s, Vt = stacked_svd(K)
+        cut = tol.RANK_RTOL * max(m, n) * np.maximum(1.0, s.max(axis=1))
+        rank = (s > cut[:, None]).sum(axis=1)
+        kept = s[np.arange(S), np.maximum(rank - 1, 0)]
+        clear = (rank == 0) | (rank == s.shape[1]) | (kept >= tol.PLANAR_RANK_GAP * cut)
+        N = np.swapaxes(Vt, 1, 2)
+    for r in np.unique(rank):
+        sel = np.flatnonzero(rank == r) if m == 0 else np.flatnonzero((rank == r) & clear)
+        if n - r < 2 or not len(sel):
+            continue
+        MN = M[sel] @ N[sel][:, :, r:]
+        sv = np.linalg.svd(MN, compute_uv=False)
+        scale = tol.PLANAR_RANK_GAP * tol.RANK_RTOL * max(2, n) * np.maximum(1.0, np.abs(M[sel]).max(axis=(1, 2)))
+        out[sel] = sv[:, -1] > scale
+    return out
 
 
 class _Sets:
@@ -284,8 +293,15 @@ def planar_projections(polys: Sequence["Polytope"], maps: Sequence[np.ndarray],
     sets = _Sets(polys, maps, offsets)
     out: list = [None] * N
     sweeps: dict[int, _Sweep] = {}
+    groups: dict[tuple[int, int], list[int]] = {}
+    for i, P in enumerate(polys):
+        groups.setdefault((P.n_ineq + P.n_eq, P.dim), []).append(i)
+    universe = np.zeros(N, dtype=bool)
+    for idx in groups.values():
+        K = np.array([np.vstack([polys[i].A, polys[i].C]) for i in idx])
+        universe[idx] = _lineality_universe(K, np.array([sets.M[i] for i in idx]))
     for i in range(N):
-        if _lineality_universe(sets.G[i][:polys[i].n_ineq], polys[i].C, sets.M[i]):
+        if universe[i]:
             out[i] = (np.zeros((0, 2)), np.zeros(0))
         else:
             sweeps[i] = _Sweep()
