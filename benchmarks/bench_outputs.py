@@ -10,6 +10,8 @@ file with fewer contacts) and friction polygons of ``n_f`` sides, one row per ``
   stacked SVDs and one verified LP batch);
 * ``sweep s``: every feasible mode's set of outputs ``qdd.z, qdd.wy`` by the batched sweep
   (``contactmodes.analysis.outputs.planar_outputs``) and how many it certified;
+* ``--biped left,right``: Talos (``example-robot-data``, 30 actuated joints, knees bent) at rest
+  on the four corners of each sole instead (``feet`` counts contacts);
 * ``per-mode s``: the previous path (``mode_outputs``, one projection per mode) on ``N`` modes
   drawn at random (seed 0), scaled to all feasible modes, and the ratio ``per-mode / sweep`` —
   both measured in the same run. The sets are compared (``Polytope.equals``) on the sample.
@@ -20,6 +22,7 @@ Numbers are machine dependent (this 2-core machine is shared): quote the ratios.
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 import tempfile
 import time
@@ -36,6 +39,47 @@ from contactmodes.analysis.session import AnalysisSession  # noqa: E402
 
 EXAMPLE = ROOT / "examples" / "spatial" / "solo12_standing.toml"
 OUTPUTS = "qdd.z, qdd.wy"
+HALF_SITTING = {"leg_{s}_3_joint": -0.411354, "leg_{s}_4_joint": 0.859395, "leg_{s}_5_joint": -0.448041}
+"""Talos's knees bent (its "half-sitting" leg angles, rad): nonsingular leg Jacobians."""
+SOLE_HEIGHT = 1.01927218
+"""The base height (m) that puts both soles on the floor at those angles (Pinocchio's forward
+kinematics of ``talos_reduced.urdf``; the soles are then level)."""
+SOLE_CORNERS = ((0.1, 0.065), (0.1, -0.065), (-0.1, 0.065), (-0.1, -0.065))
+"""Four corner contacts per sole (m, in the sole link's frame): Talos's sole is about 0.2 x 0.13 m."""
+
+
+def talos(feet: str, sides: int, folder: Path) -> Path | None:
+    """Talos (``example-robot-data``'s ``talos_reduced.urdf``: 32 joints, every one actuated) standing
+    at rest on the corners of its soles (``feet``: ``"left"``, or ``"left,right"`` for the biped's
+    eight contacts); ``None`` when example-robot-data is not installed."""
+    try:
+        from example_robot_data.robots_loader import getModelPath
+    except ImportError:
+        return None
+    source = Path(getModelPath("talos_data/robots/talos_reduced.urdf")) / "talos_data" / "robots" / "talos_reduced.urdf"
+    # the grippers' mimic joints (not supported) are fixed: 30 joints remain (legs, torso, arms, head)
+    text = re.sub(r"<mimic[^>]*/>", "", source.read_text(encoding="utf-8"))
+    text = re.sub(r'(<joint\s+name="gripper_[^"]*"\s+type=")[a-z]+"', r'\1fixed"', text)
+    urdf = folder / "talos_reduced_fixed_grippers.urdf"
+    urdf.write_text(text, encoding="utf-8")
+    import pinocchio as pin
+
+    model = pin.buildModelFromUrdf(str(urdf))
+    lines = ['schema = "contactmodes.system/1"', f'name = "talos_{feet.replace(",", "_")}"', "dimension = 3", "",
+             "[mechanism]", f'urdf = "{urdf.as_posix()}"', 'base = "floating"', "",
+             "[friction]", f"sides = {sides}", 'polygon = "circumscribed"', ""]
+    for side in feet.split(","):
+        for k, (x, y) in enumerate(SOLE_CORNERS):
+            lines += ["[[contacts]]", f'name = "{side[0].upper()}{k}"', f'link = "{side}_sole_link"',
+                      f"position = [{x}, {y}, 0.0]", "surface_point = [0.0, 0.0, 0.0]",
+                      "surface_normal = [0.0, 0.0, 1.0]", "mu = 0.8", ""]
+    lines += ["[state.q]", f"base_position = [0.0, 0.0, {SOLE_HEIGHT}]", "base_quaternion = [1.0, 0.0, 0.0, 0.0]"]
+    bent = {k.format(s=s): v for k, v in HALF_SITTING.items() for s in ("left", "right")}
+    for name in list(model.names)[1:]:
+        lines.append(f"{name} = {bent.get(name, 0.0)}")
+    path = folder / f"talos_{feet.replace(',', '_')}_{sides}.toml"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
 
 
 def solo(feet: int, sides: int, folder: Path) -> Path:
@@ -78,13 +122,19 @@ def main(argv=None) -> int:
     ap.add_argument("--feet", default="1,2,3,4")
     ap.add_argument("--sides", default="4")
     ap.add_argument("--sample", type=int, default=100)
+    ap.add_argument("--biped", default=None, metavar="FEET",
+                    help="instead, Talos on the corners of these soles ('left' or 'left,right')")
     args = ap.parse_args(argv)
     print(f"{'feet':>4} {'n_f':>3} {'modes':>7} {'kin.':>7} {'feasible':>8} {'T_c s':>7} {'sweep s':>8} "
           f"{'certified':>9} {'per-mode s':>10} {'ratio':>6} same")
     with tempfile.TemporaryDirectory() as tmp:
         for sides in (int(v) for v in args.sides.split(",")):
-            for feet in (int(v) for v in args.feet.split(",")):
-                r = row(solo(feet, sides, Path(tmp)), args.sample)
+            for feet in (int(v) for v in args.feet.split(",")) if args.biped is None else [4 * len(args.biped.split(","))]:
+                path = solo(feet, sides, Path(tmp)) if args.biped is None else talos(args.biped, sides, Path(tmp))
+                if path is None:
+                    print("example-robot-data is not installed")
+                    return 1
+                r = row(path, args.sample)
                 print(f"{feet:>4} {sides:>3} {r['total']:>7} {r['kin']:>7} {r['feasible']:>8} {r['t_T']:>7.2f} "
                       f"{r['t_sweep']:>8.2f} {r['certified']:>9} {r['t_slow']:>10.1f} "
                       f"{r['t_slow'] / max(r['t_sweep'], 1e-9):>6.0f} {r['same']}", flush=True)
