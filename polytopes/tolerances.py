@@ -137,7 +137,7 @@ are then multiplied by the problem scale ``max(1, max_i |b_i| / ||a_i||)`` (see
     query point from the hull's anchor when larger). Rows within ``DISTANCE_TOL * s`` of the
     point count as active for the multipliers.
 ``PLANAR_RAY_RTOL``, ``PLANAR_ANGLE_TOL``, ``PLANAR_RANK_GAP``, ``PLANAR_MAX_ROUNDS``
-    The batched sweep onto the plane (``polytopes.planar``): a ray LP ``max a·M r`` over the
+    The batched sweep onto the plane (``polytopes._planar``): a ray LP ``max a·M r`` over the
     recession cone in the unit box counts as an unbounded direction when its value exceeds
     ``PLANAR_RAY_RTOL * |Mᵀa|_1`` (else the support LP decides, and one leaning on its artificial
     box refuses the set); a query direction must lie inside its arc by more than

@@ -40,7 +40,7 @@ Decisions
   the outputs *reachable* (some solution of the mode has them), not outputs every solution has.
 * **Two outputs, many modes** (issue 40, item 6). With exactly two outputs, no fixed torque, no
   ``--unambiguous`` and the default method, the sets ``Y_c`` of all feasible modes are computed
-  together by ``polytopes.planar.planar_projections`` (a batched angular sweep of verified support
+  together by ``polytopes.planar_projections`` (a batched angular sweep of verified support
   LPs over the raw ``D_c``, its own certificates as verification: that module's doc), the same
   sets as the per-mode projection gives (``tests/test_outputs_planar.py``). A mode the sweep does
   not certify (a lower-dimensional ``Y_c``, an undecided LP) is projected by the per-mode path.
@@ -58,7 +58,7 @@ from typing import Iterator, Sequence
 import numpy as np
 
 from polytopes import Polytope
-from polytopes.planar import planar_projections
+from polytopes import planar_projections
 from polytopes.projection import support_first
 
 from contactmodes import tolerances
@@ -503,7 +503,7 @@ def output_analysis(session, modes: Sequence[str], spec: OutputSpec, task: bool 
 
 def planar_outputs(session, modes: Sequence[str], spec: OutputSpec, task: bool = True) -> dict[str, ModeOutputs]:
     """The output sets of the feasible ``modes`` onto two outputs, all modes' LPs together (module
-    doc, "Two outputs, many modes"): ``polytopes.planar.planar_projections`` on each raw ``D_c``.
+    doc, "Two outputs, many modes"): ``polytopes.planar_projections`` on each raw ``D_c``.
 
     Parameters
     ----------
@@ -540,7 +540,7 @@ def planar_outputs(session, modes: Sequence[str], spec: OutputSpec, task: bool =
             if Ab is None:
                 continue
             spread = lift.spread(D)
-            out[sol.mode] = ModeOutputs(sol.mode, spec.names, lift.to_user(Polytope(*Ab)), spread * lift.s,
+            out[sol.mode] = ModeOutputs(sol.mode, spec.names, Polytope(Ab[0] / lift.s, Ab[1]), spread * lift.s,
                                         spread <= tolerances.OUTPUT_SPREAD_ATOL, None)
         st.update(len(sols))
     return out

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from polytopes import Polytope
-from polytopes.planar import planar_projections
+from polytopes import planar_projections
 
 
 def reference(P: Polytope, M: np.ndarray, g: np.ndarray) -> Polytope:

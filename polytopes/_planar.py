@@ -27,8 +27,10 @@ Method (the support function ``h(a) = max {a·y : y in Q}``, sampled on the circ
      support LP along ``n``: ``h(n) <= n·p₁ + ε`` certifies the edge ``n·y <= h(n)`` and closes
      the arc, else the new point (or ray) is inserted and both halves stay open;
    * two rays ``ρ₁, ρ₂``: the arc is unbounded throughout when no direction on it has ``a·ρ₁ <= 0``
-     and ``a·ρ₂ <= 0`` (two linear functions along the arc); else the middle of that sub-arc is
-     queried.
+     and ``a·ρ₂ <= 0`` (two linear functions along the arc), with a margin of ``PLANAR_ANGLE_TOL``
+     (the rounded rays ``±ℓ`` of a half-plane's boundary line leave one direction, the half-plane's
+     normal, where both vanish: it must be queried, not skipped); else the middle of that sub-arc
+     is queried.
 
    When every arc is closed the support function is known on the whole circle: ``Q`` is the
    intersection of the certified edges (``R^2`` when there is none). ``ε =
