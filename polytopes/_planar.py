@@ -144,8 +144,8 @@ class _Sets:
     """The LP data of the sets: per set ``G = [A; C; -C]``, ``h = [b; d; -d]`` and the map."""
 
     def __init__(self, polys: Sequence["Polytope"], maps: Sequence[np.ndarray], offsets: Sequence[np.ndarray]) -> None:
-        self.G = [np.vstack([P.A, P.C, -P.C]) for P in polys]
-        self.h = [np.concatenate([P.b, P.d, -P.d]) for P in polys]
+        self.G = [P.A if not P.n_eq else np.vstack([P.A, P.C, -P.C]) for P in polys]
+        self.h = [P.b if not P.n_eq else np.concatenate([P.b, P.d, -P.d]) for P in polys]
         self.box = [tol.BATCH_LP_BOUND * P.data_scale for P in polys]
         self.M = [np.asarray(M, dtype=float) for M in maps]
         self.g = [np.asarray(g, dtype=float) for g in offsets]
@@ -237,12 +237,16 @@ def _finish(sw: _Sweep) -> tuple[np.ndarray, np.ndarray] | None:
     the points and rays found span less than the plane."""
     pts = [e.point for e in sw.entries if e.point is not None]
     rays = [e.ray for e in sw.entries if e.ray is not None]
-    span = ([p - pts[0] for p in pts[1:]] if pts else []) + rays
+    span = np.array(([p - pts[0] for p in pts[1:]] if pts else []) + rays).reshape(-1, 2)
     scale = max([1.0] + [float(np.abs(p).max()) for p in pts])
     if len(span) < 2:
         return None
-    sv = np.linalg.svd(np.array(span), compute_uv=False)
-    if sv[1] <= tol.SUPPORT_HULL_TOL * scale * tol.PLANAR_RANK_GAP:
+    # the plane is spanned when some vector has a component across the longest one (the second
+    # singular value is within a factor sqrt(len(span)) of the largest such component)
+    norms = np.hypot(span[:, 0], span[:, 1])
+    u = span[int(np.argmax(norms))] / max(float(norms.max()), np.finfo(float).tiny)
+    across = float(np.abs(span[:, 0] * u[1] - span[:, 1] * u[0]).max())
+    if across <= tol.SUPPORT_HULL_TOL * scale * tol.PLANAR_RANK_GAP * np.sqrt(len(span)):
         return None
     rows: dict[tuple[float, float], tuple[np.ndarray, float]] = {}
     for n, beta in sw.edges:
