@@ -14,7 +14,8 @@ Public names: ``Polytope``, ``Generators``, ``ChebyshevBall``, ``NearestPoint``
 not a ``ValueError``), ``ProjectionBudgetError``, ``fourier_motzkin``,
 ``project``, ``project_many``, ``RayPool`` (recession-ray hints for bounding boxes), ``tolerances``;
 regions (unions of convex pieces): ``difference``, ``union_contains``, ``union_is_empty``,
-``union_bounding_box``, ``union_volume``, ``simplify``; the emptiness rule on arrays:
+``union_bounding_box``, ``union_volume``, ``simplify``; ``planar_projections`` (many sets' images in
+the plane at once, ``polytopes._planar``); the emptiness rule on arrays:
 ``is_empty``, ``empty_stacked``; ``normalize_rows``; ``stacked_svd`` (stacked SVDs shared by
 threads, ``polytopes._threads``) and ``in_threads`` (``polytopes._threads.run``: a loop over
 independent items cut into slices that threads run).
@@ -30,7 +31,7 @@ and ``INSTALL_HINT``). Every other module is ``_``-private: ``_feasibility``, ``
 box), ``_threads`` (large batches shared by threads); nothing outside ``polytopes`` imports them. When another
 package needs one function of a private module, that function is exported here, documented, rather
 than the module made public (``is_empty``, ``empty_stacked``, ``normalize_rows``, ``Hull``,
-``RayPool``, ``stacked_svd``, ``in_threads``). Inside the package no module other than ``polytope`` reads a private attribute of a
+``RayPool``, ``stacked_svd``, ``in_threads``, ``planar_projections``). Inside the package no module other than ``polytope`` reads a private attribute of a
 ``Polytope``: what the projection check needs is ``Polytope``'s public ``inner_system``,
 ``data_scale``, ``maximize`` and ``support_lps`` (``tests/test_architecture.py`` checks both rules
 with ``ast``).
@@ -39,6 +40,7 @@ with ``ast``).
 from . import tolerances
 from ._feasibility import Hull, empty_stacked, is_empty
 from ._linalg import normalize_rows, stacked_svd
+from ._planar import planar_projections
 from ._threads import run as in_threads
 from ._raypool import RayPool
 from .errors import NumericalError, PolytopeError, ProjectionBudgetError
@@ -51,4 +53,4 @@ __all__ = ["Polytope", "Generators", "ChebyshevBall", "NearestPoint", "Hull", "P
            "ProjectionBudgetError", "RayPool",
            "fourier_motzkin", "project", "project_many", "tolerances", "difference", "simplify",
            "union_bounding_box", "union_contains", "union_is_empty", "union_volume",
-           "is_empty", "empty_stacked", "normalize_rows", "stacked_svd", "in_threads"]
+           "is_empty", "empty_stacked", "normalize_rows", "stacked_svd", "in_threads", "planar_projections"]

@@ -460,6 +460,10 @@ def _solve_cdd(c, G, h, E, f) -> _Claim:
 
 
 _local = threading.local()
+_FD1_LOCK = threading.Lock()
+"""Held while ``_highs_instance`` points file descriptor 1 at ``os.devnull``: two threads doing it at
+once interleave their saves and restores, so that HiGHS's banner reaches the terminal and the
+process's stdout can be left pointing at ``os.devnull`` (every later line of output lost)."""
 
 
 def _highs_instance():
@@ -468,19 +472,20 @@ def _highs_instance():
     h = getattr(_local, "highs", None)
     if h is None:
         import highspy
-        try:
-            sys.stdout.flush()
-            saved = os.dup(1)
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, 1)
+        with _FD1_LOCK:  # fd 1 is the process's: threads building their instances take turns
             try:
+                sys.stdout.flush()
+                saved = os.dup(1)
+                devnull = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(devnull, 1)
+                try:
+                    h = highspy.Highs()
+                finally:
+                    os.dup2(saved, 1)
+                    os.close(saved)
+                    os.close(devnull)
+            except OSError:  # no usable fd 1: accept the banner
                 h = highspy.Highs()
-            finally:
-                os.dup2(saved, 1)
-                os.close(saved)
-                os.close(devnull)
-        except OSError:  # no usable fd 1: accept the banner
-            h = highspy.Highs()
         h.setOptionValue("output_flag", False)
         h.setOptionValue("primal_feasibility_tolerance", tol.HIGHS_TOL)
         h.setOptionValue("dual_feasibility_tolerance", tol.HIGHS_TOL)

@@ -136,6 +136,16 @@ are then multiplied by the problem scale ``max(1, max_i |b_i| / ||a_i||)`` (see
     ``DISTANCE_TOL * s``, ``s = max(scale, ‖x − x0‖)`` (the data scale, or the distance of the
     query point from the hull's anchor when larger). Rows within ``DISTANCE_TOL * s`` of the
     point count as active for the multipliers.
+``PLANAR_RAY_RTOL``, ``PLANAR_ANGLE_TOL``, ``PLANAR_RANK_GAP``, ``PLANAR_MAX_ROUNDS``
+    The batched sweep onto the plane (``polytopes._planar``): a ray LP ``max a·M r`` over the
+    recession cone in the unit box counts as an unbounded direction when its value exceeds
+    ``PLANAR_RAY_RTOL * |Mᵀa|_1`` (else the support LP decides, and one leaning on its artificial
+    box refuses the set); a query direction must lie inside its arc by more than
+    ``PLANAR_ANGLE_TOL`` (cross product of unit vectors), else it counts as the arc's end; a rank
+    decision (the lineality space mapped onto the plane, the points found spanning the plane) needs
+    a gap of ``PLANAR_RANK_GAP`` above its cut, else the set goes to the general method; a sweep
+    of more than ``PLANAR_MAX_ROUNDS`` rounds refuses its set. Refusing is never wrong: the set is
+    projected by ``polytopes.projection.project``.
 """
 
 FEASIBILITY_TOL: float = 1e-9
@@ -171,3 +181,7 @@ LP_SMALL_COLS: int = 60
 BATCH_LP_BOUND: float = 1e3
 CHECK_COST_PERTURBATION: float = 1e-7
 DISTANCE_TOL: float = 1e-9
+PLANAR_RAY_RTOL: float = 1e-9
+PLANAR_ANGLE_TOL: float = 1e-9
+PLANAR_RANK_GAP: float = 1e3
+PLANAR_MAX_ROUNDS: int = 40

@@ -51,6 +51,13 @@ SystemLike = Union[ContactSystem, "LoadedSystem", str, os.PathLike]
 SCHEMA = "contactmodes.analysis/1"
 
 JSON_INDENT = 2
+
+OVERLAP_LIMIT = 20000
+"""``analyze``'s default ``overlap_limit`` (and the command line's without ``--overlaps``): past this
+many candidate pairs (bounding boxes meeting) no overlap LP runs and ``overlaps`` is ``None``. A
+spatial robot's modes are many (Solo-12 standing: 10^4 modes, 5·10^7 candidate pairs, hours of
+LPs with no answer in sight); ``overlap_limit=None`` tests them all (issue 40, item 6: the front
+door's default is the command line's)."""
 """The indentation of the document's text (``contactmodes analyze --json``, ``iter_json``)."""
 
 
@@ -724,7 +731,7 @@ def _as_system(system: SystemLike) -> ContactSystem:
 
 def analyze(system: SystemLike, modes: Sequence[str] | None = None, task: bool = True,
             method: str = "auto", compute_overlaps: bool = True, progress: Progress | None = None,
-            overlap_limit: int | None = None, session: AnalysisSession | None = None, *,
+            overlap_limit: int | None = OVERLAP_LIMIT, session: AnalysisSession | None = None, *,
             unambiguous: bool | Sequence[str] = False,
             inconsistency_box: tuple[Sequence[float], Sequence[float]] | None = None,
             at: Sequence[float] | None = None, friction: FrictionBox | None = None,
@@ -751,9 +758,10 @@ def analyze(system: SystemLike, modes: Sequence[str] | None = None, task: bool =
         sweep, then one LP per candidate pair).
     progress : Progress, optional
         Optional ``Progress`` for long stages.
-    overlap_limit : int, optional
+    overlap_limit : int or None, optional
         When there are more candidate pairs than this, do not run their LPs
-        (``overlaps`` is ``None``; ``candidate_pairs`` says how many there were).
+        (``overlaps`` is ``None``; ``candidate_pairs`` says how many there were). Default
+        ``OVERLAP_LIMIT`` (20000, the command line's); ``None``: test every candidate pair.
     session : AnalysisSession, optional
         An existing ``AnalysisSession`` *of this system* to reuse
         (its cached results are kept).

@@ -51,7 +51,10 @@ __all__ = ["main", "build_parser", "write_atomic", "write_all_atomic", "check_wr
 COMMAND_GROUP = "contactmodes.commands"
 
 OVERLAP_LP_LIMIT = 20000
-"""Default ``analyze``: candidate pairs (boxes meeting) above this are not tested by LP."""
+"""Default ``analyze``: candidate pairs (boxes meeting) above this are not tested by LP (the front
+door's default too, ``contactmodes.analysis.analyze.OVERLAP_LIMIT``: one number, not imported here
+to keep the command line's start light; tests/contactmodes/analysis/test_outputs_planar.py checks
+they agree)."""
 
 OVERLAP_LIST_LIMIT = 40
 """Default text output lists the overlapping pairs in full up to this many."""
