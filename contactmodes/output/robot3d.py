@@ -299,11 +299,11 @@ def figure_dict(pic: SpatialPicture) -> dict[str, Any]:
                      "x": sq[:, 0].tolist(), "y": sq[:, 1].tolist(), "z": sq[:, 2].tolist(),
                      "i": [0, 0], "j": [1, 2], "k": [2, 3], "color": PLANE_COLOUR, "opacity": 0.3,
                      "hoverinfo": "skip", "meta": {"kind": "plane", "name": c.name}})
-    axis = {"showbackground": False, "zeroline": False}
-    layout = {
+    style: dict[str, Any] = {"showbackground": False, "zeroline": False}
+    layout: dict[str, Any] = {
         "title": {"text": f"{_html.escape(pic.name)} at its state"},
-        "scene": {"aspectmode": "data", "xaxis": {"title": {"text": "x (m)"}, **axis},
-                  "yaxis": {"title": {"text": "y (m)"}, **axis}, "zaxis": {"title": {"text": "z (m)"}, **axis}},
+        "scene": {"aspectmode": "data",
+                  **{f"{a}axis": {"title": {"text": f"{a} (m)"}, **style} for a in "xyz"}},
         "legend": {"itemsizing": "constant"},
         "margin": {"l": 0, "r": 0, "t": 40, "b": 0},
         "height": 700,
