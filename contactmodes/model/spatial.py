@@ -651,18 +651,19 @@ class SpatialMechanism:
         pin.computeJointJacobians(model, data)
         pin.updateFramePlacements(model, data)
         Jlin = self._jlin
+        n = self.n_v
         acc = np.empty((k, 3))
         positions = np.empty((k, 3))
         lwa = pin.ReferenceFrame.LOCAL_WORLD_ALIGNED
         for i, fid in enumerate(self._frame_ids):
-            Jlin[3 * i:3 * i + 3] = pin.getFrameJacobian(model, data, fid, lwa)[:3]
+            # (6, n_v); Pinocchio's bindings return a (6,) array when n_v = 1
+            Jlin[3 * i:3 * i + 3] = np.reshape(pin.getFrameJacobian(model, data, fid, lwa), (6, n))[:3]
             acc[i] = pin.getFrameClassicalAcceleration(model, data, fid, lwa).linear
             positions[i] = data.oMf[fid].translation
         if self.floating:  # J = J_pin T
             Jlin[:, 0:3] = Jlin[:, 0:3] @ R.T
             Jlin[:, 3:6] = Jlin[:, 3:6] @ R.T
         frames = self._frames
-        n = self.n_v
         J = np.matmul(frames, Jlin.reshape(k, 3, n)).reshape(3 * k, n)  # per contact: rows (t1, t2, n)
         d = None
         if with_dynamics:
@@ -719,8 +720,8 @@ class SpatialMechanism:
         ContactModelError
             As ``dynamics``.
         """
-        self._evaluate(q, np.zeros(self.n_v), with_dynamics=False)  # forward kinematics, frame placements
-        pin, model, data = self._pin, self._robot.model, self._data
+        _, data, _, _, _ = self._evaluate(q, np.zeros(self.n_v), with_dynamics=False)  # frame placements
+        pin, model = self._pin, self._robot.model
         body = pin.FrameType.BODY
         out = []
         for name in self._robot.links:
