@@ -30,7 +30,8 @@ Exit status 0 whenever the geometry could be evaluated; read ``accepted`` (JSON)
     (the contact frame ``(t1, t2, n)``), ``coordinates`` names the velocity coordinates
     (``qdot``; a floating base's ``x, y, z, wx, wy, wz`` in world axes) and ``configuration``
     the entries of ``q`` (a floating base's ``x, y, z, qw, qx, qy, qz``, then the joints).
-    ``--plot`` refuses a spatial file (one line, exit status 2); ``--snap`` moves a spatial state
+    ``--plot OUT.html`` draws a spatial file as an interactive 3-D page
+    (``contactmodes.output.robot3d``; another suffix is one line, exit status 2); ``--snap`` moves a spatial state
     in its velocity coordinates and writes array keys (``base_position``, the orientation under the
     file's own key) back whole (``docs/system-file.md``, "Spatial files").
 
@@ -107,9 +108,11 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--write", metavar="OUT",
                    help="with --snap: write OUT, the input file with only the snapped state values replaced "
                         "(never the input file itself)")
-    p.add_argument("--plot", metavar="PNG", default=None,
-                   help="also draw the robot at its state: links, joints, masses, contacts with their surfaces, "
-                        "friction cones and velocities (contactmodes.output.robot; needs the plot extra)")
+    p.add_argument("--plot", metavar="OUT", default=None,
+                   help="also draw the robot at its state: a planar file as OUT.png (links, joints, masses, contacts "
+                        "with their surfaces, friction cones and velocities: contactmodes.output.robot), a spatial "
+                        "file as the interactive page OUT.html (links, frames, contacts with their friction "
+                        "polygons and planes: contactmodes.output.robot3d); needs the plot extra")
     p.set_defaults(run=run)
     return p
 
@@ -141,9 +144,10 @@ def run(args: argparse.Namespace) -> str:
     from contactmodes.system_file.loader import system_geometry
 
     if getattr(args, "plot", None) is not None:
-        _refuse_spatial(args)
-    if getattr(args, "plot", None) is not None:
-        _plot_robot(args.file, args.plot)
+        if _is_spatial_file(args.file):
+            _plot_spatial(args.file, args.plot)
+        else:
+            _plot_robot(args.file, args.plot)
     if getattr(args, "snap", False):
         return _run_snap(args)
     if getattr(args, "write", None) is not None:
@@ -156,15 +160,35 @@ def run(args: argparse.Namespace) -> str:
     return format_check(geometry) + "\n"
 
 
-def _refuse_spatial(args: argparse.Namespace) -> None:
-    """``--plot`` draws planar files only: a spatial file gets one line (exit 2)."""
-    from contactmodes._command_line import UserError
+def _is_spatial_file(source: str) -> bool:
+    """Whether ``source`` is a spatial file (``dimension = 3``); a bad file is its usual one-line error."""
     from contactmodes.system_file.loader import read_document
     from contactmodes.system_file.spatial_file import is_spatial
 
-    if is_spatial(read_document(Path(args.file))):
-        raise UserError("--plot: not yet for spatial files (dimension = 3); contactmodes check FILE shows the "
-                        "contacts' gaps")
+    return is_spatial(read_document(Path(source)))
+
+
+def _plot_spatial(source: str, path: str) -> None:
+    """``check --plot OUT.html`` of a spatial file: the interactive 3-D page of the robot at its state
+    (``contactmodes.output.robot3d``), written atomically. A 3-D robot is drawn only as a page (it is
+    turned to be seen): another suffix gets one line naming ``.html``."""
+    from contactmodes.extras import require
+    from contactmodes._command_line import UserError, check_output_path, write_atomic
+
+    require("plotly", "plot", "check --plot")
+    if not path.lower().endswith((".html", ".htm")):
+        raise UserError(f"--plot: a spatial file (dimension = 3) is drawn as an interactive page: give a .html "
+                        f"file name, got {path!r}")
+    check_output_path(path, [source], "--plot")
+    from contactmodes.output.robot3d import page, spatial_page_file
+
+    text = page(spatial_page_file(source))
+
+    def write(tmp: str) -> None:
+        with open(tmp, "w", encoding="utf-8") as fh:
+            fh.write(text)
+
+    write_atomic(path, write, option="--plot", inputs=[source])
 
 
 def _plot_robot(source: str, path: str) -> None:

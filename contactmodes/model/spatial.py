@@ -75,7 +75,7 @@ from contactmodes.model.system import CharacteristicScales, ContactSystem, Distu
 from contactmodes.modes.spatial_contact import SpatialPointContact
 from contactmodes.tolerances import MU_MAX
 
-__all__ = ["SpatialContact", "SpatialMechanism"]
+__all__ = ["LinkFrame", "SpatialContact", "SpatialMechanism"]
 
 CONFIGURATION_BASE = ("x", "y", "z", "qw", "qx", "qy", "qz")
 """Names of a floating base's configuration entries (position, quaternion ``(w, x, y, z)``)."""
@@ -115,6 +115,36 @@ class SpatialContact:
     def normal(self) -> np.ndarray:
         """``(3,)`` the plane's unit normal ``n`` (world)."""
         return self.frame[2]
+
+
+@dataclass(frozen=True)
+class LinkFrame:
+    """Where a link is at a configuration (``SpatialMechanism.link_frames``), world frame, m.
+
+    Attributes
+    ----------
+    name : str
+        The link (URDF) or body (MJCF).
+    parent : str or None
+        The link it hangs from (``None`` for the root link: a floating base's, or a fixed base's
+        welded to the world).
+    joint : str or None
+        The joint between ``parent`` and this link (a moving joint or a fixed one, as the robot
+        file names it; ``None`` for the root link).
+    joint_origin : numpy.ndarray
+        ``(3,)`` the joint's origin (m, world); the link's origin for the root link.
+    origin : numpy.ndarray
+        ``(3,)`` the link frame's origin (m, world).
+    rotation : numpy.ndarray
+        ``(3, 3)`` the link frame's orientation (world ← link): its columns are the link's axes.
+    """
+
+    name: str
+    parent: str | None
+    joint: str | None
+    joint_origin: np.ndarray
+    origin: np.ndarray
+    rotation: np.ndarray
 
 
 def _scalar(value: Any, field: str, minimum: float | None = None, maximum: float | None = None) -> float:
@@ -631,18 +661,19 @@ class SpatialMechanism:
         pin.computeJointJacobians(model, data)
         pin.updateFramePlacements(model, data)
         Jlin = self._jlin
+        n = self.n_v
         acc = np.empty((k, 3))
         positions = np.empty((k, 3))
         lwa = pin.ReferenceFrame.LOCAL_WORLD_ALIGNED
         for i, fid in enumerate(self._frame_ids):
-            Jlin[3 * i:3 * i + 3] = pin.getFrameJacobian(model, data, fid, lwa)[:3]
+            # (6, n_v); Pinocchio's bindings return a (6,) array when n_v = 1
+            Jlin[3 * i:3 * i + 3] = np.reshape(pin.getFrameJacobian(model, data, fid, lwa), (6, n))[:3]
             acc[i] = pin.getFrameClassicalAcceleration(model, data, fid, lwa).linear
             positions[i] = data.oMf[fid].translation
         if self.floating:  # J = J_pin T
             Jlin[:, 0:3] = Jlin[:, 0:3] @ R.T
             Jlin[:, 3:6] = Jlin[:, 3:6] @ R.T
         frames = self._frames
-        n = self.n_v
         J = np.matmul(frames, Jlin.reshape(k, 3, n)).reshape(3 * k, n)  # per contact: rows (t1, t2, n)
         d = None
         if with_dynamics:
@@ -676,6 +707,72 @@ class SpatialMechanism:
         """
         d, *_ = self._evaluate(q, qdot)
         return d
+
+    def link_frames(self, q: ArrayLike) -> tuple[LinkFrame, ...]:
+        """Every link's frame and the joint it hangs from, at ``q`` (Pinocchio's forward kinematics).
+
+        A link's ``parent`` is the nearest link up Pinocchio's frame tree (the body frame before
+        the joint frame, moving or fixed, that carries it), so the pairs ``(parent.origin,
+        joint_origin)`` and ``(joint_origin, origin)`` are the robot's skeleton.
+
+        Parameters
+        ----------
+        q : array_like
+            ``(len(configuration_names),)`` configuration (m, rad; base quaternion ``(w, x, y, z)``).
+
+        Returns
+        -------
+        tuple[LinkFrame, ...]
+            One per link of ``links``, in that order (positions in m, world).
+
+        Raises
+        ------
+        ContactModelError
+            As ``dynamics``.
+        """
+        _, data, _, _, _ = self._evaluate(q, np.zeros(self.n_v), with_dynamics=False)  # frame placements
+        pin, model = self._pin, self._robot.model
+        body = pin.FrameType.BODY
+        out = []
+        for name in self._robot.links:
+            fid = model.getFrameId(name, body)
+            placement = data.oMf[fid]
+            joint, joint_origin, parent = None, placement.translation, None
+            f = model.frames[fid].parentFrame
+            while f != 0:  # up to the universe
+                frame = model.frames[f]
+                if frame.type == body:
+                    parent = frame.name
+                    break
+                if joint is None:
+                    joint, joint_origin = frame.name, data.oMf[f].translation
+                f = frame.parentFrame
+            if parent is None:  # the root link: its joint is the free flyer or the weld to the world
+                joint, joint_origin = None, placement.translation
+            out.append(LinkFrame(name=name, parent=parent, joint=joint, joint_origin=np.array(joint_origin),
+                                 origin=np.array(placement.translation), rotation=np.array(placement.rotation)))
+        return tuple(out)
+
+    def contact_positions(self, q: ArrayLike) -> np.ndarray:
+        """``(k, 3)`` the contact points' world positions (m) at ``q``, contact order.
+
+        Parameters
+        ----------
+        q : array_like
+            ``(len(configuration_names),)`` configuration (m, rad; base quaternion ``(w, x, y, z)``).
+
+        Returns
+        -------
+        numpy.ndarray
+            ``(k, 3)`` positions (m, world).
+
+        Raises
+        ------
+        ContactModelError
+            As ``dynamics``.
+        """
+        _, _, positions, _, _ = self._evaluate(q, np.zeros(self.n_v), with_dynamics=False)
+        return positions.copy()
 
     def contact_gaps(self, q: ArrayLike) -> np.ndarray:
         """``(k,)`` signed distances (m) of the contact points from their planes at ``q``.

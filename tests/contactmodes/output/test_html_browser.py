@@ -5,12 +5,16 @@ one trace per feasible mode (counted from ``cm.analyze`` independently of the pa
 mouse drag (the 3-D camera moves) and a legend click (the trace becomes ``legendonly``), and its
 screenshot is not blank. Marked ``browser`` (select with ``-m browser``); skipped with the reason
 where chromium or playwright is missing, failed instead in CI. About 25 s on the 2-core machine.
+The 3-D pages of spatial robots (``check FILE --plot OUT.html``) load offline without console
+errors and hold their traces (contacts, friction pyramids, planes, links, frames, joints), the
+box's contact points where hand geometry puts them; about 20 s more.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import contactmodes as cm
@@ -142,5 +146,38 @@ def test_sweep_page_loads_offline_and_shows_one_panel(chromium, tmp_path):
         assert traces and all(t["type"] == "heatmap" for t in traces)
         assert sum(t["visible"] is True for t in traces) == 2  # one panel: its heat map and its overlay
         assert loaded.screenshot_variance() > 100.0
+    finally:
+        loaded.page.close()
+
+
+@pytest.mark.parametrize("file, contacts, joints", [("box_on_slope", 4, 0), ("solo12_standing", 4, 12)])
+def test_spatial_robot_page_loads_offline_and_shows_its_traces(chromium, tmp_path, file, contacts, joints):
+    pytest.importorskip("pinocchio")
+    out = tmp_path / f"{file}.html"
+    assert main(["check", str(EXAMPLES / "spatial" / f"{file}.toml"), "--plot", str(out)]) == 0
+    loaded = open_page(chromium, out, width=900, height=650)  # software WebGL: fewer pixels
+    try:
+        assert loaded.errors == [] and loaded.blocked == []
+        traces = loaded.traces()
+        kinds = [t["meta"]["kind"] for t in traces]
+        assert kinds.count("contact") == kinds.count("friction") == kinds.count("plane") == contacts
+        assert kinds.count("link") == 1 and kinds.count("frame") == 3 and kinds.count("joint") == (1 if joints else 0)
+        assert all(t["visible"] is True for t in traces)
+        shown = loaded.page.evaluate(  # what the page drew: the joints' markers, the contact points
+            "() => document.querySelector('.plotly-graph-div')._fullData.filter(t => t.meta && "
+            "(t.meta.kind === 'joint' || t.meta.kind === 'contact')).map(t => [t.meta.kind, t.x.length])")
+        assert sum(n for k, n in shown if k == "joint") == joints
+        assert sum(n for k, n in shown if k == "contact") == contacts
+        if file == "box_on_slope":  # the corners in the page, by hand: centre + R_y(−atan(1/3)) corner
+            r10 = np.sqrt(10.0)
+            R = np.array([[3 / r10, 0, -1 / r10], [0, 1, 0], [1 / r10, 0, 3 / r10]])
+            centre = 0.05 * np.array([-1.0, 0.0, 3.0]) / r10
+            corners = [centre + R @ np.array(c) for c in
+                       [(0.2, 0.15, -0.05), (0.2, -0.15, -0.05), (-0.2, 0.15, -0.05), (-0.2, -0.15, -0.05)]]
+            points = loaded.page.evaluate(
+                "() => document.querySelector('.plotly-graph-div').data.filter(t => t.meta.kind === 'contact')"
+                ".map(t => [t.x[0], t.y[0], t.z[0]])")
+            assert np.allclose(points, corners, rtol=0, atol=1e-12)
+        assert loaded.screenshot_variance() > 100.0  # not blank
     finally:
         loaded.page.close()

@@ -360,12 +360,12 @@ def test_unknown_solo_joint_names_the_key(tmp_path, capsys):
     assert err.count("\n") == 1 and "state.q.FL_HIP: unknown joint 'FL_HIP'" in err
 
 
-def test_plot_refuses_a_spatial_file_with_one_line_and_analysis_reads_it(capsys, tmp_path):
+def test_plot_png_of_a_spatial_file_names_html_in_one_line_and_analysis_reads_it(capsys, tmp_path):
     box = str(SPATIAL / "box_on_slope.toml")
     png = tmp_path / "never-written.png"
-    assert main(["check", box, "--plot", str(png)]) == 2
+    assert main(["check", box, "--plot", str(png)]) == 2  # a 3-D robot is drawn as a page (test_robot3d.py)
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "--plot: not yet for spatial files" in err, err
+    assert err.count("\n") == 1 and "--plot: a spatial file (dimension = 3) is drawn as an interactive page" in err, err
     assert not png.exists()
     loaded = load_system_file(box)
     system = loaded.system  # the file's contact model and state, as a direct build gives them
