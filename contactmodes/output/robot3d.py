@@ -37,6 +37,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from contactmodes.output.robot import CONE_COLOUR, REJECTED_COLOUR  # the planar drawing's colours
+
 __all__ = ["SpatialPicture", "SpatialContactShape", "spatial_picture", "friction_pyramid", "figure_dict", "page", "spatial_page_file", "KINDS",
            "AXIS_FRACTION", "CONE_FRACTION", "PLANE_FRACTION"]
 
@@ -51,8 +53,6 @@ KINDS = ("link", "joint", "frame", "contact", "friction", "friction-face", "plan
 LINK_COLOUR = "#444444"
 AXIS_COLOURS = ("#d62728", "#2ca02c", "#1f77b4")
 CONTACT_COLOUR = "#000000"
-REJECTED_COLOUR = "#d62728"
-CONE_COLOUR = "#2ca02c"
 PLANE_COLOUR = "#8c6d31"
 
 

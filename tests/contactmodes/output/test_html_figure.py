@@ -10,14 +10,13 @@ robot's points from the system file's own numbers (the two-link brace's document
 from __future__ import annotations
 
 import itertools
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 import contactmodes as cm
+from _support.without import run_without
 from contactmodes.cli import main
 from contactmodes.output.html import SetView, Slice, figure_dict, mode_hover
 
@@ -123,28 +122,9 @@ def test_plot_html_writes_a_self_contained_page_and_refuses_bad_paths(tmp_path):
     assert not (tmp_path / "x.txt").exists() and not (tmp_path / "y.html").exists()
 
 
-_BLOCKED_RUN = r"""
-import sys
-
-
-class _NotInstalled:
-    def find_spec(self, name, path=None, target=None):
-        if name.partition(".")[0] == "plotly":
-            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
-        return None
-
-
-sys.meta_path.insert(0, _NotInstalled())
-from contactmodes.cli import main
-
-sys.exit(main(sys.argv[1:]))
-"""
-
-
 def test_plot_html_without_plotly_names_the_extra(tmp_path):
     out = tmp_path / "p.html"
-    proc = subprocess.run([sys.executable, "-c", _BLOCKED_RUN, "plot", str(EXAMPLES / "painleve_rod.toml"),
-                           "--html", str(out)], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    proc = run_without(["plotly"], "plot", EXAMPLES / "painleve_rod.toml", "--html", out, timeout=120)
     assert proc.returncode == 2
     assert proc.stderr == "contactmodes: error: plot --html: needs plotly: pip install 'contactmodes[plot]'\n"
     assert not out.exists()

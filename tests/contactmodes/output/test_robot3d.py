@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import math
 import os
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 
 from _support.paths import ROOT
+from _support.without import run_without
 from contactmodes.cli import main
 
 pytest.importorskip("pinocchio")
@@ -223,28 +222,9 @@ def test_a_rejected_contact_is_drawn_red_and_named_in_the_caption(tmp_path):
     assert "Rejected by the loader (off their planes, in red): c3." in out.read_text(encoding="utf-8")
 
 
-_BLOCKED_RUN = r"""
-import sys
-
-
-class _NotInstalled:
-    def find_spec(self, name, path=None, target=None):
-        if name.partition(".")[0] == "plotly":
-            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
-        return None
-
-
-sys.meta_path.insert(0, _NotInstalled())
-from contactmodes.cli import main
-
-sys.exit(main(sys.argv[1:]))
-"""
-
-
 def test_check_plot_of_a_spatial_file_without_plotly_names_the_extra(tmp_path):
     out = tmp_path / "box.html"
-    proc = subprocess.run([sys.executable, "-c", _BLOCKED_RUN, "check", str(BOX), "--plot", str(out)],
-                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    proc = run_without(["plotly"], "check", BOX, "--plot", out, timeout=120)
     assert proc.returncode == 2
     assert proc.stderr == "contactmodes: error: check --plot: needs plotly: pip install 'contactmodes[plot]'\n"
     assert not out.exists()
