@@ -360,9 +360,10 @@ def test_mjcf_with_and_without_a_free_joint_float_the_same(tmp_path):
 # the documentation's example
 
 
-@pytest.mark.parametrize("index", [0, 1], ids=["box_on_the_floor", "analysis_in_3d"])
+@pytest.mark.parametrize("index", [0, 1, 2], ids=["box_on_the_floor", "analysis_in_3d", "wrench_cone"])
 def test_the_docs_python_example_prints_what_it_says(index):
-    """``docs/spatial.md``'s Python blocks (the box on the floor; the analysis in 3-D) run from
+    """``docs/spatial.md``'s Python blocks (the box on the floor; the analysis in 3-D; the contact
+    wrench) run from
     the repository root, and each ``print`` line prints what its comment says (the comment's
     text up to its first ``": "``)."""
     import re
@@ -370,11 +371,11 @@ def test_the_docs_python_example_prints_what_it_says(index):
     pytest.importorskip("pinocchio")
     text = (ROOT / "docs" / "spatial.md").read_text(encoding="utf-8")
     blocks = re.findall(r"```python\n(.*?)```", text, flags=re.S)
-    assert len(blocks) == 2
+    assert len(blocks) == 3
     out = subprocess.run([sys.executable, "-c", blocks[index]], capture_output=True, text=True, cwd=ROOT)
     assert out.returncode == 0, out.stderr
     expected = [line.split("# ", 1)[1] for line in blocks[index].splitlines() if line.startswith("print(")]
     printed = out.stdout.splitlines()
-    assert len(printed) == len(expected) == (3, 3)[index]
+    assert len(printed) == len(expected) == (3, 3, 2)[index]
     for got, comment in zip(printed, expected):
         assert comment.startswith(got + ":"), (got, comment)
