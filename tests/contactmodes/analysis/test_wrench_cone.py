@@ -28,9 +28,9 @@ SOLO = ROOT / "examples" / "spatial" / "solo12_standing.toml"
 
 def _support(sides: int, polygon: str, mu: float, direction: float) -> float:
     """The polygon's support in the in-plane direction at angle ``direction`` (rad from ``t1``),
-    from its vertices: circumscribed, side ``j``'s normal at ``2πj/n`` at distance ``μ`` and the
-    vertices between sides at radius ``μ/cos(π/n)``; inscribed, vertex ``j`` at ``2πj/n − π/n +
-    π/n`` … i.e. at ``2πj/n`` on the circle ``μ`` (its first vertex along ``t1``)."""
+    from its vertices: circumscribed, side ``j``'s normal at ``2πj/n`` at distance ``μ``, so the
+    vertices lie between the sides, at ``2πj/n + π/n`` and radius ``μ/cos(π/n)``; inscribed, the
+    vertices at ``2πj/n`` on the circle of radius ``μ`` (the first along ``t1``)."""
     if polygon == "circumscribed":
         angles = [2 * math.pi * j / sides + math.pi / sides for j in range(sides)]
         radius = mu / math.cos(math.pi / sides)
