@@ -424,7 +424,8 @@ class PointFilter:
         ball of radius ``ρ`` lies in ``K`` within ∞-distance ``ρ / OVERLAP_APERTURE`` of its apex,
         so every ball inside ``T_c ∩ T`` has a radius below ``OVERLAP_APERTURE`` times its distance
         from ``p``: ``T_c ∩ T`` has no interior up to that relative tolerance. A mode is also
-        dropped when a row of ``T_c`` with ``α = 0`` is violated (``T_c`` empty). Every other mode
+        dropped when a row of ``T_c`` with ``α = 0`` is violated by more than the tolerance
+        (``T_c`` empty). Every other mode
         is kept (a feasible or undecided LP, ``p`` outside ``T_c``, a mode not well conditioned, a
         mode Table III excludes); without such a ``p`` every mode is kept.
 
@@ -432,7 +433,8 @@ class PointFilter:
         ----------
         T : polytopes.Polytope
             A polytope over the nondimensional torques τ' (``n_τ`` dimensions); with equality
-            rows every mode is kept.
+            rows, or of affine dimension below ``n_τ`` (a ball of ``R^{n_τ}`` is then the wrong
+            test), every mode is kept.
         modes : Sequence[str], optional
             The modes to filter; default every mode Table III allows, in product order.
 
@@ -445,8 +447,8 @@ class PointFilter:
         from polytopes.batchlp import preferred_kernel, solve_stacked
 
         names = self.names(self.table_iii_modes()) if modes is None else list(modes)
-        if not self.available or T.n_eq or not T.n_ineq:
-            return names
+        if not self.available or T.n_eq or not T.n_ineq or T.affine_dimension() < T.dim:
+            return names  # a lower-dimensional T: interiors relative to its affine hull, not tested here
         tn = np.linalg.norm(T.A, axis=1)
         live = tn > 0
         TA, Tb = T.A[live] / tn[live, None], T.b[live] / tn[live]
@@ -471,7 +473,7 @@ class PointFilter:
                 alpha, viol = self._substituted(sl[rows], y[rows], slopes(rows), p)  # rows α·(τ' − p) >= v
                 an = np.linalg.norm(alpha, axis=2)
                 const = an <= tolerances.RANK_RTOL
-                empty = np.any(const & (viol > 0.0), axis=1)  # a row "0 >= v > 0": T_c empty
+                empty = np.any(const & (viol > tol), axis=1)  # a row "0 >= v > 0": T_c empty
                 scale = np.where(const, 1.0, an)
                 res = -viol / scale  # the normalized row's slack at p
                 inside = ~np.any(~const & (res < -tol), axis=1)
