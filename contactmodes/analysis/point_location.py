@@ -443,11 +443,18 @@ class PointFilter:
         list[str]
             The modes kept.
         """
+        from polytopes import PolytopeError
         from polytopes import lp as _lp
         from polytopes.batchlp import preferred_kernel, solve_stacked
 
         names = self.names(self.table_iii_modes()) if modes is None else list(modes)
-        if not self.available or T.n_eq or not T.n_ineq or T.affine_dimension() < T.dim:
+        if not self.available or T.n_eq or not T.n_ineq:
+            return names
+        try:
+            full = T.affine_dimension() == T.dim
+        except (ValueError, PolytopeError):  # an emptiness/rank decision at the edge: no screen
+            full = False
+        if not full:
             return names  # a lower-dimensional T: interiors relative to its affine hull, not tested here
         tn = np.linalg.norm(T.A, axis=1)
         live = tn > 0
