@@ -120,6 +120,16 @@ units (say, mm instead of m) does not change a decision.
     ill-conditioned) is kept for the mode's own membership test. With a condition number below
     ``1e8`` the solution and its slope are accurate to far better than the filter's margin
     (``SCREEN_MARGIN``); being stricter only costs time.
+``OVERLAP_APEX_RTOL``, ``OVERLAP_APERTURE``
+    ``unambiguous``'s screen (``PointFilter.interior_overlaps``): a point ``p`` is taken as on a
+    normalized row (nondimensional torques) when its slack there is at most ``OVERLAP_APEX_RTOL ·
+    max(1, ‖p‖_∞)`` (rounding of a least-squares point of exact cones: 1e-17 measured on Solo-12;
+    a slack of that size moves a row by a slab of that width). Another mode is screened out when
+    the cone of both sets' rows through ``p`` admits no point ``z`` with unit slack on every row
+    and ``|z|_∞ <= 1 / OVERLAP_APERTURE``: every ball inside ``T_c ∩ T_c'`` then has a radius below
+    ``OVERLAP_APERTURE`` times its distance from ``p`` (a sliver of relative width 1e-6, far
+    above the LP tolerances, ``polytopes.tolerances.LP_PRIMAL_TOL``), and removes nothing from
+    ``T*_c`` (docs/spatial.md, "Scale").
 ``DISTANCE_TIE_RTOL``
     ``AnalysisSession.nearest``: two modes' distances to a torque (user units) are tied when they
     differ by at most ``DISTANCE_TIE_RTOL`` times the larger; the first tied mode in analysis
@@ -231,6 +241,8 @@ SEPARATION_RESID_RTOL: float = 1e-9
 SEPARATION_ACTIVE_FACTOR: float = 1e3
 MEETS_MARGIN: float = 1e-6
 SCREEN_MARGIN: float = 1e-4
+OVERLAP_APEX_RTOL: float = 1e-9
+OVERLAP_APERTURE: float = 1e-6
 DISTANCE_TIE_RTOL: float = 1e-9
 KERNEL_RTOL: float = 256 * 2.0 ** -52
 SLIP_UNIT_ATOL: float = 1e-9

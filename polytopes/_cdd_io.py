@@ -19,6 +19,7 @@ import cdd
 import numpy as np
 
 from . import tolerances as tol
+from ._quiet import quiet_c_stderr
 
 from .errors import NumericalError, PolytopeError
 
@@ -81,7 +82,8 @@ def v_to_cdd(vertices: np.ndarray, rays: np.ndarray, lines: np.ndarray):
 def generators(A, b, C, d) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(vertices, rays, lines)`` of a nonempty set by the double description method."""
     n = A.shape[1]
-    poly = cdd.polyhedron_from_matrix(h_to_cdd(A, b, C, d))
+    with quiet_c_stderr():
+        poly = cdd.polyhedron_from_matrix(h_to_cdd(A, b, C, d))
     g = cdd.copy_generators(poly)
     arr = np.array(g.array, dtype=float).reshape(-1, n + 1)
     lin = np.zeros(arr.shape[0], dtype=bool)
@@ -98,7 +100,8 @@ def generators(A, b, C, d) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 def h_from_generators(vertices, rays, lines):
     """``(A, b, C, d)`` of ``conv(vertices) + cone(rays) + span(lines)`` via cdd."""
-    poly = cdd.polyhedron_from_matrix(v_to_cdd(vertices, rays, lines))
+    with quiet_c_stderr():
+        poly = cdd.polyhedron_from_matrix(v_to_cdd(vertices, rays, lines))
     return h_from_cdd(cdd.copy_inequalities(poly))
 
 
@@ -111,7 +114,8 @@ def canonicalize(A, b, C, d):
         raise PolytopeError(f"rows: {A.shape[0] + C.shape[0]} rows exceed the cdd canonicalization "
                             f"budget ({tol.CDD_CANONICALIZE_MAX_ROWS})")
     mat = h_to_cdd(A, b, C, d)
-    cdd.matrix_canonicalize(mat)
+    with quiet_c_stderr():  # its LPs can fall back to cddlib's criss-cross method, which prints
+        cdd.matrix_canonicalize(mat)
     if len(mat.array) == 0:  # only trivial rows: the whole space
         n = A.shape[1]
         return np.zeros((0, n)), np.zeros(0), np.zeros((0, n)), np.zeros(0)
@@ -127,7 +131,8 @@ def block_eliminate(A, b, C, d, eliminate):
     ``NumericalError`` so that ``project(method="auto")`` goes on to its next method."""
     mat = h_to_cdd(A, b, C, d)
     try:
-        out = cdd.block_elimination(mat, {int(j) + 1 for j in eliminate})
+        with quiet_c_stderr():
+            out = cdd.block_elimination(mat, {int(j) + 1 for j in eliminate})
     except MemoryError as exc:
         raise NumericalError(f"cdd block elimination returned no matrix ({A.shape[0] + C.shape[0]} rows, "
                              f"{A.shape[1]} variables): floating-point cddlib failed") from exc
@@ -149,5 +154,6 @@ def irredundant_rows(A, b, C, d) -> np.ndarray:
         idx = np.flatnonzero(~zero)
         return idx[irredundant_rows(A[idx], b[idx], C, d)]
     mat = h_to_cdd(A, b, C, d)
-    redundant, _ = cdd.matrix_redundancy_remove(mat)
+    with quiet_c_stderr():
+        redundant, _ = cdd.matrix_redundancy_remove(mat)
     return np.array([i for i in range(A.shape[0]) if i not in redundant], dtype=int)

@@ -43,6 +43,7 @@ from typing import Any
 import cdd
 import numpy as np
 
+from ._quiet import quiet_c_stderr
 from . import tolerances as tol
 from .errors import NumericalError, PolytopeError
 from ._linalg import row_norms
@@ -437,7 +438,8 @@ def _cdd_claim(mat, c, m_g: int, m_e: int) -> _Claim:
     is read in the convention of ``_Claim``."""
     mat.obj_func = [0.0, *c.tolist()]
     prog = cdd.linprog_from_matrix(mat)
-    cdd.linprog_solve(prog)
+    with quiet_c_stderr():  # cddlib's criss-cross fallback prints to fd 2 (polytopes._quiet)
+        cdd.linprog_solve(prog)
     status = _CDD_STATUS.get(prog.status)
     if status == UNBOUNDED:  # cddlib leaves a direction of unboundedness as the "solution"
         return _Claim(status, "cdd", ray=np.asarray(prog.primal_solution, dtype=float))

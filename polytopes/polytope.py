@@ -362,7 +362,10 @@ class Polytope:
         """
         import cdd
         if mat.rep_type == cdd.RepType.GENERATOR:
-            mat = cdd.copy_inequalities(cdd.polyhedron_from_matrix(mat))
+            from ._quiet import quiet_c_stderr
+            with quiet_c_stderr():
+                poly = cdd.polyhedron_from_matrix(mat)
+            mat = cdd.copy_inequalities(poly)
         return cls(*_cdd_io.h_from_cdd(mat))
 
     @classmethod

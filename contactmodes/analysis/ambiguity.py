@@ -390,6 +390,38 @@ def negated_rows(response: ModeResponse, row: TaskRow) -> list[tuple[np.ndarray,
     return out
 
 
+SCREEN_MIN_MODES = 512
+"""``unambiguous`` screens the other modes (``interior_sources``) when there are at least this many
+(``screen=None``): below it every mode meeting ``T_c`` is reported as before, boundary-only ones
+included (the planar examples have at most a few dozen modes)."""
+
+
+def interior_sources(session: AnalysisSession, T_c: Polytope, names: list[str]) -> list[str]:
+    """The modes of ``names`` whose ``T_c'`` (without task constraints) may meet ``T_c`` in a
+    full-dimensional set, in the order given: ``PointFilter.interior_overlaps`` of the session's
+    filter without task rows (``contactmodes.analysis.point_location``; one verified batched LP
+    per mode at a common point of the sets, e.g. the apex ``τ*`` of a system at rest). A mode left
+    out meets ``T_c`` at most in a set holding no ball of radius ``OVERLAP_APERTURE`` times its
+    distance from that point (``contactmodes.tolerances``): a boundary-only source, which removes
+    nothing from ``T*_c``.
+
+    Parameters
+    ----------
+    session : AnalysisSession
+        The session (nondimensional sets).
+    T_c : Polytope
+        ``T_c`` over the nondimensional torques ``τ'``.
+    names : list[str]
+        The candidate modes ``c'``.
+
+    Returns
+    -------
+    list[str]
+        The modes kept (a subset of ``names``; all of them when the filter does not apply).
+    """
+    return session.point_filter(False).interior_overlaps(T_c, names)
+
+
 def across_mode_sets(session: AnalysisSession, mode: str, T_c: Polytope, others) -> list[AmbiguitySource]:
     """``T_c ∩ T_c'`` over τ' for every kinematically feasible ``c' != mode`` in ``others``
     (III-G.1), ``T_c'`` without task constraints; the non-empty ones. Separated boxes cost no LP.
@@ -506,7 +538,8 @@ def _to_user(session: AnalysisSession, sources: list[AmbiguitySource]) -> list[A
 
 
 def unambiguous(system: ContactSystem | AnalysisSession, mode: str, task: bool = True,
-                within_mode: bool = True, others: Mapping[str, ModeDomain] | None = None) -> UnambiguousResult:
+                within_mode: bool = True, others: Mapping[str, ModeDomain] | None = None,
+                screen: bool | None = None) -> UnambiguousResult:
     """The unambiguous torque set ``T*_c`` of ``mode`` and every ambiguity source (module doc).
 
     Parameters
@@ -526,6 +559,11 @@ def unambiguous(system: ContactSystem | AnalysisSession, mode: str, task: bool =
     others : Mapping[str, ModeDomain], optional
         Optional mapping whose keys restrict the other modes considered (default: every
         kinematically feasible mode); an ``UntaskedDomains`` also lends its session.
+    screen : bool, optional
+        Screen the other modes first (``interior_sources``): only those that may meet ``T_c``
+        in a full-dimensional set are intersected and reported, so boundary-only sources are
+        left out of ``sources`` while ``T*_c`` is the same set. Default (``None``): screen when
+        there are at least ``SCREEN_MIN_MODES`` other modes (Solo-12 on four feet: ``10^4``).
 
     Returns
     -------
@@ -559,7 +597,10 @@ def unambiguous(system: ContactSystem | AnalysisSession, mode: str, task: bool =
     T_c = sol.T_scaled(task)
 
     t0 = time.perf_counter()
-    names = list(others) if others is not None else ses.enumeration.modes
+    names = list(others) if others is not None else list(ses.enumeration.modes)
+    if screen or (screen is None and len(names) >= SCREEN_MIN_MODES):
+        names = interior_sources(ses, T_c, names)
+        timing["screen"] = time.perf_counter() - t0
     sources = across_mode_sets(ses, mode, T_c, names)
     timing["across"] = time.perf_counter() - t0
 

@@ -56,6 +56,10 @@ from contactmodes.modes.contact_conditions import classify_velocities
 
 __all__ = ["PointFilter", "FILTER_CHUNK"]
 
+OVERLAP_LPS_CHUNK = 1024
+"""Modes per verified batch of ``PointFilter.interior_overlaps`` (``polytopes.batchlp``'s own
+chunk size: bounded memory)."""
+
 _Solutions = tuple[np.ndarray, np.ndarray, np.ndarray, Callable[[np.ndarray], np.ndarray]]
 """Modes' ``y`` (n, d), a bound of ``‖dy/dτ'‖_F`` (n,), regularity (n,) and ``slopes(rows)``."""
 
@@ -399,6 +403,123 @@ class PointFilter:
         kept = self.keep(idx, tau_scaled)
         it = iter(kept.tolist())  # a mode Table III excludes is kept (the exact test decides it)
         return [m for m, o in zip(names, ok) if not o or next(it)]
+
+
+    def interior_overlaps(self, T, modes=None) -> list[str]:
+        """The modes whose ``T_c`` (without task rows when the filter has none) the filter cannot
+        rule out meeting the torque polytope ``T`` in a full-dimensional set, in the order given.
+
+        The test works at a point ``p`` of ``T`` through which ``T``'s rows pass (the least-squares
+        point of all its rows, accepted when every normalized row holds there within
+        ``OVERLAP_APEX_RTOL · max(1, ‖p‖_∞)``, ``contactmodes.tolerances``: the apex ``τ*`` of a
+        system at rest, where every ``T_c`` is a cone). A mode with one solution per torque (module
+        doc) has ``T_c = {τ' : α_r·τ' >= v_r}``, its substituted rows (eq. 33). When ``p`` is in
+        ``T_c`` (within the same tolerance), ``T_c ∩ T`` lies in ``p + K`` with ``K`` the cone of
+        the rows of both sets through ``p`` (a convex set lies in its tangent cone at any of its
+        points; a row through ``p`` within the tolerance counts as through it). One LP per mode:
+        is ``{z : â·z <= −1 for every row of K (normalized), |z|_∞ <= 1 / OVERLAP_APERTURE}``
+        empty? The LPs are solved in verified batches (``polytopes.batchlp.solve_stacked``, real
+        bounds, no one-by-one fallback; the cost ``Σ z`` is arbitrary: with a zero cost every
+        basis is dual degenerate and most LPs were left undecided). A verified *infeasible* answer drops the mode: then no
+        ball of radius ``ρ`` lies in ``K`` within ∞-distance ``ρ / OVERLAP_APERTURE`` of its apex,
+        so every ball inside ``T_c ∩ T`` has a radius below ``OVERLAP_APERTURE`` times its distance
+        from ``p``: ``T_c ∩ T`` has no interior up to that relative tolerance. A mode is also
+        dropped when a row of ``T_c`` with ``α = 0`` is violated by more than the tolerance
+        (``T_c`` empty). Every other mode
+        is kept (a feasible or undecided LP, ``p`` outside ``T_c``, a mode not well conditioned, a
+        mode Table III excludes); without such a ``p`` every mode is kept.
+
+        Parameters
+        ----------
+        T : polytopes.Polytope
+            A polytope over the nondimensional torques τ' (``n_τ`` dimensions); with equality
+            rows, or of affine dimension below ``n_τ`` (a ball of ``R^{n_τ}`` is then the wrong
+            test), every mode is kept.
+        modes : Sequence[str], optional
+            The modes to filter; default every mode Table III allows, in product order.
+
+        Returns
+        -------
+        list[str]
+            The modes kept.
+        """
+        from polytopes import PolytopeError
+        from polytopes import lp as _lp
+        from polytopes.batchlp import preferred_kernel, solve_stacked
+
+        names = self.names(self.table_iii_modes()) if modes is None else list(modes)
+        if not self.available or T.n_eq or not T.n_ineq:
+            return names
+        try:
+            full = T.affine_dimension() == T.dim
+        except (ValueError, PolytopeError):  # an emptiness/rank decision at the edge: no screen
+            full = False
+        if not full:
+            return names  # a lower-dimensional T: interiors relative to its affine hull, not tested here
+        tn = np.linalg.norm(T.A, axis=1)
+        live = tn > 0
+        TA, Tb = T.A[live] / tn[live, None], T.b[live] / tn[live]
+        p = np.linalg.lstsq(TA, Tb, rcond=None)[0]
+        tol = tolerances.OVERLAP_APEX_RTOL * max(1.0, float(np.abs(p).max(initial=0.0)))
+        resT = Tb - TA @ p
+        if not np.all(resT >= -tol):
+            return names
+        TK = TA[resT <= tol]
+        ok = [all(c in a for c, a in zip(m, self.allowed)) for m in names]
+        idx = self.indices([m for m, o in zip(names, ok) if o])
+        n = self.n_tau
+        bound = 1.0 / tolerances.OVERLAP_APERTURE
+        kept = np.ones(len(idx), dtype=bool)
+        with single_blas_thread():
+            for lo in range(0, len(idx), OVERLAP_LPS_CHUNK):
+                sl = idx[lo:lo + OVERLAP_LPS_CHUNK]
+                y, _, regular, slopes = self._solve_modes(sl, p)
+                rows = np.flatnonzero(regular)
+                if not len(rows):
+                    continue
+                alpha, viol = self._substituted(sl[rows], y[rows], slopes(rows), p)  # rows α·(τ' − p) >= v
+                an = np.linalg.norm(alpha, axis=2)
+                const = an <= tolerances.RANK_RTOL
+                empty = np.any(const & (viol > tol), axis=1)  # a row "0 >= v > 0": T_c empty
+                scale = np.where(const, 1.0, an)
+                res = -viol / scale  # the normalized row's slack at p
+                inside = ~np.any(~const & (res < -tol), axis=1)
+                kept[lo + rows[empty]] = False
+                use = inside & ~empty
+                rows, alpha, scale, active = rows[use], alpha[use], scale[use], (~const & (res <= tol))[use]
+                S = len(rows)
+                if not S:
+                    continue
+                Gc = np.where(active[:, :, None], -alpha / scale[:, :, None], 0.0)
+                hc = np.where(active, -1.0, 0.0)
+                G = np.concatenate([Gc, np.broadcast_to(TK, (S,) + TK.shape)], axis=1)
+                h = np.concatenate([hc, np.full((S, len(TK)), -1.0)], axis=1)
+                box = np.full((S, n), bound)
+                art = np.zeros((S, n), dtype=bool)
+                ((status, _, _),) = solve_stacked([(np.ones((S, n)), G, h, -box, box, art, art.copy())],
+                                                  fallback=False, kernel=preferred_kernel(S))
+                kept[lo + rows[status == _lp.INFEASIBLE]] = False
+        it = iter(kept.tolist())  # a mode Table III excludes is kept
+        return [m for m, o in zip(names, ok) if not o or next(it)]
+
+    def _substituted(self, sl: np.ndarray, y: np.ndarray, dy: np.ndarray, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Every inequality row of the modes ``sl`` substituted at their solutions: slopes ``α``
+        (n, w, n_τ) and violations ``v`` (n, w) at ``t`` (the row reads ``α·(τ' − t) >= v``);
+        padding rows have ``α = 0``, ``v = 0``."""
+        x0, _, _ = self._reduced_rhs(t)
+        P0, nx, n = self._x0[0], self.n_x, len(sl)
+        parts = []
+        Gf, gf = self._fixed_geq
+        if len(gf):
+            parts.append((np.broadcast_to(Gf, (n,) + Gf.shape), np.broadcast_to(gf, (n, len(gf)))))
+        parts += [(G[sl[:, i]], g[sl[:, i]]) for i, (G, g) in enumerate(zip(self._G, self._g))]
+        alphas, viols = [], []
+        x = x0[None] + y @ self._Z.T  # (n, n_x)
+        for G, g in parts:
+            Gx, Gt = G[..., :nx], G[..., nx:]
+            viols.append(g - np.einsum("nwx,nx->nw", Gx, x) - Gt @ t)
+            alphas.append(Gx @ (P0[None] + self._Z[None] @ dy) + Gt)
+        return np.concatenate(alphas, axis=1), np.concatenate(viols, axis=1)
 
 
 def _bmm(A: np.ndarray, B: np.ndarray) -> np.ndarray:

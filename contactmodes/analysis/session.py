@@ -1697,6 +1697,25 @@ class AnalysisSession:
                 out.append(sol.mode)
         return out
 
+    def point_filter(self, task: bool) -> PointFilter:
+        """The session's ``PointFilter`` (``contactmodes.analysis.point_location``), built once per
+        ``task``.
+
+        Parameters
+        ----------
+        task : bool
+            With the system's task rows or without.
+
+        Returns
+        -------
+        PointFilter
+            The filter over this session's nondimensional system.
+        """
+        filt = self._filters.get(task)
+        if filt is None:
+            filt = self._filters[task] = PointFilter(self, task)
+        return filt
+
     def _point_candidates(self, t: np.ndarray, task: bool, selection: Iterable[str] | None) -> list[ModeSolution]:
         """``locate``'s modes to test at the torque ``t`` (nondimensional): those of ``selection``
         (default: the kinematically feasible ones) that ``PointFilter`` cannot rule out
@@ -1708,9 +1727,7 @@ class AnalysisSession:
         enumeration has run."""
         if self._enumeration is None:
             classify_velocities(self.system)  # an approaching contact: the enumeration's error
-        filt = self._filters.get(task)
-        if filt is None:
-            filt = self._filters[task] = PointFilter(self, task)
+        filt = self.point_filter(task)
         if selection is not None:
             return self.modes(filt.candidates(t, [s.mode for s in self.modes(selection)]))
         if self._enumeration is not None or not filt.available or filt.count() > LOCATE_FILTER_MAX:
