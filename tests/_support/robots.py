@@ -70,3 +70,36 @@ def brace_in_space(mu: float = 0.3):
     assert np.abs(spatial.contact_gaps(q)).max() < 1e-12
     return (planar.contact_system(np.array([0.0, 0.0, theta, theta1]), np.zeros(4)),
             spatial.contact_system(q, np.zeros(6 + 1)))
+
+
+def solo_on_feet(folder: Path, feet: int | tuple[str, ...]) -> Path:
+    """``examples/spatial/solo12_standing.toml`` with only some feet as contacts, written into
+    ``folder`` (its URDF named by absolute path): the first ``feet`` contacts, or those named.
+
+    Parameters
+    ----------
+    folder : pathlib.Path
+        Where to write the copy (a test's ``tmp_path``).
+    feet : int or tuple[str, ...]
+        How many of the file's contacts to keep (file order), or their names.
+
+    Returns
+    -------
+    pathlib.Path
+        The written system file.
+    """
+    solo = EXAMPLES / "spatial" / "solo12_standing.toml"
+    text = solo.read_text(encoding="utf-8")
+    text = text.replace('urdf = "solo12.urdf"', f'urdf = "{(solo.parent / "solo12.urdf").as_posix()}"')
+    head, *contacts = text.split("[[contacts]]")
+    last = contacts[-1]
+    state = last[last.index("[state.q]"):]
+    contacts[-1] = last[:last.index("[state.q]")]
+    if isinstance(feet, int):
+        kept, label = contacts[:feet], str(feet)
+    else:
+        kept = [c for c in contacts if any(f'name = "{name}"' in c for name in feet)]
+        label = "_".join(feet)
+    path = folder / f"solo_{label}.toml"
+    path.write_text(head + "".join("[[contacts]]" + c for c in kept) + state, encoding="utf-8")
+    return path

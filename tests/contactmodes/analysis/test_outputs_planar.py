@@ -4,12 +4,12 @@ the box on its slope and Solo-12 standing on two of its feet (its 100 modes)."""
 
 from __future__ import annotations
 
-import re
 
 import numpy as np
 import pytest
 
 from _support.paths import EXAMPLES
+from _support.robots import solo_on_feet
 
 import contactmodes as cm
 from contactmodes.analysis.outputs import mode_outputs, output_spec, planar_outputs
@@ -20,16 +20,7 @@ pytest.importorskip("pinocchio")
 
 def two_feet(tmp_path):
     """Solo-12 standing on its FL and HR feet only (the example file with two contacts)."""
-    text = (EXAMPLES / "spatial" / "solo12_standing.toml").read_text(encoding="utf-8")
-    text = text.replace('urdf = "solo12.urdf"', f'urdf = "{(EXAMPLES / "spatial" / "solo12.urdf").as_posix()}"')
-    head, *contacts = text.split("[[contacts]]")
-    last = contacts[-1]
-    state = last[last.index("[state.q]"):]
-    contacts[-1] = last[:last.index("[state.q]")]
-    kept = [c for c in contacts if re.search(r'name = "(FL|HR)"', c)]
-    path = tmp_path / "solo_two_feet.toml"
-    path.write_text(head + "".join("[[contacts]]" + c for c in kept) + state, encoding="utf-8")
-    return cm.load_system(path)
+    return cm.load_system(solo_on_feet(tmp_path, ("FL", "HR")))
 
 
 def compare(system, outputs: str) -> int:

@@ -26,6 +26,7 @@ from contactmodes.analysis.session import AnalysisSession  # noqa: E402
 from contactmodes.model.spatial import SpatialMechanism  # noqa: E402
 
 from _support.robots import BOX_URDF  # noqa: E402
+from _support.robots import solo_on_feet
 
 ROOT = Path(__file__).resolve().parents[3]
 SOLO = ROOT / "examples" / "spatial" / "solo12_standing.toml"
@@ -81,14 +82,7 @@ def pushed_box(corners: int):
 
 def solo_with_feet(feet: int, tmp_path):
     """Solo-12 standing with only its first ``feet`` feet as contacts (the rest not modelled)."""
-    text = SOLO.read_text().replace('urdf = "solo12.urdf"', f'urdf = "{(SOLO.parent / "solo12.urdf").as_posix()}"')
-    head, *blocks = text.split("[[contacts]]")
-    last = blocks[-1].split("[state.q]")
-    blocks[-1] = last[0]
-    kept = "".join("[[contacts]]" + b for b in blocks[:feet])
-    path = tmp_path / f"solo_{feet}.toml"
-    path.write_text(head + kept + "[state.q]" + last[1])
-    return cm.load_system(path)
+    return cm.load_system(solo_on_feet(tmp_path, feet))
 
 
 def assert_same(system, taus):

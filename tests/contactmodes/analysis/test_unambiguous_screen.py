@@ -18,6 +18,7 @@ import pytest
 from scipy.optimize import linprog
 
 import contactmodes as cm
+from _support.robots import solo_on_feet
 from contactmodes.analysis.ambiguity import unambiguous
 from contactmodes.analysis.session import AnalysisSession
 from contactmodes.tolerances import OVERLAP_APERTURE
@@ -80,14 +81,7 @@ def compare(system, modes) -> tuple[int, int]:
 
 def solo_with_feet(feet: int, tmp_path):
     """Solo-12 standing with only its first ``feet`` feet as contacts (the rest not modelled)."""
-    solo = ROOT / "examples" / "spatial" / "solo12_standing.toml"
-    text = solo.read_text().replace('urdf = "solo12.urdf"', f'urdf = "{(solo.parent / "solo12.urdf").as_posix()}"')
-    head, *blocks = text.split("[[contacts]]")
-    last = blocks[-1].split("[state.q]")
-    blocks[-1] = last[0]
-    path = tmp_path / f"solo_{feet}.toml"
-    path.write_text(head + "".join("[[contacts]]" + b for b in blocks[:feet]) + "[state.q]" + last[1])
-    return cm.load_system(path)
+    return cm.load_system(solo_on_feet(tmp_path, feet))
 
 
 @pytest.mark.parametrize("path", sorted(glob.glob(str(ROOT / "examples" / "*.toml"))))
