@@ -36,20 +36,15 @@ sys.path.insert(0, str(ROOT))
 import contactmodes as cm  # noqa: E402
 from contactmodes.analysis.ambiguity import unambiguous  # noqa: E402
 from contactmodes.analysis.session import AnalysisSession  # noqa: E402
+from bench_outputs import solo  # noqa: E402  (a sibling script, as benchmarks import _child)
 from polytopes import difference  # noqa: E402
 
 SOLO = ROOT / "examples" / "spatial" / "solo12_standing.toml"
 
 
 def solo_with_feet(feet: int, folder: Path):
-    """Solo-12 standing with only its first ``feet`` feet as contacts."""
-    text = SOLO.read_text().replace('urdf = "solo12.urdf"', f'urdf = "{(SOLO.parent / "solo12.urdf").as_posix()}"')
-    head, *blocks = text.split("[[contacts]]")
-    last = blocks[-1].split("[state.q]")
-    blocks[-1] = last[0]
-    path = folder / f"solo_{feet}.toml"
-    path.write_text(head + "".join("[[contacts]]" + b for b in blocks[:feet]) + "[state.q]" + last[1])
-    return cm.load_system(path)
+    """Solo-12 standing with only its first ``feet`` feet as contacts (``bench_outputs.solo``)."""
+    return cm.load_system(solo(feet, 4, folder))
 
 
 def timed(system, mode: str, screen: bool | None):
